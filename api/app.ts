@@ -1,0 +1,83 @@
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { customAlphabet } from 'nanoid';
+import type { Services } from '../app/services.ts';
+import { registerErrorHandlers } from './errors.ts';
+import { authPlugin } from './plugins/auth.ts';
+import { docsRoutes } from './routes/docs.ts';
+import { identityRoutes } from './routes/identity/identityRoutes.ts';
+
+export type AppOptions = {
+  /** A pino logger config, or false (tests). Secrets are redacted either way. */
+  logger?: FastifyServerOptions['logger'];
+};
+
+const requestId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
+const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Removes the legacy `api_token` query value from URLs before they reach a log line. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]api_token=)[^&#]*/gi, '$1[REDACTED]');
+}
+
+export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      options.logger === undefined || options.logger === false
+        ? false
+        : {
+            ...(typeof options.logger === 'object' ? options.logger : {}),
+            redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+            serializers: {
+              req: (req: { method: string; url: string; id: string; ip?: string }) => ({
+                id: req.id,
+                method: req.method,
+                url: redactUrl(req.url),
+                ip: req.ip,
+              }),
+            },
+          },
+    // Keep a caller's request id when it looks like one, so traces join up across services.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : `req_${requestId()}`;
+    },
+    bodyLimit: 1024 * 1024,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandlers(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: {
+        title: 'Commerce service API',
+        description: 'Offers, pricing, invoices and checkout. Protected routes take `Authorization: Bearer <api key>`.',
+        version: '0.1.0',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: csk_key_…' } },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(authPlugin, { services });
+
+  await app.register(identityRoutes, { services });
+  await app.register(docsRoutes);
+  return app;
+}

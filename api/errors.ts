@@ -1,0 +1,85 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DomainError, type DomainErrorKind } from '../domain/shared/domainError.ts';
+import { fieldMessage } from './validationMessages.ts';
+
+/** Our error body: Laravel's shape plus a machine-readable code. */
+export type ErrorBody = { message: string; code: string; errors?: Record<string, string[]> };
+
+const statusOfKind: Record<DomainErrorKind, number> = {
+  not_found: 404,
+  conflict: 409,
+  invalid: 422,
+  forbidden: 403,
+  gone: 410,
+  payment_failed: 402,
+};
+
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly errors?: Record<string, string[]>,
+  ) {
+    super(message);
+  }
+}
+
+export const unauthenticated = () => new HttpError(401, 'unauthenticated', 'Unauthenticated.');
+export const unauthorized = () => new HttpError(403, 'unauthorized', 'This action is unauthorized.');
+export const notFound = (what: string) => new HttpError(404, 'not_found', `${what} not found.`);
+
+/** Laravel's summary: the first error, plus "(and N more errors)". */
+export function validationBody(errors: Record<string, string[]>): ErrorBody {
+  const all = Object.values(errors).flat();
+  const extra = all.length - 1;
+  const message = extra > 0 ? `${all[0]} (and ${extra} more error${extra === 1 ? '' : 's'})` : (all[0] ?? 'The given data was invalid.');
+  return { message, code: 'validation_failed', errors };
+}
+
+const fastifyErrorStatus: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'The request body is too large.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'The request body must be JSON.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request', 'The Content-Length header does not match the body.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'malformed_json', 'The request body is empty but Content-Type is application/json.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'malformed_json', 'The request body is not valid JSON.'],
+  FST_ERR_BAD_URL: [400, 'bad_request', 'The request URL is malformed.'],
+  FST_ERR_ASYNC_CONSTRAINT: [400, 'bad_request', 'The request could not be routed.'],
+};
+
+export function registerErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const errors: Record<string, string[]> = {};
+      for (const issue of error.validation) {
+        const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || (error.validationContext ?? 'body');
+        (errors[field] ??= []).push(fieldMessage(field, issue.keyword, issue.params as Record<string, unknown>, issue.message ?? ''));
+      }
+      return reply.code(422).send(validationBody(errors));
+    }
+    if (error instanceof DomainError) {
+      const status = statusOfKind[error.kind];
+      const body: ErrorBody = { message: error.message, code: error.code };
+      if (error.fields) body.errors = error.fields;
+      return reply.code(status).send(body);
+    }
+    if (error instanceof HttpError) {
+      const body: ErrorBody = { message: error.message, code: error.code };
+      if (error.errors) body.errors = error.errors;
+      return reply.code(error.statusCode).send(body);
+    }
+    const known = error.code ? fastifyErrorStatus[error.code] : undefined;
+    if (known) return reply.code(known[0]).send({ message: known[2], code: known[1] } satisfies ErrorBody);
+    if (error.statusCode === 429) return reply.code(429).send({ message: 'Too Many Attempts.', code: 'too_many_attempts' });
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send({ message: error.message, code: 'bad_request' } satisfies ErrorBody);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ message: 'Server Error', code: 'server_error' } satisfies ErrorBody);
+  });
+
+  app.setNotFoundHandler((_request, reply) => {
+    return reply.code(404).send({ message: 'Route not found.', code: 'route_not_found' } satisfies ErrorBody);
+  });
+}

@@ -1,0 +1,33 @@
+/**
+ * Zod issues as Laravel words them ("The per_page field must be at least 1."), since the error
+ * bodies follow Laravel's shape and clients of such APIs show these messages to people.
+ */
+export function fieldMessage(field: string, code: string, params: Record<string, unknown>, fallback: string): string {
+  const name = `The ${field} field`;
+  switch (code) {
+    case 'invalid_type':
+      if (params.input === undefined && /received undefined/.test(fallback)) return `${name} is required.`;
+      return `${name} must be ${article(String(params.expected ?? 'value'))}.`;
+    case 'too_small':
+      if (params.origin === 'string') return Number(params.minimum) <= 1 ? `${name} is required.` : `${name} must be at least ${String(params.minimum)} characters.`;
+      if (params.origin === 'array' || params.origin === 'set') return `${name} must have at least ${String(params.minimum)} items.`;
+      return `${name} must be ${params.inclusive === false ? 'greater than' : 'at least'} ${String(params.minimum)}.`;
+    case 'too_big':
+      if (params.origin === 'string') return `${name} must not be greater than ${String(params.maximum)} characters.`;
+      if (params.origin === 'array' || params.origin === 'set') return `${name} must not have more than ${String(params.maximum)} items.`;
+      return `${name} must not be greater than ${String(params.maximum)}.`;
+    case 'invalid_format':
+      return `${name} must be a valid ${String(params.format ?? 'value')}.`;
+    case 'invalid_value':
+      return `The selected ${field} is invalid.`;
+    case 'unrecognized_keys':
+      return `${name} has unknown keys: ${(params.keys as string[] | undefined)?.join(', ') ?? ''}.`;
+    default:
+      return `${name} is invalid: ${fallback}`;
+  }
+}
+
+function article(type: string): string {
+  const words: Record<string, string> = { int: 'an integer', number: 'a number', string: 'a string', object: 'an object', array: 'an array', boolean: 'true or false' };
+  return words[type] ?? `a valid ${type}`;
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** Every setting the service reads from its environment. A wrong value stops the start with one line. */
+export const ConfigSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  /** Absolute links (pagination, catch URLs) use this; otherwise they follow the request's host. */
+  BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** HS256 secret for service_jwt; when unset one is generated once into DATA_DIR. */
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Production profile: both set selects EventStoreDB + MongoDB instead of the embedded SQLite file. */
+  EVENTSTORE_URL: z.string().min(1).optional(),
+  MONGODB_URL: z.string().min(1).optional(),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // An empty variable means "not set", as in most twelve-factor apps.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ConfigSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`invalid configuration: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  if (Boolean(parsed.data.EVENTSTORE_URL) !== Boolean(parsed.data.MONGODB_URL)) {
+    throw new ConfigError('invalid configuration: EVENTSTORE_URL and MONGODB_URL go together; set both or neither');
+  }
+  return parsed.data;
+}

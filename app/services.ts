@@ -1,0 +1,18 @@
+import type { EventStore } from '../commands/eventStore.ts';
+import type { ProjectionRunner } from '../projections/projectionRunner.ts';
+import type { ReadStore } from '../projections/readStore.ts';
+import type { Config } from './config.ts';
+
+/** Milliseconds since the epoch. Injected so tests can move time (session expiry, promo tiers). */
+export type Clock = () => number;
+
+/** What the API, the CLI and the workers are given by the composition root. */
+export type Services = {
+  config: Config;
+  store: EventStore;
+  readStore: ReadStore;
+  clock: Clock;
+  secrets: { jwt: Uint8Array };
+  /** Running projections (the API process and the projection worker); null in one-shot CLI runs. */
+  projections: ProjectionRunner | null;
+};

@@ -1,0 +1,39 @@
+import type { CommandContext } from '../commands/handleCommand.ts';
+import type { Services } from '../app/services.ts';
+
+export type CliOptions = Record<string, string | boolean | undefined>;
+
+/** What a CLI command gets: the services, the parsed options and the positional arguments. */
+export type CliContext = {
+  services: Services;
+  options: CliOptions;
+  args: string[];
+  /** Event metadata for a CLI run: actor cli, one correlation id for the whole run. */
+  commandContext(organizationId?: string | null): CommandContext;
+  /** Brings the read models up to date (the server may be down): before reading them. */
+  catchUp(): Promise<void>;
+  /** True when stdout is a terminal and --json is off: progress bars may draw. */
+  interactive: boolean;
+};
+
+export type CliCommand = {
+  /** Words of the command, e.g. ['api-key', 'create']. */
+  path: string[];
+  usage: string;
+  description: string;
+  /** Option names and whether they take a value (string) or not (boolean). */
+  options?: Record<string, 'string' | 'boolean'>;
+  run(ctx: CliContext): Promise<unknown>;
+  /** The readable form of the result; JSON is printed with --json. */
+  format(result: never): string;
+};
+
+export class CliUsageError extends Error {
+  override readonly name = 'CliUsageError';
+}
+
+export function requireOption(options: CliOptions, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value === '') throw new CliUsageError(`--${name} is required`);
+  return value;
+}

@@ -1,0 +1,72 @@
+import {
+  createApiKey,
+  createOrganization,
+  createUser,
+  revokeApiKey,
+} from '../../commands/identity/identityCommands.ts';
+import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
+
+export const orgCreateCommand: CliCommand = {
+  path: ['org', 'create'],
+  usage: 'org create --name N [--timezone TZ]',
+  description: 'Create an organization (timezone defaults to UTC).',
+  options: { name: 'string', timezone: 'string' },
+  async run({ options, commandContext }) {
+    const name = requireOption(options, 'name');
+    const timezone = typeof options.timezone === 'string' ? options.timezone : 'UTC';
+    if (!isTimeZone(timezone)) throw new CliUsageError(`--timezone: unknown time zone '${timezone}'`);
+    return createOrganization(commandContext(), { name, timezone });
+  },
+  format: (o: { id: string; name: string; timezone: string }) => `organization ${o.id} created: ${o.name} (${o.timezone})`,
+};
+
+export const userCreateCommand: CliCommand = {
+  path: ['user', 'create'],
+  usage: 'user create --email E --org ORG',
+  description: 'Create a user in an organization (or add an existing user to it).',
+  options: { email: 'string', org: 'string' },
+  async run({ options, commandContext }) {
+    const email = requireOption(options, 'email');
+    const org = requireOption(options, 'org');
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new CliUsageError(`--email: '${email}' is not an email address`);
+    return createUser(commandContext(org), { email, organizationId: org });
+  },
+  format: (u: { id: string; email: string; created: boolean }) =>
+    u.created ? `user ${u.id} created: ${u.email}` : `user ${u.id} (${u.email}) added to the organization`,
+};
+
+export const apiKeyCreateCommand: CliCommand = {
+  path: ['api-key', 'create'],
+  usage: 'api-key create --user U --org ORG [--name N]',
+  description: 'Create an API key; the token is printed once and only its hash is kept.',
+  options: { user: 'string', org: 'string', name: 'string' },
+  async run({ options, commandContext }) {
+    const userId = requireOption(options, 'user');
+    const organizationId = requireOption(options, 'org');
+    const name = typeof options.name === 'string' ? options.name : undefined;
+    return createApiKey(commandContext(organizationId), { userId, organizationId, ...(name ? { name } : {}) });
+  },
+  format: (k: { id: string; token: string }) =>
+    `API key ${k.id} created. Copy the token now; it is not shown again:\n\n  ${k.token}\n`,
+};
+
+export const apiKeyRevokeCommand: CliCommand = {
+  path: ['api-key', 'revoke'],
+  usage: 'api-key revoke ID',
+  description: 'Revoke an API key: it answers 401 from then on.',
+  async run({ args, commandContext }) {
+    const id = args[0];
+    if (!id) throw new CliUsageError('api-key revoke needs the key id (key_…)');
+    return revokeApiKey(commandContext(), id);
+  },
+  format: (r: { id: string; revoked: boolean }) => (r.revoked ? `API key ${r.id} revoked` : `API key ${r.id} was already revoked`),
+};
+
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,27 @@
+import { loadConfig } from '../../app/config.ts';
+import { startServer } from '../../app/server.ts';
+import type { CliCommand } from '../command.ts';
+
+export const serveCommand: CliCommand = {
+  path: ['serve'],
+  usage: 'serve',
+  description: 'Run the HTTP API and its projections (what `npm start` runs).',
+  async run() {
+    const server = await startServer(loadConfig());
+    console.log(`commerce service listening on ${server.url} (docs: ${server.url}/docs)`);
+    const stop = (signal: string) => {
+      console.log(`${signal}: finishing in-flight requests…`);
+      server.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    await new Promise(() => undefined);
+  },
+  format: () => '',
+};

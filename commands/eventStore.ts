@@ -1,0 +1,94 @@
+/**
+ * The event store port. Every backend (SQLite here, EventStoreDB in the production profile) is a
+ * factory returning this interface; each translates its own version conflict into
+ * WrongExpectedRevisionError, the only error the command handler retries.
+ */
+
+/** `any`: append whatever the stream holds; `no_stream`: the stream must not exist; a number: the revision of its last event. */
+export type ExpectedRevision = 'any' | 'no_stream' | number;
+
+export type Actor =
+  | { type: 'api_key'; id: string; user_id: string }
+  | { type: 'user'; id: string }
+  | { type: 'public'; ip?: string }
+  | { type: 'cli' }
+  | { type: 'system'; name: string };
+
+export type EventMetadata = {
+  /** The request id of the HTTP request (or CLI run) that caused the event. */
+  correlation_id: string;
+  actor: Actor;
+  organization_id: string | null;
+  /** Unix seconds. */
+  occurred_at: number;
+};
+
+export type NewEvent = {
+  /** Set by us (a UUID), so a retried append of the same event can be recognised. */
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+};
+
+export type RecordedEvent = NewEvent & {
+  stream: string;
+  /** 0-based position of the event inside its stream. */
+  revision: number;
+  /** Position in the global log: strictly increasing, gaps allowed. */
+  position: number;
+};
+
+export type AppendResult = {
+  /** Revision of the last event appended (the stream's new revision). */
+  revision: number;
+  /** Global position of the last event appended. */
+  position: number;
+};
+
+export type ReadAllOptions = {
+  /** Exclusive: events after this position. null reads from the start. */
+  after: number | null;
+  limit: number;
+  /** Only streams whose name starts with one of these prefixes (all when omitted). */
+  streamPrefixes?: readonly string[];
+};
+
+export type SubscriptionHandler = (events: RecordedEvent[]) => Promise<void>;
+
+export type Subscription = {
+  /** Stops after the batch in flight, if any; resolves once it is stopped. */
+  stop(): Promise<void>;
+  /** Settles when the subscription ends: resolves on stop, rejects if its handler failed. */
+  readonly done: Promise<void>;
+};
+
+export type SubscribeOptions = {
+  /** Exclusive checkpoint: delivery starts after this position (null: from the start). */
+  after: number | null;
+  batchSize?: number;
+  streamPrefixes?: readonly string[];
+};
+
+export interface EventStore {
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** The whole stream in revision order; [] when it does not exist. */
+  readStream(stream: string): Promise<RecordedEvent[]>;
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** The position of the last event in the log (null when empty). */
+  headPosition(): Promise<number | null>;
+  /** Catch-up from the checkpoint, then live. The handler gets batches in log order, one at a time. */
+  subscribe(handler: SubscriptionHandler, options: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | null,
+  ) {
+    super(`stream ${stream}: expected revision ${String(expected)}, found ${actual === null ? 'no stream' : actual}`);
+  }
+}

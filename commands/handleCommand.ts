@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { asArray, type Decider, type DomainEvent } from '../domain/shared/decider.ts';
+import { DomainError } from '../domain/shared/domainError.ts';
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent } from './eventStore.ts';
+
+export type CommandContext = {
+  store: EventStore;
+  metadata: EventMetadata;
+};
+
+export type CommandResult<State, Event> = {
+  events: Event[];
+  state: State;
+  /** Revision of the stream after the append (-1 when nothing was appended to a new stream). */
+  revision: number;
+  /** Global position of the last appended event, or null when the decision appended nothing. */
+  position: number | null;
+};
+
+const MAX_ATTEMPTS = 4;
+
+/**
+ * The command loop: 1. read the stream and fold it into state, 2. decide, 3. append with the
+ * revision we read. Another writer may have appended in between; then we start over, a few
+ * times, and answer with a conflict when that does not settle it.
+ */
+export async function handleCommand<State, Command, Event extends DomainEvent>(
+  ctx: CommandContext,
+  stream: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+): Promise<CommandResult<State, Event>> {
+  for (let attempt = 1; ; attempt++) {
+    const recorded = await ctx.store.readStream(stream);
+    let state = decider.initialState();
+    for (const event of recorded) state = decider.evolve(state, event as unknown as Event);
+    const revision = recorded.length === 0 ? -1 : recorded[recorded.length - 1]!.revision;
+
+    const events = asArray(decider.decide(command, state));
+    if (events.length === 0) return { events, state, revision, position: null };
+
+    try {
+      const result = await ctx.store.append(
+        stream,
+        events.map((e) => toNewEvent(e, ctx.metadata)),
+        revision === -1 ? 'no_stream' : revision,
+      );
+      return { events, state: events.reduce(decider.evolve, state), revision: result.revision, position: result.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new DomainError('conflict', 'concurrent_update', 'The resource was changed by another request. Try again.');
+      }
+    }
+  }
+}
+
+export function toNewEvent(event: DomainEvent, metadata: EventMetadata): NewEvent {
+  return { id: randomUUID(), type: event.type, data: event.data, metadata };
+}

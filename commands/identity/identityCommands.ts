@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { customAlphabet } from 'nanoid';
+import { apiKeyDecider, apiKeyStream } from '../../domain/identity/apiKey.ts';
+import { organizationDecider, organizationStream } from '../../domain/identity/organization.ts';
+import { normalizeEmail, userDecider, userEmailStream, userStream } from '../../domain/identity/user.ts';
+import { notFound } from '../../domain/shared/domainError.ts';
+import { WrongExpectedRevisionError } from '../eventStore.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
+import { generateApiKey } from './credentials.ts';
+
+const shortId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 12);
+const nowSeconds = (ctx: CommandContext) => ctx.metadata.occurred_at;
+
+export async function createOrganization(
+  ctx: CommandContext,
+  input: { name: string; timezone: string; id?: string },
+): Promise<{ id: string; name: string; timezone: string }> {
+  const id = input.id ?? `org_${shortId()}`;
+  await handleCommand(ctx, organizationStream(id), organizationDecider, {
+    type: 'CreateOrganization',
+    id,
+    name: input.name,
+    timezone: input.timezone,
+    now: nowSeconds(ctx),
+  });
+  return { id, name: input.name, timezone: input.timezone };
+}
+
+export async function organizationExists(ctx: CommandContext, id: string): Promise<boolean> {
+  return (await ctx.store.readStream(organizationStream(id))).length > 0;
+}
+
+/**
+ * Creates a user, or adds the organization to the memberships of the user who owns the email.
+ * The email is claimed first on its own stream (created once, with no_stream), so two concurrent
+ * creations of one email make one user.
+ */
+export async function createUser(
+  ctx: CommandContext,
+  input: { email: string; organizationId: string },
+): Promise<{ id: string; email: string; created: boolean }> {
+  if (!(await organizationExists(ctx, input.organizationId))) throw notFound('Organization');
+  const email = normalizeEmail(input.email);
+  const claimStream = userEmailStream(createHash('sha256').update(email).digest('hex'));
+  let userId = `usr_${shortId()}`;
+  try {
+    await ctx.store.append(
+      claimStream,
+      [toNewEvent({ type: 'UserEmailClaimed', data: { user_id: userId } }, ctx.metadata)],
+      'no_stream',
+    );
+  } catch (error) {
+    if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    const [claim] = await ctx.store.readStream(claimStream);
+    userId = (claim!.data as { user_id: string }).user_id;
+  }
+  const stream = userStream(userId);
+  const existing = await ctx.store.readStream(stream);
+  if (existing.length === 0) {
+    await handleCommand(ctx, stream, userDecider, {
+      type: 'CreateUser',
+      id: userId,
+      email,
+      organizationId: input.organizationId,
+      now: nowSeconds(ctx),
+    });
+    return { id: userId, email, created: true };
+  }
+  await handleCommand(ctx, stream, userDecider, {
+    type: 'JoinOrganization',
+    organizationId: input.organizationId,
+    now: nowSeconds(ctx),
+  });
+  return { id: userId, email, created: false };
+}
+
+/** Returns the token once: only its hash is recorded. */
+export async function createApiKey(
+  ctx: CommandContext,
+  input: { userId: string; organizationId: string; name?: string },
+): Promise<{ id: string; token: string }> {
+  const userEvents = await ctx.store.readStream(userStream(input.userId));
+  if (userEvents.length === 0) throw notFound('User');
+  const user = userEvents.reduce((s, e) => userDecider.evolve(s, e as never), userDecider.initialState());
+  if (!(await organizationExists(ctx, input.organizationId))) throw notFound('Organization');
+  const key = generateApiKey();
+  await handleCommand(ctx, apiKeyStream(key.id), apiKeyDecider, {
+    type: 'CreateApiKey',
+    id: key.id,
+    userId: input.userId,
+    organizationId: input.organizationId,
+    name: input.name ?? 'API key',
+    secretHash: key.secretHash,
+    userIsMember: user.status === 'active' && user.memberships.includes(input.organizationId),
+    now: nowSeconds(ctx),
+  });
+  return { id: key.id, token: key.token };
+}
+
+export async function revokeApiKey(ctx: CommandContext, id: string): Promise<{ id: string; revoked: boolean }> {
+  const result = await handleCommand(ctx, apiKeyStream(id), apiKeyDecider, { type: 'RevokeApiKey', now: nowSeconds(ctx) });
+  return { id, revoked: result.events.length > 0 };
+}

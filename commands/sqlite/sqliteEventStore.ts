@@ -1,0 +1,260 @@
+import type Database from 'better-sqlite3';
+import { EventEmitter } from 'node:events';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionHandler,
+} from '../eventStore.ts';
+import { openDatabase } from './openDatabase.ts';
+
+export type SqliteEventStoreOptions = {
+  /** Path of the database file (shared with the read store in the embedded profile). */
+  file: string;
+  /** How often subscriptions look for events appended by other processes (the CLI). */
+  pollIntervalMs?: number;
+};
+
+type PendingAppend = {
+  stream: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+};
+
+type EventRow = {
+  position: number;
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+};
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  stream TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  UNIQUE (stream, revision)
+);`;
+
+/**
+ * Event store on one SQLite file. Appends made in the same turn of the event loop are committed
+ * together in one transaction (group commit): each commit is fsynced (synchronous=FULL), so a
+ * resolved append is on disk, and concurrent requests share the cost of one fsync.
+ */
+export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
+  const db = openDatabase(options.file, { synchronous: 'FULL' });
+  db.exec(SCHEMA);
+  const pollIntervalMs = options.pollIntervalMs ?? 200;
+  const appended = new EventEmitter();
+  appended.setMaxListeners(0);
+
+  const lastRevisionStmt = db.prepare<[string], { revision: number | null }>(
+    'SELECT max(revision) AS revision FROM events WHERE stream = ?',
+  );
+  const findByIdStmt = db.prepare<[string], { stream: string; revision: number; position: number }>(
+    'SELECT stream, revision, position FROM events WHERE id = ?',
+  );
+  const insertStmt = db.prepare(
+    'INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const readStreamStmt = db.prepare<[string], EventRow>('SELECT * FROM events WHERE stream = ? ORDER BY revision');
+  const readAllStmt = db.prepare<[number, number], EventRow>(
+    'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
+  );
+  const headStmt = db.prepare<[], { position: number | null }>('SELECT max(position) AS position FROM events');
+  const readAllFiltered = new Map<string, Database.Statement<unknown[], EventRow>>();
+
+  let pending: PendingAppend[] = [];
+  let flushScheduled = false;
+  let closed = false;
+
+  function appendOne(request: PendingAppend): AppendResult {
+    const { stream, events, expected } = request;
+    const first = events[0];
+    if (!first) throw new Error('append needs at least one event');
+    // A retried append of events we already hold (same ids) succeeds again without writing.
+    const existing = findByIdStmt.get(first.id);
+    if (existing && existing.stream === stream) {
+      const last = findByIdStmt.get(events[events.length - 1]!.id) ?? existing;
+      return { revision: last.revision, position: last.position };
+    }
+    const current = lastRevisionStmt.get(stream)?.revision ?? null;
+    if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(stream, expected, current);
+    let revision = current ?? -1;
+    let position = 0;
+    for (const event of events) {
+      revision += 1;
+      const info = insertStmt.run(
+        event.id,
+        stream,
+        revision,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+      );
+      position = Number(info.lastInsertRowid);
+    }
+    return { revision, position };
+  }
+
+  const commitBatch = db.transaction((batch: PendingAppend[]) => {
+    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
+    for (const request of batch) {
+      // A savepoint per request, so one refused append does not undo its neighbours in the batch.
+      db.exec('SAVEPOINT append_one');
+      try {
+        outcomes.push({ ok: true, result: appendOne(request) });
+        db.exec('RELEASE append_one');
+      } catch (error) {
+        db.exec('ROLLBACK TO append_one');
+        db.exec('RELEASE append_one');
+        outcomes.push({ ok: false, error });
+      }
+    }
+    return outcomes;
+  });
+
+  function flush(): void {
+    flushScheduled = false;
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    let outcomes;
+    try {
+      outcomes = commitBatch.immediate(batch);
+    } catch (error) {
+      for (const request of batch) request.reject(error);
+      return;
+    }
+    outcomes.forEach((outcome, i) => {
+      const request = batch[i]!;
+      if (outcome.ok) request.resolve(outcome.result);
+      else request.reject(outcome.error);
+    });
+    appended.emit('appended');
+  }
+
+  function toRecorded(row: EventRow): RecordedEvent {
+    return {
+      id: row.id,
+      stream: row.stream,
+      revision: row.revision,
+      position: row.position,
+      type: row.type,
+      data: JSON.parse(row.data) as unknown,
+      metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
+    };
+  }
+
+  function readAllSync({ after, limit, streamPrefixes }: ReadAllOptions): RecordedEvent[] {
+    const from = after ?? 0;
+    if (!streamPrefixes || streamPrefixes.length === 0) return readAllStmt.all(from, limit).map(toRecorded);
+    const key = streamPrefixes.join('\n');
+    let stmt = readAllFiltered.get(key);
+    if (!stmt) {
+      // GLOB is case-sensitive and needs no escaping for our prefixes (letters, digits, _ and -).
+      const where = streamPrefixes.map(() => 'stream GLOB ?').join(' OR ');
+      stmt = db.prepare<unknown[], EventRow>(
+        `SELECT * FROM events WHERE position > ? AND (${where}) ORDER BY position LIMIT ?`,
+      );
+      readAllFiltered.set(key, stmt);
+    }
+    return stmt.all(from, ...streamPrefixes.map((p) => `${p}*`), limit).map(toRecorded);
+  }
+
+  function subscribe(handler: SubscriptionHandler, options: SubscribeOptions): Subscription {
+    let checkpoint = options.after;
+    let stopped = false;
+    let wake: (() => void) | null = null;
+    const batchSize = options.batchSize ?? 500;
+    const onAppended = () => wake?.();
+    appended.on('appended', onAppended);
+
+    const sleep = () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, pollIntervalMs);
+        function done() {
+          clearTimeout(timer);
+          wake = null;
+          resolve();
+        }
+        wake = done;
+      });
+
+    const run = async () => {
+      try {
+        while (!stopped) {
+          const events = readAllSync({ after: checkpoint, limit: batchSize, streamPrefixes: options.streamPrefixes });
+          if (events.length === 0) {
+            await sleep();
+            continue;
+          }
+          await handler(events);
+          checkpoint = events[events.length - 1]!.position;
+        }
+      } finally {
+        appended.off('appended', onAppended);
+      }
+    };
+    const done = run();
+    done.catch(() => undefined);
+    return {
+      done,
+      async stop() {
+        stopped = true;
+        wake?.();
+        await done.catch(() => undefined);
+      },
+    };
+  }
+
+  return {
+    append(stream, events, expected) {
+      if (closed) return Promise.reject(new Error('event store is closed'));
+      return new Promise<AppendResult>((resolve, reject) => {
+        pending.push({ stream, events, expected, resolve, reject });
+        if (!flushScheduled) {
+          flushScheduled = true;
+          setImmediate(flush);
+        }
+      });
+    },
+    async readStream(stream) {
+      return readStreamStmt.all(stream).map(toRecorded);
+    },
+    async readAll(opts) {
+      return readAllSync(opts);
+    },
+    async headPosition() {
+      return headStmt.get()?.position ?? null;
+    },
+    subscribe,
+    async close() {
+      if (closed) return;
+      flush();
+      closed = true;
+      db.close();
+    },
+  };
+}
+
+function revisionMatches(expected: ExpectedRevision, current: number | null): boolean {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return current === null;
+  return current === expected;
+}

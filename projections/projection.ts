@@ -1,0 +1,24 @@
+import type { RecordedEvent } from '../commands/eventStore.ts';
+import type { Doc } from './readStore.ts';
+
+/** What a projection may do while applying events: read its own documents and write them. */
+export interface ProjectionTx {
+  get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
+  upsert(collection: string, doc: Doc): void;
+  delete(collection: string, id: string): void;
+}
+
+/**
+ * A read model: the events it cares about and how each changes its documents. Applying an event
+ * must depend only on the event and the documents, so a rebuild gives the same read model.
+ */
+export type Projection = {
+  name: string;
+  /** Collections it owns: a rebuild drops them. */
+  collections: string[];
+  /** Fields its queries filter or sort on, per collection. */
+  indexes?: Array<{ collection: string; fields: string[] }>;
+  /** Event types it applies; others only move its checkpoint. */
+  eventTypes: readonly string[];
+  apply(event: RecordedEvent, tx: ProjectionTx): Promise<void> | void;
+};

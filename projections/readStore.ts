@@ -1,0 +1,67 @@
+/**
+ * The read store port: documents grouped in collections, and the checkpoints of the projections
+ * that write them. SQLite in the embedded profile, MongoDB in the production profile.
+ */
+
+export type Doc = { id: string } & Record<string, unknown>;
+
+export type Scalar = string | number | boolean | null;
+
+/** Field paths may be dotted (`family.id`). A bare value means equality. */
+export type Condition = Scalar | { $in: Scalar[] } | { $lt: number } | { $lte: number } | { $gt: number } | { $gte: number };
+export type Filter = Record<string, Condition>;
+
+export type SortDirection = 1 | -1;
+
+export type Query = {
+  filter?: Filter;
+  /** Applied in order; ties are broken by id so pages are stable. */
+  sort?: Array<[field: string, direction: SortDirection]>;
+  skip?: number;
+  limit?: number;
+};
+
+export type WriteOp =
+  | { op: 'upsert'; collection: string; doc: Doc }
+  | { op: 'delete'; collection: string; id: string };
+
+export type CheckpointUpdate = {
+  /** The checkpoint this commit was computed from; another writer's commit in between fails it. */
+  expected: number | null;
+  next: number;
+};
+
+export interface ReadStore {
+  get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
+  find<T extends Doc = Doc>(collection: string, query?: Query): Promise<T[]>;
+  count(collection: string, filter?: Filter): Promise<number>;
+  upsert(collection: string, doc: Doc): Promise<void>;
+  delete(collection: string, id: string): Promise<void>;
+  /** Declares the fields a query filters or sorts on, so the backend can index them. Idempotent. */
+  ensureIndex(collection: string, fields: string[]): Promise<void>;
+  readCheckpoint(name: string): Promise<number | null>;
+  /** Applies the writes and moves the checkpoint in one atomic step (compare-and-set on the checkpoint). */
+  commit(name: string, ops: WriteOp[], checkpoint: CheckpointUpdate): Promise<void>;
+  /** Drops the collections and the checkpoint, for a rebuild from the event log. */
+  reset(name: string, collections: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class CheckpointConflictError extends Error {
+  override readonly name = 'CheckpointConflictError';
+  constructor(
+    readonly projection: string,
+    readonly expected: number | null,
+    readonly actual: number | null,
+  ) {
+    super(`projection ${projection}: expected checkpoint ${String(expected)}, found ${String(actual)}`);
+  }
+}
+
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+/** Field paths come from our code, never from a request, but a backend builds queries from them: check. */
+export function assertFieldPath(field: string): string {
+  if (!FIELD.test(field)) throw new Error(`invalid field path: ${field}`);
+  return field;
+}

@@ -1,0 +1,156 @@
+import type Database from 'better-sqlite3';
+import { openDatabase } from '../../commands/sqlite/openDatabase.ts';
+import {
+  assertFieldPath,
+  CheckpointConflictError,
+  type Condition,
+  type Doc,
+  type Filter,
+  type Query,
+  type ReadStore,
+  type WriteOp,
+} from '../readStore.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS documents (
+  collection TEXT NOT NULL,
+  id TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  PRIMARY KEY (collection, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS checkpoints (
+  name TEXT PRIMARY KEY,
+  position INTEGER
+);`;
+
+/**
+ * Read store on SQLite: JSON documents in one table, filtered and sorted with json_extract, with
+ * expression indexes for the fields a caller declares. synchronous=NORMAL: read models can always
+ * be rebuilt from the event log, and a checkpoint never gets ahead of the writes it covers.
+ */
+export function openSqliteReadStore(options: { file: string }): ReadStore {
+  const db = openDatabase(options.file, { synchronous: 'NORMAL' });
+  db.exec(SCHEMA);
+
+  const getStmt = db.prepare<[string, string], { doc: string }>('SELECT doc FROM documents WHERE collection = ? AND id = ?');
+  const upsertStmt = db.prepare(
+    'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
+  );
+  const deleteStmt = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
+  const dropStmt = db.prepare('DELETE FROM documents WHERE collection = ?');
+  const readCheckpointStmt = db.prepare<[string], { position: number | null }>(
+    'SELECT position FROM checkpoints WHERE name = ?',
+  );
+  const writeCheckpointStmt = db.prepare(
+    'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
+  );
+  const deleteCheckpointStmt = db.prepare('DELETE FROM checkpoints WHERE name = ?');
+  const statements = new Map<string, Database.Statement<unknown[], { doc?: string; n?: number }>>();
+  const prepared = (sql: string) => {
+    let stmt = statements.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      statements.set(sql, stmt);
+    }
+    return stmt;
+  };
+
+  const applyOp = (op: WriteOp) => {
+    if (op.op === 'upsert') upsertStmt.run(op.collection, op.doc.id, JSON.stringify(op.doc));
+    else deleteStmt.run(op.collection, op.id);
+  };
+
+  const commitTx = db.transaction((name: string, ops: WriteOp[], expected: number | null, next: number) => {
+    const actual = readCheckpointStmt.get(name)?.position ?? null;
+    if (actual !== expected) throw new CheckpointConflictError(name, expected, actual);
+    for (const op of ops) applyOp(op);
+    writeCheckpointStmt.run(name, next);
+  });
+
+  const resetTx = db.transaction((name: string, collections: string[]) => {
+    for (const collection of collections) dropStmt.run(collection);
+    deleteCheckpointStmt.run(name);
+  });
+
+  return {
+    async get<T extends Doc>(collection: string, id: string) {
+      const row = getStmt.get(collection, id);
+      return row ? (JSON.parse(row.doc) as T) : null;
+    },
+    async find<T extends Doc>(collection: string, query: Query = {}) {
+      const { where, params } = whereClause(collection, query.filter);
+      const order = [...(query.sort ?? []).map(([f, d]) => `${jsonPath(f)} ${d === -1 ? 'DESC' : 'ASC'}`), 'id ASC'];
+      const limit = query.limit ?? -1;
+      const skip = query.skip ?? 0;
+      const rows = prepared(`SELECT doc FROM documents WHERE ${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`).all(
+        ...params,
+        limit,
+        skip,
+      );
+      return rows.map((r) => JSON.parse(r.doc!) as T);
+    },
+    async count(collection, filter) {
+      const { where, params } = whereClause(collection, filter);
+      return prepared(`SELECT count(*) AS n FROM documents WHERE ${where}`).get(...params)?.n ?? 0;
+    },
+    async upsert(collection, doc) {
+      applyOp({ op: 'upsert', collection, doc });
+    },
+    async delete(collection, id) {
+      applyOp({ op: 'delete', collection, id });
+    },
+    async ensureIndex(collection, fields) {
+      const name = `idx_${[collection, ...fields].join('_').replace(/[^A-Za-z0-9_]/g, '_')}`;
+      // The collection is part of the index name and a literal here: it comes from our code.
+      if (!/^[A-Za-z0-9_]+$/.test(collection)) throw new Error(`invalid collection name: ${collection}`);
+      db.exec(
+        `CREATE INDEX IF NOT EXISTS ${name} ON documents (collection, ${fields.map(jsonPath).join(', ')})`,
+      );
+    },
+    async readCheckpoint(name) {
+      return readCheckpointStmt.get(name)?.position ?? null;
+    },
+    async commit(name, ops, { expected, next }) {
+      commitTx.immediate(name, ops, expected, next);
+    },
+    async reset(name, collections) {
+      resetTx.immediate(name, collections);
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+function jsonPath(field: string): string {
+  return `json_extract(doc, '$.${assertFieldPath(field)}')`;
+}
+
+function bindable(value: unknown): unknown {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+function whereClause(collection: string, filter: Filter = {}): { where: string; params: unknown[] } {
+  const clauses = ['collection = ?'];
+  const params: unknown[] = [collection];
+  for (const [field, condition] of Object.entries(filter)) {
+    const path = jsonPath(field);
+    const [clause, values] = conditionSql(path, condition);
+    clauses.push(clause);
+    params.push(...values.map(bindable));
+  }
+  return { where: clauses.join(' AND '), params };
+}
+
+function conditionSql(path: string, condition: Condition): [string, unknown[]] {
+  if (condition === null) return [`${path} IS NULL`, []];
+  if (typeof condition !== 'object') return [`${path} = ?`, [condition]];
+  if ('$in' in condition) {
+    if (condition.$in.length === 0) return ['0', []];
+    return [`${path} IN (${condition.$in.map(() => '?').join(', ')})`, condition.$in];
+  }
+  if ('$lt' in condition) return [`${path} < ?`, [condition.$lt]];
+  if ('$lte' in condition) return [`${path} <= ?`, [condition.$lte]];
+  if ('$gt' in condition) return [`${path} > ?`, [condition.$gt]];
+  return [`${path} >= ?`, [condition.$gte]];
+}

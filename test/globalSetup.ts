@@ -1,0 +1,2 @@
+/** vitest global setup: nothing to start for the embedded profile. */
+export default function setup(): void {}

@@ -1,0 +1,61 @@
+import { jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization, createUser, revokeApiKey } from '../../commands/identity/identityCommands.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+describe('GET /api/users/me', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  it('answers the user, the current organization, the other organizations and a service JWT', async () => {
+    const me = await server.identity('Main Org');
+    const other = await createOrganization(server.cliContext(), { name: 'Second Org', timezone: 'Europe/Paris' });
+    await createUser(server.cliContext(other.id), { email: me.email, organizationId: other.id });
+    await server.settle();
+
+    const response = await server.fetch('/api/users/me', { token: me.token });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      id: me.userId,
+      email: me.email,
+      current_organization: { id: me.organizationId, name: 'Main Org', timezone: 'UTC' },
+      organizations: [{ id: other.id, name: 'Second Org', timezone: 'Europe/Paris' }],
+    });
+    const { payload, protectedHeader } = await jwtVerify(body.service_jwt as string, server.services.secrets.jwt);
+    expect(protectedHeader.alg).toBe('HS256');
+    expect(payload).toMatchObject({ sub: me.userId, org: me.organizationId });
+    expect(payload.exp! - payload.iat!).toBe(3600);
+  });
+
+  it.each([
+    ['no header', {}],
+    ['a malformed header', { authorization: 'Token abc' }],
+    ['an unknown key', { authorization: 'Bearer csk_key_AAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB' }],
+    ['garbage', { authorization: 'Bearer ../../etc/passwd' }],
+  ])('answers 401 Unauthenticated. with %s', async (_name, headers) => {
+    const response = await server.fetch('/api/users/me', { headers });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ message: 'Unauthenticated.', code: 'unauthenticated' });
+  });
+
+  it('answers 401 once the key is revoked', async () => {
+    const me = await server.identity();
+    expect((await server.fetch('/api/users/me', { token: me.token })).status).toBe(200);
+    const keyId = me.token.split('_').slice(1, 3).join('_');
+    await revokeApiKey(server.cliContext(), keyId);
+    await server.settle();
+    expect((await server.fetch('/api/users/me', { token: me.token })).status).toBe(401);
+  });
+
+  it('accepts the legacy ?api_token= with a Deprecation header', async () => {
+    const me = await server.identity();
+    const response = await server.fetch(`/api/users/me?api_token=${me.token}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('deprecation')).toBe('@1767225600');
+  });
+});

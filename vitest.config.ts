@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Integration tests open real SQLite files and HTTP servers; two cores do not gain from more forks.
+    pool: 'forks',
+    maxWorkers: 2,
+    globalSetup: ['test/globalSetup.ts'],
+  },
+});
