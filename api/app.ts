@@ -1,3 +1,4 @@
+import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
@@ -76,6 +77,16 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     transform: jsonSchemaTransform,
   });
   await app.register(authPlugin, { services });
+  // Routes opt in with `config: { rateLimit: { max, timeWindow, keyGenerator } }`.
+  await app.register(fastifyRateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      message: 'Too Many Attempts.',
+      code: 'too_many_attempts',
+      retryAfter: context.after,
+    }),
+  });
 
   await app.register(identityRoutes, { services });
   await app.register(docsRoutes);

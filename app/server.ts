@@ -1,4 +1,5 @@
 import { buildApp } from '../api/app.ts';
+import { startBackgroundJobs } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
 import type { Config } from './config.ts';
 
@@ -14,6 +15,10 @@ export async function startServer(config: Config): Promise<{ url: string; close(
   });
   const app = await buildApp(services, { logger: { level: config.LOG_LEVEL } });
   logError = (o, m) => app.log.error(o, m);
+  const jobs = await startBackgroundJobs(services, {
+    error: (o, m) => app.log.error(o, m),
+    info: (o, m) => app.log.info(o, m),
+  });
   await app.listen({ port: config.PORT, host: config.HOST });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -23,6 +28,7 @@ export async function startServer(config: Config): Promise<{ url: string; close(
   const close = () =>
     (closing ??= (async () => {
       await app.close();
+      await jobs.stop();
       await services.close();
     })());
   return { url, close };

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../api/app.ts';
+import { startBackgroundJobs } from '../../app/backgroundJobs.ts';
 import { compose } from '../../app/compose.ts';
 import { loadConfig } from '../../app/config.ts';
 import type { Clock, Services } from '../../app/services.ts';
@@ -49,6 +50,7 @@ export async function startTestServer(
     logger: { error: (o, m) => console.error(m, o), info: () => undefined },
   });
   const app = await buildApp(services);
+  const jobs = await startBackgroundJobs(services, { error: (o, m) => console.error(m, o), info: () => undefined });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -92,6 +94,7 @@ export async function startTestServer(
     },
     async close({ remove = false } = {}) {
       await app.close();
+      await jobs.stop();
       await services.close();
       if (remove) rmSync(dataDir, { recursive: true, force: true });
     },
