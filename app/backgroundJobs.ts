@@ -19,7 +19,7 @@ export async function startBackgroundJobs(
   logger: Logger,
   jobs: readonly BackgroundJob[] = backgroundJobs,
 ): Promise<{ stop(): Promise<void> }> {
-  const started = [];
+  const started: Array<{ stop(): Promise<void> }> = [];
   for (const job of jobs) started.push(await job.start(services, logger));
   return {
     async stop() {
