@@ -11,6 +11,8 @@ import { customAlphabet } from 'nanoid';
 import type { Services } from '../app/services.ts';
 import { registerErrorHandlers } from './errors.ts';
 import { authPlugin } from './plugins/auth.ts';
+import { observabilityPlugin } from './plugins/observability.ts';
+import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
 
@@ -18,6 +20,15 @@ export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */
   logger?: FastifyServerOptions['logger'];
 };
+
+export type RegisteredRoute = { method: string; url: string; config?: unknown; schema?: unknown };
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered so far, one entry per method. */
+    registeredRoutes: () => readonly RegisteredRoute[];
+  }
+}
 
 const requestId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -57,6 +68,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandlers(app);
+  // Every route, as registered: tests enumerate them to fuzz and check each one.
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', () => routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, config: route.config, schema: route.schema });
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -76,6 +93,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     },
     transform: jsonSchemaTransform,
   });
+  await app.register(securityHeadersPlugin);
+  await app.register(observabilityPlugin, { services });
   await app.register(authPlugin, { services });
   // Routes opt in with `config: { rateLimit: { max, timeWindow, keyGenerator } }`.
   await app.register(fastifyRateLimit, {

@@ -8,6 +8,9 @@ import { startProjections, type Logger } from '../projections/projectionRunner.t
 import type { ReadStore } from '../projections/readStore.ts';
 import { openSqliteReadStore } from '../projections/sqlite/sqliteReadStore.ts';
 import type { Config } from './config.ts';
+import { createMetrics } from './metrics.ts';
+import { observeEventStore } from './observedEventStore.ts';
+import { projectionLag } from './readiness.ts';
 import type { Clock, Services } from './services.ts';
 
 /**
@@ -32,7 +35,11 @@ export type ComposeOptions = {
 };
 
 export async function compose(config: Config, options: ComposeOptions): Promise<Services & { close(): Promise<void> }> {
-  const { store, readStore } = await openStores(config);
+  const metrics = createMetrics();
+  const opened = await openStores(config);
+  const store = observeEventStore(opened.store, metrics);
+  const readStore = opened.readStore;
+  metrics.setProjectionLagSource(() => projectionLag(store, readStore, allProjections));
   const projections = options.runProjections
     ? await startProjections(store, readStore, allProjections, options.logger)
     : null;
@@ -43,6 +50,7 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
     clock: options.clock ?? Date.now,
     secrets: { jwt: loadJwtSecret(config) },
     projections,
+    metrics,
     async close() {
       await projections?.stop();
       await store.close();

@@ -2,6 +2,7 @@ import type { EventStore } from '../commands/eventStore.ts';
 import type { ProjectionRunner } from '../projections/projectionRunner.ts';
 import type { ReadStore } from '../projections/readStore.ts';
 import type { Config } from './config.ts';
+import type { Metrics } from './metrics.ts';
 
 /** Milliseconds since the epoch. Injected so tests can move time (session expiry, promo tiers). */
 export type Clock = () => number;
@@ -15,4 +16,6 @@ export type Services = {
   secrets: { jwt: Uint8Array };
   /** Running projections (the API process and the projection worker); null in one-shot CLI runs. */
   projections: ProjectionRunner | null;
+  /** Prometheus metrics of this process (served at /metrics): record outbound webhook results here. */
+  metrics: Metrics;
 };

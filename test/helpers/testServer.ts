@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app.ts';
 import { startBackgroundJobs } from '../../app/backgroundJobs.ts';
 import { compose } from '../../app/compose.ts';
@@ -28,6 +29,8 @@ export type TestServer = {
   /** http://127.0.0.1:<port>, a real server on loopback. */
   url: string;
   services: Services;
+  /** The fastify instance behind url: its registeredRoutes() lists every route. */
+  app: FastifyInstance;
   dataDir: string;
   /** Waits until every projection has applied the whole log. */
   settle(): Promise<void>;
@@ -73,6 +76,7 @@ export async function startTestServer(
   return {
     url,
     services,
+    app,
     dataDir,
     settle,
     cliContext,

@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+/** For HTML a route sends without its own policy: nothing loads from elsewhere, nobody frames it. */
+export const DEFAULT_HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/**
+ * Strict headers on HTML (app.ts sets nosniff on every response). A page that must be framed (the hosted
+ * checkout) sets its own Content-Security-Policy with its frame-ancestors, and that is kept.
+ */
+export const securityHeadersPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onSend', async (_request, reply, payload) => {
+      const type = String(reply.getHeader('content-type') ?? '');
+      if (type.startsWith('text/html')) {
+        if (!reply.hasHeader('content-security-policy')) {
+          reply.header('content-security-policy', DEFAULT_HTML_CSP);
+          reply.header('x-frame-options', 'DENY');
+        }
+        if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'no-referrer');
+      }
+      return payload;
+    });
+  },
+  { name: 'security-headers' },
+);

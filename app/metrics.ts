@@ -1,0 +1,89 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type ProjectionLag = { projection: string; events: number };
+
+/**
+ * Prometheus metrics of one service instance. Each instance owns its registry (no prom-client
+ * globals), so several servers in one test process do not mix their figures. Other code records
+ * through the small methods here and never touches prom-client itself.
+ */
+export type Metrics = {
+  readonly registry: Registry;
+  /** One HTTP request answered: route is the pattern (`/api/catalog/products/:product`), never the raw URL. */
+  httpRequest(method: string, route: string, statusCode: number, seconds: number): void;
+  eventsAppended(types: readonly string[]): void;
+  /** One outbound webhook call finished (a 2xx within the time-out counts as success). */
+  webhookResult(success: boolean): void;
+  /** Called at each scrape to report how far each projection is behind the head of the log. */
+  setProjectionLagSource(source: () => Promise<ProjectionLag[]>): void;
+  /** The exposition text and its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+};
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request received to response sent, by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const appended = new Counter({
+    name: 'events_appended_total',
+    help: 'Events appended to the event store by this process, by event type.',
+    labelNames: ['type'] as const,
+    registers: [registry],
+  });
+  const webhooks = new Counter({
+    name: 'outbound_webhooks_total',
+    help: 'Outbound webhook calls, by result (success: a 2xx within the time-out).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  // Both results exist from the start, so a rate() over them is defined before the first call.
+  webhooks.inc({ result: 'success' }, 0);
+  webhooks.inc({ result: 'failure' }, 0);
+
+  let lagSource: (() => Promise<ProjectionLag[]>) | null = null;
+  new Gauge({
+    name: 'projection_lag_events',
+    help: 'Global positions between the head of the event log and each projection checkpoint.',
+    labelNames: ['projection'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      if (!lagSource) return;
+      for (const { projection, events } of await lagSource()) this.set({ projection }, events);
+    },
+  });
+
+  return {
+    registry,
+    httpRequest(method, route, statusCode, seconds) {
+      const labels = { method, route, status_code: String(statusCode) };
+      requests.inc(labels);
+      latency.observe(labels, seconds);
+    },
+    eventsAppended(types) {
+      for (const type of types) appended.inc({ type });
+    },
+    webhookResult(success) {
+      webhooks.inc({ result: success ? 'success' : 'failure' });
+    },
+    setProjectionLagSource(source) {
+      lagSource = source;
+    },
+    async scrape() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import type { EventStore } from '../commands/eventStore.ts';
+import type { Metrics } from './metrics.ts';
+
+/**
+ * A decorator over any event store adapter: counts the events each successful append wrote.
+ * It wraps the port, so it works the same on SQLite and EventStoreDB.
+ */
+export function observeEventStore(store: EventStore, metrics: Metrics): EventStore {
+  return {
+    async append(stream, events, expected) {
+      const result = await store.append(stream, events, expected);
+      metrics.eventsAppended(events.map((e) => e.type));
+      return result;
+    },
+    readStream: (stream) => store.readStream(stream),
+    readAll: (options) => store.readAll(options),
+    headPosition: () => store.headPosition(),
+    subscribe: (handler, options) => store.subscribe(handler, options),
+    close: () => store.close(),
+  };
+}
