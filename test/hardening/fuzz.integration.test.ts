@@ -1,0 +1,248 @@
+import fc from 'fast-check';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enumerateRoutes, fillPath, type RouteInfo } from '../helpers/routes.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+/**
+ * Property-based fuzzing of every registered route over a real loopback server: thousands of
+ * generated hostile requests, and none may answer 5xx, crash the process, answer a 4xx that is
+ * not JSON with a message, or pollute Object.prototype. FUZZ_REQUESTS scales the total.
+ */
+const TOTAL_REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 4000);
+
+const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'];
+const NASTY_STRINGS = [
+  '',
+  ' ',
+  '..',
+  '../../../../etc/passwd',
+  '..\\..\\windows\\win.ini',
+  '%2e%2e%2f%2e%2e%2f',
+  '\u0000',
+  'a\u0000b',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'null',
+  'undefined',
+  'NaN',
+  '-1',
+  '0',
+  '1e309',
+  '9007199254740993',
+  'true',
+  '[]',
+  '{}',
+  "' OR 1=1 --",
+  '"; DROP TABLE events; --',
+  '<script>alert(1)</script>',
+  '${7*7}{{7*7}}',
+  '\u202e\ufeff\ud800',
+  'ﬀ𝕏👩‍👩‍👧',
+];
+
+const text = fc.oneof(
+  { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 3, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
+  { weight: 1, arbitrary: fc.string({ minLength: 1000, maxLength: 20_000, unit: 'grapheme-ascii' }) },
+);
+
+/** A path segment: usually encoded, sometimes raw bytes a router must survive. */
+const pathValue = fc.oneof(
+  { weight: 4, arbitrary: text.map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '?'))) },
+  { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%ff%fe', '%00', '%c0%ae%c0%ae', '..%2f..%2f', '%252e%252e', 'a%2Fb', '..', '.') },
+  { weight: 1, arbitrary: fc.string({ minLength: 150, maxLength: 400, unit: fc.constantFrom('a', 'Z', '9', '_', '-') }) },
+);
+
+const jsonLeaf = fc.oneof(
+  text,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constantFrom(Number.MAX_SAFE_INTEGER + 2, -0, 1e308),
+);
+
+const hostileJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    jsonLeaf,
+    fc.array(tie('value'), { maxLength: 5 }),
+    fc.dictionary(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...PROTO_KEYS)), tie('value'), { maxKeys: 5 }),
+  ),
+})).value;
+
+/** A body aimed at the route's own fields: right names, wrong types and hostile values. */
+function bodyFor(route: RouteInfo): fc.Arbitrary<string> {
+  const keys = [...route.bodyKeys, ...PROTO_KEYS, 'offer', 'offer_id', 'email', 'id'];
+  return fc
+    .tuple(fc.dictionary(fc.constantFrom(...keys), hostileJson, { maxKeys: 6 }), fc.boolean())
+    .map(([o, poison]) => {
+      const s = JSON.stringify(o);
+      // A literal "__proto__" key in the text, as an attacker sends it (JSON.stringify of an object cannot).
+      return poison && !s.includes('"__proto__"') ? s.replace(/^\{/, '{"__proto__":{"polluted":"yes"},') : s;
+    });
+}
+
+const deepJson = fc
+  .record({ depth: fc.integer({ min: 1_000, max: 200_000 }), kind: fc.constantFrom('array', 'object', 'proto') })
+  .map(({ depth, kind }) =>
+    kind === 'array'
+      ? '['.repeat(depth) + ']'.repeat(depth)
+      : kind === 'object'
+        ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+        : '{"__proto__":'.repeat(depth) + '{"polluted":1}' + '}'.repeat(depth),
+  );
+
+const rawBody: fc.Arbitrary<string | Uint8Array | undefined> = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(undefined) },
+  { weight: 2, arbitrary: hostileJson.map((v) => JSON.stringify(v) ?? 'null') },
+  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }) },
+  // Invalid UTF-8 inside a JSON string: lone continuation bytes, overlongs, surrogates.
+  { weight: 1, arbitrary: fc.constantFrom([0x80], [0xc0, 0xae], [0xed, 0xa0, 0x80], [0xff, 0xfe], [0xf4, 0x90, 0x80, 0x80]).map(
+    (bad) => Buffer.concat([Buffer.from('{"offer":"'), Buffer.from(bad), Buffer.from('","email":"a\u0000b"}')]),
+  ) },
+  { weight: 1, arbitrary: fc.constantFrom('{', '{"a":1,}', 'nul', '"unterminated', '\u0000\u0000', '{"a":1}{"b":2}', '[1,2', '\ufeff{}') },
+);
+
+const contentType = fc.constantFrom(
+  undefined,
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16le',
+  'text/plain',
+  'text/html',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=----x',
+  'application/octet-stream',
+  'application/xml',
+  'application/vnd.api+json',
+  '*/*',
+  'application/json, text/plain',
+  'json',
+  ';;;',
+);
+
+const ODD_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PROPFIND', 'SEARCH', 'TRACE', 'MKCOL', 'LOCK', 'QUERY'];
+
+const headerValue = fc.oneof(
+  fc.string({ maxLength: 60, unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) }),
+  fc.constantFrom('Bearer ', 'Bearer csk_key_AAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', 'Basic Zm9vOmJhcg==', 'Bearer ../../etc/passwd'),
+);
+
+const extraHeaders = fc.dictionary(
+  fc.constantFrom('authorization', 'x-request-id', 'accept', 'x-api-key', 'idempotency-key', 'webhook-id', 'x-forwarded-for', 'cookie', 'if-match', 'origin', 'referer', 'accept-encoding', 'x-http-method-override'),
+  headerValue,
+  { maxKeys: 4 },
+);
+
+type FuzzRequest = {
+  method: string;
+  path: string;
+  query: Array<[string, string]>;
+  headers: Record<string, string>;
+  body: string | Uint8Array | undefined;
+  contentType: string | undefined;
+  withToken: boolean;
+};
+
+function requestsFor(route: RouteInfo, bodies: fc.Arbitrary<string | Uint8Array | undefined>): fc.Arbitrary<FuzzRequest> {
+  const queryKey = fc.oneof(fc.constantFrom(...route.queryKeys, ...PROTO_KEYS, 'api_token', 'page', 'per_page', 'a[b]', '__proto__[polluted]', 'constructor[prototype][polluted]'), fc.string({ maxLength: 8 }));
+  return fc.record({
+    method: fc.oneof({ weight: 4, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constantFrom(...ODD_METHODS) }),
+    path: fc.array(pathValue, { minLength: route.params.length, maxLength: route.params.length }).map((values) => {
+      let i = 0;
+      return fillPath(route.url, () => values[i++] ?? 'x');
+    }),
+    query: fc.array(fc.tuple(queryKey, text.map((s) => s.slice(0, 2000))), { maxLength: 4 }),
+    headers: extraHeaders,
+    body: bodies,
+    contentType,
+    withToken: fc.boolean(),
+  });
+}
+
+describe('fuzzing every route', () => {
+  let server: TestServer;
+  let token: string;
+  let routes: RouteInfo[];
+  const agent = new Agent({ connections: 4, keepAliveTimeout: 10_000 });
+  const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+  const stats = { requests: 0, byStatus: new Map<number, number>() };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    token = (await server.identity('Fuzz Org')).token;
+    routes = enumerateRoutes(server.app);
+  });
+  afterAll(async () => {
+    await agent.close();
+    await server.close({ remove: true });
+  });
+
+  async function send(r: FuzzRequest): Promise<void> {
+    const qs = r.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v.replace(/[\ud800-\udfff]/g, '?'))}`).join('&');
+    const headers: Record<string, string> = { ...r.headers };
+    if (r.withToken) headers.authorization = `Bearer ${token}`;
+    if (r.contentType) headers['content-type'] = r.contentType;
+    const methodTakesBody = !['GET', 'HEAD'].includes(r.method);
+    const description = `${r.method} ${r.path}${qs ? `?${qs.slice(0, 200)}` : ''} content-type=${r.contentType} body=${String(r.body instanceof Uint8Array ? `bytes(${r.body.length})` : r.body?.slice(0, 200))}`;
+    let response;
+    try {
+      response = await request(`${server.url}${r.path}${qs ? `?${qs}` : ''}`, {
+        method: r.method,
+        headers,
+        body: methodTakesBody ? r.body : undefined,
+        dispatcher: agent,
+        headersTimeout: 15_000,
+        bodyTimeout: 15_000,
+      });
+    } catch (error) {
+      throw new Error(`${description}: no response (${(error as Error).message})`);
+    }
+    const raw = await response.body.text();
+    stats.requests += 1;
+    stats.byStatus.set(response.statusCode, (stats.byStatus.get(response.statusCode) ?? 0) + 1);
+    if (response.statusCode >= 500) throw new Error(`${description}: answered ${response.statusCode} ${raw.slice(0, 300)}`);
+    if (response.statusCode >= 400 && r.method !== 'HEAD') {
+      const type = String(response.headers['content-type'] ?? '');
+      if (!type.startsWith('application/json')) throw new Error(`${description}: ${response.statusCode} is ${type}, not JSON: ${raw.slice(0, 200)}`);
+      const body = JSON.parse(raw) as { message?: unknown };
+      if (typeof body.message !== 'string' || body.message === '') throw new Error(`${description}: ${response.statusCode} without a message: ${raw.slice(0, 200)}`);
+    }
+  }
+
+  it('answers thousands of hostile requests across all routes with no 5xx and JSON 4xx bodies', async () => {
+    expect(routes.length).toBeGreaterThan(5);
+    const perRoute = Math.max(40, Math.floor(TOTAL_REQUESTS / routes.length));
+    for (const route of routes) {
+      const bodies = fc.oneof({ weight: 2, arbitrary: rawBody }, { weight: 2, arbitrary: bodyFor(route) });
+      await fc.assert(fc.asyncProperty(requestsFor(route, bodies), send), { numRuns: perRoute, endOnFailure: true });
+    }
+    expect(stats.requests).toBeGreaterThanOrEqual(routes.length * 40);
+  }, 120_000);
+
+  it('survives deep JSON, bodies over the limit and very long URLs on every route that takes a body', async () => {
+    const bodyRoutes = routes.filter((r) => !['GET', 'HEAD', 'OPTIONS'].includes(r.method));
+    const big = fc.oneof(deepJson, fc.integer({ min: 1024 * 1024 - 64, max: 1024 * 1024 + 4096 }).map((n) => `{"a":"${'x'.repeat(n)}"}`));
+    for (const route of bodyRoutes) {
+      await fc.assert(
+        fc.asyncProperty(requestsFor(route, big).map((r) => ({ ...r, method: route.method, contentType: 'application/json' })), send),
+        { numRuns: 12, endOnFailure: true },
+      );
+    }
+    for (const route of routes) {
+      await send({ method: route.method, path: `${fillPath(route.url, () => 'x')}`, query: [['q', 'y'.repeat(60_000)]], headers: {}, body: undefined, contentType: undefined, withToken: true });
+    }
+  }, 60_000);
+
+  it('leaves Object.prototype unpolluted and the server alive', async () => {
+    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeBefore);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    console.log(`fuzz: ${stats.requests} requests over ${routes.length} routes; statuses ${JSON.stringify(Object.fromEntries(stats.byStatus))}`);
+  });
+});
