@@ -1,0 +1,34 @@
+import * as crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+// Observe (not replace) node:crypto's timingSafeEqual, to see the auth path really goes through it.
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof crypto>();
+  return { ...actual, default: actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
+});
+
+describe('API key comparison', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  it.each([
+    ['a valid key', (t: string) => t, 200],
+    ['a wrong secret', (t: string) => `${t.slice(0, -1)}${t.endsWith('A') ? 'B' : 'A'}`, 401],
+    ['an unknown key id', () => 'csk_key_AAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', 401],
+  ])('compares the secret with timingSafeEqual for %s (also when the key id is unknown)', async (_name, tokenOf, status) => {
+    const me = await server.identity();
+    const spy = vi.mocked(crypto.timingSafeEqual);
+    spy.mockClear();
+    const response = await server.fetch('/api/users/me', { token: tokenOf(me.token) });
+    expect(response.status).toBe(status);
+    expect(spy).toHaveBeenCalledTimes(1);
+    const [x, y] = spy.mock.calls[0]!;
+    // Both sides are 32-byte SHA-256 digests: equal lengths, so the comparison time does not depend on the input.
+    expect((x as Buffer).length).toBe(32);
+    expect((y as Buffer).length).toBe(32);
+  });
+});

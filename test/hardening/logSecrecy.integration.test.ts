@@ -1,0 +1,79 @@
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enumerateRoutes, fillPath, type RouteInfo } from '../helpers/routes.ts';
+import { seedIdentity, startServerProcess, tempDataDir, type ServerProcess } from '../helpers/serverProcess.ts';
+import { startTestServer } from '../helpers/testServer.ts';
+
+/**
+ * The real server process at LOG_LEVEL=info, exercised on every route with every kind of secret a
+ * client sends; its captured stdout and stderr must hold none of them.
+ */
+describe('logs of the real server process', () => {
+  const dataDir = tempDataDir();
+  let proc: ServerProcess;
+  let routes: RouteInfo[];
+  let token: string;
+
+  beforeAll(async () => {
+    // The route list comes from the app itself; the process below runs the same code.
+    const probe = await startTestServer();
+    routes = enumerateRoutes(probe.app);
+    await probe.close({ remove: true });
+    ({ token } = await seedIdentity(dataDir));
+    proc = await startServerProcess({ dataDir, env: { LOG_LEVEL: 'info' } });
+  }, 60_000);
+  afterAll(async () => {
+    if (proc && proc.child.exitCode === null) proc.child.kill('SIGKILL');
+    await proc?.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('never writes a token, API key, card number, catch-URL secret or masked header value', async () => {
+    const card = '4242424242424242';
+    const amexCard = '378282246310005';
+    const apiKeyHeader = 'xak_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+    const catchAuth = 'Basic c2VuZGVyOnMzY3IzdC1wYXNzd29yZA==';
+    const cookie = 'session=ck_5ecret_cookie_value_0123456789';
+    const catchKey = 'CatchSecretKey0123456789abcdefXYZ';
+    const secrets = [token, token.split('_').at(-1)!, card, amexCard, apiKeyHeader, catchAuth, 'c2VuZGVyOnMzY3IzdC1wYXNzd29yZA', cookie.split('=')[1]!, catchKey];
+
+    const body = JSON.stringify({
+      offer: 'x',
+      card_number: card,
+      card: { number: amexCard, cvc: '123', exp_month: 12, exp_year: 2030 },
+      payment_method: { card: { number: card } },
+      token,
+    });
+    let requests = 0;
+    for (const route of routes.filter((r) => r.method !== 'HEAD')) {
+      const path = fillPath(route.url, () => catchKey);
+      const variants: Array<{ query: string; headers: Record<string, string> }> = [
+        { query: '', headers: { authorization: `Bearer ${token}` } },
+        { query: `?api_token=${token}`, headers: {} },
+        { query: `?api_token=${token}&card=${card}`, headers: { 'x-api-key': apiKeyHeader, authorization: catchAuth, cookie } },
+      ];
+      for (const v of variants) {
+        const response = await fetch(`${proc.url}${path}${v.query}`, {
+          method: route.method,
+          headers: { accept: 'application/json', 'content-type': 'application/json', ...v.headers },
+          ...(route.method === 'GET' ? {} : { body }),
+        });
+        await response.arrayBuffer();
+        requests += 1;
+      }
+    }
+    // A request that fails validation, whose error message could echo the input.
+    await (await fetch(`${proc.url}/api/users/me?api_token=${card}`, { headers: { authorization: `Bearer ${card}` } })).arrayBuffer();
+    proc.child.kill('SIGTERM');
+    expect((await proc.exited).code).toBe(0);
+
+    const logs = proc.output();
+    // The test can fail: the process did log every request, at info.
+    expect(logs.match(/"msg":"incoming request"/g)?.length ?? 0).toBeGreaterThanOrEqual(requests);
+    expect(logs).toContain('"url":"/api/users/me?api_token=[REDACTED]"');
+    for (const secret of secrets) {
+      const at = logs.indexOf(secret);
+      expect(at, `found ${secret} in the logs: …${logs.slice(Math.max(0, at - 200), at + 100)}…`).toBe(-1);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,126 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enumerateRoutes, fillPath, type RouteInfo } from '../helpers/routes.ts';
+import { seedOrganization } from '../helpers/seed.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+type Answer = { status: number; body: string };
+
+describe('security of every route', () => {
+  let server: TestServer;
+  let routes: RouteInfo[];
+  let a: Awaited<ReturnType<TestServer['identity']>>;
+  let b: Awaited<ReturnType<TestServer['identity']>>;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    a = await server.identity('Org A');
+    b = await server.identity('Org B');
+    await seedOrganization(server, a.organizationId);
+    await seedOrganization(server, b.organizationId);
+    await server.settle();
+    routes = enumerateRoutes(server.app).filter((r) => r.method !== 'HEAD');
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  async function answer(method: string, path: string, token: string): Promise<Answer> {
+    const response = await server.fetch(path, { method, token });
+    return { status: response.status, body: await response.text() };
+  }
+
+  it('gives a token of org A exactly the unknown-id answer for every id of org B, on every protected route', async () => {
+    const protectedRoutes = routes.filter((r) => r.protected);
+    expect(protectedRoutes.length).toBeGreaterThan(0);
+    // Ids of B, found the way a client finds them: from B's own list routes (GET /x lists the ids /x/:param takes).
+    const idsByPrefix = new Map<string, string[]>();
+    for (const list of protectedRoutes.filter((r) => r.method === 'GET' && r.params.length === 0)) {
+      const response = await server.fetch(list.url, { token: b.token });
+      if (response.status !== 200) continue;
+      const body = (await response.json()) as { data?: Array<{ id?: unknown }> };
+      const ids = (body.data ?? []).map((d) => d.id).filter((id): id is string => typeof id === 'string');
+      idsByPrefix.set(list.url, ids);
+      // A's lists never show B's ids.
+      const ofA = await answer('GET', list.url, a.token);
+      for (const id of ids) expect(ofA.body, `${list.url} of A shows ${id} of B`).not.toContain(id);
+    }
+    const checked: string[] = [];
+    for (const route of protectedRoutes.filter((r) => r.params.length > 0)) {
+      const prefix = route.url.slice(0, route.url.indexOf('/:'));
+      const ids = idsByPrefix.get(prefix) ?? [];
+      expect(ids.length, `no ids of org B found for ${route.method} ${route.url}: seed them in test/helpers/seed.ts`).toBeGreaterThan(0);
+      for (const id of ids.slice(0, 3)) {
+        const path = fillPath(route.url, () => encodeURIComponent(id));
+        // Same shape, no such resource: the id with its last character changed.
+        const unknownId = id.slice(0, -1) + (id.endsWith('Q') ? 'R' : 'Q');
+        const unknownPath = fillPath(route.url, () => encodeURIComponent(unknownId));
+        const own = await answer(route.method, path, b.token);
+        if (route.method === 'GET') expect(own.status, `B reading its own ${path}`).toBe(200);
+        const cross = await answer(route.method, path, a.token);
+        const unknown = await answer(route.method, unknownPath, a.token);
+        expect(cross.status, `${route.method} ${path} with A's token`).toBe(unknown.status);
+        expect(cross.body.replaceAll(id, '<id>')).toBe(unknown.body.replaceAll(unknownId, '<id>'));
+        expect(cross.status).toBeGreaterThanOrEqual(400);
+        checked.push(`${route.method} ${route.url}`);
+      }
+    }
+    console.log(`organization isolation checked on: ${[...new Set(checked)].join(', ') || '(no protected route takes an id yet)'}`);
+  });
+
+  it('keeps no API key in the SQLite files, only its hash', async () => {
+    // Use the tokens, so any request path that might store them has run.
+    for (const token of [a.token, b.token]) expect((await server.fetch('/api/users/me', { token })).status).toBe(200);
+    await server.settle();
+    const bytes = readdirSync(server.dataDir)
+      .filter((f) => f.startsWith('commerce.db'))
+      .map((f) => readFileSync(join(server.dataDir, f)).toString('latin1'))
+      .join('\n');
+    expect(bytes.length).toBeGreaterThan(0);
+    for (const token of [a.token, b.token]) {
+      const secret = token.split('_').at(-1)!;
+      expect(secret).toHaveLength(32);
+      expect(bytes).not.toContain(token);
+      expect(bytes).not.toContain(secret);
+    }
+    // What is there is the SHA-256 of the secret, as hex.
+    const { createHash } = await import('node:crypto');
+    expect(bytes).toContain(createHash('sha256').update(a.token.split('_').at(-1)!).digest('hex'));
+  });
+
+  it('answers 429 with Retry-After and X-RateLimit-* on every public checkout and catch route', async () => {
+    const limited = routes.filter((r) => !r.protected && (r.url.startsWith('/api/checkout') || r.url.startsWith('/hooks/')));
+    for (const route of limited) {
+      expect(route.rateLimited, `${route.method} ${route.url} has no rate limit`).toBe(true);
+      const path = fillPath(route.url, () => 'ratelimitprobe');
+      let last: Response | undefined;
+      for (let i = 0; i < 2000; i++) {
+        last = await server.fetch(path, { method: route.method, headers: { 'content-type': 'application/json' }, ...(route.method === 'GET' ? {} : { body: '{}' }) });
+        if (last.status === 429) break;
+        expect(Number(last.headers.get('x-ratelimit-remaining')), `${route.url} counts down`).toBeGreaterThanOrEqual(0);
+      }
+      expect(last!.status, `${route.method} ${route.url} never answered 429`).toBe(429);
+      expect(await last!.json()).toMatchObject({ message: 'Too Many Attempts.' });
+      expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(last!.headers.get('x-ratelimit-limit'))).toBeGreaterThan(0);
+      expect(last!.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(Number(last!.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+    }
+    console.log(`rate limits checked on: ${limited.map((r) => `${r.method} ${r.url}`).join(', ') || '(none yet)'}`);
+  });
+
+  it('sends strict headers with every HTML page', async () => {
+    const pages: string[] = [];
+    for (const route of routes.filter((r) => r.method === 'GET')) {
+      const response = await server.fetch(fillPath(route.url, () => 'x'), { headers: { accept: 'text/html' }, token: a.token });
+      expect(response.headers.get('x-content-type-options'), route.url).toBe('nosniff');
+      if (!String(response.headers.get('content-type')).startsWith('text/html')) continue;
+      pages.push(route.url);
+      const csp = response.headers.get('content-security-policy') ?? '';
+      expect(csp, `${route.url} CSP`).toMatch(/default-src 'none'|default-src 'self'/);
+      expect(csp, `${route.url} frame-ancestors`).toMatch(/frame-ancestors [^;]+/);
+      expect(csp).not.toMatch(/script-src[^;]*'unsafe-eval'/);
+      expect(response.headers.get('referrer-policy'), route.url).toMatch(/^(no-referrer|strict-origin-when-cross-origin|same-origin|strict-origin)$/);
+    }
+    expect(pages).toContain('/docs');
+  });
+});

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { compose } from '../../app/compose.ts';
+import { loadConfig } from '../../app/config.ts';
+import type { Services } from '../../app/services.ts';
+import type { CommandContext } from '../../commands/handleCommand.ts';
+import { createApiKey, createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
+import { allProjections } from '../../projections/allProjections.ts';
+import { catchUpProjections } from '../../projections/projectionRunner.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+export type ServerProcess = {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code and signal once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+};
+
+/** Our environment without what vitest adds (BASE_URL='/' would be read as our BASE_URL). */
+function cleanEnv(): Record<string, string> {
+  const skip = new Set(['BASE_URL', 'MODE', 'DEV', 'PROD', 'SSR', 'NODE_ENV', 'TEST']);
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (e): e is [string, string] => e[1] !== undefined && !skip.has(e[0]) && !e[0].startsWith('VITEST'),
+    ),
+  );
+}
+
+export const tempDataDir = (prefix = 'commerce-proc-') => mkdtempSync(join(tmpdir(), prefix));
+
+/**
+ * Starts the real server the way `npm start` does (`node bin/commerce.js serve`), on a free port,
+ * and resolves once it prints the address it listens on.
+ */
+export async function startServerProcess(options: { dataDir: string; env?: Record<string, string> }): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['bin/commerce.js', 'serve'], {
+    cwd: ROOT,
+    env: { ...cleanEnv(), DATA_DIR: options.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.once('exit', (code, signal) => res({ code, signal })),
+  );
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`server did not start within 30 s:\n${out}`)), 30_000);
+    const check = () => {
+      const match = /listening on (http:\/\/[\d.:]+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout!.off('data', check);
+        res(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      rej(new Error(`server exited (${code}) before listening:\n${out}`));
+    });
+  });
+  return { url, child, output: () => out, exited };
+}
+
+/** Opens the data directory in this process (as the CLI does), runs `work`, catches read models up and closes. */
+export async function withServices<T>(dataDir: string, work: (services: Services, ctx: (org?: string | null) => CommandContext) => Promise<T>): Promise<T> {
+  const services = await compose(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
+    runProjections: false,
+    logger: { error: (o, m) => console.error(m, o), info: () => undefined },
+  });
+  const ctx = (organizationId: string | null = null): CommandContext => ({
+    store: services.store,
+    metadata: { correlation_id: 'test-seed', actor: { type: 'cli' }, organization_id: organizationId, occurred_at: Math.floor(Date.now() / 1000) },
+  });
+  try {
+    const result = await work(services, ctx);
+    await catchUpProjections(services.store, services.readStore, allProjections);
+    return result;
+  } finally {
+    await services.close();
+  }
+}
+
+/** An organization, a user and an API key written straight into the data directory. */
+export async function seedIdentity(dataDir: string, name = 'Seeded Org'): Promise<{ organizationId: string; token: string }> {
+  return withServices(dataDir, async (_services, ctx) => {
+    const org = await createOrganization(ctx(), { name, timezone: 'UTC' });
+    const user = await createUser(ctx(org.id), { email: `owner-${org.id}@example.com`, organizationId: org.id });
+    const key = await createApiKey(ctx(org.id), { userId: user.id, organizationId: org.id });
+    return { organizationId: org.id, token: key.token };
+  });
+}
