@@ -1,27 +1,62 @@
 import { randomUUID } from 'node:crypto';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from './eventStore.ts';
 
+type Waiter = { metadata: EventMetadata; resolve: (id: number) => void; reject: (error: unknown) => void };
+type Counter = { known: number | null; waiting: Waiter[]; running: boolean };
+
 /**
  * Allocates the integer ids the API shows (Sqid route keys, trigger and workflow ids, invoice
  * numbers) through the event store itself: each id is one event on a counter stream, appended
  * with the expected revision, so several processes on one store never hand out the same id.
  * The id is the event's revision + 1 (ids start at 1).
+ *
+ * Callers of one process are served together: whoever is waiting when an append starts gets one
+ * event each in that single append. A burst of N concurrent callers then costs one append, not N
+ * rounds of conflicts (which, retried one winner at a time, used to exhaust the retries).
  */
-export async function allocateId(store: EventStore, counter: string, metadata: EventMetadata): Promise<number> {
+export function allocateId(store: EventStore, counter: string, metadata: EventMetadata): Promise<number> {
   const stream = `counter-${counter}`;
-  const cache = lastKnown.get(store) ?? new Map<string, number>();
-  lastKnown.set(store, cache);
+  const counters = state.get(store) ?? new Map<string, Counter>();
+  state.set(store, counters);
+  let entry = counters.get(stream);
+  if (!entry) {
+    entry = { known: null, waiting: [], running: false };
+    counters.set(stream, entry);
+  }
+  const c = entry;
+  return new Promise<number>((resolve, reject) => {
+    c.waiting.push({ metadata, resolve, reject });
+    if (!c.running) void drain(store, stream, c);
+  });
+}
+
+async function drain(store: EventStore, stream: string, c: Counter): Promise<void> {
+  c.running = true;
+  try {
+    while (c.waiting.length > 0) {
+      const group = c.waiting.splice(0, 1000);
+      try {
+        const first = await appendGroup(store, stream, c, group);
+        group.forEach((w, i) => w.resolve(first + i));
+      } catch (error) {
+        for (const w of group) w.reject(error);
+      }
+    }
+  } finally {
+    c.running = false;
+  }
+}
+
+/** Appends one IdAllocated event per waiter; returns the first id. Retries only on another process's append. */
+async function appendGroup(store: EventStore, stream: string, c: Counter, group: Waiter[]): Promise<number> {
   // The last revision this process saw is a good guess; a wrong one costs one retry.
-  let known = cache.get(stream) ?? (await lastRevision(store, stream));
+  let known = c.known ?? (await lastRevision(store, stream));
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
-      const { revision } = await store.append(
-        stream,
-        [{ id: randomUUID(), type: 'IdAllocated', data: { id: known + 2 }, metadata }],
-        known === -1 ? 'no_stream' : known,
-      );
-      cache.set(stream, revision);
-      return revision + 1;
+      const events = group.map((w, i) => ({ id: randomUUID(), type: 'IdAllocated', data: { id: known + 2 + i }, metadata: w.metadata }));
+      const { revision } = await store.append(stream, events, known === -1 ? 'no_stream' : known);
+      c.known = revision;
+      return revision - group.length + 2;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       known = error.actual ?? -1;
@@ -30,7 +65,7 @@ export async function allocateId(store: EventStore, counter: string, metadata: E
   throw new Error(`could not allocate an id on ${stream}: too much contention`);
 }
 
-const lastKnown = new WeakMap<EventStore, Map<string, number>>();
+const state = new WeakMap<EventStore, Map<string, Counter>>();
 
 async function lastRevision(store: EventStore, stream: string): Promise<number> {
   const events = await store.readStream(stream);
