@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventMetadata, EventStore } from '../../commands/eventStore.ts';
+import { handleCommand, type CommandContext } from '../../commands/handleCommand.ts';
+import { allocateId } from '../../commands/idAllocator.ts';
+import { createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
+import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
+import type { Decider, DomainEvent } from '../../domain/shared/decider.ts';
+import { DomainError } from '../../domain/shared/domainError.ts';
+
+/**
+ * A running total whose every event records the total it was decided on. If any decision were
+ * made on a stale state (a lost update), some event's `before` would not match the sum of the
+ * events ahead of it.
+ */
+type Added = DomainEvent<'Added', { n: number; before: number }>;
+const counter: Decider<{ total: number }, { n: number }, Added> = {
+  initialState: () => ({ total: 0 }),
+  evolve: (state, event) => ({ total: state.total + event.data.n }),
+  decide: (command, state) => ({ type: 'Added', data: { n: command.n, before: state.total } }),
+};
+
+const metadata = (i: number): EventMetadata => ({
+  correlation_id: `concurrency-${i}`,
+  actor: { type: 'system', name: 'test' },
+  organization_id: null,
+  occurred_at: 1_800_000_000,
+});
+
+describe('concurrent commands on one stream (real SQLite, two connections as two processes)', () => {
+  let dir: string;
+  let stores: EventStore[];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'commerce-concurrency-'));
+    const file = join(dir, 'commerce.db');
+    stores = [openSqliteEventStore({ file }), openSqliteEventStore({ file })];
+  });
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const ctx = (i: number): CommandContext => ({ store: stores[i % 2]!, metadata: metadata(i) });
+
+  it('loses no update: each success is in the stream once, decided on the state that preceded it; the rest answer conflict', async () => {
+    const stream = 'counter_test-1';
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 60 }, (_, i) => handleCommand(ctx(i), stream, counter, { n: i + 1 })),
+    );
+    const ok = outcomes.filter((o) => o.status === 'fulfilled');
+    const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    for (const f of failed) {
+      expect(f.reason).toBeInstanceOf(DomainError);
+      expect((f.reason as DomainError).kind).toBe('conflict');
+    }
+    const events = await stores[0]!.readStream(stream);
+    expect(events.length).toBe(ok.length);
+    expect(ok.length).toBeGreaterThan(0);
+    let total = 0;
+    events.forEach((e, i) => {
+      expect(e.revision).toBe(i);
+      const data = e.data as Added['data'];
+      expect(data.before).toBe(total);
+      total += data.n;
+    });
+    // Each successful command's event is there exactly once (its correlation id).
+    const correlations = events.map((e) => e.metadata.correlation_id);
+    expect(new Set(correlations).size).toBe(correlations.length);
+    const succeeded = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [`concurrency-${i}`] : []));
+    expect(correlations.sort()).toEqual(succeeded.sort());
+  });
+
+  it('hands out distinct ids 1..N to concurrent allocations from both connections', async () => {
+    const ids = await Promise.all(Array.from({ length: 200 }, (_, i) => allocateId(stores[i % 2]!, 'concurrency_test', metadata(i))));
+    expect([...ids].sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  });
+
+  it('creates one user for one email however many create it at once', async () => {
+    const org = await createOrganization(ctx(0), { name: 'Race', timezone: 'UTC' });
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => createUser(ctx(i), { email: 'Race@Example.com', organizationId: org.id }).catch((e: unknown) => e)),
+    );
+    const users = results.filter((r): r is { id: string; created: boolean } => !(r instanceof Error));
+    expect(new Set(users.map((u) => u.id)).size).toBe(1);
+    expect(users.filter((u) => u.created).length).toBe(1);
+    const created = await stores[0]!.readStream(`user-${users[0]!.id}`);
+    expect(created.filter((e) => e.type === 'UserCreated')).toHaveLength(1);
+  });
+});
