@@ -11,6 +11,7 @@ import { customAlphabet } from 'nanoid';
 import type { Services } from '../app/services.ts';
 import { registerErrorHandlers } from './errors.ts';
 import { authPlugin } from './plugins/auth.ts';
+import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
 import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -122,6 +123,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     transform: jsonSchemaTransform,
   });
   await app.register(securityHeadersPlugin);
+  await app.register(jsonErrorsPlugin);
   await app.register(observabilityPlugin, { services });
   await app.register(authPlugin, { services });
   // Routes opt in with `config: { rateLimit: { max, timeWindow, keyGenerator } }`.

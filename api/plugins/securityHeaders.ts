@@ -13,9 +13,13 @@ export const securityHeadersPlugin = fp(
     app.addHook('onSend', async (_request, reply, payload) => {
       const type = String(reply.getHeader('content-type') ?? '');
       if (type.startsWith('text/html')) {
-        if (!reply.hasHeader('content-security-policy')) {
+        const csp = reply.getHeader('content-security-policy');
+        if (csp === undefined) {
           reply.header('content-security-policy', DEFAULT_HTML_CSP);
           reply.header('x-frame-options', 'DENY');
+        } else if (!/(^|;)\s*frame-ancestors\s/.test(String(csp))) {
+          // A policy without frame-ancestors lets any site frame the page (clickjacking): framing is opt-in.
+          reply.header('content-security-policy', `${String(csp).replace(/;\s*$/, '')}; frame-ancestors 'none'`);
         }
         if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'no-referrer');
       }

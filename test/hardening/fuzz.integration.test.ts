@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
  * generated hostile requests, and none may answer 5xx, crash the process, answer a 4xx that is
  * not JSON with a message, or pollute Object.prototype. FUZZ_REQUESTS scales the total.
  */
-const TOTAL_REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 4000);
+const TOTAL_REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 3000);
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'];
 const NASTY_STRINGS = [
@@ -45,14 +45,15 @@ const NASTY_STRINGS = [
 const text = fc.oneof(
   { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   { weight: 3, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
-  { weight: 1, arbitrary: fc.string({ minLength: 1000, maxLength: 20_000, unit: 'grapheme-ascii' }) },
+  // Long strings built by repetition: generating them character by character would cost more than sending them.
+  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 1000, max: 20_000 }), fc.constantFrom('a', 'é', '\u0000', '%', '/', '𝕏', ' ')).map(([n, c]) => c.repeat(n)) },
 );
 
 /** A path segment: usually encoded, sometimes raw bytes a router must survive. */
 const pathValue = fc.oneof(
   { weight: 4, arbitrary: text.map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '?'))) },
   { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%ff%fe', '%00', '%c0%ae%c0%ae', '..%2f..%2f', '%252e%252e', 'a%2Fb', '..', '.') },
-  { weight: 1, arbitrary: fc.string({ minLength: 150, maxLength: 400, unit: fc.constantFrom('a', 'Z', '9', '_', '-') }) },
+  { weight: 1, arbitrary: fc.integer({ min: 150, max: 400 }).map((n) => 'aZ9_-'.repeat(n).slice(0, n)) },
 );
 
 const jsonLeaf = fc.oneof(
@@ -170,12 +171,15 @@ describe('fuzzing every route', () => {
   let routes: RouteInfo[];
   const agent = new Agent({ connections: 4, keepAliveTimeout: 10_000 });
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
+  const timings: string[] = [];
   const stats = { requests: 0, byStatus: new Map<number, number>() };
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // Limits out of the way, so hostile input reaches validation and handlers rather than a 429.
+    server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '100000000', CATCH_RATE_LIMIT_MAX: '100000000', PROMO_RATE_LIMIT_MAX: '100000000' } });
     token = (await server.identity('Fuzz Org')).token;
-    routes = enumerateRoutes(server.app);
+    // HEAD twins of GET routes are reached through the odd methods below.
+    routes = enumerateRoutes(server.app).filter((r) => r.method !== 'HEAD');
   });
   afterAll(async () => {
     await agent.close();
@@ -216,12 +220,14 @@ describe('fuzzing every route', () => {
 
   it('answers thousands of hostile requests across all routes with no 5xx and JSON 4xx bodies', async () => {
     expect(routes.length).toBeGreaterThan(5);
-    const perRoute = Math.max(40, Math.floor(TOTAL_REQUESTS / routes.length));
+    const perRoute = Math.max(30, Math.floor(TOTAL_REQUESTS / routes.length));
     for (const route of routes) {
       const bodies = fc.oneof({ weight: 2, arbitrary: rawBody }, { weight: 2, arbitrary: bodyFor(route) });
+      const started = performance.now();
       await fc.assert(fc.asyncProperty(requestsFor(route, bodies), send), { numRuns: perRoute, endOnFailure: true });
+      timings.push(`${route.method} ${route.url} ${Math.round(performance.now() - started)}ms`);
     }
-    expect(stats.requests).toBeGreaterThanOrEqual(routes.length * 40);
+    expect(stats.requests).toBeGreaterThanOrEqual(routes.length * 30);
   }, 120_000);
 
   it('survives deep JSON, bodies over the limit and very long URLs on every route that takes a body', async () => {
@@ -243,6 +249,7 @@ describe('fuzzing every route', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
+    if (process.env.FUZZ_TIMINGS) console.log(timings.join('\n'));
     console.log(`fuzz: ${stats.requests} requests over ${routes.length} routes; statuses ${JSON.stringify(Object.fromEntries(stats.byStatus))}`);
   });
 });

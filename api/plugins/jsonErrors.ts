@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { STATUS_CODES } from 'node:http';
+
+/**
+ * A safety net for the error contract: every 4xx and 5xx body is JSON with a message. Plugins
+ * that answer on their own (a CORS preflight refused as text/plain, say) are brought into line
+ * here; our own handlers already send JSON and pass through untouched.
+ */
+export const jsonErrorsPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (reply.statusCode < 400 || request.method === 'HEAD') return payload;
+      const type = String(reply.getHeader('content-type') ?? '');
+      if (type.startsWith('application/json') || type.includes('+json')) return payload;
+      const text = typeof payload === 'string' ? payload.trim() : '';
+      const message = text && text.length <= 200 && !text.includes('<') ? text : (STATUS_CODES[reply.statusCode] ?? 'Error');
+      reply.type('application/json; charset=utf-8');
+      reply.removeHeader('content-length');
+      return JSON.stringify({ message: message.endsWith('.') ? message : `${message}.`, code: reply.statusCode >= 500 ? 'server_error' : 'bad_request' });
+    });
+  },
+  { name: 'json-errors' },
+);
