@@ -11,7 +11,13 @@ const currencies = new Set(Intl.supportedValuesOf('currency'));
 const currencyCode = z
   .string()
   .regex(/^[A-Z]{3}$/, 'Must be an ISO 4217 code in capitals, such as EUR.')
-  .refine((c) => currencies.has(c), 'Unknown ISO 4217 currency code.');
+  .refine((c) => !/^[A-Z]{3}$/.test(c) || currencies.has(c), 'Unknown ISO 4217 currency code.');
+
+/**
+ * Cross-field checks run even when a field of the same object failed, so a file's every problem
+ * is listed at once; they read the value defensively since parts of it may be invalid.
+ */
+const always = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null };
 
 /** The narrow symbol people expect on a price (€, $, £), from the code. */
 export function currencySymbol(code: string): string {
@@ -64,21 +70,22 @@ const PlanImport = z
     charges: z.array(ChargeImport).max(50).default([]),
   })
   .superRefine((plan, ctx) => {
-    if (plan.type === 'recurring' && !plan.renew_interval) {
+    const type = plan.type ?? 'recurring';
+    if (type === 'recurring' && !plan.renew_interval) {
       ctx.addIssue({ code: 'custom', path: ['renew_interval'], message: 'A recurring plan needs a renew_interval.' });
     }
-    if (plan.type === 'one_time' && plan.renew_interval) {
+    if (type === 'one_time' && plan.renew_interval) {
       ctx.addIssue({ code: 'custom', path: ['renew_interval'], message: 'A one_time plan does not renew: leave renew_interval null.' });
     }
-    if (plan.type === 'one_time' && !plan.invoice_interval) {
+    if (type === 'one_time' && !plan.invoice_interval) {
       ctx.addIssue({ code: 'custom', path: ['invoice_interval'], message: 'A one_time plan needs an invoice_interval.' });
     }
-    plan.charges.forEach((charge, i) => {
-      if (charge.currency_code && charge.currency_code !== plan.currency_code) {
+    (Array.isArray(plan.charges) ? plan.charges : []).forEach((charge, i) => {
+      if (charge?.currency_code && charge.currency_code !== plan.currency_code) {
         ctx.addIssue({ code: 'custom', path: ['charges', i, 'currency_code'], message: "A charge's currency must be its plan's currency." });
       }
     });
-  });
+  }, always);
 
 const ProductImport = z
   .strictObject({
@@ -94,19 +101,28 @@ const ProductImport = z
     plans: z.array(PlanImport).max(100).default([]),
   })
   .superRefine((product, ctx) => {
-    duplicates(product.plans.map((p) => p.name)).forEach((i) =>
+    duplicates(namesOf(product.plans, 'name')).forEach((i) =>
       ctx.addIssue({ code: 'custom', path: ['plans', i, 'name'], message: 'Plan names must be unique within a product.' }),
     );
-    duplicates(product.features.map((f) => f.id)).forEach((i) =>
+    duplicates(namesOf(product.features, 'id')).forEach((i) =>
       ctx.addIssue({ code: 'custom', path: ['features', i, 'id'], message: 'Feature ids must be unique within a product.' }),
     );
+  }, always);
+
+/** The string `field` of each element (undefined where the element is not valid), positions kept. */
+function namesOf(items: unknown, field: string): Array<string | undefined> {
+  if (!Array.isArray(items)) return [];
+  return items.map((item: unknown) => {
+    const value = item && typeof item === 'object' ? (item as Record<string, unknown>)[field] : undefined;
+    return typeof value === 'string' ? value : undefined;
   });
+}
 
 type ProductImportValue = z.infer<typeof ProductImport>;
 
-function duplicates(values: string[]): number[] {
+function duplicates(values: Array<string | undefined>): number[] {
   const seen = new Set<string>();
-  return values.flatMap((v, i) => (seen.has(v) ? [i] : (seen.add(v), [])));
+  return values.flatMap((v, i) => (v === undefined ? [] : seen.has(v) ? [i] : (seen.add(v), [])));
 }
 
 const familyOf = (f: z.infer<typeof FamilyImport>): Family => ({ id: f.id ?? `fam_${f.lookup_key}`, name: f.name, lookup_key: f.lookup_key });

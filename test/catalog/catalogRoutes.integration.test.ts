@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { families, importProducts, plan, product, productResults } from './catalogFixtures.ts';
 
+type Page = { data: Array<{ id: string }>; links: unknown; meta: unknown };
+
 const LIST_FIELDS = ['id', 'name', 'display_name', 'description', 'family', 'version_number', 'status', 'published_at', 'archived_at'];
 
 describe('catalog routes', () => {
@@ -49,8 +51,8 @@ describe('catalog routes', () => {
 
   it('pages with per_page and page, links carrying both', async () => {
     const path = `${server.url}/api/catalog/products`;
-    const page2 = (await (await get('/api/catalog/products?per_page=3&page=2')).json()) as Record<string, never>;
-    expect((page2.data as Array<{ id: string }>).map((p) => p.id)).toEqual(keys.slice(3, 6));
+    const page2 = (await (await get('/api/catalog/products?per_page=3&page=2')).json()) as Page;
+    expect(page2.data.map((p) => p.id)).toEqual(keys.slice(3, 6));
     expect(page2.links).toEqual({
       first: `${path}?page=1&per_page=3`,
       last: `${path}?page=3&per_page=3`,
@@ -58,10 +60,10 @@ describe('catalog routes', () => {
       next: `${path}?page=3&per_page=3`,
     });
     expect(page2.meta).toEqual({ current_page: 2, from: 4, last_page: 3, path, per_page: 3, to: 6, total: 7 });
-    const last = (await (await get('/api/catalog/products?per_page=3&page=3')).json()) as Record<string, never>;
-    expect((last.data as unknown[]).length).toBe(1);
+    const last = (await (await get('/api/catalog/products?per_page=3&page=3')).json()) as Page;
+    expect(last.data.length).toBe(1);
     expect(last.links).toMatchObject({ next: null, prev: `${path}?page=2&per_page=3` });
-    const beyond = (await (await get('/api/catalog/products?per_page=3&page=9')).json()) as Record<string, never>;
+    const beyond = (await (await get('/api/catalog/products?per_page=3&page=9')).json()) as Page;
     expect(beyond.data).toEqual([]);
     expect(beyond.meta).toMatchObject({ from: null, to: null, current_page: 9, last_page: 3 });
     expect(beyond.links).toMatchObject({ next: null, prev: `${path}?page=3&per_page=3` });
@@ -160,7 +162,7 @@ describe('catalog routes', () => {
     'GET %s answers 401 without a valid token',
     async (template) => {
       const path = template.replace('KEY', keys[0]!);
-      for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }]) {
+      for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }] as Array<Record<string, string>>) {
         const response = await server.fetch(path, { headers });
         expect(response.status).toBe(401);
         expect(await response.json()).toEqual({ message: 'Unauthenticated.', code: 'unauthenticated' });
