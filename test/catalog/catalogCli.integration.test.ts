@@ -79,6 +79,8 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', ()
     await eventually(async () => {
       const detail = (await (await get(`/api/catalog/products/${made!.id}`)).json()) as { status: string; archived_at: number | null };
       expect(detail).toMatchObject({ status: 'archived', archived_at: expect.any(Number) });
+      const listed = (await (await get('/api/catalog/products')).json()) as ListBody;
+      expect(listed.data.find((p) => p.id === made!.id)).toMatchObject({ status: 'archived', version_number: 2 });
     }, 1000);
   });
 
