@@ -21,6 +21,11 @@ CREATE TABLE IF NOT EXISTS documents (
 CREATE TABLE IF NOT EXISTS checkpoints (
   name TEXT PRIMARY KEY,
   position INTEGER
+);
+CREATE TABLE IF NOT EXISTS leases (
+  name TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
 );`;
 
 /**
@@ -45,6 +50,13 @@ export function openSqliteReadStore(options: { file: string }): ReadStore {
     'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
   );
   const deleteCheckpointStmt = db.prepare('DELETE FROM checkpoints WHERE name = ?');
+  // One statement takes a free or expired lease, or renews our own; any other holder keeps it.
+  const acquireLeaseStmt = db.prepare(
+    `INSERT INTO leases (name, owner, expires_at) VALUES (@name, @owner, @expires)
+     ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+     WHERE leases.owner = excluded.owner OR leases.expires_at <= @now`,
+  );
+  const releaseLeaseStmt = db.prepare('DELETE FROM leases WHERE name = ? AND owner = ?');
   const statements = new Map<string, Database.Statement<unknown[], { doc?: string; n?: number }>>();
   const prepared = (sql: string) => {
     let stmt = statements.get(sql);
@@ -115,6 +127,12 @@ export function openSqliteReadStore(options: { file: string }): ReadStore {
     },
     async reset(name, collections) {
       resetTx.immediate(name, collections);
+    },
+    async acquireLease(name, owner, ttlMs, now) {
+      return acquireLeaseStmt.run({ name, owner, expires: now + ttlMs, now }).changes === 1;
+    },
+    async releaseLease(name, owner) {
+      releaseLeaseStmt.run(name, owner);
     },
     async close() {
       db.close();
