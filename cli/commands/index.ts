@@ -2,7 +2,9 @@ import type { CliCommand } from '../command.ts';
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
+import { eventsCopyCommand } from './events.ts';
 import { serveCommand } from './serve.ts';
+import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -13,4 +15,7 @@ export const allCommands: CliCommand[] = [
   apiKeyCreateCommand,
   apiKeyRevokeCommand,
   projectionsRebuildCommand,
+  workerProjectionsCommand,
+  workerAutomationCommand,
+  eventsCopyCommand,
 ];

@@ -6,6 +6,7 @@ export const serveCommand: CliCommand = {
   path: ['serve'],
   usage: 'serve',
   description: 'Run the HTTP API and its projections (what `npm start` runs).',
+  longRunning: true,
   async run() {
     const server = await startServer(loadConfig());
     console.log(`commerce service listening on ${server.url} (docs: ${server.url}/docs)`);
