@@ -16,8 +16,11 @@ function serialise(obj: object): object {
 /** Runs until SIGTERM or SIGINT, then stops at a checkpoint and gives its leases up. */
 async function runUntilSignal(kind: string, start: () => Promise<Worker>): Promise<never> {
   const worker = await start();
+  // Keeps the process up even with nothing registered to run (no jobs yet): a worker waits for a signal.
+  const keepAlive = setInterval(() => undefined, 60_000);
   logger.info({ worker: worker.owner }, `${kind} worker started`);
   const stop = (signal: string) => {
+    clearInterval(keepAlive);
     logger.info({ signal }, `${kind} worker stopping`);
     worker.stop().then(
       () => process.exit(0),

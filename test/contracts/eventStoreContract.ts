@@ -274,9 +274,9 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
   });
 }
 
-export async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const started = Date.now();
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }
