@@ -164,8 +164,12 @@ function conditionSql(path: string, condition: Condition): [string, unknown[]] {
   if (condition === null) return [`${path} IS NULL`, []];
   if (typeof condition !== 'object') return [`${path} = ?`, [condition]];
   if ('$in' in condition) {
-    if (condition.$in.length === 0) return ['0', []];
-    return [`${path} IN (${condition.$in.map(() => '?').join(', ')})`, condition.$in];
+    // IN never matches NULL: a null in the list means "or missing/null", as in MongoDB.
+    const values = condition.$in.filter((v) => v !== null);
+    const orNull = values.length < condition.$in.length ? [`${path} IS NULL`] : [];
+    const inList = values.length > 0 ? [`${path} IN (${values.map(() => '?').join(', ')})`] : [];
+    const clauses = [...inList, ...orNull];
+    return [clauses.length === 0 ? '0' : `(${clauses.join(' OR ')})`, values];
   }
   if ('$lt' in condition) return [`${path} < ?`, [condition.$lt]];
   if ('$lte' in condition) return [`${path} <= ?`, [condition.$lte]];

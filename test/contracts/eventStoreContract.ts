@@ -211,6 +211,24 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       expect(received).toEqual(['C']);
     });
 
+    it('close() ends running subscriptions cleanly', async () => {
+      const fixture = await factory();
+      fixtures.push(fixture);
+      const store = await fixture.connect();
+      const p = prefix();
+      await store.append(`${p}-s`, [newEvent('A')], 'no_stream');
+      let seen = 0;
+      const sub = store.subscribe(
+        async (events) => {
+          seen += events.length;
+        },
+        { after: null, streamPrefixes: [p] },
+      );
+      await until(() => seen === 1);
+      await store.close();
+      await expect(sub.done).resolves.toBeUndefined();
+    });
+
     it('rejects done when the handler fails, and delivers nothing more', async () => {
       const store = await open();
       const p = prefix();

@@ -82,6 +82,28 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       ]);
     });
 
+    it('$in with null also matches a null or missing field; limit 0 finds nothing', async () => {
+      const store = await open();
+      await store.upsert('c', { id: 'a', status: 'open' });
+      await store.upsert('c', { id: 'b', status: null });
+      await store.upsert('c', { id: 'c' });
+      await store.upsert('c', { id: 'd', status: 'paid' });
+      expect(ids(await store.find('c', { filter: { status: { $in: ['open', null] } } }))).toEqual(['a', 'b', 'c']);
+      expect(ids(await store.find('c', { filter: { status: { $in: [null] } } }))).toEqual(['b', 'c']);
+      expect(await store.count('c', { status: { $in: ['paid', null] } })).toBe(3);
+      expect(await store.find('c', { limit: 0 })).toEqual([]);
+    });
+
+    it('sorts null and missing values first ascending and last descending', async () => {
+      const store = await open();
+      await store.upsert('c', { id: 'a', at: 5 });
+      await store.upsert('c', { id: 'b', at: null });
+      await store.upsert('c', { id: 'c', at: 1 });
+      await store.upsert('c', { id: 'd' });
+      expect(ids(await store.find('c', { sort: [['at', 1]] }))).toEqual(['b', 'd', 'c', 'a']);
+      expect(ids(await store.find('c', { sort: [['at', -1]] }))).toEqual(['a', 'c', 'b', 'd']);
+    });
+
     it('sorts ascending and descending with the id as tie-break, and pages with skip and limit', async () => {
       const store = await seeded();
       expect(ids(await store.find('products', { sort: [['price', 1]] }))).toEqual(['p5', 'p1', 'p2', 'p3', 'p4']);
