@@ -69,7 +69,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         if (out.length >= limit) break;
       }
     } finally {
-      read.destroy();
+      await stopReading(read);
     }
     return out;
   }
@@ -174,7 +174,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
           if (event) return event.position;
         }
       } finally {
-        read.destroy();
+        await stopReading(read);
       }
       return null;
     },
@@ -186,4 +186,10 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
       if (owned) await client.dispose();
     },
   };
+}
+
+/** Leaving a read early: destroying the stream alone would leave its gRPC call open. */
+async function stopReading(read: { cancel(): Promise<void>; destroy(): unknown }): Promise<void> {
+  await read.cancel().catch(() => undefined);
+  read.destroy();
 }

@@ -91,6 +91,8 @@ export async function openMongoReadStore(url: string, dbName: string): Promise<R
       return fromMongoDoc<T>(await db.collection(collectionName(collection)).findOne({ _id: id as never }));
     },
     async find<T extends Doc>(collection: string, query: Query = {}) {
+      // MongoDB reads limit 0 as "no limit"; the port means none.
+      if (query.limit === 0) return [];
       const { sort, skip, limit, projection } = toFindOptions(query);
       const docs = await db
         .collection(collectionName(collection))
