@@ -28,7 +28,8 @@ import {
  * - a position is exact up to Number.MAX_SAFE_INTEGER (2^53 - 1 bytes, about 9 PB of log); past
  *   that the mapping throws instead of rounding;
  * - legacy explicit transactions (TCP client, removed in v24) give several events one commit
- *   position; we never write those, and reading one fails loudly rather than misorder events.
+ *   position; we never write those, and reading one fails loudly rather than misorder events;
+ * - stream reads carry the position only from EventStoreDB 22.10 on (older servers send -1).
  */
 
 export function toEsdbExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
@@ -58,8 +59,15 @@ export function isStreamNotFound(error: unknown): error is StreamNotFoundError {
   return error instanceof StreamNotFoundError;
 }
 
+/** What servers send for "no position" (-1 as an unsigned 64-bit integer). */
+const NO_POSITION = 2n ** 64n - 1n;
+
 /** Our global position of a `$all` position. */
 export function toGlobalPosition(position: Position): number {
+  if (position.commit === NO_POSITION || position.prepare === NO_POSITION) {
+    // Servers before 22.10 leave the $all position out of stream reads.
+    throw new Error('the server sent no $all position for an event; EventStoreDB 22.10 or later is required');
+  }
   if (position.commit !== position.prepare) {
     throw new Error(
       `event at commit ${position.commit} / prepare ${position.prepare} belongs to a legacy multi-event transaction, which this adapter does not support`,
@@ -93,7 +101,7 @@ export function toEventData(event: NewEvent): EventData {
 export function toRecordedEvent(event: EsdbRecordedEvent | undefined): RecordedEvent | null {
   if (!event || !event.isJson || !isOurEvent(event)) return null;
   if (!event.position) {
-    throw new Error(`event ${event.id} of ${event.streamId} came without a $all position; EventStoreDB 20.6 or later is required`);
+    throw new Error(`event ${event.id} of ${event.streamId} came without a $all position; EventStoreDB 22.10 or later is required`);
   }
   return {
     id: event.id,

@@ -121,10 +121,12 @@ describe('EventStoreDB mapping', () => {
     expect(isOurEvent({ streamId: 'checkout_session-1', type: 'CheckoutSessionCreated' })).toBe(true);
   });
 
-  it('refuses a stream event without a position (servers before 20.6)', () => {
+  it('refuses a stream event without a position (servers before 22.10 send none, or -1)', () => {
     const event = esdbEvent();
     const { position: _position, ...withoutPosition } = event;
-    expect(() => toRecordedEvent(withoutPosition as EsdbRecordedEvent)).toThrow(/position/);
+    expect(() => toRecordedEvent(withoutPosition as EsdbRecordedEvent)).toThrow(/22\.10/);
+    const minusOne = 2n ** 64n - 1n;
+    expect(() => toRecordedEvent(esdbEvent({ position: { commit: minusOne, prepare: minusOne } }))).toThrow(/22\.10/);
   });
 
   it('builds JSON event data with our id, type, data and metadata', () => {
