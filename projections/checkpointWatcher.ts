@@ -2,10 +2,13 @@ import type { Projection } from './projection.ts';
 import type { ProjectionRunner } from './projectionRunner.ts';
 import type { ReadStore } from './readStore.ts';
 
+type Waiter = { position: number; deadline: number; resolve: (ok: boolean) => void };
+
 /**
  * A ProjectionRunner for a process that does not run the projections itself (an API process on
- * the production profile): it reads your own writes by polling the checkpoints that the
- * projection worker stores beside its writes.
+ * the production profile): it reads its own writes by polling the checkpoints the projection
+ * worker stores beside its writes. One poll loop serves every waiting request, and runs only
+ * while someone waits.
  */
 export function watchProjections(
   readStore: ReadStore,
@@ -14,9 +17,11 @@ export function watchProjections(
 ): ProjectionRunner {
   let lowest: number | null = null;
   let stopped = false;
+  let polling = false;
+  const waiters = new Set<Waiter>();
 
   const refresh = async (): Promise<number | null> => {
-    let low: number | null = Number.POSITIVE_INFINITY;
+    let low = Number.POSITIVE_INFINITY;
     for (const p of projections) {
       const checkpoint = await readStore.readCheckpoint(p.name);
       if (checkpoint === null) return (lowest = null);
@@ -25,20 +30,49 @@ export function watchProjections(
     return (lowest = low === Number.POSITIVE_INFINITY ? null : low);
   };
 
-  return {
-    async waitFor(position, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!stopped) {
-        const low = await refresh();
-        if (low !== null && low >= position) return true;
-        if (Date.now() >= deadline) return false;
-        await new Promise((r) => setTimeout(r, pollIntervalMs));
+  const settle = (low: number | null) => {
+    const now = Date.now();
+    for (const w of waiters) {
+      const reached = low !== null && low >= w.position;
+      if (reached || now >= w.deadline || stopped) {
+        waiters.delete(w);
+        w.resolve(reached);
       }
-      return false;
+    }
+  };
+
+  const poll = async () => {
+    if (polling) return;
+    polling = true;
+    try {
+      while (waiters.size > 0) {
+        let low: number | null = lowest;
+        try {
+          low = await refresh();
+        } catch {
+          // A read store hiccup: the waiters keep waiting until their deadline.
+        }
+        settle(low);
+        if (waiters.size > 0) await new Promise((r) => setTimeout(r, pollIntervalMs));
+      }
+    } finally {
+      polling = false;
+    }
+  };
+
+  return {
+    waitFor(position, timeoutMs = 5000) {
+      if (stopped) return Promise.resolve(false);
+      if (lowest !== null && lowest >= position) return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        waiters.add({ position, deadline: Date.now() + timeoutMs, resolve });
+        void poll();
+      });
     },
     checkpoint: () => lowest,
     async stop() {
       stopped = true;
+      settle(lowest);
     },
   };
 }
