@@ -27,15 +27,25 @@ export default async function setup(project: TestProject): Promise<Stop> {
   if (!eventstoreUrl || !mongodbUrl) {
     if (await dockerEngineAnswers()) {
       const containers = await import('./helpers/productionContainers.ts');
-      if (!eventstoreUrl) {
-        const started = await containers.startEventStoreDb();
-        eventstoreUrl = started.url;
-        stops.push(started.stop);
-      }
-      if (!mongodbUrl) {
-        const started = await containers.startMongoReplicaSet();
-        mongodbUrl = started.url;
-        stops.push(started.stop);
+      try {
+        if (!eventstoreUrl) {
+          const started = await containers.startEventStoreDb();
+          eventstoreUrl = started.url;
+          stops.push(started.stop);
+        }
+        if (!mongodbUrl) {
+          const started = await containers.startMongoReplicaSet();
+          mongodbUrl = started.url;
+          stops.push(started.stop);
+        }
+      } catch (error) {
+        // An engine that cannot pull or start the images (offline, say): skip, and say why.
+        console.log(
+          `production-profile tests skipped: a Docker engine answers but the containers did not start (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+        );
+        await Promise.all(stops.splice(0).map((stop) => stop().catch(() => undefined)));
+        eventstoreUrl = process.env.EVENTSTORE_URL || null;
+        mongodbUrl = process.env.MONGODB_URL || null;
       }
     } else if (!eventstoreUrl && !mongodbUrl) {
       console.log('production-profile tests skipped: no Docker engine and no EVENTSTORE_URL/MONGODB_URL');
