@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,27 @@ describe('SQLite event store durability', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ id: event.id, type: 'Durable', data: { value: 'kept' }, position });
     await store.close();
+    await dispose();
+  });
+});
+
+describe('integer ids across processes (SQLite)', () => {
+  it('three processes allocating at once on one file never hand out the same id', { timeout: 60_000 }, async () => {
+    const { file, dispose } = tempFile();
+    const script = `const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'commands/sqlite/sqliteEventStore.ts'))});
+      const { allocateId } = await import(${JSON.stringify(join(process.cwd(), 'commands/idAllocator.ts'))});
+      const store = openSqliteEventStore({ file: ${JSON.stringify(file)} });
+      const metadata = { correlation_id: 'req_p', actor: { type: 'cli' }, organization_id: null, occurred_at: 0 };
+      const ids = await Promise.all(Array.from({ length: 20 }, () => allocateId(store, 'invoice', metadata)));
+      console.log(JSON.stringify(ids));
+      await store.close();`;
+    const run = promisify(execFile);
+    const outputs = await Promise.all(
+      [1, 2, 3].map(() => run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' })),
+    );
+    const ids = outputs.flatMap((o) => JSON.parse(o.stdout) as number[]);
+    expect(ids).toHaveLength(60);
+    expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
     await dispose();
   });
 });
