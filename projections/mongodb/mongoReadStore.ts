@@ -24,12 +24,19 @@ type LeaseDoc = { _id: string; owner: string; expires_at: number };
  * standalone server it falls back to position-guarded writes (see mongoMapping.ts), so a batch
  * applied twice still leaves the same state.
  */
-export async function openMongoReadStore(url: string, dbName: string): Promise<ReadStore> {
+export async function openMongoReadStore(
+  url: string,
+  dbName: string,
+  options: {
+    /** auto: transactions when the server has them; never: position-guarded writes (tests use it). */
+    transactions?: 'auto' | 'never';
+  } = {},
+): Promise<ReadStore> {
   const client = new MongoClient(url);
   await client.connect();
   const db: Db = client.db(dbName);
   const hello = await db.admin().command({ hello: 1 });
-  const transactions = supportsTransactions(hello);
+  const transactions = options.transactions !== 'never' && supportsTransactions(hello);
   const checkpoints = db.collection<CheckpointDoc>(CHECKPOINTS);
   const leases = db.collection<LeaseDoc>(LEASES);
 

@@ -21,10 +21,10 @@ describe.skipIf(!eventstoreUrl)('production profile: EventStoreDB', () => {
 
 describe.skipIf(!mongodbUrl)('production profile: MongoDB', () => {
   // One database per test, dropped afterwards.
-  readStoreContract('MongoDB', async () => {
+  const fixture = (transactions: 'auto' | 'never') => async () => {
     const dbName = `contract_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
     return {
-      connect: () => openMongoReadStore(mongodbUrl!, dbName),
+      connect: () => openMongoReadStore(mongodbUrl!, dbName, { transactions }),
       dispose: async () => {
         const client = new MongoClient(mongodbUrl!);
         try {
@@ -34,5 +34,8 @@ describe.skipIf(!mongodbUrl)('production profile: MongoDB', () => {
         }
       },
     };
-  });
+  };
+  readStoreContract('MongoDB (transactions)', fixture('auto'));
+  // What a standalone server gets: position-guarded writes, then the checkpoint.
+  readStoreContract('MongoDB (position-guarded, no transactions)', fixture('never'));
 });
