@@ -82,7 +82,8 @@ describe('workers', () => {
     const worker = startWorker(dataDir, 'automation');
     await until(() => worker.lines.some((l) => l.includes('automation worker started')), 20_000);
     worker.child.kill('SIGTERM');
-    expect(await worker.exited).toBe(0);
+    const code = await worker.exited;
+    expect({ code, lines: worker.lines }).toMatchObject({ code: 0 });
   });
 
   it('runUnderLease: one runner at a time; a stopped runner hands over at once', async () => {
