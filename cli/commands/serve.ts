@@ -9,7 +9,6 @@ export const serveCommand: CliCommand = {
   longRunning: true,
   async run() {
     const server = await startServer(loadConfig());
-    console.log(`commerce service listening on ${server.url} (docs: ${server.url}/docs)`);
     const stop = (signal: string) => {
       console.log(`${signal}: finishing in-flight requests…`);
       server.close().then(
@@ -22,6 +21,8 @@ export const serveCommand: CliCommand = {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    // Announced only once the signal handlers are in: a supervisor may signal as soon as it reads this.
+    console.log(`commerce service listening on ${server.url} (docs: ${server.url}/docs)`);
     await new Promise(() => undefined);
   },
   format: () => '',

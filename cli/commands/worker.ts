@@ -15,11 +15,13 @@ function serialise(obj: object): object {
 
 /** Runs until SIGTERM or SIGINT, then stops at a checkpoint and gives its leases up. */
 async function runUntilSignal(kind: string, start: () => Promise<Worker>): Promise<never> {
-  const worker = await start();
-  // Keeps the process up even with nothing registered to run (no jobs yet): a worker waits for a signal.
-  const keepAlive = setInterval(() => undefined, 60_000);
-  logger.info({ worker: worker.owner }, `${kind} worker started`);
+  // Signal handlers go in before anything is announced: a supervisor may signal as soon as it
+  // reads the "started" line, and an unhandled SIGTERM would kill the process mid-batch.
+  let worker: Worker | null = null;
+  let signalled: string | null = null;
   const stop = (signal: string) => {
+    signalled = signal;
+    if (!worker) return; // stopped right after start, below
     clearInterval(keepAlive);
     logger.info({ signal }, `${kind} worker stopping`);
     worker.stop().then(
@@ -32,6 +34,11 @@ async function runUntilSignal(kind: string, start: () => Promise<Worker>): Promi
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  // Keeps the process up even with nothing registered to run (no jobs yet): a worker waits for a signal.
+  const keepAlive = setInterval(() => undefined, 60_000);
+  worker = await start();
+  logger.info({ worker: worker.owner }, `${kind} worker started`);
+  if (signalled) stop(signalled);
   return new Promise<never>(() => undefined);
 }
 
