@@ -3,7 +3,9 @@ import { importCommand, productArchiveCommand, productPublishCommand } from './c
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
+import { eventsCopyCommand } from './events.ts';
 import { serveCommand } from './serve.ts';
+import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -17,4 +19,7 @@ export const allCommands: CliCommand[] = [
   productPublishCommand,
   productArchiveCommand,
   projectionsRebuildCommand,
+  workerProjectionsCommand,
+  workerAutomationCommand,
+  eventsCopyCommand,
 ];
