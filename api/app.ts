@@ -14,6 +14,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
 import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
+import { catalogRoutes } from './routes/catalog/catalogRoutes.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
 
@@ -138,6 +139,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   await app.register(identityRoutes, { services });
+  await app.register(catalogRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }

@@ -24,7 +24,7 @@ function help(): string {
     '',
     ...allCommands.map((c) => `  ${c.usage.padEnd(width)}  ${c.description}`),
     '',
-    'Environment: DATA_DIR (default ./data), PORT, HOST, BASE_URL; see the README.',
+    'Environment: DATA_DIR (default ./data), PORT, HOST, BASE_URL, EVENTSTORE_URL + MONGODB_URL; see the README.',
   ].join('\n');
 }
 
@@ -45,8 +45,17 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, options: optionSpec, allowPositionals: true, strict: true });
   const json = values.json === true;
   const config = loadConfig();
-  if (command.path[0] === 'serve') {
+  if (command.longRunning) {
     await command.run({ options: values, args: positionals } as unknown as CliContext);
+    return 0;
+  }
+  if (command.standalone) {
+    const result = await command.run({
+      options: values,
+      args: positionals,
+      interactive: !json && process.stderr.isTTY === true,
+    } as unknown as CliContext);
+    console.log(json ? JSON.stringify(result) : (command.format as (r: unknown) => string)(result));
     return 0;
   }
   const services = await compose(config, {
@@ -90,7 +99,11 @@ main(process.argv.slice(2)).then(
       console.error(`commerce: ${error.message}`);
       process.exitCode = 2;
     } else if (error instanceof DomainError) {
-      console.error(`commerce: ${error.message}${error.fields ? ` ${JSON.stringify(error.fields)}` : ''}`);
+      // One line per field error (an import lists every problem of its file), path first.
+      console.error(`commerce: ${error.message}`);
+      for (const [field, messages] of Object.entries(error.fields ?? {})) {
+        for (const message of messages) console.error(`  ${field}: ${message}`);
+      }
       process.exitCode = 1;
     } else if (error instanceof Error && 'code' in error && error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       console.error(`commerce: ${error.message}`);

@@ -1,8 +1,11 @@
 import type { CliCommand } from '../command.ts';
+import { importCommand, productArchiveCommand, productPublishCommand } from './catalog.ts';
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
+import { eventsCopyCommand } from './events.ts';
 import { serveCommand } from './serve.ts';
+import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -12,5 +15,11 @@ export const allCommands: CliCommand[] = [
   userCreateCommand,
   apiKeyCreateCommand,
   apiKeyRevokeCommand,
+  importCommand,
+  productPublishCommand,
+  productArchiveCommand,
   projectionsRebuildCommand,
+  workerProjectionsCommand,
+  workerAutomationCommand,
+  eventsCopyCommand,
 ];
