@@ -35,8 +35,8 @@ export async function startServer(config: Config): Promise<{ url: string; close(
       // 1. No new requests; in-flight ones finish. 2. Subscribers stop after their batch in flight.
       await app.close();
       await jobs.stop();
-      // 3. Projections apply what those appended, so the read models stop exactly at the head.
-      const head = await services.store.headPosition();
+      // 3. Projections run here apply what those appended, so the read models stop exactly at the head.
+      const head = runProjections ? await services.store.headPosition() : null;
       if (head !== null && services.projections && !(await services.projections.waitFor(head, 10_000))) {
         app.log.warn({ head, checkpoint: services.projections.checkpoint() }, 'projections did not reach the head before shutdown');
       }

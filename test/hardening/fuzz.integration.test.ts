@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedOrganization } from '../helpers/seed.ts';
 import { enumerateRoutes, fillPath, type RouteInfo } from '../helpers/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
@@ -9,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
  * generated hostile requests, and none may answer 5xx, crash the process, answer a 4xx that is
  * not JSON with a message, or pollute Object.prototype. FUZZ_REQUESTS scales the total.
  */
-const TOTAL_REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 3000);
+const TOTAL_REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2500);
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'];
 const NASTY_STRINGS = [
@@ -149,11 +150,15 @@ type FuzzRequest = {
   withToken: boolean;
 };
 
+/** Real ids of seeded data, so hostile bodies and queries also reach handlers past the lookup. */
+let realIds: string[] = [];
+
 function requestsFor(route: RouteInfo, bodies: fc.Arbitrary<string | Uint8Array | undefined>): fc.Arbitrary<FuzzRequest> {
+  const segment = realIds.length > 0 ? fc.oneof({ weight: 2, arbitrary: pathValue }, { weight: 1, arbitrary: fc.constantFrom(...realIds) }) : pathValue;
   const queryKey = fc.oneof(fc.constantFrom(...route.queryKeys, ...PROTO_KEYS, 'api_token', 'page', 'per_page', 'a[b]', '__proto__[polluted]', 'constructor[prototype][polluted]'), fc.string({ maxLength: 8 }));
   return fc.record({
     method: fc.oneof({ weight: 4, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constantFrom(...ODD_METHODS) }),
-    path: fc.array(pathValue, { minLength: route.params.length, maxLength: route.params.length }).map((values) => {
+    path: fc.array(segment, { minLength: route.params.length, maxLength: route.params.length }).map((values) => {
       let i = 0;
       return fillPath(route.url, () => values[i++] ?? 'x');
     }),
@@ -177,7 +182,11 @@ describe('fuzzing every route', () => {
   beforeAll(async () => {
     // Limits out of the way, so hostile input reaches validation and handlers rather than a 429.
     server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '100000000', CATCH_RATE_LIMIT_MAX: '100000000', PROMO_RATE_LIMIT_MAX: '100000000' } });
-    token = (await server.identity('Fuzz Org')).token;
+    const me = await server.identity('Fuzz Org');
+    token = me.token;
+    const seeded = await seedOrganization(server, me.organizationId);
+    const products = (await (await server.fetch('/api/catalog/products', { token })).json()) as { data: Array<{ id: string }> };
+    realIds = [...Object.values(seeded).flat(), ...products.data.map((p) => p.id)].map(encodeURIComponent);
     // HEAD twins of GET routes are reached through the odd methods below.
     routes = enumerateRoutes(server.app).filter((r) => r.method !== 'HEAD');
   });
