@@ -22,26 +22,34 @@ const median = (values: number[]) => {
 };
 
 /**
- * The other areas' benchmarks return their figures in one of a few shapes; all become rows:
- * an array of {name|figure|label, value, unit?, ratio?}, or an object of name → number.
+ * The other areas' benchmarks return a BenchResult ({name, ours, reference, ratio, unit}: our
+ * service against a bare reference doing the same work), or an array of them; rows of
+ * {figure|name, value, unit, ratio} and objects of name → number are taken too.
  */
 function toRows(benchmark: string, result: unknown): Row[] {
-  const items: unknown[] = Array.isArray(result)
+  const list: unknown[] = Array.isArray(result)
     ? result
-    : result && typeof result === 'object' && Array.isArray((result as { rows?: unknown }).rows)
-      ? (result as { rows: unknown[] }).rows
+    : result && typeof result === 'object' && ('name' in result || 'figure' in result)
+      ? [result]
       : result && typeof result === 'object'
         ? Object.entries(result as Record<string, unknown>)
             .filter(([, v]) => typeof v === 'number')
             .map(([name, value]) => ({ name, value }))
         : [];
-  return items.flatMap((item) => {
+  return list.flatMap((item): Row[] => {
     if (!item || typeof item !== 'object') return [];
     const o = item as Record<string, unknown>;
-    const figure = String(o.figure ?? o.name ?? o.label ?? o.metric ?? 'value');
-    const value = Number(o.value ?? o.median ?? o.rps ?? o.requestsPerSecond ?? NaN);
+    const figure = String(o.figure ?? o.name ?? o.label ?? 'value');
+    const unit = String(o.unit ?? '');
+    if (typeof o.ours === 'number' && typeof o.reference === 'number') {
+      return [
+        { benchmark, figure: `${figure}: ours`, value: o.ours, unit, ratio: Number(o.ratio ?? o.ours / o.reference).toFixed(2) },
+        { benchmark, figure: `${figure}: reference`, value: o.reference, unit, ratio: '1.00' },
+      ];
+    }
+    const value = Number(o.value ?? o.median ?? NaN);
     if (!Number.isFinite(value)) return [];
-    const row: Row = { benchmark, figure, value, unit: String(o.unit ?? '') };
+    const row: Row = { benchmark, figure, value, unit };
     if (o.ratio !== undefined) row.ratio = typeof o.ratio === 'number' ? o.ratio.toFixed(2) : String(o.ratio);
     return [row];
   });
@@ -109,7 +117,7 @@ rows.push(
   ...(await medianRows('projection rebuild', async () => {
     const f = await runRebuildBench();
     return [
-      { figure: `rebuild, ${f.events} events`, value: f.rebuildEventsPerSecond, unit: 'events/s', ratio: f.ratio },
+      { figure: `rebuild of all ${f.projections} projections from ${f.logEvents} events (events applied per s)`, value: f.rebuildEventsPerSecond, unit: 'events/s', ratio: f.ratio },
       { figure: 'raw SQLite insert loop (ceiling)', value: f.rawInsertsPerSecond, unit: 'rows/s', ratio: 1 },
     ];
   })),
