@@ -1,5 +1,7 @@
+import { automationProjection } from './automation/automationProjection.ts';
 import { identityProjection } from './identity/identityProjection.ts';
 import type { Projection } from './projection.ts';
+import { promoProjection } from './promos/promoProjection.ts';
 
 /** Every read model, in the order a rebuild runs them. */
-export const allProjections: readonly Projection[] = [identityProjection];
+export const allProjections: readonly Projection[] = [identityProjection, automationProjection, promoProjection];
