@@ -1,9 +1,20 @@
 import type { CliCommand } from '../command.ts';
+import {
+  promoListCommand,
+  sequenceListCommand,
+  sequencePauseCommand,
+  sequenceResumeCommand,
+  triggerListCommand,
+  triggerReplaceCommand,
+  workflowShowCommand,
+} from './automation.ts';
 import { importCommand, productArchiveCommand, productPublishCommand } from './catalog.ts';
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
+import { eventsCopyCommand } from './events.ts';
 import { serveCommand } from './serve.ts';
+import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -16,5 +27,15 @@ export const allCommands: CliCommand[] = [
   importCommand,
   productPublishCommand,
   productArchiveCommand,
+  sequenceListCommand,
+  sequencePauseCommand,
+  sequenceResumeCommand,
+  triggerListCommand,
+  triggerReplaceCommand,
+  promoListCommand,
+  workflowShowCommand,
   projectionsRebuildCommand,
+  workerProjectionsCommand,
+  workerAutomationCommand,
+  eventsCopyCommand,
 ];
