@@ -1,4 +1,13 @@
 import type { CliCommand } from '../command.ts';
+import {
+  promoListCommand,
+  sequenceListCommand,
+  sequencePauseCommand,
+  sequenceResumeCommand,
+  triggerListCommand,
+  triggerReplaceCommand,
+  workflowShowCommand,
+} from './automation.ts';
 import { importCommand, productArchiveCommand, productPublishCommand } from './catalog.ts';
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
@@ -18,6 +27,13 @@ export const allCommands: CliCommand[] = [
   importCommand,
   productPublishCommand,
   productArchiveCommand,
+  sequenceListCommand,
+  sequencePauseCommand,
+  sequenceResumeCommand,
+  triggerListCommand,
+  triggerReplaceCommand,
+  promoListCommand,
+  workflowShowCommand,
   projectionsRebuildCommand,
   workerProjectionsCommand,
   workerAutomationCommand,

@@ -1,3 +1,4 @@
+import { promosSection, sequencesSection } from '../automation/automationImport.ts';
 import { familiesSection, productsSection } from '../catalog/catalogImport.ts';
 import type { ImportSection } from './importSection.ts';
 
@@ -8,4 +9,6 @@ import type { ImportSection } from './importSection.ts';
 export const importSections: readonly ImportSection[] = [
   familiesSection as ImportSection,
   productsSection as ImportSection,
+  promosSection as ImportSection,
+  sequencesSection as ImportSection,
 ];
