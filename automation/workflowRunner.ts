@@ -93,6 +93,7 @@ async function runWorkflow(services: Services, workflowId: number, started: Star
     const { result, attempts } = await runAction(services, action, scope, ctx(), workflowId, step, signal);
     // Stopped mid-step: leave it started, not completed; the next run resumes here.
     if (signal.aborted) throw new Aborted('stopped');
+    if (action.type === 'send_webhook') services.metrics.webhookResult(result.success);
     await handleCommand(ctx(), stream, workflowDecider, {
       type: 'CompleteStep',
       workflowId,

@@ -1,3 +1,4 @@
+import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
 import { runImport } from '../../commands/import/importFile.ts';
 import type { TestServer } from './testServer.ts';
 
@@ -29,5 +30,18 @@ export async function seedOrganization(server: TestServer, organizationId: strin
     },
   );
   await server.settle();
-  return {};
+  const sequence = await createSequence(ctx(), { organizationId, name: 'Seed sequence', actions: [] });
+  const trigger = await createTrigger(ctx(), { organizationId, sequenceId: sequence.id, name: 'Seed trigger' });
+  await server.settle();
+  const caught = await server.fetch(`/hooks/catch/${sequence.route_key}/${trigger.route_key}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `buyer-${tag}@example.com` }),
+  });
+  const workflowId = ((await caught.json()) as { workflow_id: number | null }).workflow_id;
+  await server.settle();
+  return {
+    trigger_id: [String(trigger.id)],
+    workflow_id: workflowId === null ? [] : [String(workflowId)],
+  };
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { automationFixture, TEST_ENV, webhookAction } from '../automation/fixtures.ts';
+import { eventually, startReceiver } from '../helpers/receiver.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /** The value of one sample line of the exposition text, or undefined when absent. */
@@ -115,6 +117,33 @@ describe('readiness when projections fall behind or a store is gone', () => {
       expect((await server.fetch('/healthz')).status).toBe(200);
     } finally {
       await server.close({ remove: true });
+    }
+  });
+});
+
+describe('outbound webhook metrics', () => {
+  it('counts each Send Webhook result by success, as the automation worker records it', async () => {
+    const receiver = await startReceiver((call, res) => {
+      res.writeHead(call.url.startsWith('/fail') ? 500 : 200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    const server = await startTestServer({ env: TEST_ENV });
+    try {
+      const { organizationId } = await server.identity();
+      const ok = await automationFixture(server, organizationId, [webhookAction(`${receiver.url}/ok`)]);
+      const failing = await automationFixture(server, organizationId, [webhookAction(`${receiver.url}/fail`)]);
+      for (const path of [ok.path, ok.path, failing.path]) {
+        const r = await server.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"a@example.com"}' });
+        expect(r.status).toBe(200);
+      }
+      const text = await eventually(async () => {
+        const t = await (await server.fetch('/metrics')).text();
+        return sample(t, 'outbound_webhooks_total', { result: 'success' }) === 2 && sample(t, 'outbound_webhooks_total', { result: 'failure' }) === 1 ? t : null;
+      });
+      expect(sample(text, 'outbound_webhooks_total', { result: 'failure' })).toBe(1);
+    } finally {
+      await server.close({ remove: true });
+      await receiver.close();
     }
   });
 });
