@@ -1,0 +1,99 @@
+import { request as httpRequest } from 'node:http';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { join } from 'node:path';
+import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
+import { allProjections } from '../../projections/allProjections.ts';
+import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
+
+/** A POST whose body arrives in two halves, `gapMs` apart: a slow client, in flight for that long. */
+function slowPost(url: string, path: string, body: string, gapMs: number, onHeadersSent: () => void): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    const half = Math.floor(body.length / 2);
+    req.write(body.slice(0, half));
+    req.flushHeaders();
+    onHeadersSent();
+    setTimeout(() => req.end(body.slice(half)), gapMs);
+  });
+}
+
+describe('graceful shutdown of the real server process', () => {
+  const dataDir = tempDataDir('commerce-shutdown-');
+  let proc: ServerProcess;
+  let catchPath: string;
+  beforeAll(async () => {
+    const { organizationId } = await seedIdentity(dataDir, 'Shutdown Org');
+    catchPath = await withServices(dataDir, async (_s, ctx) => {
+      const sequence = await createSequence(ctx(organizationId), { organizationId, name: 'Shutdown', actions: [] });
+      const trigger = await createTrigger(ctx(organizationId), { organizationId, sequenceId: sequence.id, name: 'Shutdown' });
+      return `/hooks/catch/${sequence.route_key}/${trigger.route_key}`;
+    });
+    proc = await startServerProcess({ dataDir, env: { LOG_LEVEL: 'info' } });
+  }, 60_000);
+  afterAll(async () => {
+    if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+    await proc.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('on SIGTERM finishes the request in flight, stops projections at the head and exits 0', async () => {
+    // Some writes before, so the projections have work at the moment of the signal.
+    for (let i = 0; i < 5; i++) {
+      const r = await fetch(`${proc.url}${catchPath}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"email":"early${i}@example.com"}` });
+      expect(r.status).toBe(200);
+    }
+    const cli = openSqliteEventStore({ file: join(dataDir, 'commerce.db') });
+    let signalled = false;
+    const slow = slowPost(proc.url, catchPath, JSON.stringify({ email: 'slow@example.com', ref: 'x'.repeat(400) }), 800, () => {
+      // Signal once the server holds the request (headers and half the body).
+      setTimeout(() => {
+        signalled = true;
+        proc.child.kill('SIGTERM');
+      }, 300);
+      // Just before the slow request completes (and the server goes on to stop its subscribers),
+      // another process (the CLI, say) appends: the projections have not polled these yet, and
+      // must still apply them before the process exits.
+      setTimeout(() => {
+        for (let i = 0; i < 20; i++) {
+          void createOrganization(
+            { store: cli, metadata: { correlation_id: 'cli-during-shutdown', actor: { type: 'cli' }, organization_id: null, occurred_at: 1_800_000_000 } },
+            { name: `Late ${i}`, timezone: 'UTC' },
+          );
+        }
+      }, 720);
+    });
+    const answer = await slow;
+    await new Promise((r) => setTimeout(r, 50));
+    await cli.close();
+    expect(signalled).toBe(true);
+    expect(answer.status, answer.body).toBe(200);
+    const workflowId = (JSON.parse(answer.body) as { workflow_id: number }).workflow_id;
+    expect(Number.isInteger(workflowId)).toBe(true);
+
+    // New connections are refused once the signal is in.
+    await expect(fetch(`${proc.url}/healthz`)).rejects.toThrow();
+    const exit = await proc.exited;
+    expect(exit.code).toBe(0);
+    expect(proc.output()).toContain('SIGTERM: finishing in-flight requests');
+
+    await withServices(dataDir, async (services) => {
+      const head = await services.store.headPosition();
+      for (const p of allProjections) expect(await services.readStore.readCheckpoint(p.name), p.name).toBe(head);
+      const log = await services.store.readAll({ after: null, limit: 100_000 });
+      // The slow request's write is in the log: its workflow started at that position.
+      expect(log.some((e) => e.type === 'WorkflowStarted' && e.position === workflowId)).toBe(true);
+    });
+  }, 60_000);
+});
