@@ -8,6 +8,8 @@ import { runImport } from '../../commands/import/importFile.ts';
 import type { ProductWriteResult } from '../../commands/catalog/productCommands.ts';
 import type { CliCommand, CliContext } from '../command.ts';
 import { demoCatalog } from './demoCatalog.ts';
+import { demoOffers } from './demoOffer.ts';
+import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
 
 export const DEMO_ORGANIZATION_ID = 'org_demo';
 export const DEMO_EMAIL = 'demo@example.com';
@@ -18,6 +20,8 @@ export type DemoResult = {
   token: string;
   /** Route keys of the demo products. */
   products: string[];
+  /** A published offer of the demo catalog, for the public checkout routes. */
+  offer: { id: string; slug: string; uuid: string };
 };
 
 /**
@@ -34,14 +38,16 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   // Imported by key: a second run finds the same three products and records nothing new.
   const imported = await runImport(
     { command: cmd, organizationId: DEMO_ORGANIZATION_ID, readStore: ctx.services.readStore, catchUp: ctx.catchUp },
-    demoCatalog,
+    { ...demoCatalog, offers: demoOffers },
   );
   const products = (imported.sections.products as ProductWriteResult[]).map((p) => p.id);
+  const [offer] = imported.sections.offers as OfferImportResult[];
   return {
     organization: { id: DEMO_ORGANIZATION_ID },
     user: { id: user.id, email: user.email },
     token: key.token,
     products,
+    offer: { id: offer!.id, slug: offer!.slug, uuid: offer!.uuid },
   };
 }
 
@@ -62,5 +68,7 @@ export const demoCommand: CliCommand = {
         `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/catalog/products/${id}`,
         `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/catalog/products/${id}/plans`,
       ]),
+      `  curl "http://127.0.0.1:3000/api/checkout?offer=${d.offer.slug}"`,
+      `  curl -X POST -H "Content-Type: application/json" -d '{"offer":"${d.offer.slug}"}' http://127.0.0.1:3000/api/checkout/sessions`,
     ].join('\n'),
 };

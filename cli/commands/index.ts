@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command.ts';
 import { importCommand, productArchiveCommand, productPublishCommand } from './catalog.ts';
+import { offerArchiveCommand, offerPublishCommand, replaySessionCommand } from './checkout.ts';
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
@@ -16,5 +17,8 @@ export const allCommands: CliCommand[] = [
   importCommand,
   productPublishCommand,
   productArchiveCommand,
+  offerPublishCommand,
+  offerArchiveCommand,
+  replaySessionCommand,
   projectionsRebuildCommand,
 ];

@@ -1,4 +1,5 @@
 import { familiesSection, productsSection } from '../catalog/catalogImport.ts';
+import { offersSection } from '../checkout/offerImport.ts';
 import type { ImportSection } from './importSection.ts';
 
 /**
@@ -8,4 +9,5 @@ import type { ImportSection } from './importSection.ts';
 export const importSections: readonly ImportSection[] = [
   familiesSection as ImportSection,
   productsSection as ImportSection,
+  offersSection as ImportSection,
 ];
