@@ -1,4 +1,13 @@
 import type { CliCommand } from '../command.ts';
+import {
+  promoListCommand,
+  sequenceListCommand,
+  sequencePauseCommand,
+  sequenceResumeCommand,
+  triggerListCommand,
+  triggerReplaceCommand,
+  workflowShowCommand,
+} from './automation.ts';
 import { importCommand, productArchiveCommand, productPublishCommand } from './catalog.ts';
 import { offerArchiveCommand, offerPublishCommand, replaySessionCommand } from './checkout.ts';
 import { demoCommand } from './demo.ts';
@@ -20,5 +29,12 @@ export const allCommands: CliCommand[] = [
   offerPublishCommand,
   offerArchiveCommand,
   replaySessionCommand,
+  sequenceListCommand,
+  sequencePauseCommand,
+  sequenceResumeCommand,
+  triggerListCommand,
+  triggerReplaceCommand,
+  promoListCommand,
+  workflowShowCommand,
   projectionsRebuildCommand,
 ];

@@ -1,3 +1,4 @@
+import { promosSection, sequencesSection } from '../automation/automationImport.ts';
 import { familiesSection, productsSection } from '../catalog/catalogImport.ts';
 import { offersSection } from '../checkout/offerImport.ts';
 import type { ImportSection } from './importSection.ts';
@@ -10,4 +11,6 @@ export const importSections: readonly ImportSection[] = [
   familiesSection as ImportSection,
   productsSection as ImportSection,
   offersSection as ImportSection,
+  promosSection as ImportSection,
+  sequencesSection as ImportSection,
 ];
