@@ -23,6 +23,11 @@ describe('templates', () => {
     const action = { type: 'send_webhook' as const, url: 'https://x.test/', method: 'POST' as const, payload: '{}', headers: {}, signing_secret: null };
     expect(prepareRequest(action, {}, 'k', 0).headers['content-type']).toBe('application/json');
     expect(prepareRequest({ ...action, headers: { 'Content-Type': 'text/plain' } }, {}, 'k', 0).headers['content-type']).toBe('text/plain');
+    const framed = prepareRequest({ ...action, headers: { Host: '169.254.169.254', 'Content-Length': '1', 'Transfer-Encoding': 'chunked', 'Idempotency-Key': 'mine' } }, {}, 'k', 0).headers;
+    expect(framed).not.toHaveProperty('host');
+    expect(framed).not.toHaveProperty('content-length');
+    expect(framed).not.toHaveProperty('transfer-encoding');
+    expect(framed['idempotency-key']).toBe('k');
     const get = prepareRequest({ ...action, method: 'GET', payload: '' }, {}, 'k', 0);
     expect(get.payload).toBe('');
     expect(get.headers['content-type']).toBeUndefined();
@@ -73,6 +78,12 @@ describe('promo decider', () => {
     spec.given([]).when({ type: 'CreatePromo', slug: 'p', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, now: 0 }).then([created]);
     spec.given([]).when({ type: 'CreatePromo', slug: 'p', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers: [{ ...tiers[0]!, discount_percent: 10 }], now: 0 }).thenThrows('invalid_tier');
     spec.given([]).when({ type: 'CreatePromo', slug: 'Bad Slug', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, now: 0 }).thenThrows('invalid_slug');
+  });
+  it('updates a promo only when something changed, within its organization', () => {
+    const update = { type: 'UpdatePromo' as const, organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, now: 5 };
+    spec.given([created]).when(update).then([]);
+    spec.given([created]).when({ ...update, endsAt: 200 }).then([{ type: 'PromoUpdated', data: { name: 'P', starts_at: 0, ends_at: 200, tiers, updated_at: 5 } }]);
+    spec.given([created]).when({ ...update, organizationId: 'org_b' }).thenThrows('not_found');
   });
   it('enrols an email once (normalised), refuses after the end and for another organization', () => {
     spec.given([created]).when(enrol).then([enrolled]);
