@@ -23,6 +23,18 @@ export const ConfigSchema = z.object({
   CHECKOUT_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   /** How often the expiry job looks for checkout sessions past their expiry. */
   CHECKOUT_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(10).default(30_000),
+  /** The MongoDB database holding read models, checkpoints and leases. */
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1-63 letters, digits, _ or -').default('commerce'),
+  /**
+   * Whether `serve` runs the projections in its own process. auto: yes on the embedded profile,
+   * no on the production profile (a `commerce worker projections` process does, and every API
+   * process waits for its checkpoints to read its own writes).
+   */
+  RUN_PROJECTIONS: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** Whether `serve` runs the background jobs (automation); auto as for RUN_PROJECTIONS. */
+  RUN_BACKGROUND_JOBS: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** How long a worker's lease on a projection or a job lasts unless renewed (a third of it). */
+  LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
   /** Catch URLs: requests per trigger per window (429 above). */
   CATCH_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
   CATCH_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
@@ -44,6 +56,17 @@ export const ConfigSchema = z.object({
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** EventStoreDB + MongoDB rather than the embedded SQLite file. */
+export function isProductionProfile(config: Config): boolean {
+  return Boolean(config.EVENTSTORE_URL && config.MONGODB_URL);
+}
+
+/** Resolves an auto|true|false setting: auto means yes on the embedded profile only. */
+export function runsInApi(config: Config, setting: 'RUN_PROJECTIONS' | 'RUN_BACKGROUND_JOBS'): boolean {
+  const value = config[setting];
+  return value === 'auto' ? !isProductionProfile(config) : value === 'true';
+}
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
