@@ -1,5 +1,6 @@
 import { automationJob } from '../automation/workflowRunner.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
+import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
 import type { Services } from './services.ts';
 
 export type BackgroundJob = {
@@ -13,7 +14,7 @@ export type BackgroundJob = {
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob];
+export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob];
 
 export async function startBackgroundJobs(
   services: Services,

@@ -18,6 +18,11 @@ export const ConfigSchema = z.object({
   /** Production profile: both set selects EventStoreDB + MongoDB instead of the embedded SQLite file. */
   EVENTSTORE_URL: z.string().min(1).optional(),
   MONGODB_URL: z.string().min(1).optional(),
+  /** Public checkout routes: requests per client address and route within the window. */
+  CHECKOUT_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
+  CHECKOUT_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** How often the expiry job looks for checkout sessions past their expiry. */
+  CHECKOUT_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(10).default(30_000),
   /** The MongoDB database holding read models, checkpoints and leases. */
   MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1-63 letters, digits, _ or -').default('commerce'),
   /**

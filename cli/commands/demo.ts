@@ -11,6 +11,8 @@ import { demoCatalog } from './demoCatalog.ts';
 import { demoAutomation, DEMO_PROMO_SLUG } from './demoAutomation.ts';
 import { catchUrl } from './automation.ts';
 import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
+import { demoOffers } from './demoOffer.ts';
+import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
 
 export const DEMO_ORGANIZATION_ID = 'org_demo';
 export const DEMO_EMAIL = 'demo@example.com';
@@ -25,6 +27,8 @@ export type DemoResult = {
   catch_url: string;
   trigger_id: number;
   promo: { slug: string };
+  /** A published offer of the demo catalog, for the public checkout routes. */
+  offer: { id: string; slug: string; uuid: string };
 };
 
 /**
@@ -41,9 +45,10 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   // Imported by key: a second run finds the same three products and records nothing new.
   const imported = await runImport(
     { command: cmd, organizationId: DEMO_ORGANIZATION_ID, readStore: ctx.services.readStore, catchUp: ctx.catchUp },
-    { ...demoCatalog, ...demoAutomation(cmd.metadata.occurred_at) },
+    { ...demoCatalog, offers: demoOffers, ...demoAutomation(cmd.metadata.occurred_at) },
   );
   const products = (imported.sections.products as ProductWriteResult[]).map((p) => p.id);
+  const [offer] = imported.sections.offers as OfferImportResult[];
   const trigger = (imported.sections.sequences as SequenceImportResult[])[0]!.triggers[0]!;
   const [, , , sequenceKey, triggerKey] = trigger.catch_path.split('/');
   return {
@@ -54,6 +59,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     catch_url: catchUrl(ctx.services, sequenceKey!, triggerKey!),
     trigger_id: trigger.trigger_id,
     promo: { slug: DEMO_PROMO_SLUG },
+    offer: { id: offer!.id, slug: offer!.slug, uuid: offer!.uuid },
   };
 }
 
@@ -76,5 +82,7 @@ export const demoCommand: CliCommand = {
       ]),
       `  curl -X POST -H "Content-Type: application/json" -d '{"email":"fan@example.com","ref":"demo-1"}' ${d.catch_url}`,
       `  curl http://127.0.0.1:3000/api/promos/${d.promo.slug}`,
+      `  curl "http://127.0.0.1:3000/api/checkout?offer=${d.offer.slug}"`,
+      `  curl -X POST -H "Content-Type: application/json" -d '{"offer":"${d.offer.slug}"}' http://127.0.0.1:3000/api/checkout/sessions`,
     ].join('\n'),
 };

@@ -9,6 +9,7 @@ import {
   workflowShowCommand,
 } from './automation.ts';
 import { importCommand, productArchiveCommand, productPublishCommand } from './catalog.ts';
+import { offerArchiveCommand, offerPublishCommand, replaySessionCommand } from './checkout.ts';
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
@@ -27,6 +28,9 @@ export const allCommands: CliCommand[] = [
   importCommand,
   productPublishCommand,
   productArchiveCommand,
+  offerPublishCommand,
+  offerArchiveCommand,
+  replaySessionCommand,
   sequenceListCommand,
   sequencePauseCommand,
   sequenceResumeCommand,
