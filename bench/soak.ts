@@ -9,6 +9,9 @@
 import { rmSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { load, type LoadRequest } from './loadClient.ts';
+import { publishOffer, upsertOffer } from '../commands/checkout/offerCommands.ts';
+import { runImport } from '../commands/import/importFile.ts';
+import { offerContent } from '../test/checkout/checkoutFixtures.ts';
 import { seedIdentity, startServerProcess, tempDataDir, withServices } from '../test/helpers/serverProcess.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
@@ -33,22 +36,48 @@ const median = (v: number[]) => {
   return s.length === 0 ? 0 : s[Math.floor(s.length / 2)]!;
 };
 
-/** The requests of the load: the catalog and session routes when they exist, identity otherwise. */
-async function workload(dataDir: string): Promise<{ requests: LoadRequest[]; routes: string }> {
-  const { token } = await seedIdentity(dataDir, 'Soak Org');
+/** The requests of the load: the catalog list and detail, and session creation. */
+async function seed(dataDir: string): Promise<string> {
+  const { token, organizationId } = await seedIdentity(dataDir, 'Soak Org');
+  await withServices(dataDir, async (services, ctx) => {
+    await runImport(
+      { command: ctx(organizationId), organizationId, readStore: services.readStore, catchUp: async () => undefined },
+      {
+        products: Array.from({ length: 20 }, (_, i) => ({
+          key: `soak-${i}`,
+          name: `soak ${i}`,
+          display_name: `Soak ${i}`,
+          description: 'Soak test product',
+          published: true,
+          plans: [{ name: 'monthly', display_name: 'Monthly', description: 'Monthly', renew_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 1900 }] }],
+        })),
+      },
+    );
+    const offer = await upsertOffer(ctx(organizationId), { organizationId, slug: 'soak-offer', ...offerContent() });
+    await publishOffer(ctx(organizationId), offer.uuid);
+  });
+  return token;
+}
+
+async function workload(url: string, token: string): Promise<{ requests: LoadRequest[]; routes: string }> {
   const auth = { authorization: `Bearer ${token}`, accept: 'application/json' };
-  const requests: LoadRequest[] = [{ method: 'GET', path: '/api/users/me', headers: auth }];
-  await withServices(dataDir, async () => undefined);
+  const list = (await (await fetch(`${url}/api/catalog/products`, { headers: auth })).json()) as { data: Array<{ id: string }> };
+  const requests: LoadRequest[] = [
+    { method: 'GET', path: '/api/catalog/products', headers: auth },
+    { method: 'GET', path: `/api/catalog/products/${list.data[0]!.id}`, headers: auth },
+    { method: 'POST', path: '/api/checkout/sessions', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: '{"offer":"soak-offer"}' },
+  ];
   return { requests, routes: requests.map((r) => `${r.method} ${r.path}`).join(', ') };
 }
 
 const dataDir = tempDataDir('commerce-soak-');
-const { requests, routes } = await workload(dataDir);
+const token = await seed(dataDir);
 const server = await startServerProcess({
   dataDir,
   env: { LOG_LEVEL: 'warn', CHECKOUT_RATE_LIMIT: '100000000', CATCH_RATE_LIMIT_MAX: '100000000', PROMO_RATE_LIMIT_MAX: '100000000' },
 });
 const pid = server.child.pid!;
+const { requests, routes } = await workload(server.url, token);
 try {
   console.log(`soak: ${routes}; ${SECONDS} s in ${INTERVAL} s intervals`);
   const peak = await load({ url: server.url, connections: CONNECTIONS, duration: PEAK_SECONDS, requests });

@@ -9,6 +9,8 @@ import { createOrganization, createUser } from '../../commands/identity/identity
 import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.ts';
 import { DomainError } from '../../domain/shared/domainError.ts';
+import { makeOffer } from '../checkout/checkoutFixtures.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /**
  * A running total whose every event records the total it was decided on. If any decision were
@@ -86,5 +88,48 @@ describe('concurrent commands on one stream (real SQLite, two connections as two
     expect(users.filter((u) => u.created).length).toBe(1);
     const created = await stores[0]!.readStream(`user-${users[0]!.id}`);
     expect(created.filter((e) => e.type === 'UserCreated')).toHaveLength(1);
+  });
+});
+
+describe('concurrent requests over HTTP on one resource', () => {
+  let server: TestServer;
+  let offerSlug: string;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '1000000' } });
+    const { organizationId } = await server.identity('Concurrent Org');
+    offerSlug = (await makeOffer(server, organizationId)).slug;
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    server.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+  it('creates one session for 20 concurrent creations with one Idempotency-Key', async () => {
+    const responses = await Promise.all(Array.from({ length: 20 }, () => post('/api/checkout/sessions', { offer: offerSlug }, { 'idempotency-key': 'concurrent-key-1' })));
+    const bodies = await Promise.all(responses.map(async (r) => ({ status: r.status, body: (await r.json()) as { session?: { id: string } } })));
+    expect(bodies.every((b) => b.status === 201), JSON.stringify(bodies.filter((b) => b.status !== 201).slice(0, 2))).toBe(true);
+    const ids = new Set(bodies.map((b) => b.body.session!.id));
+    expect(ids.size).toBe(1);
+    const log = await server.services.store.readAll({ after: null, limit: 100_000 });
+    expect(log.filter((e) => e.type === 'CheckoutSessionCreated' && e.stream.endsWith([...ids][0]!))).toHaveLength(1);
+  });
+
+  it('charges a session once when 10 pay requests race', async () => {
+    const created = (await (await post('/api/checkout/sessions', { offer: offerSlug })).json()) as { session: { id: string } };
+    const id = created.session.id;
+    const card = { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' };
+    const responses = await Promise.all(Array.from({ length: 10 }, () => post(`/api/checkout/sessions/${id}/pay`, { card })));
+    const statuses = responses.map((r) => r.status);
+    for (const r of responses) await r.arrayBuffer();
+    expect(statuses.filter((s) => s === 200).length, `statuses ${statuses.join(',')}`).toBeGreaterThanOrEqual(1);
+    for (const s of statuses) expect([200, 409, 410, 422]).toContain(s);
+    const log = await server.services.store.readAll({ after: null, limit: 100_000 });
+    const mine = log.filter((e) => e.stream.endsWith(id) || (e.type === 'InvoicePaid' && log.some((x) => x.type === 'CheckoutSessionStarted' && x.stream.endsWith(id) && e.stream.endsWith((x.data as { invoice_id: string }).invoice_id))));
+    expect(mine.filter((e) => e.type === 'CheckoutSessionCompleted')).toHaveLength(1);
+    expect(mine.filter((e) => e.type === 'InvoicePaid')).toHaveLength(1);
+    await server.settle();
+    const read = (await (await server.fetch(`/api/checkout/sessions/${id}`)).json()) as { session: { status: string; invoice: { status: string } } };
+    expect(read.session.status).toBe('completed');
+    expect(read.session.invoice.status).toBe('paid');
   });
 });

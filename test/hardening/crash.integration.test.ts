@@ -3,14 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
 import type { RecordedEvent } from '../../commands/eventStore.ts';
 import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
 import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { rebuildProjection } from '../../projections/projectionRunner.ts';
+import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';
 import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
 
+const CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' };
 const ENV = {
   LOG_LEVEL: 'warn',
   CHECKOUT_RATE_LIMIT: '1000000',
@@ -45,6 +48,8 @@ describe('crash: SIGKILL under load, then restart on the same data', () => {
     let organizationId: string;
     ({ token, organizationId } = await seedIdentity(dataDir, 'Crash Org'));
     catchPath = await withServices(dataDir, async (_s, ctx) => {
+      const offer = await upsertOffer(ctx(organizationId), { organizationId, slug: 'crash-offer', ...offerContent() });
+      await publishOffer(ctx(organizationId), offer.uuid);
       const action = (n: number) => ({
         type: 'send_webhook' as const,
         url: `${receiver.url}/step${n}`,
@@ -84,11 +89,20 @@ describe('crash: SIGKILL under load, then restart on the same data', () => {
         return null; // The process died under this request: it was never acknowledged.
       }
     };
+    const buyer = async () => {
+      while (!stop) {
+        const created = await call('session', '/api/checkout/sessions', { offer: 'crash-offer' });
+        const id = (created?.session as { id?: string } | undefined)?.id;
+        if (!id) continue;
+        if (!(await call('start', `/api/checkout/sessions/${id}/start`, {}))) continue;
+        await call('pay', `/api/checkout/sessions/${id}/pay`, { card: CARD });
+      }
+    };
     let leads = 0;
     const sender = async () => {
       while (!stop) await call('catch', catchPath, { email: `lead${leads++}@example.com` });
     };
-    const load = [sender(), sender(), sender(), sender()];
+    const load = [buyer(), buyer(), buyer(), sender(), sender(), sender()];
     // Kill once enough has been acknowledged and workflow deliveries are under way.
     await eventually(async () => acknowledged.length >= 60 && receiver.calls.length >= 5, 30_000);
     proc.child.kill('SIGKILL');
@@ -118,6 +132,12 @@ describe('crash: SIGKILL under load, then restart on the same data', () => {
       expect(((await r.json()) as { status: string }).status).toBe('completed');
     }
     await eventually(async () => (await fetch(`${proc!.url}/readyz`)).status === 200, 10_000);
+    // Every paid session reads completed through the restarted server.
+    for (const paid of acknowledged.filter((a) => a.kind === 'pay')) {
+      const id = (paid.body.session as { id: string }).id;
+      const r = await fetch(`${proc.url}/api/checkout/sessions/${id}`);
+      expect(((await r.json()) as { session: { status: string } }).session.status).toBe('completed');
+    }
     proc.child.kill('SIGTERM');
     expect((await proc.exited).code).toBe(0);
 

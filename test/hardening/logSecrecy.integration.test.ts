@@ -1,8 +1,11 @@
 import { rmSync } from 'node:fs';
 import { request } from 'undici';
+import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
+import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enumerateRoutes, fillPath, type RouteInfo } from '../helpers/routes.ts';
-import { seedIdentity, startServerProcess, tempDataDir, type ServerProcess } from '../helpers/serverProcess.ts';
+import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
 import { startTestServer } from '../helpers/testServer.ts';
 
 /**
@@ -14,13 +17,24 @@ describe('logs of the real server process', () => {
   let proc: ServerProcess;
   let routes: RouteInfo[];
   let token: string;
+  let catchPath: string;
+  let catchKeys: string[];
 
   beforeAll(async () => {
     // The route list comes from the app itself; the process below runs the same code.
     const probe = await startTestServer();
     routes = enumerateRoutes(probe.app);
     await probe.close({ remove: true });
-    ({ token } = await seedIdentity(dataDir));
+    let organizationId: string;
+    ({ token, organizationId } = await seedIdentity(dataDir));
+    // A published offer and a real catch URL, so the flows below reach their handlers.
+    ({ catchPath, catchKeys } = await withServices(dataDir, async (_s, ctx) => {
+      const offer = await upsertOffer(ctx(organizationId), { organizationId, slug: 'log-offer', ...offerContent() });
+      await publishOffer(ctx(organizationId), offer.uuid);
+      const sequence = await createSequence(ctx(organizationId), { organizationId, name: 'Logs', actions: [] });
+      const trigger = await createTrigger(ctx(organizationId), { organizationId, sequenceId: sequence.id, name: 'Logs' });
+      return { catchPath: `/hooks/catch/${sequence.route_key}/${trigger.route_key}`, catchKeys: [sequence.route_key, trigger.route_key] };
+    }));
     proc = await startServerProcess({ dataDir, env: { LOG_LEVEL: 'info' } });
   }, 60_000);
   afterAll(async () => {
@@ -64,6 +78,20 @@ describe('logs of the real server process', () => {
         requests += 1;
       }
     }
+    // The real flows: a session paid by card, and the catch URL with credentials in its headers.
+    const post = (path: string, payload: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${proc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload) });
+    const created = await post('/api/checkout/sessions', { offer: 'log-offer', customer: { email: 'buyer@example.com' } });
+    expect(created.status).toBe(201);
+    const sessionId = ((await created.json()) as { session: { id: string } }).session.id;
+    expect((await post(`/api/checkout/sessions/${sessionId}/start`, {})).status).toBe(200);
+    const paid = await post(`/api/checkout/sessions/${sessionId}/pay`, { card: { number: card, exp_month: 12, exp_year: 2099, cvc: '123' } });
+    expect(paid.status).toBe(200);
+    const declined = await post(`/api/checkout/sessions/${sessionId}/pay`, { card: { number: '4000 0000 0000 0002', exp_month: 12, exp_year: 2099, cvc: '123' } });
+    expect(declined.status).toBeGreaterThanOrEqual(400);
+    const caught = await post(catchPath, { email: 'lead@example.com' }, { authorization: catchAuth, 'x-api-key': apiKeyHeader });
+    expect(caught.status).toBe(200);
+    secrets.push(...catchKeys, '4000000000000002', '4000 0000 0000 0002');
     // A request that fails validation, whose error message could echo the input.
     await (await fetch(`${proc.url}/api/users/me?api_token=${card}`, { headers: { authorization: `Bearer ${card}` } })).arrayBuffer();
     proc.child.kill('SIGTERM');

@@ -1,5 +1,7 @@
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
 import { runImport } from '../../commands/import/importFile.ts';
+import { offerContent } from '../checkout/checkoutFixtures.ts';
 import type { TestServer } from './testServer.ts';
 
 export type SeededIds = Record<string, string[]>;
@@ -29,7 +31,19 @@ export async function seedOrganization(server: TestServer, organizationId: strin
       })),
     },
   );
+  const offer = await upsertOffer(ctx(), { organizationId, slug: `seed-${tag}`, ...offerContent() });
+  await publishOffer(ctx(), offer.uuid);
   await server.settle();
+  const sessions: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const response = await server.fetch('/api/checkout/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ offer: offer.slug }),
+    });
+    if (response.status !== 201) throw new Error(`seeding a session: ${response.status} ${await response.text()}`);
+    sessions.push(((await response.json()) as { session: { id: string } }).session.id);
+  }
   const sequence = await createSequence(ctx(), { organizationId, name: 'Seed sequence', actions: [] });
   const trigger = await createTrigger(ctx(), { organizationId, sequenceId: sequence.id, name: 'Seed trigger' });
   await server.settle();
@@ -41,7 +55,9 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   const workflowId = ((await caught.json()) as { workflow_id: number | null }).workflow_id;
   await server.settle();
   return {
+    id: sessions,
     trigger_id: [String(trigger.id)],
     workflow_id: workflowId === null ? [] : [String(workflowId)],
+    offer: [offer.slug, offer.id, offer.uuid],
   };
 }
