@@ -12,6 +12,7 @@ import type { Services } from '../app/services.ts';
 import { registerErrorHandlers } from './errors.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
 
 export type AppOptions = {
@@ -89,6 +90,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   await app.register(identityRoutes, { services });
+  await app.register(hostedCheckoutRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }
