@@ -11,6 +11,7 @@ import { customAlphabet } from 'nanoid';
 import type { Services } from '../app/services.ts';
 import { registerErrorHandlers } from './errors.ts';
 import { authPlugin } from './plugins/auth.ts';
+import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
@@ -90,6 +91,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   await app.register(identityRoutes, { services });
+  await app.register(checkoutRoutes, { services });
   await app.register(hostedCheckoutRoutes, { services });
   await app.register(docsRoutes);
   return app;

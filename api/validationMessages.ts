@@ -22,6 +22,9 @@ export function fieldMessage(field: string, code: string, params: Record<string,
       return `The selected ${field} is invalid.`;
     case 'unrecognized_keys':
       return `${name} has unknown keys: ${(params.keys as string[] | undefined)?.join(', ') ?? ''}.`;
+    case 'custom':
+      // Our refinements already word their message as Laravel would.
+      return /^The /.test(fallback) ? fallback : `${name} is invalid: ${fallback}`;
     default:
       return `${name} is invalid: ${fallback}`;
   }

@@ -30,6 +30,11 @@ export const ConfigSchema = z.object({
   SDK_EXAMPLES: z.enum(['on', 'off']).optional(),
   NODE_ENV: z.string().default('development'),
   MONGODB_URL: z.string().min(1).optional(),
+  /** Public checkout routes: requests per client address and route within the window. */
+  CHECKOUT_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
+  CHECKOUT_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** How often the expiry job looks for checkout sessions past their expiry. */
+  CHECKOUT_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(10).default(30_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -1,0 +1,21 @@
+import { jwtVerify } from 'jose';
+import type { SessionCustomer } from '../../domain/checkout/checkoutSession.ts';
+import { invalid } from '../../domain/shared/domainError.ts';
+
+/**
+ * A customer identified by a signed user token: the service_jwt of /api/users/me (HS256, our
+ * issuer). Anything else (bad signature, expired, other algorithm) is refused as invalid input.
+ */
+export async function customerFromToken(token: string, secret: Uint8Array, nowSeconds: number): Promise<SessionCustomer> {
+  try {
+    const { payload } = await jwtVerify(token, secret, {
+      algorithms: ['HS256'],
+      issuer: 'commerce-service',
+      currentDate: new Date(nowSeconds * 1000),
+    });
+    if (typeof payload.sub !== 'string') throw new Error('no subject');
+    return { email: typeof payload.email === 'string' ? payload.email : null, name: null, user_id: payload.sub };
+  } catch {
+    throw invalid('invalid_customer_token', 'The customer token is invalid or expired.', 'customer.token');
+  }
+}

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import {
+  offerDecider,
+  offerSlugStream,
+  offerStream,
+  type OfferContent,
+  type OfferState,
+} from '../../domain/checkout/offer.ts';
+import { fold } from '../../domain/shared/decider.ts';
+import { DomainError } from '../../domain/shared/domainError.ts';
+import { WrongExpectedRevisionError } from '../eventStore.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
+import { allocateId } from '../idAllocator.ts';
+import { encodeOfferId } from './offerKeys.ts';
+
+export type OfferInput = OfferContent & { organizationId: string; slug: string };
+export type OfferSummary = { uuid: string; id: string; slug: string; name: string; created: boolean };
+
+/**
+ * Creates the offer of a slug, or updates it when the organization already owns that slug (imports
+ * run again). The slug is claimed on its own stream with no_stream first, so two concurrent
+ * imports of one slug make one offer, and another organization's slug is refused.
+ */
+export async function upsertOffer(ctx: CommandContext, input: OfferInput): Promise<OfferSummary> {
+  const { organizationId, slug, ...content } = input;
+  const claimStream = offerSlugStream(slug);
+  let uuid: string = randomUUID();
+  try {
+    await ctx.store.append(
+      claimStream,
+      [toNewEvent({ type: 'OfferSlugClaimed', data: { offer_uuid: uuid, organization_id: organizationId } }, ctx.metadata)],
+      'no_stream',
+    );
+  } catch (error) {
+    if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    const [claim] = await ctx.store.readStream(claimStream);
+    const data = claim!.data as { offer_uuid: string; organization_id: string };
+    if (data.organization_id !== organizationId) {
+      throw new DomainError('invalid', 'slug_taken', `The slug '${slug}' is already taken.`, { slug: [`The slug '${slug}' is already taken.`] });
+    }
+    uuid = data.offer_uuid;
+  }
+  const stream = offerStream(uuid);
+  const state = await loadOffer(ctx, uuid);
+  if (state.status === 'none') {
+    // The check runs before an id is allocated, so refused content does not use up route keys.
+    offerDecider.decide({ type: 'CreateOffer', uuid, id: 1, organizationId, slug, now: 0, ...content }, state);
+    const id = await allocateId(ctx.store, 'offer', ctx.metadata);
+    await handleCommand(ctx, stream, offerDecider, { type: 'CreateOffer', uuid, id, organizationId, slug, now: ctx.metadata.occurred_at, ...content });
+    return { uuid, id: encodeOfferId(id), slug, name: content.name, created: true };
+  }
+  await handleCommand(ctx, stream, offerDecider, { type: 'UpdateOffer', organizationId, now: ctx.metadata.occurred_at, ...content });
+  return { uuid, id: encodeOfferId(state.id), slug, name: content.name, created: false };
+}
+
+export async function loadOffer(ctx: CommandContext, uuid: string): Promise<OfferState> {
+  return fold(offerDecider, (await ctx.store.readStream(offerStream(uuid))) as never);
+}
+
+export async function publishOffer(ctx: CommandContext, uuid: string): Promise<{ uuid: string; status: string; changed: boolean }> {
+  const result = await handleCommand(ctx, offerStream(uuid), offerDecider, { type: 'PublishOffer', now: ctx.metadata.occurred_at });
+  return { uuid, status: result.state.status, changed: result.events.length > 0 };
+}
+
+export async function archiveOffer(ctx: CommandContext, uuid: string): Promise<{ uuid: string; status: string; changed: boolean }> {
+  const result = await handleCommand(ctx, offerStream(uuid), offerDecider, { type: 'ArchiveOffer', now: ctx.metadata.occurred_at });
+  return { uuid, status: result.state.status, changed: result.events.length > 0 };
+}

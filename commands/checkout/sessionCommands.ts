@@ -1,0 +1,218 @@
+import { customAlphabet } from 'nanoid';
+import {
+  checkoutSessionDecider,
+  checkoutSessionStream,
+  type CheckoutSessionState,
+  type SessionCustomer,
+  type SessionMode,
+} from '../../domain/checkout/checkoutSession.ts';
+import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts';
+import type { OfferPlan } from '../../domain/checkout/offer.ts';
+import { fold } from '../../domain/shared/decider.ts';
+import { DomainError, notFound } from '../../domain/shared/domainError.ts';
+import { handleCommand, type CommandContext } from '../handleCommand.ts';
+import { allocateId } from '../idAllocator.ts';
+import type { CardInput, PaymentProvider } from '../payments/paymentProvider.ts';
+
+const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** 24 of 62 symbols: about 143 bits, so a session id is unguessable (it is the public handle). */
+const secretId = customAlphabet(alphabet, 24);
+export const newSessionId = () => `cs_${secretId()}`;
+const newInvoiceId = () => `in_${secretId()}`;
+const newAttemptId = () => `pa_${secretId()}`;
+
+export type SessionOffer = {
+  uuid: string;
+  route_key: string;
+  slug: string;
+  name: string;
+  organization_id: string;
+  plan: OfferPlan;
+  currency: string;
+};
+
+export type CreateSessionInput = {
+  offer: SessionOffer;
+  customer: SessionCustomer | null;
+  metadata: Record<string, string>;
+  mode: SessionMode;
+  expiresIn: number;
+  promo: string | null;
+  id?: string;
+};
+
+/** Records an open session with the offer's price. No invoice yet: that waits for a real interaction (start). */
+export async function createSession(ctx: CommandContext, input: CreateSessionInput) {
+  const { offer } = input;
+  const id = input.id ?? newSessionId();
+  const lines = offer.plan.charges.map((c) => ({ name: c.name, amount: c.amount }));
+  // TODO(promo): apply the promo's current tier price once the promo read model exists.
+  const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'CreateSession',
+    session: {
+      id,
+      organization_id: offer.organization_id,
+      offer: { uuid: offer.uuid, id: offer.route_key, slug: offer.slug, name: offer.name },
+      plan: { product_id: offer.plan.product_id, plan_id: offer.plan.plan_id, plan_name: offer.plan.plan_name },
+      lines,
+      total: lines.reduce((sum, l) => sum + l.amount, 0),
+      currency: offer.currency,
+      mode: input.mode,
+      customer: input.customer,
+      metadata: input.metadata,
+      promo: input.promo,
+    },
+    expiresIn: input.expiresIn,
+    now: ctx.metadata.occurred_at,
+  });
+  return { state: result.state, position: result.position };
+}
+
+async function loadSession(ctx: CommandContext, id: string): Promise<CheckoutSessionState> {
+  return fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(id))) as never);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Starts the session: records the invoice id on the session, then creates that invoice with the
+ * next number of the organization. Idempotent: a second start finds the same invoice. The request
+ * that recorded the start creates the invoice; the others wait for it a moment rather than race
+ * for a number (a race would leave a gap in the numbering).
+ */
+export async function startSession(
+  ctx: CommandContext,
+  id: string,
+  customer: SessionCustomer | null,
+): Promise<{ invoiceId: string; position: number | null }> {
+  const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'StartSession',
+    invoiceId: newInvoiceId(),
+    customer,
+    now: ctx.metadata.occurred_at,
+  });
+  const state = result.state;
+  if (state.status === 'none' || state.invoiceId === null) throw notFound('Checkout session');
+  const invoiceId = state.invoiceId;
+  const stream = invoiceStream(invoiceId);
+  if (result.events.length === 0) {
+    for (let waited = 0; waited < 2000; waited += 25) {
+      const existing = await ctx.store.readStream(stream);
+      if (existing.length > 0) return { invoiceId, position: existing[existing.length - 1]!.position };
+      await sleep(25);
+    }
+  }
+  const existing = await ctx.store.readStream(stream);
+  if (existing.length > 0) return { invoiceId, position: existing[existing.length - 1]!.position };
+  const session = state.session;
+  const number = await allocateId(ctx.store, `invoice-${session.organization_id}`, ctx.metadata);
+  const created = await handleCommand(ctx, stream, invoiceDecider, {
+    type: 'CreateInvoice',
+    invoice: {
+      id: invoiceId,
+      number,
+      organization_id: session.organization_id,
+      session_id: session.id,
+      lines: session.lines,
+      currency: session.currency,
+      customer: customer ?? session.customer,
+    },
+    now: ctx.metadata.occurred_at,
+  });
+  return { invoiceId, position: created.position ?? result.position };
+}
+
+export type PayOutcome =
+  | { status: 'paid'; card: { brand: string; last4: string }; position: number | null }
+  | { status: 'declined'; code: string; declineCode: string | null; message: string; position: number | null };
+
+/**
+ * Pays a session: 1. start it (so the invoice exists), 2. claim the payment on the session stream
+ * (only one attempt at a time: concurrent attempts get payment_in_progress), 3. charge the card,
+ * 4. record the decline, or the paid invoice and then the completed session (the purchase).
+ */
+export async function paySession(
+  ctx: CommandContext,
+  id: string,
+  card: CardInput,
+  providerFor: (mode: SessionMode) => PaymentProvider | null,
+  nowMs: number,
+): Promise<PayOutcome> {
+  const before = await loadSession(ctx, id);
+  if (before.status === 'none') throw notFound('Checkout session');
+  const provider = providerFor(before.session.mode);
+  if (!provider) {
+    throw new DomainError('conflict', 'live_mode_unavailable', 'No live payment provider is configured; live sessions cannot be paid.');
+  }
+  await startSession(ctx, id, null);
+  const attemptId = newAttemptId();
+  const attempt = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'AttemptPayment',
+    attemptId,
+    now: ctx.metadata.occurred_at,
+  });
+  const state = attempt.state;
+  if (state.status === 'none' || state.invoiceId === null) throw notFound('Checkout session');
+  const charge = await provider.charge({
+    amount: state.session.total,
+    currency: state.session.currency,
+    card,
+    idempotencyKey: attemptId,
+    description: `${state.session.offer.name} (${id})`,
+    now: nowMs,
+  });
+  if (charge.status === 'declined') {
+    const declined = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+      type: 'DeclinePayment',
+      attemptId,
+      code: charge.code,
+      declineCode: charge.declineCode,
+      card: charge.card,
+      now: ctx.metadata.occurred_at,
+    });
+    return { status: 'declined', code: charge.code, declineCode: charge.declineCode, message: charge.message, position: declined.position };
+  }
+  await handleCommand(ctx, invoiceStream(state.invoiceId), invoiceDecider, {
+    type: 'PayInvoice',
+    attemptId,
+    card: charge.card,
+    now: ctx.metadata.occurred_at,
+  });
+  const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'CompleteSession',
+    attemptId,
+    card: charge.card,
+    now: ctx.metadata.occurred_at,
+  });
+  return { status: 'paid', card: charge.card, position: completed.position };
+}
+
+export async function cancelSession(ctx: CommandContext, id: string): Promise<{ position: number | null }> {
+  const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'CancelSession',
+    now: ctx.metadata.occurred_at,
+  });
+  return { position: result.position };
+}
+
+/** Records the expiry of a due session and voids its open invoice. No-op when not due or already final. */
+export async function expireSession(ctx: CommandContext, id: string): Promise<{ expired: boolean; position: number | null }> {
+  const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'ExpireSession',
+    now: ctx.metadata.occurred_at,
+  });
+  if (result.events.length === 0 || result.state.status === 'none') return { expired: false, position: null };
+  let position = result.position;
+  if (result.state.invoiceId !== null) {
+    const stream = invoiceStream(result.state.invoiceId);
+    if ((await ctx.store.readStream(stream)).length > 0) {
+      const voided = await handleCommand(ctx, stream, invoiceDecider, {
+        type: 'VoidInvoice',
+        reason: 'session_expired',
+        now: ctx.metadata.occurred_at,
+      });
+      position = voided.position ?? position;
+    }
+  }
+  return { expired: true, position };
+}

@@ -1,0 +1,50 @@
+import type { CardSummary } from '../../domain/checkout/checkoutSession.ts';
+
+/** Card details as the buyer typed them. They reach the provider and nothing else: never an event, never a log. */
+export type CardInput = { number: string; exp_month: number; exp_year: number; cvc: string };
+
+export type ChargeRequest = {
+  amount: number;
+  currency: string;
+  card: CardInput;
+  /** One per payment attempt, so a provider that sees a retry charges once. */
+  idempotencyKey: string;
+  description: string;
+  /** Milliseconds: the injected clock, for card expiry. */
+  now: number;
+};
+
+export type ChargeResult =
+  | { status: 'succeeded'; card: CardSummary; reference: string }
+  | { status: 'declined'; code: string; declineCode: string | null; message: string; card: CardSummary | null };
+
+/** The payment-provider port. The built-in test provider serves `test` mode; a live one plugs in here. */
+export interface PaymentProvider {
+  readonly name: string;
+  charge(request: ChargeRequest): Promise<ChargeResult>;
+}
+
+export function cardBrand(number: string): string {
+  if (/^4/.test(number)) return 'visa';
+  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(number)) return 'mastercard';
+  if (/^3[47]/.test(number)) return 'amex';
+  if (/^6(011|5)/.test(number)) return 'discover';
+  return 'unknown';
+}
+
+export function cardSummary(number: string): CardSummary {
+  return { brand: cardBrand(number), last4: number.slice(-4) };
+}
+
+export function luhnValid(number: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < number.length; i++) {
+    let digit = number.charCodeAt(number.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return number.length >= 12 && sum % 10 === 0;
+}

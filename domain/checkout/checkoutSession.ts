@@ -1,0 +1,173 @@
+import type { Decider, DomainEvent } from '../shared/decider.ts';
+import { DomainError, conflict, invalid, notFound } from '../shared/domainError.ts';
+
+export type SessionMode = 'test' | 'live';
+export type SessionStatus = 'open' | 'completed' | 'expired';
+export type OfferRef = { uuid: string; id: string; slug: string; name: string };
+export type SessionCustomer = { email: string | null; name: string | null; user_id: string | null };
+export type SessionLine = { name: string; amount: number };
+export type CardSummary = { brand: string; last4: string };
+
+/** Between 30 minutes and 24 hours, as Stripe allows; 24 hours by default. */
+export const MIN_EXPIRES_IN = 1800;
+export const MAX_EXPIRES_IN = 86_400;
+/** A payment attempt that has not finished after this long (a crashed process) no longer blocks. */
+export const PAYMENT_ATTEMPT_TIMEOUT = 60;
+
+export type CheckoutSessionEvent =
+  | DomainEvent<
+      'CheckoutSessionCreated',
+      {
+        id: string;
+        organization_id: string;
+        offer: OfferRef;
+        plan: { product_id: string; plan_id: string; plan_name: string };
+        lines: SessionLine[];
+        total: number;
+        currency: string;
+        mode: SessionMode;
+        customer: SessionCustomer | null;
+        metadata: Record<string, string>;
+        promo: string | null;
+        expires_at: number;
+        created_at: number;
+      }
+    >
+  | DomainEvent<'CheckoutSessionStarted', { invoice_id: string; customer: SessionCustomer | null; started_at: number }>
+  | DomainEvent<'CheckoutSessionPaymentAttempted', { attempt_id: string; attempted_at: number }>
+  | DomainEvent<
+      'CheckoutSessionPaymentDeclined',
+      { attempt_id: string; code: string; decline_code: string | null; card: CardSummary | null; declined_at: number }
+    >
+  | DomainEvent<'CheckoutSessionCancelled', { cancelled_at: number }>
+  | DomainEvent<'CheckoutSessionCompleted', { attempt_id: string; invoice_id: string; card: CardSummary; completed_at: number }>
+  | DomainEvent<'CheckoutSessionExpired', { expired_at: number }>;
+
+type Created = Extract<CheckoutSessionEvent, { type: 'CheckoutSessionCreated' }>['data'];
+
+export type CheckoutSessionCommand =
+  | { type: 'CreateSession'; session: Omit<Created, 'expires_at' | 'created_at'>; expiresIn: number; now: number }
+  | { type: 'StartSession'; invoiceId: string; customer: SessionCustomer | null; now: number }
+  | { type: 'AttemptPayment'; attemptId: string; now: number }
+  | { type: 'DeclinePayment'; attemptId: string; code: string; declineCode: string | null; card: CardSummary | null; now: number }
+  | { type: 'CompleteSession'; attemptId: string; card: CardSummary; now: number }
+  | { type: 'CancelSession'; now: number }
+  | { type: 'ExpireSession'; now: number };
+
+export type CheckoutSessionState =
+  | { status: 'none' }
+  | {
+      status: SessionStatus;
+      session: Created;
+      invoiceId: string | null;
+      pendingAttempt: { id: string; at: number } | null;
+      completedAttempt: string | null;
+    };
+
+export const checkoutSessionStream = (id: string) => `checkout_session-${id}`;
+
+/** Open until due: a session past expires_at reads as expired before the scheduler records it. */
+export function effectiveStatus(status: SessionStatus, expiresAt: number, now: number): SessionStatus {
+  return status === 'open' && now >= expiresAt ? 'expired' : status;
+}
+
+const expiredError = () =>
+  new DomainError('gone', 'session_expired', 'The checkout session has expired. Create a new session to pay.');
+const completedError = () => conflict('session_completed', 'The checkout session is already completed.');
+
+/** Refuses anything but an open session that is not yet due. */
+function requireOpen(state: CheckoutSessionState, now: number): asserts state is Exclude<CheckoutSessionState, { status: 'none' }> {
+  if (state.status === 'none') throw notFound('Checkout session');
+  if (state.status === 'completed') throw completedError();
+  if (effectiveStatus(state.status, state.session.expires_at, now) === 'expired') throw expiredError();
+}
+
+const attemptBlocks = (attempt: { at: number } | null, now: number) =>
+  attempt !== null && now - attempt.at < PAYMENT_ATTEMPT_TIMEOUT;
+
+export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessionCommand, CheckoutSessionEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(state, event) {
+    if (event.type === 'CheckoutSessionCreated') {
+      return { status: 'open', session: event.data, invoiceId: null, pendingAttempt: null, completedAttempt: null };
+    }
+    if (state.status === 'none') return state;
+    switch (event.type) {
+      case 'CheckoutSessionStarted':
+        return { ...state, invoiceId: event.data.invoice_id };
+      case 'CheckoutSessionPaymentAttempted':
+        return { ...state, pendingAttempt: { id: event.data.attempt_id, at: event.data.attempted_at } };
+      case 'CheckoutSessionPaymentDeclined':
+        return { ...state, pendingAttempt: null };
+      case 'CheckoutSessionCancelled':
+        return state;
+      case 'CheckoutSessionCompleted':
+        return { ...state, status: 'completed', pendingAttempt: null, completedAttempt: event.data.attempt_id };
+      case 'CheckoutSessionExpired':
+        return { ...state, status: 'expired', pendingAttempt: null };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateSession': {
+        if (state.status !== 'none') throw conflict('session_exists', 'The checkout session already exists.');
+        const { expiresIn } = command;
+        if (!Number.isInteger(expiresIn) || expiresIn < MIN_EXPIRES_IN || expiresIn > MAX_EXPIRES_IN) {
+          throw invalid('invalid_expires_in', `The expires_in field must be between ${MIN_EXPIRES_IN} and ${MAX_EXPIRES_IN} seconds.`, 'expires_in');
+        }
+        return {
+          type: 'CheckoutSessionCreated',
+          data: { ...command.session, expires_at: command.now + expiresIn, created_at: command.now },
+        };
+      }
+      case 'StartSession':
+        requireOpen(state, command.now);
+        if (state.invoiceId !== null) return [];
+        return {
+          type: 'CheckoutSessionStarted',
+          data: { invoice_id: command.invoiceId, customer: command.customer, started_at: command.now },
+        };
+      case 'AttemptPayment':
+        requireOpen(state, command.now);
+        if (state.invoiceId === null) throw conflict('session_not_started', 'Start the checkout session before paying.');
+        if (attemptBlocks(state.pendingAttempt, command.now)) {
+          throw conflict('payment_in_progress', 'A payment for this checkout session is already in progress.');
+        }
+        return { type: 'CheckoutSessionPaymentAttempted', data: { attempt_id: command.attemptId, attempted_at: command.now } };
+      case 'DeclinePayment':
+        if (state.status === 'none') throw notFound('Checkout session');
+        if (state.pendingAttempt?.id !== command.attemptId) return [];
+        return {
+          type: 'CheckoutSessionPaymentDeclined',
+          data: {
+            attempt_id: command.attemptId,
+            code: command.code,
+            decline_code: command.declineCode,
+            card: command.card,
+            declined_at: command.now,
+          },
+        };
+      case 'CompleteSession':
+        if (state.status === 'none') throw notFound('Checkout session');
+        if (state.completedAttempt === command.attemptId) return [];
+        if (state.status === 'completed') throw completedError();
+        // Completing needs the attempt that was charged; it may finish after the due time.
+        if (state.pendingAttempt?.id !== command.attemptId || state.invoiceId === null) {
+          throw conflict('payment_attempt_superseded', 'The payment attempt is no longer current.');
+        }
+        return {
+          type: 'CheckoutSessionCompleted',
+          data: { attempt_id: command.attemptId, invoice_id: state.invoiceId, card: command.card, completed_at: command.now },
+        };
+      case 'CancelSession':
+        requireOpen(state, command.now);
+        return { type: 'CheckoutSessionCancelled', data: { cancelled_at: command.now } };
+      case 'ExpireSession':
+        if (state.status === 'none') throw notFound('Checkout session');
+        if (state.status !== 'open' || command.now < state.session.expires_at) return [];
+        // A charge in flight decides first; the next run expires the session if it failed.
+        if (attemptBlocks(state.pendingAttempt, command.now)) return [];
+        return { type: 'CheckoutSessionExpired', data: { expired_at: command.now } };
+    }
+  },
+};

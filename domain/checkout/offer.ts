@@ -1,0 +1,181 @@
+import type { Decider, DomainEvent } from '../shared/decider.ts';
+import { conflict, invalid, notFound } from '../shared/domainError.ts';
+
+/** What a hosted checkout page needs to look like the seller's brand. Colors are #rrggbb. */
+export type OfferTheme = {
+  primary_color: string;
+  background_color: string;
+  text_color: string;
+  font_family: string;
+  logo_url: string | null;
+  button_text: string;
+};
+
+export type OfferBlock =
+  | { type: 'heading'; text: string }
+  | { type: 'text'; text: string }
+  | { type: 'image'; url: string; alt: string }
+  | { type: 'features'; items: string[] }
+  | { type: 'price' };
+
+export type OfferPageType = 'checkout' | 'upsell' | 'thank_you';
+
+export type OfferPage = { id: string; type: OfferPageType; title: string; blocks: OfferBlock[] };
+
+export type OfferCharge = { name: string; amount: number };
+
+/** The product plan an offer sells, as it stood when the offer was imported. */
+export type OfferPlan = {
+  product_id: string;
+  plan_id: string;
+  plan_name: string;
+  charges: OfferCharge[];
+};
+
+export type OfferStatus = 'draft' | 'published' | 'archived';
+
+export type OfferContent = {
+  name: string;
+  theme: OfferTheme;
+  pages: OfferPage[];
+  plan: OfferPlan;
+  currency: string;
+};
+
+export type OfferEvent =
+  | DomainEvent<
+      'OfferCreated',
+      OfferContent & { uuid: string; id: number; organization_id: string; slug: string; price: number; created_at: number }
+    >
+  | DomainEvent<'OfferUpdated', OfferContent & { price: number; updated_at: number }>
+  | DomainEvent<'OfferPublished', { published_at: number }>
+  | DomainEvent<'OfferArchived', { archived_at: number }>;
+
+export type OfferCommand =
+  | ({ type: 'CreateOffer'; uuid: string; id: number; organizationId: string; slug: string; now: number } & OfferContent)
+  | ({ type: 'UpdateOffer'; organizationId: string; now: number } & OfferContent)
+  | { type: 'PublishOffer'; now: number }
+  | { type: 'ArchiveOffer'; now: number };
+
+export type OfferState =
+  | { status: 'none' }
+  | ({
+      status: OfferStatus;
+      uuid: string;
+      id: number;
+      organizationId: string;
+      slug: string;
+      price: number;
+      publishedAt: number | null;
+      archivedAt: number | null;
+    } & OfferContent);
+
+export const offerStream = (uuid: string) => `offer-${uuid}`;
+/** Slugs are unique across organizations (the public routes find offers by slug alone). */
+export const offerSlugStream = (slug: string) => `offer_slug-${slug}`;
+
+export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+const CURRENCY = /^[A-Z]{3}$/;
+
+/** The price of an offer: the sum of its plan's charges, in minor units. */
+export const offerPrice = (plan: OfferPlan) => plan.charges.reduce((sum, c) => sum + c.amount, 0);
+
+function checkContent(content: OfferContent): void {
+  if (content.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
+  if (!HEX_COLOR.test(content.theme.primary_color)) {
+    throw invalid('invalid_theme', 'The theme.primary_color field must be a hex color like #1a2b3c.', 'theme.primary_color');
+  }
+  if (!CURRENCY.test(content.currency)) throw invalid('invalid_currency', 'The currency must be an ISO 4217 code.', 'currency');
+  if (content.plan.charges.length === 0) throw invalid('plan_without_charges', 'The plan has no charges to sell.', 'plan');
+  if (content.plan.charges.some((c) => !Number.isSafeInteger(c.amount) || c.amount < 0)) {
+    throw invalid('invalid_charge', 'Charge amounts must be non-negative integers in minor units.', 'plan');
+  }
+  if (!content.pages.some((p) => p.type === 'checkout')) {
+    throw invalid('no_checkout_page', 'An offer needs at least one page of type checkout.', 'pages');
+  }
+  const ids = new Set(content.pages.map((p) => p.id));
+  if (ids.size !== content.pages.length) throw invalid('duplicate_page_id', 'Page ids must be unique within an offer.', 'pages');
+}
+
+export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'OfferCreated': {
+        const d = event.data;
+        return {
+          status: 'draft',
+          uuid: d.uuid,
+          id: d.id,
+          organizationId: d.organization_id,
+          slug: d.slug,
+          name: d.name,
+          theme: d.theme,
+          pages: d.pages,
+          plan: d.plan,
+          price: d.price,
+          currency: d.currency,
+          publishedAt: null,
+          archivedAt: null,
+        };
+      }
+      case 'OfferUpdated': {
+        if (state.status === 'none') return state;
+        const { updated_at: _at, ...content } = event.data;
+        return { ...state, ...content };
+      }
+      case 'OfferPublished':
+        return state.status === 'none' ? state : { ...state, status: 'published', publishedAt: event.data.published_at };
+      case 'OfferArchived':
+        return state.status === 'none' ? state : { ...state, status: 'archived', archivedAt: event.data.archived_at };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateOffer': {
+        if (state.status !== 'none') throw conflict('offer_exists', 'The offer already exists.');
+        if (!SLUG.test(command.slug) || command.slug.length > 100) {
+          throw invalid('invalid_slug', 'The slug must be lower-case letters, digits and single dashes (at most 100).', 'slug');
+        }
+        checkContent(command);
+        const { name, theme, pages, plan, currency } = command;
+        return {
+          type: 'OfferCreated',
+          data: {
+            uuid: command.uuid,
+            id: command.id,
+            organization_id: command.organizationId,
+            slug: command.slug,
+            name,
+            theme,
+            pages,
+            plan,
+            price: offerPrice(plan),
+            currency,
+            created_at: command.now,
+          },
+        };
+      }
+      case 'UpdateOffer': {
+        if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Offer');
+        if (state.status === 'archived') throw conflict('offer_archived', 'The offer is archived and can no longer change.');
+        checkContent(command);
+        const { name, theme, pages, plan, currency } = command;
+        const next = { name, theme, pages, plan, price: offerPrice(plan), currency };
+        const current = { name: state.name, theme: state.theme, pages: state.pages, plan: state.plan, price: state.price, currency: state.currency };
+        if (JSON.stringify(next) === JSON.stringify(current)) return [];
+        return { type: 'OfferUpdated', data: { ...next, updated_at: command.now } };
+      }
+      case 'PublishOffer':
+        if (state.status === 'none') throw notFound('Offer');
+        if (state.status === 'archived') throw conflict('offer_archived', 'An archived offer cannot be published again.');
+        if (state.status === 'published') return [];
+        return { type: 'OfferPublished', data: { published_at: command.now } };
+      case 'ArchiveOffer':
+        if (state.status === 'none') throw notFound('Offer');
+        if (state.status === 'archived') return [];
+        return { type: 'OfferArchived', data: { archived_at: command.now } };
+    }
+  },
+};

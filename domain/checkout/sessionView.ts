@@ -1,0 +1,93 @@
+import {
+  effectiveStatus,
+  type CardSummary,
+  type CheckoutSessionEvent,
+  type OfferRef,
+  type SessionCustomer,
+  type SessionMode,
+  type SessionStatus,
+} from './checkoutSession.ts';
+import type { InvoiceEvent, InvoiceStatus } from './invoice.ts';
+
+export type InvoiceView = { id: string; number: number; status: InvoiceStatus; total: number; currency: string };
+
+/** A session as readers see it: its own events and its invoice's, folded together. */
+export type SessionView = {
+  id: string;
+  organization_id: string;
+  /** As recorded; readers apply effectiveStatus with their clock. */
+  status: SessionStatus;
+  total: number;
+  currency: string;
+  mode: SessionMode;
+  expires_at: number;
+  created_at: number;
+  offer: OfferRef;
+  customer: SessionCustomer | null;
+  metadata: Record<string, string>;
+  promo: string | null;
+  started_at: number | null;
+  cancelled_at: number | null;
+  completed_at: number | null;
+  expired_at: number | null;
+  payment: CardSummary | null;
+  last_decline: { code: string; decline_code: string | null } | null;
+  invoice: InvoiceView | null;
+};
+
+export type CheckoutEvent = CheckoutSessionEvent | InvoiceEvent;
+
+export function evolveSessionView(view: SessionView | null, event: CheckoutEvent): SessionView | null {
+  if (event.type === 'CheckoutSessionCreated') {
+    const d = event.data;
+    return {
+      id: d.id,
+      organization_id: d.organization_id,
+      status: 'open',
+      total: d.total,
+      currency: d.currency,
+      mode: d.mode,
+      expires_at: d.expires_at,
+      created_at: d.created_at,
+      offer: d.offer,
+      customer: d.customer,
+      metadata: d.metadata,
+      promo: d.promo,
+      started_at: null,
+      cancelled_at: null,
+      completed_at: null,
+      expired_at: null,
+      payment: null,
+      last_decline: null,
+      invoice: null,
+    };
+  }
+  if (view === null) return null;
+  switch (event.type) {
+    case 'CheckoutSessionStarted':
+      return { ...view, started_at: event.data.started_at, customer: event.data.customer ?? view.customer };
+    case 'CheckoutSessionPaymentAttempted':
+      return view;
+    case 'CheckoutSessionPaymentDeclined':
+      return { ...view, last_decline: { code: event.data.code, decline_code: event.data.decline_code } };
+    case 'CheckoutSessionCancelled':
+      return { ...view, cancelled_at: event.data.cancelled_at };
+    case 'CheckoutSessionCompleted':
+      return { ...view, status: 'completed', completed_at: event.data.completed_at, payment: event.data.card };
+    case 'CheckoutSessionExpired':
+      return { ...view, status: 'expired', expired_at: event.data.expired_at };
+    case 'InvoiceCreated': {
+      const d = event.data;
+      return { ...view, invoice: { id: d.id, number: d.number, status: 'open', total: d.total, currency: d.currency } };
+    }
+    case 'InvoicePaid':
+      return view.invoice ? { ...view, invoice: { ...view.invoice, status: 'paid' } } : view;
+    case 'InvoiceVoided':
+      return view.invoice ? { ...view, invoice: { ...view.invoice, status: 'void' } } : view;
+  }
+}
+
+/** The view as of `now`: an open session past its expiry reads as expired. */
+export function viewAt(view: SessionView, now: number): SessionView {
+  return { ...view, status: effectiveStatus(view.status, view.expires_at, now) };
+}
