@@ -72,6 +72,13 @@ function resolveTarget(doc: Document, target: Element | string): Element {
 }
 
 export function createSdk(options: { baseUrl: string; document?: Document; declarative?: boolean }): Sdk {
+  const { sdk, startAttributes } = createSdkCore(options);
+  if (options.declarative !== false) startAttributes();
+  return sdk;
+}
+
+/** The SDK plus the switch that wires the data-service-* attributes, for the script to flip after the queue ran. */
+export function createSdkCore(options: { baseUrl: string; document?: Document }): { sdk: Sdk; startAttributes(): void } {
   const doc = options.document ?? document;
   const win = doc.defaultView!;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -156,6 +163,12 @@ export function createSdk(options: { baseUrl: string; document?: Document; decla
     },
   };
   internals.sdk = sdk;
-  if (options.declarative !== false) startDeclarative(internals);
-  return sdk;
+  let started = false;
+  return {
+    sdk,
+    startAttributes() {
+      if (!started) startDeclarative(internals);
+      started = true;
+    },
+  };
 }

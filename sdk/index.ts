@@ -2,7 +2,7 @@
  * The script served at /sdk.js: builds the SDK against the origin it was loaded from, replaces
  * the queueing stub (`window.sdk = window.sdk || {q: []…}`) and runs every queued call in order.
  */
-import { createSdk, type Sdk } from './createSdk.ts';
+import { createSdkCore, type Sdk } from './createSdk.ts';
 
 type QueuedCall = [method: string, args: ArrayLike<unknown>, resolve?: (v: unknown) => void, reject?: (e: unknown) => void];
 type Stub = { q?: QueuedCall[] & { push?: (...items: QueuedCall[]) => number } };
@@ -18,7 +18,7 @@ const baseUrl = script?.src ? new URL(script.src).origin : location.origin;
 const stub = (window.sdk ?? {}) as Stub;
 
 if (!('present' in stub && 'version' in stub)) {
-  const sdk = createSdk({ baseUrl });
+  const { sdk, startAttributes } = createSdkCore({ baseUrl });
   const run = ([method, args, resolve, reject]: QueuedCall) => {
     try {
       const fn = (sdk as unknown as Record<string, (...a: unknown[]) => unknown>)[method];
@@ -38,4 +38,6 @@ if (!('present' in stub && 'version' in stub)) {
     return 0;
   };
   for (const call of queue.splice(0)) run(call);
+  // After the queue, so an identify() queued before load applies to mounts declared in the HTML.
+  startAttributes();
 }

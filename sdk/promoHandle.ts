@@ -155,10 +155,10 @@ function renderPromoWidget(handle: PromoHandle, element: Element): () => void {
   tier.className = 'csdk-promo-tier';
   clock.className = 'csdk-promo-countdown';
   box.append(name, ' ', tier, ' ', clock);
-  element.replaceChildren(box);
   const draw = () => {
     const s = handle.state;
     if (!s) return;
+    if (box.parentNode !== element) element.replaceChildren(box);
     element.setAttribute('data-promo-state', s.state);
     name.textContent = s.name;
     tier.textContent = s.current_tier ? String(s.current_tier.name ?? s.current_tier.label ?? '') : '';

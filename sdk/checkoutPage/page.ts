@@ -12,6 +12,7 @@ type PageConfig = {
   nonce: string | null;
   parentOrigin: string | null;
   promo: string | null;
+  buttonText?: string | null;
 };
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
@@ -87,7 +88,9 @@ function setBusy(on: boolean, label?: string): void {
 }
 
 function payLabel(): string {
-  return session ? `Pay ${formatMoney(session.total, session.currency)}` : 'Pay';
+  if (!session) return cfg.buttonText ?? 'Pay';
+  const price = formatMoney(session.total, session.currency);
+  return cfg.buttonText ? `${cfg.buttonText} · ${price}` : `Pay ${price}`;
 }
 
 function fieldError(id: string, message: string | null): boolean {
@@ -143,7 +146,7 @@ async function pay(event: Event): Promise<void> {
     );
     if (r.status === 402) {
       showError(r.body.code === 'card_declined' ? 'Your card was declined. Please try a different card.' : (r.body.message ?? 'The payment failed.'));
-      fieldError('co-number', ' ');
+      $('co-number')?.setAttribute('aria-invalid', 'true');
       return;
     }
     if (!r.ok) throw new Error(r.body.message ?? 'The payment failed.');
@@ -159,13 +162,16 @@ async function pay(event: Event): Promise<void> {
   }
 }
 
+const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
+const brandName = (b: string) => BRANDS[b.toLowerCase()] ?? b.charAt(0).toUpperCase() + b.slice(1);
+
 function showThankYou(payment?: { brand: string; last4: string }): void {
   $('page-checkout')?.setAttribute('hidden', '');
   const thanks = $('page-thank_you');
   thanks?.removeAttribute('hidden');
   const receipt = $('co-receipt');
   if (receipt && session) {
-    receipt.textContent = `${formatMoney(session.total, session.currency)} paid${payment ? ` with ${payment.brand} •••• ${payment.last4}` : ''}.`;
+    receipt.textContent = `${formatMoney(session.total, session.currency)} paid${payment ? ` with ${brandName(payment.brand)} •••• ${payment.last4}` : ''}.`;
   }
   $('co-done')?.focus();
 }
@@ -209,6 +215,7 @@ async function main(): Promise<void> {
   });
   const number = $<HTMLInputElement>('co-number');
   number?.addEventListener('input', () => {
+    number.removeAttribute('aria-invalid');
     const digits = number.value.replace(/\D/g, '').slice(0, 19);
     number.value = digits.replace(/(\d{4})(?=\d)/g, '$1 ');
   });
@@ -246,6 +253,10 @@ async function main(): Promise<void> {
   if (total) {
     total.textContent = formatMoney(session.total, session.currency);
     total.classList.remove('is-loading');
+  }
+  for (const el of document.querySelectorAll('[data-co-price]')) {
+    el.textContent = formatMoney(session.total, session.currency);
+    el.classList.remove('is-loading');
   }
   if (session.mode === 'test') document.body.classList.add('is-test');
   setBusy(false, payLabel());

@@ -19,7 +19,7 @@ export function renderExamplePage(o: { nonce: string; offer?: string; promo?: st
 body{font:15px/1.55 system-ui,sans-serif;color:#0f172a;background:#f8fafc;margin:0}
 .wrap{max-width:920px;margin:0 auto;padding:28px 20px 80px}
 h1{font-size:26px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 8px}
-.card{background:#fff;border:1px solid #e2e8f0;border-radius:12px;padding:18px 20px;margin:14px 0}
+.card h2{margin-top:0}.card{background:#fff;border:1px solid #e2e8f0;border-radius:12px;padding:18px 20px;margin:14px 0}
 .row{display:flex;flex-wrap:wrap;gap:10px;align-items:center}
 button{font:inherit;font-weight:600;border-radius:9px;border:1px solid #cbd5e1;background:#fff;padding:9px 14px;cursor:pointer}
 button.primary{background:#0f172a;color:#fff;border-color:#0f172a}

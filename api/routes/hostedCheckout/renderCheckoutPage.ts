@@ -17,6 +17,7 @@ export type PageParams = {
 };
 
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
+const FONT = /^[A-Za-z0-9 ,_-]{1,120}$/;
 const DEFAULT_COLOR = '#4f46e5';
 
 /** White or near-black text, whichever reads better on the theme color (WCAG relative luminance). */
@@ -63,6 +64,8 @@ export function renderBlock(raw: unknown): string {
     case 'testimonial':
     case 'quote':
       return `<blockquote class="co-quote">${escapeHtml(body ?? '')}${text(b, 'author', 'name') ? `<cite>${escapeHtml(text(b, 'author', 'name'))}</cite>` : ''}</blockquote>`;
+    case 'price':
+      return `<p class="co-price-block"><span class="co-price is-loading" data-co-price>&nbsp;</span></p>`;
     case 'guarantee':
     case 'badge':
       return `<p class="co-note">${escapeHtml(body ?? title)}</p>`;
@@ -91,6 +94,8 @@ body:not(.framed) .co{margin:40px auto;border:1px solid var(--line);border-radiu
 .co-head{display:flex;align-items:center;gap:10px;margin:-4px 0 18px}
 .co-brand{display:flex;align-items:center;gap:10px;font-weight:600;flex:1;min-width:0}
 .co-brand span:last-child{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.co-logo{height:28px;max-width:120px;object-fit:contain;flex:none}
+.co-price-block{margin:10px 0}.co-price{font-size:20px;font-weight:700}
 .co-mark{width:28px;height:28px;border-radius:8px;background:var(--brand);color:var(--on-brand);display:grid;place-items:center;font-size:14px;font-weight:700;flex:none}
 .co-badge{font-size:12px;font-weight:600;color:#92400e;background:#fef3c7;border-radius:999px;padding:2px 10px;display:none}
 body.is-test .co-badge,body.is-preview .co-badge{display:inline-block}
@@ -166,8 +171,16 @@ const THANKS = `<div class="co-done-mark" aria-hidden="true">✓</div>`;
 const THANKS_END = (framed: boolean) =>
   `<p class="co-receipt" id="co-receipt"></p>${framed ? '<button class="co-secondary" id="co-done" type="button">Done</button>' : ''}`;
 
-function shell(o: { title: string; nonce: string; color: string; bodyClass: string; head: string; main: string; config: unknown; script: string }): string {
-  const style = STYLE.replace('__BRAND__', o.color).replace('__ON__', onColor(o.color));
+type Look = { color: string; background?: string; text?: string; font?: string };
+
+function shell(o: { title: string; nonce: string; look: Look; bodyClass: string; head: string; main: string; config: unknown; script: string }): string {
+  const { look } = o;
+  const extra = [
+    look.background ? `body:not(.framed){--bg:${look.background}}` : '',
+    look.text ? `:root{--ink:${look.text}}` : '',
+    look.font ? `body{font-family:${look.font},ui-sans-serif,system-ui,sans-serif}` : '',
+  ].join('');
+  const style = STYLE.replace('__BRAND__', look.color).replace('__ON__', onColor(look.color)) + extra;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
 <title>${escapeHtml(o.title)}</title><style nonce="${o.nonce}">${style}</style></head>
@@ -178,7 +191,18 @@ function shell(o: { title: string; nonce: string; color: string; bodyClass: stri
 
 /** The whole hosted checkout page: the offer's pages in its theme, the payment form, and the thank-you page. */
 export function renderCheckoutPage(init: CheckoutInit, params: PageParams, cspNonce: string, script: string): string {
-  const color = HEX.test(init.theme?.primary_color ?? '') ? init.theme!.primary_color! : DEFAULT_COLOR;
+  const theme = (init.theme ?? {}) as Record<string, unknown>;
+  const hex = (v: unknown) => (typeof v === 'string' && HEX.test(v) ? v : undefined);
+  const color = hex(theme.primary_color) ?? DEFAULT_COLOR;
+  const bg = hex(theme.background_color);
+  const look: Look = {
+    color,
+    ...(bg ? { background: bg } : {}),
+    ...(hex(theme.text_color) ? { text: hex(theme.text_color)! } : {}),
+    ...(typeof theme.font_family === 'string' && FONT.test(theme.font_family) ? { font: theme.font_family } : {}),
+  };
+  const logo = typeof theme.logo_url === 'string' && /^https:\/\//.test(theme.logo_url) ? theme.logo_url : null;
+  const buttonText = typeof theme.button_text === 'string' && theme.button_text.trim() ? theme.button_text.trim().slice(0, 40) : null;
   const preview = params.mode === 'preview';
   const framed = params.frame !== null;
   const closable = framed && params.frame !== 'embedded';
@@ -186,7 +210,7 @@ export function renderCheckoutPage(init: CheckoutInit, params: PageParams, cspNo
   const checkout = pages.find((p) => p.type === 'checkout') ?? { type: 'checkout', title: init.offer.name, blocks: [] };
   const thanks = pages.find((p) => p.type === 'thank_you') ?? { type: 'thank_you', title: 'Thank you for your purchase', blocks: [] };
   const others = preview ? pages.filter((p) => p !== checkout && p !== thanks) : [];
-  const head = `<header class="co-head"><div class="co-brand"><span class="co-mark" aria-hidden="true">${escapeHtml(init.offer.name.trim().charAt(0).toUpperCase())}</span><span>${escapeHtml(init.offer.name)}</span></div>
+  const head = `<header class="co-head"><div class="co-brand">${logo ? `<img class="co-logo" src="${escapeHtml(logo)}" alt="">` : `<span class="co-mark" aria-hidden="true">${escapeHtml(init.offer.name.trim().charAt(0).toUpperCase())}</span>`}<span>${escapeHtml(init.offer.name)}</span></div>
 <span class="co-badge">${preview ? 'Preview' : 'Test mode'}</span>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`;
   const main = [
     pageSection(checkout, FORM(preview), false, preview),
@@ -197,11 +221,11 @@ export function renderCheckoutPage(init: CheckoutInit, params: PageParams, cspNo
   return shell({
     title: `Checkout · ${init.offer.name}`,
     nonce: cspNonce,
-    color,
+    look,
     bodyClass,
     head,
     main,
-    config: { offer: params.offerRef, mode: params.mode, frame: params.frame, nonce: params.nonce, parentOrigin: params.parentOrigin, promo: params.promo },
+    config: { offer: params.offerRef, mode: params.mode, frame: params.frame, nonce: params.nonce, parentOrigin: params.parentOrigin, promo: params.promo, buttonText },
     script,
   });
 }
@@ -212,7 +236,7 @@ export function renderMissingPage(params: PageParams, cspNonce: string, script: 
   return shell({
     title: 'Checkout not available',
     nonce: cspNonce,
-    color: DEFAULT_COLOR,
+    look: { color: DEFAULT_COLOR },
     bodyClass: params.frame ? 'framed' : '',
     head: `<header class="co-head"><div class="co-brand"></div>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`,
     main: `<section class="co-missing"><h1 class="co-title">This checkout is not available</h1><p class="co-p">The offer may have ended or the link is wrong.</p></section>`,
