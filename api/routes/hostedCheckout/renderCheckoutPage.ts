@@ -100,6 +100,8 @@ body:not(.framed) .co{margin:40px auto;border:1px solid var(--line);border-radiu
 .co-badge{font-size:12px;font-weight:600;color:#92400e;background:#fef3c7;border-radius:999px;padding:2px 10px;display:none}
 body.is-test .co-badge,body.is-preview .co-badge{display:inline-block}
 .co-close{border:0;background:transparent;color:var(--muted);font-size:22px;line-height:1;width:32px;height:32px;border-radius:8px;cursor:pointer}
+.framed .co-close{position:fixed;top:12px;right:12px;z-index:2;background:rgba(255,255,255,.9)}.framed .co-head{padding-right:36px}
+body.frame-bottom-sheet .co,body.frame-slideout .co{max-width:560px}
 .co-close:hover{background:#f1f5f9;color:var(--ink)}
 .co-title{font-size:22px;line-height:1.25;margin:0 0 8px}
 .co-h{font-size:18px;margin:16px 0 6px}.co-h3{font-size:15px;margin:14px 0 4px}
@@ -147,7 +149,7 @@ body.is-preview .co-page[hidden]{display:block}body.is-preview .co-page+.co-page
 `;
 
 const FORM = (preview: boolean) => `
-<div class="co-summary"><span>Total due today</span><strong id="co-total" class="${preview ? '' : 'is-loading'}">${preview ? '—' : '&nbsp;'}</strong></div>
+<div class="co-summary"><span>Total due today</span>${preview ? '<span class="co-note">Price set when the session is created</span>' : '<strong id="co-total" class="is-loading">&nbsp;</strong>'}</div>
 <p class="co-promo" id="co-promo" hidden></p>
 <form id="co-form" novalidate>
   <label for="co-email">Email</label>
@@ -217,7 +219,7 @@ export function renderCheckoutPage(init: CheckoutInit, params: PageParams, cspNo
     ...others.map((p) => pageSection(p, '', true, preview)),
     pageSection(thanks, '', true, preview).replace('>', `>${THANKS}`).replace('</section>', `${THANKS_END(framed)}</section>`),
   ].join('\n');
-  const bodyClass = [framed ? 'framed' : '', preview ? 'is-preview' : '', params.mode === 'test' ? 'is-test' : ''].filter(Boolean).join(' ');
+  const bodyClass = [framed ? `framed frame-${params.frame}` : '', preview ? 'is-preview' : '', params.mode === 'test' ? 'is-test' : ''].filter(Boolean).join(' ');
   return shell({
     title: `Checkout · ${init.offer.name}`,
     nonce: cspNonce,
