@@ -1,4 +1,5 @@
 import type { Logger } from '../projections/projectionRunner.ts';
+import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
 import type { Services } from './services.ts';
 
 export type BackgroundJob = {
@@ -12,7 +13,7 @@ export type BackgroundJob = {
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [];
+export const backgroundJobs: BackgroundJob[] = [checkoutSessionExpiryJob];
 
 export async function startBackgroundJobs(
   services: Services,

@@ -11,7 +11,7 @@ import { DomainError } from '../../domain/shared/domainError.ts';
 import { WrongExpectedRevisionError } from '../eventStore.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
 import { allocateId } from '../idAllocator.ts';
-import { encodeOfferId } from './offerKeys.ts';
+import { encodeRouteKey } from '../routeKeys.ts';
 
 export type OfferInput = OfferContent & { organizationId: string; slug: string };
 export type OfferSummary = { uuid: string; id: string; slug: string; name: string; created: boolean };
@@ -47,10 +47,10 @@ export async function upsertOffer(ctx: CommandContext, input: OfferInput): Promi
     offerDecider.decide({ type: 'CreateOffer', uuid, id: 1, organizationId, slug, now: 0, ...content }, state);
     const id = await allocateId(ctx.store, 'offer', ctx.metadata);
     await handleCommand(ctx, stream, offerDecider, { type: 'CreateOffer', uuid, id, organizationId, slug, now: ctx.metadata.occurred_at, ...content });
-    return { uuid, id: encodeOfferId(id), slug, name: content.name, created: true };
+    return { uuid, id: encodeRouteKey(id), slug, name: content.name, created: true };
   }
   await handleCommand(ctx, stream, offerDecider, { type: 'UpdateOffer', organizationId, now: ctx.metadata.occurred_at, ...content });
-  return { uuid, id: encodeOfferId(state.id), slug, name: content.name, created: false };
+  return { uuid, id: encodeRouteKey(state.id), slug, name: content.name, created: false };
 }
 
 export async function loadOffer(ctx: CommandContext, uuid: string): Promise<OfferState> {

@@ -22,7 +22,7 @@ export type OfferPageType = 'checkout' | 'upsell' | 'thank_you';
 
 export type OfferPage = { id: string; type: OfferPageType; title: string; blocks: OfferBlock[] };
 
-export type OfferCharge = { name: string; amount: number };
+export type OfferCharge = { id: string; name: string; amount: number };
 
 /** The product plan an offer sells, as it stood when the offer was imported. */
 export type OfferPlan = {

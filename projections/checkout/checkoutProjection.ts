@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../commands/eventStore.ts';
-import { encodeOfferId } from '../../commands/checkout/offerKeys.ts';
+import { encodeRouteKey } from '../../commands/routeKeys.ts';
 import type { OfferEvent, OfferPage, OfferPlan, OfferStatus, OfferTheme } from '../../domain/checkout/offer.ts';
 import { evolveSessionView, type CheckoutEvent, type SessionView } from '../../domain/checkout/sessionView.ts';
 import type { Projection, ProjectionTx } from '../projection.ts';
@@ -58,7 +58,7 @@ async function applyOffer(event: OfferEvent, uuid: string, occurredAt: number, t
     const doc: OfferDoc = {
       ...rest,
       id: uuid,
-      route_key: encodeOfferId(id),
+      route_key: encodeRouteKey(id),
       number: id,
       status: 'draft',
       created_at,

@@ -1,4 +1,4 @@
-import { decodeOfferId } from '../../commands/checkout/offerKeys.ts';
+import { decodeRouteKey } from '../../commands/routeKeys.ts';
 import type { Filter, ReadStore } from '../readStore.ts';
 import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from './checkoutProjection.ts';
 
@@ -9,7 +9,7 @@ export async function findOfferByRef(readStore: ReadStore, ref: string): Promise
   const [bySlug] = await readStore.find<OfferDoc>(OFFERS, { filter: { slug: ref }, limit: 1 });
   if (bySlug) return bySlug;
   if (UUID.test(ref)) return readStore.get<OfferDoc>(OFFERS, ref.toLowerCase());
-  const number = decodeOfferId(ref);
+  const number = decodeRouteKey(ref);
   if (number === null) return null;
   const [byKey] = await readStore.find<OfferDoc>(OFFERS, { filter: { number }, limit: 1 });
   return byKey ?? null;

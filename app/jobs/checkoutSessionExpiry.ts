@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { expireSession } from '../../commands/checkout/sessionCommands.ts';
+import type { CommandContext } from '../../commands/handleCommand.ts';
+import { CHECKOUT_SESSIONS, type SessionDoc } from '../../projections/checkout/checkoutProjection.ts';
+import type { BackgroundJob } from '../backgroundJobs.ts';
+import type { Services } from '../services.ts';
+
+const BATCH = 200;
+
+/**
+ * Records `CheckoutSessionExpired` (and voids the open invoice) for every open session past its
+ * expiry. Readers already show such sessions as expired; this makes it part of the record.
+ * Safe to run in several processes: each expiry is a command with an expected revision, and an
+ * already expired session decides nothing.
+ */
+export async function expireDueSessions(services: Services): Promise<number> {
+  const now = Math.floor(services.clock() / 1000);
+  const due = await services.readStore.find<SessionDoc>(CHECKOUT_SESSIONS, {
+    filter: { status: 'open', expires_at: { $lte: now } },
+    sort: [['expires_at', 1]],
+    limit: BATCH,
+  });
+  let expired = 0;
+  const correlation = `job_${randomUUID()}`;
+  for (const session of due) {
+    const ctx: CommandContext = {
+      store: services.store,
+      metadata: {
+        correlation_id: correlation,
+        actor: { type: 'system', name: 'checkout-session-expiry' },
+        organization_id: session.organization_id,
+        occurred_at: now,
+      },
+    };
+    const result = await expireSession(ctx, session.id);
+    if (result.expired) expired += 1;
+  }
+  return expired;
+}
+
+export const checkoutSessionExpiryJob: BackgroundJob = {
+  name: 'checkout-session-expiry',
+  async start(services, logger) {
+    let stopped = false;
+    let running: Promise<void> | null = null;
+    const tick = () => {
+      // One pass at a time: a slow pass is not overtaken by the next tick.
+      if (running) return;
+      running = (async () => {
+        try {
+          const expired = await expireDueSessions(services);
+          if (expired > 0) logger.info({ expired }, 'checkout sessions expired');
+        } catch (error) {
+          logger.error({ err: error }, 'checkout session expiry failed; retrying at the next tick');
+        } finally {
+          running = null;
+        }
+      })();
+    };
+    const timer = setInterval(() => {
+      if (!stopped) tick();
+    }, services.config.CHECKOUT_EXPIRY_INTERVAL_MS);
+    timer.unref();
+    return {
+      async stop() {
+        stopped = true;
+        clearInterval(timer);
+        await running;
+      },
+    };
+  },
+};

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
+import type { OfferContent } from '../../domain/checkout/offer.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+
+export const offerContent = (overrides: Partial<OfferContent> = {}): OfferContent => ({
+  name: 'Pro plan',
+  theme: {
+    primary_color: '#3355ff',
+    background_color: '#ffffff',
+    text_color: '#111111',
+    font_family: 'Inter, sans-serif',
+    logo_url: 'https://cdn.example.com/logo.png',
+    button_text: 'Pay now',
+  },
+  pages: [
+    { id: 'pay', type: 'checkout', title: 'Checkout', blocks: [{ type: 'heading', text: 'Go Pro' }, { type: 'price' }] },
+    { id: 'thanks', type: 'thank_you', title: 'Thank you', blocks: [{ type: 'text', text: 'Welcome aboard.' }] },
+  ],
+  plan: {
+    product_id: randomUUID(),
+    plan_id: 'plan_monthly',
+    plan_name: 'monthly',
+    charges: [
+      { id: 'c1', name: 'Pro monthly', amount: 1900 },
+      { id: 'c2', name: 'Setup fee', amount: 500 },
+    ],
+  },
+  currency: 'EUR',
+  ...overrides,
+});
+
+/** An offer made through the same commands the import runs, published unless told otherwise. */
+export async function makeOffer(
+  server: TestServer,
+  organizationId: string,
+  options: { slug?: string; publish?: boolean; content?: Partial<OfferContent> } = {},
+) {
+  const slug = options.slug ?? `offer-${randomUUID().slice(0, 8)}`;
+  const ctx = server.cliContext(organizationId);
+  const offer = await upsertOffer(ctx, { organizationId, slug, ...offerContent(options.content) });
+  if (options.publish !== false) await publishOffer(server.cliContext(organizationId), offer.uuid);
+  await server.settle();
+  return offer;
+}
+
+export const json = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+export const GOOD_CARD = { number: '4242 4242 4242 4242', exp_month: 12, exp_year: 2099, cvc: '123' };
+export const DECLINED_CARD = { ...GOOD_CARD, number: '4000000000000002' };
