@@ -12,9 +12,13 @@ import type { Services } from '../app/services.ts';
 import { registerErrorHandlers } from './errors.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
+import { automationRoutes } from './routes/automation/automationRoutes.ts';
+import { catchRoute } from './routes/automation/catchRoute.ts';
+import { catalogRoutes } from './routes/catalog/catalogRoutes.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
+import { promoRoutes } from './routes/promos/promoRoutes.ts';
 
 export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */
@@ -93,6 +97,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(identityRoutes, { services });
   await app.register(checkoutRoutes, { services });
   await app.register(hostedCheckoutRoutes, { services });
+  await app.register(catalogRoutes, { services });
+  await app.register(catchRoute, { services });
+  await app.register(automationRoutes, { services });
+  await app.register(promoRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }

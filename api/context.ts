@@ -22,7 +22,24 @@ export async function afterWrite(services: Services, position: number | null): P
   if (position !== null && services.projections) await services.projections.waitFor(position);
 }
 
-/** Absolute base of links: BASE_URL when configured, else the request's own scheme and host. */
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/** A DNS name or IPv4 address, or a bracketed IPv6 address, with an optional port. */
+const PLAUSIBLE_HOST = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*|\\[[0-9A-Fa-f:.]{2,45}\\])(?::\\d{1,5})?$`);
+
+/**
+ * Absolute base of links: BASE_URL when configured, else the request's own scheme and host. The
+ * Host header is the caller's to choose: one that is not a plausible host (spaces, slashes, `@`,
+ * quotes, a missing one) is replaced by the address the server listens on, so a link can never
+ * point at a path or a userinfo trick of the caller's making.
+ */
 export function baseUrl(services: Services, request: FastifyRequest): string {
-  return services.config.BASE_URL ?? `${request.protocol}://${request.host}`;
+  if (services.config.BASE_URL) return services.config.BASE_URL;
+  const host = request.host;
+  if (typeof host === 'string' && host.length <= 260 && PLAUSIBLE_HOST.test(host)) {
+    return `${request.protocol}://${host.toLowerCase()}`;
+  }
+  const configured = services.config.HOST;
+  const listening = configured === '0.0.0.0' || configured === '::' ? '127.0.0.1' : configured;
+  const port = request.socket.localPort ?? services.config.PORT;
+  return `${request.protocol}://${listening.includes(':') ? `[${listening}]` : listening}:${port}`;
 }

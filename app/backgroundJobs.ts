@@ -1,3 +1,4 @@
+import { automationJob } from '../automation/workflowRunner.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
 import type { Services } from './services.ts';
@@ -13,7 +14,7 @@ export type BackgroundJob = {
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [checkoutSessionExpiryJob];
+export const backgroundJobs: BackgroundJob[] = [checkoutSessionExpiryJob, automationJob];
 
 export async function startBackgroundJobs(
   services: Services,

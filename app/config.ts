@@ -35,6 +35,24 @@ export const ConfigSchema = z.object({
   CHECKOUT_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   /** How often the expiry job looks for checkout sessions past their expiry. */
   CHECKOUT_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(10).default(30_000),
+  /** Catch URLs: requests per trigger per window (429 above). */
+  CATCH_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
+  CATCH_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
+  /** GET /api/promos/{slug}: requests per client IP per minute. */
+  PROMO_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(300),
+  /** Hosts or addresses outbound webhooks may reach even when private (tests, self-hosting): `127.0.0.1,localhost`. */
+  WEBHOOK_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter((h) => h !== '')),
+  /** A call succeeds on a 2xx whose headers and body arrive within this time (Svix counts 15 s). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(10).default(15_000),
+  WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(10).default(5_000),
+  /** Attempts per call (network errors, 429 and 5xx are retried), and the first back-off (doubling). */
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(0).default(1_000),
+  /** Workflows the automation worker runs at once. */
+  AUTOMATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -90,7 +90,11 @@ main(process.argv.slice(2)).then(
       console.error(`commerce: ${error.message}`);
       process.exitCode = 2;
     } else if (error instanceof DomainError) {
-      console.error(`commerce: ${error.message}${error.fields ? ` ${JSON.stringify(error.fields)}` : ''}`);
+      // One line per field error (an import lists every problem of its file), path first.
+      console.error(`commerce: ${error.message}`);
+      for (const [field, messages] of Object.entries(error.fields ?? {})) {
+        for (const message of messages) console.error(`  ${field}: ${message}`);
+      }
       process.exitCode = 1;
     } else if (error instanceof Error && 'code' in error && error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       console.error(`commerce: ${error.message}`);

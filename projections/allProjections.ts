@@ -1,6 +1,9 @@
+import { automationProjection } from './automation/automationProjection.ts';
+import { catalogProjection } from './catalog/catalogProjection.ts';
 import { checkoutProjection } from './checkout/checkoutProjection.ts';
 import { identityProjection } from './identity/identityProjection.ts';
 import type { Projection } from './projection.ts';
+import { promoProjection } from './promos/promoProjection.ts';
 
 /** Every read model, in the order a rebuild runs them. */
-export const allProjections: readonly Projection[] = [identityProjection, checkoutProjection];
+export const allProjections: readonly Projection[] = [identityProjection, catalogProjection, checkoutProjection, automationProjection, promoProjection];

@@ -4,7 +4,10 @@ import {
   createUser,
   organizationExists,
 } from '../../commands/identity/identityCommands.ts';
+import { runImport } from '../../commands/import/importFile.ts';
+import type { ProductWriteResult } from '../../commands/catalog/productCommands.ts';
 import type { CliCommand, CliContext } from '../command.ts';
+import { demoCatalog } from './demoCatalog.ts';
 
 export const DEMO_ORGANIZATION_ID = 'org_demo';
 export const DEMO_EMAIL = 'demo@example.com';
@@ -13,12 +16,13 @@ export type DemoResult = {
   organization: { id: string };
   user: { id: string; email: string };
   token: string;
+  /** Route keys of the demo products. */
   products: string[];
 };
 
 /**
- * Sets up a demo organization, user and API key; safe to run again (the same organization and
- * user, plus a fresh key, since a token is only ever shown once).
+ * Sets up a demo organization, user, API key and three products with plans; safe to run again
+ * (the same organization, user and products, plus a fresh key, since a token is only ever shown once).
  */
 async function runDemo(ctx: CliContext): Promise<DemoResult> {
   const cmd = ctx.commandContext(DEMO_ORGANIZATION_ID);
@@ -27,11 +31,17 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   }
   const user = await createUser(cmd, { email: DEMO_EMAIL, organizationId: DEMO_ORGANIZATION_ID });
   const key = await createApiKey(cmd, { userId: user.id, organizationId: DEMO_ORGANIZATION_ID, name: 'demo' });
+  // Imported by key: a second run finds the same three products and records nothing new.
+  const imported = await runImport(
+    { command: cmd, organizationId: DEMO_ORGANIZATION_ID, readStore: ctx.services.readStore, catchUp: ctx.catchUp },
+    demoCatalog,
+  );
+  const products = (imported.sections.products as ProductWriteResult[]).map((p) => p.id);
   return {
     organization: { id: DEMO_ORGANIZATION_ID },
     user: { id: user.id, email: user.email },
     token: key.token,
-    products: [],
+    products,
   };
 }
 
@@ -48,5 +58,9 @@ export const demoCommand: CliCommand = {
       'Try:',
       `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/users/me`,
       `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/catalog/products`,
+      ...d.products.slice(0, 1).flatMap((id) => [
+        `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/catalog/products/${id}`,
+        `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/catalog/products/${id}/plans`,
+      ]),
     ].join('\n'),
 };

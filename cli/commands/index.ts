@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command.ts';
+import { importCommand, productArchiveCommand, productPublishCommand } from './catalog.ts';
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
@@ -12,5 +13,8 @@ export const allCommands: CliCommand[] = [
   userCreateCommand,
   apiKeyCreateCommand,
   apiKeyRevokeCommand,
+  importCommand,
+  productPublishCommand,
+  productArchiveCommand,
   projectionsRebuildCommand,
 ];

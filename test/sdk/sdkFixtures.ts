@@ -56,7 +56,7 @@ export async function seedOffer(
       logo_url: null,
       button_text: 'Buy now',
     },
-    plan: { product_id: 'prod_1', plan_id: 'plan_1', plan_name: 'Monthly', charges: [{ name: 'Subscription', amount: overrides.amount ?? 4900 }] },
+    plan: { product_id: 'prod_1', plan_id: 'plan_1', plan_name: 'Monthly', charges: [{ id: 'ch_1', name: 'Subscription', amount: overrides.amount ?? 4900 }] },
     pages: [
       {
         id: 'p1',

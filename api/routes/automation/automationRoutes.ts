@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../../../app/services.ts';
+import {
+  SAMPLES,
+  SEQUENCES,
+  TRIGGERS,
+  WORKFLOWS,
+  type SampleDoc,
+  type SequenceDoc,
+  type TriggerDoc,
+  type WorkflowDoc,
+} from '../../../projections/automation/automationProjection.ts';
+import { baseUrl } from '../../context.ts';
+import { notFound } from '../../errors.ts';
+import { requireAuth } from '../../plugins/auth.ts';
+import { ErrorSchema, protectedRoute } from '../schemas.ts';
+
+/** How many of the latest received requests the trigger test offers as samples. */
+export const SAMPLE_LIMIT = 10;
+
+const IntId = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+const Sample = z.object({
+  id: z.string(),
+  method: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  query: z.record(z.string(), z.unknown()),
+  headers: z.record(z.string(), z.string()),
+  received_at: z.number().int(),
+});
+const TriggerTest = z.object({
+  success: z.boolean(),
+  message: z.string(),
+  samples: z.array(Sample),
+  data: z.object({ trigger_id: z.number().int(), trigger_name: z.string(), waiting_for_webhook: z.boolean(), catch_url: z.string() }),
+});
+const Step = z.object({
+  step: z.number().int(),
+  action: z.string(),
+  status: z.enum(['running', 'succeeded', 'failed']),
+  attempts: z.number().int(),
+  result: z.record(z.string(), z.unknown()).nullable(),
+  started_at: z.number().int(),
+  completed_at: z.number().int().nullable(),
+});
+const Workflow = z.object({
+  workflow_id: z.number().int(),
+  trigger_id: z.number().int(),
+  sequence_id: z.number().int(),
+  status: z.enum(['running', 'completed', 'failed']),
+  step_count: z.number().int(),
+  steps: z.array(Step),
+  started_at: z.number().int(),
+  finished_at: z.number().int().nullable(),
+});
+
+export const automationRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const { readStore } = services;
+
+  app.get(
+    '/api/automation/triggers/:trigger_id/test',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        ...protectedRoute,
+        summary: 'Trigger test: waiting for the first webhook, or the latest received requests as samples.',
+        params: z.object({ trigger_id: IntId }),
+        response: { 200: TriggerTest, 401: ErrorSchema, 404: ErrorSchema, 422: ErrorSchema },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const trigger = await readStore.get<TriggerDoc>(TRIGGERS, String(request.params.trigger_id));
+      if (!trigger || trigger.organization_id !== auth.organizationId) throw notFound('Trigger');
+      const sequence = await readStore.get<SequenceDoc>(SEQUENCES, String(trigger.sequence_id));
+      if (!sequence) throw notFound('Trigger');
+      const samples = await readStore.find<SampleDoc>(SAMPLES, {
+        filter: { trigger_id: trigger.trigger_id },
+        sort: [['position', -1]],
+        limit: SAMPLE_LIMIT,
+      });
+      const data = {
+        trigger_id: trigger.trigger_id,
+        trigger_name: trigger.name,
+        waiting_for_webhook: samples.length === 0,
+        catch_url: `${baseUrl(services, request)}/hooks/catch/${sequence.route_key}/${trigger.route_key}`,
+      };
+      if (samples.length === 0) {
+        return { success: false, message: 'Waiting for the first webhook: send a request to the catch URL.', samples: [], data };
+      }
+      return {
+        success: true,
+        message: `${samples.length} received webhook${samples.length === 1 ? '' : 's'} available as samples.`,
+        samples: samples.map((s) => ({ id: s.id, method: s.method, payload: s.payload, query: s.query, headers: s.headers, received_at: s.received_at })),
+        data,
+      };
+    },
+  );
+
+  app.get(
+    '/api/automation/workflows/:workflow_id',
+    {
+      preHandler: app.authenticate,
+      schema: {
+        ...protectedRoute,
+        summary: 'A workflow run: its status and the result of each step.',
+        params: z.object({ workflow_id: IntId }),
+        response: { 200: Workflow, 401: ErrorSchema, 404: ErrorSchema, 422: ErrorSchema },
+      },
+    },
+    async (request) => {
+      const auth = requireAuth(request);
+      const doc = await readStore.get<WorkflowDoc>(WORKFLOWS, String(request.params.workflow_id));
+      if (!doc || doc.organization_id !== auth.organizationId) throw notFound('Workflow');
+      const { id: _id, organization_id: _org, ...workflow } = doc;
+      return workflow;
+    },
+  );
+};

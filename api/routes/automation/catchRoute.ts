@@ -1,0 +1,144 @@
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../../../app/services.ts';
+import { receiveWebhook } from '../../../commands/automation/receiveWebhook.ts';
+import { commandContext } from '../../context.ts';
+import { HttpError, notFound, validationBody } from '../../errors.ts';
+import { ErrorSchema, RouteKey } from '../schemas.ts';
+
+/** The payload key that holds a body that is not a JSON object (an array, a string, plain text, XML…). */
+export const RAW_BODY_KEY = '_body';
+
+/** Headers worth keeping with a received webhook; all others are dropped. */
+const RECORDED_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'user-agent',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-real-ip',
+  'forwarded',
+  'cf-connecting-ip',
+  'true-client-ip',
+  'x-api-key',
+  'authorization',
+  'idempotency-key',
+  'webhook-id',
+  'webhook-timestamp',
+  'x-request-id',
+]);
+const SIGNATURE_HEADER = /signature|^x-hub-|^x-webhook-/;
+const MASK = '********';
+
+/** Header values kept for the record; the credentials in authorization and x-api-key are masked. */
+export function recordedHeaders(headers: FastifyRequest['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(headers)) {
+    if (raw === undefined || !(RECORDED_HEADERS.has(name) || SIGNATURE_HEADER.test(name))) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : String(raw);
+    if (name === 'x-api-key') out[name] = MASK;
+    else if (name === 'authorization') {
+      const scheme = /^([A-Za-z][A-Za-z0-9-]*) /.exec(value)?.[1];
+      out[name] = scheme ? `${scheme} ${MASK}` : MASK;
+    } else out[name] = value.slice(0, 1024);
+  }
+  return out;
+}
+
+const wrap = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { [RAW_BODY_KEY]: value };
+
+/**
+ * The body of any method, as the parsers above leave it (always an object). Validated in
+ * preValidation because fastify refuses a body schema on GET and HEAD, and catch URLs take both.
+ */
+const CatchBody = z
+  .looseObject({
+    email: z.string().max(1000).optional(),
+    ref: z.string().max(1000).optional(),
+    source: z.string().max(1000).optional(),
+  })
+  .optional();
+
+const DedupeHeader = z.string().min(1).max(255).optional();
+const Answer = z.object({ success: z.literal(true), message: z.string(), workflow_id: z.number().int().nullable() });
+
+export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  // In this scope only: any content type is accepted (senders are not ours to choose).
+  app.removeAllContentTypeParsers();
+  const parseJson = (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    const text = String(body).trim();
+    if (text === '') return done(null, {});
+    try {
+      done(null, wrap(JSON.parse(text)));
+    } catch {
+      done(new HttpError(400, 'malformed_json', 'The request body is not valid JSON.'), undefined);
+    }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    const out: Record<string, string | string[]> = {};
+    for (const [k, v] of new URLSearchParams(body as string)) {
+      const prev = out[k];
+      out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    }
+    done(null, out);
+  });
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => {
+    const text = (body as Buffer).toString('utf8');
+    done(null, text === '' ? {} : { [RAW_BODY_KEY]: text });
+  });
+
+  app.all(
+    '/hooks/catch/:sequence/:trigger',
+    {
+      config: {
+        rateLimit: {
+          max: services.config.CATCH_RATE_LIMIT_MAX,
+          timeWindow: services.config.CATCH_RATE_LIMIT_WINDOW_MS,
+          keyGenerator: (request: FastifyRequest) => `catch:${(request.params as { trigger?: string }).trigger ?? ''}`,
+        },
+      },
+      preValidation: async (request) => {
+        const parsed = CatchBody.safeParse(request.body);
+        if (!parsed.success) {
+          const errors: Record<string, string[]> = {};
+          for (const issue of parsed.error.issues) {
+            const field = issue.path.join('.') || 'body';
+            (errors[field] ??= []).push(`The ${field} field must be a string of at most 1000 characters.`);
+          }
+          const body = validationBody(errors);
+          throw new HttpError(422, body.code, body.message, errors);
+        }
+      },
+      schema: {
+        summary: 'Inbound automation webhook: records the request and starts (or skips) a workflow.',
+        // Any string: a key that cannot exist answers 404 like one that does not.
+        params: z.object({ sequence: z.string().max(200), trigger: z.string().max(200) }),
+        querystring: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+        headers: z.looseObject({ 'idempotency-key': DedupeHeader, 'webhook-id': DedupeHeader }),
+        response: { 200: Answer, 400: ErrorSchema, 404: ErrorSchema, 413: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema },
+      },
+    },
+    async (request) => {
+      const { sequence, trigger } = request.params;
+      if (!RouteKey.safeParse(sequence).success || !RouteKey.safeParse(trigger).success) throw notFound('Webhook');
+      const answer = await receiveWebhook(services.store, (org) => commandContext(services, request, org).metadata, {
+        sequenceKey: sequence,
+        triggerKey: trigger,
+        method: request.method,
+        payload: (request.body as Record<string, unknown> | undefined) ?? {},
+        query: request.query,
+        headers: recordedHeaders(request.headers),
+        dedupeKey: request.headers['idempotency-key'] ?? request.headers['webhook-id'] ?? null,
+      });
+      if (!answer.found) throw notFound('Webhook');
+      return answer.workflowId === null
+        ? { success: true as const, message: 'Webhook received but trigger was skipped', workflow_id: null }
+        : { success: true as const, message: 'Workflow started', workflow_id: answer.workflowId };
+    },
+  );
+};

@@ -1,0 +1,204 @@
+import { createHmac } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { Agent, request } from 'undici';
+import type { SendWebhookAction } from '../domain/automation/actions.ts';
+import { isWebhookUrl } from '../domain/automation/actions.ts';
+import { renderJsonTemplate, type TemplateScope } from '../domain/automation/template.ts';
+import { classifyAddress } from './addressClassifier.ts';
+
+/**
+ * The spec's result, plus `error` when no response was had: `invalid_url`, `blocked_address`,
+ * `dns_failure`, `connection_refused`, `connection_reset`, `connect_timeout`, `timeout`,
+ * `network_error` (then `status_code` is 0 and `response_body` ''), or `aborted` (shutdown).
+ */
+export type WebhookResult = {
+  success: boolean;
+  status_code: number;
+  response_body: string;
+  headers: Record<string, string[]>;
+  url: string;
+  payload: string;
+  method: string;
+  error?: string;
+};
+
+export type SendOptions = {
+  allowHosts: readonly string[];
+  timeoutMs: number;
+  connectTimeoutMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  /** `wf_<workflow>_step_<n>`: the same on every attempt and after a restart, so receivers can dedupe. */
+  idempotencyKey: string;
+  nowMs: () => number;
+  signal: AbortSignal;
+};
+
+/** Response bodies are kept up to this size in the recorded result. */
+export const MAX_RESPONSE_BODY = 64 * 1024;
+const USER_AGENT = 'commerce-service-webhooks/0.1';
+
+class BlockedAddressError extends Error {
+  readonly code = 'EBLOCKED';
+}
+
+/**
+ * Resolves every address of the host and refuses if any is private (a DNS answer mixing a public
+ * and a private address is an attack, not an accident); the socket then connects to exactly the
+ * addresses checked here, so a second resolution cannot swap them (DNS rebinding).
+ */
+function guardedLookup(allowHosts: readonly string[]) {
+  return (
+    hostname: string,
+    options: { all?: boolean; family?: number },
+    callback: (err: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void,
+  ) => {
+    dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (err, addresses) => {
+      if (err) return callback(err);
+      const allowed = allowHosts.includes(hostname.toLowerCase());
+      if (!allowed) {
+        for (const a of addresses) {
+          if (!allowHosts.includes(a.address) && classifyAddress(a.address) !== null) {
+            return callback(new BlockedAddressError(`${hostname} resolves to a blocked address`));
+          }
+        }
+      }
+      if (addresses.length === 0) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }));
+      if (options.all) return callback(null, addresses);
+      return callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}
+
+const ERROR_CODES: Record<string, string> = {
+  EBLOCKED: 'blocked_address',
+  ENOTFOUND: 'dns_failure',
+  EAI_AGAIN: 'dns_failure',
+  ECONNREFUSED: 'connection_refused',
+  ECONNRESET: 'connection_reset',
+  EPIPE: 'connection_reset',
+  UND_ERR_SOCKET: 'connection_reset',
+  UND_ERR_CONNECT_TIMEOUT: 'connect_timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  ETIMEDOUT: 'timeout',
+};
+const NOT_RETRIED = new Set(['blocked_address', 'invalid_url', 'aborted']);
+
+function errorCode(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return 'aborted';
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: string }).code;
+    if (code && ERROR_CODES[code]) return ERROR_CODES[code]!;
+    if ((e as { name?: string }).name === 'TimeoutError') return 'timeout';
+    if (e instanceof BlockedAddressError) return 'blocked_address';
+  }
+  return 'network_error';
+}
+
+/** The body the action sends, the headers it adds, its signature. */
+export function prepareRequest(action: SendWebhookAction, scope: TemplateScope, idempotencyKey: string, nowMs: number) {
+  const payload = action.method === 'GET' || action.payload === '' ? '' : renderJsonTemplate(action.payload, scope);
+  const headers: Record<string, string> = { 'user-agent': USER_AGENT };
+  for (const [name, value] of Object.entries(action.headers)) headers[name.toLowerCase()] = value;
+  if (payload !== '' && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+  headers['idempotency-key'] = idempotencyKey;
+  if (action.signing_secret) {
+    const t = Math.floor(nowMs / 1000);
+    const v1 = createHmac('sha256', action.signing_secret).update(`${t}.${payload}`).digest('hex');
+    headers['webhook-signature'] = `t=${t},v1=${v1}`;
+  }
+  return { payload, headers };
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= MAX_RESPONSE_BODY) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY).toString('utf8');
+}
+
+function arrayHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value : [value];
+  }
+  return out;
+}
+
+async function attempt(action: SendWebhookAction, payload: string, headers: Record<string, string>, options: SendOptions): Promise<WebhookResult> {
+  const base = { url: action.url, payload, method: action.method.toLowerCase() };
+  const failure = (error: string): WebhookResult => ({ success: false, status_code: 0, response_body: '', headers: {}, ...base, error });
+  if (!isWebhookUrl(action.url)) return failure('invalid_url');
+  const host = new URL(action.url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  // Literal addresses never reach the resolver: judge them here.
+  if (isIP(host) && !options.allowHosts.includes(host) && classifyAddress(host) !== null) return failure('blocked_address');
+  const agent = new Agent({
+    connect: { lookup: guardedLookup(options.allowHosts) as never, timeout: options.connectTimeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connections: 1,
+    pipelining: 0,
+  });
+  const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
+  try {
+    const response = await request(action.url, {
+      method: action.method,
+      headers,
+      body: payload === '' ? null : payload,
+      dispatcher: agent,
+      signal,
+    });
+    const responseBody = await readCapped(response.body as never);
+    const status = response.statusCode;
+    return { success: status >= 200 && status < 300, status_code: status, response_body: responseBody, headers: arrayHeaders(response.headers), ...base };
+  } catch (error) {
+    return failure(errorCode(error, options.signal));
+  } finally {
+    agent.destroy().catch(() => undefined);
+  }
+}
+
+const retryable = (r: WebhookResult) =>
+  r.error !== undefined ? !NOT_RETRIED.has(r.error) : r.status_code === 429 || r.status_code >= 500;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+/**
+ * Sends one Send Webhook action: up to maxAttempts tries, waiting retryBaseMs × 2^(n-1) between
+ * them (1 s, 2 s, 4 s by default) after a network error, a 429 or a 5xx. Redirects are not
+ * followed: a 3xx is the (unsuccessful) result. Returns the last attempt's result.
+ */
+export async function sendWebhook(action: SendWebhookAction, scope: TemplateScope, options: SendOptions): Promise<{ result: WebhookResult; attempts: number }> {
+  const { payload, headers } = prepareRequest(action, scope, options.idempotencyKey, options.nowMs());
+  let result: WebhookResult;
+  let attempts = 0;
+  for (;;) {
+    attempts += 1;
+    result = await attempt(action, payload, headers, options);
+    if (result.success || attempts >= options.maxAttempts || !retryable(result) || options.signal.aborted) break;
+    await sleep(options.retryBaseMs * 2 ** (attempts - 1), options.signal);
+    if (options.signal.aborted) break;
+  }
+  if (options.signal.aborted) result = { ...result, success: false, error: 'aborted' };
+  return { result, attempts };
+}

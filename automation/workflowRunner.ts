@@ -1,0 +1,158 @@
+import type { Services } from '../app/services.ts';
+import type { BackgroundJob } from '../app/backgroundJobs.ts';
+import type { EventMetadata, RecordedEvent } from '../commands/eventStore.ts';
+import { handleCommand, type CommandContext } from '../commands/handleCommand.ts';
+import { enrolParticipant } from '../commands/promos/promoCommands.ts';
+import type { Action } from '../domain/automation/actions.ts';
+import { renderTextTemplate, type TemplateScope } from '../domain/automation/template.ts';
+import type { ReceivedWebhook, WebhookReceptionEvent } from '../domain/automation/webhookReception.ts';
+import { nextStep, workflowDecider, workflowStream, type StepResult } from '../domain/automation/workflow.ts';
+import { fold } from '../domain/shared/decider.ts';
+import { DomainError } from '../domain/shared/domainError.ts';
+import { CheckpointConflictError } from '../projections/readStore.ts';
+import type { Logger } from '../projections/projectionRunner.ts';
+import { sendWebhook } from './sendWebhook.ts';
+
+export const AUTOMATION_CHECKPOINT = 'automation_runner';
+
+type Started = Extract<WebhookReceptionEvent, { type: 'WorkflowStarted' }>['data'];
+
+class Aborted extends Error {}
+
+/** Runs one action; failures the sender or the data caused become an unsuccessful result, not an exception. */
+async function runAction(
+  services: Services,
+  action: Action,
+  scope: TemplateScope,
+  ctx: CommandContext,
+  workflowId: number,
+  step: number,
+  signal: AbortSignal,
+): Promise<{ result: StepResult; attempts: number }> {
+  const c = services.config;
+  if (action.type === 'send_webhook') {
+    return sendWebhook(action, scope, {
+      allowHosts: c.WEBHOOK_ALLOW_HOSTS,
+      timeoutMs: c.WEBHOOK_TIMEOUT_MS,
+      connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS,
+      maxAttempts: c.WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: c.WEBHOOK_RETRY_BASE_MS,
+      idempotencyKey: `wf_${workflowId}_step_${step}`,
+      nowMs: services.clock,
+      signal,
+    });
+  }
+  const email = renderTextTemplate(action.email, scope).trim();
+  const referenceText = renderTextTemplate(action.reference, scope).trim();
+  const reference = referenceText === '' ? null : referenceText;
+  try {
+    const organizationId = ctx.metadata.organization_id!;
+    const r = await enrolParticipant(ctx, { organizationId, slug: action.promo, email, reference, workflowId });
+    return { result: { success: true, promo: action.promo, email: r.email, reference, enrolled: r.enrolled }, attempts: 1 };
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return { result: { success: false, promo: action.promo, email, reference, error: error.code, message: error.message }, attempts: 1 };
+  }
+}
+
+/**
+ * Runs a workflow from wherever its stream says it is: a completed step is never run again; a
+ * step started and not completed (a crash or a stop in the middle) is run again, with the same
+ * idempotency key.
+ */
+async function runWorkflow(services: Services, workflowId: number, started: Started, webhook: ReceivedWebhook, signal: AbortSignal): Promise<void> {
+  const metadata = (): EventMetadata => ({
+    correlation_id: `workflow_${workflowId}`,
+    actor: { type: 'system', name: 'automation' },
+    organization_id: started.organization_id,
+    occurred_at: Math.floor(services.clock() / 1000),
+  });
+  const ctx = (): CommandContext => ({ store: services.store, metadata: metadata() });
+  const stream = workflowStream(workflowId);
+  const scope: TemplateScope = { webhook_payload: webhook.webhook_payload, webhook_query: webhook.webhook_query };
+  const steps = started.actions;
+  for (;;) {
+    const state = fold(workflowDecider, (await services.store.readStream(stream)) as never);
+    if (state.status !== 'running') return;
+    const step = nextStep(state, steps.length);
+    if (step === null) {
+      await handleCommand(ctx(), stream, workflowDecider, { type: 'FinishWorkflow', workflowId, stepCount: steps.length, now: metadata().occurred_at });
+      return;
+    }
+    const action = steps[step]!;
+    if (!state.started.includes(step)) {
+      await handleCommand(ctx(), stream, workflowDecider, { type: 'StartStep', workflowId, step, action: action.type, now: metadata().occurred_at });
+    }
+    const { result, attempts } = await runAction(services, action, scope, ctx(), workflowId, step, signal);
+    // Stopped mid-step: leave it started, not completed; the next run resumes here.
+    if (signal.aborted) throw new Aborted('stopped');
+    await handleCommand(ctx(), stream, workflowDecider, {
+      type: 'CompleteStep',
+      workflowId,
+      step,
+      action: action.type,
+      result,
+      attempts,
+      now: metadata().occurred_at,
+    });
+  }
+}
+
+async function handleBatch(services: Services, events: RecordedEvent[], signal: AbortSignal): Promise<void> {
+  const runs: Array<Promise<void>> = [];
+  for (const event of events) {
+    if (event.type !== 'WorkflowStarted') continue;
+    const reception = await services.store.readStream(event.stream);
+    const received = [...reception].reverse().find((e) => e.type === 'WebhookReceived' && e.position < event.position);
+    if (!received) continue;
+    runs.push(runWorkflow(services, event.position, event.data as Started, received.data as ReceivedWebhook, signal));
+  }
+  const outcomes = await Promise.allSettled(runs);
+  const failed = outcomes.find((o) => o.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
+/**
+ * The automation subscriber: follows the log from its checkpoint, runs the workflows each batch
+ * started (up to AUTOMATION_CONCURRENCY at once), then moves the checkpoint. Delivery is at least
+ * once; the per-(workflow, step) records make re-delivery skip finished work.
+ */
+export const automationJob: BackgroundJob = {
+  name: 'automation',
+  async start(services: Services, logger: Logger) {
+    const controller = new AbortController();
+    let stopped = false;
+    let current: { stop(): Promise<void> } | null = null;
+    const loop = (async () => {
+      while (!stopped) {
+        let checkpoint = await services.readStore.readCheckpoint(AUTOMATION_CHECKPOINT);
+        const subscription = services.store.subscribe(
+          async (events) => {
+            await handleBatch(services, events, controller.signal);
+            const next = events[events.length - 1]!.position;
+            await services.readStore.commit(AUTOMATION_CHECKPOINT, [], { expected: checkpoint, next });
+            checkpoint = next;
+          },
+          { after: checkpoint, batchSize: services.config.AUTOMATION_CONCURRENCY, streamPrefixes: ['automation_webhook-'] },
+        );
+        current = subscription;
+        try {
+          await subscription.done;
+        } catch (error) {
+          if (stopped || error instanceof Aborted) continue;
+          if (error instanceof CheckpointConflictError) continue;
+          logger.error({ err: error }, 'automation worker failed; retrying from its checkpoint');
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+      }
+    })();
+    return {
+      async stop() {
+        stopped = true;
+        controller.abort();
+        await current?.stop();
+        await loop;
+      },
+    };
+  },
+};

@@ -1,0 +1,91 @@
+import { nanoid } from 'nanoid';
+import type { Action } from '../../domain/automation/actions.ts';
+import { sequenceDecider, sequenceStream, type SequenceStatus } from '../../domain/automation/sequence.ts';
+import { triggerDecider, triggerStream, type TriggerState } from '../../domain/automation/trigger.ts';
+import { fold } from '../../domain/shared/decider.ts';
+import { notFound } from '../../domain/shared/domainError.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
+import { allocateId } from '../idAllocator.ts';
+
+/** Route keys of catch URLs: 24 characters of nanoid's 64-letter alphabet, 144 bits. */
+export const newRouteKey = () => nanoid(24);
+
+/** Points a trigger route key at its trigger, so the catch route finds it without a read model. */
+export const triggerKeyStream = (routeKey: string) => `automation_trigger_key-${routeKey}`;
+
+export async function createSequence(
+  ctx: CommandContext,
+  input: { organizationId: string; name: string; status?: SequenceStatus; actions: Action[] },
+): Promise<{ id: number; route_key: string }> {
+  const id = await allocateId(ctx.store, 'automation_sequence', ctx.metadata);
+  const routeKey = newRouteKey();
+  await handleCommand(ctx, sequenceStream(id), sequenceDecider, {
+    type: 'CreateSequence',
+    id,
+    organizationId: input.organizationId,
+    name: input.name,
+    status: input.status ?? 'active',
+    routeKey,
+    actions: input.actions,
+    now: ctx.metadata.occurred_at,
+  });
+  return { id, route_key: routeKey };
+}
+
+export async function setSequenceStatus(ctx: CommandContext, id: number, status: SequenceStatus, organizationId?: string): Promise<{ id: number; status: SequenceStatus; changed: boolean }> {
+  const state = fold(sequenceDecider, (await ctx.store.readStream(sequenceStream(id))) as never);
+  if (state.status === 'none' || (organizationId !== undefined && state.organizationId !== organizationId)) throw notFound('Sequence');
+  const result = await handleCommand(ctx, sequenceStream(id), sequenceDecider, {
+    type: status === 'paused' ? 'PauseSequence' : 'ResumeSequence',
+    now: ctx.metadata.occurred_at,
+  });
+  return { id, status, changed: result.events.length > 0 };
+}
+
+export async function createTrigger(
+  ctx: CommandContext,
+  input: { organizationId: string; sequenceId: number; name: string; enabled?: boolean },
+): Promise<{ id: number; route_key: string }> {
+  const sequence = fold(sequenceDecider, (await ctx.store.readStream(sequenceStream(input.sequenceId))) as never);
+  const id = await allocateId(ctx.store, 'automation_trigger', ctx.metadata);
+  const routeKey = newRouteKey();
+  await claimRouteKey(ctx, routeKey, id);
+  await handleCommand(ctx, triggerStream(id), triggerDecider, {
+    type: 'CreateTrigger',
+    id,
+    organizationId: input.organizationId,
+    sequenceId: input.sequenceId,
+    sequenceOrganizationId: sequence.status === 'none' ? null : sequence.organizationId,
+    name: input.name,
+    enabled: input.enabled ?? true,
+    routeKey,
+    now: ctx.metadata.occurred_at,
+  });
+  return { id, route_key: routeKey };
+}
+
+/** Rotates the trigger's URL: the old route key stops matching the trigger's state at once. */
+export async function replaceTrigger(ctx: CommandContext, id: number, organizationId?: string): Promise<{ id: number; route_key: string }> {
+  const state = await loadTrigger(ctx, id);
+  if (state.status === 'none' || (organizationId !== undefined && state.organizationId !== organizationId)) throw notFound('Trigger');
+  const routeKey = newRouteKey();
+  await claimRouteKey(ctx, routeKey, id);
+  await handleCommand(ctx, triggerStream(id), triggerDecider, { type: 'ReplaceTrigger', routeKey, now: ctx.metadata.occurred_at });
+  return { id, route_key: routeKey };
+}
+
+export async function setTriggerEnabled(ctx: CommandContext, id: number, enabled: boolean): Promise<void> {
+  await handleCommand(ctx, triggerStream(id), triggerDecider, { type: 'SetTriggerEnabled', enabled, now: ctx.metadata.occurred_at });
+}
+
+export async function loadTrigger(ctx: Pick<CommandContext, 'store'>, id: number): Promise<TriggerState> {
+  return fold(triggerDecider, (await ctx.store.readStream(triggerStream(id))) as never);
+}
+
+async function claimRouteKey(ctx: CommandContext, routeKey: string, triggerId: number): Promise<void> {
+  await ctx.store.append(
+    triggerKeyStream(routeKey),
+    [toNewEvent({ type: 'TriggerRouteKeyClaimed', data: { trigger_id: triggerId } }, ctx.metadata)],
+    'no_stream',
+  );
+}

@@ -1,0 +1,84 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { sequenceDecider, sequenceStream } from '../../domain/automation/sequence.ts';
+import {
+  webhookReceptionDecider,
+  webhookReceptionStream,
+  type ReceivedWebhook,
+} from '../../domain/automation/webhookReception.ts';
+import { fold } from '../../domain/shared/decider.ts';
+import type { EventMetadata, EventStore } from '../eventStore.ts';
+import { handleCommand } from '../handleCommand.ts';
+import { loadTrigger, triggerKeyStream } from './automationCommands.ts';
+
+export type CatchRequest = {
+  sequenceKey: string;
+  triggerKey: string;
+  method: string;
+  payload: Record<string, unknown>;
+  query: Record<string, string | string[]>;
+  headers: Record<string, string>;
+  dedupeKey: string | null;
+};
+
+export type CatchAnswer =
+  | { found: false }
+  | { found: true; organizationId: string; workflowId: number | null; replayed: boolean };
+
+/**
+ * The write side of a catch URL: find the trigger by its key (checked against the trigger's and
+ * the sequence's current state, so a replaced URL is dead at once), then record the reception and
+ * the workflow start (or skip) in one append. A repeated dedupe key lands on the same stream, so
+ * concurrent retries race on its expected revision and all but one replay the first answer.
+ */
+export async function receiveWebhook(
+  store: EventStore,
+  metadataFor: (organizationId: string) => EventMetadata,
+  request: CatchRequest,
+): Promise<CatchAnswer> {
+  const claim = (await store.readStream(triggerKeyStream(request.triggerKey)))[0];
+  if (!claim) return { found: false };
+  const triggerId = (claim.data as { trigger_id: number }).trigger_id;
+  const trigger = await loadTrigger({ store }, triggerId);
+  if (trigger.status === 'none' || trigger.routeKey !== request.triggerKey) return { found: false };
+  const sequence = fold(sequenceDecider, (await store.readStream(sequenceStream(trigger.sequenceId))) as never);
+  if (sequence.status === 'none' || sequence.routeKey !== request.sequenceKey) return { found: false };
+
+  const metadata = metadataFor(trigger.organizationId);
+  const now = metadata.occurred_at;
+  const key = request.dedupeKey
+    ? `t${triggerId}-${createHash('sha256').update(request.dedupeKey).digest('hex').slice(0, 40)}`
+    : randomUUID();
+  const stream = webhookReceptionStream(key);
+  const webhook: ReceivedWebhook = {
+    trigger_id: triggerId,
+    sequence_id: trigger.sequenceId,
+    organization_id: trigger.organizationId,
+    method: request.method,
+    webhook_payload: request.payload,
+    webhook_query: request.query,
+    headers: request.headers,
+    received_at: now,
+    dedupe_key: request.dedupeKey,
+  };
+  const result = await handleCommand({ store, metadata }, stream, webhookReceptionDecider, {
+    type: 'ReceiveWebhook',
+    webhook,
+    triggerEnabled: trigger.enabled,
+    sequenceActive: sequence.status === 'active',
+    actions: sequence.actions,
+    now,
+  });
+  if (result.events.length > 0) {
+    const started = result.events.some((e) => e.type === 'WorkflowStarted');
+    return { found: true, organizationId: trigger.organizationId, workflowId: started ? result.position : null, replayed: false };
+  }
+  // Replay: the answer of the latest reception on this key.
+  const recorded = await store.readStream(stream);
+  const outcome = [...recorded].reverse().find((e) => e.type === 'WorkflowStarted' || e.type === 'WebhookSkipped');
+  return {
+    found: true,
+    organizationId: trigger.organizationId,
+    workflowId: outcome?.type === 'WorkflowStarted' ? outcome.position : null,
+    replayed: true,
+  };
+}

@@ -1,0 +1,11 @@
+import { familiesSection, productsSection } from '../catalog/catalogImport.ts';
+import type { ImportSection } from './importSection.ts';
+
+/**
+ * The sections `commerce import` understands, applied in this order (a section may refer to those
+ * before it). Add yours with one line.
+ */
+export const importSections: readonly ImportSection[] = [
+  familiesSection as ImportSection,
+  productsSection as ImportSection,
+];

@@ -1,0 +1,37 @@
+/** The actions a sequence runs, in order, for each workflow its triggers start. */
+export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+export type WebhookMethod = (typeof WEBHOOK_METHODS)[number];
+
+export type SendWebhookAction = {
+  type: 'send_webhook';
+  url: string;
+  method: WebhookMethod;
+  /** A JSON string template; `{{webhook_payload.email}}` etc. are filled in JSON-escaped. Empty for GET. */
+  payload: string;
+  headers: Record<string, string>;
+  /** When set, calls carry `Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`. */
+  signing_secret: string | null;
+};
+
+export type EnrolInPromoAction = {
+  type: 'enrol_in_promo';
+  promo: string;
+  email: string;
+  reference: string;
+};
+
+export type Action = SendWebhookAction | EnrolInPromoAction;
+
+export const DEFAULT_EMAIL_TEMPLATE = '{{webhook_payload.email}}';
+export const DEFAULT_REFERENCE_TEMPLATE = '{{webhook_payload.ref}}';
+
+/** Only http and https URLs with a host are sent to; checked again (with DNS) before each call. */
+export function isWebhookUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '';
+}

@@ -1,0 +1,97 @@
+import type { Decider, DomainEvent } from '../shared/decider.ts';
+import { conflict, invalid, notFound } from '../shared/domainError.ts';
+import { isWebhookUrl, type Action } from './actions.ts';
+
+export type SequenceStatus = 'active' | 'paused';
+
+export type SequenceEvent =
+  | DomainEvent<
+      'SequenceCreated',
+      {
+        id: number;
+        organization_id: string;
+        name: string;
+        status: SequenceStatus;
+        /** The secret first segment of its catch URLs. */
+        route_key: string;
+        actions: Action[];
+        created_at: number;
+      }
+    >
+  | DomainEvent<'SequencePaused', { paused_at: number }>
+  | DomainEvent<'SequenceResumed', { resumed_at: number }>;
+
+export type SequenceCommand =
+  | {
+      type: 'CreateSequence';
+      id: number;
+      organizationId: string;
+      name: string;
+      status: SequenceStatus;
+      routeKey: string;
+      actions: Action[];
+      now: number;
+    }
+  | { type: 'PauseSequence'; now: number }
+  | { type: 'ResumeSequence'; now: number };
+
+export type SequenceState =
+  | { status: 'none' }
+  | { status: SequenceStatus; id: number; organizationId: string; name: string; routeKey: string; actions: Action[] };
+
+export const sequenceStream = (id: number) => `automation_sequence-${id}`;
+
+export const sequenceDecider: Decider<SequenceState, SequenceCommand, SequenceEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'SequenceCreated': {
+        const d = event.data;
+        return { status: d.status, id: d.id, organizationId: d.organization_id, name: d.name, routeKey: d.route_key, actions: d.actions };
+      }
+      case 'SequencePaused':
+        return state.status === 'none' ? state : { ...state, status: 'paused' };
+      case 'SequenceResumed':
+        return state.status === 'none' ? state : { ...state, status: 'active' };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateSequence': {
+        if (state.status !== 'none') throw conflict('sequence_exists', 'The sequence already exists.');
+        if (command.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
+        command.actions.forEach(checkAction);
+        return {
+          type: 'SequenceCreated',
+          data: {
+            id: command.id,
+            organization_id: command.organizationId,
+            name: command.name,
+            status: command.status,
+            route_key: command.routeKey,
+            actions: command.actions,
+            created_at: command.now,
+          },
+        };
+      }
+      case 'PauseSequence':
+        if (state.status === 'none') throw notFound('Sequence');
+        return state.status === 'paused' ? [] : { type: 'SequencePaused', data: { paused_at: command.now } };
+      case 'ResumeSequence':
+        if (state.status === 'none') throw notFound('Sequence');
+        return state.status === 'active' ? [] : { type: 'SequenceResumed', data: { resumed_at: command.now } };
+    }
+  },
+};
+
+function checkAction(action: Action, index: number): void {
+  const field = `actions.${index}`;
+  if (action.type === 'send_webhook') {
+    if (!isWebhookUrl(action.url)) throw invalid('invalid_url', 'The url field must be a valid http or https URL.', `${field}.url`);
+    if (action.method === 'GET' && action.payload !== '') {
+      throw invalid('payload_with_get', 'The payload field must be empty for GET.', `${field}.payload`);
+    }
+  } else if (action.promo.trim() === '') {
+    throw invalid('invalid_promo', 'The promo field is required.', `${field}.promo`);
+  }
+}

@@ -1,0 +1,90 @@
+import type { Decider, DomainEvent } from '../shared/decider.ts';
+import { conflict, invalid, notFound } from '../shared/domainError.ts';
+
+export type TriggerEvent =
+  | DomainEvent<
+      'TriggerCreated',
+      {
+        id: number;
+        organization_id: string;
+        sequence_id: number;
+        name: string;
+        trigger_type: 'webhook';
+        enabled: boolean;
+        /** The secret second segment of the catch URL. */
+        route_key: string;
+        created_at: number;
+      }
+    >
+  /** Replacing a trigger gives it a new URL; the old one answers 404 from then on. */
+  | DomainEvent<'TriggerReplaced', { route_key: string; replaced_at: number }>
+  | DomainEvent<'TriggerEnabled', { at: number }>
+  | DomainEvent<'TriggerDisabled', { at: number }>;
+
+export type TriggerCommand =
+  | {
+      type: 'CreateTrigger';
+      id: number;
+      organizationId: string;
+      sequenceId: number;
+      /** Checked by the caller against the sequence stream. */
+      sequenceOrganizationId: string | null;
+      name: string;
+      enabled: boolean;
+      routeKey: string;
+      now: number;
+    }
+  | { type: 'ReplaceTrigger'; routeKey: string; now: number }
+  | { type: 'SetTriggerEnabled'; enabled: boolean; now: number };
+
+export type TriggerState =
+  | { status: 'none' }
+  | { status: 'created'; id: number; organizationId: string; sequenceId: number; name: string; enabled: boolean; routeKey: string };
+
+export const triggerStream = (id: number) => `automation_trigger-${id}`;
+
+export const triggerDecider: Decider<TriggerState, TriggerCommand, TriggerEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'TriggerCreated': {
+        const d = event.data;
+        return { status: 'created', id: d.id, organizationId: d.organization_id, sequenceId: d.sequence_id, name: d.name, enabled: d.enabled, routeKey: d.route_key };
+      }
+      case 'TriggerReplaced':
+        return state.status === 'none' ? state : { ...state, routeKey: event.data.route_key };
+      case 'TriggerEnabled':
+        return state.status === 'none' ? state : { ...state, enabled: true };
+      case 'TriggerDisabled':
+        return state.status === 'none' ? state : { ...state, enabled: false };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateTrigger':
+        if (state.status !== 'none') throw conflict('trigger_exists', 'The trigger already exists.');
+        if (command.sequenceOrganizationId !== command.organizationId) throw notFound('Sequence');
+        if (command.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
+        return {
+          type: 'TriggerCreated',
+          data: {
+            id: command.id,
+            organization_id: command.organizationId,
+            sequence_id: command.sequenceId,
+            name: command.name,
+            trigger_type: 'webhook',
+            enabled: command.enabled,
+            route_key: command.routeKey,
+            created_at: command.now,
+          },
+        };
+      case 'ReplaceTrigger':
+        if (state.status === 'none') throw notFound('Trigger');
+        return { type: 'TriggerReplaced', data: { route_key: command.routeKey, replaced_at: command.now } };
+      case 'SetTriggerEnabled':
+        if (state.status === 'none') throw notFound('Trigger');
+        if (state.enabled === command.enabled) return [];
+        return command.enabled ? { type: 'TriggerEnabled', data: { at: command.now } } : { type: 'TriggerDisabled', data: { at: command.now } };
+    }
+  },
+};

@@ -1,0 +1,79 @@
+import type { Decider, DomainEvent } from '../shared/decider.ts';
+import { conflict } from '../shared/domainError.ts';
+
+/**
+ * The run of one workflow, step by step. A step is started, then completed with its result;
+ * after a crash the runner folds this stream and re-runs only a step that was started and never
+ * completed (at least once; the outbound call carries the (workflow, step) idempotency key).
+ */
+export type StepResult = { success: boolean } & Record<string, unknown>;
+
+export type WorkflowEvent =
+  | DomainEvent<'WorkflowStepStarted', { workflow_id: number; step: number; action: string; started_at: number }>
+  | DomainEvent<'WorkflowStepCompleted', { workflow_id: number; step: number; action: string; success: boolean; attempts: number; result: StepResult; completed_at: number }>
+  | DomainEvent<'WorkflowCompleted', { workflow_id: number; completed_at: number }>
+  | DomainEvent<'WorkflowFailed', { workflow_id: number; failed_step: number; failed_at: number }>;
+
+export type WorkflowCommand =
+  | { type: 'StartStep'; workflowId: number; step: number; action: string; now: number }
+  | { type: 'CompleteStep'; workflowId: number; step: number; action: string; result: StepResult; attempts: number; now: number }
+  | { type: 'FinishWorkflow'; workflowId: number; stepCount: number; now: number };
+
+export type WorkflowState = {
+  status: 'running' | 'completed' | 'failed';
+  started: number[];
+  completed: Array<{ step: number; success: boolean }>;
+};
+
+export const workflowStream = (id: number) => `automation_workflow-${id}`;
+
+export const workflowDecider: Decider<WorkflowState, WorkflowCommand, WorkflowEvent> = {
+  initialState: () => ({ status: 'running', started: [], completed: [] }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'WorkflowStepStarted':
+        return { ...state, started: [...state.started, event.data.step] };
+      case 'WorkflowStepCompleted':
+        return { ...state, completed: [...state.completed, { step: event.data.step, success: event.data.success }] };
+      case 'WorkflowCompleted':
+        return { ...state, status: 'completed' };
+      case 'WorkflowFailed':
+        return { ...state, status: 'failed' };
+    }
+  },
+  decide(command, state) {
+    if (state.status !== 'running') return [];
+    switch (command.type) {
+      case 'StartStep':
+        if (state.completed.some((c) => c.step === command.step)) return [];
+        if (state.completed.length < command.step) throw conflict('step_out_of_order', 'An earlier step has not completed.');
+        return { type: 'WorkflowStepStarted', data: { workflow_id: command.workflowId, step: command.step, action: command.action, started_at: command.now } };
+      case 'CompleteStep':
+        if (state.completed.some((c) => c.step === command.step)) return [];
+        return {
+          type: 'WorkflowStepCompleted',
+          data: {
+            workflow_id: command.workflowId,
+            step: command.step,
+            action: command.action,
+            success: command.result.success,
+            attempts: command.attempts,
+            result: command.result,
+            completed_at: command.now,
+          },
+        };
+      case 'FinishWorkflow': {
+        const failed = state.completed.find((c) => !c.success);
+        if (failed) return { type: 'WorkflowFailed', data: { workflow_id: command.workflowId, failed_step: failed.step, failed_at: command.now } };
+        if (state.completed.length < command.stepCount) throw conflict('steps_pending', 'Not every step has completed.');
+        return { type: 'WorkflowCompleted', data: { workflow_id: command.workflowId, completed_at: command.now } };
+      }
+    }
+  },
+};
+
+/** The next step to run, or null when the workflow should finish (all done, or one failed). */
+export function nextStep(state: WorkflowState, stepCount: number): number | null {
+  if (state.status !== 'running' || state.completed.some((c) => !c.success)) return null;
+  return state.completed.length < stepCount ? state.completed.length : null;
+}

@@ -1,0 +1,98 @@
+import type { Decider, DomainEvent } from '../shared/decider.ts';
+import { conflict, invalid, notFound } from '../shared/domainError.ts';
+
+/**
+ * A tier prices the offer (a fixed `price` in minor units, or `discount_percent` off the offer's
+ * price) while it lasts: until the unix time `until`, and/or while the promo has fewer than
+ * `max_participants` participants in total (a cumulative threshold: "first 100 buyers").
+ */
+export type PromoTier = {
+  name: string;
+  price: number | null;
+  discount_percent: number | null;
+  until: number | null;
+  max_participants: number | null;
+};
+
+export type PromoEvent =
+  | DomainEvent<
+      'PromoCreated',
+      { slug: string; organization_id: string; name: string; starts_at: number; ends_at: number; tiers: PromoTier[]; created_at: number }
+    >
+  | DomainEvent<'PromoParticipantEnrolled', { email: string; reference: string | null; enrolled_at: number; workflow_id: number | null }>;
+
+export type PromoCommand =
+  | { type: 'CreatePromo'; slug: string; organizationId: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; now: number }
+  | { type: 'EnrolParticipant'; organizationId: string; email: string; reference: string | null; workflowId: number | null; now: number };
+
+export type PromoState =
+  | { status: 'none' }
+  | { status: 'created'; slug: string; organizationId: string; startsAt: number; endsAt: number; tiers: PromoTier[]; emails: ReadonlySet<string> };
+
+export const promoStream = (slug: string) => `promo-${slug}`;
+export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export const promoDecider: Decider<PromoState, PromoCommand, PromoEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'PromoCreated': {
+        const d = event.data;
+        return { status: 'created', slug: d.slug, organizationId: d.organization_id, startsAt: d.starts_at, endsAt: d.ends_at, tiers: d.tiers, emails: new Set() };
+      }
+      case 'PromoParticipantEnrolled':
+        return state.status === 'none' ? state : { ...state, emails: new Set([...state.emails, event.data.email]) };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreatePromo':
+        if (state.status !== 'none') throw conflict('promo_exists', 'The promo already exists.');
+        checkPromo(command);
+        return {
+          type: 'PromoCreated',
+          data: {
+            slug: command.slug,
+            organization_id: command.organizationId,
+            name: command.name,
+            starts_at: command.startsAt,
+            ends_at: command.endsAt,
+            tiers: command.tiers,
+            created_at: command.now,
+          },
+        };
+      case 'EnrolParticipant': {
+        // Another organization's promo is as unknown as a missing one.
+        if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Promo');
+        const email = command.email.trim().toLowerCase();
+        if (!EMAIL.test(email)) throw invalid('invalid_email', 'The email must be a valid email address.', 'email');
+        if (command.now >= state.endsAt) throw conflict('promo_ended', 'The promo has ended.');
+        if (state.emails.has(email)) return [];
+        return {
+          type: 'PromoParticipantEnrolled',
+          data: { email, reference: command.reference, enrolled_at: command.now, workflow_id: command.workflowId },
+        };
+      }
+    }
+  },
+};
+
+function checkPromo(c: Extract<PromoCommand, { type: 'CreatePromo' }>): void {
+  if (!SLUG.test(c.slug) || c.slug.length > 100) throw invalid('invalid_slug', 'The slug must be lower-case letters, digits and dashes.', 'slug');
+  if (c.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
+  if (!(c.endsAt > c.startsAt)) throw invalid('invalid_ends_at', 'The ends_at must be after starts_at.', 'ends_at');
+  if (c.tiers.length === 0) throw invalid('invalid_tiers', 'The tiers field must have at least 1 item.', 'tiers');
+  c.tiers.forEach((t, i) => {
+    if ((t.price === null) === (t.discount_percent === null)) {
+      throw invalid('invalid_tier', 'Each tier needs either a price or a discount_percent.', `tiers.${i}`);
+    }
+    if (t.price !== null && (!Number.isInteger(t.price) || t.price < 0)) throw invalid('invalid_tier', 'The price must be a non-negative integer (minor units).', `tiers.${i}.price`);
+    if (t.discount_percent !== null && !(t.discount_percent > 0 && t.discount_percent <= 100)) {
+      throw invalid('invalid_tier', 'The discount_percent must be above 0 and at most 100.', `tiers.${i}.discount_percent`);
+    }
+    if (t.max_participants !== null && (!Number.isInteger(t.max_participants) || t.max_participants < 1)) {
+      throw invalid('invalid_tier', 'The max_participants must be a positive integer.', `tiers.${i}.max_participants`);
+    }
+  });
+}

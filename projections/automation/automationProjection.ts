@@ -1,0 +1,218 @@
+import type { RecordedEvent } from '../../commands/eventStore.ts';
+import type { Action } from '../../domain/automation/actions.ts';
+import type { SequenceEvent } from '../../domain/automation/sequence.ts';
+import type { TriggerEvent } from '../../domain/automation/trigger.ts';
+import type { WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
+import type { StepResult, WorkflowEvent } from '../../domain/automation/workflow.ts';
+import type { Projection } from '../projection.ts';
+
+export const SEQUENCES = 'automation_sequences';
+export const TRIGGERS = 'automation_triggers';
+export const SAMPLES = 'automation_samples';
+export const WORKFLOWS = 'automation_workflows';
+
+/** Signing secrets never leave the event log: read models keep only whether one is set. */
+export type PublicAction = Omit<Extract<Action, { type: 'send_webhook' }>, 'signing_secret'> & { signed: boolean } | Extract<Action, { type: 'enrol_in_promo' }>;
+
+export type SequenceDoc = {
+  id: string;
+  sequence_id: number;
+  organization_id: string;
+  name: string;
+  status: 'active' | 'paused';
+  route_key: string;
+  actions: PublicAction[];
+  created_at: number;
+};
+export type TriggerDoc = {
+  id: string;
+  trigger_id: number;
+  organization_id: string;
+  sequence_id: number;
+  name: string;
+  trigger_type: 'webhook';
+  enabled: boolean;
+  route_key: string;
+  received_count: number;
+  created_at: number;
+};
+export type SampleDoc = {
+  id: string;
+  trigger_id: number;
+  organization_id: string;
+  position: number;
+  method: string;
+  payload: Record<string, unknown>;
+  query: Record<string, unknown>;
+  headers: Record<string, string>;
+  received_at: number;
+};
+export type StepDoc = {
+  step: number;
+  action: string;
+  status: 'running' | 'succeeded' | 'failed';
+  attempts: number;
+  result: StepResult | null;
+  started_at: number;
+  completed_at: number | null;
+};
+export type WorkflowDoc = {
+  id: string;
+  workflow_id: number;
+  organization_id: string;
+  trigger_id: number;
+  sequence_id: number;
+  status: 'running' | 'completed' | 'failed';
+  step_count: number;
+  steps: StepDoc[];
+  started_at: number;
+  finished_at: number | null;
+};
+
+const tail = (stream: string) => stream.slice(stream.indexOf('-') + 1);
+
+function publicAction(a: Action): PublicAction {
+  if (a.type !== 'send_webhook') return a;
+  const { signing_secret, ...rest } = a;
+  return { ...rest, signed: signing_secret !== null };
+}
+
+type AutomationEvent = SequenceEvent | TriggerEvent | WebhookReceptionEvent | WorkflowEvent;
+
+/** Sequences, triggers, received samples (for the trigger test route) and workflow runs. */
+export const automationProjection: Projection = {
+  name: 'automation',
+  collections: [SEQUENCES, TRIGGERS, SAMPLES, WORKFLOWS],
+  indexes: [
+    { collection: SEQUENCES, fields: ['organization_id'] },
+    { collection: TRIGGERS, fields: ['organization_id'] },
+    { collection: SAMPLES, fields: ['trigger_id', 'position'] },
+  ],
+  eventTypes: [
+    'SequenceCreated',
+    'SequencePaused',
+    'SequenceResumed',
+    'TriggerCreated',
+    'TriggerReplaced',
+    'TriggerEnabled',
+    'TriggerDisabled',
+    'WebhookReceived',
+    'WorkflowStarted',
+    'WorkflowStepStarted',
+    'WorkflowStepCompleted',
+    'WorkflowCompleted',
+    'WorkflowFailed',
+  ],
+  async apply(recorded: RecordedEvent, tx) {
+    const event = recorded as unknown as AutomationEvent;
+    switch (event.type) {
+      case 'SequenceCreated': {
+        const d = event.data;
+        tx.upsert(SEQUENCES, {
+          id: String(d.id),
+          sequence_id: d.id,
+          organization_id: d.organization_id,
+          name: d.name,
+          status: d.status,
+          route_key: d.route_key,
+          actions: d.actions.map(publicAction),
+          created_at: d.created_at,
+        } satisfies SequenceDoc);
+        return;
+      }
+      case 'SequencePaused':
+      case 'SequenceResumed': {
+        const doc = await tx.get<SequenceDoc>(SEQUENCES, tail(recorded.stream));
+        if (doc) tx.upsert(SEQUENCES, { ...doc, status: event.type === 'SequencePaused' ? 'paused' : 'active' });
+        return;
+      }
+      case 'TriggerCreated': {
+        const d = event.data;
+        tx.upsert(TRIGGERS, {
+          id: String(d.id),
+          trigger_id: d.id,
+          organization_id: d.organization_id,
+          sequence_id: d.sequence_id,
+          name: d.name,
+          trigger_type: 'webhook',
+          enabled: d.enabled,
+          route_key: d.route_key,
+          received_count: 0,
+          created_at: d.created_at,
+        } satisfies TriggerDoc);
+        return;
+      }
+      case 'TriggerReplaced':
+      case 'TriggerEnabled':
+      case 'TriggerDisabled': {
+        const doc = await tx.get<TriggerDoc>(TRIGGERS, tail(recorded.stream));
+        if (!doc) return;
+        if (event.type === 'TriggerReplaced') tx.upsert(TRIGGERS, { ...doc, route_key: event.data.route_key });
+        else tx.upsert(TRIGGERS, { ...doc, enabled: event.type === 'TriggerEnabled' });
+        return;
+      }
+      case 'WebhookReceived': {
+        const d = event.data;
+        tx.upsert(SAMPLES, {
+          id: String(recorded.position),
+          trigger_id: d.trigger_id,
+          organization_id: d.organization_id,
+          position: recorded.position,
+          method: d.method,
+          payload: d.webhook_payload,
+          query: d.webhook_query,
+          headers: d.headers,
+          received_at: d.received_at,
+        } satisfies SampleDoc);
+        const trigger = await tx.get<TriggerDoc>(TRIGGERS, String(d.trigger_id));
+        if (trigger) tx.upsert(TRIGGERS, { ...trigger, received_count: trigger.received_count + 1 });
+        return;
+      }
+      case 'WorkflowStarted': {
+        const d = event.data;
+        tx.upsert(WORKFLOWS, {
+          id: String(recorded.position),
+          workflow_id: recorded.position,
+          organization_id: d.organization_id,
+          trigger_id: d.trigger_id,
+          sequence_id: d.sequence_id,
+          status: d.actions.length === 0 ? 'completed' : 'running',
+          step_count: d.actions.length,
+          steps: [],
+          started_at: d.started_at,
+          finished_at: d.actions.length === 0 ? d.started_at : null,
+        } satisfies WorkflowDoc);
+        return;
+      }
+      case 'WebhookSkipped':
+        return;
+      default: {
+        const doc = await tx.get<WorkflowDoc>(WORKFLOWS, String(event.data.workflow_id));
+        if (!doc) return;
+        if (event.type === 'WorkflowStepStarted') {
+          const step: StepDoc = { step: event.data.step, action: event.data.action, status: 'running', attempts: 0, result: null, started_at: event.data.started_at, completed_at: null };
+          tx.upsert(WORKFLOWS, { ...doc, steps: [...doc.steps.filter((s) => s.step !== step.step), step] });
+        } else if (event.type === 'WorkflowStepCompleted') {
+          const d = event.data;
+          const previous = doc.steps.find((s) => s.step === d.step);
+          const step: StepDoc = {
+            step: d.step,
+            action: d.action,
+            status: d.success ? 'succeeded' : 'failed',
+            attempts: d.attempts,
+            result: d.result,
+            started_at: previous?.started_at ?? d.completed_at,
+            completed_at: d.completed_at,
+          };
+          tx.upsert(WORKFLOWS, { ...doc, steps: [...doc.steps.filter((s) => s.step !== d.step), step].sort((a, b) => a.step - b.step) });
+        } else {
+          tx.upsert(WORKFLOWS, {
+            ...doc,
+            status: event.type === 'WorkflowCompleted' ? 'completed' : 'failed',
+            finished_at: event.type === 'WorkflowCompleted' ? event.data.completed_at : event.data.failed_at,
+          });
+        }
+      }
+    }
+  },
+};

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../commands/automation/automationCommands.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { automationFixture, TEST_ENV } from './fixtures.ts';
+
+const STARTED = { success: true, message: 'Workflow started' };
+const SKIPPED = { success: true, message: 'Webhook received but trigger was skipped', workflow_id: null };
+
+describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
+  let server: TestServer;
+  let me: Awaited<ReturnType<TestServer['identity']>>;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { ...TEST_ENV, CATCH_RATE_LIMIT_MAX: '40', CATCH_RATE_LIMIT_WINDOW_MS: '60000' } });
+    me = await server.identity();
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  const eventCount = async () => (await server.services.store.headPosition()) ?? 0;
+
+  it('starts a workflow for a JSON POST and answers an integer workflow_id', async () => {
+    const { path } = await automationFixture(server, me.organizationId, []);
+    const response = await server.fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'a@example.com', ref: 'R1', source: 'crm', extra: { nested: 1 } }),
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { workflow_id: number };
+    expect(body).toMatchObject(STARTED);
+    expect(Number.isInteger(body.workflow_id)).toBe(true);
+  });
+
+  it.each([
+    ['GET with no body', 'GET', undefined, undefined, {}],
+    ['DELETE with no body', 'DELETE', undefined, undefined, {}],
+    ['PUT with a form body', 'PUT', 'application/x-www-form-urlencoded', 'email=b%40example.com&tag=1&tag=2', { email: 'b@example.com', tag: ['1', '2'] }],
+    ['POST with a JSON array', 'POST', 'application/json', '[1,2]', { _body: [1, 2] }],
+    ['POST with a JSON string', 'POST', 'application/json', '"hello"', { _body: 'hello' }],
+    ['POST with empty JSON', 'POST', 'application/json', '', {}],
+    ['PATCH with plain text', 'PATCH', 'text/plain', 'just text', { _body: 'just text' }],
+    ['POST with XML', 'POST', 'application/xml', '<a>1</a>', { _body: '<a>1</a>' }],
+  ])('accepts %s and records the payload and method', async (_name, method, contentType, body, payload) => {
+    const { path, trigger } = await automationFixture(server, me.organizationId, []);
+    const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
+    const response = await server.fetch(`${path}?utm=x&id=1&id=2`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject(STARTED);
+    await server.settle();
+    const test = await server.fetch(`/api/automation/triggers/${trigger.id}/test`, { token: me.token });
+    const sample = ((await test.json()) as { samples: Array<Record<string, unknown>> }).samples[0]!;
+    expect(sample).toMatchObject({ method, payload, query: { utm: 'x', id: ['1', '2'] } });
+  });
+
+  it('records the listed headers with authorization and x-api-key masked', async () => {
+    const { path, trigger } = await automationFixture(server, me.organizationId, []);
+    await server.fetch(path, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'sender/1.0',
+        'x-forwarded-for': '203.0.113.9',
+        authorization: 'Bearer sk_live_secret_value',
+        'x-api-key': 'key_very_secret',
+        'x-signature': 'sha256=abc',
+        'webhook-signature': 't=1,v1=ff',
+        cookie: 'session=private',
+      },
+      body: '{}',
+    });
+    await server.settle();
+    const body = (await (await server.fetch(`/api/automation/triggers/${trigger.id}/test`, { token: me.token })).json()) as {
+      samples: Array<{ headers: Record<string, string> }>;
+    };
+    const headers = body.samples[0]!.headers;
+    expect(headers).toMatchObject({
+      'content-type': 'application/json',
+      'user-agent': 'sender/1.0',
+      'x-forwarded-for': '203.0.113.9',
+      authorization: 'Bearer ********',
+      'x-api-key': '********',
+      'x-signature': 'sha256=abc',
+      'webhook-signature': 't=1,v1=ff',
+    });
+    expect(headers.cookie).toBeUndefined();
+    const everything = JSON.stringify(await server.services.store.readAll({ after: null, limit: 100_000 }));
+    expect(everything).not.toContain('sk_live_secret_value');
+    expect(everything).not.toContain('key_very_secret');
+  });
+
+  it('skips when the trigger is disabled or the sequence paused, and starts again once re-enabled', async () => {
+    const f = await automationFixture(server, me.organizationId, [], { enabled: false });
+    const post = () => server.fetch(f.path, { method: 'POST' });
+    expect(await (await post()).json()).toEqual(SKIPPED);
+    await setTriggerEnabled(server.cliContext(), f.trigger.id, true);
+    expect(await (await post()).json()).toMatchObject(STARTED);
+    await setSequenceStatus(server.cliContext(), f.sequence.id, 'paused');
+    expect(await (await post()).json()).toEqual(SKIPPED);
+    await setSequenceStatus(server.cliContext(), f.sequence.id, 'active');
+    expect(await (await post()).json()).toMatchObject(STARTED);
+  });
+
+  it('answers 404 and records nothing for unknown or mismatched keys', async () => {
+    const f = await automationFixture(server, me.organizationId, []);
+    const other = await automationFixture(server, me.organizationId, []);
+    const before = await eventCount();
+    for (const path of [
+      '/hooks/catch/AAAAAAAAAAAAAAAAAAAAAAAA/BBBBBBBBBBBBBBBBBBBBBBBB',
+      `/hooks/catch/${f.sequence.route_key}/BBBBBBBBBBBBBBBBBBBBBBBB`,
+      `/hooks/catch/${other.sequence.route_key}/${f.trigger.route_key}`,
+      `/hooks/catch/${f.sequence.route_key}/${f.trigger.route_key}..`,
+    ]) {
+      const response = await server.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { message: string }).message).toMatch(/not found/);
+    }
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('rotates the URL when the trigger is replaced: the old URL answers 404 at once', async () => {
+    const f = await automationFixture(server, me.organizationId, []);
+    expect((await server.fetch(f.path, { method: 'POST' })).status).toBe(200);
+    const replaced = await replaceTrigger(server.cliContext(), f.trigger.id);
+    expect(replaced.route_key).not.toBe(f.trigger.route_key);
+    expect((await server.fetch(f.path, { method: 'POST' })).status).toBe(404);
+    expect((await server.fetch(`/hooks/catch/${f.sequence.route_key}/${replaced.route_key}`, { method: 'POST' })).status).toBe(200);
+    await server.settle();
+    const test = (await (await server.fetch(`/api/automation/triggers/${f.trigger.id}/test`, { token: me.token })).json()) as { data: { catch_url: string } };
+    expect(test.data.catch_url).toBe(`${server.url}/hooks/catch/${f.sequence.route_key}/${replaced.route_key}`);
+  });
+
+  it('uses route keys of at least 126 bits', async () => {
+    const f = await automationFixture(server, me.organizationId, []);
+    for (const key of [f.sequence.route_key, f.trigger.route_key]) {
+      expect(key).toMatch(/^[A-Za-z0-9_-]{22,}$/);
+      expect(key.length * 6).toBeGreaterThanOrEqual(126);
+    }
+  });
+
+  it.each(['idempotency-key', 'webhook-id'])('replays the first answer to a repeated %s, also under concurrency', async (header) => {
+    const f = await automationFixture(server, me.organizationId, []);
+    const send = (key: string) =>
+      server.fetch(f.path, { method: 'POST', headers: { 'content-type': 'application/json', [header]: key }, body: '{"email":"x@example.com"}' });
+    const first = (await (await send('delivery-1')).json()) as { workflow_id: number };
+    const again = (await (await send('delivery-1')).json()) as { workflow_id: number };
+    expect(again).toEqual(first);
+    const concurrent = await Promise.all(Array.from({ length: 12 }, () => send('delivery-2').then((r) => r.json() as Promise<{ workflow_id: number }>)));
+    const ids = new Set(concurrent.map((c) => c.workflow_id));
+    expect(ids.size).toBe(1);
+    expect([...ids][0]).not.toBe(first.workflow_id);
+    await server.settle();
+    const test = (await (await server.fetch(`/api/automation/triggers/${f.trigger.id}/test`, { token: me.token })).json()) as { samples: unknown[] };
+    expect(test.samples).toHaveLength(2);
+  });
+
+  it('answers 413 to a body over 1 MiB and records nothing', async () => {
+    const f = await automationFixture(server, me.organizationId, []);
+    const before = await eventCount();
+    const response = await server.fetch(f.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ blob: 'x'.repeat(1024 * 1024) }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: 'payload_too_large' });
+    expect(await eventCount()).toBe(before);
+  });
+
+  it.each([
+    ['malformed JSON', { 'content-type': 'application/json' }, '{"email":', 400],
+    ['a non-string email', { 'content-type': 'application/json' }, '{"email":42}', 422],
+    ['an over-long idempotency key', { 'content-type': 'application/json', 'idempotency-key': 'k'.repeat(300) }, '{}', 422],
+  ])('answers %s with a 4xx JSON error, never 500', async (_name, headers, body, status) => {
+    const f = await automationFixture(server, me.organizationId, []);
+    const response = await server.fetch(f.path, { method: 'POST', headers, body });
+    expect(response.status).toBe(status);
+    expect(await response.json()).toHaveProperty('message');
+  });
+
+  it('rate limits per trigger with 429 Too Many Attempts.', async () => {
+    const a = await automationFixture(server, me.organizationId, []);
+    const b = await automationFixture(server, me.organizationId, []);
+    const statuses: number[] = [];
+    for (let i = 0; i < 41; i++) statuses.push((await server.fetch(a.path, { method: 'POST' })).status);
+    expect(statuses.slice(0, 40).every((s) => s === 200)).toBe(true);
+    const limited = await server.fetch(a.path, { method: 'POST' });
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toMatchObject({ message: 'Too Many Attempts.' });
+    expect((await server.fetch(b.path, { method: 'POST' })).status).toBe(200);
+  });
+});
+
+describe('trigger test route', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: TEST_ENV });
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  it('waits for the first webhook, then offers received requests as samples; other organizations get 404', async () => {
+    const me = await server.identity('A');
+    const stranger = await server.identity('B');
+    const f = await automationFixture(server, me.organizationId, []);
+    const path = `/api/automation/triggers/${f.trigger.id}/test`;
+    const waiting = await server.fetch(path, { token: me.token });
+    expect(waiting.status).toBe(200);
+    expect(await waiting.json()).toEqual({
+      success: false,
+      message: expect.any(String),
+      samples: [],
+      data: { trigger_id: f.trigger.id, trigger_name: 'Test trigger', waiting_for_webhook: true, catch_url: `${server.url}${f.path}` },
+    });
+
+    await server.fetch(f.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"s@example.com"}' });
+    await server.settle();
+    const ready = (await (await server.fetch(path, { token: me.token })).json()) as Record<string, unknown>;
+    expect(ready).toMatchObject({
+      success: true,
+      data: { trigger_id: f.trigger.id, waiting_for_webhook: false },
+      samples: [{ method: 'POST', payload: { email: 's@example.com' }, headers: { 'content-type': 'application/json' }, received_at: expect.any(Number) }],
+    });
+
+    const foreign = await server.fetch(path, { token: stranger.token });
+    const unknown = await server.fetch('/api/automation/triggers/999999/test', { token: stranger.token });
+    expect(foreign.status).toBe(404);
+    expect(await foreign.json()).toEqual(await unknown.json());
+    expect((await server.fetch(path)).status).toBe(401);
+    expect((await server.fetch('/api/automation/triggers/abc/test', { token: me.token })).status).toBe(422);
+  });
+});

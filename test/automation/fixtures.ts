@@ -1,0 +1,24 @@
+import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import type { Action } from '../../domain/automation/actions.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+
+export const TEST_ENV = {
+  WEBHOOK_ALLOW_HOSTS: '127.0.0.1,localhost',
+  WEBHOOK_TIMEOUT_MS: '800',
+  WEBHOOK_CONNECT_TIMEOUT_MS: '500',
+  WEBHOOK_RETRY_BASE_MS: '20',
+  WEBHOOK_MAX_ATTEMPTS: '3',
+};
+
+export function webhookAction(url: string, over: Partial<Extract<Action, { type: 'send_webhook' }>> = {}): Action {
+  return { type: 'send_webhook', url, method: 'POST', payload: '{"email":"{{webhook_payload.email}}"}', headers: {}, signing_secret: null, ...over };
+}
+
+/** A sequence with the given actions and one webhook trigger; returns its catch path. */
+export async function automationFixture(server: TestServer, organizationId: string, actions: Action[], options: { enabled?: boolean } = {}) {
+  const ctx = server.cliContext(organizationId);
+  const sequence = await createSequence(ctx, { organizationId, name: 'Test sequence', actions });
+  const trigger = await createTrigger(ctx, { organizationId, sequenceId: sequence.id, name: 'Test trigger', enabled: options.enabled ?? true });
+  await server.settle();
+  return { sequence, trigger, path: `/hooks/catch/${sequence.route_key}/${trigger.route_key}` };
+}

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImportValidationError, parseImportJson } from '../../commands/import/importFile.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { families, importProducts, plan, product, productResults } from './catalogFixtures.ts';
+
+describe('catalog import', () => {
+  let server: TestServer;
+  let me: Awaited<ReturnType<TestServer['identity']>>;
+  beforeAll(async () => {
+    server = await startTestServer();
+    me = await server.identity();
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  const list = async () =>
+    ((await (await server.fetch('/api/catalog/products', { token: me.token })).json()) as { data: Array<Record<string, unknown>> }).data;
+
+  it('rejects a bad file with every error listed, and writes nothing', async () => {
+    const head = await server.services.store.headPosition();
+    const bad = {
+      families: [{ lookup_key: 'saas' }],
+      products: [
+        product('good'),
+        product('bad key!', {
+          family: 'missing',
+          status: 'deleted',
+          plans: [plan('m', { currency_code: 'eur', renew_interval: 'monthly' }), plan('m', { charges: [{ amount: -1 }] })],
+        }),
+        { key: 'x', surprise: true },
+      ],
+      offerz: [],
+    };
+    let error: unknown;
+    try {
+      await importProducts(server, me.organizationId, bad);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ImportValidationError);
+    const paths = (error as ImportValidationError).issues.map((i) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'offerz',
+        'families.0.name',
+        'products.1.key',
+        'products.1.status',
+        'products.1.plans.0.currency_code',
+        'products.1.plans.0.renew_interval',
+        'products.1.plans.1.charges.0.amount',
+        'products.1.plans.1.name',
+        'products.2',
+      ]),
+    );
+    for (const issue of (error as ImportValidationError).issues) expect(issue.message.length).toBeGreaterThan(0);
+    expect(await server.services.store.headPosition()).toBe(head);
+    expect(await list()).toEqual([]);
+  });
+
+  it('checks references between sections only once each section is valid alone, and still lists them all', async () => {
+    let error: unknown;
+    try {
+      await importProducts(server, me.organizationId, {
+        families,
+        products: [product('a', { family: 'nope' }), product('a'), product('b', { family: 'other' })],
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ImportValidationError).issues.map((i) => i.path).sort()).toEqual(['products.0.family', 'products.1.key', 'products.2.family']);
+    expect(await list()).toEqual([]);
+  });
+
+  it('reports JSON syntax errors as one issue', () => {
+    expect(() => parseImportJson('{"products": [')).toThrow(ImportValidationError);
+  });
+
+  it('re-imports by key: no duplicates, version_number + 1 only when something changed', async () => {
+    const file = { families, products: [product('alpha'), product('beta')] };
+    const first = productResults(await importProducts(server, me.organizationId, file));
+    expect(first.map((r) => [r.created, r.version_number])).toEqual([[true, 1], [true, 1]]);
+
+    const again = productResults(await importProducts(server, me.organizationId, file));
+    expect(again.map((r) => [r.id, r.created, r.changed, r.version_number])).toEqual([
+      [first[0]!.id, false, false, 1],
+      [first[1]!.id, false, false, 1],
+    ]);
+
+    const changed = {
+      families,
+      products: [
+        product('alpha', { description: 'New words', plans: [plan('monthly', { charges: [{ amount: 2500 }] }), plan('yearly', { renew_interval: 'P1Y' })] }),
+        product('beta'),
+      ],
+    };
+    const third = productResults(await importProducts(server, me.organizationId, changed));
+    expect(third.map((r) => [r.id, r.changed, r.version_number])).toEqual([
+      [first[0]!.id, true, 2],
+      [first[1]!.id, false, 1],
+    ]);
+    const products = await list();
+    expect(products.map((p) => [p.id, p.version_number, p.description])).toEqual([
+      [first[0]!.id, 2, 'New words'],
+      [first[1]!.id, 1, 'About beta'],
+    ]);
+    const plans = ((await (await server.fetch(`/api/catalog/products/${first[0]!.id}/plans`, { token: me.token })).json()) as {
+      data: Array<{ id: string; name: string; charges: Array<{ amount: number }> }>;
+    }).data;
+    expect(plans.map((p) => [p.name, p.charges[0]!.amount])).toEqual([
+      ['monthly', 2500],
+      ['yearly', 1900],
+    ]);
+
+    // Archiving through the file: one more version, status and archived_at in the list.
+    await importProducts(server, me.organizationId, { families, products: [changed.products[0], product('beta', { status: 'archived' })] });
+    const archived = (await list())[1]!;
+    expect(archived).toMatchObject({ status: 'archived', version_number: 2, archived_at: expect.any(Number) });
+  });
+
+  it('keeps plan route keys stable across re-imports', async () => {
+    const file = { families, products: [product('gamma', { plans: [plan('monthly'), plan('weekly', { renew_interval: 'P1W' })] })] };
+    const [gamma] = productResults(await importProducts(server, me.organizationId, file));
+    const plansOf = async () =>
+      ((await (await server.fetch(`/api/catalog/products/${gamma!.id}/plans`, { token: me.token })).json()) as { data: Array<{ id: string; name: string }> })
+        .data;
+    const before = await plansOf();
+    await importProducts(server, me.organizationId, { families, products: [product('gamma', { plans: [plan('weekly', { renew_interval: 'P1W' })] })] });
+    const after = await plansOf();
+    expect(after).toEqual([before.find((p) => p.name === 'weekly')]);
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, it } from 'vitest';
+import { apiKeyDecider } from '../../domain/identity/apiKey.ts';
+import { organizationDecider } from '../../domain/identity/organization.ts';
+import { userDecider } from '../../domain/identity/user.ts';
+import { deciderSpec } from '../../domain/shared/specification.ts';
+
+const created = { type: 'OrganizationCreated', data: { id: 'org_1', name: 'Acme', timezone: 'UTC', created_at: 100 } } as const;
+
+describe('organization', () => {
+  const spec = deciderSpec(organizationDecider);
+  it('is created once', () => {
+    spec.given([]).when({ type: 'CreateOrganization', id: 'org_1', name: 'Acme', timezone: 'UTC', now: 100 }).then([created]);
+    spec.given([created]).when({ type: 'CreateOrganization', id: 'org_1', name: 'Acme', timezone: 'UTC', now: 200 }).thenThrows('organization_exists');
+  });
+  it('refuses a blank name', () => {
+    spec.given([]).when({ type: 'CreateOrganization', id: 'org_1', name: '  ', timezone: 'UTC', now: 100 }).thenThrows('invalid_name');
+  });
+  it('records an update only when something changed', () => {
+    spec.given([created]).when({ type: 'UpdateOrganization', name: 'Acme', timezone: 'UTC', now: 200 }).then([]);
+    spec
+      .given([created])
+      .when({ type: 'UpdateOrganization', name: 'Acme BV', timezone: 'Europe/Amsterdam', now: 200 })
+      .then([{ type: 'OrganizationUpdated', data: { name: 'Acme BV', timezone: 'Europe/Amsterdam', updated_at: 200 } }]);
+    spec.given([]).when({ type: 'UpdateOrganization', name: 'X', timezone: 'UTC', now: 200 }).thenThrows('not_found');
+  });
+});
+
+describe('user', () => {
+  const spec = deciderSpec(userDecider);
+  const userCreated = { type: 'UserCreated', data: { id: 'usr_1', email: 'a@example.com', organization_id: 'org_1', created_at: 1 } } as const;
+  it('normalises the email on creation', () => {
+    spec.given([]).when({ type: 'CreateUser', id: 'usr_1', email: ' A@Example.com ', organizationId: 'org_1', now: 1 }).then([userCreated]);
+  });
+  it('joins an organization once', () => {
+    spec
+      .given([userCreated])
+      .when({ type: 'JoinOrganization', organizationId: 'org_2', now: 2 })
+      .then([{ type: 'UserJoinedOrganization', data: { organization_id: 'org_2', joined_at: 2 } }]);
+    spec.given([userCreated]).when({ type: 'JoinOrganization', organizationId: 'org_1', now: 2 }).then([]);
+  });
+  it('switches only to an organization it belongs to', () => {
+    spec.given([userCreated]).when({ type: 'SwitchOrganization', organizationId: 'org_2' }).thenThrows('not_a_member');
+    spec
+      .given([userCreated, { type: 'UserJoinedOrganization', data: { organization_id: 'org_2', joined_at: 2 } }])
+      .when({ type: 'SwitchOrganization', organizationId: 'org_2' })
+      .then([{ type: 'UserSwitchedOrganization', data: { organization_id: 'org_2' } }]);
+  });
+});
+
+describe('API key', () => {
+  const spec = deciderSpec(apiKeyDecider);
+  const create = {
+    type: 'CreateApiKey',
+    id: 'key_1',
+    userId: 'usr_1',
+    organizationId: 'org_1',
+    name: 'ci',
+    secretHash: 'ab'.repeat(32),
+    userIsMember: true,
+    now: 5,
+  } as const;
+  const keyCreated = {
+    type: 'ApiKeyCreated',
+    data: { id: 'key_1', user_id: 'usr_1', organization_id: 'org_1', name: 'ci', secret_hash: 'ab'.repeat(32), created_at: 5 },
+  } as const;
+  it('records only the hash of the secret', () => {
+    spec.given([]).when(create).then([keyCreated]);
+  });
+  it('belongs to an organization the user is a member of', () => {
+    spec.given([]).when({ ...create, userIsMember: false }).thenThrows('not_a_member');
+  });
+  it('is revoked once', () => {
+    spec.given([keyCreated]).when({ type: 'RevokeApiKey', now: 9 }).then([{ type: 'ApiKeyRevoked', data: { revoked_at: 9 } }]);
+    spec.given([keyCreated, { type: 'ApiKeyRevoked', data: { revoked_at: 9 } }]).when({ type: 'RevokeApiKey', now: 10 }).then([]);
+    spec.given([]).when({ type: 'RevokeApiKey', now: 10 }).thenThrows('not_found');
+  });
+});
