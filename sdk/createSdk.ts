@@ -1,6 +1,6 @@
 import type { FlowHandle, FlowResult } from './flowHandle.ts';
 import { openFlow } from './openFlow.ts';
-import { createPromoHandle, type PromoHandle } from './promoHandle.ts';
+import { PROMO_POLL_MS, createPromoHandle, type PromoHandle } from './promoHandle.ts';
 import { normalizeFrame, normalizeSize, type Mode } from './protocol.ts';
 import { startDeclarative } from './declarative.ts';
 
@@ -32,7 +32,8 @@ export type Sdk = {
   reset(): void;
   ready(callback: (sdk: Sdk) => void): void;
   from(element: Element | string): FlowHandle | PromoHandle | null;
-  promo(slug: string): PromoHandle;
+  /** `interval`: milliseconds between polls (default PROMO_POLL_MS = 15 s, at least 1 s). */
+  promo(slug: string, opts?: { interval?: number }): PromoHandle;
   addGate(name: string, offer: string, check: GateCheck, opts?: PresentOptions): void;
   gate(name: string): Promise<GateOutcome>;
   /** The anonymous id of this browser (localStorage), kept across reset(). */
@@ -144,9 +145,10 @@ export function createSdkCore(options: { baseUrl: string; document?: Document })
       const el = typeof element === 'string' ? doc.querySelector(element) : element;
       return el ? (internals.handles.get(el) ?? null) : null;
     },
-    promo(slug) {
+    promo(slug, opts = {}) {
       if (typeof slug !== 'string' || slug.trim() === '') throw new TypeError('sdk.promo: slug required');
-      return createPromoHandle(baseUrl, slug.trim());
+      const interval = Math.max(1000, Number(opts.interval) || PROMO_POLL_MS);
+      return createPromoHandle(baseUrl, slug.trim(), interval);
     },
     addGate(name, offer, check, opts) {
       if (typeof check !== 'function') throw new TypeError('sdk.addGate: check must be a function');

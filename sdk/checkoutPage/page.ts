@@ -202,7 +202,7 @@ async function showPromo(): Promise<void> {
   const r = await api<{ name: string; state: string; current_tier?: { name?: string } | null }>(`/api/promos/${encodeURIComponent(cfg.promo)}`).catch(() => null);
   const el = $('co-promo');
   if (!r?.ok || !el || r.body.state !== 'active') return;
-  el.textContent = `${r.body.name}${r.body.current_tier?.name ? ` · ${r.body.current_tier.name}` : ''} applied`;
+  el.textContent = `${r.body.name}${r.body.current_tier?.name ? ` · ${r.body.current_tier.name}` : ''}`;
   el.hidden = false;
 }
 

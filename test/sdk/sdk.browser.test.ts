@@ -2,13 +2,14 @@ import { mkdirSync } from 'node:fs';
 import type { FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { launchChromium, seedOffer } from './sdkFixtures.ts';
+import { enrol, launchChromium, seedOffer, seedPromo } from './sdkFixtures.ts';
 
 /* The browser SDK and the hosted checkout page in a real Chromium, against the real checkout routes. */
 
 type Win = Window & { sdk: any; examples: { readyAt?: number; log: string[] }; flows: Record<string, any>; seen: Record<string, string[]> };
 
 let server: TestServer;
+let orgId: string;
 let chrome: Awaited<ReturnType<typeof launchChromium>>;
 const errors: string[] = [];
 mkdirSync('test-results', { recursive: true });
@@ -18,6 +19,8 @@ beforeAll(async () => {
   const org = await server.identity();
   await seedOffer(server, org.organizationId, 'pro-plan');
   await seedOffer(server, org.organizationId, 'starter', { name: 'Starter', color: '#7c3aed', amount: 1900, currency: 'USD' });
+  await seedPromo(server, org.organizationId, 'spring');
+  orgId = org.organizationId;
   chrome = await launchChromium();
 }, 60_000);
 
@@ -367,6 +370,40 @@ describe('attributes, identity, gates, preview', () => {
     const id = await page.evaluate(() => document.body.dataset.sessionId!);
     expect((await serverSession(id)).session.status).toBe('completed');
     await page.screenshot({ path: 'test-results/hosted-standalone.png', fullPage: true });
+    await page.close();
+  });
+});
+
+describe('promo()', () => {
+  test('the widget and the awaitable handle show state, tier and countdown; tier changes arrive as they happen', async () => {
+    const page = await openExample();
+    await page.locator('#promo-widget[data-promo-state=active] .csdk-promo-countdown').waitFor();
+    expect(await page.locator('#promo-widget .csdk-promo-name').textContent()).toBe('Spring sale');
+    expect(await page.locator('#promo-widget .csdk-promo-tier').textContent()).toBe('Early bird');
+    expect(await page.locator('#promo-widget .csdk-promo-countdown').textContent()).toMatch(/^Ends in (01:59|02:00):\d\d$/);
+    await page.locator('#promo-widget').screenshot({ path: 'test-results/sdk-promo-widget.png' });
+    const first = await page.evaluate(async () => {
+      const w = window as unknown as Win;
+      const p = w.sdk.promo('spring', { interval: 1000 });
+      w.flows.promo = p;
+      w.seen.promo = [];
+      void (async () => {
+        for await (const c of p.changes) w.seen.promo!.push(`${c.type}:${c.from?.name}->${c.to?.name}`);
+      })();
+      const s = await p;
+      return { state: s.state, tier: s.current_tier.name, left: p.secondsRemaining() };
+    });
+    expect(first.state).toBe('active');
+    expect(first.tier).toBe('Early bird');
+    expect(first.left).toBeGreaterThan(7000);
+    await enrol(server, orgId, 'spring', 'first@example.com');
+    await page.waitForFunction(() => (window as unknown as Win).seen.promo!.length > 0, null, { timeout: 5000 });
+    expect(await page.evaluate(() => (window as unknown as Win).seen.promo)).toEqual(['tier:Early bird->Regular']);
+    expect(await page.evaluate(() => (window as unknown as Win).flows.promo.state.current_tier.name)).toBe('Regular');
+    await page.evaluate(() => (window as unknown as Win).flows.promo.stop());
+    // An unknown promo rejects the await; nothing throws in the page.
+    const missing = await page.evaluate(() => (window as unknown as Win).sdk.promo('no-such-promo').then(() => 'found', (e: Error) => e.message));
+    expect(missing).toMatch(/not found/i);
     await page.close();
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
+import { createPromo, enrolParticipant } from '../../commands/promos/promoCommands.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -79,4 +80,26 @@ export async function seedOffer(
   await publishOffer(ctx, offer.uuid);
   await server.settle();
   return { uuid: offer.uuid, id: offer.id, slug };
+}
+
+/** An active promo whose first tier holds for one participant, so enrolling one buyer moves it on. */
+export async function seedPromo(server: TestServer, organizationId: string, slug: string): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  await createPromo(server.cliContext(organizationId), {
+    organizationId,
+    slug,
+    name: 'Spring sale',
+    startsAt: now - 60,
+    endsAt: now + 2 * 3600,
+    tiers: [
+      { name: 'Early bird', price: 2900, discount_percent: null, until: null, max_participants: 1 },
+      { name: 'Regular', price: null, discount_percent: 20, until: null, max_participants: null },
+    ],
+  });
+  await server.settle();
+}
+
+export async function enrol(server: TestServer, organizationId: string, slug: string, email: string): Promise<void> {
+  await enrolParticipant(server.cliContext(organizationId), { organizationId, slug, email, reference: null, workflowId: null });
+  await server.settle();
 }
