@@ -30,13 +30,16 @@ const CSS = `
 .csdk-ready .csdk-loading{opacity:0;pointer-events:none}
 .csdk-spinner{width:28px;height:28px;border-radius:50%;border:3px solid #e2e8f0;border-top-color:#64748b;animation:csdk-spin .8s linear infinite}
 @keyframes csdk-spin{to{transform:rotate(360deg)}}
+:where(.csdk-promo){display:inline-flex;flex-wrap:wrap;gap:.5em;align-items:baseline;padding:.35em .9em;border-radius:999px;background:#fef3c7;color:#78350f}
+:where(.csdk-promo-tier:not(:empty)){font-size:.85em;font-weight:600;padding:.05em .6em;border-radius:999px;background:rgba(255,255,255,.6)}
+:where(.csdk-promo-countdown){font-variant-numeric:tabular-nums}
 @media (prefers-reduced-motion:reduce){.csdk-panel,.csdk-backdrop{transition:none}}
 `;
 
 let installed = false;
 
 /** Constructable stylesheets are not subject to the host page's CSP style-src; a <style> is the fallback. */
-function installStyles(doc: Document): void {
+export function installStyles(doc: Document): void {
   if (installed) return;
   installed = true;
   try {

@@ -1,3 +1,5 @@
+import { installStyles } from './frames.ts';
+
 export type PromoTier = Record<string, unknown> & { name?: string };
 
 export type PromoState = {
@@ -144,6 +146,7 @@ export function createPromoHandle(baseUrl: string, slug: string, pollMs = PROMO_
 /** A small accessible widget: promo name, current tier and a ticking countdown; updates on changes. */
 function renderPromoWidget(handle: PromoHandle, element: Element): () => void {
   const doc = element.ownerDocument;
+  installStyles(doc);
   const box = doc.createElement('div');
   box.className = 'csdk-promo';
   box.setAttribute('role', 'status');

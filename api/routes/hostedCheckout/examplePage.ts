@@ -24,7 +24,6 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 8px}
 button{font:inherit;font-weight:600;border-radius:9px;border:1px solid #cbd5e1;background:#fff;padding:9px 14px;cursor:pointer}
 button.primary{background:#0f172a;color:#fff;border-color:#0f172a}
 pre{background:#0f172a;color:#e2e8f0;border-radius:10px;padding:12px 14px;overflow:auto;font-size:13px}
-.csdk-promo{display:inline-flex;gap:8px;align-items:baseline;background:#fef3c7;border-radius:999px;padding:6px 14px}
 #log{font:12px ui-monospace,monospace;white-space:pre-wrap;background:#fff;border:1px solid #e2e8f0;border-radius:8px;padding:10px;min-height:40px}
 </style>
 <script nonce="${o.nonce}">${SDK_STUB}</script>
