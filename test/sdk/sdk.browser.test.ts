@@ -6,7 +6,9 @@ import { enrol, launchChromium, seedOffer, seedPromo } from './sdkFixtures.ts';
 
 /* The browser SDK and the hosted checkout page in a real Chromium, against the real checkout routes. */
 
-type Win = Window & { sdk: any; examples: { readyAt?: number; log: string[] }; flows: Record<string, any>; seen: Record<string, string[]> };
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- page.evaluate bodies drive the untyped browser global
+type Loose = any;
+type Win = Window & { sdk: Loose; examples: { readyAt?: number; log: string[] }; flows: Record<string, Loose>; seen: Record<string, string[]> };
 
 let server: TestServer;
 let orgId: string;
