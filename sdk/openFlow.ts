@@ -26,6 +26,9 @@ export type FlowSpec = {
 /** How long the frame gets to record a dismissal (backdrop, Escape) before the SDK ends the flow itself. */
 const DISMISS_GRACE_MS = 1500;
 
+/** Open overlays, newest last: Escape dismisses only the top one. */
+const overlays: string[] = [];
+
 export function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_');
@@ -53,7 +56,9 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
   let session: SessionView | undefined;
   let torn = false;
   let dismissTimer: ReturnType<typeof setTimeout> | undefined;
+  const opener = doc.activeElement as HTMLElement | null;
   const view = createFrameView(doc, spec.frame, spec.size, url.toString(), spec.target);
+  if (spec.frame !== 'embedded') overlays.push(nonce);
   const flow = createFlow(nonce, () => {
     flow.end({ status: 'closed', ...(session ? { session } : {}) });
     teardown();
@@ -67,6 +72,12 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
     doc.removeEventListener('keydown', onKeydown, true);
     port?.close();
     view.remove();
+    const i = overlays.indexOf(nonce);
+    if (i >= 0) {
+      overlays.splice(i, 1);
+      // Back to the button that opened the checkout, for keyboard and screen-reader users.
+      if (opener?.isConnected && typeof opener.focus === 'function') opener.focus();
+    }
     if (!flow.ended) flow.end({ status: 'closed', ...(session ? { session } : {}) });
     onEnd();
   }
@@ -140,7 +151,7 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
   }
 
   function onKeydown(event: KeyboardEvent): void {
-    if (event.key === 'Escape' && spec.frame !== 'embedded') dismiss();
+    if (event.key === 'Escape' && spec.frame !== 'embedded' && overlays[overlays.length - 1] === nonce) dismiss();
   }
 
   win.addEventListener('message', onWindowMessage);

@@ -100,7 +100,7 @@ body:not(.framed) .co{margin:40px auto;border:1px solid var(--line);border-radiu
 .co-badge{font-size:12px;font-weight:600;color:#92400e;background:#fef3c7;border-radius:999px;padding:2px 10px;display:none}
 body.is-test .co-badge,body.is-preview .co-badge{display:inline-block}
 .co-close{border:0;background:transparent;color:var(--muted);font-size:22px;line-height:1;width:32px;height:32px;border-radius:8px;cursor:pointer}
-.framed .co-close{position:fixed;top:12px;right:12px;z-index:2;background:rgba(255,255,255,.9)}.framed .co-head{padding-right:36px}
+.framed .co-close{position:fixed;top:12px;right:12px;z-index:2;background:rgba(255,255,255,.9)}body.framed:not(.frame-embedded) .co-head{padding-right:36px}
 body.frame-bottom-sheet .co,body.frame-slideout .co{max-width:560px}
 .co-close:hover{background:#f1f5f9;color:var(--ink)}
 .co-title{font-size:22px;line-height:1.25;margin:0 0 8px}
