@@ -11,10 +11,10 @@ import { customAlphabet } from 'nanoid';
 import type { Services } from '../app/services.ts';
 import { registerErrorHandlers } from './errors.ts';
 import { authPlugin } from './plugins/auth.ts';
-import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
 import { automationRoutes } from './routes/automation/automationRoutes.ts';
 import { catchRoute } from './routes/automation/catchRoute.ts';
 import { catalogRoutes } from './routes/catalog/catalogRoutes.ts';
+import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
@@ -95,9 +95,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   await app.register(identityRoutes, { services });
+  await app.register(catalogRoutes, { services });
   await app.register(checkoutRoutes, { services });
   await app.register(hostedCheckoutRoutes, { services });
-  await app.register(catalogRoutes, { services });
   await app.register(catchRoute, { services });
   await app.register(automationRoutes, { services });
   await app.register(promoRoutes, { services });

@@ -14,7 +14,7 @@ export type BackgroundJob = {
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [checkoutSessionExpiryJob, automationJob];
+export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob];
 
 export async function startBackgroundJobs(
   services: Services,

@@ -6,4 +6,4 @@ import type { Projection } from './projection.ts';
 import { promoProjection } from './promos/promoProjection.ts';
 
 /** Every read model, in the order a rebuild runs them. */
-export const allProjections: readonly Projection[] = [identityProjection, catalogProjection, checkoutProjection, automationProjection, promoProjection];
+export const allProjections: readonly Projection[] = [identityProjection, catalogProjection, automationProjection, promoProjection, checkoutProjection];

@@ -8,6 +8,11 @@ import { runImport } from '../../commands/import/importFile.ts';
 import type { ProductWriteResult } from '../../commands/catalog/productCommands.ts';
 import type { CliCommand, CliContext } from '../command.ts';
 import { demoCatalog } from './demoCatalog.ts';
+import { demoAutomation, DEMO_PROMO_SLUG } from './demoAutomation.ts';
+import { catchUrl } from './automation.ts';
+import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
+import { demoOffers } from './demoOffer.ts';
+import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
 
 export const DEMO_ORGANIZATION_ID = 'org_demo';
 export const DEMO_EMAIL = 'demo@example.com';
@@ -18,6 +23,12 @@ export type DemoResult = {
   token: string;
   /** Route keys of the demo products. */
   products: string[];
+  /** The demo trigger's catch URL: POST {"email":…} to it to enrol in the demo promo. */
+  catch_url: string;
+  trigger_id: number;
+  promo: { slug: string };
+  /** A published offer of the demo catalog, for the public checkout routes. */
+  offer: { id: string; slug: string; uuid: string };
 };
 
 /**
@@ -34,14 +45,21 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   // Imported by key: a second run finds the same three products and records nothing new.
   const imported = await runImport(
     { command: cmd, organizationId: DEMO_ORGANIZATION_ID, readStore: ctx.services.readStore, catchUp: ctx.catchUp },
-    demoCatalog,
+    { ...demoCatalog, offers: demoOffers, ...demoAutomation(cmd.metadata.occurred_at) },
   );
   const products = (imported.sections.products as ProductWriteResult[]).map((p) => p.id);
+  const [offer] = imported.sections.offers as OfferImportResult[];
+  const trigger = (imported.sections.sequences as SequenceImportResult[])[0]!.triggers[0]!;
+  const [, , , sequenceKey, triggerKey] = trigger.catch_path.split('/');
   return {
     organization: { id: DEMO_ORGANIZATION_ID },
     user: { id: user.id, email: user.email },
     token: key.token,
     products,
+    catch_url: catchUrl(ctx.services, sequenceKey!, triggerKey!),
+    trigger_id: trigger.trigger_id,
+    promo: { slug: DEMO_PROMO_SLUG },
+    offer: { id: offer!.id, slug: offer!.slug, uuid: offer!.uuid },
   };
 }
 
@@ -62,5 +80,9 @@ export const demoCommand: CliCommand = {
         `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/catalog/products/${id}`,
         `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/catalog/products/${id}/plans`,
       ]),
+      `  curl -X POST -H "Content-Type: application/json" -d '{"email":"fan@example.com","ref":"demo-1"}' ${d.catch_url}`,
+      `  curl http://127.0.0.1:3000/api/promos/${d.promo.slug}`,
+      `  curl "http://127.0.0.1:3000/api/checkout?offer=${d.offer.slug}"`,
+      `  curl -X POST -H "Content-Type: application/json" -d '{"offer":"${d.offer.slug}"}' http://127.0.0.1:3000/api/checkout/sessions`,
     ].join('\n'),
 };

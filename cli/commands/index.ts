@@ -1,5 +1,15 @@
 import type { CliCommand } from '../command.ts';
+import {
+  promoListCommand,
+  sequenceListCommand,
+  sequencePauseCommand,
+  sequenceResumeCommand,
+  triggerListCommand,
+  triggerReplaceCommand,
+  workflowShowCommand,
+} from './automation.ts';
 import { importCommand, productArchiveCommand, productPublishCommand } from './catalog.ts';
+import { offerArchiveCommand, offerPublishCommand, replaySessionCommand } from './checkout.ts';
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
@@ -16,5 +26,15 @@ export const allCommands: CliCommand[] = [
   importCommand,
   productPublishCommand,
   productArchiveCommand,
+  offerPublishCommand,
+  offerArchiveCommand,
+  replaySessionCommand,
+  sequenceListCommand,
+  sequencePauseCommand,
+  sequenceResumeCommand,
+  triggerListCommand,
+  triggerReplaceCommand,
+  promoListCommand,
+  workflowShowCommand,
   projectionsRebuildCommand,
 ];

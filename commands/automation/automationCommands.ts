@@ -15,7 +15,7 @@ export const triggerKeyStream = (routeKey: string) => `automation_trigger_key-${
 
 export async function createSequence(
   ctx: CommandContext,
-  input: { organizationId: string; name: string; status?: SequenceStatus; actions: Action[] },
+  input: { organizationId: string; name: string; status?: SequenceStatus; actions: Action[]; key?: string | null },
 ): Promise<{ id: number; route_key: string }> {
   const id = await allocateId(ctx.store, 'automation_sequence', ctx.metadata);
   const routeKey = newRouteKey();
@@ -23,6 +23,7 @@ export async function createSequence(
     type: 'CreateSequence',
     id,
     organizationId: input.organizationId,
+    key: input.key ?? null,
     name: input.name,
     status: input.status ?? 'active',
     routeKey,
@@ -44,7 +45,7 @@ export async function setSequenceStatus(ctx: CommandContext, id: number, status:
 
 export async function createTrigger(
   ctx: CommandContext,
-  input: { organizationId: string; sequenceId: number; name: string; enabled?: boolean },
+  input: { organizationId: string; sequenceId: number; name: string; enabled?: boolean; key?: string | null },
 ): Promise<{ id: number; route_key: string }> {
   const sequence = fold(sequenceDecider, (await ctx.store.readStream(sequenceStream(input.sequenceId))) as never);
   const id = await allocateId(ctx.store, 'automation_trigger', ctx.metadata);
@@ -56,6 +57,7 @@ export async function createTrigger(
     organizationId: input.organizationId,
     sequenceId: input.sequenceId,
     sequenceOrganizationId: sequence.status === 'none' ? null : sequence.organizationId,
+    key: input.key ?? null,
     name: input.name,
     enabled: input.enabled ?? true,
     routeKey,

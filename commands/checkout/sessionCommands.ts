@@ -38,6 +38,8 @@ export type CreateSessionInput = {
   mode: SessionMode;
   expiresIn: number;
   promo: string | null;
+  /** The promo's current tier price of the offer, when the promo has a tier in force. */
+  promoPrice?: { amount: number; tier: string } | null;
   id?: string;
 };
 
@@ -46,7 +48,11 @@ export async function createSession(ctx: CommandContext, input: CreateSessionInp
   const { offer } = input;
   const id = input.id ?? newSessionId();
   const lines = offer.plan.charges.map((c) => ({ name: c.name, amount: c.amount }));
-  // TODO(promo): apply the promo's current tier price once the promo read model exists.
+  const listPrice = lines.reduce((sum, l) => sum + l.amount, 0);
+  // A promo tier sets the price; the difference is one line, so the invoice still adds up.
+  if (input.promoPrice && input.promo && input.promoPrice.amount !== listPrice) {
+    lines.push({ name: `Promo ${input.promo}: ${input.promoPrice.tier}`, amount: input.promoPrice.amount - listPrice });
+  }
   const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'CreateSession',
     session: {
@@ -61,6 +67,7 @@ export async function createSession(ctx: CommandContext, input: CreateSessionInp
       customer: input.customer,
       metadata: input.metadata,
       promo: input.promo,
+      promo_tier: input.promoPrice?.tier ?? null,
     },
     expiresIn: input.expiresIn,
     now: ctx.metadata.occurred_at,

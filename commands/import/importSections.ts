@@ -1,4 +1,6 @@
+import { promosSection, sequencesSection } from '../automation/automationImport.ts';
 import { familiesSection, productsSection } from '../catalog/catalogImport.ts';
+import { offersSection } from '../checkout/offerImport.ts';
 import type { ImportSection } from './importSection.ts';
 
 /**
@@ -8,4 +10,7 @@ import type { ImportSection } from './importSection.ts';
 export const importSections: readonly ImportSection[] = [
   familiesSection as ImportSection,
   productsSection as ImportSection,
+  offersSection as ImportSection,
+  promosSection as ImportSection,
+  sequencesSection as ImportSection,
 ];

@@ -10,6 +10,8 @@ export type SequenceEvent =
       {
         id: number;
         organization_id: string;
+        /** The importer's own id of the sequence (re-importing it finds this one), or null. */
+        key: string | null;
         name: string;
         status: SequenceStatus;
         /** The secret first segment of its catch URLs. */
@@ -26,6 +28,7 @@ export type SequenceCommand =
       type: 'CreateSequence';
       id: number;
       organizationId: string;
+      key: string | null;
       name: string;
       status: SequenceStatus;
       routeKey: string;
@@ -66,6 +69,7 @@ export const sequenceDecider: Decider<SequenceState, SequenceCommand, SequenceEv
           data: {
             id: command.id,
             organization_id: command.organizationId,
+            key: command.key,
             name: command.name,
             status: command.status,
             route_key: command.routeKey,

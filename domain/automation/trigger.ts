@@ -8,6 +8,7 @@ export type TriggerEvent =
         id: number;
         organization_id: string;
         sequence_id: number;
+        key: string | null;
         name: string;
         trigger_type: 'webhook';
         enabled: boolean;
@@ -29,6 +30,7 @@ export type TriggerCommand =
       sequenceId: number;
       /** Checked by the caller against the sequence stream. */
       sequenceOrganizationId: string | null;
+      key: string | null;
       name: string;
       enabled: boolean;
       routeKey: string;
@@ -71,6 +73,7 @@ export const triggerDecider: Decider<TriggerState, TriggerCommand, TriggerEvent>
             id: command.id,
             organization_id: command.organizationId,
             sequence_id: command.sequenceId,
+            key: command.key,
             name: command.name,
             trigger_type: 'webhook',
             enabled: command.enabled,

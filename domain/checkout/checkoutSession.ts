@@ -29,6 +29,8 @@ export type CheckoutSessionEvent =
         customer: SessionCustomer | null;
         metadata: Record<string, string>;
         promo: string | null;
+        /** The promo tier whose price the session took; null without a promo or when none was in force. */
+        promo_tier: string | null;
         expires_at: number;
         created_at: number;
       }

@@ -159,12 +159,12 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
       }
       case 'UpdateOffer': {
         if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Offer');
-        if (state.status === 'archived') throw conflict('offer_archived', 'The offer is archived and can no longer change.');
-        checkContent(command);
         const { name, theme, pages, plan, currency } = command;
         const next = { name, theme, pages, plan, price: offerPrice(plan), currency };
         const current = { name: state.name, theme: state.theme, pages: state.pages, plan: state.plan, price: state.price, currency: state.currency };
         if (JSON.stringify(next) === JSON.stringify(current)) return [];
+        if (state.status === 'archived') throw conflict('offer_archived', 'The offer is archived and can no longer change.');
+        checkContent(command);
         return { type: 'OfferUpdated', data: { ...next, updated_at: command.now } };
       }
       case 'PublishOffer':

@@ -26,6 +26,7 @@ export type SessionView = {
   customer: SessionCustomer | null;
   metadata: Record<string, string>;
   promo: string | null;
+  promo_tier: string | null;
   started_at: number | null;
   cancelled_at: number | null;
   completed_at: number | null;
@@ -53,6 +54,7 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
       customer: d.customer,
       metadata: d.metadata,
       promo: d.promo,
+      promo_tier: d.promo_tier ?? null,
       started_at: null,
       cancelled_at: null,
       completed_at: null,

@@ -18,6 +18,7 @@ export type SequenceDoc = {
   id: string;
   sequence_id: number;
   organization_id: string;
+  key: string | null;
   name: string;
   status: 'active' | 'paused';
   route_key: string;
@@ -29,6 +30,7 @@ export type TriggerDoc = {
   trigger_id: number;
   organization_id: string;
   sequence_id: number;
+  key: string | null;
   name: string;
   trigger_type: 'webhook';
   enabled: boolean;
@@ -86,6 +88,7 @@ export const automationProjection: Projection = {
   indexes: [
     { collection: SEQUENCES, fields: ['organization_id'] },
     { collection: TRIGGERS, fields: ['organization_id'] },
+    { collection: TRIGGERS, fields: ['sequence_id'] },
     { collection: SAMPLES, fields: ['trigger_id', 'position'] },
   ],
   eventTypes: [
@@ -112,6 +115,7 @@ export const automationProjection: Projection = {
           id: String(d.id),
           sequence_id: d.id,
           organization_id: d.organization_id,
+          key: d.key ?? null,
           name: d.name,
           status: d.status,
           route_key: d.route_key,
@@ -133,6 +137,7 @@ export const automationProjection: Projection = {
           trigger_id: d.id,
           organization_id: d.organization_id,
           sequence_id: d.sequence_id,
+          key: d.key ?? null,
           name: d.name,
           trigger_type: 'webhook',
           enabled: d.enabled,

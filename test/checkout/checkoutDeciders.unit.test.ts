@@ -73,6 +73,7 @@ const sessionCreated: CheckoutSessionEvent = {
     customer: null,
     metadata: {},
     promo: null,
+    promo_tier: null,
     expires_at: T0 + 1800,
     created_at: T0,
   },

@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveOffer } from '../../commands/checkout/offerCommands.ts';
+import { createPromo } from '../../commands/promos/promoCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { DECLINED_CARD, GOOD_CARD, json, makeOffer } from './checkoutFixtures.ts';
 
@@ -141,6 +142,43 @@ describe('public checkout routes', () => {
       expect(bad.status).toBe(400);
       const text = await server.fetch('/api/checkout/sessions', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'offer=x' });
       expect(text.status).toBe(422);
+    });
+
+    it('charges the current tier price of a promo of the same organization; others leave the offer price', async () => {
+      const offer = await makeOffer(server, org.organizationId);
+      const now = Math.floor(Date.now() / 1000);
+      await createPromo(server.cliContext(org.organizationId), {
+        organizationId: org.organizationId,
+        slug: 'launch-tiers',
+        name: 'Launch',
+        startsAt: now - 60,
+        endsAt: now + 3600,
+        tiers: [{ name: 'Early bird', price: 1500, discount_percent: null, until: null, max_participants: null }],
+      });
+      const stranger = await server.identity('Promo stranger');
+      await createPromo(server.cliContext(stranger.organizationId), {
+        organizationId: stranger.organizationId,
+        slug: 'foreign-promo',
+        name: 'Foreign',
+        startsAt: now - 60,
+        endsAt: now + 3600,
+        tiers: [{ name: 'Half', price: null, discount_percent: 50, until: null, max_participants: null }],
+      });
+      await server.settle();
+      const discounted = await create({ offer: offer.slug, promo: 'launch-tiers' });
+      expect(discounted.body.session.total).toBe(1500);
+      const started = await server.fetch(`/api/checkout/sessions/${discounted.body.session.id}/start`, { method: 'POST' });
+      expect(((await started.json()) as Body).invoice.total).toBe(1500);
+      const [invoiceCreated] = (await server.services.store.readAll({ after: null, limit: 1_000_000 })).filter(
+        (e) => e.type === 'InvoiceCreated' && (e.data as Body).session_id === discounted.body.session.id,
+      );
+      expect((invoiceCreated!.data as Body).lines).toEqual([
+        { name: 'Pro monthly', amount: 1900 },
+        { name: 'Setup fee', amount: 500 },
+        { name: 'Promo launch-tiers: Early bird', amount: -900 },
+      ]);
+      expect((await create({ offer: offer.slug, promo: 'foreign-promo' })).body.session.total).toBe(2400);
+      expect((await create({ offer: offer.slug, promo: 'no-such-promo' })).body.session.total).toBe(2400);
     });
 
     it('records the promo slug it was given', async () => {

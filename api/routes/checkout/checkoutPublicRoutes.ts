@@ -10,6 +10,7 @@ import type { SessionCustomer } from '../../../domain/checkout/checkoutSession.t
 import { DomainError } from '../../../domain/shared/domainError.ts';
 import type { SessionDoc } from '../../../projections/checkout/checkoutProjection.ts';
 import { findOfferByRef, findSession } from '../../../projections/checkout/checkoutQueries.ts';
+import { promoPriceForOffer } from '../../../projections/promos/promoQueries.ts';
 import { afterWrite, commandContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { ErrorSchema } from '../schemas.ts';
@@ -124,6 +125,15 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
           });
         }
         const customer = await resolveCustomer(body.customer);
+        // An unknown, ended or sold-out promo is recorded but leaves the offer's own price.
+        const promoPrice = body.promo
+          ? await promoPriceForOffer(services.readStore, {
+              slug: body.promo,
+              organizationId: offer.organization_id,
+              offerAmount: offer.price,
+              nowMs: services.clock(),
+            })
+          : null;
         const ctx = commandContext(services, request, offer.organization_id);
         const { position, state } = await createSession(ctx, {
           offer,
@@ -132,6 +142,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
           mode: body.mode,
           expiresIn: body.expires_in,
           promo: body.promo ?? null,
+          promoPrice,
         });
         if (state.status === 'none') throw new Error('session not created');
         const doc = await readSession(state.session.id, position);

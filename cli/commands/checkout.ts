@@ -1,0 +1,76 @@
+import { archiveOffer, publishOffer } from '../../commands/checkout/offerCommands.ts';
+import { sessionHistory, stateAt, type HistoryEntry } from '../../commands/checkout/sessionHistory.ts';
+import type { SessionView } from '../../domain/checkout/sessionView.ts';
+import { notFound } from '../../domain/shared/domainError.ts';
+import { findOfferByRef } from '../../projections/checkout/checkoutQueries.ts';
+import { CliUsageError, type CliCommand } from '../command.ts';
+
+type OfferLifecycleResult = { id: string; slug: string; uuid: string; organization_id: string; status: string; changed: boolean };
+
+const offerLifecycle = (verb: 'publish' | 'archive'): CliCommand => ({
+  path: ['offer', verb],
+  usage: `offer ${verb} ID`,
+  description:
+    verb === 'publish'
+      ? 'Publish an offer so the public checkout routes serve it. ID is its slug, route key or UUID.'
+      : 'Archive an offer for good (the public routes answer 404). ID is its slug, route key or UUID.',
+  async run(ctx): Promise<OfferLifecycleResult> {
+    const ref = ctx.args[0];
+    if (!ref) throw new CliUsageError(`offer ${verb} needs an offer ID: its slug, route key or UUID`);
+    await ctx.catchUp();
+    const offer = await findOfferByRef(ctx.services.readStore, ref);
+    if (!offer) throw notFound('Offer');
+    const act = verb === 'publish' ? publishOffer : archiveOffer;
+    const result = await act(ctx.commandContext(offer.organization_id), offer.uuid);
+    return { id: offer.route_key, slug: offer.slug, uuid: offer.uuid, organization_id: offer.organization_id, status: result.status, changed: result.changed };
+  },
+  format: (r: OfferLifecycleResult) =>
+    r.changed ? `offer ${r.slug} (${r.id}) ${r.status}` : `offer ${r.slug} (${r.id}) was already ${r.status}`,
+});
+
+export const offerPublishCommand = offerLifecycle('publish');
+export const offerArchiveCommand = offerLifecycle('archive');
+
+type ReplayResult = { session_id: string; at: number; state: SessionView | null; data: HistoryEntry[] };
+
+const iso = (unix: number) => new Date(unix * 1000).toISOString().replace('.000Z', 'Z');
+const actorText = (actor: HistoryEntry['actor']) =>
+  actor.type === 'api_key' ? `api_key ${actor.id}` : actor.type === 'system' ? `system ${actor.name}` : actor.type === 'public' ? `public ${actor.ip ?? ''}`.trim() : actor.type;
+const money = (amount: number, currency: string) => `${(amount / 100).toFixed(2)} ${currency}`;
+
+export const replaySessionCommand: CliCommand = {
+  path: ['replay', 'session'],
+  usage: 'replay session ID [--at UNIX]',
+  description: 'Audit replay of a checkout session: each event of it and its invoice with the state after it (--at: as of that time).',
+  options: { at: 'string' },
+  async run(ctx): Promise<ReplayResult> {
+    const id = ctx.args[0];
+    if (!id) throw new CliUsageError('replay session needs a session ID (cs_…)');
+    let at = Math.floor(ctx.services.clock() / 1000);
+    if (typeof ctx.options.at === 'string') {
+      if (!/^\d{1,12}$/.test(ctx.options.at)) throw new CliUsageError('--at takes Unix seconds, e.g. --at 1767225600');
+      at = Number(ctx.options.at);
+    }
+    const history = await sessionHistory(ctx.services.store, id);
+    if (history.entries.length === 0) throw notFound('Checkout session');
+    return { session_id: id, at, state: stateAt(history, at), data: history.entries.filter((e) => e.occurred_at <= at) };
+  },
+  format(r: ReplayResult) {
+    const rows = r.data.map((e) => [
+      String(e.revision),
+      iso(e.occurred_at),
+      e.type,
+      actorText(e.actor),
+      e.state.status,
+      e.state.invoice ? `#${e.state.invoice.number} ${e.state.invoice.status}` : '-',
+      money(e.state.total, e.state.currency),
+    ]);
+    const header = ['#', 'occurred_at', 'event', 'actor', 'status', 'invoice', 'total'];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+    const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+    const state = r.state
+      ? `state at ${iso(r.at)}: ${r.state.status}, ${money(r.state.total, r.state.currency)}, invoice ${r.state.invoice ? `#${r.state.invoice.number} ${r.state.invoice.status}` : 'none'}`
+      : `state at ${iso(r.at)}: the session did not exist yet`;
+    return [`checkout session ${r.session_id}`, line(header), ...rows.map(line), '', state].join('\n');
+  },
+};

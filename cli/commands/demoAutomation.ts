@@ -1,0 +1,31 @@
+export const DEMO_PROMO_SLUG = 'demo-launch';
+
+/**
+ * The demo promo and sequence `commerce demo` imports beside the catalog: a catch URL whose
+ * webhooks enrol `webhook_payload.email` in the launch promo. Keyed, so a re-run changes nothing
+ * (the promo keeps the dates of the first run).
+ */
+export function demoAutomation(nowSeconds: number) {
+  return {
+    promos: [
+      {
+        slug: DEMO_PROMO_SLUG,
+        name: 'Launch week',
+        starts_at: nowSeconds - 60,
+        ends_at: nowSeconds + 30 * 24 * 3600,
+        tiers: [
+          { name: 'Early bird', price: 4900, max_participants: 100 },
+          { name: 'Launch', discount_percent: 20 },
+        ],
+      },
+    ],
+    sequences: [
+      {
+        key: 'demo-launch-signups',
+        name: 'Launch sign-ups',
+        actions: [{ type: 'enrol_in_promo', promo: DEMO_PROMO_SLUG }],
+        triggers: [{ key: 'demo-webhook', name: 'Sign-up form webhook' }],
+      },
+    ],
+  };
+}

@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import {
+  DEFAULT_EMAIL_TEMPLATE,
+  DEFAULT_REFERENCE_TEMPLATE,
+  WEBHOOK_METHODS,
+  isWebhookUrl,
+  type Action,
+} from '../../domain/automation/actions.ts';
+import { SLUG } from '../../domain/promos/promo.ts';
+import { conflict } from '../../domain/shared/domainError.ts';
+import { SEQUENCES, TRIGGERS, type SequenceDoc, type TriggerDoc } from '../../projections/automation/automationProjection.ts';
+import { importSection, type ImportIssue } from '../import/importSection.ts';
+import { createPromo } from '../promos/promoCommands.ts';
+import { createSequence, createTrigger } from './automationCommands.ts';
+
+const identifier = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, 'Use letters, digits and . _ : - (starting with a letter or digit).');
+const slug = z.string().max(100).regex(SLUG, 'Use lower-case letters, digits and dashes.');
+const unix = z.number().int().min(0).max(32503680000);
+
+const SendWebhookImport = z
+  .strictObject({
+    type: z.literal('send_webhook'),
+    url: z.string().max(2048).refine(isWebhookUrl, 'Must be an http or https URL.'),
+    method: z.enum(WEBHOOK_METHODS).default('POST'),
+    payload: z.string().max(64 * 1024).default(''),
+    headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'Not a valid header name.'), z.string().max(4096)).default({}),
+    signing_secret: z.string().min(16).max(256).nullable().default(null),
+  })
+  .refine((a) => a.method !== 'GET' || a.payload === '', { path: ['payload'], message: 'Leave payload empty for GET.' });
+
+const EnrolImport = z.strictObject({
+  type: z.literal('enrol_in_promo'),
+  promo: slug,
+  email: z.string().max(500).default(DEFAULT_EMAIL_TEMPLATE),
+  reference: z.string().max(500).default(DEFAULT_REFERENCE_TEMPLATE),
+});
+
+export const SequenceImport = z.strictObject({
+  key: identifier.describe('Your id of the sequence: re-importing a key finds the same sequence.'),
+  name: z.string().trim().min(1).max(255),
+  status: z.enum(['active', 'paused']).default('active'),
+  actions: z.array(z.discriminatedUnion('type', [SendWebhookImport, EnrolImport])).max(50).default([]),
+  triggers: z
+    .array(z.strictObject({ key: identifier, name: z.string().trim().min(1).max(255), enabled: z.boolean().default(true) }))
+    .max(50)
+    .default([]),
+});
+
+const TierImport = z
+  .strictObject({
+    name: z.string().trim().min(1).max(255),
+    price: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().default(null).describe('Minor units.'),
+    discount_percent: z.number().gt(0).max(100).nullable().default(null),
+    until: unix.nullable().default(null),
+    max_participants: z.number().int().min(1).nullable().default(null),
+  })
+  .refine((t) => (t.price === null) !== (t.discount_percent === null), { message: 'Give either price or discount_percent.' });
+
+export const PromoImport = z
+  .strictObject({
+    slug,
+    name: z.string().trim().min(1).max(255),
+    starts_at: unix,
+    ends_at: unix,
+    tiers: z.array(TierImport).min(1).max(50),
+  })
+  .refine((p) => p.ends_at > p.starts_at, { path: ['ends_at'], message: 'ends_at must be after starts_at.' });
+
+type SequenceImportValue = z.infer<typeof SequenceImport>;
+
+export type SequenceImportResult = {
+  key: string;
+  sequence_id: number;
+  created: boolean;
+  triggers: Array<{ key: string; trigger_id: number; created: boolean; catch_path: string }>;
+};
+
+function duplicateIssues(values: string[], path: (i: number) => string, what: string): ImportIssue[] {
+  const seen = new Set<string>();
+  return values.flatMap((v, i) => (seen.has(v) ? [{ path: path(i), message: `${what} must be unique in the file.` }] : (seen.add(v), [])));
+}
+
+/** Promos, by slug (global, since the public route names them alone). A slug already imported is kept as it is. */
+export const promosSection = importSection({
+  name: 'promos',
+  schema: z.array(PromoImport).max(1000),
+  check: (promos) => duplicateIssues(promos.map((p) => p.slug), (i) => `promos.${i}.slug`, 'Promo slugs'),
+  async apply(ctx, promos) {
+    const results: Array<{ slug: string; created: boolean }> = [];
+    for (const p of promos) {
+      const existing = await ctx.command.store.readStream(`promo-${p.slug}`);
+      if (existing.length > 0) {
+        const owner = (existing[0]!.data as { organization_id: string }).organization_id;
+        if (owner !== ctx.organizationId) throw conflict('promo_slug_taken', `The promo slug '${p.slug}' is taken.`);
+        results.push({ slug: p.slug, created: false });
+        continue;
+      }
+      await createPromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers });
+      results.push({ slug: p.slug, created: true });
+    }
+    await ctx.catchUp();
+    return results;
+  },
+  describe: (results: Array<{ slug: string; created: boolean }>) => results.map((r) => `promo ${r.slug} ${r.created ? 'created' : 'already there'}`),
+});
+
+/**
+ * Sequences with their actions and webhook triggers, by key. A sequence key already imported is
+ * kept as it is (its actions are not changed); triggers missing from it are added.
+ */
+export const sequencesSection = importSection({
+  name: 'sequences',
+  schema: z.array(SequenceImport).max(1000),
+  check: (sequences: SequenceImportValue[]) => [
+    ...duplicateIssues(sequences.map((s) => s.key), (i) => `sequences.${i}.key`, 'Sequence keys'),
+    ...sequences.flatMap((s, i) => duplicateIssues(s.triggers.map((t) => t.key), (j) => `sequences.${i}.triggers.${j}.key`, 'Trigger keys')),
+  ],
+  async apply(ctx, sequences) {
+    await ctx.catchUp();
+    const results: SequenceImportResult[] = [];
+    for (const s of sequences) {
+      const [existing] = await ctx.readStore.find<SequenceDoc>(SEQUENCES, { filter: { organization_id: ctx.organizationId, key: s.key }, limit: 1 });
+      const actions: Action[] = s.actions;
+      const sequence = existing
+        ? { id: existing.sequence_id, route_key: existing.route_key, created: false }
+        : { ...(await createSequence(ctx.command, { organizationId: ctx.organizationId, key: s.key, name: s.name, status: s.status, actions })), created: true };
+      const known = existing ? await ctx.readStore.find<TriggerDoc>(TRIGGERS, { filter: { sequence_id: sequence.id } }) : [];
+      const triggers: SequenceImportResult['triggers'] = [];
+      for (const t of s.triggers) {
+        const found = known.find((k) => k.key === t.key);
+        const trigger = found
+          ? { id: found.trigger_id, route_key: found.route_key, created: false }
+          : { ...(await createTrigger(ctx.command, { organizationId: ctx.organizationId, sequenceId: sequence.id, key: t.key, name: t.name, enabled: t.enabled })), created: true };
+        triggers.push({ key: t.key, trigger_id: trigger.id, created: trigger.created, catch_path: `/hooks/catch/${sequence.route_key}/${trigger.route_key}` });
+      }
+      results.push({ key: s.key, sequence_id: sequence.id, created: sequence.created, triggers });
+    }
+    await ctx.catchUp();
+    return results;
+  },
+  describe: (results: SequenceImportResult[]) =>
+    results.flatMap((r) => [
+      `sequence ${r.key} (${r.sequence_id}) ${r.created ? 'created' : 'already there'}`,
+      ...r.triggers.map((t) => `  trigger ${t.key} (${t.trigger_id}) ${t.created ? 'created' : 'already there'}: ${t.catch_path}`),
+    ]),
+});

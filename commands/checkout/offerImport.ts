@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { SLUG, type OfferContent } from '../../domain/checkout/offer.ts';
+import { findProductByKey, listPlans } from '../../projections/catalog/catalogQueries.ts';
+import { ImportValidationError } from '../import/importFile.ts';
+import { importSection, type ImportIssue } from '../import/importSection.ts';
+import { publishOffer, upsertOffer, type OfferSummary } from './offerCommands.ts';
+
+const HEX = /^#[0-9a-fA-F]{6}$/;
+const hex = z.string().regex(HEX, 'Must be a hex color such as #1a2b3c.');
+const text = (max: number) => z.string().trim().min(1).max(max);
+const httpsUrl = z.url({ protocol: /^https?$/ }).max(2000);
+
+/** The theme of the hosted checkout page; everything but primary_color has a default. */
+const ThemeImport = z.strictObject({
+  primary_color: hex,
+  background_color: hex.default('#ffffff'),
+  text_color: hex.default('#1f2937'),
+  font_family: z
+    .string()
+    .max(200)
+    .regex(/^[A-Za-z0-9 ,'"-]+$/, 'Use a CSS font-family list: letters, digits, spaces, commas, quotes and dashes.')
+    .default('system-ui, sans-serif'),
+  logo_url: httpsUrl.nullable().default(null),
+  button_text: text(60).default('Pay now'),
+});
+
+const BlockImport = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('heading'), text: text(200) }),
+  z.strictObject({ type: z.literal('text'), text: text(5000) }),
+  z.strictObject({ type: z.literal('image'), url: httpsUrl, alt: z.string().max(300).default('') }),
+  z.strictObject({ type: z.literal('features'), items: z.array(text(300)).min(1).max(50) }),
+  z.strictObject({ type: z.literal('price') }),
+]);
+
+const PageImport = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'Use lower-case letters, digits, _ and - (at most 64).'),
+  type: z.enum(['checkout', 'upsell', 'thank_you']),
+  title: text(200),
+  blocks: z.array(BlockImport).max(50).default([]),
+});
+
+const OfferImport = z
+  .strictObject({
+    slug: z.string().max(100).regex(SLUG, 'Use lower-case letters, digits and single dashes.'),
+    name: text(255),
+    product: z.string().min(1).max(128).describe('key of a product in this file or already imported.'),
+    plan: z.string().min(1).max(255).describe("name of one of that product's plans."),
+    theme: ThemeImport,
+    pages: z.array(PageImport).min(1).max(20),
+    published: z.boolean().default(false),
+  })
+  .superRefine((offer, ctx) => {
+    const pages = Array.isArray(offer.pages) ? offer.pages : [];
+    if (pages.length > 0 && !pages.some((p) => p?.type === 'checkout')) {
+      ctx.addIssue({ code: 'custom', path: ['pages'], message: 'An offer needs at least one page of type checkout.' });
+    }
+    const seen = new Set<string>();
+    pages.forEach((p, i) => {
+      if (p?.id && seen.has(p.id)) ctx.addIssue({ code: 'custom', path: ['pages', i, 'id'], message: 'Page ids must be unique within an offer.' });
+      if (p?.id) seen.add(p.id);
+    });
+  }, { when: (payload) => typeof payload.value === 'object' && payload.value !== null });
+
+type OfferImportValue = z.infer<typeof OfferImport>;
+type FileProduct = { key: string; plans: Array<{ name: string; charges?: unknown[] }> };
+
+export type OfferImportResult = OfferSummary & { published: boolean };
+
+/**
+ * The `offers` section of `commerce import`: each offer sells one plan (product by `key`, plan by
+ * `name`); its price is the sum of that plan's charges. Slugs are unique across organizations;
+ * re-importing a slug updates the offer.
+ */
+export const offersSection = importSection({
+  name: 'offers',
+  schema: z.array(OfferImport).max(1000),
+  check(offers, file) {
+    const issues: ImportIssue[] = [];
+    const slugs = new Set<string>();
+    const products = new Map(((file.products ?? []) as FileProduct[]).map((p) => [p.key, p]));
+    offers.forEach((offer, i) => {
+      if (slugs.has(offer.slug)) issues.push({ path: `offers.${i}.slug`, message: 'Offer slugs must be unique within the file.' });
+      slugs.add(offer.slug);
+      const product = products.get(offer.product);
+      const plan = product?.plans.find((p) => p.name === offer.plan);
+      if (product && !plan) issues.push({ path: `offers.${i}.plan`, message: `Product ${offer.product} has no plan named ${offer.plan}.` });
+      if (plan && (plan.charges ?? []).length === 0) issues.push({ path: `offers.${i}.plan`, message: `Plan ${offer.plan} has no charges to sell.` });
+    });
+    return issues;
+  },
+  async apply(ctx, offers): Promise<OfferImportResult[]> {
+    // Products may come from this file (already applied) or an earlier import: read them all first,
+    // so a missing one fails the section before any offer is written.
+    await ctx.catchUp();
+    const resolved: Array<{ offer: OfferImportValue; content: OfferContent }> = [];
+    const issues: ImportIssue[] = [];
+    for (const [i, offer] of offers.entries()) {
+      const product = await findProductByKey(ctx.readStore, ctx.organizationId, offer.product);
+      if (!product) {
+        issues.push({ path: `offers.${i}.product`, message: `No product with key ${offer.product} in this organization.` });
+        continue;
+      }
+      const plan = (await listPlans(ctx.readStore, product)).find((p) => p.name === offer.plan);
+      if (!plan) {
+        issues.push({ path: `offers.${i}.plan`, message: `Product ${offer.product} has no plan named ${offer.plan}.` });
+        continue;
+      }
+      if (plan.charges.length === 0) {
+        issues.push({ path: `offers.${i}.plan`, message: `Plan ${offer.plan} has no charges to sell.` });
+        continue;
+      }
+      resolved.push({
+        offer,
+        content: {
+          name: offer.name,
+          theme: offer.theme,
+          pages: offer.pages,
+          plan: {
+            product_id: product.route_key,
+            plan_id: plan.id,
+            plan_name: plan.name,
+            charges: plan.charges.map((c, n) => ({
+              id: c.id,
+              name: plan.charges.length === 1 ? plan.display_name : `${plan.display_name} (${n + 1})`,
+              amount: c.amount,
+            })),
+          },
+          currency: plan.currency_code,
+        },
+      });
+    }
+    if (issues.length > 0) throw new ImportValidationError(issues);
+    const results: OfferImportResult[] = [];
+    for (const { offer, content } of resolved) {
+      const summary = await upsertOffer(ctx.command, { organizationId: ctx.organizationId, slug: offer.slug, ...content });
+      if (offer.published) await publishOffer(ctx.command, summary.uuid);
+      results.push({ ...summary, published: offer.published });
+    }
+    return results;
+  },
+  describe: (results: OfferImportResult[]) =>
+    results.map((r) => `${r.created ? 'created  ' : 'updated  '} offer ${r.slug} (${r.id})${r.published ? ', published' : ''}`),
+});

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import type { Action } from '../../domain/automation/actions.ts';
+import { sequenceDecider, type SequenceEvent } from '../../domain/automation/sequence.ts';
+import { triggerDecider, type TriggerEvent } from '../../domain/automation/trigger.ts';
+import { webhookReceptionDecider, type ReceivedWebhook, type WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
+import { nextStep, workflowDecider, type WorkflowEvent } from '../../domain/automation/workflow.ts';
+import { fold } from '../../domain/shared/decider.ts';
+import { deciderSpec } from '../../domain/shared/specification.ts';
+
+const hook: Action = { type: 'send_webhook', url: 'https://example.com/h', method: 'POST', payload: '{}', headers: {}, signing_secret: null };
+const created: SequenceEvent = {
+  type: 'SequenceCreated',
+  data: { id: 1, organization_id: 'org_a', key: null, name: 'Seq', status: 'active', route_key: 'K'.repeat(24), actions: [hook], created_at: 100 },
+};
+
+describe('sequence decider', () => {
+  const spec = deciderSpec(sequenceDecider);
+  const create = { type: 'CreateSequence' as const, id: 1, organizationId: 'org_a', key: null, name: 'Seq', status: 'active' as const, routeKey: 'K'.repeat(24), actions: [hook], now: 100 };
+  it('creates a sequence', () => spec.given([]).when(create).then([created]));
+  it('refuses a second creation', () => spec.given([created]).when(create).thenThrows('sequence_exists'));
+  it('refuses a non-http URL and a GET with a payload', () => {
+    spec.given([]).when({ ...create, actions: [{ ...hook, url: 'ftp://x/' }] }).thenThrows('invalid_url');
+    spec.given([]).when({ ...create, actions: [{ ...hook, method: 'GET' }] }).thenThrows('payload_with_get');
+  });
+  it('pauses once and resumes once', () => {
+    spec.given([created]).when({ type: 'PauseSequence', now: 5 }).then([{ type: 'SequencePaused', data: { paused_at: 5 } }]);
+    spec.given([created, { type: 'SequencePaused', data: { paused_at: 5 } }]).when({ type: 'PauseSequence', now: 6 }).then([]);
+    spec.given([created]).when({ type: 'ResumeSequence', now: 6 }).then([]);
+    spec.given([]).when({ type: 'PauseSequence', now: 6 }).thenThrows('not_found');
+  });
+});
+
+describe('trigger decider', () => {
+  const spec = deciderSpec(triggerDecider);
+  const triggerCreated: TriggerEvent = {
+    type: 'TriggerCreated',
+    data: { id: 7, organization_id: 'org_a', sequence_id: 1, key: null, name: 'T', trigger_type: 'webhook', enabled: true, route_key: 'R1', created_at: 1 },
+  };
+  const create = { type: 'CreateTrigger' as const, id: 7, organizationId: 'org_a', sequenceId: 1, sequenceOrganizationId: 'org_a', key: null, name: 'T', enabled: true, routeKey: 'R1', now: 1 };
+  it('creates a webhook trigger', () => spec.given([]).when(create).then([triggerCreated]));
+  it('refuses a sequence of another organization as unknown', () =>
+    spec.given([]).when({ ...create, sequenceOrganizationId: 'org_b' }).thenThrows('not_found'));
+  it('rotates the route key on replace', () => {
+    spec.given([triggerCreated]).when({ type: 'ReplaceTrigger', routeKey: 'R2', now: 2 }).then([{ type: 'TriggerReplaced', data: { route_key: 'R2', replaced_at: 2 } }]);
+    const state = fold(triggerDecider, [triggerCreated, { type: 'TriggerReplaced', data: { route_key: 'R2', replaced_at: 2 } }]);
+    expect(state.status === 'created' && state.routeKey).toBe('R2');
+  });
+  it('disables once', () => {
+    spec.given([triggerCreated]).when({ type: 'SetTriggerEnabled', enabled: false, now: 3 }).then([{ type: 'TriggerDisabled', data: { at: 3 } }]);
+    spec.given([triggerCreated]).when({ type: 'SetTriggerEnabled', enabled: true, now: 3 }).then([]);
+  });
+});
+
+describe('webhook reception decider', () => {
+  const spec = deciderSpec(webhookReceptionDecider);
+  const webhook: ReceivedWebhook = {
+    trigger_id: 7,
+    sequence_id: 1,
+    organization_id: 'org_a',
+    method: 'POST',
+    webhook_payload: { email: 'a@example.com' },
+    webhook_query: {},
+    headers: {},
+    received_at: 1000,
+    dedupe_key: 'k',
+  };
+  const receive = { type: 'ReceiveWebhook' as const, webhook, triggerEnabled: true, sequenceActive: true, actions: [hook], now: 1000 };
+  const received: WebhookReceptionEvent = { type: 'WebhookReceived', data: webhook };
+  const started: WebhookReceptionEvent = {
+    type: 'WorkflowStarted',
+    data: { trigger_id: 7, sequence_id: 1, organization_id: 'org_a', actions: [hook], started_at: 1000 },
+  };
+  it('records the request and starts a workflow', () => spec.given([]).when(receive).then([received, started]));
+  it('records and skips when the trigger is disabled or the sequence paused', () => {
+    spec.given([]).when({ ...receive, triggerEnabled: false }).then([received, { type: 'WebhookSkipped', data: { trigger_id: 7, reason: 'trigger_disabled' } }]);
+    spec.given([]).when({ ...receive, sequenceActive: false }).then([received, { type: 'WebhookSkipped', data: { trigger_id: 7, reason: 'sequence_paused' } }]);
+  });
+  it('records nothing for a repeat within 24 hours, and a new reception after', () => {
+    spec.given([received, started]).when({ ...receive, now: 1000 + 86_399 }).then([]);
+    const later = { ...webhook, received_at: 1000 + 86_400 };
+    spec
+      .given([received, started])
+      .when({ ...receive, webhook: later, now: 1000 + 86_400 })
+      .then([{ type: 'WebhookReceived', data: later }, { ...started, data: { ...started.data, started_at: 1000 + 86_400 } } as WebhookReceptionEvent]);
+  });
+});
+
+describe('workflow decider', () => {
+  const spec = deciderSpec(workflowDecider);
+  const stepStarted = (step: number): WorkflowEvent => ({ type: 'WorkflowStepStarted', data: { workflow_id: 9, step, action: 'send_webhook', started_at: 1 } });
+  const stepDone = (step: number, success = true): WorkflowEvent => ({
+    type: 'WorkflowStepCompleted',
+    data: { workflow_id: 9, step, action: 'send_webhook', success, attempts: 1, result: { success }, completed_at: 2 },
+  });
+  it('starts steps in order and never a completed one again', () => {
+    spec.given([]).when({ type: 'StartStep', workflowId: 9, step: 0, action: 'send_webhook', now: 1 }).then([stepStarted(0)]);
+    spec.given([stepStarted(0), stepDone(0)]).when({ type: 'StartStep', workflowId: 9, step: 0, action: 'send_webhook', now: 1 }).then([]);
+    spec.given([]).when({ type: 'StartStep', workflowId: 9, step: 1, action: 'send_webhook', now: 1 }).thenThrows('step_out_of_order');
+  });
+  it('completes a step once', () => {
+    const complete = { type: 'CompleteStep' as const, workflowId: 9, step: 0, action: 'send_webhook', result: { success: true }, attempts: 1, now: 2 };
+    spec.given([stepStarted(0)]).when(complete).then([stepDone(0)]);
+    spec.given([stepStarted(0), stepDone(0)]).when(complete).then([]);
+  });
+  it('finishes completed, or failed at the first failed step', () => {
+    spec.given([stepStarted(0), stepDone(0)]).when({ type: 'FinishWorkflow', workflowId: 9, stepCount: 1, now: 3 }).then([{ type: 'WorkflowCompleted', data: { workflow_id: 9, completed_at: 3 } }]);
+    spec.given([stepStarted(0), stepDone(0, false)]).when({ type: 'FinishWorkflow', workflowId: 9, stepCount: 2, now: 3 }).then([{ type: 'WorkflowFailed', data: { workflow_id: 9, failed_step: 0, failed_at: 3 } }]);
+    spec.given([stepStarted(0)]).when({ type: 'FinishWorkflow', workflowId: 9, stepCount: 1, now: 3 }).thenThrows('steps_pending');
+  });
+  it('resumes at the step that was started but not completed', () => {
+    expect(nextStep(fold(workflowDecider, [stepStarted(0), stepDone(0), stepStarted(1)]), 3)).toBe(1);
+    expect(nextStep(fold(workflowDecider, [stepStarted(0), stepDone(0, false)]), 3)).toBeNull();
+    expect(nextStep(fold(workflowDecider, [stepStarted(0), stepDone(0)]), 1)).toBeNull();
+  });
+});

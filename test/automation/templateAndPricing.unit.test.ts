@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { prepareRequest } from '../../automation/sendWebhook.ts';
+import { renderJsonTemplate, renderTextTemplate } from '../../domain/automation/template.ts';
+import { currentTier, priceUnderPromo, promoState, tierEndsAt, type PromoFacts } from '../../domain/promos/pricing.ts';
+import { promoDecider, type PromoEvent } from '../../domain/promos/promo.ts';
+import { deciderSpec } from '../../domain/shared/specification.ts';
+
+describe('templates', () => {
+  const scope = { webhook_payload: { email: 'a"b\\c@example.com', n: 3, o: { x: [1] }, nil: null }, webhook_query: { q: 'v' } };
+  it('fills JSON-escaped values into a JSON template', () => {
+    const out = renderJsonTemplate('{"e":"{{webhook_payload.email}}","n":{{ webhook_payload.n }},"o":{{webhook_payload.o}},"q":"{{webhook_query.q}}","m":"{{webhook_payload.missing}}"}', scope);
+    expect(JSON.parse(out)).toEqual({ e: 'a"b\\c@example.com', n: 3, o: { x: [1] }, q: 'v', m: '' });
+  });
+  it('does not let a value break out of its string', () => {
+    const out = renderJsonTemplate('{"e":"{{webhook_payload.email}}","admin":false}', { webhook_payload: { email: '","admin":true,"x":"' } });
+    expect(JSON.parse(out)).toEqual({ e: '","admin":true,"x":"', admin: false });
+  });
+  it('renders plain text values and ignores prototype paths', () => {
+    expect(renderTextTemplate('{{webhook_payload.email}}', scope)).toBe('a"b\\c@example.com');
+    expect(renderTextTemplate('{{webhook_payload.constructor}}', scope)).toBe('');
+  });
+  it('adds Content-Type only when a payload is sent without one', () => {
+    const action = { type: 'send_webhook' as const, url: 'https://x.test/', method: 'POST' as const, payload: '{}', headers: {}, signing_secret: null };
+    expect(prepareRequest(action, {}, 'k', 0).headers['content-type']).toBe('application/json');
+    expect(prepareRequest({ ...action, headers: { 'Content-Type': 'text/plain' } }, {}, 'k', 0).headers['content-type']).toBe('text/plain');
+    const get = prepareRequest({ ...action, method: 'GET', payload: '' }, {}, 'k', 0);
+    expect(get.payload).toBe('');
+    expect(get.headers['content-type']).toBeUndefined();
+  });
+});
+
+describe('promo pricing', () => {
+  const promo = (participants_count: number): PromoFacts => ({
+    starts_at: 1000,
+    ends_at: 5000,
+    participants_count,
+    tiers: [
+      { name: 'Early', price: 900, discount_percent: null, until: 2000, max_participants: 2 },
+      { name: 'Half', price: null, discount_percent: 50, until: null, max_participants: 5 },
+      { name: 'Late', price: null, discount_percent: 12.5, until: null, max_participants: null },
+    ],
+  });
+  it('is scheduled, active, then ended', () => {
+    expect(promoState(promo(0), 999)).toBe('scheduled');
+    expect(promoState(promo(0), 1000)).toBe('active');
+    expect(promoState(promo(0), 5000)).toBe('ended');
+  });
+  it('moves to the next tier by time and by participant count', () => {
+    expect(currentTier(promo(0), 1500)?.name).toBe('Early');
+    expect(currentTier(promo(0), 2000)?.name).toBe('Half');
+    expect(currentTier(promo(2), 1500)?.name).toBe('Half');
+    expect(currentTier(promo(5), 1500)?.name).toBe('Late');
+    expect(currentTier(promo(0), 999)).toBeNull();
+    expect(currentTier(promo(0), 5000)).toBeNull();
+    expect(tierEndsAt(promo(0), 1500)).toBe(2000);
+    expect(tierEndsAt(promo(5), 1500)).toBe(5000);
+  });
+  it('prices an offer under the current tier', () => {
+    expect(priceUnderPromo(promo(0), 2000, 1500)).toEqual({ amount: 900, tier: 'Early', tier_index: 0 });
+    expect(priceUnderPromo(promo(2), 1999, 1500)).toEqual({ amount: 1000, tier: 'Half', tier_index: 1 });
+    expect(priceUnderPromo(promo(9), 1000, 1500)).toEqual({ amount: 875, tier: 'Late', tier_index: 2 });
+    expect(priceUnderPromo(promo(0), 2000, 6000)).toBeNull();
+  });
+});
+
+describe('promo decider', () => {
+  const spec = deciderSpec(promoDecider);
+  const tiers = [{ name: 'T', price: 100, discount_percent: null, until: null, max_participants: null }];
+  const created: PromoEvent = { type: 'PromoCreated', data: { slug: 'p', organization_id: 'org_a', name: 'P', starts_at: 0, ends_at: 100, tiers, created_at: 0 } };
+  const enrol = { type: 'EnrolParticipant' as const, organizationId: 'org_a', email: ' A@Example.com ', reference: 'r', workflowId: 3, now: 10 };
+  const enrolled: PromoEvent = { type: 'PromoParticipantEnrolled', data: { email: 'a@example.com', reference: 'r', enrolled_at: 10, workflow_id: 3 } };
+  it('creates a promo and refuses bad tiers', () => {
+    spec.given([]).when({ type: 'CreatePromo', slug: 'p', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, now: 0 }).then([created]);
+    spec.given([]).when({ type: 'CreatePromo', slug: 'p', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers: [{ ...tiers[0]!, discount_percent: 10 }], now: 0 }).thenThrows('invalid_tier');
+    spec.given([]).when({ type: 'CreatePromo', slug: 'Bad Slug', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, now: 0 }).thenThrows('invalid_slug');
+  });
+  it('enrols an email once (normalised), refuses after the end and for another organization', () => {
+    spec.given([created]).when(enrol).then([enrolled]);
+    spec.given([created, enrolled]).when({ ...enrol, email: 'a@example.com' }).then([]);
+    spec.given([created]).when({ ...enrol, now: 100 }).thenThrows('promo_ended');
+    spec.given([created]).when({ ...enrol, organizationId: 'org_b' }).thenThrows('not_found');
+    spec.given([created]).when({ ...enrol, email: 'nope' }).thenThrows('invalid_email');
+  });
+});

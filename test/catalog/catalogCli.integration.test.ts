@@ -1,0 +1,130 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, runCli, startServerProcess, type ServerProcess } from '../helpers/processes.ts';
+import { families, plan, product } from './catalogFixtures.ts';
+
+type DemoJson = { organization: { id: string }; user: { id: string; email: string }; token: string; products: string[] };
+type ListBody = { data: Array<{ id: string; name: string; version_number: number; status: string; published_at: number | null }> };
+
+describe('the CLI beside the running service (real processes, one DATA_DIR)', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let server: ServerProcess;
+  let demo: DemoJson;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'commerce-cli-'));
+    env = { DATA_DIR: dataDir };
+    server = await startServerProcess(env);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const get = (path: string, token = demo.token) =>
+    fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+
+  it('demo --json prints organization, user, token and three products, and is idempotent', async () => {
+    const first = await runCli(['demo', '--json'], env);
+    expect(first.code, first.stderr).toBe(0);
+    demo = JSON.parse(first.stdout) as DemoJson;
+    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'products']);
+    expect(demo.organization).toEqual({ id: 'org_demo' });
+    expect(demo.user).toEqual({ id: expect.stringMatching(/^usr_/), email: 'demo@example.com' });
+    expect(demo.token).toMatch(/^csk_key_/);
+    expect(demo.products).toHaveLength(3);
+
+    const second = await runCli(['demo', '--json'], env);
+    expect(second.code, second.stderr).toBe(0);
+    const again = JSON.parse(second.stdout) as DemoJson;
+    expect(again.products).toEqual(demo.products);
+    expect(again.user.id).toBe(demo.user.id);
+    expect(again.token).not.toBe(demo.token);
+
+    const list = await eventually(async () => {
+      const response = await get('/api/catalog/products', again.token);
+      expect(response.status).toBe(200);
+      return (await response.json()) as ListBody;
+    });
+    expect(list.data.map((p) => p.id)).toEqual(demo.products);
+    expect(list.data.every((p) => p.version_number === 1 && p.published_at !== null)).toBe(true);
+  });
+
+  it('serves what `commerce import` wrote within a second', async () => {
+    const file = join(dataDir, 'catalog.json');
+    writeFileSync(file, JSON.stringify({ families, products: [product('cli-made', { plans: [plan('monthly'), plan('yearly', { renew_interval: 'P1Y' })] })] }));
+    const run = await runCli(['import', file, '--org', 'org_demo', '--json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as { organization_id: string; sections: { products: Array<{ id: string; created: boolean }> } };
+    const [made] = result.sections.products;
+    expect(made).toMatchObject({ created: true });
+    const started = Date.now();
+    const plans = await eventually(async () => {
+      const response = await get(`/api/catalog/products/${made!.id}/plans`);
+      expect(response.status).toBe(200);
+      return (await response.json()) as { data: Array<{ name: string }> };
+    }, 1000);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(plans.data.map((p) => p.name)).toEqual(['monthly', 'yearly']);
+    const list = (await (await get('/api/catalog/products')).json()) as ListBody;
+    expect(list.data.map((p) => p.id)).toContain(made!.id);
+
+    // The readable form, and archive by import key, seen by the running service too.
+    const archive = await runCli(['product', 'archive', 'cli-made', '--org', 'org_demo'], env);
+    expect(archive.code, archive.stderr).toBe(0);
+    expect(archive.stdout).toContain(`product cli-made (${made!.id}) archived, version 2`);
+    await eventually(async () => {
+      const detail = (await (await get(`/api/catalog/products/${made!.id}`)).json()) as { status: string; archived_at: number | null };
+      expect(detail).toMatchObject({ status: 'archived', archived_at: expect.any(Number) });
+    }, 1000);
+  });
+
+  it('rejects a bad file on stderr with every error and a non-zero exit, writing nothing', async () => {
+    const before = (await (await get('/api/catalog/products')).json()) as ListBody;
+    const file = join(dataDir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ products: [product('zzz', { family: 'nope', plans: [plan('m', { currency_code: 'XX' })] }), { key: '' }] }));
+    const run = await runCli(['import', file, '--org', 'org_demo', '--json'], env);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('nothing was imported');
+    for (const path of ['products.0.plans.0.currency_code', 'products.1.key']) expect(run.stderr).toContain(`${path}:`);
+    const missing = await runCli(['import', join(dataDir, 'missing.json'), '--org', 'org_demo'], env);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('ENOENT');
+    const after = (await (await get('/api/catalog/products')).json()) as ListBody;
+    expect(after).toEqual(before);
+  });
+
+  it('publishes by route key, and answers an unknown product on stderr', async () => {
+    const [first] = demo.products;
+    const run = await runCli(['product', 'publish', first!, '--json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ id: first, changed: false, version_number: 1 });
+    const unknown = await runCli(['product', 'publish', 'nothere'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Product not found.');
+  });
+
+  it('keeps everything across a restart, read models included, and after a rebuild', async () => {
+    const snapshot = async () => {
+      const list = (await (await get('/api/catalog/products')).json()) as ListBody;
+      const details = await Promise.all(list.data.map(async (p) => (await get(`/api/catalog/products/${p.id}`)).json()));
+      const plans = await Promise.all(list.data.map(async (p) => (await get(`/api/catalog/products/${p.id}/plans`)).json()));
+      return { list, details, plans };
+    };
+    const before = await snapshot();
+    expect(before.list.data.length).toBe(4);
+    const port = new URL(server.url).port;
+    await server.stop();
+    server = await startServerProcess({ ...env, PORT: port });
+    expect(await snapshot()).toEqual(before);
+
+    const rebuild = await runCli(['projections', 'rebuild', '--json'], env);
+    expect(rebuild.code, rebuild.stderr).toBe(0);
+    expect((JSON.parse(rebuild.stdout) as { rebuilt: Array<{ name: string }> }).rebuilt.map((r) => r.name)).toContain('catalog');
+    await eventually(async () => expect(await snapshot()).toEqual(before), 2000);
+  });
+});

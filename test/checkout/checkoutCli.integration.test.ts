@@ -1,0 +1,148 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { GOOD_CARD, json } from './checkoutFixtures.ts';
+
+type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const run = promisify(execFile);
+
+const catalogFile = {
+  products: [
+    {
+      key: 'course',
+      display_name: 'Video course',
+      plans: [
+        { name: 'once', display_name: 'Course', type: 'one_time', invoice_interval: 'P1Y', currency_code: 'USD', charges: [{ amount: 4900 }, { amount: 100 }] },
+      ],
+    },
+  ],
+  offers: [
+    {
+      slug: 'course-launch',
+      name: 'Course launch',
+      product: 'course',
+      plan: 'once',
+      theme: { primary_color: '#ff5500' },
+      pages: [{ id: 'pay', type: 'checkout', title: 'Buy the course', blocks: [{ type: 'price' }] }],
+    },
+  ],
+};
+
+describe('commerce CLI: offers import, publish/archive, demo offer, replay', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'commerce-checkout-cli-'));
+  const env = { ...process.env, DATA_DIR: dataDir, BASE_URL: '', LOG_LEVEL: 'silent' };
+  const commerce = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [resolve('bin/commerce.js'), ...args], { env });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+  let server: TestServer;
+  let demo: Body;
+
+  beforeAll(async () => {
+    const result = await commerce('demo', '--json');
+    expect(result.code).toBe(0);
+    demo = JSON.parse(result.stdout) as Body;
+    server = await startTestServer({ dataDir, env: { CHECKOUT_RATE_LIMIT: '10000' } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('demo --json names a published offer beside the other keys', async () => {
+    expect(Object.keys(demo)).toEqual(expect.arrayContaining(['organization', 'user', 'token', 'products', 'offer']));
+    expect(demo.offer).toMatchObject({ slug: 'demo-pro-monthly' });
+    const response = await server.fetch(`/api/checkout?offer=${demo.offer.id}`);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as Body).offer).toEqual({ id: demo.offer.id, slug: 'demo-pro-monthly', name: 'Pro monthly' });
+    const again = JSON.parse((await commerce('demo', '--json')).stdout) as Body;
+    expect(again.offer).toEqual(demo.offer);
+  });
+
+  it('imports offers by product key and plan name; publish and archive drive the public routes', async () => {
+    const file = join(dataDir, 'course.json');
+    writeFileSync(file, JSON.stringify(catalogFile));
+    const imported = await commerce('import', file, '--org', 'org_demo');
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout).toMatch(/created\s+offer course-launch \(\w+\)/);
+    await server.settle();
+    expect((await server.fetch('/api/checkout?offer=course-launch')).status).toBe(404);
+
+    expect((await commerce('offer', 'publish', 'course-launch')).stdout).toMatch(/offer course-launch \(\w+\) published/);
+    await new Promise((r) => setTimeout(r, 50));
+    await server.settle();
+    const init = (await (await server.fetch('/api/checkout?offer=course-launch')).json()) as Body;
+    expect(init.theme).toEqual({
+      primary_color: '#ff5500',
+      background_color: '#ffffff',
+      text_color: '#1f2937',
+      font_family: 'system-ui, sans-serif',
+      logo_url: null,
+      button_text: 'Pay now',
+    });
+    const created = (await (await server.fetch('/api/checkout/sessions', json({ offer: 'course-launch' }))).json()) as Body;
+    expect(created.session).toMatchObject({ total: 5000, currency: 'USD' });
+
+    expect((await commerce('offer', 'archive', init.offer.id)).stdout).toMatch(/archived/);
+    await server.settle();
+    expect((await server.fetch('/api/checkout?offer=course-launch')).status).toBe(404);
+    const republish = await commerce('offer', 'publish', 'course-launch');
+    expect(republish.code).toBe(1);
+    expect(republish.stderr).toContain('An archived offer cannot be published again.');
+  });
+
+  it('refuses an offers section naming an unknown product or plan, listing each problem', async () => {
+    const file = join(dataDir, 'bad.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        offers: [
+          { ...catalogFile.offers[0], slug: 'bad-one', product: 'nope' },
+          { ...catalogFile.offers[0], slug: 'bad-two', plan: 'nope' },
+          { ...catalogFile.offers[0], slug: 'Bad Slug', theme: { primary_color: 'red' }, pages: [] },
+        ],
+      }),
+    );
+    const result = await commerce('import', file, '--org', 'org_demo');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('offers.2.slug');
+    expect(result.stderr).toContain('offers.2.theme.primary_color');
+    const second = join(dataDir, 'bad2.json');
+    writeFileSync(second, JSON.stringify({ offers: [{ ...catalogFile.offers[0], slug: 'bad-one', product: 'nope' }, { ...catalogFile.offers[0], slug: 'bad-two', plan: 'nope' }] }));
+    const refs = await commerce('import', second, '--org', 'org_demo');
+    expect(refs.code).toBe(1);
+    expect(refs.stderr).toContain('offers.0.product');
+    expect(refs.stderr).toContain('offers.1.plan');
+  });
+
+  it('replay session prints the history as a table, or JSON with --json, and --at the past state', async () => {
+    const created = (await (await server.fetch('/api/checkout/sessions', json({ offer: demo.offer.slug }))).json()) as Body;
+    const id = created.session.id as string;
+    await server.fetch(`/api/checkout/sessions/${id}/start`, { method: 'POST' });
+    await server.fetch(`/api/checkout/sessions/${id}/pay`, json({ card: GOOD_CARD }));
+
+    const table = await commerce('replay', 'session', id);
+    expect(table.code).toBe(0);
+    for (const type of ['CheckoutSessionCreated', 'CheckoutSessionStarted', 'InvoiceCreated', 'InvoicePaid', 'CheckoutSessionCompleted']) {
+      expect(table.stdout).toContain(type);
+    }
+    expect(table.stdout).toMatch(/state at .*: completed/);
+    const asJson = JSON.parse((await commerce('replay', 'session', id, '--json')).stdout) as Body;
+    expect(asJson.state.status).toBe('completed');
+    expect(asJson.data.at(-1).type).toBe('CheckoutSessionCompleted');
+    const first = asJson.data[0].occurred_at as number;
+    const past = JSON.parse((await commerce('replay', 'session', id, '--at', String(first - 1), '--json')).stdout) as Body;
+    expect(past).toMatchObject({ state: null, data: [] });
+    expect((await commerce('replay', 'session', 'cs_unknownunknownunknown00')).stderr).toContain('Checkout session not found.');
+    expect((await commerce('replay', 'session', id, '--at', 'yesterday')).code).toBe(2);
+  });
+});
