@@ -33,6 +33,16 @@ export async function createSequence(
   return { id, route_key: routeKey };
 }
 
+/** Re-import: sets name, status and actions; records nothing when they are unchanged. */
+export async function updateSequence(
+  ctx: CommandContext,
+  id: number,
+  input: { name: string; status: SequenceStatus; actions: Action[] },
+): Promise<{ changed: boolean }> {
+  const result = await handleCommand(ctx, sequenceStream(id), sequenceDecider, { type: 'UpdateSequence', ...input, now: ctx.metadata.occurred_at });
+  return { changed: result.events.length > 0 };
+}
+
 export async function setSequenceStatus(ctx: CommandContext, id: number, status: SequenceStatus, organizationId?: string): Promise<{ id: number; status: SequenceStatus; changed: boolean }> {
   const state = fold(sequenceDecider, (await ctx.store.readStream(sequenceStream(id))) as never);
   if (state.status === 'none' || (organizationId !== undefined && state.organizationId !== organizationId)) throw notFound('Sequence');

@@ -10,8 +10,8 @@ import { SLUG } from '../../domain/promos/promo.ts';
 import { conflict } from '../../domain/shared/domainError.ts';
 import { SEQUENCES, TRIGGERS, type SequenceDoc, type TriggerDoc } from '../../projections/automation/automationProjection.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
-import { createPromo } from '../promos/promoCommands.ts';
-import { createSequence, createTrigger } from './automationCommands.ts';
+import { createPromo, updatePromo } from '../promos/promoCommands.ts';
+import { createSequence, createTrigger, setTriggerEnabled, updateSequence } from './automationCommands.ts';
 
 const identifier = z
   .string()
@@ -76,6 +76,7 @@ export type SequenceImportResult = {
   key: string;
   sequence_id: number;
   created: boolean;
+  changed: boolean;
   triggers: Array<{ key: string; trigger_id: number; created: boolean; catch_path: string }>;
 };
 
@@ -84,33 +85,36 @@ function duplicateIssues(values: string[], path: (i: number) => string, what: st
   return values.flatMap((v, i) => (seen.has(v) ? [{ path: path(i), message: `${what} must be unique in the file.` }] : (seen.add(v), [])));
 }
 
-/** Promos, by slug (global, since the public route names them alone). A slug already imported is kept as it is. */
+/** Promos, by slug (global, since the public route names them alone). Re-importing a slug updates its name, dates and tiers. */
 export const promosSection = importSection({
   name: 'promos',
   schema: z.array(PromoImport).max(1000),
   check: (promos) => duplicateIssues(promos.map((p) => p.slug), (i) => `promos.${i}.slug`, 'Promo slugs'),
   async apply(ctx, promos) {
-    const results: Array<{ slug: string; created: boolean }> = [];
+    const results: Array<{ slug: string; created: boolean; changed: boolean }> = [];
     for (const p of promos) {
       const existing = await ctx.command.store.readStream(`promo-${p.slug}`);
       if (existing.length > 0) {
         const owner = (existing[0]!.data as { organization_id: string }).organization_id;
         if (owner !== ctx.organizationId) throw conflict('promo_slug_taken', `The promo slug '${p.slug}' is taken.`);
-        results.push({ slug: p.slug, created: false });
+        const { changed } = await updatePromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers });
+        results.push({ slug: p.slug, created: false, changed });
         continue;
       }
       await createPromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers });
-      results.push({ slug: p.slug, created: true });
+      results.push({ slug: p.slug, created: true, changed: true });
     }
     await ctx.catchUp();
     return results;
   },
-  describe: (results: Array<{ slug: string; created: boolean }>) => results.map((r) => `promo ${r.slug} ${r.created ? 'created' : 'already there'}`),
+  describe: (results: Array<{ slug: string; created: boolean; changed: boolean }>) =>
+    results.map((r) => `promo ${r.slug} ${r.created ? 'created' : r.changed ? 'updated' : 'unchanged'}`),
 });
 
 /**
- * Sequences with their actions and webhook triggers, by key. A sequence key already imported is
- * kept as it is (its actions are not changed); triggers missing from it are added.
+ * Sequences with their actions and webhook triggers, by key. Re-importing a key updates the
+ * sequence's name, status and actions (workflows already started keep the actions they started
+ * with), adds missing triggers and sets `enabled`; catch URLs never change on import.
  */
 export const sequencesSection = importSection({
   name: 'sequences',
@@ -128,23 +132,28 @@ export const sequencesSection = importSection({
       const sequence = existing
         ? { id: existing.sequence_id, route_key: existing.route_key, created: false }
         : { ...(await createSequence(ctx.command, { organizationId: ctx.organizationId, key: s.key, name: s.name, status: s.status, actions })), created: true };
+      const changed = existing ? (await updateSequence(ctx.command, existing.sequence_id, { name: s.name, status: s.status, actions })).changed : true;
       const known = existing ? await ctx.readStore.find<TriggerDoc>(TRIGGERS, { filter: { sequence_id: sequence.id } }) : [];
       const triggers: SequenceImportResult['triggers'] = [];
       for (const t of s.triggers) {
         const found = known.find((k) => k.key === t.key);
         const trigger = found
           ? { id: found.trigger_id, route_key: found.route_key, created: false }
+          : null;
+        if (found && found.enabled !== t.enabled) await setTriggerEnabled(ctx.command, found.trigger_id, t.enabled);
+        const ensured = trigger
+          ? trigger
           : { ...(await createTrigger(ctx.command, { organizationId: ctx.organizationId, sequenceId: sequence.id, key: t.key, name: t.name, enabled: t.enabled })), created: true };
-        triggers.push({ key: t.key, trigger_id: trigger.id, created: trigger.created, catch_path: `/hooks/catch/${sequence.route_key}/${trigger.route_key}` });
+        triggers.push({ key: t.key, trigger_id: ensured.id, created: ensured.created, catch_path: `/hooks/catch/${sequence.route_key}/${ensured.route_key}` });
       }
-      results.push({ key: s.key, sequence_id: sequence.id, created: sequence.created, triggers });
+      results.push({ key: s.key, sequence_id: sequence.id, created: sequence.created, changed, triggers });
     }
     await ctx.catchUp();
     return results;
   },
   describe: (results: SequenceImportResult[]) =>
     results.flatMap((r) => [
-      `sequence ${r.key} (${r.sequence_id}) ${r.created ? 'created' : 'already there'}`,
+      `sequence ${r.key} (${r.sequence_id}) ${r.created ? 'created' : r.changed ? 'updated' : 'unchanged'}`,
       ...r.triggers.map((t) => `  trigger ${t.key} (${t.trigger_id}) ${t.created ? 'created' : 'already there'}: ${t.catch_path}`),
     ]),
 });

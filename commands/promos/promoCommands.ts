@@ -18,6 +18,23 @@ export async function createPromo(
   return { slug: input.slug, position: result.position };
 }
 
+/** Re-import: sets name, dates and tiers; records nothing when they are unchanged. */
+export async function updatePromo(
+  ctx: CommandContext,
+  input: { organizationId: string; slug: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[] },
+): Promise<{ changed: boolean }> {
+  const result = await handleCommand(ctx, promoStream(input.slug), promoDecider, {
+    type: 'UpdatePromo',
+    organizationId: input.organizationId,
+    name: input.name,
+    startsAt: input.startsAt,
+    endsAt: input.endsAt,
+    tiers: input.tiers,
+    now: ctx.metadata.occurred_at,
+  });
+  return { changed: result.events.length > 0 };
+}
+
 /** Enrolling an email twice is a no-op (`enrolled: false`). */
 export async function enrolParticipant(
   ctx: CommandContext,

@@ -20,6 +20,8 @@ export type SequenceEvent =
         created_at: number;
       }
     >
+  /** A re-import changed its name, status or actions; workflows already started keep their snapshot. */
+  | DomainEvent<'SequenceUpdated', { name: string; status: SequenceStatus; actions: Action[]; updated_at: number }>
   | DomainEvent<'SequencePaused', { paused_at: number }>
   | DomainEvent<'SequenceResumed', { resumed_at: number }>;
 
@@ -35,6 +37,7 @@ export type SequenceCommand =
       actions: Action[];
       now: number;
     }
+  | { type: 'UpdateSequence'; name: string; status: SequenceStatus; actions: Action[]; now: number }
   | { type: 'PauseSequence'; now: number }
   | { type: 'ResumeSequence'; now: number };
 
@@ -52,6 +55,8 @@ export const sequenceDecider: Decider<SequenceState, SequenceCommand, SequenceEv
         const d = event.data;
         return { status: d.status, id: d.id, organizationId: d.organization_id, name: d.name, routeKey: d.route_key, actions: d.actions };
       }
+      case 'SequenceUpdated':
+        return state.status === 'none' ? state : { ...state, status: event.data.status, name: event.data.name, actions: event.data.actions };
       case 'SequencePaused':
         return state.status === 'none' ? state : { ...state, status: 'paused' };
       case 'SequenceResumed':
@@ -77,6 +82,14 @@ export const sequenceDecider: Decider<SequenceState, SequenceCommand, SequenceEv
             created_at: command.now,
           },
         };
+      }
+      case 'UpdateSequence': {
+        if (state.status === 'none') throw notFound('Sequence');
+        if (command.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
+        command.actions.forEach(checkAction);
+        const same = state.name === command.name && state.status === command.status && JSON.stringify(state.actions) === JSON.stringify(command.actions);
+        if (same) return [];
+        return { type: 'SequenceUpdated', data: { name: command.name, status: command.status, actions: command.actions, updated_at: command.now } };
       }
       case 'PauseSequence':
         if (state.status === 'none') throw notFound('Sequence');

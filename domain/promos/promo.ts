@@ -19,15 +19,17 @@ export type PromoEvent =
       'PromoCreated',
       { slug: string; organization_id: string; name: string; starts_at: number; ends_at: number; tiers: PromoTier[]; created_at: number }
     >
+  | DomainEvent<'PromoUpdated', { name: string; starts_at: number; ends_at: number; tiers: PromoTier[]; updated_at: number }>
   | DomainEvent<'PromoParticipantEnrolled', { email: string; reference: string | null; enrolled_at: number; workflow_id: number | null }>;
 
 export type PromoCommand =
   | { type: 'CreatePromo'; slug: string; organizationId: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; now: number }
+  | { type: 'UpdatePromo'; organizationId: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; now: number }
   | { type: 'EnrolParticipant'; organizationId: string; email: string; reference: string | null; workflowId: number | null; now: number };
 
 export type PromoState =
   | { status: 'none' }
-  | { status: 'created'; slug: string; organizationId: string; startsAt: number; endsAt: number; tiers: PromoTier[]; emails: ReadonlySet<string> };
+  | { status: 'created'; slug: string; name: string; organizationId: string; startsAt: number; endsAt: number; tiers: PromoTier[]; emails: ReadonlySet<string> };
 
 export const promoStream = (slug: string) => `promo-${slug}`;
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -39,8 +41,10 @@ export const promoDecider: Decider<PromoState, PromoCommand, PromoEvent> = {
     switch (event.type) {
       case 'PromoCreated': {
         const d = event.data;
-        return { status: 'created', slug: d.slug, organizationId: d.organization_id, startsAt: d.starts_at, endsAt: d.ends_at, tiers: d.tiers, emails: new Set() };
+        return { status: 'created', slug: d.slug, name: d.name, organizationId: d.organization_id, startsAt: d.starts_at, endsAt: d.ends_at, tiers: d.tiers, emails: new Set() };
       }
+      case 'PromoUpdated':
+        return state.status === 'none' ? state : { ...state, startsAt: event.data.starts_at, endsAt: event.data.ends_at, tiers: event.data.tiers, name: event.data.name };
       case 'PromoParticipantEnrolled':
         return state.status === 'none' ? state : { ...state, emails: new Set([...state.emails, event.data.email]) };
     }
@@ -62,6 +66,14 @@ export const promoDecider: Decider<PromoState, PromoCommand, PromoEvent> = {
             created_at: command.now,
           },
         };
+      case 'UpdatePromo': {
+        if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Promo');
+        checkPromo({ ...command, type: 'CreatePromo', slug: state.slug });
+        const same =
+          state.name === command.name && state.startsAt === command.startsAt && state.endsAt === command.endsAt && JSON.stringify(state.tiers) === JSON.stringify(command.tiers);
+        if (same) return [];
+        return { type: 'PromoUpdated', data: { name: command.name, starts_at: command.startsAt, ends_at: command.endsAt, tiers: command.tiers, updated_at: command.now } };
+      }
       case 'EnrolParticipant': {
         // Another organization's promo is as unknown as a missing one.
         if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Promo');

@@ -93,6 +93,7 @@ export const automationProjection: Projection = {
   ],
   eventTypes: [
     'SequenceCreated',
+    'SequenceUpdated',
     'SequencePaused',
     'SequenceResumed',
     'TriggerCreated',
@@ -122,6 +123,11 @@ export const automationProjection: Projection = {
           actions: d.actions.map(publicAction),
           created_at: d.created_at,
         } satisfies SequenceDoc);
+        return;
+      }
+      case 'SequenceUpdated': {
+        const doc = await tx.get<SequenceDoc>(SEQUENCES, tail(recorded.stream));
+        if (doc) tx.upsert(SEQUENCES, { ...doc, name: event.data.name, status: event.data.status, actions: event.data.actions.map(publicAction) });
         return;
       }
       case 'SequencePaused':

@@ -26,7 +26,7 @@ export const promoProjection: Projection = {
     { collection: PROMOS, fields: ['organization_id'] },
     { collection: PROMO_PARTICIPANTS, fields: ['slug'] },
   ],
-  eventTypes: ['PromoCreated', 'PromoParticipantEnrolled'],
+  eventTypes: ['PromoCreated', 'PromoUpdated', 'PromoParticipantEnrolled'],
   async apply(recorded: RecordedEvent, tx) {
     const event = recorded as unknown as PromoEvent;
     const slug = recorded.stream.slice('promo-'.length);
@@ -37,6 +37,11 @@ export const promoProjection: Projection = {
     }
     const promo = await tx.get<PromoDoc>(PROMOS, slug);
     if (!promo) return;
+    if (event.type === 'PromoUpdated') {
+      const { updated_at: _at, ...changes } = event.data;
+      tx.upsert(PROMOS, { ...promo, ...changes });
+      return;
+    }
     tx.upsert(PROMOS, { ...promo, participants_count: promo.participants_count + 1 });
     tx.upsert(PROMO_PARTICIPANTS, {
       id: `${slug}:${event.data.email}`,

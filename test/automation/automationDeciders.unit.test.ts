@@ -22,6 +22,12 @@ describe('sequence decider', () => {
     spec.given([]).when({ ...create, actions: [{ ...hook, url: 'ftp://x/' }] }).thenThrows('invalid_url');
     spec.given([]).when({ ...create, actions: [{ ...hook, method: 'GET' }] }).thenThrows('payload_with_get');
   });
+  it('updates only when something changed', () => {
+    const update = { type: 'UpdateSequence' as const, name: 'Seq', status: 'active' as const, actions: [hook], now: 7 };
+    spec.given([created]).when(update).then([]);
+    spec.given([created]).when({ ...update, actions: [] }).then([{ type: 'SequenceUpdated', data: { name: 'Seq', status: 'active', actions: [], updated_at: 7 } }]);
+    spec.given([]).when(update).thenThrows('not_found');
+  });
   it('pauses once and resumes once', () => {
     spec.given([created]).when({ type: 'PauseSequence', now: 5 }).then([{ type: 'SequencePaused', data: { paused_at: 5 } }]);
     spec.given([created, { type: 'SequencePaused', data: { paused_at: 5 } }]).when({ type: 'PauseSequence', now: 6 }).then([]);

@@ -74,6 +74,12 @@ describe('promo decider', () => {
     spec.given([]).when({ type: 'CreatePromo', slug: 'p', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers: [{ ...tiers[0]!, discount_percent: 10 }], now: 0 }).thenThrows('invalid_tier');
     spec.given([]).when({ type: 'CreatePromo', slug: 'Bad Slug', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, now: 0 }).thenThrows('invalid_slug');
   });
+  it('updates a promo only when something changed, within its organization', () => {
+    const update = { type: 'UpdatePromo' as const, organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, now: 5 };
+    spec.given([created]).when(update).then([]);
+    spec.given([created]).when({ ...update, endsAt: 200 }).then([{ type: 'PromoUpdated', data: { name: 'P', starts_at: 0, ends_at: 200, tiers, updated_at: 5 } }]);
+    spec.given([created]).when({ ...update, organizationId: 'org_b' }).thenThrows('not_found');
+  });
   it('enrols an email once (normalised), refuses after the end and for another organization', () => {
     spec.given([created]).when(enrol).then([enrolled]);
     spec.given([created, enrolled]).when({ ...enrol, email: 'a@example.com' }).then([]);
