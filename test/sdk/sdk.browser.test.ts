@@ -384,6 +384,16 @@ describe('promo()', () => {
     expect(await page.locator('#promo-widget .csdk-promo-tier').textContent()).toBe('Early bird');
     expect(await page.locator('#promo-widget .csdk-promo-countdown').textContent()).toMatch(/^Ends in (01:59|02:00):\d\d$/);
     await page.locator('#promo-widget').screenshot({ path: 'test-results/sdk-promo-widget.png' });
+    // data-service-apply-promo: the session is priced at the promo's current tier, and the page says which.
+    await page.click('#buy-promo');
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await frame.locator('#co-pay:not([disabled])').waitFor();
+    expect(await frame.locator('#co-total').textContent()).toBe('€29.00');
+    await frame.locator('#co-promo:not([hidden])').waitFor();
+    expect(await frame.locator('#co-promo').textContent()).toBe('Spring sale · Early bird');
+    await page.waitForTimeout(350);
+    await page.screenshot({ path: 'test-results/sdk-modal-promo.png' });
+    await page.evaluate(() => (window as unknown as Win).sdk.from('#buy-promo').close());
     const first = await page.evaluate(async () => {
       const w = window as unknown as Win;
       const p = w.sdk.promo('spring', { interval: 1000 });
@@ -408,6 +418,36 @@ describe('promo()', () => {
     expect(missing).toMatch(/not found/i);
     await page.close();
   });
+});
+
+describe('with the data of `commerce demo --json`', () => {
+  test('the example page with no query uses the demo offer and promo; a buyer pays through the modal button', async () => {
+    const { execFile } = await import('node:child_process');
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['bin/commerce.js', 'demo', '--json'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: server.dataDir, BASE_URL: server.url, LOG_LEVEL: 'silent' } }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      ),
+    );
+    const demo = JSON.parse(out) as { offer: { id: string; slug: string; uuid: string }; promo: { slug: string } };
+    // The CLI wrote from another process; wait until this server's read models have it.
+    await expect.poll(async () => (await server.fetch(`/api/checkout?offer=${demo.offer.uuid}`)).status, { timeout: 10_000 }).toBe(200);
+    const page = await chrome.context.newPage();
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${server.url}/examples/sdk`);
+    expect(await page.getAttribute('#buy-modal', 'data-service-present')).toBe(demo.offer.slug);
+    expect(await page.getAttribute('#promo-widget', 'data-service-promo')).toBe(demo.promo.slug);
+    await page.locator('#promo-widget[data-promo-state]').waitFor();
+    await page.click('#buy-modal');
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await pay(frame, '4242424242424242', 'demo-buyer@example.com');
+    await frame.locator('#page-thank_you:not([hidden])').waitFor();
+    const flow = await page.evaluate(() => (window as unknown as Win).sdk.from('#buy-modal').then((r: unknown) => r));
+    expect(flow.status).toBe('complete');
+    expect((await serverSession(flow.session.id)).session.invoice?.status).toBe('paid');
+    // The offer answers to its Sqid and its UUID as well as its slug.
+    for (const ref of [demo.offer.id, demo.offer.uuid]) expect((await server.fetch(`/checkout/${ref}?mode=preview`)).status).toBe(200);
+    await page.close();
+  }, 60_000);
 });
 
 test('no page error was thrown in any page', () => {

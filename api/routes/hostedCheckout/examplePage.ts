@@ -8,10 +8,13 @@ export const SDK_STUB =
  * A storefront page that uses every SDK method and data-service-* attribute. It is the example a
  * seller copies from and the page the browser tests drive. `?offer=…&promo=…&second=…`.
  */
+/** What `commerce demo` creates, so `/examples/sdk` works with no query after running it. */
+export const EXAMPLE_DEFAULTS = { offer: 'demo-pro-monthly', promo: 'demo-launch' } as const;
+
 export function renderExamplePage(o: { nonce: string; offer?: string; promo?: string; second?: string }): string {
-  const offer = escapeHtml(o.offer ?? 'YOUR_OFFER');
-  const second = escapeHtml(o.second ?? o.offer ?? 'YOUR_OFFER');
-  const promo = escapeHtml(o.promo ?? 'YOUR_PROMO');
+  const offer = escapeHtml(o.offer ?? EXAMPLE_DEFAULTS.offer);
+  const second = escapeHtml(o.second ?? o.offer ?? EXAMPLE_DEFAULTS.offer);
+  const promo = escapeHtml(o.promo ?? EXAMPLE_DEFAULTS.promo);
   const code = (s: string) => `<pre><code>${escapeHtml(s.trim())}</code></pre>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>SDK example store</title>
