@@ -97,11 +97,16 @@ function errorCode(error: unknown, signal: AbortSignal): string {
   return 'network_error';
 }
 
+/** Framing and routing headers are ours to set: a configured value would break or redirect the request. */
+const CONTROLLED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer', 'proxy-connection']);
+
 /** The body the action sends, the headers it adds, its signature. */
 export function prepareRequest(action: SendWebhookAction, scope: TemplateScope, idempotencyKey: string, nowMs: number) {
   const payload = action.method === 'GET' || action.payload === '' ? '' : renderJsonTemplate(action.payload, scope);
   const headers: Record<string, string> = { 'user-agent': USER_AGENT };
-  for (const [name, value] of Object.entries(action.headers)) headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(action.headers)) {
+    if (!CONTROLLED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+  }
   if (payload !== '' && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
   headers['idempotency-key'] = idempotencyKey;
   if (action.signing_secret) {

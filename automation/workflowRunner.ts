@@ -45,13 +45,20 @@ async function runAction(
   const email = renderTextTemplate(action.email, scope).trim();
   const referenceText = renderTextTemplate(action.reference, scope).trim();
   const reference = referenceText === '' ? null : referenceText;
-  try {
-    const organizationId = ctx.metadata.organization_id!;
-    const r = await enrolParticipant(ctx, { organizationId, slug: action.promo, email, reference, workflowId });
-    return { result: { success: true, promo: action.promo, email: r.email, reference, enrolled: r.enrolled }, attempts: 1 };
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    return { result: { success: false, promo: action.promo, email, reference, error: error.code, message: error.message }, attempts: 1 };
+  // A popular promo's stream is contended by concurrent workflows: a lost race is retried, not a failure.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const organizationId = ctx.metadata.organization_id!;
+      const r = await enrolParticipant(ctx, { organizationId, slug: action.promo, email, reference, workflowId });
+      return { result: { success: true, promo: action.promo, email: r.email, reference, enrolled: r.enrolled }, attempts: attempt };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      if (error.code === 'concurrent_update' && attempt < 20 && !signal.aborted) {
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * attempt));
+        continue;
+      }
+      return { result: { success: false, promo: action.promo, email, reference, error: error.code, message: error.message }, attempts: attempt };
+    }
   }
 }
 

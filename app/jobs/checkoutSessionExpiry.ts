@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expireSession } from '../../commands/checkout/sessionCommands.ts';
 import type { CommandContext } from '../../commands/handleCommand.ts';
 import { CHECKOUT_SESSIONS, type SessionDoc } from '../../projections/checkout/checkoutProjection.ts';
+import type { Logger } from '../../projections/projectionRunner.ts';
 import type { BackgroundJob } from '../backgroundJobs.ts';
 import type { Services } from '../services.ts';
 
@@ -13,7 +14,7 @@ const BATCH = 200;
  * Safe to run in several processes: each expiry is a command with an expected revision, and an
  * already expired session decides nothing.
  */
-export async function expireDueSessions(services: Services): Promise<number> {
+export async function expireDueSessions(services: Services, logger?: Logger): Promise<number> {
   const now = Math.floor(services.clock() / 1000);
   const due = await services.readStore.find<SessionDoc>(CHECKOUT_SESSIONS, {
     filter: { status: 'open', expires_at: { $lte: now } },
@@ -32,8 +33,13 @@ export async function expireDueSessions(services: Services): Promise<number> {
         occurred_at: now,
       },
     };
-    const result = await expireSession(ctx, session.id);
-    if (result.expired) expired += 1;
+    try {
+      const result = await expireSession(ctx, session.id);
+      if (result.expired) expired += 1;
+    } catch (error) {
+      // One session that cannot be settled (a conflict) must not hold up the others.
+      logger?.error({ err: error, session: session.id }, 'could not expire checkout session');
+    }
   }
   return expired;
 }
@@ -48,7 +54,7 @@ export const checkoutSessionExpiryJob: BackgroundJob = {
       if (running) return;
       running = (async () => {
         try {
-          const expired = await expireDueSessions(services);
+          const expired = await expireDueSessions(services, logger);
           if (expired > 0) logger.info({ expired }, 'checkout sessions expired');
         } catch (error) {
           logger.error({ err: error }, 'checkout session expiry failed; retrying at the next tick');

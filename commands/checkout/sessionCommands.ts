@@ -151,7 +151,9 @@ export async function paySession(
   if (!provider) {
     throw new DomainError('conflict', 'live_mode_unavailable', 'No live payment provider is configured; live sessions cannot be paid.');
   }
-  await startSession(ctx, id, null);
+  const { invoiceId } = await startSession(ctx, id, null);
+  const recovered = await completeIfInvoicePaid(ctx, id, invoiceId);
+  if (recovered) return recovered;
   const attemptId = newAttemptId();
   const attempt = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'AttemptPayment',
@@ -194,6 +196,25 @@ export async function paySession(
   return { status: 'paid', card: charge.card, position: completed.position };
 }
 
+/**
+ * The invoice is the record of the purchase: when it is paid but the session was not completed
+ * (the process stopped between the two appends), complete the session now instead of charging again.
+ */
+async function completeIfInvoicePaid(ctx: CommandContext, id: string, invoiceId: string): Promise<PayOutcome | null> {
+  const invoice = fold(invoiceDecider, (await ctx.store.readStream(invoiceStream(invoiceId))) as never);
+  if (invoice.status !== 'paid' || invoice.paidAttempt === null) return null;
+  const paid = (await ctx.store.readStream(invoiceStream(invoiceId))).find((e) => e.type === 'InvoicePaid');
+  const card = (paid!.data as { card: { brand: string; last4: string } }).card;
+  const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'CompleteSession',
+    attemptId: invoice.paidAttempt,
+    card,
+    now: ctx.metadata.occurred_at,
+    invoicePaid: true,
+  });
+  return { status: 'paid', card, position: completed.position };
+}
+
 export async function cancelSession(ctx: CommandContext, id: string): Promise<{ position: number | null }> {
   const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'CancelSession',
@@ -204,6 +225,11 @@ export async function cancelSession(ctx: CommandContext, id: string): Promise<{ 
 
 /** Records the expiry of a due session and voids its open invoice. No-op when not due or already final. */
 export async function expireSession(ctx: CommandContext, id: string): Promise<{ expired: boolean; position: number | null }> {
+  const before = await loadSession(ctx, id);
+  if (before.status === 'open' && before.invoiceId !== null) {
+    // A paid invoice means a purchase: complete the session rather than expire it.
+    if (await completeIfInvoicePaid(ctx, id, before.invoiceId)) return { expired: false, position: null };
+  }
   const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'ExpireSession',
     now: ctx.metadata.occurred_at,

@@ -52,7 +52,14 @@ export type CheckoutSessionCommand =
   | { type: 'StartSession'; invoiceId: string; customer: SessionCustomer | null; now: number }
   | { type: 'AttemptPayment'; attemptId: string; now: number }
   | { type: 'DeclinePayment'; attemptId: string; code: string; declineCode: string | null; card: CardSummary | null; now: number }
-  | { type: 'CompleteSession'; attemptId: string; card: CardSummary; now: number }
+  | {
+      type: 'CompleteSession';
+      attemptId: string;
+      card: CardSummary;
+      now: number;
+      /** The invoice already records this attempt as paid (recovery after a crash between the two appends). */
+      invoicePaid?: boolean;
+    }
   | { type: 'CancelSession'; now: number }
   | { type: 'ExpireSession'; now: number };
 
@@ -154,7 +161,10 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
         if (state.completedAttempt === command.attemptId) return [];
         if (state.status === 'completed') throw completedError();
         // Completing needs the attempt that was charged; it may finish after the due time.
-        if (state.pendingAttempt?.id !== command.attemptId || state.invoiceId === null) {
+        if (state.status === 'expired' || state.invoiceId === null) {
+          throw conflict('payment_attempt_superseded', 'The payment attempt is no longer current.');
+        }
+        if (state.pendingAttempt?.id !== command.attemptId && command.invoicePaid !== true) {
           throw conflict('payment_attempt_superseded', 'The payment attempt is no longer current.');
         }
         return {

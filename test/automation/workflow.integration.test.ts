@@ -162,6 +162,14 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
     await server.settle();
     const promo = (await (await server.fetch('/api/promos/wf-launch')).json()) as { participants_count: number };
     expect(promo.participants_count).toBe(1);
+
+    // Many workflows enrolling in one promo at once all succeed (contention is retried).
+    const ids = await Promise.all(Array.from({ length: 24 }, (_v, i) => post(server, f.path, { email: `crowd${i}@example.com` })));
+    const runs = await Promise.all(ids.map((id) => finished(server, me.token, id)));
+    expect(runs.every((w) => w.status === 'completed')).toBe(true);
+    await server.settle();
+    const crowded = (await (await server.fetch('/api/promos/wf-launch')).json()) as { participants_count: number };
+    expect(crowded.participants_count).toBe(25);
   });
 
   it('answers another organization’s workflow like an unknown one', async () => {

@@ -31,7 +31,7 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', ()
     const first = await runCli(['demo', '--json'], env);
     expect(first.code, first.stderr).toBe(0);
     demo = JSON.parse(first.stdout) as DemoJson;
-    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'products']);
+    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'products', 'catch_url', 'trigger_id', 'promo', 'offer']);
     expect(demo.organization).toEqual({ id: 'org_demo' });
     expect(demo.user).toEqual({ id: expect.stringMatching(/^usr_/), email: 'demo@example.com' });
     expect(demo.token).toMatch(/^csk_key_/);

@@ -141,6 +141,18 @@ describe('checkout session decider', () => {
     spec.given([sessionCreated, started, attempted, completed]).when({ type: 'ExpireSession', now: T0 + 5000 }).then([]);
   });
 
+  it('completes from a paid invoice after a crash, whatever attempt is pending, but never an expired session', () => {
+    const retry: CheckoutSessionEvent = { type: 'CheckoutSessionPaymentAttempted', data: { attempt_id: 'pa_2', attempted_at: T0 + 90 } };
+    spec
+      .given([sessionCreated, started, attempted, retry])
+      .when({ type: 'CompleteSession', attemptId: 'pa_1', card: { brand: 'visa', last4: '4242' }, now: T0 + 91, invoicePaid: true })
+      .then([{ ...completed, data: { ...completed.data, completed_at: T0 + 91 } }]);
+    spec
+      .given([sessionCreated, started, expired])
+      .when({ type: 'CompleteSession', attemptId: 'pa_1', card: { brand: 'visa', last4: '4242' }, now: T0 + 1900, invoicePaid: true })
+      .thenThrows('payment_attempt_superseded');
+  });
+
   it('a charge that finishes after the due time still completes the session', () => {
     spec.given([sessionCreated, started, attempted]).when({ type: 'CompleteSession', attemptId: 'pa_1', card: { brand: 'visa', last4: '4242' }, now: T0 + 1801 }).then([
       { ...completed, data: { ...completed.data, completed_at: T0 + 1801 } },

@@ -367,6 +367,48 @@ describe('public checkout routes', () => {
     });
   });
 
+  describe('bad input on every route', () => {
+    const junk: Array<[string, string | undefined, string]> = [
+      ['null', 'null', 'application/json'],
+      ['an array', '[1,2]', 'application/json'],
+      ['a string', '"x"', 'application/json'],
+      ['a number', '42', 'application/json'],
+      ['deep nesting', '{"card":'.repeat(50) + '1' + '}'.repeat(50), 'application/json'],
+      ['broken JSON', '{"a":', 'application/json'],
+      ['form data', 'a=1', 'application/x-www-form-urlencoded'],
+    ];
+    it('answers 4xx JSON with a message, never 500', async () => {
+      const offer = await makeOffer(server, org.organizationId);
+      const { body: created } = await create({ offer: offer.slug });
+      const id = created.session.id as string;
+      const paths = ['/api/checkout/sessions', `/api/checkout/sessions/${id}/start`, `/api/checkout/sessions/${id}/pay`, `/api/checkout/sessions/${id}/cancel`];
+      for (const path of paths) {
+        for (const [, body, type] of junk) {
+          const response = await server.fetch(path, { method: 'POST', headers: { 'content-type': type }, body });
+          // start takes no body (null), cancel reads none: those may succeed; nothing may fail with 5xx.
+          const mayPass = (path.endsWith('/start') && body === 'null') || (path.endsWith('/cancel') && type === 'application/json' && body !== '{"a":');
+          if (!mayPass) {
+            expect(response.status, `${path} ${body}`).toBeGreaterThanOrEqual(400);
+            expect(typeof ((await response.json()) as Body).message).toBe('string');
+          }
+          expect(response.status, `${path} ${body}`).toBeLessThan(500);
+        }
+      }
+      for (const query of ['offer[]=a', 'offer=a&offer=b', `offer=${'x'.repeat(300)}`, 'offer=%00', 'offer_id[a]=b']) {
+        const response = await server.fetch(`/api/checkout?${query}`);
+        expect(response.status, query).toBeGreaterThanOrEqual(400);
+        expect(response.status, query).toBeLessThan(500);
+      }
+      for (const bad of ['x'.repeat(200), 'a.b', '%2e%2e', 'cs_%00']) {
+        const response = await server.fetch(`/api/checkout/sessions/${bad}`);
+        expect(response.status, bad).toBeGreaterThanOrEqual(400);
+        expect(response.status, bad).toBeLessThan(500);
+      }
+      // Still open: nothing above changed it.
+      expect(((await (await server.fetch(`/api/checkout/sessions/${id}`)).json()) as Body).session.status).toBe('open');
+    });
+  });
+
   describe('CORS', () => {
     it('answers a browser preflight on the public routes', async () => {
       for (const path of ['/api/checkout/sessions', '/api/checkout/sessions/cs_x/pay', '/api/checkout']) {

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueSessions } from '../../app/jobs/checkoutSessionExpiry.ts';
+import { handleCommand } from '../../commands/handleCommand.ts';
+import { checkoutSessionDecider, checkoutSessionStream } from '../../domain/checkout/checkoutSession.ts';
+import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { GOOD_CARD, json, makeOffer } from './checkoutFixtures.ts';
 
@@ -69,6 +72,42 @@ describe('checkout session lifecycle (manual clock)', () => {
     // Running again changes nothing.
     expect(await expireDueSessions(server.services)).toBe(0);
     expect((await post(`/api/checkout/sessions/${session.id}/pay`, { card: GOOD_CARD })).status).toBe(410);
+  });
+
+  /** The invoice paid, the process gone before the session was completed. */
+  async function paidButNotCompleted(expiresIn: number) {
+    const session = await newSession(expiresIn);
+    const started = await post(`/api/checkout/sessions/${session.id}/start`);
+    const ctx = server.cliContext(org.organizationId);
+    await handleCommand(ctx, checkoutSessionStream(session.id), checkoutSessionDecider, { type: 'AttemptPayment', attemptId: 'pa_crashed', now: ctx.metadata.occurred_at });
+    await handleCommand(ctx, invoiceStream(started.body.invoice.id), invoiceDecider, {
+      type: 'PayInvoice',
+      attemptId: 'pa_crashed',
+      card: { brand: 'visa', last4: '4242' },
+      now: ctx.metadata.occurred_at,
+    });
+    await server.settle();
+    return { id: session.id as string, invoiceId: started.body.invoice.id as string };
+  }
+
+  it('a paid invoice whose session was not completed is completed by the next pay, without a second charge', async () => {
+    const { id, invoiceId } = await paidButNotCompleted(1800);
+    clock.advance(61_000);
+    const pay = await post(`/api/checkout/sessions/${id}/pay`, { card: GOOD_CARD });
+    expect(pay.status).toBe(200);
+    expect(pay.body).toMatchObject({ session: { status: 'completed' }, invoice: { id: invoiceId, status: 'paid' } });
+    const invoiceEvents = await server.services.store.readStream(`invoice-${invoiceId}`);
+    expect(invoiceEvents.filter((e) => e.type === 'InvoicePaid')).toHaveLength(1);
+  });
+
+  it('…and by the expiry job at the due time, rather than expiring it', async () => {
+    const { id } = await paidButNotCompleted(1800);
+    clock.advance(1800 * 1000);
+    await expireDueSessions(server.services);
+    await server.settle();
+    const events = await server.services.store.readStream(`checkout_session-${id}`);
+    expect(events.at(-1)!.type).toBe('CheckoutSessionCompleted');
+    expect((await get(`/api/checkout/sessions/${id}`)).body.session).toMatchObject({ status: 'completed', invoice: { status: 'paid' } });
   });
 
   it('a key is kept 24 hours, then free for a new request', async () => {
