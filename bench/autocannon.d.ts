@@ -1,6 +1,14 @@
-// autocannon ships no types; the part the benchmarks use.
+// The few autocannon types the benchmarks use (the package ships none; @types/autocannon is not installed).
 declare module 'autocannon' {
-  type Options = { url: string; method?: string; headers?: Record<string, string>; body?: string; duration?: number; connections?: number };
-  type Result = { requests: { average: number; total: number }; non2xx: number; errors: number };
+  type Options = {
+    url: string;
+    method?: string;
+    body?: string;
+    connections?: number;
+    duration?: number;
+    pipelining?: number;
+    headers?: Record<string, string>;
+  };
+  type Result = { requests: { average: number; mean: number; total: number }; non2xx: number; errors: number; latency: { p99: number } };
   export default function autocannon(options: Options): Promise<Result>;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { parseApiKey, secretMatches } from '../../commands/identity/credentials.ts';
-import { API_KEYS, type ApiKeyDoc } from '../../projections/identity/identityProjection.ts';
+import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../projections/identity/identityProjection.ts';
 import type { Services } from '../../app/services.ts';
 import { unauthenticated } from '../errors.ts';
 
@@ -47,11 +47,29 @@ export const authPlugin = fp(
     app.addHook('onSend', async (request, reply) => {
       if (request.usedLegacyToken) reply.header('deprecation', API_TOKEN_DEPRECATED_SINCE);
     });
+    // Key documents change only through the identity projection: while its checkpoint stands
+    // still, a key read once is still current (a revocation moves the checkpoint and clears this).
+    const keys = new Map<string, ApiKeyDoc | null>();
+    let keysAt: number | null | undefined;
+    const loadKey = async (id: string): Promise<ApiKeyDoc | null> => {
+      const checkpoint = services.projections?.checkpointOf(identityProjection.name);
+      if (checkpoint === undefined) return services.readStore.get<ApiKeyDoc>(API_KEYS, id);
+      if (checkpoint !== keysAt) {
+        keys.clear();
+        keysAt = checkpoint;
+      }
+      const cached = keys.get(id);
+      if (cached !== undefined) return cached;
+      const key = await services.readStore.get<ApiKeyDoc>(API_KEYS, id);
+      if (keys.size >= 10_000) keys.clear();
+      keys.set(id, key);
+      return key;
+    };
     app.decorate('authenticate', async (request: FastifyRequest) => {
       const token = bearerToken(request);
       const parsed = token ? parseApiKey(token) : null;
       if (!parsed) throw unauthenticated();
-      const key = await services.readStore.get<ApiKeyDoc>(API_KEYS, parsed.id);
+      const key = await loadKey(parsed.id);
       // Compare even when the key is unknown, so timing does not tell which key ids exist.
       const matches = secretMatches(parsed.secret, key?.secret_hash ?? '0'.repeat(64));
       if (!key || !matches || key.revoked_at !== null) throw unauthenticated();

@@ -79,6 +79,8 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', ()
     await eventually(async () => {
       const detail = (await (await get(`/api/catalog/products/${made!.id}`)).json()) as { status: string; archived_at: number | null };
       expect(detail).toMatchObject({ status: 'archived', archived_at: expect.any(Number) });
+      const listed = (await (await get('/api/catalog/products')).json()) as ListBody;
+      expect(listed.data.find((p) => p.id === made!.id)).toMatchObject({ status: 'archived', version_number: 2 });
     }, 1000);
   });
 
@@ -106,6 +108,18 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', ()
     const unknown = await runCli(['product', 'publish', 'nothere'], env);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Product not found.');
+  });
+
+  it('stops serving a key the CLI revoked within a second', async () => {
+    const made = JSON.parse((await runCli(['api-key', 'create', '--user', demo.user.id, '--org', 'org_demo', '--json'], env)).stdout) as {
+      id: string;
+      token: string;
+    };
+    expect((await get('/api/catalog/products', made.token)).status).toBe(200);
+    const revoked = await runCli(['api-key', 'revoke', made.id], env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    await eventually(async () => expect((await get('/api/catalog/products', made.token)).status).toBe(401), 1000);
+    expect((await get('/api/catalog/products')).status).toBe(200);
   });
 
   it('keeps everything across a restart, read models included, and after a rebuild', async () => {

@@ -102,6 +102,11 @@ function productPage(items: ProductDoc[], total: number, page: number, perPage: 
  */
 export const catalogRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   const cache = new ProductPageCache();
+  // The running projections know the catalog's checkpoint without a query; a process without them asks the store.
+  const catalogCheckpoint = async () => {
+    const known = services.projections?.checkpointOf(catalogProjection.name);
+    return known !== undefined ? known : services.readStore.readCheckpoint(catalogProjection.name);
+  };
   const readProduct = async (request: FastifyRequest, routeKey: string) => {
     const product = await findProduct(services.readStore, requireAuth(request).organizationId, routeKey);
     if (!product) throw notFound('Product');
@@ -126,7 +131,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       const perPage = request.query.per_page ?? DEFAULT_PER_PAGE;
       const base = baseUrl(services, request);
       const key = `${organizationId}\u0000${page}\u0000${perPage}\u0000${base}`;
-      const checkpoint = await services.readStore.readCheckpoint(catalogProjection.name);
+      const checkpoint = await catalogCheckpoint();
       let body = cache.get(key, checkpoint);
       if (!body) {
         const { items, total } = await listProducts(services.readStore, organizationId, { skip: (page - 1) * perPage, limit: perPage });
