@@ -1,5 +1,6 @@
 import { customAlphabet } from 'nanoid';
 import {
+  PAYMENT_ATTEMPT_TIMEOUT,
   checkoutSessionDecider,
   checkoutSessionStream,
   type CheckoutSessionState,
@@ -201,6 +202,11 @@ export async function paySession(
  * (the process stopped between the two appends), complete the session now instead of charging again.
  */
 async function completeIfInvoicePaid(ctx: CommandContext, id: string, invoiceId: string): Promise<PayOutcome | null> {
+  const session = await loadSession(ctx, id);
+  // A charge still in flight completes the session itself; only a stale one needs this.
+  if (session.status !== 'open' || (session.pendingAttempt && ctx.metadata.occurred_at - session.pendingAttempt.at < PAYMENT_ATTEMPT_TIMEOUT)) {
+    return null;
+  }
   const invoice = fold(invoiceDecider, (await ctx.store.readStream(invoiceStream(invoiceId))) as never);
   if (invoice.status !== 'paid' || invoice.paidAttempt === null) return null;
   const paid = (await ctx.store.readStream(invoiceStream(invoiceId))).find((e) => e.type === 'InvoicePaid');
