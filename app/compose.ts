@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { EventStore } from '../commands/eventStore.ts';
+import { openEsdbEventStore } from '../commands/esdb/esdbEventStore.ts';
 import { openSqliteEventStore } from '../commands/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../projections/allProjections.ts';
+import { watchProjections } from '../projections/checkpointWatcher.ts';
+import { openMongoReadStore } from '../projections/mongodb/mongoReadStore.ts';
 import { startProjections, type Logger } from '../projections/projectionRunner.ts';
 import type { ReadStore } from '../projections/readStore.ts';
 import { openSqliteReadStore } from '../projections/sqlite/sqliteReadStore.ts';
-import type { Config } from './config.ts';
+import { isProductionProfile, type Config } from './config.ts';
 import type { Clock, Services } from './services.ts';
 
 /**
@@ -17,16 +20,31 @@ import type { Clock, Services } from './services.ts';
 export type Stores = { store: EventStore; readStore: ReadStore };
 
 export async function openStores(config: Config): Promise<Stores> {
-  if (config.EVENTSTORE_URL && config.MONGODB_URL) {
-    throw new Error('the EventStoreDB + MongoDB profile is not available in this build');
+  if (isProductionProfile(config)) {
+    const readStore = await openMongoReadStore(config.MONGODB_URL!, config.MONGODB_DB);
+    return { store: openEsdbEventStore(config.EVENTSTORE_URL!), readStore };
   }
   const file = join(resolve(config.DATA_DIR), 'commerce.db');
   return { store: openSqliteEventStore({ file }), readStore: openSqliteReadStore({ file }) };
 }
 
+/**
+ * An event store by location, for `commerce events copy`: an EventStoreDB connection string
+ * (esdb:// or esdb+discover://), or an embedded data directory holding commerce.db.
+ */
+export function openEventStoreAt(location: string): EventStore {
+  if (/^esdb(\+discover)?:\/\//.test(location)) return openEsdbEventStore(location);
+  return openSqliteEventStore({ file: join(resolve(location), 'commerce.db') });
+}
+
 export type ComposeOptions = {
   /** Run the projections in this process (the API on the embedded profile does). */
   runProjections: boolean;
+  /**
+   * When not running them: wait for the checkpoints another process (the projection worker)
+   * moves, so this process still reads its own writes. The API on the production profile does.
+   */
+  watchProjections?: boolean;
   clock?: Clock;
   logger: Logger;
 };
@@ -35,7 +53,9 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
   const { store, readStore } = await openStores(config);
   const projections = options.runProjections
     ? await startProjections(store, readStore, allProjections, options.logger)
-    : null;
+    : options.watchProjections
+      ? watchProjections(readStore, allProjections)
+      : null;
   return {
     config,
     store,

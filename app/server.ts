@@ -1,24 +1,29 @@
 import { buildApp } from '../api/app.ts';
 import { startBackgroundJobs } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
-import type { Config } from './config.ts';
+import { runsInApi, type Config } from './config.ts';
 
 /**
- * Starts the API with its projections on the embedded profile. SIGTERM or SIGINT stops taking
+ * Starts the API, with its projections and background jobs on the embedded profile (on the
+ * production profile workers run those: RUN_PROJECTIONS / RUN_BACKGROUND_JOBS). SIGTERM or SIGINT stops taking
  * connections, lets in-flight requests finish, then stops subscribers at a checkpoint.
  */
 export async function startServer(config: Config): Promise<{ url: string; close(): Promise<void> }> {
   let logError: (obj: object, msg: string) => void = (o, m) => console.error(m, o);
+  const runProjections = runsInApi(config, 'RUN_PROJECTIONS');
   const services = await compose(config, {
-    runProjections: true,
+    runProjections,
+    watchProjections: !runProjections,
     logger: { error: (o, m) => logError(o, m), info: () => undefined },
   });
   const app = await buildApp(services, { logger: { level: config.LOG_LEVEL } });
   logError = (o, m) => app.log.error(o, m);
-  const jobs = await startBackgroundJobs(services, {
-    error: (o, m) => app.log.error(o, m),
-    info: (o, m) => app.log.info(o, m),
-  });
+  const jobs = runsInApi(config, 'RUN_BACKGROUND_JOBS')
+    ? await startBackgroundJobs(services, {
+        error: (o, m) => app.log.error(o, m),
+        info: (o, m) => app.log.info(o, m),
+      })
+    : { stop: async () => undefined };
   await app.listen({ port: config.PORT, host: config.HOST });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

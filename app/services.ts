@@ -13,6 +13,10 @@ export type Services = {
   readStore: ReadStore;
   clock: Clock;
   secrets: { jwt: Uint8Array };
-  /** Running projections (the API process and the projection worker); null in one-shot CLI runs. */
+  /**
+   * Running projections (the API on the embedded profile), or a watcher of the projection
+   * workers' checkpoints (the API and the automation worker on the production profile), so
+   * waitFor gives read-your-writes either way; null in one-shot CLI runs.
+   */
   projections: ProjectionRunner | null;
 };

@@ -23,6 +23,10 @@ export type CliCommand = {
   description: string;
   /** Option names and whether they take a value (string) or not (boolean). */
   options?: Record<string, 'string' | 'boolean'>;
+  /** Opens its own services and runs until a signal (serve, workers): gets only options and args. */
+  longRunning?: boolean;
+  /** Opens what it needs itself (it does not run on the configured stores): gets only options and args. */
+  standalone?: boolean;
   run(ctx: CliContext): Promise<unknown>;
   /** The readable form of the result; JSON is printed with --json. */
   format(result: never): string;

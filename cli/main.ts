@@ -24,7 +24,7 @@ function help(): string {
     '',
     ...allCommands.map((c) => `  ${c.usage.padEnd(width)}  ${c.description}`),
     '',
-    'Environment: DATA_DIR (default ./data), PORT, HOST, BASE_URL; see the README.',
+    'Environment: DATA_DIR (default ./data), PORT, HOST, BASE_URL, EVENTSTORE_URL + MONGODB_URL; see the README.',
   ].join('\n');
 }
 
@@ -45,8 +45,17 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: rest, options: optionSpec, allowPositionals: true, strict: true });
   const json = values.json === true;
   const config = loadConfig();
-  if (command.path[0] === 'serve') {
+  if (command.longRunning) {
     await command.run({ options: values, args: positionals } as unknown as CliContext);
+    return 0;
+  }
+  if (command.standalone) {
+    const result = await command.run({
+      options: values,
+      args: positionals,
+      interactive: !json && process.stderr.isTTY === true,
+    } as unknown as CliContext);
+    console.log(json ? JSON.stringify(result) : (command.format as (r: unknown) => string)(result));
     return 0;
   }
   const services = await compose(config, {

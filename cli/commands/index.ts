@@ -13,7 +13,9 @@ import { offerArchiveCommand, offerPublishCommand, replaySessionCommand } from '
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
+import { eventsCopyCommand } from './events.ts';
 import { serveCommand } from './serve.ts';
+import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -37,4 +39,7 @@ export const allCommands: CliCommand[] = [
   promoListCommand,
   workflowShowCommand,
   projectionsRebuildCommand,
+  workerProjectionsCommand,
+  workerAutomationCommand,
+  eventsCopyCommand,
 ];

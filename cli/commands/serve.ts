@@ -6,9 +6,9 @@ export const serveCommand: CliCommand = {
   path: ['serve'],
   usage: 'serve',
   description: 'Run the HTTP API and its projections (what `npm start` runs).',
+  longRunning: true,
   async run() {
     const server = await startServer(loadConfig());
-    console.log(`commerce service listening on ${server.url} (docs: ${server.url}/docs)`);
     const stop = (signal: string) => {
       console.log(`${signal}: finishing in-flight requests…`);
       server.close().then(
@@ -21,6 +21,8 @@ export const serveCommand: CliCommand = {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    // Announced only once the signal handlers are in: a supervisor may signal as soon as it reads this.
+    console.log(`commerce service listening on ${server.url} (docs: ${server.url}/docs)`);
     await new Promise(() => undefined);
   },
   format: () => '',

@@ -79,6 +79,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const headStmt = db.prepare<[], { position: number | null }>('SELECT max(position) AS position FROM events');
   const readAllFiltered = new Map<string, Database.Statement<unknown[], EventRow>>();
 
+  const subscriptions = new Set<Subscription>();
   let pending: PendingAppend[] = [];
   let flushScheduled = false;
   let closed = false;
@@ -213,14 +214,17 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     };
     const done = run();
     done.catch(() => undefined);
-    return {
+    const subscription: Subscription = {
       done,
       async stop() {
         stopped = true;
         wake?.();
         await done.catch(() => undefined);
+        subscriptions.delete(subscription);
       },
     };
+    subscriptions.add(subscription);
+    return subscription;
   }
 
   return {
@@ -246,6 +250,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     subscribe,
     async close() {
       if (closed) return;
+      // Subscriptions end first: polling a closed database would fail them with an error.
+      await Promise.all([...subscriptions].map((s) => s.stop()));
       flush();
       closed = true;
       db.close();

@@ -21,6 +21,11 @@ CREATE TABLE IF NOT EXISTS documents (
 CREATE TABLE IF NOT EXISTS checkpoints (
   name TEXT PRIMARY KEY,
   position INTEGER
+);
+CREATE TABLE IF NOT EXISTS leases (
+  name TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
 );`;
 
 /**
@@ -45,6 +50,13 @@ export function openSqliteReadStore(options: { file: string }): ReadStore {
     'INSERT INTO checkpoints (name, position) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET position = excluded.position',
   );
   const deleteCheckpointStmt = db.prepare('DELETE FROM checkpoints WHERE name = ?');
+  // One statement takes a free or expired lease, or renews our own; any other holder keeps it.
+  const acquireLeaseStmt = db.prepare(
+    `INSERT INTO leases (name, owner, expires_at) VALUES (@name, @owner, @expires)
+     ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+     WHERE leases.owner = excluded.owner OR leases.expires_at <= @now`,
+  );
+  const releaseLeaseStmt = db.prepare('DELETE FROM leases WHERE name = ? AND owner = ?');
   const statements = new Map<string, Database.Statement<unknown[], { doc?: string; n?: number }>>();
   const prepared = (sql: string) => {
     let stmt = statements.get(sql);
@@ -116,6 +128,12 @@ export function openSqliteReadStore(options: { file: string }): ReadStore {
     async reset(name, collections) {
       resetTx.immediate(name, collections);
     },
+    async acquireLease(name, owner, ttlMs, now) {
+      return acquireLeaseStmt.run({ name, owner, expires: now + ttlMs, now }).changes === 1;
+    },
+    async releaseLease(name, owner) {
+      releaseLeaseStmt.run(name, owner);
+    },
     async close() {
       db.close();
     },
@@ -146,8 +164,12 @@ function conditionSql(path: string, condition: Condition): [string, unknown[]] {
   if (condition === null) return [`${path} IS NULL`, []];
   if (typeof condition !== 'object') return [`${path} = ?`, [condition]];
   if ('$in' in condition) {
-    if (condition.$in.length === 0) return ['0', []];
-    return [`${path} IN (${condition.$in.map(() => '?').join(', ')})`, condition.$in];
+    // IN never matches NULL: a null in the list means "or missing/null", as in MongoDB.
+    const values = condition.$in.filter((v) => v !== null);
+    const orNull = values.length < condition.$in.length ? [`${path} IS NULL`] : [];
+    const inList = values.length > 0 ? [`${path} IN (${values.map(() => '?').join(', ')})`] : [];
+    const clauses = [...inList, ...orNull];
+    return [clauses.length === 0 ? '0' : `(${clauses.join(' OR ')})`, values];
   }
   if ('$lt' in condition) return [`${path} < ?`, [condition.$lt]];
   if ('$lte' in condition) return [`${path} <= ?`, [condition.$lte]];

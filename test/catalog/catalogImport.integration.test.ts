@@ -116,6 +116,19 @@ describe('catalog import', () => {
     expect(archived).toMatchObject({ status: 'archived', version_number: 2, archived_at: expect.any(Number) });
   });
 
+  it('makes one product of one key when two imports race', async () => {
+    const file = (description: string) => ({ families, products: [product('racer', { description })] });
+    const [a, b] = await Promise.all([
+      importProducts(server, me.organizationId, file('first')),
+      importProducts(server, me.organizationId, file('second')),
+    ]);
+    const ids = [...productResults(a), ...productResults(b)].map((r) => r.id);
+    expect(new Set(ids).size).toBe(1);
+    const racers = (await list()).filter((p) => p.name === 'racer');
+    expect(racers).toHaveLength(1);
+    expect(racers[0]!.version_number).toBe(2);
+  });
+
   it('keeps plan route keys stable across re-imports', async () => {
     const file = { families, products: [product('gamma', { plans: [plan('monthly'), plan('weekly', { renew_interval: 'P1W' })] })] };
     const [gamma] = productResults(await importProducts(server, me.organizationId, file));

@@ -1,0 +1,58 @@
+import { allProjections } from '../projections/allProjections.ts';
+import { startProjections, type Logger } from '../projections/projectionRunner.ts';
+import type { Projection } from '../projections/projection.ts';
+import { backgroundJobs, startBackgroundJobs, type BackgroundJob } from './backgroundJobs.ts';
+import { compose } from './compose.ts';
+import type { Config } from './config.ts';
+import { runUnderLease, workerId, type Running } from './leasedWork.ts';
+import type { Services } from './services.ts';
+
+/**
+ * Worker processes of the same program. Each projection, and each background job, runs in one
+ * worker at a time under a lease named after it; start as many workers as you like: they split
+ * the leases among themselves, and one takes over what a dead one held within LEASE_TTL_MS.
+ */
+
+export type Worker = { owner: string; services: Services; stop(): Promise<void> };
+
+/** Runs the projections (no HTTP): `commerce worker projections`. */
+export async function startProjectionWorker(
+  config: Config,
+  logger: Logger,
+  projections: readonly Projection[] = allProjections,
+): Promise<Worker> {
+  const services = await compose(config, { runProjections: false, logger });
+  const owner = workerId();
+  const leased = projections.map((projection) =>
+    runUnderLease(`projection:${projection.name}`, { readStore: services.readStore, owner, ttlMs: config.LEASE_TTL_MS, logger }, () =>
+      startProjections(services.store, services.readStore, [projection], logger),
+    ),
+  );
+  return { owner, services, stop: stopAll(leased, services) };
+}
+
+/** Runs the background jobs registered in app/backgroundJobs.ts (no HTTP): `commerce worker automation`. */
+export async function startAutomationWorker(
+  config: Config,
+  logger: Logger,
+  jobs: readonly BackgroundJob[] = backgroundJobs,
+): Promise<Worker> {
+  // Automation reads read models (triggers, workflows), so it waits for the projection worker's checkpoints.
+  const services = await compose(config, { runProjections: false, watchProjections: true, logger });
+  const owner = workerId();
+  const leased = jobs.map((job) =>
+    runUnderLease(`job:${job.name}`, { readStore: services.readStore, owner, ttlMs: config.LEASE_TTL_MS, logger }, () =>
+      startBackgroundJobs(services, logger, [job]),
+    ),
+  );
+  return { owner, services, stop: stopAll(leased, services) };
+}
+
+function stopAll(leased: Running[], services: { close(): Promise<void> }): () => Promise<void> {
+  let stopping: Promise<void> | null = null;
+  return () =>
+    (stopping ??= (async () => {
+      await Promise.all(leased.map((l) => l.stop()));
+      await services.close();
+    })());
+}

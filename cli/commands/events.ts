@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { openEventStoreAt } from '../../app/compose.ts';
+import { copyEvents, type CopyResult } from '../../commands/copyEvents.ts';
+import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
+import { progressBar } from '../progressBar.ts';
+
+export const eventsCopyCommand: CliCommand = {
+  path: ['events', 'copy'],
+  usage: 'events copy --from DIR --to URL',
+  description:
+    'Copy an embedded deployment\'s whole event log (DIR holds commerce.db) to EventStoreDB (esdb://…), in order and idempotently; then run `projections rebuild` on the new profile.',
+  options: { from: 'string', to: 'string' },
+  standalone: true,
+  async run({ options, interactive }) {
+    const from = requireOption(options, 'from');
+    const to = requireOption(options, 'to');
+    if (/^esdb/.test(from)) throw new CliUsageError('--from is an embedded data directory (copying out of EventStoreDB is not supported)');
+    if (!existsSync(join(resolve(from), 'commerce.db'))) throw new CliUsageError(`--from: no commerce.db in ${resolve(from)}`);
+    if (resolve(from) === resolve(to)) throw new CliUsageError('--from and --to are the same store');
+    const source = openEventStoreAt(from);
+    const target = openEventStoreAt(to);
+    const bar = progressBar('copying events'.padEnd(16), interactive);
+    const started = performance.now();
+    try {
+      const result = await copyEvents(source, target, { onProgress: bar.update });
+      bar.end();
+      return { ...result, seconds: Number(((performance.now() - started) / 1000).toFixed(3)) };
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  },
+  format: (r: CopyResult & { seconds: number }) =>
+    `read ${r.events} events in ${r.seconds}s: ${r.copied} copied, ${r.alreadyThere} already there.\n` +
+    'Next: point EVENTSTORE_URL and MONGODB_URL at the new servers and run `commerce projections rebuild`.',
+};

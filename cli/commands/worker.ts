@@ -1,0 +1,61 @@
+import { loadConfig } from '../../app/config.ts';
+import { startAutomationWorker, startProjectionWorker, type Worker } from '../../app/workers.ts';
+import type { Logger } from '../../projections/projectionRunner.ts';
+import type { CliCommand } from '../command.ts';
+
+const logger: Logger = {
+  error: (obj, msg) => console.error(JSON.stringify({ level: 'error', msg, ...serialise(obj) })),
+  info: (obj, msg) => console.log(JSON.stringify({ level: 'info', msg, ...serialise(obj) })),
+};
+
+function serialise(obj: object): object {
+  const err = (obj as { err?: unknown }).err;
+  return err instanceof Error ? { ...obj, err: err.message } : obj;
+}
+
+/** Runs until SIGTERM or SIGINT, then stops at a checkpoint and gives its leases up. */
+async function runUntilSignal(kind: string, start: () => Promise<Worker>): Promise<never> {
+  // Signal handlers go in before anything is announced: a supervisor may signal as soon as it
+  // reads the "started" line, and an unhandled SIGTERM would kill the process mid-batch.
+  let worker: Worker | null = null;
+  let signalled: string | null = null;
+  const stop = (signal: string) => {
+    signalled = signal;
+    if (!worker) return; // stopped right after start, below
+    clearInterval(keepAlive);
+    logger.info({ signal }, `${kind} worker stopping`);
+    worker.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  // Keeps the process up even with nothing registered to run (no jobs yet): a worker waits for a signal.
+  const keepAlive = setInterval(() => undefined, 60_000);
+  worker = await start();
+  logger.info({ worker: worker.owner }, `${kind} worker started`);
+  if (signalled) stop(signalled);
+  return new Promise<never>(() => undefined);
+}
+
+export const workerProjectionsCommand: CliCommand = {
+  path: ['worker', 'projections'],
+  usage: 'worker projections',
+  description: 'Run the projections alone (no HTTP); several workers share them through leases.',
+  longRunning: true,
+  run: () => runUntilSignal('projection', () => startProjectionWorker(loadConfig(), logger)),
+  format: () => '',
+};
+
+export const workerAutomationCommand: CliCommand = {
+  path: ['worker', 'automation'],
+  usage: 'worker automation',
+  description: 'Run the background jobs (automation) alone (no HTTP); several workers share them through leases.',
+  longRunning: true,
+  run: () => runUntilSignal('automation', () => startAutomationWorker(loadConfig(), logger)),
+  format: () => '',
+};

@@ -1,0 +1,82 @@
+import {
+  WrongExpectedRevisionError,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+} from './eventStore.ts';
+
+export type CopyProgress = (done: number, total: number) => void;
+export type CopyResult = { events: number; copied: number; alreadyThere: number };
+
+/**
+ * Copies a whole event log into another store, in log order, keeping event ids, types, data,
+ * metadata and stream revisions. Each stream's events go in with the expected revision they had
+ * (revision - 1), so re-running is safe: events the target holds already (same ids) are
+ * recognised as appended (idempotent append), and a target whose stream holds something else
+ * stops the copy with WrongExpectedRevisionError instead of interleaving two histories.
+ * Stop writers to the source first: events appended to it meanwhile may or may not be copied.
+ */
+export async function copyEvents(
+  source: EventStore,
+  target: EventStore,
+  options: { batchSize?: number; onProgress?: CopyProgress } = {},
+): Promise<CopyResult> {
+  const batchSize = options.batchSize ?? 500;
+  const total = (await source.headPosition()) ?? 0;
+  const targetHeadBefore = await target.headPosition();
+  const result: CopyResult = { events: 0, copied: 0, alreadyThere: 0 };
+  let after: number | null = null;
+  for (;;) {
+    const page = await source.readAll({ after, limit: batchSize });
+    if (page.length === 0) break;
+    for (const run of consecutiveRuns(page)) {
+      const positions = await appendRun(target, run);
+      for (const position of positions) {
+        // An idempotent append answers with the position the event already had.
+        if (targetHeadBefore !== null && position <= targetHeadBefore) result.alreadyThere += 1;
+        else result.copied += 1;
+      }
+    }
+    result.events += page.length;
+    after = page[page.length - 1]!.position;
+    options.onProgress?.(Math.min(after, total), total);
+  }
+  options.onProgress?.(total, total);
+  return result;
+}
+
+/** Consecutive events of one stream (usually one original append) go in as one append. */
+function consecutiveRuns(events: RecordedEvent[]): RecordedEvent[][] {
+  const runs: RecordedEvent[][] = [];
+  for (const event of events) {
+    const last = runs[runs.length - 1];
+    if (last && last[last.length - 1]!.stream === event.stream) last.push(event);
+    else runs.push([event]);
+  }
+  return runs;
+}
+
+async function appendRun(target: EventStore, run: RecordedEvent[]): Promise<number[]> {
+  try {
+    const { position } = await target.append(run[0]!.stream, run.map(toNewEvent), expectedBefore(run[0]!));
+    // The append is atomic: all of the run was new, or all of it was there (idempotent replay).
+    return run.map(() => position);
+  } catch (error) {
+    // A run cut differently by an earlier, interrupted copy: go one event at a time.
+    if (!(error instanceof WrongExpectedRevisionError) || run.length === 1) throw error;
+    const positions: number[] = [];
+    for (const event of run) {
+      positions.push((await target.append(event.stream, [toNewEvent(event)], expectedBefore(event))).position);
+    }
+    return positions;
+  }
+}
+
+function expectedBefore(event: RecordedEvent): ExpectedRevision {
+  return event.revision === 0 ? 'no_stream' : event.revision - 1;
+}
+
+function toNewEvent({ id, type, data, metadata }: RecordedEvent): NewEvent {
+  return { id, type, data, metadata };
+}

@@ -1,0 +1,195 @@
+import {
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  START,
+  excludeSystemEvents,
+  streamNameFilter,
+  type AllStreamResolvedEvent,
+  type ResolvedEvent,
+} from '@eventstore/db-client';
+import type {
+  AppendResult,
+  EventStore,
+  ReadAllOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+  SubscriptionHandler,
+} from '../eventStore.ts';
+import {
+  fromGlobalPosition,
+  isStreamNotFound,
+  isWrongExpectedVersion,
+  matchesPrefixes,
+  toEsdbExpectedRevision,
+  toEventData,
+  toGlobalPosition,
+  toRecordedEvent,
+  toWrongExpectedRevision,
+} from './esdbMapping.ts';
+
+/**
+ * Event store on EventStoreDB / KurrentDB (production profile). A thin adapter: EventStoreDB does
+ * the optimistic concurrency, the idempotent appends (our event ids) and the ordering; the
+ * translations live in esdbMapping.ts. Given a connection string, the adapter owns the client and
+ * disposes it on close; given a client, the caller does.
+ */
+export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): EventStore {
+  const owned = typeof clientOrUrl === 'string';
+  const client = owned ? EventStoreDBClient.connectionString(clientOrUrl) : clientOrUrl;
+  const subscriptions = new Set<Subscription>();
+
+  /** The position of one stream event: a point read, for appends whose result does not name it. */
+  async function positionOfRevision(stream: string, revision: bigint): Promise<number> {
+    for await (const resolved of client.readStream(stream, { fromRevision: revision, maxCount: 1, direction: FORWARDS })) {
+      const recorded = toRecordedEvent(resolved.event);
+      if (recorded) return recorded.position;
+    }
+    throw new Error(`event ${revision} of ${stream} was appended but cannot be read back`);
+  }
+
+  async function readAll({ after, limit, streamPrefixes }: ReadAllOptions): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    if (limit <= 0) return out;
+    // Reading from a position is inclusive, so the event at `after` comes first and is skipped.
+    // The client's readAll has no server-side filter: system events and other prefixes are skipped here.
+    const read = client.readAll({
+      fromPosition: after === null ? START : fromGlobalPosition(after),
+      direction: FORWARDS,
+      resolveLinkTos: false,
+    });
+    try {
+      for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+        const event = toRecordedEvent(resolved.event);
+        if (!event || (after !== null && event.position <= after)) continue;
+        if (!matchesPrefixes(event.stream, streamPrefixes)) continue;
+        out.push(event);
+        if (out.length >= limit) break;
+      }
+    } finally {
+      await stopReading(read);
+    }
+    return out;
+  }
+
+  function subscribe(handler: SubscriptionHandler, options: SubscribeOptions): Subscription {
+    const batchSize = options.batchSize ?? 500;
+    const prefixes = options.streamPrefixes;
+    // Subscribing from a position is exclusive: delivery starts after the checkpoint.
+    const source = client.subscribeToAll({
+      fromPosition: options.after === null ? START : fromGlobalPosition(options.after),
+      resolveLinkTos: false,
+      filter: prefixes && prefixes.length > 0 ? streamNameFilter({ prefixes: [...prefixes] }) : excludeSystemEvents(),
+    });
+    let stopped = false;
+
+    const run = async () => {
+      let batch: RecordedEvent[] = [];
+      let last = options.after;
+      try {
+        for await (const resolved of source as AsyncIterable<AllStreamResolvedEvent>) {
+          if (stopped) break;
+          const event = toRecordedEvent(resolved.event);
+          if (event && (last === null || event.position > last) && matchesPrefixes(event.stream, prefixes)) {
+            batch.push(event);
+            last = event.position;
+          }
+          // Batch what has already arrived (catch-up); deliver at once when nothing more is waiting (live).
+          if (batch.length > 0 && (batch.length >= batchSize || source.readableLength === 0)) {
+            const delivering = batch;
+            batch = [];
+            await handler(delivering);
+          }
+        }
+      } catch (error) {
+        // Cancelling the call on stop() may surface as a premature close: that is our own doing.
+        if (!stopped) throw error;
+      } finally {
+        await source.unsubscribe().catch(() => undefined);
+        source.destroy();
+      }
+    };
+    const done = run();
+    done.catch(() => undefined);
+    const subscription: Subscription = {
+      done,
+      async stop() {
+        stopped = true;
+        await source.unsubscribe().catch(() => undefined);
+        source.destroy();
+        await done.catch(() => undefined);
+        subscriptions.delete(subscription);
+      },
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  }
+
+  return {
+    async append(stream, events, expected): Promise<AppendResult> {
+      if (events.length === 0) throw new Error('append needs at least one event');
+      let result;
+      try {
+        result = await client.appendToStream(stream, events.map(toEventData), {
+          expectedRevision: toEsdbExpectedRevision(expected),
+        });
+      } catch (error) {
+        if (isWrongExpectedVersion(error)) throw toWrongExpectedRevision(error, stream, expected);
+        throw error;
+      }
+      const revision = Number(result.nextExpectedRevision);
+      // A single new event's append position is its own. For several events (or an idempotent
+      // replay, whose reported position is not documented) read the last one's position back.
+      const position =
+        events.length === 1 && result.position && result.position.commit === result.position.prepare
+          ? toGlobalPosition(result.position)
+          : await positionOfRevision(stream, result.nextExpectedRevision);
+      return { revision, position };
+    },
+
+    async readStream(stream) {
+      const out: RecordedEvent[] = [];
+      try {
+        for await (const resolved of client.readStream(stream, { fromRevision: START, direction: FORWARDS }) as AsyncIterable<ResolvedEvent>) {
+          const event = toRecordedEvent(resolved.event);
+          if (event) out.push(event);
+        }
+      } catch (error) {
+        if (isStreamNotFound(error)) return [];
+        throw error;
+      }
+      return out;
+    },
+
+    readAll,
+
+    async headPosition() {
+      // Backwards from the end, past the system events the server writes on its own (stats).
+      const read = client.readAll({ fromPosition: END, direction: BACKWARDS, resolveLinkTos: false });
+      try {
+        for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+          const event = toRecordedEvent(resolved.event);
+          if (event) return event.position;
+        }
+      } finally {
+        await stopReading(read);
+      }
+      return null;
+    },
+
+    subscribe,
+
+    async close() {
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+      if (owned) await client.dispose();
+    },
+  };
+}
+
+/** Leaving a read early: destroying the stream alone would leave its gRPC call open. */
+async function stopReading(read: { cancel(): Promise<void>; destroy(): unknown }): Promise<void> {
+  await read.cancel().catch(() => undefined);
+  read.destroy();
+}

@@ -1,0 +1,120 @@
+import {
+  ANY,
+  NO_STREAM,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  jsonEvent,
+  type AppendExpectedRevision,
+  type EventData,
+  type Position,
+  type RecordedEvent as EsdbRecordedEvent,
+} from '@eventstore/db-client';
+import {
+  WrongExpectedRevisionError,
+  type EventMetadata,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+} from '../eventStore.ts';
+
+/**
+ * Pure translations between our event store port and EventStoreDB's client types, kept apart from
+ * the adapter so they can be unit-tested without a server.
+ *
+ * Global positions: our position is the event's `$all` commit position, as a number. Since
+ * EventStoreDB 20 every event appended through gRPC is its own implicit transaction whose commit
+ * position is the event's own log position, so commit positions are distinct and strictly
+ * increasing in `$all` order, with gaps (they are byte offsets in the transaction log). Limits:
+ * - a position is exact up to Number.MAX_SAFE_INTEGER (2^53 - 1 bytes, about 9 PB of log); past
+ *   that the mapping throws instead of rounding;
+ * - legacy explicit transactions (TCP client, removed in v24) give several events one commit
+ *   position; we never write those, and reading one fails loudly rather than misorder events;
+ * - stream reads carry the position only from EventStoreDB 22.10 on (older servers send -1).
+ */
+
+export function toEsdbExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
+  if (expected === 'any') return ANY;
+  if (expected === 'no_stream') return NO_STREAM;
+  if (!Number.isSafeInteger(expected) || expected < 0) throw new Error(`invalid expected revision: ${expected}`);
+  return BigInt(expected);
+}
+
+/** The client's conflict, as the one error our command handler retries. */
+export function toWrongExpectedRevision(
+  error: WrongExpectedVersionError,
+  stream: string,
+  expected: ExpectedRevision,
+): WrongExpectedRevisionError {
+  const actual = error.actualVersion;
+  // Servers report a missing stream either as "no_stream" or as revision -1.
+  const revision = actual === NO_STREAM || actual === undefined || actual < 0n ? null : toSafeNumber(actual, 'revision');
+  return new WrongExpectedRevisionError(stream, expected, revision);
+}
+
+export function isWrongExpectedVersion(error: unknown): error is WrongExpectedVersionError {
+  return error instanceof WrongExpectedVersionError;
+}
+
+export function isStreamNotFound(error: unknown): error is StreamNotFoundError {
+  return error instanceof StreamNotFoundError;
+}
+
+/** What servers send for "no position" (-1 as an unsigned 64-bit integer). */
+const NO_POSITION = 2n ** 64n - 1n;
+
+/** Our global position of a `$all` position. */
+export function toGlobalPosition(position: Position): number {
+  if (position.commit === NO_POSITION || position.prepare === NO_POSITION) {
+    // Servers before 22.10 leave the $all position out of stream reads.
+    throw new Error('the server sent no $all position for an event; EventStoreDB 22.10 or later is required');
+  }
+  if (position.commit !== position.prepare) {
+    throw new Error(
+      `event at commit ${position.commit} / prepare ${position.prepare} belongs to a legacy multi-event transaction, which this adapter does not support`,
+    );
+  }
+  return toSafeNumber(position.commit, 'commit position');
+}
+
+/** The `$all` position of one of our global positions (reading from it resumes right there). */
+export function fromGlobalPosition(position: number): Position {
+  if (!Number.isSafeInteger(position) || position < 0) throw new Error(`invalid global position: ${position}`);
+  const p = BigInt(position);
+  return { commit: p, prepare: p };
+}
+
+/** System streams (`$`-prefixed: stats, settings, metadata `$$…`, projections) are not ours. */
+export function isOurEvent(event: { streamId: string; type: string }): boolean {
+  return !event.streamId.startsWith('$') && !event.type.startsWith('$');
+}
+
+export function matchesPrefixes(stream: string, prefixes: readonly string[] | undefined): boolean {
+  return !prefixes || prefixes.length === 0 || prefixes.some((p) => stream.startsWith(p));
+}
+
+export function toEventData(event: NewEvent): EventData {
+  // Our data is any JSON value; the client serialises it with JSON.stringify whatever its type says.
+  return jsonEvent({ id: event.id, type: event.type, data: event.data as Record<string, unknown>, metadata: event.metadata });
+}
+
+/** Our recorded event from the client's; null for events that are not ours (system, binary, link). */
+export function toRecordedEvent(event: EsdbRecordedEvent | undefined): RecordedEvent | null {
+  if (!event || !event.isJson || !isOurEvent(event)) return null;
+  if (!event.position) {
+    throw new Error(`event ${event.id} of ${event.streamId} came without a $all position; EventStoreDB 22.10 or later is required`);
+  }
+  return {
+    id: event.id,
+    type: event.type,
+    data: event.data,
+    metadata: event.metadata as EventMetadata,
+    stream: event.streamId,
+    revision: toSafeNumber(event.revision, 'revision'),
+    position: toGlobalPosition(event.position),
+  };
+}
+
+function toSafeNumber(value: bigint, what: string): number {
+  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`${what} ${value} is out of the safe integer range`);
+  return Number(value);
+}

@@ -1,0 +1,108 @@
+import { MongoServerError, type AnyBulkWriteOperation, type Document, type Sort } from 'mongodb';
+import { assertFieldPath, CheckpointConflictError, type Doc, type Filter, type Query, type WriteOp } from '../readStore.ts';
+
+/**
+ * Pure translations from the read store port to MongoDB documents, filters and writes, kept apart
+ * from the adapter so they are unit-tested without a server.
+ *
+ * A read-model document is stored as itself plus `_id` (= its id). Commits made without a
+ * transaction (a standalone server) also stamp `_pos`, the checkpoint the write belongs to, and
+ * only overwrite a document whose `_pos` is older: replaying a batch, or a second worker applying
+ * the same batch, then changes nothing.
+ */
+
+export const CHECKPOINTS = '_checkpoints';
+export const LEASES = '_leases';
+
+const COLLECTION = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+export function collectionName(name: string): string {
+  if (!COLLECTION.test(name)) throw new Error(`invalid collection name: ${name}`);
+  return name;
+}
+
+/** `id` is the document's `_id`; other paths are used as they are (dotted paths work in MongoDB). */
+function mongoField(field: string): string {
+  return field === 'id' ? '_id' : assertFieldPath(field);
+}
+
+export function toMongoFilter(filter: Filter = {}): Document {
+  const out: Document = {};
+  for (const [field, condition] of Object.entries(filter)) {
+    // {field: null} matches a null or missing field in MongoDB, as IS NULL does on SQLite.
+    out[mongoField(field)] = condition;
+  }
+  return out;
+}
+
+export function toMongoSort(sort: Query['sort'] = []): Sort {
+  const entries: Array<[string, 1 | -1]> = sort.map(([field, direction]) => [mongoField(field), direction]);
+  // Ties are broken by id ascending whatever the direction, so pages are stable.
+  if (!entries.some(([f]) => f === '_id')) entries.push(['_id', 1]);
+  return entries;
+}
+
+export function toFindOptions(query: Query = {}): { sort: Sort; skip: number; limit: number; projection: Document } {
+  return {
+    sort: toMongoSort(query.sort),
+    skip: query.skip ?? 0,
+    limit: query.limit ?? 0,
+    projection: { _id: 0, _pos: 0 },
+  };
+}
+
+export function toMongoDoc(doc: Doc): Document {
+  return { ...doc, _id: doc.id };
+}
+
+export function fromMongoDoc<T extends Doc>(doc: Document | null): T | null {
+  if (!doc) return null;
+  const { _id, _pos: _ignored, ...rest } = doc;
+  return { ...rest, id: rest.id ?? _id } as T;
+}
+
+export function toIndexSpec(fields: string[]): Record<string, 1> {
+  return Object.fromEntries(fields.map((f) => [mongoField(f), 1 as const]));
+}
+
+/** Groups a batch's writes per collection, in order, as bulk operations. */
+export function toBulkWrites(ops: WriteOp[], guardedAt?: number): Map<string, AnyBulkWriteOperation[]> {
+  const byCollection = new Map<string, AnyBulkWriteOperation[]>();
+  for (const op of ops) {
+    const name = collectionName(op.collection);
+    const list = byCollection.get(name) ?? [];
+    byCollection.set(name, list);
+    const id = op.op === 'upsert' ? op.doc.id : op.id;
+    // Without a transaction: touch only documents no later commit has written.
+    const filter: Document =
+      guardedAt === undefined ? { _id: id } : { _id: id, $or: [{ _pos: { $lt: guardedAt } }, { _pos: { $exists: false } }] };
+    if (op.op === 'upsert') {
+      const replacement = guardedAt === undefined ? toMongoDoc(op.doc) : { ...toMongoDoc(op.doc), _pos: guardedAt };
+      const { _id: _omit, ...withoutId } = replacement;
+      list.push({ replaceOne: { filter, replacement: withoutId, upsert: true } });
+    } else {
+      list.push({ deleteOne: { filter } });
+    }
+  }
+  return byCollection;
+}
+
+export function isDuplicateKey(error: unknown): boolean {
+  // A bulk write reports its errors per operation: all of them must be duplicate keys.
+  const writeErrors = (error as { writeErrors?: Array<{ code?: number }> } | null)?.writeErrors;
+  if (Array.isArray(writeErrors) && writeErrors.length > 0) return writeErrors.every((e) => e.code === 11000);
+  return error instanceof MongoServerError && error.code === 11000;
+}
+
+/**
+ * The checkpoint is moved with insert (expected null) or a position-guarded update; another
+ * writer's insert in between shows up as a duplicate key on `_checkpoints._id`: a conflict.
+ */
+export function toCheckpointError(error: unknown, projection: string, expected: number | null, actual: number | null): unknown {
+  return isDuplicateKey(error) ? new CheckpointConflictError(projection, expected, actual) : error;
+}
+
+/** Server `hello` answer → whether multi-document transactions are available. */
+export function supportsTransactions(hello: Document): boolean {
+  return typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
+}

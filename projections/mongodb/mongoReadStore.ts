@@ -1,0 +1,154 @@
+import { MongoClient, type ClientSession, type Db } from 'mongodb';
+import { CheckpointConflictError, type CheckpointUpdate, type Doc, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
+import {
+  CHECKPOINTS,
+  LEASES,
+  collectionName,
+  fromMongoDoc,
+  isDuplicateKey,
+  supportsTransactions,
+  toBulkWrites,
+  toCheckpointError,
+  toFindOptions,
+  toIndexSpec,
+  toMongoDoc,
+  toMongoFilter,
+} from './mongoMapping.ts';
+
+type CheckpointDoc = { _id: string; position: number };
+type LeaseDoc = { _id: string; owner: string; expires_at: number };
+
+/**
+ * Read store on MongoDB (production profile): one collection per read-model collection, `_id` =
+ * id. A commit is one transaction on a replica set (checkpoint compare-and-set inside it); on a
+ * standalone server it falls back to position-guarded writes (see mongoMapping.ts), so a batch
+ * applied twice still leaves the same state.
+ */
+export async function openMongoReadStore(
+  url: string,
+  dbName: string,
+  options: {
+    /** auto: transactions when the server has them; never: position-guarded writes (tests use it). */
+    transactions?: 'auto' | 'never';
+  } = {},
+): Promise<ReadStore> {
+  const client = new MongoClient(url);
+  await client.connect();
+  const db: Db = client.db(dbName);
+  const hello = await db.admin().command({ hello: 1 });
+  const transactions = options.transactions !== 'never' && supportsTransactions(hello);
+  const checkpoints = db.collection<CheckpointDoc>(CHECKPOINTS);
+  const leases = db.collection<LeaseDoc>(LEASES);
+
+  const readCheckpoint = async (name: string, session?: ClientSession) =>
+    (await checkpoints.findOne({ _id: name }, session ? { session } : {}))?.position ?? null;
+
+  /** Moves the checkpoint from `expected` to `next`, or throws CheckpointConflictError. */
+  async function moveCheckpoint(name: string, { expected, next }: CheckpointUpdate, session?: ClientSession) {
+    const opts = session ? { session } : {};
+    try {
+      if (expected === null) {
+        await checkpoints.insertOne({ _id: name, position: next }, opts);
+        return;
+      }
+      const { matchedCount } = await checkpoints.updateOne({ _id: name, position: expected }, { $set: { position: next } }, opts);
+      if (matchedCount === 1) return;
+    } catch (error) {
+      throw toCheckpointError(error, name, expected, await readCheckpoint(name).catch(() => null));
+    }
+    throw new CheckpointConflictError(name, expected, await readCheckpoint(name));
+  }
+
+  async function applyOps(ops: WriteOp[], guardedAt: number | undefined, session?: ClientSession) {
+    for (const [name, writes] of toBulkWrites(ops, guardedAt)) {
+      try {
+        // Guarded writes run unordered: one already-newer document must not stop the others
+        // (a batch holds at most one write per document, so order within it does not matter).
+        await db.collection(name).bulkWrite(writes, { ordered: guardedAt === undefined, ...(session ? { session } : {}) });
+      } catch (error) {
+        // A guarded upsert of a document a later commit already wrote: that write is done already.
+        if (guardedAt === undefined || !isDuplicateKey(error)) throw error;
+      }
+    }
+  }
+
+  async function commitInTransaction(name: string, ops: WriteOp[], checkpoint: CheckpointUpdate) {
+    const session = client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        const actual = await readCheckpoint(name, session);
+        if (actual !== checkpoint.expected) throw new CheckpointConflictError(name, checkpoint.expected, actual);
+        await applyOps(ops, undefined, session);
+        await moveCheckpoint(name, checkpoint, session);
+      });
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  async function commitGuarded(name: string, ops: WriteOp[], checkpoint: CheckpointUpdate) {
+    const actual = await readCheckpoint(name);
+    if (actual !== checkpoint.expected) throw new CheckpointConflictError(name, checkpoint.expected, actual);
+    await applyOps(ops, checkpoint.next);
+    await moveCheckpoint(name, checkpoint);
+  }
+
+  return {
+    async get<T extends Doc>(collection: string, id: string) {
+      return fromMongoDoc<T>(await db.collection(collectionName(collection)).findOne({ _id: id as never }));
+    },
+    async find<T extends Doc>(collection: string, query: Query = {}) {
+      // MongoDB reads limit 0 as "no limit"; the port means none.
+      if (query.limit === 0) return [];
+      const { sort, skip, limit, projection } = toFindOptions(query);
+      const docs = await db
+        .collection(collectionName(collection))
+        .find(toMongoFilter(query.filter), { sort, skip, limit, projection })
+        .toArray();
+      return docs.map((d) => fromMongoDoc<T>(d)!);
+    },
+    async count(collection, filter) {
+      return db.collection(collectionName(collection)).countDocuments(toMongoFilter(filter));
+    },
+    async upsert(collection, doc) {
+      const { _id, ...rest } = toMongoDoc(doc);
+      await db.collection(collectionName(collection)).replaceOne({ _id }, rest, { upsert: true });
+    },
+    async delete(collection, id) {
+      await db.collection(collectionName(collection)).deleteOne({ _id: id as never });
+    },
+    async ensureIndex(collection, fields) {
+      await db.collection(collectionName(collection)).createIndex(toIndexSpec(fields));
+    },
+    readCheckpoint: (name) => readCheckpoint(name),
+    async commit(name, ops, checkpoint) {
+      if (transactions) await commitInTransaction(name, ops, checkpoint);
+      else await commitGuarded(name, ops, checkpoint);
+    },
+    async reset(name, collections) {
+      for (const collection of collections) await db.collection(collectionName(collection)).deleteMany({});
+      await checkpoints.deleteOne({ _id: name });
+    },
+    async acquireLease(name, owner, ttlMs, now) {
+      try {
+        // Matches a lease we hold or one that expired; when none matches the upsert's insert
+        // collides with the current holder's _id, which means "held by someone else".
+        await leases.updateOne(
+          { _id: name, $or: [{ owner }, { expires_at: { $lte: now } }] },
+          { $set: { owner, expires_at: now + ttlMs } },
+          { upsert: true },
+        );
+        return true;
+      } catch (error) {
+        if (isDuplicateKey(error)) return false;
+        throw error;
+      }
+    },
+    async releaseLease(name, owner) {
+      await leases.deleteOne({ _id: name, owner });
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,301 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  WrongExpectedRevisionError,
+  type EventMetadata,
+  type EventStore,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../commands/eventStore.ts';
+import { allocateId } from '../../commands/idAllocator.ts';
+
+/**
+ * A fresh store location for one test, and connections to it (several connections stand for
+ * several processes). Adapters on a shared server (EventStoreDB) see other tests' events, so
+ * every test writes under its own stream prefix and reads through it.
+ */
+export type EventStoreFixture = { connect(): Promise<EventStore>; dispose(): Promise<void> };
+export type EventStoreFactory = () => Promise<EventStoreFixture>;
+
+const metadata: EventMetadata = {
+  correlation_id: 'req_contract',
+  actor: { type: 'system', name: 'contract' },
+  organization_id: 'org_1',
+  occurred_at: 1_700_000_000,
+};
+
+export function newEvent(type = 'Happened', data: unknown = { n: 1 }): NewEvent {
+  return { id: randomUUID(), type, data, metadata };
+}
+
+/** The same tests against any EventStore adapter. */
+export function eventStoreContract(name: string, factory: EventStoreFactory): void {
+  describe(`EventStore contract: ${name}`, () => {
+    const opened: EventStore[] = [];
+    const fixtures: EventStoreFixture[] = [];
+    const connections = async (n: number) => {
+      const fixture = await factory();
+      fixtures.push(fixture);
+      const stores: EventStore[] = [];
+      for (let i = 0; i < n; i++) stores.push(await fixture.connect());
+      opened.push(...stores);
+      return stores;
+    };
+    const open = async () => (await connections(1))[0]!;
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+      await Promise.all(fixtures.splice(0).map((f) => f.dispose()));
+    });
+    // A prefix of letters only: stream prefixes are matched literally by every backend.
+    const prefix = () => `t${randomUUID().replace(/[^a-f]/g, '').slice(0, 10)}x`;
+
+    it('appends with expected revision no_stream, exact and any, and reads the stream in order', async () => {
+      const store = await open();
+      const stream = `${prefix()}-order-1`;
+      expect(await store.readStream(stream)).toEqual([]);
+      const first = await store.append(stream, [newEvent('A'), newEvent('B')], 'no_stream');
+      expect(first.revision).toBe(1);
+      const second = await store.append(stream, [newEvent('C')], 1);
+      expect(second.revision).toBe(2);
+      expect(second.position).toBeGreaterThan(first.position);
+      const third = await store.append(stream, [newEvent('D')], 'any');
+      expect(third.revision).toBe(3);
+      const events = await store.readStream(stream);
+      expect(events.map((e) => [e.type, e.revision, e.stream])).toEqual([
+        ['A', 0, stream],
+        ['B', 1, stream],
+        ['C', 2, stream],
+        ['D', 3, stream],
+      ]);
+      expect(events[3]!.position).toBe(third.position);
+      expect(events[2]!.position).toBe(second.position);
+    });
+
+    it('appends with any to a stream that does not exist', async () => {
+      const store = await open();
+      const stream = `${prefix()}-s`;
+      expect((await store.append(stream, [newEvent()], 'any')).revision).toBe(0);
+    });
+
+    it('refuses a wrong expected revision with WrongExpectedRevisionError carrying the actual revision', async () => {
+      const store = await open();
+      const stream = `${prefix()}-s`;
+      await expect(store.append(stream, [newEvent()], 0)).rejects.toMatchObject({
+        name: 'WrongExpectedRevisionError',
+        stream,
+        expected: 0,
+        actual: null,
+      });
+      await store.append(stream, [newEvent(), newEvent()], 'no_stream');
+      const stale = store.append(stream, [newEvent()], 0);
+      await expect(stale).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(stale).rejects.toMatchObject({ expected: 0, actual: 1 });
+      await expect(store.append(stream, [newEvent()], 'no_stream')).rejects.toMatchObject({
+        expected: 'no_stream',
+        actual: 1,
+      });
+      expect(await store.readStream(stream)).toHaveLength(2);
+    });
+
+    it('treats a re-append of the same event ids as already done', async () => {
+      const store = await open();
+      const stream = `${prefix()}-s`;
+      await store.append(stream, [newEvent()], 'no_stream');
+      const batch = [newEvent('X'), newEvent('Y')];
+      const first = await store.append(stream, batch, 0);
+      const again = await store.append(stream, batch, 0);
+      expect(again.revision).toBe(first.revision);
+      const events = await store.readStream(stream);
+      expect(events.map((e) => e.type)).toEqual(['Happened', 'X', 'Y']);
+      expect(events.map((e) => e.id)).toEqual([expect.any(String), batch[0]!.id, batch[1]!.id]);
+    });
+
+    it('round-trips data and metadata', async () => {
+      const store = await open();
+      const stream = `${prefix()}-s`;
+      const data = { text: 'héllo "quoted" ✓', n: 42, f: 1.5, nested: { list: [1, null, true] }, none: null };
+      const event = newEvent('Rich', data);
+      await store.append(stream, [event], 'no_stream');
+      const [read] = await store.readStream(stream);
+      expect(read).toMatchObject({ id: event.id, type: 'Rich', data, metadata, stream, revision: 0 });
+      const [fromAll] = await store.readAll({ after: null, limit: 10, streamPrefixes: [stream] });
+      expect(fromAll).toEqual(read);
+    });
+
+    it('reads all from an exclusive position with strictly increasing positions, filtered by stream prefix', async () => {
+      const store = await open();
+      const p = prefix();
+      const other = prefix();
+      await store.append(`${p}-a`, [newEvent('A1'), newEvent('A2')], 'no_stream');
+      await store.append(`${other}-z`, [newEvent('Z1')], 'no_stream');
+      await store.append(`${p}-b`, [newEvent('B1')], 'no_stream');
+      await store.append(`${p}-a`, [newEvent('A3')], 1);
+
+      const all = await store.readAll({ after: null, limit: 100, streamPrefixes: [p] });
+      expect(all.map((e) => e.type)).toEqual(['A1', 'A2', 'B1', 'A3']);
+      for (let i = 1; i < all.length; i++) expect(all[i]!.position).toBeGreaterThan(all[i - 1]!.position);
+
+      const after = await store.readAll({ after: all[1]!.position, limit: 100, streamPrefixes: [p] });
+      expect(after.map((e) => e.type)).toEqual(['B1', 'A3']);
+      const page = await store.readAll({ after: all[0]!.position, limit: 2, streamPrefixes: [p] });
+      expect(page.map((e) => e.type)).toEqual(['A2', 'B1']);
+      const both = await store.readAll({ after: null, limit: 100, streamPrefixes: [`${p}-b`, other] });
+      expect(both.map((e) => e.type)).toEqual(['Z1', 'B1']);
+    });
+
+    it('reads all without a filter, and a page never splits or repeats', async () => {
+      const store = await open();
+      const p = prefix();
+      const before = await store.headPosition();
+      for (let i = 0; i < 5; i++) await store.append(`${p}-${i}`, [newEvent(`E${i}`), newEvent(`F${i}`)], 'no_stream');
+      const seen: RecordedEvent[] = [];
+      let after = before;
+      for (;;) {
+        const page = await store.readAll({ after, limit: 3 });
+        if (page.length === 0) break;
+        expect(page.length).toBeLessThanOrEqual(3);
+        seen.push(...page);
+        after = page[page.length - 1]!.position;
+      }
+      const ours = seen.filter((e) => e.stream.startsWith(p));
+      expect(ours.map((e) => e.type)).toEqual(['E0', 'F0', 'E1', 'F1', 'E2', 'F2', 'E3', 'F3', 'E4', 'F4']);
+      expect(new Set(seen.map((e) => e.position)).size).toBe(seen.length);
+    });
+
+    it('reports the head position', async () => {
+      const store = await open();
+      const p = prefix();
+      const result = await store.append(`${p}-s`, [newEvent(), newEvent()], 'no_stream');
+      expect(await store.headPosition()).toBe(result.position);
+      const next = await store.append(`${p}-t`, [newEvent()], 'no_stream');
+      expect(await store.headPosition()).toBe(next.position);
+    });
+
+    it('subscribes: catches up from the start, then delivers events appended after subscribing', async () => {
+      const store = await open();
+      const p = prefix();
+      await store.append(`${p}-s`, [newEvent('Old1'), newEvent('Old2')], 'no_stream');
+      const received: RecordedEvent[] = [];
+      const sub = store.subscribe(
+        async (events) => {
+          received.push(...events);
+        },
+        { after: null, streamPrefixes: [p], batchSize: 1 },
+      );
+      await until(() => received.length >= 2);
+      await store.append(`${p}-s`, [newEvent('New1')], 1);
+      await store.append(`${p}-t`, [newEvent('New2')], 'no_stream');
+      await until(() => received.length >= 4);
+      await sub.stop();
+      await expect(sub.done).resolves.toBeUndefined();
+      expect(received.map((e) => e.type)).toEqual(['Old1', 'Old2', 'New1', 'New2']);
+      for (let i = 1; i < received.length; i++) expect(received[i]!.position).toBeGreaterThan(received[i - 1]!.position);
+    });
+
+    it('subscribes from a checkpoint (exclusive) and stops delivering after stop()', async () => {
+      const store = await open();
+      const p = prefix();
+      await store.append(`${p}-s`, [newEvent('A'), newEvent('B'), newEvent('C')], 'no_stream');
+      const [, b] = await store.readStream(`${p}-s`);
+      const received: string[] = [];
+      const sub = store.subscribe(
+        async (events) => {
+          received.push(...events.map((e) => e.type));
+        },
+        { after: b!.position, streamPrefixes: [p] },
+      );
+      await until(() => received.length >= 1);
+      await sub.stop();
+      await store.append(`${p}-s`, [newEvent('D')], 2);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(received).toEqual(['C']);
+    });
+
+    it('close() ends running subscriptions cleanly', async () => {
+      const fixture = await factory();
+      fixtures.push(fixture);
+      const store = await fixture.connect();
+      const p = prefix();
+      await store.append(`${p}-s`, [newEvent('A')], 'no_stream');
+      let seen = 0;
+      const sub = store.subscribe(
+        async (events) => {
+          seen += events.length;
+        },
+        { after: null, streamPrefixes: [p] },
+      );
+      await until(() => seen === 1);
+      await store.close();
+      await expect(sub.done).resolves.toBeUndefined();
+    });
+
+    it('rejects done when the handler fails, and delivers nothing more', async () => {
+      const store = await open();
+      const p = prefix();
+      await store.append(`${p}-s`, [newEvent('A')], 'no_stream');
+      let calls = 0;
+      const sub = store.subscribe(
+        async () => {
+          calls += 1;
+          throw new Error('handler broke');
+        },
+        { after: null, streamPrefixes: [p] },
+      );
+      await expect(sub.done).rejects.toThrow('handler broke');
+      await store.append(`${p}-s`, [newEvent('B')], 0);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(calls).toBe(1);
+      await sub.stop();
+    });
+
+    it('commits many concurrent appends to different streams, all durable and in order', async () => {
+      const store = await open();
+      const p = prefix();
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => store.append(`${p}-${i}`, [newEvent(`E${i}`), newEvent(`F${i}`)], 'no_stream')),
+      );
+      const all = await store.readAll({ after: null, limit: 1000, streamPrefixes: [p] });
+      expect(all).toHaveLength(100);
+      for (let i = 1; i < all.length; i++) expect(all[i]!.position).toBeGreaterThan(all[i - 1]!.position);
+      // Each append's two events are adjacent in the log, and its result names the second.
+      for (const [i, result] of results.entries()) {
+        const at = all.findIndex((e) => e.type === `E${i}`);
+        expect(all[at + 1]!.type).toBe(`F${i}`);
+        expect(all[at + 1]!.position).toBe(result.position);
+      }
+    });
+
+    it('lets exactly one of many concurrent appends with the same expected revision win', async () => {
+      const store = await open();
+      const stream = `${prefix()}-s`;
+      await store.append(stream, [newEvent()], 'no_stream');
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => store.append(stream, [newEvent(`Try${i}`)], 0)),
+      );
+      const won = outcomes.filter((o) => o.status === 'fulfilled');
+      const lost = outcomes.filter((o) => o.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(9);
+      for (const o of lost) expect((o as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(await store.readStream(stream)).toHaveLength(2);
+    });
+
+    it('allocates integer ids without duplicates under concurrency, across two store instances', async () => {
+      const [a, b] = (await connections(2)) as [EventStore, EventStore];
+      const counter = prefix();
+      const ids = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => allocateId(i % 2 === 0 ? a : b, counter, metadata)),
+      );
+      expect(new Set(ids).size).toBe(30);
+      expect([...ids].sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    });
+  });
+}
+
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CheckpointConflictError, type Doc, type ReadStore } from '../../projections/readStore.ts';
+
+/** A fresh, empty store location for one test, and connections to it (one per "process"). */
+export type ReadStoreFixture = { connect(): Promise<ReadStore>; dispose(): Promise<void> };
+export type ReadStoreFactory = () => Promise<ReadStoreFixture>;
+
+const products: Doc[] = [
+  { id: 'p1', name: 'Alpha', price: 500, active: true, family: { id: 'f1', rank: 2 }, archived_at: null, tag: 'a' },
+  { id: 'p2', name: 'Beta', price: 1500, active: false, family: { id: 'f2', rank: 1 }, archived_at: 1700, tag: 'b' },
+  { id: 'p3', name: 'Gamma', price: 1500, active: true, family: { id: 'f1', rank: 3 }, archived_at: null, tag: 'c' },
+  { id: 'p4', name: 'Delta', price: 2500, active: true, family: { id: 'f3', rank: 1 }, archived_at: null, tag: 'a' },
+  { id: 'p5', name: 'Epsilon', price: 0, active: false, family: { id: 'f2', rank: 2 }, archived_at: 1800, tag: 'b' },
+];
+
+/** The same tests against any ReadStore adapter. */
+export function readStoreContract(name: string, factory: ReadStoreFactory): void {
+  describe(`ReadStore contract: ${name}`, () => {
+    const opened: ReadStore[] = [];
+    const fixtures: ReadStoreFixture[] = [];
+    const connections = async (n: number) => {
+      const fixture = await factory();
+      fixtures.push(fixture);
+      const stores: ReadStore[] = [];
+      for (let i = 0; i < n; i++) stores.push(await fixture.connect());
+      opened.push(...stores);
+      return stores;
+    };
+    const open = async () => (await connections(1))[0]!;
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+      await Promise.all(fixtures.splice(0).map((f) => f.dispose()));
+    });
+    const seeded = async () => {
+      const store = await open();
+      for (const doc of products) await store.upsert('products', doc);
+      await store.upsert('others', { id: 'p1', name: 'Not a product', price: 1 });
+      return store;
+    };
+    const ids = (docs: Doc[]) => docs.map((d) => d.id);
+
+    it('gets a document by id and null for an unknown one, per collection', async () => {
+      const store = await seeded();
+      expect(await store.get('products', 'p1')).toEqual(products[0]);
+      expect(await store.get('others', 'p1')).toEqual({ id: 'p1', name: 'Not a product', price: 1 });
+      expect(await store.get('products', 'nope')).toBeNull();
+      expect(await store.get('empty', 'p1')).toBeNull();
+    });
+
+    it('finds with equality on strings, numbers, booleans, null and dotted fields', async () => {
+      const store = await seeded();
+      expect(ids(await store.find('products', { filter: { tag: 'a' } }))).toEqual(['p1', 'p4']);
+      expect(ids(await store.find('products', { filter: { price: 1500 } }))).toEqual(['p2', 'p3']);
+      expect(ids(await store.find('products', { filter: { active: true } }))).toEqual(['p1', 'p3', 'p4']);
+      expect(ids(await store.find('products', { filter: { active: false } }))).toEqual(['p2', 'p5']);
+      expect(ids(await store.find('products', { filter: { archived_at: null } }))).toEqual(['p1', 'p3', 'p4']);
+      expect(ids(await store.find('products', { filter: { 'family.id': 'f1' } }))).toEqual(['p1', 'p3']);
+      expect(ids(await store.find('products', { filter: { 'family.id': 'f2', active: false } }))).toEqual(['p2', 'p5']);
+      expect(await store.find('products', { filter: { tag: 'zzz' } })).toEqual([]);
+    });
+
+    it('treats a missing field as null', async () => {
+      const store = await open();
+      await store.upsert('c', { id: 'a', x: 1 });
+      await store.upsert('c', { id: 'b', x: 1, deleted_at: null });
+      await store.upsert('c', { id: 'c', x: 1, deleted_at: 5 });
+      expect(ids(await store.find('c', { filter: { deleted_at: null } }))).toEqual(['a', 'b']);
+    });
+
+    it('finds with $in and range filters', async () => {
+      const store = await seeded();
+      expect(ids(await store.find('products', { filter: { id: { $in: ['p5', 'p2', 'zz'] } } }))).toEqual(['p2', 'p5']);
+      expect(ids(await store.find('products', { filter: { tag: { $in: [] } } }))).toEqual([]);
+      expect(ids(await store.find('products', { filter: { price: { $gt: 500 } } }))).toEqual(['p2', 'p3', 'p4']);
+      expect(ids(await store.find('products', { filter: { price: { $gte: 1500 } } }))).toEqual(['p2', 'p3', 'p4']);
+      expect(ids(await store.find('products', { filter: { price: { $lt: 1500 } } }))).toEqual(['p1', 'p5']);
+      expect(ids(await store.find('products', { filter: { price: { $lte: 500 } } }))).toEqual(['p1', 'p5']);
+      expect(ids(await store.find('products', { filter: { 'family.rank': { $gte: 2 }, active: true } }))).toEqual([
+        'p1',
+        'p3',
+      ]);
+    });
+
+    it('$in with null also matches a null or missing field; limit 0 finds nothing', async () => {
+      const store = await open();
+      await store.upsert('c', { id: 'a', status: 'open' });
+      await store.upsert('c', { id: 'b', status: null });
+      await store.upsert('c', { id: 'c' });
+      await store.upsert('c', { id: 'd', status: 'paid' });
+      expect(ids(await store.find('c', { filter: { status: { $in: ['open', null] } } }))).toEqual(['a', 'b', 'c']);
+      expect(ids(await store.find('c', { filter: { status: { $in: [null] } } }))).toEqual(['b', 'c']);
+      expect(await store.count('c', { status: { $in: ['paid', null] } })).toBe(3);
+      expect(await store.find('c', { limit: 0 })).toEqual([]);
+    });
+
+    it('sorts null and missing values first ascending and last descending', async () => {
+      const store = await open();
+      await store.upsert('c', { id: 'a', at: 5 });
+      await store.upsert('c', { id: 'b', at: null });
+      await store.upsert('c', { id: 'c', at: 1 });
+      await store.upsert('c', { id: 'd' });
+      expect(ids(await store.find('c', { sort: [['at', 1]] }))).toEqual(['b', 'd', 'c', 'a']);
+      expect(ids(await store.find('c', { sort: [['at', -1]] }))).toEqual(['a', 'c', 'b', 'd']);
+    });
+
+    it('sorts ascending and descending with the id as tie-break, and pages with skip and limit', async () => {
+      const store = await seeded();
+      expect(ids(await store.find('products', { sort: [['price', 1]] }))).toEqual(['p5', 'p1', 'p2', 'p3', 'p4']);
+      // Ties (p2, p3 at 1500) stay in id order whatever the direction.
+      expect(ids(await store.find('products', { sort: [['price', -1]] }))).toEqual(['p4', 'p2', 'p3', 'p1', 'p5']);
+      expect(ids(await store.find('products', { sort: [['name', 1]] }))).toEqual(['p1', 'p2', 'p4', 'p5', 'p3']);
+      expect(
+        ids(await store.find('products', { sort: [['family.rank', -1], ['price', 1]] })),
+      ).toEqual(['p3', 'p5', 'p1', 'p2', 'p4']);
+      const page1 = await store.find('products', { sort: [['price', 1]], limit: 2 });
+      const page2 = await store.find('products', { sort: [['price', 1]], skip: 2, limit: 2 });
+      const page3 = await store.find('products', { sort: [['price', 1]], skip: 4, limit: 2 });
+      expect([ids(page1), ids(page2), ids(page3)]).toEqual([['p5', 'p1'], ['p2', 'p3'], ['p4']]);
+      expect(ids(await store.find('products', { skip: 3 }))).toEqual(['p4', 'p5']);
+      expect(ids(await store.find('products', { filter: { active: true }, sort: [['price', -1]], limit: 1 }))).toEqual([
+        'p4',
+      ]);
+    });
+
+    it('counts with and without a filter', async () => {
+      const store = await seeded();
+      expect(await store.count('products')).toBe(5);
+      expect(await store.count('products', { active: true })).toBe(3);
+      expect(await store.count('products', { price: { $gte: 1500 }, 'family.id': 'f2' })).toBe(1);
+      expect(await store.count('nothing')).toBe(0);
+    });
+
+    it('upsert replaces the whole document; delete removes it', async () => {
+      const store = await seeded();
+      await store.upsert('products', { id: 'p1', name: 'Alpha 2' });
+      expect(await store.get('products', 'p1')).toEqual({ id: 'p1', name: 'Alpha 2' });
+      expect(await store.count('products', { tag: 'a' })).toBe(1);
+      await store.delete('products', 'p1');
+      await store.delete('products', 'never-there');
+      expect(await store.get('products', 'p1')).toBeNull();
+      expect(await store.count('products')).toBe(4);
+      expect(await store.get('others', 'p1')).not.toBeNull();
+    });
+
+    it('ensureIndex is idempotent and queries still answer', async () => {
+      const store = await seeded();
+      await store.ensureIndex('products', ['tag']);
+      await store.ensureIndex('products', ['tag']);
+      await store.ensureIndex('products', ['family.id', 'price']);
+      await store.ensureIndex('products', ['family.id', 'price']);
+      expect(ids(await store.find('products', { filter: { 'family.id': 'f1' }, sort: [['price', 1]] }))).toEqual([
+        'p1',
+        'p3',
+      ]);
+    });
+
+    it('commit applies the writes and moves the checkpoint together', async () => {
+      const store = await seeded();
+      expect(await store.readCheckpoint('catalog')).toBeNull();
+      await store.commit(
+        'catalog',
+        [
+          { op: 'upsert', collection: 'products', doc: { id: 'p9', name: 'New' } },
+          { op: 'delete', collection: 'products', id: 'p2' },
+        ],
+        { expected: null, next: 10 },
+      );
+      expect(await store.readCheckpoint('catalog')).toBe(10);
+      expect(await store.get('products', 'p9')).toEqual({ id: 'p9', name: 'New' });
+      expect(await store.get('products', 'p2')).toBeNull();
+      await store.commit('catalog', [], { expected: 10, next: 12 });
+      expect(await store.readCheckpoint('catalog')).toBe(12);
+      expect(await store.readCheckpoint('other')).toBeNull();
+    });
+
+    it('refuses a stale expected checkpoint with CheckpointConflictError and applies nothing', async () => {
+      const store = await seeded();
+      await store.commit('catalog', [], { expected: null, next: 5 });
+      const stale = store.commit(
+        'catalog',
+        [
+          { op: 'upsert', collection: 'products', doc: { id: 'p9', name: 'Nope' } },
+          { op: 'delete', collection: 'products', id: 'p1' },
+        ],
+        { expected: 3, next: 8 },
+      );
+      await expect(stale).rejects.toBeInstanceOf(CheckpointConflictError);
+      await expect(stale).rejects.toMatchObject({ projection: 'catalog', expected: 3, actual: 5 });
+      await expect(store.commit('catalog', [], { expected: null, next: 9 })).rejects.toBeInstanceOf(
+        CheckpointConflictError,
+      );
+      expect(await store.readCheckpoint('catalog')).toBe(5);
+      expect(await store.get('products', 'p9')).toBeNull();
+      expect(await store.get('products', 'p1')).not.toBeNull();
+    });
+
+    it('applying the same batch twice from the same checkpoint leaves one result (two processes racing)', async () => {
+      const [a, b] = (await connections(2)) as [ReadStore, ReadStore];
+      const batch = [{ op: 'upsert' as const, collection: 'products', doc: { id: 'p1', n: 1 } }];
+      const outcomes = await Promise.allSettled([
+        a.commit('race', batch, { expected: null, next: 3 }),
+        b.commit('race', batch, { expected: null, next: 3 }),
+      ]);
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      const failed = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      expect(failed.reason).toBeInstanceOf(CheckpointConflictError);
+      expect(await b.readCheckpoint('race')).toBe(3);
+      expect(await a.get('products', 'p1')).toEqual({ id: 'p1', n: 1 });
+    });
+
+    it('reset drops the collections and the checkpoint, and nothing else', async () => {
+      const store = await seeded();
+      await store.commit('catalog', [], { expected: null, next: 7 });
+      await store.commit('other', [], { expected: null, next: 4 });
+      await store.reset('catalog', ['products']);
+      expect(await store.count('products')).toBe(0);
+      expect(await store.readCheckpoint('catalog')).toBeNull();
+      expect(await store.count('others')).toBe(1);
+      expect(await store.readCheckpoint('other')).toBe(4);
+      await store.commit('catalog', [{ op: 'upsert', collection: 'products', doc: { id: 'x' } }], {
+        expected: null,
+        next: 1,
+      });
+      expect(await store.count('products')).toBe(1);
+    });
+
+    it('leases: one holder at a time, renewable by its holder, taken over after expiry, released', async () => {
+      const [a, b] = (await connections(2)) as [ReadStore, ReadStore];
+      const lease = `projection:${randomUUID()}`;
+      const t0 = 1_000_000;
+      expect(await a.acquireLease(lease, 'worker-a', 10_000, t0)).toBe(true);
+      expect(await b.acquireLease(lease, 'worker-b', 10_000, t0 + 1)).toBe(false);
+      expect(await a.acquireLease(lease, 'worker-a', 10_000, t0 + 5_000)).toBe(true);
+      // Renewed at +5 s for 10 s: still held at +12 s, free at +15 s.
+      expect(await b.acquireLease(lease, 'worker-b', 10_000, t0 + 12_000)).toBe(false);
+      expect(await b.acquireLease(lease, 'worker-b', 10_000, t0 + 15_000)).toBe(true);
+      expect(await a.acquireLease(lease, 'worker-a', 10_000, t0 + 15_001)).toBe(false);
+      await a.releaseLease(lease, 'worker-a');
+      expect(await a.acquireLease(lease, 'worker-a', 10_000, t0 + 15_002)).toBe(false);
+      await b.releaseLease(lease, 'worker-b');
+      expect(await a.acquireLease(lease, 'worker-a', 10_000, t0 + 15_003)).toBe(true);
+      expect(await a.acquireLease(`${lease}-other`, 'worker-b', 10_000, t0)).toBe(true);
+    });
+
+    it('leases: of many racing for a free lease, exactly one wins', async () => {
+      const stores = await connections(3);
+      const lease = `race:${randomUUID()}`;
+      const results = await Promise.all(
+        Array.from({ length: 9 }, (_, i) => stores[i % 3]!.acquireLease(lease, `w${i}`, 10_000, 5_000)),
+      );
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+  });
+}

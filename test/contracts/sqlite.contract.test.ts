@@ -1,0 +1,75 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
+import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import { eventStoreContract, newEvent } from './eventStoreContract.ts';
+import { readStoreContract } from './readStoreContract.ts';
+
+function tempFile(): { file: string; dispose(): Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), 'commerce-contract-'));
+  return { file: join(dir, 'commerce.db'), dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+eventStoreContract('SQLite', async () => {
+  const { file, dispose } = tempFile();
+  return { connect: async () => openSqliteEventStore({ file, pollIntervalMs: 50 }), dispose };
+});
+
+readStoreContract('SQLite', async () => {
+  const { file, dispose } = tempFile();
+  return { connect: async () => openSqliteReadStore({ file }), dispose };
+});
+
+describe('SQLite event store durability', () => {
+  it('an appended event is read back by another process opening the file', async () => {
+    const { file, dispose } = tempFile();
+    const store = openSqliteEventStore({ file });
+    const event = newEvent('Durable', { value: 'kept' });
+    const { position } = await store.append('durable-1', [event], 'no_stream');
+    // No close() first: a resolved append must already be on disk for a reader elsewhere.
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'commands/sqlite/sqliteEventStore.ts'))});
+         const store = openSqliteEventStore({ file: ${JSON.stringify(file)} });
+         console.log(JSON.stringify(await store.readStream('durable-1')));
+         await store.close();`,
+      ],
+      { encoding: 'utf8' },
+    );
+    const events = JSON.parse(out) as Array<{ id: string; type: string; data: unknown; position: number }>;
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ id: event.id, type: 'Durable', data: { value: 'kept' }, position });
+    await store.close();
+    await dispose();
+  });
+});
+
+describe('integer ids across processes (SQLite)', () => {
+  it('three processes allocating at once on one file never hand out the same id', { timeout: 60_000 }, async () => {
+    const { file, dispose } = tempFile();
+    const script = `const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'commands/sqlite/sqliteEventStore.ts'))});
+      const { allocateId } = await import(${JSON.stringify(join(process.cwd(), 'commands/idAllocator.ts'))});
+      const store = openSqliteEventStore({ file: ${JSON.stringify(file)} });
+      const metadata = { correlation_id: 'req_p', actor: { type: 'cli' }, organization_id: null, occurred_at: 0 };
+      const ids = await Promise.all(Array.from({ length: 20 }, () => allocateId(store, 'invoice', metadata)));
+      console.log(JSON.stringify(ids));
+      await store.close();`;
+    const run = promisify(execFile);
+    const outputs = await Promise.all(
+      [1, 2, 3].map(() => run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' })),
+    );
+    const ids = outputs.flatMap((o) => JSON.parse(o.stdout) as number[]);
+    expect(ids).toHaveLength(60);
+    expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    await dispose();
+  });
+});

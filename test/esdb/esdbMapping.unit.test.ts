@@ -1,0 +1,149 @@
+import {
+  ANY,
+  NO_STREAM,
+  StreamNotFoundError,
+  UnavailableError,
+  WrongExpectedVersionError,
+  type AllStreamRecordedEvent,
+  type RecordedEvent as EsdbRecordedEvent,
+} from '@eventstore/db-client';
+import { describe, expect, it } from 'vitest';
+import { WrongExpectedRevisionError, type EventMetadata } from '../../commands/eventStore.ts';
+import {
+  fromGlobalPosition,
+  isOurEvent,
+  isStreamNotFound,
+  isWrongExpectedVersion,
+  matchesPrefixes,
+  toEsdbExpectedRevision,
+  toEventData,
+  toGlobalPosition,
+  toRecordedEvent,
+  toWrongExpectedRevision,
+} from '../../commands/esdb/esdbMapping.ts';
+
+const metadata: EventMetadata = {
+  correlation_id: 'req_1',
+  actor: { type: 'cli' },
+  organization_id: null,
+  occurred_at: 1_700_000_000,
+};
+
+/** The shape the client gives for a JSON event read from $all (see its convertGrpcRecord). */
+function esdbEvent(overrides: Partial<AllStreamRecordedEvent> = {}): AllStreamRecordedEvent {
+  return {
+    streamId: 'product-1',
+    id: '6f1c3a52-54a4-4c2e-9d27-9c1f0d9d7a10',
+    revision: 3n,
+    type: 'ProductCreated',
+    created: new Date(0),
+    data: { name: 'Course' },
+    metadata,
+    isJson: true,
+    position: { commit: 4096n, prepare: 4096n },
+    ...overrides,
+  } as AllStreamRecordedEvent;
+}
+
+describe('EventStoreDB mapping', () => {
+  it('maps our expected revisions to the client constants and bigint revisions', () => {
+    expect(toEsdbExpectedRevision('any')).toBe(ANY);
+    expect(toEsdbExpectedRevision('no_stream')).toBe(NO_STREAM);
+    expect(toEsdbExpectedRevision(0)).toBe(0n);
+    expect(toEsdbExpectedRevision(41)).toBe(41n);
+    expect(() => toEsdbExpectedRevision(-1)).toThrow();
+    expect(() => toEsdbExpectedRevision(1.5)).toThrow();
+  });
+
+  it("translates the client's WrongExpectedVersionError into ours with the actual revision", () => {
+    const conflict = new WrongExpectedVersionError(undefined, { streamName: 'offer-7', expected: 2n, current: 5n });
+    expect(isWrongExpectedVersion(conflict)).toBe(true);
+    const ours = toWrongExpectedRevision(conflict, 'offer-7', 2);
+    expect(ours).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(ours).toMatchObject({ stream: 'offer-7', expected: 2, actual: 5 });
+  });
+
+  it('a conflict on a stream that does not exist has actual null (no_stream or -1)', () => {
+    const missing = new WrongExpectedVersionError(undefined, { streamName: 's', expected: 0n, current: NO_STREAM });
+    expect(toWrongExpectedRevision(missing, 's', 0).actual).toBeNull();
+    const minusOne = new WrongExpectedVersionError(undefined, { streamName: 's', expected: 0n, current: -1n });
+    expect(toWrongExpectedRevision(minusOne, 's', 0).actual).toBeNull();
+    const exists = new WrongExpectedVersionError(undefined, { streamName: 's', expected: NO_STREAM, current: 0n });
+    expect(toWrongExpectedRevision(exists, 's', 'no_stream')).toMatchObject({ expected: 'no_stream', actual: 0 });
+  });
+
+  it('recognises StreamNotFoundError and nothing else as a missing stream', () => {
+    expect(isStreamNotFound(new StreamNotFoundError(undefined, 'product-9'))).toBe(true);
+    expect(isStreamNotFound(new UnavailableError())).toBe(false);
+    expect(isWrongExpectedVersion(new StreamNotFoundError(undefined, 'x'))).toBe(false);
+    expect(isStreamNotFound(new Error('stream not found'))).toBe(false);
+  });
+
+  it('maps $all positions to numbers and back, exactly, and refuses what it cannot represent', () => {
+    expect(toGlobalPosition({ commit: 0n, prepare: 0n })).toBe(0);
+    expect(toGlobalPosition({ commit: 123_456n, prepare: 123_456n })).toBe(123_456);
+    const max = BigInt(Number.MAX_SAFE_INTEGER);
+    expect(toGlobalPosition({ commit: max, prepare: max })).toBe(Number.MAX_SAFE_INTEGER);
+    expect(() => toGlobalPosition({ commit: max + 1n, prepare: max + 1n })).toThrow(/safe integer/);
+    // Legacy explicit transactions share one commit position across events: refused, not misordered.
+    expect(() => toGlobalPosition({ commit: 9000n, prepare: 8000n })).toThrow(/legacy/);
+    expect(fromGlobalPosition(123_456)).toEqual({ commit: 123_456n, prepare: 123_456n });
+    expect(toGlobalPosition(fromGlobalPosition(987_654_321))).toBe(987_654_321);
+    expect(() => fromGlobalPosition(-1)).toThrow();
+    expect(() => fromGlobalPosition(1.5)).toThrow();
+  });
+
+  it('keeps the order of $all positions', () => {
+    const commits = [0n, 118n, 236n, 1_000_000n, 2n ** 40n];
+    const ours = commits.map((c) => toGlobalPosition({ commit: c, prepare: c }));
+    expect([...ours].sort((a, b) => a - b)).toEqual(ours);
+    expect(new Set(ours).size).toBe(ours.length);
+  });
+
+  it('turns a resolved $all event into our recorded event', () => {
+    expect(toRecordedEvent(esdbEvent())).toEqual({
+      id: '6f1c3a52-54a4-4c2e-9d27-9c1f0d9d7a10',
+      type: 'ProductCreated',
+      data: { name: 'Course' },
+      metadata,
+      stream: 'product-1',
+      revision: 3,
+      position: 4096,
+    });
+  });
+
+  it('drops system, binary and missing events', () => {
+    expect(toRecordedEvent(undefined)).toBeNull();
+    expect(toRecordedEvent(esdbEvent({ streamId: '$stats-127.0.0.1:2113', type: '$statsCollected' }))).toBeNull();
+    expect(toRecordedEvent(esdbEvent({ streamId: '$$product-1', type: '$metadata' }))).toBeNull();
+    expect(toRecordedEvent(esdbEvent({ type: '$>' }))).toBeNull();
+    expect(toRecordedEvent(esdbEvent({ isJson: false, data: new Uint8Array([1]) } as Partial<AllStreamRecordedEvent>))).toBeNull();
+    expect(isOurEvent({ streamId: 'checkout_session-1', type: 'CheckoutSessionCreated' })).toBe(true);
+  });
+
+  it('refuses a stream event without a position (servers before 22.10 send none, or -1)', () => {
+    const event = esdbEvent();
+    const { position: _position, ...withoutPosition } = event;
+    expect(() => toRecordedEvent(withoutPosition as EsdbRecordedEvent)).toThrow(/22\.10/);
+    const minusOne = 2n ** 64n - 1n;
+    expect(() => toRecordedEvent(esdbEvent({ position: { commit: minusOne, prepare: minusOne } }))).toThrow(/22\.10/);
+  });
+
+  it('builds JSON event data with our id, type, data and metadata', () => {
+    const data = toEventData({ id: '0b6d3f0e-8a43-4b39-9a8c-0f4a5b9f8f11', type: 'OfferPublished', data: { slug: 'x' }, metadata });
+    expect(data).toEqual({
+      id: '0b6d3f0e-8a43-4b39-9a8c-0f4a5b9f8f11',
+      contentType: 'application/json',
+      type: 'OfferPublished',
+      data: { slug: 'x' },
+      metadata,
+    });
+  });
+
+  it('matches stream prefixes literally', () => {
+    expect(matchesPrefixes('product-1', undefined)).toBe(true);
+    expect(matchesPrefixes('product-1', [])).toBe(true);
+    expect(matchesPrefixes('product-1', ['offer-', 'product-'])).toBe(true);
+    expect(matchesPrefixes('products-1', ['product-'])).toBe(false);
+  });
+});

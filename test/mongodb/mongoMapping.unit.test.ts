@@ -1,0 +1,131 @@
+import { MongoServerError, MongoNetworkError } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { CheckpointConflictError } from '../../projections/readStore.ts';
+import {
+  collectionName,
+  fromMongoDoc,
+  isDuplicateKey,
+  supportsTransactions,
+  toBulkWrites,
+  toCheckpointError,
+  toFindOptions,
+  toIndexSpec,
+  toMongoDoc,
+  toMongoFilter,
+  toMongoSort,
+} from '../../projections/mongodb/mongoMapping.ts';
+
+const duplicateKey = () =>
+  new MongoServerError({
+    message: 'E11000 duplicate key error collection: commerce._checkpoints index: _id_ dup key: { _id: "catalog" }',
+    code: 11000,
+    codeName: 'DuplicateKey',
+  });
+
+describe('MongoDB mapping', () => {
+  it('maps equality, null, booleans, $in and ranges, dotted paths, and id to _id', () => {
+    expect(
+      toMongoFilter({
+        tag: 'a',
+        active: true,
+        archived_at: null,
+        'family.id': 'f1',
+        price: { $gte: 100 },
+        status: { $in: ['open', 'paid'] },
+        id: { $in: ['p1'] },
+      }),
+    ).toEqual({
+      tag: 'a',
+      active: true,
+      archived_at: null,
+      'family.id': 'f1',
+      price: { $gte: 100 },
+      status: { $in: ['open', 'paid'] },
+      _id: { $in: ['p1'] },
+    });
+    expect(toMongoFilter(undefined)).toEqual({});
+  });
+
+  it('refuses field paths that could smuggle operators', () => {
+    expect(() => toMongoFilter({ $where: 'x' } as never)).toThrow(/invalid field path/);
+    expect(() => toMongoFilter({ 'a.$b': 1 })).toThrow(/invalid field path/);
+    expect(() => toMongoSort([['price; drop', 1]])).toThrow(/invalid field path/);
+  });
+
+  it('sorts with an id tie-break, ascending whatever the direction', () => {
+    expect(toMongoSort([['price', -1]])).toEqual([['price', -1], ['_id', 1]]);
+    expect(toMongoSort([['family.rank', 1], ['name', -1]])).toEqual([['family.rank', 1], ['name', -1], ['_id', 1]]);
+    expect(toMongoSort(undefined)).toEqual([['_id', 1]]);
+    expect(toMongoSort([['id', -1]])).toEqual([['_id', -1]]);
+  });
+
+  it('pages with skip and limit (0 = no limit) and hides the internal fields', () => {
+    expect(toFindOptions({ skip: 20, limit: 10 })).toEqual({
+      sort: [['_id', 1]],
+      skip: 20,
+      limit: 10,
+      projection: { _id: 0, _pos: 0 },
+    });
+    expect(toFindOptions({})).toMatchObject({ skip: 0, limit: 0 });
+  });
+
+  it('stores a document under _id = id and reads it back without internal fields', () => {
+    const doc = { id: 'p1', name: 'A', nested: { x: 1 } };
+    expect(toMongoDoc(doc)).toEqual({ ...doc, _id: 'p1' });
+    expect(fromMongoDoc({ _id: 'p1', _pos: 7, id: 'p1', name: 'A', nested: { x: 1 } })).toEqual(doc);
+    expect(fromMongoDoc(null)).toBeNull();
+  });
+
+  it('builds index specs and validates collection names', () => {
+    expect(toIndexSpec(['organization_id', 'created_at'])).toEqual({ organization_id: 1, created_at: 1 });
+    expect(toIndexSpec(['id'])).toEqual({ _id: 1 });
+    expect(collectionName('checkout_sessions')).toBe('checkout_sessions');
+    expect(() => collectionName('system.users')).toThrow();
+    expect(() => collectionName('$cmd')).toThrow();
+  });
+
+  it('groups a batch per collection; without a transaction, writes are guarded by position', () => {
+    const ops = [
+      { op: 'upsert' as const, collection: 'products', doc: { id: 'p1', n: 1 } },
+      { op: 'delete' as const, collection: 'offers', id: 'o1' },
+      { op: 'upsert' as const, collection: 'products', doc: { id: 'p2', n: 2 } },
+    ];
+    const plain = toBulkWrites(ops);
+    expect([...plain.keys()]).toEqual(['products', 'offers']);
+    expect(plain.get('products')).toEqual([
+      { replaceOne: { filter: { _id: 'p1' }, replacement: { id: 'p1', n: 1 }, upsert: true } },
+      { replaceOne: { filter: { _id: 'p2' }, replacement: { id: 'p2', n: 2 }, upsert: true } },
+    ]);
+    expect(plain.get('offers')).toEqual([{ deleteOne: { filter: { _id: 'o1' } } }]);
+
+    const guarded = toBulkWrites(ops, 42);
+    const olderThan42 = { $or: [{ _pos: { $lt: 42 } }, { _pos: { $exists: false } }] };
+    expect(guarded.get('products')![0]).toEqual({
+      replaceOne: { filter: { _id: 'p1', ...olderThan42 }, replacement: { id: 'p1', n: 1, _pos: 42 }, upsert: true },
+    });
+    expect(guarded.get('offers')).toEqual([{ deleteOne: { filter: { _id: 'o1', ...olderThan42 } } }]);
+  });
+
+  it("translates the driver's duplicate key on the checkpoint into CheckpointConflictError", () => {
+    const error = duplicateKey();
+    expect(error).toBeInstanceOf(MongoServerError);
+    expect(isDuplicateKey(error)).toBe(true);
+    const translated = toCheckpointError(error, 'catalog', null, 12);
+    expect(translated).toBeInstanceOf(CheckpointConflictError);
+    expect(translated).toMatchObject({ projection: 'catalog', expected: null, actual: 12 });
+  });
+
+  it('leaves other server errors and network errors as they are', () => {
+    const other = new MongoServerError({ message: 'not primary', code: 10107, codeName: 'NotWritablePrimary' });
+    expect(isDuplicateKey(other)).toBe(false);
+    expect(toCheckpointError(other, 'catalog', 1, null)).toBe(other);
+    const network = new MongoNetworkError('connection reset');
+    expect(toCheckpointError(network, 'catalog', 1, null)).toBe(network);
+  });
+
+  it('knows a replica set or mongos supports transactions and a standalone does not', () => {
+    expect(supportsTransactions({ isWritablePrimary: true, setName: 'rs0' })).toBe(true);
+    expect(supportsTransactions({ isWritablePrimary: true, msg: 'isdbgrid' })).toBe(true);
+    expect(supportsTransactions({ isWritablePrimary: true })).toBe(false);
+  });
+});
