@@ -35,6 +35,18 @@ export const ConfigSchema = z.object({
   CHECKOUT_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   /** How often the expiry job looks for checkout sessions past their expiry. */
   CHECKOUT_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(10).default(30_000),
+  /** The MongoDB database holding read models, checkpoints and leases. */
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1-63 letters, digits, _ or -').default('commerce'),
+  /**
+   * Whether `serve` runs the projections in its own process. auto: yes on the embedded profile,
+   * no on the production profile (a `commerce worker projections` process does, and every API
+   * process waits for its checkpoints to read its own writes).
+   */
+  RUN_PROJECTIONS: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** Whether `serve` runs the background jobs (automation); auto as for RUN_PROJECTIONS. */
+  RUN_BACKGROUND_JOBS: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** How long a worker's lease on a projection or a job lasts unless renewed (a third of it). */
+  LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
   /** Catch URLs: requests per trigger per window (429 above). */
   CATCH_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
   CATCH_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
@@ -53,18 +65,6 @@ export const ConfigSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(0).default(1_000),
   /** Workflows the automation worker runs at once. */
   AUTOMATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  /** The MongoDB database holding read models, checkpoints and leases. */
-  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1-63 letters, digits, _ or -').default('commerce'),
-  /**
-   * Whether `serve` runs the projections in its own process. auto: yes on the embedded profile,
-   * no on the production profile (a `commerce worker projections` process does, and every API
-   * process waits for its checkpoints to read its own writes).
-   */
-  RUN_PROJECTIONS: z.enum(['auto', 'true', 'false']).default('auto'),
-  /** Whether `serve` runs the background jobs (automation); auto as for RUN_PROJECTIONS. */
-  RUN_BACKGROUND_JOBS: z.enum(['auto', 'true', 'false']).default('auto'),
-  /** How long a worker's lease on a projection or a job lasts unless renewed (a third of it). */
-  LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -4,17 +4,26 @@
  * same JSON from memory (bench/referenceServer.ts). Both are loaded by autocannon with the same
  * connections and duration, in alternating rounds; the medians give the ratio.
  *
- *   node bin/run-ts.js bench/catalog.ts [--duration 3] [--rounds 5] [--connections 10]
+ *   node bin/run-ts.js bench/catalog.ts [--duration 2] [--rounds 7] [--connections 10]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
-export type BenchResult = { name: string; ours: number; reference: number; ratio: number; unit: string };
+export type BenchResult = {
+  name: string;
+  ours: number;
+  reference: number;
+  /** Median of the rounds' ours/reference throughput ratios. */
+  ratio: number;
+  unit: string;
+  /** Server CPU time per request (Linux): steadier than req/s on a machine shared with other work. */
+  cpuUsPerRequest?: { ours: number; reference: number };
+};
 export type CatalogBenchOptions = {
   durationSeconds?: number;
   rounds?: number;
@@ -57,10 +66,28 @@ function serve(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; c
   });
 }
 
-async function load(url: string, headers: Record<string, string>, connections: number, duration: number): Promise<number> {
+/** CPU time (user + system, ms) a process has used so far, from /proc on Linux; null elsewhere. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+  } catch {
+    return null;
+  }
+}
+
+type Load = { rps: number; cpuUsPerRequest: number | null };
+
+async function load(url: string, headers: Record<string, string>, connections: number, duration: number, pid?: number): Promise<Load> {
+  const before = cpuMs(pid);
   const result = await autocannon({ url, connections, duration, headers, pipelining: 1 });
+  const after = cpuMs(pid);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
+  const served = result.requests.total ?? result.requests.average * duration;
+  return {
+    rps: result.requests.average,
+    cpuUsPerRequest: before === null || after === null || served === 0 ? null : ((after - before) * 1000) / served,
+  };
 }
 
 const median = (xs: number[]) => {
@@ -70,8 +97,8 @@ const median = (xs: number[]) => {
 };
 
 export async function runCatalogBench(opts: CatalogBenchOptions = {}): Promise<BenchResult> {
-  const duration = opts.durationSeconds ?? 3;
-  const rounds = opts.rounds ?? 5;
+  const duration = opts.durationSeconds ?? 2;
+  const rounds = opts.rounds ?? 7;
   const warmup = opts.warmupSeconds ?? 3;
   const connections = opts.connections ?? 10;
   const log = opts.log ?? (() => undefined);
@@ -115,15 +142,24 @@ export async function runCatalogBench(opts: CatalogBenchOptions = {}): Promise<B
     const oursRps: number[] = [];
     const refRps: number[] = [];
     const ratios: number[] = [];
+    const oursCpu: number[] = [];
+    const refCpu: number[] = [];
+    const loadOurs = () => load(listUrl, headers, connections, duration, ours.child.pid);
+    const loadReference = () => load(`${reference.url}/api/catalog/products`, {}, connections, duration, reference.child.pid);
     for (let round = 0; round < rounds; round++) {
       const oursFirst = round % 2 === 0;
-      const a = oursFirst ? await load(listUrl, headers, connections, duration) : 0;
-      const r = await load(`${reference.url}/api/catalog/products`, {}, connections, duration);
-      const o = oursFirst ? a : await load(listUrl, headers, connections, duration);
-      oursRps.push(o);
-      refRps.push(r);
-      ratios.push(o / r);
-      log(`round ${round + 1}: ours ${o.toFixed(0)} req/s, reference ${r.toFixed(0)} req/s, ratio ${(o / r).toFixed(3)}`);
+      const a = oursFirst ? await loadOurs() : null;
+      const r = await loadReference();
+      const o = a ?? (await loadOurs());
+      oursRps.push(o.rps);
+      refRps.push(r.rps);
+      ratios.push(o.rps / r.rps);
+      if (o.cpuUsPerRequest !== null && r.cpuUsPerRequest !== null) {
+        oursCpu.push(o.cpuUsPerRequest);
+        refCpu.push(r.cpuUsPerRequest);
+      }
+      const cpu = o.cpuUsPerRequest !== null && r.cpuUsPerRequest !== null ? `; server CPU ${o.cpuUsPerRequest.toFixed(0)} vs ${r.cpuUsPerRequest.toFixed(0)} µs/request` : '';
+      log(`round ${round + 1}: ours ${o.rps.toFixed(0)} req/s, reference ${r.rps.toFixed(0)} req/s, ratio ${(o.rps / r.rps).toFixed(3)}${cpu}`);
     }
     return {
       name: 'catalog list (250 products)',
@@ -131,6 +167,7 @@ export async function runCatalogBench(opts: CatalogBenchOptions = {}): Promise<B
       reference: Math.round(median(refRps)),
       ratio: Number(median(ratios).toFixed(3)),
       unit: 'req/s',
+      ...(oursCpu.length > 0 ? { cpuUsPerRequest: { ours: Math.round(median(oursCpu)), reference: Math.round(median(refCpu)) } } : {}),
     };
   } finally {
     for (const child of children) {
@@ -153,4 +190,8 @@ if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.m
     log: (line) => console.log(line),
   });
   console.log(`${result.name}: ours ${result.ours} ${result.unit}, reference ${result.reference} ${result.unit}, ratio ${result.ratio} (goal ≥ 0.8)`);
+  if (result.cpuUsPerRequest) {
+    const { ours, reference } = result.cpuUsPerRequest;
+    console.log(`server CPU per request: ours ${ours} µs, reference ${reference} µs (reference/ours ${(reference / ours).toFixed(3)})`);
+  }
 }

@@ -135,12 +135,13 @@ describe('workers', () => {
 
   it('RUN_PROJECTIONS and RUN_BACKGROUND_JOBS: auto is on for embedded, off for production', () => {
     const embedded = loadConfig({});
-    const production = loadConfig({ EVENTSTORE_URL: 'esdb://localhost:2113?tls=false', MONGODB_URL: 'mongodb://localhost' });
+    const productionEnv = { EVENTSTORE_URL: 'esdb://localhost:2113?tls=false', MONGODB_URL: 'mongodb://localhost' };
+    const production = loadConfig(productionEnv);
     expect(runsInApi(embedded, 'RUN_PROJECTIONS')).toBe(true);
     expect(runsInApi(embedded, 'RUN_BACKGROUND_JOBS')).toBe(true);
     expect(runsInApi(production, 'RUN_PROJECTIONS')).toBe(false);
     expect(runsInApi(production, 'RUN_BACKGROUND_JOBS')).toBe(false);
-    expect(runsInApi(loadConfig({ EVENTSTORE_URL: 'esdb://localhost:2113?tls=false', MONGODB_URL: 'mongodb://localhost', RUN_PROJECTIONS: 'true' }), 'RUN_PROJECTIONS')).toBe(true);
+    expect(runsInApi(loadConfig({ ...productionEnv, RUN_PROJECTIONS: 'true' }), 'RUN_PROJECTIONS')).toBe(true);
     expect(() => loadConfig({ RUN_PROJECTIONS: 'sometimes' })).toThrow(/RUN_PROJECTIONS/);
   });
 });

@@ -96,23 +96,25 @@ export const CheckoutQuery = z
   .object({ offer: OfferParam.optional(), offer_id: OfferParam.optional() })
   .refine((q) => q.offer !== undefined || q.offer_id !== undefined, { message: 'The offer field is required.', path: ['offer'] });
 
+/** Unknown keys are dropped rather than refused, so a hosted page that sends more still works. */
 export const StartBody = z
   .object({ email: z.email().max(254).optional(), name: z.string().trim().min(1).max(200).optional() })
-  .strict()
   .nullish();
 
+/** A whole number, also when a form sent it as a string of digits ("12", "2030"). */
+const wholeNumber = z.union([z.number().int(), z.string().regex(/^\d{1,4}$/, 'must be a number').transform(Number)]);
+
 export const PayBody = z.object({
-  card: z
-    .object({
-      number: z
-        .string()
-        .transform((n) => n.replace(/[\s-]/g, ''))
-        .pipe(z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits')),
-      exp_month: z.number().int().min(1).max(12),
-      exp_year: z.number().int().min(2000).max(2100),
-      cvc: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
-    })
-    .strict(),
+  card: z.object({
+    number: z
+      .string()
+      .transform((n) => n.replace(/[\s-]/g, ''))
+      .pipe(z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits')),
+    exp_month: wholeNumber.pipe(z.number().int().min(1).max(12)),
+    // Two-digit years (30) mean 2030, as card forms print them.
+    exp_year: wholeNumber.transform((y) => (y < 100 ? 2000 + y : y)).pipe(z.number().int().min(2000).max(2100)),
+    cvc: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
+  }),
 });
 
 export const IdempotencyHeaders = z.looseObject({
