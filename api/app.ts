@@ -19,6 +19,7 @@ import { catchRoute } from './routes/automation/catchRoute.ts';
 import { catalogRoutes } from './routes/catalog/catalogRoutes.ts';
 import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
 import { promoRoutes } from './routes/promos/promoRoutes.ts';
 
@@ -145,6 +146,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(identityRoutes, { services });
   await app.register(catalogRoutes, { services });
   await app.register(checkoutRoutes, { services });
+  await app.register(hostedCheckoutRoutes, { services });
   await app.register(catchRoute, { services });
   await app.register(automationRoutes, { services });
   await app.register(promoRoutes, { services });

@@ -17,6 +17,18 @@ export const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Production profile: both set selects EventStoreDB + MongoDB instead of the embedded SQLite file. */
   EVENTSTORE_URL: z.string().min(1).optional(),
+  /**
+   * CSP frame-ancestors of the hosted checkout page: who may frame it. `*` (any http/https site)
+   * lets sellers embed the SDK anywhere; list origins (space-separated) to restrict it.
+   */
+  FRAME_ANCESTORS: z
+    .string()
+    .trim()
+    .regex(/^(?:\*|'self'|'none'|https?:\/\/[A-Za-z0-9.*:[\]-]+)(?:\s+(?:\*|'self'|https?:\/\/[A-Za-z0-9.*:[\]-]+))*$/, "FRAME_ANCESTORS must be *, 'self', 'none' or space-separated http(s) origins")
+    .default('*'),
+  /** Serves the SDK example page at /examples/sdk; on unless NODE_ENV=production. */
+  SDK_EXAMPLES: z.enum(['on', 'off']).optional(),
+  NODE_ENV: z.string().default('development'),
   MONGODB_URL: z.string().min(1).optional(),
   /** Public checkout routes: requests per client address and route within the window. */
   CHECKOUT_RATE_LIMIT: z.coerce.number().int().min(1).default(120),

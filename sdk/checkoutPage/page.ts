@@ -1,0 +1,267 @@
+/**
+ * The hosted checkout page's one script (inlined with the response's CSP nonce). It creates the
+ * session, starts it when the buyer pays (the invoice is created then), pays with the card, and
+ * reports each step to the SDK over the MessageChannel port handed over in the handshake.
+ */
+import { PROTOCOL, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
+
+type PageConfig = {
+  offer: string;
+  mode: 'test' | 'live' | 'preview' | null;
+  frame: string | null;
+  nonce: string | null;
+  parentOrigin: string | null;
+  promo: string | null;
+  buttonText?: string | null;
+};
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
+const cfg = JSON.parse($('co-config')?.textContent ?? '{}') as PageConfig;
+const framed = Boolean(cfg.frame && cfg.nonce && cfg.parentOrigin && window.parent !== window);
+
+let port: MessagePort | null = null;
+let session: SessionView | null = null;
+let started = false;
+let finished = false;
+let busy = false;
+
+const send = (msg: PortMessage) => port?.postMessage(msg);
+const emit = (event: FlowEvent) => send({ type: 'event', event });
+
+export function formatMoney(minor: number, currency: string): string {
+  try {
+    const f = new Intl.NumberFormat(navigator.language || 'en', { style: 'currency', currency });
+    return f.format(minor / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
+  } catch {
+    return `${(minor / 100).toFixed(2)} ${currency}`;
+  }
+}
+
+async function api<T>(path: string, body?: unknown): Promise<{ ok: boolean; status: number; body: T & { message?: string; code?: string } }> {
+  const res = await fetch(path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    credentials: 'omit',
+  });
+  const json = (await res.json().catch(() => ({ message: 'The checkout service did not answer properly.' }))) as T & { message?: string; code?: string };
+  return { ok: res.ok, status: res.status, body: json };
+}
+
+function handshake(): Promise<Pick<InitMessage, 'customer' | 'metadata'>> {
+  if (!framed) return Promise.resolve({});
+  return new Promise((resolve) => {
+    const onMessage = (e: MessageEvent) => {
+      const d = e.data as Partial<InitMessage> | null;
+      if (e.source !== window.parent || e.origin !== cfg.parentOrigin) return;
+      if (!d || d.protocol !== PROTOCOL || d.type !== 'init' || d.nonce !== cfg.nonce || !e.ports[0]) return;
+      window.removeEventListener('message', onMessage);
+      port = e.ports[0];
+      port.onmessage = (m: MessageEvent<ParentMessage>) => {
+        if (m.data?.type === 'dismiss') void dismiss();
+      };
+      resolve({ ...(d.customer ? { customer: d.customer } : {}), ...(d.metadata ? { metadata: d.metadata } : {}) });
+    };
+    window.addEventListener('message', onMessage);
+    window.parent.postMessage({ protocol: PROTOCOL, type: 'hello', nonce: cfg.nonce }, cfg.parentOrigin!);
+    // Framed without the SDK (someone put the URL in an iframe by hand): carry on alone.
+    setTimeout(() => resolve({}), 4000);
+  });
+}
+
+function showError(message: string | null): void {
+  const box = $('co-error');
+  if (!box) return;
+  box.textContent = message ?? '';
+  box.hidden = !message;
+}
+
+function setBusy(on: boolean, label?: string): void {
+  busy = on;
+  const pay = $<HTMLButtonElement>('co-pay');
+  if (!pay) return;
+  pay.disabled = on || !session;
+  pay.classList.toggle('is-busy', on);
+  pay.setAttribute('aria-busy', String(on));
+  const text = pay.querySelector('.co-pay-label');
+  if (text && label) text.textContent = label;
+}
+
+function payLabel(): string {
+  if (!session) return cfg.buttonText ?? 'Pay';
+  const price = formatMoney(session.total, session.currency);
+  return cfg.buttonText ? `${cfg.buttonText} · ${price}` : `Pay ${price}`;
+}
+
+function fieldError(id: string, message: string | null): boolean {
+  const input = $<HTMLInputElement>(id);
+  const hint = $(`${id}-error`);
+  input?.setAttribute('aria-invalid', String(Boolean(message)));
+  if (hint) {
+    hint.textContent = message ?? '';
+    hint.hidden = !message;
+  }
+  return !message;
+}
+
+function readCard(): { card: { number: string; exp_month: number; exp_year: number; cvc: string }; email: string; name: string } | null {
+  const email = ($<HTMLInputElement>('co-email')?.value ?? '').trim();
+  const name = ($<HTMLInputElement>('co-name')?.value ?? '').trim();
+  const number = ($<HTMLInputElement>('co-number')?.value ?? '').replace(/[\s-]/g, '');
+  const exp = ($<HTMLInputElement>('co-exp')?.value ?? '').replace(/\s/g, '');
+  const cvc = ($<HTMLInputElement>('co-cvc')?.value ?? '').trim();
+  const m = /^(\d{1,2})\/?(\d{2}|\d{4})$/.exec(exp);
+  const month = m ? Number(m[1]) : 0;
+  const year = m ? (m[2]!.length === 2 ? 2000 + Number(m[2]) : Number(m[2])) : 0;
+  const ok = [
+    fieldError('co-email', /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? null : 'Enter a valid email address.'),
+    fieldError('co-number', /^\d{12,19}$/.test(number) ? null : 'Enter your card number.'),
+    fieldError('co-exp', m && month >= 1 && month <= 12 ? null : 'Enter the expiry as MM / YY.'),
+    fieldError('co-cvc', /^\d{3,4}$/.test(cvc) ? null : 'Enter the 3 or 4 digit code.'),
+  ].every(Boolean);
+  return ok ? { card: { number, exp_month: month, exp_year: year, cvc }, email, name } : null;
+}
+
+async function pay(event: Event): Promise<void> {
+  event.preventDefault();
+  if (busy || finished || !session) return;
+  showError(null);
+  const input = readCard();
+  if (!input) return;
+  setBusy(true, 'Processing…');
+  try {
+    if (!started) {
+      const r = await api<{ session: SessionView; invoice: unknown }>(`/api/checkout/sessions/${encodeURIComponent(session.id)}/start`, {
+        email: input.email,
+        ...(input.name ? { name: input.name } : {}),
+      });
+      if (!r.ok) throw new Error(r.body.message ?? 'Could not start the checkout.');
+      started = true;
+      session = r.body.session;
+      emit({ type: 'start', session, invoice: r.body.invoice });
+    }
+    const r = await api<{ session: SessionView; invoice: unknown; payment?: { brand: string; last4: string } }>(
+      `/api/checkout/sessions/${encodeURIComponent(session.id)}/pay`,
+      { card: input.card },
+    );
+    if (r.status === 402) {
+      showError(r.body.code === 'card_declined' ? 'Your card was declined. Please try a different card.' : (r.body.message ?? 'The payment failed.'));
+      $('co-number')?.setAttribute('aria-invalid', 'true');
+      return;
+    }
+    if (!r.ok) throw new Error(r.body.message ?? 'The payment failed.');
+    finished = true;
+    session = r.body.session;
+    emit({ type: 'purchase', session, invoice: r.body.invoice, ...(r.body.payment ? { payment: r.body.payment } : {}) });
+    emit({ type: 'complete', session });
+    showThankYou(r.body.payment);
+  } catch (error) {
+    showError(error instanceof Error && error.message !== 'Failed to fetch' ? error.message : 'We could not reach the payment service. Check your connection and try again.');
+  } finally {
+    setBusy(false, payLabel());
+  }
+}
+
+const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
+const brandName = (b: string) => BRANDS[b.toLowerCase()] ?? b.charAt(0).toUpperCase() + b.slice(1);
+
+function showThankYou(payment?: { brand: string; last4: string }): void {
+  $('page-checkout')?.setAttribute('hidden', '');
+  const thanks = $('page-thank_you');
+  thanks?.removeAttribute('hidden');
+  const receipt = $('co-receipt');
+  if (receipt && session) {
+    receipt.textContent = `${formatMoney(session.total, session.currency)} paid${payment ? ` with ${brandName(payment.brand)} •••• ${payment.last4}` : ''}.`;
+  }
+  $('co-done')?.focus();
+}
+
+async function dismiss(): Promise<void> {
+  if (finished) {
+    send({ type: 'close' });
+    return;
+  }
+  if (session) await api(`/api/checkout/sessions/${encodeURIComponent(session.id)}/cancel`, {}).catch(() => undefined);
+  emit(session ? { type: 'cancel', session } : { type: 'cancel' });
+}
+
+function watchHeight(): void {
+  const box = document.querySelector('.co');
+  if (!box || !port) return;
+  let last = 0;
+  const measure = () => {
+    const h = Math.ceil(box.getBoundingClientRect().height);
+    if (h !== last) send({ type: 'resize', height: (last = h) });
+  };
+  new ResizeObserver(measure).observe(box);
+  measure();
+}
+
+async function showPromo(): Promise<void> {
+  if (!cfg.promo) return;
+  const r = await api<{ name: string; state: string; current_tier?: { name?: string } | null }>(`/api/promos/${encodeURIComponent(cfg.promo)}`).catch(() => null);
+  const el = $('co-promo');
+  if (!r?.ok || !el || r.body.state !== 'active') return;
+  el.textContent = `${r.body.name}${r.body.current_tier?.name ? ` · ${r.body.current_tier.name}` : ''}`;
+  el.hidden = false;
+}
+
+async function main(): Promise<void> {
+  $('co-form')?.addEventListener('submit', (e) => void pay(e));
+  $('co-close')?.addEventListener('click', () => void dismiss());
+  $('co-done')?.addEventListener('click', () => send({ type: 'close' }));
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && framed && cfg.frame !== 'embedded') void dismiss();
+  });
+  const number = $<HTMLInputElement>('co-number');
+  number?.addEventListener('input', () => {
+    number.removeAttribute('aria-invalid');
+    const digits = number.value.replace(/\D/g, '').slice(0, 19);
+    number.value = digits.replace(/(\d{4})(?=\d)/g, '$1 ');
+  });
+  const exp = $<HTMLInputElement>('co-exp');
+  exp?.addEventListener('input', () => {
+    const d = exp.value.replace(/\D/g, '').slice(0, 4);
+    exp.value = d.length > 2 ? `${d.slice(0, 2)} / ${d.slice(2)}` : d;
+  });
+
+  const init = await handshake();
+  watchHeight();
+  if (cfg.mode === 'preview') {
+    send({ type: 'ready', session: null });
+    return;
+  }
+  void showPromo();
+  const email = init.customer?.email;
+  const emailInput = $<HTMLInputElement>('co-email');
+  if (email && emailInput && !emailInput.value) emailInput.value = email;
+  const r = await api<{ session: SessionView }>('/api/checkout/sessions', {
+    offer: cfg.offer,
+    ...(cfg.mode ? { mode: cfg.mode } : {}),
+    ...(cfg.promo ? { promo: cfg.promo } : {}),
+    ...(init.customer ? { customer: init.customer } : {}),
+    ...(init.metadata ? { metadata: init.metadata } : {}),
+  }).catch(() => null);
+  if (!r?.ok) {
+    showError(r?.body.message ? `This checkout is not available: ${r.body.message}` : 'This checkout is not available right now.');
+    $('co-total')?.classList.remove('is-loading');
+    send({ type: 'ready', session: null });
+    return;
+  }
+  session = r.body.session;
+  const total = $('co-total');
+  if (total) {
+    total.textContent = formatMoney(session.total, session.currency);
+    total.classList.remove('is-loading');
+  }
+  for (const el of document.querySelectorAll('[data-co-price]')) {
+    el.textContent = formatMoney(session.total, session.currency);
+    el.classList.remove('is-loading');
+  }
+  if (session.mode === 'test') document.body.classList.add('is-test');
+  setBusy(false, payLabel());
+  document.body.dataset.sessionId = session.id;
+  send({ type: 'ready', session });
+}
+
+void main();

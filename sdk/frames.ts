@@ -1,0 +1,120 @@
+import type { Frame, Size } from './protocol.ts';
+
+const CSS = `
+.csdk-root{position:fixed;inset:0;z-index:2147483000;display:flex;font:14px/1.4 system-ui,sans-serif}
+.csdk-backdrop{position:absolute;inset:0;background:rgba(15,23,42,.55);opacity:0;transition:opacity .2s ease}
+.csdk-open .csdk-backdrop{opacity:1}
+.csdk-panel{position:relative;background:#fff;box-shadow:0 24px 64px rgba(15,23,42,.35);display:flex;flex-direction:column;overflow:hidden;transition:transform .25s ease,opacity .2s ease}
+.csdk-panel iframe,.csdk-embedded iframe{border:0;width:100%;display:block;background:transparent;color-scheme:normal}
+.csdk-modal{align-items:center;justify-content:center;padding:16px;box-sizing:border-box}
+.csdk-modal .csdk-panel{width:100%;max-width:var(--csdk-w);max-height:calc(100vh - 32px);border-radius:14px;opacity:0;transform:translateY(12px) scale(.98)}
+.csdk-modal.csdk-open .csdk-panel{opacity:1;transform:none}
+.csdk-modal iframe{height:var(--csdk-h,520px);max-height:calc(100vh - 32px)}
+.csdk-slideout{justify-content:flex-end}
+.csdk-slideout .csdk-panel{height:100%;width:100%;max-width:var(--csdk-w);transform:translateX(100%)}
+.csdk-slideout.csdk-open .csdk-panel{transform:none}
+.csdk-slideout iframe,.csdk-bottom-sheet iframe{flex:1;height:100%}
+.csdk-bottom-sheet{align-items:flex-end;justify-content:center}
+.csdk-bottom-sheet .csdk-panel{width:100%;max-width:var(--csdk-w);height:var(--csdk-sheet-h);border-radius:16px 16px 0 0;transform:translateY(100%)}
+.csdk-bottom-sheet.csdk-open .csdk-panel{transform:none}
+.csdk-bottom-sheet .csdk-panel:before{content:"";display:block;width:40px;height:4px;border-radius:2px;background:#cbd5e1;margin:8px auto 0;flex:none}
+.csdk-size-sm{--csdk-w:400px;--csdk-sheet-h:50vh}.csdk-size-md{--csdk-w:480px;--csdk-sheet-h:75vh}.csdk-size-lg{--csdk-w:680px;--csdk-sheet-h:90vh}
+.csdk-size-full{--csdk-w:100%;--csdk-sheet-h:100vh}
+.csdk-slideout.csdk-size-sm{--csdk-w:380px}.csdk-slideout.csdk-size-md{--csdk-w:460px}.csdk-slideout.csdk-size-lg{--csdk-w:640px}
+.csdk-bottom-sheet.csdk-size-sm{--csdk-w:560px}.csdk-bottom-sheet.csdk-size-md{--csdk-w:720px}.csdk-bottom-sheet.csdk-size-lg{--csdk-w:960px}
+.csdk-modal.csdk-size-full{padding:0}.csdk-modal.csdk-size-full .csdk-panel{max-height:100vh;height:100vh;border-radius:0}
+.csdk-modal.csdk-size-full iframe{height:100%;max-height:none;flex:1}
+.csdk-embedded{position:relative;width:100%;max-width:var(--csdk-w)}
+.csdk-embedded iframe{height:var(--csdk-h,560px);transition:height .15s ease}
+.csdk-loading{position:absolute;inset:0;display:flex;align-items:center;justify-content:center;background:#fff;transition:opacity .2s}
+.csdk-ready .csdk-loading{opacity:0;pointer-events:none}
+.csdk-spinner{width:28px;height:28px;border-radius:50%;border:3px solid #e2e8f0;border-top-color:#64748b;animation:csdk-spin .8s linear infinite}
+@keyframes csdk-spin{to{transform:rotate(360deg)}}
+:where(.csdk-promo){display:inline-flex;flex-wrap:wrap;gap:.5em;align-items:baseline;padding:.35em .9em;border-radius:999px;background:#fef3c7;color:#78350f}
+:where(.csdk-promo-tier:not(:empty)){font-size:.85em;font-weight:600;padding:.05em .6em;border-radius:999px;background:rgba(255,255,255,.6)}
+:where(.csdk-promo-countdown){font-variant-numeric:tabular-nums}
+@media (prefers-reduced-motion:reduce){.csdk-panel,.csdk-backdrop{transition:none}}
+`;
+
+let installed = false;
+
+/** Constructable stylesheets are not subject to the host page's CSP style-src; a <style> is the fallback. */
+export function installStyles(doc: Document): void {
+  if (installed) return;
+  installed = true;
+  try {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(CSS);
+    doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
+  } catch {
+    const style = doc.createElement('style');
+    style.textContent = CSS;
+    doc.head.appendChild(style);
+  }
+}
+
+export type FrameView = {
+  iframe: HTMLIFrameElement;
+  /** The element the frame lives in; for embedded, inside the target. */
+  root: HTMLElement;
+  backdrop: HTMLElement | null;
+  setHeight(px: number): void;
+  markReady(): void;
+  remove(): void;
+};
+
+/** Builds the container of one modality around an iframe pointing at the hosted page. */
+export function createFrameView(doc: Document, frame: Frame, size: Size, src: string, target: Element | null): FrameView {
+  installStyles(doc);
+  const iframe = doc.createElement('iframe');
+  iframe.title = 'Checkout';
+  iframe.setAttribute('allow', 'payment');
+  iframe.src = src;
+  const loading = doc.createElement('div');
+  loading.className = 'csdk-loading';
+  loading.innerHTML = '<div class="csdk-spinner" role="status" aria-label="Loading checkout"></div>';
+
+  let root: HTMLElement;
+  let backdrop: HTMLElement | null = null;
+  let restoreOverflow: string | null = null;
+  if (frame === 'embedded') {
+    root = doc.createElement('div');
+    root.className = `csdk-embedded csdk-size-${size}`;
+    root.append(iframe, loading);
+    (target ?? doc.body).appendChild(root);
+  } else {
+    root = doc.createElement('div');
+    root.className = `csdk-root csdk-${frame} csdk-size-${size}`;
+    root.setAttribute('role', 'dialog');
+    root.setAttribute('aria-modal', 'true');
+    root.setAttribute('aria-label', 'Checkout');
+    backdrop = doc.createElement('div');
+    backdrop.className = 'csdk-backdrop';
+    const panel = doc.createElement('div');
+    panel.className = 'csdk-panel';
+    panel.append(iframe, loading);
+    root.append(backdrop, panel);
+    doc.body.appendChild(root);
+    restoreOverflow = doc.documentElement.style.overflow;
+    doc.documentElement.style.overflow = 'hidden';
+    // Next frame, so the transition runs from the closed position.
+    requestAnimationFrame(() => requestAnimationFrame(() => root.classList.add('csdk-open')));
+  }
+  iframe.focus();
+
+  return {
+    iframe,
+    root,
+    backdrop,
+    setHeight(px) {
+      root.style.setProperty('--csdk-h', `${Math.max(200, Math.min(px, 4000))}px`);
+    },
+    markReady() {
+      root.classList.add('csdk-ready');
+    },
+    remove() {
+      root.remove();
+      if (restoreOverflow !== null) doc.documentElement.style.overflow = restoreOverflow;
+    },
+  };
+}

@@ -1,0 +1,163 @@
+import { createFlow, type FlowHandle } from './flowHandle.ts';
+import { createFrameView } from './frames.ts';
+import {
+  PROTOCOL,
+  type Frame,
+  type HelloMessage,
+  type InitMessage,
+  type Mode,
+  type PortMessage,
+  type SessionView,
+  type Size,
+} from './protocol.ts';
+
+export type FlowSpec = {
+  baseUrl: string;
+  offer: string;
+  frame: Frame;
+  size: Size;
+  mode?: Mode;
+  promo?: string;
+  customer?: { email?: string; token?: string };
+  metadata?: Record<string, string>;
+  target: Element | null;
+};
+
+/** How long the frame gets to record a dismissal (backdrop, Escape) before the SDK ends the flow itself. */
+const DISMISS_GRACE_MS = 1500;
+
+/** Open overlays, newest last: Escape dismisses only the top one. */
+const overlays: string[] = [];
+
+export function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(18));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_');
+}
+
+/**
+ * Opens the hosted page in a frame and wires one flow to it. The only window message accepted is
+ * the frame's `hello`, and only from this iframe's window, from the checkout origin, with this
+ * flow's nonce; then a MessageChannel port carries everything else, so other frames (or other
+ * flows on the same page) cannot inject events.
+ */
+export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): FlowHandle {
+  const win = doc.defaultView!;
+  const nonce = randomToken();
+  const checkoutOrigin = new URL(spec.baseUrl).origin;
+  const url = new URL(`${spec.baseUrl}/checkout/${encodeURIComponent(spec.offer)}`);
+  url.searchParams.set('frame', spec.frame);
+  url.searchParams.set('size', spec.size);
+  url.searchParams.set('nonce', nonce);
+  url.searchParams.set('origin', win.location.origin);
+  if (spec.mode) url.searchParams.set('mode', spec.mode);
+  if (spec.promo) url.searchParams.set('promo', spec.promo);
+
+  let port: MessagePort | null = null;
+  let session: SessionView | undefined;
+  let torn = false;
+  let dismissTimer: ReturnType<typeof setTimeout> | undefined;
+  const opener = doc.activeElement as HTMLElement | null;
+  const view = createFrameView(doc, spec.frame, spec.size, url.toString(), spec.target);
+  if (spec.frame !== 'embedded') overlays.push(nonce);
+  const flow = createFlow(nonce, () => {
+    flow.end({ status: 'closed', ...(session ? { session } : {}) });
+    teardown();
+  });
+
+  function teardown(): void {
+    if (torn) return;
+    torn = true;
+    clearTimeout(dismissTimer);
+    win.removeEventListener('message', onWindowMessage);
+    doc.removeEventListener('keydown', onKeydown, true);
+    port?.close();
+    view.remove();
+    const i = overlays.indexOf(nonce);
+    if (i >= 0) {
+      overlays.splice(i, 1);
+      // Back to the button that opened the checkout, for keyboard and screen-reader users.
+      if (opener?.isConnected && typeof opener.focus === 'function') opener.focus();
+    }
+    if (!flow.ended) flow.end({ status: 'closed', ...(session ? { session } : {}) });
+    onEnd();
+  }
+
+  function dismiss(): void {
+    if (flow.ended || !port) {
+      if (!flow.ended) {
+        flow.push({ type: 'cancel' });
+        flow.end({ status: 'cancel' });
+      }
+      teardown();
+      return;
+    }
+    port.postMessage({ type: 'dismiss' });
+    dismissTimer = setTimeout(() => {
+      flow.push({ type: 'cancel', ...(session ? { session } : {}) });
+      flow.end({ status: 'cancel', ...(session ? { session } : {}) });
+      teardown();
+    }, DISMISS_GRACE_MS);
+  }
+
+  function onPortMessage(event: MessageEvent<PortMessage>): void {
+    const msg = event.data;
+    if (!msg || typeof msg !== 'object' || torn) return;
+    switch (msg.type) {
+      case 'ready':
+        if (msg.session) session = msg.session;
+        view.markReady();
+        break;
+      case 'resize':
+        if (typeof msg.height === 'number') view.setHeight(msg.height);
+        break;
+      case 'close':
+        teardown();
+        break;
+      case 'event': {
+        const ev = msg.event;
+        if (!ev || typeof ev !== 'object') return;
+        if ('session' in ev && ev.session) session = ev.session;
+        if (ev.type === 'start' || ev.type === 'purchase') flow.push(ev);
+        else if (ev.type === 'complete') {
+          flow.push(ev);
+          flow.end({ status: 'complete', session: ev.session });
+        } else if (ev.type === 'cancel') {
+          flow.push(ev);
+          flow.end({ status: 'cancel', ...(session ? { session } : {}) });
+          teardown();
+        }
+        break;
+      }
+    }
+  }
+
+  function onWindowMessage(event: MessageEvent): void {
+    const data = event.data as Partial<HelloMessage> | null;
+    if (event.source !== view.iframe.contentWindow || event.origin !== checkoutOrigin) return;
+    if (!data || data.protocol !== PROTOCOL || data.type !== 'hello' || data.nonce !== nonce) return;
+    // A reload of the frame says hello again: hand over a fresh port and drop the old one.
+    port?.close();
+    const channel = new MessageChannel();
+    port = channel.port1;
+    port.onmessage = onPortMessage;
+    const init: InitMessage = {
+      protocol: PROTOCOL,
+      type: 'init',
+      nonce,
+      ...(spec.customer ? { customer: spec.customer } : {}),
+      ...(spec.metadata ? { metadata: spec.metadata } : {}),
+    };
+    view.iframe.contentWindow!.postMessage(init, checkoutOrigin, [channel.port2]);
+  }
+
+  function onKeydown(event: KeyboardEvent): void {
+    if (event.key === 'Escape' && spec.frame !== 'embedded' && overlays[overlays.length - 1] === nonce) dismiss();
+  }
+
+  win.addEventListener('message', onWindowMessage);
+  if (spec.frame !== 'embedded') {
+    doc.addEventListener('keydown', onKeydown, true);
+    view.backdrop?.addEventListener('click', dismiss);
+  }
+  return flow.handle;
+}

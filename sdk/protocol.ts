@@ -1,0 +1,62 @@
+/**
+ * The messages between the SDK (in the seller's page) and the hosted checkout page (in a frame).
+ * Only `hello` and `init` travel over window.postMessage; everything after the handshake goes
+ * over the MessageChannel port the SDK hands over in `init`, which no other frame can reach.
+ */
+export const PROTOCOL = 'commerce-checkout/1';
+
+export type Frame = 'modal' | 'slideout' | 'bottom-sheet' | 'embedded';
+export type Size = 'sm' | 'md' | 'lg' | 'full';
+export type Mode = 'test' | 'live' | 'preview';
+
+export type SessionView = {
+  id: string;
+  status: string;
+  currency: string;
+  total: number;
+  mode?: string;
+  expires_at?: number;
+  invoice?: unknown;
+};
+
+export type FlowEvent =
+  | { type: 'start'; session: SessionView; invoice?: unknown }
+  | { type: 'purchase'; session: SessionView; invoice?: unknown; payment?: { brand: string; last4: string } }
+  | { type: 'complete'; session: SessionView }
+  | { type: 'cancel'; session?: SessionView };
+
+/** Frame → parent, on window, targeted at the parent origin the SDK named in the frame URL. */
+export type HelloMessage = { protocol: typeof PROTOCOL; type: 'hello'; nonce: string };
+/** Parent → frame, on window, targeted at the checkout origin; carries port2 of a MessageChannel. */
+export type InitMessage = {
+  protocol: typeof PROTOCOL;
+  type: 'init';
+  nonce: string;
+  customer?: { email?: string; token?: string };
+  metadata?: Record<string, string>;
+};
+
+/** Frame → SDK over the port. */
+export type PortMessage =
+  | { type: 'ready'; session: SessionView | null }
+  | { type: 'resize'; height: number }
+  | { type: 'event'; event: FlowEvent }
+  | { type: 'close' };
+
+/** SDK → frame over the port: the buyer dismissed the frame from outside (backdrop, Escape). */
+export type ParentMessage = { type: 'dismiss' };
+
+export const FRAMES: readonly Frame[] = ['modal', 'slideout', 'bottom-sheet', 'embedded'];
+export const SIZES: readonly Size[] = ['sm', 'md', 'lg', 'full'];
+
+/** Accepts the spec's spelling `bottom sheet` as well as `bottom-sheet`. */
+export function normalizeFrame(value: string | null | undefined, fallback: Frame = 'modal'): Frame {
+  if (!value) return fallback;
+  const v = value.trim().toLowerCase().replace(/[\s_]+/g, '-');
+  return (FRAMES as readonly string[]).includes(v) ? (v as Frame) : fallback;
+}
+
+export function normalizeSize(value: string | null | undefined): Size {
+  const v = (value ?? '').trim().toLowerCase();
+  return (SIZES as readonly string[]).includes(v) ? (v as Size) : 'md';
+}

@@ -1,0 +1,455 @@
+import { mkdirSync } from 'node:fs';
+import type { FrameLocator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { enrol, launchChromium, seedOffer, seedPromo } from './sdkFixtures.ts';
+
+/* The browser SDK and the hosted checkout page in a real Chromium, against the real checkout routes. */
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- page.evaluate bodies drive the untyped browser global
+type Loose = any;
+type Win = Window & { sdk: Loose; examples: { readyAt?: number; log: string[] }; flows: Record<string, Loose>; seen: Record<string, string[]> };
+
+let server: TestServer;
+let orgId: string;
+let chrome: Awaited<ReturnType<typeof launchChromium>>;
+const errors: string[] = [];
+mkdirSync('test-results', { recursive: true });
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const org = await server.identity();
+  await seedOffer(server, org.organizationId, 'pro-plan');
+  await seedOffer(server, org.organizationId, 'starter', { name: 'Starter', color: '#7c3aed', amount: 1900, currency: 'USD' });
+  await seedPromo(server, org.organizationId, 'spring');
+  orgId = org.organizationId;
+  chrome = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await chrome?.close();
+  await server?.close({ remove: true });
+});
+
+async function openExample(query = 'offer=pro-plan&second=starter&promo=spring'): Promise<Page> {
+  const page = await chrome.context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${server.url}/examples/sdk?${query}`);
+  await page.waitForFunction(() => (window as unknown as Win).examples?.readyAt);
+  // Records every event of a flow by a name, from a consumer that starts right away.
+  await page.evaluate(() => {
+    const w = window as unknown as Win;
+    w.flows = {};
+    w.seen = {};
+  });
+  return page;
+}
+
+/** Starts a flow in the page and a `for await` consumer that records its event types. */
+async function startFlow(page: Page, name: string, call: string): Promise<void> {
+  await page.evaluate(
+    ([n, c]) => {
+      const w = window as unknown as Win;
+      const flow = new Function('sdk', `return ${c}`)(w.sdk);
+      w.flows[n!] = flow;
+      w.seen[n!] = [];
+      void (async () => {
+        for await (const ev of flow.events) w.seen[n!]!.push(ev.type);
+      })();
+    },
+    [name, call],
+  );
+}
+
+const result = (page: Page, name: string) =>
+  page.evaluate((n) => (window as unknown as Win).flows[n].then((r: unknown) => r), name) as Promise<{ status: string; session?: { id: string; status: string } }>;
+
+async function pay(frame: FrameLocator, card = '4242424242424242', email?: string): Promise<void> {
+  await frame.locator('#co-pay:not([disabled])').waitFor();
+  if (email) await frame.locator('#co-email').fill(email);
+  await frame.locator('#co-number').fill(card);
+  await frame.locator('#co-exp').fill('12 / 30');
+  await frame.locator('#co-cvc').fill('123');
+  await frame.locator('#co-pay').click();
+}
+
+async function serverSession(id: string): Promise<{ session: { status: string; invoice: { status: string } | null } }> {
+  const res = await server.fetch(`/api/checkout/sessions/${id}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as never;
+}
+
+describe('present() in each frame modality', () => {
+  for (const frameName of ['modal', 'slideout', 'bottom sheet'] as const) {
+    test(`buys through a ${frameName} with a test card; events, result and server state agree`, async () => {
+      const page = await openExample();
+      await startFlow(page, 'f', `sdk.present('pro-plan', { frame: '${frameName}', size: 'md', mode: 'test', metadata: { order_ref: 'A-1' } })`);
+      const css = frameName === 'bottom sheet' ? 'bottom-sheet' : frameName;
+      await page.locator(`.csdk-root.csdk-${css}.csdk-ready`).waitFor();
+      const frame = page.locator('.csdk-root iframe').contentFrame();
+      await frame.locator('#co-pay:not([disabled])').waitFor();
+      await expect(frame.locator('#co-total').textContent()).resolves.toBe('€49.00');
+      await page.waitForTimeout(350); // let the open transition finish before the picture
+      await page.screenshot({ path: `test-results/sdk-${css}.png` });
+
+      await pay(frame);
+      await frame.locator('#page-thank_you:not([hidden])').waitFor();
+      const r = await result(page, 'f');
+      expect(r.status).toBe('complete');
+      expect(r.session!.status).toBe('completed');
+      await page.waitForTimeout(100);
+      expect(await page.evaluate(() => (window as unknown as Win).seen.f)).toEqual(['start', 'purchase', 'complete']);
+      await page.screenshot({ path: `test-results/sdk-${css}-paid.png` });
+
+      // A consumer that starts after the end still gets every event, then the iteration ends.
+      const late = await page.evaluate(async () => {
+        const types: string[] = [];
+        for await (const ev of (window as unknown as Win).flows.f.events) types.push(ev.type);
+        return types;
+      });
+      expect(late).toEqual(['start', 'purchase', 'complete']);
+      const purchase = await page.evaluate(async () => {
+        for await (const ev of (window as unknown as Win).flows.f.events) if (ev.type === 'purchase') return ev;
+        return null;
+      });
+      expect(purchase.session.id).toBe(r.session!.id);
+      expect(purchase.payment).toEqual({ brand: 'visa', last4: '4242' });
+
+      const s = await serverSession(r.session!.id);
+      expect(s.session.status).toBe('completed');
+      expect(s.session.invoice?.status).toBe('paid');
+
+      // Done closes the frame; the result stays complete.
+      await frame.locator('#co-done').click();
+      await page.locator('.csdk-root').waitFor({ state: 'detached' });
+      expect((await result(page, 'f')).status).toBe('complete');
+      await page.close();
+    });
+  }
+
+  test('a declined card shows a clear error, the flow stays open, and another card then succeeds', async () => {
+    const page = await openExample();
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await pay(frame, '4000000000000002');
+    await expect(frame.locator('#co-error')).toBeDefined();
+    await frame.locator('#co-error:not([hidden])').waitFor();
+    expect(await frame.locator('#co-error').textContent()).toContain('declined');
+    await page.screenshot({ path: 'test-results/sdk-modal-declined.png' });
+    expect(await page.evaluate(() => (window as unknown as Win).flows.f.result)).toBeNull();
+    expect(await page.evaluate(() => (window as unknown as Win).seen.f)).toEqual(['start']);
+    await frame.locator('#co-number').fill('4242424242424242');
+    await frame.locator('#co-pay').click();
+    expect((await result(page, 'f')).status).toBe('complete');
+    await page.close();
+  });
+});
+
+describe('mount() and data-service-mount (embedded)', () => {
+  test('the declarative mount buys inline; from() gives its handle; mount() again returns the same one', async () => {
+    const page = await openExample();
+    await page.locator('#inline .csdk-embedded.csdk-ready').waitFor();
+    const same = await page.evaluate(() => {
+      const w = window as unknown as Win;
+      const h = w.sdk.from(document.querySelector('#inline'));
+      w.flows.inline = h;
+      w.seen.inline = [];
+      void (async () => {
+        for await (const ev of h.events) w.seen.inline!.push(ev.type);
+      })();
+      return h !== null && w.sdk.mount('#inline', 'starter') === h && document.querySelectorAll('#inline iframe').length === 1;
+    });
+    expect(same).toBe(true);
+    const frame = page.locator('#inline iframe').contentFrame();
+    // identify() queued before the script loaded reached the mount declared in the HTML.
+    await expect(frame.locator('#co-email').inputValue()).resolves.toBe('buyer@example.com');
+    await page.locator('#inline').scrollIntoViewIfNeeded();
+    await page.locator('#inline').screenshot({ path: 'test-results/sdk-embedded.png' });
+    await pay(frame);
+    const r = await result(page, 'inline');
+    expect(r.status).toBe('complete');
+    expect((await serverSession(r.session!.id)).session.invoice?.status).toBe('paid');
+    expect(await page.evaluate(() => (window as unknown as Win).seen.inline)).toEqual(['start', 'purchase', 'complete']);
+    await page.close();
+  });
+
+  test('an element leaving the DOM tears its mount down and resolves closed; elements added later mount', async () => {
+    const page = await openExample();
+    await page.evaluate(() => {
+      const el = document.createElement('div');
+      el.id = 'later';
+      el.setAttribute('data-service-mount', 'pro-plan');
+      el.setAttribute('data-service-mode', 'test');
+      document.body.appendChild(el);
+    });
+    await page.locator('#later .csdk-embedded.csdk-ready').waitFor();
+    await page.evaluate(() => {
+      const w = window as unknown as Win;
+      w.flows.later = w.sdk.from('#later');
+      document.querySelector('#later')!.remove();
+    });
+    expect((await result(page, 'later')).status).toBe('closed');
+    expect(await page.locator('iframe[title=Checkout]').count()).toBe(1); // only #inline's
+    await page.close();
+  });
+});
+
+describe('flow isolation and the channel', () => {
+  test('two flows open at once never see each other’s events', async () => {
+    const page = await openExample();
+    await page.evaluate(() => {
+      for (const id of ['a', 'b']) {
+        const d = document.createElement('div');
+        d.id = id;
+        document.body.appendChild(d);
+      }
+    });
+    await startFlow(page, 'a', `sdk.mount('#a', 'pro-plan', { mode: 'test' })`);
+    await startFlow(page, 'b', `sdk.mount('#b', 'starter', { mode: 'test' })`);
+    const a = page.locator('#a iframe').contentFrame();
+    const b = page.locator('#b iframe').contentFrame();
+    await a.locator('#co-pay:not([disabled])').waitFor();
+    await pay(b, '4242424242424242', 'b@example.com');
+    const rb = await result(page, 'b');
+    expect(rb.status).toBe('complete');
+    expect(await page.evaluate(() => (window as unknown as Win).seen)).toMatchObject({ a: [], b: ['start', 'purchase', 'complete'] });
+    expect(await page.evaluate(() => (window as unknown as Win).flows.a.result)).toBeNull();
+    await pay(a, '4242424242424242', 'a@example.com');
+    const ra = await result(page, 'a');
+    expect(ra.status).toBe('complete');
+    expect(ra.session!.id).not.toBe(rb.session!.id);
+    expect(await page.evaluate(() => (window as unknown as Win).seen)).toMatchObject({ a: ['start', 'purchase', 'complete'], b: ['start', 'purchase', 'complete'] });
+    await page.close();
+  });
+
+  test('forged messages from another frame and from the page change nothing', async () => {
+    const page = await openExample();
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    await page.locator('.csdk-root.csdk-ready').waitFor();
+    const nonce = await page.evaluate(() => new URL(document.querySelector<HTMLIFrameElement>('.csdk-root iframe')!.src).searchParams.get('nonce'));
+    expect(nonce).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+    // Another frame that even knows the nonce says hello and claims a completed purchase.
+    await page.evaluate(() => {
+      const evil = document.createElement('iframe');
+      evil.name = 'evil';
+      evil.srcdoc = '<p>ad</p>';
+      document.body.appendChild(evil);
+    });
+    await page.waitForFunction(() => document.querySelector<HTMLIFrameElement>('iframe[name=evil]')?.contentDocument?.readyState === 'complete');
+    const evil = page.frame({ name: 'evil' })!;
+    const fake = { id: 'cs_forged', status: 'completed', currency: 'EUR', total: 0 };
+    await evil.evaluate(
+      ([n, f]) => {
+        parent.postMessage({ protocol: 'commerce-checkout/1', type: 'hello', nonce: n }, '*');
+        parent.postMessage({ protocol: 'commerce-checkout/1', type: 'event', nonce: n, event: { type: 'complete', session: f } }, '*');
+        parent.postMessage({ type: 'event', event: { type: 'purchase', session: f } }, '*');
+      },
+      [nonce, fake] as const,
+    );
+    await page.evaluate(
+      ([n, f]) => {
+        window.postMessage({ protocol: 'commerce-checkout/1', type: 'hello', nonce: n }, '*');
+        window.postMessage({ type: 'event', nonce: n, event: { type: 'complete', session: f } }, '*');
+      },
+      [nonce, fake] as const,
+    );
+    await page.waitForTimeout(400);
+    expect(await page.evaluate(() => (window as unknown as Win).seen.f)).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as Win).flows.f.result)).toBeNull();
+    // The real frame still works: the buyer cancels with the close button.
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await frame.locator('#co-close').click();
+    const r = await result(page, 'f');
+    expect(r.status).toBe('cancel');
+    expect(await page.evaluate(() => (window as unknown as Win).seen.f)).toEqual(['cancel']);
+    expect((await serverSession(r.session!.id)).session.status).toBe('open');
+    await page.locator('.csdk-root').waitFor({ state: 'detached' });
+    await page.close();
+  });
+
+  test('cancel, Escape and close() are told apart, and awaiting never rejects', async () => {
+    const page = await openExample();
+    await startFlow(page, 'esc', `sdk.present('pro-plan', { frame: 'slideout', mode: 'test' })`);
+    await page.locator('.csdk-root.csdk-ready').waitFor();
+    await page.keyboard.press('Escape');
+    expect((await result(page, 'esc')).status).toBe('cancel');
+    await startFlow(page, 'prog', `sdk.present('pro-plan', { frame: 'bottom-sheet', mode: 'test' })`);
+    await page.locator('.csdk-root.csdk-ready').waitFor();
+    await page.evaluate(() => (window as unknown as Win).flows.prog.close());
+    expect((await result(page, 'prog')).status).toBe('closed');
+    expect(await page.evaluate(() => (window as unknown as Win).seen.prog)).toEqual([]);
+    expect(await page.locator('.csdk-root').count()).toBe(0);
+    const fin = await page.evaluate(() => (window as unknown as Win).flows.prog.finally(() => undefined).then((r: { status: string }) => r.status));
+    expect(fin).toBe('closed');
+    await page.close();
+  });
+});
+
+describe('attributes, identity, gates, preview', () => {
+  test('data-service-present with frame, size and mode attributes; from() returns the button’s flow', async () => {
+    const page = await openExample();
+    await page.click('#buy-sheet');
+    await page.locator('.csdk-root.csdk-bottom-sheet.csdk-size-lg').waitFor();
+    const src = await page.evaluate(() => {
+      const w = window as unknown as Win;
+      w.flows.btn = w.sdk.from('#buy-sheet');
+      return document.querySelector<HTMLIFrameElement>('.csdk-root iframe')!.src;
+    });
+    expect(new URL(src).searchParams.get('mode')).toBe('test');
+    // Buttons added after load work too, and data-service-apply-promo passes the promo on.
+    await page.evaluate(() => (window as unknown as Win).flows.btn.close());
+    expect((await result(page, 'btn')).status).toBe('closed');
+    await page.evaluate(() => {
+      const box = document.createElement('div');
+      box.setAttribute('data-service-apply-promo', 'spring');
+      box.innerHTML = '<button id="added" data-service-present="pro-plan" data-service-frame="slideout" data-service-size="sm">Buy</button>';
+      document.body.appendChild(box);
+    });
+    await page.click('#added');
+    await page.locator('.csdk-root.csdk-slideout.csdk-size-sm').waitFor();
+    const added = await page.evaluate(() => new URL(document.querySelector<HTMLIFrameElement>('.csdk-root iframe')!.src).searchParams.get('promo'));
+    expect(added).toBe('spring');
+    await page.evaluate(() => (window as unknown as Win).sdk.from('#added').close());
+    await page.close();
+  });
+
+  test('identify() fills the buyer in; reset() clears it and keeps the device id', async () => {
+    const page = await openExample();
+    const before = await page.evaluate(() => [(window as unknown as Win).sdk.deviceId, localStorage.getItem('commerce_sdk_device_id')]);
+    expect(before[0]).toBe(before[1]);
+    await page.evaluate(() => (window as unknown as Win).sdk.reset());
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await frame.locator('#co-pay:not([disabled])').waitFor();
+    expect(await frame.locator('#co-email').inputValue()).toBe('');
+    expect(await page.evaluate(() => localStorage.getItem('commerce_sdk_device_id'))).toBe(before[0]);
+    await page.evaluate(() => (window as unknown as Win).flows.f.close());
+    await expect(page.evaluate(() => (window as unknown as Win).sdk.identify('not an identity'))).rejects.toThrow(/signed user token \(JWT\) or an email/);
+    await page.close();
+  });
+
+  test('gate(): a passing check presents nothing; a failing one presents the offer and resolves with the outcome', async () => {
+    const page = await openExample();
+    const passed = await page.evaluate(async () => {
+      const w = window as unknown as Win;
+      w.sdk.addGate('always', 'pro-plan', () => true);
+      return w.sdk.gate('always');
+    });
+    expect(passed).toEqual({ name: 'always', passed: true, presented: false });
+    await page.evaluate(() => {
+      const w = window as unknown as Win;
+      w.flows.gate = w.sdk.gate('pro-feature'); // registered by the example page; the check fails
+    });
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await pay(frame);
+    await frame.locator('#page-thank_you:not([hidden])').waitFor();
+    const outcome = await result(page, 'gate');
+    expect(outcome).toMatchObject({ name: 'pro-feature', passed: true, presented: true, result: { status: 'complete' } });
+    await page.close();
+  });
+
+  test('preview mode renders every page of the offer and appends nothing', async () => {
+    const page = await openExample();
+    await server.settle();
+    const head = await server.services.store.headPosition();
+    await page.click('#buy-preview');
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await page.locator('.csdk-root.csdk-ready').waitFor();
+    expect(await frame.locator('section[data-page-type]').count()).toBe(3);
+    expect(await frame.locator('#co-pay').isDisabled()).toBe(true);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: 'test-results/sdk-preview.png' });
+    await page.waitForTimeout(300);
+    expect(await server.services.store.headPosition()).toBe(head);
+    await page.close();
+  });
+
+  test('the hosted page works alone in a tab', async () => {
+    const page = await chrome.context.newPage();
+    await page.goto(`${server.url}/checkout/starter?mode=test`);
+    await pay(page.locator('html').page().mainFrame() as unknown as FrameLocator, '4242424242424242', 'solo@example.com');
+    await page.locator('#page-thank_you:not([hidden])').waitFor();
+    const id = await page.evaluate(() => document.body.dataset.sessionId!);
+    expect((await serverSession(id)).session.status).toBe('completed');
+    await page.screenshot({ path: 'test-results/hosted-standalone.png', fullPage: true });
+    await page.close();
+  });
+});
+
+describe('promo()', () => {
+  test('the widget and the awaitable handle show state, tier and countdown; tier changes arrive as they happen', async () => {
+    const page = await openExample();
+    await page.locator('#promo-widget[data-promo-state=active] .csdk-promo-countdown').waitFor();
+    expect(await page.locator('#promo-widget .csdk-promo-name').textContent()).toBe('Spring sale');
+    expect(await page.locator('#promo-widget .csdk-promo-tier').textContent()).toBe('Early bird');
+    expect(await page.locator('#promo-widget .csdk-promo-countdown').textContent()).toMatch(/^Ends in (01:59|02:00):\d\d$/);
+    await page.locator('#promo-widget').screenshot({ path: 'test-results/sdk-promo-widget.png' });
+    // data-service-apply-promo: the session is priced at the promo's current tier, and the page says which.
+    await page.click('#buy-promo');
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await frame.locator('#co-pay:not([disabled])').waitFor();
+    expect(await frame.locator('#co-total').textContent()).toBe('€29.00');
+    await frame.locator('#co-promo:not([hidden])').waitFor();
+    expect(await frame.locator('#co-promo').textContent()).toBe('Spring sale · Early bird');
+    await page.waitForTimeout(350);
+    await page.screenshot({ path: 'test-results/sdk-modal-promo.png' });
+    await page.evaluate(() => (window as unknown as Win).sdk.from('#buy-promo').close());
+    const first = await page.evaluate(async () => {
+      const w = window as unknown as Win;
+      const p = w.sdk.promo('spring', { interval: 1000 });
+      w.flows.promo = p;
+      w.seen.promo = [];
+      void (async () => {
+        for await (const c of p.changes) w.seen.promo!.push(`${c.type}:${c.from?.name}->${c.to?.name}`);
+      })();
+      const s = await p;
+      return { state: s.state, tier: s.current_tier.name, left: p.secondsRemaining() };
+    });
+    expect(first.state).toBe('active');
+    expect(first.tier).toBe('Early bird');
+    expect(first.left).toBeGreaterThan(7000);
+    await enrol(server, orgId, 'spring', 'first@example.com');
+    await page.waitForFunction(() => (window as unknown as Win).seen.promo!.length > 0, null, { timeout: 5000 });
+    expect(await page.evaluate(() => (window as unknown as Win).seen.promo)).toEqual(['tier:Early bird->Regular']);
+    expect(await page.evaluate(() => (window as unknown as Win).flows.promo.state.current_tier.name)).toBe('Regular');
+    await page.evaluate(() => (window as unknown as Win).flows.promo.stop());
+    // An unknown promo rejects the await; nothing throws in the page.
+    const missing = await page.evaluate(() => (window as unknown as Win).sdk.promo('no-such-promo').then(() => 'found', (e: Error) => e.message));
+    expect(missing).toMatch(/not found/i);
+    await page.close();
+  });
+});
+
+describe('with the data of `commerce demo --json`', () => {
+  test('the example page with no query uses the demo offer and promo; a buyer pays through the modal button', async () => {
+    const { execFile } = await import('node:child_process');
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, ['bin/commerce.js', 'demo', '--json'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: server.dataDir, BASE_URL: server.url, LOG_LEVEL: 'silent' } }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      ),
+    );
+    const demo = JSON.parse(out) as { offer: { id: string; slug: string; uuid: string }; promo: { slug: string } };
+    // The CLI wrote from another process; wait until this server's read models have it.
+    await expect.poll(async () => (await server.fetch(`/api/checkout?offer=${demo.offer.uuid}`)).status, { timeout: 10_000 }).toBe(200);
+    const page = await chrome.context.newPage();
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${server.url}/examples/sdk`);
+    expect(await page.getAttribute('#buy-modal', 'data-service-present')).toBe(demo.offer.slug);
+    expect(await page.getAttribute('#promo-widget', 'data-service-promo')).toBe(demo.promo.slug);
+    await page.locator('#promo-widget[data-promo-state]').waitFor();
+    await page.click('#buy-modal');
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await pay(frame, '4242424242424242', 'demo-buyer@example.com');
+    await frame.locator('#page-thank_you:not([hidden])').waitFor();
+    const flow = await page.evaluate(() => (window as unknown as Win).sdk.from('#buy-modal').then((r: unknown) => r));
+    expect(flow.status).toBe('complete');
+    expect((await serverSession(flow.session.id)).session.invoice?.status).toBe('paid');
+    // The offer answers to its Sqid and its UUID as well as its slug.
+    for (const ref of [demo.offer.id, demo.offer.uuid]) expect((await server.fetch(`/checkout/${ref}?mode=preview`)).status).toBe(200);
+    await page.close();
+  }, 60_000);
+});
+
+test('no page error was thrown in any page', () => {
+  expect(errors).toEqual([]);
+});

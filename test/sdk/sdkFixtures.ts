@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
+import { createPromo, enrolParticipant } from '../../commands/promos/promoCommands.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Debian's chromium through playwright-core, with a fresh profile each launch. */
+export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
+  // playwright passes the fresh profile as --user-data-dir itself.
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1200, height: 800 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A published offer with every kind of page block, in the seller's theme. */
+export async function seedOffer(
+  server: TestServer,
+  organizationId: string,
+  slug: string,
+  overrides: { name?: string; color?: string; amount?: number; currency?: string } = {},
+): Promise<{ uuid: string; id: string; slug: string }> {
+  const ctx = server.cliContext(organizationId);
+  const offer = await upsertOffer(ctx, {
+    organizationId,
+    slug,
+    name: overrides.name ?? 'Pro Plan',
+    currency: overrides.currency ?? 'EUR',
+    theme: {
+      primary_color: overrides.color ?? '#0f766e',
+      background_color: '#f1f5f9',
+      text_color: '#0f172a',
+      font_family: 'Inter, system-ui',
+      logo_url: null,
+      button_text: 'Buy now',
+    },
+    plan: { product_id: 'prod_1', plan_id: 'plan_1', plan_name: 'Monthly', charges: [{ id: 'ch_1', name: 'Subscription', amount: overrides.amount ?? 4900 }] },
+    pages: [
+      {
+        id: 'p1',
+        type: 'checkout',
+        title: overrides.name ?? 'Pro Plan',
+        blocks: [
+          { type: 'text', text: 'Everything you need to run your store, billed monthly. Cancel any time.' },
+          { type: 'features', items: ['Unlimited products', 'Priority support', 'Custom domain'] },
+        ],
+      },
+      { id: 'p2', type: 'upsell', title: 'Add the annual report', blocks: [{ type: 'text', text: 'A yearly review of your numbers.' }] },
+      {
+        id: 'p3',
+        type: 'thank_you',
+        title: 'Thank you!',
+        blocks: [{ type: 'text', text: 'Your receipt is on its way to your inbox.' }],
+      },
+    ],
+  });
+  await publishOffer(ctx, offer.uuid);
+  await server.settle();
+  return { uuid: offer.uuid, id: offer.id, slug };
+}
+
+/** An active promo whose first tier holds for one participant, so enrolling one buyer moves it on. */
+export async function seedPromo(server: TestServer, organizationId: string, slug: string): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  await createPromo(server.cliContext(organizationId), {
+    organizationId,
+    slug,
+    name: 'Spring sale',
+    startsAt: now - 60,
+    endsAt: now + 2 * 3600,
+    tiers: [
+      { name: 'Early bird', price: 2900, discount_percent: null, until: null, max_participants: 1 },
+      { name: 'Regular', price: null, discount_percent: 20, until: null, max_participants: null },
+    ],
+  });
+  await server.settle();
+}
+
+export async function enrol(server: TestServer, organizationId: string, slug: string, email: string): Promise<void> {
+  await enrolParticipant(server.cliContext(organizationId), { organizationId, slug, email, reference: null, workflowId: null });
+  await server.settle();
+}
