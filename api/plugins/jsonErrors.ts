@@ -3,7 +3,8 @@ import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
 
 /**
- * A safety net for the error contract: every 4xx and 5xx body is JSON with a message. Plugins
+ * A safety net for the error contract: every 4xx and 5xx body of the API is JSON with a message
+ * (HTML pages keep their HTML error pages). Plugins
  * that answer on their own (a CORS preflight refused as text/plain, say) are brought into line
  * here; our own handlers already send JSON and pass through untouched.
  */
@@ -12,7 +13,8 @@ export const jsonErrorsPlugin = fp(
     app.addHook('onSend', async (request, reply, payload) => {
       if (reply.statusCode < 400 || request.method === 'HEAD') return payload;
       const type = String(reply.getHeader('content-type') ?? '');
-      if (type.startsWith('application/json') || type.includes('+json')) return payload;
+      // JSON already, or an HTML page a browser is meant to show (the hosted checkout's 404 page).
+      if (type.startsWith('application/json') || type.includes('+json') || type.startsWith('text/html')) return payload;
       const text = typeof payload === 'string' ? payload.trim() : '';
       const message = text && text.length <= 200 && !text.includes('<') ? text : (STATUS_CODES[reply.statusCode] ?? 'Error');
       reply.type('application/json; charset=utf-8');
