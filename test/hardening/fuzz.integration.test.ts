@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
  * generated hostile requests, and none may answer 5xx, crash the process, answer a 4xx that is
  * not JSON with a message, or pollute Object.prototype. FUZZ_REQUESTS scales the total.
  */
-const TOTAL_REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2500);
+const TOTAL_REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 3000);
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'];
 const NASTY_STRINGS = [
