@@ -18,6 +18,7 @@ import {
   ProductPage,
 } from './catalogSchemas.ts';
 import { ProductPageCache } from './productPageCache.ts';
+import { pageEnvelope } from '../../pagination.ts';
 
 const PATH = '/api/catalog/products';
 const ProductParams = z.object({ product: RouteKey.describe('The product route key.') });
@@ -72,28 +73,8 @@ const planResource = (p: PlanDoc): z.infer<typeof PlanResource> => ({
 
 /** Laravel's LengthAwarePaginator shape: absolute links with `page` (and a non-default per_page). */
 function productPage(items: ProductDoc[], total: number, page: number, perPage: number, base: string): z.infer<typeof ProductPage> {
-  const path = `${base}${PATH}`;
-  const lastPage = Math.max(1, Math.ceil(total / perPage));
-  const url = (n: number) => `${path}?page=${n}${perPage === DEFAULT_PER_PAGE ? '' : `&per_page=${perPage}`}`;
-  const from = items.length > 0 ? (page - 1) * perPage + 1 : null;
-  return {
-    data: items.map(listItem),
-    links: {
-      first: url(1),
-      last: url(lastPage),
-      prev: page > 1 ? url(Math.min(page - 1, lastPage)) : null,
-      next: page < lastPage ? url(page + 1) : null,
-    },
-    meta: {
-      current_page: page,
-      from,
-      last_page: lastPage,
-      path,
-      per_page: perPage,
-      to: from === null ? null : from + items.length - 1,
-      total,
-    },
-  };
+  const envelope = pageEnvelope({ path: `${base}${PATH}`, page, perPage, defaultPerPage: DEFAULT_PER_PAGE, total, itemCount: items.length });
+  return { data: items.map(listItem), ...envelope };
 }
 
 /**

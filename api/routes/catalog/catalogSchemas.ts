@@ -1,3 +1,4 @@
+import { PageLinksSchema, PageMetaSchema } from '../../pagination.ts';
 import { z } from 'zod';
 
 /** Largest page of the product list: bigger pages answer 422 rather than being clipped silently. */
@@ -78,20 +79,10 @@ export const PlanResource = z.object({
   charges: z.array(Charge),
 });
 
-const link = z.string().nullable();
-
 export const ProductPage = z.object({
   data: z.array(ProductListItem),
-  links: z.object({ first: link, last: link, prev: link, next: link }).describe('Absolute URLs with the page query parameter, or null.'),
-  meta: z.object({
-    current_page: z.number().int(),
-    from: z.number().int().nullable(),
-    last_page: z.number().int(),
-    path: z.string(),
-    per_page: z.number().int(),
-    to: z.number().int().nullable(),
-    total: z.number().int(),
-  }),
+  links: PageLinksSchema,
+  meta: PageMetaSchema,
 });
 
 export const ProductListQuery = z.object({

@@ -1,3 +1,4 @@
+import { pageEnvelope, PageLinksSchema, PageMetaSchema } from '../../pagination.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
@@ -13,16 +14,6 @@ export const SESSIONS_PER_PAGE_DEFAULT = 250;
 export const SESSIONS_PER_PAGE_MAX = 1000;
 
 const ListItem = SessionSchema.extend({ created_at: z.number().int(), offer: OfferRefSchema });
-const Links = z.object({ first: z.string(), last: z.string(), prev: z.string().nullable(), next: z.string().nullable() });
-const Meta = z.object({
-  current_page: z.number().int(),
-  from: z.number().int().nullable(),
-  last_page: z.number().int(),
-  path: z.string(),
-  per_page: z.number().int(),
-  to: z.number().int().nullable(),
-  total: z.number().int(),
-});
 
 const HistoryState = z.record(z.string(), z.unknown());
 const HistoryEntrySchema = z.object({
@@ -50,7 +41,7 @@ export const checkoutAdminRoutes: FastifyPluginAsyncZod<{ services: Services }> 
           page: z.coerce.number().int().min(1).max(1_000_000).default(1),
           api_token: z.string().optional(),
         }),
-        response: { 200: z.object({ data: z.array(ListItem), links: Links, meta: Meta }), 401: ErrorSchema, 422: ErrorSchema },
+        response: { 200: z.object({ data: z.array(ListItem), links: PageLinksSchema, meta: PageMetaSchema }), 401: ErrorSchema, 422: ErrorSchema },
       },
     },
     async (request) => {
@@ -63,33 +54,18 @@ export const checkoutAdminRoutes: FastifyPluginAsyncZod<{ services: Services }> 
         skip: (page - 1) * perPage,
         limit: perPage,
       });
-      const lastPage = Math.max(1, Math.ceil(total / perPage));
-      const path = `${baseUrl(services, request)}/api/checkout/sessions`;
-      const link = (p: number) => {
-        const params = new URLSearchParams();
-        if (status) params.set('status', status);
-        if (perPage !== SESSIONS_PER_PAGE_DEFAULT) params.set('per_page', String(perPage));
-        params.set('page', String(p));
-        return `${path}?${params.toString()}`;
-      };
-      const from = items.length > 0 ? (page - 1) * perPage + 1 : null;
+      const envelope = pageEnvelope({
+        path: `${baseUrl(services, request)}/api/checkout/sessions`,
+        page,
+        perPage,
+        defaultPerPage: SESSIONS_PER_PAGE_DEFAULT,
+        total,
+        itemCount: items.length,
+        query: { status },
+      });
       return {
         data: items.map((doc) => ({ ...presentSession(doc, now), created_at: doc.created_at, offer: sessionOfferRef(doc) })),
-        links: {
-          first: link(1),
-          last: link(lastPage),
-          prev: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
-          next: page < lastPage ? link(page + 1) : null,
-        },
-        meta: {
-          current_page: page,
-          from,
-          last_page: lastPage,
-          path,
-          per_page: perPage,
-          to: from === null ? null : from + items.length - 1,
-          total,
-        },
+        ...envelope,
       };
     },
   );
