@@ -12,12 +12,6 @@ import {
 } from '../readStore.ts';
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS documents (
-  collection TEXT NOT NULL,
-  id TEXT NOT NULL,
-  doc TEXT NOT NULL,
-  PRIMARY KEY (collection, id)
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS checkpoints (
   name TEXT PRIMARY KEY,
   position INTEGER
@@ -29,20 +23,16 @@ CREATE TABLE IF NOT EXISTS leases (
 );`;
 
 /**
- * Read store on SQLite: JSON documents in one table, filtered and sorted with json_extract, with
- * expression indexes for the fields a caller declares. synchronous=NORMAL: read models can always
- * be rebuilt from the event log, and a checkpoint never gets ahead of the writes it covers.
+ * Read store on SQLite: each collection is a table of JSON documents (`rm_<collection>`), filtered
+ * and sorted with json_extract, with expression indexes for the fields a caller declares. A table
+ * per collection keeps every index to its own rows: a write computes only its collection's index
+ * expressions. synchronous=NORMAL: read models can always be rebuilt from the event log, and a
+ * checkpoint never gets ahead of the writes it covers.
  */
 export function openSqliteReadStore(options: { file: string }): ReadStore {
   const db = openDatabase(options.file, { synchronous: 'NORMAL' });
   db.exec(SCHEMA);
 
-  const getStmt = db.prepare<[string, string], { doc: string }>('SELECT doc FROM documents WHERE collection = ? AND id = ?');
-  const upsertStmt = db.prepare(
-    'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
-  );
-  const deleteStmt = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
-  const dropStmt = db.prepare('DELETE FROM documents WHERE collection = ?');
   const readCheckpointStmt = db.prepare<[string], { position: number | null }>(
     'SELECT position FROM checkpoints WHERE name = ?',
   );
@@ -67,9 +57,33 @@ export function openSqliteReadStore(options: { file: string }): ReadStore {
     return stmt;
   };
 
+  type TableStatements = {
+    get: Database.Statement<[string], { doc: string }>;
+    upsert: Database.Statement<[string, string]>;
+    delete: Database.Statement<[string]>;
+    clear: Database.Statement<[]>;
+  };
+  const tables = new Map<string, TableStatements>();
+  /** Creates the collection's table on first use (in this process; another may have made it). */
+  const table = (collection: string): TableStatements => {
+    let t = tables.get(collection);
+    if (!t) {
+      const name = tableName(collection);
+      db.exec(`CREATE TABLE IF NOT EXISTS ${name} (id TEXT PRIMARY KEY, doc TEXT NOT NULL)`);
+      t = {
+        get: db.prepare(`SELECT doc FROM ${name} WHERE id = ?`),
+        upsert: db.prepare(`INSERT INTO ${name} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`),
+        delete: db.prepare(`DELETE FROM ${name} WHERE id = ?`),
+        clear: db.prepare(`DELETE FROM ${name}`),
+      };
+      tables.set(collection, t);
+    }
+    return t;
+  };
+
   const applyOp = (op: WriteOp) => {
-    if (op.op === 'upsert') upsertStmt.run(op.collection, op.doc.id, JSON.stringify(op.doc));
-    else deleteStmt.run(op.collection, op.id);
+    if (op.op === 'upsert') table(op.collection).upsert.run(op.doc.id, JSON.stringify(op.doc));
+    else table(op.collection).delete.run(op.id);
   };
 
   const commitTx = db.transaction((name: string, ops: WriteOp[], expected: number | null, next: number) => {
@@ -80,21 +94,22 @@ export function openSqliteReadStore(options: { file: string }): ReadStore {
   });
 
   const resetTx = db.transaction((name: string, collections: string[]) => {
-    for (const collection of collections) dropStmt.run(collection);
+    for (const collection of collections) table(collection).clear.run();
     deleteCheckpointStmt.run(name);
   });
 
   return {
     async get<T extends Doc>(collection: string, id: string) {
-      const row = getStmt.get(collection, id);
+      const row = table(collection).get.get(id);
       return row ? (JSON.parse(row.doc) as T) : null;
     },
     async find<T extends Doc>(collection: string, query: Query = {}) {
-      const { where, params } = whereClause(collection, query.filter);
+      table(collection);
+      const { where, params } = whereClause(query.filter);
       const order = [...(query.sort ?? []).map(([f, d]) => `${jsonPath(f)} ${d === -1 ? 'DESC' : 'ASC'}`), 'id ASC'];
       const limit = query.limit ?? -1;
       const skip = query.skip ?? 0;
-      const rows = prepared(`SELECT doc FROM documents WHERE ${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`).all(
+      const rows = prepared(`SELECT doc FROM ${tableName(collection)} WHERE ${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`).all(
         ...params,
         limit,
         skip,
@@ -102,8 +117,9 @@ export function openSqliteReadStore(options: { file: string }): ReadStore {
       return rows.map((r) => JSON.parse(r.doc!) as T);
     },
     async count(collection, filter) {
-      const { where, params } = whereClause(collection, filter);
-      return prepared(`SELECT count(*) AS n FROM documents WHERE ${where}`).get(...params)?.n ?? 0;
+      table(collection);
+      const { where, params } = whereClause(filter);
+      return prepared(`SELECT count(*) AS n FROM ${tableName(collection)} WHERE ${where}`).get(...params)?.n ?? 0;
     },
     async upsert(collection, doc) {
       applyOp({ op: 'upsert', collection, doc });
@@ -112,12 +128,9 @@ export function openSqliteReadStore(options: { file: string }): ReadStore {
       applyOp({ op: 'delete', collection, id });
     },
     async ensureIndex(collection, fields) {
+      table(collection);
       const name = `idx_${[collection, ...fields].join('_').replace(/[^A-Za-z0-9_]/g, '_')}`;
-      // The collection is part of the index name and a literal here: it comes from our code.
-      if (!/^[A-Za-z0-9_]+$/.test(collection)) throw new Error(`invalid collection name: ${collection}`);
-      db.exec(
-        `CREATE INDEX IF NOT EXISTS ${name} ON documents (collection, ${fields.map(jsonPath).join(', ')})`,
-      );
+      db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${tableName(collection)} (${fields.map(jsonPath).join(', ')})`);
     },
     async readCheckpoint(name) {
       return readCheckpointStmt.get(name)?.position ?? null;
@@ -140,6 +153,12 @@ export function openSqliteReadStore(options: { file: string }): ReadStore {
   };
 }
 
+/** Collection names come from our code, never from a request; they become a table name, so check. */
+function tableName(collection: string): string {
+  if (!/^[A-Za-z0-9_]+$/.test(collection)) throw new Error(`invalid collection name: ${collection}`);
+  return `rm_${collection}`;
+}
+
 function jsonPath(field: string): string {
   return `json_extract(doc, '$.${assertFieldPath(field)}')`;
 }
@@ -148,9 +167,9 @@ function bindable(value: unknown): unknown {
   return typeof value === 'boolean' ? (value ? 1 : 0) : value;
 }
 
-function whereClause(collection: string, filter: Filter = {}): { where: string; params: unknown[] } {
-  const clauses = ['collection = ?'];
-  const params: unknown[] = [collection];
+function whereClause(filter: Filter = {}): { where: string; params: unknown[] } {
+  const clauses = ['1'];
+  const params: unknown[] = [];
   for (const [field, condition] of Object.entries(filter)) {
     const path = jsonPath(field);
     const [clause, values] = conditionSql(path, condition);
