@@ -162,8 +162,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     };
   }
 
-  function readAllSync({ after, limit, streamPrefixes }: ReadAllOptions): RecordedEvent[] {
-    const from = after ?? 0;
+  function queryAll(from: number, limit: number, streamPrefixes: readonly string[] | undefined): RecordedEvent[] {
     if (!streamPrefixes || streamPrefixes.length === 0) return readAllStmt.all(from, limit).map(toRecorded);
     const key = streamPrefixes.join('\n');
     let stmt = readAllFiltered.get(key);
@@ -176,6 +175,63 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       readAllFiltered.set(key, stmt);
     }
     return stmt.all(from, ...streamPrefixes.map((p) => `${p}*`), limit).map(toRecorded);
+  }
+
+  /*
+   * Every subscription of this process (projections, the automation runner, jobs) reads the same
+   * new events after each commit; `recent` lets them share one query and one JSON.parse. It holds
+   * EVERY event with position in (recentFrom, recentTo], taken only from unfiltered query results:
+   * a query after `a` that returned rows up to `b` saw all committed rows in (a, b], and a later
+   * commit (ours or the CLI's in another process) always gets a position above the highest ever
+   * assigned, so that range is complete for good. Nothing past recentTo is ever assumed: a read
+   * reaching the end of the window asks the database for the rest, so appends by other processes
+   * are seen exactly as before (memoizing whole results, empty ones included, hid them).
+   */
+  let recent: RecordedEvent[] = [];
+  let recentFrom = 0;
+  let recentTo = 0;
+  const RECENT_MAX = 20_000;
+
+  function remember(from: number, rows: RecordedEvent[]): void {
+    if (rows.length === 0) return;
+    if (from === recentTo) recent.push(...rows);
+    else if (from > recentTo) {
+      recent = rows.slice();
+      recentFrom = from;
+    } else return;
+    recentTo = rows[rows.length - 1]!.position;
+    if (recent.length > RECENT_MAX) {
+      const dropped = recent.splice(0, recent.length - RECENT_MAX / 2);
+      recentFrom = dropped[dropped.length - 1]!.position;
+    }
+  }
+
+  function readAllSync({ after, limit, streamPrefixes }: ReadAllOptions): RecordedEvent[] {
+    const from = after ?? 0;
+    const filtered = streamPrefixes !== undefined && streamPrefixes.length > 0;
+    if (from < recentFrom || from >= recentTo || limit <= 0) {
+      const rows = queryAll(from, limit, streamPrefixes);
+      if (!filtered) remember(from, rows);
+      return rows;
+    }
+    // Binary search for the first remembered event after `from`.
+    let lo = 0;
+    let hi = recent.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (recent[mid]!.position <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: RecordedEvent[] = [];
+    for (let i = lo; i < recent.length && out.length < limit; i++) {
+      const event = recent[i]!;
+      if (!filtered || streamPrefixes.some((p) => event.stream.startsWith(p))) out.push(event);
+    }
+    if (out.length === limit) return out;
+    const tail = recentTo;
+    const rest = queryAll(tail, limit - out.length, streamPrefixes);
+    if (!filtered) remember(tail, rest);
+    return out.concat(rest);
   }
 
   function subscribe(handler: SubscriptionHandler, options: SubscribeOptions): Subscription {
