@@ -73,6 +73,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     'INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const readStreamStmt = db.prepare<[string], EventRow>('SELECT * FROM events WHERE stream = ? ORDER BY revision');
+  const readStreamAfterStmt = db.prepare<[string, number], EventRow>(
+    'SELECT * FROM events WHERE stream = ? AND revision > ? ORDER BY revision',
+  );
   const readAllStmt = db.prepare<[number, number], EventRow>(
     'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
   );
@@ -234,6 +237,37 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     return out.concat(rest);
   }
 
+  /*
+   * Hot streams (a catch URL's trigger, its key claim, its sequence) are read on every request.
+   * A stream only ever grows by contiguous revisions, so when its highest revision in the file is
+   * still the one we hold, the events are the ones we hold: one index lookup replaces reading and
+   * parsing every row. The lookup runs on each read, so an append by any process (a replaced
+   * trigger URL from the CLI) is seen at once.
+   */
+  const streamCache = new Map<string, RecordedEvent[]>();
+  const STREAM_CACHE_MAX = 2_000;
+
+  function readStreamSync(stream: string): RecordedEvent[] {
+    const cached = streamCache.get(stream);
+    if (cached) {
+      const revision = lastRevisionStmt.get(stream)?.revision ?? null;
+      const held = cached[cached.length - 1]!.revision;
+      if (revision === held) return cached.slice();
+      if (revision !== null && revision > held) {
+        // Only the newer rows are read (counter streams grow by one event per allocation).
+        for (const row of readStreamAfterStmt.all(stream, held)) cached.push(toRecorded(row));
+        if (cached[cached.length - 1]!.revision === cached.length - 1) return cached.slice();
+      }
+      streamCache.delete(stream);
+    }
+    const events = readStreamStmt.all(stream).map(toRecorded);
+    if (events.length > 0) {
+      if (streamCache.size >= STREAM_CACHE_MAX) streamCache.delete(streamCache.keys().next().value!);
+      streamCache.set(stream, events);
+    }
+    return events.slice();
+  }
+
   function subscribe(handler: SubscriptionHandler, options: SubscribeOptions): Subscription {
     let checkpoint = options.after;
     let stopped = false;
@@ -295,7 +329,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       });
     },
     async readStream(stream) {
-      return readStreamStmt.all(stream).map(toRecorded);
+      return readStreamSync(stream);
     },
     async readAll(opts) {
       return readAllSync(opts);
