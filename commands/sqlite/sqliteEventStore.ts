@@ -153,8 +153,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     appended.emit('appended');
   }
 
+  // Recorded events are shared between readers (the recent window, the stream cache): frozen, so
+  // a reader that mutates one fails loudly instead of corrupting what the others see.
   function toRecorded(row: EventRow): RecordedEvent {
-    return {
+    return deepFreeze({
       id: row.id,
       stream: row.stream,
       revision: row.revision,
@@ -162,7 +164,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       type: row.type,
       data: JSON.parse(row.data) as unknown,
       metadata: JSON.parse(row.metadata) as RecordedEvent['metadata'],
-    };
+    });
   }
 
   function queryAll(from: number, limit: number, streamPrefixes: readonly string[] | undefined): RecordedEvent[] {
@@ -347,6 +349,14 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       db.close();
     },
   };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function revisionMatches(expected: ExpectedRevision, current: number | null): boolean {
