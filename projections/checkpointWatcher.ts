@@ -70,6 +70,8 @@ export function watchProjections(
       });
     },
     checkpoint: () => lowest,
+    // The worker moves checkpoints behind our back: callers must ask the store, never a cached value.
+    checkpointOf: () => undefined,
     async stop() {
       stopped = true;
       settle(lowest);

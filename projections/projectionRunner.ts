@@ -13,6 +13,12 @@ export type ProjectionRunner = {
   waitFor(position: number, timeoutMs?: number): Promise<boolean>;
   /** The lowest checkpoint across projections (null before any event). */
   checkpoint(): number | null;
+  /**
+   * The checkpoint of one projection as this runner last saw it stored (undefined for a name it
+   * does not run): free to read, so hot read paths use it to tell whether a read model changed.
+   * Commits by another process (the CLI) show up once this runner's subscription meets them.
+   */
+  checkpointOf(name: string): number | null | undefined;
   stop(): Promise<void>;
 };
 
@@ -122,6 +128,7 @@ export async function startProjections(
       });
     },
     checkpoint: lowest,
+    checkpointOf: (name) => positions.get(name),
     async stop() {
       stopped = true;
       await Promise.all([...subscriptions.values()].map((s) => s.stop()));

@@ -47,13 +47,15 @@ export const authPlugin = fp(
     app.addHook('onSend', async (request, reply) => {
       if (request.usedLegacyToken) reply.header('deprecation', API_TOKEN_DEPRECATED_SINCE);
     });
-    // Key documents change only through the identity projection: while its stored checkpoint
-    // stands still, a key read once is still current (a revocation moves it and clears this). The
-    // stored one, since the CLI in another process may have applied a revocation already.
+    // Key documents change only through the identity projection: while its checkpoint stands
+    // still, a key read once is still current (a revocation moves the checkpoint and clears this).
+    // The running projection's checkpoint costs nothing to read; a revocation the CLI applied from
+    // another process is seen once this process's subscription meets it (its next poll, < 1 s).
     const keys = new Map<string, ApiKeyDoc | null>();
-    let keysAt: number | null | undefined = undefined;
+    let keysAt: number | null | undefined;
     const loadKey = async (id: string): Promise<ApiKeyDoc | null> => {
-      const checkpoint = await services.readStore.readCheckpoint(identityProjection.name);
+      const checkpoint = services.projections?.checkpointOf(identityProjection.name);
+      if (checkpoint === undefined) return services.readStore.get<ApiKeyDoc>(API_KEYS, id);
       if (checkpoint !== keysAt) {
         keys.clear();
         keysAt = checkpoint;
