@@ -11,11 +11,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { startInProcessService } from './inProcessService.ts';
 import Fastify from 'fastify';
-import { buildApp } from '../api/app.ts';
-import { startBackgroundJobs } from '../app/backgroundJobs.ts';
-import { compose } from '../app/compose.ts';
-import { loadConfig } from '../app/config.ts';
 import { createSequence, createTrigger } from '../commands/automation/automationCommands.ts';
 import { createOrganization } from '../commands/identity/identityCommands.ts';
 
@@ -43,24 +40,13 @@ export async function runCatchBench(opts: { duration?: number; connections?: num
   await reference.close();
 
   const dataDir = mkdtempSync(join(tmpdir(), 'commerce-bench-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', CATCH_RATE_LIMIT_MAX: '100000000' });
-  const logger = { error: (o: object, m: string) => console.error(m, o), info: () => undefined };
-  const services = await compose(config, { runProjections: true, logger });
-  const app = await buildApp(services);
-  const jobs = await startBackgroundJobs(services, logger);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address() as { port: number };
-  const ctx = {
-    store: services.store,
-    metadata: { correlation_id: 'bench', actor: { type: 'cli' as const }, organization_id: null, occurred_at: Math.floor(Date.now() / 1000) },
-  };
+  const service = await startInProcessService({ DATA_DIR: dataDir, CATCH_RATE_LIMIT_MAX: '100000000' });
+  const { ctx } = service;
   const org = await createOrganization(ctx, { name: 'Bench', timezone: 'UTC' });
   const sequence = await createSequence(ctx, { organizationId: org.id, name: 'Bench', actions: [] });
   const trigger = await createTrigger(ctx, { organizationId: org.id, sequenceId: sequence.id, name: 'Bench' });
-  const ours = await load(`http://127.0.0.1:${address.port}/hooks/catch/${sequence.route_key}/${trigger.route_key}`, duration, connections);
-  await app.close();
-  await jobs.stop();
-  await services.close();
+  const ours = await load(`${service.url}/hooks/catch/${sequence.route_key}/${trigger.route_key}`, duration, connections);
+  await service.close();
   rmSync(dataDir, { recursive: true, force: true });
   if (ours.non2xx > 0) console.error(`catch bench: ${ours.non2xx} non-2xx answers or errors`);
 

@@ -14,10 +14,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { buildApp } from '../api/app.ts';
-import { startBackgroundJobs } from '../app/backgroundJobs.ts';
-import { compose } from '../app/compose.ts';
-import { loadConfig } from '../app/config.ts';
+import { startInProcessService } from './inProcessService.ts';
 import { publishOffer, upsertOffer } from '../commands/checkout/offerCommands.ts';
 import { createOrganization } from '../commands/identity/identityCommands.ts';
 
@@ -82,17 +79,8 @@ export async function runSessionsBench(opts: { duration?: number; connections?: 
   try {
     const reference = referenceLoop(join(dataDir, 'reference.db'), duration * 1000);
 
-    const config = loadConfig({ DATA_DIR: join(dataDir, 'ours'), LOG_LEVEL: 'silent', CHECKOUT_RATE_LIMIT: '100000000' });
-    const logger = { error: (o: object, m: string) => console.error(m, o), info: () => undefined };
-    const services = await compose(config, { runProjections: true, logger });
-    const app = await buildApp(services);
-    const jobs = await startBackgroundJobs(services, logger);
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address() as { port: number };
-    const ctx = {
-      store: services.store,
-      metadata: { correlation_id: 'bench', actor: { type: 'cli' as const }, organization_id: null, occurred_at: Math.floor(Date.now() / 1000) },
-    };
+    const service = await startInProcessService({ DATA_DIR: join(dataDir, 'ours'), CHECKOUT_RATE_LIMIT: '100000000' });
+    const { ctx, services } = service;
     const org = await createOrganization(ctx, { name: 'Bench', timezone: 'UTC' });
     const offer = await upsertOffer(ctx, {
       organizationId: org.id,
@@ -109,16 +97,14 @@ export async function runSessionsBench(opts: { duration?: number; connections?: 
     if (published.status !== 'published') throw new Error('bench offer not published');
 
     const result = await autocannon({
-      url: `http://127.0.0.1:${address.port}/api/checkout/sessions`,
+      url: `${service.url}/api/checkout/sessions`,
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: BODY,
       duration,
       connections,
     });
-    await app.close();
-    await jobs.stop();
-    await services.close();
+    await service.close();
     if (result.non2xx + result.errors > 0) console.error(`sessions bench: ${result.non2xx + result.errors} non-2xx answers or errors`);
     const ours = result.requests.average;
     return {
