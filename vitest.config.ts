@@ -9,5 +9,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     globalSetup: ['test/globalSetup.ts'],
+    // The JSON report lets .ci/run print one plain "N passed, N failed" line at the end.
+    reporters: ['default', ['json', { outputFile: 'test-results/vitest.json' }]],
   },
 });
