@@ -1,6 +1,7 @@
 import { loadConfig } from '../../app/config.ts';
 import { startServer } from '../../app/server.ts';
 import type { CliCommand } from '../command.ts';
+import { exitOnSignal } from '../exitOnSignal.ts';
 
 export const serveCommand: CliCommand = {
   path: ['serve'],
@@ -9,18 +10,10 @@ export const serveCommand: CliCommand = {
   longRunning: true,
   async run() {
     const server = await startServer(loadConfig());
-    const stop = (signal: string) => {
+    exitOnSignal((signal) => {
       console.log(`${signal}: finishing in-flight requests…`);
-      server.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          console.error(error);
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+      return server.close();
+    });
     // Announced only once the signal handlers are in: a supervisor may signal as soon as it reads this.
     console.log(`commerce service listening on ${server.url} (docs: ${server.url}/docs)`);
     await new Promise(() => undefined);

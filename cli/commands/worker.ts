@@ -2,6 +2,7 @@ import { loadConfig } from '../../app/config.ts';
 import { startAutomationWorker, startProjectionWorker, type Worker } from '../../app/workers.ts';
 import type { Logger } from '../../projections/projectionRunner.ts';
 import type { CliCommand } from '../command.ts';
+import { exitOnSignal } from '../exitOnSignal.ts';
 
 const logger: Logger = {
   error: (obj, msg) => console.error(JSON.stringify({ level: 'error', msg, ...serialise(obj) })),
@@ -17,28 +18,17 @@ function serialise(obj: object): object {
 async function runUntilSignal(kind: string, start: () => Promise<Worker>): Promise<never> {
   // Signal handlers go in before anything is announced: a supervisor may signal as soon as it
   // reads the "started" line, and an unhandled SIGTERM would kill the process mid-batch.
-  let worker: Worker | null = null;
-  let signalled: string | null = null;
-  const stop = (signal: string) => {
-    signalled = signal;
-    if (!worker) return; // stopped right after start, below
-    clearInterval(keepAlive);
-    logger.info({ signal }, `${kind} worker stopping`);
-    worker.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
   // Keeps the process up even with nothing registered to run (no jobs yet): a worker waits for a signal.
   const keepAlive = setInterval(() => undefined, 60_000);
-  worker = await start();
-  logger.info({ worker: worker.owner }, `${kind} worker started`);
-  if (signalled) stop(signalled);
+  const worker = start();
+  // A signal that arrives while the worker is starting stops it once it has started.
+  exitOnSignal(async (signal) => {
+    const running = await worker;
+    clearInterval(keepAlive);
+    logger.info({ signal }, `${kind} worker stopping`);
+    await running.stop();
+  });
+  logger.info({ worker: (await worker).owner }, `${kind} worker started`);
   return new Promise<never>(() => undefined);
 }
 
