@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   WrongExpectedRevisionError,
   type EventMetadata,
@@ -8,13 +8,14 @@ import {
   type RecordedEvent,
 } from '../../commands/eventStore.ts';
 import { allocateId } from '../../commands/idAllocator.ts';
+import { useStoreFixtures, type StoreFixture } from './storeFixtures.ts';
 
 /**
  * A fresh store location for one test, and connections to it (several connections stand for
  * several processes). Adapters on a shared server (EventStoreDB) see other tests' events, so
  * every test writes under its own stream prefix and reads through it.
  */
-export type EventStoreFixture = { connect(): Promise<EventStore>; dispose(): Promise<void> };
+export type EventStoreFixture = StoreFixture<EventStore>;
 export type EventStoreFactory = () => Promise<EventStoreFixture>;
 
 const metadata: EventMetadata = {
@@ -31,21 +32,7 @@ export function newEvent(type = 'Happened', data: unknown = { n: 1 }): NewEvent 
 /** The same tests against any EventStore adapter. */
 export function eventStoreContract(name: string, factory: EventStoreFactory): void {
   describe(`EventStore contract: ${name}`, () => {
-    const opened: EventStore[] = [];
-    const fixtures: EventStoreFixture[] = [];
-    const connections = async (n: number) => {
-      const fixture = await factory();
-      fixtures.push(fixture);
-      const stores: EventStore[] = [];
-      for (let i = 0; i < n; i++) stores.push(await fixture.connect());
-      opened.push(...stores);
-      return stores;
-    };
-    const open = async () => (await connections(1))[0]!;
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((s) => s.close()));
-      await Promise.all(fixtures.splice(0).map((f) => f.dispose()));
-    });
+    const { fixture: freshFixture, connections, open } = useStoreFixtures(factory);
     // A prefix of letters only: stream prefixes are matched literally by every backend.
     const prefix = () => `t${randomUUID().replace(/[^a-f]/g, '').slice(0, 10)}x`;
 
@@ -212,9 +199,7 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
     });
 
     it('close() ends running subscriptions cleanly', async () => {
-      const fixture = await factory();
-      fixtures.push(fixture);
-      const store = await fixture.connect();
+      const store = await (await freshFixture()).connect();
       const p = prefix();
       await store.append(`${p}-s`, [newEvent('A')], 'no_stream');
       let seen = 0;

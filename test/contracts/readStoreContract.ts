@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CheckpointConflictError, type Doc, type ReadStore } from '../../projections/readStore.ts';
+import { useStoreFixtures, type StoreFixture } from './storeFixtures.ts';
 
 /** A fresh, empty store location for one test, and connections to it (one per "process"). */
-export type ReadStoreFixture = { connect(): Promise<ReadStore>; dispose(): Promise<void> };
+export type ReadStoreFixture = StoreFixture<ReadStore>;
 export type ReadStoreFactory = () => Promise<ReadStoreFixture>;
 
 const products: Doc[] = [
@@ -17,21 +18,7 @@ const products: Doc[] = [
 /** The same tests against any ReadStore adapter. */
 export function readStoreContract(name: string, factory: ReadStoreFactory): void {
   describe(`ReadStore contract: ${name}`, () => {
-    const opened: ReadStore[] = [];
-    const fixtures: ReadStoreFixture[] = [];
-    const connections = async (n: number) => {
-      const fixture = await factory();
-      fixtures.push(fixture);
-      const stores: ReadStore[] = [];
-      for (let i = 0; i < n; i++) stores.push(await fixture.connect());
-      opened.push(...stores);
-      return stores;
-    };
-    const open = async () => (await connections(1))[0]!;
-    afterEach(async () => {
-      await Promise.all(opened.splice(0).map((s) => s.close()));
-      await Promise.all(fixtures.splice(0).map((f) => f.dispose()));
-    });
+    const { connections, open } = useStoreFixtures(factory);
     const seeded = async () => {
       const store = await open();
       for (const doc of products) await store.upsert('products', doc);
