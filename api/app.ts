@@ -37,7 +37,13 @@ declare module 'fastify' {
   }
 }
 
-const requestId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
+/**
+ * Request ids: a random prefix per process and a counter. Unique across processes and restarts
+ * without drawing random bytes per request (ids name requests; they guard nothing).
+ */
+const requestIdPrefix = `req_${customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 10)()}`;
+let requestCount = 0;
+const requestId = () => `${requestIdPrefix}${(++requestCount).toString(36)}`;
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 const SENSITIVE_QUERY_KEY = /^(api_token|access_token|token|key|api_key|secret|password|signature|sig|card|card_number|cardnumber|number|pan|cvc|cvv)$/i;
@@ -93,7 +99,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // Keep a caller's request id when it looks like one, so traces join up across services.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : `req_${requestId()}`;
+      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : requestId();
     },
     bodyLimit: 1024 * 1024,
     trustProxy: false,
@@ -110,9 +116,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, config: route.config, schema: route.schema });
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks (here and in the plugins): an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
+    done();
   });
 
   await app.register(fastifySwagger, {

@@ -19,9 +19,10 @@ const Ready = z.object({
  */
 export const observabilityPlugin = fp(
   async (app: FastifyInstance, { services }: { services: Services }) => {
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       services.metrics.httpRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+      done();
     });
 
     app.get(

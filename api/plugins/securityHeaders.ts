@@ -10,7 +10,7 @@ export const DEFAULT_HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; 
  */
 export const securityHeadersPlugin = fp(
   async (app: FastifyInstance) => {
-    app.addHook('onSend', async (_request, reply, payload) => {
+    app.addHook('onSend', (_request, reply, payload, done) => {
       const type = String(reply.getHeader('content-type') ?? '');
       if (type.startsWith('text/html')) {
         const csp = reply.getHeader('content-security-policy');
@@ -23,7 +23,7 @@ export const securityHeadersPlugin = fp(
         }
         if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'no-referrer');
       }
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'security-headers' },
