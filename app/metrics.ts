@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { registerHttpRequestMetrics } from './httpRequestMetrics.ts';
 
 export type ProjectionLag = { projection: string; events: number };
 
@@ -24,19 +25,7 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status code.',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from request received to response sent, by method, route pattern and status code.',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const httpRequest = registerHttpRequestMetrics(registry);
   const appended = new Counter({
     name: 'events_appended_total',
     help: 'Events appended to the event store by this process, by event type.',
@@ -68,11 +57,7 @@ export function createMetrics(): Metrics {
 
   return {
     registry,
-    httpRequest(method, route, statusCode, seconds) {
-      const labels = { method, route, status_code: String(statusCode) };
-      requests.inc(labels);
-      latency.observe(labels, seconds);
-    },
+    httpRequest,
     eventsAppended(types) {
       for (const type of types) appended.inc({ type });
     },
