@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { parseApiKey, secretMatches } from '../../commands/identity/credentials.ts';
+import { timingSafeEqual } from 'node:crypto';
+import { hashBytes, parseApiKey, secretMatches } from '../../commands/identity/credentials.ts';
 import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../projections/identity/identityProjection.ts';
 import type { Services } from '../../app/services.ts';
 import { unauthenticated } from '../errors.ts';
@@ -12,8 +13,8 @@ declare module 'fastify' {
     auth: AuthContext | null;
   }
   interface FastifyInstance {
-    /** preHandler of every protected route: resolves the API key or answers 401. */
-    authenticate: (request: FastifyRequest) => Promise<void>;
+    /** onRequest or preHandler hook of every protected route: resolves the API key or answers 401. */
+    authenticate: (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
   }
 }
 
@@ -41,41 +42,77 @@ declare module 'fastify' {
   }
 }
 
+type HookDone = (error?: Error) => void;
+
+/**
+ * A key document as the cache keeps it: its hash as bytes, decoded once, and the secret last
+ * seen to match it (memory only, dropped with the cache), so a client's repeated requests cost
+ * a constant-time compare instead of a hash each.
+ */
+type KnownKey = { doc: ApiKeyDoc; hash: Buffer; verified: Buffer | null } | null;
+
+/**
+ * Compared against when the key id is unknown, so an unknown id costs what a wrong secret does.
+ * (A key id is not a secret: it is the public half of the token; the secret is what is checked.)
+ */
+const NO_HASH = Buffer.alloc(32);
+
 export const authPlugin = fp(
   async (app: FastifyInstance, { services }: { services: Services }) => {
     app.decorateRequest('auth', null);
-    app.addHook('onSend', async (request, reply) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       if (request.usedLegacyToken) reply.header('deprecation', API_TOKEN_DEPRECATED_SINCE);
+      done(null, payload);
     });
     // Key documents change only through the identity projection: while its checkpoint stands
     // still, a key read once is still current (a revocation moves the checkpoint and clears this).
     // The running projection's checkpoint costs nothing to read; a revocation the CLI applied from
     // another process is seen once this process's subscription meets it (its next poll, < 1 s).
-    const keys = new Map<string, ApiKeyDoc | null>();
+    const keys = new Map<string, KnownKey>();
     let keysAt: number | null | undefined;
-    const loadKey = async (id: string): Promise<ApiKeyDoc | null> => {
+    /** The key if this process knows it is current, else undefined (then loadKey asks the store). */
+    const cachedKey = (id: string): KnownKey | undefined => {
       const checkpoint = services.projections?.checkpointOf(identityProjection.name);
-      if (checkpoint === undefined) return services.readStore.get<ApiKeyDoc>(API_KEYS, id);
+      if (checkpoint === undefined) return undefined;
       if (checkpoint !== keysAt) {
         keys.clear();
         keysAt = checkpoint;
       }
-      const cached = keys.get(id);
-      if (cached !== undefined) return cached;
-      const key = await services.readStore.get<ApiKeyDoc>(API_KEYS, id);
-      if (keys.size >= 10_000) keys.clear();
-      keys.set(id, key);
+      return keys.get(id);
+    };
+    const loadKey = async (id: string): Promise<KnownKey> => {
+      const checkpoint = services.projections?.checkpointOf(identityProjection.name);
+      const doc = await services.readStore.get<ApiKeyDoc>(API_KEYS, id);
+      const key = doc ? { doc, hash: hashBytes(doc.secret_hash), verified: null } : null;
+      // Cached only when read at the checkpoint cachedKey will compare with.
+      if (checkpoint !== undefined && checkpoint === services.projections?.checkpointOf(identityProjection.name)) {
+        if (checkpoint !== keysAt) keys.clear();
+        keysAt = checkpoint;
+        if (keys.size >= 10_000) keys.clear();
+        keys.set(id, key);
+      }
       return key;
     };
-    app.decorate('authenticate', async (request: FastifyRequest) => {
+    const admit = (request: FastifyRequest, secret: string, key: KnownKey): Error | undefined => {
+      const given = Buffer.from(secret);
+      const seen = key?.verified;
+      const matches = seen && seen.length === given.length ? timingSafeEqual(seen, given) : secretMatches(secret, key?.hash ?? NO_HASH);
+      if (!key || !matches || key.doc.revoked_at !== null) return unauthenticated();
+      key.verified = given;
+      request.auth = { apiKeyId: key.doc.id, userId: key.doc.user_id, organizationId: key.doc.organization_id };
+      return undefined;
+    };
+    // A callback hook with a synchronous path for a key already read: no promise per request.
+    app.decorate('authenticate', (request: FastifyRequest, _reply: FastifyReply, done: HookDone) => {
       const token = bearerToken(request);
       const parsed = token ? parseApiKey(token) : null;
-      if (!parsed) throw unauthenticated();
-      const key = await loadKey(parsed.id);
-      // Compare even when the key is unknown, so timing does not tell which key ids exist.
-      const matches = secretMatches(parsed.secret, key?.secret_hash ?? '0'.repeat(64));
-      if (!key || !matches || key.revoked_at !== null) throw unauthenticated();
-      request.auth = { apiKeyId: key.id, userId: key.user_id, organizationId: key.organization_id };
+      if (!parsed) return done(unauthenticated());
+      const known = cachedKey(parsed.id);
+      if (known !== undefined) return done(admit(request, parsed.secret, known));
+      loadKey(parsed.id).then(
+        (key) => done(admit(request, parsed.secret, key)),
+        (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+      );
     });
   },
   { name: 'auth' },

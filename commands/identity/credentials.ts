@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 
 // Alphanumeric only, so a token survives copy-paste, URLs and shell quoting unchanged.
@@ -25,11 +25,16 @@ export function parseApiKey(token: string): { id: string; secret: string } | nul
 
 /** A fast hash is right here: the secret is random and long, so there is nothing to brute-force. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
-export function secretMatches(secret: string, storedHash: string): boolean {
-  const actual = Buffer.from(hashSecret(secret), 'hex');
-  const expected = Buffer.from(storedHash, 'hex');
+/** The stored hex hash as bytes, for secretMatches (a caller checking often can keep these). */
+export function hashBytes(storedHash: string): Buffer {
+  return Buffer.from(storedHash, 'hex');
+}
+
+export function secretMatches(secret: string, storedHash: string | Buffer): boolean {
+  const actual = hash('sha256', secret, 'buffer');
+  const expected = typeof storedHash === 'string' ? hashBytes(storedHash) : storedHash;
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -43,6 +43,16 @@ describe('GET /api/users/me', () => {
     expect(await response.json()).toEqual({ message: 'Unauthenticated.', code: 'unauthenticated' });
   });
 
+  it('answers 401 to a known key id with the wrong secret, also right after the right one was accepted', async () => {
+    const me = await server.identity();
+    const secret = me.token.slice(-32);
+    const wrong = `${me.token.slice(0, -32)}${secret.slice(1)}${secret[0] === 'A' ? 'B' : 'A'}`;
+    expect((await server.fetch('/api/users/me', { headers: { authorization: `Bearer ${wrong}` } })).status).toBe(401);
+    expect((await server.fetch('/api/users/me', { token: me.token })).status).toBe(200);
+    expect((await server.fetch('/api/users/me', { headers: { authorization: `Bearer ${wrong}` } })).status).toBe(401);
+    expect((await server.fetch('/api/users/me', { token: me.token })).status).toBe(200);
+  });
+
   it('answers 401 once the key is revoked', async () => {
     const me = await server.identity();
     expect((await server.fetch('/api/users/me', { token: me.token })).status).toBe(200);
