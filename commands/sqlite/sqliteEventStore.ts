@@ -167,19 +167,31 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     });
   }
 
-  function queryAll(from: number, limit: number, streamPrefixes: readonly string[] | undefined): RecordedEvent[] {
-    if (!streamPrefixes || streamPrefixes.length === 0) return readAllStmt.all(from, limit).map(toRecorded);
+  /** Events after `from`, and the position up to which every event has been looked at. */
+  type Scan = { events: RecordedEvent[]; scannedTo: number };
+
+  function queryAll(from: number, limit: number, streamPrefixes: readonly string[] | undefined): Scan {
+    if (!streamPrefixes || streamPrefixes.length === 0) {
+      const events = readAllStmt.all(from, limit).map(toRecorded);
+      return { events, scannedTo: events.length > 0 ? events[events.length - 1]!.position : from };
+    }
     const key = streamPrefixes.join('\n');
     let stmt = readAllFiltered.get(key);
     if (!stmt) {
       // GLOB is case-sensitive and needs no escaping for our prefixes (letters, digits, _ and -).
-      const where = streamPrefixes.map(() => 'stream GLOB ?').join(' OR ');
+      // `+stream` keeps the planner on the position range: through the (stream, revision) index
+      // it would visit every event of the matching streams and sort them, on every read.
+      const where = streamPrefixes.map(() => '+stream GLOB ?').join(' OR ');
       stmt = db.prepare<unknown[], EventRow>(
-        `SELECT * FROM events WHERE position > ? AND (${where}) ORDER BY position LIMIT ?`,
+        `SELECT * FROM events WHERE position > ? AND position <= ? AND (${where}) ORDER BY position LIMIT ?`,
       );
       readAllFiltered.set(key, stmt);
     }
-    return stmt.all(from, ...streamPrefixes.map((p) => `${p}*`), limit).map(toRecorded);
+    // Bounded by the head read first, so a short answer means everything up to the head was seen
+    // (positions only grow: a later commit, ours or another process's, lands above it).
+    const head = headStmt.get()?.position ?? 0;
+    const events = stmt.all(from, head, ...streamPrefixes.map((p) => `${p}*`), limit).map(toRecorded);
+    return { events, scannedTo: events.length === limit ? events[events.length - 1]!.position : Math.max(from, head) };
   }
 
   /*
@@ -211,13 +223,13 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     }
   }
 
-  function readAllSync({ after, limit, streamPrefixes }: ReadAllOptions): RecordedEvent[] {
+  function readAllSync({ after, limit, streamPrefixes }: ReadAllOptions): Scan {
     const from = after ?? 0;
     const filtered = streamPrefixes !== undefined && streamPrefixes.length > 0;
     if (from < recentFrom || from >= recentTo || limit <= 0) {
-      const rows = queryAll(from, limit, streamPrefixes);
-      if (!filtered) remember(from, rows);
-      return rows;
+      const scan = queryAll(from, limit, streamPrefixes);
+      if (!filtered) remember(from, scan.events);
+      return scan;
     }
     // Binary search for the first remembered event after `from`.
     let lo = 0;
@@ -232,11 +244,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       const event = recent[i]!;
       if (!filtered || streamPrefixes.some((p) => event.stream.startsWith(p))) out.push(event);
     }
-    if (out.length === limit) return out;
+    if (out.length === limit) return { events: out, scannedTo: out[out.length - 1]!.position };
     const tail = recentTo;
     const rest = queryAll(tail, limit - out.length, streamPrefixes);
-    if (!filtered) remember(tail, rest);
-    return out.concat(rest);
+    if (!filtered) remember(tail, rest.events);
+    return { events: out.concat(rest.events), scannedTo: rest.scannedTo };
   }
 
   /*
@@ -292,13 +304,16 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     const run = async () => {
       try {
         while (!stopped) {
-          const events = readAllSync({ after: checkpoint, limit: batchSize, streamPrefixes: options.streamPrefixes });
+          // A filtered subscription moves past the events it skipped too, so each read starts
+          // where the last one stopped looking, not at the last event it wanted.
+          const { events, scannedTo } = readAllSync({ after: checkpoint, limit: batchSize, streamPrefixes: options.streamPrefixes });
           if (events.length === 0) {
+            checkpoint = Math.max(checkpoint ?? 0, scannedTo);
             await sleep();
             continue;
           }
           await handler(events);
-          checkpoint = events[events.length - 1]!.position;
+          checkpoint = Math.max(events[events.length - 1]!.position, scannedTo);
         }
       } finally {
         appended.off('appended', onAppended);
@@ -334,7 +349,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       return readStreamSync(stream);
     },
     async readAll(opts) {
-      return readAllSync(opts);
+      return readAllSync(opts).events;
     },
     async headPosition() {
       return headStmt.get()?.position ?? null;
