@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from './timeOrderedUuid.ts';
 import { asArray, type Decider, type DomainEvent } from '../domain/shared/decider.ts';
 import { DomainError } from '../domain/shared/domainError.ts';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent } from './eventStore.ts';
@@ -19,6 +19,15 @@ export type CommandResult<State, Event> = {
 
 const MAX_ATTEMPTS = 4;
 
+export type CommandOptions = {
+  /**
+   * The stream name was just made up (a fresh time-ordered UUID): decide on the initial state
+   * without reading it. Should it exist after all, the append's no_stream check refuses and the
+   * next attempt reads it as usual.
+   */
+  newStream?: boolean;
+};
+
 /**
  * The command loop: 1. read the stream and fold it into state, 2. decide, 3. append with the
  * revision we read. Another writer may have appended in between; then we start over, a few
@@ -29,9 +38,10 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
   stream: string,
   decider: Decider<State, Command, Event>,
   command: Command,
+  options: CommandOptions = {},
 ): Promise<CommandResult<State, Event>> {
   for (let attempt = 1; ; attempt++) {
-    const recorded = await ctx.store.readStream(stream);
+    const recorded = attempt === 1 && options.newStream ? [] : await ctx.store.readStream(stream);
     let state = decider.initialState();
     for (const event of recorded) state = decider.evolve(state, event as unknown as Event);
     const revision = recorded.length === 0 ? -1 : recorded[recorded.length - 1]!.revision;
@@ -56,5 +66,5 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
 }
 
 export function toNewEvent(event: DomainEvent, metadata: EventMetadata): NewEvent {
-  return { id: randomUUID(), type: event.type, data: event.data, metadata };
+  return { id: timeOrderedUuid(), type: event.type, data: event.data, metadata };
 }

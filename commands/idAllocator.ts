@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from './timeOrderedUuid.ts';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from './eventStore.ts';
 
 type Waiter = { metadata: EventMetadata; resolve: (id: number) => void; reject: (error: unknown) => void };
@@ -53,7 +53,7 @@ async function appendGroup(store: EventStore, stream: string, c: Counter, group:
   let known = c.known ?? (await lastRevision(store, stream));
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
-      const events = group.map((w, i) => ({ id: randomUUID(), type: 'IdAllocated', data: { id: known + 2 + i }, metadata: w.metadata }));
+      const events = group.map((w, i) => ({ id: timeOrderedUuid(), type: 'IdAllocated', data: { id: known + 2 + i }, metadata: w.metadata }));
       const { revision } = await store.append(stream, events, known === -1 ? 'no_stream' : known);
       c.known = revision;
       return revision - group.length + 2;

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { sequenceDecider, sequenceStream } from '../../domain/automation/sequence.ts';
 import {
   webhookReceptionDecider,
@@ -8,6 +8,7 @@ import {
 import { fold } from '../../domain/shared/decider.ts';
 import type { EventMetadata, EventStore } from '../eventStore.ts';
 import { handleCommand } from '../handleCommand.ts';
+import { timeOrderedUuid } from '../timeOrderedUuid.ts';
 import { loadTrigger, triggerKeyStream } from './automationCommands.ts';
 
 export type CatchRequest = {
@@ -47,7 +48,7 @@ export async function receiveWebhook(
   const now = metadata.occurred_at;
   const key = request.dedupeKey
     ? `t${triggerId}-${createHash('sha256').update(request.dedupeKey).digest('hex').slice(0, 40)}`
-    : randomUUID();
+    : timeOrderedUuid();
   const stream = webhookReceptionStream(key);
   const webhook: ReceivedWebhook = {
     trigger_id: triggerId,
@@ -67,7 +68,7 @@ export async function receiveWebhook(
     sequenceActive: sequence.status === 'active',
     actions: sequence.actions,
     now,
-  });
+  }, { newStream: request.dedupeKey === null });
   if (result.events.length > 0) {
     const started = result.events.some((e) => e.type === 'WorkflowStarted');
     return { found: true, organizationId: trigger.organizationId, workflowId: started ? result.position : null, replayed: false };
