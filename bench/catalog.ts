@@ -6,13 +6,13 @@
  *
  *   node bin/run-ts.js bench/catalog.ts [--duration 2] [--rounds 7] [--connections 10]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import { childEnv, load, median, pairedRounds, run, serve, stopAll } from './processes.ts';
 
 export type BenchResult = {
   name: string;
@@ -32,69 +32,7 @@ export type CatalogBenchOptions = {
   log?: (line: string) => void;
 };
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PRODUCTS = 250;
-
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const { BASE_URL: _b, PORT: _p, DATA_DIR: _d, ...rest } = process.env;
-  return { ...rest, ...extra };
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('close', (code) => (code === 0 ? done(out) : fail(new Error(`${args.join(' ')} exited ${code}: ${err}`))));
-    child.stdin.end(input);
-  });
-}
-
-function serve(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const match = /listening on (http:\/\/\S+?) /.exec(out);
-      if (match) done({ url: match[1]!, child });
-    });
-    child.stderr.on('data', (c: Buffer) => process.stderr.write(c));
-    child.on('exit', (code) => fail(new Error(`${args.join(' ')} exited ${code}`)));
-  });
-}
-
-/** CPU time (user + system, ms) a process has used so far, from /proc on Linux; null elsewhere. */
-function cpuMs(pid: number | undefined): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-  } catch {
-    return null;
-  }
-}
-
-type Load = { rps: number; cpuUsPerRequest: number | null };
-
-async function load(url: string, headers: Record<string, string>, connections: number, duration: number, pid?: number): Promise<Load> {
-  const before = cpuMs(pid);
-  const result = await autocannon({ url, connections, duration, headers, pipelining: 1 });
-  const after = cpuMs(pid);
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  const served = result.requests.total ?? result.requests.average * duration;
-  return {
-    rps: result.requests.average,
-    cpuUsPerRequest: before === null || after === null || served === 0 ? null : ((after - before) * 1000) / served,
-  };
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 export async function runCatalogBench(opts: CatalogBenchOptions = {}): Promise<BenchResult> {
   const duration = opts.durationSeconds ?? 2;
@@ -135,32 +73,19 @@ export async function runCatalogBench(opts: CatalogBenchOptions = {}): Promise<B
     children.push(reference.child);
     log(`payload ${body.length} bytes, ${connections} connections, ${warmup}s warm-up, ${rounds} × ${duration}s per side`);
 
-    // Warm both up (JIT, caches), then alternate which goes first in each round so drift in the
-    // machine's load hits both alike; the ratio is the median of the rounds' paired ratios.
-    await load(listUrl, headers, connections, warmup);
-    await load(`${reference.url}/api/catalog/products`, {}, connections, warmup);
-    const oursRps: number[] = [];
-    const refRps: number[] = [];
-    const ratios: number[] = [];
-    const oursCpu: number[] = [];
-    const refCpu: number[] = [];
-    const loadOurs = () => load(listUrl, headers, connections, duration, ours.child.pid);
-    const loadReference = () => load(`${reference.url}/api/catalog/products`, {}, connections, duration, reference.child.pid);
-    for (let round = 0; round < rounds; round++) {
-      const oursFirst = round % 2 === 0;
-      const a = oursFirst ? await loadOurs() : null;
-      const r = await loadReference();
-      const o = a ?? (await loadOurs());
-      oursRps.push(o.rps);
-      refRps.push(r.rps);
-      ratios.push(o.rps / r.rps);
-      if (o.cpuUsPerRequest !== null && r.cpuUsPerRequest !== null) {
-        oursCpu.push(o.cpuUsPerRequest);
-        refCpu.push(r.cpuUsPerRequest);
-      }
-      const cpu = o.cpuUsPerRequest !== null && r.cpuUsPerRequest !== null ? `; server CPU ${o.cpuUsPerRequest.toFixed(0)} vs ${r.cpuUsPerRequest.toFixed(0)} µs/request` : '';
-      log(`round ${round + 1}: ours ${o.rps.toFixed(0)} req/s, reference ${r.rps.toFixed(0)} req/s, ratio ${(o.rps / r.rps).toFixed(3)}${cpu}`);
-    }
+    // Warm both up (JIT, caches), then paired rounds.
+    const loadOurs = (seconds: number) => load({ url: listUrl, headers, connections, duration: seconds }, ours.child.pid);
+    const loadReference = (seconds: number) =>
+      load({ url: `${reference.url}/api/catalog/products`, headers: {}, connections, duration: seconds }, reference.child.pid);
+    await loadOurs(warmup);
+    await loadReference(warmup);
+    const { ours: oursRps, reference: refRps, ratios, oursCpu, refCpu } = await pairedRounds(
+      rounds,
+      () => loadOurs(duration),
+      () => loadReference(duration),
+      log,
+      'req/s',
+    );
     return {
       name: 'catalog list (250 products)',
       ours: Math.round(median(oursRps)),
@@ -170,13 +95,7 @@ export async function runCatalogBench(opts: CatalogBenchOptions = {}): Promise<B
       ...(oursCpu.length > 0 ? { cpuUsPerRequest: { ours: Math.round(median(oursCpu)), reference: Math.round(median(refCpu)) } } : {}),
     };
   } finally {
-    for (const child of children) {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
-    }
+    await stopAll(children);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
