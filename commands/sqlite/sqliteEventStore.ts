@@ -80,6 +80,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
   );
   const headStmt = db.prepare<[], { position: number | null }>('SELECT max(position) AS position FROM events');
+  const savepointStmt = db.prepare('SAVEPOINT append_one');
+  const releaseStmt = db.prepare('RELEASE append_one');
+  const rollbackToStmt = db.prepare('ROLLBACK TO append_one');
   const readAllFiltered = new Map<string, Database.Statement<unknown[], EventRow>>();
 
   const subscriptions = new Set<Subscription>();
@@ -91,13 +94,17 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     const { stream, events, expected } = request;
     const first = events[0];
     if (!first) throw new Error('append needs at least one event');
-    // A retried append of events we already hold (same ids) succeeds again without writing.
-    const existing = findByIdStmt.get(first.id);
-    if (existing && existing.stream === stream) {
-      const last = findByIdStmt.get(events[events.length - 1]!.id) ?? existing;
-      return { revision: last.revision, position: last.position };
-    }
     const current = lastRevisionStmt.get(stream)?.revision ?? null;
+    // A retried append of events we already hold (same ids) succeeds again without writing. Only
+    // worth a look when the stream exists and either any revision goes or the expected one has
+    // passed (as it has for a retry of an append that succeeded).
+    if (current !== null && (expected === 'any' || !revisionMatches(expected, current))) {
+      const existing = findByIdStmt.get(first.id);
+      if (existing && existing.stream === stream) {
+        const last = findByIdStmt.get(events[events.length - 1]!.id) ?? existing;
+        return { revision: last.revision, position: last.position };
+      }
+    }
     if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(stream, expected, current);
     let revision = current ?? -1;
     let position = 0;
@@ -120,13 +127,13 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
     for (const request of batch) {
       // A savepoint per request, so one refused append does not undo its neighbours in the batch.
-      db.exec('SAVEPOINT append_one');
+      savepointStmt.run();
       try {
         outcomes.push({ ok: true, result: appendOne(request) });
-        db.exec('RELEASE append_one');
+        releaseStmt.run();
       } catch (error) {
-        db.exec('ROLLBACK TO append_one');
-        db.exec('RELEASE append_one');
+        rollbackToStmt.run();
+        releaseStmt.run();
         outcomes.push({ ok: false, error });
       }
     }
@@ -145,6 +152,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       for (const request of batch) request.reject(error);
       return;
     }
+    commits += 1;
     outcomes.forEach((outcome, i) => {
       const request = batch[i]!;
       if (outcome.ok) request.resolve(outcome.result);
@@ -208,6 +216,15 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   let recentFrom = 0;
   let recentTo = 0;
   const RECENT_MAX = 20_000;
+  /*
+   * Commits of this process so far, and their count when a query last found nothing past
+   * recentTo. While the two are equal, only another process can have appended since; a
+   * subscription that was not woken by its poll timer need not ask (the timer asks within
+   * pollIntervalMs, as it always has for other processes' appends). That spares every
+   * subscription an empty query after each of our commits.
+   */
+  let commits = 0;
+  let endSeenAtCommit = -1;
 
   function remember(from: number, rows: RecordedEvent[]): void {
     if (rows.length === 0) return;
@@ -223,13 +240,29 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     }
   }
 
-  function readAllSync({ after, limit, streamPrefixes }: ReadAllOptions): Scan {
+  /** Reads on from the window's end (`from`), unless `knownEnd` and nothing of ours was committed since the end was last seen. */
+  function readTail(from: number, limit: number, streamPrefixes: readonly string[] | undefined, knownEnd: boolean): Scan {
+    const filtered = streamPrefixes !== undefined && streamPrefixes.length > 0;
+    if (knownEnd && from === recentTo && endSeenAtCommit === commits) return { events: [], scannedTo: from };
+    const scan = queryAll(from, limit, streamPrefixes);
+    if (!filtered) {
+      remember(from, scan.events);
+      // `from` was the window's end, so a short answer means the window now reaches the file's end.
+      if (scan.events.length < limit) endSeenAtCommit = commits;
+    }
+    return scan;
+  }
+
+  function readAllSync({ after, limit, streamPrefixes }: ReadAllOptions, knownEnd = false): Scan {
     const from = after ?? 0;
     const filtered = streamPrefixes !== undefined && streamPrefixes.length > 0;
     if (from < recentFrom || from >= recentTo || limit <= 0) {
-      const scan = queryAll(from, limit, streamPrefixes);
-      if (!filtered) remember(from, scan.events);
-      return scan;
+      if (limit <= 0 || from < recentFrom || from > recentTo) {
+        const scan = queryAll(from, limit, streamPrefixes);
+        if (!filtered) remember(from, scan.events);
+        return scan;
+      }
+      return readTail(from, limit, streamPrefixes, knownEnd);
     }
     // Binary search for the first remembered event after `from`.
     let lo = 0;
@@ -245,9 +278,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       if (!filtered || streamPrefixes.some((p) => event.stream.startsWith(p))) out.push(event);
     }
     if (out.length === limit) return { events: out, scannedTo: out[out.length - 1]!.position };
-    const tail = recentTo;
-    const rest = queryAll(tail, limit - out.length, streamPrefixes);
-    if (!filtered) remember(tail, rest.events);
+    const rest = readTail(recentTo, limit - out.length, streamPrefixes, knownEnd);
     return { events: out.concat(rest.events), scannedTo: rest.scannedTo };
   }
 
@@ -290,26 +321,33 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     const onAppended = () => wake?.();
     appended.on('appended', onAppended);
 
+    // Resolves true when the poll timer ended the sleep, false when an append of ours did.
     const sleep = () =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(done, pollIntervalMs);
-        function done() {
+      new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => done(true), pollIntervalMs);
+        function done(polled = false) {
           clearTimeout(timer);
           wake = null;
-          resolve();
+          resolve(polled);
         }
-        wake = done;
+        wake = () => done(false);
       });
 
     const run = async () => {
+      // The first read, and each after the poll timer fired, asks the database for what lies past the window.
+      let polled = true;
       try {
         while (!stopped) {
           // A filtered subscription moves past the events it skipped too, so each read starts
           // where the last one stopped looking, not at the last event it wanted.
-          const { events, scannedTo } = readAllSync({ after: checkpoint, limit: batchSize, streamPrefixes: options.streamPrefixes });
+          const { events, scannedTo } = readAllSync(
+            { after: checkpoint, limit: batchSize, streamPrefixes: options.streamPrefixes },
+            !polled,
+          );
+          polled = false;
           if (events.length === 0) {
             checkpoint = Math.max(checkpoint ?? 0, scannedTo);
-            await sleep();
+            polled = await sleep();
             continue;
           }
           await handler(events);
