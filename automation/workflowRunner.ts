@@ -14,6 +14,7 @@ import type { Logger } from '../projections/projectionRunner.ts';
 import { sendWebhook } from './sendWebhook.ts';
 
 export const AUTOMATION_CHECKPOINT = 'automation_runner';
+const BATCH_EVENTS = 500;
 
 type Started = Extract<WebhookReceptionEvent, { type: 'WorkflowStarted' }>['data'];
 
@@ -79,16 +80,18 @@ async function runWorkflow(services: Services, workflowId: number, started: Star
   const scope: TemplateScope = { webhook_payload: webhook.webhook_payload, webhook_query: webhook.webhook_query };
   const steps = started.actions;
   for (;;) {
-    const state = fold(workflowDecider, (await services.store.readStream(stream)) as never);
+    const recorded = await services.store.readStream(stream);
+    const state = fold(workflowDecider, recorded as never);
     if (state.status !== 'running') return;
     const step = nextStep(state, steps.length);
+    // The commands right after the read decide on what it returned (`known`) instead of reading again.
     if (step === null) {
-      await handleCommand(ctx(), stream, workflowDecider, { type: 'FinishWorkflow', workflowId, stepCount: steps.length, now: metadata().occurred_at });
+      await handleCommand(ctx(), stream, workflowDecider, { type: 'FinishWorkflow', workflowId, stepCount: steps.length, now: metadata().occurred_at }, { known: recorded });
       return;
     }
     const action = steps[step]!;
     if (!state.started.includes(step)) {
-      await handleCommand(ctx(), stream, workflowDecider, { type: 'StartStep', workflowId, step, action: action.type, now: metadata().occurred_at });
+      await handleCommand(ctx(), stream, workflowDecider, { type: 'StartStep', workflowId, step, action: action.type, now: metadata().occurred_at }, { known: recorded });
     }
     const { result, attempts } = await runAction(services, action, scope, ctx(), workflowId, step, signal);
     // Stopped mid-step: leave it started, not completed; the next run resumes here.
@@ -106,16 +109,28 @@ async function runWorkflow(services: Services, workflowId: number, started: Star
   }
 }
 
-async function handleBatch(services: Services, events: RecordedEvent[], signal: AbortSignal): Promise<void> {
-  const runs: Array<Promise<void>> = [];
+/**
+ * Runs the workflows a batch of reception events started, at most `concurrency` at once. The
+ * webhook a workflow works on is usually in the same batch (it is appended with the start);
+ * otherwise its stream is read.
+ */
+async function handleBatch(services: Services, events: RecordedEvent[], concurrency: number, signal: AbortSignal): Promise<void> {
+  const received = new Map<string, RecordedEvent>();
+  const starts: Array<{ started: RecordedEvent; webhook: RecordedEvent | undefined }> = [];
   for (const event of events) {
-    if (event.type !== 'WorkflowStarted') continue;
-    const reception = await services.store.readStream(event.stream);
-    const received = [...reception].reverse().find((e) => e.type === 'WebhookReceived' && e.position < event.position);
-    if (!received) continue;
-    runs.push(runWorkflow(services, event.position, event.data as Started, received.data as ReceivedWebhook, signal));
+    if (event.type === 'WebhookReceived') received.set(event.stream, event);
+    else if (event.type === 'WorkflowStarted') starts.push({ started: event, webhook: received.get(event.stream) });
   }
-  const outcomes = await Promise.allSettled(runs);
+  let next = 0;
+  const worker = async () => {
+    while (next < starts.length) {
+      const { started, webhook } = starts[next++]!;
+      const reception = webhook ?? [...(await services.store.readStream(started.stream))].reverse().find((e) => e.type === 'WebhookReceived' && e.position < started.position);
+      if (!reception) continue;
+      await runWorkflow(services, started.position, started.data as Started, reception.data as ReceivedWebhook, signal);
+    }
+  };
+  const outcomes = await Promise.allSettled(Array.from({ length: Math.min(concurrency, starts.length) }, worker));
   const failed = outcomes.find((o) => o.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
 }
@@ -136,12 +151,14 @@ export const automationJob: BackgroundJob = {
         let checkpoint = await services.readStore.readCheckpoint(AUTOMATION_CHECKPOINT);
         const subscription = services.store.subscribe(
           async (events) => {
-            await handleBatch(services, events, controller.signal);
+            await handleBatch(services, events, services.config.AUTOMATION_CONCURRENCY, controller.signal);
             const next = events[events.length - 1]!.position;
             await services.readStore.commit(AUTOMATION_CHECKPOINT, [], { expected: checkpoint, next });
             checkpoint = next;
           },
-          { after: checkpoint, batchSize: services.config.AUTOMATION_CONCURRENCY, streamPrefixes: ['automation_webhook-'] },
+          // Batches hold many workflows (run AUTOMATION_CONCURRENCY at a time), so a busy catch URL
+          // costs one checkpoint commit per few hundred webhooks, not per handful.
+          { after: checkpoint, batchSize: BATCH_EVENTS, streamPrefixes: ['automation_webhook-'] },
         );
         current = subscription;
         try {

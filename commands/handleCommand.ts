@@ -1,7 +1,7 @@
 import { timeOrderedUuid } from './timeOrderedUuid.ts';
 import { asArray, type Decider, type DomainEvent } from '../domain/shared/decider.ts';
 import { DomainError } from '../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent } from './eventStore.ts';
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent, type RecordedEvent } from './eventStore.ts';
 
 export type CommandContext = {
   store: EventStore;
@@ -21,11 +21,11 @@ const MAX_ATTEMPTS = 4;
 
 export type CommandOptions = {
   /**
-   * The stream name was just made up (a fresh time-ordered UUID): decide on the initial state
-   * without reading it. Should it exist after all, the append's no_stream check refuses and the
-   * next attempt reads it as usual.
+   * The stream's events as the caller has just read them ([] for a stream name it just made up):
+   * the first attempt decides on these instead of reading the stream again. Should the stream
+   * have moved on meanwhile, the append's expected revision refuses and the next attempt reads.
    */
-  newStream?: boolean;
+  known?: readonly RecordedEvent[];
 };
 
 /**
@@ -41,7 +41,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
   options: CommandOptions = {},
 ): Promise<CommandResult<State, Event>> {
   for (let attempt = 1; ; attempt++) {
-    const recorded = attempt === 1 && options.newStream ? [] : await ctx.store.readStream(stream);
+    const recorded = attempt === 1 && options.known ? options.known : await ctx.store.readStream(stream);
     let state = decider.initialState();
     for (const event of recorded) state = decider.evolve(state, event as unknown as Event);
     const revision = recorded.length === 0 ? -1 : recorded[recorded.length - 1]!.revision;

@@ -68,7 +68,7 @@ export async function receiveWebhook(
     sequenceActive: sequence.status === 'active',
     actions: sequence.actions,
     now,
-  }, { newStream: request.dedupeKey === null });
+  }, request.dedupeKey === null ? { known: [] } : {});
   if (result.events.length > 0) {
     const started = result.events.some((e) => e.type === 'WorkflowStarted');
     return { found: true, organizationId: trigger.organizationId, workflowId: started ? result.position : null, replayed: false };
