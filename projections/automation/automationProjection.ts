@@ -38,7 +38,15 @@ export type TriggerDoc = {
   received_count: number;
   created_at: number;
 };
+/**
+ * Received requests kept per trigger for the trigger test route: the latest ones, each in one of
+ * a trigger's slots (received count modulo this), so the collection stays this small per trigger
+ * however much traffic a catch URL takes. The event log keeps every request.
+ */
+export const SAMPLES_KEPT = 10;
+
 export type SampleDoc = {
+  /** `<trigger_id>:<slot>`. */
   id: string;
   trigger_id: number;
   organization_id: string;
@@ -164,8 +172,10 @@ export const automationProjection: Projection = {
       }
       case 'WebhookReceived': {
         const d = event.data;
+        const trigger = await tx.get<TriggerDoc>(TRIGGERS, String(d.trigger_id));
+        const received = trigger?.received_count ?? recorded.position;
         tx.upsert(SAMPLES, {
-          id: String(recorded.position),
+          id: `${d.trigger_id}:${received % SAMPLES_KEPT}`,
           trigger_id: d.trigger_id,
           organization_id: d.organization_id,
           position: recorded.position,
@@ -175,7 +185,6 @@ export const automationProjection: Projection = {
           headers: d.headers,
           received_at: d.received_at,
         } satisfies SampleDoc);
-        const trigger = await tx.get<TriggerDoc>(TRIGGERS, String(d.trigger_id));
         if (trigger) tx.upsert(TRIGGERS, { ...trigger, received_count: trigger.received_count + 1 });
         return;
       }

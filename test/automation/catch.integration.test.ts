@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../commands/automation/automationCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { automationFixture, TEST_ENV } from './fixtures.ts';
+import { SAMPLES, SAMPLES_KEPT } from '../../projections/automation/automationProjection.ts';
 
 const STARTED = { success: true, message: 'Workflow started' };
 const SKIPPED = { success: true, message: 'Webhook received but trigger was skipped', workflow_id: null };
@@ -225,5 +226,22 @@ describe('trigger test route', () => {
     expect(await foreign.json()).toEqual(await unknown.json());
     expect((await server.fetch(path)).status).toBe(401);
     expect((await server.fetch('/api/automation/triggers/abc/test', { token: me.token })).status).toBe(422);
+  });
+
+  it('offers the latest ten requests, newest first, and keeps no more than ten per trigger', async () => {
+    const me = await server.identity('C');
+    const f = await automationFixture(server, me.organizationId, []);
+    for (let n = 1; n <= 13; n++) {
+      const response = await server.fetch(f.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n }) });
+      expect(response.status).toBe(200);
+    }
+    await server.settle();
+    const body = (await (await server.fetch(`/api/automation/triggers/${f.trigger.id}/test`, { token: me.token })).json()) as {
+      samples: Array<{ id: string; payload: { n: number } }>;
+    };
+    expect(body.samples.map((s) => s.payload.n)).toEqual([13, 12, 11, 10, 9, 8, 7, 6, 5, 4]);
+    const ids = body.samples.map((s) => Number(s.id));
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(await server.services.readStore.count(SAMPLES, { trigger_id: f.trigger.id })).toBe(SAMPLES_KEPT);
   });
 });

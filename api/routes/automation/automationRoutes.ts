@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import {
   SAMPLES,
+  SAMPLES_KEPT,
   SEQUENCES,
   TRIGGERS,
   WORKFLOWS,
@@ -16,8 +17,6 @@ import { notFound } from '../../errors.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 import { ErrorSchema, protectedRoute } from '../schemas.ts';
 
-/** How many of the latest received requests the trigger test offers as samples. */
-export const SAMPLE_LIMIT = 10;
 
 const IntId = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -78,7 +77,7 @@ export const automationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
       const samples = await readStore.find<SampleDoc>(SAMPLES, {
         filter: { trigger_id: trigger.trigger_id },
         sort: [['position', -1]],
-        limit: SAMPLE_LIMIT,
+        limit: SAMPLES_KEPT,
       });
       const data = {
         trigger_id: trigger.trigger_id,
@@ -92,7 +91,7 @@ export const automationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
       return {
         success: true,
         message: `${samples.length} received webhook${samples.length === 1 ? '' : 's'} available as samples.`,
-        samples: samples.map((s) => ({ id: s.id, method: s.method, payload: s.payload, query: s.query, headers: s.headers, received_at: s.received_at })),
+        samples: samples.map((s) => ({ id: String(s.position), method: s.method, payload: s.payload, query: s.query, headers: s.headers, received_at: s.received_at })),
         data,
       };
     },
