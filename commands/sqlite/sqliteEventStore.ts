@@ -12,6 +12,7 @@ import {
   type Subscription,
   type SubscriptionHandler,
 } from '../eventStore.ts';
+import { deepFreeze } from '../../domain/shared/deepFreeze.ts';
 import { openDatabase } from './openDatabase.ts';
 
 export type SqliteEventStoreOptions = {
@@ -402,14 +403,6 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       db.close();
     },
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 function revisionMatches(expected: ExpectedRevision, current: number | null): boolean {
