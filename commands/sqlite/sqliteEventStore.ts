@@ -154,6 +154,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       return;
     }
     commits += 1;
+    // The head moved: reads from here on look again (the cached streams we appended to, above all).
+    headThisTurn = null;
     outcomes.forEach((outcome, i) => {
       const request = batch[i]!;
       if (outcome.ok) request.resolve(outcome.result);
@@ -287,29 +289,45 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
    * Hot streams (a catch URL's trigger, its key claim, its sequence) are read on every request.
    * A stream only ever grows by contiguous revisions, so when its highest revision in the file is
    * still the one we hold, the events are the ones we hold: one index lookup replaces reading and
-   * parsing every row. The lookup runs on each read, so an append by any process (a replaced
-   * trigger URL from the CLI) is seen at once.
+   * parsing every row. And when nothing at all was appended since that lookup (the file's head
+   * position is the one it was checked at), not even the lookup is needed. The head is read once
+   * per turn of the event loop and again after each commit of ours, so an append by any process
+   * (a replaced trigger URL from the CLI) is seen from the next turn on.
    */
-  const streamCache = new Map<string, RecordedEvent[]>();
+  type CachedStream = { events: RecordedEvent[]; checkedAt: number };
+  const streamCache = new Map<string, CachedStream>();
   const STREAM_CACHE_MAX = 2_000;
+  let headThisTurn: number | null = null;
+  function currentHead(): number {
+    if (headThisTurn === null) {
+      headThisTurn = headStmt.get()?.position ?? 0;
+      setImmediate(() => (headThisTurn = null));
+    }
+    return headThisTurn;
+  }
 
   function readStreamSync(stream: string): RecordedEvent[] {
+    const head = currentHead();
     const cached = streamCache.get(stream);
     if (cached) {
+      const events = cached.events;
+      if (cached.checkedAt === head) return events.slice();
       const revision = lastRevisionStmt.get(stream)?.revision ?? null;
-      const held = cached[cached.length - 1]!.revision;
-      if (revision === held) return cached.slice();
+      const held = events[events.length - 1]!.revision;
       if (revision !== null && revision > held) {
         // Only the newer rows are read (counter streams grow by one event per allocation).
-        for (const row of readStreamAfterStmt.all(stream, held)) cached.push(toRecorded(row));
-        if (cached[cached.length - 1]!.revision === cached.length - 1) return cached.slice();
+        for (const row of readStreamAfterStmt.all(stream, held)) events.push(toRecorded(row));
+      }
+      if (revision !== null && revision >= held && events[events.length - 1]!.revision === events.length - 1) {
+        cached.checkedAt = head;
+        return events.slice();
       }
       streamCache.delete(stream);
     }
     const events = readStreamStmt.all(stream).map(toRecorded);
     if (events.length > 0) {
       if (streamCache.size >= STREAM_CACHE_MAX) streamCache.delete(streamCache.keys().next().value!);
-      streamCache.set(stream, events);
+      streamCache.set(stream, { events, checkedAt: head });
     }
     return events.slice();
   }

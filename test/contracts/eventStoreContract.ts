@@ -265,6 +265,19 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       expect(await store.readStream(stream)).toHaveLength(2);
     });
 
+    it("reads a stream another connection appended to, once the writer's append has resolved", async () => {
+      const [a, b] = (await connections(2)) as [EventStore, EventStore];
+      const stream = `${prefix()}-hot`;
+      await a.append(stream, [newEvent('First')], 'no_stream');
+      expect((await a.readStream(stream)).map((e) => e.type)).toEqual(['First']);
+      expect((await a.readStream(stream)).map((e) => e.type)).toEqual(['First']);
+      await b.append(stream, [newEvent('Second')], 0);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await a.readStream(stream)).map((e) => e.type)).toEqual(['First', 'Second']);
+      await a.append(stream, [newEvent('Third')], 1);
+      expect((await a.readStream(stream)).map((e) => e.type)).toEqual(['First', 'Second', 'Third']);
+    });
+
     it('allocates integer ids without duplicates under concurrency, across two store instances', async () => {
       const [a, b] = (await connections(2)) as [EventStore, EventStore];
       const counter = prefix();
