@@ -91,7 +91,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   let flushScheduled = false;
   let closed = false;
 
-  function appendOne(request: PendingAppend): AppendResult {
+  /** A row as this process wrote it: the recent window takes it from here instead of reading it back. */
+  type WrittenRow = Omit<EventRow, 'position'> & { position: number };
+
+  function appendOne(request: PendingAppend, written: WrittenRow[]): AppendResult {
     const { stream, events, expected } = request;
     const first = events[0];
     if (!first) throw new Error('append needs at least one event');
@@ -109,36 +112,41 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(stream, expected, current);
     let revision = current ?? -1;
     let position = 0;
+    let metadataOf: unknown = undefined;
+    let metadata = '';
     for (const event of events) {
       revision += 1;
-      const info = insertStmt.run(
-        event.id,
-        stream,
-        revision,
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-      );
+      // The events of one append usually share one metadata object: serialized once.
+      if (event.metadata !== metadataOf) {
+        metadataOf = event.metadata;
+        metadata = JSON.stringify(event.metadata);
+      }
+      const data = JSON.stringify(event.data);
+      const info = insertStmt.run(event.id, stream, revision, event.type, data, metadata);
       position = Number(info.lastInsertRowid);
+      written.push({ id: event.id, stream, revision, position, type: event.type, data, metadata });
     }
     return { revision, position };
   }
 
   const commitBatch = db.transaction((batch: PendingAppend[]) => {
     const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
+    const written: WrittenRow[] = [];
     for (const request of batch) {
       // A savepoint per request, so one refused append does not undo its neighbours in the batch.
+      const mark = written.length;
       savepointStmt.run();
       try {
-        outcomes.push({ ok: true, result: appendOne(request) });
+        outcomes.push({ ok: true, result: appendOne(request, written) });
         releaseStmt.run();
       } catch (error) {
         rollbackToStmt.run();
         releaseStmt.run();
+        written.length = mark;
         outcomes.push({ ok: false, error });
       }
     }
-    return outcomes;
+    return { outcomes, written };
   });
 
   function flush(): void {
@@ -147,13 +155,15 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     pending = [];
     if (batch.length === 0) return;
     let outcomes;
+    let written: WrittenRow[];
     try {
-      outcomes = commitBatch.immediate(batch);
+      ({ outcomes, written } = commitBatch.immediate(batch));
     } catch (error) {
       for (const request of batch) request.reject(error);
       return;
     }
     commits += 1;
+    rememberWritten(written);
     // The head moved: reads from here on look again (the cached streams we appended to, above all).
     headThisTurn = null;
     outcomes.forEach((outcome, i) => {
@@ -228,6 +238,32 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
    */
   let commits = 0;
   let endSeenAtCommit = -1;
+
+  /*
+   * Our own commit continues the window when its first event directly follows the window's end:
+   * the write lock held while the rows were numbered means no other process's event lies in
+   * between or after them. Then the subscriptions read the new events from memory (and the
+   * window reaches the file's end), instead of one of them reading back and parsing what this
+   * process has just written.
+   */
+  function rememberWritten(written: WrittenRow[]): void {
+    const first = written[0];
+    if (!first || first.position !== recentTo + 1) return;
+    if (written.some((row, i) => row.position !== first.position + i)) return;
+    // Events of one append share their metadata: parsed once, shared frozen.
+    let metadataJson = '';
+    let metadata: RecordedEvent['metadata'] | null = null;
+    const events = written.map((row): RecordedEvent => {
+      if (metadata === null || row.metadata !== metadataJson) {
+        metadataJson = row.metadata;
+        metadata = deepFreeze(JSON.parse(row.metadata) as RecordedEvent['metadata']);
+      }
+      const { id, stream, revision, position, type } = row;
+      return deepFreeze({ id, stream, revision, position, type, data: JSON.parse(row.data) as unknown, metadata });
+    });
+    remember(recentTo, events);
+    endSeenAtCommit = commits;
+  }
 
   function remember(from: number, rows: RecordedEvent[]): void {
     if (rows.length === 0) return;

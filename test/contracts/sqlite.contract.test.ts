@@ -53,6 +53,34 @@ describe('SQLite event store durability', () => {
   });
 });
 
+describe('SQLite event store: events this process wrote are served from memory', () => {
+  it('reads its own batched appends (refused ones left out) exactly as a fresh reader of the file does', async () => {
+    const { file, dispose } = tempFile();
+    const store = openSqliteEventStore({ file });
+    await store.append('seed-1', [newEvent('Seeded')], 'no_stream');
+    expect(await store.readAll({ after: null, limit: 10 })).toHaveLength(1);
+
+    const shared = { correlation_id: 'req_batch', actor: { type: 'system' as const, name: 'test' }, organization_id: 'org_1', occurred_at: 1 };
+    const outcomes = await Promise.allSettled([
+      store.append('batch-a', [newEvent('A1', { n: 1 }), newEvent('A2', { n: 2 })].map((e) => ({ ...e, metadata: shared })), 'no_stream'),
+      store.append('seed-1', [newEvent('Refused')], 'no_stream'),
+      store.append('batch-b', [newEvent('B1', { nested: { list: [1, 2] } })], 'no_stream'),
+      store.append('seed-1', [newEvent('Seeded2')], 0),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+
+    const fromMemory = await store.readAll({ after: 1, limit: 100 });
+    const reader = openSqliteEventStore({ file });
+    const fromFile = await reader.readAll({ after: 1, limit: 100 });
+    expect(fromMemory.map((e) => e.type)).toEqual(['A1', 'A2', 'B1', 'Seeded2']);
+    expect(fromMemory).toEqual(fromFile);
+    expect(Object.isFrozen(fromMemory[0]!.data)).toBe(true);
+    await reader.close();
+    await store.close();
+    await dispose();
+  });
+});
+
 describe('integer ids across processes (SQLite)', () => {
   it('three processes allocating at once on one file never hand out the same id', { timeout: 60_000 }, async () => {
     const { file, dispose } = tempFile();
