@@ -129,8 +129,31 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     return { revision, position };
   }
 
-  const commitBatch = db.transaction((batch: PendingAppend[]) => {
-    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
+  type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+
+  /**
+   * The batch without savepoints: an append is refused (wrong revision, a duplicate id) before it
+   * writes anything or by its first insert, which leaves nothing behind either. Should a later
+   * insert of an append fail, the whole transaction is undone and the batch goes again through
+   * commitBatchBySavepoints.
+   */
+  const commitBatchFast = db.transaction((batch: PendingAppend[]) => {
+    const outcomes: Outcome[] = [];
+    const written: WrittenRow[] = [];
+    for (const request of batch) {
+      const mark = written.length;
+      try {
+        outcomes.push({ ok: true, result: appendOne(request, written) });
+      } catch (error) {
+        if (written.length !== mark) throw new PartlyWritten();
+        outcomes.push({ ok: false, error });
+      }
+    }
+    return { outcomes, written };
+  });
+
+  const commitBatchBySavepoints = db.transaction((batch: PendingAppend[]) => {
+    const outcomes: Outcome[] = [];
     const written: WrittenRow[] = [];
     for (const request of batch) {
       // A savepoint per request, so one refused append does not undo its neighbours in the batch.
@@ -157,7 +180,12 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     let outcomes;
     let written: WrittenRow[];
     try {
-      ({ outcomes, written } = commitBatch.immediate(batch));
+      try {
+        ({ outcomes, written } = commitBatchFast.immediate(batch));
+      } catch (error) {
+        if (!(error instanceof PartlyWritten)) throw error;
+        ({ outcomes, written } = commitBatchBySavepoints.immediate(batch));
+      }
     } catch (error) {
       for (const request of batch) request.reject(error);
       return;
@@ -458,6 +486,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     },
   };
 }
+
+/** An append failed after some of its rows were inserted: its batch is redone append by append. */
+class PartlyWritten extends Error {}
 
 function revisionMatches(expected: ExpectedRevision, current: number | null): boolean {
   if (expected === 'any') return true;

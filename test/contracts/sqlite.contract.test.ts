@@ -81,6 +81,29 @@ describe('SQLite event store: events this process wrote are served from memory',
   });
 });
 
+describe('SQLite event store: one failing append in a group commit', () => {
+  it('is refused whole, with nothing of it written, while its neighbours in the batch commit', async () => {
+    const { file, dispose } = tempFile();
+    const store = openSqliteEventStore({ file });
+    const taken = newEvent('Taken');
+    await store.append('owner-1', [taken], 'no_stream');
+    // Its second event reuses an id the file already holds: the first insert succeeds, the second fails.
+    const outcomes = await Promise.allSettled([
+      store.append('neighbour-1', [newEvent('N1')], 'no_stream'),
+      store.append('clash-1', [newEvent('Fresh'), { ...newEvent('Clash'), id: taken.id }], 'no_stream'),
+      store.append('neighbour-2', [newEvent('N2')], 'no_stream'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await store.readStream('clash-1')).toEqual([]);
+    const reader = openSqliteEventStore({ file });
+    expect((await reader.readAll({ after: null, limit: 10 })).map((e) => e.type)).toEqual(['Taken', 'N1', 'N2']);
+    expect((await store.readAll({ after: null, limit: 10 })).map((e) => e.type)).toEqual(['Taken', 'N1', 'N2']);
+    await reader.close();
+    await store.close();
+    await dispose();
+  });
+});
+
 describe('integer ids across processes (SQLite)', () => {
   it('three processes allocating at once on one file never hand out the same id', { timeout: 60_000 }, async () => {
     const { file, dispose } = tempFile();
