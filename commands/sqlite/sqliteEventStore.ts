@@ -91,10 +91,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   let flushScheduled = false;
   let closed = false;
 
-  /** A row as this process wrote it: the recent window takes it from here instead of reading it back. */
-  type WrittenRow = Omit<EventRow, 'position'> & { position: number };
-
-  function appendOne(request: PendingAppend, written: WrittenRow[]): AppendResult {
+  /** Appends one request's events; `written` gets the rows as written (the recent window takes them from there). */
+  function appendOne(request: PendingAppend, written: EventRow[]): AppendResult {
     const { stream, events, expected } = request;
     const first = events[0];
     if (!first) throw new Error('append needs at least one event');
@@ -139,7 +137,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
    */
   const commitBatchFast = db.transaction((batch: PendingAppend[]) => {
     const outcomes: Outcome[] = [];
-    const written: WrittenRow[] = [];
+    const written: EventRow[] = [];
     for (const request of batch) {
       const mark = written.length;
       try {
@@ -154,7 +152,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
 
   const commitBatchBySavepoints = db.transaction((batch: PendingAppend[]) => {
     const outcomes: Outcome[] = [];
-    const written: WrittenRow[] = [];
+    const written: EventRow[] = [];
     for (const request of batch) {
       // A savepoint per request, so one refused append does not undo its neighbours in the batch.
       const mark = written.length;
@@ -178,7 +176,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     pending = [];
     if (batch.length === 0) return;
     let outcomes;
-    let written: WrittenRow[];
+    let written: EventRow[];
     try {
       try {
         ({ outcomes, written } = commitBatchFast.immediate(batch));
@@ -274,7 +272,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
    * window reaches the file's end), instead of one of them reading back and parsing what this
    * process has just written.
    */
-  function rememberWritten(written: WrittenRow[]): void {
+  function rememberWritten(written: EventRow[]): void {
     const first = written[0];
     if (!first || first.position !== recentTo + 1) return;
     if (written.some((row, i) => row.position !== first.position + i)) return;
