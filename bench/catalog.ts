@@ -12,18 +12,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { childEnv, load, median, pairedRounds, run, serve, stopAll } from './processes.ts';
+import { childEnv, load, median, pairedRounds, run, serve, stopAll, type BenchResult } from './processes.ts';
 
-export type BenchResult = {
-  name: string;
-  ours: number;
-  reference: number;
-  /** Median of the rounds' ours/reference throughput ratios. */
-  ratio: number;
-  unit: string;
-  /** Server CPU time per request (Linux): steadier than req/s on a machine shared with other work. */
-  cpuUsPerRequest?: { ours: number; reference: number };
-};
+export type { BenchResult };
 export type CatalogBenchOptions = {
   durationSeconds?: number;
   rounds?: number;

@@ -6,7 +6,7 @@
  * (bench/referenceCatchServer.ts). Both are loaded by autocannon with the same connections and
  * duration, in alternating rounds; the medians give the ratio.
  *
- *   node bin/run-ts.js bench/catch.ts [--duration 3] [--rounds 5] [--connections 50]
+ *   node bin/run-ts.js bench/catch.ts [--duration 3] [--rounds 7] [--connections 50]
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,15 +15,9 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { childEnv, cpuMs, load, median, pairedRounds, run, serve, stopAll } from './processes.ts';
+import { childEnv, cpuMs, load, median, pairedRounds, run, serve, stopAll, type BenchResult } from './processes.ts';
 
-export type BenchResult = {
-  name: string;
-  ours: number;
-  reference: number;
-  ratio: number;
-  unit: string;
-  cpuUsPerRequest?: { ours: number; reference: number };
+export type CatchBenchResult = BenchResult & {
   /** Our server's CPU per webhook over one more load and the automation backlog's drain after it. */
   cpuUsPerWebhookDrained?: number;
 };
@@ -48,9 +42,9 @@ export type CatchBenchOptions = { duration?: number; rounds?: number; warmup?: n
 
 const BODY = JSON.stringify({ email: 'buyer@example.com', ref: 'ORD-1042', source: 'crm', items: [{ sku: 'A', qty: 2 }] });
 
-export async function runCatchBench(opts: CatchBenchOptions = {}): Promise<BenchResult> {
+export async function runCatchBench(opts: CatchBenchOptions = {}): Promise<CatchBenchResult> {
   const duration = opts.duration ?? 3;
-  const rounds = opts.rounds ?? 5;
+  const rounds = opts.rounds ?? 7;
   const warmup = opts.warmup ?? 2;
   const connections = opts.connections ?? 50;
   const log = opts.log ?? (() => undefined);

@@ -9,6 +9,18 @@ import autocannon from 'autocannon';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** What a benchmark of our service against its reference returns (bench/run.ts tabulates it). */
+export type BenchResult = {
+  name: string;
+  ours: number;
+  reference: number;
+  /** Median of the rounds' ours/reference throughput ratios. */
+  ratio: number;
+  unit: string;
+  /** Server CPU time per request (Linux): steadier than req/s on a machine shared with other work. */
+  cpuUsPerRequest?: { ours: number; reference: number };
+};
+
 /** Our environment without the settings a benchmark sets for its children itself. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const { BASE_URL: _b, PORT: _p, DATA_DIR: _d, ...rest } = process.env;
