@@ -26,11 +26,17 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry });
 
   const httpRequest = registerHttpRequestMetrics(registry);
-  const appended = new Counter({
+  // Counted in a plain map per append and added to the counter at scrape (as for the HTTP series).
+  const appendedSinceScrape = new Map<string, number>();
+  new Counter({
     name: 'events_appended_total',
     help: 'Events appended to the event store by this process, by event type.',
     labelNames: ['type'] as const,
     registers: [registry],
+    collect() {
+      for (const [type, count] of appendedSinceScrape) this.inc({ type }, count);
+      appendedSinceScrape.clear();
+    },
   });
   const webhooks = new Counter({
     name: 'outbound_webhooks_total',
@@ -59,7 +65,7 @@ export function createMetrics(): Metrics {
     registry,
     httpRequest,
     eventsAppended(types) {
-      for (const type of types) appended.inc({ type });
+      for (const type of types) appendedSinceScrape.set(type, (appendedSinceScrape.get(type) ?? 0) + 1);
     },
     webhookResult(success) {
       webhooks.inc({ result: success ? 'success' : 'failure' });
