@@ -69,7 +69,7 @@ describe('observability', () => {
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
 
     // Counts keep adding up from scrape to scrape, each append counted once.
-    const organizations = sample(text, 'events_appended_total', { type: 'OrganizationCreated' });
+    const organizations = sample(text, 'events_appended_total', { type: 'OrganizationCreated' })!;
     await server.identity();
     const again = await (await server.fetch('/metrics')).text();
     expect(sample(again, 'events_appended_total', { type: 'OrganizationCreated' })).toBe(organizations + 1);
