@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { childEnv, load, median, pairedRounds, run, serve, stopAll, type BenchResult } from './processes.ts';
+import { childEnv, load, pairedRounds, run, serve, stopAll, summarize, type BenchResult } from './processes.ts';
 
 export type { BenchResult };
 export type CatalogBenchOptions = {
@@ -70,21 +70,8 @@ export async function runCatalogBench(opts: CatalogBenchOptions = {}): Promise<B
       load({ url: `${reference.url}/api/catalog/products`, headers: {}, connections, duration: seconds }, reference.child.pid);
     await loadOurs(warmup);
     await loadReference(warmup);
-    const { ours: oursRps, reference: refRps, ratios, oursCpu, refCpu } = await pairedRounds(
-      rounds,
-      () => loadOurs(duration),
-      () => loadReference(duration),
-      log,
-      'req/s',
-    );
-    return {
-      name: 'catalog list (250 products)',
-      ours: Math.round(median(oursRps)),
-      reference: Math.round(median(refRps)),
-      ratio: Number(median(ratios).toFixed(3)),
-      unit: 'req/s',
-      ...(oursCpu.length > 0 ? { cpuUsPerRequest: { ours: Math.round(median(oursCpu)), reference: Math.round(median(refCpu)) } } : {}),
-    };
+    const paired = await pairedRounds(rounds, () => loadOurs(duration), () => loadReference(duration), log, 'req/s');
+    return summarize('catalog list (250 products)', 'req/s', paired);
   } finally {
     await stopAll(children);
     rmSync(dataDir, { recursive: true, force: true });

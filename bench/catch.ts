@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { childEnv, cpuMs, load, median, pairedRounds, run, serve, stopAll, type BenchResult } from './processes.ts';
+import { childEnv, cpuMs, load, pairedRounds, run, serve, stopAll, summarize, type BenchResult } from './processes.ts';
 
 export type CatchBenchResult = BenchResult & {
   /** Our server's CPU per webhook over one more load and the automation backlog's drain after it. */
@@ -84,12 +84,7 @@ export async function runCatchBench(opts: CatchBenchOptions = {}): Promise<Catch
       cpuBefore === null || cpuAfter === null ? null : Math.round(((cpuAfter - cpuBefore) * 1000) / (drainLoad.rps * duration));
     if (drainedCpu !== null) log(`with the automation backlog drained (${drained} ms after the load): server CPU ${drainedCpu} µs per webhook`);
     return {
-      name: 'catch webhooks accepted (durable)',
-      ours: Math.round(median(paired.ours)),
-      reference: Math.round(median(paired.reference)),
-      ratio: Number(median(paired.ratios).toFixed(3)),
-      unit: 'req/s',
-      ...(paired.oursCpu.length > 0 ? { cpuUsPerRequest: { ours: Math.round(median(paired.oursCpu)), reference: Math.round(median(paired.refCpu)) } } : {}),
+      ...summarize('catch webhooks accepted (durable)', 'req/s', paired),
       ...(drainedCpu !== null ? { cpuUsPerWebhookDrained: drainedCpu } : {}),
     };
   } finally {

@@ -130,3 +130,17 @@ export async function pairedRounds(
   }
   return out;
 }
+
+/** A benchmark's result from its paired rounds: the medians of each side and of the rounds' ratios. */
+export function summarize(name: string, unit: string, paired: Paired): BenchResult {
+  return {
+    name,
+    ours: Math.round(median(paired.ours)),
+    reference: Math.round(median(paired.reference)),
+    ratio: Number(median(paired.ratios).toFixed(3)),
+    unit,
+    ...(paired.oursCpu.length > 0
+      ? { cpuUsPerRequest: { ours: Math.round(median(paired.oursCpu)), reference: Math.round(median(paired.refCpu)) } }
+      : {}),
+  };
+}

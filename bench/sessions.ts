@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { childEnv, load, median, pairedRounds, run, serve, stopAll, type BenchResult } from './processes.ts';
+import { childEnv, load, pairedRounds, run, serve, stopAll, summarize, type BenchResult } from './processes.ts';
 
 /** The event one session creation appends, with the metadata the API records. */
 function sessionEvent(i: number) {
@@ -97,13 +97,7 @@ export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise
     await loadOurs(2);
     await loadReference(1);
     const paired = await pairedRounds(rounds, () => loadOurs(duration), () => loadReference(duration), log, 'sessions/s');
-    return {
-      name: 'checkout sessions created over HTTP (durable) vs raw better-sqlite3 append loop (FULL, one tx each)',
-      ours: Math.round(median(paired.ours)),
-      reference: Math.round(median(paired.reference)),
-      ratio: Number(median(paired.ratios).toFixed(3)),
-      unit: 'sessions/s',
-    };
+    return summarize('checkout sessions created over HTTP (durable) vs raw better-sqlite3 append loop (FULL, one tx each)', 'sessions/s', paired);
   } finally {
     await stopAll(children);
     rmSync(dataDir, { recursive: true, force: true });
