@@ -1,4 +1,5 @@
 import type { EventStore, RecordedEvent, Subscription } from '../commands/eventStore.ts';
+import { DocCache } from './docCache.ts';
 import type { Projection } from './projection.ts';
 import { CheckpointConflictError, type ReadStore } from './readStore.ts';
 import { UnitOfWork } from './unitOfWork.ts';
@@ -22,20 +23,26 @@ export type ProjectionRunner = {
   stop(): Promise<void>;
 };
 
-/** Applies one batch of events to a projection and moves its checkpoint, atomically. */
+/**
+ * Applies one batch of events to a projection and moves its checkpoint, atomically. With a
+ * cache, documents come from it before the store, and the committed writes go into it.
+ */
 export async function applyBatch(
   readStore: ReadStore,
   projection: Projection,
   events: RecordedEvent[],
   expected: number | null,
+  cache?: DocCache,
 ): Promise<number> {
-  const uow = new UnitOfWork(readStore);
+  const uow = new UnitOfWork(readStore, cache);
   const types = new Set(projection.eventTypes);
   for (const event of events) {
     if (types.has(event.type)) await projection.apply(event, uow);
   }
   const next = events[events.length - 1]!.position;
-  await readStore.commit(projection.name, uow.ops(), { expected, next });
+  const ops = uow.ops();
+  await readStore.commit(projection.name, ops, { expected, next });
+  cache?.committed(ops);
   return next;
 }
 
@@ -85,9 +92,11 @@ export async function startProjections(
       positions.set(projection.name, from);
       settleWaiters();
       let checkpoint = from;
+      // A new one on every (re)start: after a checkpoint conflict another writer's documents count.
+      const cache = new DocCache();
       const subscription = store.subscribe(
         async (events) => {
-          checkpoint = await applyBatch(readStore, projection, events, checkpoint);
+          checkpoint = await applyBatch(readStore, projection, events, checkpoint, cache);
           positions.set(projection.name, checkpoint);
           settleWaiters();
         },

@@ -1,6 +1,7 @@
 import type { Doc, ReadStore, WriteOp } from './readStore.ts';
 import type { ProjectionTx } from './projection.ts';
 import { deepFreeze } from '../domain/shared/deepFreeze.ts';
+import type { DocCache } from './docCache.ts';
 
 /**
  * Buffers one batch's writes so they reach the store in a single commit with the checkpoint.
@@ -12,12 +13,21 @@ import { deepFreeze } from '../domain/shared/deepFreeze.ts';
 export class UnitOfWork implements ProjectionTx {
   private readonly writes = new Map<string, WriteOp>();
 
-  constructor(private readonly store: ReadStore) {}
+  constructor(
+    private readonly store: ReadStore,
+    private readonly cache?: DocCache,
+  ) {}
 
   async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
     const pending = this.writes.get(key(collection, id));
     if (pending) return pending.op === 'upsert' ? (pending.doc as T) : null;
-    return this.store.get<T>(collection, id);
+    if (!this.cache) return this.store.get<T>(collection, id);
+    const cached = this.cache.get(collection, id);
+    if (cached) return cached as T;
+    // Frozen like the batch's own writes: the cache hands the same object to later batches.
+    const doc = await this.store.get<T>(collection, id);
+    if (doc) this.cache.remember(collection, deepFreeze(doc));
+    return doc;
   }
 
   upsert(collection: string, doc: Doc): void {
