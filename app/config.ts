@@ -64,7 +64,7 @@ export const ConfigSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(0).default(1_000),
   /** Workflows the automation worker runs at once. */
-  AUTOMATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(64),
+  AUTOMATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
