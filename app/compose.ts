@@ -57,12 +57,12 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
   const opened = await openStores(config);
   const store = observeEventStore(opened.store, metrics);
   const readStore = opened.readStore;
-  metrics.setProjectionLagSource(() => projectionLag(store, readStore, allProjections));
   const projections = options.runProjections
     ? await startProjections(store, readStore, allProjections, options.logger)
     : options.watchProjections
       ? watchProjections(readStore, allProjections)
       : null;
+  metrics.setProjectionLagSource(() => projectionLag({ store, readStore, projections: allProjections, runner: projections }));
   return {
     config,
     store,
