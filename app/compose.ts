@@ -48,6 +48,12 @@ export type ComposeOptions = {
    * moves, so this process still reads its own writes. The API on the production profile does.
    */
   watchProjections?: boolean;
+  /**
+   * When running them: store a projection's checkpoint with its writes, not after every batch
+   * (startProjections' lazyCheckpoints). Only where no other process waits on the stored
+   * checkpoints: the `serve` of the embedded profile does; a projection worker must not.
+   */
+  lazyCheckpoints?: boolean;
   clock?: Clock;
   logger: Logger;
 };
@@ -58,7 +64,7 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
   const store = observeEventStore(opened.store, metrics);
   const readStore = opened.readStore;
   const projections = options.runProjections
-    ? await startProjections(store, readStore, allProjections, options.logger)
+    ? await startProjections(store, readStore, allProjections, options.logger, { lazyCheckpoints: options.lazyCheckpoints ?? false })
     : options.watchProjections
       ? watchProjections(readStore, allProjections)
       : null;

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { compose } from '../../app/compose.ts';
+import { loadConfig } from '../../app/config.ts';
 import { checkReadiness, MAX_LAG_EVENTS, projectionLag } from '../../app/readiness.ts';
 import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../../projections/allProjections.ts';
@@ -51,5 +53,33 @@ describe('readiness and lag with projections running in this process', () => {
     const readiness = await checkReadiness({ ...stored, clock });
     expect(readiness.ready).toBe(false);
     expect(readiness.reasons).toContain(`projection identity is ${head} events behind (max ${MAX_LAG_EVENTS})`);
+  });
+
+  it('through compose: /metrics reports 0 lag for lazy projections that are current, and close() stores their checkpoints', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'readiness-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const services = await compose(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }), { runProjections: true, lazyCheckpoints: true, logger: quiet });
+    let closed = false;
+    cleanup.push(() => (closed ? undefined : services.close()));
+    const metadata = { correlation_id: 'test', actor: { type: 'cli' as const }, organization_id: null, occurred_at: Math.floor(Date.now() / 1000) };
+    let head = 0;
+    for (let i = 0; i < 3; i++) {
+      ({ position: head } = await services.store.append(`load-${randomUUID()}`, [{ id: randomUUID(), type: 'LoadTested', data: {}, metadata }], 'no_stream'));
+    }
+    expect(await services.projections!.waitFor(head, 5000)).toBe(true);
+    for (const p of allProjections) expect(await services.readStore.readCheckpoint(p.name), p.name).toBeNull();
+
+    const { body } = await services.metrics.scrape();
+    const lags = [...body.matchAll(/^projection_lag_events\{projection="(\w+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]);
+    expect(lags).toEqual(allProjections.map((p) => [p.name, 0]));
+
+    await services.close();
+    closed = true;
+    const readStore = openSqliteReadStore({ file: join(dir, 'commerce.db') });
+    try {
+      for (const p of allProjections) expect(await readStore.readCheckpoint(p.name), p.name).toBe(head);
+    } finally {
+      await readStore.close();
+    }
   });
 });
