@@ -48,6 +48,12 @@ export type ComposeOptions = {
    * moves, so this process still reads its own writes. The API on the production profile does.
    */
   watchProjections?: boolean;
+  /**
+   * When running them: store a projection's checkpoint with its writes, not after every batch
+   * (startProjections' lazyCheckpoints). Only where no other process waits on the stored
+   * checkpoints: the `serve` of the embedded profile does; a projection worker must not.
+   */
+  lazyCheckpoints?: boolean;
   clock?: Clock;
   logger: Logger;
 };
@@ -57,12 +63,12 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
   const opened = await openStores(config);
   const store = observeEventStore(opened.store, metrics);
   const readStore = opened.readStore;
-  metrics.setProjectionLagSource(() => projectionLag(store, readStore, allProjections));
   const projections = options.runProjections
-    ? await startProjections(store, readStore, allProjections, options.logger)
+    ? await startProjections(store, readStore, allProjections, options.logger, { lazyCheckpoints: options.lazyCheckpoints ?? false })
     : options.watchProjections
       ? watchProjections(readStore, allProjections)
       : null;
+  metrics.setProjectionLagSource(() => projectionLag({ store, readStore, projections: allProjections, runner: projections }));
   return {
     config,
     store,

@@ -1,5 +1,6 @@
 import type { EventStore } from '../commands/eventStore.ts';
 import type { Projection } from '../projections/projection.ts';
+import type { ProjectionRunner } from '../projections/projectionRunner.ts';
 import type { ReadStore } from '../projections/readStore.ts';
 import type { Clock } from './services.ts';
 import type { ProjectionLag } from './metrics.ts';
@@ -25,26 +26,46 @@ async function timed<T>(what: string, work: Promise<T>, ms: number): Promise<T> 
   }
 }
 
-/** Lag of each projection from its stored checkpoint: works whether projections run here or in a worker. */
-export async function projectionLag(store: EventStore, readStore: ReadStore, projections: readonly Projection[]): Promise<ProjectionLag[]> {
-  const head = (await store.headPosition()) ?? 0;
-  const lags: ProjectionLag[] = [];
-  for (const p of projections) {
-    const checkpoint = (await readStore.readCheckpoint(p.name)) ?? 0;
+/** Where lag is measured from: the log's head, and each projection's checkpoint. */
+export type LagSources = {
+  store: EventStore;
+  readStore: ReadStore;
+  projections: readonly Projection[];
+  /** The projections running in this process, if they do (Services.projections). */
+  runner?: ProjectionRunner | null;
+};
+
+type Behind = ProjectionLag & { checkpoint: number | null };
+
+/**
+ * How far each projection is behind `head`, from its checkpoint: the runner's own position where
+ * it runs in this process (its stored checkpoint may lag behind: lazy checkpoints), else the
+ * stored one (projections run by a worker, or a watcher's). The stored checkpoints are read in
+ * either case, so readiness learns whether the read store answers.
+ */
+async function lagBehind(head: number, sources: LagSources): Promise<Behind[]> {
+  const lags: Behind[] = [];
+  for (const p of sources.projections) {
+    const stored = await sources.readStore.readCheckpoint(p.name);
+    const running = sources.runner?.checkpointOf(p.name);
+    const checkpoint = running === undefined ? stored : running;
     // Positions may have gaps, so this is an upper bound on the events still to apply.
-    lags.push({ projection: p.name, events: Math.max(0, head - checkpoint) });
+    lags.push({ projection: p.name, checkpoint, events: Math.max(0, head - (checkpoint ?? 0)) });
   }
   return lags;
+}
+
+/** Lag of each projection behind the head of the log: works whether projections run here or in a worker. */
+export async function projectionLag(sources: LagSources): Promise<ProjectionLag[]> {
+  const lags = await lagBehind((await sources.store.headPosition()) ?? 0, sources);
+  return lags.map(({ projection, events }) => ({ projection, events }));
 }
 
 /**
  * Ready: the event store and the read store each answer a cheap read, and every projection is
  * within MAX_LAG_EVENTS of the head and has no unapplied event older than MAX_LAG_SECONDS.
  */
-export async function checkReadiness(
-  deps: { store: EventStore; readStore: ReadStore; projections: readonly Projection[]; clock: Clock },
-  timeoutMs = 2000,
-): Promise<Readiness> {
+export async function checkReadiness(deps: LagSources & { clock: Clock }, timeoutMs = 2000): Promise<Readiness> {
   const reasons: string[] = [];
   let head: number | null = null;
   try {
@@ -52,17 +73,16 @@ export async function checkReadiness(
   } catch (error) {
     reasons.push(`event store unreachable: ${(error as Error).message}`);
   }
-  const checkpoints = new Map<string, number | null>();
+  let lags: Behind[] = [];
   try {
-    for (const p of deps.projections) checkpoints.set(p.name, await timed('read store', deps.readStore.readCheckpoint(p.name), timeoutMs));
+    lags = await timed('read store', lagBehind(head ?? 0, deps), timeoutMs);
   } catch (error) {
     reasons.push(`read store unreachable: ${(error as Error).message}`);
   }
   const lag: ProjectionLag[] = [];
   if (reasons.length === 0) {
     const now = deps.clock() / 1000;
-    for (const [name, checkpoint] of checkpoints) {
-      const events = Math.max(0, (head ?? 0) - (checkpoint ?? 0));
+    for (const { projection: name, checkpoint, events } of lags) {
       lag.push({ projection: name, events });
       if (events > MAX_LAG_EVENTS) {
         reasons.push(`projection ${name} is ${events} events behind (max ${MAX_LAG_EVENTS})`);

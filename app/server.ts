@@ -1,7 +1,7 @@
 import { buildApp } from '../api/app.ts';
 import { startBackgroundJobs } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
-import { runsInApi, type Config } from './config.ts';
+import { isProductionProfile, runsInApi, type Config } from './config.ts';
 
 /**
  * Starts the API, with its projections and background jobs on the embedded profile (on the
@@ -14,6 +14,10 @@ export async function startServer(config: Config): Promise<{ url: string; close(
   const services = await compose(config, {
     runProjections,
     watchProjections: !runProjections,
+    // Nobody else waits on the stored checkpoints of the embedded profile's one process (the CLI
+    // beside it catches up by itself); on the production profile other API processes and the
+    // automation worker may watch them, so there every batch's checkpoint is stored.
+    lazyCheckpoints: runProjections && !isProductionProfile(config),
     logger: { error: (o, m) => logError(o, m), info: () => undefined },
   });
   const app = await buildApp(services, { logger: { level: config.LOG_LEVEL } });

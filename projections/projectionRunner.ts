@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent, Subscription } from '../commands/eventStore.ts';
 import { DocCache } from './docCache.ts';
 import type { Projection } from './projection.ts';
-import { CheckpointConflictError, type ReadStore } from './readStore.ts';
+import { CheckpointConflictError, type ReadStore, type WriteOp } from './readStore.ts';
 import { UnitOfWork } from './unitOfWork.ts';
 
 export type Logger = {
@@ -15,17 +15,52 @@ export type ProjectionRunner = {
   /** The lowest checkpoint across projections (null before any event). */
   checkpoint(): number | null;
   /**
-   * The checkpoint of one projection as this runner last saw it stored (undefined for a name it
+   * The checkpoint of one projection as this runner last applied it (undefined for a name it
    * does not run): free to read, so hot read paths use it to tell whether a read model changed.
-   * Commits by another process (the CLI) show up once this runner's subscription meets them.
+   * With lazy checkpoints it may be ahead of the stored one. Commits by another process (the
+   * CLI) show up once this runner's subscription meets them.
    */
   checkpointOf(name: string): number | null | undefined;
   stop(): Promise<void>;
 };
 
+export type ProjectionRunnerOptions = {
+  /**
+   * Skip the commit of a batch that wrote nothing: the position moves in memory only, and the
+   * stored checkpoint follows with the next batch that writes, once `maxUnstoredEvents` events
+   * went unstored, and on stop(). Only for a runner whose stored checkpoints nobody else waits
+   * on: a process watching them would see a current projection as up to that many events behind.
+   */
+  lazyCheckpoints?: boolean;
+  /** Events a lazy runner may apply past its stored checkpoint; a crash re-reads at most these. */
+  maxUnstoredEvents?: number;
+};
+
 /**
- * Applies one batch of events to a projection and moves its checkpoint, atomically. With a
- * cache, documents come from it before the store, and the committed writes go into it.
+ * 1,000 events: under a catch URL's load (hundreds of small batches a second, most of them of
+ * no interest to four projections out of five) that is one empty commit per projection every
+ * few seconds instead of hundreds a second, while what it costs stays small: after a crash each
+ * projection re-reads at most 1,000 events it wrote nothing for (a clean stop stores them all),
+ * and the CLI's catch-up beside a running server reads at most that many more per projection.
+ */
+export const MAX_UNSTORED_EVENTS = 1000;
+
+/**
+ * Applies one batch of events to a projection: the writes it makes, not committed yet. With a
+ * cache, documents come from it before the store.
+ */
+async function applyEvents(readStore: ReadStore, projection: Projection, events: RecordedEvent[], cache?: DocCache): Promise<WriteOp[]> {
+  const uow = new UnitOfWork(readStore, cache);
+  const types = new Set(projection.eventTypes);
+  for (const event of events) {
+    if (types.has(event.type)) await projection.apply(event, uow);
+  }
+  return uow.ops();
+}
+
+/**
+ * Applies one batch of events to a projection and moves its checkpoint, atomically; the
+ * committed writes go into the cache, if one is given.
  */
 export async function applyBatch(
   readStore: ReadStore,
@@ -34,13 +69,8 @@ export async function applyBatch(
   expected: number | null,
   cache?: DocCache,
 ): Promise<number> {
-  const uow = new UnitOfWork(readStore, cache);
-  const types = new Set(projection.eventTypes);
-  for (const event of events) {
-    if (types.has(event.type)) await projection.apply(event, uow);
-  }
+  const ops = await applyEvents(readStore, projection, events, cache);
   const next = events[events.length - 1]!.position;
-  const ops = uow.ops();
   await readStore.commit(projection.name, ops, { expected, next });
   cache?.committed(ops);
   return next;
@@ -53,13 +83,17 @@ export async function ensureIndexes(readStore: ReadStore, projections: readonly 
 /**
  * Runs each projection as its own subscription from its stored checkpoint. A batch that fails
  * (a bug, a store hiccup) is retried from the stored checkpoint after a pause, never skipped.
+ * Every batch's checkpoint is stored unless `options.lazyCheckpoints`.
  */
 export async function startProjections(
   store: EventStore,
   readStore: ReadStore,
   projections: readonly Projection[],
   logger: Logger,
+  options: ProjectionRunnerOptions = {},
 ): Promise<ProjectionRunner> {
+  const lazy = options.lazyCheckpoints ?? false;
+  const maxUnstored = options.maxUnstoredEvents ?? MAX_UNSTORED_EVENTS;
   await ensureIndexes(readStore, projections);
   const positions = new Map<string, number | null>();
   const waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
@@ -87,17 +121,33 @@ export async function startProjections(
   };
 
   const run = async (projection: Projection) => {
+    // `stored` is the checkpoint in the read store as this runner knows it: every commit expects
+    // it, so another process moving it (the CLI) fails the commit and we restart from its value.
+    let stored: number | null = null;
+    let position: number | null = null;
     while (!stopped) {
       const from = await readStore.readCheckpoint(projection.name);
+      // stop() may have come while we read: it waits for this loop, not for a subscription it never saw.
+      if (stopped) break;
+      stored = position = from;
+      let unstored = 0;
       positions.set(projection.name, from);
       settleWaiters();
-      let checkpoint = from;
       // A new one on every (re)start: after a checkpoint conflict another writer's documents count.
       const cache = new DocCache();
       const subscription = store.subscribe(
         async (events) => {
-          checkpoint = await applyBatch(readStore, projection, events, checkpoint, cache);
-          positions.set(projection.name, checkpoint);
+          const ops = await applyEvents(readStore, projection, events, cache);
+          const next = events[events.length - 1]!.position;
+          unstored += events.length;
+          if (!lazy || ops.length > 0 || unstored >= maxUnstored) {
+            await readStore.commit(projection.name, ops, { expected: stored, next });
+            cache.committed(ops);
+            stored = next;
+            unstored = 0;
+          }
+          position = next;
+          positions.set(projection.name, next);
           settleWaiters();
         },
         { after: from },
@@ -110,6 +160,18 @@ export async function startProjections(
         if (error instanceof CheckpointConflictError) continue;
         logger.error({ err: error, projection: projection.name }, 'projection failed; retrying from its checkpoint');
         await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+    // Every batch up to `position` is applied (written, or wrote nothing): store it, so a clean
+    // restart goes on from there.
+    if (position !== stored && position !== null) {
+      try {
+        await readStore.commit(projection.name, [], { expected: stored, next: position });
+      } catch (error) {
+        // The CLI moved it meanwhile: its checkpoint stands, and a restart goes on from it.
+        if (!(error instanceof CheckpointConflictError)) {
+          logger.error({ err: error, projection: projection.name }, 'projection checkpoint not stored on stop; a restart re-applies from the stored one');
+        }
       }
     }
   };

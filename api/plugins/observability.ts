@@ -44,6 +44,7 @@ export const observabilityPlugin = fp(
           store: services.store,
           readStore: services.readStore,
           projections: allProjections,
+          runner: services.projections,
           clock: services.clock,
         });
         return reply.code(readiness.ready ? 200 : 503).send({

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { createOrganization } from '../../commands/identity/identityCommands.ts';
 import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../../projections/allProjections.ts';
+import { identityProjection } from '../../projections/identity/identityProjection.ts';
+import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
 import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
 
 /** A POST whose body arrives in two halves, `gapMs` apart: a slow client, in flight for that long. */
@@ -48,13 +50,21 @@ describe('graceful shutdown of the real server process', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('on SIGTERM finishes the request in flight, stops projections at the head and exits 0', async () => {
+  it('on SIGTERM finishes the request in flight, stops projections at the head, stores their checkpoints and exits 0', async () => {
     // Some writes before, so the projections have work at the moment of the signal.
     for (let i = 0; i < 5; i++) {
       const r = await fetch(`${proc.url}${catchPath}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"email":"early${i}@example.com"}` });
       expect(r.status).toBe(200);
     }
     const cli = openSqliteEventStore({ file: join(dataDir, 'commerce.db') });
+    // The server stores the checkpoints of projections that wrote nothing lazily: identity's
+    // stays where the seeding left it, until the shutdown stores it (asserted at the end).
+    const readStore = openSqliteReadStore({ file: join(dataDir, 'commerce.db') });
+    try {
+      expect(await readStore.readCheckpoint(identityProjection.name)).toBeLessThan((await cli.headPosition())!);
+    } finally {
+      await readStore.close();
+    }
     let signalled = false;
     const slow = slowPost(proc.url, catchPath, JSON.stringify({ email: 'slow@example.com', ref: 'x'.repeat(400) }), 800, () => {
       // Signal once the server holds the request (headers and half the body).

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EventStore } from '../../commands/eventStore.ts';
+import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
+import type { Projection } from '../../projections/projection.ts';
+import { catchUpProjections, startProjections, type ProjectionRunner, type ProjectionRunnerOptions } from '../../projections/projectionRunner.ts';
+import { CheckpointConflictError, type Doc, type ReadStore } from '../../projections/readStore.ts';
+import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+
+type Tally = Doc & { positions: number[] };
+
+/** A witness: records the position of every `Counted` event it applies; any other event is not its business. */
+const counter: Projection = {
+  name: 'counter',
+  collections: ['tallies'],
+  eventTypes: ['Counted'],
+  async apply(event, tx) {
+    const tally = (await tx.get<Tally>('tallies', 'all')) ?? { id: 'all', positions: [] };
+    tx.upsert('tallies', { ...tally, positions: [...tally.positions, event.position] });
+  },
+};
+
+const quiet = { error: (o: object, m: string) => console.error(m, o), info: () => undefined };
+
+/**
+ * One process's connections to the data file, as compose opens them, and the commits of its read
+ * store that another writer's checkpoint failed (seen through, not changed).
+ */
+type Process = { store: EventStore; readStore: ReadStore; conflicts: CheckpointConflictError[] };
+
+describe('projection runner checkpoints', () => {
+  const cleanup: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  const dataFile = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runner-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    return join(dir, 'commerce.db');
+  };
+  const open = (file: string): Process => {
+    const store = openSqliteEventStore({ file });
+    const readStore = openSqliteReadStore({ file });
+    cleanup.push(async () => {
+      await store.close();
+      await readStore.close();
+    });
+    const conflicts: CheckpointConflictError[] = [];
+    const observed: ReadStore = {
+      ...readStore,
+      async commit(name, ops, checkpoint) {
+        try {
+          await readStore.commit(name, ops, checkpoint);
+        } catch (error) {
+          if (error instanceof CheckpointConflictError) conflicts.push(error);
+          throw error;
+        }
+      },
+    };
+    return { store, readStore: observed, conflicts };
+  };
+  const start = async (p: Process, options?: ProjectionRunnerOptions): Promise<ProjectionRunner> => {
+    const runner = await startProjections(p.store, p.readStore, [counter], quiet, options);
+    cleanup.push(() => runner.stop());
+    return runner;
+  };
+  /** Appends `n` events of `type`, one append each (so a subscription may see them in several batches); the last position. */
+  const append = async (p: Process, type: 'Counted' | 'Ignored', n = 1): Promise<number> => {
+    let position = 0;
+    for (let i = 0; i < n; i++) {
+      const metadata = { correlation_id: 'test', actor: { type: 'cli' as const }, organization_id: null, occurred_at: Math.floor(Date.now() / 1000) };
+      ({ position } = await p.store.append(`test-${randomUUID()}`, [{ id: randomUUID(), type, data: {}, metadata }], 'no_stream'));
+    }
+    return position;
+  };
+  const caughtUp = async (runner: ProjectionRunner, head: number) => expect(await runner.waitFor(head, 5000)).toBe(true);
+  const tally = async (p: Process) => (await p.readStore.get<Tally>('tallies', 'all'))?.positions ?? [];
+
+  it('lazy: a batch the projection writes nothing for moves its position in memory, not in the store', async () => {
+    const p = open(dataFile());
+    const runner = await start(p, { lazyCheckpoints: true });
+    const counted = await append(p, 'Counted');
+    await caughtUp(runner, counted);
+    expect(await p.readStore.readCheckpoint('counter')).toBe(counted);
+
+    const head = await append(p, 'Ignored', 5);
+    await caughtUp(runner, head);
+    expect(runner.checkpointOf('counter')).toBe(head);
+    expect(runner.checkpoint()).toBe(head);
+    // Read-your-writes waits resolve at once from the position in memory.
+    expect(await runner.waitFor(head, 0)).toBe(true);
+    expect(await p.readStore.readCheckpoint('counter')).toBe(counted);
+
+    // The next batch that writes stores its checkpoint, expecting the stored one (the compare-and-set passes).
+    const next = await append(p, 'Counted');
+    await caughtUp(runner, next);
+    expect(await p.readStore.readCheckpoint('counter')).toBe(next);
+    expect(await tally(p)).toEqual([counted, next]);
+    expect(p.conflicts).toEqual([]);
+  });
+
+  it('lazy: the checkpoint is stored once maxUnstoredEvents events went unstored', async () => {
+    const p = open(dataFile());
+    const runner = await start(p, { lazyCheckpoints: true, maxUnstoredEvents: 10 });
+    let head = 0;
+    for (let i = 1; i < 10; i++) {
+      head = await append(p, 'Ignored');
+      await caughtUp(runner, head);
+    }
+    expect(await p.readStore.readCheckpoint('counter')).toBeNull();
+    head = await append(p, 'Ignored');
+    await caughtUp(runner, head);
+    expect(await p.readStore.readCheckpoint('counter')).toBe(head);
+    // The count starts again from the stored checkpoint.
+    const after = await append(p, 'Ignored', 3);
+    await caughtUp(runner, after);
+    expect(await p.readStore.readCheckpoint('counter')).toBe(head);
+    expect(p.conflicts).toEqual([]);
+  });
+
+  it('lazy: stop() stores the position in memory, and a restart goes on from it', async () => {
+    const file = dataFile();
+    const p = open(file);
+    const runner = await startProjections(p.store, p.readStore, [counter], quiet, { lazyCheckpoints: true });
+    const counted = await append(p, 'Counted');
+    const head = await append(p, 'Ignored', 4);
+    await caughtUp(runner, head);
+    expect(await p.readStore.readCheckpoint('counter')).toBe(counted);
+    await runner.stop();
+    expect(await p.readStore.readCheckpoint('counter')).toBe(head);
+
+    const again = await start(p, { lazyCheckpoints: true });
+    expect(again.checkpointOf('counter')).toBe(head);
+    const next = await append(p, 'Counted');
+    await caughtUp(again, next);
+    expect(await tally(p)).toEqual([counted, next]);
+    expect(p.conflicts).toEqual([]);
+  });
+
+  it('not lazy (the default): every batch stores its checkpoint, written or not', async () => {
+    const p = open(dataFile());
+    const runner = await start(p);
+    for (const type of ['Ignored', 'Counted', 'Ignored', 'Ignored'] as const) {
+      const head = await append(p, type);
+      await caughtUp(runner, head);
+      expect(await p.readStore.readCheckpoint('counter')).toBe(head);
+    }
+  });
+
+  it('lazy: the CLI catching up from another connection meanwhile costs a restart, never an event applied twice or lost', async () => {
+    const file = dataFile();
+    const server = open(file);
+    const cli = open(file);
+    const runner = await start(server, { lazyCheckpoints: true, maxUnstoredEvents: 5 });
+    const expected: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      // The server's runner moves ahead of its stored checkpoint on events it does not write for...
+      const ignored = await append(server, 'Ignored', 3);
+      await caughtUp(runner, ignored);
+      // ...then the CLI appends and catches up from the stored checkpoint (behind the runner's position).
+      expected.push(await append(cli, 'Counted'));
+      await append(cli, 'Ignored', round % 3);
+      await catchUpProjections(cli.store, cli.readStore, [counter]);
+      expect(await cli.readStore.readCheckpoint('counter')).toBe(await cli.store.headPosition());
+      // The runner meets the CLI's events: its commit expects the checkpoint it stored, finds the
+      // CLI's, and it restarts from there.
+      expected.push(await append(server, 'Counted'));
+      await caughtUp(runner, (await server.store.headPosition())!);
+    }
+    const head = (await server.store.headPosition())!;
+    await runner.stop();
+    expect(await tally(server)).toEqual(expected);
+    expect(await server.readStore.readCheckpoint('counter')).toBe(head);
+    // The runner did meet the CLI's checkpoints (behind its own position, most rounds).
+    expect(server.conflicts.length).toBeGreaterThan(0);
+    expect(server.conflicts.some((c) => c.actual !== null && c.actual > (c.expected ?? 0))).toBe(true);
+  });
+});
