@@ -10,33 +10,35 @@ import type { Doc, WriteOp } from './readStore.ts';
  * from here is written, and the runner starts again from the stored checkpoint with a new cache.
  */
 export class DocCache {
-  private readonly docs = new Map<string, Doc>();
+  // A map per collection, keyed by id: no key string built per lookup.
+  private readonly collections = new Map<string, Map<string, Doc>>();
 
-  constructor(private readonly max = 10_000) {}
+  /** `max` documents per collection (a busy catch URL's workflows can lag their start by tens of thousands). */
+  constructor(private readonly max = 50_000) {}
 
   get(collection: string, id: string): Doc | undefined {
-    return this.docs.get(key(collection, id));
+    return this.collections.get(collection)?.get(id);
   }
 
   /** A document as read from the store (null: there is none, which is not remembered). */
   remember(collection: string, doc: Doc | null): void {
-    if (doc) this.set(key(collection, doc.id), doc);
+    if (doc) this.set(collection, doc);
   }
 
   /** The writes of a batch that has just been committed. */
   committed(ops: readonly WriteOp[]): void {
     for (const op of ops) {
-      if (op.op === 'upsert') this.set(key(op.collection, op.doc.id), op.doc);
-      else this.docs.delete(key(op.collection, op.id));
+      if (op.op === 'upsert') this.set(op.collection, op.doc);
+      else this.collections.get(op.collection)?.delete(op.id);
     }
   }
 
-  private set(k: string, doc: Doc): void {
+  private set(collection: string, doc: Doc): void {
+    let docs = this.collections.get(collection);
+    if (!docs) this.collections.set(collection, (docs = new Map()));
     // Map order is insertion order: re-inserting keeps the most recently used at the end.
-    this.docs.delete(k);
-    this.docs.set(k, doc);
-    if (this.docs.size > this.max) this.docs.delete(this.docs.keys().next().value!);
+    docs.delete(doc.id);
+    docs.set(doc.id, doc);
+    if (docs.size > this.max) docs.delete(docs.keys().next().value!);
   }
 }
-
-const key = (collection: string, id: string) => `${collection}\u0000${id}`;
