@@ -100,6 +100,19 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
     expect(await (await post()).json()).toMatchObject(STARTED);
   });
 
+  it('writes each answer as its declared JSON, byte for byte, errors included', async () => {
+    const on = await automationFixture(server, me.organizationId, []);
+    const off = await automationFixture(server, me.organizationId, [], { enabled: false });
+    const started = await server.fetch(on.path, { method: 'POST' });
+    expect(started.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await started.text()).toMatch(/^\{"success":true,"message":"Workflow started","workflow_id":\d+\}$/);
+    const skipped = await server.fetch(off.path, { method: 'POST' });
+    expect(await skipped.text()).toBe('{"success":true,"message":"Webhook received but trigger was skipped","workflow_id":null}');
+    const unknown = await server.fetch(`/hooks/catch/${on.sequence.route_key}/BBBBBBBBBBBBBBBBBBBBBBBB`, { method: 'POST' });
+    expect(unknown.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await unknown.text()).toBe('{"message":"Webhook not found.","code":"not_found"}');
+  });
+
   it('answers 404 and records nothing for unknown or mismatched keys', async () => {
     const f = await automationFixture(server, me.organizationId, []);
     const other = await automationFixture(server, me.organizationId, []);
