@@ -88,6 +88,43 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
     expect(everything).not.toContain('key_very_secret');
   });
 
+  it('records exactly the listed, dedupe and signature-like headers, and no other', async () => {
+    const { path, trigger } = await automationFixture(server, me.organizationId, []);
+    const sent = {
+      'content-type': 'application/json',
+      'user-agent': 'sender/2.0',
+      'idempotency-key': 'delivery-77',
+      'webhook-id': 'msg_77',
+      'webhook-timestamp': '1700000000',
+      'x-hub-signature-256': 'sha256=77',
+      'x-webhook-event': 'order.paid',
+      'x-request-id': 'req-77-abcdefgh',
+    };
+    const response = await server.fetch(path, { method: 'POST', headers: { ...sent, 'x-custom': 'dropped', 'accept-language': 'fr' }, body: '{}' });
+    expect(response.status).toBe(200);
+    await server.settle();
+    const body = (await (await server.fetch(`/api/automation/triggers/${trigger.id}/test`, { token: me.token })).json()) as {
+      samples: Array<{ headers: Record<string, string> }>;
+    };
+    expect(body.samples[0]!.headers).toEqual({ ...sent, 'content-length': '2' });
+  });
+
+  it.each(['idempotency-key', 'webhook-id'])('answers 422 naming %s when it is over 255 characters or empty, and records nothing', async (header) => {
+    const f = await automationFixture(server, me.organizationId, []);
+    const before = await eventCount();
+    for (const [value, message] of [
+      ['k'.repeat(256), `The ${header} field must not be greater than 255 characters.`],
+      ['', `The ${header} field is required.`],
+    ] as const) {
+      const response = await server.fetch(f.path, { method: 'POST', headers: { 'content-type': 'application/json', [header]: value }, body: '{}' });
+      expect(response.status).toBe(422);
+      expect(await response.json()).toEqual({ message, code: 'validation_failed', errors: { [header]: [message] } });
+    }
+    expect(await eventCount()).toBe(before);
+    const longest = await server.fetch(f.path, { method: 'POST', headers: { [header]: 'k'.repeat(255) } });
+    expect(longest.status).toBe(200);
+  });
+
   it('skips when the trigger is disabled or the sequence paused, and starts again once re-enabled', async () => {
     const f = await automationFixture(server, me.organizationId, [], { enabled: false });
     const post = () => server.fetch(f.path, { method: 'POST' });

@@ -5,6 +5,7 @@ import type { Services } from '../../../app/services.ts';
 import { receiveWebhook } from '../../../commands/automation/receiveWebhook.ts';
 import { commandContext } from '../../context.ts';
 import { HttpError, notFound, validationBody } from '../../errors.ts';
+import { validateHeadersInPlace } from '../../validateHeadersInPlace.ts';
 import { ErrorSchema, RouteKey } from '../schemas.ts';
 
 /** The payload key that holds a body that is not a JSON object (an array, a string, plain text, XML…). */
@@ -116,6 +117,8 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
         },
       },
       serializerCompiler: answerSerializer,
+      // The dedupe headers are checked; every header stays in request.headers for recordedHeaders.
+      validatorCompiler: validateHeadersInPlace,
       preValidation: async (request) => {
         const parsed = CatchBody.safeParse(request.body);
         if (!parsed.success) {
