@@ -125,6 +125,33 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
     expect(longest.status).toBe(200);
   });
 
+  it('answers 422 naming each email, ref or source that is not a string of at most 1000 characters, and records nothing', async () => {
+    const f = await automationFixture(server, me.organizationId, []);
+    const before = await eventCount();
+    const words = (field: string) => `The ${field} field must be a string of at most 1000 characters.`;
+    const json = await server.fetch(f.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 42, ref: 'r'.repeat(1001), source: 'crm', extra: { a: 1 } }),
+    });
+    expect(json.status).toBe(422);
+    expect(await json.json()).toEqual({
+      message: `${words('email')} (and 1 more error)`,
+      code: 'validation_failed',
+      errors: { email: [words('email')], ref: [words('ref')] },
+    });
+    const form = await server.fetch(f.path, { method: 'PUT', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'source=a&source=b' });
+    expect(form.status).toBe(422);
+    expect(await form.json()).toEqual({ message: words('source'), code: 'validation_failed', errors: { source: [words('source')] } });
+    expect(await eventCount()).toBe(before);
+    const longest = await server.fetch(f.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'e'.repeat(1000), ref: 'r', source: 's', other: 42 }),
+    });
+    expect(longest.status).toBe(200);
+  });
+
   it('skips when the trigger is disabled or the sequence paused, and starts again once re-enabled', async () => {
     const f = await automationFixture(server, me.organizationId, [], { enabled: false });
     const post = () => server.fetch(f.path, { method: 'POST' });

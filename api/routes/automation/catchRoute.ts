@@ -52,16 +52,28 @@ const wrap = (value: unknown): Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { [RAW_BODY_KEY]: value };
 
 /**
- * The body of any method, as the parsers above leave it (always an object). Validated in
+ * The fields of the body the service reads; any others pass through unchecked. Validated in
  * preValidation because fastify refuses a body schema on GET and HEAD, and catch URLs take both.
  */
-const CatchBody = z
-  .looseObject({
+const CatchFields = z
+  .object({
     email: z.string().max(1000).optional(),
     ref: z.string().max(1000).optional(),
     source: z.string().max(1000).optional(),
   })
   .optional();
+type CatchFields = z.input<typeof CatchFields>;
+
+/**
+ * The body as the parsers below leave it (an object, or undefined without a body), cut down to
+ * the fields CatchFields checks: a parse of the whole body would copy every key of it. Anything
+ * else is left whole, for CatchFields to refuse as before.
+ */
+const namedFields = (body: unknown): unknown => {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const { email, ref, source } = body as NonNullable<CatchFields>;
+  return { email, ref, source };
+};
 
 const DedupeHeader = z.string().min(1).max(255).optional();
 const Answer = z.object({ success: z.literal(true), message: z.string(), workflow_id: z.number().int().nullable() });
@@ -119,17 +131,17 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
       serializerCompiler: answerSerializer,
       // The dedupe headers are checked; every header stays in request.headers for recordedHeaders.
       validatorCompiler: validateHeadersInPlace,
-      preValidation: async (request) => {
-        const parsed = CatchBody.safeParse(request.body);
-        if (!parsed.success) {
-          const errors: Record<string, string[]> = {};
-          for (const issue of parsed.error.issues) {
-            const field = issue.path.join('.') || 'body';
-            (errors[field] ??= []).push(`The ${field} field must be a string of at most 1000 characters.`);
-          }
-          const body = validationBody(errors);
-          throw new HttpError(422, body.code, body.message, errors);
+      // A callback hook: an async one costs a promise per request.
+      preValidation: (request, _reply, done) => {
+        const parsed = CatchFields.safeParse(namedFields(request.body));
+        if (parsed.success) return done();
+        const errors: Record<string, string[]> = {};
+        for (const issue of parsed.error.issues) {
+          const field = issue.path.join('.') || 'body';
+          (errors[field] ??= []).push(`The ${field} field must be a string of at most 1000 characters.`);
         }
+        const body = validationBody(errors);
+        done(new HttpError(422, body.code, body.message, errors));
       },
       schema: {
         summary: 'Inbound automation webhook: records the request and starts (or skips) a workflow.',
