@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../commands/automation/automationCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { automationFixture, TEST_ENV } from './fixtures.ts';
 import { SAMPLES, SAMPLES_KEPT } from '../../projections/automation/automationProjection.ts';
+import { webhookReceptionStream } from '../../domain/automation/webhookReception.ts';
 
 const STARTED = { success: true, message: 'Workflow started' };
 const SKIPPED = { success: true, message: 'Webhook received but trigger was skipped', workflow_id: null };
@@ -228,6 +230,15 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
     await server.settle();
     const test = (await (await server.fetch(`/api/automation/triggers/${f.trigger.id}/test`, { token: me.token })).json()) as { samples: unknown[] };
     expect(test.samples).toHaveLength(2);
+  });
+
+  it('files a dedupe key under the stream name earlier releases used (t<trigger>-<sha256 hex, 40>)', async () => {
+    const f = await automationFixture(server, me.organizationId, []);
+    const key = 'lieferung-ü-1';
+    const response = await server.fetch(f.path, { method: 'POST', headers: { 'idempotency-key': key } });
+    expect(response.status).toBe(200);
+    const digest = createHash('sha256').update(key).digest('hex').slice(0, 40);
+    expect(await server.services.store.readStream(webhookReceptionStream(`t${f.trigger.id}-${digest}`))).not.toHaveLength(0);
   });
 
   it('answers 413 to a body over 1 MiB and records nothing', async () => {
