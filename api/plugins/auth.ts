@@ -21,7 +21,12 @@ declare module 'fastify' {
 /** RFC 9745: the date from which `?api_token=` is deprecated (2026-01-01). */
 const API_TOKEN_DEPRECATED_SINCE = '@1767225600';
 
-function bearerToken(request: FastifyRequest): string | null {
+/**
+ * The token of the Authorization header, else of the legacy `?api_token=`. A legacy token marks the
+ * answer with its Deprecation header here, where it is read, rather than in an onSend hook that every
+ * response of every route would run; fastify keeps the header on an error answer too.
+ */
+function bearerToken(request: FastifyRequest, reply: FastifyReply): string | null {
   const header = request.headers.authorization;
   if (header !== undefined) {
     const match = /^Bearer +([^\s]+) *$/i.exec(header);
@@ -30,16 +35,10 @@ function bearerToken(request: FastifyRequest): string | null {
   const query = request.query as Record<string, unknown> | undefined;
   const legacy = query?.api_token;
   if (typeof legacy === 'string') {
-    request.usedLegacyToken = true;
+    reply.header('deprecation', API_TOKEN_DEPRECATED_SINCE);
     return legacy;
   }
   return null;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    usedLegacyToken?: boolean;
-  }
 }
 
 type HookDone = (error?: Error) => void;
@@ -60,10 +59,6 @@ const NO_HASH = Buffer.alloc(32);
 export const authPlugin = fp(
   async (app: FastifyInstance, { services }: { services: Services }) => {
     app.decorateRequest('auth', null);
-    app.addHook('onSend', (request, reply, payload, done) => {
-      if (request.usedLegacyToken) reply.header('deprecation', API_TOKEN_DEPRECATED_SINCE);
-      done(null, payload);
-    });
     // Key documents change only through the identity projection: while its checkpoint stands
     // still, a key read once is still current (a revocation moves the checkpoint and clears this).
     // The running projection's checkpoint costs nothing to read; a revocation the CLI applied from
@@ -103,8 +98,8 @@ export const authPlugin = fp(
       return undefined;
     };
     // A callback hook with a synchronous path for a key already read: no promise per request.
-    app.decorate('authenticate', (request: FastifyRequest, _reply: FastifyReply, done: HookDone) => {
-      const token = bearerToken(request);
+    app.decorate('authenticate', (request: FastifyRequest, reply: FastifyReply, done: HookDone) => {
+      const token = bearerToken(request, reply);
       const parsed = token ? parseApiKey(token) : null;
       if (!parsed) return done(unauthenticated());
       const known = cachedKey(parsed.id);

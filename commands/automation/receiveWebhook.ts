@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { sequenceDecider, sequenceStream } from '../../domain/automation/sequence.ts';
 import {
   webhookReceptionDecider,
@@ -47,7 +47,7 @@ export async function receiveWebhook(
   const metadata = metadataFor(trigger.organizationId);
   const now = metadata.occurred_at;
   const key = request.dedupeKey
-    ? `t${triggerId}-${createHash('sha256').update(request.dedupeKey).digest('hex').slice(0, 40)}`
+    ? `t${triggerId}-${hash('sha256', request.dedupeKey, 'hex').slice(0, 40)}`
     : timeOrderedUuid();
   const stream = webhookReceptionStream(key);
   const webhook: ReceivedWebhook = {

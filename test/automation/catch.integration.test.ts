@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../commands/automation/automationCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { automationFixture, TEST_ENV } from './fixtures.ts';
 import { SAMPLES, SAMPLES_KEPT } from '../../projections/automation/automationProjection.ts';
+import { webhookReceptionStream } from '../../domain/automation/webhookReception.ts';
 
 const STARTED = { success: true, message: 'Workflow started' };
 const SKIPPED = { success: true, message: 'Webhook received but trigger was skipped', workflow_id: null };
@@ -88,6 +90,70 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
     expect(everything).not.toContain('key_very_secret');
   });
 
+  it('records exactly the listed, dedupe and signature-like headers, and no other', async () => {
+    const { path, trigger } = await automationFixture(server, me.organizationId, []);
+    const sent = {
+      'content-type': 'application/json',
+      'user-agent': 'sender/2.0',
+      'idempotency-key': 'delivery-77',
+      'webhook-id': 'msg_77',
+      'webhook-timestamp': '1700000000',
+      'x-hub-signature-256': 'sha256=77',
+      'x-webhook-event': 'order.paid',
+      'x-request-id': 'req-77-abcdefgh',
+    };
+    const response = await server.fetch(path, { method: 'POST', headers: { ...sent, 'x-custom': 'dropped', 'accept-language': 'fr' }, body: '{}' });
+    expect(response.status).toBe(200);
+    await server.settle();
+    const body = (await (await server.fetch(`/api/automation/triggers/${trigger.id}/test`, { token: me.token })).json()) as {
+      samples: Array<{ headers: Record<string, string> }>;
+    };
+    expect(body.samples[0]!.headers).toEqual({ ...sent, 'content-length': '2' });
+  });
+
+  it.each(['idempotency-key', 'webhook-id'])('answers 422 naming %s when it is over 255 characters or empty, and records nothing', async (header) => {
+    const f = await automationFixture(server, me.organizationId, []);
+    const before = await eventCount();
+    for (const [value, message] of [
+      ['k'.repeat(256), `The ${header} field must not be greater than 255 characters.`],
+      ['', `The ${header} field is required.`],
+    ] as const) {
+      const response = await server.fetch(f.path, { method: 'POST', headers: { 'content-type': 'application/json', [header]: value }, body: '{}' });
+      expect(response.status).toBe(422);
+      expect(await response.json()).toEqual({ message, code: 'validation_failed', errors: { [header]: [message] } });
+    }
+    expect(await eventCount()).toBe(before);
+    const longest = await server.fetch(f.path, { method: 'POST', headers: { [header]: 'k'.repeat(255) } });
+    expect(longest.status).toBe(200);
+  });
+
+  it('answers 422 naming each email, ref or source that is not a string of at most 1000 characters, and records nothing', async () => {
+    const f = await automationFixture(server, me.organizationId, []);
+    const before = await eventCount();
+    const words = (field: string) => `The ${field} field must be a string of at most 1000 characters.`;
+    const json = await server.fetch(f.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 42, ref: 'r'.repeat(1001), source: 'crm', extra: { a: 1 } }),
+    });
+    expect(json.status).toBe(422);
+    expect(await json.json()).toEqual({
+      message: `${words('email')} (and 1 more error)`,
+      code: 'validation_failed',
+      errors: { email: [words('email')], ref: [words('ref')] },
+    });
+    const form = await server.fetch(f.path, { method: 'PUT', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'source=a&source=b' });
+    expect(form.status).toBe(422);
+    expect(await form.json()).toEqual({ message: words('source'), code: 'validation_failed', errors: { source: [words('source')] } });
+    expect(await eventCount()).toBe(before);
+    const longest = await server.fetch(f.path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'e'.repeat(1000), ref: 'r', source: 's', other: 42 }),
+    });
+    expect(longest.status).toBe(200);
+  });
+
   it('skips when the trigger is disabled or the sequence paused, and starts again once re-enabled', async () => {
     const f = await automationFixture(server, me.organizationId, [], { enabled: false });
     const post = () => server.fetch(f.path, { method: 'POST' });
@@ -98,6 +164,19 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
     expect(await (await post()).json()).toEqual(SKIPPED);
     await setSequenceStatus(server.cliContext(), f.sequence.id, 'active');
     expect(await (await post()).json()).toMatchObject(STARTED);
+  });
+
+  it('writes each answer as its declared JSON, byte for byte, errors included', async () => {
+    const on = await automationFixture(server, me.organizationId, []);
+    const off = await automationFixture(server, me.organizationId, [], { enabled: false });
+    const started = await server.fetch(on.path, { method: 'POST' });
+    expect(started.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await started.text()).toMatch(/^\{"success":true,"message":"Workflow started","workflow_id":\d+\}$/);
+    const skipped = await server.fetch(off.path, { method: 'POST' });
+    expect(await skipped.text()).toBe('{"success":true,"message":"Webhook received but trigger was skipped","workflow_id":null}');
+    const unknown = await server.fetch(`/hooks/catch/${on.sequence.route_key}/BBBBBBBBBBBBBBBBBBBBBBBB`, { method: 'POST' });
+    expect(unknown.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await unknown.text()).toBe('{"message":"Webhook not found.","code":"not_found"}');
   });
 
   it('answers 404 and records nothing for unknown or mismatched keys', async () => {
@@ -151,6 +230,15 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
     await server.settle();
     const test = (await (await server.fetch(`/api/automation/triggers/${f.trigger.id}/test`, { token: me.token })).json()) as { samples: unknown[] };
     expect(test.samples).toHaveLength(2);
+  });
+
+  it('files a dedupe key under the stream name earlier releases used (t<trigger>-<sha256 hex, 40>)', async () => {
+    const f = await automationFixture(server, me.organizationId, []);
+    const key = 'lieferung-ü-1';
+    const response = await server.fetch(f.path, { method: 'POST', headers: { 'idempotency-key': key } });
+    expect(response.status).toBe(200);
+    const digest = createHash('sha256').update(key).digest('hex').slice(0, 40);
+    expect(await server.services.store.readStream(webhookReceptionStream(`t${f.trigger.id}-${digest}`))).not.toHaveLength(0);
   });
 
   it('answers 413 to a body over 1 MiB and records nothing', async () => {

@@ -68,4 +68,16 @@ describe('GET /api/users/me', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('deprecation')).toBe('@1767225600');
   });
+
+  it('marks with the Deprecation header a refused legacy token and one read before the route (onRequest), and only those', async () => {
+    const me = await server.identity();
+    const refused = await server.fetch('/api/users/me?api_token=csk_key_wrong');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('deprecation')).toBe('@1767225600');
+    const catalog = await server.fetch(`/api/catalog/products?api_token=${me.token}`);
+    expect(catalog.status).toBe(200);
+    expect(catalog.headers.get('deprecation')).toBe('@1767225600');
+    expect((await server.fetch('/api/users/me', { token: me.token })).headers.get('deprecation')).toBeNull();
+    expect((await server.fetch('/api/users/me')).headers.get('deprecation')).toBeNull();
+  });
 });
