@@ -10,10 +10,9 @@ import type { Doc, WriteOp } from './readStore.ts';
  * from here is written, and the runner starts again from the stored checkpoint with a new cache.
  */
 export class DocCache {
-  // A map per collection, keyed by id: no key string built per lookup.
-  private readonly collections = new Map<string, Map<string, Doc>>();
+  private readonly collections = new Map<string, Generations>();
 
-  /** `max` documents per collection (a busy catch URL's workflows can lag their start by tens of thousands). */
+  /** About `max` documents per collection (a busy catch URL's workflows can lag their start by tens of thousands). */
   constructor(private readonly max = 50_000) {}
 
   get(collection: string, id: string): Doc | undefined {
@@ -22,23 +21,55 @@ export class DocCache {
 
   /** A document as read from the store (null: there is none, which is not remembered). */
   remember(collection: string, doc: Doc | null): void {
-    if (doc) this.set(collection, doc);
+    if (doc) this.generations(collection).set(doc.id, doc);
   }
 
   /** The writes of a batch that has just been committed. */
   committed(ops: readonly WriteOp[]): void {
     for (const op of ops) {
-      if (op.op === 'upsert') this.set(op.collection, op.doc);
+      if (op.op === 'upsert') this.generations(op.collection).set(op.doc.id, op.doc);
       else this.collections.get(op.collection)?.delete(op.id);
     }
   }
 
-  private set(collection: string, doc: Doc): void {
-    let docs = this.collections.get(collection);
-    if (!docs) this.collections.set(collection, (docs = new Map()));
-    // Map order is insertion order: re-inserting keeps the most recently used at the end.
-    docs.delete(doc.id);
-    docs.set(doc.id, doc);
-    if (docs.size > this.max) docs.delete(docs.keys().next().value!);
+  private generations(collection: string): Generations {
+    let g = this.collections.get(collection);
+    if (!g) this.collections.set(collection, (g = new Generations(Math.max(1, Math.floor(this.max / 2)))));
+    return g;
+  }
+}
+
+/**
+ * Least-recently-used, roughly: writes go to the young map; when it is full it becomes the old
+ * one and the previous old one is dropped whole; a hit in the old map moves the document back to
+ * the young one. No per-entry bookkeeping, and no walk over a Map's deleted entries (evicting
+ * the oldest key one at a time from a big Map cost 6% of a catch load).
+ */
+class Generations {
+  private young = new Map<string, Doc>();
+  private old = new Map<string, Doc>();
+
+  constructor(private readonly size: number) {}
+
+  get(id: string): Doc | undefined {
+    const doc = this.young.get(id);
+    if (doc !== undefined) return doc;
+    const aged = this.old.get(id);
+    if (aged !== undefined) this.set(id, aged);
+    return aged;
+  }
+
+  set(id: string, doc: Doc): void {
+    if (this.young.size >= this.size && !this.young.has(id)) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(id, doc);
+    this.old.delete(id);
+  }
+
+  delete(id: string): void {
+    this.young.delete(id);
+    this.old.delete(id);
   }
 }
