@@ -13,6 +13,7 @@ import { findOfferByRef, findSession } from '../../../projections/checkout/check
 import { promoPriceForOffer } from '../../../projections/promos/promoQueries.ts';
 import { afterWrite, commandContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
+import { validateHeadersInPlace } from '../../validateHeadersInPlace.ts';
 import { ErrorSchema } from '../schemas.ts';
 import {
   CheckoutQuery,
@@ -106,6 +107,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     '/sessions',
     {
       config: { rateLimit },
+      // Checks Idempotency-Key without handing fastify a copy of every header (validateHeadersInPlace.ts).
+      validatorCompiler: validateHeadersInPlace,
       schema: {
         summary: 'Create a checkout session for a published offer (public). Send Idempotency-Key to retry safely.',
         headers: IdempotencyHeaders,
