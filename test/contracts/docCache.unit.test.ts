@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../commands/eventStore.ts';
 import { DocCache } from '../../projections/docCache.ts';
 import type { Projection } from '../../projections/projection.ts';
 import { applyBatch } from '../../projections/projectionRunner.ts';
 import { CheckpointConflictError } from '../../projections/readStore.ts';
-import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import { sqliteReadStoreFixture, useStoreFixtures } from './storeFixtures.ts';
 
 type Counter = { id: string; n: number };
 
@@ -35,18 +32,11 @@ const counted = (stream: string): RecordedEvent => ({
 });
 
 describe('DocCache with applyBatch', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-  const store = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'doccache-'));
-    dirs.push(dir);
-    return openSqliteReadStore({ file: join(dir, 'read.db') });
-  };
+  // Each test's store is closed and its file removed afterwards.
+  const { open: store } = useStoreFixtures(sqliteReadStoreFixture);
 
   it('serves the next batch the documents the last one committed, frozen, and the results match the store', async () => {
-    const readStore = store();
+    const readStore = await store();
     const cache = new DocCache();
     let checkpoint = await applyBatch(readStore, counting, [counted('a'), counted('a'), counted('b')], null, cache);
     const cached = cache.get('counters', 'a') as Counter;
@@ -56,11 +46,10 @@ describe('DocCache with applyBatch', () => {
     expect(await readStore.get('counters', 'a')).toEqual({ id: 'a', n: 3 });
     expect(await readStore.get('counters', 'b')).toEqual({ id: 'b', n: 2 });
     expect(await readStore.readCheckpoint('counting')).toBe(checkpoint);
-    await readStore.close();
   });
 
   it('remembers documents read from the store, frozen, so a projection cannot change what later batches see', async () => {
-    const readStore = store();
+    const readStore = await store();
     await readStore.commit('counting', [{ op: 'upsert', collection: 'counters', doc: { id: 'a', n: 10, tags: ['x'] } }], { expected: null, next: 0 });
     const cache = new DocCache();
     let seen: Counter | null = null;
@@ -83,11 +72,10 @@ describe('DocCache with applyBatch', () => {
     const before = (await readStore.readCheckpoint('counting'))!;
     await expect(applyBatch(readStore, sneaky, [counted('a')], before, cache)).rejects.toThrow(TypeError);
     expect(cache.get('counters', 'a')).toEqual({ id: 'a', n: 10, tags: ['x'] });
-    await readStore.close();
   });
 
   it('cannot commit what a stale cache computed once another writer moved the checkpoint; a new cache from the stored state counts right', async () => {
-    const readStore = store();
+    const readStore = await store();
     const cache = new DocCache();
     const mine = await applyBatch(readStore, counting, [counted('a')], null, cache);
     // Another writer (the CLI catching up) applies the next events and commits first.
@@ -99,7 +87,6 @@ describe('DocCache with applyBatch', () => {
     // Restarted from the stored checkpoint with a new cache, as the runner does.
     await applyBatch(readStore, counting, [counted('a')], theirs, new DocCache());
     expect(await readStore.get('counters', 'a')).toEqual({ id: 'a', n: 4 });
-    await readStore.close();
   });
 
   it('forgets deleted documents and keeps at most its size, dropping the least recently used', () => {

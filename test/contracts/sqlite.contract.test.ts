@@ -1,32 +1,22 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
-import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
 import { eventStoreContract, newEvent } from './eventStoreContract.ts';
 import { readStoreContract } from './readStoreContract.ts';
-
-function tempFile(): { file: string; dispose(): Promise<void> } {
-  const dir = mkdtempSync(join(tmpdir(), 'commerce-contract-'));
-  return { file: join(dir, 'commerce.db'), dispose: async () => rmSync(dir, { recursive: true, force: true }) };
-}
+import { sqliteReadStoreFixture, tempSqliteFile } from './storeFixtures.ts';
 
 eventStoreContract('SQLite', async () => {
-  const { file, dispose } = tempFile();
+  const { file, dispose } = tempSqliteFile();
   return { connect: async () => openSqliteEventStore({ file, pollIntervalMs: 50 }), dispose };
 });
 
-readStoreContract('SQLite', async () => {
-  const { file, dispose } = tempFile();
-  return { connect: async () => openSqliteReadStore({ file }), dispose };
-});
+readStoreContract('SQLite', sqliteReadStoreFixture);
 
 describe('SQLite event store durability', () => {
   it('an appended event is read back by another process opening the file', async () => {
-    const { file, dispose } = tempFile();
+    const { file, dispose } = tempSqliteFile();
     const store = openSqliteEventStore({ file });
     const event = newEvent('Durable', { value: 'kept' });
     const { position } = await store.append('durable-1', [event], 'no_stream');
@@ -55,7 +45,7 @@ describe('SQLite event store durability', () => {
 
 describe('SQLite event store: events this process wrote are served from memory', () => {
   it('reads its own batched appends (refused ones left out) exactly as a fresh reader of the file does', async () => {
-    const { file, dispose } = tempFile();
+    const { file, dispose } = tempSqliteFile();
     const store = openSqliteEventStore({ file });
     await store.append('seed-1', [newEvent('Seeded')], 'no_stream');
     expect(await store.readAll({ after: null, limit: 10 })).toHaveLength(1);
@@ -83,7 +73,7 @@ describe('SQLite event store: events this process wrote are served from memory',
 
 describe('SQLite event store: one failing append in a group commit', () => {
   it('is refused whole, with nothing of it written, while its neighbours in the batch commit', async () => {
-    const { file, dispose } = tempFile();
+    const { file, dispose } = tempSqliteFile();
     const store = openSqliteEventStore({ file });
     const taken = newEvent('Taken');
     await store.append('owner-1', [taken], 'no_stream');
@@ -106,7 +96,7 @@ describe('SQLite event store: one failing append in a group commit', () => {
 
 describe('integer ids across processes (SQLite)', () => {
   it('three processes allocating at once on one file never hand out the same id', { timeout: 60_000 }, async () => {
-    const { file, dispose } = tempFile();
+    const { file, dispose } = tempSqliteFile();
     const script = `const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'commands/sqlite/sqliteEventStore.ts'))});
       const { allocateId } = await import(${JSON.stringify(join(process.cwd(), 'commands/idAllocator.ts'))});
       const store = openSqliteEventStore({ file: ${JSON.stringify(file)} });

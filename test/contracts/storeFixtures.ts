@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import type { ReadStore } from '../../projections/readStore.ts';
 
 /** A fresh store location for one test, and connections to it (several stand for several processes). */
 export type StoreFixture<Store> = { connect(): Promise<Store>; dispose(): Promise<void> };
@@ -28,4 +33,16 @@ export function useStoreFixtures<Store extends { close(): Promise<void> }>(facto
     await Promise.all(fixtures.splice(0).map((f) => f.dispose()));
   });
   return { fixture, connections, open: async () => (await connections(1))[0]! };
+}
+
+/** A fresh SQLite file in its own temporary directory, which dispose() removes. */
+export function tempSqliteFile(): { file: string; dispose(): Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), 'commerce-contract-'));
+  return { file: join(dir, 'commerce.db'), dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A SQLite read store on a fresh file: the factory for useStoreFixtures. */
+export async function sqliteReadStoreFixture(): Promise<StoreFixture<ReadStore>> {
+  const { file, dispose } = tempSqliteFile();
+  return { connect: async () => openSqliteReadStore({ file }), dispose };
 }

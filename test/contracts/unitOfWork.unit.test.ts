@@ -1,23 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import { describe, expect, it } from 'vitest';
 import { UnitOfWork } from '../../projections/unitOfWork.ts';
+import { sqliteReadStoreFixture, useStoreFixtures } from './storeFixtures.ts';
 
 describe('UnitOfWork', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-  const store = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'uow-'));
-    dirs.push(dir);
-    return openSqliteReadStore({ file: join(dir, 'read.db') });
-  };
+  // Each test's store is closed and its file removed afterwards.
+  const { open: store } = useStoreFixtures(sqliteReadStoreFixture);
 
   it("reads the batch's own writes back, frozen, and commits them as written", async () => {
-    const readStore = store();
+    const readStore = await store();
     await readStore.commit('p', [{ op: 'upsert', collection: 'things', doc: { id: 'a', n: 1, tags: ['x'] } }], { expected: null, next: 1 });
     const tx = new UnitOfWork(readStore);
 
@@ -34,6 +24,5 @@ describe('UnitOfWork', () => {
 
     await readStore.commit('p', tx.ops(), { expected: 1, next: 2 });
     expect(await readStore.get('things', 'a')).toEqual({ id: 'a', n: 2, tags: ['x'] });
-    await readStore.close();
   });
 });
