@@ -11,8 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { childEnv, load, pairedRounds, run, serve, stopAll, summarize, type BenchResult } from './processes.ts';
+import { benchFlags, childEnv, load, pairedRounds, run, serve, stopAll, summarize, type BenchResult } from './processes.ts';
 
 export type { BenchResult };
 export type CatalogBenchOptions = {
@@ -79,13 +78,8 @@ export async function runCatalogBench(opts: CatalogBenchOptions = {}): Promise<B
 }
 
 if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.meta.url) {
-  const { values } = parseArgs({ options: { duration: { type: 'string' }, rounds: { type: 'string' }, connections: { type: 'string' } } });
-  const result = await runCatalogBench({
-    durationSeconds: values.duration ? Number(values.duration) : undefined,
-    rounds: values.rounds ? Number(values.rounds) : undefined,
-    connections: values.connections ? Number(values.connections) : undefined,
-    log: (line) => console.log(line),
-  });
+  const { duration, rounds, connections } = benchFlags();
+  const result = await runCatalogBench({ durationSeconds: duration, rounds, connections, log: (line) => console.log(line) });
   console.log(`${result.name}: ours ${result.ours} ${result.unit}, reference ${result.reference} ${result.unit}, ratio ${result.ratio} (goal ≥ 0.8)`);
   if (result.cpuUsPerRequest) {
     const { ours, reference } = result.cpuUsPerRequest;

@@ -18,9 +18,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { childEnv, cpuMs, load, median, pairedRounds, run, serve, stopAll, summarize, type BenchResult } from './processes.ts';
+import { benchFlags, childEnv, cpuMs, load, median, pairedRounds, run, serve, stopAll, summarize, type BenchResult } from './processes.ts';
 
 export type CatchBenchResult = BenchResult & {
   /** Median over our rounds of our server's CPU per webhook, the automation backlog's drain included. */
@@ -105,13 +104,7 @@ export async function runCatchBench(opts: CatchBenchOptions = {}): Promise<Catch
 }
 
 if (process.argv[1] && pathToFileURL(resolve(process.argv[1])).href === import.meta.url) {
-  const { values } = parseArgs({ options: { duration: { type: 'string' }, rounds: { type: 'string' }, connections: { type: 'string' } } });
-  const result = await runCatchBench({
-    ...(values.duration ? { duration: Number(values.duration) } : {}),
-    ...(values.rounds ? { rounds: Number(values.rounds) } : {}),
-    ...(values.connections ? { connections: Number(values.connections) } : {}),
-    log: (line) => console.log(line),
-  });
+  const result = await runCatchBench({ ...benchFlags(), log: (line) => console.log(line) });
   console.log(`${result.name}: ours ${result.ours} ${result.unit}, reference ${result.reference} ${result.unit}, ratio ${result.ratio} (goal ≥ 0.3)`);
   if (result.cpuUsPerRequest) console.log(`server CPU per request: ours ${result.cpuUsPerRequest.ours} µs, reference ${result.cpuUsPerRequest.reference} µs`);
   if (result.cpuUsPerWebhookDrained) console.log(`our server CPU per webhook, the automation backlog drained: ${result.cpuUsPerWebhookDrained} µs (median of rounds; drained ${result.drainMs} ms after a round)`);

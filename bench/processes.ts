@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -90,6 +91,13 @@ export async function load(spec: LoadSpec, pid?: number): Promise<Load> {
     rps: result.requests.average,
     cpuUsPerRequest: before === null || after === null || served === 0 ? null : ((after - before) * 1000) / served,
   };
+}
+
+/** The flags a benchmark takes when run alone: --duration (seconds per round), --rounds, --connections. */
+export function benchFlags(): { duration?: number; rounds?: number; connections?: number } {
+  const { values } = parseArgs({ options: { duration: { type: 'string' }, rounds: { type: 'string' }, connections: { type: 'string' } } });
+  const number = (value: string | undefined) => (value ? Number(value) : undefined);
+  return { duration: number(values.duration), rounds: number(values.rounds), connections: number(values.connections) };
 }
 
 export const median = (xs: number[]): number => {

@@ -14,8 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { childEnv, load, pairedRounds, run, serve, stopAll, summarize, type BenchResult } from './processes.ts';
+import { benchFlags, childEnv, load, pairedRounds, run, serve, stopAll, summarize, type BenchResult } from './processes.ts';
 
 /** The event one session creation appends, with the metadata the API records. */
 function sessionEvent(i: number) {
@@ -105,12 +104,6 @@ export async function runSessionsBench(opts: SessionsBenchOptions = {}): Promise
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const { values } = parseArgs({ options: { duration: { type: 'string' }, rounds: { type: 'string' }, connections: { type: 'string' } } });
-  const result = await runSessionsBench({
-    ...(values.duration ? { duration: Number(values.duration) } : {}),
-    ...(values.rounds ? { rounds: Number(values.rounds) } : {}),
-    ...(values.connections ? { connections: Number(values.connections) } : {}),
-    log: (line) => console.log(line),
-  });
+  const result = await runSessionsBench({ ...benchFlags(), log: (line) => console.log(line) });
   console.log(`${result.name}: ours ${result.ours} ${result.unit}, reference ${result.reference} ${result.unit}, ratio ${result.ratio} (goal ≥ 0.5)`);
 }
