@@ -93,11 +93,23 @@ export async function load(spec: LoadSpec, pid?: number): Promise<Load> {
   };
 }
 
-/** The flags a benchmark takes when run alone: --duration (seconds per round), --rounds, --connections. */
-export function benchFlags(): { duration?: number; rounds?: number; connections?: number } {
-  const { values } = parseArgs({ options: { duration: { type: 'string' }, rounds: { type: 'string' }, connections: { type: 'string' } } });
-  const number = (value: string | undefined) => (value ? Number(value) : undefined);
-  return { duration: number(values.duration), rounds: number(values.rounds), connections: number(values.connections) };
+export type BenchFlags = { duration?: number; rounds?: number; connections?: number };
+
+/**
+ * The flags a benchmark takes when run alone: --duration (seconds per round), --rounds,
+ * --connections, and the on/off switches it names (`switches` holds those given).
+ */
+export function benchFlags(switchNames: readonly string[] = []): BenchFlags & { switches: ReadonlySet<string> } {
+  const options = { duration: { type: 'string' }, rounds: { type: 'string' }, connections: { type: 'string' } } as const;
+  const switchOptions = Object.fromEntries(switchNames.map((name) => [name, { type: 'boolean' as const }]));
+  const values: Record<string, unknown> = parseArgs({ options: { ...options, ...switchOptions } }).values;
+  const number = (value: unknown) => (typeof value === 'string' && value ? Number(value) : undefined);
+  return {
+    duration: number(values.duration),
+    rounds: number(values.rounds),
+    connections: number(values.connections),
+    switches: new Set(switchNames.filter((name) => values[name] === true)),
+  };
 }
 
 export const median = (xs: number[]): number => {
