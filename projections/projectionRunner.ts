@@ -210,7 +210,12 @@ export async function startProjections(
   };
 }
 
-/** Drops a projection's read model and replays the whole log into it, reporting progress. */
+/**
+ * Drops a projection's read model and replays the whole log into it, reporting progress. A server
+ * running beside it (its runner's next commit fails on the reset, and it starts again from our
+ * checkpoint) may apply some of the same events first: our commit then fails the checkpoint
+ * compare-and-set, and we go on from the checkpoint it stored, as catchUpProjections does.
+ */
 export async function rebuildProjection(
   store: EventStore,
   readStore: ReadStore,
@@ -223,10 +228,17 @@ export async function rebuildProjection(
   const head = (await store.headPosition()) ?? 0;
   let checkpoint: number | null = null;
   let seen = 0;
-  for (;;) {
+  for (let conflicts = 0; ; ) {
     const events = await store.readAll({ after: checkpoint, limit: batchSize });
     if (events.length === 0) break;
-    checkpoint = await applyBatch(readStore, projection, events, checkpoint);
+    try {
+      checkpoint = await applyBatch(readStore, projection, events, checkpoint);
+    } catch (error) {
+      if (!(error instanceof CheckpointConflictError) || ++conflicts > 100) throw error;
+      checkpoint = await readStore.readCheckpoint(projection.name);
+      continue;
+    }
+    conflicts = 0;
     seen += events.length;
     onProgress(Math.min(checkpoint, head), head);
   }

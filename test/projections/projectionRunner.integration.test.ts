@@ -6,7 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EventStore } from '../../commands/eventStore.ts';
 import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
 import type { Projection } from '../../projections/projection.ts';
-import { catchUpProjections, startProjections, type ProjectionRunner, type ProjectionRunnerOptions } from '../../projections/projectionRunner.ts';
+import {
+  catchUpProjections,
+  rebuildProjection,
+  startProjections,
+  type ProjectionRunner,
+  type ProjectionRunnerOptions,
+} from '../../projections/projectionRunner.ts';
 import { CheckpointConflictError, type Doc, type ReadStore } from '../../projections/readStore.ts';
 import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
 
@@ -178,5 +184,44 @@ describe('projection runner checkpoints', () => {
     // The runner did meet the CLI's checkpoints (behind its own position, most rounds).
     expect(server.conflicts.length).toBeGreaterThan(0);
     expect(server.conflicts.some((c) => c.actual !== null && c.actual > (c.expected ?? 0))).toBe(true);
+  });
+
+  it('a rebuild from the CLI beside a running server finishes when the server applies some of the events first', async () => {
+    const file = dataFile();
+    const server = open(file);
+    const cli = open(file);
+    const runner = await start(server, { lazyCheckpoints: true });
+    const counted: number[] = [];
+    for (let i = 0; i < 12; i++) counted.push(await append(server, 'Counted'));
+    await caughtUp(runner, counted.at(-1)!);
+
+    // Just before the rebuild commits its second batch, an event reaches the server: its runner's
+    // commit fails on the reset, it starts again from the rebuild's first checkpoint and applies
+    // everything after it, new event included.
+    let interfered = false;
+    const rebuilding: ReadStore = {
+      ...cli.readStore,
+      async commit(name, ops, checkpoint) {
+        if (!interfered && checkpoint.expected !== null) {
+          interfered = true;
+          counted.push(await append(server, 'Counted'));
+          await caughtUp(runner, counted.at(-1)!);
+        }
+        return cli.readStore.commit(name, ops, checkpoint);
+      },
+    };
+    const { events } = await rebuildProjection(cli.store, rebuilding, counter, undefined, 4);
+
+    expect(interfered).toBe(true);
+    expect(server.conflicts.length).toBeGreaterThan(0);
+    // The rebuild's second commit met the server's checkpoint, and it went on from there.
+    expect(cli.conflicts.map((c) => c.expected)).toEqual([counted[3]]);
+    expect(events).toBe(4);
+    expect(await cli.readStore.readCheckpoint('counter')).toBe(counted.at(-1));
+    expect(await tally(cli)).toEqual(counted);
+    // And the server goes on from it too.
+    counted.push(await append(server, 'Counted'));
+    await caughtUp(runner, counted.at(-1)!);
+    expect(await tally(server)).toEqual(counted);
   });
 });
