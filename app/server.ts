@@ -1,7 +1,8 @@
 import { buildApp } from '../api/app.ts';
-import { startBackgroundJobs } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
 import { isProductionProfile, runsInApi, type Config } from './config.ts';
+import { workerId } from './leasedWork.ts';
+import { runJobsUnderLeases } from './workers.ts';
 
 /**
  * Starts the API, with its projections and background jobs on the embedded profile (on the
@@ -22,10 +23,12 @@ export async function startServer(config: Config): Promise<{ url: string; close(
   });
   const app = await buildApp(services, { logger: { level: config.LOG_LEVEL } });
   logError = (o, m) => app.log.error(o, m);
+  // Under leases, as in the automation worker: two `serve` on one data directory (a process
+  // manager's cluster mode) must not both run every workflow, each calling its receivers.
   const jobs = runsInApi(config, 'RUN_BACKGROUND_JOBS')
-    ? await startBackgroundJobs(services, {
-        error: (o, m) => app.log.error(o, m),
-        info: (o, m) => app.log.info(o, m),
+    ? runJobsUnderLeases(services, { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) }, {
+        owner: workerId(),
+        ttlMs: config.LEASE_TTL_MS,
       })
     : { stop: async () => undefined };
   await app.listen({ port: config.PORT, host: config.HOST });

@@ -111,7 +111,8 @@ describe('crash: SIGKILL under load, then restart on the same data', () => {
     await Promise.all(load);
     const killedAt = await withServices(dataDir, async (s) => (await s.store.headPosition()) ?? 0);
 
-    // Restart on the same files; let the automation worker and projections finish.
+    // Restart on the same files; let the automation worker and projections finish. The automation
+    // starts once the killed process's lease on it has run out (LEASE_TTL_MS, 15 s by default).
     proc = await startServerProcess({ dataDir, env: ENV });
     const workflowIds = acknowledged.filter((a) => a.kind === 'catch').map((a) => a.body.workflow_id as number);
     expect(workflowIds.every((id) => Number.isInteger(id))).toBe(true);
