@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Logger } from '../projections/projectionRunner.ts';
 import type { ReadStore } from '../projections/readStore.ts';
 
@@ -76,6 +77,7 @@ export function runUnderLease(name: string, options: LeaseOptions, start: () => 
   };
 }
 
+/** `<host>-<pid>-<random>`: which machine and process holds a lease, as logs and the leases table show it. */
 export function workerId(): string {
-  return `${process.env.HOSTNAME ?? 'host'}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  return `${process.env.HOSTNAME ?? hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 }
