@@ -1,5 +1,6 @@
 import { automationJob } from '../automation/workflowRunner.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
+import { runUnderLease, type Running } from './leasedWork.ts';
 import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
 import type { Services } from './services.ts';
 
@@ -28,4 +29,23 @@ export async function startBackgroundJobs(
       await Promise.all(started.map((j) => j.stop()));
     },
   };
+}
+
+/**
+ * Each background job under a lease named after it (`job:<name>`): however many processes run
+ * them on the same stores (automation workers, or several `serve` of the embedded profile on one
+ * data directory), one runs each job at a time, and another takes over within `ttlMs` of its end.
+ */
+export function runJobsUnderLeases(
+  services: Services,
+  logger: Logger,
+  lease: { owner: string; ttlMs: number },
+  jobs: readonly BackgroundJob[] = backgroundJobs,
+): Running {
+  const leased = jobs.map((job) =>
+    runUnderLease(`job:${job.name}`, { readStore: services.readStore, owner: lease.owner, ttlMs: lease.ttlMs, logger }, () =>
+      startBackgroundJobs(services, logger, [job]),
+    ),
+  );
+  return { stop: async () => void (await Promise.all(leased.map((l) => l.stop()))) };
 }

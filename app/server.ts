@@ -1,8 +1,8 @@
 import { buildApp } from '../api/app.ts';
+import { runJobsUnderLeases } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
 import { isProductionProfile, runsInApi, type Config } from './config.ts';
 import { workerId } from './leasedWork.ts';
-import { runJobsUnderLeases } from './workers.ts';
 
 /**
  * Starts the API, with its projections and background jobs on the embedded profile (on the

@@ -1,7 +1,7 @@
 import { allProjections } from '../projections/allProjections.ts';
 import { startProjections, type Logger } from '../projections/projectionRunner.ts';
 import type { Projection } from '../projections/projection.ts';
-import { backgroundJobs, startBackgroundJobs, type BackgroundJob } from './backgroundJobs.ts';
+import { backgroundJobs, runJobsUnderLeases, type BackgroundJob } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
 import type { Config } from './config.ts';
 import { runUnderLease, workerId, type Running } from './leasedWork.ts';
@@ -42,25 +42,6 @@ export async function startAutomationWorker(
   const owner = workerId();
   const leased = runJobsUnderLeases(services, logger, { owner, ttlMs: config.LEASE_TTL_MS }, jobs);
   return { owner, services, stop: stopAll([leased], services) };
-}
-
-/**
- * Each background job under a lease named after it (`job:<name>`): however many processes run
- * them on the same stores (automation workers, or several `serve` of the embedded profile on one
- * data directory), one runs each job at a time, and another takes over within `ttlMs` of its end.
- */
-export function runJobsUnderLeases(
-  services: Services,
-  logger: Logger,
-  lease: { owner: string; ttlMs: number },
-  jobs: readonly BackgroundJob[] = backgroundJobs,
-): Running {
-  const leased = jobs.map((job) =>
-    runUnderLease(`job:${job.name}`, { readStore: services.readStore, owner: lease.owner, ttlMs: lease.ttlMs, logger }, () =>
-      startBackgroundJobs(services, logger, [job]),
-    ),
-  );
-  return { stop: async () => void (await Promise.all(leased.map((l) => l.stop()))) };
 }
 
 function stopAll(leased: Running[], services: { close(): Promise<void> }): () => Promise<void> {
