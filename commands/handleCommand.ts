@@ -32,13 +32,51 @@ export type CommandOptions = {
  * The command loop: 1. read the stream and fold it into state, 2. decide, 3. append with the
  * revision we read. Another writer may have appended in between; then we start over, a few
  * times, and answer with a conflict when that does not settle it.
+ *
+ * Commands of this process on one stream take turns (see `inTurn`), so the writer that can
+ * come in between is another process, not a neighbour in the same group commit.
  */
-export async function handleCommand<State, Command, Event extends DomainEvent>(
+export function handleCommand<State, Command, Event extends DomainEvent>(
   ctx: CommandContext,
   stream: string,
   decider: Decider<State, Command, Event>,
   command: Command,
   options: CommandOptions = {},
+): Promise<CommandResult<State, Event>> {
+  return inTurn(ctx.store, stream, () => decideAndAppend(ctx, stream, decider, command, options));
+}
+
+/*
+ * Per store, the last command queued on each stream. Without turns, N commands racing on one hot
+ * stream (a popular promo's enrolments from a burst of webhooks, run 16 at a time) all read the
+ * same revision and land in the same group commit, where one wins and the others read, fold and
+ * try again: a burst of 3,000 sign-ups enrolled ~25 a second, and 3% gave up on
+ * `concurrent_update` after every retry.
+ */
+const turns = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
+
+function inTurn<T>(store: EventStore, stream: string, work: () => Promise<T>): Promise<T> {
+  let queue = turns.get(store);
+  if (!queue) turns.set(store, (queue = new Map()));
+  const previous = queue.get(stream);
+  const result = previous ? previous.then(work, work) : work();
+  const settled = result.then(
+    () => undefined,
+    () => undefined,
+  );
+  queue.set(stream, settled);
+  void settled.then(() => {
+    if (queue.get(stream) === settled) queue.delete(stream);
+  });
+  return result;
+}
+
+async function decideAndAppend<State, Command, Event extends DomainEvent>(
+  ctx: CommandContext,
+  stream: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+  options: CommandOptions,
 ): Promise<CommandResult<State, Event>> {
   for (let attempt = 1; ; attempt++) {
     const recorded = attempt === 1 && options.known ? options.known : await ctx.store.readStream(stream);

@@ -73,6 +73,19 @@ describe('concurrent commands on one stream (real SQLite, two connections as two
     expect(correlations.sort()).toEqual(succeeded.sort());
   });
 
+  it('in one process, concurrent commands on one stream take turns: every one succeeds, none decided on a stale state', async () => {
+    const stream = 'counter_test-turns';
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => handleCommand({ store: stores[0]!, metadata: metadata(i) }, stream, counter, { n: i + 1 })));
+    expect(results.map((r) => r.revision)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    const events = await stores[0]!.readStream(stream);
+    let total = 0;
+    for (const e of events) {
+      expect((e.data as Added['data']).before).toBe(total);
+      total += (e.data as Added['data']).n;
+    }
+    expect(total).toBe((60 * 61) / 2);
+  });
+
   it('hands out distinct ids 1..N to concurrent allocations from both connections', async () => {
     const ids = await Promise.all(Array.from({ length: 200 }, (_, i) => allocateId(stores[i % 2]!, 'concurrency_test', metadata(i))));
     expect([...ids].sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
