@@ -27,9 +27,21 @@ export type PromoCommand =
   | { type: 'UpdatePromo'; organizationId: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; now: number }
   | { type: 'EnrolParticipant'; organizationId: string; email: string; reference: string | null; workflowId: number | null; now: number };
 
+/**
+ * The emails enrolled so far, newest first, as an immutable chain: adding one shares every
+ * earlier link, so folding a promo's N enrolments takes N steps. (A Set copied per event took
+ * N²/2: a promo with 3,000 participants enrolled about 40 a second.)
+ */
+export type Enrolled = { readonly email: string; readonly earlier: Enrolled } | null;
+
+export function isEnrolled(enrolled: Enrolled, email: string): boolean {
+  for (let link = enrolled; link !== null; link = link.earlier) if (link.email === email) return true;
+  return false;
+}
+
 export type PromoState =
   | { status: 'none' }
-  | { status: 'created'; slug: string; name: string; organizationId: string; startsAt: number; endsAt: number; tiers: PromoTier[]; emails: ReadonlySet<string> };
+  | { status: 'created'; slug: string; name: string; organizationId: string; startsAt: number; endsAt: number; tiers: PromoTier[]; enrolled: Enrolled };
 
 export const promoStream = (slug: string) => `promo-${slug}`;
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -41,12 +53,12 @@ export const promoDecider: Decider<PromoState, PromoCommand, PromoEvent> = {
     switch (event.type) {
       case 'PromoCreated': {
         const d = event.data;
-        return { status: 'created', slug: d.slug, name: d.name, organizationId: d.organization_id, startsAt: d.starts_at, endsAt: d.ends_at, tiers: d.tiers, emails: new Set() };
+        return { status: 'created', slug: d.slug, name: d.name, organizationId: d.organization_id, startsAt: d.starts_at, endsAt: d.ends_at, tiers: d.tiers, enrolled: null };
       }
       case 'PromoUpdated':
         return state.status === 'none' ? state : { ...state, startsAt: event.data.starts_at, endsAt: event.data.ends_at, tiers: event.data.tiers, name: event.data.name };
       case 'PromoParticipantEnrolled':
-        return state.status === 'none' ? state : { ...state, emails: new Set([...state.emails, event.data.email]) };
+        return state.status === 'none' ? state : { ...state, enrolled: { email: event.data.email, earlier: state.enrolled } };
     }
   },
   decide(command, state) {
@@ -80,7 +92,7 @@ export const promoDecider: Decider<PromoState, PromoCommand, PromoEvent> = {
         const email = command.email.trim().toLowerCase();
         if (!EMAIL.test(email)) throw invalid('invalid_email', 'The email must be a valid email address.', 'email');
         if (command.now >= state.endsAt) throw conflict('promo_ended', 'The promo has ended.');
-        if (state.emails.has(email)) return [];
+        if (isEnrolled(state.enrolled, email)) return [];
         return {
           type: 'PromoParticipantEnrolled',
           data: { email, reference: command.reference, enrolled_at: command.now, workflow_id: command.workflowId },

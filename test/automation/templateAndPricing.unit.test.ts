@@ -92,4 +92,14 @@ describe('promo decider', () => {
     spec.given([created]).when({ ...enrol, organizationId: 'org_b' }).thenThrows('not_found');
     spec.given([created]).when({ ...enrol, email: 'nope' }).thenThrows('invalid_email');
   });
+  it('remembers every enrolment, the first and the latest alike, across an update', () => {
+    const many = Array.from({ length: 50 }, (_, i): PromoEvent => ({
+      type: 'PromoParticipantEnrolled',
+      data: { email: `p${i}@example.com`, reference: null, enrolled_at: 10, workflow_id: i },
+    }));
+    const updated: PromoEvent = { type: 'PromoUpdated', data: { name: 'P2', starts_at: 0, ends_at: 200, tiers, updated_at: 5 } };
+    const history = [created, ...many.slice(0, 25), updated, ...many.slice(25)];
+    for (const email of ['p0@example.com', 'p24@example.com', 'p25@example.com', 'P49@example.com']) spec.given(history).when({ ...enrol, email }).then([]);
+    spec.given(history).when({ ...enrol, email: 'p50@example.com' }).then([{ ...enrolled, data: { ...enrolled.data, email: 'p50@example.com' } }]);
+  });
 });
