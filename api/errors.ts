@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { StoreUnavailableError } from '../commands/eventStore.ts';
 import { DomainError, type DomainErrorKind } from '../domain/shared/domainError.ts';
 import { fieldMessage } from './validationMessages.ts';
 
@@ -63,6 +64,12 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       const body: ErrorBody = { message: error.message, code: error.code };
       if (error.fields) body.errors = error.fields;
       return reply.code(status).send(body);
+    }
+    if (error instanceof StoreUnavailableError) {
+      // Another process's transaction or an unreachable EventStoreDB: not the request's fault, and
+      // nothing was written, so the client may send it again (with its Idempotency-Key, if any).
+      request.log.warn({ err: error }, 'event store unavailable');
+      return reply.code(503).header('retry-after', '1').send({ message: 'The service is busy. Try again shortly.', code: 'service_unavailable' } satisfies ErrorBody);
     }
     if (error instanceof HttpError) {
       const body: ErrorBody = { message: error.message, code: error.code };

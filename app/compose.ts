@@ -28,7 +28,8 @@ export async function openStores(config: Config): Promise<Stores> {
     return { store: openEsdbEventStore(config.EVENTSTORE_URL!), readStore };
   }
   const file = join(resolve(config.DATA_DIR), 'commerce.db');
-  return { store: openSqliteEventStore({ file }), readStore: openSqliteReadStore({ file }) };
+  const busyTimeoutMs = config.SQLITE_BUSY_TIMEOUT_MS;
+  return { store: openSqliteEventStore({ file, busyTimeoutMs }), readStore: openSqliteReadStore({ file, busyTimeoutMs }) };
 }
 
 /**

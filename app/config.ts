@@ -47,6 +47,8 @@ export const ConfigSchema = z.object({
   RUN_BACKGROUND_JOBS: z.enum(['auto', 'true', 'false']).default('auto'),
   /** How long a worker's lease on a projection or a job lasts unless renewed (a third of it). */
   LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
+  /** Embedded profile: how long a write waits for another process's transaction on the file before answering 503. */
+  SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
   /** Catch URLs: requests per trigger per window (429 above). */
   CATCH_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
   CATCH_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),

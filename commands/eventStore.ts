@@ -82,6 +82,19 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
+/**
+ * The store could not take the operation now: another process held the SQLite file's write lock
+ * past the wait (SQLITE_BUSY), or EventStoreDB was unreachable or had no leader. Nothing is known
+ * to be written; trying again is safe (an append retried with the same event ids is recognised).
+ * The API answers 503 with Retry-After.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
 export class WrongExpectedRevisionError extends Error {
   override readonly name = 'WrongExpectedRevisionError';
   constructor(

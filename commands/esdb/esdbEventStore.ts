@@ -19,6 +19,7 @@ import type {
   SubscriptionHandler,
 } from '../eventStore.ts';
 import {
+  asUnavailable,
   fromGlobalPosition,
   isStreamNotFound,
   isWrongExpectedVersion,
@@ -137,7 +138,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         });
       } catch (error) {
         if (isWrongExpectedVersion(error)) throw toWrongExpectedRevision(error, stream, expected);
-        throw error;
+        throw asUnavailable(error);
       }
       const revision = Number(result.nextExpectedRevision);
       // A single new event's append position is its own. For several events (or an idempotent

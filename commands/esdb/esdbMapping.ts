@@ -1,7 +1,10 @@
 import {
   ANY,
+  DeadlineExceededError,
   NO_STREAM,
+  NotLeaderError,
   StreamNotFoundError,
+  UnavailableError,
   WrongExpectedVersionError,
   jsonEvent,
   type AppendExpectedRevision,
@@ -10,6 +13,7 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import {
+  StoreUnavailableError,
   WrongExpectedRevisionError,
   type EventMetadata,
   type ExpectedRevision,
@@ -57,6 +61,18 @@ export function isWrongExpectedVersion(error: unknown): error is WrongExpectedVe
 
 export function isStreamNotFound(error: unknown): error is StreamNotFoundError {
   return error instanceof StreamNotFoundError;
+}
+
+/**
+ * The client's errors that mean "not now" (no server reachable, no leader, the call's deadline
+ * passed), as StoreUnavailableError; any other error as it is.
+ */
+export function asUnavailable(error: unknown): unknown {
+  if (error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof DeadlineExceededError) {
+    // The client's messages are often empty: its class names what happened.
+    return new StoreUnavailableError(`EventStoreDB: ${error.constructor.name}${error.message ? `: ${error.message}` : ''}`, { cause: error });
+  }
+  return error;
 }
 
 /** What servers send for "no position" (-1 as an unsigned 64-bit integer). */

@@ -2,17 +2,26 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
+/** How long a write waits for another process's transaction on the file (SQLITE_BUSY_TIMEOUT_MS). */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/** SQLite's answer when the wait ran out: another connection kept the file locked. */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY_'));
+}
+
 /**
  * Opens (creating if needed) a SQLite file in WAL mode. Two processes (the server and the CLI)
  * may use one file at once: WAL lets readers run beside the one writer, and busy_timeout makes a
  * writer wait for the other's short transaction instead of failing.
  */
-export function openDatabase(file: string, options: { synchronous: 'FULL' | 'NORMAL' }): Database.Database {
+export function openDatabase(file: string, options: { synchronous: 'FULL' | 'NORMAL'; busyTimeoutMs?: number }): Database.Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous}`);
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
   db.pragma('foreign_keys = ON');
   return db;
 }

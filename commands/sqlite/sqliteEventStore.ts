@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import {
+  StoreUnavailableError,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventStore,
@@ -13,13 +14,15 @@ import {
   type SubscriptionHandler,
 } from '../eventStore.ts';
 import { deepFreeze } from '../../domain/shared/deepFreeze.ts';
-import { openDatabase } from './openDatabase.ts';
+import { isBusy, openDatabase } from './openDatabase.ts';
 
 export type SqliteEventStoreOptions = {
   /** Path of the database file (shared with the read store in the embedded profile). */
   file: string;
   /** How often subscriptions look for events appended by other processes (the CLI). */
   pollIntervalMs?: number;
+  /** How long an append waits for another process's write lock before failing with StoreUnavailableError. */
+  busyTimeoutMs?: number;
 };
 
 type PendingAppend = {
@@ -58,7 +61,7 @@ CREATE TABLE IF NOT EXISTS events (
  * resolved append is on disk, and concurrent requests share the cost of one fsync.
  */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
-  const db = openDatabase(options.file, { synchronous: 'FULL' });
+  const db = openDatabase(options.file, { synchronous: 'FULL', ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
   db.exec(SCHEMA);
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const appended = new EventEmitter();
@@ -185,7 +188,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
         ({ outcomes, written } = commitBatchBySavepoints.immediate(batch));
       }
     } catch (error) {
-      for (const request of batch) request.reject(error);
+      const failure = isBusy(error)
+        ? new StoreUnavailableError('another process kept the event log locked; nothing was written', { cause: error })
+        : error;
+      for (const request of batch) request.reject(failure);
       return;
     }
     commits += 1;

@@ -1,6 +1,8 @@
 import {
   ANY,
+  DeadlineExceededError,
   NO_STREAM,
+  NotLeaderError,
   StreamNotFoundError,
   UnavailableError,
   WrongExpectedVersionError,
@@ -8,8 +10,9 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import { describe, expect, it } from 'vitest';
-import { WrongExpectedRevisionError, type EventMetadata } from '../../commands/eventStore.ts';
+import { StoreUnavailableError, WrongExpectedRevisionError, type EventMetadata } from '../../commands/eventStore.ts';
 import {
+  asUnavailable,
   fromGlobalPosition,
   isOurEvent,
   isStreamNotFound,
@@ -77,6 +80,21 @@ describe('EventStoreDB mapping', () => {
     expect(isStreamNotFound(new UnavailableError())).toBe(false);
     expect(isWrongExpectedVersion(new StreamNotFoundError(undefined, 'x'))).toBe(false);
     expect(isStreamNotFound(new Error('stream not found'))).toBe(false);
+  });
+
+  it('turns the client\'s "not now" errors into StoreUnavailableError (503) and leaves the others alone', () => {
+    // The shape @grpc/grpc-js hands NotLeaderError: metadata naming the leader.
+    const notLeader = new NotLeaderError({ metadata: { getMap: () => ({ 'leader-endpoint-host': 'node2', 'leader-endpoint-port': '2113' }) } } as never);
+    for (const error of [new UnavailableError(), new DeadlineExceededError(), notLeader]) {
+      const mapped = asUnavailable(error);
+      expect(mapped).toBeInstanceOf(StoreUnavailableError);
+      expect((mapped as StoreUnavailableError).message).toBe(`EventStoreDB: ${error.constructor.name}`);
+      expect((mapped as StoreUnavailableError).cause).toBe(error);
+    }
+    const conflict = new WrongExpectedVersionError(undefined, { streamName: 's', expected: 0n, current: 1n });
+    const missing = new StreamNotFoundError(undefined, 's');
+    const plain = new Error('boom');
+    for (const error of [conflict, missing, plain]) expect(asUnavailable(error)).toBe(error);
   });
 
   it('maps $all positions to numbers and back, exactly, and refuses what it cannot represent', () => {

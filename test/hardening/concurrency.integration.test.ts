@@ -1,8 +1,9 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventMetadata, EventStore } from '../../commands/eventStore.ts';
+import { StoreUnavailableError, type EventMetadata, type EventStore } from '../../commands/eventStore.ts';
 import { handleCommand, type CommandContext } from '../../commands/handleCommand.ts';
 import { allocateId } from '../../commands/idAllocator.ts';
 import { createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
@@ -144,5 +145,56 @@ describe('concurrent requests over HTTP on one resource', () => {
     const read = (await (await server.fetch(`/api/checkout/sessions/${id}`)).json()) as { session: { status: string; invoice: { status: string } } };
     expect(read.session.status).toBe('completed');
     expect(read.session.invoice.status).toBe('paid');
+  });
+});
+
+describe('another process holding the data file locked past the wait', () => {
+  let server: TestServer;
+  let offerSlug: string;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '1000000', SQLITE_BUSY_TIMEOUT_MS: '100' } });
+    const { organizationId } = await server.identity('Locked Org');
+    offerSlug = (await makeOffer(server, organizationId)).slug;
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  /** What a long transaction in another process (a sqlite3 shell, a backup tool) looks like. */
+  const holdWriteLock = () => {
+    const other = new Database(join(server.dataDir, 'commerce.db'));
+    other.exec('BEGIN IMMEDIATE');
+    return () => {
+      other.exec('COMMIT');
+      other.close();
+    };
+  };
+
+  it('an append fails with StoreUnavailableError, writes nothing, and goes through once the lock is gone', async () => {
+    const head = await server.services.store.headPosition();
+    const release = holdWriteLock();
+    try {
+      await expect(handleCommand({ store: server.services.store, metadata: metadata(1) }, 'counter_test-locked', counter, { n: 1 })).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(await server.services.store.headPosition()).toBe(head);
+    } finally {
+      release();
+    }
+    const done = await handleCommand({ store: server.services.store, metadata: metadata(2) }, 'counter_test-locked', counter, { n: 1 });
+    expect(done.revision).toBe(0);
+  });
+
+  it('a request then answers 503 with Retry-After (not 500), and the same request succeeds afterwards', async () => {
+    const create = () =>
+      server.fetch('/api/checkout/sessions', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'locked-1' }, body: JSON.stringify({ offer: offerSlug }) });
+    const release = holdWriteLock();
+    let busy: Response;
+    try {
+      busy = await create();
+    } finally {
+      release();
+    }
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(await busy.json()).toEqual({ message: 'The service is busy. Try again shortly.', code: 'service_unavailable' });
+    const retried = await create();
+    expect(retried.status).toBe(201);
   });
 });
