@@ -221,12 +221,15 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   }
 
   /** Events after `from`, and the position up to which every event has been looked at. */
-  type Scan = { events: RecordedEvent[]; scannedTo: number };
+  /** `bytes`: for an unfiltered scan, each event's size as stored (its data and metadata JSON). */
+  type Scan = { events: RecordedEvent[]; scannedTo: number; bytes?: number[] };
+  const sizeOf = (row: EventRow) => row.data.length + row.metadata.length;
 
   function queryAll(from: number, limit: number, streamPrefixes: readonly string[] | undefined): Scan {
     if (!streamPrefixes || streamPrefixes.length === 0) {
-      const events = readAllStmt.all(from, limit).map(toRecorded);
-      return { events, scannedTo: events.length > 0 ? events[events.length - 1]!.position : from };
+      const rows = readAllStmt.all(from, limit);
+      const events = rows.map(toRecorded);
+      return { events, scannedTo: events.length > 0 ? events[events.length - 1]!.position : from, bytes: rows.map(sizeOf) };
     }
     const key = streamPrefixes.join('\n');
     let stmt = readAllFiltered.get(key);
@@ -258,9 +261,17 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
    * are seen exactly as before (memoizing whole results, empty ones included, hid them).
    */
   let recent: RecordedEvent[] = [];
+  let recentBytes: number[] = [];
+  let recentSize = 0;
   let recentFrom = 0;
   let recentTo = 0;
+  /*
+   * Bounded by count and by size: events of a few hundred bytes (a catch URL under load) fill the
+   * count first; a burst of 1 MiB webhooks would have kept 20,000 of them, gigabytes, until the
+   * process ran out of heap. Past either bound the older half goes.
+   */
   const RECENT_MAX = 20_000;
+  const RECENT_MAX_BYTES = 64 * 1024 * 1024;
   /*
    * Commits of this process so far, and their count when a query last found nothing past
    * recentTo. While the two are equal, only another process can have appended since; a
@@ -293,21 +304,31 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       const { id, stream, revision, position, type } = row;
       return deepFreeze({ id, stream, revision, position, type, data: JSON.parse(row.data) as unknown, metadata });
     });
-    remember(recentTo, events);
+    remember(recentTo, events, written.map(sizeOf));
     endSeenAtCommit = commits;
   }
 
-  function remember(from: number, rows: RecordedEvent[]): void {
+  function remember(from: number, rows: RecordedEvent[], bytes: number[]): void {
     if (rows.length === 0) return;
-    if (from === recentTo) recent.push(...rows);
-    else if (from > recentTo) {
+    if (from === recentTo) {
+      recent.push(...rows);
+      recentBytes.push(...bytes);
+    } else if (from > recentTo) {
       recent = rows.slice();
+      recentBytes = bytes.slice();
+      recentSize = 0;
       recentFrom = from;
     } else return;
+    for (const b of bytes) recentSize += b;
     recentTo = rows[rows.length - 1]!.position;
-    if (recent.length > RECENT_MAX) {
-      const dropped = recent.splice(0, recent.length - RECENT_MAX / 2);
-      recentFrom = dropped[dropped.length - 1]!.position;
+    if (recent.length > RECENT_MAX || recentSize > RECENT_MAX_BYTES) {
+      let drop = Math.max(0, recent.length - RECENT_MAX / 2);
+      for (let i = 0; i < drop; i++) recentSize -= recentBytes[i]!;
+      while (drop < recent.length && recentSize > RECENT_MAX_BYTES / 2) recentSize -= recentBytes[drop++]!;
+      const dropped = recent.splice(0, drop);
+      recentBytes.splice(0, drop);
+      // Everything may go (one event over half the bound): the window is then empty at its end.
+      recentFrom = dropped.length > 0 ? dropped[dropped.length - 1]!.position : recentFrom;
     }
   }
 
@@ -317,7 +338,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     if (knownEnd && from === recentTo && endSeenAtCommit === commits) return { events: [], scannedTo: from };
     const scan = queryAll(from, limit, streamPrefixes);
     if (!filtered) {
-      remember(from, scan.events);
+      remember(from, scan.events, scan.bytes!);
       // `from` was the window's end, so a short answer means the window now reaches the file's end.
       if (scan.events.length < limit) endSeenAtCommit = commits;
     }
@@ -330,7 +351,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     if (from < recentFrom || from >= recentTo || limit <= 0) {
       if (limit <= 0 || from < recentFrom || from > recentTo) {
         const scan = queryAll(from, limit, streamPrefixes);
-        if (!filtered) remember(from, scan.events);
+        if (!filtered) remember(from, scan.events, scan.bytes!);
         return scan;
       }
       return readTail(from, limit, streamPrefixes, knownEnd);

@@ -71,6 +71,42 @@ describe('SQLite event store: events this process wrote are served from memory',
   });
 });
 
+describe('SQLite event store: memory for the events it keeps at hand', () => {
+  it('stays bounded by size, not only by count: 200 events of 1 MiB leave well under 200 MiB held', { timeout: 60_000 }, async () => {
+    const { file, dispose } = tempSqliteFile();
+    try {
+      // Its own process, so a full GC measures what the store holds and nothing of vitest's.
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--expose-gc',
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `const { randomUUID } = await import('node:crypto');
+           const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'commands/sqlite/sqliteEventStore.ts'))});
+           const store = openSqliteEventStore({ file: ${JSON.stringify(file)} });
+           const metadata = { correlation_id: 'mem', actor: { type: 'cli' }, organization_id: null, occurred_at: 0 };
+           const blob = 'x'.repeat(1024 * 1024);
+           for (let i = 0; i < 200; i++) await store.append('big-' + i, [{ id: randomUUID(), type: 'Big', data: { blob }, metadata }], 'no_stream');
+           const read = (await store.readAll({ after: null, limit: 10 })).length;
+           globalThis.gc();
+           console.log(JSON.stringify({ read, heapUsed: process.memoryUsage().heapUsed }));
+           await store.close();`,
+        ],
+        { encoding: 'utf8', maxBuffer: 1 << 20 },
+      );
+      const { read, heapUsed } = JSON.parse(stdout) as { read: number; heapUsed: number };
+      expect(read).toBe(10);
+      // Each remembered event is its own parsed 1 MiB string: without the size bound all 200 stay.
+      expect(heapUsed).toBeLessThan(120 * 1024 * 1024);
+    } finally {
+      dispose();
+    }
+  });
+});
+
 describe('SQLite event store: one failing append in a group commit', () => {
   it('is refused whole, with nothing of it written, while its neighbours in the batch commit', async () => {
     const { file, dispose } = tempSqliteFile();
