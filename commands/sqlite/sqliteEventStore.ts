@@ -383,9 +383,25 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
    * per turn of the event loop and again after each commit of ours, so an append by any process
    * (a replaced trigger URL from the CLI) is seen from the next turn on.
    */
-  type CachedStream = { events: RecordedEvent[]; checkedAt: number };
+  type CachedStream = { events: RecordedEvent[]; checkedAt: number; bytes: number };
   const streamCache = new Map<string, CachedStream>();
+  /* At most 2,000 streams and 32 MiB of their JSON; a stream over a quarter of that is not kept. */
   const STREAM_CACHE_MAX = 2_000;
+  const STREAM_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+  let streamCacheBytes = 0;
+  function uncache(stream: string): void {
+    const entry = streamCache.get(stream);
+    if (!entry) return;
+    streamCacheBytes -= entry.bytes;
+    streamCache.delete(stream);
+  }
+  /** Makes room for `bytes` more, dropping the streams cached longest ago. */
+  function makeRoom(bytes: number, keep?: string): void {
+    for (const oldest of streamCache.keys()) {
+      if (streamCache.size < STREAM_CACHE_MAX && streamCacheBytes + bytes <= STREAM_CACHE_MAX_BYTES) return;
+      if (oldest !== keep) uncache(oldest);
+    }
+  }
   let headThisTurn: number | null = null;
   function currentHead(): number {
     if (headThisTurn === null) {
@@ -405,18 +421,28 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       const held = events[events.length - 1]!.revision;
       if (revision !== null && revision > held) {
         // Only the newer rows are read (counter streams grow by one event per allocation).
-        for (const row of readStreamAfterStmt.all(stream, held)) events.push(toRecorded(row));
+        let added = 0;
+        for (const row of readStreamAfterStmt.all(stream, held)) {
+          events.push(toRecorded(row));
+          added += sizeOf(row);
+        }
+        makeRoom(added, stream);
+        cached.bytes += added;
+        streamCacheBytes += added;
       }
-      if (revision !== null && revision >= held && events[events.length - 1]!.revision === events.length - 1) {
+      if (revision !== null && revision >= held && events[events.length - 1]!.revision === events.length - 1 && cached.bytes <= STREAM_CACHE_MAX_BYTES / 4) {
         cached.checkedAt = head;
         return events.slice();
       }
-      streamCache.delete(stream);
+      uncache(stream);
     }
-    const events = readStreamStmt.all(stream).map(toRecorded);
-    if (events.length > 0) {
-      if (streamCache.size >= STREAM_CACHE_MAX) streamCache.delete(streamCache.keys().next().value!);
-      streamCache.set(stream, { events, checkedAt: head });
+    const rows = readStreamStmt.all(stream);
+    const events = rows.map(toRecorded);
+    const bytes = rows.reduce((sum, row) => sum + sizeOf(row), 0);
+    if (events.length > 0 && bytes <= STREAM_CACHE_MAX_BYTES / 4) {
+      makeRoom(bytes);
+      streamCache.set(stream, { events, checkedAt: head, bytes });
+      streamCacheBytes += bytes;
     }
     return events.slice();
   }

@@ -107,6 +107,45 @@ describe('SQLite event store: memory for the events it keeps at hand', () => {
   });
 });
 
+describe('SQLite event store: memory for the streams it caches', () => {
+  it('stays bounded by size: 150 streams of 1 MiB read one by one leave well under 150 MiB held', { timeout: 60_000 }, async () => {
+    const { file, dispose } = tempSqliteFile();
+    try {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          '--expose-gc',
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `const { randomUUID } = await import('node:crypto');
+           const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'commands/sqlite/sqliteEventStore.ts'))});
+           const metadata = { correlation_id: 'mem', actor: { type: 'cli' }, organization_id: null, occurred_at: 0 };
+           const writer = openSqliteEventStore({ file: ${JSON.stringify(file)} });
+           const blob = 'x'.repeat(1024 * 1024);
+           for (let i = 0; i < 150; i++) await writer.append('big-' + i, [{ id: randomUUID(), type: 'Big', data: { blob }, metadata }], 'no_stream');
+           await writer.close();
+           globalThis.gc();
+           // A reader that did not write them: only its stream cache can hold them.
+           const reader = openSqliteEventStore({ file: ${JSON.stringify(file)} });
+           let read = 0;
+           for (let i = 0; i < 150; i++) read += (await reader.readStream('big-' + i)).length;
+           globalThis.gc();
+           console.log(JSON.stringify({ read, heapUsed: process.memoryUsage().heapUsed }));
+           await reader.close();`,
+        ],
+        { encoding: 'utf8', maxBuffer: 1 << 20 },
+      );
+      const { read, heapUsed } = JSON.parse(stdout) as { read: number; heapUsed: number };
+      expect(read).toBe(150);
+      expect(heapUsed).toBeLessThan(100 * 1024 * 1024);
+    } finally {
+      dispose();
+    }
+  });
+});
+
 describe('SQLite event store: one failing append in a group commit', () => {
   it('is refused whole, with nothing of it written, while its neighbours in the batch commit', async () => {
     const { file, dispose } = tempSqliteFile();
