@@ -12,8 +12,14 @@ import type { Doc, WriteOp } from './readStore.ts';
 export class DocCache {
   private readonly collections = new Map<string, Generations>();
 
-  /** About `max` documents per collection (a busy catch URL's workflows can lag their start by tens of thousands). */
-  constructor(private readonly max = 50_000) {}
+  /**
+   * About `max` documents per collection (a busy catch URL's workflows can lag their start by
+   * tens of thousands); none of the `writeOnly` collections.
+   */
+  constructor(
+    private readonly max = 50_000,
+    private readonly writeOnly: ReadonlySet<string> = new Set(),
+  ) {}
 
   get(collection: string, id: string): Doc | undefined {
     return this.collections.get(collection)?.get(id);
@@ -21,12 +27,13 @@ export class DocCache {
 
   /** A document as read from the store (null: there is none, which is not remembered). */
   remember(collection: string, doc: Doc | null): void {
-    if (doc) this.generations(collection).set(doc.id, doc);
+    if (doc && !this.writeOnly.has(collection)) this.generations(collection).set(doc.id, doc);
   }
 
   /** The writes of a batch that has just been committed. */
   committed(ops: readonly WriteOp[]): void {
     for (const op of ops) {
+      if (this.writeOnly.has(op.collection)) continue;
       if (op.op === 'upsert') this.generations(op.collection).set(op.doc.id, op.doc);
       else this.collections.get(op.collection)?.delete(op.id);
     }

@@ -16,6 +16,12 @@ export type Projection = {
   name: string;
   /** Collections it owns: a rebuild drops them. */
   collections: string[];
+  /**
+   * Collections it only writes (never `tx.get`s): their documents are not kept in the runner's
+   * document cache, where they would only take memory (the automation projection's received
+   * samples carry whole webhook payloads).
+   */
+  writeOnly?: readonly string[];
   /** Fields its queries filter or sort on, per collection. */
   indexes?: Array<{ collection: string; fields: string[] }>;
   /** Event types it applies; others only move its checkpoint. */

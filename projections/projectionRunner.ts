@@ -134,7 +134,7 @@ export async function startProjections(
       positions.set(projection.name, from);
       settleWaiters();
       // A new one on every (re)start: after a checkpoint conflict another writer's documents count.
-      const cache = new DocCache();
+      const cache = new DocCache(undefined, new Set(projection.writeOnly));
       const subscription = store.subscribe(
         async (events) => {
           const ops = await applyEvents(readStore, projection, events, cache);

@@ -93,6 +93,7 @@ type AutomationEvent = SequenceEvent | TriggerEvent | WebhookReceptionEvent | Wo
 export const automationProjection: Projection = {
   name: 'automation',
   collections: [SEQUENCES, TRIGGERS, SAMPLES, WORKFLOWS],
+  writeOnly: [SAMPLES],
   indexes: [
     { collection: SEQUENCES, fields: ['organization_id'] },
     { collection: TRIGGERS, fields: ['organization_id'] },

@@ -104,4 +104,16 @@ describe('DocCache with applyBatch', () => {
     expect(cache.get('c', '1')).toBeUndefined();
     expect(cache.get('c', '3')).toEqual({ id: '3' });
   });
+
+  it('keeps no document of a write-only collection, committed or read', () => {
+    const cache = new DocCache(100, new Set(['samples']));
+    cache.committed([
+      { op: 'upsert', collection: 'samples', doc: { id: 's1', payload: 'x'.repeat(1000) } },
+      { op: 'upsert', collection: 'counters', doc: { id: 'c1', n: 1 } },
+    ]);
+    cache.remember('samples', { id: 's2', payload: 'y' });
+    expect(cache.get('samples', 's1')).toBeUndefined();
+    expect(cache.get('samples', 's2')).toBeUndefined();
+    expect(cache.get('counters', 'c1')).toEqual({ id: 'c1', n: 1 });
+  });
 });
