@@ -220,8 +220,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     });
   }
 
-  /** Events after `from`, and the position up to which every event has been looked at. */
-  /** `bytes`: for an unfiltered scan, each event's size as stored (its data and metadata JSON). */
+  /**
+   * Events after `from`, and the position up to which every event has been looked at; for an
+   * unfiltered scan also each event's size as stored (its data and metadata JSON).
+   */
   type Scan = { events: RecordedEvent[]; scannedTo: number; bytes?: number[] };
   const sizeOf = (row: EventRow) => row.data.length + row.metadata.length;
 

@@ -71,33 +71,45 @@ describe('SQLite event store: events this process wrote are served from memory',
   });
 });
 
-describe('SQLite event store: memory for the events it keeps at hand', () => {
-  it('stays bounded by size, not only by count: 200 events of 1 MiB leave well under 200 MiB held', { timeout: 60_000 }, async () => {
+/**
+ * Runs `body` in a process of its own with `store` (opened on `file`), `append(i)` (one event of
+ * 1 MiB on stream big-<i>) and `report(fields)` at hand; `report` runs a full GC first and adds the
+ * heap in use. Its own process, so the heap measures what the store holds and nothing of vitest's.
+ */
+async function inOwnProcess(file: string, body: string): Promise<{ heapUsed: number } & Record<string, number>> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `const { randomUUID } = await import('node:crypto');
+       const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'commands/sqlite/sqliteEventStore.ts'))});
+       const open = () => openSqliteEventStore({ file: ${JSON.stringify(file)} });
+       const metadata = { correlation_id: 'mem', actor: { type: 'cli' }, organization_id: null, occurred_at: 0 };
+       const blob = 'x'.repeat(1024 * 1024);
+       const append = (store, i) => store.append('big-' + i, [{ id: randomUUID(), type: 'Big', data: { blob }, metadata }], 'no_stream');
+       const report = (fields) => { globalThis.gc(); console.log(JSON.stringify({ ...fields, heapUsed: process.memoryUsage().heapUsed })); };
+       ${body}`,
+    ],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
+  return JSON.parse(stdout) as { heapUsed: number } & Record<string, number>;
+}
+
+describe('SQLite event store: memory for what it keeps at hand', () => {
+  it('its window of recent events stays bounded by size, not only by count: 200 events of 1 MiB leave well under 200 MiB held', { timeout: 60_000 }, async () => {
     const { file, dispose } = tempSqliteFile();
     try {
-      // Its own process, so a full GC measures what the store holds and nothing of vitest's.
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [
-          '--expose-gc',
-          '--import',
-          'tsx',
-          '--input-type=module',
-          '-e',
-          `const { randomUUID } = await import('node:crypto');
-           const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'commands/sqlite/sqliteEventStore.ts'))});
-           const store = openSqliteEventStore({ file: ${JSON.stringify(file)} });
-           const metadata = { correlation_id: 'mem', actor: { type: 'cli' }, organization_id: null, occurred_at: 0 };
-           const blob = 'x'.repeat(1024 * 1024);
-           for (let i = 0; i < 200; i++) await store.append('big-' + i, [{ id: randomUUID(), type: 'Big', data: { blob }, metadata }], 'no_stream');
-           const read = (await store.readAll({ after: null, limit: 10 })).length;
-           globalThis.gc();
-           console.log(JSON.stringify({ read, heapUsed: process.memoryUsage().heapUsed }));
-           await store.close();`,
-        ],
-        { encoding: 'utf8', maxBuffer: 1 << 20 },
+      const { read, heapUsed } = await inOwnProcess(
+        file,
+        `const store = open();
+         for (let i = 0; i < 200; i++) await append(store, i);
+         report({ read: (await store.readAll({ after: null, limit: 10 })).length });
+         await store.close();`,
       );
-      const { read, heapUsed } = JSON.parse(stdout) as { read: number; heapUsed: number };
       expect(read).toBe(10);
       // Each remembered event is its own parsed 1 MiB string: without the size bound all 200 stay.
       expect(heapUsed).toBeLessThan(120 * 1024 * 1024);
@@ -105,39 +117,22 @@ describe('SQLite event store: memory for the events it keeps at hand', () => {
       dispose();
     }
   });
-});
 
-describe('SQLite event store: memory for the streams it caches', () => {
-  it('stays bounded by size: 150 streams of 1 MiB read one by one leave well under 150 MiB held', { timeout: 60_000 }, async () => {
+  it('its stream cache stays bounded by size: 150 streams of 1 MiB read one by one leave well under 150 MiB held', { timeout: 60_000 }, async () => {
     const { file, dispose } = tempSqliteFile();
     try {
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        [
-          '--expose-gc',
-          '--import',
-          'tsx',
-          '--input-type=module',
-          '-e',
-          `const { randomUUID } = await import('node:crypto');
-           const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'commands/sqlite/sqliteEventStore.ts'))});
-           const metadata = { correlation_id: 'mem', actor: { type: 'cli' }, organization_id: null, occurred_at: 0 };
-           const writer = openSqliteEventStore({ file: ${JSON.stringify(file)} });
-           const blob = 'x'.repeat(1024 * 1024);
-           for (let i = 0; i < 150; i++) await writer.append('big-' + i, [{ id: randomUUID(), type: 'Big', data: { blob }, metadata }], 'no_stream');
-           await writer.close();
-           globalThis.gc();
-           // A reader that did not write them: only its stream cache can hold them.
-           const reader = openSqliteEventStore({ file: ${JSON.stringify(file)} });
-           let read = 0;
-           for (let i = 0; i < 150; i++) read += (await reader.readStream('big-' + i)).length;
-           globalThis.gc();
-           console.log(JSON.stringify({ read, heapUsed: process.memoryUsage().heapUsed }));
-           await reader.close();`,
-        ],
-        { encoding: 'utf8', maxBuffer: 1 << 20 },
+      const { read, heapUsed } = await inOwnProcess(
+        file,
+        `const writer = open();
+         for (let i = 0; i < 150; i++) await append(writer, i);
+         await writer.close();
+         // A reader that did not write them: only its stream cache can hold them.
+         const reader = open();
+         let read = 0;
+         for (let i = 0; i < 150; i++) read += (await reader.readStream('big-' + i)).length;
+         report({ read });
+         await reader.close();`,
       );
-      const { read, heapUsed } = JSON.parse(stdout) as { read: number; heapUsed: number };
       expect(read).toBe(150);
       expect(heapUsed).toBeLessThan(100 * 1024 * 1024);
     } finally {
