@@ -1,5 +1,15 @@
-import { MongoServerError, type AnyBulkWriteOperation, type Document, type Sort } from 'mongodb';
-import { assertFieldPath, CheckpointConflictError, type Doc, type Filter, type Query, type WriteOp } from '../readStore.ts';
+import {
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  type AnyBulkWriteOperation,
+  type Document,
+  type Sort,
+} from 'mongodb';
+import { StoreUnavailableError } from '../../commands/eventStore.ts';
+import { assertFieldPath, CheckpointConflictError, type Doc, type Filter, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
 
 /**
  * Pure translations from the read store port to MongoDB documents, filters and writes, kept apart
@@ -105,4 +115,36 @@ export function toCheckpointError(error: unknown, projection: string, expected: 
 /** Server `hello` answer → whether multi-document transactions are available. */
 export function supportsTransactions(hello: Document): boolean {
   return typeof hello.setName === 'string' || hello.msg === 'isdbgrid';
+}
+
+/**
+ * The driver's errors that mean "not now" (no server selected in time, a dropped connection, a
+ * client not or no longer connected), as StoreUnavailableError: the API answers 503 with
+ * Retry-After. Any other error as it is.
+ */
+export function asUnavailable(error: unknown): unknown {
+  if (
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoNetworkError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoTopologyClosedError
+  ) {
+    return new StoreUnavailableError(`MongoDB: ${error.name}: ${error.message}`, { cause: error });
+  }
+  return error;
+}
+
+/** The same read store, its every call's "not now" errors translated by asUnavailable. */
+export function withUnavailableErrors(store: ReadStore): ReadStore {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(store) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
+    wrapped[name] = async (...args: unknown[]) => {
+      try {
+        return await method(...args);
+      } catch (error) {
+        throw asUnavailable(error);
+      }
+    };
+  }
+  return wrapped as unknown as ReadStore;
 }

@@ -13,6 +13,7 @@ import {
   toIndexSpec,
   toMongoDoc,
   toMongoFilter,
+  withUnavailableErrors,
 } from './mongoMapping.ts';
 
 type CheckpointDoc = { _id: string; position: number };
@@ -93,7 +94,7 @@ export async function openMongoReadStore(
     await moveCheckpoint(name, checkpoint);
   }
 
-  return {
+  return withUnavailableErrors({
     async get<T extends Doc>(collection: string, id: string) {
       return fromMongoDoc<T>(await db.collection(collectionName(collection)).findOne({ _id: id as never }));
     },
@@ -150,5 +151,5 @@ export async function openMongoReadStore(
     async close() {
       await client.close();
     },
-  };
+  });
 }

@@ -1,7 +1,9 @@
-import { MongoServerError, MongoNetworkError } from 'mongodb';
+import { MongoNetworkError, MongoNotConnectedError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { CheckpointConflictError } from '../../projections/readStore.ts';
+import { StoreUnavailableError } from '../../commands/eventStore.ts';
+import { CheckpointConflictError, type ReadStore } from '../../projections/readStore.ts';
 import {
+  asUnavailable,
   collectionName,
   fromMongoDoc,
   isDuplicateKey,
@@ -13,6 +15,7 @@ import {
   toMongoDoc,
   toMongoFilter,
   toMongoSort,
+  withUnavailableErrors,
 } from '../../projections/mongodb/mongoMapping.ts';
 
 const duplicateKey = () =>
@@ -127,5 +130,38 @@ describe('MongoDB mapping', () => {
     expect(supportsTransactions({ isWritablePrimary: true, setName: 'rs0' })).toBe(true);
     expect(supportsTransactions({ isWritablePrimary: true, msg: 'isdbgrid' })).toBe(true);
     expect(supportsTransactions({ isWritablePrimary: true })).toBe(false);
+  });
+
+  it('turns the driver\'s "not now" errors into StoreUnavailableError (503) and leaves the others alone', () => {
+    // What the driver throws when no server answers in time: a TopologyDescription as the reason.
+    const selection = new MongoServerSelectionError('Server selection timed out after 30000 ms', { type: 'Unknown', servers: new Map() } as never);
+    const unavailable = [selection, new MongoNetworkError('connection 1 to 127.0.0.1:27017 closed'), new MongoNotConnectedError('Client must be connected'), new MongoTopologyClosedError()];
+    for (const error of unavailable) {
+      const mapped = asUnavailable(error);
+      expect(mapped).toBeInstanceOf(StoreUnavailableError);
+      expect((mapped as StoreUnavailableError).message).toBe(`MongoDB: ${error.name}: ${error.message}`);
+      expect((mapped as StoreUnavailableError).cause).toBe(error);
+    }
+    const conflict = new CheckpointConflictError('catalog', 1, 2);
+    for (const error of [duplicateKey(), conflict, new Error('boom')]) expect(asUnavailable(error)).toBe(error);
+  });
+
+  it('wraps every read store call so its "not now" errors come out as StoreUnavailableError', async () => {
+    const calls: string[] = [];
+    const failing = (error: unknown) => async () => {
+      throw error;
+    };
+    const store = withUnavailableErrors({
+      get: failing(new MongoNetworkError('connection closed')),
+      commit: failing(new CheckpointConflictError('catalog', 1, 2)),
+      count: async (collection: string) => {
+        calls.push(collection);
+        return 7;
+      },
+    } as unknown as ReadStore);
+    await expect(store.get('products', 'p1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.commit('catalog', [], { expected: 1, next: 3 })).rejects.toBeInstanceOf(CheckpointConflictError);
+    expect(await store.count('products')).toBe(7);
+    expect(calls).toEqual(['products']);
   });
 });
