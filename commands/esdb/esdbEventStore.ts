@@ -69,6 +69,8 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         out.push(event);
         if (out.length >= limit) break;
       }
+    } catch (error) {
+      throw asUnavailable(error);
     } finally {
       await stopReading(read);
     }
@@ -159,7 +161,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         }
       } catch (error) {
         if (isStreamNotFound(error)) return [];
-        throw error;
+        throw asUnavailable(error);
       }
       return out;
     },
@@ -174,6 +176,8 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
           const event = toRecordedEvent(resolved.event);
           if (event) return event.position;
         }
+      } catch (error) {
+        throw asUnavailable(error);
       } finally {
         await stopReading(read);
       }
