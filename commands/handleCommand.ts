@@ -91,9 +91,13 @@ async function decideAndAppend<State, Command, Event extends DomainEvent>(
     try {
       const appended = events.map((e) => toNewEvent(e, ctx.metadata));
       const result = await ctx.store.append(stream, appended, revision === -1 ? 'no_stream' : revision);
-      // Frozen: the next command on this stream starts from this very object.
-      const after = deepFreeze(events.reduce(decider.evolve, state));
-      folded.set(stream, { revision: result.revision, lastEventId: appended[appended.length - 1]!.id, state: after });
+      const after = events.reduce(decider.evolve, state);
+      // Only long streams are worth remembering: short ones fold in no time, and a catch URL's
+      // reception streams (each commanded once) would churn the map on every request.
+      if (recorded.length >= FOLD_MEMO_MIN_EVENTS) {
+        // Frozen: the next command on this stream starts from this very object.
+        folded.set(stream, { revision: result.revision, lastEventId: appended[appended.length - 1]!.id, state: deepFreeze(after) });
+      }
       return { events, state: after, revision: result.revision, position: result.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
@@ -116,6 +120,7 @@ type Folded = { revision: number; lastEventId: string; state: unknown };
  */
 const foldedByStore = new WeakMap<EventStore, WeakMap<object, FoldedStates>>();
 const FOLDED_MAX = 1000;
+const FOLD_MEMO_MIN_EVENTS = 16;
 
 class FoldedStates {
   private readonly byStream = new Map<string, Folded>();

@@ -88,17 +88,17 @@ describe('concurrent commands on one stream (real SQLite, two connections as two
   });
 
   it('decides on the whole stream when another process appended since this one last commanded it', async () => {
-    // Each store remembers the state it left the stream in; the other's appends must still count.
+    // Each store remembers the state it left a long stream in; the other's appends must still count.
     const stream = 'counter_test-alternating';
-    for (let i = 0; i < 12; i++) await handleCommand(ctx(i % 3 === 2 ? 1 : 0), stream, counter, { n: i + 1 });
+    for (let i = 0; i < 40; i++) await handleCommand(ctx(i % 3 === 2 ? 1 : 0), stream, counter, { n: i + 1 });
     const events = await stores[1]!.readStream(stream);
     let total = 0;
     for (const e of events) {
       expect((e.data as Added['data']).before).toBe(total);
       total += (e.data as Added['data']).n;
     }
-    expect(events).toHaveLength(12);
-    expect(total).toBe((12 * 13) / 2);
+    expect(events).toHaveLength(40);
+    expect(total).toBe((40 * 41) / 2);
   });
 
   it('hands out distinct ids 1..N to concurrent allocations from both connections', async () => {
