@@ -2,6 +2,7 @@ import { timeOrderedUuid } from './timeOrderedUuid.ts';
 import { asArray, type Decider, type DomainEvent } from '../domain/shared/decider.ts';
 import { deepFreeze } from '../domain/shared/deepFreeze.ts';
 import { DomainError } from '../domain/shared/domainError.ts';
+import { Generations } from '../domain/shared/generations.ts';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent, type RecordedEvent } from './eventStore.ts';
 
 export type CommandContext = {
@@ -118,28 +119,17 @@ type Folded = { revision: number; lastEventId: string; state: unknown };
  * only grows, by contiguous revisions, so the state at revision r still holds when the event read
  * at r is the one folded (checked by id); otherwise the whole stream is folded again.
  */
+type FoldedStates = Generations<string, Folded>;
 const foldedByStore = new WeakMap<EventStore, WeakMap<object, FoldedStates>>();
+/** About the 1,000 streams commanded last, per store and decider. */
 const FOLDED_MAX = 1000;
 const FOLD_MEMO_MIN_EVENTS = 16;
-
-class FoldedStates {
-  private readonly byStream = new Map<string, Folded>();
-  get(stream: string): Folded | undefined {
-    return this.byStream.get(stream);
-  }
-  set(stream: string, folded: Folded): void {
-    // Re-inserted at the end, so the oldest entry is the stream commanded longest ago.
-    this.byStream.delete(stream);
-    if (this.byStream.size >= FOLDED_MAX) this.byStream.delete(this.byStream.keys().next().value!);
-    this.byStream.set(stream, folded);
-  }
-}
 
 function foldedStates(store: EventStore, decider: object): FoldedStates {
   let byDecider = foldedByStore.get(store);
   if (!byDecider) foldedByStore.set(store, (byDecider = new WeakMap()));
   let states = byDecider.get(decider);
-  if (!states) byDecider.set(decider, (states = new FoldedStates()));
+  if (!states) byDecider.set(decider, (states = new Generations<string, Folded>(FOLDED_MAX / 2)));
   return states;
 }
 

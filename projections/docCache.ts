@@ -1,3 +1,4 @@
+import { Generations } from '../domain/shared/generations.ts';
 import type { Doc, WriteOp } from './readStore.ts';
 
 /**
@@ -10,7 +11,7 @@ import type { Doc, WriteOp } from './readStore.ts';
  * from here is written, and the runner starts again from the stored checkpoint with a new cache.
  */
 export class DocCache {
-  private readonly collections = new Map<string, Generations>();
+  private readonly collections = new Map<string, Generations<string, Doc>>();
 
   /**
    * About `max` documents per collection (a busy catch URL's workflows can lag their start by
@@ -39,44 +40,9 @@ export class DocCache {
     }
   }
 
-  private generations(collection: string): Generations {
+  private generations(collection: string): Generations<string, Doc> {
     let g = this.collections.get(collection);
-    if (!g) this.collections.set(collection, (g = new Generations(Math.max(1, Math.floor(this.max / 2)))));
+    if (!g) this.collections.set(collection, (g = new Generations<string, Doc>(Math.max(1, Math.floor(this.max / 2)))));
     return g;
-  }
-}
-
-/**
- * Least-recently-used, roughly: writes go to the young map; when it is full it becomes the old
- * one and the previous old one is dropped whole; a hit in the old map moves the document back to
- * the young one. No per-entry bookkeeping, and no walk over a Map's deleted entries (evicting
- * the oldest key one at a time from a big Map cost 6% of a catch load).
- */
-class Generations {
-  private young = new Map<string, Doc>();
-  private old = new Map<string, Doc>();
-
-  constructor(private readonly size: number) {}
-
-  get(id: string): Doc | undefined {
-    const doc = this.young.get(id);
-    if (doc !== undefined) return doc;
-    const aged = this.old.get(id);
-    if (aged !== undefined) this.set(id, aged);
-    return aged;
-  }
-
-  set(id: string, doc: Doc): void {
-    if (this.young.size >= this.size && !this.young.has(id)) {
-      this.old = this.young;
-      this.young = new Map();
-    }
-    this.young.set(id, doc);
-    this.old.delete(id);
-  }
-
-  delete(id: string): void {
-    this.young.delete(id);
-    this.old.delete(id);
   }
 }
