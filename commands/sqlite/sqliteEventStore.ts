@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS events (
  * resolved append is on disk, and concurrent requests share the cost of one fsync.
  */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
-  const db = openDatabase(options.file, { synchronous: 'FULL', ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
+  const db = openDatabase(options.file, { synchronous: 'FULL', busyTimeoutMs: options.busyTimeoutMs });
   db.exec(SCHEMA);
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const appended = new EventEmitter();

@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS leases (
  * checkpoint never gets ahead of the writes it covers.
  */
 export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: number }): ReadStore {
-  const db = openDatabase(options.file, { synchronous: 'NORMAL', ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
+  const db = openDatabase(options.file, { synchronous: 'NORMAL', busyTimeoutMs: options.busyTimeoutMs });
   db.exec(SCHEMA);
 
   const readCheckpointStmt = db.prepare<[string], { position: number | null }>(
