@@ -10,7 +10,7 @@ import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts
 import { allProjections } from '../../projections/allProjections.ts';
 import { rebuildProjection } from '../../projections/projectionRunner.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
-import { eventually, startReceiver } from '../helpers/receiver.ts';
+import { answerOkAfter, eventually, startReceiver } from '../helpers/receiver.ts';
 import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
 
 const CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' };
@@ -39,12 +39,7 @@ describe('crash: SIGKILL under load, then restart on the same data', () => {
 
   beforeAll(async () => {
     // A receiver that takes its time, so steps are in flight when the process dies.
-    receiver = await startReceiver((_call, res) => {
-      setTimeout(() => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"ok":true}');
-      }, 15);
-    });
+    receiver = await startReceiver(answerOkAfter(15));
     let organizationId: string;
     ({ token, organizationId } = await seedIdentity(dataDir, 'Crash Org'));
     catchPath = await withServices(dataDir, async (_s, ctx) => {

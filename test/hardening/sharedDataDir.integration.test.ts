@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
-import { eventually, startReceiver } from '../helpers/receiver.ts';
+import { answerOkAfter, eventually, startReceiver } from '../helpers/receiver.ts';
 import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
 
 const ENV = {
@@ -27,12 +27,7 @@ describe('two servers on one data directory', () => {
 
   beforeAll(async () => {
     // Slow enough that a second runner would start the step before the first one completes it.
-    receiver = await startReceiver((_call, res) => {
-      setTimeout(() => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"ok":true}');
-      }, 800);
-    });
+    receiver = await startReceiver(answerOkAfter(800));
     const { organizationId } = await seedIdentity(dataDir, 'Shared Org');
     catchPath = await withServices(dataDir, async (_s, ctx) => {
       const action = { type: 'send_webhook' as const, url: `${receiver.url}/hook`, method: 'POST' as const, payload: '{"email":"{{webhook_payload.email}}"}', headers: {}, signing_secret: null };

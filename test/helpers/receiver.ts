@@ -3,15 +3,24 @@ import type { AddressInfo } from 'node:net';
 
 export type ReceivedCall = { method: string; url: string; headers: IncomingMessage['headers']; body: string };
 
+const answerOk = (res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end('{"ok":true}');
+};
+
+/** A receiver's answer: 200 `{"ok":true}`, after `ms` milliseconds (a receiver that takes its time). */
+export const answerOkAfter =
+  (ms: number) =>
+  (_call: ReceivedCall, res: ServerResponse): void => {
+    setTimeout(() => answerOk(res), ms);
+  };
+
 /**
  * A real HTTP server on loopback that records every call and answers with `respond`
  * (which may never answer, to play a receiver that hangs).
  */
 export async function startReceiver(
-  respond: (call: ReceivedCall, res: ServerResponse, index: number) => void = (_c, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{"ok":true}');
-  },
+  respond: (call: ReceivedCall, res: ServerResponse, index: number) => void = (_c, res) => answerOk(res),
 ) {
   const calls: ReceivedCall[] = [];
   const open = new Set<ServerResponse>();
