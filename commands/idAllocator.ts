@@ -49,8 +49,10 @@ async function drain(store: EventStore, stream: string, c: Counter): Promise<voi
 
 /** Appends one IdAllocated event per waiter; returns the first id. Retries only on another process's append. */
 async function appendGroup(store: EventStore, stream: string, c: Counter, group: Waiter[]): Promise<number> {
-  // The last revision this process saw is a good guess; a wrong one costs one retry.
-  let known = c.known ?? (await lastRevision(store, stream));
+  // The last revision this process saw is a good guess, and a new counter the first one: a wrong
+  // guess costs one failed append, whose conflict names the stream's revision. Reading the stream
+  // instead would read every id ever allocated (an invoice counter's millions).
+  let known = c.known ?? -1;
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
       const events = group.map((w, i) => ({ id: timeOrderedUuid(), type: 'IdAllocated', data: { id: known + 2 + i }, metadata: w.metadata }));
@@ -59,7 +61,8 @@ async function appendGroup(store: EventStore, stream: string, c: Counter, group:
       return revision - group.length + 2;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      known = error.actual ?? -1;
+      // An adapter that cannot name the revision of a stream that exists: read it once.
+      known = error.actual ?? (known === -1 ? await lastRevision(store, stream) : -1);
     }
   }
   throw new Error(`could not allocate an id on ${stream}: too much contention`);

@@ -287,6 +287,21 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       expect(new Set(ids).size).toBe(30);
       expect([...ids].sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     });
+
+    it('allocates the next id of a long counter in a new process without reading the counter', async () => {
+      const [first, later] = (await connections(2)) as [EventStore, EventStore];
+      const counter = prefix();
+      const ids = await Promise.all(Array.from({ length: 2_500 }, () => allocateId(first, counter, metadata)));
+      expect(Math.max(...ids)).toBe(2_500);
+      const read: string[] = [];
+      const watched: EventStore = Object.assign(Object.create(later) as EventStore, {
+        readStream: (stream: string) => (read.push(stream), later.readStream(stream)),
+      });
+      expect(await allocateId(watched, counter, metadata)).toBe(2_501);
+      expect(await allocateId(first, counter, metadata)).toBe(2_502);
+      expect(await allocateId(watched, counter, metadata)).toBe(2_503);
+      expect(read).toEqual([]);
+    });
   });
 }
 
