@@ -66,9 +66,10 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       return reply.code(status).send(body);
     }
     if (error instanceof StoreUnavailableError) {
-      // Another process's transaction or an unreachable EventStoreDB: not the request's fault, and
-      // nothing was written, so the client may send it again (with its Idempotency-Key, if any).
-      request.log.warn({ err: error }, 'event store unavailable');
+      // Another process's transaction, a full or failing disk, an unreachable EventStoreDB: not
+      // the request's fault, and nothing was written, so the client may send it again (with its
+      // Idempotency-Key, if any). Logged as an error: each needs an operator if it lasts.
+      request.log.error({ err: error }, 'store unavailable');
       return reply.code(503).header('retry-after', '1').send({ message: 'The service is busy. Try again shortly.', code: 'service_unavailable' } satisfies ErrorBody);
     }
     if (error instanceof HttpError) {

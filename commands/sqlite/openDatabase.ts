@@ -12,6 +12,19 @@ export function isBusy(error: unknown): boolean {
 }
 
 /**
+ * Why a write failed for reasons of the machine, not of what was written, if it did: the file
+ * locked by another process, the disk full, or the disk failing. SQLite rolls such a transaction
+ * back whole, and the same write can succeed later; null for any other error.
+ */
+export function unavailableReason(error: unknown): string | null {
+  if (isBusy(error)) return 'another process kept the database locked';
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_FULL') return 'the disk is full';
+  if (code === 'SQLITE_IOERR' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR_'))) return `disk I/O error (${code})`;
+  return null;
+}
+
+/**
  * Opens (creating if needed) a SQLite file in WAL mode. Two processes (the server and the CLI)
  * may use one file at once: WAL lets readers run beside the one writer, and busy_timeout makes a
  * writer wait for the other's short transaction instead of failing.

@@ -14,7 +14,7 @@ import {
   type SubscriptionHandler,
 } from '../eventStore.ts';
 import { deepFreeze } from '../../domain/shared/deepFreeze.ts';
-import { isBusy, openDatabase } from './openDatabase.ts';
+import { openDatabase, unavailableReason } from './openDatabase.ts';
 
 export type SqliteEventStoreOptions = {
   /** Path of the database file (shared with the read store in the embedded profile). */
@@ -188,9 +188,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
         ({ outcomes, written } = commitBatchBySavepoints.immediate(batch));
       }
     } catch (error) {
-      const failure = isBusy(error)
-        ? new StoreUnavailableError('another process kept the event log locked; nothing was written', { cause: error })
-        : error;
+      const reason = unavailableReason(error);
+      const failure = reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error;
       for (const request of batch) request.reject(failure);
       return;
     }

@@ -37,8 +37,14 @@ export const tempDataDir = (prefix = 'commerce-proc-') => mkdtempSync(join(tmpdi
  * Starts the real server the way `npm start` does (`node bin/commerce.js serve`), on a free port,
  * and resolves once it prints the address it listens on.
  */
-export async function startServerProcess(options: { dataDir: string; env?: Record<string, string> }): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['bin/commerce.js', 'serve'], {
+export async function startServerProcess(options: {
+  dataDir: string;
+  env?: Record<string, string>;
+  /** A command that runs the server under its conditions, e.g. `['prlimit', '--fsize=4000000:']`. */
+  launcher?: string[];
+}): Promise<ServerProcess> {
+  const [command, ...args] = [...(options.launcher ?? []), process.execPath, 'bin/commerce.js', 'serve'];
+  const child = spawn(command!, args, {
     cwd: ROOT,
     env: { ...cleanEnv(), DATA_DIR: options.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
