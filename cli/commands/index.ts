@@ -13,6 +13,7 @@ import { offerArchiveCommand, offerPublishCommand, replaySessionCommand } from '
 import { demoCommand } from './demo.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
+import { backupCommand } from './backup.ts';
 import { eventsCopyCommand } from './events.ts';
 import { serveCommand } from './serve.ts';
 import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
@@ -42,4 +43,5 @@ export const allCommands: CliCommand[] = [
   workerProjectionsCommand,
   workerAutomationCommand,
   eventsCopyCommand,
+  backupCommand,
 ];

@@ -1,0 +1,28 @@
+import { backupDataDir, BackupRefused, type BackupResult } from '../../app/backup.ts';
+import { isProductionProfile, loadConfig } from '../../app/config.ts';
+import { CliUsageError, type CliCommand } from '../command.ts';
+
+export const backupCommand: CliCommand = {
+  path: ['backup'],
+  usage: 'backup DIR',
+  description:
+    'Copy DATA_DIR into the new directory DIR as one consistent snapshot, while the server runs; to restore, serve with DATA_DIR=DIR.',
+  standalone: true,
+  async run({ args }) {
+    const to = args[0];
+    if (!to) throw new CliUsageError('give the directory to write the backup to: commerce backup DIR');
+    const config = loadConfig();
+    if (isProductionProfile(config)) {
+      throw new CliUsageError('backup copies the embedded profile\'s data directory; back EventStoreDB and MongoDB up with their own tools');
+    }
+    try {
+      return backupDataDir(config.DATA_DIR, to);
+    } catch (error) {
+      if (error instanceof BackupRefused) throw new CliUsageError(error.message);
+      throw error;
+    }
+  },
+  format: (r: BackupResult) =>
+    `backed up ${r.events} events (up to position ${r.head_position}) and the read models into ${r.to} (${r.bytes} bytes) in ${r.seconds}s.\n` +
+    `To restore: stop the server, then start it with DATA_DIR=${r.to} (or move that directory to where DATA_DIR points).`,
+};
