@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { EventStore } from '../commands/eventStore.ts';
 import { openEsdbEventStore } from '../commands/esdb/esdbEventStore.ts';
+import { backupDataDir, BackupRefused, type BackupResult } from '../commands/sqlite/backupDataDir.ts';
 import { openSqliteEventStore } from '../commands/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../projections/allProjections.ts';
 import { watchProjections } from '../projections/checkpointWatcher.ts';
@@ -40,6 +41,15 @@ export function openEventStoreAt(location: string): EventStore {
   if (/^esdb(\+discover)?:\/\//.test(location)) return openEsdbEventStore(location);
   return openSqliteEventStore({ file: join(resolve(location), 'commerce.db') });
 }
+
+/** `commerce backup`: a consistent copy of the embedded profile's data directory (see commands/sqlite/backupDataDir.ts). */
+export function backupEmbeddedData(config: Config, to: string): BackupResult {
+  if (isProductionProfile(config)) {
+    throw new BackupRefused("backup copies the embedded profile's data directory; back EventStoreDB and MongoDB up with their own tools");
+  }
+  return backupDataDir(config.DATA_DIR, to, config.SQLITE_BUSY_TIMEOUT_MS);
+}
+export { BackupRefused, type BackupResult };
 
 export type ComposeOptions = {
   /** Run the projections in this process (the API on the embedded profile does). */

@@ -1,5 +1,5 @@
-import { backupDataDir, BackupRefused, type BackupResult } from '../../app/backup.ts';
-import { isProductionProfile, loadConfig } from '../../app/config.ts';
+import { backupEmbeddedData, BackupRefused, type BackupResult } from '../../app/compose.ts';
+import { loadConfig } from '../../app/config.ts';
 import { CliUsageError, type CliCommand } from '../command.ts';
 
 export const backupCommand: CliCommand = {
@@ -11,12 +11,8 @@ export const backupCommand: CliCommand = {
   async run({ args }) {
     const to = args[0];
     if (!to) throw new CliUsageError('give the directory to write the backup to: commerce backup DIR');
-    const config = loadConfig();
-    if (isProductionProfile(config)) {
-      throw new CliUsageError('backup copies the embedded profile\'s data directory; back EventStoreDB and MongoDB up with their own tools');
-    }
     try {
-      return backupDataDir(config.DATA_DIR, to);
+      return backupEmbeddedData(loadConfig(), to);
     } catch (error) {
       if (error instanceof BackupRefused) throw new CliUsageError(error.message);
       throw error;

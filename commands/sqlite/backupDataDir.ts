@@ -1,7 +1,7 @@
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_BUSY_TIMEOUT_MS } from '../commands/sqlite/openDatabase.ts';
+import { DEFAULT_BUSY_TIMEOUT_MS } from './openDatabase.ts';
 
 export type BackupResult = {
   /** The new data directory. */
@@ -25,7 +25,7 @@ export class BackupRefused extends Error {
  * The snapshot is written under a temporary name, fsynced and then renamed: a backup cut short
  * (a crash, a full disk) leaves no commerce.db that looks whole.
  */
-export function backupDataDir(from: string, to: string): BackupResult {
+export function backupDataDir(from: string, to: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): BackupResult {
   const started = performance.now();
   const source = join(resolve(from), 'commerce.db');
   const target = resolve(to);
@@ -37,7 +37,7 @@ export function backupDataDir(from: string, to: string): BackupResult {
   mkdirSync(target, { recursive: true, mode: 0o700 });
 
   const partial = join(target, 'commerce.db.partial');
-  const db = new Database(source, { fileMustExist: true, timeout: DEFAULT_BUSY_TIMEOUT_MS });
+  const db = new Database(source, { fileMustExist: true, timeout: busyTimeoutMs });
   try {
     // VACUUM INTO reads in one transaction, so the copy is a snapshot; it does not sync its output.
     db.prepare('VACUUM INTO ?').run(partial);
