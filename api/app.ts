@@ -9,7 +9,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { customAlphabet } from 'nanoid';
 import type { Services } from '../app/services.ts';
-import { registerErrorHandlers } from './errors.ts';
+import { answerClientError, registerErrorHandlers } from './errors.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
@@ -102,6 +102,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : requestId();
     },
     bodyLimit: 1024 * 1024,
+    requestTimeout: services.config.REQUEST_TIMEOUT_MS,
+    // Node checks for late requests every connectionsCheckingInterval, and only once headersTimeout
+    // is no longer than requestTimeout (fastify sets requestTimeout after creating the server).
+    http: {
+      headersTimeout: Math.min(60_000, services.config.REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(services.config.REQUEST_TIMEOUT_MS / 4))),
+    },
+    clientErrorHandler: answerClientError,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();

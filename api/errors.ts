@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { StoreUnavailableError } from '../commands/eventStore.ts';
@@ -90,4 +91,26 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) => {
     return reply.code(404).send({ message: 'Route not found.', code: 'route_not_found' } satisfies ErrorBody);
   });
+}
+
+/**
+ * What the HTTP parser refuses before any route runs (a request past REQUEST_TIMEOUT_MS, headers
+ * over the size limit, bytes that are not HTTP), answered in our error shape rather than
+ * fastify's, and the connection closed, as Node does.
+ */
+export function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  // The client is gone: nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, body]: [number, string, ErrorBody] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', { message: 'The request did not arrive in time.', code: 'request_timeout' }]
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', { message: 'The request headers are too large.', code: 'headers_too_large' }]
+        : [400, 'Bad Request', { message: 'Malformed HTTP request.', code: 'bad_request' }];
+  this.log.debug({ err: error }, 'client error');
+  if (socket.writable) {
+    const json = JSON.stringify(body);
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`);
+  }
+  socket.destroy(error);
 }

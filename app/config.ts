@@ -12,6 +12,12 @@ export const ConfigSchema = z.object({
     .url({ protocol: /^https?$/ })
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
+  /**
+   * A request's headers and body must arrive within this time, or the connection gets 408 and is
+   * closed: a client trickling a body byte by byte cannot hold a connection (and a file
+   * descriptor) for ever. Fastify's default is no limit.
+   */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** HS256 secret for service_jwt; when unset one is generated once into DATA_DIR. */
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
