@@ -23,6 +23,16 @@ export async function startServer(config: Config): Promise<{ url: string; close(
   });
   const app = await buildApp(services, { logger: { level: config.LOG_LEVEL } });
   logError = (o, m) => app.log.error(o, m);
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (error) {
+    // The port is taken (or not ours to bind): stop the projections too, so the process ends
+    // with the error instead of living on headless.
+    await app.close();
+    await services.close();
+    throw error;
+  }
+  // Only once we serve: a process that cannot listen must not take the automation lease.
   // Under leases, as in the automation worker: two `serve` on one data directory (a process
   // manager's cluster mode) must not both run every workflow, each calling its receivers.
   const jobs = runsInApi(config, 'RUN_BACKGROUND_JOBS')
@@ -31,7 +41,6 @@ export async function startServer(config: Config): Promise<{ url: string; close(
         ttlMs: config.LEASE_TTL_MS,
       })
     : { stop: async () => undefined };
-  await app.listen({ port: config.PORT, host: config.HOST });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;

@@ -9,7 +9,13 @@ export const serveCommand: CliCommand = {
   description: 'Run the HTTP API and its projections (what `npm start` runs).',
   longRunning: true,
   async run() {
-    const server = await startServer(loadConfig());
+    const config = loadConfig();
+    const server = await startServer(config).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+        throw new Error(`${config.HOST}:${config.PORT} is already in use (another \`commerce serve\`?); set PORT to a free port`, { cause: error });
+      }
+      throw error;
+    });
     exitOnSignal((signal) => {
       console.log(`${signal}: finishing in-flight requests…`);
       return server.close();

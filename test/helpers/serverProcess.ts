@@ -22,7 +22,7 @@ export type ServerProcess = {
 };
 
 /** Our environment without what vitest adds (BASE_URL='/' would be read as our BASE_URL). */
-function cleanEnv(): Record<string, string> {
+export function cleanEnv(): Record<string, string> {
   const skip = new Set(['BASE_URL', 'MODE', 'DEV', 'PROD', 'SSR', 'NODE_ENV', 'TEST']);
   return Object.fromEntries(
     Object.entries(process.env).filter(
