@@ -24,9 +24,17 @@ function idArg(args: string[], what: string): number {
 const orgFilter = (options: CliContext['options']): Filter => (typeof options.org === 'string' ? { organization_id: options.org } : {});
 
 /** Catch URLs are absolute for people to copy: BASE_URL, or the local server's address. */
+/**
+ * Where the service answers, as the CLI knows it: BASE_URL, else HOST and PORT, from the CLI's
+ * own environment (it cannot ask a running server), so set them as for `serve`.
+ */
+export function serviceUrl(services: Services): string {
+  const { BASE_URL, HOST, PORT } = services.config;
+  return BASE_URL ?? `http://${HOST.includes(':') ? `[${HOST}]` : HOST}:${PORT}`;
+}
+
 export function catchUrl(services: Services, sequenceKey: string, triggerKey: string): string {
-  const base = services.config.BASE_URL ?? `http://${services.config.HOST.includes(':') ? `[${services.config.HOST}]` : services.config.HOST}:${services.config.PORT}`;
-  return `${base}/hooks/catch/${sequenceKey}/${triggerKey}`;
+  return `${serviceUrl(services)}/hooks/catch/${sequenceKey}/${triggerKey}`;
 }
 
 const table = (rows: string[][]) => {

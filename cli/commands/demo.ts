@@ -9,7 +9,7 @@ import type { ProductWriteResult } from '../../commands/catalog/productCommands.
 import type { CliCommand, CliContext } from '../command.ts';
 import { demoCatalog } from './demoCatalog.ts';
 import { demoAutomation, DEMO_PROMO_SLUG } from './demoAutomation.ts';
-import { catchUrl } from './automation.ts';
+import { catchUrl, serviceUrl } from './automation.ts';
 import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
 import { demoOffers } from './demoOffer.ts';
 import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
@@ -29,6 +29,8 @@ export type DemoResult = {
   promo: { slug: string };
   /** A published offer of the demo catalog, for the public checkout routes. */
   offer: { id: string; slug: string; uuid: string };
+  /** Where the service answers (BASE_URL, or HOST and PORT of this environment): the curl lines use it. */
+  url: string;
 };
 
 /**
@@ -60,6 +62,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     trigger_id: trigger.trigger_id,
     promo: { slug: DEMO_PROMO_SLUG },
     offer: { id: offer!.id, slug: offer!.slug, uuid: offer!.uuid },
+    url: serviceUrl(ctx.services),
   };
 }
 
@@ -74,15 +77,15 @@ export const demoCommand: CliCommand = {
       `API key (shown once): ${d.token}`,
       '',
       'Try:',
-      `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/users/me`,
-      `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/catalog/products`,
+      `  curl -H "Authorization: Bearer ${d.token}" ${d.url}/api/users/me`,
+      `  curl -H "Authorization: Bearer ${d.token}" ${d.url}/api/catalog/products`,
       ...d.products.slice(0, 1).flatMap((id) => [
-        `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/catalog/products/${id}`,
-        `  curl -H "Authorization: Bearer ${d.token}" http://127.0.0.1:3000/api/catalog/products/${id}/plans`,
+        `  curl -H "Authorization: Bearer ${d.token}" ${d.url}/api/catalog/products/${id}`,
+        `  curl -H "Authorization: Bearer ${d.token}" ${d.url}/api/catalog/products/${id}/plans`,
       ]),
       `  curl -X POST -H "Content-Type: application/json" -d '{"email":"fan@example.com","ref":"demo-1"}' ${d.catch_url}`,
-      `  curl http://127.0.0.1:3000/api/promos/${d.promo.slug}`,
-      `  curl "http://127.0.0.1:3000/api/checkout?offer=${d.offer.slug}"`,
-      `  curl -X POST -H "Content-Type: application/json" -d '{"offer":"${d.offer.slug}"}' http://127.0.0.1:3000/api/checkout/sessions`,
+      `  curl ${d.url}/api/promos/${d.promo.slug}`,
+      `  curl "${d.url}/api/checkout?offer=${d.offer.slug}"`,
+      `  curl -X POST -H "Content-Type: application/json" -d '{"offer":"${d.offer.slug}"}' ${d.url}/api/checkout/sessions`,
     ].join('\n'),
 };

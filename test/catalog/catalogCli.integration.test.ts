@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, runCli, startServerProcess, type ServerProcess } from '../helpers/processes.ts';
 import { families, plan, product } from './catalogFixtures.ts';
 
-type DemoJson = { organization: { id: string }; user: { id: string; email: string }; token: string; products: string[] };
+type DemoJson = { organization: { id: string }; user: { id: string; email: string }; token: string; products: string[]; catch_url: string; url: string };
 type ListBody = { data: Array<{ id: string; name: string; version_number: number; status: string; published_at: number | null }> };
 
 describe('the CLI beside the running service (real processes, one DATA_DIR)', () => {
@@ -31,7 +31,7 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', ()
     const first = await runCli(['demo', '--json'], env);
     expect(first.code, first.stderr).toBe(0);
     demo = JSON.parse(first.stdout) as DemoJson;
-    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'products', 'catch_url', 'trigger_id', 'promo', 'offer']);
+    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'products', 'catch_url', 'trigger_id', 'promo', 'offer', 'url']);
     expect(demo.organization).toEqual({ id: 'org_demo' });
     expect(demo.user).toEqual({ id: expect.stringMatching(/^usr_/), email: 'demo@example.com' });
     expect(demo.token).toMatch(/^csk_key_/);
@@ -43,6 +43,13 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', ()
     expect(again.products).toEqual(demo.products);
     expect(again.user.id).toBe(demo.user.id);
     expect(again.token).not.toBe(demo.token);
+
+    // With the server's PORT in its environment, every URL the demo prints is the server's.
+    const readable = await runCli(['demo'], { ...env, PORT: new URL(server.url).port });
+    expect(readable.code, readable.stderr).toBe(0);
+    const curlUrls = [...readable.stdout.matchAll(/(http:\/\/\S+?)\/(api|hooks)\//g)].map((m) => m[1]);
+    expect(curlUrls.length).toBeGreaterThanOrEqual(7);
+    expect(new Set(curlUrls)).toEqual(new Set([server.url]));
 
     const list = await eventually(async () => {
       const response = await get('/api/catalog/products', again.token);
