@@ -2,12 +2,9 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { runCli } from '../helpers/processes.ts';
 import { eventually } from '../helpers/receiver.ts';
-import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
+import { seedIdentity, seedOfferAndCatchUrl, startServerProcess, tempDataDir, type ServerProcess } from '../helpers/serverProcess.ts';
 
 const ENV = { LOG_LEVEL: 'warn', CATCH_RATE_LIMIT_MAX: '1000000', CHECKOUT_RATE_LIMIT: '1000000' };
 
@@ -23,13 +20,7 @@ describe('commerce backup: a consistent copy of a data directory taken while the
   beforeAll(async () => {
     let organizationId: string;
     ({ organizationId, token } = await seedIdentity(dataDir, 'Backup Org'));
-    ({ catchPath, offerSlug } = await withServices(dataDir, async (_s, ctx) => {
-      const offer = await upsertOffer(ctx(organizationId), { organizationId, slug: 'backup-offer', ...offerContent() });
-      await publishOffer(ctx(organizationId), offer.uuid);
-      const sequence = await createSequence(ctx(organizationId), { organizationId, name: 'Backup', actions: [] });
-      const trigger = await createTrigger(ctx(organizationId), { organizationId, sequenceId: sequence.id, name: 'Backup' });
-      return { catchPath: `/hooks/catch/${sequence.route_key}/${trigger.route_key}`, offerSlug: offer.slug };
-    }));
+    ({ catchPath, offerSlug } = await seedOfferAndCatchUrl(dataDir, organizationId, 'Backup'));
     live = await startServerProcess({ dataDir, env: ENV });
   }, 60_000);
   afterAll(async () => {

@@ -3,12 +3,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
 import { openDatabase, unavailableReason } from '../../commands/sqlite/openDatabase.ts';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { eventually } from '../helpers/receiver.ts';
-import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
+import { seedIdentity, seedOfferAndCatchUrl, startServerProcess, tempDataDir, type ServerProcess } from '../helpers/serverProcess.ts';
 
 /**
  * The disk fills up under a running server. Simulated with a soft file-size limit on the server
@@ -28,13 +25,7 @@ describe('disk full: a running server answers 503, writes nothing half, and reco
   beforeAll(async () => {
     let organizationId: string;
     ({ organizationId, token } = await seedIdentity(dataDir, 'Full Disk Org'));
-    ({ catchPath, offerSlug } = await withServices(dataDir, async (_s, ctx) => {
-      const offer = await upsertOffer(ctx(organizationId), { organizationId, slug: 'full-disk-offer', ...offerContent() });
-      await publishOffer(ctx(organizationId), offer.uuid);
-      const sequence = await createSequence(ctx(organizationId), { organizationId, name: 'Full', actions: [] });
-      const trigger = await createTrigger(ctx(organizationId), { organizationId, sequenceId: sequence.id, name: 'Full' });
-      return { catchPath: `/hooks/catch/${sequence.route_key}/${trigger.route_key}`, offerSlug: offer.slug };
-    }));
+    ({ catchPath, offerSlug } = await seedOfferAndCatchUrl(dataDir, organizationId, 'Full Disk'));
     proc = await startServerProcess({
       dataDir,
       env: { LOG_LEVEL: 'warn', CATCH_RATE_LIMIT_MAX: '1000000', CHECKOUT_RATE_LIMIT: '1000000' },

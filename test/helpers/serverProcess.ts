@@ -6,9 +6,12 @@ import { compose } from '../../app/compose.ts';
 import { loadConfig } from '../../app/config.ts';
 import type { Services } from '../../app/services.ts';
 import type { CommandContext } from '../../commands/handleCommand.ts';
+import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
 import { createApiKey, createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { catchUpProjections } from '../../projections/projectionRunner.ts';
+import { offerContent } from '../checkout/checkoutFixtures.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -100,5 +103,17 @@ export async function seedIdentity(dataDir: string, name = 'Seeded Org'): Promis
     const user = await createUser(ctx(org.id), { email: `owner-${org.id}@example.com`, organizationId: org.id });
     const key = await createApiKey(ctx(org.id), { userId: user.id, organizationId: org.id });
     return { organizationId: org.id, token: key.token };
+  });
+}
+
+/** A published offer and a catch URL whose sequence has no actions, written straight into the data directory. */
+export async function seedOfferAndCatchUrl(dataDir: string, organizationId: string, name: string): Promise<{ catchPath: string; offerSlug: string }> {
+  return withServices(dataDir, async (_s, ctx) => {
+    const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-offer`;
+    const offer = await upsertOffer(ctx(organizationId), { organizationId, slug, ...offerContent() });
+    await publishOffer(ctx(organizationId), offer.uuid);
+    const sequence = await createSequence(ctx(organizationId), { organizationId, name, actions: [] });
+    const trigger = await createTrigger(ctx(organizationId), { organizationId, sequenceId: sequence.id, name });
+    return { catchPath: `/hooks/catch/${sequence.route_key}/${trigger.route_key}`, offerSlug: offer.slug };
   });
 }
