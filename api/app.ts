@@ -1,4 +1,5 @@
 import fastifyRateLimit from '@fastify/rate-limit';
+import { MonotonicRateLimitStore } from './plugins/monotonicRateLimitStore.ts';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
@@ -151,6 +152,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   // Routes opt in with `config: { rateLimit: { max, timeWindow, keyGenerator } }`.
   await app.register(fastifyRateLimit, {
     global: false,
+    store: MonotonicRateLimitStore,
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,
       message: 'Too Many Attempts.',

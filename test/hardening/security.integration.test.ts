@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { enumerateRoutes, fillPath, type RouteInfo } from '../helpers/routes.ts';
 import { seedOrganization } from '../helpers/seed.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -155,4 +155,32 @@ describe('rate limits', () => {
     console.log(`rate limits checked on: ${limited.map((r) => `${r.method} ${r.url}`).join(', ') || '(none yet)'}`);
   });
 
+});
+
+describe('rate limits when the wall clock steps back', () => {
+  it('reopen when their window has passed, timed by the monotonic clock, with an honest Retry-After', async () => {
+    const server = await startTestServer({ env: { CATCH_RATE_LIMIT_MAX: '2', CATCH_RATE_LIMIT_WINDOW_MS: '300' } });
+    const hit = async () => {
+      const response = await request(`${server.url}/hooks/catch/clockprobe/clockprobe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await response.body.text();
+      return response;
+    };
+    // An NTP step or a VM restored from a snapshot: the wall clock goes back an hour.
+    const wallClock = Date.now;
+    const steppedBack = vi.spyOn(Date, 'now').mockImplementation(() => wallClock() - 3_600_000);
+    try {
+      expect((await hit()).statusCode).toBe(404);
+      expect((await hit()).statusCode).toBe(404);
+      const limited = await hit();
+      expect(limited.statusCode).toBe(429);
+      expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(1);
+      steppedBack.mockImplementation(() => wallClock() - 7_200_000);
+      await new Promise((r) => setTimeout(r, 400));
+      // Unknown keys: past the limiter, the route answers 404.
+      expect((await hit()).statusCode).toBe(404);
+    } finally {
+      steppedBack.mockRestore();
+      await server.close({ remove: true });
+    }
+  });
 });
