@@ -14,6 +14,12 @@ export interface ProjectionTx {
  */
 export type Projection = {
   name: string;
+  /**
+   * The version of its code (1 when absent). Raise it when a change to `apply` would build
+   * different documents from the events already in the log: on its next start every process
+   * rebuilds the read models the old code built (see upgradeProjections).
+   */
+  version?: number;
   /** Collections it owns: a rebuild drops them. */
   collections: string[];
   /**

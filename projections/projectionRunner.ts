@@ -76,6 +76,38 @@ export async function applyBatch(
   return next;
 }
 
+/** Where the read store records which version of each projection's code built its read models. */
+export const PROJECTION_VERSIONS = 'projection_versions';
+
+type VersionDoc = { id: string; version: number };
+
+/**
+ * Rebuilds, from the event log, each projection whose read models were built by another version
+ * of its code (an upgrade that changed what `apply` makes of past events), and records the
+ * version of a new one. Read models from before versions were recorded count as version 1.
+ * Runs before a process applies anything; the rebuild goes on from its stored checkpoint if
+ * another process rebuilds the same projection at the same time (a rolling restart).
+ */
+export async function upgradeProjections(store: EventStore, readStore: ReadStore, projections: readonly Projection[], logger: Logger): Promise<void> {
+  for (const projection of projections) {
+    const wanted = projection.version ?? 1;
+    const recorded = await readStore.get<VersionDoc>(PROJECTION_VERSIONS, projection.name);
+    const built = recorded?.version ?? ((await readStore.readCheckpoint(projection.name)) === null ? null : 1);
+    if (built === wanted) {
+      if (!recorded) await readStore.upsert(PROJECTION_VERSIONS, { id: projection.name, version: wanted });
+      continue;
+    }
+    if (built === null) {
+      await readStore.upsert(PROJECTION_VERSIONS, { id: projection.name, version: wanted });
+      continue;
+    }
+    logger.info({ projection: projection.name, from: built, to: wanted }, 'projection code changed: rebuilding its read models from the event log');
+    const started = performance.now();
+    const { events } = await rebuildProjection(store, readStore, projection);
+    logger.info({ projection: projection.name, events, ms: Math.round(performance.now() - started) }, 'projection rebuilt');
+  }
+}
+
 export async function ensureIndexes(readStore: ReadStore, projections: readonly Projection[]): Promise<void> {
   for (const p of projections) for (const i of p.indexes ?? []) await readStore.ensureIndex(i.collection, i.fields);
 }
@@ -94,6 +126,7 @@ export async function startProjections(
 ): Promise<ProjectionRunner> {
   const lazy = options.lazyCheckpoints ?? false;
   const maxUnstored = options.maxUnstoredEvents ?? MAX_UNSTORED_EVENTS;
+  await upgradeProjections(store, readStore, projections, logger);
   await ensureIndexes(readStore, projections);
   const positions = new Map<string, number | null>();
   const waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
@@ -243,6 +276,8 @@ export async function rebuildProjection(
     onProgress(Math.min(checkpoint, head), head);
   }
   onProgress(head, head);
+  // Only now: a rebuild cut short leaves the old version recorded, so the next start rebuilds again.
+  await readStore.upsert(PROJECTION_VERSIONS, { id: projection.name, version: projection.version ?? 1 });
   return { events: seen };
 }
 
@@ -256,7 +291,9 @@ export async function catchUpProjections(
   readStore: ReadStore,
   projections: readonly Projection[],
   batchSize = 1000,
+  logger: Logger = { error: () => undefined, info: () => undefined },
 ): Promise<void> {
+  await upgradeProjections(store, readStore, projections, logger);
   await ensureIndexes(readStore, projections);
   for (const projection of projections) {
     for (let conflicts = 0; ; ) {

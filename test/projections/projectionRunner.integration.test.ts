@@ -8,6 +8,7 @@ import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts'
 import type { Projection } from '../../projections/projection.ts';
 import {
   catchUpProjections,
+  PROJECTION_VERSIONS,
   rebuildProjection,
   startProjections,
   type ProjectionRunner,
@@ -223,5 +224,87 @@ describe('projection runner checkpoints', () => {
     counted.push(await append(server, 'Counted'));
     await caughtUp(runner, counted.at(-1)!);
     expect(await tally(server)).toEqual(counted);
+  });
+});
+
+describe('projection versions: an upgrade that changes what a projection makes of past events', () => {
+  const cleanup: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+  const open = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'versions-'));
+    const file = join(dir, 'commerce.db');
+    const store = openSqliteEventStore({ file });
+    const readStore = openSqliteReadStore({ file });
+    cleanup.push(async () => {
+      await store.close();
+      await readStore.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return { store, readStore };
+  };
+  const metadata = { correlation_id: 'test', actor: { type: 'cli' as const }, organization_id: null, occurred_at: 1_700_000_000 };
+  /** Version 1 keeps each event's word as it is; version 2 in capitals. */
+  const words = (version: number): Projection => ({
+    name: 'words',
+    ...(version === 1 ? {} : { version }),
+    collections: ['words'],
+    eventTypes: ['Said'],
+    apply(event, tx) {
+      const word = (event.data as { word: string }).word;
+      tx.upsert('words', { id: String(event.position), word: version === 1 ? word : word.toUpperCase() });
+    },
+  });
+  const say = (store: EventStore, word: string) => store.append(`said-${randomUUID()}`, [{ id: randomUUID(), type: 'Said', data: { word }, metadata }], 'no_stream');
+  const wordsIn = async (readStore: ReadStore) => (await readStore.find<Doc & { word: string }>('words')).map((d) => d.word).sort();
+  const versionIn = async (readStore: ReadStore) => (await readStore.get<Doc & { version: number }>(PROJECTION_VERSIONS, 'words'))?.version;
+  /** A document no event made: a rebuild drops it, an ordinary start leaves it. */
+  const plantMarker = (readStore: ReadStore) => readStore.upsert('words', { id: 'marker', word: 'marker' });
+
+  it('a start with a new version rebuilds the read models from the log; the same version again leaves them', async () => {
+    const { store, readStore } = open();
+    await say(store, 'hello');
+    await say(store, 'world');
+    await catchUpProjections(store, readStore, [words(1)]);
+    expect(await wordsIn(readStore)).toEqual(['hello', 'world']);
+    expect(await versionIn(readStore)).toBe(1);
+
+    await plantMarker(readStore);
+    const upgraded = await startProjections(store, readStore, [words(2)], quiet);
+    cleanup.push(() => upgraded.stop());
+    expect(await wordsIn(readStore)).toEqual(['HELLO', 'WORLD']);
+    expect(await versionIn(readStore)).toBe(2);
+    const later = await say(store, 'again');
+    expect(await upgraded.waitFor(later.position, 5000)).toBe(true);
+    expect(await wordsIn(readStore)).toEqual(['AGAIN', 'HELLO', 'WORLD']);
+    await upgraded.stop();
+
+    await plantMarker(readStore);
+    await catchUpProjections(store, readStore, [words(2)]);
+    expect(await wordsIn(readStore)).toEqual(['AGAIN', 'HELLO', 'WORLD', 'marker']);
+  });
+
+  it('read models from before versions were recorded count as version 1: kept, and the version recorded', async () => {
+    const { store, readStore } = open();
+    await say(store, 'old');
+    await catchUpProjections(store, readStore, [words(1)]);
+    await readStore.delete(PROJECTION_VERSIONS, 'words');
+    await plantMarker(readStore);
+    await catchUpProjections(store, readStore, [words(1)]);
+    expect(await wordsIn(readStore)).toEqual(['marker', 'old']);
+    expect(await versionIn(readStore)).toBe(1);
+  });
+
+  it('a rebuild cut short leaves the old version recorded, so the next start rebuilds again', async () => {
+    const { store, readStore } = open();
+    await say(store, 'one');
+    await catchUpProjections(store, readStore, [words(1)]);
+    const failing: Projection = { ...words(2), apply: () => { throw new Error('crashed mid-rebuild'); } };
+    await expect(catchUpProjections(store, readStore, [failing])).rejects.toThrow('crashed mid-rebuild');
+    expect(await versionIn(readStore)).toBe(1);
+    await catchUpProjections(store, readStore, [words(2)]);
+    expect(await wordsIn(readStore)).toEqual(['ONE']);
+    expect(await versionIn(readStore)).toBe(2);
   });
 });
