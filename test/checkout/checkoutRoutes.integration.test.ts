@@ -103,6 +103,30 @@ describe('public checkout routes', () => {
       }
     });
 
+    it("refuses another organization's customer token like an invalid one, and records nothing", async () => {
+      const offer = await makeOffer(server, org.organizationId);
+      const stranger = await server.identity('Token stranger');
+      const me = (await (await server.fetch('/api/users/me', { token: stranger.token })).json()) as Body;
+      const orgless = await new SignJWT({ email: stranger.email })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(stranger.userId)
+        .setIssuer('commerce-service')
+        .setExpirationTime(Math.floor(Date.now() / 1000) + 60)
+        .sign(server.services.secrets.jwt);
+      await server.settle();
+      const head = await server.services.store.headPosition();
+      for (const token of [me.service_jwt as string, orgless]) {
+        const { status, body } = await create({ offer: offer.slug, customer: { token } });
+        expect(status).toBe(422);
+        expect(body).toEqual({
+          message: 'The customer token is invalid or expired.',
+          code: 'invalid_customer_token',
+          errors: { 'customer.token': ['The customer token is invalid or expired.'] },
+        });
+      }
+      expect(await server.services.store.headPosition()).toBe(head);
+    });
+
     it('answers live mode without a provider with a clear 422', async () => {
       const offer = await makeOffer(server, org.organizationId);
       const { status, body } = await create({ offer: offer.slug, mode: 'live' });

@@ -127,7 +127,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
             mode: ['Live mode needs a configured payment provider; none is configured.'],
           });
         }
-        const customer = await resolveCustomer(body.customer);
+        const customer = await resolveCustomer(body.customer, offer.organization_id);
         // An unknown, ended or sold-out promo is recorded but leaves the offer's own price.
         const promoPrice = body.promo
           ? await promoPriceForOffer(services.readStore, {
@@ -160,9 +160,12 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     },
   );
 
-  async function resolveCustomer(customer: { email?: string; name?: string; token?: string } | undefined): Promise<SessionCustomer | null> {
+  async function resolveCustomer(
+    customer: { email?: string; name?: string; token?: string } | undefined,
+    organizationId: string,
+  ): Promise<SessionCustomer | null> {
     if (!customer) return null;
-    if (customer.token !== undefined) return customerFromToken(customer.token, services.secrets.jwt, nowSeconds());
+    if (customer.token !== undefined) return customerFromToken(customer.token, services.secrets.jwt, nowSeconds(), organizationId);
     return { email: customer.email ?? null, name: customer.name ?? null, user_id: null };
   }
 
