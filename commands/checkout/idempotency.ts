@@ -48,18 +48,27 @@ function keyState(events: RecordedEvent[], now: number): KeyState {
 }
 
 /**
- * Runs `run` once per Idempotency-Key: the key is claimed on its own stream (no_stream, or the
- * revision after a release), so of concurrent duplicates exactly one runs; the others replay its
- * stored response (or wait for it). A refused request (any error) releases the key, so fixing the
- * request and sending it again with the same key works.
+ * Keys live in a scope (the organization whose offer the request is for), as Stripe keeps them per
+ * account: the public route has no caller identity, and one key space for everyone let a stranger
+ * who reused a key get another seller's session id (the handle to start, pay and cancel it) or a
+ * 422 about a request that was not theirs.
+ */
+export const idempotencyStream = (scope: string, key: string) => `idempotency-${scope}-${sha256(key)}`;
+
+/**
+ * Runs `run` once per Idempotency-Key within its scope: the key is claimed on its own stream
+ * (no_stream, or the revision after a release), so of concurrent duplicates exactly one runs; the
+ * others replay its stored response (or wait for it). A refused request (any error) releases the
+ * key, so fixing the request and sending it again with the same key works.
  */
 export async function withIdempotencyKey(
   ctx: CommandContext,
+  scope: string,
   key: string,
   requestHash: string,
   run: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
-  const stream = `idempotency-${sha256(key)}`;
+  const stream = idempotencyStream(scope, key);
   const deadline = Date.now() + WAIT_FOR_FIRST_MS;
   for (;;) {
     const now = ctx.metadata.occurred_at;

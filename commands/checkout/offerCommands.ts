@@ -12,6 +12,7 @@ import { WrongExpectedRevisionError } from '../eventStore.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
 import { allocateId } from '../idAllocator.ts';
 import { encodeRouteKey } from '../routeKeys.ts';
+import { reservedSlugMessage } from './offerRef.ts';
 
 export type OfferInput = OfferContent & { organizationId: string; slug: string };
 export type OfferSummary = { uuid: string; id: string; slug: string; name: string; created: boolean };
@@ -19,10 +20,14 @@ export type OfferSummary = { uuid: string; id: string; slug: string; name: strin
 /**
  * Creates the offer of a slug, or updates it when the organization already owns that slug (imports
  * run again). The slug is claimed on its own stream with no_stream first, so two concurrent
- * imports of one slug make one offer, and another organization's slug is refused.
+ * imports of one slug make one offer, and another organization's slug is refused. A slug that
+ * reads as a UUID or route key is refused too, even for an offer that already has it.
  */
 export async function upsertOffer(ctx: CommandContext, input: OfferInput): Promise<OfferSummary> {
   const { organizationId, slug, ...content } = input;
+  // Checked before the claim, so a refused slug is never claimed (and never shadows a reference).
+  const reserved = reservedSlugMessage(slug);
+  if (reserved) throw new DomainError('invalid', 'slug_reserved', reserved, { slug: [reserved] });
   const claimStream = offerSlugStream(slug);
   let uuid: string = randomUUID();
   try {

@@ -3,6 +3,7 @@ import { SLUG, type OfferContent } from '../../domain/checkout/offer.ts';
 import { findProductByKey, listPlans } from '../../projections/catalog/catalogQueries.ts';
 import { ImportValidationError } from '../import/importFile.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
+import { reservedSlugMessage } from './offerRef.ts';
 import { publishOffer, upsertOffer, type OfferSummary } from './offerCommands.ts';
 
 const HEX = /^#[0-9a-fA-F]{6}$/;
@@ -41,7 +42,14 @@ const PageImport = z.strictObject({
 
 const OfferImport = z
   .strictObject({
-    slug: z.string().max(100).regex(SLUG, 'Use lower-case letters, digits and single dashes.'),
+    slug: z
+      .string()
+      .max(100)
+      .regex(SLUG, 'Use lower-case letters, digits and single dashes.')
+      .superRefine((slug, ctx) => {
+        const reserved = reservedSlugMessage(slug);
+        if (reserved) ctx.addIssue({ code: 'custom', message: reserved });
+      }),
     name: text(255),
     product: z.string().min(1).max(128).describe('key of a product in this file or already imported.'),
     plan: z.string().min(1).max(255).describe("name of one of that product's plans."),

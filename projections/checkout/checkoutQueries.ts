@@ -1,18 +1,24 @@
-import { decodeRouteKey } from '../../commands/routeKeys.ts';
+import { parseOfferRef } from '../../commands/checkout/offerRef.ts';
 import type { Filter, ReadStore } from '../readStore.ts';
 import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from './checkoutProjection.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** An offer by slug, Sqid route key or UUID, in that order (a slug may look like a route key). */
+/**
+ * An offer by UUID, Sqid route key or slug, told apart by the reference's shape, so an offer's
+ * UUID or route key always finds that offer and never a slug another organization chose.
+ * A slug stored before such slugs were refused is still found by its slug, but only while no
+ * offer has that UUID or route key: it loses to them, and it never shadows an unpublished one.
+ */
 export async function findOfferByRef(readStore: ReadStore, ref: string): Promise<OfferDoc | null> {
+  const parsed = parseOfferRef(ref);
+  if (parsed.kind === 'uuid') {
+    const byUuid = await readStore.get<OfferDoc>(OFFERS, parsed.uuid);
+    if (byUuid) return byUuid;
+  } else if (parsed.kind === 'route_key') {
+    const [byKey] = await readStore.find<OfferDoc>(OFFERS, { filter: { number: parsed.number }, limit: 1 });
+    if (byKey) return byKey;
+  }
   const [bySlug] = await readStore.find<OfferDoc>(OFFERS, { filter: { slug: ref }, limit: 1 });
-  if (bySlug) return bySlug;
-  if (UUID.test(ref)) return readStore.get<OfferDoc>(OFFERS, ref.toLowerCase());
-  const number = decodeRouteKey(ref);
-  if (number === null) return null;
-  const [byKey] = await readStore.find<OfferDoc>(OFFERS, { filter: { number }, limit: 1 });
-  return byKey ?? null;
+  return bySlug ?? null;
 }
 
 export async function findSession(readStore: ReadStore, id: string): Promise<SessionDoc | null> {

@@ -5,7 +5,9 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { GOOD_CARD, json } from './checkoutFixtures.ts';
+import { encodeRouteKey } from '../../commands/routeKeys.ts';
+import { offerSlugStream, SLUG } from '../../domain/checkout/offer.ts';
+import { GOOD_CARD, json, legacyOffer, makeOffer } from './checkoutFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const run = promisify(execFile);
@@ -122,6 +124,36 @@ describe('commerce CLI: offers import, publish/archive, demo offer, replay', () 
     expect(refs.code).toBe(1);
     expect(refs.stderr).toContain('offers.0.product');
     expect(refs.stderr).toContain('offers.1.plan');
+  });
+
+  it("refuses to import a slug that reads as another offer's UUID or a route key; offer publish ID finds the offer its UUID names", async () => {
+    const stranger = await server.identity('Stranger');
+    const routeKey = Array.from({ length: 1000 }, (_, n) => encodeRouteKey(n + 5000)).find((k) => SLUG.test(k))!;
+    const file = join(dataDir, 'hijack.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        products: catalogFile.products,
+        offers: [
+          { ...catalogFile.offers[0], slug: demo.offer.uuid, published: true },
+          { ...catalogFile.offers[0], slug: routeKey, published: true },
+        ],
+      }),
+    );
+    const imported = await commerce('import', file, '--org', stranger.organizationId);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toMatch(/offers\.0\.slug.*shape of a UUID/);
+    expect(imported.stderr).toMatch(new RegExp(`offers\\.1\\.slug.*'${routeKey}' reads as an offer route key`));
+    expect(await server.services.store.readStream(offerSlugStream(demo.offer.uuid))).toEqual([]);
+
+    // A slug stored before the rule does not stand in for the offer whose UUID it copies.
+    const draft = await makeOffer(server, 'org_demo', { publish: false });
+    await legacyOffer(server, stranger.organizationId, draft.uuid);
+    const published = await commerce('offer', 'publish', draft.uuid);
+    expect(published.stdout).toContain(`offer ${draft.slug} (${draft.id}) published`);
+    await server.settle();
+    const init = (await (await server.fetch(`/api/checkout?offer=${draft.uuid}`)).json()) as Body;
+    expect(init.offer).toEqual({ id: draft.id, slug: draft.slug, name: 'Pro plan' });
   });
 
   it('replay session prints the history as a table, or JSON with --json, and --at the past state', async () => {

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import type { OfferContent } from '../../domain/checkout/offer.ts';
+import { handleCommand, toNewEvent } from '../../commands/handleCommand.ts';
+import { allocateId } from '../../commands/idAllocator.ts';
+import { encodeRouteKey } from '../../commands/routeKeys.ts';
+import { offerDecider, offerSlugStream, offerStream, type OfferContent } from '../../domain/checkout/offer.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 
 export const offerContent = (overrides: Partial<OfferContent> = {}): OfferContent => ({
@@ -42,6 +45,31 @@ export async function makeOffer(
   if (options.publish !== false) await publishOffer(server.cliContext(organizationId), offer.uuid);
   await server.settle();
   return offer;
+}
+
+/** The cheap offer an attacker would put behind someone else's reference. */
+export const cheapOffer = offerContent({
+  name: 'Squatter',
+  plan: { product_id: randomUUID(), plan_id: 'plan_x', plan_name: 'x', charges: [{ id: 'c1', name: 'Cheap', amount: 1 }] },
+});
+
+/**
+ * A published offer whose slug was stored before slugs that read as a UUID or route key were
+ * refused: the events are written as upsertOffer wrote them then, past today's slug rule.
+ */
+export async function legacyOffer(server: TestServer, organizationId: string, slug: string) {
+  const ctx = server.cliContext(organizationId);
+  const uuid = randomUUID();
+  await ctx.store.append(
+    offerSlugStream(slug),
+    [toNewEvent({ type: 'OfferSlugClaimed', data: { offer_uuid: uuid, organization_id: organizationId } }, ctx.metadata)],
+    'no_stream',
+  );
+  const id = await allocateId(ctx.store, 'offer', ctx.metadata);
+  await handleCommand(ctx, offerStream(uuid), offerDecider, { type: 'CreateOffer', uuid, id, organizationId, slug, now: ctx.metadata.occurred_at, ...cheapOffer });
+  await handleCommand(ctx, offerStream(uuid), offerDecider, { type: 'PublishOffer', now: ctx.metadata.occurred_at });
+  await server.settle();
+  return { uuid, id: encodeRouteKey(id), slug };
 }
 
 export const json = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({

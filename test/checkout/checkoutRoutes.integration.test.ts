@@ -103,6 +103,30 @@ describe('public checkout routes', () => {
       }
     });
 
+    it("refuses another organization's customer token like an invalid one, and records nothing", async () => {
+      const offer = await makeOffer(server, org.organizationId);
+      const stranger = await server.identity('Token stranger');
+      const me = (await (await server.fetch('/api/users/me', { token: stranger.token })).json()) as Body;
+      const orgless = await new SignJWT({ email: stranger.email })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(stranger.userId)
+        .setIssuer('commerce-service')
+        .setExpirationTime(Math.floor(Date.now() / 1000) + 60)
+        .sign(server.services.secrets.jwt);
+      await server.settle();
+      const head = await server.services.store.headPosition();
+      for (const token of [me.service_jwt as string, orgless]) {
+        const { status, body } = await create({ offer: offer.slug, customer: { token } });
+        expect(status).toBe(422);
+        expect(body).toEqual({
+          message: 'The customer token is invalid or expired.',
+          code: 'invalid_customer_token',
+          errors: { 'customer.token': ['The customer token is invalid or expired.'] },
+        });
+      }
+      expect(await server.services.store.headPosition()).toBe(head);
+    });
+
     it('answers live mode without a provider with a clear 422', async () => {
       const offer = await makeOffer(server, org.organizationId);
       const { status, body } = await create({ offer: offer.slug, mode: 'live' });
@@ -230,6 +254,37 @@ describe('public checkout routes', () => {
       const events = await server.services.store.readAll({ after: null, limit: 1_000_000 });
       const sessions = events.filter((e) => e.type === 'CheckoutSessionCreated' && (e.data as Body).offer.uuid === offer.uuid);
       expect(sessions).toHaveLength(1);
+    });
+
+    it("keeps keys per organization: another seller's offer with the same key gets its own session", async () => {
+      const mine = await makeOffer(server, org.organizationId);
+      const other = await server.identity('Idempotency stranger');
+      const theirs = await makeOffer(server, other.organizationId, { content: { currency: 'USD' } });
+      const headers = { 'idempotency-key': 'key-scope-1' };
+      const first = await create({ offer: mine.slug }, headers);
+      const stranger = await create({ offer: theirs.slug }, headers);
+      expect(first.status).toBe(201);
+      expect(stranger.status).toBe(201);
+      expect(stranger.headers.get('idempotent-replayed')).toBeNull();
+      expect(stranger.body.session.id).not.toBe(first.body.session.id);
+      expect(stranger.body).toMatchObject({ session: { currency: 'USD' }, offer: { id: theirs.id } });
+      const [created] = await server.services.store.readStream(`checkout_session-${stranger.body.session.id}`);
+      expect((created!.data as Body).organization_id).toBe(other.organizationId);
+      // Within each organization the key still replays its own first answer.
+      expect((await create({ offer: mine.slug }, headers)).body).toEqual(first.body);
+      expect((await create({ offer: theirs.slug }, headers)).body).toEqual(stranger.body);
+      expect((await create({ offer: theirs.slug, metadata: { a: 'b' } }, headers)).body.code).toBe('idempotency_key_reused');
+    });
+
+    it('replays the first answer after the offer was archived', async () => {
+      const offer = await makeOffer(server, org.organizationId);
+      const first = await create({ offer: offer.slug }, { 'idempotency-key': 'key-archived-1' });
+      await archiveOffer(server.cliContext(org.organizationId), offer.uuid);
+      await server.settle();
+      const replay = await create({ offer: offer.slug }, { 'idempotency-key': 'key-archived-1' });
+      expect(replay.status).toBe(201);
+      expect(replay.body).toEqual(first.body);
+      expect((await create({ offer: offer.slug }, { 'idempotency-key': 'key-archived-2' })).status).toBe(404);
     });
 
     it('keeps a key: another body with it is refused later on too', async () => {

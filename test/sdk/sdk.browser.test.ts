@@ -20,7 +20,7 @@ beforeAll(async () => {
   server = await startTestServer();
   const org = await server.identity();
   await seedOffer(server, org.organizationId, 'pro-plan');
-  await seedOffer(server, org.organizationId, 'starter', { name: 'Starter', color: '#7c3aed', amount: 1900, currency: 'USD' });
+  await seedOffer(server, org.organizationId, 'starter-plan', { name: 'Starter', color: '#7c3aed', amount: 1900, currency: 'USD' });
   await seedPromo(server, org.organizationId, 'spring');
   orgId = org.organizationId;
   chrome = await launchChromium();
@@ -31,7 +31,7 @@ afterAll(async () => {
   await server?.close({ remove: true });
 });
 
-async function openExample(query = 'offer=pro-plan&second=starter&promo=spring'): Promise<Page> {
+async function openExample(query = 'offer=pro-plan&second=starter-plan&promo=spring'): Promise<Page> {
   const page = await chrome.context.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${server.url}/examples/sdk?${query}`);
@@ -157,7 +157,7 @@ describe('mount() and data-service-mount (embedded)', () => {
       void (async () => {
         for await (const ev of h.events) w.seen.inline!.push(ev.type);
       })();
-      return h !== null && w.sdk.mount('#inline', 'starter') === h && document.querySelectorAll('#inline iframe').length === 1;
+      return h !== null && w.sdk.mount('#inline', 'starter-plan') === h && document.querySelectorAll('#inline iframe').length === 1;
     });
     expect(same).toBe(true);
     const frame = page.locator('#inline iframe').contentFrame();
@@ -205,7 +205,7 @@ describe('flow isolation and the channel', () => {
       }
     });
     await startFlow(page, 'a', `sdk.mount('#a', 'pro-plan', { mode: 'test' })`);
-    await startFlow(page, 'b', `sdk.mount('#b', 'starter', { mode: 'test' })`);
+    await startFlow(page, 'b', `sdk.mount('#b', 'starter-plan', { mode: 'test' })`);
     const a = page.locator('#a iframe').contentFrame();
     const b = page.locator('#b iframe').contentFrame();
     await a.locator('#co-pay:not([disabled])').waitFor();
@@ -366,7 +366,7 @@ describe('attributes, identity, gates, preview', () => {
 
   test('the hosted page works alone in a tab', async () => {
     const page = await chrome.context.newPage();
-    await page.goto(`${server.url}/checkout/starter?mode=test`);
+    await page.goto(`${server.url}/checkout/starter-plan?mode=test`);
     await pay(page.locator('html').page().mainFrame() as unknown as FrameLocator, '4242424242424242', 'solo@example.com');
     await page.locator('#page-thank_you:not([hidden])').waitFor();
     const id = await page.evaluate(() => document.body.dataset.sessionId!);

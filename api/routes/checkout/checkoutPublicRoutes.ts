@@ -118,16 +118,19 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     },
     async (request, reply) => {
       const body = request.body;
+      // Found before the key is looked at, since the key lives in the offer's organization. An
+      // unknown offer is refused without touching the key; whether it is still published is
+      // checked inside, so a retry after the offer was archived replays the first answer.
+      const offer = await findOfferByRef(services.readStore, (body.offer ?? body.offer_id)!);
+      if (!offer) throw notFound('Offer');
       const create = async (): Promise<StoredResponse> => {
-        const ref = (body.offer ?? body.offer_id)!;
-        const offer = await findOfferByRef(services.readStore, ref);
-        if (!offer || offer.status !== 'published') throw notFound('Offer');
+        if (offer.status !== 'published') throw notFound('Offer');
         if (body.mode === 'live' && !paymentProviderFor('live')) {
           throw new DomainError('invalid', 'live_mode_unavailable', 'Live mode needs a configured payment provider; none is configured.', {
             mode: ['Live mode needs a configured payment provider; none is configured.'],
           });
         }
-        const customer = await resolveCustomer(body.customer);
+        const customer = await resolveCustomer(body.customer, offer.organization_id);
         // An unknown, ended or sold-out promo is recorded but leaves the offer's own price.
         const promoPrice = body.promo
           ? await promoPriceForOffer(services.readStore, {
@@ -153,16 +156,19 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       };
       const key = request.headers['idempotency-key'];
       const result = key
-        ? await withIdempotencyKey(commandContext(services, request), key, requestFingerprint(body), create)
+        ? await withIdempotencyKey(commandContext(services, request, offer.organization_id), offer.organization_id, key, requestFingerprint(body), create)
         : { ...(await create()), replayed: false };
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(result.status).send(result.body as z.infer<typeof SessionResponse>);
     },
   );
 
-  async function resolveCustomer(customer: { email?: string; name?: string; token?: string } | undefined): Promise<SessionCustomer | null> {
+  async function resolveCustomer(
+    customer: { email?: string; name?: string; token?: string } | undefined,
+    organizationId: string,
+  ): Promise<SessionCustomer | null> {
     if (!customer) return null;
-    if (customer.token !== undefined) return customerFromToken(customer.token, services.secrets.jwt, nowSeconds());
+    if (customer.token !== undefined) return customerFromToken(customer.token, services.secrets.jwt, nowSeconds(), organizationId);
     return { email: customer.email ?? null, name: customer.name ?? null, user_id: null };
   }
 
