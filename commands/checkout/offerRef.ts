@@ -17,13 +17,22 @@ export function parseOfferRef(ref: string): OfferRef {
 }
 
 /**
+ * Route keys of ids below this are refused as slugs: the counter that hands offer ids out could
+ * one day reach them, and the offer given that id would then take the slug's place. Keys above
+ * it are left to sellers: about one word in sixty of six letters or more (`starter`, 3,168,213,109)
+ * is the canonical key of some huge id, and no store makes a billion offers. Resolution does not
+ * depend on this bound: a route key that names an offer always wins over a slug.
+ */
+export const ROUTE_KEY_IDS_IN_REACH = 1_000_000_000;
+
+/**
  * Why a slug cannot be used, or null when it can. Lives here rather than in the offer decider
  * because telling a route key apart needs the Sqids codec, which domain/ may not import.
  */
 export function reservedSlugMessage(slug: string): string | null {
   const ref = parseOfferRef(slug);
   if (ref.kind === 'uuid') return 'The slug must not have the shape of a UUID: offers are also found by UUID, so it would be ambiguous.';
-  if (ref.kind === 'route_key') {
+  if (ref.kind === 'route_key' && ref.number < ROUTE_KEY_IDS_IN_REACH) {
     return `The slug '${slug}' reads as an offer route key: offers are also found by route key, so it would be ambiguous. Add a word or a dash.`;
   }
   return null;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertOffer } from '../../commands/checkout/offerCommands.ts';
+import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
 import { allocateId } from '../../commands/idAllocator.ts';
-import { encodeRouteKey } from '../../commands/routeKeys.ts';
+import { decodeRouteKey, encodeRouteKey } from '../../commands/routeKeys.ts';
+import { ROUTE_KEY_IDS_IN_REACH } from '../../commands/checkout/offerRef.ts';
 import { offerSlugStream, SLUG } from '../../domain/checkout/offer.ts';
 import { DomainError } from '../../domain/shared/domainError.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -110,5 +111,12 @@ describe('offer references: a UUID or route key finds its own offer, never a slu
     // A slug that only resembles one (not canonical, or with a dash) is fine.
     const near = await upsertOffer(server.cliContext(sellerB), { organizationId: sellerB, slug: `${routeKey}-x`, ...cheap });
     expect(near.created).toBe(true);
+    // So is a word that is the key of an id no counter reaches, and it is found by it.
+    expect(decodeRouteKey('starter')).toBeGreaterThan(ROUTE_KEY_IDS_IN_REACH);
+    const word = await upsertOffer(server.cliContext(sellerB), { organizationId: sellerB, slug: 'starter', ...cheap });
+    expect(word.created).toBe(true);
+    await publishOffer(server.cliContext(sellerB), word.uuid);
+    await server.settle();
+    expect((await init('starter')).body.offer).toMatchObject({ slug: 'starter' });
   });
 });
