@@ -91,6 +91,8 @@ describe('promo decider', () => {
     spec.given([created]).when({ ...enrol, now: 100 }).thenThrows('promo_ended');
     spec.given([created]).when({ ...enrol, organizationId: 'org_b' }).thenThrows('not_found');
     spec.given([created]).when({ ...enrol, email: 'nope' }).thenThrows('invalid_email');
+    spec.given([created]).when({ ...enrol, email: '["a@example.com"]' }).thenThrows('invalid_email');
+    spec.given([created]).when({ ...enrol, email: `${'a'.repeat(250)}@example.com` }).thenThrows('invalid_email');
   });
   it('remembers every enrolment, the first and the latest alike, across an update', () => {
     const many = Array.from({ length: 50 }, (_, i): PromoEvent => ({

@@ -158,7 +158,9 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
     const second = await finished(server, me.token, await post(server, f.path, { email: 'fan@example.com' }));
     expect(second.steps[0]!.result).toMatchObject({ success: true, enrolled: false });
     const bad = await finished(server, me.token, await post(server, f.path, { ref: 'no email' }));
-    expect(bad).toMatchObject({ status: 'failed', steps: [{ result: { success: false, error: 'invalid_email' } }] });
+    expect(bad).toMatchObject({ status: 'failed', steps: [{ result: { success: false, error: 'missing_email', reference: 'no email' } }] });
+    const malformed = await finished(server, me.token, await post(server, f.path, { email: 'not an email' }));
+    expect(malformed).toMatchObject({ status: 'failed', steps: [{ result: { success: false, error: 'invalid_email', email: 'not an email' } }] });
     await server.settle();
     const promo = (await (await server.fetch('/api/promos/wf-launch')).json()) as { participants_count: number };
     expect(promo.participants_count).toBe(1);
