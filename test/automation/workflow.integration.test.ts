@@ -159,6 +159,10 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
     expect(second.steps[0]!.result).toMatchObject({ success: true, enrolled: false });
     const bad = await finished(server, me.token, await post(server, f.path, { ref: 'no email' }));
     expect(bad).toMatchObject({ status: 'failed', steps: [{ result: { success: false, error: 'missing_email', reference: 'no email' } }] });
+    // The catch URL takes a CRM's nulls and numbers; the step says what was wrong with them.
+    const nulls = await finished(server, me.token, await post(server, f.path, { email: null, ref: 123 }));
+    expect(nulls).toMatchObject({ status: 'failed', steps: [{ status: 'failed', result: { success: false, promo: 'wf-launch', error: 'missing_email', email: '', reference: '123' } }] });
+    expect(nulls.steps[0]!.result.message).toContain('{{webhook_payload.email}}');
     const malformed = await finished(server, me.token, await post(server, f.path, { email: 'not an email' }));
     expect(malformed).toMatchObject({ status: 'failed', steps: [{ result: { success: false, error: 'invalid_email', email: 'not an email' } }] });
     await server.settle();
