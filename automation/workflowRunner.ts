@@ -116,7 +116,8 @@ async function runWorkflow(services: Services, workflowId: number, started: Star
 /**
  * Runs the workflows a batch of reception events started, at most `concurrency` at once. The
  * webhook a workflow works on is usually in the same batch (it is appended with the start);
- * otherwise its stream is read.
+ * otherwise its stream is read. WebhookSkipped and WebhookRepeated start nothing: a batch of only
+ * those just moves the checkpoint.
  */
 async function handleBatch(services: Services, events: RecordedEvent[], concurrency: number, signal: AbortSignal): Promise<void> {
   const received = new Map<string, RecordedEvent>();

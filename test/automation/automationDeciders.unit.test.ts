@@ -81,13 +81,23 @@ describe('webhook reception decider', () => {
     spec.given([]).when({ ...receive, triggerEnabled: false }).then([received, { type: 'WebhookSkipped', data: { trigger_id: 7, reason: 'trigger_disabled' } }]);
     spec.given([]).when({ ...receive, sequenceActive: false }).then([received, { type: 'WebhookSkipped', data: { trigger_id: 7, reason: 'sequence_paused' } }]);
   });
-  it('records nothing for a repeat within 24 hours, and a new reception after', () => {
+  it('decides nothing on the key\'s stream for a repeat within 24 hours, and a new reception after', () => {
     spec.given([received, started]).when({ ...receive, now: 1000 + 86_399 }).then([]);
+    const repeat: WebhookReceptionEvent = { type: 'WebhookRepeated', data: { ...webhook, received_at: 1500, answered_workflow_id: 42 } };
+    // Repeats do not move the window: it runs from the request that started the workflow.
+    spec.given([received, started, repeat]).when({ ...receive, now: 1000 + 86_399 }).then([]);
     const later = { ...webhook, received_at: 1000 + 86_400 };
     spec
       .given([received, started])
       .when({ ...receive, webhook: later, now: 1000 + 86_400 })
       .then([{ type: 'WebhookReceived', data: later }, { ...started, data: { ...started.data, started_at: 1000 + 86_400 } } as WebhookReceptionEvent]);
+  });
+  it('records a repeat, on a stream of its own, with the answer it was given', () => {
+    const again = { ...webhook, method: 'PUT', webhook_payload: { email: 'b@example.com' }, received_at: 1010 };
+    spec
+      .given([])
+      .when({ type: 'RecordRepeat', webhook: again, answeredWorkflowId: 42 })
+      .then([{ type: 'WebhookRepeated', data: { ...again, answered_workflow_id: 42 } }]);
   });
 });
 

@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../commands/automation/automationCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { automationFixture, TEST_ENV } from './fixtures.ts';
-import { SAMPLES, SAMPLES_KEPT } from '../../projections/automation/automationProjection.ts';
+import { automationProjection, SAMPLES, SAMPLES_KEPT } from '../../projections/automation/automationProjection.ts';
+import { rebuildProjection } from '../../projections/projectionRunner.ts';
+import { AUTOMATION_CHECKPOINT } from '../../automation/workflowRunner.ts';
+import { eventually } from '../helpers/receiver.ts';
 import { webhookReceptionStream } from '../../domain/automation/webhookReception.ts';
 
 const STARTED = { success: true, message: 'Workflow started' };
@@ -223,9 +226,56 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
     const ids = new Set(concurrent.map((c) => c.workflow_id));
     expect(ids.size).toBe(1);
     expect([...ids][0]).not.toBe(first.workflow_id);
+    // Every request is recorded: two started workflows, the other 12 as repeats of their answer.
+    const log = (await server.services.store.readAll({ after: null, limit: 100_000 })).filter((e) => (e.data as { trigger_id?: number }).trigger_id === f.trigger.id);
+    expect(log.filter((e) => e.type === 'WorkflowStarted').map((e) => e.position)).toEqual([first.workflow_id, [...ids][0]]);
+    const repeats = log.filter((e) => e.type === 'WebhookRepeated').map((e) => e.data as { dedupe_key: string; answered_workflow_id: number });
+    expect(repeats).toHaveLength(12);
+    expect(repeats.filter((r) => r.dedupe_key === 'delivery-1').map((r) => r.answered_workflow_id)).toEqual([first.workflow_id]);
+    expect(repeats.filter((r) => r.dedupe_key === 'delivery-2').every((r) => r.answered_workflow_id === [...ids][0])).toBe(true);
+  });
+
+  it('records a repeat with its own payload, query, headers, method and time, starts nothing, and shows it as a repeated sample', async () => {
+    const f = await automationFixture(server, me.organizationId, [], { enabled: false });
+    const headers = { 'content-type': 'application/json', 'idempotency-key': 'crm-retry-1' };
+    const first = await server.fetch(f.path, { method: 'POST', headers, body: '{"email":"first@example.com"}' });
+    expect(await first.json()).toEqual(SKIPPED);
+    const before = await eventCount();
+    const retry = await server.fetch(`${f.path}?attempt=2`, { method: 'PUT', headers: { ...headers, 'user-agent': 'crm/2' }, body: '{"email":"second@example.com","n":null}' });
+    // The first answer stands, though the trigger has since been enabled.
+    await setTriggerEnabled(server.cliContext(), f.trigger.id, true);
+    const third = await server.fetch(f.path, { method: 'POST', headers, body: '{}' });
+    expect(await retry.json()).toEqual(SKIPPED);
+    expect(await third.json()).toEqual(SKIPPED);
+    const log = (await server.services.store.readAll({ after: before, limit: 100 })).filter((e) => e.stream.startsWith('automation_webhook-'));
+    expect(log.map((e) => e.type)).toEqual(['WebhookRepeated', 'WebhookRepeated']);
+    expect(new Set(log.map((e) => e.stream)).size).toBe(2);
+    expect(log[0]!.data).toEqual({
+      trigger_id: f.trigger.id,
+      sequence_id: f.sequence.id,
+      organization_id: me.organizationId,
+      method: 'PUT',
+      webhook_payload: { email: 'second@example.com', n: null },
+      webhook_query: { attempt: '2' },
+      headers: expect.objectContaining({ 'idempotency-key': 'crm-retry-1', 'user-agent': 'crm/2' }),
+      received_at: expect.any(Number),
+      dedupe_key: 'crm-retry-1',
+      answered_workflow_id: null,
+    });
+
     await server.settle();
-    const test = (await (await server.fetch(`/api/automation/triggers/${f.trigger.id}/test`, { token: me.token })).json()) as { samples: unknown[] };
-    expect(test.samples).toHaveLength(2);
+    const samples = async () =>
+      ((await (await server.fetch(`/api/automation/triggers/${f.trigger.id}/test`, { token: me.token })).json()) as { samples: Array<Record<string, unknown>> }).samples;
+    const shown = await samples();
+    expect(shown.map((x) => [x.method, x.payload, x.repeated])).toEqual([
+      ['POST', {}, true],
+      ['PUT', { email: 'second@example.com', n: null }, true],
+      ['POST', { email: 'first@example.com' }, false],
+    ]);
+    // A rebuild from the log gives the same read model, and the runner went past the repeats.
+    await rebuildProjection(server.services.store, server.services.readStore, automationProjection);
+    expect(await samples()).toEqual(shown);
+    await eventually(async () => ((await server.services.readStore.readCheckpoint(AUTOMATION_CHECKPOINT)) ?? 0) >= log[1]!.position);
   });
 
   it('files a dedupe key under the stream name earlier releases used (t<trigger>-<sha256 hex, 40>)', async () => {

@@ -71,6 +71,22 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
     await receiver.close();
   });
 
+  it('runs the workflow of a delivery once though its sender repeats the key with another body, and goes on with later ones', async () => {
+    const receiver = await startReceiver();
+    const f = await automationFixture(server, me.organizationId, [webhookAction(`${receiver.url}/hook`)]);
+    const send = (body: unknown, key?: string) =>
+      server.fetch(f.path, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, body: JSON.stringify(body) });
+    const first = ((await (await send({ email: 'one@example.com' }, 'k-1')).json()) as { workflow_id: number }).workflow_id;
+    const repeats = await Promise.all([send({ email: 'two@example.com' }, 'k-1'), send({ email: 'three@example.com' }, 'k-1')]);
+    for (const r of repeats) expect(((await r.json()) as { workflow_id: number }).workflow_id).toBe(first);
+    const later = await post(server, f.path, { email: 'later@example.com' });
+    expect((await finished(server, me.token, first)).status).toBe('completed');
+    expect((await finished(server, me.token, later)).status).toBe('completed');
+    await server.settle();
+    expect(receiver.calls.map((c) => (JSON.parse(c.body) as { email: string }).email).sort()).toEqual(['later@example.com', 'one@example.com']);
+    await receiver.close();
+  });
+
   it('sends GET without a body or content type', async () => {
     const receiver = await startReceiver();
     const f = await automationFixture(server, me.organizationId, [webhookAction(receiver.url, { method: 'GET', payload: '' })]);
