@@ -6,7 +6,7 @@ export type SendWebhookAction = {
   type: 'send_webhook';
   url: string;
   method: WebhookMethod;
-  /** A JSON string template; `{{webhook_payload.email}}` etc. are filled in JSON-escaped. Empty for GET. */
+  /** A JSON string template; `{{webhook_payload.email}}` etc. are filled in as template.ts says. Empty for GET. */
   payload: string;
   headers: Record<string, string>;
   /** When set, calls carry `Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`. */

@@ -87,6 +87,31 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
     await receiver.close();
   });
 
+  it('sends null for a value missing outside a string, and does not send a payload that renders as something other than JSON', async () => {
+    const receiver = await startReceiver();
+    const f = await automationFixture(server, me.organizationId, [webhookAction(`${receiver.url}/hook`, { payload: '{"n":{{webhook_payload.n}},"e":"{{webhook_payload.email}}"}' })]);
+    const missing = await finished(server, me.token, await post(server, f.path, { email: 'a@example.com' }));
+    expect(missing.status).toBe('completed');
+    expect(receiver.calls.map((c) => c.body)).toEqual(['{"n":null,"e":"a@example.com"}']);
+
+    // A string outside quotes is inserted as its text: "abc" there is not JSON.
+    const broken = await finished(server, me.token, await post(server, f.path, { n: 'abc' }));
+    expect(broken).toMatchObject({ status: 'failed', steps: [{ status: 'failed', attempts: 1 }] });
+    expect(broken.steps[0]!.result).toEqual({
+      success: false,
+      status_code: 0,
+      response_body: '',
+      headers: {},
+      url: `${receiver.url}/hook`,
+      payload: '{"n":abc,"e":""}',
+      method: 'post',
+      error: 'invalid_payload',
+      message: expect.stringMatching(/^The payload rendered from the template is not JSON \(.+\); it was not sent\.$/),
+    });
+    expect(receiver.calls).toHaveLength(1);
+    await receiver.close();
+  });
+
   it('sends GET without a body or content type', async () => {
     const receiver = await startReceiver();
     const f = await automationFixture(server, me.organizationId, [webhookAction(receiver.url, { method: 'GET', payload: '' })]);
