@@ -22,6 +22,23 @@ describe('sequence decider', () => {
     spec.given([]).when({ ...create, actions: [{ ...hook, url: 'ftp://x/' }] }).thenThrows('invalid_url');
     spec.given([]).when({ ...create, actions: [{ ...hook, method: 'GET' }] }).thenThrows('payload_with_get');
   });
+  it('refuses a payload template that is not JSON once its placeholders are filled, naming the action', () => {
+    const fine = [{ ...hook, payload: '{"n":{{webhook_payload.n}},"e":"{{webhook_payload.email}}"}' }, { ...hook, payload: '' }];
+    spec.given([]).when({ ...create, actions: fine }).then([{ ...created, data: { ...created.data, actions: fine } }]);
+    for (const payload of ['not json', '{"n":{{webhook_payload.n}}', '{"n":}']) {
+      spec.given([]).when({ ...create, actions: [hook, { ...hook, payload }] }).thenThrows('invalid_payload');
+      spec.given([created]).when({ type: 'UpdateSequence', name: 'Seq', status: 'active', actions: [{ ...hook, payload }], now: 7 }).thenThrows('invalid_payload');
+    }
+    const error = (() => {
+      try {
+        sequenceDecider.decide({ ...create, actions: [hook, { ...hook, payload: 'not json' }] }, sequenceDecider.initialState());
+      } catch (e) {
+        return e as { message: string; fields: Record<string, string[]> };
+      }
+    })();
+    expect(error?.message).toMatch(/^The payload of action actions\.1 \(send_webhook to https:\/\/example\.com\/h\) must be a JSON template: .+ reads not json, which is not JSON \(.+\)\.$/);
+    expect(Object.keys(error?.fields ?? {})).toEqual(['actions.1.payload']);
+  });
   it('updates only when something changed', () => {
     const update = { type: 'UpdateSequence' as const, name: 'Seq', status: 'active' as const, actions: [hook], now: 7 };
     spec.given([created]).when(update).then([]);

@@ -1,6 +1,7 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPromo } from '../../commands/promos/promoCommands.ts';
+import { sequenceStream } from '../../domain/automation/sequence.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { automationFixture, TEST_ENV, webhookAction } from './fixtures.ts';
@@ -108,6 +109,15 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
       error: 'invalid_payload',
       message: expect.stringMatching(/^The payload rendered from the template is not JSON \(.+\); it was not sent\.$/),
     });
+    expect(receiver.calls).toHaveLength(1);
+
+    // A sequence saved before payload templates were checked (written to the log directly here).
+    const legacy = webhookAction(`${receiver.url}/hook`, { payload: 'email={{webhook_payload.email}}' });
+    await server.services.store.append(sequenceStream(f.sequence.id), [
+      { id: randomUUID(), type: 'SequenceUpdated', data: { name: 'Test sequence', status: 'active', actions: [legacy], updated_at: 1 }, metadata: server.cliContext(me.organizationId).metadata },
+    ], 'any');
+    const old = await finished(server, me.token, await post(server, f.path, { email: 'a@example.com' }));
+    expect(old.steps[0]!.result).toMatchObject({ success: false, error: 'invalid_payload', payload: 'email=a@example.com' });
     expect(receiver.calls).toHaveLength(1);
     await receiver.close();
   });
