@@ -4,11 +4,12 @@ import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { SendWebhookAction } from '../domain/automation/actions.ts';
 import { isWebhookUrl } from '../domain/automation/actions.ts';
-import { renderJsonTemplate, type TemplateScope } from '../domain/automation/template.ts';
+import { jsonProblem, renderJsonTemplate, type TemplateScope } from '../domain/automation/template.ts';
 import { classifyAddress } from './addressClassifier.ts';
 
 /**
- * The spec's result, plus `error` when no response was had: `invalid_url`, `blocked_address`,
+ * The spec's result, plus `error` when no response was had: `invalid_url`, `invalid_payload`
+ * (the rendered payload is not JSON: not sent, `message` says why), `blocked_address`,
  * `dns_failure`, `connection_refused`, `connection_reset`, `connect_timeout`, `timeout`,
  * `network_error` (then `status_code` is 0 and `response_body` ''), or `aborted` (shutdown).
  */
@@ -21,6 +22,7 @@ export type WebhookResult = {
   payload: string;
   method: string;
   error?: string;
+  message?: string;
 };
 
 export type SendOptions = {
@@ -84,7 +86,7 @@ const ERROR_CODES: Record<string, string> = {
   UND_ERR_BODY_TIMEOUT: 'timeout',
   ETIMEDOUT: 'timeout',
 };
-const NOT_RETRIED = new Set(['blocked_address', 'invalid_url', 'aborted']);
+const NOT_RETRIED = new Set(['blocked_address', 'invalid_url', 'invalid_payload', 'aborted']);
 
 function errorCode(error: unknown, signal: AbortSignal): string {
   if (signal.aborted) return 'aborted';
@@ -143,6 +145,11 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   const base = { url: action.url, payload, method: action.method.toLowerCase() };
   const failure = (error: string): WebhookResult => ({ success: false, status_code: 0, response_body: '', headers: {}, ...base, error });
   if (!isWebhookUrl(action.url)) return failure('invalid_url');
+  // The payload is a JSON template (checked when the sequence is saved), but a string value put
+  // outside quotes, or a template saved before that check, can still render something else:
+  // the receiver would get it as application/json, so it is not sent.
+  const problem = jsonProblem(payload);
+  if (problem !== null) return { ...failure('invalid_payload'), message: `The payload rendered from the template is not JSON (${problem}); it was not sent.` };
   const host = new URL(action.url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
   // Literal addresses never reach the resolver: judge them here.
   if (isIP(host) && !options.allowHosts.includes(host) && classifyAddress(host) !== null) return failure('blocked_address');

@@ -4,7 +4,8 @@ import type { EventMetadata, RecordedEvent } from '../commands/eventStore.ts';
 import { handleCommand, type CommandContext } from '../commands/handleCommand.ts';
 import { enrolParticipant } from '../commands/promos/promoCommands.ts';
 import type { Action } from '../domain/automation/actions.ts';
-import { renderTextTemplate, type TemplateScope } from '../domain/automation/template.ts';
+import { enrolmentFrom } from '../domain/automation/enrolment.ts';
+import type { TemplateScope } from '../domain/automation/template.ts';
 import type { ReceivedWebhook, WebhookReceptionEvent } from '../domain/automation/webhookReception.ts';
 import { nextStep, workflowDecider, workflowStream, type StepResult } from '../domain/automation/workflow.ts';
 import { fold } from '../domain/shared/decider.ts';
@@ -43,9 +44,12 @@ async function runAction(
       signal,
     });
   }
-  const email = renderTextTemplate(action.email, scope).trim();
-  const referenceText = renderTextTemplate(action.reference, scope).trim();
-  const reference = referenceText === '' ? null : referenceText;
+  const enrolment = enrolmentFrom(action, scope);
+  if (!enrolment.ok) {
+    const { email, reference, error, message } = enrolment;
+    return { result: { success: false, promo: action.promo, email, reference, error, message }, attempts: 1 };
+  }
+  const { email, reference } = enrolment;
   // A popular promo's stream is contended by concurrent workflows: a lost race is retried, not a failure.
   for (let attempt = 1; ; attempt++) {
     try {
@@ -112,7 +116,8 @@ async function runWorkflow(services: Services, workflowId: number, started: Star
 /**
  * Runs the workflows a batch of reception events started, at most `concurrency` at once. The
  * webhook a workflow works on is usually in the same batch (it is appended with the start);
- * otherwise its stream is read.
+ * otherwise its stream is read. WebhookSkipped and WebhookRepeated start nothing: a batch of only
+ * those just moves the checkpoint.
  */
 async function handleBatch(services: Services, events: RecordedEvent[], concurrency: number, signal: AbortSignal): Promise<void> {
   const received = new Map<string, RecordedEvent>();

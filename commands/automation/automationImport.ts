@@ -4,6 +4,7 @@ import {
   DEFAULT_REFERENCE_TEMPLATE,
   WEBHOOK_METHODS,
   isWebhookUrl,
+  payloadTemplateIssue,
   type Action,
 } from '../../domain/automation/actions.ts';
 import { SLUG } from '../../domain/promos/promo.ts';
@@ -30,7 +31,12 @@ const SendWebhookImport = z
     headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'Not a valid header name.'), z.string().max(4096)).default({}),
     signing_secret: z.string().min(16).max(256).nullable().default(null),
   })
-  .refine((a) => a.method !== 'GET' || a.payload === '', { path: ['payload'], message: 'Leave payload empty for GET.' });
+  .refine((a) => a.method !== 'GET' || a.payload === '', { path: ['payload'], message: 'Leave payload empty for GET.' })
+  .superRefine((a, ctx) => {
+    // Its place in the file is the issue's path (sequences.N.actions.M.payload).
+    const issue = payloadTemplateIssue(a, 'this action');
+    if (issue !== null) ctx.addIssue({ code: 'custom', path: ['payload'], message: issue });
+  });
 
 const EnrolImport = z.strictObject({
   type: z.literal('enrol_in_promo'),

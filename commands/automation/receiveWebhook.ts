@@ -29,7 +29,8 @@ export type CatchAnswer =
  * The write side of a catch URL: find the trigger by its key (checked against the trigger's and
  * the sequence's current state, so a replaced URL is dead at once), then record the reception and
  * the workflow start (or skip) in one append. A repeated dedupe key lands on the same stream, so
- * concurrent retries race on its expected revision and all but one replay the first answer.
+ * concurrent retries race on its expected revision; all but one get the first answer, and each
+ * of them is recorded as WebhookRepeated on a stream of its own.
  */
 export async function receiveWebhook(
   store: EventStore,
@@ -61,6 +62,8 @@ export async function receiveWebhook(
     received_at: now,
     dedupe_key: request.dedupeKey,
   };
+  // Read here rather than inside the command, so a repeat finds the first answer in this same read.
+  const known = request.dedupeKey === null ? [] : await store.readStream(stream);
   const result = await handleCommand({ store, metadata }, stream, webhookReceptionDecider, {
     type: 'ReceiveWebhook',
     webhook,
@@ -68,18 +71,20 @@ export async function receiveWebhook(
     sequenceActive: sequence.status === 'active',
     actions: sequence.actions,
     now,
-  }, request.dedupeKey === null ? { known: [] } : {});
+  }, { known });
   if (result.events.length > 0) {
     const started = result.events.some((e) => e.type === 'WorkflowStarted');
     return { found: true, organizationId: trigger.organizationId, workflowId: started ? result.position : null, replayed: false };
   }
-  // Replay: the answer of the latest reception on this key.
-  const recorded = await store.readStream(stream);
-  const outcome = [...recorded].reverse().find((e) => e.type === 'WorkflowStarted' || e.type === 'WebhookSkipped');
-  return {
-    found: true,
-    organizationId: trigger.organizationId,
-    workflowId: outcome?.type === 'WorkflowStarted' ? outcome.position : null,
-    replayed: true,
-  };
+  // A repeat: the answer of the latest reception on this key. The command decided on `known`
+  // unless a concurrent request appended first, in which case it read the stream again.
+  const decidedOn = result.revision === (known.at(-1)?.revision ?? -1) ? known : await store.readStream(stream);
+  const outcome = [...decidedOn].reverse().find((e) => e.type === 'WorkflowStarted' || e.type === 'WebhookSkipped');
+  const workflowId = outcome?.type === 'WorkflowStarted' ? outcome.position : null;
+  await handleCommand({ store, metadata }, webhookReceptionStream(timeOrderedUuid()), webhookReceptionDecider, {
+    type: 'RecordRepeat',
+    webhook,
+    answeredWorkflowId: workflowId,
+  }, { known: [] });
+  return { found: true, organizationId: trigger.organizationId, workflowId, replayed: true };
 }

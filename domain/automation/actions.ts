@@ -1,3 +1,5 @@
+import { jsonTemplateProblem, renderJsonTemplate } from './template.ts';
+
 /** The actions a sequence runs, in order, for each workflow its triggers start. */
 export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
 export type WebhookMethod = (typeof WEBHOOK_METHODS)[number];
@@ -6,7 +8,7 @@ export type SendWebhookAction = {
   type: 'send_webhook';
   url: string;
   method: WebhookMethod;
-  /** A JSON string template; `{{webhook_payload.email}}` etc. are filled in JSON-escaped. Empty for GET. */
+  /** A JSON string template; `{{webhook_payload.email}}` etc. are filled in as template.ts says. Empty for GET. */
   payload: string;
   headers: Record<string, string>;
   /** When set, calls carry `Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`. */
@@ -34,4 +36,19 @@ export function isWebhookUrl(value: string): boolean {
     return false;
   }
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '';
+}
+
+/**
+ * Why a send_webhook action's payload template cannot render JSON, in words for whoever wrote it
+ * (`name` says which action; the URL is added); null when it can, or is empty (no body).
+ */
+export function payloadTemplateIssue(action: Pick<SendWebhookAction, 'url' | 'payload'>, name: string): string | null {
+  const problem = jsonTemplateProblem(action.payload);
+  if (problem === null) return null;
+  const rendered = renderJsonTemplate(action.payload, {});
+  return (
+    `The payload of ${name} (send_webhook to ${action.url.slice(0, 200)}) must be a JSON template: ` +
+    `with each {{…}} filled in (null, or nothing inside quotes) it reads ${rendered.length > 200 ? `${rendered.slice(0, 200)}…` : rendered}, ` +
+    `which is not JSON (${problem}).`
+  );
 }

@@ -1,6 +1,6 @@
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
-import { isWebhookUrl, type Action } from './actions.ts';
+import { isWebhookUrl, payloadTemplateIssue, type Action } from './actions.ts';
 
 export type SequenceStatus = 'active' | 'paused';
 
@@ -108,6 +108,8 @@ function checkAction(action: Action, index: number): void {
     if (action.method === 'GET' && action.payload !== '') {
       throw invalid('payload_with_get', 'The payload field must be empty for GET.', `${field}.payload`);
     }
+    const issue = payloadTemplateIssue(action, `action ${field}`);
+    if (issue !== null) throw invalid('invalid_payload', issue, `${field}.payload`);
   } else if (action.promo.trim() === '') {
     throw invalid('invalid_promo', 'The promo field is required.', `${field}.promo`);
   }

@@ -18,15 +18,25 @@ export type ReceivedWebhook = {
   dedupe_key: string | null;
 };
 
+/** A request that repeated a dedupe key within the window: recorded, answered as the first was, starting nothing. */
+export type RepeatedWebhook = ReceivedWebhook & {
+  /** The workflow the first request started, which this one was answered with; null when it was skipped. */
+  answered_workflow_id: number | null;
+};
+
 /**
- * One catch request is one stream (keyed by the sender's dedupe key, or random): the reception,
- * then the workflow it started (its id is the global position of WorkflowStarted) or the skip.
- * Both are appended together, so a request is recorded whole or not at all.
+ * A catch request is recorded on a stream of its own. A request with a dedupe key claims the
+ * stream named by the key: the reception, then the workflow it started (its id is the global
+ * position of WorkflowStarted) or the skip, appended together, so a request is recorded whole or
+ * not at all. A repeat of the key within the window is recorded as WebhookRepeated on a new random
+ * stream, not on the key's: a sender that puts the same key on every request (a misconfigured
+ * constant) would otherwise grow one stream that each later request reads whole.
  */
 export type WebhookReceptionEvent =
   | DomainEvent<'WebhookReceived', ReceivedWebhook>
   | DomainEvent<'WorkflowStarted', { trigger_id: number; sequence_id: number; organization_id: string; actions: Action[]; started_at: number }>
-  | DomainEvent<'WebhookSkipped', { trigger_id: number; reason: 'trigger_disabled' | 'sequence_paused' }>;
+  | DomainEvent<'WebhookSkipped', { trigger_id: number; reason: 'trigger_disabled' | 'sequence_paused' }>
+  | DomainEvent<'WebhookRepeated', RepeatedWebhook>;
 
 export type ReceiveWebhook = {
   type: 'ReceiveWebhook';
@@ -37,17 +47,27 @@ export type ReceiveWebhook = {
   now: number;
 };
 
+/** Decided after ReceiveWebhook decided nothing (a repeat), on a stream of the repeat's own. */
+export type RecordRepeat = { type: 'RecordRepeat'; webhook: ReceivedWebhook; answeredWorkflowId: number | null };
+
+export type WebhookReceptionCommand = ReceiveWebhook | RecordRepeat;
+
 export type WebhookReceptionState = { lastReceivedAt: number | null };
 
 export const webhookReceptionStream = (key: string) => `automation_webhook-${key}`;
 
-export const webhookReceptionDecider: Decider<WebhookReceptionState, ReceiveWebhook, WebhookReceptionEvent> = {
+export const webhookReceptionDecider: Decider<WebhookReceptionState, WebhookReceptionCommand, WebhookReceptionEvent> = {
   initialState: () => ({ lastReceivedAt: null }),
   evolve(state, event) {
+    // The window runs from the request that started (or skipped), not from its repeats.
     return event.type === 'WebhookReceived' ? { lastReceivedAt: event.data.received_at } : state;
   },
   decide(command, state) {
-    // A retry of the same delivery within the window: the first answer stands, nothing new starts.
+    if (command.type === 'RecordRepeat') {
+      return { type: 'WebhookRepeated', data: { ...command.webhook, answered_workflow_id: command.answeredWorkflowId } };
+    }
+    // A retry of the same delivery within the window: the first answer stands, nothing new starts
+    // on this stream (the caller records the repeat with RecordRepeat).
     if (state.lastReceivedAt !== null && command.now - state.lastReceivedAt < DEDUPE_WINDOW_SECONDS) return [];
     const w = command.webhook;
     const received: WebhookReceptionEvent = { type: 'WebhookReceived', data: w };

@@ -56,6 +56,12 @@ export type SampleDoc = {
   query: Record<string, unknown>;
   headers: Record<string, string>;
   received_at: number;
+  /**
+   * A request that repeated a dedupe key and started nothing (WebhookRepeated). Shown among the
+   * samples, so a sender that repeats its key is seen in the trigger test. Absent from samples
+   * recorded before repeats were: read as false.
+   */
+  repeated?: boolean;
 };
 export type StepDoc = {
   step: number;
@@ -110,6 +116,7 @@ export const automationProjection: Projection = {
     'TriggerEnabled',
     'TriggerDisabled',
     'WebhookReceived',
+    'WebhookRepeated',
     'WorkflowStarted',
     'WorkflowStepStarted',
     'WorkflowStepCompleted',
@@ -171,7 +178,8 @@ export const automationProjection: Projection = {
         else tx.upsert(TRIGGERS, { ...doc, enabled: event.type === 'TriggerEnabled' });
         return;
       }
-      case 'WebhookReceived': {
+      case 'WebhookReceived':
+      case 'WebhookRepeated': {
         const d = event.data;
         const trigger = await tx.get<TriggerDoc>(TRIGGERS, String(d.trigger_id));
         const received = trigger?.received_count ?? recorded.position;
@@ -185,6 +193,7 @@ export const automationProjection: Projection = {
           query: d.webhook_query,
           headers: d.headers,
           received_at: d.received_at,
+          repeated: event.type === 'WebhookRepeated',
         } satisfies SampleDoc);
         if (trigger) tx.upsert(TRIGGERS, { ...trigger, received_count: trigger.received_count + 1 });
         return;

@@ -22,6 +22,23 @@ describe('sequence decider', () => {
     spec.given([]).when({ ...create, actions: [{ ...hook, url: 'ftp://x/' }] }).thenThrows('invalid_url');
     spec.given([]).when({ ...create, actions: [{ ...hook, method: 'GET' }] }).thenThrows('payload_with_get');
   });
+  it('refuses a payload template that is not JSON once its placeholders are filled, naming the action', () => {
+    const fine = [{ ...hook, payload: '{"n":{{webhook_payload.n}},"e":"{{webhook_payload.email}}"}' }, { ...hook, payload: '' }];
+    spec.given([]).when({ ...create, actions: fine }).then([{ ...created, data: { ...created.data, actions: fine } }]);
+    for (const payload of ['not json', '{"n":{{webhook_payload.n}}', '{"n":}']) {
+      spec.given([]).when({ ...create, actions: [hook, { ...hook, payload }] }).thenThrows('invalid_payload');
+      spec.given([created]).when({ type: 'UpdateSequence', name: 'Seq', status: 'active', actions: [{ ...hook, payload }], now: 7 }).thenThrows('invalid_payload');
+    }
+    const error = (() => {
+      try {
+        sequenceDecider.decide({ ...create, actions: [hook, { ...hook, payload: 'not json' }] }, sequenceDecider.initialState());
+      } catch (e) {
+        return e as { message: string; fields: Record<string, string[]> };
+      }
+    })();
+    expect(error?.message).toMatch(/^The payload of action actions\.1 \(send_webhook to https:\/\/example\.com\/h\) must be a JSON template: .+ reads not json, which is not JSON \(.+\)\.$/);
+    expect(Object.keys(error?.fields ?? {})).toEqual(['actions.1.payload']);
+  });
   it('updates only when something changed', () => {
     const update = { type: 'UpdateSequence' as const, name: 'Seq', status: 'active' as const, actions: [hook], now: 7 };
     spec.given([created]).when(update).then([]);
@@ -81,13 +98,23 @@ describe('webhook reception decider', () => {
     spec.given([]).when({ ...receive, triggerEnabled: false }).then([received, { type: 'WebhookSkipped', data: { trigger_id: 7, reason: 'trigger_disabled' } }]);
     spec.given([]).when({ ...receive, sequenceActive: false }).then([received, { type: 'WebhookSkipped', data: { trigger_id: 7, reason: 'sequence_paused' } }]);
   });
-  it('records nothing for a repeat within 24 hours, and a new reception after', () => {
+  it('decides nothing on the key\'s stream for a repeat within 24 hours, and a new reception after', () => {
     spec.given([received, started]).when({ ...receive, now: 1000 + 86_399 }).then([]);
+    const repeat: WebhookReceptionEvent = { type: 'WebhookRepeated', data: { ...webhook, received_at: 1500, answered_workflow_id: 42 } };
+    // Repeats do not move the window: it runs from the request that started the workflow.
+    spec.given([received, started, repeat]).when({ ...receive, now: 1000 + 86_399 }).then([]);
     const later = { ...webhook, received_at: 1000 + 86_400 };
     spec
       .given([received, started])
       .when({ ...receive, webhook: later, now: 1000 + 86_400 })
       .then([{ type: 'WebhookReceived', data: later }, { ...started, data: { ...started.data, started_at: 1000 + 86_400 } } as WebhookReceptionEvent]);
+  });
+  it('records a repeat, on a stream of its own, with the answer it was given', () => {
+    const again = { ...webhook, method: 'PUT', webhook_payload: { email: 'b@example.com' }, received_at: 1010 };
+    spec
+      .given([])
+      .when({ type: 'RecordRepeat', webhook: again, answeredWorkflowId: 42 })
+      .then([{ type: 'WebhookRepeated', data: { ...again, answered_workflow_id: 42 } }]);
   });
 });
 

@@ -63,6 +63,15 @@ describe('import sections promos and sequences', () => {
       sequences: [
         { key: 'k', name: 'n', actions: [{ type: 'send_webhook', url: 'ftp://x/' }, { type: 'send_webhook', url: 'https://x.test/', method: 'GET', payload: '{}' }, { type: 'nope' }] },
         { key: 'k', name: 'n', triggers: [{ key: 't', name: 'T' }, { key: 't', name: 'T' }] },
+        {
+          key: 'templates',
+          name: 'n',
+          actions: [
+            { type: 'send_webhook', url: 'https://x.test/ok', payload: '{"n":{{webhook_payload.n}}}' },
+            { type: 'send_webhook', url: 'https://x.test/text', payload: 'not json' },
+            { type: 'send_webhook', url: 'https://x.test/open', payload: '{"n":{{webhook_payload.n}}' },
+          ],
+        },
       ],
     };
     const error = await run(bad).catch((e: unknown) => e);
@@ -71,6 +80,10 @@ describe('import sections promos and sequences', () => {
     expect(paths).toEqual(
       expect.arrayContaining(['promos.0.slug', 'promos.0.name', 'promos.0.ends_at', 'promos.0.tiers.0', 'promos.1.tiers', 'sequences.0.actions.0.url', 'sequences.0.actions.1.payload', 'sequences.0.actions.2.type']),
     );
+    const templates = (error as ImportValidationError).issues.filter((i) => i.path.startsWith('sequences.2.'));
+    expect(templates.map((i) => i.path)).toEqual(['sequences.2.actions.1.payload', 'sequences.2.actions.2.payload']);
+    expect(templates[0]!.message).toMatch(/^The payload of this action \(send_webhook to https:\/\/x\.test\/text\) must be a JSON template: .+\(.+\)\.$/);
+    expect(templates[1]!.message).toContain('send_webhook to https://x.test/open');
     expect(await server.services.store.headPosition()).toBe(head);
   });
 });

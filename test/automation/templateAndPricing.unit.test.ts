@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { prepareRequest } from '../../automation/sendWebhook.ts';
-import { renderJsonTemplate, renderTextTemplate } from '../../domain/automation/template.ts';
+import { jsonProblem, jsonTemplateProblem, renderJsonTemplate, renderTextTemplate } from '../../domain/automation/template.ts';
 import { currentTier, priceUnderPromo, promoState, tierEndsAt, type PromoFacts } from '../../domain/promos/pricing.ts';
 import { promoDecider, type PromoEvent } from '../../domain/promos/promo.ts';
 import { deciderSpec } from '../../domain/shared/specification.ts';
@@ -14,6 +14,32 @@ describe('templates', () => {
   it('does not let a value break out of its string', () => {
     const out = renderJsonTemplate('{"e":"{{webhook_payload.email}}","admin":false}', { webhook_payload: { email: '","admin":true,"x":"' } });
     expect(JSON.parse(out)).toEqual({ e: '","admin":true,"x":"', admin: false });
+  });
+  it('renders a missing or null value as null outside a string and empty inside one, so the JSON stays whole', () => {
+    const template = '{"n":{{webhook_payload.n}},"nil":{{webhook_payload.nil}},"s":"{{webhook_payload.n}}","list":[{{webhook_payload.n}}, 1]}';
+    expect(renderJsonTemplate(template, { webhook_payload: {} })).toBe('{"n":null,"nil":null,"s":"","list":[null, 1]}');
+    expect(JSON.parse(renderJsonTemplate(template, scope))).toEqual({ n: 3, nil: null, s: '3', list: [3, 1] });
+  });
+  it('knows where strings are: escaped quotes and backslashes, and keys', () => {
+    const template = '{"a\\"b:{{webhook_payload.nil}}":{{webhook_payload.nil}},"{{webhook_payload.n}}":"x\\\\","y":{{webhook_payload.nil}}}';
+    expect(JSON.parse(renderJsonTemplate(template, scope))).toEqual({ 'a"b:': null, '3': 'x\\', y: null });
+  });
+  it('puts an object or array inside a string as escaped JSON text, not raw', () => {
+    expect(JSON.parse(renderJsonTemplate('{"o":"{{webhook_payload.o}}"}', scope))).toEqual({ o: '{"x":[1]}' });
+  });
+  it('renders a string outside quotes as its text, which may not be JSON: the sender checks', () => {
+    expect(renderJsonTemplate('{"n":{{webhook_payload.s}}}', { webhook_payload: { s: '5' } })).toBe('{"n":5}');
+    const broken = renderJsonTemplate('{"n":{{webhook_payload.s}}}', { webhook_payload: { s: 'abc' } });
+    expect(broken).toBe('{"n":abc}');
+    expect(jsonProblem(broken)).toEqual(expect.any(String));
+  });
+  it('tells a payload template that cannot render JSON from one that can', () => {
+    for (const ok of ['', '{}', '{"n":{{webhook_payload.n}}}', '{"e":"{{webhook_payload.email}}"}', '[{{webhook_query.a}}, "{{webhook_query.b}}"]', '{{webhook_payload}}']) {
+      expect(jsonTemplateProblem(ok), ok).toBeNull();
+    }
+    for (const bad of ['not json', '{"n":{{webhook_payload.n}}', '{"n":}', '{{webhook_payload.a}}{{webhook_payload.b}}', '{"e":"{{webhook_payload.email}}}']) {
+      expect(jsonTemplateProblem(bad), bad).toEqual(expect.any(String));
+    }
   });
   it('renders plain text values and ignores prototype paths', () => {
     expect(renderTextTemplate('{{webhook_payload.email}}', scope)).toBe('a"b\\c@example.com');
@@ -91,6 +117,8 @@ describe('promo decider', () => {
     spec.given([created]).when({ ...enrol, now: 100 }).thenThrows('promo_ended');
     spec.given([created]).when({ ...enrol, organizationId: 'org_b' }).thenThrows('not_found');
     spec.given([created]).when({ ...enrol, email: 'nope' }).thenThrows('invalid_email');
+    spec.given([created]).when({ ...enrol, email: '["a@example.com"]' }).thenThrows('invalid_email');
+    spec.given([created]).when({ ...enrol, email: `${'a'.repeat(250)}@example.com` }).thenThrows('invalid_email');
   });
   it('remembers every enrolment, the first and the latest alike, across an update', () => {
     const many = Array.from({ length: 50 }, (_, i): PromoEvent => ({

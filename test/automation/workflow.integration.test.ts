@@ -1,6 +1,7 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPromo } from '../../commands/promos/promoCommands.ts';
+import { sequenceStream } from '../../domain/automation/sequence.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { automationFixture, TEST_ENV, webhookAction } from './fixtures.ts';
@@ -68,6 +69,56 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
     expect(call.headers['idempotency-key']).toBe(`wf_${id}_step_0`);
     const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(call.headers['webhook-signature']))!;
     expect(v1).toBe(createHmac('sha256', 'whsec_test').update(`${t}.${payload}`).digest('hex'));
+    await receiver.close();
+  });
+
+  it('runs the workflow of a delivery once though its sender repeats the key with another body, and goes on with later ones', async () => {
+    const receiver = await startReceiver();
+    const f = await automationFixture(server, me.organizationId, [webhookAction(`${receiver.url}/hook`)]);
+    const send = (body: unknown, key?: string) =>
+      server.fetch(f.path, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, body: JSON.stringify(body) });
+    const first = ((await (await send({ email: 'one@example.com' }, 'k-1')).json()) as { workflow_id: number }).workflow_id;
+    const repeats = await Promise.all([send({ email: 'two@example.com' }, 'k-1'), send({ email: 'three@example.com' }, 'k-1')]);
+    for (const r of repeats) expect(((await r.json()) as { workflow_id: number }).workflow_id).toBe(first);
+    const later = await post(server, f.path, { email: 'later@example.com' });
+    expect((await finished(server, me.token, first)).status).toBe('completed');
+    expect((await finished(server, me.token, later)).status).toBe('completed');
+    await server.settle();
+    expect(receiver.calls.map((c) => (JSON.parse(c.body) as { email: string }).email).sort()).toEqual(['later@example.com', 'one@example.com']);
+    await receiver.close();
+  });
+
+  it('sends null for a value missing outside a string, and does not send a payload that renders as something other than JSON', async () => {
+    const receiver = await startReceiver();
+    const f = await automationFixture(server, me.organizationId, [webhookAction(`${receiver.url}/hook`, { payload: '{"n":{{webhook_payload.n}},"e":"{{webhook_payload.email}}"}' })]);
+    const missing = await finished(server, me.token, await post(server, f.path, { email: 'a@example.com' }));
+    expect(missing.status).toBe('completed');
+    expect(receiver.calls.map((c) => c.body)).toEqual(['{"n":null,"e":"a@example.com"}']);
+
+    // A string outside quotes is inserted as its text: "abc" there is not JSON.
+    const broken = await finished(server, me.token, await post(server, f.path, { n: 'abc' }));
+    expect(broken).toMatchObject({ status: 'failed', steps: [{ status: 'failed', attempts: 1 }] });
+    expect(broken.steps[0]!.result).toEqual({
+      success: false,
+      status_code: 0,
+      response_body: '',
+      headers: {},
+      url: `${receiver.url}/hook`,
+      payload: '{"n":abc,"e":""}',
+      method: 'post',
+      error: 'invalid_payload',
+      message: expect.stringMatching(/^The payload rendered from the template is not JSON \(.+\); it was not sent\.$/),
+    });
+    expect(receiver.calls).toHaveLength(1);
+
+    // A sequence saved before payload templates were checked (written to the log directly here).
+    const legacy = webhookAction(`${receiver.url}/hook`, { payload: 'email={{webhook_payload.email}}' });
+    await server.services.store.append(sequenceStream(f.sequence.id), [
+      { id: randomUUID(), type: 'SequenceUpdated', data: { name: 'Test sequence', status: 'active', actions: [legacy], updated_at: 1 }, metadata: server.cliContext(me.organizationId).metadata },
+    ], 'any');
+    const old = await finished(server, me.token, await post(server, f.path, { email: 'a@example.com' }));
+    expect(old.steps[0]!.result).toMatchObject({ success: false, error: 'invalid_payload', payload: 'email=a@example.com' });
+    expect(receiver.calls).toHaveLength(1);
     await receiver.close();
   });
 
@@ -158,7 +209,13 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
     const second = await finished(server, me.token, await post(server, f.path, { email: 'fan@example.com' }));
     expect(second.steps[0]!.result).toMatchObject({ success: true, enrolled: false });
     const bad = await finished(server, me.token, await post(server, f.path, { ref: 'no email' }));
-    expect(bad).toMatchObject({ status: 'failed', steps: [{ result: { success: false, error: 'invalid_email' } }] });
+    expect(bad).toMatchObject({ status: 'failed', steps: [{ result: { success: false, error: 'missing_email', reference: 'no email' } }] });
+    // The catch URL takes a CRM's nulls and numbers; the step says what was wrong with them.
+    const nulls = await finished(server, me.token, await post(server, f.path, { email: null, ref: 123 }));
+    expect(nulls).toMatchObject({ status: 'failed', steps: [{ status: 'failed', result: { success: false, promo: 'wf-launch', error: 'missing_email', email: '', reference: '123' } }] });
+    expect(nulls.steps[0]!.result.message).toContain('{{webhook_payload.email}}');
+    const malformed = await finished(server, me.token, await post(server, f.path, { email: 'not an email' }));
+    expect(malformed).toMatchObject({ status: 'failed', steps: [{ result: { success: false, error: 'invalid_email', email: 'not an email' } }] });
     await server.settle();
     const promo = (await (await server.fetch('/api/promos/wf-launch')).json()) as { participants_count: number };
     expect(promo.participants_count).toBe(1);

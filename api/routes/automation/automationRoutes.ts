@@ -27,6 +27,8 @@ const Sample = z.object({
   query: z.record(z.string(), z.unknown()),
   headers: z.record(z.string(), z.string()),
   received_at: z.number().int(),
+  /** A repeat of an earlier request's Idempotency-Key / Webhook-Id: answered as that one was, started nothing. */
+  repeated: z.boolean(),
 });
 const TriggerTest = z.object({
   success: z.boolean(),
@@ -91,7 +93,15 @@ export const automationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
       return {
         success: true,
         message: `${samples.length} received webhook${samples.length === 1 ? '' : 's'} available as samples.`,
-        samples: samples.map((s) => ({ id: String(s.position), method: s.method, payload: s.payload, query: s.query, headers: s.headers, received_at: s.received_at })),
+        samples: samples.map((s) => ({
+          id: String(s.position),
+          method: s.method,
+          payload: s.payload,
+          query: s.query,
+          headers: s.headers,
+          received_at: s.received_at,
+          repeated: s.repeated ?? false,
+        })),
         data,
       };
     },

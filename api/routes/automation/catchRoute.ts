@@ -52,28 +52,14 @@ const wrap = (value: unknown): Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { [RAW_BODY_KEY]: value };
 
 /**
- * The fields of the body the service reads; any others pass through unchecked. Validated in
- * preValidation because fastify refuses a body schema on GET and HEAD, and catch URLs take both.
+ * The body as the parsers below leave it: an object, or undefined without a body. Its fields are
+ * not refused here, whatever their type or size (CRMs send nulls and numbers): every request that
+ * reaches a catch URL is recorded, and each action checks the fields it uses
+ * (domain/automation/enrolment.ts). A check of the shape only: a parse of the whole body would copy
+ * every key of it. Checked in preValidation because fastify refuses a body schema on GET and HEAD,
+ * and catch URLs take both.
  */
-const CatchFields = z
-  .object({
-    email: z.string().max(1000).optional(),
-    ref: z.string().max(1000).optional(),
-    source: z.string().max(1000).optional(),
-  })
-  .optional();
-type CatchFields = z.input<typeof CatchFields>;
-
-/**
- * The body as the parsers below leave it (an object, or undefined without a body), cut down to
- * the fields CatchFields checks: a parse of the whole body would copy every key of it. Anything
- * else is left whole, for CatchFields to refuse as before.
- */
-const namedFields = (body: unknown): unknown => {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  const { email, ref, source } = body as NonNullable<CatchFields>;
-  return { email, ref, source };
-};
+const CatchBody = z.custom<Record<string, unknown>>((body) => body !== null && typeof body === 'object' && !Array.isArray(body)).optional();
 
 const DedupeHeader = z.string().min(1).max(255).optional();
 const Answer = z.object({ success: z.literal(true), message: z.string(), workflow_id: z.number().int().nullable() });
@@ -133,15 +119,9 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
       validatorCompiler: validateHeadersInPlace,
       // A callback hook: an async one costs a promise per request.
       preValidation: (request, _reply, done) => {
-        const parsed = CatchFields.safeParse(namedFields(request.body));
-        if (parsed.success) return done();
-        const errors: Record<string, string[]> = {};
-        for (const issue of parsed.error.issues) {
-          const field = issue.path.join('.') || 'body';
-          (errors[field] ??= []).push(`The ${field} field must be a string of at most 1000 characters.`);
-        }
-        const body = validationBody(errors);
-        done(new HttpError(422, body.code, body.message, errors));
+        if (CatchBody.safeParse(request.body).success) return done();
+        const body = validationBody({ body: ['The body must be a JSON object.'] });
+        done(new HttpError(422, body.code, body.message, body.errors));
       },
       schema: {
         summary: 'Inbound automation webhook: records the request and starts (or skips) a workflow.',
