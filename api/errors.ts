@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { StoreUnavailableError } from '../commands/eventStore.ts';
 import { DomainError, type DomainErrorKind } from '../domain/shared/domainError.ts';
-import { fieldMessage } from './validationMessages.ts';
+import { fieldErrors } from './validationMessages.ts';
 
 /** Our error body: Laravel's shape plus a machine-readable code. */
 export type ErrorBody = { message: string; code: string; errors?: Record<string, string[]> };
@@ -53,11 +53,14 @@ const fastifyErrorStatus: Record<string, [number, string, string]> = {
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
-      const errors: Record<string, string[]> = {};
-      for (const issue of error.validation) {
-        const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || (error.validationContext ?? 'body');
-        (errors[field] ??= []).push(fieldMessage(field, issue.keyword, issue.params as Record<string, unknown>, issue.message ?? ''));
-      }
+      const errors = fieldErrors(
+        error.validation.map((issue) => ({
+          path: issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || (error.validationContext ?? 'body'),
+          code: issue.keyword,
+          params: issue.params as Record<string, unknown>,
+          message: issue.message ?? '',
+        })),
+      );
       return reply.code(422).send(validationBody(errors));
     }
     if (error instanceof DomainError) {
