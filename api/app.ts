@@ -7,13 +7,13 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { customAlphabet } from 'nanoid';
 import type { Services } from '../app/services.ts';
-import { answerClientError, registerErrorHandlers } from './errors.ts';
+import { answerClientError, answerFrameworkError, registerErrorHandlers } from './errors.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
 import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
+import { requestIdFor, setCommonHeaders } from './responseHeaders.ts';
 import { automationRoutes } from './routes/automation/automationRoutes.ts';
 import { catchRoute } from './routes/automation/catchRoute.ts';
 import { catalogRoutes } from './routes/catalog/catalogRoutes.ts';
@@ -36,15 +36,6 @@ declare module 'fastify' {
     registeredRoutes: () => readonly RegisteredRoute[];
   }
 }
-
-/**
- * Request ids: a random prefix per process and a counter. Unique across processes and restarts
- * without drawing random bytes per request (ids name requests; they guard nothing).
- */
-const requestIdPrefix = `req_${customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 10)()}`;
-let requestCount = 0;
-const requestId = () => `${requestIdPrefix}${(++requestCount).toString(36)}`;
-const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 const SENSITIVE_QUERY_KEY = /^(api_token|access_token|token|key|api_key|secret|password|signature|sig|card|card_number|cardnumber|number|pan|cvc|cvv)$/i;
 
@@ -96,11 +87,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
               }),
             },
           },
-    // Keep a caller's request id when it looks like one, so traces join up across services.
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : requestId();
-    },
+    genReqId: (req) => requestIdFor(req.headers),
     bodyLimit: 1024 * 1024,
     requestTimeout: services.config.REQUEST_TIMEOUT_MS,
     // Node checks for late requests every connectionsCheckingInterval, and only once headersTimeout
@@ -110,6 +97,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(services.config.REQUEST_TIMEOUT_MS / 4))),
     },
     clientErrorHandler: answerClientError,
+    // A URL the router cannot decode, or a path parameter over maxParamLength: answered before
+    // any hook runs, so in our shape here rather than fastify's (which echoes the URL).
+    frameworkErrors: answerFrameworkError,
     trustProxy: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -126,8 +116,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   // Callback-style hooks (here and in the plugins): an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
+    setCommonHeaders(reply, request.id);
     done();
   });
 
