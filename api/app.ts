@@ -104,6 +104,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
 
+  // fastify parses text/plain by default, so a JSON route handed text got past the media type and
+  // failed validation (422) as a string. Routes take JSON only; the catch route adds its own parsers.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandlers(app);
