@@ -9,6 +9,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { Services } from '../app/services.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from './errors.ts';
+import { exceedsJsonDepth, jsonTooDeep } from './jsonDepth.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
@@ -107,6 +108,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   // fastify parses text/plain by default, so a JSON route handed text got past the media type and
   // failed validation (422) as a string. Routes take JSON only; the catch route adds its own parsers.
   app.removeContentTypeParser('text/plain');
+  // fastify's own JSON parser (a __proto__ or constructor.prototype key refused, as by default),
+  // after a scan of the text for nesting deeper than MAX_JSON_DEPTH.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (exceedsJsonDepth(body as string)) return done(jsonTooDeep(), undefined);
+    parseJson(request, body as string, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandlers(app);

@@ -5,6 +5,7 @@ import type { Services } from '../../../app/services.ts';
 import { receiveWebhook } from '../../../commands/automation/receiveWebhook.ts';
 import { commandContext } from '../../context.ts';
 import { HttpError, notFound, validationBody } from '../../errors.ts';
+import { exceedsJsonDepth, jsonTooDeep } from '../../jsonDepth.ts';
 import { validateHeadersInPlace } from '../../validateHeadersInPlace.ts';
 import { ErrorSchema, RouteKey } from '../schemas.ts';
 
@@ -97,6 +98,7 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
   const parseJson = (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     const text = String(body).trim();
     if (text === '') return done(null, {});
+    if (exceedsJsonDepth(text)) return done(jsonTooDeep(), undefined);
     try {
       done(null, wrap(JSON.parse(text)));
     } catch {
@@ -105,6 +107,7 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
   app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'string' }, parseJson);
+  // Flat by construction (a repeated field becomes an array of strings), so no depth to check.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     const out: Record<string, string | string[]> = {};
     for (const [k, v] of new URLSearchParams(body as string)) {
