@@ -71,6 +71,15 @@ export function redactUrl(url: string): string {
     .replace(/\d(?:[ -]?\d){12,18}/g, (run) => (looksLikeCardNumber(run.replace(/\D/g, '')) ? '[REDACTED]' : run));
 }
 
+/**
+ * TRUST_PROXY as fastify takes it. A hop count trusts that many proxies in front of the service,
+ * as Express does: fastify itself reads a number as "trust nobody" (it cannot check the nearest
+ * peer), so the count is given as a function of the hop instead.
+ */
+function trustProxyOption(trust: Services['config']['TRUST_PROXY']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger:
@@ -101,7 +110,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // A URL the router cannot decode, or a path parameter over maxParamLength: answered before
     // any hook runs, so in our shape here rather than fastify's (which echoes the URL).
     frameworkErrors: answerFrameworkError,
-    trustProxy: false,
+    trustProxy: trustProxyOption(services.config.TRUST_PROXY),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
 
