@@ -14,6 +14,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
 import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
+import { redactUrl } from './redactUrl.ts';
 import { requestIdFor, setCommonHeaders } from './responseHeaders.ts';
 import { automationRoutes } from './routes/automation/automationRoutes.ts';
 import { catchRoute } from './routes/automation/catchRoute.ts';
@@ -36,39 +37,6 @@ declare module 'fastify' {
     /** Every route registered so far, one entry per method. */
     registeredRoutes: () => readonly RegisteredRoute[];
   }
-}
-
-const SENSITIVE_QUERY_KEY = /^(api_token|access_token|token|key|api_key|secret|password|signature|sig|card|card_number|cardnumber|number|pan|cvc|cvv)$/i;
-
-/** True for 13–19 digits that pass the Luhn check: what a card number looks like. */
-function looksLikeCardNumber(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
-/**
- * The URL as a log line may show it: catch-URL keys (the URL is the secret), the legacy
- * `api_token` and other credential-like query values, and anything shaped like a card number
- * are replaced by [REDACTED].
- */
-export function redactUrl(url: string): string {
-  return url
-    .replace(/^(\/hooks\/catch\/)[^?#]*/i, '$1[REDACTED]')
-    .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, key: string) => {
-      let name = key;
-      try {
-        name = decodeURIComponent(key);
-      } catch {
-        // A malformed escape: judge the raw key.
-      }
-      return SENSITIVE_QUERY_KEY.test(name) ? `${sep}${key}=[REDACTED]` : whole;
-    })
-    .replace(/\d(?:[ -]?\d){12,18}/g, (run) => (looksLikeCardNumber(run.replace(/\D/g, '')) ? '[REDACTED]' : run));
 }
 
 /**
