@@ -17,6 +17,7 @@ import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
 import { redactUrl } from './redactUrl.ts';
 import { requestIdFor, setCommonHeaders } from './responseHeaders.ts';
 import { automationRoutes } from './routes/automation/automationRoutes.ts';
+import { openApiOperationsOnly } from './routes/automation/anyHttpMethod.ts';
 import { catchRoute } from './routes/automation/catchRoute.ts';
 import { catalogRoutes } from './routes/catalog/catalogRoutes.ts';
 import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
@@ -121,6 +122,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       },
     },
     transform: jsonSchemaTransform,
+    transformObject: (document) => ('openapiObject' in document ? openApiOperationsOnly(document.openapiObject) : document.swaggerObject),
   });
   await app.register(securityHeadersPlugin);
   await app.register(jsonErrorsPlugin);

@@ -8,6 +8,7 @@ import { HttpError, notFound, validationBody } from '../../errors.ts';
 import { exceedsJsonDepth, jsonTooDeep } from '../../jsonDepth.ts';
 import { validateHeadersInPlace } from '../../validateHeadersInPlace.ts';
 import { ErrorSchema, RouteKey } from '../schemas.ts';
+import { acceptEveryNodeMethod } from './anyHttpMethod.ts';
 
 /** The payload key that holds a body that is not a JSON object (an array, a string, plain text, XML…). */
 export const RAW_BODY_KEY = '_body';
@@ -121,6 +122,8 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
     done(null, text === '' ? {} : { [RAW_BODY_KEY]: text });
   });
 
+  // The spec: a catch URL takes any method.
+  acceptEveryNodeMethod(app);
   app.all(
     '/hooks/catch/:sequence/:trigger',
     {
