@@ -8,14 +8,17 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { customAlphabet } from 'nanoid';
 import type { Services } from '../app/services.ts';
-import { answerClientError, registerErrorHandlers } from './errors.ts';
+import { answerClientError, answerFrameworkError, registerErrorHandlers } from './errors.ts';
+import { exceedsJsonDepth, jsonTooDeep } from './jsonDepth.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
 import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
+import { redactUrl } from './redactUrl.ts';
+import { requestIdFor, setCommonHeaders } from './responseHeaders.ts';
 import { automationRoutes } from './routes/automation/automationRoutes.ts';
+import { openApiOperationsOnly } from './routes/automation/anyHttpMethod.ts';
 import { catchRoute } from './routes/automation/catchRoute.ts';
 import { catalogRoutes } from './routes/catalog/catalogRoutes.ts';
 import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
@@ -39,45 +42,12 @@ declare module 'fastify' {
 }
 
 /**
- * Request ids: a random prefix per process and a counter. Unique across processes and restarts
- * without drawing random bytes per request (ids name requests; they guard nothing).
+ * TRUST_PROXY as fastify takes it. A hop count trusts that many proxies in front of the service,
+ * as Express does: fastify itself reads a number as "trust nobody" (it cannot check the nearest
+ * peer), so the count is given as a function of the hop instead.
  */
-const requestIdPrefix = `req_${customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 10)()}`;
-let requestCount = 0;
-const requestId = () => `${requestIdPrefix}${(++requestCount).toString(36)}`;
-const INCOMING_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
-
-const SENSITIVE_QUERY_KEY = /^(api_token|access_token|token|key|api_key|secret|password|signature|sig|card|card_number|cardnumber|number|pan|cvc|cvv)$/i;
-
-/** True for 13–19 digits that pass the Luhn check: what a card number looks like. */
-function looksLikeCardNumber(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let d = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
-    sum += d;
-  }
-  return sum % 10 === 0;
-}
-
-/**
- * The URL as a log line may show it: catch-URL keys (the URL is the secret), the legacy
- * `api_token` and other credential-like query values, and anything shaped like a card number
- * are replaced by [REDACTED].
- */
-export function redactUrl(url: string): string {
-  return url
-    .replace(/^(\/hooks\/catch\/)[^?#]*/i, '$1[REDACTED]')
-    .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, key: string) => {
-      let name = key;
-      try {
-        name = decodeURIComponent(key);
-      } catch {
-        // A malformed escape: judge the raw key.
-      }
-      return SENSITIVE_QUERY_KEY.test(name) ? `${sep}${key}=[REDACTED]` : whole;
-    })
-    .replace(/\d(?:[ -]?\d){12,18}/g, (run) => (looksLikeCardNumber(run.replace(/\D/g, '')) ? '[REDACTED]' : run));
+function trustProxyOption(trust: Services['config']['TRUST_PROXY']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -97,11 +67,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
               }),
             },
           },
-    // Keep a caller's request id when it looks like one, so traces join up across services.
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && INCOMING_REQUEST_ID.test(incoming) ? incoming : requestId();
-    },
+    genReqId: (req) => requestIdFor(req.headers),
     bodyLimit: 1024 * 1024,
     requestTimeout: services.config.REQUEST_TIMEOUT_MS,
     // Node checks for late requests every connectionsCheckingInterval, and only once headersTimeout
@@ -111,10 +77,24 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(services.config.REQUEST_TIMEOUT_MS / 4))),
     },
     clientErrorHandler: answerClientError,
-    trustProxy: false,
+    // A URL the router cannot decode, or a path parameter over maxParamLength: answered before
+    // any hook runs, so in our shape here rather than fastify's (which echoes the URL).
+    frameworkErrors: answerFrameworkError,
+    trustProxy: trustProxyOption(services.config.TRUST_PROXY),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
 
+  // fastify parses text/plain by default, so a JSON route handed text got past the media type and
+  // failed validation (422) as a string. Routes take JSON only; the catch route adds its own parsers.
+  app.removeContentTypeParser('text/plain');
+  // fastify's own JSON parser (a __proto__ or constructor.prototype key refused, as by default),
+  // after a scan of the text for nesting deeper than MAX_JSON_DEPTH.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (exceedsJsonDepth(body as string)) return done(jsonTooDeep(), undefined);
+    parseJson(request, body as string, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandlers(app);
@@ -127,8 +107,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   // Callback-style hooks (here and in the plugins): an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
+    setCommonHeaders(reply, request.id);
     done();
   });
 
@@ -144,6 +123,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       },
     },
     transform: jsonSchemaTransform,
+    transformObject: (document) => ('openapiObject' in document ? openApiOperationsOnly(document.openapiObject) : document.swaggerObject),
   });
   await app.register(securityHeadersPlugin);
   await app.register(jsonErrorsPlugin);

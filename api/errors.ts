@@ -3,7 +3,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { StoreUnavailableError } from '../commands/eventStore.ts';
 import { DomainError, type DomainErrorKind } from '../domain/shared/domainError.ts';
-import { fieldMessage } from './validationMessages.ts';
+import { commonHeaderLines, newRequestId, setCommonHeaders } from './responseHeaders.ts';
+import { fieldErrors } from './validationMessages.ts';
 
 /** Our error body: Laravel's shape plus a machine-readable code. */
 export type ErrorBody = { message: string; code: string; errors?: Record<string, string[]> };
@@ -47,17 +48,34 @@ const fastifyErrorStatus: Record<string, [number, string, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'malformed_json', 'The request body is empty but Content-Type is application/json.'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'malformed_json', 'The request body is not valid JSON.'],
   FST_ERR_BAD_URL: [400, 'bad_request', 'The request URL is malformed.'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', 'A segment of the request path is too long.'],
   FST_ERR_ASYNC_CONSTRAINT: [400, 'bad_request', 'The request could not be routed.'],
 };
+
+/**
+ * What the router refuses before a route is chosen (fastify's frameworkErrors): no hook runs for
+ * these, so the common headers are set here. The error's own message quotes the URL, which may
+ * hold a catch-URL secret: it is neither sent nor logged.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const [status, code, message] = fastifyErrorStatus[error.code] ?? [400, 'bad_request', 'The request could not be routed.'];
+  void setCommonHeaders(reply, request.id)
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ message, code } satisfies ErrorBody));
+}
 
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
-      const errors: Record<string, string[]> = {};
-      for (const issue of error.validation) {
-        const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || (error.validationContext ?? 'body');
-        (errors[field] ??= []).push(fieldMessage(field, issue.keyword, issue.params as Record<string, unknown>, issue.message ?? ''));
-      }
+      const errors = fieldErrors(
+        error.validation.map((issue) => ({
+          path: issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || (error.validationContext ?? 'body'),
+          code: issue.keyword,
+          params: issue.params as Record<string, unknown>,
+          message: issue.message ?? '',
+        })),
+      );
       return reply.code(422).send(validationBody(errors));
     }
     if (error instanceof DomainError) {
@@ -110,7 +128,8 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
   this.log.debug({ err: error }, 'client error');
   if (socket.writable) {
     const json = JSON.stringify(body);
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${json}`);
+    // No request was parsed, so there is no caller's id to keep: a new one, as on every response.
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(json)}\r\nContent-Type: application/json; charset=utf-8\r\n${commonHeaderLines(newRequestId())}Connection: close\r\n\r\n${json}`);
   }
   socket.destroy(error);
 }

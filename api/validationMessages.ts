@@ -17,7 +17,9 @@ export function fieldMessage(field: string, code: string, params: Record<string,
       if (params.origin === 'array' || params.origin === 'set') return `${name} must not have more than ${String(params.maximum)} items.`;
       return `${name} must not be greater than ${String(params.maximum)}.`;
     case 'invalid_format':
-      return `${name} must be a valid ${String(params.format ?? 'value')}.`;
+      // A pattern is ours, not the client's: Laravel's regex rule names no pattern either.
+      if (params.format === 'regex' || params.format === undefined) return `${name} format is invalid.`;
+      return `${name} must be a valid ${String(params.format)}.`;
     case 'invalid_value':
       return `The selected ${field} is invalid.`;
     case 'unrecognized_keys':
@@ -28,6 +30,29 @@ export function fieldMessage(field: string, code: string, params: Record<string,
     default:
       return `${name} is invalid: ${fallback}`;
   }
+}
+
+export type FieldIssue = { path: string; code: string; params: Record<string, unknown>; message: string };
+
+/**
+ * zod's `.int()` bounds every integer to the safe range and reports that bound beside the
+ * field's own `.max()`/`.min()`: for `per_page=1e20` the client would first read "must not be
+ * greater than 9007199254740991". The safe-range issue is dropped when the field's own bound of
+ * the same kind also failed, so the limit the client can act on is the one shown.
+ */
+function shadowedSafeIntBound(issue: FieldIssue, all: readonly FieldIssue[]): boolean {
+  if (issue.params.origin !== 'int' || (issue.code !== 'too_big' && issue.code !== 'too_small')) return false;
+  return all.some((other) => other !== issue && other.path === issue.path && other.code === issue.code && other.params.origin !== 'int');
+}
+
+/** The `errors` map of a 422: field → messages, in the order zod found them. */
+export function fieldErrors(issues: readonly FieldIssue[]): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const issue of issues) {
+    if (shadowedSafeIntBound(issue, issues)) continue;
+    (errors[issue.path] ??= []).push(fieldMessage(issue.path, issue.code, issue.params, issue.message));
+  }
+  return errors;
 }
 
 function article(type: string): string {

@@ -1,4 +1,41 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
+
+/** The named ranges fastify's trustProxy (proxy-addr) knows. */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An IPv4 or IPv6 address, optionally with a CIDR prefix, or a named range. */
+function isAddressOrRange(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const slash = entry.indexOf('/');
+  const family = isIP(slash === -1 ? entry : entry.slice(0, slash));
+  if (family === 0) return false;
+  if (slash === -1) return true;
+  const prefix = entry.slice(slash + 1);
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Which peers may name the client in X-Forwarded-For (and the scheme and host of links in
+ * X-Forwarded-Proto/-Host): `false` (nobody; the socket's address is the client), `true`
+ * (anybody), a hop count, or addresses, CIDRs and named ranges, comma-separated.
+ */
+const TrustProxy = z
+  .string()
+  .trim()
+  .transform((value, ctx): boolean | number | string[] => {
+    if (value === 'false' || value === '0') return false;
+    if (value === 'true') return true;
+    if (/^\d{1,3}$/.test(value)) return Number(value);
+    const entries = value.split(',').map((entry) => entry.trim());
+    const wrong = entries.find((entry) => !isAddressOrRange(entry));
+    if (wrong === undefined) return entries;
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected true, false, a hop count, or comma-separated addresses and CIDRs (loopback, linklocal, uniquelocal too); ${JSON.stringify(wrong)} is none of these`,
+    });
+    return z.NEVER;
+  });
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -18,6 +55,13 @@ export const ConfigSchema = z.object({
    * descriptor) for ever. Fastify's default is no limit.
    */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /**
+   * Behind a reverse proxy every request comes from the proxy's address, so per-client rate limits
+   * (checkout, promos) would put every buyer in one bucket; trusting the proxy makes the client's
+   * address the one it forwards. Off by default: trusting a header anyone can send lets a client
+   * pick its own address, and so its own rate limit.
+   */
+  TRUST_PROXY: TrustProxy.default(false),
   /** HS256 secret for service_jwt; when unset one is generated once into DATA_DIR. */
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

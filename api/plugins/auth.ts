@@ -13,7 +13,11 @@ declare module 'fastify' {
     auth: AuthContext | null;
   }
   interface FastifyInstance {
-    /** onRequest or preHandler hook of every protected route: resolves the API key or answers 401. */
+    /**
+     * The onRequest hook of every protected route: resolves the API key or answers 401. onRequest
+     * runs before the query, path and body are parsed and validated, so a caller without a key
+     * learns nothing of a route's parameter rules (a preHandler would answer their 422 first).
+     */
     authenticate: (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
   }
 }

@@ -161,11 +161,11 @@ describe('public checkout routes', () => {
       expect((await create({ offer: draft.slug })).status).toBe(404);
     });
 
-    it('answers 400 for malformed JSON and 422 for a body that is not a JSON object', async () => {
+    it('answers 400 for malformed JSON and 415 for a body that is not JSON', async () => {
       const bad = await server.fetch('/api/checkout/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"offer":' });
       expect(bad.status).toBe(400);
       const text = await server.fetch('/api/checkout/sessions', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'offer=x' });
-      expect(text.status).toBe(422);
+      expect(text.status).toBe(415);
     });
 
     it('charges the current tier price of a promo of the same organization; others leave the offer price', async () => {

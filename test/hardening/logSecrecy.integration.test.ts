@@ -91,6 +91,17 @@ describe('logs of the real server process', () => {
     expect(declined.status).toBeGreaterThanOrEqual(400);
     const caught = await post(catchPath, { email: 'lead@example.com' }, { authorization: catchAuth, 'x-api-key': apiKeyHeader });
     expect(caught.status).toBe(200);
+    // Other spellings of the catch URL: one the router takes as the catch route (it starts a
+    // workflow), and ones that reach no route but carry the keys all the same.
+    const [sequenceKey, triggerKey] = catchKeys as [string, string];
+    const spellings = [`/%68ooks/catch/${sequenceKey}/${triggerKey}`, `/%2568ooks/catch/${sequenceKey}/${triggerKey}`, `//hooks/catch/${sequenceKey}/${triggerKey}`, `/hooks//catch/${sequenceKey}/${triggerKey}`, `/HOOKS/catch/${sequenceKey}/${triggerKey}`];
+    const statuses = [];
+    for (const path of spellings) {
+      const response = await post(path, { email: 'lead@example.com' });
+      statuses.push(response.status);
+      await response.arrayBuffer();
+    }
+    expect(statuses).toEqual([200, 404, 404, 404, 404]);
     secrets.push(...catchKeys, '4000000000000002', '4000 0000 0000 0002');
     // A request that fails validation, whose error message could echo the input.
     await (await fetch(`${proc.url}/api/users/me?api_token=${card}`, { headers: { authorization: `Bearer ${card}` } })).arrayBuffer();

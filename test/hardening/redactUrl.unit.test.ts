@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../../api/app.ts';
+import { redactUrl } from '../../api/redactUrl.ts';
 
 describe('redactUrl (what a log line may show of a URL)', () => {
   it.each([
@@ -11,6 +11,35 @@ describe('redactUrl (what a log line may show of a URL)', () => {
     ['/x?bad=%E0%A4%A&token=abc', '/x?bad=%E0%A4%A&token=[REDACTED]'],
   ])('%s → %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
+  });
+
+  // Every spelling a router or proxy may take for the catch route, routed (200) or not (404): the keys are in it either way.
+  it.each([
+    ['/%68ooks/catch/SeqKey123/TrigKey456'],
+    ['/hooks/%63atch/SeqKey123/TrigKey456?x=1'],
+    ['/%2568ooks/catch/SeqKey123/TrigKey456'],
+    ['//hooks/catch/SeqKey123/TrigKey456'],
+    ['/hooks//catch/SeqKey123/TrigKey456'],
+    ['/hooks/catch//SeqKey123/TrigKey456'],
+    ['/./hooks/./catch/SeqKey123/TrigKey456'],
+    ['/HOOKS/Catch/SeqKey123/TrigKey456'],
+    ['/hooks\\catch\\SeqKey123\\TrigKey456'],
+    ['/hooks%2Fcatch%2FSeqKey123%2FTrigKey456'],
+    ['http://shop.example.com/hooks/catch/SeqKey123/TrigKey456'],
+    ['/prefix/hooks/catch/SeqKey123/TrigKey456'],
+    ['/hooks/catch/SeqKey123/TrigKey456#frag'],
+  ])('%s hides the catch keys', (url) => {
+    const redacted = redactUrl(url);
+    expect(redacted).toMatch(/^\/hooks\/catch\/\[REDACTED\]/);
+    expect(redacted).not.toMatch(/SeqKey123|TrigKey456/);
+  });
+
+  it('keeps the query of a redacted catch path, itself redacted', () => {
+    expect(redactUrl('//hooks/catch/a/b?utm=x&token=t')).toBe('/hooks/catch/[REDACTED]?utm=x&token=[REDACTED]');
+  });
+
+  it('leaves paths that cannot be a catch URL alone', () => {
+    for (const url of ['/api/catalog/products/hooks', '/hooks/catch', '/api/hooks/catchall/x', '/%zz/hooks', '/docs']) expect(redactUrl(url)).toBe(url);
   });
 
   it('keeps long numbers that are not card numbers (Luhn check fails)', () => {

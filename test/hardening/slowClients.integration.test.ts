@@ -46,6 +46,7 @@ describe('clients that do not speak HTTP properly', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(answer).toMatch(/\r\nConnection: close\r\n/i);
     expect(bodyOf(answer)).toEqual({ message: 'The request did not arrive in time.', code: 'request_timeout' });
+    expect(answer).toMatch(/\r\nX-Request-Id: req_[a-z0-9]+\r\n/i);
     expect(closedAfterMs).toBeGreaterThanOrEqual(800);
     expect(closedAfterMs).toBeLessThan(5_000);
   });
@@ -62,5 +63,10 @@ describe('clients that do not speak HTTP properly', () => {
     const garbage = await rawExchange(server.url, 'NOT HTTP AT ALL\r\n\r\n');
     expect(garbage.answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(bodyOf(garbage.answer)).toEqual({ message: 'Malformed HTTP request.', code: 'bad_request' });
+    // Every response carries a request id and nosniff, these included.
+    for (const { answer } of [big, garbage]) {
+      expect(answer).toMatch(/\r\nX-Request-Id: req_[a-z0-9]+\r\n/i);
+      expect(answer).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/i);
+    }
   });
 });

@@ -62,7 +62,7 @@ export const automationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
   app.get(
     '/api/automation/triggers/:trigger_id/test',
     {
-      preHandler: app.authenticate,
+      onRequest: app.authenticate,
       schema: {
         ...protectedRoute,
         summary: 'Trigger test: waiting for the first webhook, or the latest received requests as samples.',
@@ -110,7 +110,7 @@ export const automationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
   app.get(
     '/api/automation/workflows/:workflow_id',
     {
-      preHandler: app.authenticate,
+      onRequest: app.authenticate,
       schema: {
         ...protectedRoute,
         summary: 'A workflow run: its status and the result of each step.',

@@ -5,8 +5,10 @@ import type { Services } from '../../../app/services.ts';
 import { receiveWebhook } from '../../../commands/automation/receiveWebhook.ts';
 import { commandContext } from '../../context.ts';
 import { HttpError, notFound, validationBody } from '../../errors.ts';
+import { exceedsJsonDepth, jsonTooDeep } from '../../jsonDepth.ts';
 import { validateHeadersInPlace } from '../../validateHeadersInPlace.ts';
 import { ErrorSchema, RouteKey } from '../schemas.ts';
+import { acceptEveryNodeMethod } from './anyHttpMethod.ts';
 
 /** The payload key that holds a body that is not a JSON object (an array, a string, plain text, XML…). */
 export const RAW_BODY_KEY = '_body';
@@ -83,6 +85,7 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
   const parseJson = (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     const text = String(body).trim();
     if (text === '') return done(null, {});
+    if (exceedsJsonDepth(text)) return done(jsonTooDeep(), undefined);
     try {
       done(null, wrap(JSON.parse(text)));
     } catch {
@@ -91,6 +94,7 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
   };
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
   app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'string' }, parseJson);
+  // Flat by construction (a repeated field becomes an array of strings), so no depth to check.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     const out: Record<string, string | string[]> = {};
     for (const [k, v] of new URLSearchParams(body as string)) {
@@ -104,6 +108,8 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
     done(null, text === '' ? {} : { [RAW_BODY_KEY]: text });
   });
 
+  // The spec: a catch URL takes any method.
+  acceptEveryNodeMethod(app);
   app.all(
     '/hooks/catch/:sequence/:trigger',
     {

@@ -31,7 +31,7 @@ export const checkoutAdminRoutes: FastifyPluginAsyncZod<{ services: Services }> 
   app.get(
     '/api/checkout/sessions',
     {
-      preHandler: app.authenticate,
+      onRequest: app.authenticate,
       schema: {
         ...protectedRoute,
         summary: "The organization's checkout sessions, newest first.",
@@ -73,7 +73,7 @@ export const checkoutAdminRoutes: FastifyPluginAsyncZod<{ services: Services }> 
   app.get(
     '/api/checkout/sessions/:id/history',
     {
-      preHandler: app.authenticate,
+      onRequest: app.authenticate,
       schema: {
         ...protectedRoute,
         summary: 'Audit replay: every event of the session and its invoice with the state after it; ?at= gives the state at a time.',

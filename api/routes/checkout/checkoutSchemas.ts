@@ -101,8 +101,11 @@ export const StartBody = z
   .object({ email: z.email().max(254).optional(), name: z.string().trim().min(1).max(200).optional() })
   .nullish();
 
-/** A whole number, also when a form sent it as a string of digits ("12", "2030"). */
-const wholeNumber = z.union([z.number().int(), z.string().regex(/^\d{1,4}$/, 'must be a number').transform(Number)]);
+/**
+ * A number, also when a form sent it as a string of digits ("12", "2030"). Whole and in range is
+ * checked by the pipe after it, so an oversized number reports the field's own limit.
+ */
+const wholeNumber = z.union([z.number(), z.string().regex(/^\d{1,4}$/, 'must be a number').transform(Number)]);
 
 export const PayBody = z.object({
   card: z.object({

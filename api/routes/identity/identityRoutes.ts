@@ -29,7 +29,7 @@ export const identityRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
   app.get(
     '/api/users/me',
     {
-      preHandler: app.authenticate,
+      onRequest: app.authenticate,
       schema: {
         ...protectedRoute,
         summary: 'The authenticated user and the current organization.',

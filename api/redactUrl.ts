@@ -1,0 +1,68 @@
+const SENSITIVE_QUERY_KEY = /^(api_token|access_token|token|key|api_key|secret|password|signature|sig|card|card_number|cardnumber|number|pan|cvc|cvv)$/i;
+
+/** True for 13–19 digits that pass the Luhn check: what a card number looks like. */
+function looksLikeCardNumber(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+const REDACTED_CATCH_PATH = '/hooks/catch/[REDACTED]';
+
+/** Each %XX as the byte it names; malformed escapes are left as they are (this only finds words). */
+const percentDecoded = (text: string) => text.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+
+/**
+ * Whether a path may name a catch URL, read as loosely as any router or proxy on the way could:
+ * percent-decoded until nothing changes (the router decodes once; a proxy may decode again), any
+ * run of `/` or `\` one separator, `.` segments dropped, any case, anywhere in the path (an
+ * absolute-form target starts with the scheme and host). A typo that reaches no route still
+ * carries the keys, so it is redacted too: a false alarm costs a log line's detail, a miss a secret.
+ */
+function mayBeCatchPath(path: string): boolean {
+  let decoded = path;
+  for (let round = 0; round < 5 && decoded.includes('%'); round++) {
+    const next = percentDecoded(decoded);
+    if (next === decoded) break;
+    decoded = next;
+  }
+  const segments = decoded.toLowerCase().split(/[/\\]+/).filter((segment) => segment !== '' && segment !== '.');
+  for (let i = 0; i + 2 < segments.length; i++) {
+    if (segments[i] === 'hooks' && segments[i + 1] === 'catch') return true;
+  }
+  return false;
+}
+
+/** The URL with its path replaced by /hooks/catch/[REDACTED] when the path may name a catch URL. */
+function redactCatchPath(url: string): string {
+  const query = url.search(/[?#]/);
+  const path = query === -1 ? url : url.slice(0, query);
+  const rest = query === -1 ? '' : url.slice(query);
+  if (path.startsWith('/hooks/catch/')) return REDACTED_CATCH_PATH + rest;
+  // Most paths cannot spell one at all: one cheap test before any decoding.
+  if (!/%|hooks/i.test(path)) return url;
+  return mayBeCatchPath(path) ? REDACTED_CATCH_PATH + rest : url;
+}
+
+/**
+ * The URL as a log line may show it: catch-URL keys (the URL is the secret), the legacy
+ * `api_token` and other credential-like query values, and anything shaped like a card number
+ * are replaced by [REDACTED].
+ */
+export function redactUrl(url: string): string {
+  return redactCatchPath(url)
+    .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, key: string) => {
+      let name = key;
+      try {
+        name = decodeURIComponent(key);
+      } catch {
+        // A malformed escape: judge the raw key.
+      }
+      return SENSITIVE_QUERY_KEY.test(name) ? `${sep}${key}=[REDACTED]` : whole;
+    })
+    .replace(/\d(?:[ -]?\d){12,18}/g, (run) => (looksLikeCardNumber(run.replace(/\D/g, '')) ? '[REDACTED]' : run));
+}
