@@ -25,13 +25,27 @@ describe('validation messages', () => {
   });
 
   it.each([
-    ['per_page', '/api/catalog/products?per_page=1e20', 'The per_page field must not be greater than 500.'],
-    ['per_page (negative)', '/api/catalog/products?per_page=-1e20', 'The per_page field must be at least 1.'],
+    ['per_page', '/api/catalog/products?per_page=100000000000000000000', 'The per_page field must not be greater than 500.'],
+    ['per_page (negative)', '/api/catalog/products?per_page=-100000000000000000000', 'The per_page field must be at least 1.'],
     ['at', '/api/checkout/sessions/cs_x/history?at=99999999999999999999', 'The at field must not be greater than 253402300799.'],
   ])('an oversized %s reports the field’s own limit, alone', async (_name, path, message) => {
     const answer = await body(await server.fetch(path, { token }));
     expect(answer.message).toBe(message);
     expect(Object.values(answer.errors).flat()).toEqual([message]);
+  });
+
+  it.each([
+    ['/api/catalog/products?per_page=1e2', 'per_page'],
+    ['/api/catalog/products?per_page=0x10', 'per_page'],
+    ['/api/catalog/products?page=01', 'page'],
+    ['/api/catalog/products?per_page=', 'per_page'],
+    ['/api/automation/workflows/0x1', 'workflow_id'],
+    ['/api/automation/workflows/1e0', 'workflow_id'],
+    ['/api/automation/triggers/007/test', 'trigger_id'],
+    ['/api/checkout/sessions/cs_x/history?at=1.5e9', 'at'],
+  ])('%s: an integer is written in decimal digits, one way only', async (path, field) => {
+    const answer = await body(await server.fetch(path, { token }));
+    expect(answer.errors).toEqual({ [field]: [`The ${field} field must be an integer.`] });
   });
 
   it.each([

@@ -15,10 +15,10 @@ import {
 import { baseUrl } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { requireAuth } from '../../plugins/auth.ts';
-import { ErrorSchema, protectedRoute } from '../schemas.ts';
+import { decimalInteger, ErrorSchema, protectedRoute } from '../schemas.ts';
 
 
-const IntId = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const IntId = decimalInteger(1, Number.MAX_SAFE_INTEGER);
 
 const Sample = z.object({
   id: z.string(),

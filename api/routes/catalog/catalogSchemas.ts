@@ -1,5 +1,6 @@
 import { PageLinksSchema, PageMetaSchema } from '../../pagination.ts';
 import { z } from 'zod';
+import { decimalInteger } from '../schemas.ts';
 
 /** Largest page of the product list: bigger pages answer 422 rather than being clipped silently. */
 export const MAX_PER_PAGE = 500;
@@ -86,13 +87,9 @@ export const ProductPage = z.object({
 });
 
 export const ProductListQuery = z.object({
-  per_page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_PER_PAGE)
+  per_page: decimalInteger(1, MAX_PER_PAGE)
     .optional()
     .describe(`Products per page: 1 to ${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE}.`),
-  page: z.coerce.number().int().min(1).max(1_000_000_000).optional().describe('1-based page number, default 1.'),
+  page: decimalInteger(1, 1_000_000_000).optional().describe('1-based page number, default 1.'),
   api_token: z.string().optional().describe('Deprecated: use the Authorization header.'),
 });

@@ -7,7 +7,7 @@ import { listSessions } from '../../../projections/checkout/checkoutQueries.ts';
 import { baseUrl } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { requireAuth } from '../../plugins/auth.ts';
-import { ErrorSchema, protectedRoute } from '../schemas.ts';
+import { decimalInteger, ErrorSchema, protectedRoute } from '../schemas.ts';
 import { OfferRefSchema, SessionIdParams, SessionSchema, presentSession, sessionOfferRef } from './checkoutSchemas.ts';
 
 export const SESSIONS_PER_PAGE_DEFAULT = 250;
@@ -37,8 +37,8 @@ export const checkoutAdminRoutes: FastifyPluginAsyncZod<{ services: Services }> 
         summary: "The organization's checkout sessions, newest first.",
         querystring: z.object({
           status: z.enum(['open', 'completed', 'expired']).optional(),
-          per_page: z.coerce.number().int().min(1).max(SESSIONS_PER_PAGE_MAX).default(SESSIONS_PER_PAGE_DEFAULT),
-          page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+          per_page: decimalInteger(1, SESSIONS_PER_PAGE_MAX).default(SESSIONS_PER_PAGE_DEFAULT),
+          page: decimalInteger(1, 1_000_000).default(1),
           api_token: z.string().optional(),
         }),
         response: { 200: z.object({ data: z.array(ListItem), links: PageLinksSchema, meta: PageMetaSchema }), 401: ErrorSchema, 422: ErrorSchema },
@@ -79,7 +79,7 @@ export const checkoutAdminRoutes: FastifyPluginAsyncZod<{ services: Services }> 
         summary: 'Audit replay: every event of the session and its invoice with the state after it; ?at= gives the state at a time.',
         params: SessionIdParams,
         querystring: z.object({
-          at: z.coerce.number().int().min(0).max(253_402_300_799).optional().describe('Unix seconds.'),
+          at: decimalInteger(0, 253_402_300_799).optional().describe('Unix seconds.'),
           api_token: z.string().optional(),
         }),
         response: {
