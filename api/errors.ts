@@ -94,6 +94,8 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     if (error instanceof HttpError) {
       const body: ErrorBody = { message: error.message, code: error.code };
       if (error.errors) body.errors = error.errors;
+      // RFC 6750: a 401 names the scheme that would have worked, so clients know what to send.
+      if (error.statusCode === 401) void reply.header('www-authenticate', 'Bearer realm="api"');
       return reply.code(error.statusCode).send(body);
     }
     const known = error.code ? fastifyErrorStatus[error.code] : undefined;

@@ -40,6 +40,7 @@ describe('GET /api/users/me', () => {
   ])('answers 401 Unauthenticated. with %s', async (_name, headers) => {
     const response = await server.fetch('/api/users/me', { headers });
     expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="api"');
     expect(await response.json()).toEqual({ message: 'Unauthenticated.', code: 'unauthenticated' });
   });
 
