@@ -13,6 +13,8 @@ import { catchUrl, serviceUrl } from './automation.ts';
 import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
 import { demoOffers } from './demoOffer.ts';
 import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
+import type { OfferDoc } from '../../projections/checkout/checkoutProjection.ts';
+import { findOfferByRef } from '../../projections/checkout/checkoutQueries.ts';
 
 export const DEMO_ORGANIZATION_ID = 'org_demo';
 export const DEMO_EMAIL = 'demo@example.com';
@@ -27,8 +29,8 @@ export type DemoResult = {
   catch_url: string;
   trigger_id: number;
   promo: { slug: string };
-  /** A published offer of the demo catalog, for the public checkout routes. */
-  offer: { id: string; slug: string; uuid: string };
+  /** The offer of the demo catalog, for the public checkout routes: published, unless you archived it. */
+  offer: { id: string; slug: string; uuid: string; status: 'published' | 'archived' };
   /** Where the service answers (BASE_URL, or HOST and PORT of this environment): the curl lines use it. */
   url: string;
 };
@@ -44,13 +46,24 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   }
   const user = await createUser(cmd, { email: DEMO_EMAIL, organizationId: DEMO_ORGANIZATION_ID });
   const key = await createApiKey(cmd, { userId: user.id, organizationId: DEMO_ORGANIZATION_ID, name: 'demo' });
+  // An archived offer cannot be published again: a demo offer archived since the last run stays
+  // archived (and is left out of the import, which would otherwise refuse the whole file).
+  await ctx.catchUp();
+  const archived = new Map<string, OfferDoc>();
+  for (const { slug } of demoOffers) {
+    const doc = await findOfferByRef(ctx.services.readStore, slug);
+    if (doc?.organization_id === DEMO_ORGANIZATION_ID && doc.status === 'archived') archived.set(slug, doc);
+  }
   // Imported by key: a second run finds the same three products and records nothing new.
   const imported = await runImport(
     { command: cmd, organizationId: DEMO_ORGANIZATION_ID, readStore: ctx.services.readStore, catchUp: ctx.catchUp },
-    { ...demoCatalog, offers: demoOffers, ...demoAutomation(cmd.metadata.occurred_at) },
+    { ...demoCatalog, ...demoAutomation(cmd.metadata.occurred_at), offers: demoOffers.filter((o) => !archived.has(o.slug)) },
   );
   const products = (imported.sections.products as ProductWriteResult[]).map((p) => p.id);
-  const [offer] = imported.sections.offers as OfferImportResult[];
+  const [offer] = [
+    ...((imported.sections.offers ?? []) as OfferImportResult[]).map((o) => ({ id: o.id, slug: o.slug, uuid: o.uuid, status: 'published' as const })),
+    ...[...archived.values()].map((o) => ({ id: o.route_key, slug: o.slug, uuid: o.uuid, status: 'archived' as const })),
+  ];
   const trigger = (imported.sections.sequences as SequenceImportResult[])[0]!.triggers[0]!;
   const [, , , sequenceKey, triggerKey] = trigger.catch_path.split('/');
   return {
@@ -61,7 +74,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     catch_url: catchUrl(ctx.services, sequenceKey!, triggerKey!),
     trigger_id: trigger.trigger_id,
     promo: { slug: DEMO_PROMO_SLUG },
-    offer: { id: offer!.id, slug: offer!.slug, uuid: offer!.uuid },
+    offer: offer!,
     url: serviceUrl(ctx.services),
   };
 }
@@ -85,7 +98,11 @@ export const demoCommand: CliCommand = {
       ]),
       `  curl -X POST -H "Content-Type: application/json" -d '{"email":"fan@example.com","ref":"demo-1"}' ${d.catch_url}`,
       `  curl ${d.url}/api/promos/${d.promo.slug}`,
-      `  curl "${d.url}/api/checkout?offer=${d.offer.slug}"`,
-      `  curl -X POST -H "Content-Type: application/json" -d '{"offer":"${d.offer.slug}"}' ${d.url}/api/checkout/sessions`,
+      ...(d.offer.status === 'published'
+        ? [
+            `  curl "${d.url}/api/checkout?offer=${d.offer.slug}"`,
+            `  curl -X POST -H "Content-Type: application/json" -d '{"offer":"${d.offer.slug}"}' ${d.url}/api/checkout/sessions`,
+          ]
+        : ['', `(The demo offer ${d.offer.slug} is archived, so its checkout lines are left out.)`]),
     ].join('\n'),
 };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/processes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { encodeRouteKey } from '../../commands/routeKeys.ts';
 import { offerSlugStream, SLUG } from '../../domain/checkout/offer.ts';
@@ -68,6 +69,25 @@ describe('commerce CLI: offers import, publish/archive, demo offer, replay', () 
     expect(((await response.json()) as Body).offer).toEqual({ id: demo.offer.id, slug: 'demo-pro-monthly', name: 'Pro monthly' });
     const again = JSON.parse((await commerce('demo', '--json')).stdout) as Body;
     expect(again.offer).toEqual(demo.offer);
+  });
+
+  it('demo runs again after its offer was archived, leaving it archived and its checkout lines out', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'commerce-demo-archived-'));
+    try {
+      const run = (...args: string[]) => runCli(args, { DATA_DIR: other });
+      expect((await run('demo', '--json')).code).toBe(0);
+      expect((await run('offer', 'archive', 'demo-pro-monthly')).code).toBe(0);
+      const again = await run('demo', '--json');
+      expect(again.code, again.stderr).toBe(0);
+      const offer = (JSON.parse(again.stdout) as Body).offer;
+      expect(offer).toMatchObject({ slug: 'demo-pro-monthly', status: 'archived', id: expect.stringMatching(/^[A-Za-z0-9]{6,}$/) });
+      const readable = await run('demo');
+      expect(readable.code).toBe(0);
+      expect(readable.stdout).not.toContain('/api/checkout');
+      expect(readable.stdout).toContain('The demo offer demo-pro-monthly is archived');
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('imports offers by product key and plan name; publish and archive drive the public routes', async () => {
