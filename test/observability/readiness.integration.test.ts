@@ -6,10 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compose } from '../../app/compose.ts';
 import { loadConfig } from '../../app/config.ts';
 import { checkReadiness, MAX_LAG_EVENTS, projectionLag } from '../../app/readiness.ts';
-import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { startProjections } from '../../projections/projectionRunner.ts';
 import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import { openTempStores } from '../helpers/sqliteStores.ts';
 import { manualClock } from '../helpers/testServer.ts';
 
 const quiet = { error: (o: object, m: string) => console.error(m, o), info: () => undefined };
@@ -21,15 +21,7 @@ describe('readiness and lag with projections running in this process', () => {
   });
 
   it('count from the runner\'s positions: a current lazy runner is 0 behind though its stored checkpoints are not', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'readiness-'));
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, 'commerce.db');
-    const store = openSqliteEventStore({ file });
-    const readStore = openSqliteReadStore({ file });
-    cleanup.push(async () => {
-      await store.close();
-      await readStore.close();
-    });
+    const { store, readStore } = openTempStores(cleanup, 'readiness-');
     const runner = await startProjections(store, readStore, allProjections, quiet, { lazyCheckpoints: true, maxUnstoredEvents: 5000 });
     cleanup.push(() => runner.stop());
 

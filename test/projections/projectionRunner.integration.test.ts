@@ -16,6 +16,7 @@ import {
 } from '../../projections/projectionRunner.ts';
 import { CheckpointConflictError, type Doc, type ReadStore } from '../../projections/readStore.ts';
 import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import { openTempStores } from '../helpers/sqliteStores.ts';
 
 type Tally = Doc & { positions: number[] };
 
@@ -232,18 +233,7 @@ describe('projection versions: an upgrade that changes what a projection makes o
   afterEach(async () => {
     for (const step of cleanup.splice(0).reverse()) await step();
   });
-  const open = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'versions-'));
-    const file = join(dir, 'commerce.db');
-    const store = openSqliteEventStore({ file });
-    const readStore = openSqliteReadStore({ file });
-    cleanup.push(async () => {
-      await store.close();
-      await readStore.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    return { store, readStore };
-  };
+  const open = () => openTempStores(cleanup, 'versions-');
   const metadata = { correlation_id: 'test', actor: { type: 'cli' as const }, organization_id: null, occurred_at: 1_700_000_000 };
   /** Version 1 keeps each event's word as it is; version 2 in capitals. */
   const words = (version: number): Projection => ({

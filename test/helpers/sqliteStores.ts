@@ -1,0 +1,27 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EventStore } from '../../commands/eventStore.ts';
+import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
+import type { ReadStore } from '../../projections/readStore.ts';
+import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+
+export type SqliteStores = { file: string; store: EventStore; readStore: ReadStore };
+
+/**
+ * A real commerce.db in a new temporary directory, opened as compose opens it (an event store and
+ * a read store on the one file). `cleanup` gets the steps that close both and remove the
+ * directory; run them in reverse order after the test.
+ */
+export function openTempStores(cleanup: Array<() => Promise<void> | void>, prefix = 'stores-'): SqliteStores {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'commerce.db');
+  const store = openSqliteEventStore({ file });
+  const readStore = openSqliteReadStore({ file });
+  cleanup.push(async () => {
+    await store.close();
+    await readStore.close();
+  });
+  return { file, store, readStore };
+}
