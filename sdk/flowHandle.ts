@@ -14,7 +14,7 @@ export type FlowHandle = PromiseLike<FlowResult> & {
   readonly result: FlowResult | null;
   catch<T = never>(onRejected?: ((reason: unknown) => T | PromiseLike<T>) | null): Promise<FlowResult | T>;
   finally(onFinally?: (() => void) | null): Promise<FlowResult>;
-  /** Closes the frame (modal, slideout, bottom sheet or embedded); resolves `closed` unless already ended. */
+  /** Closes the frame (modal, slideout, bottom sheet or embedded); resolves `closed` unless already ended, or `complete` if the server reports the session paid. A payment in flight is waited for. */
   close(): void;
 };
 

@@ -25,9 +25,31 @@ export type FlowSpec = {
 
 /** How long the frame gets to record a dismissal (backdrop, Escape) before the SDK ends the flow itself. */
 const DISMISS_GRACE_MS = 1500;
+/** How long close() waits for a payment in flight to be answered before it closes regardless. */
+const PAY_WAIT_MS = 30_000;
+const CHECK_TIMEOUT_MS = 5000;
 
 /** Open overlays, newest last: Escape dismisses only the top one. */
 const overlays: string[] = [];
+
+/** The session if the server reports it paid; null when it is not, or cannot be asked. */
+async function paidSession(baseUrl: string, id: string): Promise<SessionView | null> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), CHECK_TIMEOUT_MS);
+  try {
+    const res = await fetch(`${baseUrl}/api/checkout/sessions/${encodeURIComponent(id)}`, {
+      headers: { accept: 'application/json' },
+      credentials: 'omit',
+      signal: abort.signal,
+    });
+    const body = res.ok ? ((await res.json()) as { session?: SessionView }) : null;
+    return body?.session?.status === 'completed' ? body.session : null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export function randomToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
@@ -55,19 +77,51 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
   let port: MessagePort | null = null;
   let session: SessionView | undefined;
   let torn = false;
+  /** The buyer pressed Pay at least once: from then on only the server knows whether it was paid. */
+  let started = false;
+  let paying = false;
+  let closeWanted = false;
   let dismissTimer: ReturnType<typeof setTimeout> | undefined;
+  let payWaitTimer: ReturnType<typeof setTimeout> | undefined;
   const opener = doc.activeElement as HTMLElement | null;
   const view = createFrameView(doc, spec.frame, spec.size, url.toString(), spec.target);
   if (spec.frame !== 'embedded') overlays.push(nonce);
-  const flow = createFlow(nonce, () => {
-    flow.end({ status: 'closed', ...(session ? { session } : {}) });
+  const flow = createFlow(nonce, close);
+
+  function close(): void {
+    if (torn) return;
+    // Closing the frame mid-payment would abort the request, not the charge: wait for the answer.
+    if (paying && !flow.ended && view.iframe.isConnected) {
+      closeWanted = true;
+      payWaitTimer ??= setTimeout(() => void finish('closed'), PAY_WAIT_MS);
+      return;
+    }
+    void finish('closed');
+  }
+
+  /** Removes the frame, then resolves the flow as the server sees it: a paid session is complete, whatever closed it. */
+  async function finish(ending: 'cancel' | 'closed'): Promise<void> {
+    if (torn) return;
     teardown();
-  });
+    if (!flow.ended) {
+      const paid = started && session ? await paidSession(spec.baseUrl, session.id) : null;
+      if (paid) {
+        flow.push({ type: 'purchase', session: paid, invoice: paid.invoice });
+        flow.push({ type: 'complete', session: paid });
+        flow.end({ status: 'complete', session: paid });
+      } else {
+        if (ending === 'cancel') flow.push({ type: 'cancel', ...(session ? { session } : {}) });
+        flow.end({ status: ending, ...(session ? { session } : {}) });
+      }
+    }
+    onEnd();
+  }
 
   function teardown(): void {
     if (torn) return;
     torn = true;
     clearTimeout(dismissTimer);
+    clearTimeout(payWaitTimer);
     win.removeEventListener('message', onWindowMessage);
     doc.removeEventListener('keydown', onKeydown, true);
     port?.close();
@@ -78,24 +132,18 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
       // Back to the button that opened the checkout, for keyboard and screen-reader users.
       if (opener?.isConnected && typeof opener.focus === 'function') opener.focus();
     }
-    if (!flow.ended) flow.end({ status: 'closed', ...(session ? { session } : {}) });
-    onEnd();
   }
 
   function dismiss(): void {
+    if (paying || torn) return; // the page shows the payment in progress; its answer decides
     if (flow.ended || !port) {
-      if (!flow.ended) {
-        flow.push({ type: 'cancel' });
-        flow.end({ status: 'cancel' });
-      }
-      teardown();
+      void finish('cancel');
       return;
     }
     port.postMessage({ type: 'dismiss' });
+    clearTimeout(dismissTimer);
     dismissTimer = setTimeout(() => {
-      flow.push({ type: 'cancel', ...(session ? { session } : {}) });
-      flow.end({ status: 'cancel', ...(session ? { session } : {}) });
-      teardown();
+      if (!paying) void finish('cancel');
     }, DISMISS_GRACE_MS);
   }
 
@@ -110,21 +158,28 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
       case 'resize':
         if (typeof msg.height === 'number') view.setHeight(msg.height);
         break;
+      case 'busy':
+        paying = msg.busy === true;
+        if (!paying && closeWanted) void finish('closed');
+        break;
       case 'close':
-        teardown();
+        void finish('closed');
         break;
       case 'event': {
         const ev = msg.event;
         if (!ev || typeof ev !== 'object') return;
         if ('session' in ev && ev.session) session = ev.session;
-        if (ev.type === 'start' || ev.type === 'purchase') flow.push(ev);
-        else if (ev.type === 'complete') {
+        if (ev.type === 'start' || ev.type === 'purchase') {
+          started = true;
+          flow.push(ev);
+        } else if (ev.type === 'complete') {
           flow.push(ev);
           flow.end({ status: 'complete', session: ev.session });
+          if (closeWanted) void finish('closed');
         } else if (ev.type === 'cancel') {
           flow.push(ev);
           flow.end({ status: 'cancel', ...(session ? { session } : {}) });
-          teardown();
+          void finish('cancel');
         }
         break;
       }

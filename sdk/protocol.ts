@@ -41,6 +41,8 @@ export type PortMessage =
   | { type: 'ready'; session: SessionView | null }
   | { type: 'resize'; height: number }
   | { type: 'event'; event: FlowEvent }
+  /** A start or pay request is in flight: the frame must not be dismissed until it has an answer. */
+  | { type: 'busy'; busy: boolean }
   | { type: 'close' };
 
 /** SDK → frame over the port: the buyer dismissed the frame from outside (backdrop, Escape). */

@@ -37,16 +37,26 @@ export function formatMoney(minor: number, currency: string): string {
   }
 }
 
-async function api<T>(path: string, body?: unknown): Promise<{ ok: boolean; status: number; body: T & { message?: string; code?: string } }> {
-  const res = await fetch(path, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    credentials: 'omit',
-  });
-  const json = (await res.json().catch(() => ({ message: 'The checkout service did not answer properly.' }))) as T & { message?: string; code?: string };
+type ApiAnswer<T> = { ok: boolean; status: number; body: T & { message?: string; code?: string } };
+
+/** Status 0: the request never got an answer (offline, connection reset), so it may or may not have taken effect. */
+async function api<T>(path: string, body?: unknown): Promise<ApiAnswer<T>> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      credentials: 'omit',
+    });
+  } catch {
+    return { ok: false, status: 0, body: {} as ApiAnswer<T>['body'] };
+  }
+  const json = (await res.json().catch(() => ({ message: 'The checkout service did not answer properly.' }))) as ApiAnswer<T>['body'];
   return { ok: res.ok, status: res.status, body: json };
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function handshake(): Promise<Pick<InitMessage, 'customer' | 'metadata'>> {
   if (!framed) return Promise.resolve({});
@@ -78,6 +88,10 @@ function showError(message: string | null): void {
 
 function setBusy(on: boolean, label?: string): void {
   busy = on;
+  send({ type: 'busy', busy: on });
+  // Closing now would tell the seller "cancel" about a buyer whose card may be charged a moment later.
+  const close = $<HTMLButtonElement>('co-close');
+  if (close) close.disabled = on;
   const pay = $<HTMLButtonElement>('co-pay');
   if (!pay) return;
   pay.disabled = on || !session;
@@ -122,6 +136,8 @@ function readCard(): { card: { number: string; exp_month: number; exp_year: numb
   return ok ? { card: { number, exp_month: month, exp_year: year, cvc }, email, name } : null;
 }
 
+const NETWORK_ERROR = 'We could not reach the payment service. Check your connection and try again.';
+
 async function pay(event: Event): Promise<void> {
   event.preventDefault();
   if (busy || finished || !session) return;
@@ -135,7 +151,10 @@ async function pay(event: Event): Promise<void> {
         email: input.email,
         ...(input.name ? { name: input.name } : {}),
       });
-      if (!r.ok) throw new Error(r.body.message ?? 'Could not start the checkout.');
+      if (!r.ok) {
+        if (r.status === 409 && (await settle())) return;
+        throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'Could not start the checkout.'));
+      }
       started = true;
       session = r.body.session;
       emit({ type: 'start', session, invoice: r.body.invoice });
@@ -149,17 +168,42 @@ async function pay(event: Event): Promise<void> {
       $('co-number')?.setAttribute('aria-invalid', 'true');
       return;
     }
-    if (!r.ok) throw new Error(r.body.message ?? 'The payment failed.');
-    finished = true;
-    session = r.body.session;
-    emit({ type: 'purchase', session, invoice: r.body.invoice, ...(r.body.payment ? { payment: r.body.payment } : {}) });
-    emit({ type: 'complete', session });
-    showThankYou(r.body.payment);
+    // No answer, or "already completed" / "in progress": the charge may have gone through, so ask before blaming the card.
+    if (!r.ok && (r.status === 0 || r.status === 409) && (await settle())) return;
+    if (!r.ok) throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'The payment failed.'));
+    complete(r.body.session, r.body.invoice, r.body.payment);
   } catch (error) {
-    showError(error instanceof Error && error.message !== 'Failed to fetch' ? error.message : 'We could not reach the payment service. Check your connection and try again.');
+    showError(error instanceof Error ? error.message : NETWORK_ERROR);
   } finally {
     setBusy(false, payLabel());
   }
+}
+
+function complete(paid: SessionView, invoice: unknown, payment?: { brand: string; last4: string }): void {
+  finished = true;
+  session = paid;
+  emit({ type: 'purchase', session: paid, invoice, ...(payment ? { payment } : {}) });
+  emit({ type: 'complete', session: paid });
+  showThankYou(payment);
+}
+
+/**
+ * Re-reads the session after an answer that leaves the outcome unknown; a paid session shows the
+ * thank-you page and reports the purchase. A charge still being processed gets a few seconds.
+ */
+async function settle(): Promise<boolean> {
+  if (!session) return false;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (attempt) await sleep(750);
+    const r = await api<{ session: SessionView }>(`/api/checkout/sessions/${encodeURIComponent(session.id)}`);
+    if (!r.ok) continue;
+    if (r.body.session.status === 'completed') {
+      complete(r.body.session, r.body.session.invoice);
+      return true;
+    }
+    if (r.body.session.status !== 'open') return false;
+  }
+  return false;
 }
 
 const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
@@ -176,13 +220,28 @@ function showThankYou(payment?: { brand: string; last4: string }): void {
   $('co-done')?.focus();
 }
 
+let dismissing = false;
+
 async function dismiss(): Promise<void> {
+  if (busy || dismissing) return; // the payment in flight decides; the buyer can close once it has
   if (finished) {
     send({ type: 'close' });
     return;
   }
-  if (session) await api(`/api/checkout/sessions/${encodeURIComponent(session.id)}/cancel`, {}).catch(() => undefined);
-  emit(session ? { type: 'cancel', session } : { type: 'cancel' });
+  if (!session) {
+    emit({ type: 'cancel' });
+    return;
+  }
+  dismissing = true;
+  const r = await api<{ session: SessionView }>(`/api/checkout/sessions/${encodeURIComponent(session.id)}/cancel`, {});
+  dismissing = false;
+  // 409: the session is completed (paid in an answer this page never got): that is a purchase, not a cancel.
+  if (r.status === 409) {
+    await settle();
+    send({ type: 'close' });
+    return;
+  }
+  emit({ type: 'cancel', session: r.ok ? r.body.session : session });
 }
 
 function watchHeight(): void {

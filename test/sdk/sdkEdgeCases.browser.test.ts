@@ -1,0 +1,241 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { Frame, Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { launchChromium, seedOffer } from './sdkFixtures.ts';
+
+/*
+ * The SDK and the hosted page where things go wrong: a payment whose answer is slow or lost, a
+ * frame that never loads, a session the server refuses, and the page around the overlay (focus,
+ * scroll, CSP). The seller's page is served from another origin: localhost on a port of its own.
+ */
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- page.evaluate bodies drive the untyped browser global
+type Loose = any;
+type Win = Window & { sdk: Loose; flows: Record<string, Loose>; seen: Record<string, string[]> };
+type Result = { status: string; session?: { id: string; status: string }; error?: { code: string; message: string } };
+
+const STUB =
+  'window.sdk=window.sdk||(function(){var s={q:[]};["present","mount","identify","reset","ready","from","promo","addGate","gate"].forEach(function(m){s[m]=function(){var a=arguments;return new Promise(function(r,j){s.q.push([m,a,r,j])})}});return s})();';
+
+let server: TestServer;
+let shop: Server;
+let shopUrl: string;
+/** The seller's pages by path; each test adds its own. */
+const shopPages = new Map<string, { html: string; csp?: string }>();
+let chrome: Awaited<ReturnType<typeof launchChromium>>;
+const errors: string[] = [];
+mkdirSync('test-results', { recursive: true });
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const org = await server.identity();
+  await seedOffer(server, org.organizationId, 'pro-plan');
+  chrome = await launchChromium();
+  shop = createServer((req, res) => {
+    const p = shopPages.get(new URL(req.url ?? '/', 'http://x').pathname);
+    if (!p) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...(p.csp ? { 'content-security-policy': p.csp } : {}) }).end(p.html);
+  });
+  await new Promise<void>((r) => shop.listen(0, '127.0.0.1', r));
+  // localhost, not 127.0.0.1: another origin than the service, as a seller's site is.
+  shopUrl = `http://localhost:${(shop.address() as { port: number }).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  shop?.closeAllConnections();
+  await new Promise((r) => shop?.close(r));
+  await chrome?.close();
+  await server?.close({ remove: true });
+});
+
+/** A seller's page on another origin that loads /sdk.js with the stub, as the README's Embed section says. */
+async function shopPage(o: { body?: string; head?: string; csp?: string; viewport?: { width: number; height: number } } = {}): Promise<Page> {
+  const page = await chrome.context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  if (o.viewport) await page.setViewportSize(o.viewport);
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<script nonce="n0nce">${STUB}</script><script nonce="n0nce" src="${server.url}/sdk.js" async></script>${o.head ?? ''}</head><body>${o.body ?? '<button id="buy">Buy</button>'}</body></html>`;
+  const path = `/shop-${shopPages.size}`;
+  shopPages.set(path, { html, ...(o.csp ? { csp: o.csp } : {}) });
+  await page.goto(`${shopUrl}${path}`);
+  await page.waitForFunction(() => (window as unknown as Win).sdk?.version);
+  await page.evaluate(() => {
+    const w = window as unknown as Win;
+    w.flows = {};
+    w.seen = {};
+  });
+  return page;
+}
+
+/** Starts a flow and a consumer that records its event types from the first one. */
+async function startFlow(page: Page, name: string, call: string): Promise<void> {
+  await page.evaluate(
+    ([n, c]) => {
+      const w = window as unknown as Win;
+      const flow = new Function('sdk', `return ${c}`)(w.sdk);
+      w.flows[n!] = flow;
+      w.seen[n!] = [];
+      void (async () => {
+        for await (const ev of flow.events) w.seen[n!]!.push(ev.type);
+      })();
+    },
+    [name, call],
+  );
+}
+
+const result = (page: Page, name: string) => page.evaluate((n) => (window as unknown as Win).flows[n].then((r: unknown) => r), name) as Promise<Result>;
+const seen = (page: Page, name: string) => page.evaluate((n) => (window as unknown as Win).seen[n], name);
+
+/** The checkout frame of the page (the first, or the one whose URL names the frame modality). */
+async function checkoutFrame(page: Page, frame?: string): Promise<Frame> {
+  for (let i = 0; i < 100; i++) {
+    const f = page.frames().find((x) => x.url().includes('/checkout/') && (!frame || x.url().includes(`frame=${frame}`)));
+    if (f) return f;
+    await page.waitForTimeout(50);
+  }
+  throw new Error('no checkout frame');
+}
+
+async function readyFrame(page: Page, frame?: string): Promise<Frame> {
+  const f = await checkoutFrame(page, frame);
+  await f.locator('#co-pay:not([disabled])').waitFor();
+  return f;
+}
+
+async function fillCard(f: Frame, email = 'buyer@example.com'): Promise<void> {
+  if (await f.locator('#co-email').isEditable()) await f.locator('#co-email').fill(email);
+  await f.locator('#co-number').fill('4242424242424242');
+  await f.locator('#co-exp').fill('12 / 30');
+  await f.locator('#co-cvc').fill('123');
+}
+
+async function serverSession(id: string): Promise<{ status: string; invoice: { status: string } | null }> {
+  const res = await server.fetch(`/api/checkout/sessions/${id}`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { session: { status: string; invoice: { status: string } | null } }).session;
+}
+
+/** The server charges at once; its answer reaches the frame `holdMs` later (a slow network). */
+async function holdPayAnswer(page: Page, holdMs: number): Promise<void> {
+  await page.route('**/api/checkout/sessions/*/pay', async (route) => {
+    const answer = await route.fetch();
+    await new Promise((r) => setTimeout(r, holdMs));
+    await route.fulfill({ response: answer }).catch(() => undefined);
+  });
+}
+
+/** The server charges, but the frame never hears back (connection reset after the request went out). */
+async function loseFirstPayAnswer(page: Page): Promise<void> {
+  let lost = false;
+  await page.route('**/api/checkout/sessions/*/pay', async (route) => {
+    if (lost) return route.continue();
+    lost = true;
+    await route.fetch();
+    return route.abort('connectionreset');
+  });
+}
+
+const fromFrame = (route: Route) => route.request().frame().parentFrame() !== null;
+
+describe('a payment whose answer is slow or lost is reported as the purchase it is', () => {
+  const dismissals: Array<[string, (page: Page, f: Frame) => Promise<unknown>]> = [
+    ['Escape', (page) => page.keyboard.press('Escape')],
+    ['the × button', (_page, f) => f.evaluate(() => document.getElementById('co-close')!.click())],
+    ['a backdrop click', (page) => page.mouse.click(5, 400)],
+    ['flow.close()', (page) => page.evaluate(() => (window as unknown as Win).flows.f.close())],
+  ];
+  for (const [how, act] of dismissals) {
+    test(`${how} while the pay request is in flight: complete, with purchase, never cancel`, async () => {
+      const page = await shopPage();
+      await holdPayAnswer(page, 1500);
+      await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+      const f = await readyFrame(page);
+      await fillCard(f);
+      await f.locator('#co-pay').click();
+      await page.waitForTimeout(400);
+      if (how === 'the × button') expect(await f.locator('#co-close').isDisabled()).toBe(true);
+      await act(page, f);
+      const r = await result(page, 'f');
+      expect(r.status).toBe('complete');
+      expect(r.session!.status).toBe('completed');
+      expect(await seen(page, 'f')).toEqual(['start', 'purchase', 'complete']);
+      expect((await serverSession(r.session!.id)).invoice?.status).toBe('paid');
+      await page.close();
+    });
+  }
+
+  test('a lost pay answer: the page asks the server and shows the thank-you page instead of an error', async () => {
+    const page = await shopPage();
+    await loseFirstPayAnswer(page);
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    const f = await readyFrame(page);
+    await fillCard(f);
+    await f.locator('#co-pay').click();
+    await f.locator('#page-thank_you:not([hidden])').waitFor();
+    expect(await f.locator('#co-error').isVisible()).toBe(false);
+    const r = await result(page, 'f');
+    expect(r.status).toBe('complete');
+    expect(await seen(page, 'f')).toEqual(['start', 'purchase', 'complete']);
+    await page.screenshot({ path: 'test-results/sdk-lost-pay-answer.png' });
+    await page.close();
+  });
+
+  test('a paid session the frame could not confirm: Pay again (409) and × (cancel route 409) both end complete, never cancel', async () => {
+    const page = await shopPage();
+    await loseFirstPayAnswer(page);
+    // The frame cannot re-read the session either (the network is still down for it).
+    await page.route('**/api/checkout/sessions/*', (route) => (fromFrame(route) && route.request().method() === 'GET' ? route.abort('connectionreset') : route.continue()));
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    const f = await readyFrame(page);
+    await fillCard(f);
+    await f.locator('#co-pay').click();
+    await f.locator('#co-error:not([hidden])').waitFor({ timeout: 10_000 });
+    expect(await f.locator('#co-error').textContent()).toMatch(/could not reach/);
+    // The buyer closes: the cancel route answers 409 (already completed), which is no cancel.
+    await f.locator('#co-close').click();
+    const r = await result(page, 'f');
+    expect(r.status).toBe('complete');
+    expect(await seen(page, 'f')).toEqual(['start', 'purchase', 'complete']);
+
+    // Pressing Pay again instead: 409 session_completed, then the thank-you page.
+    const again = await shopPage();
+    await loseFirstPayAnswer(again);
+    let blocked = true;
+    await again.route('**/api/checkout/sessions/*', (route) => (fromFrame(route) && route.request().method() === 'GET' && blocked ? route.abort('connectionreset') : route.continue()));
+    await startFlow(again, 'g', `sdk.present('pro-plan', { mode: 'test' })`);
+    const g = await readyFrame(again);
+    await fillCard(g);
+    await g.locator('#co-pay').click();
+    await g.locator('#co-error:not([hidden])').waitFor({ timeout: 10_000 });
+    blocked = false;
+    await g.locator('#co-pay').click();
+    await g.locator('#page-thank_you:not([hidden])').waitFor();
+    expect((await result(again, 'g')).status).toBe('complete');
+    expect(await seen(again, 'g')).toEqual(['start', 'purchase', 'complete']);
+    await page.close();
+    await again.close();
+  });
+
+  test('close() after a paid session the frame never confirmed: the SDK asks the server and resolves complete', async () => {
+    const page = await shopPage();
+    await loseFirstPayAnswer(page);
+    await page.route('**/api/checkout/sessions/*', (route) => (fromFrame(route) && route.request().method() === 'GET' ? route.abort('connectionreset') : route.continue()));
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    const f = await readyFrame(page);
+    await fillCard(f);
+    await f.locator('#co-pay').click();
+    await f.locator('#co-error:not([hidden])').waitFor({ timeout: 10_000 });
+    await page.evaluate(() => (window as unknown as Win).flows.f.close());
+    const r = await result(page, 'f');
+    expect(r).toMatchObject({ status: 'complete', session: { status: 'completed' } });
+    expect(await seen(page, 'f')).toEqual(['start', 'purchase', 'complete']);
+    expect(await page.locator('.csdk-root').count()).toBe(0);
+    await page.close();
+  });
+});
+
+test('no page error was thrown in any page', () => {
+  expect(errors).toEqual([]);
+});
