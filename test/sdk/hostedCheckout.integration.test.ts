@@ -68,6 +68,30 @@ describe('GET /checkout/{offer}', () => {
   });
 });
 
+describe('GET /checkout/{offer} rate limit', () => {
+  test('each buyer has their own bucket: one address over the limit does not shut the page for another', async () => {
+    const limited = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '3' } });
+    try {
+      const org = await limited.identity();
+      await seedOffer(limited, org.organizationId, 'pro-plan');
+      const open = (remoteAddress: string) => limited.app.inject({ method: 'GET', url: '/checkout/pro-plan?mode=test', remoteAddress });
+      for (let i = 0; i < 3; i++) expect((await open('10.0.0.1')).statusCode).toBe(200);
+      const over = await open('10.0.0.1');
+      expect(over.statusCode).toBe(429);
+      expect(over.headers['content-type']).toMatch(/^text\/html/);
+      expect(over.headers['retry-after']).toMatch(/^\d+$/);
+      expect(over.body).toContain('Too many requests');
+      const other = await open('10.0.0.2');
+      expect(other.statusCode).toBe(200);
+      expect(other.body).not.toContain('class="co-missing"');
+      // The checkout API's own bucket is untouched by page views.
+      expect((await limited.app.inject({ method: 'GET', url: '/api/checkout?offer=pro-plan', remoteAddress: '10.0.0.1' })).statusCode).toBe(200);
+    } finally {
+      await limited.close({ remove: true });
+    }
+  });
+});
+
 describe('GET /sdk.js and /sdk.mjs', () => {
   test('one IIFE script within 15 KB gzipped, cacheable, revalidated by ETag, served gzipped on request', async () => {
     const res = await server.fetch('/sdk.js', { headers: { accept: '*/*', 'accept-encoding': 'identity' } });

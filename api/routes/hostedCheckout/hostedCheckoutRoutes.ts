@@ -3,9 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
+import { findOfferByRef } from '../../../projections/checkout/checkoutQueries.ts';
+import { offerRef } from '../checkout/checkoutSchemas.ts';
 import { RouteKey } from '../schemas.ts';
 import { renderExamplePage } from './examplePage.ts';
-import { renderCheckoutPage, renderMissingPage, type CheckoutInit, type PageParams } from './renderCheckoutPage.ts';
+import { renderCheckoutPage, renderMissingPage, type PageParams } from './renderCheckoutPage.ts';
 import { sdkAssets, type Asset } from './sdkAssets.ts';
 
 const FrameParam = z
@@ -66,6 +68,11 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, t
 export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { services: Services }): Promise<void> {
   const { services } = opts;
   const r = app.withTypeProvider<ZodTypeProvider>();
+  // The page's own bucket, keyed by the buyer's address like the checkout API's (one bucket per route).
+  const pageRateLimit = app.createRateLimit({
+    max: services.config.CHECKOUT_RATE_LIMIT,
+    timeWindow: services.config.CHECKOUT_RATE_LIMIT_WINDOW_SECONDS * 1000,
+  });
 
   r.get('/sdk.js', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, (await sdkAssets()).sdk, 'application/javascript; charset=utf-8'));
   r.get('/sdk.mjs', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, (await sdkAssets()).esm, 'application/javascript; charset=utf-8'));
@@ -92,11 +99,20 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
       };
       const cspNonce = randomBytes(18).toString('base64url');
       const { page } = await sdkAssets();
-      // Through the public route itself, so the page shows exactly what the checkout API publishes.
-      const res = await app.inject({ method: 'GET', url: `/api/checkout?offer=${encodeURIComponent(offer)}`, headers: { accept: 'application/json' } });
       securityHeaders(reply, services, cspNonce);
-      if (res.statusCode !== 200) return reply.code(res.statusCode === 404 || res.statusCode === 422 ? 404 : 502).send(renderMissingPage(params, cspNonce, page));
-      return reply.send(renderCheckoutPage(res.json() as CheckoutInit, params, cspNonce, page));
+      const limit = await pageRateLimit(request);
+      if (!limit.isAllowed && limit.isExceeded) {
+        return reply
+          .code(429)
+          .header('retry-after', String(limit.ttlInSeconds))
+          .send(renderMissingPage(params, cspNonce, page, { title: 'Too many requests', text: 'Please wait a moment, then reload the page.' }));
+      }
+      // Read here rather than through GET /api/checkout by app.inject: an injected request comes from
+      // 127.0.0.1, so every buyer's page view counted against one shared rate-limit bucket.
+      const found = await findOfferByRef(services.readStore, offer);
+      if (!found || found.status !== 'published') return reply.code(404).send(renderMissingPage(params, cspNonce, page));
+      const init = { offer: offerRef(found), theme: found.theme, pages: found.pages, firstPage: found.pages[0] ?? null };
+      return reply.send(renderCheckoutPage(init, params, cspNonce, page));
     },
   );
 

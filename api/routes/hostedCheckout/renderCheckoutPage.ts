@@ -232,16 +232,21 @@ export function renderCheckoutPage(init: CheckoutInit, params: PageParams, cspNo
   });
 }
 
-/** The same look for an offer that is unknown or unpublished; the script still lets a frame close. */
-export function renderMissingPage(params: PageParams, cspNonce: string, script: string): string {
+/** The same look for an offer that is unknown or unpublished (or a page that cannot be shown); the script still lets a frame close. */
+export function renderMissingPage(
+  params: PageParams,
+  cspNonce: string,
+  script: string,
+  message: { title: string; text: string } = { title: 'This checkout is not available', text: 'The offer may have ended or the link is wrong.' },
+): string {
   const closable = params.frame !== null && params.frame !== 'embedded';
   return shell({
-    title: 'Checkout not available',
+    title: message.title,
     nonce: cspNonce,
     look: { color: DEFAULT_COLOR },
     bodyClass: params.frame ? 'framed' : '',
     head: `<header class="co-head"><div class="co-brand"></div>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`,
-    main: `<section class="co-missing"><h1 class="co-title">This checkout is not available</h1><p class="co-p">The offer may have ended or the link is wrong.</p></section>`,
+    main: `<section class="co-missing"><h1 class="co-title">${escapeHtml(message.title)}</h1><p class="co-p">${escapeHtml(message.text)}</p></section>`,
     config: { offer: params.offerRef, mode: 'preview', frame: params.frame, nonce: params.nonce, parentOrigin: params.parentOrigin, promo: null },
     script,
   });
