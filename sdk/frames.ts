@@ -27,7 +27,11 @@ const CSS = `
 .csdk-embedded{position:relative;width:100%;max-width:var(--csdk-w)}
 .csdk-embedded iframe{height:var(--csdk-h,560px);transition:height .15s ease}
 .csdk-loading{position:absolute;inset:0;display:flex;align-items:center;justify-content:center;background:#fff;transition:opacity .2s}
-.csdk-ready .csdk-loading{opacity:0;pointer-events:none}
+.csdk-ready .csdk-loading{opacity:0;pointer-events:none;visibility:hidden}
+.csdk-close{position:absolute;top:10px;right:10px;width:36px;height:36px;border:0;border-radius:8px;background:rgba(255,255,255,.9);color:#475569;font:22px/1 system-ui,sans-serif;cursor:pointer}
+.csdk-close:hover{background:#f1f5f9;color:#0f172a}.csdk-close:focus-visible{outline:2px solid #4f46e5;outline-offset:2px}
+.csdk-error{margin:0 24px;max-width:340px;text-align:center;color:#334155;font-size:15px;line-height:1.5}
+.csdk-failed iframe{visibility:hidden}
 .csdk-spinner{width:28px;height:28px;border-radius:50%;border:3px solid #e2e8f0;border-top-color:#64748b;animation:csdk-spin .8s linear infinite}
 @keyframes csdk-spin{to{transform:rotate(360deg)}}
 :where(.csdk-promo){display:inline-flex;flex-wrap:wrap;gap:.5em;align-items:baseline;padding:.35em .9em;border-radius:999px;background:#fef3c7;color:#78350f}
@@ -60,11 +64,16 @@ export type FrameView = {
   backdrop: HTMLElement | null;
   setHeight(px: number): void;
   markReady(): void;
+  /** Replaces the frame with a message; the frame's page is dropped so a late answer cannot revive it. */
+  fail(message: string): void;
   remove(): void;
 };
 
-/** Builds the container of one modality around an iframe pointing at the hosted page. */
-export function createFrameView(doc: Document, frame: Frame, size: Size, src: string, target: Element | null): FrameView {
+/**
+ * Builds the container of one modality around an iframe pointing at the hosted page. Overlays get
+ * a close button of their own, shown until the page is ready: a frame that never loads has no ×.
+ */
+export function createFrameView(doc: Document, frame: Frame, size: Size, src: string, target: Element | null, onClose: () => void): FrameView {
   installStyles(doc);
   const iframe = doc.createElement('iframe');
   iframe.title = 'Checkout';
@@ -73,6 +82,15 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
   const loading = doc.createElement('div');
   loading.className = 'csdk-loading';
   loading.innerHTML = '<div class="csdk-spinner" role="status" aria-label="Loading checkout"></div>';
+  if (frame !== 'embedded') {
+    const close = doc.createElement('button');
+    close.type = 'button';
+    close.className = 'csdk-close';
+    close.setAttribute('aria-label', 'Close checkout');
+    close.textContent = '×';
+    close.addEventListener('click', onClose);
+    loading.append(close);
+  }
 
   let root: HTMLElement;
   let backdrop: HTMLElement | null = null;
@@ -111,6 +129,17 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     },
     markReady() {
       root.classList.add('csdk-ready');
+    },
+    fail(message) {
+      iframe.src = 'about:blank';
+      const text = doc.createElement('p');
+      text.className = 'csdk-error';
+      text.setAttribute('role', 'alert');
+      text.textContent = message;
+      loading.querySelector('.csdk-spinner')?.replaceWith(text);
+      root.classList.remove('csdk-ready');
+      root.classList.add('csdk-failed');
+      root.style.setProperty('--csdk-h', '240px');
     },
     remove() {
       root.remove();

@@ -2,6 +2,7 @@ import { createFlow, type FlowHandle } from './flowHandle.ts';
 import { createFrameView } from './frames.ts';
 import {
   PROTOCOL,
+  type FlowError,
   type Frame,
   type HelloMessage,
   type InitMessage,
@@ -28,6 +29,11 @@ const DISMISS_GRACE_MS = 1500;
 /** How long close() waits for a payment in flight to be answered before it closes regardless. */
 const PAY_WAIT_MS = 30_000;
 const CHECK_TIMEOUT_MS = 5000;
+/** A frame that has not shown a checkout (or said why not) by then never will: a dead server, a blocked frame. */
+const LOAD_TIMEOUT_MS = 20_000;
+/** The hosted page greets the SDK before its load event; a frame that loaded without a greeting is an error page. */
+const AFTER_LOAD_MS = 3000;
+const LOAD_FAILED = 'The checkout could not be loaded. Please check your connection and try again.';
 
 /** Open overlays, newest last: Escape dismisses only the top one. */
 const overlays: string[] = [];
@@ -65,6 +71,8 @@ export function randomToken(): string {
 export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): FlowHandle {
   const win = doc.defaultView!;
   const nonce = randomToken();
+  // The frame greets the page at its origin; a file:// or sandboxed page has none it could name.
+  const servable = /^https?:\/\//.test(win.location.origin);
   const checkoutOrigin = new URL(spec.baseUrl).origin;
   const url = new URL(`${spec.baseUrl}/checkout/${encodeURIComponent(spec.offer)}`);
   url.searchParams.set('frame', spec.frame);
@@ -83,10 +91,28 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
   let closeWanted = false;
   let dismissTimer: ReturnType<typeof setTimeout> | undefined;
   let payWaitTimer: ReturnType<typeof setTimeout> | undefined;
+  let loadTimer: ReturnType<typeof setTimeout> | undefined;
   const opener = doc.activeElement as HTMLElement | null;
-  const view = createFrameView(doc, spec.frame, spec.size, url.toString(), spec.target);
+  const view = createFrameView(doc, spec.frame, spec.size, servable ? url.toString() : 'about:blank', spec.target, () => dismiss());
   if (spec.frame !== 'embedded') overlays.push(nonce);
   const flow = createFlow(nonce, close);
+
+  function endWithError(error: FlowError): void {
+    if (flow.ended) return;
+    console.error(`sdk: ${error.message}`);
+    flow.end({ status: 'error', error, ...(session ? { session } : {}) });
+  }
+
+  /** The frame never became a checkout: the panel says so (with its own close button) and the flow ends. */
+  function failLoad(error: FlowError, buyerMessage = LOAD_FAILED): void {
+    if (torn || flow.ended) return;
+    clearTimeout(loadTimer);
+    win.removeEventListener('message', onWindowMessage);
+    port?.close();
+    port = null;
+    view.fail(buyerMessage);
+    endWithError(error);
+  }
 
   function close(): void {
     if (torn) return;
@@ -122,6 +148,7 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
     torn = true;
     clearTimeout(dismissTimer);
     clearTimeout(payWaitTimer);
+    clearTimeout(loadTimer);
     win.removeEventListener('message', onWindowMessage);
     doc.removeEventListener('keydown', onKeydown, true);
     port?.close();
@@ -152,8 +179,14 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
     if (!msg || typeof msg !== 'object' || torn) return;
     switch (msg.type) {
       case 'ready':
+        clearTimeout(loadTimer);
         if (msg.session) session = msg.session;
         view.markReady();
+        break;
+      case 'error':
+        clearTimeout(loadTimer);
+        view.markReady(); // the page shows the buyer why
+        endWithError({ code: String(msg.error?.code ?? 'error'), message: String(msg.error?.message ?? 'The checkout is not available.') });
         break;
       case 'resize':
         if (typeof msg.height === 'number') view.setHeight(msg.height);
@@ -210,6 +243,20 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
   }
 
   win.addEventListener('message', onWindowMessage);
+  if (!servable) {
+    failLoad(
+      { code: 'unsupported_origin', message: `the checkout cannot be embedded in a page whose origin is ${win.location.origin}: serve the page over http or https` },
+      'The checkout cannot be opened from this page.',
+    );
+  } else {
+    const failed = (detail: string) => failLoad({ code: 'load_failed', message: `the checkout page ${url.origin}${url.pathname} ${detail}` });
+    loadTimer = setTimeout(() => failed(`did not load within ${LOAD_TIMEOUT_MS / 1000} s`), LOAD_TIMEOUT_MS);
+    view.iframe.addEventListener('load', () => {
+      setTimeout(() => {
+        if (!port && !torn) failed('loaded without greeting the SDK (the service is unreachable, or refused the page or its framing)');
+      }, AFTER_LOAD_MS);
+    });
+  }
   if (spec.frame !== 'embedded') {
     doc.addEventListener('keydown', onKeydown, true);
     view.backdrop?.addEventListener('click', dismiss);

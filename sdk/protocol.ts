@@ -19,6 +19,9 @@ export type SessionView = {
   invoice?: unknown;
 };
 
+/** Why a flow could not offer a checkout: the server's code and message where it refused, else the SDK's. */
+export type FlowError = { code: string; message: string };
+
 export type FlowEvent =
   | { type: 'start'; session: SessionView; invoice?: unknown }
   | { type: 'purchase'; session: SessionView; invoice?: unknown; payment?: { brand: string; last4: string } }
@@ -43,6 +46,8 @@ export type PortMessage =
   | { type: 'event'; event: FlowEvent }
   /** A start or pay request is in flight: the frame must not be dismissed until it has an answer. */
   | { type: 'busy'; busy: boolean }
+  /** The page cannot offer a checkout (unknown offer, bad link, session refused); it shows the buyer why. */
+  | { type: 'error'; error: FlowError }
   | { type: 'close' };
 
 /** SDK → frame over the port: the buyer dismissed the frame from outside (backdrop, Escape). */

@@ -3,7 +3,7 @@
  * session, starts it when the buyer pays (the invoice is created then), pays with the card, and
  * reports each step to the SDK over the MessageChannel port handed over in the handshake.
  */
-import { PROTOCOL, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
+import { PROTOCOL, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
 
 type PageConfig = {
   offer: string;
@@ -13,6 +13,8 @@ type PageConfig = {
   parentOrigin: string | null;
   promo: string | null;
   buttonText?: string | null;
+  /** Set on the error pages (unknown offer, bad link): handed to the SDK, whose flow then resolves with it. */
+  error?: FlowError | null;
 };
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
@@ -23,6 +25,8 @@ let port: MessagePort | null = null;
 let session: SessionView | null = null;
 let started = false;
 let finished = false;
+/** No checkout can be offered here; the buyer has been told why. */
+let failed = false;
 let busy = false;
 
 const send = (msg: PortMessage) => port?.postMessage(msg);
@@ -224,7 +228,7 @@ let dismissing = false;
 
 async function dismiss(): Promise<void> {
   if (busy || dismissing) return; // the payment in flight decides; the buyer can close once it has
-  if (finished) {
+  if (finished || failed) {
     send({ type: 'close' });
     return;
   }
@@ -286,6 +290,12 @@ async function main(): Promise<void> {
 
   const init = await handshake();
   watchHeight();
+  if (cfg.error) {
+    failed = true;
+    send({ type: 'ready', session: null });
+    send({ type: 'error', error: cfg.error });
+    return;
+  }
   if (cfg.mode === 'preview') {
     send({ type: 'ready', session: null });
     return;

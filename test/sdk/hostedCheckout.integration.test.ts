@@ -55,16 +55,36 @@ describe('GET /checkout/{offer}', () => {
     expect(await server.services.store.headPosition()).toBe(head);
   });
 
-  test('an unknown offer answers a 404 page with the same headers; bad parameters a 422', async () => {
+  test('an unknown offer answers a 404 page with the same headers; bad references and parameters an HTML page too, never JSON', async () => {
     const res = await html('/checkout/no-such-offer');
     expect(res.status).toBe(404);
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'self' https://shop.example.com");
     expect(await res.text()).toContain('This checkout is not available');
-    expect((await html('/checkout/pro-plan?mode=bogus')).status).toBe(422);
-    expect((await html('/checkout/pro-plan?frame=popup')).status).toBe(422);
-    expect((await html('/checkout/pro-plan?nonce=short')).status).toBe(422);
-    expect((await html('/checkout/pro-plan?origin=javascript:alert(1)')).status).toBe(422);
-    expect((await html('/checkout/..%2F..%2Fetc')).status).toBe(422);
+    // Loaded into a frame, a JSON error is raw text with no way to close it.
+    const cases: Array<[string, number, string]> = [
+      ['/checkout/pro-plan?mode=bogus', 400, 'invalid_link'],
+      ['/checkout/pro-plan?frame=popup', 400, 'invalid_link'],
+      ['/checkout/pro-plan?nonce=short', 400, 'invalid_link'],
+      ['/checkout/pro-plan?origin=javascript:alert(1)', 400, 'invalid_link'],
+      ['/checkout/pro-plan?origin=file://', 400, 'invalid_link'],
+      ['/checkout/..%2F..%2Fetc', 404, 'offer_not_found'],
+      ['/checkout/pro%20plan', 404, 'offer_not_found'],
+      ['/checkout/pro.plan', 404, 'offer_not_found'],
+      ['/checkout/pro%2Fplan', 404, 'offer_not_found'],
+      ['/checkout/pro/plan', 404, 'offer_not_found'],
+      [`/checkout/${'a'.repeat(300)}`, 404, 'offer_not_found'],
+    ];
+    for (const [path, status, says] of cases) {
+      const page = await html(path);
+      expect(page.status, path).toBe(status);
+      expect(page.headers.get('content-type'), path).toMatch(/^text\/html/);
+      expect(page.headers.get('content-security-policy'), path).toContain("default-src 'none'");
+      expect(await page.text(), path).toContain(says);
+    }
+    // A bad parameter beside a sound nonce and origin: the page can still greet the SDK and hand it the error.
+    const framed = await (await html('/checkout/pro-plan?frame=modal&nonce=abcdefghijklmnop12&origin=https://shop.example.com&mode=bogus')).text();
+    expect(framed).toContain('"parentOrigin":"https://shop.example.com"');
+    expect(framed).toContain('"error":{"code":"invalid_link"');
   });
 });
 

@@ -1,5 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Frame, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -137,12 +139,18 @@ async function loseFirstPayAnswer(page: Page): Promise<void> {
   });
 }
 
+/**
+ * Clicks the frame's × by script, after the call returns: the click can remove the frame, and a
+ * locator click (or an evaluate still running) then waits forever or fails on the detached frame.
+ */
+const pressFrameClose = (f: Frame) => f.evaluate(() => void setTimeout(() => document.getElementById('co-close')!.click()));
+
 const fromFrame = (route: Route) => route.request().frame().parentFrame() !== null;
 
 describe('a payment whose answer is slow or lost is reported as the purchase it is', () => {
   const dismissals: Array<[string, (page: Page, f: Frame) => Promise<unknown>]> = [
     ['Escape', (page) => page.keyboard.press('Escape')],
-    ['the × button', (_page, f) => f.evaluate(() => document.getElementById('co-close')!.click())],
+    ['the × button', (_page, f) => pressFrameClose(f)],
     ['a backdrop click', (page) => page.mouse.click(5, 400)],
     ['flow.close()', (page) => page.evaluate(() => (window as unknown as Win).flows.f.close())],
   ];
@@ -194,7 +202,7 @@ describe('a payment whose answer is slow or lost is reported as the purchase it 
     await f.locator('#co-error:not([hidden])').waitFor({ timeout: 10_000 });
     expect(await f.locator('#co-error').textContent()).toMatch(/could not reach/);
     // The buyer closes: the cancel route answers 409 (already completed), which is no cancel.
-    await f.locator('#co-close').click();
+    await pressFrameClose(f);
     const r = await result(page, 'f');
     expect(r.status).toBe('complete');
     expect(await seen(page, 'f')).toEqual(['start', 'purchase', 'complete']);
@@ -233,6 +241,77 @@ describe('a payment whose answer is slow or lost is reported as the purchase it 
     expect(await seen(page, 'f')).toEqual(['start', 'purchase', 'complete']);
     expect(await page.locator('.csdk-root').count()).toBe(0);
     await page.close();
+  });
+});
+
+describe('a checkout that cannot load ends with an error result and a way out', () => {
+  for (const [frame, size] of [
+    ['modal', 'full'],
+    ['slideout', 'md'],
+    ['bottom-sheet', 'full'],
+  ] as const) {
+    test(`the service unreachable once /sdk.js has loaded: a ${frame} (${size}) at 375 px says so, resolves error and closes`, async () => {
+      const page = await shopPage({ viewport: { width: 375, height: 667 } });
+      await page.route(`${server.url}/checkout/**`, (route) => route.abort('connectionrefused'));
+      await startFlow(page, 'f', `sdk.present('pro-plan', { frame: '${frame}', size: '${size}' })`);
+      const r = await result(page, 'f');
+      expect(r.status).toBe('error');
+      expect(r.error!.code).toBe('load_failed');
+      expect(await seen(page, 'f')).toEqual([]);
+      await page.locator('.csdk-root .csdk-error').waitFor();
+      expect(await page.locator('.csdk-root .csdk-error').textContent()).toMatch(/could not be loaded/);
+      expect(await page.locator('.csdk-root .csdk-spinner').count()).toBe(0);
+      await page.screenshot({ path: `test-results/sdk-load-failed-${frame}-375.png` });
+      // The close button is the SDK's own, outside the dead frame.
+      await page.locator('.csdk-root .csdk-close').click();
+      await page.locator('.csdk-root').waitFor({ state: 'detached' });
+      expect(await page.evaluate(() => document.documentElement.style.overflow)).toBe('');
+      await page.close();
+    });
+  }
+
+  test('an embedded mount whose frame cannot load shows the message in place and resolves error', async () => {
+    const page = await shopPage({ body: '<div id="slot"></div>' });
+    await page.route(`${server.url}/checkout/**`, (route) => route.abort('connectionrefused'));
+    await startFlow(page, 'm', `sdk.mount('#slot', 'pro-plan')`);
+    expect(await result(page, 'm')).toMatchObject({ status: 'error', error: { code: 'load_failed' } });
+    expect(await page.locator('#slot .csdk-error').isVisible()).toBe(true);
+    await page.close();
+  });
+
+  for (const ref of ['pro plan', 'pro.plan', 'pro/plan', 'a'.repeat(300)]) {
+    test(`offer reference ${JSON.stringify(ref.slice(0, 12))}${ref.length > 12 ? '…' : ''}: the frame shows the HTML not-available page and the flow resolves error`, async () => {
+      const page = await shopPage();
+      await startFlow(page, 'f', `sdk.present(${JSON.stringify(ref)})`);
+      const r = await result(page, 'f');
+      expect(r).toMatchObject({ status: 'error', error: { code: 'offer_not_found' } });
+      const f = await checkoutFrame(page);
+      expect(await f.locator('h1').textContent()).toBe('This checkout is not available');
+      await pressFrameClose(f);
+      await page.locator('.csdk-root').waitFor({ state: 'detached' });
+      expect((await result(page, 'f')).status).toBe('error');
+      await page.close();
+    });
+  }
+
+  test('a seller page opened from file:// is told at once, without a frame that can never work', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sdk-file-'));
+    const file = join(dir, 'shop.html');
+    writeFileSync(file, `<!doctype html><html><head><script>${STUB}</script><script src="${server.url}/sdk.js" async></script></head><body><button id="buy" data-service-present="pro-plan">Buy</button></body></html>`);
+    const page = await chrome.context.newPage();
+    try {
+      await page.goto(`file://${file}`);
+      await page.waitForFunction(() => (window as unknown as Win).sdk?.version);
+      await page.click('#buy');
+      const r = await page.evaluate(() => (window as unknown as Win).sdk.from('#buy').then((x: unknown) => x));
+      expect(r).toMatchObject({ status: 'error', error: { code: 'unsupported_origin', message: expect.stringMatching(/http or https/) } });
+      expect(await page.locator('.csdk-root .csdk-error').textContent()).toMatch(/cannot be opened/);
+      await page.keyboard.press('Escape');
+      await page.locator('.csdk-root').waitFor({ state: 'detached' });
+    } finally {
+      await page.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

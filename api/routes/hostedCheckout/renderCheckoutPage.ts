@@ -232,12 +232,14 @@ export function renderCheckoutPage(init: CheckoutInit, params: PageParams, cspNo
   });
 }
 
+export type PageError = { code: string; title: string; text: string; detail?: string };
+
 /** The same look for an offer that is unknown or unpublished (or a page that cannot be shown); the script still lets a frame close. */
 export function renderMissingPage(
   params: PageParams,
   cspNonce: string,
   script: string,
-  message: { title: string; text: string } = { title: 'This checkout is not available', text: 'The offer may have ended or the link is wrong.' },
+  message: PageError = { code: 'offer_not_found', title: 'This checkout is not available', text: 'The offer may have ended or the link is wrong.' },
 ): string {
   const closable = params.frame !== null && params.frame !== 'embedded';
   return shell({
@@ -247,7 +249,16 @@ export function renderMissingPage(
     bodyClass: params.frame ? 'framed' : '',
     head: `<header class="co-head"><div class="co-brand"></div>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`,
     main: `<section class="co-missing"><h1 class="co-title">${escapeHtml(message.title)}</h1><p class="co-p">${escapeHtml(message.text)}</p></section>`,
-    config: { offer: params.offerRef, mode: 'preview', frame: params.frame, nonce: params.nonce, parentOrigin: params.parentOrigin, promo: null },
+    config: {
+      offer: params.offerRef,
+      mode: 'preview',
+      frame: params.frame,
+      nonce: params.nonce,
+      parentOrigin: params.parentOrigin,
+      promo: null,
+      // Handed to the SDK, whose flow resolves {status: 'error', error}; the detail is for the developer.
+      error: { code: message.code, message: message.detail ?? `${message.title}: ${message.text}` },
+    },
     script,
   });
 }
