@@ -53,6 +53,13 @@ export type PortMessage =
 /** SDK → frame over the port: the buyer dismissed the frame from outside (backdrop, Escape). */
 export type ParentMessage = { type: 'dismiss' };
 
+/**
+ * The server's email check (zod's z.email(), test/sdk/flowHandle.unit.test.ts holds them equal):
+ * an address the SDK or the form accepts is one the session routes accept. No IDN, a TLD of 2+ letters.
+ */
+export const EMAIL = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$/;
+export const isEmail = (value: string): boolean => value.length <= 254 && EMAIL.test(value);
+
 export const FRAMES: readonly Frame[] = ['modal', 'slideout', 'bottom-sheet', 'embedded'];
 export const SIZES: readonly Size[] = ['sm', 'md', 'lg', 'full'];
 

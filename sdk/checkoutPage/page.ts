@@ -3,7 +3,7 @@
  * session, starts it when the buyer pays (the invoice is created then), pays with the card, and
  * reports each step to the SDK over the MessageChannel port handed over in the handshake.
  */
-import { PROTOCOL, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
+import { PROTOCOL, isEmail, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
 
 type PageConfig = {
   offer: string;
@@ -132,7 +132,7 @@ function readCard(): { card: { number: string; exp_month: number; exp_year: numb
   const month = m ? Number(m[1]) : 0;
   const year = m ? (m[2]!.length === 2 ? 2000 + Number(m[2]) : Number(m[2])) : 0;
   const ok = [
-    fieldError('co-email', /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? null : 'Enter a valid email address.'),
+    fieldError('co-email', isEmail(email) ? null : 'Enter a valid email address.'),
     fieldError('co-number', /^\d{12,19}$/.test(number) ? null : 'Enter your card number.'),
     fieldError('co-exp', m && month >= 1 && month <= 12 ? null : 'Enter the expiry as MM / YY.'),
     fieldError('co-cvc', /^\d{3,4}$/.test(cvc) ? null : 'Enter the 3 or 4 digit code.'),
@@ -260,11 +260,38 @@ function watchHeight(): void {
   measure();
 }
 
+/** What the buyer is told when the session is refused; the seller's code gets the server's own code and message. */
+const REFUSALS: Record<string, string> = {
+  network_error: 'We could not reach the checkout service. Check your connection, then reload the page.',
+  too_many_attempts: 'Too many attempts. Please wait a moment, then reload the page.',
+  invalid_customer_token: 'Your sign-in has expired. Please sign in again, then reopen the checkout.',
+  live_mode_unavailable: 'This checkout is not taking payments yet.',
+  not_found: 'This offer is no longer available.',
+};
+
+/** The session was refused: a finished page (form off, no placeholder price) that says so, and the error to the SDK. */
+function refuse(r: ApiAnswer<unknown>): void {
+  const code = r.status === 0 ? 'network_error' : (r.body.code ?? `http_${r.status}`);
+  failed = true;
+  showError(REFUSALS[code] ?? 'This checkout cannot be opened right now. Please contact the seller.');
+  // Above the form the buyer cannot use, where it is seen without scrolling.
+  const box = $('co-error');
+  if (box) $('co-form')?.before(box);
+  document.body.classList.add('is-refused');
+  for (const el of document.querySelectorAll<HTMLInputElement | HTMLButtonElement>('#co-form input, #co-pay')) el.disabled = true;
+  for (const el of document.querySelectorAll('#co-total, [data-co-price]')) {
+    el.textContent = '—';
+    el.classList.remove('is-loading');
+  }
+  send({ type: 'ready', session: null });
+  send({ type: 'error', error: { code, message: r.body.message ?? 'The checkout service could not be reached.' } });
+}
+
 async function showPromo(): Promise<void> {
   if (!cfg.promo) return;
-  const r = await api<{ name: string; state: string; current_tier?: { name?: string } | null }>(`/api/promos/${encodeURIComponent(cfg.promo)}`).catch(() => null);
+  const r = await api<{ name: string; state: string; current_tier?: { name?: string } | null }>(`/api/promos/${encodeURIComponent(cfg.promo)}`);
   const el = $('co-promo');
-  if (!r?.ok || !el || r.body.state !== 'active') return;
+  if (!r.ok || !el || r.body.state !== 'active') return;
   el.textContent = `${r.body.name}${r.body.current_tier?.name ? ` · ${r.body.current_tier.name}` : ''}`;
   el.hidden = false;
 }
@@ -310,13 +337,8 @@ async function main(): Promise<void> {
     ...(cfg.promo ? { promo: cfg.promo } : {}),
     ...(init.customer ? { customer: init.customer } : {}),
     ...(init.metadata ? { metadata: init.metadata } : {}),
-  }).catch(() => null);
-  if (!r?.ok) {
-    showError(r?.body.message ? `This checkout is not available: ${r.body.message}` : 'This checkout is not available right now.');
-    $('co-total')?.classList.remove('is-loading');
-    send({ type: 'ready', session: null });
-    return;
-  }
+  });
+  if (!r.ok) return refuse(r);
   session = r.body.session;
   const total = $('co-total');
   if (total) {

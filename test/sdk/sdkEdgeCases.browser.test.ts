@@ -22,6 +22,7 @@ const STUB =
   'window.sdk=window.sdk||(function(){var s={q:[]};["present","mount","identify","reset","ready","from","promo","addGate","gate"].forEach(function(m){s[m]=function(){var a=arguments;return new Promise(function(r,j){s.q.push([m,a,r,j])})}});return s})();';
 
 let server: TestServer;
+let sellerToken: string;
 let shop: Server;
 let shopUrl: string;
 /** The seller's pages by path; each test adds its own. */
@@ -33,6 +34,7 @@ mkdirSync('test-results', { recursive: true });
 beforeAll(async () => {
   server = await startTestServer();
   const org = await server.identity();
+  sellerToken = org.token;
   await seedOffer(server, org.organizationId, 'pro-plan');
   chrome = await launchChromium();
   shop = createServer((req, res) => {
@@ -111,6 +113,13 @@ async function fillCard(f: Frame, email = 'buyer@example.com'): Promise<void> {
   await f.locator('#co-number').fill('4242424242424242');
   await f.locator('#co-exp').fill('12 / 30');
   await f.locator('#co-cvc').fill('123');
+}
+
+/** The session's state as the seller's history route reports it (customer, metadata, promo). */
+async function sessionState(id: string): Promise<{ customer: { email: string | null; user_id: string | null } | null; metadata: Record<string, string>; promo: string | null }> {
+  const res = await server.fetch(`/api/checkout/sessions/${id}/history`, { token: sellerToken });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { state: never }).state;
 }
 
 async function serverSession(id: string): Promise<{ status: string; invoice: { status: string } | null }> {
@@ -312,6 +321,80 @@ describe('a checkout that cannot load ends with an error result and a way out', 
       await page.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a session the server refuses: the buyer gets a finished page, the integrator an error result', () => {
+  /** The refused page: a message, the form off, no price placeholder. */
+  async function expectRefusedPage(f: Frame, says: RegExp): Promise<void> {
+    await f.locator('#co-error:not([hidden])').waitFor();
+    expect(await f.locator('#co-error').textContent()).toMatch(says);
+    expect(await f.locator('#co-error').textContent()).not.toMatch(/field|regex|metadata|token/i);
+    expect(await f.locator('.is-loading').count()).toBe(0);
+    expect(await f.locator('#co-total').textContent()).toBe('—');
+    for (const id of ['#co-email', '#co-number', '#co-pay']) expect(await f.locator(id).isDisabled(), id).toBe(true);
+  }
+
+  for (const [label, call, code, says] of [
+    ['nested metadata', `sdk.present('pro-plan', { metadata: { campaign: { name: 'x' } } })`, 'validation_failed', /contact the seller/],
+    ['a promo slug with _', `sdk.present('pro-plan', { promo: 'spring_sale' })`, 'validation_failed', /contact the seller/],
+    ['an invalid user token', `sdk.present('pro-plan', { user: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.sig' })`, 'invalid_customer_token', /sign-in has expired/],
+    ['live mode with no live provider', `sdk.present('pro-plan', { mode: 'live' })`, 'live_mode_unavailable', /not taking payments/],
+  ] as const) {
+    test(`${label}: error result with the server's code and message`, async () => {
+      const page = await shopPage();
+      await startFlow(page, 'f', call);
+      const r = await result(page, 'f');
+      expect(r.status).toBe('error');
+      expect(r.error!.code).toBe(code);
+      expect(r.error!.message.length).toBeGreaterThan(10);
+      expect(await seen(page, 'f')).toEqual([]);
+      const f = await checkoutFrame(page);
+      await expectRefusedPage(f, says);
+      if (label === 'nested metadata') await page.screenshot({ path: 'test-results/sdk-session-refused.png' });
+      await pressFrameClose(f);
+      await page.locator('.csdk-root').waitFor({ state: 'detached' });
+      await page.close();
+    });
+  }
+
+  test('the session API unreachable: a clear message and an error result (network_error)', async () => {
+    const page = await shopPage();
+    await page.route('**/api/checkout/sessions', (route) => route.abort('connectionrefused'));
+    await startFlow(page, 'f', `sdk.present('pro-plan')`);
+    expect(await result(page, 'f')).toMatchObject({ status: 'error', error: { code: 'network_error' } });
+    await expectRefusedPage(await checkoutFrame(page), /could not reach the checkout service/);
+    await page.close();
+  });
+
+  test('what the SDK used to pass on and the server refused now works: 20 metadata keys, numbers and booleans, an upper-case promo', async () => {
+    const page = await shopPage();
+    const twenty = JSON.stringify(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'v'])));
+    await startFlow(page, 'a', `sdk.present('pro-plan', { mode: 'test', metadata: ${twenty} })`);
+    const a = await readyFrame(page);
+    const full = await sessionState(await a.evaluate(() => document.body.dataset.sessionId!));
+    expect(Object.keys(full.metadata)).toHaveLength(20); // the seller's keys first; the device id only takes a free place
+    expect(full.metadata.sdk_device_id).toBeUndefined();
+    await page.evaluate(() => (window as unknown as Win).flows.a.close());
+    await startFlow(page, 'b', `sdk.present('pro-plan', { mode: 'test', metadata: { account_id: 42, trial: true }, promo: 'Spring-Sale' })`);
+    const b = await readyFrame(page);
+    expect(await b.locator('#co-error').isVisible()).toBe(false);
+    const state = await sessionState(await b.evaluate(() => document.body.dataset.sessionId!));
+    expect(state.metadata).toMatchObject({ account_id: '42', trial: 'true', sdk_device_id: expect.any(String) });
+    expect(state.promo).toBe('spring-sale');
+    await page.evaluate(() => (window as unknown as Win).flows.b.close());
+    expect((await result(page, 'a')).status).toBe('closed');
+    expect((await result(page, 'b')).status).toBe('closed');
+    await page.close();
+  });
+
+  test('identify() refuses the addresses the server would refuse', async () => {
+    const page = await shopPage();
+    for (const email of ['a@b.c', 'jörg@bücher.de']) {
+      await expect(page.evaluate((e) => (window as unknown as Win).sdk.identify(e), email)).rejects.toThrow(/email address the checkout accepts/);
+    }
+    await page.evaluate(() => (window as unknown as Win).sdk.identify('Buyer@Example.com'));
+    await page.close();
   });
 });
 
