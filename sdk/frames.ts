@@ -42,6 +42,26 @@ const CSS = `
 
 let installed = false;
 
+/**
+ * One scroll lock for every open overlay: each saving and restoring the page's overflow itself
+ * left it locked when two closed in the order they opened.
+ */
+let scrollLocks = 0;
+let pageOverflow = '';
+
+function lockScroll(doc: Document): () => void {
+  if (scrollLocks++ === 0) {
+    pageOverflow = doc.documentElement.style.overflow;
+    doc.documentElement.style.overflow = 'hidden';
+  }
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    if (--scrollLocks === 0) doc.documentElement.style.overflow = pageOverflow;
+  };
+}
+
 /** Constructable stylesheets are not subject to the host page's CSP style-src; a <style> is the fallback. */
 export function installStyles(doc: Document): void {
   if (installed) return;
@@ -94,7 +114,7 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
 
   let root: HTMLElement;
   let backdrop: HTMLElement | null = null;
-  let restoreOverflow: string | null = null;
+  let unlockScroll: () => void = () => undefined;
   if (frame === 'embedded') {
     root = doc.createElement('div');
     root.className = `csdk-embedded csdk-size-${size}`;
@@ -113,8 +133,7 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     panel.append(iframe, loading);
     root.append(backdrop, panel);
     doc.body.appendChild(root);
-    restoreOverflow = doc.documentElement.style.overflow;
-    doc.documentElement.style.overflow = 'hidden';
+    unlockScroll = lockScroll(doc);
     // Next frame, so the transition runs from the closed position.
     requestAnimationFrame(() => requestAnimationFrame(() => root.classList.add('csdk-open')));
   }
@@ -143,7 +162,7 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     },
     remove() {
       root.remove();
-      if (restoreOverflow !== null) doc.documentElement.style.overflow = restoreOverflow;
+      unlockScroll();
     },
   };
 }

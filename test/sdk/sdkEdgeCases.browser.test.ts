@@ -398,6 +398,24 @@ describe('a session the server refuses: the buyer gets a finished page, the inte
   });
 });
 
+describe('overlays and the page around them', () => {
+  test('two overlays closed in the order they opened give the page its scrolling back', async () => {
+    const page = await shopPage({ body: '<div style="height:3000px">long</div>' });
+    await page.evaluate(() => document.documentElement.style.setProperty('overflow', 'auto'));
+    await startFlow(page, 'a', `sdk.present('pro-plan', { mode: 'test' })`);
+    await startFlow(page, 'b', `sdk.present('pro-plan', { mode: 'test', frame: 'slideout' })`);
+    await page.locator('.csdk-root.csdk-slideout.csdk-ready').waitFor();
+    expect(await page.evaluate(() => document.documentElement.style.overflow)).toBe('hidden');
+    await page.evaluate(() => (window as unknown as Win).flows.a.close());
+    expect(await page.evaluate(() => document.documentElement.style.overflow)).toBe('hidden'); // b is still open
+    await page.evaluate(() => (window as unknown as Win).flows.b.close());
+    expect(await page.evaluate(() => document.documentElement.style.overflow)).toBe('auto');
+    await page.mouse.wheel(0, 1000);
+    await page.waitForFunction(() => window.scrollY > 0);
+    await page.close();
+  });
+});
+
 test('no page error was thrown in any page', () => {
   expect(errors).toEqual([]);
 });
