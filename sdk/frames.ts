@@ -37,6 +37,7 @@ const CSS = `
 :where(.csdk-promo){display:inline-flex;flex-wrap:wrap;gap:.5em;align-items:baseline;padding:.35em .9em;border-radius:999px;background:#fef3c7;color:#78350f}
 :where(.csdk-promo-tier:not(:empty)){font-size:.85em;font-weight:600;padding:.05em .6em;border-radius:999px;background:rgba(255,255,255,.6)}
 :where(.csdk-promo-countdown){font-variant-numeric:tabular-nums}
+.csdk-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (prefers-reduced-motion:reduce){.csdk-panel,.csdk-backdrop{transition:none}}
 `;
 
@@ -48,6 +49,28 @@ let installed = false;
  */
 let scrollLocks = 0;
 let pageOverflow = '';
+
+/** Open overlays, newest last; everything else in <body> is inert while one is open (focus stays in the dialog). */
+const openOverlays: HTMLElement[] = [];
+const madeInert = new Set<Element>();
+
+function updateInert(doc: Document): void {
+  const top = openOverlays[openOverlays.length - 1];
+  for (const el of [...madeInert]) {
+    if (el === top || !top) {
+      el.removeAttribute('inert');
+      madeInert.delete(el);
+    }
+  }
+  if (!top) return;
+  // Only what we made inert is given back: the page's own inert elements stay as they were.
+  for (const el of doc.body.children) {
+    if (el !== top && !el.hasAttribute('inert')) {
+      el.setAttribute('inert', '');
+      madeInert.add(el);
+    }
+  }
+}
 
 function lockScroll(doc: Document): () => void {
   if (scrollLocks++ === 0) {
@@ -131,14 +154,24 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     const panel = doc.createElement('div');
     panel.className = 'csdk-panel';
     panel.append(iframe, loading);
-    root.append(backdrop, panel);
+    // Tab out of the frame lands on one of these and goes back in: Chromium tabs into the iframe of an
+    // inert element, and old browsers lack inert.
+    const guard = () => {
+      const el = doc.createElement('span');
+      el.tabIndex = 0;
+      el.addEventListener('focus', () => (root.classList.contains('csdk-ready') ? iframe : (loading.querySelector('.csdk-close') as HTMLElement | null))?.focus());
+      return el;
+    };
+    root.append(guard(), backdrop, panel, guard());
     doc.body.appendChild(root);
     unlockScroll = lockScroll(doc);
+    openOverlays.push(root);
+    updateInert(doc);
+    // The dialog's only control until the page is ready; the opener behind it is inert now.
+    (loading.querySelector('.csdk-close') as HTMLElement | null)?.focus({ preventScroll: true });
     // Next frame, so the transition runs from the closed position.
     requestAnimationFrame(() => requestAnimationFrame(() => root.classList.add('csdk-open')));
   }
-  iframe.focus();
-
   return {
     iframe,
     root,
@@ -148,6 +181,8 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     },
     markReady() {
       root.classList.add('csdk-ready');
+      // Into the dialog once it has something to focus; never for embedded, whose page the buyer may be typing in.
+      if (backdrop) iframe.focus();
     },
     fail(message) {
       iframe.src = 'about:blank';
@@ -159,10 +194,16 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
       root.classList.remove('csdk-ready');
       root.classList.add('csdk-failed');
       root.style.setProperty('--csdk-h', '240px');
+      (loading.querySelector('.csdk-close') as HTMLElement | null)?.focus();
     },
     remove() {
       root.remove();
       unlockScroll();
+      const i = openOverlays.indexOf(root);
+      if (i >= 0) {
+        openOverlays.splice(i, 1);
+        updateInert(doc);
+      }
     },
   };
 }

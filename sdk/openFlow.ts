@@ -174,6 +174,11 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
     }, DISMISS_GRACE_MS);
   }
 
+  function markReady(): void {
+    view.markReady();
+    if (spec.frame !== 'embedded') port?.postMessage({ type: 'focus' });
+  }
+
   function onPortMessage(event: MessageEvent<PortMessage>): void {
     const msg = event.data;
     if (!msg || typeof msg !== 'object' || torn) return;
@@ -181,11 +186,11 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
       case 'ready':
         clearTimeout(loadTimer);
         if (msg.session) session = msg.session;
-        view.markReady();
+        markReady();
         break;
       case 'error':
         clearTimeout(loadTimer);
-        view.markReady(); // the page shows the buyer why
+        markReady(); // the page shows the buyer why
         endWithError({ code: String(msg.error?.code ?? 'error'), message: String(msg.error?.message ?? 'The checkout is not available.') });
         break;
       case 'resize':

@@ -50,8 +50,12 @@ export type PortMessage =
   | { type: 'error'; error: FlowError }
   | { type: 'close' };
 
-/** SDK → frame over the port: the buyer dismissed the frame from outside (backdrop, Escape). */
-export type ParentMessage = { type: 'dismiss' };
+/**
+ * SDK → frame over the port: the buyer dismissed the frame from outside (backdrop, Escape), or the
+ * SDK moved focus into the overlay's frame, which may now focus its first field (a frame that has
+ * no focus of its own cannot take it).
+ */
+export type ParentMessage = { type: 'dismiss' } | { type: 'focus' };
 
 /**
  * The server's email check (zod's z.email(), test/sdk/flowHandle.unit.test.ts holds them equal):

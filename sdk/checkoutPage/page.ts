@@ -30,6 +30,15 @@ let failed = false;
 let busy = false;
 
 const send = (msg: PortMessage) => port?.postMessage(msg);
+const overlay = framed && cfg.frame !== 'embedded';
+
+/** In an overlay the dialog takes focus (so keys such as Escape reach it); an inline mount never takes it from the page. */
+function focusFirst(): void {
+  if (finished) return;
+  if (!overlay) return;
+  const field = ['co-email', 'co-name', 'co-number'].map((id) => $<HTMLInputElement>(id)).find((el) => el && !el.disabled && !el.readOnly && !el.value);
+  (field ?? $('co-close'))?.focus();
+}
 const emit = (event: FlowEvent) => send({ type: 'event', event });
 
 export function formatMoney(minor: number, currency: string): string {
@@ -73,6 +82,7 @@ function handshake(): Promise<Pick<InitMessage, 'customer' | 'metadata'>> {
       port = e.ports[0];
       port.onmessage = (m: MessageEvent<ParentMessage>) => {
         if (m.data?.type === 'dismiss') void dismiss();
+        if (m.data?.type === 'focus') focusFirst();
       };
       resolve({ ...(d.customer ? { customer: d.customer } : {}), ...(d.metadata ? { metadata: d.metadata } : {}) });
     };
@@ -115,6 +125,8 @@ function fieldError(id: string, message: string | null): boolean {
   const input = $<HTMLInputElement>(id);
   const hint = $(`${id}-error`);
   input?.setAttribute('aria-invalid', String(Boolean(message)));
+  if (message) input?.setAttribute('aria-describedby', `${id}-error`);
+  else input?.removeAttribute('aria-describedby');
   if (hint) {
     hint.textContent = message ?? '';
     hint.hidden = !message;
@@ -131,12 +143,15 @@ function readCard(): { card: { number: string; exp_month: number; exp_year: numb
   const m = /^(\d{1,2})\/?(\d{2}|\d{4})$/.exec(exp);
   const month = m ? Number(m[1]) : 0;
   const year = m ? (m[2]!.length === 2 ? 2000 + Number(m[2]) : Number(m[2])) : 0;
-  const ok = [
+  const checks = [
     fieldError('co-email', isEmail(email) ? null : 'Enter a valid email address.'),
     fieldError('co-number', /^\d{12,19}$/.test(number) ? null : 'Enter your card number.'),
     fieldError('co-exp', m && month >= 1 && month <= 12 ? null : 'Enter the expiry as MM / YY.'),
     fieldError('co-cvc', /^\d{3,4}$/.test(cvc) ? null : 'Enter the 3 or 4 digit code.'),
-  ].every(Boolean);
+  ];
+  const ok = checks.every(Boolean);
+  // To the first field to fix: a screen reader reads its error (aria-describedby) with it.
+  if (!ok) document.querySelector<HTMLInputElement>('#co-form input[aria-invalid=true]')?.focus();
   return ok ? { card: { number, exp_month: month, exp_year: year, cvc }, email, name } : null;
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Frame, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { launchChromium, seedOffer } from './sdkFixtures.ts';
+import { enrol, launchChromium, seedOffer, seedPromo } from './sdkFixtures.ts';
 
 /*
  * The SDK and the hosted page where things go wrong: a payment whose answer is slow or lost, a
@@ -23,6 +23,7 @@ const STUB =
 
 let server: TestServer;
 let sellerToken: string;
+let orgId: string;
 let shop: Server;
 let shopUrl: string;
 /** The seller's pages by path; each test adds its own. */
@@ -35,7 +36,9 @@ beforeAll(async () => {
   server = await startTestServer();
   const org = await server.identity();
   sellerToken = org.token;
+  orgId = org.organizationId;
   await seedOffer(server, org.organizationId, 'pro-plan');
+  await seedPromo(server, org.organizationId, 'spring');
   chrome = await launchChromium();
   shop = createServer((req, res) => {
     const p = shopPages.get(new URL(req.url ?? '/', 'http://x').pathname);
@@ -412,6 +415,97 @@ describe('overlays and the page around them', () => {
     expect(await page.evaluate(() => document.documentElement.style.overflow)).toBe('auto');
     await page.mouse.wheel(0, 1000);
     await page.waitForFunction(() => window.scrollY > 0);
+    await page.close();
+  });
+});
+
+describe('keyboard and screen readers', () => {
+  const inDialog = (page: Page) =>
+    page.evaluate(() => {
+      const a = document.activeElement;
+      return a === document.body || Boolean(a?.closest('.csdk-root'));
+    });
+
+  test('a modal keeps focus: the page behind is inert, its first field has focus, Tab never reaches the page, Escape closes', async () => {
+    const page = await shopPage({ body: '<button id="before">Before</button><button id="buy">Buy</button><a href="#x" id="after">After</a><div id="inline"></div>' });
+    // An inline mount on the same page must not take the keys meant for the modal.
+    await startFlow(page, 'inline', `sdk.mount('#inline', 'pro-plan', { mode: 'test' })`);
+    await readyFrame(page, 'embedded');
+    await page.focus('#buy');
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    const f = await readyFrame(page, 'modal');
+    await page.waitForFunction(() => document.querySelector('.csdk-root')?.classList.contains('csdk-ready'));
+    expect(await f.evaluate(() => document.activeElement?.id)).toBe('co-email');
+    expect(await page.evaluate(() => ['#before', '#buy', '#after', '#inline'].map((q) => Boolean(document.querySelector(q)!.closest('[inert]'))))).toEqual([true, true, true, true]);
+    for (let i = 0; i < 14; i++) {
+      await page.keyboard.press('Tab');
+      expect(await inDialog(page), `Tab ${i + 1}`).toBe(true);
+    }
+    await page.keyboard.press('Escape');
+    expect((await result(page, 'f')).status).toBe('cancel');
+    expect(await page.evaluate(() => document.querySelectorAll('[inert]').length)).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('buy');
+    expect((await page.evaluate(() => (window as unknown as Win).flows.inline.result))).toBeNull();
+    await page.close();
+  });
+
+  test('a mount added while the buyer types elsewhere takes no focus and no keystrokes', async () => {
+    const page = await shopPage({ body: '<input id="search"><div style="height:2000px"></div><div id="host"></div>' });
+    await page.focus('#search');
+    await page.keyboard.type('ab');
+    await page.evaluate(() => {
+      const d = document.createElement('div');
+      d.setAttribute('data-service-mount', 'pro-plan');
+      document.getElementById('host')!.append(d);
+    });
+    await readyFrame(page, 'embedded');
+    await page.keyboard.type('cd');
+    await startFlow(page, 'm', `sdk.mount(document.body.appendChild(document.createElement('div')), 'pro-plan')`);
+    await page.waitForFunction(() => document.querySelectorAll('.csdk-embedded.csdk-ready').length === 2);
+    await page.keyboard.type('ef');
+    expect(await page.inputValue('#search')).toBe('abcdef');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('search');
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    await page.close();
+  });
+
+  test('an invalid submit moves focus to the first field to fix, which names its error', async () => {
+    const page = await shopPage();
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    const f = await readyFrame(page);
+    await f.locator('#co-email').fill('not-an-email');
+    await f.locator('#co-number').fill('4242424242424242');
+    await f.locator('#co-pay').click();
+    expect(await f.evaluate(() => document.activeElement?.id)).toBe('co-email');
+    expect(await f.getAttribute('#co-email', 'aria-describedby')).toBe('co-email-error');
+    expect(await f.locator('#co-email-error').textContent()).toMatch(/valid email/);
+    expect(await f.getAttribute('#co-exp', 'aria-describedby')).toBe('co-exp-error');
+    expect(await f.getAttribute('#co-number', 'aria-describedby')).toBeNull();
+    await page.close();
+  });
+
+  test('the promo widget announces tier and state changes only, not its ticking countdown', async () => {
+    const page = await shopPage({ body: '<div id="promo"></div>' });
+    await page.evaluate(() => {
+      const w = window as unknown as Win;
+      w.flows.promo = w.sdk.promo('spring', { interval: 1000 });
+      w.flows.promo.render(document.getElementById('promo'));
+    });
+    await page.locator('#promo .csdk-promo-countdown').waitFor();
+    const live = await page.evaluate(() => [...document.querySelectorAll('#promo [aria-live], #promo [role=status], #promo [role=alert]')].map((e) => e.className));
+    expect(live).toEqual(['csdk-sr']);
+    expect(await page.getAttribute('#promo .csdk-promo-countdown', 'role')).toBe('timer');
+    const ticks = new Set<string | null>();
+    for (let i = 0; i < 6; i++) {
+      ticks.add(await page.locator('#promo .csdk-promo-countdown').textContent());
+      await page.waitForTimeout(500);
+    }
+    expect(ticks.size).toBeGreaterThan(1); // it ticked, and said nothing
+    expect(await page.locator('#promo .csdk-sr').textContent()).toBe('');
+    await enrol(server, orgId, 'spring', 'first@example.com');
+    await page.waitForFunction(() => document.querySelector('#promo .csdk-sr')?.textContent !== '', null, { timeout: 5000 });
+    expect(await page.locator('#promo .csdk-sr').textContent()).toBe('Spring sale, Regular');
+    await page.evaluate(() => (window as unknown as Win).flows.promo.stop());
     await page.close();
   });
 });
