@@ -124,7 +124,12 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
   iframe.src = src;
   const loading = doc.createElement('div');
   loading.className = 'csdk-loading';
-  loading.innerHTML = '<div class="csdk-spinner" role="status" aria-label="Loading checkout"></div>';
+  // Built node by node: a page requiring Trusted Types refuses innerHTML with a plain string.
+  const spinner = doc.createElement('div');
+  spinner.className = 'csdk-spinner';
+  spinner.setAttribute('role', 'status');
+  spinner.setAttribute('aria-label', 'Loading checkout');
+  loading.append(spinner);
   if (frame !== 'embedded') {
     const close = doc.createElement('button');
     close.type = 'button';

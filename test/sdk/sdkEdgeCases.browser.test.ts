@@ -510,6 +510,24 @@ describe('keyboard and screen readers', () => {
   });
 });
 
+describe('strict content security policies on the seller\'s page', () => {
+  test('with Trusted Types required, present(), mount() and the promo widget work', async () => {
+    const csp = `script-src 'nonce-n0nce' 'strict-dynamic'; object-src 'none'; base-uri 'none'; require-trusted-types-for 'script'; frame-src ${server.url}; connect-src ${server.url}`;
+    const page = await shopPage({ csp, body: '<div id="slot"></div><div id="promo" data-service-promo="spring"></div>' });
+    const violations: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && /Trusted|TrustedHTML|Content Security/i.test(m.text()) && violations.push(m.text()));
+    await startFlow(page, 'm', `sdk.mount('#slot', 'pro-plan', { mode: 'test' })`);
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    await readyFrame(page, 'modal');
+    await readyFrame(page, 'embedded');
+    await page.locator('#promo .csdk-promo-name').waitFor();
+    expect(violations).toEqual([]);
+    await page.evaluate(() => (window as unknown as Win).flows.f.close());
+    expect((await result(page, 'f')).status).toBe('closed');
+    await page.close();
+  });
+});
+
 test('no page error was thrown in any page', () => {
   expect(errors).toEqual([]);
 });
