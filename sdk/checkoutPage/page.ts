@@ -275,6 +275,17 @@ function watchHeight(): void {
   measure();
 }
 
+/** The email claim of a signed user token, read for display only: the server verifies the token. */
+function tokenEmail(token: string): string | null {
+  try {
+    const part = token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/');
+    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(part), (c) => c.charCodeAt(0)))) as { email?: unknown };
+    return typeof claims.email === 'string' ? claims.email : null;
+  } catch {
+    return null;
+  }
+}
+
 /** What the buyer is told when the session is refused; the seller's code gets the server's own code and message. */
 const REFUSALS: Record<string, string> = {
   network_error: 'We could not reach the checkout service. Check your connection, then reload the page.',
@@ -343,9 +354,14 @@ async function main(): Promise<void> {
     return;
   }
   void showPromo();
-  const email = init.customer?.email;
+  // A signed identity's email is the buyer's, verified by the server: shown, not editable.
+  const signed = init.customer?.token ? tokenEmail(init.customer.token) : null;
+  const email = signed ?? init.customer?.email;
   const emailInput = $<HTMLInputElement>('co-email');
-  if (email && emailInput && !emailInput.value) emailInput.value = email;
+  if (email && emailInput && (signed || !emailInput.value)) {
+    emailInput.value = email;
+    emailInput.readOnly = Boolean(signed);
+  }
   const r = await api<{ session: SessionView }>('/api/checkout/sessions', {
     offer: cfg.offer,
     ...(cfg.mode ? { mode: cfg.mode } : {}),

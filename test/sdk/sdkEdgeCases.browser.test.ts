@@ -528,6 +528,46 @@ describe('strict content security policies on the seller\'s page', () => {
   });
 });
 
+describe('a signed identity', () => {
+  async function serviceJwt(): Promise<{ jwt: string; email: string }> {
+    const me = (await (await server.fetch('/api/users/me', { token: sellerToken })).json()) as { service_jwt: string; email: string };
+    return { jwt: me.service_jwt, email: me.email };
+  }
+
+  test('identify(service_jwt) shows the token\'s email, read-only, and the purchase is recorded under it', async () => {
+    const { jwt, email } = await serviceJwt();
+    const page = await shopPage();
+    await page.evaluate((t) => (window as unknown as Win).sdk.identify(t), jwt);
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    const f = await readyFrame(page);
+    expect(await f.inputValue('#co-email')).toBe(email);
+    expect(await f.locator('#co-email').isEditable()).toBe(false);
+    // Even a changed field (devtools, a script in the frame) does not change who bought.
+    await f.evaluate(() => {
+      (document.getElementById('co-email') as HTMLInputElement).value = 'someone.else@example.org';
+    });
+    await fillCard(f);
+    await f.locator('#co-pay').click();
+    const r = await result(page, 'f');
+    expect(r.status).toBe('complete');
+    const state = await sessionState(r.session!.id);
+    expect(state.customer).toMatchObject({ email, user_id: expect.stringMatching(/^usr_/) });
+    await page.close();
+  });
+
+  test('POST …/start with another email keeps the verified one of a token session; an email-only session takes the typed one', async () => {
+    const { jwt, email } = await serviceJwt();
+    const post = (path: string, body: unknown) =>
+      server.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const signed = (await (await post('/api/checkout/sessions', { offer: 'pro-plan', customer: { token: jwt } })).json()) as { session: { id: string } };
+    expect((await post(`/api/checkout/sessions/${signed.session.id}/start`, { email: 'typed@example.org', name: 'Typed Name' })).status).toBe(200);
+    expect((await sessionState(signed.session.id)).customer).toMatchObject({ email, name: 'Typed Name', user_id: expect.stringMatching(/^usr_/) });
+    const plain = (await (await post('/api/checkout/sessions', { offer: 'pro-plan', customer: { email: 'first@example.org' } })).json()) as { session: { id: string } };
+    await post(`/api/checkout/sessions/${plain.session.id}/start`, { email: 'typed@example.org' });
+    expect((await sessionState(plain.session.id)).customer).toMatchObject({ email: 'typed@example.org', user_id: null });
+  });
+});
+
 test('no page error was thrown in any page', () => {
   expect(errors).toEqual([]);
 });

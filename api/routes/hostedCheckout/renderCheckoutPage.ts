@@ -123,7 +123,7 @@ label{display:block;font-size:13px;font-weight:600;color:#334155;margin:12px 0 6
 input{width:100%;font:inherit;color:var(--ink);padding:10px 12px;border:1px solid #cbd5e1;border-radius:8px;background:#fff;outline:none;transition:border-color .15s,box-shadow .15s}
 input:focus{border-color:var(--brand);box-shadow:0 0 0 3px color-mix(in srgb,var(--brand) 22%,transparent)}
 input[aria-invalid=true]{border-color:var(--err)}
-input:disabled{background:#f8fafc;cursor:not-allowed}.is-refused #co-form{opacity:.55}
+input:disabled,input[readonly]{background:#f8fafc}input:disabled{cursor:not-allowed}.is-refused #co-form{opacity:.55}
 .co-card{border:1px solid #cbd5e1;border-radius:8px;overflow:hidden}
 .co-card input{border:0;border-radius:0;box-shadow:none}
 .co-card input:focus{box-shadow:inset 0 0 0 2px var(--brand)}
