@@ -568,6 +568,21 @@ describe('a signed identity', () => {
   });
 });
 
+test('preview mode: the price block says when the price is set instead of a placeholder that never resolves', async () => {
+  const page = await shopPage();
+  await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'preview' })`);
+  await page.locator('.csdk-root.csdk-ready').waitFor();
+  const f = await checkoutFrame(page);
+  expect(await f.locator('.co-price-block').textContent()).toBe('Price set when the session is created');
+  expect(await f.locator('.is-loading').count()).toBe(0);
+  await page.evaluate(() => (window as unknown as Win).flows.f.close());
+  // Outside preview the same block shows the session's price.
+  await startFlow(page, 'g', `sdk.present('pro-plan', { mode: 'test' })`);
+  const g = await readyFrame(page);
+  expect(await g.locator('.co-price-block').textContent()).toBe('€49.00');
+  await page.close();
+});
+
 test('no page error was thrown in any page', () => {
   expect(errors).toEqual([]);
 });

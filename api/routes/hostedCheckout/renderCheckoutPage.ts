@@ -16,6 +16,7 @@ export type PageParams = {
   promo: string | null;
 };
 
+const PREVIEW_PRICE = 'Price set when the session is created';
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 const FONT = /^[A-Za-z0-9 ,_-]{1,120}$/;
 const DEFAULT_COLOR = '#4f46e5';
@@ -37,7 +38,7 @@ const text = (b: Record<string, unknown>, ...keys: string[]): string | null => {
 };
 
 /** Page blocks are the seller's content: rendered as text only (escaped), images only over https or from us. */
-export function renderBlock(raw: unknown): string {
+export function renderBlock(raw: unknown, preview = false): string {
   if (!raw || typeof raw !== 'object') return '';
   const b = raw as Record<string, unknown>;
   const type = String(b.type ?? '').toLowerCase();
@@ -65,6 +66,8 @@ export function renderBlock(raw: unknown): string {
     case 'quote':
       return `<blockquote class="co-quote">${escapeHtml(body ?? '')}${text(b, 'author', 'name') ? `<cite>${escapeHtml(text(b, 'author', 'name'))}</cite>` : ''}</blockquote>`;
     case 'price':
+      // Preview creates no session, so no price ever arrives to replace a placeholder.
+      if (preview) return `<p class="co-price-block"><span class="co-note">${PREVIEW_PRICE}</span></p>`;
       return `<p class="co-price-block"><span class="co-price is-loading" data-co-price>&nbsp;</span></p>`;
     case 'guarantee':
     case 'badge':
@@ -80,7 +83,7 @@ function pageSection(page: NonNullable<CheckoutInit['pages']>[number], inner: st
   const label = preview ? `<p class="co-preview-label">${escapeHtml(type.replace('_', ' '))} page</p>` : '';
   return `<section class="co-page" id="page-${escapeHtml(type)}" data-page-type="${escapeHtml(type)}"${hidden ? ' hidden' : ''}>${label}
 ${page.title ? `<h1 class="co-title">${escapeHtml(page.title)}</h1>` : ''}
-${(page.blocks ?? []).map(renderBlock).join('\n')}
+${(page.blocks ?? []).map((b) => renderBlock(b, preview)).join('\n')}
 ${inner}</section>`;
 }
 
@@ -150,7 +153,7 @@ body.is-preview .co-page[hidden]{display:block}body.is-preview .co-page+.co-page
 `;
 
 const FORM = (preview: boolean) => `
-<div class="co-summary"><span>Total due today</span>${preview ? '<span class="co-note">Price set when the session is created</span>' : '<strong id="co-total" class="is-loading">&nbsp;</strong>'}</div>
+<div class="co-summary"><span>Total due today</span>${preview ? `<span class="co-note">${PREVIEW_PRICE}</span>` : '<strong id="co-total" class="is-loading">&nbsp;</strong>'}</div>
 <p class="co-promo" id="co-promo" hidden></p>
 <form id="co-form" novalidate>
   <label for="co-email">Email</label>
