@@ -63,6 +63,8 @@ export function createPromoHandle(baseUrl: string, slug: string, pollMs = PROMO_
     try {
       const res = await fetch(`${baseUrl}/api/promos/${encodeURIComponent(slug)}`, { headers: { accept: 'application/json' } });
       if (!res.ok) {
+        // No such promo: asking again will not make one. Other failures (network, 429, 5xx) may pass.
+        if (res.status === 404) handle.stop();
         const body = (await res.json().catch(() => ({}))) as { message?: string };
         throw new Error(body.message ?? `promo ${slug}: HTTP ${res.status}`);
       }
@@ -179,6 +181,7 @@ function renderPromoWidget(handle: PromoHandle, element: Element): () => void {
   };
   handle.then(draw, () => {
     element.setAttribute('data-promo-state', 'unavailable');
+    if (!handle.state) clearInterval(tick);
   });
   const off = handle.onChange(draw);
   const tick = setInterval(draw, 1000);

@@ -583,6 +583,25 @@ test('preview mode: the price block says when the price is set instead of a plac
   await page.close();
 });
 
+test('an unknown promo rejects once and is not asked for again; its widget says unavailable', async () => {
+  const page = await shopPage({ body: '<div id="w" data-service-promo="no-such-promo"></div>' });
+  let asked = 0;
+  page.on('request', (r) => {
+    if (r.url().includes('/api/promos/no-such')) asked++;
+  });
+  const rejected = await page.evaluate(() =>
+    (window as unknown as Win).sdk.promo('no-such', { interval: 1000 }).then(
+      () => 'resolved',
+      (e: Error) => e.message,
+    ),
+  );
+  expect(rejected).toMatch(/not found/i);
+  await page.locator('#w[data-promo-state=unavailable]').waitFor({ state: 'attached' });
+  await page.waitForTimeout(2500);
+  expect(asked).toBe(1); // the handle's one request; the widget's was made before we listened
+  await page.close();
+});
+
 test('no page error was thrown in any page', () => {
   expect(errors).toEqual([]);
 });
