@@ -1,7 +1,7 @@
 import type { FlowHandle, FlowResult } from './flowHandle.ts';
 import { openFlow } from './openFlow.ts';
 import { PROMO_POLL_MS, createPromoHandle, type PromoHandle } from './promoHandle.ts';
-import { normalizeFrame, normalizeSize, type Mode } from './protocol.ts';
+import { isEmail, normalizeFrame, normalizeSize, type Mode } from './protocol.ts';
 import { startDeclarative } from './declarative.ts';
 
 export type PresentOptions = {
@@ -9,12 +9,12 @@ export type PresentOptions = {
   frame?: string;
   /** `sm`, `md` (default), `lg`, `full`. */
   size?: string;
-  /** Promo slug applied to the session. */
+  /** Promo slug applied to the session (slugs are lower case: `Spring-Sale` is sent as `spring-sale`). */
   promo?: string;
   /** Signed customer token (JWT); overrides identify() for this flow. */
   user?: string;
-  /** String values stored on the session. */
-  metadata?: Record<string, string>;
+  /** Up to 20 keys stored on the session; values are strings (numbers and booleans are sent as strings). */
+  metadata?: Record<string, string | number | boolean>;
   /** `test`, `live` or `preview` (renders only: no session, no invoice). Server default when unset. */
   mode?: Mode;
   /** Where an `embedded` present() renders; defaults to the end of <body>. */
@@ -50,7 +50,8 @@ export type SdkInternals = {
 
 export const DEVICE_ID_KEY = 'commerce_sdk_device_id';
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The session route's limit; the SDK's own key only takes a free place. */
+const METADATA_KEYS = 20;
 
 function loadDeviceId(win: Window): string {
   const fresh = () => crypto.randomUUID();
@@ -64,6 +65,17 @@ function loadDeviceId(win: Window): string {
   } catch {
     return fresh(); // storage blocked (sandboxed frame, privacy mode): anonymous per page load
   }
+}
+
+/** The seller's metadata as the server takes it: numbers and booleans as strings, then our device id if there is room. */
+function sessionMetadata(metadata: PresentOptions['metadata'], deviceId: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(metadata ?? {})) {
+    // Anything else (objects, null) goes as it is, and the server's refusal reaches the flow as an error result.
+    out[key] = typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+  }
+  if (Object.keys(out).length < METADATA_KEYS || 'sdk_device_id' in out) out.sdk_device_id = deviceId;
+  return out;
 }
 
 function resolveTarget(doc: Document, target: Element | string): Element {
@@ -100,9 +112,9 @@ export function createSdkCore(options: { baseUrl: string; document?: Document })
         frame: normalizeFrame(opts.frame, frameDefault),
         size: normalizeSize(opts.size),
         ...(opts.mode ? { mode: opts.mode } : {}),
-        ...(opts.promo ? { promo: opts.promo } : {}),
+        ...(opts.promo ? { promo: String(opts.promo).trim().toLowerCase() } : {}),
         ...(customer ? { customer } : {}),
-        metadata: { ...(opts.metadata ?? {}), sdk_device_id: deviceId },
+        metadata: sessionMetadata(opts.metadata, deviceId),
         target,
       },
       onEnd,
@@ -132,8 +144,8 @@ export function createSdkCore(options: { baseUrl: string; document?: Document })
     identify(jwtOrEmail) {
       const value = String(jwtOrEmail ?? '').trim();
       if (JWT.test(value)) identity = { token: value };
-      else if (EMAIL.test(value)) identity = { email: value };
-      else throw new TypeError('sdk.identify: expected a signed user token (JWT) or an email address');
+      else if (isEmail(value)) identity = { email: value };
+      else throw new TypeError('sdk.identify: expected a signed user token (JWT) or an email address the checkout accepts (ASCII, as name@example.com)');
     },
     reset() {
       identity = null;

@@ -4,4 +4,4 @@ export type { Sdk, PresentOptions, GateCheck, GateOutcome } from './createSdk.ts
 export type { FlowHandle, FlowResult } from './flowHandle.ts';
 export type { PromoHandle, PromoState, PromoChange, PromoTier } from './promoHandle.ts';
 export { PROMO_POLL_MS, formatCountdown } from './promoHandle.ts';
-export type { FlowEvent, SessionView, Frame, Size, Mode } from './protocol.ts';
+export type { FlowError, FlowEvent, SessionView, Frame, Size, Mode } from './protocol.ts';

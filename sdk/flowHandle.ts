@@ -1,11 +1,13 @@
-import type { FlowEvent, SessionView } from './protocol.ts';
+import type { FlowError, FlowEvent, SessionView } from './protocol.ts';
 
 export type FlowResult =
   | { status: 'complete'; session: SessionView; invoice?: unknown }
   | { status: 'cancel'; session?: SessionView }
-  | { status: 'closed'; session?: SessionView };
+  | { status: 'closed'; session?: SessionView }
+  /** No checkout could be offered (it did not load, or the server refused the session); the frame shows the buyer why. */
+  | { status: 'error'; error: FlowError; session?: SessionView };
 
-/** What awaiting a flow gives; it never rejects on cancel or close. */
+/** What awaiting a flow gives; it never rejects (cancel, close and errors are results). */
 export type FlowHandle = PromiseLike<FlowResult> & {
   readonly id: string;
   /** Every lifecycle event from the first one; each `for await` gets all of them, then ends with the flow. */
@@ -14,7 +16,7 @@ export type FlowHandle = PromiseLike<FlowResult> & {
   readonly result: FlowResult | null;
   catch<T = never>(onRejected?: ((reason: unknown) => T | PromiseLike<T>) | null): Promise<FlowResult | T>;
   finally(onFinally?: (() => void) | null): Promise<FlowResult>;
-  /** Closes the frame (modal, slideout, bottom sheet or embedded); resolves `closed` unless already ended. */
+  /** Closes the frame (modal, slideout, bottom sheet or embedded); resolves `closed` unless already ended, or `complete` if the server reports the session paid. A payment in flight is waited for. */
   close(): void;
 };
 

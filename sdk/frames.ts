@@ -27,16 +27,63 @@ const CSS = `
 .csdk-embedded{position:relative;width:100%;max-width:var(--csdk-w)}
 .csdk-embedded iframe{height:var(--csdk-h,560px);transition:height .15s ease}
 .csdk-loading{position:absolute;inset:0;display:flex;align-items:center;justify-content:center;background:#fff;transition:opacity .2s}
-.csdk-ready .csdk-loading{opacity:0;pointer-events:none}
+.csdk-ready .csdk-loading{opacity:0;pointer-events:none;visibility:hidden}
+.csdk-close{position:absolute;top:10px;right:10px;width:36px;height:36px;border:0;border-radius:8px;background:rgba(255,255,255,.9);color:#475569;font:22px/1 system-ui,sans-serif;cursor:pointer}
+.csdk-close:hover{background:#f1f5f9;color:#0f172a}.csdk-close:focus-visible{outline:2px solid #4f46e5;outline-offset:2px}
+.csdk-error{margin:0 24px;max-width:340px;text-align:center;color:#334155;font-size:15px;line-height:1.5}
+.csdk-failed iframe{visibility:hidden}
 .csdk-spinner{width:28px;height:28px;border-radius:50%;border:3px solid #e2e8f0;border-top-color:#64748b;animation:csdk-spin .8s linear infinite}
 @keyframes csdk-spin{to{transform:rotate(360deg)}}
 :where(.csdk-promo){display:inline-flex;flex-wrap:wrap;gap:.5em;align-items:baseline;padding:.35em .9em;border-radius:999px;background:#fef3c7;color:#78350f}
 :where(.csdk-promo-tier:not(:empty)){font-size:.85em;font-weight:600;padding:.05em .6em;border-radius:999px;background:rgba(255,255,255,.6)}
 :where(.csdk-promo-countdown){font-variant-numeric:tabular-nums}
+.csdk-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (prefers-reduced-motion:reduce){.csdk-panel,.csdk-backdrop{transition:none}}
 `;
 
 let installed = false;
+
+/**
+ * One scroll lock for every open overlay: each saving and restoring the page's overflow itself
+ * left it locked when two closed in the order they opened.
+ */
+let scrollLocks = 0;
+let pageOverflow = '';
+
+/** Open overlays, newest last; everything else in <body> is inert while one is open (focus stays in the dialog). */
+const openOverlays: HTMLElement[] = [];
+const madeInert = new Set<Element>();
+
+function updateInert(doc: Document): void {
+  const top = openOverlays[openOverlays.length - 1];
+  for (const el of [...madeInert]) {
+    if (el === top || !top) {
+      el.removeAttribute('inert');
+      madeInert.delete(el);
+    }
+  }
+  if (!top) return;
+  // Only what we made inert is given back: the page's own inert elements stay as they were.
+  for (const el of doc.body.children) {
+    if (el !== top && !el.hasAttribute('inert')) {
+      el.setAttribute('inert', '');
+      madeInert.add(el);
+    }
+  }
+}
+
+function lockScroll(doc: Document): () => void {
+  if (scrollLocks++ === 0) {
+    pageOverflow = doc.documentElement.style.overflow;
+    doc.documentElement.style.overflow = 'hidden';
+  }
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    if (--scrollLocks === 0) doc.documentElement.style.overflow = pageOverflow;
+  };
+}
 
 /** Constructable stylesheets are not subject to the host page's CSP style-src; a <style> is the fallback. */
 export function installStyles(doc: Document): void {
@@ -60,11 +107,16 @@ export type FrameView = {
   backdrop: HTMLElement | null;
   setHeight(px: number): void;
   markReady(): void;
+  /** Replaces the frame with a message; the frame's page is dropped so a late answer cannot revive it. */
+  fail(message: string): void;
   remove(): void;
 };
 
-/** Builds the container of one modality around an iframe pointing at the hosted page. */
-export function createFrameView(doc: Document, frame: Frame, size: Size, src: string, target: Element | null): FrameView {
+/**
+ * Builds the container of one modality around an iframe pointing at the hosted page. Overlays get
+ * a close button of their own, shown until the page is ready: a frame that never loads has no ×.
+ */
+export function createFrameView(doc: Document, frame: Frame, size: Size, src: string, target: Element | null, onClose: () => void): FrameView {
   installStyles(doc);
   const iframe = doc.createElement('iframe');
   iframe.title = 'Checkout';
@@ -72,11 +124,25 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
   iframe.src = src;
   const loading = doc.createElement('div');
   loading.className = 'csdk-loading';
-  loading.innerHTML = '<div class="csdk-spinner" role="status" aria-label="Loading checkout"></div>';
+  // Built node by node: a page requiring Trusted Types refuses innerHTML with a plain string.
+  const spinner = doc.createElement('div');
+  spinner.className = 'csdk-spinner';
+  spinner.setAttribute('role', 'status');
+  spinner.setAttribute('aria-label', 'Loading checkout');
+  loading.append(spinner);
+  if (frame !== 'embedded') {
+    const close = doc.createElement('button');
+    close.type = 'button';
+    close.className = 'csdk-close';
+    close.setAttribute('aria-label', 'Close checkout');
+    close.textContent = '×';
+    close.addEventListener('click', onClose);
+    loading.append(close);
+  }
 
   let root: HTMLElement;
   let backdrop: HTMLElement | null = null;
-  let restoreOverflow: string | null = null;
+  let unlockScroll: () => void = () => undefined;
   if (frame === 'embedded') {
     root = doc.createElement('div');
     root.className = `csdk-embedded csdk-size-${size}`;
@@ -93,15 +159,24 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     const panel = doc.createElement('div');
     panel.className = 'csdk-panel';
     panel.append(iframe, loading);
-    root.append(backdrop, panel);
+    // Tab out of the frame lands on one of these and goes back in: Chromium tabs into the iframe of an
+    // inert element, and old browsers lack inert.
+    const guard = () => {
+      const el = doc.createElement('span');
+      el.tabIndex = 0;
+      el.addEventListener('focus', () => (root.classList.contains('csdk-ready') ? iframe : (loading.querySelector('.csdk-close') as HTMLElement | null))?.focus());
+      return el;
+    };
+    root.append(guard(), backdrop, panel, guard());
     doc.body.appendChild(root);
-    restoreOverflow = doc.documentElement.style.overflow;
-    doc.documentElement.style.overflow = 'hidden';
+    unlockScroll = lockScroll(doc);
+    openOverlays.push(root);
+    updateInert(doc);
+    // The dialog's only control until the page is ready; the opener behind it is inert now.
+    (loading.querySelector('.csdk-close') as HTMLElement | null)?.focus({ preventScroll: true });
     // Next frame, so the transition runs from the closed position.
     requestAnimationFrame(() => requestAnimationFrame(() => root.classList.add('csdk-open')));
   }
-  iframe.focus();
-
   return {
     iframe,
     root,
@@ -111,10 +186,29 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     },
     markReady() {
       root.classList.add('csdk-ready');
+      // Into the dialog once it has something to focus; never for embedded, whose page the buyer may be typing in.
+      if (backdrop) iframe.focus();
+    },
+    fail(message) {
+      iframe.src = 'about:blank';
+      const text = doc.createElement('p');
+      text.className = 'csdk-error';
+      text.setAttribute('role', 'alert');
+      text.textContent = message;
+      loading.querySelector('.csdk-spinner')?.replaceWith(text);
+      root.classList.remove('csdk-ready');
+      root.classList.add('csdk-failed');
+      root.style.setProperty('--csdk-h', '240px');
+      (loading.querySelector('.csdk-close') as HTMLElement | null)?.focus();
     },
     remove() {
       root.remove();
-      if (restoreOverflow !== null) doc.documentElement.style.overflow = restoreOverflow;
+      unlockScroll();
+      const i = openOverlays.indexOf(root);
+      if (i >= 0) {
+        openOverlays.splice(i, 1);
+        updateInert(doc);
+      }
     },
   };
 }

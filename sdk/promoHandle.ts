@@ -63,6 +63,8 @@ export function createPromoHandle(baseUrl: string, slug: string, pollMs = PROMO_
     try {
       const res = await fetch(`${baseUrl}/api/promos/${encodeURIComponent(slug)}`, { headers: { accept: 'application/json' } });
       if (!res.ok) {
+        // No such promo: asking again will not make one. Other failures (network, 429, 5xx) may pass.
+        if (res.status === 404) handle.stop();
         const body = (await res.json().catch(() => ({}))) as { message?: string };
         throw new Error(body.message ?? `promo ${slug}: HTTP ${res.status}`);
       }
@@ -149,15 +151,19 @@ function renderPromoWidget(handle: PromoHandle, element: Element): () => void {
   installStyles(doc);
   const box = doc.createElement('div');
   box.className = 'csdk-promo';
-  box.setAttribute('role', 'status');
-  box.setAttribute('aria-live', 'polite');
   const name = doc.createElement('strong');
   const tier = doc.createElement('span');
   const clock = doc.createElement('span');
+  // The box is not live: its countdown changes every second. Only tier and state changes are announced.
+  const news = doc.createElement('span');
   name.className = 'csdk-promo-name';
   tier.className = 'csdk-promo-tier';
   clock.className = 'csdk-promo-countdown';
-  box.append(name, ' ', tier, ' ', clock);
+  clock.setAttribute('role', 'timer');
+  news.className = 'csdk-sr';
+  news.setAttribute('role', 'status');
+  box.append(name, ' ', tier, ' ', clock, news);
+  let told = '';
   const draw = () => {
     const s = handle.state;
     if (!s) return;
@@ -166,10 +172,16 @@ function renderPromoWidget(handle: PromoHandle, element: Element): () => void {
     name.textContent = s.name;
     tier.textContent = s.current_tier ? String(s.current_tier.name ?? s.current_tier.label ?? '') : '';
     const left = handle.secondsRemaining();
-    clock.textContent = s.state === 'active' && left !== null ? `Ends in ${formatCountdown(left)}` : s.state === 'scheduled' ? 'Starting soon' : s.state === 'ended' ? 'Ended' : '';
+    const phase = s.state === 'scheduled' ? 'Starting soon' : s.state === 'ended' ? 'Ended' : '';
+    clock.textContent = s.state === 'active' && left !== null ? `Ends in ${formatCountdown(left)}` : phase;
+    const now = [s.name, tier.textContent, phase].filter(Boolean).join(', ');
+    // The first drawing is read with the page; later ones are news.
+    if (told && now !== told) news.textContent = now;
+    told = now;
   };
   handle.then(draw, () => {
     element.setAttribute('data-promo-state', 'unavailable');
+    if (!handle.state) clearInterval(tick);
   });
   const off = handle.onChange(draw);
   const tick = setInterval(draw, 1000);

@@ -19,6 +19,9 @@ export type SessionView = {
   invoice?: unknown;
 };
 
+/** Why a flow could not offer a checkout: the server's code and message where it refused, else the SDK's. */
+export type FlowError = { code: string; message: string };
+
 export type FlowEvent =
   | { type: 'start'; session: SessionView; invoice?: unknown }
   | { type: 'purchase'; session: SessionView; invoice?: unknown; payment?: { brand: string; last4: string } }
@@ -41,10 +44,25 @@ export type PortMessage =
   | { type: 'ready'; session: SessionView | null }
   | { type: 'resize'; height: number }
   | { type: 'event'; event: FlowEvent }
+  /** A start or pay request is in flight: the frame must not be dismissed until it has an answer. */
+  | { type: 'busy'; busy: boolean }
+  /** The page cannot offer a checkout (unknown offer, bad link, session refused); it shows the buyer why. */
+  | { type: 'error'; error: FlowError }
   | { type: 'close' };
 
-/** SDK → frame over the port: the buyer dismissed the frame from outside (backdrop, Escape). */
-export type ParentMessage = { type: 'dismiss' };
+/**
+ * SDK → frame over the port: the buyer dismissed the frame from outside (backdrop, Escape), or the
+ * SDK moved focus into the overlay's frame, which may now focus its first field (a frame that has
+ * no focus of its own cannot take it).
+ */
+export type ParentMessage = { type: 'dismiss' } | { type: 'focus' };
+
+/**
+ * The server's email check (zod's z.email(), test/sdk/flowHandle.unit.test.ts holds them equal):
+ * an address the SDK or the form accepts is one the session routes accept. No IDN, a TLD of 2+ letters.
+ */
+export const EMAIL = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$/;
+export const isEmail = (value: string): boolean => value.length <= 254 && EMAIL.test(value);
 
 export const FRAMES: readonly Frame[] = ['modal', 'slideout', 'bottom-sheet', 'embedded'];
 export const SIZES: readonly Size[] = ['sm', 'md', 'lg', 'full'];

@@ -3,7 +3,7 @@
  * session, starts it when the buyer pays (the invoice is created then), pays with the card, and
  * reports each step to the SDK over the MessageChannel port handed over in the handshake.
  */
-import { PROTOCOL, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
+import { PROTOCOL, isEmail, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
 
 type PageConfig = {
   offer: string;
@@ -13,6 +13,8 @@ type PageConfig = {
   parentOrigin: string | null;
   promo: string | null;
   buttonText?: string | null;
+  /** Set on the error pages (unknown offer, bad link): handed to the SDK, whose flow then resolves with it. */
+  error?: FlowError | null;
 };
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
@@ -23,9 +25,20 @@ let port: MessagePort | null = null;
 let session: SessionView | null = null;
 let started = false;
 let finished = false;
+/** No checkout can be offered here; the buyer has been told why. */
+let failed = false;
 let busy = false;
 
 const send = (msg: PortMessage) => port?.postMessage(msg);
+const overlay = framed && cfg.frame !== 'embedded';
+
+/** In an overlay the dialog takes focus (so keys such as Escape reach it); an inline mount never takes it from the page. */
+function focusFirst(): void {
+  if (finished) return;
+  if (!overlay) return;
+  const field = ['co-email', 'co-name', 'co-number'].map((id) => $<HTMLInputElement>(id)).find((el) => el && !el.disabled && !el.readOnly && !el.value);
+  (field ?? $('co-close'))?.focus();
+}
 const emit = (event: FlowEvent) => send({ type: 'event', event });
 
 export function formatMoney(minor: number, currency: string): string {
@@ -37,16 +50,26 @@ export function formatMoney(minor: number, currency: string): string {
   }
 }
 
-async function api<T>(path: string, body?: unknown): Promise<{ ok: boolean; status: number; body: T & { message?: string; code?: string } }> {
-  const res = await fetch(path, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    credentials: 'omit',
-  });
-  const json = (await res.json().catch(() => ({ message: 'The checkout service did not answer properly.' }))) as T & { message?: string; code?: string };
+type ApiAnswer<T> = { ok: boolean; status: number; body: T & { message?: string; code?: string } };
+
+/** Status 0: the request never got an answer (offline, connection reset), so it may or may not have taken effect. */
+async function api<T>(path: string, body?: unknown): Promise<ApiAnswer<T>> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      credentials: 'omit',
+    });
+  } catch {
+    return { ok: false, status: 0, body: {} as ApiAnswer<T>['body'] };
+  }
+  const json = (await res.json().catch(() => ({ message: 'The checkout service did not answer properly.' }))) as ApiAnswer<T>['body'];
   return { ok: res.ok, status: res.status, body: json };
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function handshake(): Promise<Pick<InitMessage, 'customer' | 'metadata'>> {
   if (!framed) return Promise.resolve({});
@@ -59,6 +82,7 @@ function handshake(): Promise<Pick<InitMessage, 'customer' | 'metadata'>> {
       port = e.ports[0];
       port.onmessage = (m: MessageEvent<ParentMessage>) => {
         if (m.data?.type === 'dismiss') void dismiss();
+        if (m.data?.type === 'focus') focusFirst();
       };
       resolve({ ...(d.customer ? { customer: d.customer } : {}), ...(d.metadata ? { metadata: d.metadata } : {}) });
     };
@@ -78,6 +102,10 @@ function showError(message: string | null): void {
 
 function setBusy(on: boolean, label?: string): void {
   busy = on;
+  send({ type: 'busy', busy: on });
+  // Closing now would tell the seller "cancel" about a buyer whose card may be charged a moment later.
+  const close = $<HTMLButtonElement>('co-close');
+  if (close) close.disabled = on;
   const pay = $<HTMLButtonElement>('co-pay');
   if (!pay) return;
   pay.disabled = on || !session;
@@ -97,6 +125,8 @@ function fieldError(id: string, message: string | null): boolean {
   const input = $<HTMLInputElement>(id);
   const hint = $(`${id}-error`);
   input?.setAttribute('aria-invalid', String(Boolean(message)));
+  if (message) input?.setAttribute('aria-describedby', `${id}-error`);
+  else input?.removeAttribute('aria-describedby');
   if (hint) {
     hint.textContent = message ?? '';
     hint.hidden = !message;
@@ -113,14 +143,19 @@ function readCard(): { card: { number: string; exp_month: number; exp_year: numb
   const m = /^(\d{1,2})\/?(\d{2}|\d{4})$/.exec(exp);
   const month = m ? Number(m[1]) : 0;
   const year = m ? (m[2]!.length === 2 ? 2000 + Number(m[2]) : Number(m[2])) : 0;
-  const ok = [
-    fieldError('co-email', /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? null : 'Enter a valid email address.'),
+  const checks = [
+    fieldError('co-email', isEmail(email) ? null : 'Enter a valid email address.'),
     fieldError('co-number', /^\d{12,19}$/.test(number) ? null : 'Enter your card number.'),
     fieldError('co-exp', m && month >= 1 && month <= 12 ? null : 'Enter the expiry as MM / YY.'),
     fieldError('co-cvc', /^\d{3,4}$/.test(cvc) ? null : 'Enter the 3 or 4 digit code.'),
-  ].every(Boolean);
+  ];
+  const ok = checks.every(Boolean);
+  // To the first field to fix: a screen reader reads its error (aria-describedby) with it.
+  if (!ok) document.querySelector<HTMLInputElement>('#co-form input[aria-invalid=true]')?.focus();
   return ok ? { card: { number, exp_month: month, exp_year: year, cvc }, email, name } : null;
 }
+
+const NETWORK_ERROR = 'We could not reach the payment service. Check your connection and try again.';
 
 async function pay(event: Event): Promise<void> {
   event.preventDefault();
@@ -135,7 +170,10 @@ async function pay(event: Event): Promise<void> {
         email: input.email,
         ...(input.name ? { name: input.name } : {}),
       });
-      if (!r.ok) throw new Error(r.body.message ?? 'Could not start the checkout.');
+      if (!r.ok) {
+        if (r.status === 409 && (await settle())) return;
+        throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'Could not start the checkout.'));
+      }
       started = true;
       session = r.body.session;
       emit({ type: 'start', session, invoice: r.body.invoice });
@@ -149,17 +187,42 @@ async function pay(event: Event): Promise<void> {
       $('co-number')?.setAttribute('aria-invalid', 'true');
       return;
     }
-    if (!r.ok) throw new Error(r.body.message ?? 'The payment failed.');
-    finished = true;
-    session = r.body.session;
-    emit({ type: 'purchase', session, invoice: r.body.invoice, ...(r.body.payment ? { payment: r.body.payment } : {}) });
-    emit({ type: 'complete', session });
-    showThankYou(r.body.payment);
+    // No answer, or "already completed" / "in progress": the charge may have gone through, so ask before blaming the card.
+    if (!r.ok && (r.status === 0 || r.status === 409) && (await settle())) return;
+    if (!r.ok) throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'The payment failed.'));
+    complete(r.body.session, r.body.invoice, r.body.payment);
   } catch (error) {
-    showError(error instanceof Error && error.message !== 'Failed to fetch' ? error.message : 'We could not reach the payment service. Check your connection and try again.');
+    showError(error instanceof Error ? error.message : NETWORK_ERROR);
   } finally {
     setBusy(false, payLabel());
   }
+}
+
+function complete(paid: SessionView, invoice: unknown, payment?: { brand: string; last4: string }): void {
+  finished = true;
+  session = paid;
+  emit({ type: 'purchase', session: paid, invoice, ...(payment ? { payment } : {}) });
+  emit({ type: 'complete', session: paid });
+  showThankYou(payment);
+}
+
+/**
+ * Re-reads the session after an answer that leaves the outcome unknown; a paid session shows the
+ * thank-you page and reports the purchase. A charge still being processed gets a few seconds.
+ */
+async function settle(): Promise<boolean> {
+  if (!session) return false;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (attempt) await sleep(750);
+    const r = await api<{ session: SessionView }>(`/api/checkout/sessions/${encodeURIComponent(session.id)}`);
+    if (!r.ok) continue;
+    if (r.body.session.status === 'completed') {
+      complete(r.body.session, r.body.session.invoice);
+      return true;
+    }
+    if (r.body.session.status !== 'open') return false;
+  }
+  return false;
 }
 
 const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
@@ -176,13 +239,28 @@ function showThankYou(payment?: { brand: string; last4: string }): void {
   $('co-done')?.focus();
 }
 
+let dismissing = false;
+
 async function dismiss(): Promise<void> {
-  if (finished) {
+  if (busy || dismissing) return; // the payment in flight decides; the buyer can close once it has
+  if (finished || failed) {
     send({ type: 'close' });
     return;
   }
-  if (session) await api(`/api/checkout/sessions/${encodeURIComponent(session.id)}/cancel`, {}).catch(() => undefined);
-  emit(session ? { type: 'cancel', session } : { type: 'cancel' });
+  if (!session) {
+    emit({ type: 'cancel' });
+    return;
+  }
+  dismissing = true;
+  const r = await api<{ session: SessionView }>(`/api/checkout/sessions/${encodeURIComponent(session.id)}/cancel`, {});
+  dismissing = false;
+  // 409: the session is completed (paid in an answer this page never got): that is a purchase, not a cancel.
+  if (r.status === 409) {
+    await settle();
+    send({ type: 'close' });
+    return;
+  }
+  emit({ type: 'cancel', session: r.ok ? r.body.session : session });
 }
 
 function watchHeight(): void {
@@ -197,11 +275,49 @@ function watchHeight(): void {
   measure();
 }
 
+/** The email claim of a signed user token, read for display only: the server verifies the token. */
+function tokenEmail(token: string): string | null {
+  try {
+    const part = token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/');
+    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(part), (c) => c.charCodeAt(0)))) as { email?: unknown };
+    return typeof claims.email === 'string' ? claims.email : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the buyer is told when the session is refused; the seller's code gets the server's own code and message. */
+const REFUSALS: Record<string, string> = {
+  network_error: 'We could not reach the checkout service. Check your connection, then reload the page.',
+  too_many_attempts: 'Too many attempts. Please wait a moment, then reload the page.',
+  invalid_customer_token: 'Your sign-in has expired. Please sign in again, then reopen the checkout.',
+  live_mode_unavailable: 'This checkout is not taking payments yet.',
+  not_found: 'This offer is no longer available.',
+};
+
+/** The session was refused: a finished page (form off, no placeholder price) that says so, and the error to the SDK. */
+function refuse(r: ApiAnswer<unknown>): void {
+  const code = r.status === 0 ? 'network_error' : (r.body.code ?? `http_${r.status}`);
+  failed = true;
+  showError(REFUSALS[code] ?? 'This checkout cannot be opened right now. Please contact the seller.');
+  // Above the form the buyer cannot use, where it is seen without scrolling.
+  const box = $('co-error');
+  if (box) $('co-form')?.before(box);
+  document.body.classList.add('is-refused');
+  for (const el of document.querySelectorAll<HTMLInputElement | HTMLButtonElement>('#co-form input, #co-pay')) el.disabled = true;
+  for (const el of document.querySelectorAll('#co-total, [data-co-price]')) {
+    el.textContent = '—';
+    el.classList.remove('is-loading');
+  }
+  send({ type: 'ready', session: null });
+  send({ type: 'error', error: { code, message: r.body.message ?? 'The checkout service could not be reached.' } });
+}
+
 async function showPromo(): Promise<void> {
   if (!cfg.promo) return;
-  const r = await api<{ name: string; state: string; current_tier?: { name?: string } | null }>(`/api/promos/${encodeURIComponent(cfg.promo)}`).catch(() => null);
+  const r = await api<{ name: string; state: string; current_tier?: { name?: string } | null }>(`/api/promos/${encodeURIComponent(cfg.promo)}`);
   const el = $('co-promo');
-  if (!r?.ok || !el || r.body.state !== 'active') return;
+  if (!r.ok || !el || r.body.state !== 'active') return;
   el.textContent = `${r.body.name}${r.body.current_tier?.name ? ` · ${r.body.current_tier.name}` : ''}`;
   el.hidden = false;
 }
@@ -227,27 +343,33 @@ async function main(): Promise<void> {
 
   const init = await handshake();
   watchHeight();
+  if (cfg.error) {
+    failed = true;
+    send({ type: 'ready', session: null });
+    send({ type: 'error', error: cfg.error });
+    return;
+  }
   if (cfg.mode === 'preview') {
     send({ type: 'ready', session: null });
     return;
   }
   void showPromo();
-  const email = init.customer?.email;
+  // A signed identity's email is the buyer's, verified by the server: shown, not editable.
+  const signed = init.customer?.token ? tokenEmail(init.customer.token) : null;
+  const email = signed ?? init.customer?.email;
   const emailInput = $<HTMLInputElement>('co-email');
-  if (email && emailInput && !emailInput.value) emailInput.value = email;
+  if (email && emailInput && (signed || !emailInput.value)) {
+    emailInput.value = email;
+    emailInput.readOnly = Boolean(signed);
+  }
   const r = await api<{ session: SessionView }>('/api/checkout/sessions', {
     offer: cfg.offer,
     ...(cfg.mode ? { mode: cfg.mode } : {}),
     ...(cfg.promo ? { promo: cfg.promo } : {}),
     ...(init.customer ? { customer: init.customer } : {}),
     ...(init.metadata ? { metadata: init.metadata } : {}),
-  }).catch(() => null);
-  if (!r?.ok) {
-    showError(r?.body.message ? `This checkout is not available: ${r.body.message}` : 'This checkout is not available right now.');
-    $('co-total')?.classList.remove('is-loading');
-    send({ type: 'ready', session: null });
-    return;
-  }
+  });
+  if (!r.ok) return refuse(r);
   session = r.body.session;
   const total = $('co-total');
   if (total) {

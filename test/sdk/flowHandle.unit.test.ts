@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { createFlow } from '../../sdk/flowHandle.ts';
-import { normalizeFrame, normalizeSize } from '../../sdk/protocol.ts';
+import { z } from 'zod';
+import { EMAIL, isEmail, normalizeFrame, normalizeSize } from '../../sdk/protocol.ts';
 
 const session = { id: 'cs_1', status: 'completed', currency: 'EUR', total: 4900 };
 
@@ -69,5 +70,15 @@ describe('frame and size values', () => {
   ])('frame %s → %s', (input, expected) => expect(normalizeFrame(input)).toBe(expected));
   test('sizes default to md', () => {
     expect(['sm', 'md', 'lg', 'full', 'xl', undefined].map((s) => normalizeSize(s))).toEqual(['sm', 'md', 'lg', 'full', 'md', 'md']);
+  });
+});
+
+describe('the SDK email check', () => {
+  test('is the server\'s (zod z.email()), so identify() and the form accept exactly what the session routes accept', () => {
+    expect(EMAIL.source).toBe(z.regexes.email.source);
+    const server = z.email().max(254);
+    for (const e of ['buyer@example.com', 'Buyer@Example.com', "o'neil+x@mail.example.org", 'a@b.c', 'jörg@bücher.de', 'x@localhost', 'a..b@x.com', `${'a'.repeat(250)}@x.io`]) {
+      expect(isEmail(e), e).toBe(server.safeParse(e).success);
+    }
   });
 });

@@ -55,16 +55,60 @@ describe('GET /checkout/{offer}', () => {
     expect(await server.services.store.headPosition()).toBe(head);
   });
 
-  test('an unknown offer answers a 404 page with the same headers; bad parameters a 422', async () => {
+  test('an unknown offer answers a 404 page with the same headers; bad references and parameters an HTML page too, never JSON', async () => {
     const res = await html('/checkout/no-such-offer');
     expect(res.status).toBe(404);
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'self' https://shop.example.com");
     expect(await res.text()).toContain('This checkout is not available');
-    expect((await html('/checkout/pro-plan?mode=bogus')).status).toBe(422);
-    expect((await html('/checkout/pro-plan?frame=popup')).status).toBe(422);
-    expect((await html('/checkout/pro-plan?nonce=short')).status).toBe(422);
-    expect((await html('/checkout/pro-plan?origin=javascript:alert(1)')).status).toBe(422);
-    expect((await html('/checkout/..%2F..%2Fetc')).status).toBe(422);
+    // Loaded into a frame, a JSON error is raw text with no way to close it.
+    const cases: Array<[string, number, string]> = [
+      ['/checkout/pro-plan?mode=bogus', 400, 'invalid_link'],
+      ['/checkout/pro-plan?frame=popup', 400, 'invalid_link'],
+      ['/checkout/pro-plan?nonce=short', 400, 'invalid_link'],
+      ['/checkout/pro-plan?origin=javascript:alert(1)', 400, 'invalid_link'],
+      ['/checkout/pro-plan?origin=file://', 400, 'invalid_link'],
+      ['/checkout/..%2F..%2Fetc', 404, 'offer_not_found'],
+      ['/checkout/pro%20plan', 404, 'offer_not_found'],
+      ['/checkout/pro.plan', 404, 'offer_not_found'],
+      ['/checkout/pro%2Fplan', 404, 'offer_not_found'],
+      ['/checkout/pro/plan', 404, 'offer_not_found'],
+      [`/checkout/${'a'.repeat(300)}`, 404, 'offer_not_found'],
+    ];
+    for (const [path, status, says] of cases) {
+      const page = await html(path);
+      expect(page.status, path).toBe(status);
+      expect(page.headers.get('content-type'), path).toMatch(/^text\/html/);
+      expect(page.headers.get('content-security-policy'), path).toContain("default-src 'none'");
+      expect(await page.text(), path).toContain(says);
+    }
+    // A bad parameter beside a sound nonce and origin: the page can still greet the SDK and hand it the error.
+    const framed = await (await html('/checkout/pro-plan?frame=modal&nonce=abcdefghijklmnop12&origin=https://shop.example.com&mode=bogus')).text();
+    expect(framed).toContain('"parentOrigin":"https://shop.example.com"');
+    expect(framed).toContain('"error":{"code":"invalid_link"');
+  });
+});
+
+describe('GET /checkout/{offer} rate limit', () => {
+  test('each buyer has their own bucket: one address over the limit does not shut the page for another', async () => {
+    const limited = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '3' } });
+    try {
+      const org = await limited.identity();
+      await seedOffer(limited, org.organizationId, 'pro-plan');
+      const open = (remoteAddress: string) => limited.app.inject({ method: 'GET', url: '/checkout/pro-plan?mode=test', remoteAddress });
+      for (let i = 0; i < 3; i++) expect((await open('10.0.0.1')).statusCode).toBe(200);
+      const over = await open('10.0.0.1');
+      expect(over.statusCode).toBe(429);
+      expect(over.headers['content-type']).toMatch(/^text\/html/);
+      expect(over.headers['retry-after']).toMatch(/^\d+$/);
+      expect(over.body).toContain('Too many requests');
+      const other = await open('10.0.0.2');
+      expect(other.statusCode).toBe(200);
+      expect(other.body).not.toContain('class="co-missing"');
+      // The checkout API's own bucket is untouched by page views.
+      expect((await limited.app.inject({ method: 'GET', url: '/api/checkout?offer=pro-plan', remoteAddress: '10.0.0.1' })).statusCode).toBe(200);
+    } finally {
+      await limited.close({ remove: true });
+    }
   });
 });
 

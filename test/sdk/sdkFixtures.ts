@@ -66,6 +66,7 @@ export async function seedOffer(
         blocks: [
           { type: 'text', text: 'Everything you need to run your store, billed monthly. Cancel any time.' },
           { type: 'features', items: ['Unlimited products', 'Priority support', 'Custom domain'] },
+          { type: 'price' },
         ],
       },
       { id: 'p2', type: 'upsell', title: 'Add the annual report', blocks: [{ type: 'text', text: 'A yearly review of your numbers.' }] },

@@ -203,9 +203,15 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       const doc = await existingSession(request.params.id);
       const ctx = commandContext(services, request, doc.organization_id);
       const body = request.body;
+      // A signed identity's email was verified with its token: a typed one must not replace it under the same user_id.
+      const verifiedEmail = doc.customer?.user_id ? doc.customer.email : null;
       const customer: SessionCustomer | null =
         body && (body.email || body.name)
-          ? { email: body.email ?? doc.customer?.email ?? null, name: body.name ?? doc.customer?.name ?? null, user_id: doc.customer?.user_id ?? null }
+          ? {
+              email: verifiedEmail ?? body.email ?? doc.customer?.email ?? null,
+              name: body.name ?? doc.customer?.name ?? null,
+              user_id: doc.customer?.user_id ?? null,
+            }
           : null;
       const { position } = await startSession(ctx, doc.id, customer);
       const after = await readSession(doc.id, position);

@@ -3,9 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
+import { findOfferByRef } from '../../../projections/checkout/checkoutQueries.ts';
+import { offerRef } from '../checkout/checkoutSchemas.ts';
 import { RouteKey } from '../schemas.ts';
 import { renderExamplePage } from './examplePage.ts';
-import { renderCheckoutPage, renderMissingPage, type CheckoutInit, type PageParams } from './renderCheckoutPage.ts';
+import { renderCheckoutPage, renderMissingPage, type PageParams } from './renderCheckoutPage.ts';
 import { sdkAssets, type Asset } from './sdkAssets.ts';
 
 const FrameParam = z
@@ -13,18 +15,55 @@ const FrameParam = z
   .transform((v) => v.trim().toLowerCase().replace(/[\s_]+/g, '-'))
   .pipe(z.enum(['modal', 'slideout', 'bottom-sheet', 'embedded', '1']));
 
-const PageQuery = z.object({
-  mode: z.enum(['test', 'live', 'preview']).optional(),
-  frame: FrameParam.optional(),
-  size: z.enum(['sm', 'md', 'lg', 'full']).optional(),
-  nonce: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'nonce must be 16 to 64 URL-safe characters').optional(),
+const QueryFields = {
+  mode: z.enum(['test', 'live', 'preview']),
+  frame: FrameParam,
+  size: z.enum(['sm', 'md', 'lg', 'full']),
+  nonce: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, 'nonce must be 16 to 64 URL-safe characters'),
   origin: z
     .url({ protocol: /^https?$/ })
     .max(300)
-    .transform((u) => new URL(u).origin)
-    .optional(),
-  promo: RouteKey.optional(),
+    .transform((u) => new URL(u).origin),
+  promo: RouteKey,
+};
+
+const PageQuery = z.object({
+  mode: QueryFields.mode.optional(),
+  frame: QueryFields.frame.optional(),
+  size: QueryFields.size.optional(),
+  nonce: QueryFields.nonce.optional(),
+  origin: QueryFields.origin.optional(),
+  promo: QueryFields.promo.optional(),
 });
+
+/** One query field, or null when absent; a value that does not parse is noted in `bad` and left out. */
+function field<T>(schema: z.ZodType<T>, value: unknown, name: string, bad: string[]): T | null {
+  if (value === undefined) return null;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  bad.push(name);
+  return null;
+}
+
+/**
+ * The page's parameters, each parsed on its own: the page is loaded into a frame where a JSON
+ * error would show as raw text with no way to close it, so a bad value becomes an HTML error page
+ * that can still greet the SDK when the nonce and origin are sound.
+ */
+function pageParams(offer: string, query: Record<string, unknown>): { params: PageParams; bad: string[] } {
+  const bad: string[] = [];
+  const frame = field(QueryFields.frame, query.frame, 'frame', bad);
+  const params: PageParams = {
+    offerRef: offer,
+    mode: field(QueryFields.mode, query.mode, 'mode', bad),
+    frame: frame === '1' ? 'modal' : frame,
+    nonce: field(QueryFields.nonce, query.nonce, 'nonce', bad),
+    parentOrigin: field(QueryFields.origin, query.origin, 'origin', bad),
+    promo: field(QueryFields.promo, query.promo, 'promo', bad),
+  };
+  field(QueryFields.size, query.size, 'size', bad);
+  return { params, bad };
+}
 
 /** Per-response CSP: the page's one script and one style carry the nonce; nothing else may run. */
 function securityHeaders(reply: FastifyReply, services: Services, nonce: string): FastifyReply {
@@ -66,39 +105,69 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, t
 export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { services: Services }): Promise<void> {
   const { services } = opts;
   const r = app.withTypeProvider<ZodTypeProvider>();
+  // The page's own bucket, keyed by the buyer's address like the checkout API's (one bucket per route).
+  const pageRateLimit = app.createRateLimit({
+    max: services.config.CHECKOUT_RATE_LIMIT,
+    timeWindow: services.config.CHECKOUT_RATE_LIMIT_WINDOW_SECONDS * 1000,
+  });
 
   r.get('/sdk.js', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, (await sdkAssets()).sdk, 'application/javascript; charset=utf-8'));
   r.get('/sdk.mjs', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, (await sdkAssets()).esm, 'application/javascript; charset=utf-8'));
 
+  async function checkoutPage(request: FastifyRequest, reply: FastifyReply, offer: string | null) {
+    const { params, bad } = pageParams(offer ?? '', request.query as Record<string, unknown>);
+    const cspNonce = randomBytes(18).toString('base64url');
+    const { page } = await sdkAssets();
+    securityHeaders(reply, services, cspNonce);
+    const limit = await pageRateLimit(request);
+    if (!limit.isAllowed && limit.isExceeded) {
+      return reply
+        .code(429)
+        .header('retry-after', String(limit.ttlInSeconds))
+        .send(renderMissingPage(params, cspNonce, page, { code: 'too_many_attempts', title: 'Too many requests', text: 'Please wait a moment, then reload the page.' }));
+    }
+    if (bad.length) {
+      return reply.code(400).send(
+        renderMissingPage(params, cspNonce, page, {
+          code: 'invalid_link',
+          title: 'This checkout link is not valid',
+          text: 'Please go back to the shop and try again.',
+          detail: `The checkout page's ${bad.join(', ')} parameter${bad.length > 1 ? 's are' : ' is'} not valid.`,
+        }),
+      );
+    }
+    // Read here rather than through GET /api/checkout by app.inject: an injected request comes from
+    // 127.0.0.1, so every buyer's page view counted against one shared rate-limit bucket.
+    const found = offer !== null && RouteKey.safeParse(offer).success ? await findOfferByRef(services.readStore, offer) : null;
+    if (!found || found.status !== 'published') {
+      return reply.code(404).send(
+        renderMissingPage(params, cspNonce, page, {
+          code: 'offer_not_found',
+          title: 'This checkout is not available',
+          text: 'The offer may have ended or the link is wrong.',
+          detail: `No published offer has the reference ${JSON.stringify((offer ?? request.url.slice('/checkout/'.length).split('?')[0]!).slice(0, 100))}.`,
+        }),
+      );
+    }
+    const init = { offer: offerRef(found), theme: found.theme, pages: found.pages, firstPage: found.pages[0] ?? null };
+    return reply.send(renderCheckoutPage(init, params, cspNonce, page));
+  }
+
   r.get(
     '/checkout/:offer',
     {
+      // Bad values are answered by the page itself (an HTML error page), never by a JSON 400/422.
+      attachValidation: true,
       schema: {
         summary: 'Hosted checkout page (HTML) of an offer: ?mode=test|live|preview&frame=modal|slideout|bottom-sheet|embedded&nonce&origin&promo',
-        params: z.object({ offer: RouteKey }),
+        params: z.object({ offer: z.string() }),
         querystring: PageQuery,
       },
     },
-    async (request, reply) => {
-      const { offer } = request.params;
-      const q = request.query;
-      const params: PageParams = {
-        offerRef: offer,
-        mode: q.mode ?? null,
-        frame: q.frame ? (q.frame === '1' ? 'modal' : q.frame) : null,
-        nonce: q.nonce ?? null,
-        parentOrigin: q.origin ?? null,
-        promo: q.promo ?? null,
-      };
-      const cspNonce = randomBytes(18).toString('base64url');
-      const { page } = await sdkAssets();
-      // Through the public route itself, so the page shows exactly what the checkout API publishes.
-      const res = await app.inject({ method: 'GET', url: `/api/checkout?offer=${encodeURIComponent(offer)}`, headers: { accept: 'application/json' } });
-      securityHeaders(reply, services, cspNonce);
-      if (res.statusCode !== 200) return reply.code(res.statusCode === 404 || res.statusCode === 422 ? 404 : 502).send(renderMissingPage(params, cspNonce, page));
-      return reply.send(renderCheckoutPage(res.json() as CheckoutInit, params, cspNonce, page));
-    },
+    async (request, reply) => checkoutPage(request, reply, request.params.offer),
   );
+  // Longer than the router's maxParamLength, or with more path segments: no offer has such a reference.
+  r.get('/checkout/*', { schema: { hide: true } }, async (request, reply) => checkoutPage(request, reply, null));
 
   const examplesOn = services.config.SDK_EXAMPLES ? services.config.SDK_EXAMPLES === 'on' : services.config.NODE_ENV !== 'production';
   if (examplesOn) {

@@ -16,6 +16,7 @@ export type PageParams = {
   promo: string | null;
 };
 
+const PREVIEW_PRICE = 'Price set when the session is created';
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 const FONT = /^[A-Za-z0-9 ,_-]{1,120}$/;
 const DEFAULT_COLOR = '#4f46e5';
@@ -37,7 +38,7 @@ const text = (b: Record<string, unknown>, ...keys: string[]): string | null => {
 };
 
 /** Page blocks are the seller's content: rendered as text only (escaped), images only over https or from us. */
-export function renderBlock(raw: unknown): string {
+export function renderBlock(raw: unknown, preview = false): string {
   if (!raw || typeof raw !== 'object') return '';
   const b = raw as Record<string, unknown>;
   const type = String(b.type ?? '').toLowerCase();
@@ -65,6 +66,8 @@ export function renderBlock(raw: unknown): string {
     case 'quote':
       return `<blockquote class="co-quote">${escapeHtml(body ?? '')}${text(b, 'author', 'name') ? `<cite>${escapeHtml(text(b, 'author', 'name'))}</cite>` : ''}</blockquote>`;
     case 'price':
+      // Preview creates no session, so no price ever arrives to replace a placeholder.
+      if (preview) return `<p class="co-price-block"><span class="co-note">${PREVIEW_PRICE}</span></p>`;
       return `<p class="co-price-block"><span class="co-price is-loading" data-co-price>&nbsp;</span></p>`;
     case 'guarantee':
     case 'badge':
@@ -80,7 +83,7 @@ function pageSection(page: NonNullable<CheckoutInit['pages']>[number], inner: st
   const label = preview ? `<p class="co-preview-label">${escapeHtml(type.replace('_', ' '))} page</p>` : '';
   return `<section class="co-page" id="page-${escapeHtml(type)}" data-page-type="${escapeHtml(type)}"${hidden ? ' hidden' : ''}>${label}
 ${page.title ? `<h1 class="co-title">${escapeHtml(page.title)}</h1>` : ''}
-${(page.blocks ?? []).map(renderBlock).join('\n')}
+${(page.blocks ?? []).map((b) => renderBlock(b, preview)).join('\n')}
 ${inner}</section>`;
 }
 
@@ -123,6 +126,7 @@ label{display:block;font-size:13px;font-weight:600;color:#334155;margin:12px 0 6
 input{width:100%;font:inherit;color:var(--ink);padding:10px 12px;border:1px solid #cbd5e1;border-radius:8px;background:#fff;outline:none;transition:border-color .15s,box-shadow .15s}
 input:focus{border-color:var(--brand);box-shadow:0 0 0 3px color-mix(in srgb,var(--brand) 22%,transparent)}
 input[aria-invalid=true]{border-color:var(--err)}
+input:disabled,input[readonly]{background:#f8fafc}input:disabled{cursor:not-allowed}.is-refused #co-form{opacity:.55}
 .co-card{border:1px solid #cbd5e1;border-radius:8px;overflow:hidden}
 .co-card input{border:0;border-radius:0;box-shadow:none}
 .co-card input:focus{box-shadow:inset 0 0 0 2px var(--brand)}
@@ -149,7 +153,7 @@ body.is-preview .co-page[hidden]{display:block}body.is-preview .co-page+.co-page
 `;
 
 const FORM = (preview: boolean) => `
-<div class="co-summary"><span>Total due today</span>${preview ? '<span class="co-note">Price set when the session is created</span>' : '<strong id="co-total" class="is-loading">&nbsp;</strong>'}</div>
+<div class="co-summary"><span>Total due today</span>${preview ? `<span class="co-note">${PREVIEW_PRICE}</span>` : '<strong id="co-total" class="is-loading">&nbsp;</strong>'}</div>
 <p class="co-promo" id="co-promo" hidden></p>
 <form id="co-form" novalidate>
   <label for="co-email">Email</label>
@@ -232,17 +236,33 @@ export function renderCheckoutPage(init: CheckoutInit, params: PageParams, cspNo
   });
 }
 
-/** The same look for an offer that is unknown or unpublished; the script still lets a frame close. */
-export function renderMissingPage(params: PageParams, cspNonce: string, script: string): string {
+export type PageError = { code: string; title: string; text: string; detail?: string };
+
+/** The same look for an offer that is unknown or unpublished (or a page that cannot be shown); the script still lets a frame close. */
+export function renderMissingPage(
+  params: PageParams,
+  cspNonce: string,
+  script: string,
+  message: PageError = { code: 'offer_not_found', title: 'This checkout is not available', text: 'The offer may have ended or the link is wrong.' },
+): string {
   const closable = params.frame !== null && params.frame !== 'embedded';
   return shell({
-    title: 'Checkout not available',
+    title: message.title,
     nonce: cspNonce,
     look: { color: DEFAULT_COLOR },
     bodyClass: params.frame ? 'framed' : '',
     head: `<header class="co-head"><div class="co-brand"></div>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`,
-    main: `<section class="co-missing"><h1 class="co-title">This checkout is not available</h1><p class="co-p">The offer may have ended or the link is wrong.</p></section>`,
-    config: { offer: params.offerRef, mode: 'preview', frame: params.frame, nonce: params.nonce, parentOrigin: params.parentOrigin, promo: null },
+    main: `<section class="co-missing"><h1 class="co-title">${escapeHtml(message.title)}</h1><p class="co-p">${escapeHtml(message.text)}</p></section>`,
+    config: {
+      offer: params.offerRef,
+      mode: 'preview',
+      frame: params.frame,
+      nonce: params.nonce,
+      parentOrigin: params.parentOrigin,
+      promo: null,
+      // Handed to the SDK, whose flow resolves {status: 'error', error}; the detail is for the developer.
+      error: { code: message.code, message: message.detail ?? `${message.title}: ${message.text}` },
+    },
     script,
   });
 }
