@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, runCli, startServerProcess, type ServerProcess } from '../helpers/processes.ts';
+import { eventuallyPasses as eventually, runCli, startServerProcess, type ServerProcess } from '../helpers/serverProcess.ts';
 import { families, plan, product } from './catalogFixtures.ts';
 
 type DemoJson = { organization: { id: string }; user: { id: string; email: string }; token: string; products: string[]; catch_url: string; url: string };
@@ -17,7 +17,7 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', ()
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'commerce-cli-'));
     env = { DATA_DIR: dataDir };
-    server = await startServerProcess(env);
+    server = await startServerProcess({ dataDir, env: { LOG_LEVEL: 'warn' } });
   });
   afterAll(async () => {
     await server?.stop();
@@ -146,7 +146,7 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', ()
     expect(before.list.data.length).toBe(4);
     const port = new URL(server.url).port;
     await server.stop();
-    server = await startServerProcess({ ...env, PORT: port });
+    server = await startServerProcess({ dataDir, env: { LOG_LEVEL: 'warn', PORT: port } });
     expect(await snapshot()).toEqual(before);
 
     const rebuild = await runCli(['projections', 'rebuild', '--json'], env);

@@ -1,17 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/processes.ts';
+import { runCli } from '../helpers/serverProcess.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { encodeRouteKey } from '../../commands/routeKeys.ts';
 import { offerSlugStream, SLUG } from '../../domain/checkout/offer.ts';
 import { GOOD_CARD, json, legacyOffer, makeOffer } from './checkoutFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-const run = promisify(execFile);
 
 const catalogFile = {
   products: [
@@ -37,16 +34,7 @@ const catalogFile = {
 
 describe('commerce CLI: offers import, publish/archive, demo offer, replay', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'commerce-checkout-cli-'));
-  const env = { ...process.env, DATA_DIR: dataDir, BASE_URL: '', LOG_LEVEL: 'silent' };
-  const commerce = async (...args: string[]) => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [resolve('bin/commerce.js'), ...args], { env });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
+  const commerce = (...args: string[]) => runCli(args, { DATA_DIR: dataDir });
   let server: TestServer;
   let demo: Body;
 

@@ -2,9 +2,8 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/processes.ts';
 import { eventually } from '../helpers/receiver.ts';
-import { seedIdentity, seedOfferAndCatchUrl, startServerProcess, tempDataDir, type ServerProcess } from '../helpers/serverProcess.ts';
+import { runCli, seedIdentity, seedOfferAndCatchUrl, startServerProcess, tempDataDir, type ServerProcess } from '../helpers/serverProcess.ts';
 
 const ENV = { LOG_LEVEL: 'warn', CATCH_RATE_LIMIT_MAX: '1000000', CHECKOUT_RATE_LIMIT: '1000000' };
 

@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, startServerProcess, tempDataDir, type ServerProcess } from '../helpers/serverProcess.ts';
+import { runCli, startServerProcess, tempDataDir, type ServerProcess } from '../helpers/serverProcess.ts';
 
 describe('serve on a port another process holds', () => {
   const dataDir = tempDataDir('commerce-port-');
@@ -17,17 +16,7 @@ describe('serve on a port another process holds', () => {
 
   it('exits 1 with a line naming the port, instead of living on with its projections running', async () => {
     const port = new URL(first.url).port;
-    const second = spawn(process.execPath, ['bin/commerce.js', 'serve'], {
-      cwd: new URL('../..', import.meta.url),
-      env: { ...cleanEnv(), DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    second.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => second.once('exit', (code) => resolve(code)));
-    const timer = setTimeout(() => second.kill('SIGKILL'), 20_000);
-    const code = await exited;
-    clearTimeout(timer);
+    const { code, stderr } = await runCli(['serve'], { DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
     expect(code).toBe(1);
     expect(stderr).toBe(`commerce: 127.0.0.1:${port} is already in use (another \`commerce serve\`?); set PORT to a free port\n`);
     // The first server is untouched.

@@ -22,11 +22,14 @@ export type ServerProcess = {
   output(): string;
   /** Resolves with the exit code and signal once the process has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM (a clean shutdown), then waits for the exit. */
+  stop(): Promise<void>;
 };
 
 /** Our environment without what vitest adds (BASE_URL='/' would be read as our BASE_URL). */
 export function cleanEnv(): Record<string, string> {
-  const skip = new Set(['BASE_URL', 'MODE', 'DEV', 'PROD', 'SSR', 'NODE_ENV', 'TEST']);
+  // DATA_DIR and PORT too: every test names its own.
+  const skip = new Set(['BASE_URL', 'MODE', 'DEV', 'PROD', 'SSR', 'NODE_ENV', 'TEST', 'DATA_DIR', 'PORT']);
   return Object.fromEntries(
     Object.entries(process.env).filter(
       (e): e is [string, string] => e[1] !== undefined && !skip.has(e[0]) && !e[0].startsWith('VITEST'),
@@ -74,7 +77,45 @@ export async function startServerProcess(options: {
       rej(new Error(`server exited (${code}) before listening:\n${out}`));
     });
   });
-  return { url, child, output: () => out, exited };
+  return {
+    url,
+    child,
+    output: () => out,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export type CliRun = { code: number | null; stdout: string; stderr: string };
+
+/** Runs the real `commerce` CLI (`node bin/commerce.js …`) as a child process, as a person would. */
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/commerce.js', ...args], { cwd: ROOT, env: { ...cleanEnv(), LOG_LEVEL: 'silent', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+/** Retries `check` until it passes (returns without throwing) or the time runs out, then throws its last error. */
+export async function eventuallyPasses<T>(check: () => Promise<T>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
 }
 
 /** Opens the data directory in this process (as the CLI does), runs `work`, catches read models up and closes. */
