@@ -2,12 +2,10 @@ import { mkdirSync } from 'node:fs';
 import type { FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { enrol, launchChromium, seedOffer, seedPromo } from './sdkFixtures.ts';
+import { enrol, flowResult, launchChromium, seedOffer, seedPromo, startFlow, type Loose } from './sdkFixtures.ts';
 
 /* The browser SDK and the hosted checkout page in a real Chromium, against the real checkout routes. */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- page.evaluate bodies drive the untyped browser global
-type Loose = any;
 type Win = Window & { sdk: Loose; examples: { readyAt?: number; log: string[] }; flows: Record<string, Loose>; seen: Record<string, string[]> };
 
 let server: TestServer;
@@ -45,24 +43,8 @@ async function openExample(query = 'offer=pro-plan&second=starter-plan&promo=spr
   return page;
 }
 
-/** Starts a flow in the page and a `for await` consumer that records its event types. */
-async function startFlow(page: Page, name: string, call: string): Promise<void> {
-  await page.evaluate(
-    ([n, c]) => {
-      const w = window as unknown as Win;
-      const flow = new Function('sdk', `return ${c}`)(w.sdk);
-      w.flows[n!] = flow;
-      w.seen[n!] = [];
-      void (async () => {
-        for await (const ev of flow.events) w.seen[n!]!.push(ev.type);
-      })();
-    },
-    [name, call],
-  );
-}
 
-const result = (page: Page, name: string) =>
-  page.evaluate((n) => (window as unknown as Win).flows[n].then((r: unknown) => r), name) as Promise<{ status: string; session?: { id: string; status: string } }>;
+const result = flowResult;
 
 async function pay(frame: FrameLocator, card = '4242424242424242', email?: string): Promise<void> {
   await frame.locator('#co-pay:not([disabled])').waitFor();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Frame, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { enrol, launchChromium, seedOffer, seedPromo } from './sdkFixtures.ts';
+import { enrol, flowResult, launchChromium, seedOffer, seedPromo, startFlow, type Loose } from './sdkFixtures.ts';
 
 /*
  * The SDK and the hosted page where things go wrong: a payment whose answer is slow or lost, a
@@ -13,10 +13,7 @@ import { enrol, launchChromium, seedOffer, seedPromo } from './sdkFixtures.ts';
  * scroll, CSP). The seller's page is served from another origin: localhost on a port of its own.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- page.evaluate bodies drive the untyped browser global
-type Loose = any;
 type Win = Window & { sdk: Loose; flows: Record<string, Loose>; seen: Record<string, string[]> };
-type Result = { status: string; session?: { id: string; status: string }; error?: { code: string; message: string } };
 
 const STUB =
   'window.sdk=window.sdk||(function(){var s={q:[]};["present","mount","identify","reset","ready","from","promo","addGate","gate"].forEach(function(m){s[m]=function(){var a=arguments;return new Promise(function(r,j){s.q.push([m,a,r,j])})}});return s})();';
@@ -76,23 +73,8 @@ async function shopPage(o: { body?: string; head?: string; csp?: string; viewpor
   return page;
 }
 
-/** Starts a flow and a consumer that records its event types from the first one. */
-async function startFlow(page: Page, name: string, call: string): Promise<void> {
-  await page.evaluate(
-    ([n, c]) => {
-      const w = window as unknown as Win;
-      const flow = new Function('sdk', `return ${c}`)(w.sdk);
-      w.flows[n!] = flow;
-      w.seen[n!] = [];
-      void (async () => {
-        for await (const ev of flow.events) w.seen[n!]!.push(ev.type);
-      })();
-    },
-    [name, call],
-  );
-}
 
-const result = (page: Page, name: string) => page.evaluate((n) => (window as unknown as Win).flows[n].then((r: unknown) => r), name) as Promise<Result>;
+const result = flowResult;
 const seen = (page: Page, name: string) => page.evaluate((n) => (window as unknown as Win).seen[n], name);
 
 /** The checkout frame of the page (the first, or the one whose URL names the frame modality). */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
 import { createPromo, enrolParticipant } from '../../commands/promos/promoCommands.ts';
 import type { TestServer } from '../helpers/testServer.ts';
@@ -104,3 +104,31 @@ export async function enrol(server: TestServer, organizationId: string, slug: st
   await enrolParticipant(server.cliContext(organizationId), { organizationId, slug, email, reference: null, workflowId: null });
   await server.settle();
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- page.evaluate bodies drive the untyped browser global
+export type Loose = any;
+/** The page's globals the tests use: the SDK, and the flows they started with what each emitted. */
+type FlowWindow = Window & { sdk: Loose; flows: Record<string, Loose>; seen: Record<string, string[]> };
+export type FlowResult = { status: string; session?: { id: string; status: string }; error?: { code: string; message: string } };
+
+/** Starts a flow in the page under `name` (`call` is an SDK call, e.g. `sdk.present('x')`) and a `for await` consumer recording its event types. */
+export async function startFlow(page: Page, name: string, call: string): Promise<void> {
+  await page.evaluate(
+    ([n, c]) => {
+      const w = window as unknown as FlowWindow;
+      w.flows ??= {};
+      w.seen ??= {};
+      const flow = new Function('sdk', `return ${c}`)(w.sdk);
+      w.flows[n!] = flow;
+      w.seen[n!] = [];
+      void (async () => {
+        for await (const ev of flow.events) w.seen[n!]!.push(ev.type);
+      })();
+    },
+    [name, call],
+  );
+}
+
+/** What the flow started under `name` resolved with. */
+export const flowResult = (page: Page, name: string) =>
+  page.evaluate((n) => (window as unknown as FlowWindow).flows[n].then((r: unknown) => r), name) as Promise<FlowResult>;
