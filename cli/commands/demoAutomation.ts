@@ -14,7 +14,7 @@ export function demoAutomation(nowSeconds: number) {
         starts_at: nowSeconds - 60,
         ends_at: nowSeconds + 30 * 24 * 3600,
         tiers: [
-          { name: 'Early bird', price: 4900, max_participants: 100 },
+          { name: 'Early bird', price: 1900, max_participants: 100 },
           { name: 'Launch', discount_percent: 20 },
         ],
       },

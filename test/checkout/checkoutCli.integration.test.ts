@@ -59,6 +59,19 @@ describe('commerce CLI: offers import, publish/archive, demo offer, replay', () 
     expect(again.offer).toEqual(demo.offer);
   });
 
+  it("the demo promo's tier lowers the demo offer's price, as a launch promo should", async () => {
+    const plain = await server.fetch('/api/checkout/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ offer: 'demo-pro-monthly' }) });
+    const promoted = await server.fetch('/api/checkout/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ offer: 'demo-pro-monthly', promo: 'demo-launch' }),
+    });
+    expect([plain.status, promoted.status]).toEqual([201, 201]);
+    const totalOf = async (r: Response) => ((await r.json()) as { session: { total: number } }).session.total;
+    const [full, early] = [await totalOf(plain), await totalOf(promoted)];
+    expect(early).toBeLessThan(full);
+  });
+
   it('demo runs again after its offer was archived, leaving it archived and its checkout lines out', async () => {
     const other = mkdtempSync(join(tmpdir(), 'commerce-demo-archived-'));
     try {
