@@ -141,6 +141,24 @@ const pressFrameClose = (f: Frame) => f.evaluate(() => void setTimeout(() => doc
 
 const fromFrame = (route: Route) => route.request().frame().parentFrame() !== null;
 
+/**
+ * A flow `name` whose first pay answer is lost (the server charged) while the frame cannot read
+ * the session back either, as long as `unreachable()`: resolves once the frame shows the buyer
+ * it could not reach the payment service.
+ */
+async function payUnconfirmed(page: Page, name: string, unreachable = () => true): Promise<Frame> {
+  await loseFirstPayAnswer(page);
+  await page.route('**/api/checkout/sessions/*', (route) =>
+    fromFrame(route) && route.request().method() === 'GET' && unreachable() ? route.abort('connectionreset') : route.continue(),
+  );
+  await startFlow(page, name, `sdk.present('pro-plan', { mode: 'test' })`);
+  const f = await readyFrame(page);
+  await fillCard(f);
+  await f.locator('#co-pay').click();
+  await f.locator('#co-error:not([hidden])').waitFor({ timeout: 10_000 });
+  return f;
+}
+
 describe('a payment whose answer is slow or lost is reported as the purchase it is', () => {
   const dismissals: Array<[string, (page: Page, f: Frame) => Promise<unknown>]> = [
     ['Escape', (page) => page.keyboard.press('Escape')],
@@ -186,14 +204,8 @@ describe('a payment whose answer is slow or lost is reported as the purchase it 
 
   test('a paid session the frame could not confirm: Pay again (409) and × (cancel route 409) both end complete, never cancel', async () => {
     const page = await shopPage();
-    await loseFirstPayAnswer(page);
     // The frame cannot re-read the session either (the network is still down for it).
-    await page.route('**/api/checkout/sessions/*', (route) => (fromFrame(route) && route.request().method() === 'GET' ? route.abort('connectionreset') : route.continue()));
-    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
-    const f = await readyFrame(page);
-    await fillCard(f);
-    await f.locator('#co-pay').click();
-    await f.locator('#co-error:not([hidden])').waitFor({ timeout: 10_000 });
+    const f = await payUnconfirmed(page, 'f');
     expect(await f.locator('#co-error').textContent()).toMatch(/could not reach/);
     // The buyer closes: the cancel route answers 409 (already completed), which is no cancel.
     await pressFrameClose(f);
@@ -203,14 +215,8 @@ describe('a payment whose answer is slow or lost is reported as the purchase it 
 
     // Pressing Pay again instead: 409 session_completed, then the thank-you page.
     const again = await shopPage();
-    await loseFirstPayAnswer(again);
     let blocked = true;
-    await again.route('**/api/checkout/sessions/*', (route) => (fromFrame(route) && route.request().method() === 'GET' && blocked ? route.abort('connectionreset') : route.continue()));
-    await startFlow(again, 'g', `sdk.present('pro-plan', { mode: 'test' })`);
-    const g = await readyFrame(again);
-    await fillCard(g);
-    await g.locator('#co-pay').click();
-    await g.locator('#co-error:not([hidden])').waitFor({ timeout: 10_000 });
+    const g = await payUnconfirmed(again, 'g', () => blocked);
     blocked = false;
     await g.locator('#co-pay').click();
     await g.locator('#page-thank_you:not([hidden])').waitFor();
@@ -222,13 +228,7 @@ describe('a payment whose answer is slow or lost is reported as the purchase it 
 
   test('close() after a paid session the frame never confirmed: the SDK asks the server and resolves complete', async () => {
     const page = await shopPage();
-    await loseFirstPayAnswer(page);
-    await page.route('**/api/checkout/sessions/*', (route) => (fromFrame(route) && route.request().method() === 'GET' ? route.abort('connectionreset') : route.continue()));
-    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
-    const f = await readyFrame(page);
-    await fillCard(f);
-    await f.locator('#co-pay').click();
-    await f.locator('#co-error:not([hidden])').waitFor({ timeout: 10_000 });
+    await payUnconfirmed(page, 'f');
     await page.evaluate(() => (window as unknown as Win).flows.f.close());
     const r = await result(page, 'f');
     expect(r).toMatchObject({ status: 'complete', session: { status: 'completed' } });
