@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { enrol, flowResult, launchChromium, seedOffer, seedPromo, startFlow, type Loose } from './sdkFixtures.ts';
+import { enrol, flowResult, launchChromium, openPage, seedOffer, seedPromo, startFlow, type Loose } from './sdkFixtures.ts';
 
 /* The browser SDK and the hosted checkout page in a real Chromium, against the real checkout routes. */
 
@@ -29,18 +29,8 @@ afterAll(async () => {
   await server?.close({ remove: true });
 });
 
-async function openExample(query = 'offer=pro-plan&second=starter-plan&promo=spring'): Promise<Page> {
-  const page = await chrome.context.newPage();
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${server.url}/examples/sdk?${query}`);
-  await page.waitForFunction(() => (window as unknown as Win).examples?.readyAt);
-  // Records every event of a flow by a name, from a consumer that starts right away.
-  await page.evaluate(() => {
-    const w = window as unknown as Win;
-    w.flows = {};
-    w.seen = {};
-  });
-  return page;
+function openExample(query = 'offer=pro-plan&second=starter-plan&promo=spring'): Promise<Page> {
+  return openPage(chrome.context, `${server.url}/examples/sdk?${query}`, { errors, ready: () => (window as unknown as Win).examples?.readyAt });
 }
 
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Frame, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { enrol, flowResult, launchChromium, seedOffer, seedPromo, startFlow, type Loose } from './sdkFixtures.ts';
+import { enrol, flowResult, launchChromium, openPage, seedOffer, seedPromo, startFlow, type Loose } from './sdkFixtures.ts';
 
 /*
  * The SDK and the hosted page where things go wrong: a payment whose answer is slow or lost, a
@@ -56,21 +56,11 @@ afterAll(async () => {
 
 /** A seller's page on another origin that loads /sdk.js with the stub, as the README's Embed section says. */
 async function shopPage(o: { body?: string; head?: string; csp?: string; viewport?: { width: number; height: number } } = {}): Promise<Page> {
-  const page = await chrome.context.newPage();
-  page.on('pageerror', (e) => errors.push(String(e)));
-  if (o.viewport) await page.setViewportSize(o.viewport);
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <script nonce="n0nce">${STUB}</script><script nonce="n0nce" src="${server.url}/sdk.js" async></script>${o.head ?? ''}</head><body>${o.body ?? '<button id="buy">Buy</button>'}</body></html>`;
   const path = `/shop-${shopPages.size}`;
   shopPages.set(path, { html, ...(o.csp ? { csp: o.csp } : {}) });
-  await page.goto(`${shopUrl}${path}`);
-  await page.waitForFunction(() => (window as unknown as Win).sdk?.version);
-  await page.evaluate(() => {
-    const w = window as unknown as Win;
-    w.flows = {};
-    w.seen = {};
-  });
-  return page;
+  return openPage(chrome.context, `${shopUrl}${path}`, { errors, ready: () => (window as unknown as Win).sdk?.version, viewport: o.viewport });
 }
 
 

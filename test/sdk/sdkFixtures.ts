@@ -111,13 +111,33 @@ export type Loose = any;
 type FlowWindow = Window & { sdk: Loose; flows: Record<string, Loose>; seen: Record<string, string[]> };
 export type FlowResult = { status: string; session?: { id: string; status: string }; error?: { code: string; message: string } };
 
+/**
+ * A new page at `url` (at `viewport`, if given), its script errors collected into `errors`, once
+ * `ready` holds in it, with the globals startFlow records flows and their events into.
+ */
+export async function openPage(
+  context: BrowserContext,
+  url: string,
+  o: { errors: string[]; ready: () => unknown; viewport?: { width: number; height: number } },
+): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (e) => o.errors.push(String(e)));
+  if (o.viewport) await page.setViewportSize(o.viewport);
+  await page.goto(url);
+  await page.waitForFunction(o.ready);
+  await page.evaluate(() => {
+    const w = window as unknown as FlowWindow;
+    w.flows = {};
+    w.seen = {};
+  });
+  return page;
+}
+
 /** Starts a flow in the page under `name` (`call` is an SDK call, e.g. `sdk.present('x')`) and a `for await` consumer recording its event types. */
 export async function startFlow(page: Page, name: string, call: string): Promise<void> {
   await page.evaluate(
     ([n, c]) => {
       const w = window as unknown as FlowWindow;
-      w.flows ??= {};
-      w.seen ??= {};
       const flow = new Function('sdk', `return ${c}`)(w.sdk);
       w.flows[n!] = flow;
       w.seen[n!] = [];
