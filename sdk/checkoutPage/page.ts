@@ -295,10 +295,16 @@ const REFUSALS: Record<string, string> = {
   not_found: 'This offer is no longer available.',
 };
 
+/** No checkout here: the page is shown (it tells the buyer why) and the SDK's flow ends with `error`. */
+function reportFailure(error: FlowError): void {
+  failed = true;
+  send({ type: 'ready', session: null });
+  send({ type: 'error', error });
+}
+
 /** The session was refused: a finished page (form off, no placeholder price) that says so, and the error to the SDK. */
 function refuse(r: ApiAnswer<unknown>): void {
   const code = r.status === 0 ? 'network_error' : (r.body.code ?? `http_${r.status}`);
-  failed = true;
   showError(REFUSALS[code] ?? 'This checkout cannot be opened right now. Please contact the seller.');
   // Above the form the buyer cannot use, where it is seen without scrolling.
   const box = $('co-error');
@@ -309,8 +315,7 @@ function refuse(r: ApiAnswer<unknown>): void {
     el.textContent = '—';
     el.classList.remove('is-loading');
   }
-  send({ type: 'ready', session: null });
-  send({ type: 'error', error: { code, message: r.body.message ?? 'The checkout service could not be reached.' } });
+  reportFailure({ code, message: r.body.message ?? 'The checkout service could not be reached.' });
 }
 
 async function showPromo(): Promise<void> {
@@ -343,12 +348,7 @@ async function main(): Promise<void> {
 
   const init = await handshake();
   watchHeight();
-  if (cfg.error) {
-    failed = true;
-    send({ type: 'ready', session: null });
-    send({ type: 'error', error: cfg.error });
-    return;
-  }
+  if (cfg.error) return reportFailure(cfg.error);
   if (cfg.mode === 'preview') {
     send({ type: 'ready', session: null });
     return;
