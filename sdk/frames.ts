@@ -130,8 +130,9 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
   spinner.setAttribute('role', 'status');
   spinner.setAttribute('aria-label', 'Loading checkout');
   loading.append(spinner);
+  let closeButton: HTMLButtonElement | null = null;
   if (frame !== 'embedded') {
-    const close = doc.createElement('button');
+    const close = (closeButton = doc.createElement('button'));
     close.type = 'button';
     close.className = 'csdk-close';
     close.setAttribute('aria-label', 'Close checkout');
@@ -164,7 +165,7 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     const guard = () => {
       const el = doc.createElement('span');
       el.tabIndex = 0;
-      el.addEventListener('focus', () => (root.classList.contains('csdk-ready') ? iframe : (loading.querySelector('.csdk-close') as HTMLElement | null))?.focus());
+      el.addEventListener('focus', () => (root.classList.contains('csdk-ready') ? iframe : closeButton)?.focus());
       return el;
     };
     root.append(guard(), backdrop, panel, guard());
@@ -173,7 +174,7 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     openOverlays.push(root);
     updateInert(doc);
     // The dialog's only control until the page is ready; the opener behind it is inert now.
-    (loading.querySelector('.csdk-close') as HTMLElement | null)?.focus({ preventScroll: true });
+    closeButton?.focus({ preventScroll: true });
     // Next frame, so the transition runs from the closed position.
     requestAnimationFrame(() => requestAnimationFrame(() => root.classList.add('csdk-open')));
   }
@@ -195,11 +196,11 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
       text.className = 'csdk-error';
       text.setAttribute('role', 'alert');
       text.textContent = message;
-      loading.querySelector('.csdk-spinner')?.replaceWith(text);
+      spinner.replaceWith(text);
       root.classList.remove('csdk-ready');
       root.classList.add('csdk-failed');
       root.style.setProperty('--csdk-h', '240px');
-      (loading.querySelector('.csdk-close') as HTMLElement | null)?.focus();
+      closeButton?.focus();
     },
     remove() {
       root.remove();
