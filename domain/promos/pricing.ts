@@ -45,6 +45,28 @@ export function priceUnderPromo(promo: PromoFacts, offerAmount: number, now: num
   const index = currentTierIndex(promo, now);
   if (index === null) return null;
   const tier = promo.tiers[index]!;
-  const amount = tier.price !== null ? tier.price : Math.round((offerAmount * (100 - (tier.discount_percent ?? 0))) / 100);
+  const amount = tier.price !== null ? tier.price : discountedAmount(offerAmount, tier.discount_percent ?? 0);
   return { amount: Math.max(0, amount), tier: tier.name, tier_index: index };
+}
+
+/**
+ * `amount` (whole minor units) less `percent` per cent, rounded half up, computed exactly on the
+ * percent as written: in floating point 2625 × (100 − 0.4) / 100 is 2614.4999…, which rounded to
+ * 2614 where the exact 2614.5 rounds to 2615.
+ */
+export function discountedAmount(amount: number, percent: number): number {
+  const { digits, scale } = exactDecimal(percent);
+  const whole = 100n * 10n ** scale;
+  const kept = BigInt(amount) * (whole - digits);
+  return Number((2n * kept + whole) / (2n * whole));
+}
+
+/** A finite non-negative number as digits / 10^scale, read from its shortest decimal form (0.4, 12.5, 1e-7). */
+function exactDecimal(value: number): { digits: bigint; scale: bigint } {
+  const match = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value));
+  if (!match) throw new RangeError(`Not a non-negative finite number: ${value}`);
+  const fraction = match[2] ?? '';
+  const scale = fraction.length - Number(match[3] ?? 0);
+  const digits = BigInt(match[1]! + fraction);
+  return scale >= 0 ? { digits, scale: BigInt(scale) } : { digits: digits * 10n ** BigInt(-scale), scale: 0n };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { prepareRequest } from '../../automation/sendWebhook.ts';
 import { jsonProblem, jsonTemplateProblem, renderJsonTemplate, renderTextTemplate } from '../../domain/automation/template.ts';
-import { currentTier, priceUnderPromo, promoState, tierEndsAt, type PromoFacts } from '../../domain/promos/pricing.ts';
+import { currentTier, discountedAmount, priceUnderPromo, promoState, tierEndsAt, type PromoFacts } from '../../domain/promos/pricing.ts';
 import { promoDecider, type PromoEvent } from '../../domain/promos/promo.ts';
 import { deciderSpec } from '../../domain/shared/specification.ts';
 
@@ -91,6 +91,20 @@ describe('promo pricing', () => {
     expect(priceUnderPromo(promo(2), 1999, 1500)).toEqual({ amount: 1000, tier: 'Half', tier_index: 1 });
     expect(priceUnderPromo(promo(9), 1000, 1500)).toEqual({ amount: 875, tier: 'Late', tier_index: 2 });
     expect(priceUnderPromo(promo(0), 2000, 6000)).toBeNull();
+  });
+  it('rounds a fractional discount half up on the exact amount, not on a floating-point approximation of it', () => {
+    const pointFour: PromoFacts = {
+      starts_at: 1000,
+      ends_at: 5000,
+      participants_count: 0,
+      tiers: [{ name: 'Small', price: null, discount_percent: 0.4, until: null, max_participants: null }],
+    };
+    // 2625 less 0.4 % is 2614.5 exactly (floating point reads 2614.4999…); 2750 less 5.4 % is 2601.5.
+    expect(priceUnderPromo(pointFour, 2625, 1500)?.amount).toBe(2615);
+    expect(discountedAmount(2750, 5.4)).toBe(2602);
+    expect(discountedAmount(1000, 33.333)).toBe(667);
+    expect(discountedAmount(1999, 100)).toBe(0);
+    expect(discountedAmount(1000, 1e-7)).toBe(1000);
   });
 });
 
