@@ -99,7 +99,8 @@ export async function withIdempotencyKey(
         'invalid',
         'idempotency_key_reused',
         'This Idempotency-Key was already used with a different request body.',
-        { 'Idempotency-Key': ['This Idempotency-Key was already used with a different request body.'] },
+        // Named as the header's own validation errors name it (lower case), so clients look in one place.
+        { 'idempotency-key': ['This Idempotency-Key was already used with a different request body.'] },
       );
     }
     if (current.state === 'done') return { ...current.response!, replayed: true };

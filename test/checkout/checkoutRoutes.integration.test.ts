@@ -230,6 +230,10 @@ describe('public checkout routes', () => {
       const other = await create({ offer: offer.slug, metadata: { a: 'b' } }, { 'idempotency-key': 'key-mismatch-1' });
       expect(other.status).toBe(422);
       expect(other.body.code).toBe('idempotency_key_reused');
+      // Under the same name as the header's other errors (a key over 255 characters, an empty one).
+      expect(Object.keys(other.body.errors)).toEqual(['idempotency-key']);
+      const tooLong = await create({ offer: offer.slug }, { 'idempotency-key': 'k'.repeat(256) });
+      expect(Object.keys(tooLong.body.errors)).toEqual(['idempotency-key']);
     });
 
     it('does not store validation failures or refusals against the key', async () => {
