@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_AMOUNT } from '../../domain/shared/money.ts';
 import type { DesiredProduct, Family, PlanInput } from '../../domain/catalog/product.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
 import { upsertProductByKey, type ProductWriteResult } from './productCommands.ts';
@@ -51,7 +52,7 @@ const TwinImport = z.strictObject({ provider: identifier, external_id: text(255)
 
 const ChargeImport = z.strictObject({
   type: z.literal('flat').default('flat'),
-  amount: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('Minor units (cents).'),
+  amount: z.number().int().min(0).max(MAX_AMOUNT).describe('Minor units (cents).'),
   currency_code: currencyCode.optional().describe("Defaults to the plan's currency."),
 });
 
@@ -80,11 +81,17 @@ const PlanImport = z
     if (type === 'one_time' && !plan.invoice_interval) {
       ctx.addIssue({ code: 'custom', path: ['invoice_interval'], message: 'A one_time plan needs an invoice_interval.' });
     }
-    (Array.isArray(plan.charges) ? plan.charges : []).forEach((charge, i) => {
+    const charges = Array.isArray(plan.charges) ? plan.charges : [];
+    charges.forEach((charge, i) => {
       if (charge?.currency_code && charge.currency_code !== plan.currency_code) {
         ctx.addIssue({ code: 'custom', path: ['charges', i, 'currency_code'], message: "A charge's currency must be its plan's currency." });
       }
     });
+    // An offer of the plan charges the sum, which must stay a price too.
+    const total = charges.reduce((sum, c) => sum + (typeof c?.amount === 'number' ? c.amount : 0), 0);
+    if (total > MAX_AMOUNT) {
+      ctx.addIssue({ code: 'custom', path: ['charges'], message: `The charges of a plan must add up to at most ${MAX_AMOUNT} minor units.` });
+    }
   }, always);
 
 const ProductImport = z

@@ -1,5 +1,6 @@
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
+import { MAX_AMOUNT } from '../shared/money.ts';
 
 /** What a hosted checkout page needs to look like the seller's brand. Colors are #rrggbb. */
 export type OfferTheme = {
@@ -90,6 +91,9 @@ function checkContent(content: OfferContent): void {
   if (content.plan.charges.length === 0) throw invalid('plan_without_charges', 'The plan has no charges to sell.', 'plan');
   if (content.plan.charges.some((c) => !Number.isSafeInteger(c.amount) || c.amount < 0)) {
     throw invalid('invalid_charge', 'Charge amounts must be non-negative integers in minor units.', 'plan');
+  }
+  if (offerPrice(content.plan) > MAX_AMOUNT) {
+    throw invalid('invalid_charge', `The plan's charges must add up to at most ${MAX_AMOUNT} minor units.`, 'plan');
   }
   if (!content.pages.some((p) => p.type === 'checkout')) {
     throw invalid('no_checkout_page', 'An offer needs at least one page of type checkout.', 'pages');

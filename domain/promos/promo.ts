@@ -1,5 +1,6 @@
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
+import { MAX_AMOUNT } from '../shared/money.ts';
 
 /**
  * A tier prices the offer (a fixed `price` in minor units, or `discount_percent` off the offer's
@@ -123,7 +124,9 @@ function checkPromo(c: Extract<PromoCommand, { type: 'CreatePromo' }>): void {
     if ((t.price === null) === (t.discount_percent === null)) {
       throw invalid('invalid_tier', 'Each tier needs either a price or a discount_percent.', `tiers.${i}`);
     }
-    if (t.price !== null && (!Number.isInteger(t.price) || t.price < 0)) throw invalid('invalid_tier', 'The price must be a non-negative integer (minor units).', `tiers.${i}.price`);
+    if (t.price !== null && (!Number.isInteger(t.price) || t.price < 0 || t.price > MAX_AMOUNT)) {
+      throw invalid('invalid_tier', `The price must be a non-negative integer of at most ${MAX_AMOUNT} (minor units).`, `tiers.${i}.price`);
+    }
     if (t.discount_percent !== null && !(t.discount_percent > 0 && t.discount_percent <= 100)) {
       throw invalid('invalid_tier', 'The discount_percent must be above 0 and at most 100.', `tiers.${i}.discount_percent`);
     }

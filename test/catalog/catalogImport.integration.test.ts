@@ -56,6 +56,54 @@ describe('catalog import', () => {
     expect(await list()).toEqual([]);
   });
 
+  it('refuses amounts past twelve digits (a charge, charges together, a promo tier), and sells the largest price', async () => {
+    // An organization of its own, so the other tests' product lists stay as they expect.
+    const seller = await server.identity('Large amounts');
+    const head = await server.services.store.headPosition();
+    const huge = Number.MAX_SAFE_INTEGER;
+    let error: unknown;
+    try {
+      await importProducts(server, seller.organizationId, {
+        families,
+        products: [
+          product('huge', { plans: [plan('one', { charges: [{ amount: huge }] }), plan('two', { charges: [{ amount: 6e11 }, { amount: 6e11 }] })] }),
+        ],
+        promos: [{ slug: 'huge-promo', name: 'Huge', starts_at: 1, ends_at: 2, tiers: [{ name: 'All', price: huge }] }],
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ImportValidationError);
+    expect((error as ImportValidationError).issues.map((i) => i.path)).toEqual(
+      expect.arrayContaining(['products.0.plans.0.charges.0.amount', 'products.0.plans.1.charges', 'promos.0.tiers.0.price']),
+    );
+    expect(await server.services.store.headPosition()).toBe(head);
+
+    // Two charges of 2^53 - 1 used to import, and their session's total then answered 500.
+    await importProducts(server, seller.organizationId, {
+      families,
+      products: [product('largest', { plans: [plan('max', { charges: [{ amount: 999_999_999_000 }, { amount: 999 }] })] })],
+      offers: [
+        {
+          slug: 'largest-price',
+          name: 'Largest',
+          product: 'largest',
+          plan: 'max',
+          published: true,
+          theme: { primary_color: '#000000' },
+          pages: [{ id: 'pay', type: 'checkout', title: 'Pay' }],
+        },
+      ],
+    });
+    const created = await server.fetch('/api/checkout/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ offer: 'largest-price' }),
+    });
+    expect(created.status).toBe(201);
+    expect(((await created.json()) as { session: { total: number } }).session.total).toBe(999_999_999_999);
+  });
+
   it('checks references between sections only once each section is valid alone, and still lists them all', async () => {
     let error: unknown;
     try {
