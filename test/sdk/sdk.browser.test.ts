@@ -340,6 +340,9 @@ describe('attributes, identity, gates, preview', () => {
 
   test('preview mode renders every page of the offer and appends nothing', async () => {
     const page = await openExample();
+    // The page's inline mount creates a session of its own; nothing orders that write before the
+    // page is ready, so wait for the mount's frame to have its session before taking the head.
+    await page.locator('#inline .csdk-embedded.csdk-ready').waitFor();
     await server.settle();
     const head = await server.services.store.headPosition();
     await page.click('#buy-preview');
