@@ -164,7 +164,8 @@ describe('a payment whose answer is slow or lost is reported as the purchase it 
       const f = await readyFrame(page);
       await fillCard(f);
       await f.locator('#co-pay').click();
-      await page.waitForTimeout(400);
+      // In flight as the SDK sees it: the frame's busy message comes before its start event on the port.
+      await page.waitForFunction(() => (window as unknown as Win).seen.f!.includes('start'));
       if (how === 'the × button') expect(await f.locator('#co-close').isDisabled()).toBe(true);
       await act(page, f);
       const r = await result(page, 'f');
