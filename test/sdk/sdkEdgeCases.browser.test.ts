@@ -67,14 +67,19 @@ async function shopPage(o: { body?: string; head?: string; csp?: string; viewpor
 const result = flowResult;
 const seen = (page: Page, name: string) => page.evaluate((n) => (window as unknown as Win).seen[n], name);
 
-/** The checkout frame of the page (the first, or the one whose URL names the frame modality). */
+/**
+ * The checkout frame of the page (the first, or the one whose URL names the frame modality), once
+ * it has navigated there: however long the server takes to send the page (it was 100 tries 50 ms
+ * apart, a bound of its own well under the test timeout on a busy machine).
+ */
 async function checkoutFrame(page: Page, frame?: string): Promise<Frame> {
-  for (let i = 0; i < 100; i++) {
-    const f = page.frames().find((x) => x.url().includes('/checkout/') && (!frame || x.url().includes(`frame=${frame}`)));
-    if (f) return f;
-    await page.waitForTimeout(50);
-  }
-  throw new Error('no checkout frame');
+  const isCheckout = (x: Frame) => x.url().includes('/checkout/') && (!frame || x.url().includes(`frame=${frame}`));
+  // Listening before looking, so a navigation between the two is not missed.
+  const navigated = page.waitForEvent('framenavigated', { predicate: isCheckout, timeout: 0 });
+  const f = page.frames().find(isCheckout);
+  if (!f) return navigated;
+  navigated.catch(() => undefined); // rejected when the page closes; nobody waits on it
+  return f;
 }
 
 async function readyFrame(page: Page, frame?: string): Promise<Frame> {
