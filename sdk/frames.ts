@@ -188,7 +188,9 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     markReady() {
       root.classList.add('csdk-ready');
       // Into the dialog once it has something to focus; never for embedded, whose page the buyer may be typing in.
-      if (backdrop) iframe.focus();
+      // Not again when focus is in the frame already (the buyer clicked a field before this): focusing the
+      // iframe element would take it off that field.
+      if (backdrop && doc.activeElement !== iframe) iframe.focus();
     },
     fail(message) {
       iframe.src = 'about:blank';

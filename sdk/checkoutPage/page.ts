@@ -32,10 +32,16 @@ let busy = false;
 const send = (msg: PortMessage) => port?.postMessage(msg);
 const overlay = framed && cfg.frame !== 'embedded';
 
-/** In an overlay the dialog takes focus (so keys such as Escape reach it); an inline mount never takes it from the page. */
+/**
+ * In an overlay the dialog takes focus (so keys such as Escape reach it); an inline mount never takes it from the page.
+ * The SDK asks once the overlay is ready, a port message that can arrive after the buyer has
+ * already clicked into a field (or after an invalid submit focused the field to fix): focus
+ * already on an element of this page stays where it is.
+ */
 function focusFirst(): void {
   if (finished) return;
   if (!overlay) return;
+  if (document.activeElement && document.activeElement !== document.body) return;
   const field = ['co-email', 'co-name', 'co-number'].map((id) => $<HTMLInputElement>(id)).find((el) => el && !el.disabled && !el.readOnly && !el.value);
   (field ?? $('co-close'))?.focus();
 }

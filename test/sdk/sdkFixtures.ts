@@ -83,21 +83,26 @@ export async function seedOffer(
   return { uuid: offer.uuid, id: offer.id, slug };
 }
 
-/** An active promo whose first tier holds for one participant, so enrolling one buyer moves it on. */
-export async function seedPromo(server: TestServer, organizationId: string, slug: string): Promise<void> {
+/**
+ * An active promo whose first tier holds for one participant, so enrolling one buyer moves it on.
+ * It ends two hours after it is seeded; `endsAt` (Unix seconds) is what a countdown is checked against.
+ */
+export async function seedPromo(server: TestServer, organizationId: string, slug: string): Promise<{ endsAt: number }> {
   const now = Math.floor(Date.now() / 1000);
+  const endsAt = now + 2 * 3600;
   await createPromo(server.cliContext(organizationId), {
     organizationId,
     slug,
     name: 'Spring sale',
     startsAt: now - 60,
-    endsAt: now + 2 * 3600,
+    endsAt,
     tiers: [
       { name: 'Early bird', price: 2900, discount_percent: null, until: null, max_participants: 1 },
       { name: 'Regular', price: null, discount_percent: 20, until: null, max_participants: null },
     ],
   });
   await server.settle();
+  return { endsAt };
 }
 
 export async function enrol(server: TestServer, organizationId: string, slug: string, email: string): Promise<void> {
