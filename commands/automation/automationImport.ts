@@ -7,7 +7,7 @@ import {
   payloadTemplateIssue,
   type Action,
 } from '../../domain/automation/actions.ts';
-import { SLUG } from '../../domain/promos/promo.ts';
+import { FIXED_PRICE_NEEDS_OFFERS, SLUG } from '../../domain/promos/promo.ts';
 import { conflict } from '../../domain/shared/domainError.ts';
 import { SEQUENCES, TRIGGERS, type SequenceDoc, type TriggerDoc } from '../../projections/automation/automationProjection.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
@@ -73,8 +73,16 @@ export const PromoImport = z
     starts_at: unix,
     ends_at: unix,
     tiers: z.array(TierImport).min(1).max(50),
+    offers: z
+      .array(slug)
+      .min(1)
+      .max(100)
+      .nullable()
+      .default(null)
+      .describe('Slugs of the offers the promo prices; left out, every offer of the organization (discount tiers only).'),
   })
-  .refine((p) => p.ends_at > p.starts_at, { path: ['ends_at'], message: 'ends_at must be after starts_at.' });
+  .refine((p) => p.ends_at > p.starts_at, { path: ['ends_at'], message: 'ends_at must be after starts_at.' })
+  .refine((p) => p.offers !== null || p.tiers.every((t) => t.price === null), { path: ['offers'], message: FIXED_PRICE_NEEDS_OFFERS });
 
 type SequenceImportValue = z.infer<typeof SequenceImport>;
 
@@ -91,7 +99,7 @@ function duplicateIssues(values: string[], path: (i: number) => string, what: st
   return values.flatMap((v, i) => (seen.has(v) ? [{ path: path(i), message: `${what} must be unique in the file.` }] : (seen.add(v), [])));
 }
 
-/** Promos, by slug (global, since the public route names them alone). Re-importing a slug updates its name, dates and tiers. */
+/** Promos, by slug (global, since the public route names them alone). Re-importing a slug updates its name, dates, tiers and offers. */
 export const promosSection = importSection({
   name: 'promos',
   schema: z.array(PromoImport).max(1000),
@@ -103,11 +111,11 @@ export const promosSection = importSection({
       if (existing.length > 0) {
         const owner = (existing[0]!.data as { organization_id: string }).organization_id;
         if (owner !== ctx.organizationId) throw conflict('promo_slug_taken', `The promo slug '${p.slug}' is taken.`);
-        const { changed } = await updatePromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers });
+        const { changed } = await updatePromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers, offers: p.offers });
         results.push({ slug: p.slug, created: false, changed });
         continue;
       }
-      await createPromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers });
+      await createPromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers, offers: p.offers });
       results.push({ slug: p.slug, created: true, changed: true });
     }
     await ctx.catchUp();

@@ -200,6 +200,7 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
       startsAt: now - 60,
       endsAt: now + 3600,
       tiers: [{ name: 'Early', price: 900, discount_percent: null, until: null, max_participants: null }],
+      offers: ['wf-offer'],
     });
     const f = await automationFixture(server, me.organizationId, [
       { type: 'enrol_in_promo', promo: 'wf-launch', email: '{{webhook_payload.email}}', reference: '{{webhook_payload.ref}}' },

@@ -83,8 +83,8 @@ export async function seedOffer(
   return { uuid: offer.uuid, id: offer.id, slug };
 }
 
-/** An active promo whose first tier holds for one participant, so enrolling one buyer moves it on. */
-export async function seedPromo(server: TestServer, organizationId: string, slug: string): Promise<void> {
+/** An active promo whose first tier holds for one participant, so enrolling one buyer moves it on; it prices the offers the browser tests seed. */
+export async function seedPromo(server: TestServer, organizationId: string, slug: string, offers = ['pro-plan', 'starter-plan']): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
   await createPromo(server.cliContext(organizationId), {
     organizationId,
@@ -96,6 +96,7 @@ export async function seedPromo(server: TestServer, organizationId: string, slug
       { name: 'Early bird', price: 2900, discount_percent: null, until: null, max_participants: 1 },
       { name: 'Regular', price: null, discount_percent: 20, until: null, max_participants: null },
     ],
+    offers,
   });
   await server.settle();
 }
