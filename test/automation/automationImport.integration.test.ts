@@ -75,13 +75,14 @@ describe('import sections promos and sequences', () => {
             { type: 'send_webhook', url: 'https://x.test/open', payload: '{"n":{{webhook_payload.n}}' },
           ],
         },
+        { key: 'headers', name: 'n', actions: [{ type: 'send_webhook', url: 'https://x.test/h', headers: { 'X-Token': 'abc\r\nX-Injected: 1' } }] },
       ],
     };
     const error = await run(bad).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImportValidationError);
     const paths = (error as ImportValidationError).issues.map((i) => i.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['promos.0.slug', 'promos.0.name', 'promos.0.ends_at', 'promos.0.tiers.0', 'promos.1.tiers', 'promos.2.offers', 'promos.3.offers', 'sequences.0.actions.0.url', 'sequences.0.actions.1.payload', 'sequences.0.actions.2.type']),
+      expect.arrayContaining(['promos.0.slug', 'promos.0.name', 'promos.0.ends_at', 'promos.0.tiers.0', 'promos.1.tiers', 'promos.2.offers', 'promos.3.offers', 'sequences.0.actions.0.url', 'sequences.0.actions.1.payload', 'sequences.0.actions.2.type', 'sequences.3.actions.0.headers.X-Token']),
     );
     const templates = (error as ImportValidationError).issues.filter((i) => i.path.startsWith('sequences.2.'));
     expect(templates.map((i) => i.path)).toEqual(['sequences.2.actions.1.payload', 'sequences.2.actions.2.payload']);
