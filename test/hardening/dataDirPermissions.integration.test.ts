@@ -1,14 +1,14 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServerProcess, type ServerProcess } from '../helpers/serverProcess.ts';
+import { runCli, startServerProcess, type ServerProcess } from '../helpers/serverProcess.ts';
 
 /**
  * commerce.db holds the signing secrets of Send Webhook actions, catch-URL keys and buyers'
  * emails; like jwt-secret beside it, no other user of the machine may read it.
  */
-describe('the data directory the server creates', () => {
+describe('the data directory', () => {
   const parent = mkdtempSync(join(tmpdir(), 'commerce-perms-'));
   let proc: ServerProcess | undefined;
   afterAll(async () => {
@@ -25,5 +25,19 @@ describe('the data directory the server creates', () => {
     const files = readdirSync(dataDir).filter((f) => f.startsWith('commerce.db'));
     expect(files.sort()).toEqual(['commerce.db', 'commerce.db-shm', 'commerce.db-wal']);
     for (const file of [...files, 'jwt-secret']) expect(`${file} ${mode(file).toString(8)}`).toBe(`${file} 600`);
+  }, 60_000);
+
+  it('refuses a damaged jwt-secret instead of signing with what is left of it', async () => {
+    // Buffer.from('abcd…', 'hex') stops at the first character that is not hex: a 2-byte key.
+    const dataDir = join(parent, 'damaged');
+    mkdirSync(dataDir, { mode: 0o700 });
+    writeFileSync(join(dataDir, 'jwt-secret'), 'abcd-not-a-secret', { mode: 0o600 });
+    for (const args of [['org', 'create', '--name', 'Damaged'], ['serve']]) {
+      const { code, stderr } = await runCli(args, { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
+      expect(code, stderr).toBe(2);
+      expect(stderr).toBe(
+        `commerce: invalid configuration: ${join(dataDir, 'jwt-secret')} does not hold a generated secret (64 or more hex digits); remove it to have a new one generated (service_jwt tokens issued before stop working), or set JWT_SECRET\n`,
+      );
+    }
   }, 60_000);
 });
