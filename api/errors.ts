@@ -127,7 +127,9 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? [431, 'Request Header Fields Too Large', { message: 'The request headers are too large.', code: 'headers_too_large' }]
         : [400, 'Bad Request', { message: 'Malformed HTTP request.', code: 'bad_request' }];
-  this.log.debug({ err: error }, 'client error');
+  // Only the code and Node's fixed message: its parse errors carry the raw bytes read so far
+  // (rawPacket), with the Authorization header, a catch URL's keys or a card number in a body.
+  this.log.debug({ code: error.code, reason: error.message }, 'client error');
   if (socket.writable) {
     const json = JSON.stringify(body);
     // No request was parsed, so there is no caller's id to keep: a new one, as on every response.

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { EventStore } from '../commands/eventStore.ts';
 import { openEsdbEventStore } from '../commands/esdb/esdbEventStore.ts';
@@ -11,7 +11,7 @@ import { openMongoReadStore } from '../projections/mongodb/mongoReadStore.ts';
 import { startProjections, type Logger } from '../projections/projectionRunner.ts';
 import type { ReadStore } from '../projections/readStore.ts';
 import { openSqliteReadStore } from '../projections/sqlite/sqliteReadStore.ts';
-import { isProductionProfile, type Config } from './config.ts';
+import { ConfigError, isProductionProfile, type Config } from './config.ts';
 import { createMetrics } from './metrics.ts';
 import { observeEventStore } from './observedEventStore.ts';
 import { projectionLag } from './readiness.ts';
@@ -70,6 +70,8 @@ export type ComposeOptions = {
 };
 
 export async function compose(config: Config, options: ComposeOptions): Promise<Services & { close(): Promise<void> }> {
+  // Before anything starts: a refused secret must not leave stores open and projections running.
+  const jwt = loadJwtSecret(config);
   const metrics = createMetrics();
   const opened = await openStores(config);
   const store = observeEventStore(opened.store, metrics);
@@ -85,7 +87,7 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
     store,
     readStore,
     clock: options.clock ?? Date.now,
-    secrets: { jwt: loadJwtSecret(config) },
+    secrets: { jwt },
     projections,
     metrics,
     async close() {
@@ -96,22 +98,38 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
   };
 }
 
+/**
+ * The generated secret as kept in DATA_DIR/jwt-secret: 32 random bytes in hex. Anything else (an
+ * edited or truncated file) is refused at start: Buffer.from(…, 'hex') stops at the first character
+ * that is not hex, so a damaged file made a short key, and anyone who guessed it could sign
+ * service_jwt tokens.
+ */
+function jwtSecretFrom(text: string, file: string): Uint8Array {
+  const hex = text.trim();
+  if (!/^(?:[0-9a-f]{2}){32,}$/i.test(hex)) {
+    throw new ConfigError(`invalid configuration: ${file} does not hold a generated secret (64 or more hex digits); remove it to have a new one generated (service_jwt tokens issued before stop working), or set JWT_SECRET`);
+  }
+  return Buffer.from(hex, 'hex');
+}
+
 /** From JWT_SECRET, or generated once and kept in DATA_DIR so tokens survive restarts. */
 function loadJwtSecret(config: Config): Uint8Array {
   if (config.JWT_SECRET) return new TextEncoder().encode(config.JWT_SECRET);
   const dir = resolve(config.DATA_DIR);
   const file = join(dir, 'jwt-secret');
+  if (existsSync(file)) return jwtSecretFrom(readFileSync(file, 'utf8'), file);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Written whole under another name, then linked into place (which fails if the name exists):
+  // a process starting beside this one (the CLI and the server) never reads a half-written file.
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(draft, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
   try {
-    return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-  } catch {
-    mkdirSync(dir, { recursive: true });
-    const secret = randomBytes(32).toString('hex');
-    try {
-      writeFileSync(file, secret, { flag: 'wx', mode: 0o600 });
-    } catch {
-      // Another process (the CLI beside the server) wrote it first: use theirs.
-      return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-    }
-    return Buffer.from(secret, 'hex');
+    linkSync(draft, file);
+  } catch (error) {
+    // Another process put its secret there first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(draft, { force: true });
   }
+  return jwtSecretFrom(readFileSync(file, 'utf8'), file);
 }

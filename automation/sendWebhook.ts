@@ -3,13 +3,14 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { SendWebhookAction } from '../domain/automation/actions.ts';
-import { isWebhookUrl } from '../domain/automation/actions.ts';
+import { isWebhookUrl, unsendableHeader } from '../domain/automation/actions.ts';
 import { jsonProblem, renderJsonTemplate, type TemplateScope } from '../domain/automation/template.ts';
 import { classifyAddress } from './addressClassifier.ts';
 
 /**
  * The spec's result, plus `error` when no response was had: `invalid_url`, `invalid_payload`
- * (the rendered payload is not JSON: not sent, `message` says why), `blocked_address`,
+ * (the rendered payload is not JSON: not sent, `message` says why), `invalid_headers` (a
+ * configured header cannot be sent), `blocked_address`,
  * `dns_failure`, `connection_refused`, `connection_reset`, `connect_timeout`, `timeout`,
  * `network_error` (then `status_code` is 0 and `response_body` ''), or `aborted` (shutdown).
  */
@@ -86,7 +87,7 @@ const ERROR_CODES: Record<string, string> = {
   UND_ERR_BODY_TIMEOUT: 'timeout',
   ETIMEDOUT: 'timeout',
 };
-const NOT_RETRIED = new Set(['blocked_address', 'invalid_url', 'invalid_payload', 'aborted']);
+const NOT_RETRIED = new Set(['blocked_address', 'invalid_url', 'invalid_payload', 'invalid_headers', 'aborted']);
 
 function errorCode(error: unknown, signal: AbortSignal): string {
   if (signal.aborted) return 'aborted';
@@ -150,6 +151,10 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   // the receiver would get it as application/json, so it is not sent.
   const problem = jsonProblem(payload);
   if (problem !== null) return { ...failure('invalid_payload'), message: `The payload rendered from the template is not JSON (${problem}); it was not sent.` };
+  // Refused on save since; an action recorded before can hold a line break, which the HTTP client
+  // refuses at each call (a network error, retried): said once, as what it is.
+  const header = unsendableHeader(headers);
+  if (header !== null) return { ...failure('invalid_headers'), message: `The ${header} header holds a line break or control character; the request was not sent.` };
   const host = new URL(action.url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
   // Literal addresses never reach the resolver: judge them here.
   if (isIP(host) && !options.allowHosts.includes(host) && classifyAddress(host) !== null) return failure('blocked_address');

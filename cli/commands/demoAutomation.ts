@@ -1,3 +1,5 @@
+import { demoOffers } from './demoOffer.ts';
+
 export const DEMO_PROMO_SLUG = 'demo-launch';
 
 /**
@@ -17,6 +19,8 @@ export function demoAutomation(nowSeconds: number) {
           { name: 'Early bird', price: 1900, max_participants: 100 },
           { name: 'Launch', discount_percent: 20 },
         ],
+        // Its fixed price is the demo offer's: a promo names the offers it prices.
+        offers: demoOffers.map((o) => o.slug),
       },
     ],
     sequences: [

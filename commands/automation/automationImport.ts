@@ -3,12 +3,14 @@ import { MAX_AMOUNT } from '../../domain/shared/money.ts';
 import {
   DEFAULT_EMAIL_TEMPLATE,
   DEFAULT_REFERENCE_TEMPLATE,
+  HEADER_NAME,
+  HEADER_VALUE,
   WEBHOOK_METHODS,
   isWebhookUrl,
   payloadTemplateIssue,
   type Action,
 } from '../../domain/automation/actions.ts';
-import { SLUG } from '../../domain/promos/promo.ts';
+import { FIXED_PRICE_NEEDS_OFFERS, SLUG } from '../../domain/promos/promo.ts';
 import { conflict } from '../../domain/shared/domainError.ts';
 import { SEQUENCES, TRIGGERS, type SequenceDoc, type TriggerDoc } from '../../projections/automation/automationProjection.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
@@ -29,7 +31,13 @@ const SendWebhookImport = z
     url: z.string().max(2048).refine(isWebhookUrl, 'Must be an http or https URL.'),
     method: z.enum(WEBHOOK_METHODS).default('POST'),
     payload: z.string().max(64 * 1024).default(''),
-    headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'Not a valid header name.'), z.string().max(4096)).default({}),
+    headers: z
+      .record(
+        z.string().regex(HEADER_NAME, 'Not a valid header name.'),
+        // A line break would be refused by the HTTP client at each call, never at import.
+        z.string().max(4096).regex(HEADER_VALUE, 'A header value may hold tabs, spaces and visible characters only (no line breaks or control characters).'),
+      )
+      .default({}),
     signing_secret: z.string().min(16).max(256).nullable().default(null),
   })
   .refine((a) => a.method !== 'GET' || a.payload === '', { path: ['payload'], message: 'Leave payload empty for GET.' })
@@ -74,8 +82,16 @@ export const PromoImport = z
     starts_at: unix,
     ends_at: unix,
     tiers: z.array(TierImport).min(1).max(50),
+    offers: z
+      .array(slug)
+      .min(1)
+      .max(100)
+      .nullable()
+      .default(null)
+      .describe('Slugs of the offers the promo prices; left out, every offer of the organization (discount tiers only).'),
   })
-  .refine((p) => p.ends_at > p.starts_at, { path: ['ends_at'], message: 'ends_at must be after starts_at.' });
+  .refine((p) => p.ends_at > p.starts_at, { path: ['ends_at'], message: 'ends_at must be after starts_at.' })
+  .refine((p) => p.offers !== null || p.tiers.every((t) => t.price === null), { path: ['offers'], message: FIXED_PRICE_NEEDS_OFFERS });
 
 type SequenceImportValue = z.infer<typeof SequenceImport>;
 
@@ -92,7 +108,7 @@ function duplicateIssues(values: string[], path: (i: number) => string, what: st
   return values.flatMap((v, i) => (seen.has(v) ? [{ path: path(i), message: `${what} must be unique in the file.` }] : (seen.add(v), [])));
 }
 
-/** Promos, by slug (global, since the public route names them alone). Re-importing a slug updates its name, dates and tiers. */
+/** Promos, by slug (global, since the public route names them alone). Re-importing a slug updates its name, dates, tiers and offers. */
 export const promosSection = importSection({
   name: 'promos',
   schema: z.array(PromoImport).max(1000),
@@ -104,11 +120,11 @@ export const promosSection = importSection({
       if (existing.length > 0) {
         const owner = (existing[0]!.data as { organization_id: string }).organization_id;
         if (owner !== ctx.organizationId) throw conflict('promo_slug_taken', `The promo slug '${p.slug}' is taken.`);
-        const { changed } = await updatePromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers });
+        const { changed } = await updatePromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers, offers: p.offers });
         results.push({ slug: p.slug, created: false, changed });
         continue;
       }
-      await createPromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers });
+      await createPromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers, offers: p.offers });
       results.push({ slug: p.slug, created: true, changed: true });
     }
     await ctx.catchUp();

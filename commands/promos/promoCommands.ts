@@ -1,9 +1,9 @@
-import { promoDecider, promoStream, type PromoTier } from '../../domain/promos/promo.ts';
+import { promoDecider, promoStream, type PromoOffers, type PromoTier } from '../../domain/promos/promo.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
 
 export async function createPromo(
   ctx: CommandContext,
-  input: { organizationId: string; slug: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[] },
+  input: { organizationId: string; slug: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; offers?: PromoOffers },
 ): Promise<{ slug: string; position: number | null }> {
   const result = await handleCommand(ctx, promoStream(input.slug), promoDecider, {
     type: 'CreatePromo',
@@ -13,6 +13,7 @@ export async function createPromo(
     startsAt: input.startsAt,
     endsAt: input.endsAt,
     tiers: input.tiers,
+    offers: input.offers ?? null,
     now: ctx.metadata.occurred_at,
   });
   return { slug: input.slug, position: result.position };
@@ -21,7 +22,7 @@ export async function createPromo(
 /** Re-import: sets name, dates and tiers; records nothing when they are unchanged. */
 export async function updatePromo(
   ctx: CommandContext,
-  input: { organizationId: string; slug: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[] },
+  input: { organizationId: string; slug: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; offers?: PromoOffers },
 ): Promise<{ changed: boolean }> {
   const result = await handleCommand(ctx, promoStream(input.slug), promoDecider, {
     type: 'UpdatePromo',
@@ -30,6 +31,7 @@ export async function updatePromo(
     startsAt: input.startsAt,
     endsAt: input.endsAt,
     tiers: input.tiers,
+    offers: input.offers ?? null,
     now: ctx.metadata.occurred_at,
   });
   return { changed: result.events.length > 0 };

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /** How long a write waits for another process's transaction on the file (SQLITE_BUSY_TIMEOUT_MS). */
@@ -30,7 +30,13 @@ export function unavailableReason(error: unknown): string | null {
  * writer wait for the other's short transaction instead of failing.
  */
 export function openDatabase(file: string, options: { synchronous: 'FULL' | 'NORMAL'; busyTimeoutMs?: number }): Database.Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    // The file holds what only the service may read (signing secrets of Send Webhook actions,
+    // catch-URL keys, buyers' emails), as jwt-secret beside it does: the owner's alone, as SQLite
+    // gives the -wal and -shm files the mode of the database file. An existing file keeps its mode.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    closeSync(openSync(file, 'a', 0o600));
+  }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous}`);

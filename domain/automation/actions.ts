@@ -38,6 +38,22 @@ export function isWebhookUrl(value: string): boolean {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '';
 }
 
+/** RFC 9110 token: what a header name may hold. */
+export const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+/**
+ * RFC 9110 field-value characters (tab, space, visible ASCII and obs-text bytes): no CR, LF or
+ * NUL, which would split the request, and nothing past U+00FF, which has no byte to send as.
+ */
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** The first configured header a request cannot carry as it is, or null when all can. */
+export function unsendableHeader(headers: Record<string, string>): string | null {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name) || typeof value !== 'string' || !HEADER_VALUE.test(value)) return name;
+  }
+  return null;
+}
+
 /**
  * Why a send_webhook action's payload template cannot render JSON, in words for whoever wrote it
  * (`name` says which action; the URL is added); null when it can, or is empty (no body).

@@ -2,7 +2,14 @@ import type { PromoTier } from './promo.ts';
 
 export type PromoState = 'scheduled' | 'active' | 'ended';
 
-export type PromoFacts = { starts_at: number; ends_at: number; tiers: readonly PromoTier[]; participants_count: number };
+export type PromoFacts = {
+  starts_at: number;
+  ends_at: number;
+  tiers: readonly PromoTier[];
+  participants_count: number;
+  /** The slugs of the offers it prices; null or absent (a promo recorded before promos named them): every offer. */
+  offers?: readonly string[] | null;
+};
 
 export function promoState(promo: PromoFacts, now: number): PromoState {
   if (now < promo.starts_at) return 'scheduled';
@@ -37,6 +44,14 @@ export function tierEndsAt(promo: PromoFacts, now: number): number | null {
 export type PromoPrice = { amount: number; tier: string; tier_index: number };
 
 /**
+ * Whether a promo may price the offer of this slug: one it names, or any offer when it names none
+ * (then only its discount tiers price it: see priceUnderPromo). The caller checks the organization.
+ */
+export function promoPricesOffer(promo: Pick<PromoFacts, 'offers'>, offerSlug: string): boolean {
+  return !promo.offers || promo.offers.includes(offerSlug);
+}
+
+/**
  * The price of an offer under a promo at `now`: the current tier's fixed price, or the offer's
  * price less the tier's discount (rounded half up to a whole minor unit). Null when no tier is in
  * force (not started, ended, sold out): the caller charges the offer's own price or refuses.
@@ -45,6 +60,9 @@ export function priceUnderPromo(promo: PromoFacts, offerAmount: number, now: num
   const index = currentTierIndex(promo, now);
   if (index === null) return null;
   const tier = promo.tiers[index]!;
+  // A fixed price is one offer's price: without named offers (a promo recorded before they were
+  // required) it prices none, since the buyer names the promo and could take it to any offer.
+  if (tier.price !== null && !promo.offers) return null;
   const amount = tier.price !== null ? tier.price : discountedAmount(offerAmount, tier.discount_percent ?? 0);
   return { amount: Math.max(0, amount), tier: tier.name, tier_index: index };
 }

@@ -15,17 +15,32 @@ export type PromoTier = {
   max_participants: number | null;
 };
 
+/**
+ * The slugs of the offers a promo prices, or null for every offer of its organization. Recorded
+ * since promos name them; a promo recorded before has none (read as null).
+ */
+export type PromoOffers = string[] | null;
+
 export type PromoEvent =
   | DomainEvent<
       'PromoCreated',
-      { slug: string; organization_id: string; name: string; starts_at: number; ends_at: number; tiers: PromoTier[]; created_at: number }
+      {
+        slug: string;
+        organization_id: string;
+        name: string;
+        starts_at: number;
+        ends_at: number;
+        tiers: PromoTier[];
+        offers?: PromoOffers;
+        created_at: number;
+      }
     >
-  | DomainEvent<'PromoUpdated', { name: string; starts_at: number; ends_at: number; tiers: PromoTier[]; updated_at: number }>
+  | DomainEvent<'PromoUpdated', { name: string; starts_at: number; ends_at: number; tiers: PromoTier[]; offers?: PromoOffers; updated_at: number }>
   | DomainEvent<'PromoParticipantEnrolled', { email: string; reference: string | null; enrolled_at: number; workflow_id: number | null }>;
 
 export type PromoCommand =
-  | { type: 'CreatePromo'; slug: string; organizationId: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; now: number }
-  | { type: 'UpdatePromo'; organizationId: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; now: number }
+  | { type: 'CreatePromo'; slug: string; organizationId: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; offers: PromoOffers; now: number }
+  | { type: 'UpdatePromo'; organizationId: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; offers: PromoOffers; now: number }
   | { type: 'EnrolParticipant'; organizationId: string; email: string; reference: string | null; workflowId: number | null; now: number };
 
 /**
@@ -42,7 +57,17 @@ export function isEnrolled(enrolled: Enrolled, email: string): boolean {
 
 export type PromoState =
   | { status: 'none' }
-  | { status: 'created'; slug: string; name: string; organizationId: string; startsAt: number; endsAt: number; tiers: PromoTier[]; enrolled: Enrolled };
+  | {
+      status: 'created';
+      slug: string;
+      name: string;
+      organizationId: string;
+      startsAt: number;
+      endsAt: number;
+      tiers: PromoTier[];
+      offers: PromoOffers;
+      enrolled: Enrolled;
+    };
 
 export const promoStream = (slug: string) => `promo-${slug}`;
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -66,10 +91,22 @@ export const promoDecider: Decider<PromoState, PromoCommand, PromoEvent> = {
     switch (event.type) {
       case 'PromoCreated': {
         const d = event.data;
-        return { status: 'created', slug: d.slug, name: d.name, organizationId: d.organization_id, startsAt: d.starts_at, endsAt: d.ends_at, tiers: d.tiers, enrolled: null };
+        return {
+          status: 'created',
+          slug: d.slug,
+          name: d.name,
+          organizationId: d.organization_id,
+          startsAt: d.starts_at,
+          endsAt: d.ends_at,
+          tiers: d.tiers,
+          offers: d.offers ?? null,
+          enrolled: null,
+        };
       }
-      case 'PromoUpdated':
-        return state.status === 'none' ? state : { ...state, startsAt: event.data.starts_at, endsAt: event.data.ends_at, tiers: event.data.tiers, name: event.data.name };
+      case 'PromoUpdated': {
+        const d = event.data;
+        return state.status === 'none' ? state : { ...state, startsAt: d.starts_at, endsAt: d.ends_at, tiers: d.tiers, offers: d.offers ?? null, name: d.name };
+      }
       case 'PromoParticipantEnrolled':
         return state.status === 'none' ? state : { ...state, enrolled: { email: event.data.email, earlier: state.enrolled } };
     }
@@ -88,6 +125,7 @@ export const promoDecider: Decider<PromoState, PromoCommand, PromoEvent> = {
             starts_at: command.startsAt,
             ends_at: command.endsAt,
             tiers: command.tiers,
+            offers: command.offers,
             created_at: command.now,
           },
         };
@@ -95,9 +133,16 @@ export const promoDecider: Decider<PromoState, PromoCommand, PromoEvent> = {
         if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Promo');
         checkPromo({ ...command, type: 'CreatePromo', slug: state.slug });
         const same =
-          state.name === command.name && state.startsAt === command.startsAt && state.endsAt === command.endsAt && JSON.stringify(state.tiers) === JSON.stringify(command.tiers);
+          state.name === command.name &&
+          state.startsAt === command.startsAt &&
+          state.endsAt === command.endsAt &&
+          JSON.stringify(state.tiers) === JSON.stringify(command.tiers) &&
+          JSON.stringify(state.offers) === JSON.stringify(command.offers);
         if (same) return [];
-        return { type: 'PromoUpdated', data: { name: command.name, starts_at: command.startsAt, ends_at: command.endsAt, tiers: command.tiers, updated_at: command.now } };
+        return {
+          type: 'PromoUpdated',
+          data: { name: command.name, starts_at: command.startsAt, ends_at: command.endsAt, tiers: command.tiers, offers: command.offers, updated_at: command.now },
+        };
       }
       case 'EnrolParticipant': {
         // Another organization's promo is as unknown as a missing one.
@@ -115,11 +160,23 @@ export const promoDecider: Decider<PromoState, PromoCommand, PromoEvent> = {
   },
 };
 
+export const FIXED_PRICE_NEEDS_OFFERS =
+  'A promo with a fixed price tier must name the offers it prices (offers: their slugs); only a promo of discount_percent tiers may price every offer.';
+
 function checkPromo(c: Extract<PromoCommand, { type: 'CreatePromo' }>): void {
   if (!SLUG.test(c.slug) || c.slug.length > 100) throw invalid('invalid_slug', 'The slug must be lower-case letters, digits and dashes.', 'slug');
   if (c.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
   if (!(c.endsAt > c.startsAt)) throw invalid('invalid_ends_at', 'The ends_at must be after starts_at.', 'ends_at');
   if (c.tiers.length === 0) throw invalid('invalid_tiers', 'The tiers field must have at least 1 item.', 'tiers');
+  if (c.offers !== null) {
+    if (c.offers.length === 0) throw invalid('invalid_offers', 'The offers field must name at least 1 offer, or be left out.', 'offers');
+    if (c.offers.some((slug) => typeof slug !== 'string' || slug === '')) throw invalid('invalid_offers', 'The offers field must hold offer slugs.', 'offers');
+  }
+  // The session route takes any promo slug from the buyer: a fixed price that priced every offer
+  // of the organization sold a 999.00 offer for the 1.00 meant for another one.
+  if (c.offers === null && c.tiers.some((t) => t.price !== null)) {
+    throw invalid('offers_required', FIXED_PRICE_NEEDS_OFFERS, 'offers');
+  }
   c.tiers.forEach((t, i) => {
     if ((t.price === null) === (t.discount_percent === null)) {
       throw invalid('invalid_tier', 'Each tier needs either a price or a discount_percent.', `tiers.${i}`);

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../commands/eventStore.ts';
-import type { PromoEvent, PromoTier } from '../../domain/promos/promo.ts';
+import type { PromoEvent, PromoOffers, PromoTier } from '../../domain/promos/promo.ts';
 import type { Projection } from '../projection.ts';
 
 export const PROMOS = 'promos';
@@ -13,6 +13,8 @@ export type PromoDoc = {
   starts_at: number;
   ends_at: number;
   tiers: PromoTier[];
+  /** Absent on a promo recorded before promos named their offers (read as null). */
+  offers?: PromoOffers;
   participants_count: number;
   created_at: number;
 };

@@ -1,4 +1,4 @@
-import { currentTier, priceUnderPromo, promoState, tierEndsAt, type PromoPrice } from '../../domain/promos/pricing.ts';
+import { currentTier, priceUnderPromo, promoPricesOffer, promoState, tierEndsAt, type PromoPrice } from '../../domain/promos/pricing.ts';
 import type { ReadStore } from '../readStore.ts';
 import { PROMOS, type PromoDoc } from './promoProjection.ts';
 
@@ -8,15 +8,15 @@ export async function findPromo(readStore: ReadStore, slug: string): Promise<Pro
 
 /**
  * For checkout: the price of an offer (its amount in minor units) under the promo `slug` at
- * `nowMs`, or null when the promo is unknown, belongs to another organization, or has no tier in
- * force. The caller keeps the offer's currency.
+ * `nowMs`, or null when the promo is unknown, belongs to another organization, does not name the
+ * offer (`offerSlug`), or has no tier in force. The caller keeps the offer's currency.
  */
 export async function promoPriceForOffer(
   readStore: ReadStore,
-  input: { slug: string; organizationId: string; offerAmount: number; nowMs: number },
+  input: { slug: string; organizationId: string; offerSlug: string; offerAmount: number; nowMs: number },
 ): Promise<PromoPrice | null> {
   const promo = await findPromo(readStore, input.slug);
-  if (!promo || promo.organization_id !== input.organizationId) return null;
+  if (!promo || promo.organization_id !== input.organizationId || !promoPricesOffer(promo, input.offerSlug)) return null;
   return priceUnderPromo(promo, input.offerAmount, Math.floor(input.nowMs / 1000));
 }
 

@@ -22,6 +22,14 @@ describe('sequence decider', () => {
     spec.given([]).when({ ...create, actions: [{ ...hook, url: 'ftp://x/' }] }).thenThrows('invalid_url');
     spec.given([]).when({ ...create, actions: [{ ...hook, method: 'GET' }] }).thenThrows('payload_with_get');
   });
+  it('refuses a header value with a line break or a control character, which the HTTP client would refuse at each call', () => {
+    for (const value of ['a\r\nX-Injected: 1', 'a\nb', 'a\u0000b', 'a\u0100b']) {
+      spec.given([]).when({ ...create, actions: [{ ...hook, headers: { 'X-Ok': 'tab\tand é', 'X-Bad': value } }] }).thenThrows('invalid_header');
+      spec.given([created]).when({ type: 'UpdateSequence', name: 'Seq', status: 'active', actions: [{ ...hook, headers: { 'X-Bad': value } }], now: 7 }).thenThrows('invalid_header');
+    }
+    const fine = [{ ...hook, headers: { 'X-Ok': 'tab\tand é' } }];
+    spec.given([]).when({ ...create, actions: fine }).then([{ ...created, data: { ...created.data, actions: fine } }]);
+  });
   it('refuses a payload template that is not JSON once its placeholders are filled, naming the action', () => {
     const fine = [{ ...hook, payload: '{"n":{{webhook_payload.n}},"e":"{{webhook_payload.email}}"}' }, { ...hook, payload: '' }];
     spec.given([]).when({ ...create, actions: fine }).then([{ ...created, data: { ...created.data, actions: fine } }]);

@@ -14,7 +14,7 @@ describe('import sections promos and sequences', () => {
 
   const now = Math.floor(Date.now() / 1000);
   const file = (over: { tiers?: unknown[]; url?: string; enabled?: boolean } = {}) => ({
-    promos: [{ slug: 'imp-launch', name: 'Launch', starts_at: now - 10, ends_at: now + 3600, tiers: over.tiers ?? [{ name: 'Early', price: 1000 }] }],
+    promos: [{ slug: 'imp-launch', name: 'Launch', starts_at: now - 10, ends_at: now + 3600, tiers: over.tiers ?? [{ name: 'Early', price: 1000 }], offers: ['pro-monthly'] }],
     sequences: [
       {
         key: 'signups',
@@ -59,6 +59,9 @@ describe('import sections promos and sequences', () => {
       promos: [
         { slug: 'Bad Slug', name: '', starts_at: 10, ends_at: 5, tiers: [{ name: 'T', price: 1, discount_percent: 5 }] },
         { slug: 'dup', name: 'x', starts_at: 1, ends_at: 2, tiers: [] },
+        // A fixed price for every offer: the buyer names the promo, so it would price any of them.
+        { slug: 'fixed-everywhere', name: 'x', starts_at: 1, ends_at: 2, tiers: [{ name: 'T', price: 100 }] },
+        { slug: 'no-offers', name: 'x', starts_at: 1, ends_at: 2, tiers: [{ name: 'T', discount_percent: 10 }], offers: [] },
       ],
       sequences: [
         { key: 'k', name: 'n', actions: [{ type: 'send_webhook', url: 'ftp://x/' }, { type: 'send_webhook', url: 'https://x.test/', method: 'GET', payload: '{}' }, { type: 'nope' }] },
@@ -72,13 +75,14 @@ describe('import sections promos and sequences', () => {
             { type: 'send_webhook', url: 'https://x.test/open', payload: '{"n":{{webhook_payload.n}}' },
           ],
         },
+        { key: 'headers', name: 'n', actions: [{ type: 'send_webhook', url: 'https://x.test/h', headers: { 'X-Token': 'abc\r\nX-Injected: 1' } }] },
       ],
     };
     const error = await run(bad).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImportValidationError);
     const paths = (error as ImportValidationError).issues.map((i) => i.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['promos.0.slug', 'promos.0.name', 'promos.0.ends_at', 'promos.0.tiers.0', 'promos.1.tiers', 'sequences.0.actions.0.url', 'sequences.0.actions.1.payload', 'sequences.0.actions.2.type']),
+      expect.arrayContaining(['promos.0.slug', 'promos.0.name', 'promos.0.ends_at', 'promos.0.tiers.0', 'promos.1.tiers', 'promos.2.offers', 'promos.3.offers', 'sequences.0.actions.0.url', 'sequences.0.actions.1.payload', 'sequences.0.actions.2.type', 'sequences.3.actions.0.headers.X-Token']),
     );
     const templates = (error as ImportValidationError).issues.filter((i) => i.path.startsWith('sequences.2.'));
     expect(templates.map((i) => i.path)).toEqual(['sequences.2.actions.1.payload', 'sequences.2.actions.2.payload']);

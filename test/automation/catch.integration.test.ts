@@ -40,6 +40,14 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
     ['GET with no body', 'GET', undefined, undefined, {}],
     ['DELETE with no body', 'DELETE', undefined, undefined, {}],
     ['PUT with a form body', 'PUT', 'application/x-www-form-urlencoded', 'email=b%40example.com&tag=1&tag=2', { email: 'b@example.com', tag: ['1', '2'] }],
+    // Names an object inherits: read as fields of their own, not as what Object.prototype holds there.
+    [
+      'POST with form fields named like Object.prototype members',
+      'POST',
+      'application/x-www-form-urlencoded',
+      'constructor=c&toString=t&toString=u&hasOwnProperty=h&email=e%40example.com',
+      { constructor: 'c', toString: ['t', 'u'], hasOwnProperty: 'h', email: 'e@example.com' },
+    ],
     ['POST with a JSON array', 'POST', 'application/json', '[1,2]', { _body: [1, 2] }],
     ['POST with a JSON string', 'POST', 'application/json', '"hello"', { _body: 'hello' }],
     ['POST with empty JSON', 'POST', 'application/json', '', {}],

@@ -21,6 +21,7 @@ describe('GET /api/promos/{slug}', () => {
         { name: 'Early', price: 4900, discount_percent: null, until: now() + 1000, max_participants: 2 },
         { name: 'Launch', price: null, discount_percent: 20, until: null, max_participants: null },
       ],
+      offers: ['pro'],
     });
     await server.settle();
   });
@@ -56,7 +57,7 @@ describe('GET /api/promos/{slug}', () => {
     clock.advance(200_000);
     let body = (await (await get()).json()) as Record<string, unknown>;
     expect(body).toMatchObject({ state: 'active', current_tier: { name: 'Early' }, countdown: { ends_at: now() + 800, seconds_remaining: 800 } });
-    expect(await promoPriceForOffer(server.services.readStore, { slug: 'launch', organizationId: me.organizationId, offerAmount: 9900, nowMs: clock() })).toEqual({
+    expect(await promoPriceForOffer(server.services.readStore, { slug: 'launch', organizationId: me.organizationId, offerSlug: 'pro', offerAmount: 9900, nowMs: clock() })).toEqual({
       amount: 4900,
       tier: 'Early',
       tier_index: 0,
@@ -68,12 +69,13 @@ describe('GET /api/promos/{slug}', () => {
     await server.settle();
     body = (await (await get()).json()) as Record<string, unknown>;
     expect(body).toMatchObject({ participants_count: 2, current_tier: { name: 'Launch' } });
-    expect(await promoPriceForOffer(server.services.readStore, { slug: 'launch', organizationId: me.organizationId, offerAmount: 9900, nowMs: clock() })).toEqual({
+    expect(await promoPriceForOffer(server.services.readStore, { slug: 'launch', organizationId: me.organizationId, offerSlug: 'pro', offerAmount: 9900, nowMs: clock() })).toEqual({
       amount: 7920,
       tier: 'Launch',
       tier_index: 1,
     });
-    expect(await promoPriceForOffer(server.services.readStore, { slug: 'launch', organizationId: 'org_other', offerAmount: 9900, nowMs: clock() })).toBeNull();
+    expect(await promoPriceForOffer(server.services.readStore, { slug: 'launch', organizationId: me.organizationId, offerSlug: 'team', offerAmount: 9900, nowMs: clock() })).toBeNull();
+    expect(await promoPriceForOffer(server.services.readStore, { slug: 'launch', organizationId: 'org_other', offerSlug: 'pro', offerAmount: 9900, nowMs: clock() })).toBeNull();
     clock.advance(20_000_000);
     body = (await (await get()).json()) as Record<string, unknown>;
     expect(body).toMatchObject({ state: 'ended', current_tier: null, countdown: { seconds_remaining: 0 } });

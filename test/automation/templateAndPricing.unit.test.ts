@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { prepareRequest } from '../../automation/sendWebhook.ts';
 import { jsonProblem, jsonTemplateProblem, renderJsonTemplate, renderTextTemplate } from '../../domain/automation/template.ts';
-import { currentTier, discountedAmount, priceUnderPromo, promoState, tierEndsAt, type PromoFacts } from '../../domain/promos/pricing.ts';
+import { currentTier, discountedAmount, priceUnderPromo, promoPricesOffer, promoState, tierEndsAt, type PromoFacts } from '../../domain/promos/pricing.ts';
 import { promoDecider, type PromoEvent } from '../../domain/promos/promo.ts';
 import { deciderSpec } from '../../domain/shared/specification.ts';
 
@@ -61,10 +61,11 @@ describe('templates', () => {
 });
 
 describe('promo pricing', () => {
-  const promo = (participants_count: number): PromoFacts => ({
+  const promo = (participants_count: number, offers: string[] | null = ['pro']): PromoFacts => ({
     starts_at: 1000,
     ends_at: 5000,
     participants_count,
+    offers,
     tiers: [
       { name: 'Early', price: 900, discount_percent: null, until: 2000, max_participants: 2 },
       { name: 'Half', price: null, discount_percent: 50, until: null, max_participants: 5 },
@@ -106,23 +107,42 @@ describe('promo pricing', () => {
     expect(discountedAmount(1999, 100)).toBe(0);
     expect(discountedAmount(1000, 1e-7)).toBe(1000);
   });
+  it('prices only the offers a promo names, and by a fixed price only offers it names', () => {
+    expect(promoPricesOffer(promo(0), 'pro')).toBe(true);
+    expect(promoPricesOffer(promo(0), 'enterprise')).toBe(false);
+    // Naming none: every offer, by its discount tiers only (a promo recorded before promos named offers).
+    expect(promoPricesOffer(promo(0, null), 'enterprise')).toBe(true);
+    expect(priceUnderPromo(promo(0, null), 99_900, 1500)).toBeNull();
+    expect(priceUnderPromo(promo(2, null), 99_900, 1500)).toEqual({ amount: 49_950, tier: 'Half', tier_index: 1 });
+  });
 });
 
 describe('promo decider', () => {
   const spec = deciderSpec(promoDecider);
   const tiers = [{ name: 'T', price: 100, discount_percent: null, until: null, max_participants: null }];
-  const created: PromoEvent = { type: 'PromoCreated', data: { slug: 'p', organization_id: 'org_a', name: 'P', starts_at: 0, ends_at: 100, tiers, created_at: 0 } };
+  const offers = ['pro'];
+  const created: PromoEvent = { type: 'PromoCreated', data: { slug: 'p', organization_id: 'org_a', name: 'P', starts_at: 0, ends_at: 100, tiers, offers, created_at: 0 } };
   const enrol = { type: 'EnrolParticipant' as const, organizationId: 'org_a', email: ' A@Example.com ', reference: 'r', workflowId: 3, now: 10 };
   const enrolled: PromoEvent = { type: 'PromoParticipantEnrolled', data: { email: 'a@example.com', reference: 'r', enrolled_at: 10, workflow_id: 3 } };
   it('creates a promo and refuses bad tiers', () => {
-    spec.given([]).when({ type: 'CreatePromo', slug: 'p', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, now: 0 }).then([created]);
-    spec.given([]).when({ type: 'CreatePromo', slug: 'p', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers: [{ ...tiers[0]!, discount_percent: 10 }], now: 0 }).thenThrows('invalid_tier');
-    spec.given([]).when({ type: 'CreatePromo', slug: 'Bad Slug', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, now: 0 }).thenThrows('invalid_slug');
+    const create = { type: 'CreatePromo' as const, slug: 'p', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, offers, now: 0 };
+    spec.given([]).when(create).then([created]);
+    spec.given([]).when({ ...create, tiers: [{ ...tiers[0]!, discount_percent: 10 }] }).thenThrows('invalid_tier');
+    spec.given([]).when({ ...create, slug: 'Bad Slug' }).thenThrows('invalid_slug');
+    spec.given([]).when({ ...create, offers: [] }).thenThrows('invalid_offers');
+  });
+  it('refuses a fixed price that names no offers: the buyer names the promo, and could take it to any offer', () => {
+    const create = { type: 'CreatePromo' as const, slug: 'p', organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, offers: null, now: 0 };
+    spec.given([]).when(create).thenThrows('offers_required');
+    const discount = [{ ...tiers[0]!, price: null, discount_percent: 10 }];
+    spec.given([]).when({ ...create, tiers: discount }).then([{ type: 'PromoCreated', data: { ...created.data, tiers: discount, offers: null } } as PromoEvent]);
+    spec.given([created]).when({ ...create, type: 'UpdatePromo', endsAt: 200 }).thenThrows('offers_required');
   });
   it('updates a promo only when something changed, within its organization', () => {
-    const update = { type: 'UpdatePromo' as const, organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, now: 5 };
+    const update = { type: 'UpdatePromo' as const, organizationId: 'org_a', name: 'P', startsAt: 0, endsAt: 100, tiers, offers, now: 5 };
     spec.given([created]).when(update).then([]);
-    spec.given([created]).when({ ...update, endsAt: 200 }).then([{ type: 'PromoUpdated', data: { name: 'P', starts_at: 0, ends_at: 200, tiers, updated_at: 5 } }]);
+    spec.given([created]).when({ ...update, endsAt: 200 }).then([{ type: 'PromoUpdated', data: { name: 'P', starts_at: 0, ends_at: 200, tiers, offers, updated_at: 5 } }]);
+    spec.given([created]).when({ ...update, offers: ['pro', 'team'] }).then([{ type: 'PromoUpdated', data: { name: 'P', starts_at: 0, ends_at: 100, tiers, offers: ['pro', 'team'], updated_at: 5 } }]);
     spec.given([created]).when({ ...update, organizationId: 'org_b' }).thenThrows('not_found');
   });
   it('enrols an email once (normalised), refuses after the end and for another organization', () => {
@@ -139,7 +159,7 @@ describe('promo decider', () => {
       type: 'PromoParticipantEnrolled',
       data: { email: `p${i}@example.com`, reference: null, enrolled_at: 10, workflow_id: i },
     }));
-    const updated: PromoEvent = { type: 'PromoUpdated', data: { name: 'P2', starts_at: 0, ends_at: 200, tiers, updated_at: 5 } };
+    const updated: PromoEvent = { type: 'PromoUpdated', data: { name: 'P2', starts_at: 0, ends_at: 200, tiers, offers, updated_at: 5 } };
     const history = [created, ...many.slice(0, 25), updated, ...many.slice(25)];
     for (const email of ['p0@example.com', 'p24@example.com', 'p25@example.com', 'P49@example.com']) spec.given(history).when({ ...enrol, email }).then([]);
     spec.given(history).when({ ...enrol, email: 'p50@example.com' }).then([{ ...enrolled, data: { ...enrolled.data, email: 'p50@example.com' } }]);

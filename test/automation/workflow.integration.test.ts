@@ -122,6 +122,21 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
     await receiver.close();
   });
 
+  it('does not send a header value with a line break, recorded before such values were refused, and does not retry it', async () => {
+    const receiver = await startReceiver();
+    const f = await automationFixture(server, me.organizationId, [webhookAction(`${receiver.url}/hook`)]);
+    // Written to the log directly: the sequence commands refuse such a value now.
+    const legacy = webhookAction(`${receiver.url}/hook`, { headers: { 'X-Token': 'abc\r\nX-Injected: 1' } });
+    await server.services.store.append(sequenceStream(f.sequence.id), [
+      { id: randomUUID(), type: 'SequenceUpdated', data: { name: 'Test sequence', status: 'active', actions: [legacy], updated_at: 1 }, metadata: server.cliContext(me.organizationId).metadata },
+    ], 'any');
+    const workflow = await finished(server, me.token, await post(server, f.path));
+    expect(workflow).toMatchObject({ status: 'failed', steps: [{ status: 'failed', attempts: 1 }] });
+    expect(workflow.steps[0]!.result).toMatchObject({ success: false, status_code: 0, error: 'invalid_headers', message: expect.stringContaining('x-token') });
+    expect(receiver.calls).toHaveLength(0);
+    await receiver.close();
+  });
+
   it('sends GET without a body or content type', async () => {
     const receiver = await startReceiver();
     const f = await automationFixture(server, me.organizationId, [webhookAction(receiver.url, { method: 'GET', payload: '' })]);
@@ -200,6 +215,7 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
       startsAt: now - 60,
       endsAt: now + 3600,
       tiers: [{ name: 'Early', price: 900, discount_percent: null, until: null, max_participants: null }],
+      offers: ['wf-offer'],
     });
     const f = await automationFixture(server, me.organizationId, [
       { type: 'enrol_in_promo', promo: 'wf-launch', email: '{{webhook_payload.email}}', reference: '{{webhook_payload.ref}}' },

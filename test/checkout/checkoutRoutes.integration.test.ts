@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveOffer } from '../../commands/checkout/offerCommands.ts';
 import { createPromo } from '../../commands/promos/promoCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { DECLINED_CARD, GOOD_CARD, json, makeOffer } from './checkoutFixtures.ts';
+import { DECLINED_CARD, GOOD_CARD, json, makeOffer, offerContent } from './checkoutFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -178,6 +178,7 @@ describe('public checkout routes', () => {
         startsAt: now - 60,
         endsAt: now + 3600,
         tiers: [{ name: 'Early bird', price: 1500, discount_percent: null, until: null, max_participants: null }],
+        offers: [offer.slug],
       });
       const stranger = await server.identity('Promo stranger');
       await createPromo(server.cliContext(stranger.organizationId), {
@@ -203,6 +204,28 @@ describe('public checkout routes', () => {
       ]);
       expect((await create({ offer: offer.slug, promo: 'foreign-promo' })).body.session.total).toBe(2400);
       expect((await create({ offer: offer.slug, promo: 'no-such-promo' })).body.session.total).toBe(2400);
+    });
+
+    it("leaves the offer's price when the promo names other offers: a buyer cannot take one offer's promo price to another", async () => {
+      const cheap = await makeOffer(server, org.organizationId);
+      const dear = await makeOffer(server, org.organizationId, {
+        content: { plan: { ...offerContent().plan, charges: [{ id: 'c1', name: 'Enterprise yearly', amount: 99_900 }] } },
+      });
+      const now = Math.floor(Date.now() / 1000);
+      await createPromo(server.cliContext(org.organizationId), {
+        organizationId: org.organizationId,
+        slug: 'cheap-only',
+        name: 'Cheap only',
+        startsAt: now - 60,
+        endsAt: now + 3600,
+        tiers: [{ name: 'One dollar', price: 100, discount_percent: null, until: null, max_participants: null }],
+        offers: [cheap.slug],
+      });
+      await server.settle();
+      expect((await create({ offer: cheap.slug, promo: 'cheap-only' })).body.session.total).toBe(100);
+      const taken = await create({ offer: dear.slug, promo: 'cheap-only' });
+      expect(taken.status).toBe(201);
+      expect(taken.body.session.total).toBe(99_900);
     });
 
     it('records the promo slug it was given', async () => {

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { request } from 'undici';
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
 import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
@@ -113,6 +114,63 @@ describe('logs of the real server process', () => {
     expect(logs.match(/"msg":"incoming request"/g)?.length ?? 0).toBeGreaterThanOrEqual(requests);
     expect(logs).toContain('"url":"/api/users/me?api_token=[REDACTED]"');
     for (const secret of secrets) {
+      const at = logs.indexOf(secret);
+      expect(at, `found ${secret} in the logs: …${logs.slice(Math.max(0, at - 200), at + 100)}…`).toBe(-1);
+    }
+  }, 60_000);
+});
+
+/** Writes raw bytes on a new connection and resolves once the server has answered and closed it. */
+function rawRequest(url: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
+  });
+}
+
+/**
+ * The same process at LOG_LEVEL=trace, sent requests its HTTP parser refuses: Node's parse error
+ * carries the raw bytes it read (rawPacket), headers and body alike, and a debug line that logged
+ * the error whole printed them.
+ */
+describe('logs of the real server process at LOG_LEVEL=trace', () => {
+  const dataDir = tempDataDir();
+  let proc: ServerProcess;
+
+  beforeAll(async () => {
+    proc = await startServerProcess({ dataDir, env: { LOG_LEVEL: 'trace' } });
+  }, 60_000);
+  afterAll(async () => {
+    await proc?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('never writes the raw bytes of a request the HTTP parser refused', async () => {
+    const token = 'csk_key_AbCdEfGhIjKlMnOp_0123456789abcdefghijABCDEFGHIJ';
+    const catchKeys = ['RawSeqKey0123456789abcdef', 'RawTrgKey0123456789abcdef'];
+    const card = '4242424242424242';
+    const answers = [
+      // A header name with a space: refused while the headers are read.
+      await rawRequest(proc.url, `GET /hooks/catch/${catchKeys[0]}/${catchKeys[1]} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nBad Header: x\r\n\r\n`),
+      // A chunk size that is not hex: refused in the body, after the card number was read.
+      await rawRequest(
+        proc.url,
+        `POST /api/checkout/sessions/cs_x/pay HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n30\r\n{"card":{"number":"${card}","cvc":"123"}}\r\nzz\r\n\r\n`,
+      ),
+    ];
+    for (const answer of answers) expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    await proc.stop();
+    // A Buffer reaches a JSON log line as {"type":"Buffer","data":[bytes]}: read as the text it holds.
+    const logs = proc.output().replace(/\{"type":"Buffer","data":\[([\d,]*)\]\}/g, (_m, bytes: string) =>
+      Buffer.from(bytes.split(',').filter(Boolean).map(Number)).toString('latin1'),
+    );
+    // The test can fail: the refusals were logged, at debug.
+    expect(logs.match(/"msg":"client error"/g)?.length ?? 0).toBe(2);
+    for (const secret of [token, token.split('_').at(-1)!, ...catchKeys, card]) {
       const at = logs.indexOf(secret);
       expect(at, `found ${secret} in the logs: …${logs.slice(Math.max(0, at - 200), at + 100)}…`).toBe(-1);
     }

@@ -84,10 +84,11 @@ export async function seedOffer(
 }
 
 /**
- * An active promo whose first tier holds for one participant, so enrolling one buyer moves it on.
- * It ends two hours after it is seeded; `endsAt` (Unix seconds) is what a countdown is checked against.
+ * An active promo whose first tier holds for one participant, so enrolling one buyer moves it on;
+ * it prices the offers the browser tests seed. It ends two hours after it is seeded; `endsAt`
+ * (Unix seconds) is what a countdown is checked against.
  */
-export async function seedPromo(server: TestServer, organizationId: string, slug: string): Promise<{ endsAt: number }> {
+export async function seedPromo(server: TestServer, organizationId: string, slug: string, offers = ['pro-plan', 'starter-plan']): Promise<{ endsAt: number }> {
   const now = Math.floor(Date.now() / 1000);
   const endsAt = now + 2 * 3600;
   await createPromo(server.cliContext(organizationId), {
@@ -100,6 +101,7 @@ export async function seedPromo(server: TestServer, organizationId: string, slug
       { name: 'Early bird', price: 2900, discount_percent: null, until: null, max_participants: 1 },
       { name: 'Regular', price: null, discount_percent: 20, until: null, max_participants: null },
     ],
+    offers,
   });
   await server.settle();
   return { endsAt };

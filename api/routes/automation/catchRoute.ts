@@ -95,13 +95,15 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
   app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'string' }, parseJson);
   // Flat by construction (a repeated field becomes an array of strings), so no depth to check.
+  // Gathered in a Map: on a plain object a field named constructor or toString found what
+  // Object.prototype holds there (recorded as [null, "c"]), and one named __proto__ set the prototype.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    const out: Record<string, string | string[]> = {};
+    const fields = new Map<string, string | string[]>();
     for (const [k, v] of new URLSearchParams(body as string)) {
-      const prev = out[k];
-      out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+      const prev = fields.get(k);
+      fields.set(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
     }
-    done(null, out);
+    done(null, Object.fromEntries(fields));
   });
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => {
     const text = (body as Buffer).toString('utf8');

@@ -131,11 +131,12 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
           });
         }
         const customer = await resolveCustomer(body.customer, offer.organization_id);
-        // An unknown, ended or sold-out promo is recorded but leaves the offer's own price.
+        // An unknown, ended or sold-out promo, or one for other offers, is recorded but leaves the offer's own price.
         const promoPrice = body.promo
           ? await promoPriceForOffer(services.readStore, {
               slug: body.promo,
               organizationId: offer.organization_id,
+              offerSlug: offer.slug,
               offerAmount: offer.price,
               nowMs: services.clock(),
             })
