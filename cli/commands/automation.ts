@@ -60,6 +60,7 @@ export const sequenceListCommand: CliCommand = {
 const statusCommand = (status: 'paused' | 'active', word: 'pause' | 'resume'): CliCommand => ({
   path: ['sequence', word],
   usage: `sequence ${word} ID`,
+  maxArgs: 1,
   description: word === 'pause' ? 'Pause a sequence: its catch URLs answer "skipped" and start nothing.' : 'Resume a paused sequence.',
   async run({ args, commandContext }) {
     return setSequenceStatus(commandContext(), idArg(args, `sequence ${word}`), status);
@@ -105,6 +106,7 @@ export const triggerListCommand: CliCommand = {
 export const triggerReplaceCommand: CliCommand = {
   path: ['trigger', 'replace'],
   usage: 'trigger replace ID',
+  maxArgs: 1,
   description: 'Rotate a trigger’s catch URL (after a leak): the old URL answers 404 from now on.',
   async run({ services, args, commandContext, catchUp }) {
     const id = idArg(args, 'trigger replace');
@@ -147,6 +149,7 @@ export const promoListCommand: CliCommand = {
 export const workflowShowCommand: CliCommand = {
   path: ['workflow', 'show'],
   usage: 'workflow show ID',
+  maxArgs: 1,
   description: 'Show a workflow run: status and each step’s result.',
   async run({ services, args, catchUp }) {
     const id = idArg(args, 'workflow show');

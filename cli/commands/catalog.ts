@@ -11,6 +11,7 @@ import { CliUsageError, requireOption, type CliCommand, type CliContext } from '
 export const importCommand: CliCommand = {
   path: ['import'],
   usage: 'import FILE --org ORG',
+  maxArgs: 1,
   description: `Import a catalog file (sections: ${importSections.map((s) => s.name).join(', ')}); validated whole first, re-imports update by key.`,
   options: { org: 'string' },
   async run(ctx) {
@@ -56,6 +57,7 @@ type LifecycleResult = { id: string; key: string; organization_id: string; chang
 const lifecycle = (verb: 'publish' | 'archive', act: typeof publishProduct): CliCommand => ({
   path: ['product', verb],
   usage: `product ${verb} ID [--org ORG]`,
+  maxArgs: 1,
   description:
     verb === 'publish'
       ? 'Publish a product (sets published_at). ID is its route key, or its import key with --org.'

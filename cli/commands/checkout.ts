@@ -10,6 +10,7 @@ type OfferLifecycleResult = { id: string; slug: string; uuid: string; organizati
 const offerLifecycle = (verb: 'publish' | 'archive'): CliCommand => ({
   path: ['offer', verb],
   usage: `offer ${verb} ID`,
+  maxArgs: 1,
   description:
     verb === 'publish'
       ? 'Publish an offer so the public checkout routes serve it. ID is its slug, route key or UUID.'
@@ -41,6 +42,7 @@ const money = (amount: number, currency: string) => `${(amount / 100).toFixed(2)
 export const replaySessionCommand: CliCommand = {
   path: ['replay', 'session'],
   usage: 'replay session ID [--at UNIX]',
+  maxArgs: 1,
   description: 'Audit replay of a checkout session: each event of it and its invoice with the state after it (--at: as of that time).',
   options: { at: 'string' },
   async run(ctx): Promise<ReplayResult> {

@@ -53,6 +53,7 @@ export const apiKeyCreateCommand: CliCommand = {
 export const apiKeyRevokeCommand: CliCommand = {
   path: ['api-key', 'revoke'],
   usage: 'api-key revoke ID',
+  maxArgs: 1,
   description: 'Revoke an API key: it answers 401 from then on.',
   async run({ args, commandContext }) {
     const id = args[0];

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allCommands } from '../../cli/commands/index.ts';
+import { runCli } from '../helpers/serverProcess.ts';
+
+/** What a newcomer types at the real `commerce` CLI: help, typos, missing and extra arguments, hand-edited files. */
+// Each case starts several CLI processes (seconds each on a busy two-core machine).
+describe('commerce CLI: help and usage errors', { timeout: 120_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'commerce-cli-usage-'));
+  const commerce = (...args: string[]) => runCli(args, { DATA_DIR: dataDir });
+  beforeAll(async () => {
+    // The demo organization, catalog, sequence and promo: what a newcomer has after the quick start.
+    const result = await commerce('demo', '--json');
+    expect(result.code, result.stderr).toBe(0);
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('`<command> --help` and `help <command>` print that command’s usage on stdout and exit 0', async () => {
+    // One command of each kind (long-running, standalone, one word, two words, with options): a
+    // process start costs seconds on a busy machine, and every command's help comes from one function.
+    const sample = ['serve', 'backup', 'import', 'replay session', 'projections rebuild'].map((usage) => allCommands.find((c) => c.path.join(' ') === usage)!);
+    const runs = await Promise.all(sample.map((c) => commerce(...c.path, '--help')));
+    runs.forEach((run, i) => {
+      const command = sample[i]!;
+      expect(run.code, `${command.usage}: ${run.stderr}`).toBe(0);
+      expect(run.stdout).toContain(`usage: commerce ${command.usage}`);
+      expect(run.stdout).toContain(command.description);
+      expect(run.stderr).toBe('');
+    });
+    const viaHelp = await commerce('help', 'import');
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toContain('usage: commerce import FILE --org ORG [--json]');
+    const short = await commerce('org', 'create', '-h');
+    expect(short.code).toBe(0);
+    expect(short.stdout).toContain('usage: commerce org create --name N [--timezone TZ]');
+  });
+
+  it('a first word with subcommands lists them: with --help on stdout (exit 0), alone or mistyped as a usage error (exit 2)', async () => {
+    const help = await commerce('api-key', '--help');
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toContain('api-key create --user U --org ORG');
+    expect(help.stdout).toContain('api-key revoke ID');
+    expect(help.stdout).not.toContain('org create');
+
+    const alone = await commerce('api-key');
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("commerce: 'api-key' needs one of: create, revoke");
+
+    const typo = await commerce('api-key', 'crate');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("commerce: unknown command 'api-key crate'");
+    expect(typo.stderr).toContain('api-key revoke ID');
+  });
+
+  it('an unknown option or one without its value is a usage error (exit 2) naming the options the command takes', async () => {
+    const unknown = await commerce('org', 'create', '--name', 'Acme', '--tz', 'UTC');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim()).toBe('commerce: org create: unknown option --tz; it takes --name, --timezone, --json (see commerce org create --help)');
+
+    const missingValue = await commerce('org', 'create', '--name');
+    expect(missingValue.code).toBe(2);
+    expect(missingValue.stderr.trim()).toBe('commerce: org create: --name needs a value');
+
+    const jsonOnServe = await commerce('serve', '--json');
+    expect(jsonOnServe.code).toBe(2);
+    expect(jsonOnServe.stderr).toContain('serve: unknown option --json; it takes no options');
+  });
+
+  it('an argument too many is refused before anything is written, so a forgotten --org is not read as the key alone', async () => {
+    const imported = await commerce('import', join(import.meta.dirname, '../../examples/catalog.json'), '--org', 'org_demo', '--json');
+    expect(imported.code, imported.stderr).toBe(0);
+
+    const extra = await commerce('product', 'archive', 'photo-basics', 'org_demo');
+    expect(extra.code).toBe(2);
+    expect(extra.stderr.trim()).toBe("commerce: product archive: unexpected argument 'org_demo'; usage: commerce product archive ID [--org ORG]");
+    const demoExtra = await commerce('demo', 'again');
+    expect(demoExtra.code).toBe(2);
+    expect(demoExtra.stderr).toContain("demo: unexpected argument 'again'");
+
+    const product = JSON.parse((await commerce('product', 'publish', 'photo-basics', '--org', 'org_demo', '--json')).stdout) as Body;
+    expect(product).toMatchObject({ key: 'photo-basics', changed: false, version_number: 1 });
+  });
+});
