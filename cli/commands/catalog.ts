@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { archiveProduct, publishProduct } from '../../commands/catalog/productCommands.ts';
 import { decodeRouteKey } from '../../commands/routeKeys.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
+import { DomainError, notFound } from '../../domain/shared/domainError.ts';
 import type { ProductDoc } from '../../projections/catalog/catalogProjection.ts';
 import { findProductAnyOrganization, findProductByKey } from '../../projections/catalog/catalogQueries.ts';
 import { parseImportJson, runImport, type ImportResult } from '../../commands/import/importFile.ts';
@@ -48,6 +48,10 @@ async function resolveProduct(ctx: CliContext): Promise<ProductDoc> {
     if (product && org !== null && product.organization_id !== org) product = null;
   }
   if (!product && org !== null) product = await findProductByKey(ctx.services.readStore, org, ref);
+  if (!product && org === null) {
+    // An import key without --org is the likely slip (`product archive photo-basics`): say so.
+    throw new DomainError('not_found', 'not_found', `Product not found. No product has the route key '${ref}'; to find one by its import key, add --org ORG.`);
+  }
   if (!product) throw notFound('Product');
   return product;
 }

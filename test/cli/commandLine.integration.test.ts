@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../cli/commands/index.ts';
 import { runCli } from '../helpers/serverProcess.ts';
 
+type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
 /** What a newcomer types at the real `commerce` CLI: help, typos, missing and extra arguments, hand-edited files. */
 // Each case starts several CLI processes (seconds each on a busy two-core machine).
 describe('commerce CLI: help and usage errors', { timeout: 120_000 }, () => {
@@ -81,5 +83,13 @@ describe('commerce CLI: help and usage errors', { timeout: 120_000 }, () => {
 
     const product = JSON.parse((await commerce('product', 'publish', 'photo-basics', '--org', 'org_demo', '--json')).stdout) as Body;
     expect(product).toMatchObject({ key: 'photo-basics', changed: false, version_number: 1 });
+  });
+
+  it('an import key given without --org is answered with the hint to add --org', async () => {
+    const run = await commerce('product', 'archive', 'photo-basics');
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      "commerce: Product not found. No product has the route key 'photo-basics'; to find one by its import key, add --org ORG.",
+    );
   });
 });
