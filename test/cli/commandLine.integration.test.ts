@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,5 +91,19 @@ describe('commerce CLI: help and usage errors', { timeout: 120_000 }, () => {
     expect(run.stderr.trim()).toBe(
       "commerce: Product not found. No product has the route key 'photo-basics'; to find one by its import key, add --org ORG.",
     );
+  });
+
+  it('an import file with a syntax error names the line and column; a byte order mark is no error', async () => {
+    const broken = join(dataDir, 'broken.json');
+    writeFileSync(broken, '{\n  "families": [\n    {"lookup_key": "x", "name": "X",}\n  ]\n}\n');
+    const run = await commerce('import', broken, '--org', 'org_demo');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('(file): Not valid JSON at line 3, column 37:');
+
+    const withBom = join(dataDir, 'bom.json');
+    writeFileSync(withBom, `\uFEFF${JSON.stringify({ families: [{ lookup_key: 'bom', name: 'From Notepad' }] })}`);
+    const bom = await commerce('import', withBom, '--org', 'org_demo', '--json');
+    expect(bom.code, bom.stderr).toBe(0);
+    expect(JSON.parse(bom.stdout)).toMatchObject({ sections: { families: { count: 1 } } });
   });
 });
