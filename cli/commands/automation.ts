@@ -37,8 +37,10 @@ export function catchUrl(services: Services, sequenceKey: string, triggerKey: st
   return `${serviceUrl(services)}/hooks/catch/${sequenceKey}/${triggerKey}`;
 }
 
-const table = (rows: string[][]) => {
-  if (rows.length === 0) return '(none)';
+/** A header and its rows in aligned columns; `(none)` when there are no rows, rather than a header alone. */
+const table = (header: string[], body: string[][]) => {
+  if (body.length === 0) return '(none)';
+  const rows = [header, ...body];
   const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 };
@@ -54,7 +56,7 @@ export const sequenceListCommand: CliCommand = {
     return docs.map(({ id: _id, route_key: _rk, ...d }) => d);
   },
   format: (rows: Array<Omit<SequenceDoc, 'id' | 'route_key'>>) =>
-    table([['ID', 'ORGANIZATION', 'STATUS', 'NAME', 'ACTIONS'], ...rows.map((r) => [String(r.sequence_id), r.organization_id, r.status, r.name, r.actions.map((a) => a.type).join(', ')])]),
+    table(['ID', 'ORGANIZATION', 'STATUS', 'NAME', 'ACTIONS'], rows.map((r) => [String(r.sequence_id), r.organization_id, r.status, r.name, r.actions.map((a) => a.type).join(', ')])),
 };
 
 const statusCommand = (status: 'paused' | 'active', word: 'pause' | 'resume'): CliCommand => ({
@@ -97,10 +99,10 @@ export const triggerListCommand: CliCommand = {
     return rows;
   },
   format: (rows: TriggerRow[]) =>
-    table([
+    table(
       ['ID', 'SEQUENCE', 'ENABLED', 'RECEIVED', 'NAME', 'CATCH URL'],
-      ...rows.map((r) => [String(r.trigger_id), String(r.sequence_id), r.enabled ? 'yes' : 'no', String(r.received_count), r.name, r.catch_url]),
-    ]),
+      rows.map((r) => [String(r.trigger_id), String(r.sequence_id), r.enabled ? 'yes' : 'no', String(r.received_count), r.name, r.catch_url]),
+    ),
 };
 
 export const triggerReplaceCommand: CliCommand = {
@@ -143,7 +145,7 @@ export const promoListCommand: CliCommand = {
     }));
   },
   format: (rows: PromoRow[]) =>
-    table([['SLUG', 'STATE', 'TIER', 'PARTICIPANTS', 'NAME'], ...rows.map((r) => [r.slug, r.state, r.current_tier ?? '-', String(r.participants_count), r.name])]),
+    table(['SLUG', 'STATE', 'TIER', 'PARTICIPANTS', 'NAME'], rows.map((r) => [r.slug, r.state, r.current_tier ?? '-', String(r.participants_count), r.name])),
 };
 
 export const workflowShowCommand: CliCommand = {

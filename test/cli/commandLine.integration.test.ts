@@ -106,4 +106,13 @@ describe('commerce CLI: help and usage errors', { timeout: 120_000 }, () => {
     expect(bom.code, bom.stderr).toBe(0);
     expect(JSON.parse(bom.stdout)).toMatchObject({ sections: { families: { count: 1 } } });
   });
+
+  it('lists with nothing to show say (none) rather than printing a header alone', async () => {
+    for (const list of ['sequence', 'trigger', 'promo']) {
+      const run = await commerce(list, 'list', '--org', 'org_nobody');
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe('(none)');
+    }
+    expect((await commerce('promo', 'list', '--org', 'org_demo')).stdout).toContain('demo-launch');
+  });
 });
