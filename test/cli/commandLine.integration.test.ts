@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../cli/commands/index.ts';
 import { runCli } from '../helpers/serverProcess.ts';
+import { startTestServer } from '../helpers/testServer.ts';
+import { json, makeOffer } from '../checkout/checkoutFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -114,5 +116,23 @@ describe('commerce CLI: help and usage errors', { timeout: 120_000 }, () => {
       expect(run.stdout.trim()).toBe('(none)');
     }
     expect((await commerce('promo', 'list', '--org', 'org_demo')).stdout).toContain('demo-launch');
+  });
+
+  it('replay shows amounts in the currency’s own decimals: 1500 JPY is ¥1500, not 15.00', async () => {
+    const server = await startTestServer({ dataDir: mkdtempSync(join(tmpdir(), 'commerce-cli-jpy-')) });
+    try {
+      const { organizationId } = await server.identity('Yen Store');
+      const offer = await makeOffer(server, organizationId, {
+        content: { currency: 'JPY', plan: { product_id: 'p', plan_id: 'plan_yen', plan_name: 'yen', charges: [{ id: 'c1', name: 'Course', amount: 1500 }] } },
+      });
+      const created = (await (await server.fetch('/api/checkout/sessions', json({ offer: offer.slug }))).json()) as Body;
+      expect(created.session).toMatchObject({ total: 1500, currency: 'JPY' });
+      const replay = await runCli(['replay', 'session', created.session.id as string], { DATA_DIR: server.dataDir });
+      expect(replay.code, replay.stderr).toBe(0);
+      expect(replay.stdout).toContain('1500 JPY');
+      expect(replay.stdout).not.toContain('15.00 JPY');
+    } finally {
+      await server.close({ remove: true });
+    }
   });
 });
