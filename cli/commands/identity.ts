@@ -43,6 +43,10 @@ export const apiKeyCreateCommand: CliCommand = {
   async run({ options, commandContext }) {
     const userId = requireOption(options, 'user');
     const organizationId = requireOption(options, 'org');
+    // An email is the natural first guess, and would only answer 'User not found.'.
+    if (userId.includes('@')) {
+      throw new CliUsageError(`--user takes the user's id (usr_…), not an email: 'commerce user create --email ${userId} --org ${organizationId}' prints it`);
+    }
     const name = typeof options.name === 'string' ? options.name : undefined;
     return createApiKey(commandContext(organizationId), { userId, organizationId, ...(name ? { name } : {}) });
   },

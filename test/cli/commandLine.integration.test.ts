@@ -87,6 +87,16 @@ describe('commerce CLI: help and usage errors', { timeout: 120_000 }, () => {
     expect(product).toMatchObject({ key: 'photo-basics', changed: false, version_number: 1 });
   });
 
+  it('api-key create --user with an email says the id is wanted and how to get it', async () => {
+    const run = await commerce('api-key', 'create', '--user', 'demo@example.com', '--org', 'org_demo');
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe(
+      "commerce: --user takes the user's id (usr_…), not an email: 'commerce user create --email demo@example.com --org org_demo' prints it",
+    );
+    const made = await commerce('user', 'create', '--email', 'demo@example.com', '--org', 'org_demo', '--json');
+    expect(JSON.parse(made.stdout)).toMatchObject({ id: expect.stringMatching(/^usr_/), created: false });
+  });
+
   it('an import key given without --org is answered with the hint to add --org', async () => {
     const run = await commerce('product', 'archive', 'photo-basics');
     expect(run.code).toBe(1);
