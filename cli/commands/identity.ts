@@ -31,8 +31,12 @@ export const userCreateCommand: CliCommand = {
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new CliUsageError(`--email: '${email}' is not an email address`);
     return createUser(commandContext(org), { email, organizationId: org });
   },
-  format: (u: { id: string; email: string; created: boolean }) =>
-    u.created ? `user ${u.id} created: ${u.email}` : `user ${u.id} (${u.email}) added to the organization`,
+  format: (u: { id: string; email: string; created: boolean; joined: boolean }) =>
+    u.created
+      ? `user ${u.id} created: ${u.email}`
+      : u.joined
+        ? `user ${u.id} (${u.email}) added to the organization`
+        : `user ${u.id} (${u.email}) was already a member of the organization`,
 };
 
 export const apiKeyCreateCommand: CliCommand = {

@@ -94,7 +94,17 @@ describe('commerce CLI: help and usage errors', { timeout: 120_000 }, () => {
       "commerce: --user takes the user's id (usr_…), not an email: 'commerce user create --email demo@example.com --org org_demo' prints it",
     );
     const made = await commerce('user', 'create', '--email', 'demo@example.com', '--org', 'org_demo', '--json');
-    expect(JSON.parse(made.stdout)).toMatchObject({ id: expect.stringMatching(/^usr_/), created: false });
+    expect(JSON.parse(made.stdout)).toMatchObject({ id: expect.stringMatching(/^usr_/), created: false, joined: false });
+  });
+
+  it('user create for a member says so, rather than that it added the user again', async () => {
+    const member = await commerce('user', 'create', '--email', 'demo@example.com', '--org', 'org_demo');
+    expect(member.code, member.stderr).toBe(0);
+    expect(member.stdout).toMatch(/^user usr_\w+ \(demo@example\.com\) was already a member of the organization$/m);
+
+    const org = JSON.parse((await commerce('org', 'create', '--name', 'Second shop', '--json')).stdout) as Body;
+    const joined = await commerce('user', 'create', '--email', 'demo@example.com', '--org', org.id as string);
+    expect(joined.stdout).toContain('(demo@example.com) added to the organization');
   });
 
   it('an import key given without --org is answered with the hint to add --org', async () => {
