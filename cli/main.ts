@@ -7,6 +7,7 @@ import { allProjections } from '../projections/allProjections.ts';
 import { DomainError } from '../domain/shared/domainError.ts';
 import { CliUsageError, type CliCommand, type CliContext } from './command.ts';
 import { allCommands } from './commands/index.ts';
+import { commandHelp, generalHelp, groupHelp, optionNames } from './help.ts';
 
 function findCommand(argv: string[]): { command: CliCommand; rest: string[] } | null {
   let best: CliCommand | null = null;
@@ -17,32 +18,75 @@ function findCommand(argv: string[]): { command: CliCommand; rest: string[] } | 
   return best ? { command: best, rest: argv.slice(best.path.length) } : null;
 }
 
-function help(): string {
-  const width = Math.max(...allCommands.map((c) => c.usage.length));
-  return [
-    'usage: commerce <command> [options] [--json]',
-    '',
-    ...allCommands.map((c) => `  ${c.usage.padEnd(width)}  ${c.description}`),
-    '',
-    'Environment: DATA_DIR (default ./data), PORT, HOST, BASE_URL, EVENTSTORE_URL + MONGODB_URL; see the README.',
-  ].join('\n');
+const isHelpFlag = (word: string) => word === '--help' || word === '-h';
+
+/** The arguments without --help/-h, and whether one was there (after a `--` everything is an argument). */
+function takeHelpFlag(argv: string[]): { words: string[]; help: boolean } {
+  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+  const before = argv.slice(0, end);
+  return { words: [...before.filter((w) => !isHelpFlag(w)), ...argv.slice(end)], help: before.some(isHelpFlag) };
+}
+
+/** Parses a command's options; node's parse errors become usage errors that say what the command takes. */
+function parseOptions(command: CliCommand, rest: string[]) {
+  const name = command.path.join(' ');
+  const types = { ...(command.options ?? {}), ...(command.longRunning ? {} : { json: 'boolean' as const }) };
+  const options = Object.fromEntries(Object.entries(types).map(([option, type]) => [option, { type }]));
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS')) throw error;
+    const message = (error as Error).message;
+    const option = /'(-[^' ]*)/.exec(message)?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      throw new CliUsageError(`${name}: unknown option ${option}; it takes ${optionNames(command)} (see commerce ${name} --help)`);
+    }
+    if (/argument missing/.test(message)) throw new CliUsageError(`${name}: ${option} needs a value`);
+    throw new CliUsageError(`${name}: ${message}`);
+  }
+  const max = command.maxArgs ?? 0;
+  if (parsed.positionals.length > max) {
+    throw new CliUsageError(`${name}: unexpected argument '${parsed.positionals[max]}'; usage: commerce ${command.usage}`);
+  }
+  return parsed;
+}
+
+/** No command matched: a first word with subcommands (`api-key`) lists them, anything else gets the whole list. */
+function unknownCommand(words: string[], help: boolean): number {
+  const group = allCommands.filter((c) => c.path.length > 1 && c.path[0] === words[0]);
+  if (group.length === 0) {
+    console.error(`commerce: unknown command '${words[0]}'\n\n${generalHelp(allCommands)}`);
+    return 2;
+  }
+  if (help && words.length === 1) {
+    console.log(groupHelp(words[0]!, group));
+    return 0;
+  }
+  const problem =
+    words.length === 1
+      ? `'${words[0]}' needs one of: ${group.map((c) => c.path[1]).join(', ')}`
+      : `unknown command '${words.slice(0, 2).join(' ')}'`;
+  console.error(`commerce: ${problem}\n\n${groupHelp(words[0]!, group)}`);
+  return 2;
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    console.log(help());
+  // `commerce help import` is `commerce import --help`.
+  const { words, help } = takeHelpFlag(argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv);
+  if (words.length === 0) {
+    console.log(generalHelp(allCommands));
     return 0;
   }
-  const found = findCommand(argv);
-  if (!found) {
-    console.error(`commerce: unknown command '${argv.join(' ')}'\n\n${help()}`);
-    return 2;
+  const found = findCommand(words);
+  if (!found) return unknownCommand(words, help);
+  if (help) {
+    console.log(commandHelp(found.command));
+    return 0;
   }
   const { command, rest } = found;
-  const optionSpec = Object.fromEntries(
-    Object.entries({ ...(command.options ?? {}), json: 'boolean' as const }).map(([name, type]) => [name, { type }]),
-  );
-  const { values, positionals } = parseArgs({ args: rest, options: optionSpec, allowPositionals: true, strict: true });
+  const { values, positionals } = parseOptions(command, rest);
   const json = values.json === true;
   const config = loadConfig();
   if (command.longRunning) {
@@ -105,9 +149,6 @@ main(process.argv.slice(2)).then(
         for (const message of messages) console.error(`  ${field}: ${message}`);
       }
       process.exitCode = 1;
-    } else if (error instanceof Error && 'code' in error && error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      console.error(`commerce: ${error.message}`);
-      process.exitCode = 2;
     } else {
       console.error(`commerce: ${error instanceof Error ? error.message : String(error)}`);
       process.exitCode = 1;

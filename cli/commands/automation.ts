@@ -37,8 +37,10 @@ export function catchUrl(services: Services, sequenceKey: string, triggerKey: st
   return `${serviceUrl(services)}/hooks/catch/${sequenceKey}/${triggerKey}`;
 }
 
-const table = (rows: string[][]) => {
-  if (rows.length === 0) return '(none)';
+/** A header and its rows in aligned columns; `(none)` when there are no rows, rather than a header alone. */
+const table = (header: string[], body: string[][]) => {
+  if (body.length === 0) return '(none)';
+  const rows = [header, ...body];
   const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 };
@@ -54,12 +56,13 @@ export const sequenceListCommand: CliCommand = {
     return docs.map(({ id: _id, route_key: _rk, ...d }) => d);
   },
   format: (rows: Array<Omit<SequenceDoc, 'id' | 'route_key'>>) =>
-    table([['ID', 'ORGANIZATION', 'STATUS', 'NAME', 'ACTIONS'], ...rows.map((r) => [String(r.sequence_id), r.organization_id, r.status, r.name, r.actions.map((a) => a.type).join(', ')])]),
+    table(['ID', 'ORGANIZATION', 'STATUS', 'NAME', 'ACTIONS'], rows.map((r) => [String(r.sequence_id), r.organization_id, r.status, r.name, r.actions.map((a) => a.type).join(', ')])),
 };
 
 const statusCommand = (status: 'paused' | 'active', word: 'pause' | 'resume'): CliCommand => ({
   path: ['sequence', word],
   usage: `sequence ${word} ID`,
+  maxArgs: 1,
   description: word === 'pause' ? 'Pause a sequence: its catch URLs answer "skipped" and start nothing.' : 'Resume a paused sequence.',
   async run({ args, commandContext }) {
     return setSequenceStatus(commandContext(), idArg(args, `sequence ${word}`), status);
@@ -96,15 +99,16 @@ export const triggerListCommand: CliCommand = {
     return rows;
   },
   format: (rows: TriggerRow[]) =>
-    table([
+    table(
       ['ID', 'SEQUENCE', 'ENABLED', 'RECEIVED', 'NAME', 'CATCH URL'],
-      ...rows.map((r) => [String(r.trigger_id), String(r.sequence_id), r.enabled ? 'yes' : 'no', String(r.received_count), r.name, r.catch_url]),
-    ]),
+      rows.map((r) => [String(r.trigger_id), String(r.sequence_id), r.enabled ? 'yes' : 'no', String(r.received_count), r.name, r.catch_url]),
+    ),
 };
 
 export const triggerReplaceCommand: CliCommand = {
   path: ['trigger', 'replace'],
   usage: 'trigger replace ID',
+  maxArgs: 1,
   description: 'Rotate a trigger’s catch URL (after a leak): the old URL answers 404 from now on.',
   async run({ services, args, commandContext, catchUp }) {
     const id = idArg(args, 'trigger replace');
@@ -141,12 +145,13 @@ export const promoListCommand: CliCommand = {
     }));
   },
   format: (rows: PromoRow[]) =>
-    table([['SLUG', 'STATE', 'TIER', 'PARTICIPANTS', 'NAME'], ...rows.map((r) => [r.slug, r.state, r.current_tier ?? '-', String(r.participants_count), r.name])]),
+    table(['SLUG', 'STATE', 'TIER', 'PARTICIPANTS', 'NAME'], rows.map((r) => [r.slug, r.state, r.current_tier ?? '-', String(r.participants_count), r.name])),
 };
 
 export const workflowShowCommand: CliCommand = {
   path: ['workflow', 'show'],
   usage: 'workflow show ID',
+  maxArgs: 1,
   description: 'Show a workflow run: status and each step’s result.',
   async run({ services, args, catchUp }) {
     const id = idArg(args, 'workflow show');

@@ -5,6 +5,7 @@ import { CliUsageError, type CliCommand } from '../command.ts';
 export const backupCommand: CliCommand = {
   path: ['backup'],
   usage: 'backup DIR',
+  maxArgs: 1,
   description:
     'Copy DATA_DIR into the new directory DIR as one consistent snapshot, while the server runs; to restore, serve with DATA_DIR=DIR.',
   standalone: true,

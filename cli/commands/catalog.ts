@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { archiveProduct, publishProduct } from '../../commands/catalog/productCommands.ts';
 import { decodeRouteKey } from '../../commands/routeKeys.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
+import { DomainError, notFound } from '../../domain/shared/domainError.ts';
 import type { ProductDoc } from '../../projections/catalog/catalogProjection.ts';
 import { findProductAnyOrganization, findProductByKey } from '../../projections/catalog/catalogQueries.ts';
 import { parseImportJson, runImport, type ImportResult } from '../../commands/import/importFile.ts';
@@ -11,6 +11,7 @@ import { CliUsageError, requireOption, type CliCommand, type CliContext } from '
 export const importCommand: CliCommand = {
   path: ['import'],
   usage: 'import FILE --org ORG',
+  maxArgs: 1,
   description: `Import a catalog file (sections: ${importSections.map((s) => s.name).join(', ')}); validated whole first, re-imports update by key.`,
   options: { org: 'string' },
   async run(ctx) {
@@ -47,6 +48,10 @@ async function resolveProduct(ctx: CliContext): Promise<ProductDoc> {
     if (product && org !== null && product.organization_id !== org) product = null;
   }
   if (!product && org !== null) product = await findProductByKey(ctx.services.readStore, org, ref);
+  if (!product && org === null) {
+    // An import key without --org is the likely slip (`product archive photo-basics`): say so.
+    throw new DomainError('not_found', 'not_found', `Product not found. No product has the route key '${ref}'; to find one by its import key, add --org ORG.`);
+  }
   if (!product) throw notFound('Product');
   return product;
 }
@@ -56,6 +61,7 @@ type LifecycleResult = { id: string; key: string; organization_id: string; chang
 const lifecycle = (verb: 'publish' | 'archive', act: typeof publishProduct): CliCommand => ({
   path: ['product', verb],
   usage: `product ${verb} ID [--org ORG]`,
+  maxArgs: 1,
   description:
     verb === 'publish'
       ? 'Publish a product (sets published_at). ID is its route key, or its import key with --org.'

@@ -10,6 +10,7 @@ type OfferLifecycleResult = { id: string; slug: string; uuid: string; organizati
 const offerLifecycle = (verb: 'publish' | 'archive'): CliCommand => ({
   path: ['offer', verb],
   usage: `offer ${verb} ID`,
+  maxArgs: 1,
   description:
     verb === 'publish'
       ? 'Publish an offer so the public checkout routes serve it. ID is its slug, route key or UUID.'
@@ -36,11 +37,21 @@ type ReplayResult = { session_id: string; at: number; state: SessionView | null;
 const iso = (unix: number) => new Date(unix * 1000).toISOString().replace('.000Z', 'Z');
 const actorText = (actor: HistoryEntry['actor']) =>
   actor.type === 'api_key' ? `api_key ${actor.id}` : actor.type === 'system' ? `system ${actor.name}` : actor.type === 'public' ? `public ${actor.ip ?? ''}`.trim() : actor.type;
-const money = (amount: number, currency: string) => `${(amount / 100).toFixed(2)} ${currency}`;
+/** Minor units in the currency's own decimals (JPY has none, BHD three), as ISO 4217 sets them. */
+function money(amount: number, currency: string): string {
+  let digits = 2;
+  try {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    // A code Intl does not know: two decimals, the common case.
+  }
+  return `${(amount / 10 ** digits).toFixed(digits)} ${currency}`;
+}
 
 export const replaySessionCommand: CliCommand = {
   path: ['replay', 'session'],
   usage: 'replay session ID [--at UNIX]',
+  maxArgs: 1,
   description: 'Audit replay of a checkout session: each event of it and its invoice with the state after it (--at: as of that time).',
   options: { at: 'string' },
   async run(ctx): Promise<ReplayResult> {

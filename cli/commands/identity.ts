@@ -31,8 +31,12 @@ export const userCreateCommand: CliCommand = {
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new CliUsageError(`--email: '${email}' is not an email address`);
     return createUser(commandContext(org), { email, organizationId: org });
   },
-  format: (u: { id: string; email: string; created: boolean }) =>
-    u.created ? `user ${u.id} created: ${u.email}` : `user ${u.id} (${u.email}) added to the organization`,
+  format: (u: { id: string; email: string; created: boolean; joined: boolean }) =>
+    u.created
+      ? `user ${u.id} created: ${u.email}`
+      : u.joined
+        ? `user ${u.id} (${u.email}) added to the organization`
+        : `user ${u.id} (${u.email}) was already a member of the organization`,
 };
 
 export const apiKeyCreateCommand: CliCommand = {
@@ -43,6 +47,10 @@ export const apiKeyCreateCommand: CliCommand = {
   async run({ options, commandContext }) {
     const userId = requireOption(options, 'user');
     const organizationId = requireOption(options, 'org');
+    // An email is the natural first guess, and would only answer 'User not found.'.
+    if (userId.includes('@')) {
+      throw new CliUsageError(`--user takes the user's id (usr_…), not an email: 'commerce user create --email ${userId} --org ${organizationId}' prints it`);
+    }
     const name = typeof options.name === 'string' ? options.name : undefined;
     return createApiKey(commandContext(organizationId), { userId, organizationId, ...(name ? { name } : {}) });
   },
@@ -53,6 +61,7 @@ export const apiKeyCreateCommand: CliCommand = {
 export const apiKeyRevokeCommand: CliCommand = {
   path: ['api-key', 'revoke'],
   usage: 'api-key revoke ID',
+  maxArgs: 1,
   description: 'Revoke an API key: it answers 401 from then on.',
   async run({ args, commandContext }) {
     const id = args[0];

@@ -6,6 +6,7 @@ import { progressBar } from '../progressBar.ts';
 export const projectionsRebuildCommand: CliCommand = {
   path: ['projections', 'rebuild'],
   usage: 'projections rebuild [NAME]',
+  maxArgs: 1,
   description: `Drop read models and rebuild them from the event log (${allProjections.map((p) => p.name).join(', ')}).`,
   async run({ args, services, interactive }) {
     const name = args[0];

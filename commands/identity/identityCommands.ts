@@ -38,7 +38,7 @@ export async function organizationExists(ctx: CommandContext, id: string): Promi
 export async function createUser(
   ctx: CommandContext,
   input: { email: string; organizationId: string },
-): Promise<{ id: string; email: string; created: boolean }> {
+): Promise<{ id: string; email: string; created: boolean; joined: boolean }> {
   if (!(await organizationExists(ctx, input.organizationId))) throw notFound('Organization');
   const email = normalizeEmail(input.email);
   const claimStream = userEmailStream(createHash('sha256').update(email).digest('hex'));
@@ -64,14 +64,15 @@ export async function createUser(
       organizationId: input.organizationId,
       now: nowSeconds(ctx),
     });
-    return { id: userId, email, created: true };
+    return { id: userId, email, created: true, joined: true };
   }
-  await handleCommand(ctx, stream, userDecider, {
+  const { events } = await handleCommand(ctx, stream, userDecider, {
     type: 'JoinOrganization',
     organizationId: input.organizationId,
     now: nowSeconds(ctx),
   });
-  return { id: userId, email, created: false };
+  // Joining an organization the user is already in records nothing: joined says which happened.
+  return { id: userId, email, created: false, joined: events.length > 0 };
 }
 
 /** Returns the token once: only its hash is recorded. */

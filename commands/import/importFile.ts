@@ -73,12 +73,25 @@ export async function runImport(
   return { organization_id: ctx.organizationId, sections: results };
 }
 
-/** A JSON text as the import reads it: a syntax error is one issue, listed like the others. */
+/**
+ * A JSON text as the import reads it: a syntax error is one issue, listed like the others. A byte
+ * order mark (which some Windows editors write) is not an error.
+ */
 export function parseImportJson(text: string): unknown {
+  const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(json) as unknown;
   } catch (error) {
-    throw new ImportValidationError([{ path: '', message: `Not valid JSON: ${(error as Error).message}` }]);
+    throw new ImportValidationError([{ path: '', message: `Not valid JSON${whereInText(json, (error as Error).message)}: ${(error as Error).message}` }]);
   }
+}
+
+/** ` at line L, column C` from the character position a JSON.parse message names (people edit these files by hand). */
+function whereInText(text: string, message: string): string {
+  const match = /at position (\d+)/.exec(message);
+  if (!match || /line \d+/.test(message)) return '';
+  const before = text.slice(0, Number(match[1]));
+  const line = before.split('\n').length;
+  return ` at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
 }
 
