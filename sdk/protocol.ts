@@ -16,6 +16,8 @@ export type SessionView = {
   total: number;
   mode?: string;
   expires_at?: number;
+  /** The promo tier whose price the session took; null when its promo priced nothing. */
+  promo_tier?: string | null;
   invoice?: unknown;
 };
 

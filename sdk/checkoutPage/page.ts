@@ -324,12 +324,17 @@ function refuse(r: ApiAnswer<unknown>): void {
   reportFailure({ code, message: r.body.message ?? 'The checkout service could not be reached.' });
 }
 
-async function showPromo(): Promise<void> {
-  if (!cfg.promo) return;
-  const r = await api<{ name: string; state: string; current_tier?: { name?: string } | null }>(`/api/promos/${encodeURIComponent(cfg.promo)}`);
+/**
+ * Names the promo only when it priced this session (its tier is the session's): a promo that
+ * prices other offers, or has no tier in force, is recorded but leaves the offer's price, and a
+ * label would promise the buyer a price they are not charged.
+ */
+async function showPromo(priced: SessionView): Promise<void> {
+  if (!cfg.promo || !priced.promo_tier) return;
+  const r = await api<{ name: string }>(`/api/promos/${encodeURIComponent(cfg.promo)}`);
   const el = $('co-promo');
-  if (!r.ok || !el || r.body.state !== 'active') return;
-  el.textContent = `${r.body.name}${r.body.current_tier?.name ? ` · ${r.body.current_tier.name}` : ''}`;
+  if (!el) return;
+  el.textContent = r.ok ? `${r.body.name} · ${priced.promo_tier}` : priced.promo_tier;
   el.hidden = false;
 }
 
@@ -359,7 +364,6 @@ async function main(): Promise<void> {
     send({ type: 'ready', session: null });
     return;
   }
-  void showPromo();
   // A signed identity's email is the buyer's, verified by the server: shown, not editable.
   const signed = init.customer?.token ? tokenEmail(init.customer.token) : null;
   const email = signed ?? init.customer?.email;
@@ -377,6 +381,7 @@ async function main(): Promise<void> {
   });
   if (!r.ok) return refuse(r);
   session = r.body.session;
+  void showPromo(session);
   const total = $('co-total');
   if (total) {
     total.textContent = formatMoney(session.total, session.currency);

@@ -222,15 +222,17 @@ describe('public checkout routes', () => {
         offers: [cheap.slug],
       });
       await server.settle();
-      expect((await create({ offer: cheap.slug, promo: 'cheap-only' })).body.session.total).toBe(100);
+      expect((await create({ offer: cheap.slug, promo: 'cheap-only' })).body.session).toMatchObject({ total: 100, promo: 'cheap-only', promo_tier: 'One dollar' });
       const taken = await create({ offer: dear.slug, promo: 'cheap-only' });
       expect(taken.status).toBe(201);
-      expect(taken.body.session.total).toBe(99_900);
+      // Recorded, and said to have priced nothing: what the hosted page reads before naming a promo.
+      expect(taken.body.session).toMatchObject({ total: 99_900, promo: 'cheap-only', promo_tier: null });
     });
 
     it('records the promo slug it was given', async () => {
       const offer = await makeOffer(server, org.organizationId);
       const { body } = await create({ offer: offer.slug, promo: 'black-friday' });
+      expect(body.session).toMatchObject({ promo: 'black-friday', promo_tier: null });
       const [created] = await server.services.store.readStream(`checkout_session-${body.session.id}`);
       expect((created!.data as Body).promo).toBe('black-friday');
     });
@@ -365,6 +367,8 @@ describe('public checkout routes', () => {
           currency: 'EUR',
           mode: 'test',
           expires_at: created.session.expires_at,
+          promo: null,
+          promo_tier: null,
           invoice: { id: started.body.invoice.id, number: started.body.invoice.number, status: 'paid', total: 2400, currency: 'EUR' },
         },
         offer: { id: offer.id, slug: offer.slug, name: 'Pro plan' },

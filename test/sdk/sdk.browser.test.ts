@@ -416,6 +416,22 @@ describe('promo()', () => {
     expect(missing).toMatch(/not found/i);
     await page.close();
   });
+
+  test("the checkout names a promo only when it priced the session: one for other offers leaves the price and says nothing", async () => {
+    await seedPromo(server, orgId, 'pro-only', ['pro-plan']);
+    const page = await openExample('offer=starter-plan&promo=pro-only');
+    await page.click('#buy-promo');
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await frame.locator('#co-pay:not([disabled])').waitFor();
+    // Starter's own price: the promo's Early-bird tier (29.00) is for the pro plan only.
+    expect(await frame.locator('#co-total').textContent()).toBe('$19.00');
+    const id = await frame.locator('body').evaluate((b) => (b as HTMLElement).dataset.sessionId!);
+    expect((await serverSession(id)).session).toMatchObject({ promo: 'pro-only', promo_tier: null, total: 1900 });
+    // The label would have come from the promo's own read, which starts with the page: give it time to land.
+    await page.waitForTimeout(500);
+    expect(await frame.locator('#co-promo').isHidden()).toBe(true);
+    await page.close();
+  });
 });
 
 describe('with the data of `commerce demo --json`', () => {

@@ -20,6 +20,11 @@ export const SessionSchema = z.object({
   currency: z.string(),
   mode: z.enum(['test', 'live']),
   expires_at: z.number().int(),
+  promo: z.string().nullable().describe('The promo slug the session was created with; null without one.'),
+  promo_tier: z
+    .string()
+    .nullable()
+    .describe("The promo tier whose price the session took; null when its promo priced nothing (another offer's, not started, ended, sold out)."),
   invoice: InvoiceSchema.nullable().describe('Created when the buyer starts the checkout; null before.'),
 });
 
@@ -40,6 +45,8 @@ export function presentSession(doc: SessionDoc, now: number): z.infer<typeof Ses
     currency: doc.currency,
     mode: doc.mode,
     expires_at: doc.expires_at,
+    promo: doc.promo ?? null,
+    promo_tier: doc.promo_tier ?? null,
     invoice: doc.invoice ? presentInvoice(doc.invoice) : null,
   };
 }
