@@ -37,7 +37,13 @@ const TrustProxy = z
     return z.NEVER;
   });
 
-const port = z.coerce.number().int().min(0).max(65535);
+/**
+ * A whole number written in decimal digits: z.coerce.number() (Number()) also took `1e3`, `0x10`
+ * and ` 12 `, which nobody means in a port or a limit, while paths and queries were strict.
+ */
+const whole = (number: z.ZodNumber) => z.string().regex(/^\d+$/, 'expected a whole number in decimal digits').transform(Number).pipe(number);
+
+const port = whole(z.number().int().min(0).max(65535));
 
 /** Every setting the service reads from its environment. A wrong value stops the start with one line. */
 export const ConfigSchema = z.object({
@@ -54,7 +60,7 @@ export const ConfigSchema = z.object({
    * closed: a client trickling a body byte by byte cannot hold a connection (and a file
    * descriptor) for ever. Fastify's default is no limit.
    */
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  REQUEST_TIMEOUT_MS: whole(z.number().int().min(100).max(600_000)).default(30_000),
   /**
    * Behind a reverse proxy every request comes from the proxy's address, so per-client rate limits
    * (checkout, promos) would put every buyer in one bucket; trusting the proxy makes the client's
@@ -81,10 +87,10 @@ export const ConfigSchema = z.object({
   NODE_ENV: z.string().default('development'),
   MONGODB_URL: z.string().min(1).optional(),
   /** Public checkout routes: requests per client address and route within the window. */
-  CHECKOUT_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
-  CHECKOUT_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  CHECKOUT_RATE_LIMIT: whole(z.number().int().min(1)).default(120),
+  CHECKOUT_RATE_LIMIT_WINDOW_SECONDS: whole(z.number().int().min(1)).default(60),
   /** How often the expiry job looks for checkout sessions past their expiry. */
-  CHECKOUT_EXPIRY_INTERVAL_MS: z.coerce.number().int().min(10).default(30_000),
+  CHECKOUT_EXPIRY_INTERVAL_MS: whole(z.number().int().min(10)).default(30_000),
   /** The MongoDB database holding read models, checkpoints and leases. */
   MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'MONGODB_DB must be 1-63 letters, digits, _ or -').default('commerce'),
   /**
@@ -96,27 +102,27 @@ export const ConfigSchema = z.object({
   /** Whether `serve` runs the background jobs (automation); auto as for RUN_PROJECTIONS. */
   RUN_BACKGROUND_JOBS: z.enum(['auto', 'true', 'false']).default('auto'),
   /** How long a worker's lease on a projection or a job lasts unless renewed (a third of it). */
-  LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
+  LEASE_TTL_MS: whole(z.number().int().min(1000).max(600_000)).default(15_000),
   /** Embedded profile: how long a write waits for another process's transaction on the file before answering 503. */
-  SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
+  SQLITE_BUSY_TIMEOUT_MS: whole(z.number().int().min(0).max(600_000)).default(5000),
   /** Catch URLs: requests per trigger per window (429 above). */
-  CATCH_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(600),
-  CATCH_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
+  CATCH_RATE_LIMIT_MAX: whole(z.number().int().min(1)).default(600),
+  CATCH_RATE_LIMIT_WINDOW_MS: whole(z.number().int().min(100)).default(60_000),
   /** GET /api/promos/{slug}: requests per client IP per minute. */
-  PROMO_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(300),
+  PROMO_RATE_LIMIT_MAX: whole(z.number().int().min(1)).default(300),
   /** Hosts or addresses outbound webhooks may reach even when private (tests, self-hosting): `127.0.0.1,localhost`. */
   WEBHOOK_ALLOW_HOSTS: z
     .string()
     .default('')
     .transform((s) => s.split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter((h) => h !== '')),
   /** A call succeeds on a 2xx whose headers and body arrive within this time (Svix counts 15 s). */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(10).default(15_000),
-  WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(10).default(5_000),
+  WEBHOOK_TIMEOUT_MS: whole(z.number().int().min(10)).default(15_000),
+  WEBHOOK_CONNECT_TIMEOUT_MS: whole(z.number().int().min(10)).default(5_000),
   /** Attempts per call (network errors, 429 and 5xx are retried), and the first back-off (doubling). */
-  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
-  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(0).default(1_000),
+  WEBHOOK_MAX_ATTEMPTS: whole(z.number().int().min(1).max(10)).default(4),
+  WEBHOOK_RETRY_BASE_MS: whole(z.number().int().min(0)).default(1_000),
   /** Workflows the automation worker runs at once. */
-  AUTOMATION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  AUTOMATION_CONCURRENCY: whole(z.number().int().min(1).max(256)).default(16),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
