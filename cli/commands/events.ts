@@ -7,9 +7,9 @@ import { progressBar } from '../progressBar.ts';
 
 export const eventsCopyCommand: CliCommand = {
   path: ['events', 'copy'],
-  usage: 'events copy --from DIR --to URL',
+  usage: 'events copy --from DIR --to URL|DIR',
   description:
-    'Copy an embedded deployment\'s whole event log (DIR holds commerce.db) to EventStoreDB (esdb://…), in order and idempotently; then run `projections rebuild` on the new profile.',
+    'Copy an embedded deployment\'s whole event log (DIR holds commerce.db) to EventStoreDB (esdb://…) or another data directory, in order and idempotently; then run `projections rebuild` where it landed.',
   options: { from: 'string', to: 'string' },
   standalone: true,
   async run({ options, interactive }) {
@@ -25,13 +25,15 @@ export const eventsCopyCommand: CliCommand = {
     try {
       const result = await copyEvents(source, target, { onProgress: bar.update });
       bar.end();
-      return { ...result, seconds: Number(((performance.now() - started) / 1000).toFixed(3)) };
+      return { ...result, to, seconds: Number(((performance.now() - started) / 1000).toFixed(3)) };
     } finally {
       await source.close();
       await target.close();
     }
   },
-  format: (r: CopyResult & { seconds: number }) =>
+  format: (r: CopyResult & { seconds: number; to: string }) =>
     `read ${r.events} events in ${r.seconds}s: ${r.copied} copied, ${r.alreadyThere} already there.\n` +
-    'Next: point EVENTSTORE_URL and MONGODB_URL at the new servers and run `commerce projections rebuild`.',
+    (/^esdb/.test(r.to)
+      ? 'Next: point EVENTSTORE_URL and MONGODB_URL at the new servers and run `commerce projections rebuild`.'
+      : `Next: run \`commerce projections rebuild\` with DATA_DIR=${r.to}.`),
 };

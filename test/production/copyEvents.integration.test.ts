@@ -90,6 +90,8 @@ describe('copying an event log', () => {
     const second = await cli(['--from', from, '--to', to]);
     expect(second.stdout).toContain('34 events');
     expect(second.stdout).toContain('0 copied, 34 already there');
+    // A data directory is rebuilt where it landed, not by pointing at EventStoreDB.
+    expect(second.stdout).toContain(`Next: run \`commerce projections rebuild\` with DATA_DIR=${to}.`);
     expect(strip(await storeIn(to).readAll({ after: null, limit: 1000 }))).toEqual(
       strip(await source.readAll({ after: null, limit: 1000 })),
     );
