@@ -27,14 +27,7 @@ const QueryFields = {
   promo: RouteKey,
 };
 
-const PageQuery = z.object({
-  mode: QueryFields.mode.optional(),
-  frame: QueryFields.frame.optional(),
-  size: QueryFields.size.optional(),
-  nonce: QueryFields.nonce.optional(),
-  origin: QueryFields.origin.optional(),
-  promo: QueryFields.promo.optional(),
-});
+const PageQuery = z.object(QueryFields).partial();
 
 /** One query field, or null when absent; a value that does not parse is noted in `bad` and left out. */
 function field<T>(schema: z.ZodType<T>, value: unknown, name: string, bad: string[]): T | null {
