@@ -5,6 +5,7 @@ import {
   DEFAULT_REFERENCE_TEMPLATE,
   HEADER_NAME,
   HEADER_VALUE,
+  HEADER_VALUE_MESSAGE,
   WEBHOOK_METHODS,
   isWebhookUrl,
   payloadTemplateIssue,
@@ -35,7 +36,7 @@ const SendWebhookImport = z
       .record(
         z.string().regex(HEADER_NAME, 'Not a valid header name.'),
         // A line break would be refused by the HTTP client at each call, never at import.
-        z.string().max(4096).regex(HEADER_VALUE, 'A header value may hold tabs, spaces and visible characters only (no line breaks or control characters).'),
+        z.string().max(4096).regex(HEADER_VALUE, HEADER_VALUE_MESSAGE),
       )
       .default({}),
     signing_secret: z.string().min(16).max(256).nullable().default(null),

@@ -45,6 +45,7 @@ export const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
  * NUL, which would split the request, and nothing past U+00FF, which has no byte to send as.
  */
 export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+export const HEADER_VALUE_MESSAGE = 'A header value may hold tabs, spaces and visible characters only (no line breaks or control characters).';
 
 /** The first configured header a request cannot carry as it is, or null when all can. */
 export function unsendableHeader(headers: Record<string, string>): string | null {

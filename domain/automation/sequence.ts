@@ -1,6 +1,6 @@
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
-import { isWebhookUrl, payloadTemplateIssue, unsendableHeader, type Action } from './actions.ts';
+import { HEADER_VALUE_MESSAGE, isWebhookUrl, payloadTemplateIssue, unsendableHeader, type Action } from './actions.ts';
 
 export type SequenceStatus = 'active' | 'paused';
 
@@ -101,8 +101,6 @@ export const sequenceDecider: Decider<SequenceState, SequenceCommand, SequenceEv
   },
 };
 
-const HEADER_MESSAGE = 'A header value may hold tabs, spaces and visible characters only (no line breaks or control characters).';
-
 function checkAction(action: Action, index: number): void {
   const field = `actions.${index}`;
   if (action.type === 'send_webhook') {
@@ -113,7 +111,7 @@ function checkAction(action: Action, index: number): void {
     const issue = payloadTemplateIssue(action, `action ${field}`);
     if (issue !== null) throw invalid('invalid_payload', issue, `${field}.payload`);
     const header = unsendableHeader(action.headers);
-    if (header !== null) throw invalid('invalid_header', HEADER_MESSAGE, `${field}.headers.${header}`);
+    if (header !== null) throw invalid('invalid_header', HEADER_VALUE_MESSAGE, `${field}.headers.${header}`);
   } else if (action.promo.trim() === '') {
     throw invalid('invalid_promo', 'The promo field is required.', `${field}.promo`);
   }
