@@ -308,6 +308,14 @@ function reportFailure(error: FlowError): void {
   send({ type: 'error', error });
 }
 
+/** The total and every price block of the page, in place of their loading placeholders. */
+function showPrice(text: string): void {
+  for (const el of document.querySelectorAll('#co-total, [data-co-price]')) {
+    el.textContent = text;
+    el.classList.remove('is-loading');
+  }
+}
+
 /** The session was refused: a finished page (form off, no placeholder price) that says so, and the error to the SDK. */
 function refuse(r: ApiAnswer<unknown>): void {
   const code = r.status === 0 ? 'network_error' : (r.body.code ?? `http_${r.status}`);
@@ -317,10 +325,7 @@ function refuse(r: ApiAnswer<unknown>): void {
   if (box) $('co-form')?.before(box);
   document.body.classList.add('is-refused');
   for (const el of document.querySelectorAll<HTMLInputElement | HTMLButtonElement>('#co-form input, #co-pay')) el.disabled = true;
-  for (const el of document.querySelectorAll('#co-total, [data-co-price]')) {
-    el.textContent = '—';
-    el.classList.remove('is-loading');
-  }
+  showPrice('—');
   reportFailure({ code, message: r.body.message ?? 'The checkout service could not be reached.' });
 }
 
@@ -382,15 +387,7 @@ async function main(): Promise<void> {
   if (!r.ok) return refuse(r);
   session = r.body.session;
   void showPromo(session);
-  const total = $('co-total');
-  if (total) {
-    total.textContent = formatMoney(session.total, session.currency);
-    total.classList.remove('is-loading');
-  }
-  for (const el of document.querySelectorAll('[data-co-price]')) {
-    el.textContent = formatMoney(session.total, session.currency);
-    el.classList.remove('is-loading');
-  }
+  showPrice(formatMoney(session.total, session.currency));
   if (session.mode === 'test') document.body.classList.add('is-test');
   setBusy(false, payLabel());
   document.body.dataset.sessionId = session.id;
