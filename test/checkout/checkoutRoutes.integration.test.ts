@@ -2,6 +2,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveOffer } from '../../commands/checkout/offerCommands.ts';
 import { createPromo } from '../../commands/promos/promoCommands.ts';
+import type { PromoOffers } from '../../domain/promos/promo.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { DECLINED_CARD, GOOD_CARD, json, makeOffer, offerContent } from './checkoutFixtures.ts';
 
@@ -19,6 +20,23 @@ describe('public checkout routes', () => {
   const create = async (body: unknown, headers: Record<string, string> = {}) => {
     const response = await server.fetch('/api/checkout/sessions', json(body, headers));
     return { status: response.status, body: (await response.json()) as Body, headers: response.headers };
+  };
+
+  /** A promo of one tier, in force for the next hour: a fixed `price`, or a `discount` per cent. */
+  const activePromo = async (
+    organizationId: string,
+    promo: { slug: string; name: string; tier: string; price?: number; discount?: number; offers?: PromoOffers },
+  ) => {
+    const now = Math.floor(Date.now() / 1000);
+    await createPromo(server.cliContext(organizationId), {
+      organizationId,
+      slug: promo.slug,
+      name: promo.name,
+      startsAt: now - 60,
+      endsAt: now + 3600,
+      tiers: [{ name: promo.tier, price: promo.price ?? null, discount_percent: promo.discount ?? null, until: null, max_participants: null }],
+      offers: promo.offers ?? null,
+    });
   };
 
   describe('GET /api/checkout', () => {
@@ -170,25 +188,9 @@ describe('public checkout routes', () => {
 
     it('charges the current tier price of a promo of the same organization; others leave the offer price', async () => {
       const offer = await makeOffer(server, org.organizationId);
-      const now = Math.floor(Date.now() / 1000);
-      await createPromo(server.cliContext(org.organizationId), {
-        organizationId: org.organizationId,
-        slug: 'launch-tiers',
-        name: 'Launch',
-        startsAt: now - 60,
-        endsAt: now + 3600,
-        tiers: [{ name: 'Early bird', price: 1500, discount_percent: null, until: null, max_participants: null }],
-        offers: [offer.slug],
-      });
+      await activePromo(org.organizationId, { slug: 'launch-tiers', name: 'Launch', tier: 'Early bird', price: 1500, offers: [offer.slug] });
       const stranger = await server.identity('Promo stranger');
-      await createPromo(server.cliContext(stranger.organizationId), {
-        organizationId: stranger.organizationId,
-        slug: 'foreign-promo',
-        name: 'Foreign',
-        startsAt: now - 60,
-        endsAt: now + 3600,
-        tiers: [{ name: 'Half', price: null, discount_percent: 50, until: null, max_participants: null }],
-      });
+      await activePromo(stranger.organizationId, { slug: 'foreign-promo', name: 'Foreign', tier: 'Half', discount: 50 });
       await server.settle();
       const discounted = await create({ offer: offer.slug, promo: 'launch-tiers' });
       expect(discounted.body.session.total).toBe(1500);
@@ -211,16 +213,7 @@ describe('public checkout routes', () => {
       const dear = await makeOffer(server, org.organizationId, {
         content: { plan: { ...offerContent().plan, charges: [{ id: 'c1', name: 'Enterprise yearly', amount: 99_900 }] } },
       });
-      const now = Math.floor(Date.now() / 1000);
-      await createPromo(server.cliContext(org.organizationId), {
-        organizationId: org.organizationId,
-        slug: 'cheap-only',
-        name: 'Cheap only',
-        startsAt: now - 60,
-        endsAt: now + 3600,
-        tiers: [{ name: 'One dollar', price: 100, discount_percent: null, until: null, max_participants: null }],
-        offers: [cheap.slug],
-      });
+      await activePromo(org.organizationId, { slug: 'cheap-only', name: 'Cheap only', tier: 'One dollar', price: 100, offers: [cheap.slug] });
       await server.settle();
       expect((await create({ offer: cheap.slug, promo: 'cheap-only' })).body.session).toMatchObject({ total: 100, promo: 'cheap-only', promo_tier: 'One dollar' });
       const taken = await create({ offer: dear.slug, promo: 'cheap-only' });
