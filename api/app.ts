@@ -15,6 +15,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
 import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
+import { quietConnectionsOnClose } from './quietConnectionsOnClose.ts';
 import { redactUrl } from './redactUrl.ts';
 import { requestIdFor, setCommonHeaders } from './responseHeaders.ts';
 import { automationRoutes } from './routes/automation/automationRoutes.ts';
@@ -98,6 +99,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandlers(app);
+  quietConnectionsOnClose(app);
   // Every route, as registered: tests enumerate them to fuzz and check each one.
   const routes: RegisteredRoute[] = [];
   app.decorate('registeredRoutes', () => routes);
