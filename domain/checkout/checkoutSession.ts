@@ -101,12 +101,12 @@ const attemptBlocks = (attempt: { at: number } | null, now: number) =>
 
 /**
  * The customer once the buyer's input is applied; null when the input names nothing. A signed
- * identity's email was verified with its token, so a typed one never replaces it under the same
- * user_id; its name can still change.
+ * identity's email (the one its token carried when the session was created) was verified, so a
+ * typed one never replaces it under the same user_id; its name can still change.
  */
-export function customerWith(current: SessionCustomer | null, input: CustomerInput | null): SessionCustomer | null {
+function customerWith(session: Created, current: SessionCustomer | null, input: CustomerInput | null): SessionCustomer | null {
   if (!input || (input.email === undefined && input.name === undefined)) return null;
-  const verifiedEmail = current?.user_id ? current.email : null;
+  const verifiedEmail = session.customer?.user_id ? session.customer.email : null;
   return {
     email: verifiedEmail ?? input.email ?? current?.email ?? null,
     name: input.name ?? current?.name ?? null,
@@ -156,7 +156,7 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
       }
       case 'StartSession': {
         requireOpen(state, command.now);
-        const customer = customerWith(state.customer, command.customer);
+        const customer = customerWith(state.session, state.customer, command.customer);
         if (state.invoiceId === null) {
           return { type: 'CheckoutSessionStarted', data: { invoice_id: command.invoiceId, customer, started_at: command.now } };
         }

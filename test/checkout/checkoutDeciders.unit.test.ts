@@ -217,6 +217,19 @@ describe('checkout session decider', () => {
         .then([changed({ ...verified, name: 'Ada' }, T0 + 30)]);
     });
 
+    it('lets the buyer correct a typed email of a signed identity whose token carried none', () => {
+      const unverified: SessionCustomer = { email: null, name: null, user_id: 'u_1' };
+      const signedSession: CheckoutSessionEvent = { ...sessionCreated, data: { ...sessionCreated.data, customer: unverified } } as CheckoutSessionEvent;
+      const typedStart: CheckoutSessionEvent = {
+        type: 'CheckoutSessionStarted',
+        data: { invoice_id: 'in_1', customer: { ...unverified, email: 'ada@exmaple.com' }, started_at: T0 + 10 },
+      };
+      spec
+        .given([signedSession, typedStart])
+        .when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'ada@example.com' }, now: T0 + 30 })
+        .then([changed({ ...unverified, email: 'ada@example.com' }, T0 + 30)]);
+    });
+
     it('refuses a change while a charge is in flight, and after completion or expiry', () => {
       spec.given([sessionCreated, startedAsTypo, attempted]).when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'ada@example.com' }, now: T0 + 21 }).thenThrows('payment_in_progress');
       spec.given([sessionCreated, startedAsTypo, attempted]).when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: typo.email! }, now: T0 + 21 }).then([]);
