@@ -4,6 +4,7 @@ import {
   checkoutSessionDecider,
   checkoutSessionStream,
   type CheckoutSessionState,
+  type CustomerInput,
   type SessionCustomer,
   type SessionMode,
 } from '../../domain/checkout/checkoutSession.ts';
@@ -86,12 +87,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Starts the session: records the invoice id on the session, then creates that invoice with the
  * next number of the organization. Idempotent: a second start finds the same invoice. The request
  * that recorded the start creates the invoice; the others wait for it a moment rather than race
- * for a number (a race would leave a gap in the numbering).
+ * for a number (a race would leave a gap in the numbering). A later start whose email or name
+ * differs records the correction on the session and on its open invoice.
  */
 export async function startSession(
   ctx: CommandContext,
   id: string,
-  customer: SessionCustomer | null,
+  customer: CustomerInput | null,
 ): Promise<{ invoiceId: string; position: number | null }> {
   const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'StartSession',
@@ -103,15 +105,15 @@ export async function startSession(
   if (state.status === 'none' || state.invoiceId === null) throw notFound('Checkout session');
   const invoiceId = state.invoiceId;
   const stream = invoiceStream(invoiceId);
-  if (result.events.length === 0) {
+  if (result.events.every((e) => e.type !== 'CheckoutSessionStarted')) {
     for (let waited = 0; waited < 2000; waited += 25) {
       const existing = await ctx.store.readStream(stream);
-      if (existing.length > 0) return { invoiceId, position: existing[existing.length - 1]!.position };
+      if (existing.length > 0) return followCustomer(ctx, id, invoiceId, result.position ?? existing[existing.length - 1]!.position);
       await sleep(25);
     }
   }
   const existing = await ctx.store.readStream(stream);
-  if (existing.length > 0) return { invoiceId, position: existing[existing.length - 1]!.position };
+  if (existing.length > 0) return followCustomer(ctx, id, invoiceId, result.position ?? existing[existing.length - 1]!.position);
   const session = state.session;
   const number = await allocateId(ctx.store, `invoice-${session.organization_id}`, ctx.metadata);
   const created = await handleCommand(ctx, stream, invoiceDecider, {
@@ -123,11 +125,41 @@ export async function startSession(
       session_id: session.id,
       lines: session.lines,
       currency: session.currency,
-      customer: customer ?? session.customer,
+      customer: state.customer,
     },
     now: ctx.metadata.occurred_at,
   });
   return { invoiceId, position: created.position ?? result.position };
+}
+
+/**
+ * Brings the open invoice's customer up to the session's. Each pass re-reads the session after
+ * writing, so a writer that carried a correction since overtaken writes again: the newest one
+ * stays. Paying settles it for good (PayInvoice carries the customer the charge was claimed for).
+ */
+async function followCustomer(
+  ctx: CommandContext,
+  id: string,
+  invoiceId: string,
+  position: number | null,
+): Promise<{ invoiceId: string; position: number | null }> {
+  let latest = position;
+  let session = await loadSession(ctx, id);
+  for (let pass = 0; pass < 5 && session.status === 'open' && session.customer !== null; pass++) {
+    const changed = await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
+      type: 'ChangeInvoiceCustomer',
+      customer: session.customer,
+      now: ctx.metadata.occurred_at,
+    }).catch((error: unknown) => {
+      // Paid (the session completes next, or pay recovers it) or void: its customer is final.
+      if (error instanceof DomainError && (error.code === 'invoice_paid' || error.code === 'invoice_void')) return null;
+      throw error;
+    });
+    if (!changed || changed.events.length === 0) break;
+    latest = Math.max(latest ?? 0, changed.position ?? 0);
+    session = await loadSession(ctx, id);
+  }
+  return { invoiceId, position: latest };
 }
 
 export type PayOutcome =
@@ -142,7 +174,7 @@ export type PayOutcome =
 export async function paySession(
   ctx: CommandContext,
   id: string,
-  card: CardInput,
+  payment: { card: CardInput; customer: CustomerInput | null },
   providerFor: (mode: SessionMode) => PaymentProvider | null,
   nowMs: number,
 ): Promise<PayOutcome> {
@@ -152,7 +184,7 @@ export async function paySession(
   if (!provider) {
     throw new DomainError('conflict', 'live_mode_unavailable', 'No live payment provider is configured; live sessions cannot be paid.');
   }
-  const { invoiceId } = await startSession(ctx, id, null);
+  const { invoiceId } = await startSession(ctx, id, payment.customer);
   const recovered = await completeIfInvoicePaid(ctx, id, invoiceId);
   if (recovered) return recovered;
   const attemptId = newAttemptId();
@@ -166,7 +198,7 @@ export async function paySession(
   const charge = await provider.charge({
     amount: state.session.total,
     currency: state.session.currency,
-    card,
+    card: payment.card,
     idempotencyKey: attemptId,
     description: `${state.session.offer.name} (${id})`,
     now: nowMs,
@@ -186,6 +218,7 @@ export async function paySession(
     type: 'PayInvoice',
     attemptId,
     card: charge.card,
+    customer: state.customer,
     now: ctx.metadata.occurred_at,
   });
   const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {

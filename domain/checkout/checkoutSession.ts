@@ -5,6 +5,8 @@ export type SessionMode = 'test' | 'live';
 export type SessionStatus = 'open' | 'completed' | 'expired';
 export type OfferRef = { uuid: string; id: string; slug: string; name: string };
 export type SessionCustomer = { email: string | null; name: string | null; user_id: string | null };
+/** What the buyer typed on start or pay; an absent field keeps the recorded value. */
+export type CustomerInput = { email?: string | undefined; name?: string | undefined };
 export type SessionLine = { name: string; amount: number };
 export type CardSummary = { brand: string; last4: string };
 
@@ -36,6 +38,7 @@ export type CheckoutSessionEvent =
       }
     >
   | DomainEvent<'CheckoutSessionStarted', { invoice_id: string; customer: SessionCustomer | null; started_at: number }>
+  | DomainEvent<'CheckoutSessionCustomerChanged', { customer: SessionCustomer; changed_at: number }>
   | DomainEvent<'CheckoutSessionPaymentAttempted', { attempt_id: string; attempted_at: number }>
   | DomainEvent<
       'CheckoutSessionPaymentDeclined',
@@ -49,7 +52,7 @@ type Created = Extract<CheckoutSessionEvent, { type: 'CheckoutSessionCreated' }>
 
 export type CheckoutSessionCommand =
   | { type: 'CreateSession'; session: Omit<Created, 'expires_at' | 'created_at'>; expiresIn: number; now: number }
-  | { type: 'StartSession'; invoiceId: string; customer: SessionCustomer | null; now: number }
+  | { type: 'StartSession'; invoiceId: string; customer: CustomerInput | null; now: number }
   | { type: 'AttemptPayment'; attemptId: string; now: number }
   | { type: 'DeclinePayment'; attemptId: string; code: string; declineCode: string | null; card: CardSummary | null; now: number }
   | {
@@ -68,6 +71,8 @@ export type CheckoutSessionState =
   | {
       status: SessionStatus;
       session: Created;
+      /** As the buyer last corrected it; the invoice follows it until it is paid. */
+      customer: SessionCustomer | null;
       invoiceId: string | null;
       pendingAttempt: { id: string; at: number } | null;
       completedAttempt: string | null;
@@ -94,16 +99,36 @@ function requireOpen(state: CheckoutSessionState, now: number): asserts state is
 const attemptBlocks = (attempt: { at: number } | null, now: number) =>
   attempt !== null && now - attempt.at < PAYMENT_ATTEMPT_TIMEOUT;
 
+/**
+ * The customer once the buyer's input is applied; null when the input names nothing. A signed
+ * identity's email (the one its token carried when the session was created) was verified, so a
+ * typed one never replaces it under the same user_id; its name can still change.
+ */
+function customerWith(session: Created, current: SessionCustomer | null, input: CustomerInput | null): SessionCustomer | null {
+  if (!input || (input.email === undefined && input.name === undefined)) return null;
+  const verifiedEmail = session.customer?.user_id ? session.customer.email : null;
+  return {
+    email: verifiedEmail ?? input.email ?? current?.email ?? null,
+    name: input.name ?? current?.name ?? null,
+    user_id: current?.user_id ?? null,
+  };
+}
+
+export const sameCustomer = (a: SessionCustomer | null, b: SessionCustomer | null) =>
+  a?.email === b?.email && a?.name === b?.name && a?.user_id === b?.user_id;
+
 export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessionCommand, CheckoutSessionEvent> = {
   initialState: () => ({ status: 'none' }),
   evolve(state, event) {
     if (event.type === 'CheckoutSessionCreated') {
-      return { status: 'open', session: event.data, invoiceId: null, pendingAttempt: null, completedAttempt: null };
+      return { status: 'open', session: event.data, customer: event.data.customer, invoiceId: null, pendingAttempt: null, completedAttempt: null };
     }
     if (state.status === 'none') return state;
     switch (event.type) {
       case 'CheckoutSessionStarted':
-        return { ...state, invoiceId: event.data.invoice_id };
+        return { ...state, invoiceId: event.data.invoice_id, customer: event.data.customer ?? state.customer };
+      case 'CheckoutSessionCustomerChanged':
+        return { ...state, customer: event.data.customer };
       case 'CheckoutSessionPaymentAttempted':
         return { ...state, pendingAttempt: { id: event.data.attempt_id, at: event.data.attempted_at } };
       case 'CheckoutSessionPaymentDeclined':
@@ -129,13 +154,20 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
           data: { ...command.session, expires_at: command.now + expiresIn, created_at: command.now },
         };
       }
-      case 'StartSession':
+      case 'StartSession': {
         requireOpen(state, command.now);
-        if (state.invoiceId !== null) return [];
-        return {
-          type: 'CheckoutSessionStarted',
-          data: { invoice_id: command.invoiceId, customer: command.customer, started_at: command.now },
-        };
+        const customer = customerWith(state.session, state.customer, command.customer);
+        if (state.invoiceId === null) {
+          return { type: 'CheckoutSessionStarted', data: { invoice_id: command.invoiceId, customer, started_at: command.now } };
+        }
+        // As Stripe: the buyer may correct their email or name (say after a declined card) until they have paid.
+        if (customer === null || sameCustomer(customer, state.customer)) return [];
+        // The charge in flight was made out to the customer as it stands; its outcome decides first.
+        if (attemptBlocks(state.pendingAttempt, command.now)) {
+          throw conflict('payment_in_progress', 'A payment for this checkout session is already in progress.');
+        }
+        return { type: 'CheckoutSessionCustomerChanged', data: { customer, changed_at: command.now } };
+      }
       case 'AttemptPayment':
         requireOpen(state, command.now);
         if (state.invoiceId === null) throw conflict('session_not_started', 'Start the checkout session before paying.');

@@ -1,6 +1,6 @@
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, notFound } from '../shared/domainError.ts';
-import type { CardSummary, SessionCustomer, SessionLine } from './checkoutSession.ts';
+import { sameCustomer, type CardSummary, type SessionCustomer, type SessionLine } from './checkoutSession.ts';
 
 export type InvoiceStatus = 'open' | 'paid' | 'void';
 
@@ -19,6 +19,7 @@ export type InvoiceEvent =
         created_at: number;
       }
     >
+  | DomainEvent<'InvoiceCustomerChanged', { customer: SessionCustomer; changed_at: number }>
   | DomainEvent<'InvoicePaid', { attempt_id: string; card: CardSummary; paid_at: number }>
   | DomainEvent<'InvoiceVoided', { voided_at: number; reason: string }>;
 
@@ -26,7 +27,15 @@ type Created = Extract<InvoiceEvent, { type: 'InvoiceCreated' }>['data'];
 
 export type InvoiceCommand =
   | { type: 'CreateInvoice'; invoice: Omit<Created, 'created_at' | 'total'>; now: number }
-  | { type: 'PayInvoice'; attemptId: string; card: CardSummary; now: number }
+  | { type: 'ChangeInvoiceCustomer'; customer: SessionCustomer; now: number }
+  | {
+      type: 'PayInvoice';
+      attemptId: string;
+      card: CardSummary;
+      /** The session's customer when the charge was claimed: the paid invoice is made out to them. */
+      customer: SessionCustomer | null;
+      now: number;
+    }
   | { type: 'VoidInvoice'; reason: string; now: number };
 
 export type InvoiceState =
@@ -41,6 +50,8 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
     switch (event.type) {
       case 'InvoiceCreated':
         return { status: 'open', invoice: event.data, paidAttempt: null };
+      case 'InvoiceCustomerChanged':
+        return state.status === 'none' ? state : { ...state, invoice: { ...state.invoice, customer: event.data.customer } };
       case 'InvoicePaid':
         return state.status === 'none' ? state : { ...state, status: 'paid', paidAttempt: event.data.attempt_id };
       case 'InvoiceVoided':
@@ -54,12 +65,22 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
         const total = command.invoice.lines.reduce((sum, l) => sum + l.amount, 0);
         return { type: 'InvoiceCreated', data: { ...command.invoice, total, created_at: command.now } };
       }
-      case 'PayInvoice':
+      case 'ChangeInvoiceCustomer':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (sameCustomer(command.customer, state.invoice.customer)) return [];
+        if (state.status === 'paid') throw conflict('invoice_paid', 'The invoice is paid; its customer is final.');
+        if (state.status === 'void') throw conflict('invoice_void', 'The invoice is void; its customer is final.');
+        return { type: 'InvoiceCustomerChanged', data: { customer: command.customer, changed_at: command.now } };
+      case 'PayInvoice': {
         if (state.status === 'none') throw notFound('Invoice');
         if (state.paidAttempt === command.attemptId) return [];
         if (state.status === 'paid') throw conflict('invoice_paid', 'The invoice is already paid.');
         if (state.status === 'void') throw conflict('invoice_void', 'The invoice is void and cannot be paid.');
-        return { type: 'InvoicePaid', data: { attempt_id: command.attemptId, card: command.card, paid_at: command.now } };
+        const paid: InvoiceEvent = { type: 'InvoicePaid', data: { attempt_id: command.attemptId, card: command.card, paid_at: command.now } };
+        // In the same append as the payment, so no late correction can slip in between.
+        if (command.customer === null || sameCustomer(command.customer, state.invoice.customer)) return paid;
+        return [{ type: 'InvoiceCustomerChanged', data: { customer: command.customer, changed_at: command.now } }, paid];
+      }
       case 'VoidInvoice':
         if (state.status === 'none') throw notFound('Invoice');
         if (state.status === 'void') return [];

@@ -9,7 +9,14 @@ import {
 } from './checkoutSession.ts';
 import type { InvoiceEvent, InvoiceStatus } from './invoice.ts';
 
-export type InvoiceView = { id: string; number: number; status: InvoiceStatus; total: number; currency: string };
+export type InvoiceView = {
+  id: string;
+  number: number;
+  status: InvoiceStatus;
+  total: number;
+  currency: string;
+  customer: SessionCustomer | null;
+};
 
 /** A session as readers see it: its own events and its invoice's, folded together. */
 export type SessionView = {
@@ -68,6 +75,8 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
   switch (event.type) {
     case 'CheckoutSessionStarted':
       return { ...view, started_at: event.data.started_at, customer: event.data.customer ?? view.customer };
+    case 'CheckoutSessionCustomerChanged':
+      return { ...view, customer: event.data.customer };
     case 'CheckoutSessionPaymentAttempted':
       return view;
     case 'CheckoutSessionPaymentDeclined':
@@ -80,8 +89,10 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
       return { ...view, status: 'expired', expired_at: event.data.expired_at };
     case 'InvoiceCreated': {
       const d = event.data;
-      return { ...view, invoice: { id: d.id, number: d.number, status: 'open', total: d.total, currency: d.currency } };
+      return { ...view, invoice: { id: d.id, number: d.number, status: 'open', total: d.total, currency: d.currency, customer: d.customer } };
     }
+    case 'InvoiceCustomerChanged':
+      return view.invoice ? { ...view, invoice: { ...view.invoice, customer: event.data.customer } } : view;
     case 'InvoicePaid':
       return view.invoice ? { ...view, invoice: { ...view.invoice, status: 'paid' } } : view;
     case 'InvoiceVoided':

@@ -40,12 +40,14 @@ const offerEvents = ['OfferCreated', 'OfferUpdated', 'OfferPublished', 'OfferArc
 const sessionEvents = [
   'CheckoutSessionCreated',
   'CheckoutSessionStarted',
+  'CheckoutSessionCustomerChanged',
   'CheckoutSessionPaymentAttempted',
   'CheckoutSessionPaymentDeclined',
   'CheckoutSessionCancelled',
   'CheckoutSessionCompleted',
   'CheckoutSessionExpired',
   'InvoiceCreated',
+  'InvoiceCustomerChanged',
   'InvoicePaid',
   'InvoiceVoided',
 ] as const;
@@ -91,7 +93,7 @@ async function applySession(event: CheckoutEvent, stream: string, occurredAt: nu
   if (event.type === 'InvoiceCreated') {
     sessionId = event.data.session_id;
     tx.upsert(CHECKOUT_INVOICES, { id: event.data.id, session_id: sessionId });
-  } else if (event.type === 'InvoicePaid' || event.type === 'InvoiceVoided') {
+  } else if (event.type === 'InvoiceCustomerChanged' || event.type === 'InvoicePaid' || event.type === 'InvoiceVoided') {
     const link = await tx.get<{ id: string; session_id: string }>(CHECKOUT_INVOICES, streamId(stream));
     if (!link) return;
     sessionId = link.session_id;
@@ -109,6 +111,8 @@ async function applySession(event: CheckoutEvent, stream: string, occurredAt: nu
 /** Offers (found by slug, route key or UUID) and checkout sessions with their invoice. */
 export const checkoutProjection: Projection = {
   name: 'checkout',
+  // 2: a session's invoice carries its customer.
+  version: 2,
   collections: [OFFERS, CHECKOUT_SESSIONS, CHECKOUT_INVOICES],
   indexes: [
     { collection: OFFERS, fields: ['slug'] },

@@ -1,7 +1,8 @@
 /**
  * The hosted checkout page's one script (inlined with the response's CSP nonce). It creates the
- * session, starts it when the buyer pays (the invoice is created then), pays with the card, and
- * reports each step to the SDK over the MessageChannel port handed over in the handshake.
+ * session, starts it when the buyer pays (the invoice is created then), pays with the card and the
+ * email and name as they read then, and reports each step to the SDK over the MessageChannel port
+ * handed over in the handshake.
  */
 import { PROTOCOL, isEmail, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
 
@@ -170,12 +171,11 @@ async function pay(event: Event): Promise<void> {
   const input = readCard();
   if (!input) return;
   setBusy(true, 'Processing…');
+  // Sent with every pay too: a buyer who corrects the email after a declined card pays as the corrected one.
+  const buyer = { email: input.email, ...(input.name ? { name: input.name } : {}) };
   try {
     if (!started) {
-      const r = await api<{ session: SessionView; invoice: unknown }>(`/api/checkout/sessions/${encodeURIComponent(session.id)}/start`, {
-        email: input.email,
-        ...(input.name ? { name: input.name } : {}),
-      });
+      const r = await api<{ session: SessionView; invoice: unknown }>(`/api/checkout/sessions/${encodeURIComponent(session.id)}/start`, buyer);
       if (!r.ok) {
         if (r.status === 409 && (await settle())) return;
         throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'Could not start the checkout.'));
@@ -186,7 +186,7 @@ async function pay(event: Event): Promise<void> {
     }
     const r = await api<{ session: SessionView; invoice: unknown; payment?: { brand: string; last4: string } }>(
       `/api/checkout/sessions/${encodeURIComponent(session.id)}/pay`,
-      { card: input.card },
+      { ...buyer, card: input.card },
     );
     if (r.status === 402) {
       showError(r.body.code === 'card_declined' ? 'Your card was declined. Please try a different card.' : (r.body.message ?? 'The payment failed.'));

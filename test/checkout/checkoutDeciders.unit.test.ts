@@ -3,6 +3,7 @@ import {
   checkoutSessionDecider,
   effectiveStatus,
   type CheckoutSessionEvent,
+  type SessionCustomer,
 } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, type InvoiceEvent } from '../../domain/checkout/invoice.ts';
 import { offerDecider, type OfferContent, type OfferEvent } from '../../domain/checkout/offer.ts';
@@ -173,6 +174,71 @@ describe('checkout session decider', () => {
     spec.given([sessionCreated, expired]).when({ type: 'CancelSession', now: T0 + 1900 }).thenThrows('session_expired');
   });
 
+  describe('a buyer who corrects their email or name before paying', () => {
+    const typo: SessionCustomer = { email: 'ada@exmaple.com', name: 'Ada', user_id: null };
+    const startedAsTypo: CheckoutSessionEvent = { type: 'CheckoutSessionStarted', data: { invoice_id: 'in_1', customer: typo, started_at: T0 + 10 } };
+    const declined: CheckoutSessionEvent = {
+      type: 'CheckoutSessionPaymentDeclined',
+      data: { attempt_id: 'pa_1', code: 'card_declined', decline_code: 'generic_decline', card: null, declined_at: T0 + 21 },
+    };
+    const afterDecline = [sessionCreated, startedAsTypo, attempted, declined];
+    const changed = (customer: SessionCustomer, at: number): CheckoutSessionEvent => ({
+      type: 'CheckoutSessionCustomerChanged',
+      data: { customer, changed_at: at },
+    });
+
+    it('records the corrected email, keeping the name that was not retyped', () => {
+      spec
+        .given(afterDecline)
+        .when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'ada@example.com' }, now: T0 + 30 })
+        .then([changed({ email: 'ada@example.com', name: 'Ada', user_id: null }, T0 + 30)]);
+      spec
+        .given(afterDecline)
+        .when({ type: 'StartSession', invoiceId: 'in_2', customer: { name: 'Ada Lovelace' }, now: T0 + 30 })
+        .then([changed({ ...typo, name: 'Ada Lovelace' }, T0 + 30)]);
+    });
+
+    it('records nothing for the same values again, nor for a start that names nothing', () => {
+      spec.given(afterDecline).when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: typo.email!, name: 'Ada' }, now: T0 + 30 }).then([]);
+      spec.given(afterDecline).when({ type: 'StartSession', invoiceId: 'in_2', customer: {}, now: T0 + 30 }).then([]);
+      spec.given(afterDecline).when({ type: 'StartSession', invoiceId: 'in_2', customer: null, now: T0 + 30 }).then([]);
+      const corrected = changed({ ...typo, email: 'ada@example.com' }, T0 + 30);
+      spec.given([...afterDecline, corrected]).when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'ada@example.com' }, now: T0 + 31 }).then([]);
+    });
+
+    it("keeps a signed identity's verified email; only its name changes", () => {
+      const verified: SessionCustomer = { email: 'ada@example.com', name: null, user_id: 'u_1' };
+      const signedSession: CheckoutSessionEvent = { ...sessionCreated, data: { ...sessionCreated.data, customer: verified } } as CheckoutSessionEvent;
+      const signedStart: CheckoutSessionEvent = { type: 'CheckoutSessionStarted', data: { invoice_id: 'in_1', customer: null, started_at: T0 + 10 } };
+      spec.given([signedSession, signedStart]).when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'mallory@example.com' }, now: T0 + 30 }).then([]);
+      spec
+        .given([signedSession, signedStart])
+        .when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'mallory@example.com', name: 'Ada' }, now: T0 + 30 })
+        .then([changed({ ...verified, name: 'Ada' }, T0 + 30)]);
+    });
+
+    it('lets the buyer correct a typed email of a signed identity whose token carried none', () => {
+      const unverified: SessionCustomer = { email: null, name: null, user_id: 'u_1' };
+      const signedSession: CheckoutSessionEvent = { ...sessionCreated, data: { ...sessionCreated.data, customer: unverified } } as CheckoutSessionEvent;
+      const typedStart: CheckoutSessionEvent = {
+        type: 'CheckoutSessionStarted',
+        data: { invoice_id: 'in_1', customer: { ...unverified, email: 'ada@exmaple.com' }, started_at: T0 + 10 },
+      };
+      spec
+        .given([signedSession, typedStart])
+        .when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'ada@example.com' }, now: T0 + 30 })
+        .then([changed({ ...unverified, email: 'ada@example.com' }, T0 + 30)]);
+    });
+
+    it('refuses a change while a charge is in flight, and after completion or expiry', () => {
+      spec.given([sessionCreated, startedAsTypo, attempted]).when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'ada@example.com' }, now: T0 + 21 }).thenThrows('payment_in_progress');
+      spec.given([sessionCreated, startedAsTypo, attempted]).when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: typo.email! }, now: T0 + 21 }).then([]);
+      spec.given([sessionCreated, startedAsTypo, attempted, completed]).when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'ada@example.com' }, now: T0 + 30 }).thenThrows('session_completed');
+      spec.given([...afterDecline, expired]).when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'ada@example.com' }, now: T0 + 1900 }).thenThrows('session_expired');
+      spec.given(afterDecline).when({ type: 'StartSession', invoiceId: 'in_2', customer: { email: 'ada@example.com' }, now: T0 + 1800 }).thenThrows('session_expired');
+    });
+  });
+
   it('reads as expired from the due second on', () => {
     expect(effectiveStatus('open', 100, 99)).toBe('open');
     expect(effectiveStatus('open', 100, 100)).toBe('expired');
@@ -204,14 +270,36 @@ describe('invoice decider', () => {
     spec.given([invoiceCreated]).when({ type: 'CreateInvoice', invoice, now: T0 }).then([]);
   });
   it('open → paid, once; a paid invoice is neither paid again nor voided', () => {
-    spec.given([invoiceCreated]).when({ type: 'PayInvoice', attemptId: 'pa_1', card: { brand: 'visa', last4: '4242' }, now: T0 + 1 }).then([paid]);
-    spec.given([invoiceCreated, paid]).when({ type: 'PayInvoice', attemptId: 'pa_1', card: { brand: 'visa', last4: '4242' }, now: T0 + 2 }).then([]);
-    spec.given([invoiceCreated, paid]).when({ type: 'PayInvoice', attemptId: 'pa_2', card: { brand: 'visa', last4: '4242' }, now: T0 + 2 }).thenThrows('invoice_paid');
+    spec.given([invoiceCreated]).when({ type: 'PayInvoice', attemptId: 'pa_1', card: { brand: 'visa', last4: '4242' }, customer: null, now: T0 + 1 }).then([paid]);
+    spec.given([invoiceCreated, paid]).when({ type: 'PayInvoice', attemptId: 'pa_1', card: { brand: 'visa', last4: '4242' }, customer: null, now: T0 + 2 }).then([]);
+    spec.given([invoiceCreated, paid]).when({ type: 'PayInvoice', attemptId: 'pa_2', card: { brand: 'visa', last4: '4242' }, customer: null, now: T0 + 2 }).thenThrows('invoice_paid');
     spec.given([invoiceCreated, paid]).when({ type: 'VoidInvoice', reason: 'session_expired', now: T0 + 2 }).thenThrows('invoice_paid');
+  });
+  describe('customer', () => {
+    const ada: SessionCustomer = { email: 'ada@example.com', name: 'Ada', user_id: null };
+    const changed: InvoiceEvent = { type: 'InvoiceCustomerChanged', data: { customer: ada, changed_at: T0 + 3 } };
+    const card = { brand: 'visa', last4: '4242' };
+
+    it('follows the session while open, once per change', () => {
+      spec.given([invoiceCreated]).when({ type: 'ChangeInvoiceCustomer', customer: ada, now: T0 + 3 }).then([changed]);
+      spec.given([invoiceCreated, changed]).when({ type: 'ChangeInvoiceCustomer', customer: ada, now: T0 + 4 }).then([]);
+    });
+    it('is final once paid or void', () => {
+      spec.given([invoiceCreated, paid]).when({ type: 'ChangeInvoiceCustomer', customer: ada, now: T0 + 3 }).thenThrows('invoice_paid');
+      const voided: InvoiceEvent = { type: 'InvoiceVoided', data: { voided_at: T0 + 2, reason: 'session_expired' } };
+      spec.given([invoiceCreated, voided]).when({ type: 'ChangeInvoiceCustomer', customer: ada, now: T0 + 3 }).thenThrows('invoice_void');
+    });
+    it('is paid made out to the customer the charge was claimed for, in the same append', () => {
+      spec
+        .given([invoiceCreated])
+        .when({ type: 'PayInvoice', attemptId: 'pa_1', card, customer: ada, now: T0 + 1 })
+        .then([{ type: 'InvoiceCustomerChanged', data: { customer: ada, changed_at: T0 + 1 } }, paid]);
+      spec.given([invoiceCreated, changed]).when({ type: 'PayInvoice', attemptId: 'pa_1', card, customer: ada, now: T0 + 1 }).then([paid]);
+    });
   });
   it('open → void; a void invoice cannot be paid', () => {
     const voided: InvoiceEvent = { type: 'InvoiceVoided', data: { voided_at: T0 + 5, reason: 'session_expired' } };
     spec.given([invoiceCreated]).when({ type: 'VoidInvoice', reason: 'session_expired', now: T0 + 5 }).then([voided]);
-    spec.given([invoiceCreated, voided]).when({ type: 'PayInvoice', attemptId: 'pa_1', card: { brand: 'visa', last4: '4242' }, now: T0 + 6 }).thenThrows('invoice_void');
+    spec.given([invoiceCreated, voided]).when({ type: 'PayInvoice', attemptId: 'pa_1', card: { brand: 'visa', last4: '4242' }, customer: null, now: T0 + 6 }).thenThrows('invoice_void');
   });
 });

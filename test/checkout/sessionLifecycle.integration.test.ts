@@ -84,6 +84,7 @@ describe('checkout session lifecycle (manual clock)', () => {
       type: 'PayInvoice',
       attemptId: 'pa_crashed',
       card: { brand: 'visa', last4: '4242' },
+      customer: null,
       now: ctx.metadata.occurred_at,
     });
     await server.settle();

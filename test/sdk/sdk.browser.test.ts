@@ -10,6 +10,7 @@ type Win = Window & { sdk: Loose; examples: { readyAt?: number; log: string[] };
 
 let server: TestServer;
 let orgId: string;
+let sellerToken: string;
 /** When the spring promo ends (Unix seconds): its countdowns are checked against it. */
 let promoEndsAt: number;
 let chrome: Awaited<ReturnType<typeof launchChromium>>;
@@ -23,6 +24,7 @@ beforeAll(async () => {
   await seedOffer(server, org.organizationId, 'starter-plan', { name: 'Starter', color: '#7c3aed', amount: 1900, currency: 'USD' });
   ({ endsAt: promoEndsAt } = await seedPromo(server, org.organizationId, 'spring'));
   orgId = org.organizationId;
+  sellerToken = org.token;
   chrome = await launchChromium();
 }, 60_000);
 
@@ -131,6 +133,30 @@ describe('present() in each frame modality', () => {
     await frame.locator('#co-number').fill('4242424242424242');
     await frame.locator('#co-pay').click();
     expect((await result(page, 'f')).status).toBe('complete');
+    await page.close();
+  });
+});
+
+describe('a buyer who corrects the email after a declined card', () => {
+  test('pays with the corrected email, and the paid invoice is made out to it', async () => {
+    const page = await openExample();
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    const frame = page.locator('.csdk-root iframe').contentFrame();
+    await pay(frame, '4000 0000 0000 0002', 'ada@exmaple.com');
+    await frame.locator('#co-error:not([hidden])').waitFor();
+    expect(await frame.locator('#co-error').textContent()).toContain('declined');
+
+    await frame.locator('#co-email').fill('ada@example.com');
+    await frame.locator('#co-number').fill('4242 4242 4242 4242');
+    await frame.locator('#co-pay').click();
+    const r = await result(page, 'f');
+    expect(r.status).toBe('complete');
+
+    const res = await server.fetch(`/api/checkout/sessions/${r.session!.id}/history`, { token: sellerToken });
+    expect(res.status).toBe(200);
+    const { state } = (await res.json()) as { state: { customer: { email: string }; invoice: { status: string; customer: { email: string } } } };
+    expect(state.invoice).toMatchObject({ status: 'paid', customer: { email: 'ada@example.com' } });
+    expect(state.customer.email).toBe('ada@example.com');
     await page.close();
   });
 });

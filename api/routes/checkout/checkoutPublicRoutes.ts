@@ -25,6 +25,7 @@ import {
   SessionIdParams,
   SessionSchema,
   StartBody,
+  customerInput,
   offerRef,
   presentInvoice,
   presentSession,
@@ -194,7 +195,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     {
       config: { rateLimit },
       schema: {
-        summary: 'The buyer starts checking out: creates the invoice (once; a second start returns the same invoice).',
+        summary:
+          'The buyer starts checking out: creates the invoice (once; a second start returns the same invoice, and records a changed email or name while unpaid).',
         params: SessionIdParams,
         body: StartBody,
         response: { 200: z.object({ session: SessionSchema, invoice: InvoiceSchema }), ...errors },
@@ -203,18 +205,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     async (request) => {
       const doc = await existingSession(request.params.id);
       const ctx = commandContext(services, request, doc.organization_id);
-      const body = request.body;
-      // A signed identity's email was verified with its token: a typed one must not replace it under the same user_id.
-      const verifiedEmail = doc.customer?.user_id ? doc.customer.email : null;
-      const customer: SessionCustomer | null =
-        body && (body.email || body.name)
-          ? {
-              email: verifiedEmail ?? body.email ?? doc.customer?.email ?? null,
-              name: body.name ?? doc.customer?.name ?? null,
-              user_id: doc.customer?.user_id ?? null,
-            }
-          : null;
-      const { position } = await startSession(ctx, doc.id, customer);
+      const { position } = await startSession(ctx, doc.id, customerInput(request.body));
       const after = await readSession(doc.id, position);
       if (!after.invoice) throw new Error('invoice not projected');
       return { session: presentSession(after, nowSeconds()), invoice: presentInvoice(after.invoice) };
@@ -226,7 +217,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     {
       config: { rateLimit },
       schema: {
-        summary: 'Pay the session by card. Test mode takes Stripe test cards; a declined card answers 402 and the session stays open.',
+        summary:
+          'Pay the session by card, with the email and name as the buyer last typed them. Test mode takes Stripe test cards; a declined card answers 402 and the session stays open.',
         params: SessionIdParams,
         body: PayBody,
         response: {
@@ -243,7 +235,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     async (request, reply) => {
       const doc = await existingSession(request.params.id);
       const ctx = commandContext(services, request, doc.organization_id);
-      const outcome = await paySession(ctx, doc.id, request.body.card, paymentProviderFor, services.clock());
+      const payment = { card: request.body.card, customer: customerInput(request.body) };
+      const outcome = await paySession(ctx, doc.id, payment, paymentProviderFor, services.clock());
       if (outcome.status === 'declined') {
         await afterWrite(services, outcome.position);
         return reply.code(402).send({ message: outcome.message, code: outcome.code, decline_code: outcome.declineCode });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { effectiveStatus } from '../../../domain/checkout/checkoutSession.ts';
+import { effectiveStatus, type CustomerInput } from '../../../domain/checkout/checkoutSession.ts';
 import type { InvoiceView } from '../../../domain/checkout/sessionView.ts';
 import type { OfferDoc, SessionDoc } from '../../../projections/checkout/checkoutProjection.ts';
 
@@ -103,10 +103,14 @@ export const CheckoutQuery = z
   .object({ offer: OfferParam.optional(), offer_id: OfferParam.optional() })
   .refine((q) => q.offer !== undefined || q.offer_id !== undefined, { message: 'The offer field is required.', path: ['offer'] });
 
+/** What the buyer types; start and pay take them, so a correction after a decline reaches the invoice. */
+const BuyerFields = { email: z.email().max(254).optional(), name: z.string().trim().min(1).max(200).optional() };
+
 /** Unknown keys are dropped rather than refused, so a hosted page that sends more still works. */
-export const StartBody = z
-  .object({ email: z.email().max(254).optional(), name: z.string().trim().min(1).max(200).optional() })
-  .nullish();
+export const StartBody = z.object(BuyerFields).nullish();
+
+export const customerInput = (body: { email?: string | undefined; name?: string | undefined } | null | undefined): CustomerInput | null =>
+  body ? { email: body.email, name: body.name } : null;
 
 /**
  * A number, also when a form sent it as a string of digits ("12", "2030"). Whole and in range is
@@ -115,6 +119,7 @@ export const StartBody = z
 const wholeNumber = z.union([z.number(), z.string().regex(/^\d{1,4}$/, 'must be a number').transform(Number)]);
 
 export const PayBody = z.object({
+  ...BuyerFields,
   card: z.object({
     number: z
       .string()
