@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enumerateRoutes } from '../helpers/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -23,9 +24,12 @@ describe('versioning', () => {
     const urls = enumerateRoutes(server.app).map((r) => r.url);
     expect(urls).toContain('/api/users/me');
     expect(urls.filter((u) => versionSegment.test(u))).toEqual([]);
-    const openapi = (await (await server.fetch('/api/openapi.json')).json()) as { paths: Record<string, unknown> };
+    const openapi = (await (await server.fetch('/api/openapi.json')).json()) as { info: { version: string }; paths: Record<string, unknown> };
     expect(Object.keys(openapi.paths)).toContain('/api/catalog/products');
     expect(Object.keys(openapi.paths).filter((p) => versionSegment.test(p))).toEqual([]);
+    // The README: info.version is the service's release, not an API version.
+    const release = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    expect(openapi.info.version).toBe(release);
   });
 
   it.each(['/api/v1/users/me', '/v1/api/catalog/products', '/api/v2/checkout?offer=x'])('%s is an unknown route (404 Route not found.)', async (path) => {
