@@ -92,11 +92,17 @@ export const authPlugin = fp(
       }
       return key;
     };
+    // Checked on every request, cached key or not: expiry is a time, not an event that moves the
+    // checkpoint. A document written before keys could expire has no expires_at: it never expires.
+    const expired = (doc: ApiKeyDoc): boolean => {
+      const at = doc.expires_at ?? null;
+      return at !== null && at * 1000 <= services.clock();
+    };
     const admit = (request: FastifyRequest, secret: string, key: KnownKey): Error | undefined => {
       const given = Buffer.from(secret);
       const seen = key?.verified;
       const matches = seen && seen.length === given.length ? timingSafeEqual(seen, given) : secretMatches(secret, key?.hash ?? NO_HASH);
-      if (!key || !matches || key.doc.revoked_at !== null) return unauthenticated();
+      if (!key || !matches || key.doc.revoked_at !== null || expired(key.doc)) return unauthenticated();
       key.verified = given;
       request.auth = { apiKeyId: key.doc.id, userId: key.doc.user_id, organizationId: key.doc.organization_id };
       return undefined;

@@ -41,9 +41,9 @@ export const userCreateCommand: CliCommand = {
 
 export const apiKeyCreateCommand: CliCommand = {
   path: ['api-key', 'create'],
-  usage: 'api-key create --user U --org ORG [--name N]',
-  description: 'Create an API key; the token is printed once and only its hash is kept.',
-  options: { user: 'string', org: 'string', name: 'string' },
+  usage: 'api-key create --user U --org ORG [--name N] [--expires-at UNIX]',
+  description: 'Create an API key; the token is printed once and only its hash is kept. --expires-at: Unix seconds from which it answers 401.',
+  options: { user: 'string', org: 'string', name: 'string', 'expires-at': 'string' },
   async run({ options, commandContext }) {
     const userId = requireOption(options, 'user');
     const organizationId = requireOption(options, 'org');
@@ -52,10 +52,19 @@ export const apiKeyCreateCommand: CliCommand = {
       throw new CliUsageError(`--user takes the user's id (usr_…), not an email: 'commerce user create --email ${userId} --org ${organizationId}' prints it`);
     }
     const name = typeof options.name === 'string' ? options.name : undefined;
-    return createApiKey(commandContext(organizationId), { userId, organizationId, ...(name ? { name } : {}) });
+    const expiresAt = options['expires-at'];
+    if (expiresAt !== undefined && (typeof expiresAt !== 'string' || !/^\d{1,12}$/.test(expiresAt))) {
+      throw new CliUsageError('--expires-at takes Unix seconds, e.g. --expires-at 1767225600');
+    }
+    return createApiKey(commandContext(organizationId), {
+      userId,
+      organizationId,
+      ...(name ? { name } : {}),
+      ...(expiresAt !== undefined ? { expiresAt: Number(expiresAt) } : {}),
+    });
   },
-  format: (k: { id: string; token: string }) =>
-    `API key ${k.id} created. Copy the token now; it is not shown again:\n\n  ${k.token}\n`,
+  format: (k: { id: string; token: string; expires_at: number | null }) =>
+    `API key ${k.id} created${k.expires_at === null ? '' : `, expiring ${new Date(k.expires_at * 1000).toISOString()}`}. Copy the token now; it is not shown again:\n\n  ${k.token}\n`,
 };
 
 export const apiKeyRevokeCommand: CliCommand = {

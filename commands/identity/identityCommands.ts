@@ -78,8 +78,8 @@ export async function createUser(
 /** Returns the token once: only its hash is recorded. */
 export async function createApiKey(
   ctx: CommandContext,
-  input: { userId: string; organizationId: string; name?: string },
-): Promise<{ id: string; token: string }> {
+  input: { userId: string; organizationId: string; name?: string; expiresAt?: number | null },
+): Promise<{ id: string; token: string; expires_at: number | null }> {
   const userEvents = await ctx.store.readStream(userStream(input.userId));
   if (userEvents.length === 0) throw notFound('User');
   const user = userEvents.reduce((s, e) => userDecider.evolve(s, e as never), userDecider.initialState());
@@ -93,9 +93,10 @@ export async function createApiKey(
     name: input.name ?? 'API key',
     secretHash: key.secretHash,
     userIsMember: user.status === 'active' && user.memberships.includes(input.organizationId),
+    expiresAt: input.expiresAt ?? null,
     now: nowSeconds(ctx),
   });
-  return { id: key.id, token: key.token };
+  return { id: key.id, token: key.token, expires_at: input.expiresAt ?? null };
 }
 
 export async function revokeApiKey(ctx: CommandContext, id: string): Promise<{ id: string; revoked: boolean }> {

@@ -1,11 +1,22 @@
 import type { Decider, DomainEvent } from '../shared/decider.ts';
-import { conflict, notFound } from '../shared/domainError.ts';
+import { conflict, invalid, notFound } from '../shared/domainError.ts';
 
-/** Only the hash of the key's secret is ever recorded; the secret is shown once, at creation. */
+/**
+ * Only the hash of the key's secret is ever recorded; the secret is shown once, at creation.
+ * `expires_at` (Unix seconds) is absent from keys recorded before keys could expire: read as null.
+ */
 export type ApiKeyEvent =
   | DomainEvent<
       'ApiKeyCreated',
-      { id: string; user_id: string; organization_id: string; name: string; secret_hash: string; created_at: number }
+      {
+        id: string;
+        user_id: string;
+        organization_id: string;
+        name: string;
+        secret_hash: string;
+        created_at: number;
+        expires_at?: number | null;
+      }
     >
   | DomainEvent<'ApiKeyRevoked', { revoked_at: number }>;
 
@@ -19,6 +30,8 @@ export type ApiKeyCommand =
       secretHash: string;
       /** Checked by the caller against the user's memberships. */
       userIsMember: boolean;
+      /** Unix seconds from which the key answers 401, as Sanctum's token expiry; null never expires. */
+      expiresAt: number | null;
       now: number;
     }
   | { type: 'RevokeApiKey'; now: number };
@@ -44,6 +57,10 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
       case 'CreateApiKey':
         if (state.status !== 'none') throw conflict('api_key_exists', 'The API key already exists.');
         if (!command.userIsMember) throw conflict('not_a_member', 'The user is not a member of that organization.');
+        // A key dead on arrival is a typo (seconds for milliseconds, a past date), not a wish.
+        if (command.expiresAt !== null && command.expiresAt <= command.now) {
+          throw invalid('expires_at_past', 'The expires_at field must be a time in the future.', 'expires_at');
+        }
         return {
           type: 'ApiKeyCreated',
           data: {
@@ -53,6 +70,7 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
             name: command.name,
             secret_hash: command.secretHash,
             created_at: command.now,
+            expires_at: command.expiresAt,
           },
         };
       case 'RevokeApiKey':

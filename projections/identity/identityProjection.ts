@@ -19,6 +19,8 @@ export type ApiKeyDoc = {
   name: string;
   secret_hash: string;
   created_at: number;
+  /** Unix seconds from which the key answers 401; null never expires. */
+  expires_at: number | null;
   revoked_at: number | null;
 };
 
@@ -74,7 +76,7 @@ export const identityProjection: Projection = {
         return;
       }
       case 'ApiKeyCreated':
-        tx.upsert(API_KEYS, { ...event.data, revoked_at: null } satisfies ApiKeyDoc);
+        tx.upsert(API_KEYS, { ...event.data, expires_at: event.data.expires_at ?? null, revoked_at: null } satisfies ApiKeyDoc);
         return;
       case 'ApiKeyRevoked': {
         const key = await tx.get<ApiKeyDoc>(API_KEYS, id);

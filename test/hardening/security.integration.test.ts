@@ -121,6 +121,12 @@ describe('rate limits', () => {
     await probe.close({ remove: true });
   });
 
+  it('puts none on the routes that take a bearer, as the README says (a key is known and revocable)', () => {
+    const bearer = routes.filter((r) => r.protected);
+    expect(bearer.map((r) => r.url)).toContain('/api/catalog/products');
+    expect(bearer.filter((r) => r.rateLimited).map((r) => `${r.method} ${r.url}`)).toEqual([]);
+  });
+
   it('answers 429 with Retry-After and X-RateLimit-* on every public checkout and catch route', async () => {
     const limited = routes.filter(
       (r) => !r.protected && r.method !== 'OPTIONS' && r.url !== '/api/openapi.json' && (r.url.startsWith('/api/') || r.url.startsWith('/hooks/')),

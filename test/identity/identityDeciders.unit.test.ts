@@ -57,14 +57,19 @@ describe('API key', () => {
     name: 'ci',
     secretHash: 'ab'.repeat(32),
     userIsMember: true,
+    expiresAt: null,
     now: 5,
   } as const;
   const keyCreated = {
     type: 'ApiKeyCreated',
-    data: { id: 'key_1', user_id: 'usr_1', organization_id: 'org_1', name: 'ci', secret_hash: 'ab'.repeat(32), created_at: 5 },
+    data: { id: 'key_1', user_id: 'usr_1', organization_id: 'org_1', name: 'ci', secret_hash: 'ab'.repeat(32), created_at: 5, expires_at: null },
   } as const;
   it('records only the hash of the secret', () => {
     spec.given([]).when(create).then([keyCreated]);
+  });
+  it('may expire, but not before it is made', () => {
+    spec.given([]).when({ ...create, expiresAt: 3605 }).then([{ ...keyCreated, data: { ...keyCreated.data, expires_at: 3605 } }]);
+    spec.given([]).when({ ...create, expiresAt: 5 }).thenThrows('expires_at_past');
   });
   it('belongs to an organization the user is a member of', () => {
     spec.given([]).when({ ...create, userIsMember: false }).thenThrows('not_a_member');

@@ -1,7 +1,8 @@
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createUser, revokeApiKey } from '../../commands/identity/identityCommands.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { runCli } from '../helpers/serverProcess.ts';
+import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 describe('GET /api/users/me', () => {
   let server: TestServer;
@@ -80,5 +81,54 @@ describe('GET /api/users/me', () => {
     expect(catalog.headers.get('deprecation')).toBe('@1767225600');
     expect((await server.fetch('/api/users/me', { token: me.token })).headers.get('deprecation')).toBeNull();
     expect((await server.fetch('/api/users/me')).headers.get('deprecation')).toBeNull();
+  });
+});
+
+// The spec: "A missing, expired or invalid token yields 401". A key made with --expires-at expires.
+describe('an API key with an expiry', { timeout: 60_000 }, () => {
+  const clock = manualClock();
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ clock });
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  it('made by `commerce api-key create --expires-at`, works until then and answers 401 Unauthenticated. from that second on', async () => {
+    const me = await server.identity();
+    const expiresAt = Math.floor(clock() / 1000) + 3600;
+    const cli = await runCli(
+      ['api-key', 'create', '--user', me.userId, '--org', me.organizationId, '--expires-at', String(expiresAt), '--json'],
+      { DATA_DIR: server.dataDir },
+    );
+    expect(cli.code, cli.stderr).toBe(0);
+    const key = JSON.parse(cli.stdout) as { token: string; expires_at: number };
+    expect(key.expires_at).toBe(expiresAt);
+    await server.settle();
+
+    // Both read once before expiry, so the second look is the cached key's.
+    for (const path of ['/api/users/me', '/api/catalog/products']) expect((await server.fetch(path, { token: key.token })).status).toBe(200);
+    clock.set(expiresAt * 1000 - 1);
+    expect((await server.fetch('/api/users/me', { token: key.token })).status).toBe(200);
+    clock.set(expiresAt * 1000);
+    for (const path of ['/api/users/me', '/api/catalog/products', `/api/users/me?api_token=${key.token}`]) {
+      const response = await server.fetch(path, path.includes('api_token') ? {} : { token: key.token });
+      expect(response.status, path).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="api"');
+      expect(await response.json()).toEqual({ message: 'Unauthenticated.', code: 'unauthenticated' });
+    }
+    // A key without an expiry is untouched by time.
+    clock.advance(10 * 365 * 86_400_000);
+    expect((await server.fetch('/api/users/me', { token: me.token })).status).toBe(200);
+  });
+
+  it('is refused by the CLI when the time is not Unix seconds in the future', async () => {
+    const me = await server.identity();
+    const args = ['api-key', 'create', '--user', me.userId, '--org', me.organizationId, '--expires-at'];
+    const past = await runCli([...args, '1000000000'], { DATA_DIR: server.dataDir });
+    expect(past.code).toBe(1);
+    expect(past.stderr).toContain('The expires_at field must be a time in the future.');
+    const millis = await runCli([...args, '2026-12-01'], { DATA_DIR: server.dataDir });
+    expect(millis.code).toBe(2);
+    expect(millis.stderr).toContain('--expires-at takes Unix seconds');
   });
 });

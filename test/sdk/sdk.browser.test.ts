@@ -329,6 +329,36 @@ describe('attributes, identity, gates, preview', () => {
     await page.close();
   });
 
+  test('data-service-frame="embedded" on a button renders inline just after it; a mount stays inline whatever its frame says', async () => {
+    const page = await openExample();
+    await page.evaluate(() => {
+      const box = document.createElement('div');
+      box.innerHTML =
+        '<button id="inline-buy" data-service-present="pro-plan" data-service-frame="embedded" data-service-mode="test">Buy</button><p id="after">after</p>' +
+        '<div id="framed-mount" data-service-mount="pro-plan" data-service-frame="modal" data-service-mode="test"></div>';
+      document.body.appendChild(box);
+    });
+    await page.click('#inline-buy');
+    await page.locator('#inline-buy + div .csdk-embedded.csdk-ready').waitFor();
+    await page.locator('#framed-mount .csdk-embedded.csdk-ready').waitFor();
+    const shape = await page.evaluate(() => {
+      const w = window as unknown as Win;
+      w.flows.inlineBuy = w.sdk.from('#inline-buy');
+      w.flows.framedMount = w.sdk.from('#framed-mount');
+      // An inline checkout is no dialog: nothing is made inert, no overlay root exists.
+      return { overlays: document.querySelectorAll('.csdk-root').length, inert: document.querySelectorAll('[inert]').length, next: document.querySelector('#inline-buy')!.nextElementSibling!.id };
+    });
+    expect(shape).toEqual({ overlays: 0, inert: 0, next: '' });
+    await page.click('#inline-buy'); // open already: a second click adds nothing
+    expect(await page.locator('#inline-buy + div iframe').count()).toBe(1);
+    await page.evaluate(() => (window as unknown as Win).flows.inlineBuy.close());
+    expect((await result(page, 'inlineBuy')).status).toBe('closed');
+    expect(await page.evaluate(() => document.querySelector('#inline-buy')!.nextElementSibling!.id)).toBe('after');
+    await page.evaluate(() => (window as unknown as Win).flows.framedMount.close());
+    expect((await result(page, 'framedMount')).status).toBe('closed');
+    await page.close();
+  });
+
   test('identify() fills the buyer in; reset() clears it and keeps the device id', async () => {
     const page = await openExample();
     const before = await page.evaluate(() => [(window as unknown as Win).sdk.deviceId, localStorage.getItem('commerce_sdk_device_id')]);
