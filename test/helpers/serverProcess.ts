@@ -118,6 +118,20 @@ export async function eventuallyPasses<T>(check: () => Promise<T>, timeoutMs = 5
   }
 }
 
+/**
+ * Waits until the server process at `url` has applied the whole log (every projection's lag is 0
+ * on /readyz): what `settle()` is for an in-process test server, for a real `serve` process
+ * beside which another process (the CLI) wrote.
+ */
+export async function caughtUp(url: string, timeoutMs = 20_000): Promise<void> {
+  await eventuallyPasses(async () => {
+    const response = await fetch(`${url}/readyz`, { headers: { accept: 'application/json' } });
+    const body = (await response.json()) as { projections: Array<{ projection: string; lag_events: number }> };
+    const behind = body.projections.filter((p) => p.lag_events > 0);
+    if (behind.length > 0) throw new Error(`projections behind the log: ${JSON.stringify(behind)}`);
+  }, timeoutMs);
+}
+
 /** Opens the data directory in this process (as the CLI does), runs `work`, catches read models up and closes. */
 export async function withServices<T>(dataDir: string, work: (services: Services, ctx: (org?: string | null) => CommandContext) => Promise<T>): Promise<T> {
   const services = await compose(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
