@@ -48,9 +48,11 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  // The browser first: while it runs it may open another connection to the shop (a preconnect)
+  // between closeAllConnections() and close(), and close() would wait on it for ever.
+  await chrome?.close();
   shop?.closeAllConnections();
   await new Promise((r) => shop?.close(r));
-  await chrome?.close();
   await server?.close({ remove: true });
 });
 
