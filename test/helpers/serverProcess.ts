@@ -20,7 +20,7 @@ export type ServerProcess = {
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
-  /** Resolves with the exit code and signal once the process has exited. */
+  /** Resolves with the exit code and signal once the process has exited and its output is all read. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGTERM (a clean shutdown), then waits for the exit. */
   stop(): Promise<void>;
@@ -58,8 +58,10 @@ export async function startServerProcess(options: {
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  // 'close', not 'exit': at 'exit' the last of its output may still be in the pipes, and tests
+  // read output() once the process has exited (the log lines of its shutdown).
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
-    child.once('exit', (code, signal) => res({ code, signal })),
+    child.once('close', (code, signal) => res({ code, signal })),
   );
   const url = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`server did not start within 30 s:\n${out}`)), 30_000);
