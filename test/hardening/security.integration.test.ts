@@ -159,8 +159,8 @@ describe('rate limits', () => {
 
 describe('rate limits when the wall clock steps back', () => {
   it('reopen when their window has passed, timed by the monotonic clock, with an honest Retry-After', async () => {
-    // A second's window: the three hits below must land in one window however busy the machine
-    // (in 300 ms they did not always), and Retry-After is still at most 1.
+    // A second's window: the three hits below must land in one window, which 300 ms left a busy
+    // machine little room for; Retry-After is still 1.
     const server = await startTestServer({ env: { CATCH_RATE_LIMIT_MAX: '2', CATCH_RATE_LIMIT_WINDOW_MS: '1000' } });
     const hit = async () => {
       const response = await request(`${server.url}/hooks/catch/clockprobe/clockprobe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
