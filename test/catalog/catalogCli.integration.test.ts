@@ -53,12 +53,14 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', { 
     expect(curlUrls.length).toBeGreaterThanOrEqual(7);
     expect(new Set(curlUrls)).toEqual(new Set([server.url]));
 
+    // The server knowing the new key (identity) says nothing of where its catalog projection is.
     const list = await eventually(async () => {
       const response = await get('/api/catalog/products', again.token);
       expect(response.status).toBe(200);
-      return (await response.json()) as ListBody;
-    });
-    expect(list.data.map((p) => p.id)).toEqual(demo.products);
+      const body = (await response.json()) as ListBody;
+      expect(body.data.map((p) => p.id)).toEqual(demo.products);
+      return body;
+    }, 15_000);
     expect(list.data.every((p) => p.version_number === 1 && p.published_at !== null)).toBe(true);
   });
 
