@@ -32,7 +32,9 @@ const catalogFile = {
   ],
 };
 
-describe('commerce CLI: offers import, publish/archive, demo offer, replay', () => {
+// Each case starts up to six CLI processes, one after the other: up to 14 s each on a loaded
+// two-core machine (measured beside a full run), so the 30-s default is too close.
+describe('commerce CLI: offers import, publish/archive, demo offer, replay', { timeout: 120_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'commerce-checkout-cli-'));
   const commerce = (...args: string[]) => runCli(args, { DATA_DIR: dataDir });
   let server: TestServer;

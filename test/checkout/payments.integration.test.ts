@@ -108,7 +108,8 @@ describe('card numbers are never stored or logged', () => {
     expect(await invalid.text()).not.toContain('4242424242424242');
 
     child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    // 'close': its output is all read (at 'exit' the last of it may still be in the pipe).
+    await new Promise((r) => child.once('close', r));
     const events = await services.store.readAll({ after: null, limit: 1_000_000 });
     const stored = JSON.stringify(events);
     expect(stored).toContain('"last4":"4242"');

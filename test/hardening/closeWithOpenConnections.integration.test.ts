@@ -21,6 +21,11 @@ async function openSocket(url: string): Promise<{ socket: Socket; closed: Promis
   return { socket, closed, received: () => text };
 }
 
+/** Resolves once `condition()` holds, checking every 10 ms (the test timeout bounds it). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 /** 'closed' if `close` resolved within `ms`, else 'still open' (the hook timeout would say less). */
 const within = (close: Promise<void>, ms: number) =>
   Promise.race([close.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still open'), ms))]);
@@ -44,11 +49,15 @@ describe('closing the server while clients hold connections', () => {
     server = await startTestServer();
     const client = await openSocket(server.url);
     const body = JSON.stringify({ offer: 'no-such-offer' });
-    // Headers and half the body: the server holds the request until the rest arrives.
+    // Headers and half the body: the server holds the request until the rest arrives. Waiting
+    // until the server has it, rather than a fixed 100 ms a busy event loop may overrun.
+    const received = new Promise<void>((resolve) => server!.app.server.once('request', () => resolve()));
     client.socket.write(`POST /api/checkout/sessions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 4)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await received;
+    const { app } = server;
     const closing = server.close({ remove: true });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The close is under way (its preClose hooks ran) once the server stops listening.
+    await until(() => !app.server.listening);
     client.socket.write(body.slice(4));
     await client.closed;
     const answer = client.received();
@@ -62,7 +71,7 @@ describe('closing the server while clients hold connections', () => {
     server = await startTestServer();
     const client = await openSocket(server.url);
     client.socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(() => client.received().includes('"status":"ok"'));
     expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
     const closing = server.close({ remove: true });
     expect(await within(closing, 15_000)).toBe('closed');

@@ -8,11 +8,16 @@ import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts'
 import { allProjections } from '../../projections/allProjections.ts';
 import { identityProjection } from '../../projections/identity/identityProjection.ts';
 import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import { eventually } from '../helpers/receiver.ts';
 import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
 
-/** A POST whose body arrives in two halves, `gapMs` apart: a slow client, in flight for that long. */
-function slowPost(url: string, path: string, body: string, gapMs: number, onHeadersSent: () => void): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
+/**
+ * A POST whose body arrives in two halves: the first now, the rest when `finish()` is called. A
+ * slow client, in flight until then.
+ */
+function slowPost(url: string, path: string, body: string): { answer: Promise<{ status: number; body: string }>; finish(): void } {
+  let finish = () => undefined as void;
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = httpRequest(`${url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
@@ -26,9 +31,9 @@ function slowPost(url: string, path: string, body: string, gapMs: number, onHead
     const half = Math.floor(body.length / 2);
     req.write(body.slice(0, half));
     req.flushHeaders();
-    onHeadersSent();
-    setTimeout(() => req.end(body.slice(half)), gapMs);
+    finish = () => req.end(body.slice(half));
   });
+  return { answer, finish: () => finish() };
 }
 
 describe('graceful shutdown of the real server process', () => {
@@ -55,6 +60,7 @@ describe('graceful shutdown of the real server process', () => {
     for (let i = 0; i < 5; i++) {
       const r = await fetch(`${proc.url}${catchPath}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"email":"early${i}@example.com"}` });
       expect(r.status).toBe(200);
+      await r.arrayBuffer();
     }
     const cli = openSqliteEventStore({ file: join(dataDir, 'commerce.db') });
     // The server stores the checkpoints of projections that wrote nothing lazily: identity's
@@ -65,29 +71,29 @@ describe('graceful shutdown of the real server process', () => {
     } finally {
       await readStore.close();
     }
-    let signalled = false;
-    const slow = slowPost(proc.url, catchPath, JSON.stringify({ email: 'slow@example.com', ref: 'x'.repeat(400) }), 800, () => {
-      // Signal once the server holds the request (headers and half the body).
-      setTimeout(() => {
-        signalled = true;
-        proc.child.kill('SIGTERM');
-      }, 300);
-      // Just before the slow request completes (and the server goes on to stop its subscribers),
-      // another process (the CLI, say) appends: the projections have not polled these yet, and
-      // must still apply them before the process exits.
-      setTimeout(() => {
-        for (let i = 0; i < 20; i++) {
-          void createOrganization(
-            { store: cli, metadata: { correlation_id: 'cli-during-shutdown', actor: { type: 'cli' }, organization_id: null, occurred_at: 1_800_000_000 } },
-            { name: `Late ${i}`, timezone: 'UTC' },
-          );
-        }
-      }, 720);
-    });
-    const answer = await slow;
-    await new Promise((r) => setTimeout(r, 50));
+    // Each step waits for the server to show it got there, not for fixed delays (300 ms to hold
+    // the request, 800 ms to handle the signal), which a busy machine may overrun.
+    const logged = proc.output().length;
+    const slow = slowPost(proc.url, catchPath, JSON.stringify({ email: 'slow@example.com', ref: 'x'.repeat(400) }));
+    // The server holds the request (headers and half the body) once it logs it.
+    await eventually(async () => proc.output().slice(logged).includes('incoming request'), 20_000);
+    proc.child.kill('SIGTERM');
+    await eventually(async () => proc.output().includes('SIGTERM: finishing in-flight requests'), 20_000);
+    // Just before the slow request completes (and the server goes on to stop its subscribers),
+    // another process (the CLI, say) appends: the projections have not polled these yet, and
+    // must still apply them before the process exits. In the log before the request completes:
+    // the server reads the head it stops at only after that.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        createOrganization(
+          { store: cli, metadata: { correlation_id: 'cli-during-shutdown', actor: { type: 'cli' }, organization_id: null, occurred_at: 1_800_000_000 } },
+          { name: `Late ${i}`, timezone: 'UTC' },
+        ),
+      ),
+    );
+    slow.finish();
+    const answer = await slow.answer;
     await cli.close();
-    expect(signalled).toBe(true);
     expect(answer.status, answer.body).toBe(200);
     const workflowId = (JSON.parse(answer.body) as { workflow_id: number }).workflow_id;
     expect(Number.isInteger(workflowId)).toBe(true);

@@ -20,7 +20,7 @@ export type ServerProcess = {
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
-  /** Resolves with the exit code and signal once the process has exited. */
+  /** Resolves with the exit code and signal once the process has exited and its output is all read. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGTERM (a clean shutdown), then waits for the exit. */
   stop(): Promise<void>;
@@ -58,8 +58,10 @@ export async function startServerProcess(options: {
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  // 'close', not 'exit': at 'exit' the last of its output may still be in the pipes, and tests
+  // read output() once the process has exited (the log lines of its shutdown).
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
-    child.once('exit', (code, signal) => res({ code, signal })),
+    child.once('close', (code, signal) => res({ code, signal })),
   );
   const url = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`server did not start within 30 s:\n${out}`)), 30_000);
@@ -116,6 +118,20 @@ export async function eventuallyPasses<T>(check: () => Promise<T>, timeoutMs = 5
       await new Promise((r) => setTimeout(r, 50));
     }
   }
+}
+
+/**
+ * Waits until the server process at `url` has applied the whole log (every projection's lag is 0
+ * on /readyz): what `settle()` is for an in-process test server, for a real `serve` process
+ * beside which another process (the CLI) wrote.
+ */
+export async function caughtUp(url: string, timeoutMs = 20_000): Promise<void> {
+  await eventuallyPasses(async () => {
+    const response = await fetch(`${url}/readyz`, { headers: { accept: 'application/json' } });
+    const body = (await response.json()) as { projections: Array<{ projection: string; lag_events: number }> };
+    const behind = body.projections.filter((p) => p.lag_events > 0);
+    if (behind.length > 0) throw new Error(`projections behind the log: ${JSON.stringify(behind)}`);
+  }, timeoutMs);
 }
 
 /** Opens the data directory in this process (as the CLI does), runs `work`, catches read models up and closes. */

@@ -96,5 +96,6 @@ describe('copying an event log', () => {
       strip(await source.readAll({ after: null, limit: 1000 })),
     );
     await expect(cli(['--from', join(from, 'missing'), '--to', to])).rejects.toMatchObject({ code: 2 });
-  });
+    // Three CLI processes, one after the other: up to 14 s each on a loaded two-core machine.
+  }, 90_000);
 });

@@ -95,15 +95,18 @@ describe('workers', () => {
       active.add(owner);
       return { stop: async () => void active.delete(owner) };
     };
-    const options = (owner: string) => ({ readStore, owner, ttlMs: 600, logger: quiet });
+    // A lease of 1.5 s, renewed every 0.5 s: with 600 ms (renewed every 200 ms) an event loop
+    // held up 400 ms on a busy machine would let the other runner take a lease its holder still runs under.
+    const options = (owner: string) => ({ readStore, owner, ttlMs: 1500, logger: quiet });
     const a = runUnderLease('job:test', options('a'), starter('a'));
     const b = runUnderLease('job:test', options('b'), starter('b'));
     await until(() => active.size === 1);
-    await new Promise((r) => setTimeout(r, 700));
+    // More than a lease's lifetime: the holder renews, the other stays out.
+    await new Promise((r) => setTimeout(r, 1600));
     expect(active.size).toBe(1);
     const first = [...active][0]!;
     await (first === 'a' ? a : b).stop();
-    await until(() => active.size === 1 && !active.has(first), 3000);
+    await until(() => active.size === 1 && !active.has(first));
     await (first === 'a' ? b : a).stop();
     expect(active.size).toBe(0);
     await readStore.close();

@@ -463,7 +463,8 @@ describe('promo()', () => {
     expect(first.tier).toBe('Early bird');
     expectSecondsLeft(first.left, askedFrom, Date.now());
     await enrol(server, orgId, 'spring', 'first@example.com');
-    await page.waitForFunction(() => (window as unknown as Win).seen.promo!.length > 0, null, { timeout: 5000 });
+    // The handle polls every second; the bound is for a busy machine, where a poll can lag seconds.
+    await page.waitForFunction(() => (window as unknown as Win).seen.promo!.length > 0, null, { timeout: 15_000 });
     expect(await page.evaluate(() => (window as unknown as Win).seen.promo)).toEqual(['tier:Early bird->Regular']);
     expect(await page.evaluate(() => (window as unknown as Win).flows.promo.state.current_tier.name)).toBe('Regular');
     await page.evaluate(() => (window as unknown as Win).flows.promo.stop());
