@@ -4,8 +4,11 @@ import type { TestServer } from '../helpers/testServer.ts';
 
 export const TEST_ENV = {
   WEBHOOK_ALLOW_HOSTS: '127.0.0.1,localhost',
-  WEBHOOK_TIMEOUT_MS: '800',
-  WEBHOOK_CONNECT_TIMEOUT_MS: '500',
+  // Generous: a receiver on loopback answers in milliseconds, but a busy 2-core CI machine can stall
+  // a process for a second, and a spurious timeout would add an attempt the tests count. The
+  // hanging-receiver test sets its own short timeout.
+  WEBHOOK_TIMEOUT_MS: '5000',
+  WEBHOOK_CONNECT_TIMEOUT_MS: '3000',
   WEBHOOK_RETRY_BASE_MS: '20',
   WEBHOOK_MAX_ATTEMPTS: '3',
 };

@@ -161,10 +161,13 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
   });
 
   it('gives up on a receiver that hangs: timeout, status 0, bounded attempts, workflow failed, later steps not run', async () => {
+    // Its own server with a short timeout, so three timed-out attempts take seconds, not fifteen.
+    const quick = await startTestServer({ env: { ...TEST_ENV, WEBHOOK_TIMEOUT_MS: '800' } });
+    const owner = await quick.identity();
     const hanging = await startReceiver(() => undefined);
     const after = await startReceiver();
-    const f = await automationFixture(server, me.organizationId, [webhookAction(hanging.url), webhookAction(after.url)]);
-    const workflow = await finished(server, me.token, await post(server, f.path));
+    const f = await automationFixture(quick, owner.organizationId, [webhookAction(hanging.url), webhookAction(after.url)]);
+    const workflow = await finished(quick, owner.token, await post(quick, f.path));
     expect(workflow.status).toBe('failed');
     expect(workflow.steps).toHaveLength(1);
     expect(workflow.steps[0]).toMatchObject({ status: 'failed', attempts: 3 });
@@ -180,6 +183,7 @@ describe('automation subscriber: Send Webhook to real receivers', () => {
     });
     expect(hanging.calls).toHaveLength(3);
     expect(after.calls).toHaveLength(0);
+    await quick.close({ remove: true });
     await hanging.close();
     await after.close();
   });
