@@ -2,12 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { EventStore } from '../commands/eventStore.ts';
-import { openEsdbEventStore } from '../commands/esdb/esdbEventStore.ts';
 import { backupDataDir, BackupRefused, type BackupResult } from '../commands/sqlite/backupDataDir.ts';
 import { openSqliteEventStore } from '../commands/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../projections/allProjections.ts';
 import { watchProjections } from '../projections/checkpointWatcher.ts';
-import { openMongoReadStore } from '../projections/mongodb/mongoReadStore.ts';
 import { startProjections, type Logger } from '../projections/projectionRunner.ts';
 import type { ReadStore } from '../projections/readStore.ts';
 import { openSqliteReadStore } from '../projections/sqlite/sqliteReadStore.ts';
@@ -25,6 +23,12 @@ export type Stores = { store: EventStore; readStore: ReadStore };
 
 export async function openStores(config: Config): Promise<Stores> {
   if (isProductionProfile(config)) {
+    // Loaded only here: their clients take a quarter of a second to load, which every CLI
+    // command and every start of the embedded profile would otherwise pay.
+    const [{ openMongoReadStore }, { openEsdbEventStore }] = await Promise.all([
+      import('../projections/mongodb/mongoReadStore.ts'),
+      import('../commands/esdb/esdbEventStore.ts'),
+    ]);
     const readStore = await openMongoReadStore(config.MONGODB_URL!, config.MONGODB_DB);
     return { store: openEsdbEventStore(config.EVENTSTORE_URL!), readStore };
   }
@@ -37,8 +41,8 @@ export async function openStores(config: Config): Promise<Stores> {
  * An event store by location, for `commerce events copy`: an EventStoreDB connection string
  * (esdb:// or esdb+discover://), or an embedded data directory holding commerce.db.
  */
-export function openEventStoreAt(location: string): EventStore {
-  if (/^esdb(\+discover)?:\/\//.test(location)) return openEsdbEventStore(location);
+export async function openEventStoreAt(location: string): Promise<EventStore> {
+  if (/^esdb(\+discover)?:\/\//.test(location)) return (await import('../commands/esdb/esdbEventStore.ts')).openEsdbEventStore(location);
   return openSqliteEventStore({ file: join(resolve(location), 'commerce.db') });
 }
 

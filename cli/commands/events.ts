@@ -18,8 +18,8 @@ export const eventsCopyCommand: CliCommand = {
     if (/^esdb/.test(from)) throw new CliUsageError('--from is an embedded data directory (copying out of EventStoreDB is not supported)');
     if (!existsSync(join(resolve(from), 'commerce.db'))) throw new CliUsageError(`--from: no commerce.db in ${resolve(from)}`);
     if (resolve(from) === resolve(to)) throw new CliUsageError('--from and --to are the same store');
-    const source = openEventStoreAt(from);
-    const target = openEventStoreAt(to);
+    const source = await openEventStoreAt(from);
+    const target = await openEventStoreAt(to);
     const bar = progressBar('copying events'.padEnd(16), interactive);
     const started = performance.now();
     try {

@@ -1,5 +1,4 @@
 import { loadConfig } from '../../app/config.ts';
-import { startServer } from '../../app/server.ts';
 import type { CliCommand } from '../command.ts';
 import { exitOnSignal } from '../exitOnSignal.ts';
 
@@ -10,6 +9,9 @@ export const serveCommand: CliCommand = {
   longRunning: true,
   async run() {
     const config = loadConfig();
+    // Loaded here, not at the top: the HTTP layer takes a quarter of a second to load, which every
+    // other command would pay for nothing.
+    const { startServer } = await import('../../app/server.ts');
     const server = await startServer(config).catch((error: unknown) => {
       if ((error as { code?: unknown }).code === 'EADDRINUSE') {
         throw new Error(`${config.HOST}:${config.PORT} is already in use (another \`commerce serve\`?); set PORT to a free port`, { cause: error });

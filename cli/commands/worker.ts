@@ -1,5 +1,5 @@
 import { loadConfig } from '../../app/config.ts';
-import { startAutomationWorker, startProjectionWorker, type Worker } from '../../app/workers.ts';
+import type { Worker } from '../../app/workers.ts';
 import type { Logger } from '../../projections/projectionRunner.ts';
 import type { CliCommand } from '../command.ts';
 import { exitOnSignal } from '../exitOnSignal.ts';
@@ -37,7 +37,7 @@ export const workerProjectionsCommand: CliCommand = {
   usage: 'worker projections',
   description: 'Run the projections alone (no HTTP); several workers share them through leases.',
   longRunning: true,
-  run: () => runUntilSignal('projection', () => startProjectionWorker(loadConfig(), logger)),
+  run: () => runUntilSignal('projection', async () => (await import('../../app/workers.ts')).startProjectionWorker(loadConfig(), logger)),
   format: () => '',
 };
 
@@ -46,6 +46,6 @@ export const workerAutomationCommand: CliCommand = {
   usage: 'worker automation',
   description: 'Run the background jobs (automation) alone (no HTTP); several workers share them through leases.',
   longRunning: true,
-  run: () => runUntilSignal('automation', () => startAutomationWorker(loadConfig(), logger)),
+  run: () => runUntilSignal('automation', async () => (await import('../../app/workers.ts')).startAutomationWorker(loadConfig(), logger)),
   format: () => '',
 };
