@@ -115,11 +115,21 @@ function setBusy(on: boolean, label?: string): void {
   if (close) close.disabled = on;
   const pay = $<HTMLButtonElement>('co-pay');
   if (!pay) return;
-  pay.disabled = on || !session;
+  // Busy is aria-disabled, not disabled: a disabled button drops the keyboard focus to <body>
+  // mid-payment. A second submit is ignored by pay() while busy.
+  pay.disabled = !session;
+  pay.setAttribute('aria-disabled', String(on));
   pay.classList.toggle('is-busy', on);
   pay.setAttribute('aria-busy', String(on));
   const text = pay.querySelector('.co-pay-label');
   if (text && label) text.textContent = label;
+  announce(on ? 'Processing your payment…' : '');
+}
+
+/** Said once by screen readers (role=status): the pay button's new label alone is not announced. */
+function announce(message: string): void {
+  const status = $('co-status');
+  if (status) status.textContent = message;
 }
 
 function payLabel(): string {
@@ -190,7 +200,11 @@ async function pay(event: Event): Promise<void> {
     );
     if (r.status === 402) {
       showError(r.body.code === 'card_declined' ? 'Your card was declined. Please try a different card.' : (r.body.message ?? 'The payment failed.'));
-      $('co-number')?.setAttribute('aria-invalid', 'true');
+      // Back to the card number, which names the alert as its error: the buyer's next step is another card.
+      const number = $('co-number');
+      number?.setAttribute('aria-invalid', 'true');
+      number?.setAttribute('aria-describedby', 'co-error');
+      number?.focus();
       return;
     }
     // No answer, or "already completed" / "in progress": the charge may have gone through, so ask before blaming the card.
@@ -242,7 +256,13 @@ function showThankYou(payment?: { brand: string; last4: string }): void {
   if (receipt && session) {
     receipt.textContent = `${formatMoney(session.total, session.currency)} paid${payment ? ` with ${brandName(payment.brand)} •••• ${payment.last4}` : ''}.`;
   }
-  $('co-done')?.focus();
+  // Focus follows the page: to Done in a frame (described by the receipt), else to the thank-you heading,
+  // so a screen reader says the purchase went through rather than nothing at all.
+  const done = $('co-done');
+  done?.setAttribute('aria-describedby', 'co-receipt');
+  const target = done ?? thanks?.querySelector<HTMLElement>('h1') ?? thanks;
+  if (target && !done) target.tabIndex = -1;
+  target?.focus();
 }
 
 let dismissing = false;
@@ -353,6 +373,7 @@ async function main(): Promise<void> {
   const number = $<HTMLInputElement>('co-number');
   number?.addEventListener('input', () => {
     number.removeAttribute('aria-invalid');
+    if (number.getAttribute('aria-describedby') === 'co-error') number.removeAttribute('aria-describedby');
     const digits = number.value.replace(/\D/g, '').slice(0, 19);
     number.value = digits.replace(/(\d{4})(?=\d)/g, '$1 ');
   });

@@ -101,6 +101,58 @@ describe('what a screen reader is told', () => {
     ]);
     await page.close();
   });
+
+  test('a declined card is announced, named as the card number\'s error, and focus goes back to the card number', async () => {
+    const page = await checkout();
+    await fill(page, { number: '4000000000000002' });
+    await page.focus('#co-pay');
+    await page.keyboard.press('Enter');
+    await page.locator('#co-error:not([hidden])').waitFor();
+    expect(await page.getAttribute('#co-error', 'role')).toBe('alert');
+    expect(await page.textContent('#co-error')).toContain('declined');
+    expect(await focusedId(page)).toBe('co-number');
+    expect(await page.getAttribute('#co-number', 'aria-invalid')).toBe('true');
+    expect(await page.getAttribute('#co-number', 'aria-describedby')).toBe('co-error');
+    await page.screenshot({ path: 'test-results/checkout-declined.png' });
+    // Typing another card takes the stale error off the field.
+    await page.keyboard.type('4242');
+    expect(await page.getAttribute('#co-number', 'aria-describedby')).toBeNull();
+    await page.close();
+  });
+
+  test('while paying, the pay button keeps focus, says it is busy, and the wait is announced', async () => {
+    const page = await checkout();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/api/checkout/sessions/*/pay', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await fill(page);
+    await page.focus('#co-pay');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('co-pay')!.getAttribute('aria-busy') === 'true');
+    expect(await focusedId(page)).toBe('co-pay');
+    expect(await page.getAttribute('#co-pay', 'aria-disabled')).toBe('true');
+    expect(await page.getAttribute('#co-status', 'role')).toBe('status');
+    expect(await page.textContent('#co-status')).toBe('Processing your payment…');
+    // A second Enter while busy pays nothing twice.
+    await page.keyboard.press('Enter');
+    release();
+    await page.locator('#page-thank_you:not([hidden])').waitFor();
+    expect(await page.textContent('#co-status')).toBe('');
+    await page.close();
+  });
+
+  test('after paying, focus is on the thank-you heading, so the buyer hears the purchase went through', async () => {
+    const page = await checkout();
+    await fill(page);
+    await page.click('#co-pay');
+    await page.locator('#page-thank_you:not([hidden])').waitFor();
+    expect(await page.evaluate(() => [document.activeElement?.tagName, document.activeElement?.textContent])).toEqual(['H1', 'Thank you!']);
+    expect(await page.textContent('#co-receipt')).toBe('€49.00 paid with Visa •••• 4242.');
+    await page.close();
+  });
 });
 
 describe('what a keyboard user and a phone user see', () => {

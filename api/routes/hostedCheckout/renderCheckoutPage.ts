@@ -177,6 +177,7 @@ const FORM = (preview: boolean) => `
   <p class="co-field-error" id="co-number-error" hidden></p><p class="co-field-error" id="co-exp-error" hidden></p><p class="co-field-error" id="co-cvc-error" hidden></p>
   <p class="co-hint">Test mode: pay with <code>4242 4242 4242 4242</code>, any future date and any CVC. <code>4000 0000 0000 0002</code> is declined.</p>
   <div class="co-error" id="co-error" role="alert" hidden></div>
+  <p class="co-sr" id="co-status" role="status"></p>
   <button class="co-pay" id="co-pay" type="submit" disabled><span class="co-spin" aria-hidden="true"></span><span class="co-pay-label">${preview ? 'Payments are off in preview' : 'Pay'}</span></button>
   <p class="co-secure">Payments are encrypted. Your card details are never stored.</p>
 </form>`;
