@@ -38,7 +38,7 @@ const CSS = `
 :where(.csdk-promo-tier:not(:empty)){font-size:.85em;font-weight:600;padding:.05em .6em;border-radius:999px;background:rgba(255,255,255,.6)}
 :where(.csdk-promo-countdown){font-variant-numeric:tabular-nums}
 .csdk-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-@media (prefers-reduced-motion:reduce){.csdk-panel,.csdk-backdrop{transition:none}}
+@media (prefers-reduced-motion:reduce){.csdk-panel,.csdk-backdrop,.csdk-loading,.csdk-embedded iframe{transition:none}.csdk-spinner{animation:none}}
 `;
 
 let installed = false;

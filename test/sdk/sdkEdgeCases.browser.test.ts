@@ -398,6 +398,22 @@ describe('overlays and the page around them', () => {
     await page.waitForFunction(() => window.scrollY > 0);
     await page.close();
   });
+
+  test('with reduced motion, overlays and mounts neither slide, fade nor spin', async () => {
+    const page = await shopPage({ body: '<div id="slot"></div>' });
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await startFlow(page, 'm', `sdk.mount('#slot', 'pro-plan', { mode: 'test' })`);
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test', frame: 'bottom sheet' })`);
+    const motion = await page.evaluate(() =>
+      ['.csdk-root .csdk-panel', '.csdk-root .csdk-backdrop', '.csdk-root .csdk-loading', '.csdk-embedded iframe', '.csdk-root .csdk-spinner', '.csdk-embedded .csdk-spinner'].map((q) => {
+        const cs = getComputedStyle(document.querySelector(q)!);
+        return `${q}: ${cs.transitionDuration} ${cs.animationName}`;
+      }),
+    );
+    expect(motion.filter((m) => !m.endsWith(': 0s none'))).toEqual([]);
+    await page.evaluate(() => (window as unknown as Win).flows.f.close());
+    await page.close();
+  });
 });
 
 describe('keyboard and screen readers', () => {
