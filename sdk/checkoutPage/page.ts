@@ -175,8 +175,11 @@ function readCard(): { card: { number: string; exp_month: number; exp_year: numb
     fieldError('co-cvc', /^\d{3,4}$/.test(cvc) ? null : 'Enter the 3 or 4 digit code.'),
   ];
   const ok = checks.every(Boolean);
-  // To the first field to fix: a screen reader reads its error (aria-describedby) with it.
-  if (!ok) document.querySelector<HTMLInputElement>('#co-form input[aria-invalid=true]')?.focus();
+  // To the first field to fix: a screen reader reads its error (aria-describedby) with it. A field
+  // that has focus already (Enter in it) is not read again, so its error is announced instead.
+  const first = ok ? null : document.querySelector<HTMLInputElement>('#co-form input[aria-invalid=true]');
+  if (first && first === document.activeElement) announce($(`${first.id}-error`)?.textContent ?? '');
+  first?.focus();
   return ok ? { card: { number, exp_month: month, exp_year: year, cvc }, email, name } : null;
 }
 

@@ -89,7 +89,8 @@ describe('what a screen reader is told', () => {
     expect(await page.getAttribute('html', 'lang')).toBe('en');
     expect(await page.title()).toBe('Checkout · Pro Plan');
     const tree = await page.locator('#co-form').ariaSnapshot();
-    for (const name of ['Email', 'Name on card', 'Card number', 'Expiry date', 'Security code']) expect(tree).toContain(`textbox "${name}"`);
+    // A name holds the text the field shows (placeholder), so "click CVC" works by voice too.
+    for (const name of ['Email', 'Name on card', 'Card number', 'Expiry date (MM / YY)', 'Security code (CVC)']) expect(tree).toContain(`textbox "${name}"`);
     expect(tree).toContain('button "Buy now · €49.00"');
     const fields = await page.$$eval('#co-form input', (els) => els.map((e) => [e.id, e.getAttribute('autocomplete'), e.getAttribute('inputmode')]));
     expect(fields).toEqual([
@@ -99,6 +100,17 @@ describe('what a screen reader is told', () => {
       ['co-exp', 'cc-exp', 'numeric'],
       ['co-cvc', 'cc-csc', 'numeric'],
     ]);
+    await page.close();
+  });
+
+  test('Enter in a field that is wrong says what is wrong, though focus does not move', async () => {
+    const page = await checkout();
+    await fill(page);
+    await page.fill('#co-email', 'nope');
+    await page.keyboard.press('Enter');
+    await page.locator('#co-email-error:not([hidden])').waitFor();
+    expect(await focusedId(page)).toBe('co-email');
+    expect(await page.textContent('#co-status')).toBe('Enter a valid email address.');
     await page.close();
   });
 

@@ -172,7 +172,7 @@ const FORM = (preview: boolean) => `
   <label for="co-number">Card</label>
   <div class="co-card">
     <input id="co-number" name="number" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" aria-label="Card number"${preview ? ' disabled' : ''}>
-    <div class="co-row"><input id="co-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="MM / YY" aria-label="Expiry date"${preview ? ' disabled' : ''}><input id="co-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="CVC" aria-label="Security code"${preview ? ' disabled' : ''}></div>
+    <div class="co-row"><input id="co-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="MM / YY" aria-label="Expiry date (MM / YY)"${preview ? ' disabled' : ''}><input id="co-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="CVC" aria-label="Security code (CVC)"${preview ? ' disabled' : ''}></div>
   </div>
   <p class="co-field-error" id="co-number-error" hidden></p><p class="co-field-error" id="co-exp-error" hidden></p><p class="co-field-error" id="co-cvc-error" hidden></p>
   <p class="co-hint">Test mode: pay with <code>4242 4242 4242 4242</code>, any future date and any CVC. <code>4000 0000 0000 0002</code> is declined.</p>
