@@ -453,7 +453,7 @@ describe('keyboard and screen readers', () => {
     await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
     const f = await readyFrame(page, 'modal');
     await f.waitForFunction(() => document.activeElement?.id === 'co-email');
-    const focusIs = (id: string) => f.waitForFunction((want) => document.activeElement?.id === want, id, { timeout: 2000 });
+    const focusIs = (id: string) => f.waitForFunction((want) => document.activeElement?.id === want, id, { timeout: 5000 });
     await f.focus('#co-pay');
     await page.keyboard.press('Tab');
     await focusIs('co-close');
