@@ -1,4 +1,4 @@
-import type { Frame, Size } from './protocol.ts';
+import type { Edge, Frame, Size } from './protocol.ts';
 
 const CSS = `
 .csdk-root{position:fixed;inset:0;z-index:2147483000;display:flex;font:14px/1.4 system-ui,sans-serif}
@@ -38,7 +38,7 @@ const CSS = `
 :where(.csdk-promo-tier:not(:empty)){font-size:.85em;font-weight:600;padding:.05em .6em;border-radius:999px;background:rgba(255,255,255,.6)}
 :where(.csdk-promo-countdown){font-variant-numeric:tabular-nums}
 .csdk-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-@media (prefers-reduced-motion:reduce){.csdk-panel,.csdk-backdrop{transition:none}}
+@media (prefers-reduced-motion:reduce){.csdk-panel,.csdk-backdrop,.csdk-loading,.csdk-embedded iframe{transition:none}.csdk-spinner{animation:none}}
 `;
 
 let installed = false;
@@ -116,7 +116,15 @@ export type FrameView = {
  * Builds the container of one modality around an iframe pointing at the hosted page. Overlays get
  * a close button of their own, shown until the page is ready: a frame that never loads has no ×.
  */
-export function createFrameView(doc: Document, frame: Frame, size: Size, src: string, target: Element | null, onClose: () => void): FrameView {
+export function createFrameView(
+  doc: Document,
+  frame: Frame,
+  size: Size,
+  src: string,
+  target: Element | null,
+  onClose: () => void,
+  onWrap: (edge: Edge) => void = () => undefined,
+): FrameView {
   installStyles(doc);
   const iframe = doc.createElement('iframe');
   iframe.title = 'Checkout';
@@ -161,14 +169,20 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     panel.className = 'csdk-panel';
     panel.append(iframe, loading);
     // Tab out of the frame lands on one of these and goes back in: Chromium tabs into the iframe of an
-    // inert element, and old browsers lack inert.
-    const guard = () => {
+    // inert element, and old browsers lack inert. The frame is asked to focus the control Tab wraps
+    // to; focusing the iframe alone leaves a stop where nothing shows focus.
+    const guard = (first: boolean) => {
       const el = doc.createElement('span');
       el.tabIndex = 0;
-      el.addEventListener('focus', () => (root.classList.contains('csdk-ready') ? iframe : closeButton)?.focus());
+      el.addEventListener('focus', (e) => {
+        if (!root.classList.contains('csdk-ready')) return closeButton?.focus();
+        iframe.focus();
+        // Left the frame backwards onto the first guard, or forwards onto the last: wrap around.
+        onWrap((e.relatedTarget === iframe) === first ? 'last' : 'first');
+      });
       return el;
     };
-    root.append(guard(), backdrop, panel, guard());
+    root.append(guard(true), backdrop, panel, guard(false));
     doc.body.appendChild(root);
     unlockScroll = lockScroll(doc);
     openOverlays.push(root);

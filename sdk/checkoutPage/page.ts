@@ -4,7 +4,7 @@
  * email and name as they read then, and reports each step to the SDK over the MessageChannel port
  * handed over in the handshake.
  */
-import { PROTOCOL, isEmail, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
+import { PROTOCOL, isEmail, type Edge, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
 
 type PageConfig = {
   offer: string;
@@ -45,6 +45,11 @@ function focusFirst(): void {
   if (document.activeElement && document.activeElement !== document.body) return;
   const field = ['co-email', 'co-name', 'co-number'].map((id) => $<HTMLInputElement>(id)).find((el) => el && !el.disabled && !el.readOnly && !el.value);
   (field ?? $('co-close'))?.focus();
+}
+/** Tab wrapped around the overlay (the SDK's focus guards): its first control, or its last after Shift+Tab. */
+function focusEdge(edge: Edge): void {
+  const controls = [...document.querySelectorAll<HTMLInputElement>('button, input, a[href]')].filter((el) => !el.disabled && el.getClientRects().length > 0);
+  controls[edge === 'first' ? 0 : controls.length - 1]?.focus();
 }
 const emit = (event: FlowEvent) => send({ type: 'event', event });
 
@@ -89,7 +94,10 @@ function handshake(): Promise<Pick<InitMessage, 'customer' | 'metadata'>> {
       port = e.ports[0];
       port.onmessage = (m: MessageEvent<ParentMessage>) => {
         if (m.data?.type === 'dismiss') void dismiss();
-        if (m.data?.type === 'focus') focusFirst();
+        if (m.data?.type === 'focus') {
+          if (m.data.edge) focusEdge(m.data.edge);
+          else focusFirst();
+        }
       };
       resolve({ ...(d.customer ? { customer: d.customer } : {}), ...(d.metadata ? { metadata: d.metadata } : {}) });
     };
@@ -115,11 +123,21 @@ function setBusy(on: boolean, label?: string): void {
   if (close) close.disabled = on;
   const pay = $<HTMLButtonElement>('co-pay');
   if (!pay) return;
-  pay.disabled = on || !session;
+  // Busy is aria-disabled, not disabled: a disabled button drops the keyboard focus to <body>
+  // mid-payment. A second submit is ignored by pay() while busy.
+  pay.disabled = !session;
+  pay.setAttribute('aria-disabled', String(on));
   pay.classList.toggle('is-busy', on);
   pay.setAttribute('aria-busy', String(on));
   const text = pay.querySelector('.co-pay-label');
   if (text && label) text.textContent = label;
+  announce(on ? 'Processing your payment…' : '');
+}
+
+/** Said once by screen readers (role=status): the pay button's new label alone is not announced. */
+function announce(message: string): void {
+  const status = $('co-status');
+  if (status) status.textContent = message;
 }
 
 function payLabel(): string {
@@ -157,8 +175,11 @@ function readCard(): { card: { number: string; exp_month: number; exp_year: numb
     fieldError('co-cvc', /^\d{3,4}$/.test(cvc) ? null : 'Enter the 3 or 4 digit code.'),
   ];
   const ok = checks.every(Boolean);
-  // To the first field to fix: a screen reader reads its error (aria-describedby) with it.
-  if (!ok) document.querySelector<HTMLInputElement>('#co-form input[aria-invalid=true]')?.focus();
+  // To the first field to fix: a screen reader reads its error (aria-describedby) with it. A field
+  // that has focus already (Enter in it) is not read again, so its error is announced instead.
+  const first = ok ? null : document.querySelector<HTMLInputElement>('#co-form input[aria-invalid=true]');
+  if (first && first === document.activeElement) announce($(`${first.id}-error`)?.textContent ?? '');
+  first?.focus();
   return ok ? { card: { number, exp_month: month, exp_year: year, cvc }, email, name } : null;
 }
 
@@ -190,7 +211,11 @@ async function pay(event: Event): Promise<void> {
     );
     if (r.status === 402) {
       showError(r.body.code === 'card_declined' ? 'Your card was declined. Please try a different card.' : (r.body.message ?? 'The payment failed.'));
-      $('co-number')?.setAttribute('aria-invalid', 'true');
+      // Back to the card number, which names the alert as its error: the buyer's next step is another card.
+      const number = $('co-number');
+      number?.setAttribute('aria-invalid', 'true');
+      number?.setAttribute('aria-describedby', 'co-error');
+      number?.focus();
       return;
     }
     // No answer, or "already completed" / "in progress": the charge may have gone through, so ask before blaming the card.
@@ -242,7 +267,13 @@ function showThankYou(payment?: { brand: string; last4: string }): void {
   if (receipt && session) {
     receipt.textContent = `${formatMoney(session.total, session.currency)} paid${payment ? ` with ${brandName(payment.brand)} •••• ${payment.last4}` : ''}.`;
   }
-  $('co-done')?.focus();
+  // Focus follows the page: to Done in a frame (described by the receipt), else to the thank-you heading,
+  // so a screen reader says the purchase went through rather than nothing at all.
+  const done = $('co-done');
+  done?.setAttribute('aria-describedby', 'co-receipt');
+  const target = done ?? thanks?.querySelector<HTMLElement>('h1') ?? thanks;
+  if (target && !done) target.tabIndex = -1;
+  target?.focus();
 }
 
 let dismissing = false;
@@ -353,6 +384,7 @@ async function main(): Promise<void> {
   const number = $<HTMLInputElement>('co-number');
   number?.addEventListener('input', () => {
     number.removeAttribute('aria-invalid');
+    if (number.getAttribute('aria-describedby') === 'co-error') number.removeAttribute('aria-describedby');
     const digits = number.value.replace(/\D/g, '').slice(0, 19);
     number.value = digits.replace(/(\d{4})(?=\d)/g, '$1 ');
   });

@@ -86,6 +86,8 @@ describe('present() in each frame modality', () => {
 
       await pay(frame);
       await frame.locator('#page-thank_you:not([hidden])').waitFor();
+      // Focus on Done, which a screen reader reads with the receipt it is described by.
+      expect(await frame.locator('#co-done').evaluate((e) => e === document.activeElement && e.getAttribute('aria-describedby'))).toBe('co-receipt');
       const r = await result(page, 'f');
       expect(r.status).toBe('complete');
       expect(r.session!.status).toBe('completed');

@@ -400,6 +400,22 @@ describe('overlays and the page around them', () => {
     await page.waitForFunction(() => window.scrollY > 0);
     await page.close();
   });
+
+  test('with reduced motion, overlays and mounts neither slide, fade nor spin', async () => {
+    const page = await shopPage({ body: '<div id="slot"></div>' });
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await startFlow(page, 'm', `sdk.mount('#slot', 'pro-plan', { mode: 'test' })`);
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test', frame: 'bottom sheet' })`);
+    const motion = await page.evaluate(() =>
+      ['.csdk-root .csdk-panel', '.csdk-root .csdk-backdrop', '.csdk-root .csdk-loading', '.csdk-embedded iframe', '.csdk-root .csdk-spinner', '.csdk-embedded .csdk-spinner'].map((q) => {
+        const cs = getComputedStyle(document.querySelector(q)!);
+        return `${q}: ${cs.transitionDuration} ${cs.animationName}`;
+      }),
+    );
+    expect(motion.filter((m) => !m.endsWith(': 0s none'))).toEqual([]);
+    await page.evaluate(() => (window as unknown as Win).flows.f.close());
+    await page.close();
+  });
 });
 
 describe('keyboard and screen readers', () => {
@@ -431,6 +447,25 @@ describe('keyboard and screen readers', () => {
     expect(await page.evaluate(() => document.querySelectorAll('[inert]').length)).toBe(0);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('buy');
     expect((await page.evaluate(() => (window as unknown as Win).flows.inline.result))).toBeNull();
+    await page.close();
+  });
+
+  test('Tab past the last control of a modal wraps to its first, Shift+Tab past the first to its last, with no stop where nothing has focus', async () => {
+    const page = await shopPage();
+    await startFlow(page, 'f', `sdk.present('pro-plan', { mode: 'test' })`);
+    const f = await readyFrame(page, 'modal');
+    await f.waitForFunction(() => document.activeElement?.id === 'co-email');
+    const focusIs = (id: string) => f.waitForFunction((want) => document.activeElement?.id === want, id, { timeout: 5000 });
+    await f.focus('#co-pay');
+    await page.keyboard.press('Tab');
+    await focusIs('co-close');
+    await page.keyboard.press('Shift+Tab');
+    await focusIs('co-pay');
+    await page.keyboard.press('Tab');
+    await focusIs('co-close');
+    await page.keyboard.press('Tab');
+    await focusIs('co-email');
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('IFRAME');
     await page.close();
   });
 

@@ -21,16 +21,21 @@ const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 const FONT = /^[A-Za-z0-9 ,_-]{1,120}$/;
 const DEFAULT_COLOR = '#4f46e5';
 
-/** White or near-black text, whichever reads better on the theme color (WCAG relative luminance). */
-function onColor(hex: string): string {
+/** WCAG relative luminance of a #rgb or #rrggbb color. */
+function luminance(hex: string): number {
   const full = hex.length === 4 ? `#${[...hex.slice(1)].map((c) => c + c).join('')}` : hex;
   const [r, g, b] = [1, 3, 5].map((i) => {
     const c = parseInt(full.slice(i, i + 2), 16) / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });
-  const l = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
-  return l > 0.4 ? '#0f172a' : '#ffffff';
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
 }
+
+/** White or near-black text, whichever reads better on the theme color. */
+const onColor = (hex: string): string => (luminance(hex) > 0.4 ? '#0f172a' : '#ffffff');
+
+/** The focus ring: the theme color when it stands out 3:1 against white (WCAG 1.4.11), else ink; a pale brand would hide it. */
+const ringColor = (hex: string): string => (1.05 / (luminance(hex) + 0.05) >= 3 ? hex : '#0f172a');
 
 const text = (b: Record<string, unknown>, ...keys: string[]): string | null => {
   for (const k of keys) if (typeof b[k] === 'string' && b[k]) return b[k] as string;
@@ -88,7 +93,7 @@ ${inner}</section>`;
 }
 
 const STYLE = `
-:root{--brand:__BRAND__;--on-brand:__ON__;--ink:#0f172a;--muted:#64748b;--line:#e2e8f0;--bg:#f8fafc;--err:#b91c1c}
+:root{--brand:__BRAND__;--on-brand:__ON__;--ring:__RING__;--ink:#0f172a;--muted:#64748b;--line:#e2e8f0;--bg:#f8fafc;--err:#b91c1c}
 *{box-sizing:border-box}html,body{margin:0}
 body{font:15px/1.5 ui-sans-serif,system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg);-webkit-font-smoothing:antialiased}
 body.framed{background:#fff}
@@ -124,16 +129,17 @@ body.frame-bottom-sheet .co,body.frame-slideout .co{max-width:560px}
 form{margin-top:16px}
 label{display:block;font-size:13px;font-weight:600;color:#334155;margin:12px 0 6px}
 input{width:100%;font:inherit;color:var(--ink);padding:10px 12px;border:1px solid #cbd5e1;border-radius:8px;background:#fff;outline:none;transition:border-color .15s,box-shadow .15s}
-input:focus{border-color:var(--brand);box-shadow:0 0 0 3px color-mix(in srgb,var(--brand) 22%,transparent)}
+input:focus{border-color:var(--ring);outline:2px solid var(--ring);outline-offset:1px}
 input[aria-invalid=true]{border-color:var(--err)}
+button:focus-visible{outline:2px solid var(--ring);outline-offset:2px}[tabindex="-1"]:focus{outline:none}
 input:disabled,input[readonly]{background:#f8fafc}input:disabled{cursor:not-allowed}.is-refused #co-form{opacity:.55}
 .co-card{border:1px solid #cbd5e1;border-radius:8px;overflow:hidden}
 .co-card input{border:0;border-radius:0;box-shadow:none}
-.co-card input:focus{box-shadow:inset 0 0 0 2px var(--brand)}
+.co-card input:focus{outline-offset:-2px}.co-card input[aria-invalid=true]{box-shadow:inset 0 0 0 1px var(--err);background:#fef2f2}
 .co-card .co-row{display:flex;border-top:1px solid #cbd5e1}.co-card .co-row input+input{border-left:1px solid #cbd5e1}
 .co-field-error{font-size:12.5px;color:var(--err);margin:4px 0 0}
 .co-hint{font-size:12.5px;color:var(--muted);margin:8px 0 0;display:none}body.is-test .co-hint{display:block}
-.co-hint code{font-family:ui-monospace,monospace;background:#f1f5f9;padding:1px 5px;border-radius:4px}
+.co-hint code{font-family:ui-monospace,monospace;color:#334155;background:#f1f5f9;padding:1px 5px;border-radius:4px}
 .co-error{margin:14px 0 0;padding:10px 12px;border-radius:8px;background:#fef2f2;border:1px solid #fecaca;color:var(--err);font-size:14px}
 .co-pay{margin-top:18px;width:100%;border:0;border-radius:10px;padding:13px 16px;font:inherit;font-weight:600;font-size:16px;background:var(--brand);color:var(--on-brand);cursor:pointer;display:flex;align-items:center;justify-content:center;gap:10px;transition:filter .15s,opacity .15s}
 .co-pay:hover:not(:disabled){filter:brightness(1.08)}.co-pay:disabled{opacity:.6;cursor:not-allowed}
@@ -148,6 +154,8 @@ input:disabled,input[readonly]{background:#f8fafc}input:disabled{cursor:not-allo
 .co-preview-label{display:inline-block;font-size:11px;font-weight:700;letter-spacing:.06em;text-transform:uppercase;color:var(--muted);border:1px dashed #cbd5e1;border-radius:6px;padding:2px 8px;margin:18px 0 8px}
 body.is-preview .co-page[hidden]{display:block}body.is-preview .co-page+.co-page{border-top:1px dashed var(--line);margin-top:20px}
 .co-missing{text-align:center;padding:40px 0}
+.co-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:520px){body:not(.framed) .co{margin:0;border:0;border-radius:0;box-shadow:none;min-height:100vh}}
 [hidden]{display:none!important}body.is-preview .co-page[hidden]{display:block!important}
 @media (prefers-reduced-motion:reduce){*{animation:none!important;transition:none!important}}
 `;
@@ -164,11 +172,12 @@ const FORM = (preview: boolean) => `
   <label for="co-number">Card</label>
   <div class="co-card">
     <input id="co-number" name="number" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" aria-label="Card number"${preview ? ' disabled' : ''}>
-    <div class="co-row"><input id="co-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="MM / YY" aria-label="Expiry date"${preview ? ' disabled' : ''}><input id="co-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="CVC" aria-label="Security code"${preview ? ' disabled' : ''}></div>
+    <div class="co-row"><input id="co-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="MM / YY" aria-label="Expiry date (MM / YY)"${preview ? ' disabled' : ''}><input id="co-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="CVC" aria-label="Security code (CVC)"${preview ? ' disabled' : ''}></div>
   </div>
   <p class="co-field-error" id="co-number-error" hidden></p><p class="co-field-error" id="co-exp-error" hidden></p><p class="co-field-error" id="co-cvc-error" hidden></p>
   <p class="co-hint">Test mode: pay with <code>4242 4242 4242 4242</code>, any future date and any CVC. <code>4000 0000 0000 0002</code> is declined.</p>
   <div class="co-error" id="co-error" role="alert" hidden></div>
+  <p class="co-sr" id="co-status" role="status"></p>
   <button class="co-pay" id="co-pay" type="submit" disabled><span class="co-spin" aria-hidden="true"></span><span class="co-pay-label">${preview ? 'Payments are off in preview' : 'Pay'}</span></button>
   <p class="co-secure">Payments are encrypted. Your card details are never stored.</p>
 </form>`;
@@ -186,7 +195,7 @@ function shell(o: { title: string; nonce: string; look: Look; bodyClass: string;
     look.text ? `:root{--ink:${look.text}}` : '',
     look.font ? `body{font-family:${look.font},ui-sans-serif,system-ui,sans-serif}` : '',
   ].join('');
-  const style = STYLE.replace('__BRAND__', look.color).replace('__ON__', onColor(look.color)) + extra;
+  const style = STYLE.replace('__BRAND__', look.color).replace('__ON__', onColor(look.color)).replace('__RING__', ringColor(look.color)) + extra;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
 <title>${escapeHtml(o.title)}</title><style nonce="${o.nonce}">${style}</style></head>
