@@ -24,7 +24,6 @@ describe('EventStoreDB adapter (no server)', () => {
     const store = openEsdbEventStore(
       fakeClient(
         async () => ({ success: true, nextExpectedRevision: 1n, position: undefined }),
-        // eslint-disable-next-line require-yield
         async function* () {
           throw new UnavailableError();
         },
@@ -40,7 +39,6 @@ describe('EventStoreDB adapter (no server)', () => {
     const store = openEsdbEventStore(
       fakeClient(
         async () => ({ success: false, nextExpectedRevision: 3n, position: undefined }),
-        // eslint-disable-next-line require-yield
         async function* () {
           reads += 1;
         },
