@@ -3,6 +3,7 @@ import { CheckpointConflictError, type CheckpointUpdate, type Doc, type Query, t
 import {
   CHECKPOINTS,
   LEASES,
+  MONGO_CLIENT_OPTIONS,
   collectionName,
   fromMongoDoc,
   isDuplicateKey,
@@ -33,7 +34,7 @@ export async function openMongoReadStore(
     transactions?: 'auto' | 'never';
   } = {},
 ): Promise<ReadStore> {
-  const client = new MongoClient(url);
+  const client = new MongoClient(url, MONGO_CLIENT_OPTIONS);
   await client.connect();
   const db: Db = client.db(dbName);
   const hello = await db.admin().command({ hello: 1 });
