@@ -23,7 +23,11 @@ import { assertFieldPath, CheckpointConflictError, type Doc, type Filter, type Q
  * A read-model document is stored as itself plus `_id` (= its id). Commits made without a
  * transaction (a standalone server) also stamp `_pos`, the checkpoint the write belongs to, and
  * only overwrite a document whose `_pos` is older: replaying a batch, or a second worker applying
- * the same batch, then changes nothing.
+ * the same batch, then changes nothing. There a delete leaves a tombstone (`_deleted`, with its
+ * `_pos`) instead of removing the document: a stale worker's older upsert of the same id, landing
+ * after the delete (its checkpoint compare-and-set then fails, but its writes are already in),
+ * finds a newer `_pos` and changes nothing, where with the document gone it would have put it
+ * back. Every read leaves tombstones out.
  */
 
 export const CHECKPOINTS = '_checkpoints';
@@ -48,12 +52,16 @@ function mongoField(field: string): string {
   return field === 'id' ? '_id' : assertFieldPath(field);
 }
 
+/** Marks a deleted document's tombstone (commits without a transaction only). */
+export const TOMBSTONE = '_deleted';
+
 export function toMongoFilter(filter: Filter = {}): Document {
   const out: Document = {};
   for (const [field, condition] of Object.entries(filter)) {
     // {field: null} matches a null or missing field in MongoDB, as IS NULL does on SQLite.
     out[mongoField(field)] = condition;
   }
+  out[TOMBSTONE] = { $ne: true };
   return out;
 }
 
@@ -69,7 +77,7 @@ export function toFindOptions(query: Query = {}): { sort: Sort; skip: number; li
     sort: toMongoSort(query.sort),
     skip: query.skip ?? 0,
     limit: query.limit ?? 0,
-    projection: { _id: 0, _pos: 0 },
+    projection: { _id: 0, _pos: 0, [TOMBSTONE]: 0 },
   };
 }
 
@@ -79,7 +87,7 @@ export function toMongoDoc(doc: Doc): Document {
 
 export function fromMongoDoc<T extends Doc>(doc: Document | null): T | null {
   if (!doc) return null;
-  const { _id, _pos: _ignored, ...rest } = doc;
+  const { _id, _pos: _ignored, [TOMBSTONE]: _tombstone, ...rest } = doc;
   return { ...(asStored(rest) as Document), id: rest.id ?? _id } as T;
 }
 
@@ -124,8 +132,10 @@ export function toBulkWrites(ops: WriteOp[], guardedAt?: number): Map<string, An
       const replacement = guardedAt === undefined ? toMongoDoc(op.doc) : { ...toMongoDoc(op.doc), _pos: guardedAt };
       const { _id: _omit, ...withoutId } = replacement;
       list.push({ replaceOne: { filter, replacement: withoutId, upsert: true } });
-    } else {
+    } else if (guardedAt === undefined) {
       list.push({ deleteOne: { filter } });
+    } else {
+      list.push({ replaceOne: { filter, replacement: { _pos: guardedAt, [TOMBSTONE]: true }, upsert: true } });
     }
   }
   return byCollection;

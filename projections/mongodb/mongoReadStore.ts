@@ -97,7 +97,7 @@ export async function openMongoReadStore(
 
   return withUnavailableErrors({
     async get<T extends Doc>(collection: string, id: string) {
-      return fromMongoDoc<T>(await db.collection(collectionName(collection)).findOne({ _id: id as never }));
+      return fromMongoDoc<T>(await db.collection(collectionName(collection)).findOne(toMongoFilter({ id })));
     },
     async find<T extends Doc>(collection: string, query: Query = {}) {
       // MongoDB reads limit 0 as "no limit"; the port means none.

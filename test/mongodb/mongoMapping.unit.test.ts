@@ -57,8 +57,11 @@ describe('MongoDB mapping', () => {
       price: { $gte: 100 },
       status: { $in: ['open', 'paid'] },
       _id: { $in: ['p1'] },
+      _deleted: { $ne: true },
     });
-    expect(toMongoFilter(undefined)).toEqual({});
+    // Every read leaves out the tombstones that commits without a transaction leave.
+    expect(toMongoFilter(undefined)).toEqual({ _deleted: { $ne: true } });
+    expect(toMongoFilter({ id: 'p1' })).toEqual({ _id: 'p1', _deleted: { $ne: true } });
   });
 
   it('refuses field paths that could smuggle operators', () => {
@@ -79,7 +82,7 @@ describe('MongoDB mapping', () => {
       sort: [['_id', 1]],
       skip: 20,
       limit: 10,
-      projection: { _id: 0, _pos: 0 },
+      projection: { _id: 0, _pos: 0, _deleted: 0 },
     });
     expect(toFindOptions({})).toMatchObject({ skip: 0, limit: 0 });
   });
@@ -118,7 +121,15 @@ describe('MongoDB mapping', () => {
     expect(guarded.get('products')![0]).toEqual({
       replaceOne: { filter: { _id: 'p1', ...olderThan42 }, replacement: { id: 'p1', n: 1, _pos: 42 }, upsert: true },
     });
-    expect(guarded.get('offers')).toEqual([{ deleteOne: { filter: { _id: 'o1', ...olderThan42 } } }]);
+    // A delete leaves a tombstone at its position: a stale worker's older upsert of o1, landing
+    // after it, then matches nothing (and its insert collides on _id) instead of resurrecting o1.
+    expect(guarded.get('offers')).toEqual([
+      { replaceOne: { filter: { _id: 'o1', ...olderThan42 }, replacement: { _pos: 42, _deleted: true }, upsert: true } },
+    ]);
+    const stale = toBulkWrites([{ op: 'upsert', collection: 'offers', doc: { id: 'o1', n: 0 } }], 40).get('offers')!;
+    expect(stale).toEqual([
+      { replaceOne: { filter: { _id: 'o1', $or: [{ _pos: { $lt: 40 } }, { _pos: { $exists: false } }] }, replacement: { id: 'o1', n: 0, _pos: 40 }, upsert: true } },
+    ]);
   });
 
   it("translates the driver's duplicate key on the checkpoint into CheckpointConflictError", () => {
