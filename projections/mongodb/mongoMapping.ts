@@ -113,8 +113,15 @@ function needsRestore(value: unknown): boolean {
   return value !== null && typeof value === 'object' && Object.values(value).some(needsRestore);
 }
 
-export function toIndexSpec(fields: string[]): Record<string, 1> {
-  return Object.fromEntries(fields.map((f) => [mongoField(f), 1 as const]));
+/**
+ * The index to create for `fields`; null for `['id']` alone, which the `_id_` index every
+ * collection has already serves (createIndex({_id: 1}) would be refused: same key pattern as
+ * `_id_`, another name).
+ */
+export function toIndexSpec(fields: string[]): Record<string, 1> | null {
+  const spec = Object.fromEntries(fields.map((f) => [mongoField(f), 1 as const]));
+  const keys = Object.keys(spec);
+  return keys.length === 0 || (keys.length === 1 && keys[0] === '_id') ? null : spec;
 }
 
 /** Groups a batch's writes per collection, in order, as bulk operations. */

@@ -120,7 +120,8 @@ export async function openMongoReadStore(
       await db.collection(collectionName(collection)).deleteOne({ _id: id as never });
     },
     async ensureIndex(collection, fields) {
-      await db.collection(collectionName(collection)).createIndex(toIndexSpec(fields));
+      const spec = toIndexSpec(fields);
+      if (spec) await db.collection(collectionName(collection)).createIndex(spec);
     },
     readCheckpoint: (name) => readCheckpoint(name),
     async commit(name, ops, checkpoint) {

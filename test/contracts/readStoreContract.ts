@@ -136,6 +136,9 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       await store.ensureIndex('products', ['tag']);
       await store.ensureIndex('products', ['family.id', 'price']);
       await store.ensureIndex('products', ['family.id', 'price']);
+      await store.ensureIndex('products', ['id']);
+      await store.ensureIndex('products', ['id']);
+      await store.ensureIndex('not_yet_written', ['tag']);
       expect(ids(await store.find('products', { filter: { 'family.id': 'f1' }, sort: [['price', 1]] }))).toEqual([
         'p1',
         'p3',
@@ -203,7 +206,7 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       const a = await store.get('c', 'a');
       expect(a).toEqual({ id: 'a', x: 1, nested: { z: 2 } });
       expect(Object.keys(a!).sort()).toEqual(['id', 'nested', 'x']);
-      expect(Object.keys((a as { nested: object }).nested)).toEqual(['z']);
+      expect(Object.keys(a!.nested as object)).toEqual(['z']);
       expect(Object.keys((await store.get('c', 'b'))!)).toEqual(['id']);
     });
 
