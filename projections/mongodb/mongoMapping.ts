@@ -115,8 +115,9 @@ function needsRestore(value: unknown): boolean {
 
 /**
  * The index to create for `fields`; null for `['id']` alone, which the `_id_` index every
- * collection has already serves (createIndex({_id: 1}) would be refused: same key pattern as
- * `_id_`, another name).
+ * collection has already serves. Asking for {_id: 1} again (under the generated name `_id_1`) is
+ * at best a no-op, and some MongoDB-compatible servers refuse it (IndexOptionsConflict: same key
+ * pattern, another name), so it is not asked for.
  */
 export function toIndexSpec(fields: string[]): Record<string, 1> | null {
   const spec = Object.fromEntries(fields.map((f) => [mongoField(f), 1 as const]));

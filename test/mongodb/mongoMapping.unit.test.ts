@@ -96,7 +96,7 @@ describe('MongoDB mapping', () => {
 
   it('builds index specs and validates collection names', () => {
     expect(toIndexSpec(['organization_id', 'created_at'])).toEqual({ organization_id: 1, created_at: 1 });
-    // The _id_ index is there already; asking for {_id: 1} again would be refused (another name).
+    // The _id_ index is there already; {_id: 1} under another name is a no-op at best.
     expect(toIndexSpec(['id'])).toBeNull();
     expect(toIndexSpec(['id', 'created_at'])).toEqual({ _id: 1, created_at: 1 });
     expect(collectionName('checkout_sessions')).toBe('checkout_sessions');
