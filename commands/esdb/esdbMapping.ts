@@ -124,8 +124,10 @@ export function fromAppendResult(
   expected: ExpectedRevision,
 ): { revision: number; position: number | null } {
   if (!result.success) {
-    const current = result.nextExpectedRevision;
-    throw new WrongExpectedRevisionError(stream, expected, current < 0n ? null : toSafeNumber(current, 'revision'));
+    // The actual revision is not named: the client's batch append (servers from 21.10) reports
+    // BigInt(hasCurrentStreamRevision()), i.e. 1 for any existing stream. null is "not known"
+    // (the id allocator then reads the stream once) rather than a wrong revision it would trust.
+    throw new WrongExpectedRevisionError(stream, expected, null);
   }
   const revision = toSafeNumber(result.nextExpectedRevision, 'revision');
   const p = result.position;
