@@ -46,13 +46,28 @@ export async function copyEvents(
   return result;
 }
 
-/** Consecutive events of one stream (usually one original append) go in as one append. */
+/**
+ * At most this many bytes of data and metadata in one append of several events. EventStoreDB
+ * refuses an append over its MaxAppendSize (1 MiB by default); each original append was under
+ * it, but consecutive appends to one stream (a trigger's webhooks) would add up. A single event
+ * always goes in alone, whatever its size, as it went in originally.
+ */
+const RUN_BYTES = 256 * 1024;
+
+/** Consecutive events of one stream (usually one original append) go in as one append, up to RUN_BYTES. */
 function consecutiveRuns(events: RecordedEvent[]): RecordedEvent[][] {
   const runs: RecordedEvent[][] = [];
+  let bytes = 0;
   for (const event of events) {
+    const size = Buffer.byteLength(JSON.stringify(event.data) ?? '') + Buffer.byteLength(JSON.stringify(event.metadata));
     const last = runs[runs.length - 1];
-    if (last && last[last.length - 1]!.stream === event.stream) last.push(event);
-    else runs.push([event]);
+    if (last && last[last.length - 1]!.stream === event.stream && bytes + size <= RUN_BYTES) {
+      last.push(event);
+      bytes += size;
+    } else {
+      runs.push([event]);
+      bytes = size;
+    }
   }
   return runs;
 }

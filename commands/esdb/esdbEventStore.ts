@@ -20,13 +20,13 @@ import type {
 } from '../eventStore.ts';
 import {
   asUnavailable,
+  fromAppendResult,
   fromGlobalPosition,
   isStreamNotFound,
   isWrongExpectedVersion,
   matchesPrefixes,
   toEsdbExpectedRevision,
   toEventData,
-  toGlobalPosition,
   toRecordedEvent,
   toWrongExpectedRevision,
 } from './esdbMapping.ts';
@@ -108,7 +108,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         }
       } catch (error) {
         // Cancelling the call on stop() may surface as a premature close: that is our own doing.
-        if (!stopped) throw error;
+        if (!stopped) throw asUnavailable(error);
       } finally {
         await source.unsubscribe().catch(() => undefined);
         source.destroy();
@@ -142,13 +142,17 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         if (isWrongExpectedVersion(error)) throw toWrongExpectedRevision(error, stream, expected);
         throw asUnavailable(error);
       }
-      const revision = Number(result.nextExpectedRevision);
-      // A single new event's append position is its own. For several events (or an idempotent
-      // replay, whose reported position is not documented) read the last one's position back.
-      const position =
-        events.length === 1 && result.position && result.position.commit === result.position.prepare
-          ? toGlobalPosition(result.position)
-          : await positionOfRevision(stream, result.nextExpectedRevision);
+      const { revision, position: named } = fromAppendResult(result, events.length, stream, expected);
+      let position = named;
+      if (position === null) {
+        // Several events, or an idempotent replay: read the last one's position back. The events
+        // are written: a failure here is "not now", and a retry is recognised as already done.
+        try {
+          position = await positionOfRevision(stream, result.nextExpectedRevision);
+        } catch (error) {
+          throw asUnavailable(error);
+        }
+      }
       return { revision, position };
     },
 

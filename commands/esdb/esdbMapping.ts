@@ -4,10 +4,12 @@ import {
   NO_STREAM,
   NotLeaderError,
   StreamNotFoundError,
+  TimeoutError,
   UnavailableError,
   WrongExpectedVersionError,
   jsonEvent,
   type AppendExpectedRevision,
+  type AppendResult as EsdbAppendResult,
   type EventData,
   type Position,
   type RecordedEvent as EsdbRecordedEvent,
@@ -65,10 +67,18 @@ export function isStreamNotFound(error: unknown): error is StreamNotFoundError {
 
 /**
  * The client's errors that mean "not now" (no server reachable, no leader, the call's deadline
- * passed), as StoreUnavailableError; any other error as it is.
+ * passed, the server's own operation timeout), as StoreUnavailableError; any other error as it is.
+ * The server answers a commit, prepare or forward timeout with gRPC status ABORTED ("Operation
+ * timed out"), which the client raises as TimeoutError: an append that timed out may or may not
+ * be written, and retrying it with the same event ids is recognised (idempotent append).
  */
 export function asUnavailable(error: unknown): unknown {
-  if (error instanceof UnavailableError || error instanceof NotLeaderError || error instanceof DeadlineExceededError) {
+  if (
+    error instanceof UnavailableError ||
+    error instanceof NotLeaderError ||
+    error instanceof DeadlineExceededError ||
+    error instanceof TimeoutError
+  ) {
     // The client's messages are often empty: its class names what happened.
     return new StoreUnavailableError(`EventStoreDB: ${error.constructor.name}${error.message ? `: ${error.message}` : ''}`, { cause: error });
   }
@@ -97,6 +107,32 @@ export function fromGlobalPosition(position: number): Position {
   if (!Number.isSafeInteger(position) || position < 0) throw new Error(`invalid global position: ${position}`);
   const p = BigInt(position);
   return { commit: p, prepare: p };
+}
+
+/**
+ * What an append result tells: the stream's new revision, and the global position of the last
+ * event appended when the result names it exactly (one new event); null when the position has to
+ * be read back (several events, an idempotent replay answered without a position, a server that
+ * sends -1). With `throwOnAppendFailure=false` in the connection string the client resolves a
+ * version conflict as `success: false` instead of throwing: that is a conflict here too, never a
+ * success.
+ */
+export function fromAppendResult(
+  result: EsdbAppendResult,
+  eventCount: number,
+  stream: string,
+  expected: ExpectedRevision,
+): { revision: number; position: number | null } {
+  if (!result.success) {
+    // The actual revision is not named: the client's batch append (servers from 21.10) reports
+    // BigInt(hasCurrentStreamRevision()), i.e. 1 for any existing stream. null is "not known"
+    // (the id allocator then reads the stream once) rather than a wrong revision it would trust.
+    throw new WrongExpectedRevisionError(stream, expected, null);
+  }
+  const revision = toSafeNumber(result.nextExpectedRevision, 'revision');
+  const p = result.position;
+  const exact = eventCount === 1 && p && p.commit === p.prepare && p.commit !== NO_POSITION;
+  return { revision, position: exact ? toGlobalPosition(p) : null };
 }
 
 /** System streams (`$`-prefixed: stats, settings, metadata `$$…`, projections) are not ours. */

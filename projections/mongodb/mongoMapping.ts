@@ -1,4 +1,8 @@
 import {
+  DBRef,
+  MongoClientClosedError,
+  MongoError,
+  MongoErrorLabel,
   MongoNetworkError,
   MongoNotConnectedError,
   MongoServerError,
@@ -6,6 +10,7 @@ import {
   MongoTopologyClosedError,
   type AnyBulkWriteOperation,
   type Document,
+  type MongoClientOptions,
   type Sort,
 } from 'mongodb';
 import { StoreUnavailableError } from '../../commands/eventStore.ts';
@@ -18,10 +23,21 @@ import { assertFieldPath, CheckpointConflictError, type Doc, type Filter, type Q
  * A read-model document is stored as itself plus `_id` (= its id). Commits made without a
  * transaction (a standalone server) also stamp `_pos`, the checkpoint the write belongs to, and
  * only overwrite a document whose `_pos` is older: replaying a batch, or a second worker applying
- * the same batch, then changes nothing.
+ * the same batch, then changes nothing. There a delete leaves a tombstone (`_deleted`, with its
+ * `_pos`) instead of removing the document: a stale worker's older upsert of the same id, landing
+ * after the delete (its checkpoint compare-and-set then fails, but its writes are already in),
+ * finds a newer `_pos` and changes nothing, where with the document gone it would have put it
+ * back. Every read leaves tombstones out.
  */
 
 export const CHECKPOINTS = '_checkpoints';
+
+/**
+ * How the adapter's MongoClient serialises documents. ignoreUndefined: a field set to undefined
+ * is left out, as JSON.stringify (the SQLite read store) leaves it out; the driver's default
+ * stores it as null, so `get` would answer `{x: null}` where SQLite answers no `x`.
+ */
+export const MONGO_CLIENT_OPTIONS = { ignoreUndefined: true } as const satisfies MongoClientOptions;
 export const LEASES = '_leases';
 
 const COLLECTION = /^[A-Za-z][A-Za-z0-9_]*$/;
@@ -36,12 +52,16 @@ function mongoField(field: string): string {
   return field === 'id' ? '_id' : assertFieldPath(field);
 }
 
+/** Marks a deleted document's tombstone (commits without a transaction only). */
+export const TOMBSTONE = '_deleted';
+
 export function toMongoFilter(filter: Filter = {}): Document {
   const out: Document = {};
   for (const [field, condition] of Object.entries(filter)) {
     // {field: null} matches a null or missing field in MongoDB, as IS NULL does on SQLite.
     out[mongoField(field)] = condition;
   }
+  out[TOMBSTONE] = { $ne: true };
   return out;
 }
 
@@ -57,7 +77,7 @@ export function toFindOptions(query: Query = {}): { sort: Sort; skip: number; li
     sort: toMongoSort(query.sort),
     skip: query.skip ?? 0,
     limit: query.limit ?? 0,
-    projection: { _id: 0, _pos: 0 },
+    projection: { _id: 0, _pos: 0, [TOMBSTONE]: 0 },
   };
 }
 
@@ -67,12 +87,42 @@ export function toMongoDoc(doc: Doc): Document {
 
 export function fromMongoDoc<T extends Doc>(doc: Document | null): T | null {
   if (!doc) return null;
-  const { _id, _pos: _ignored, ...rest } = doc;
-  return { ...rest, id: rest.id ?? _id } as T;
+  const { _id, _pos: _ignored, [TOMBSTONE]: _tombstone, ...rest } = doc;
+  return { ...(asStored(rest) as Document), id: rest.id ?? _id } as T;
 }
 
-export function toIndexSpec(fields: string[]): Record<string, 1> {
-  return Object.fromEntries(fields.map((f) => [mongoField(f), 1 as const]));
+/**
+ * The driver turns every embedded object with a string `$ref` and a non-null `$id` into a DBRef
+ * instance (js-bson's deserializer does it unconditionally), so a webhook payload holding a JSON
+ * Schema `{"$ref": …, "$id": …}` would come back as `{collection, oid}`: give such objects back
+ * as the plain objects they were stored as. Everything else is returned as it is.
+ */
+function asStored(value: unknown): unknown {
+  if (value instanceof DBRef) return asStored(value.toJSON());
+  if (Array.isArray(value)) return value.some(needsRestore) ? value.map(asStored) : value;
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    if (!Object.values(value).some(needsRestore)) return value;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asStored(v)]));
+  }
+  return value;
+}
+
+function needsRestore(value: unknown): boolean {
+  if (value instanceof DBRef) return true;
+  if (Array.isArray(value)) return value.some(needsRestore);
+  return value !== null && typeof value === 'object' && Object.values(value).some(needsRestore);
+}
+
+/**
+ * The index to create for `fields`; null for `['id']` alone, which the `_id_` index every
+ * collection has already serves. Asking for {_id: 1} again (under the generated name `_id_1`) is
+ * at best a no-op, and some MongoDB-compatible servers refuse it (IndexOptionsConflict: same key
+ * pattern, another name), so it is not asked for.
+ */
+export function toIndexSpec(fields: string[]): Record<string, 1> | null {
+  const spec = Object.fromEntries(fields.map((f) => [mongoField(f), 1 as const]));
+  const keys = Object.keys(spec);
+  return keys.length === 0 || (keys.length === 1 && keys[0] === '_id') ? null : spec;
 }
 
 /** Groups a batch's writes per collection, in order, as bulk operations. */
@@ -90,8 +140,10 @@ export function toBulkWrites(ops: WriteOp[], guardedAt?: number): Map<string, An
       const replacement = guardedAt === undefined ? toMongoDoc(op.doc) : { ...toMongoDoc(op.doc), _pos: guardedAt };
       const { _id: _omit, ...withoutId } = replacement;
       list.push({ replaceOne: { filter, replacement: withoutId, upsert: true } });
-    } else {
+    } else if (guardedAt === undefined) {
       list.push({ deleteOne: { filter } });
+    } else {
+      list.push({ replaceOne: { filter, replacement: { _pos: guardedAt, [TOMBSTONE]: true }, upsert: true } });
     }
   }
   return byCollection;
@@ -118,16 +170,48 @@ export function supportsTransactions(hello: Document): boolean {
 }
 
 /**
- * The driver's errors that mean "not now" (no server selected in time, a dropped connection, a
- * client not or no longer connected), as StoreUnavailableError: the API answers 503 with
- * Retry-After. Any other error as it is.
+ * Server error codes that mean "this node cannot take it now" (an election, a step-down, a
+ * shutdown, a network failure seen by the server): the driver's retryable-reads set (see its
+ * error.ts), which it retries once itself; what reaches us has failed its retry too.
+ */
+const NOT_NOW_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  134, // ReadConcernMajorityNotAvailableYet
+  189, // PrimarySteppedDown
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10058, // LegacyNotPrimary
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+/**
+ * The driver's errors that mean "not now", as StoreUnavailableError: the API answers 503 with
+ * Retry-After. That is no server selected in time, a dropped connection, a client not or no longer
+ * connected, a primary stepping down or a node shutting down (by code), and anything the driver
+ * labels retryable or transient (a transaction that kept meeting write conflicts or an election
+ * until withTransaction gave up, or whose commit outcome is unknown: retrying a projection commit
+ * is safe, since its checkpoint compare-and-set refuses a batch already applied). Any other error
+ * as it is.
  */
 export function asUnavailable(error: unknown): unknown {
   if (
     error instanceof MongoServerSelectionError ||
     error instanceof MongoNetworkError ||
     error instanceof MongoNotConnectedError ||
-    error instanceof MongoTopologyClosedError
+    error instanceof MongoTopologyClosedError ||
+    error instanceof MongoClientClosedError ||
+    (error instanceof MongoServerError && typeof error.code === 'number' && NOT_NOW_CODES.has(error.code)) ||
+    (error instanceof MongoError &&
+      (error.hasErrorLabel(MongoErrorLabel.RetryableWriteError) ||
+        error.hasErrorLabel(MongoErrorLabel.TransientTransactionError) ||
+        error.hasErrorLabel(MongoErrorLabel.UnknownTransactionCommitResult)))
   ) {
     return new StoreUnavailableError(`MongoDB: ${error.name}: ${error.message}`, { cause: error });
   }

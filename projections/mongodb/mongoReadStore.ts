@@ -3,6 +3,7 @@ import { CheckpointConflictError, type CheckpointUpdate, type Doc, type Query, t
 import {
   CHECKPOINTS,
   LEASES,
+  MONGO_CLIENT_OPTIONS,
   collectionName,
   fromMongoDoc,
   isDuplicateKey,
@@ -33,7 +34,7 @@ export async function openMongoReadStore(
     transactions?: 'auto' | 'never';
   } = {},
 ): Promise<ReadStore> {
-  const client = new MongoClient(url);
+  const client = new MongoClient(url, MONGO_CLIENT_OPTIONS);
   await client.connect();
   const db: Db = client.db(dbName);
   const hello = await db.admin().command({ hello: 1 });
@@ -96,7 +97,7 @@ export async function openMongoReadStore(
 
   return withUnavailableErrors({
     async get<T extends Doc>(collection: string, id: string) {
-      return fromMongoDoc<T>(await db.collection(collectionName(collection)).findOne({ _id: id as never }));
+      return fromMongoDoc<T>(await db.collection(collectionName(collection)).findOne(toMongoFilter({ id })));
     },
     async find<T extends Doc>(collection: string, query: Query = {}) {
       // MongoDB reads limit 0 as "no limit"; the port means none.
@@ -119,7 +120,8 @@ export async function openMongoReadStore(
       await db.collection(collectionName(collection)).deleteOne({ _id: id as never });
     },
     async ensureIndex(collection, fields) {
-      await db.collection(collectionName(collection)).createIndex(toIndexSpec(fields));
+      const spec = toIndexSpec(fields);
+      if (spec) await db.collection(collectionName(collection)).createIndex(spec);
     },
     readCheckpoint: (name) => readCheckpoint(name),
     async commit(name, ops, checkpoint) {

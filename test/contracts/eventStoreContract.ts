@@ -92,9 +92,19 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       const first = await store.append(stream, batch, 0);
       const again = await store.append(stream, batch, 0);
       expect(again.revision).toBe(first.revision);
+      // copyEvents counts on it: the replay answers with the position the events already had.
+      expect(again.position).toBe(first.position);
       const events = await store.readStream(stream);
       expect(events.map((e) => e.type)).toEqual(['Happened', 'X', 'Y']);
       expect(events.map((e) => e.id)).toEqual([expect.any(String), batch[0]!.id, batch[1]!.id]);
+      // One event, replayed after others followed it: the same revision and position, nothing appended.
+      const single = newEvent('Z');
+      const once = await store.append(stream, [single], 2);
+      await store.append(`${prefix()}-other`, [newEvent()], 'no_stream');
+      await store.append(stream, [newEvent('After')], 3);
+      const replayed = await store.append(stream, [single], 2);
+      expect(replayed).toEqual(once);
+      expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['Happened', 'X', 'Y', 'Z', 'After']);
     });
 
     it('round-trips data and metadata', async () => {
@@ -147,6 +157,25 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       const ours = seen.filter((e) => e.stream.startsWith(p));
       expect(ours.map((e) => e.type)).toEqual(['E0', 'F0', 'E1', 'F1', 'E2', 'F2', 'E3', 'F3', 'E4', 'F4']);
       expect(new Set(seen.map((e) => e.position)).size).toBe(seen.length);
+    });
+
+    it('reads nothing after the head, and a subscription from the head delivers only what comes next', async () => {
+      const store = await open();
+      const p = prefix();
+      await store.append(`${p}-s`, [newEvent('Before')], 'no_stream');
+      const head = (await store.headPosition())!;
+      expect(await store.readAll({ after: head, limit: 10, streamPrefixes: [p] })).toEqual([]);
+      const received: string[] = [];
+      const sub = store.subscribe(
+        async (events) => {
+          received.push(...events.map((e) => e.type));
+        },
+        { after: head, streamPrefixes: [p] },
+      );
+      await store.append(`${p}-s`, [newEvent('Next')], 0);
+      await until(() => received.length >= 1);
+      await sub.stop();
+      expect(received).toEqual(['Next']);
     });
 
     it('reports the head position', async () => {

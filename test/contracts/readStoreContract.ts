@@ -136,6 +136,9 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       await store.ensureIndex('products', ['tag']);
       await store.ensureIndex('products', ['family.id', 'price']);
       await store.ensureIndex('products', ['family.id', 'price']);
+      await store.ensureIndex('products', ['id']);
+      await store.ensureIndex('products', ['id']);
+      await store.ensureIndex('not_yet_written', ['tag']);
       expect(ids(await store.find('products', { filter: { 'family.id': 'f1' }, sort: [['price', 1]] }))).toEqual([
         'p1',
         'p3',
@@ -194,6 +197,70 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       expect(failed.reason).toBeInstanceOf(CheckpointConflictError);
       expect(await b.readCheckpoint('race')).toBe(3);
       expect(await a.get('products', 'p1')).toEqual({ id: 'p1', n: 1 });
+    });
+
+    it('a field set to undefined is not stored: absent when read back, as JSON leaves it out (not null)', async () => {
+      const store = await open();
+      await store.upsert('c', { id: 'a', x: 1, note: undefined, nested: { y: undefined, z: 2 } });
+      await store.commit('p', [{ op: 'upsert', collection: 'c', doc: { id: 'b', note: undefined } }], { expected: null, next: 1 });
+      const a = await store.get('c', 'a');
+      expect(a).toEqual({ id: 'a', x: 1, nested: { z: 2 } });
+      expect(Object.keys(a!).sort()).toEqual(['id', 'nested', 'x']);
+      expect(Object.keys(a!.nested as object)).toEqual(['z']);
+      expect(Object.keys((await store.get('c', 'b'))!)).toEqual(['id']);
+    });
+
+    it('stores nested keys with dots and dollar signs (webhook payloads) as data, on insert, replace and commit', async () => {
+      const store = await open();
+      // JSON.parse: `__proto__` becomes an own key, as it does for a request body.
+      const payload = JSON.parse(
+        '{"a.b": 1, "$where": "sleep(1)", "$set": {"x.y": [{"$in": [1]}]}, "schema": {"$ref": "#/defs/a", "$id": "https://x/s"}, "__proto__": {"p": 1}}',
+      ) as Record<string, unknown>;
+      await store.upsert('samples', { id: 's1', payload });
+      expect(await store.get('samples', 's1')).toStrictEqual({ id: 's1', payload });
+      await store.upsert('samples', { id: 's1', payload, n: 2 });
+      expect(await store.get('samples', 's1')).toStrictEqual({ id: 's1', payload, n: 2 });
+      await store.commit('p', [{ op: 'upsert', collection: 'samples', doc: { id: 's2', payload } }], { expected: null, next: 1 });
+      expect(await store.find('samples', { filter: { id: 's2' } })).toStrictEqual([{ id: 's2', payload }]);
+    });
+
+    it('keeps integers beyond 32 bits exact, and filters and sorts them as numbers', async () => {
+      const store = await open();
+      const big = 2 ** 40 + 3;
+      await store.upsert('c', { id: 'a', amount: big, at: Number.MAX_SAFE_INTEGER });
+      await store.upsert('c', { id: 'b', amount: 2 ** 31, at: 1 });
+      await store.upsert('c', { id: 'c', amount: 2 ** 31 - 1, at: 1.5 });
+      expect(await store.get('c', 'a')).toEqual({ id: 'a', amount: big, at: Number.MAX_SAFE_INTEGER });
+      expect(ids(await store.find('c', { sort: [['amount', -1]] }))).toEqual(['a', 'b', 'c']);
+      expect(ids(await store.find('c', { filter: { amount: { $gte: 2 ** 31 } } }))).toEqual(['a', 'b']);
+      expect(ids(await store.find('c', { filter: { amount: big } }))).toEqual(['a']);
+      expect(ids(await store.find('c', { filter: { at: { $gt: 1 } }, sort: [['at', 1]] }))).toEqual(['c', 'a']);
+      // Checkpoints are global positions: EventStoreDB's are byte offsets, past 2^32 on a large log.
+      await store.commit('big', [], { expected: null, next: 2 ** 33 + 1 });
+      await store.commit('big', [], { expected: 2 ** 33 + 1, next: 2 ** 52 + 7 });
+      expect(await store.readCheckpoint('big')).toBe(2 ** 52 + 7);
+    });
+
+    it('a document deleted by a commit is gone from get, find and count, and a later commit can create it again', async () => {
+      const store = await seeded();
+      await store.commit('catalog', [{ op: 'delete', collection: 'products', id: 'p2' }, { op: 'delete', collection: 'products', id: 'never' }], {
+        expected: null,
+        next: 4,
+      });
+      expect(await store.get('products', 'p2')).toBeNull();
+      expect(await store.get('products', 'never')).toBeNull();
+      expect(ids(await store.find('products'))).toEqual(['p1', 'p3', 'p4', 'p5']);
+      expect(ids(await store.find('products', { filter: { id: { $in: ['p2', 'never'] } } }))).toEqual([]);
+      expect(await store.count('products')).toBe(4);
+      expect(await store.count('products', { price: 1500 })).toBe(1);
+      await store.commit('catalog', [{ op: 'upsert', collection: 'products', doc: { id: 'p2', name: 'Beta again' } }], {
+        expected: 4,
+        next: 9,
+      });
+      expect(await store.get('products', 'p2')).toEqual({ id: 'p2', name: 'Beta again' });
+      expect(await store.count('products')).toBe(5);
+      await store.delete('products', 'p2');
+      expect(await store.count('products')).toBe(4);
     });
 
     it('reset drops the collections and the checkpoint, and nothing else', async () => {

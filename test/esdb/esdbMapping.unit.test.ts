@@ -4,6 +4,7 @@ import {
   NO_STREAM,
   NotLeaderError,
   StreamNotFoundError,
+  TimeoutError,
   UnavailableError,
   WrongExpectedVersionError,
   type AllStreamRecordedEvent,
@@ -13,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError, WrongExpectedRevisionError, type EventMetadata } from '../../commands/eventStore.ts';
 import {
   asUnavailable,
+  fromAppendResult,
   fromGlobalPosition,
   isOurEvent,
   isStreamNotFound,
@@ -85,7 +87,8 @@ describe('EventStoreDB mapping', () => {
   it('turns the client\'s "not now" errors into StoreUnavailableError (503) and leaves the others alone', () => {
     // The shape @grpc/grpc-js hands NotLeaderError: metadata naming the leader.
     const notLeader = new NotLeaderError({ metadata: { getMap: () => ({ 'leader-endpoint-host': 'node2', 'leader-endpoint-port': '2113' }) } } as never);
-    for (const error of [new UnavailableError(), new DeadlineExceededError(), notLeader]) {
+    // TimeoutError: the server's commit/prepare timeout, sent as gRPC ABORTED ("Operation timed out").
+    for (const error of [new UnavailableError(), new DeadlineExceededError(), new TimeoutError(), notLeader]) {
       const mapped = asUnavailable(error);
       expect(mapped).toBeInstanceOf(StoreUnavailableError);
       expect((mapped as StoreUnavailableError).message).toBe(`EventStoreDB: ${error.constructor.name}`);
@@ -163,5 +166,33 @@ describe('EventStoreDB mapping', () => {
     expect(matchesPrefixes('product-1', [])).toBe(true);
     expect(matchesPrefixes('product-1', ['offer-', 'product-'])).toBe(true);
     expect(matchesPrefixes('products-1', ['product-'])).toBe(false);
+  });
+
+  it('reads the revision and, for one new event, the position from an append result', () => {
+    const p = (n: bigint) => ({ commit: n, prepare: n });
+    expect(fromAppendResult({ success: true, nextExpectedRevision: 4n, position: p(8192n) }, 1, 's', 3)).toEqual({
+      revision: 4,
+      position: 8192,
+    });
+    // Several events: the reported position is not documented to be the last event's.
+    expect(fromAppendResult({ success: true, nextExpectedRevision: 5n, position: p(8192n) }, 2, 's', 3)).toEqual({
+      revision: 5,
+      position: null,
+    });
+    // An idempotent replay may come without a position, or with -1 (all ones as unsigned).
+    expect(fromAppendResult({ success: true, nextExpectedRevision: 0n, position: undefined }, 1, 's', 'no_stream').position).toBeNull();
+    const minusOne = 2n ** 64n - 1n;
+    expect(fromAppendResult({ success: true, nextExpectedRevision: 0n, position: p(minusOne) }, 1, 's', 'no_stream').position).toBeNull();
+  });
+
+  it('treats an unsuccessful append result (throwOnAppendFailure=false) as a conflict, never a success', () => {
+    const conflict = () => fromAppendResult({ success: false, nextExpectedRevision: 6n, position: undefined }, 1, 'offer-7', 2);
+    expect(conflict).toThrow(WrongExpectedRevisionError);
+    // The revision such a result names cannot be trusted (the client's batch append sends 1 for
+    // any existing stream): actual is "not known", which the id allocator resolves by reading.
+    expect(conflict).toThrow(expect.objectContaining({ stream: 'offer-7', expected: 2, actual: null }));
+    expect(() => fromAppendResult({ success: false, nextExpectedRevision: -1n, position: undefined }, 1, 's', 0)).toThrow(
+      expect.objectContaining({ name: 'WrongExpectedRevisionError', actual: null }),
+    );
   });
 });

@@ -1,8 +1,20 @@
-import { MongoNetworkError, MongoNotConnectedError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
+import {
+  BSON,
+  DBRef,
+  MongoClient,
+  MongoErrorLabel,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoWriteConcernError,
+} from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../commands/eventStore.ts';
 import { CheckpointConflictError, type ReadStore } from '../../projections/readStore.ts';
 import {
+  MONGO_CLIENT_OPTIONS,
   asUnavailable,
   collectionName,
   fromMongoDoc,
@@ -45,8 +57,11 @@ describe('MongoDB mapping', () => {
       price: { $gte: 100 },
       status: { $in: ['open', 'paid'] },
       _id: { $in: ['p1'] },
+      _deleted: { $ne: true },
     });
-    expect(toMongoFilter(undefined)).toEqual({});
+    // Every read leaves out the tombstones that commits without a transaction leave.
+    expect(toMongoFilter(undefined)).toEqual({ _deleted: { $ne: true } });
+    expect(toMongoFilter({ id: 'p1' })).toEqual({ _id: 'p1', _deleted: { $ne: true } });
   });
 
   it('refuses field paths that could smuggle operators', () => {
@@ -67,7 +82,7 @@ describe('MongoDB mapping', () => {
       sort: [['_id', 1]],
       skip: 20,
       limit: 10,
-      projection: { _id: 0, _pos: 0 },
+      projection: { _id: 0, _pos: 0, _deleted: 0 },
     });
     expect(toFindOptions({})).toMatchObject({ skip: 0, limit: 0 });
   });
@@ -81,7 +96,9 @@ describe('MongoDB mapping', () => {
 
   it('builds index specs and validates collection names', () => {
     expect(toIndexSpec(['organization_id', 'created_at'])).toEqual({ organization_id: 1, created_at: 1 });
-    expect(toIndexSpec(['id'])).toEqual({ _id: 1 });
+    // The _id_ index is there already; {_id: 1} under another name is a no-op at best.
+    expect(toIndexSpec(['id'])).toBeNull();
+    expect(toIndexSpec(['id', 'created_at'])).toEqual({ _id: 1, created_at: 1 });
     expect(collectionName('checkout_sessions')).toBe('checkout_sessions');
     expect(() => collectionName('system.users')).toThrow();
     expect(() => collectionName('$cmd')).toThrow();
@@ -106,7 +123,15 @@ describe('MongoDB mapping', () => {
     expect(guarded.get('products')![0]).toEqual({
       replaceOne: { filter: { _id: 'p1', ...olderThan42 }, replacement: { id: 'p1', n: 1, _pos: 42 }, upsert: true },
     });
-    expect(guarded.get('offers')).toEqual([{ deleteOne: { filter: { _id: 'o1', ...olderThan42 } } }]);
+    // A delete leaves a tombstone at its position: a stale worker's older upsert of o1, landing
+    // after it, then matches nothing (and its insert collides on _id) instead of resurrecting o1.
+    expect(guarded.get('offers')).toEqual([
+      { replaceOne: { filter: { _id: 'o1', ...olderThan42 }, replacement: { _pos: 42, _deleted: true }, upsert: true } },
+    ]);
+    const stale = toBulkWrites([{ op: 'upsert', collection: 'offers', doc: { id: 'o1', n: 0 } }], 40).get('offers')!;
+    expect(stale).toEqual([
+      { replaceOne: { filter: { _id: 'o1', $or: [{ _pos: { $lt: 40 } }, { _pos: { $exists: false } }] }, replacement: { id: 'o1', n: 0, _pos: 40 }, upsert: true } },
+    ]);
   });
 
   it("translates the driver's duplicate key on the checkpoint into CheckpointConflictError", () => {
@@ -163,5 +188,61 @@ describe('MongoDB mapping', () => {
     await expect(store.commit('catalog', [], { expected: 1, next: 3 })).rejects.toBeInstanceOf(CheckpointConflictError);
     expect(await store.count('products')).toBe(7);
     expect(calls).toEqual(['products']);
+  });
+
+  it('a primary stepping down, a node shutting down, or a transaction the driver gave up retrying is StoreUnavailableError (503)', () => {
+    const server = (code: number, codeName: string) => new MongoServerError({ message: codeName, code, codeName });
+    const unavailable = [
+      server(10107, 'NotWritablePrimary'),
+      server(189, 'PrimarySteppedDown'),
+      server(11602, 'InterruptedDueToReplStateChange'),
+      server(91, 'ShutdownInProgress'),
+      server(13436, 'NotPrimaryOrSecondary'),
+      new MongoWriteConcernError({ writeConcernError: { code: 91, errmsg: 'shutting down' }, ok: 1 } as never),
+    ];
+    const labelled = (label: string) => {
+      const error = new MongoServerError({ message: 'Write conflict during plan execution', code: 112, codeName: 'WriteConflict' });
+      error.addErrorLabel(label);
+      return error;
+    };
+    unavailable.push(
+      labelled(MongoErrorLabel.TransientTransactionError),
+      labelled(MongoErrorLabel.RetryableWriteError),
+      labelled(MongoErrorLabel.UnknownTransactionCommitResult),
+    );
+    for (const error of unavailable) {
+      const mapped = asUnavailable(error);
+      expect(mapped, `${error.message} (${String(error.code)})`).toBeInstanceOf(StoreUnavailableError);
+      expect((mapped as StoreUnavailableError).cause).toBe(error);
+    }
+    // A plain write conflict (no label), a validation error, a duplicate key: not "not now".
+    const plain = [server(112, 'WriteConflict'), server(121, 'DocumentValidationFailure'), duplicateKey()];
+    for (const error of plain) expect(asUnavailable(error)).toBe(error);
+  });
+
+  it('serialises a field set to undefined as absent, as the SQLite store (JSON) does, not as null', () => {
+    // The options a collection of the adapter's client serialises with (no connection is made).
+    const bsonOptions = new MongoClient('mongodb://localhost:27017', MONGO_CLIENT_OPTIONS).db('d').collection('c').bsonOptions;
+    const doc = { id: 'p1', name: 'A', description: undefined, nested: { note: undefined, keep: 1 } };
+    const stored = BSON.deserialize(BSON.serialize(toMongoDoc(doc), bsonOptions));
+    expect(fromMongoDoc(stored)).toStrictEqual(JSON.parse(JSON.stringify(doc)));
+    // The driver's default: the same document would come back with nulls.
+    const byDefault = new MongoClient('mongodb://localhost:27017').db('d').collection('c').bsonOptions;
+    expect(BSON.deserialize(BSON.serialize(toMongoDoc(doc), byDefault))).toMatchObject({ description: null });
+  });
+
+  it('gives back stored webhook payloads as they were: keys with dots and $, and JSON Schema $ref/$id objects (not DBRef)', () => {
+    const payload = JSON.parse(
+      '{"a.b": 1, "$where": "sleep(1)", "schema": {"$id": "https://x/s", "$ref": "#/defs/a", "defs": {"a": {"$ref": "#/b", "$id": "b"}}}, "list": [{"$ref": "r", "$id": 1}], "__proto__": {"x": 1}}',
+    ) as Record<string, unknown>;
+    const doc = { id: 'trg_1:0', trigger_id: 'trg_1', payload };
+    const bsonOptions = new MongoClient('mongodb://localhost:27017', MONGO_CLIENT_OPTIONS).db('d').collection('c').bsonOptions;
+    const raw = BSON.deserialize(BSON.serialize(toMongoDoc(doc), bsonOptions));
+    // What the driver itself hands back: a DBRef where the payload had a plain object.
+    expect((raw.payload as Record<string, unknown>).schema).toBeInstanceOf(DBRef);
+    const back = fromMongoDoc(raw)!;
+    expect(back).toStrictEqual(doc);
+    // Equal as JSON values; the key order of such an object is not kept ($ref and $id come first).
+    expect(JSON.parse(JSON.stringify(back.payload))).toStrictEqual(JSON.parse(JSON.stringify(payload)));
   });
 });

@@ -68,6 +68,28 @@ describe('copying an event log', () => {
     );
   });
 
+  it("keeps each append under EventStoreDB's default size limit (1 MiB) when one stream's events follow each other", async () => {
+    const source = storeIn(dataDir());
+    // Eight webhooks of ~150 KB on one stream, appended one by one: consecutive in the log.
+    const body = 'x'.repeat(150_000);
+    for (let i = 0; i < 8; i++) await source.append('trigger-1', [newEvent('WebhookReceived', { i, body })], i === 0 ? 'no_stream' : i - 1);
+    const target = storeIn(dataDir());
+    const sizes: number[] = [];
+    // What EventStoreDB does past MaxAppendSize (1,048,576 bytes of data and metadata by default).
+    const limited: EventStore = Object.assign(Object.create(target) as EventStore, {
+      append: (stream: string, events: Parameters<EventStore['append']>[1], expected: Parameters<EventStore['append']>[2]) => {
+        const size = events.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e.data)) + Buffer.byteLength(JSON.stringify(e.metadata)), 0);
+        sizes.push(size);
+        if (size > 1_048_576) return Promise.reject(new Error(`maximum append size exceeded: ${size}`));
+        return target.append(stream, events, expected);
+      },
+    });
+    const result = await copyEvents(source, limited);
+    expect(result).toMatchObject({ events: 8, copied: 8 });
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(1_048_576);
+    expect(strip(await target.readStream('trigger-1'))).toEqual(strip(await source.readStream('trigger-1')));
+  });
+
   it('stops rather than interleave two histories when the target stream holds other events', async () => {
     const source = storeIn(dataDir());
     const target = storeIn(dataDir());

@@ -1,0 +1,67 @@
+import { UnavailableError, type AppendResult, type EventStoreDBClient, type ResolvedEvent } from '@eventstore/db-client';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { StoreUnavailableError, WrongExpectedRevisionError, type NewEvent } from '../../commands/eventStore.ts';
+import { openEsdbEventStore } from '../../commands/esdb/esdbEventStore.ts';
+
+/**
+ * The adapter's own control flow around the client, with a stand-in for the two client calls an
+ * append makes (the client's own result type and error classes; no server).
+ */
+function fakeClient(append: () => Promise<AppendResult>, readStream: () => AsyncIterable<ResolvedEvent>): EventStoreDBClient {
+  return { appendToStream: append, readStream } as unknown as EventStoreDBClient;
+}
+
+const event = (): NewEvent => ({
+  id: '0b6d3f0e-8a43-4b39-9a8c-0f4a5b9f8f11',
+  type: 'Happened',
+  data: {},
+  metadata: { correlation_id: 'r', actor: { type: 'cli' }, organization_id: null, occurred_at: 1 },
+});
+
+describe('EventStoreDB adapter (no server)', () => {
+  it('an append whose position read-back finds the server gone fails as StoreUnavailableError (503), not a 500', async () => {
+    const store = openEsdbEventStore(
+      fakeClient(
+        async () => ({ success: true, nextExpectedRevision: 1n, position: undefined }),
+        async function* () {
+          throw new UnavailableError();
+        },
+      ),
+    );
+    await expect(store.append('s-1', [event(), { ...event(), id: '1b6d3f0e-8a43-4b39-9a8c-0f4a5b9f8f11' }], 'no_stream')).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+  });
+
+  it('an unsuccessful append result (throwOnAppendFailure=false in the connection string) is a conflict', async () => {
+    let reads = 0;
+    const store = openEsdbEventStore(
+      fakeClient(
+        async () => ({ success: false, nextExpectedRevision: 3n, position: undefined }),
+        async function* () {
+          reads += 1;
+        },
+      ),
+    );
+    const append = store.append('s-1', [event()], 1);
+    await expect(append).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    await expect(append).rejects.toMatchObject({ stream: 's-1', expected: 1, actual: null });
+    expect(reads).toBe(0);
+  });
+
+  it("a subscription the server drops ends with StoreUnavailableError, as the adapter's other calls do", async () => {
+    const source = Object.assign(
+      new Readable({
+        objectMode: true,
+        read() {
+          this.destroy(new UnavailableError());
+        },
+      }),
+      { unsubscribe: async () => undefined },
+    );
+    const client = { subscribeToAll: () => source } as unknown as EventStoreDBClient;
+    const sub = openEsdbEventStore(client).subscribe(async () => undefined, { after: null });
+    await expect(sub.done).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+});
