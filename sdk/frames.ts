@@ -1,4 +1,4 @@
-import type { Edge, Frame, Size } from './protocol.ts';
+import type { Frame, Size } from './protocol.ts';
 
 const CSS = `
 .csdk-root{position:fixed;inset:0;z-index:2147483000;display:flex;font:14px/1.4 system-ui,sans-serif}
@@ -116,15 +116,7 @@ export type FrameView = {
  * Builds the container of one modality around an iframe pointing at the hosted page. Overlays get
  * a close button of their own, shown until the page is ready: a frame that never loads has no ×.
  */
-export function createFrameView(
-  doc: Document,
-  frame: Frame,
-  size: Size,
-  src: string,
-  target: Element | null,
-  onClose: () => void,
-  onWrap: (edge: Edge) => void = () => undefined,
-): FrameView {
+export function createFrameView(doc: Document, frame: Frame, size: Size, src: string, target: Element | null, onClose: () => void): FrameView {
   installStyles(doc);
   const iframe = doc.createElement('iframe');
   iframe.title = 'Checkout';
@@ -169,20 +161,14 @@ export function createFrameView(
     panel.className = 'csdk-panel';
     panel.append(iframe, loading);
     // Tab out of the frame lands on one of these and goes back in: Chromium tabs into the iframe of an
-    // inert element, and old browsers lack inert. The frame is asked to focus the control Tab wraps
-    // to; focusing the iframe alone leaves a stop where nothing shows focus.
-    const guard = (first: boolean) => {
+    // inert element, and old browsers lack inert.
+    const guard = () => {
       const el = doc.createElement('span');
       el.tabIndex = 0;
-      el.addEventListener('focus', (e) => {
-        if (!root.classList.contains('csdk-ready')) return closeButton?.focus();
-        iframe.focus();
-        // Left the frame backwards onto the first guard, or forwards onto the last: wrap around.
-        onWrap((e.relatedTarget === iframe) === first ? 'last' : 'first');
-      });
+      el.addEventListener('focus', () => (root.classList.contains('csdk-ready') ? iframe : closeButton)?.focus());
       return el;
     };
-    root.append(guard(true), backdrop, panel, guard(false));
+    root.append(guard(), backdrop, panel, guard());
     doc.body.appendChild(root);
     unlockScroll = lockScroll(doc);
     openOverlays.push(root);

@@ -93,9 +93,7 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
   let payWaitTimer: ReturnType<typeof setTimeout> | undefined;
   let loadTimer: ReturnType<typeof setTimeout> | undefined;
   const opener = doc.activeElement as HTMLElement | null;
-  const view = createFrameView(doc, spec.frame, spec.size, servable ? url.toString() : 'about:blank', spec.target, () => dismiss(), (edge) =>
-    port?.postMessage({ type: 'focus', edge }),
-  );
+  const view = createFrameView(doc, spec.frame, spec.size, servable ? url.toString() : 'about:blank', spec.target, () => dismiss());
   if (spec.frame !== 'embedded') overlays.push(nonce);
   const flow = createFlow(nonce, close);
 

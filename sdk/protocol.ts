@@ -57,9 +57,7 @@ export type PortMessage =
  * SDK moved focus into the overlay's frame, which may now focus its first field (a frame that has
  * no focus of its own cannot take it).
  */
-export type ParentMessage = { type: 'dismiss' } | { type: 'focus'; edge?: Edge };
-/** Tab wrapped around an overlay: the frame focuses its first control, or its last after Shift+Tab. */
-export type Edge = 'first' | 'last';
+export type ParentMessage = { type: 'dismiss' } | { type: 'focus' };
 
 /**
  * The server's email check (zod's z.email(), test/sdk/flowHandle.unit.test.ts holds them equal):

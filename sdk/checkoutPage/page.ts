@@ -4,7 +4,7 @@
  * email and name as they read then, and reports each step to the SDK over the MessageChannel port
  * handed over in the handshake.
  */
-import { PROTOCOL, isEmail, type Edge, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
+import { PROTOCOL, isEmail, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
 
 type PageConfig = {
   offer: string;
@@ -45,11 +45,6 @@ function focusFirst(): void {
   if (document.activeElement && document.activeElement !== document.body) return;
   const field = ['co-email', 'co-name', 'co-number'].map((id) => $<HTMLInputElement>(id)).find((el) => el && !el.disabled && !el.readOnly && !el.value);
   (field ?? $('co-close'))?.focus();
-}
-/** Tab wrapped around the overlay (the SDK's focus guards): its first control, or its last after Shift+Tab. */
-function focusEdge(edge: Edge): void {
-  const controls = [...document.querySelectorAll<HTMLInputElement>('button, input, a[href]')].filter((el) => !el.disabled && el.getClientRects().length > 0);
-  controls[edge === 'first' ? 0 : controls.length - 1]?.focus();
 }
 const emit = (event: FlowEvent) => send({ type: 'event', event });
 
@@ -94,10 +89,7 @@ function handshake(): Promise<Pick<InitMessage, 'customer' | 'metadata'>> {
       port = e.ports[0];
       port.onmessage = (m: MessageEvent<ParentMessage>) => {
         if (m.data?.type === 'dismiss') void dismiss();
-        if (m.data?.type === 'focus') {
-          if (m.data.edge) focusEdge(m.data.edge);
-          else focusFirst();
-        }
+        if (m.data?.type === 'focus') focusFirst();
       };
       resolve({ ...(d.customer ? { customer: d.customer } : {}), ...(d.metadata ? { metadata: d.metadata } : {}) });
     };
