@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { StoreUnavailableError } from '../commands/eventStore.ts';
+import { EventsTooLargeError, StoreUnavailableError } from '../commands/eventStore.ts';
 import { DomainError, type DomainErrorKind } from '../domain/shared/domainError.ts';
 import { commonHeaderLines, newRequestId, setCommonHeaders } from './responseHeaders.ts';
 import { fieldErrors } from './validationMessages.ts';
@@ -90,6 +90,11 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       // Idempotency-Key, if any). Logged as an error: each needs an operator if it lasts.
       request.log.error({ err: error }, 'store unavailable');
       return reply.code(503).header('retry-after', '1').send({ message: 'The service is busy. Try again shortly.', code: 'service_unavailable' } satisfies ErrorBody);
+    }
+    if (error instanceof EventsTooLargeError) {
+      // The production store's own size limit (README): nothing was written, and a retry would meet it again.
+      request.log.warn({ err: error }, 'events too large for the store');
+      return reply.code(413).send({ message: 'The request is too large to record.', code: 'payload_too_large' } satisfies ErrorBody);
     }
     if (error instanceof HttpError) {
       const body: ErrorBody = { message: error.message, code: error.code };

@@ -95,6 +95,18 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * The store refused the events as larger than it takes in one append (EventStoreDB's
+ * MaxAppendSize; the embedded profile has no such limit). Nothing was written, and sending the
+ * same request again cannot succeed: the API answers 413.
+ */
+export class EventsTooLargeError extends Error {
+  override readonly name = 'EventsTooLargeError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
 export class WrongExpectedRevisionError extends Error {
   override readonly name = 'WrongExpectedRevisionError';
   constructor(

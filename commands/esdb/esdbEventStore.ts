@@ -19,7 +19,7 @@ import type {
   SubscriptionHandler,
 } from '../eventStore.ts';
 import {
-  asUnavailable,
+  toPortError,
   fromAppendResult,
   fromGlobalPosition,
   isStreamNotFound,
@@ -70,7 +70,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         if (out.length >= limit) break;
       }
     } catch (error) {
-      throw asUnavailable(error);
+      throw toPortError(error);
     } finally {
       await stopReading(read);
     }
@@ -108,7 +108,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         }
       } catch (error) {
         // Cancelling the call on stop() may surface as a premature close: that is our own doing.
-        if (!stopped) throw asUnavailable(error);
+        if (!stopped) throw toPortError(error);
       } finally {
         await source.unsubscribe().catch(() => undefined);
         source.destroy();
@@ -140,7 +140,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         });
       } catch (error) {
         if (isWrongExpectedVersion(error)) throw toWrongExpectedRevision(error, stream, expected);
-        throw asUnavailable(error);
+        throw toPortError(error);
       }
       const { revision, position: named } = fromAppendResult(result, events.length, stream, expected);
       let position = named;
@@ -150,7 +150,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         try {
           position = await positionOfRevision(stream, result.nextExpectedRevision);
         } catch (error) {
-          throw asUnavailable(error);
+          throw toPortError(error);
         }
       }
       return { revision, position };
@@ -165,7 +165,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         }
       } catch (error) {
         if (isStreamNotFound(error)) return [];
-        throw asUnavailable(error);
+        throw toPortError(error);
       }
       return out;
     },
@@ -181,7 +181,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
           if (event) return event.position;
         }
       } catch (error) {
-        throw asUnavailable(error);
+        throw toPortError(error);
       } finally {
         await stopReading(read);
       }

@@ -1,6 +1,7 @@
 import {
   ANY,
   DeadlineExceededError,
+  MaxAppendSizeExceededError,
   NO_STREAM,
   NotLeaderError,
   StreamNotFoundError,
@@ -15,6 +16,7 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import {
+  EventsTooLargeError,
   StoreUnavailableError,
   WrongExpectedRevisionError,
   type EventMetadata,
@@ -66,13 +68,17 @@ export function isStreamNotFound(error: unknown): error is StreamNotFoundError {
 }
 
 /**
- * The client's errors that mean "not now" (no server reachable, no leader, the call's deadline
- * passed, the server's own operation timeout), as StoreUnavailableError; any other error as it is.
+ * The client's errors as the port's. Those that mean "not now" (no server reachable, no leader, the
+ * call's deadline passed, the server's own operation timeout) as StoreUnavailableError; an append
+ * over the server's MaxAppendSize as EventsTooLargeError; any other error as it is.
  * The server answers a commit, prepare or forward timeout with gRPC status ABORTED ("Operation
  * timed out"), which the client raises as TimeoutError: an append that timed out may or may not
  * be written, and retrying it with the same event ids is recognised (idempotent append).
  */
-export function asUnavailable(error: unknown): unknown {
+export function toPortError(error: unknown): unknown {
+  if (error instanceof MaxAppendSizeExceededError) {
+    return new EventsTooLargeError(`EventStoreDB refused an append over its MaxAppendSize (${error.maxAppendSize} bytes)`, { cause: error });
+  }
   if (
     error instanceof UnavailableError ||
     error instanceof NotLeaderError ||

@@ -1,6 +1,7 @@
 import {
   ANY,
   DeadlineExceededError,
+  MaxAppendSizeExceededError,
   NO_STREAM,
   NotLeaderError,
   StreamNotFoundError,
@@ -11,13 +12,13 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import { describe, expect, it } from 'vitest';
-import { StoreUnavailableError, WrongExpectedRevisionError, type EventMetadata } from '../../commands/eventStore.ts';
+import { EventsTooLargeError, StoreUnavailableError, WrongExpectedRevisionError, type EventMetadata } from '../../commands/eventStore.ts';
 import {
-  asUnavailable,
   fromAppendResult,
   fromGlobalPosition,
   isOurEvent,
   isStreamNotFound,
+  toPortError,
   isWrongExpectedVersion,
   matchesPrefixes,
   toEsdbExpectedRevision,
@@ -89,7 +90,7 @@ describe('EventStoreDB mapping', () => {
     const notLeader = new NotLeaderError({ metadata: { getMap: () => ({ 'leader-endpoint-host': 'node2', 'leader-endpoint-port': '2113' }) } } as never);
     // TimeoutError: the server's commit/prepare timeout, sent as gRPC ABORTED ("Operation timed out").
     for (const error of [new UnavailableError(), new DeadlineExceededError(), new TimeoutError(), notLeader]) {
-      const mapped = asUnavailable(error);
+      const mapped = toPortError(error);
       expect(mapped).toBeInstanceOf(StoreUnavailableError);
       expect((mapped as StoreUnavailableError).message).toBe(`EventStoreDB: ${error.constructor.name}`);
       expect((mapped as StoreUnavailableError).cause).toBe(error);
@@ -97,7 +98,15 @@ describe('EventStoreDB mapping', () => {
     const conflict = new WrongExpectedVersionError(undefined, { streamName: 's', expected: 0n, current: 1n });
     const missing = new StreamNotFoundError(undefined, 's');
     const plain = new Error('boom');
-    for (const error of [conflict, missing, plain]) expect(asUnavailable(error)).toBe(error);
+    for (const error of [conflict, missing, plain]) expect(toPortError(error)).toBe(error);
+  });
+
+  it('turns an append over the server\'s MaxAppendSize into EventsTooLargeError (413), not a 500', () => {
+    const tooLarge = MaxAppendSizeExceededError.fromMaxAppendSize(1_048_576);
+    const mapped = toPortError(tooLarge);
+    expect(mapped).toBeInstanceOf(EventsTooLargeError);
+    expect((mapped as EventsTooLargeError).message).toContain('1048576 bytes');
+    expect((mapped as EventsTooLargeError).cause).toBe(tooLarge);
   });
 
   it('maps $all positions to numbers and back, exactly, and refuses what it cannot represent', () => {
