@@ -12,6 +12,7 @@ import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts'
 import type { OfferPlan } from '../../domain/checkout/offer.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import { DomainError, notFound } from '../../domain/shared/domainError.ts';
+import type { RecordedEvent } from '../eventStore.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
 import { allocateId } from '../idAllocator.ts';
 import type { CardInput, PaymentProvider } from '../payments/paymentProvider.ts';
@@ -108,12 +109,12 @@ export async function startSession(
   if (result.events.every((e) => e.type !== 'CheckoutSessionStarted')) {
     for (let waited = 0; waited < 2000; waited += 25) {
       const existing = await ctx.store.readStream(stream);
-      if (existing.length > 0) return followCustomer(ctx, id, invoiceId, result.position ?? existing[existing.length - 1]!.position);
+      if (existing.length > 0) return followCustomer(ctx, id, invoiceId, state, existing, result.position ?? existing[existing.length - 1]!.position);
       await sleep(25);
     }
   }
   const existing = await ctx.store.readStream(stream);
-  if (existing.length > 0) return followCustomer(ctx, id, invoiceId, result.position ?? existing[existing.length - 1]!.position);
+  if (existing.length > 0) return followCustomer(ctx, id, invoiceId, state, existing, result.position ?? existing[existing.length - 1]!.position);
   const session = state.session;
   const number = await allocateId(ctx.store, `invoice-${session.organization_id}`, ctx.metadata);
   const created = await handleCommand(ctx, stream, invoiceDecider, {
@@ -136,27 +137,30 @@ export async function startSession(
  * Brings the open invoice's customer up to the session's. Each pass re-reads the session after
  * writing, so a writer that carried a correction since overtaken writes again: the newest one
  * stays. Paying settles it for good (PayInvoice carries the customer the charge was claimed for).
+ * The first pass decides on what the start just returned and read (`started`, `invoiceEvents`),
+ * which every start and pay of a started session would otherwise read again.
  */
 async function followCustomer(
   ctx: CommandContext,
   id: string,
   invoiceId: string,
+  started: CheckoutSessionState,
+  invoiceEvents: readonly RecordedEvent[],
   position: number | null,
 ): Promise<{ invoiceId: string; position: number | null }> {
   let latest = position;
-  let session = await loadSession(ctx, id);
+  let session: CheckoutSessionState = started;
+  let known: readonly RecordedEvent[] | undefined = invoiceEvents;
   for (let pass = 0; pass < 5 && session.status === 'open' && session.customer !== null; pass++) {
-    const changed = await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
-      type: 'ChangeInvoiceCustomer',
-      customer: session.customer,
-      now: ctx.metadata.occurred_at,
-    }).catch((error: unknown) => {
+    const command = { type: 'ChangeInvoiceCustomer' as const, customer: session.customer, now: ctx.metadata.occurred_at };
+    const changed = await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, command, known ? { known } : {}).catch((error: unknown) => {
       // Paid (the session completes next, or pay recovers it) or void: its customer is final.
       if (error instanceof DomainError && (error.code === 'invoice_paid' || error.code === 'invoice_void')) return null;
       throw error;
     });
     if (!changed || changed.events.length === 0) break;
     latest = Math.max(latest ?? 0, changed.position ?? 0);
+    known = undefined;
     session = await loadSession(ctx, id);
   }
   return { invoiceId, position: latest };
