@@ -19,7 +19,6 @@ import type {
   SubscriptionHandler,
 } from '../eventStore.ts';
 import {
-  toPortError,
   fromAppendResult,
   fromGlobalPosition,
   isStreamNotFound,
@@ -27,6 +26,7 @@ import {
   matchesPrefixes,
   toEsdbExpectedRevision,
   toEventData,
+  toPortError,
   toRecordedEvent,
   toWrongExpectedRevision,
 } from './esdbMapping.ts';
