@@ -244,9 +244,10 @@ async function completeIfInvoicePaid(ctx: CommandContext, id: string, invoiceId:
   if (session.status !== 'open' || (session.pendingAttempt && ctx.metadata.occurred_at - session.pendingAttempt.at < PAYMENT_ATTEMPT_TIMEOUT)) {
     return null;
   }
-  const invoice = fold(invoiceDecider, (await ctx.store.readStream(invoiceStream(invoiceId))) as never);
+  const invoiceEvents = await ctx.store.readStream(invoiceStream(invoiceId));
+  const invoice = fold(invoiceDecider, invoiceEvents as never);
   if (invoice.status !== 'paid' || invoice.paidAttempt === null) return null;
-  const paid = (await ctx.store.readStream(invoiceStream(invoiceId))).find((e) => e.type === 'InvoicePaid');
+  const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid');
   const card = (paid!.data as { card: { brand: string; last4: string } }).card;
   const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'CompleteSession',
