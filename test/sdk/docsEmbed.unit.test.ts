@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { EXAMPLE_DEFAULTS } from '../../api/routes/hostedCheckout/examplePage.ts';
 
-/* The README's Embed snippet is copied as it is: every offer it names must be one `commerce demo` creates. */
-test('the README Embed snippet names the offer commerce demo creates, and loads the SDK from the default local address', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const embed = /### Embed\s+```html\n([\s\S]*?)```/.exec(readme)?.[1];
+/* The Embed snippet of docs/sdk.md is copied as it is: every offer it names must be one `commerce demo` creates. */
+test('the Embed snippet of docs/sdk.md names the offer commerce demo creates, and loads the SDK from the default local address', () => {
+  const doc = readFileSync(new URL('../../docs/sdk.md', import.meta.url), 'utf8');
+  const embed = /#{2,3} Embed\s+```html\n([\s\S]*?)```/.exec(doc)?.[1];
   expect(embed).toBeDefined();
   const offers = [...embed!.matchAll(/data-service-present="([^"]+)"|sdk\.(?:present|mount)\((?:[^,]+,\s*)?'([^']+)'/g)].map((m) => m[1] ?? m[2]);
   expect(offers.length).toBeGreaterThanOrEqual(2);
