@@ -165,8 +165,8 @@ describe('commerce CLI: offers import, publish/archive, demo offer, replay', { t
     );
     const imported = await commerce('import', file, '--org', stranger.organizationId);
     expect(imported.code).toBe(1);
-    expect(imported.stderr).toMatch(/offers\.0\.slug.*shape of a UUID/);
-    expect(imported.stderr).toMatch(new RegExp(`offers\\.1\\.slug.*'${routeKey}' reads as an offer route key`));
+    expect(imported.stderr).toMatch(/offers\[0\]\.slug.*shape of a UUID/);
+    expect(imported.stderr).toMatch(new RegExp(`offers\\[1\\]\\.slug.*'${routeKey}' reads as an offer route key`));
     expect(await server.services.store.readStream(offerSlugStream(demo.offer.uuid))).toEqual([]);
 
     // A slug stored before the rule does not stand in for the offer whose UUID it copies.
