@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { CommandContext } from '../handleCommand.ts';
 import type { ReadStore } from '../../projections/readStore.ts';
-
-export type { ImportIssue } from './importIssues.ts';
 import type { ImportIssue } from './importIssues.ts';
+
+export type { ImportIssue };
 
 export type ImportContext = {
   /**
