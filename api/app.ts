@@ -16,7 +16,7 @@ import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
 import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
 import { quietConnectionsOnClose } from './quietConnectionsOnClose.ts';
-import { redactUrl } from './redactUrl.ts';
+import { redactApiKeys, redactUrl } from './redactUrl.ts';
 import { requestIdFor, setCommonHeaders } from './responseHeaders.ts';
 import { automationRoutes } from './routes/automation/automationRoutes.ts';
 import { openApiOperationsOnly } from './routes/automation/anyHttpMethod.ts';
@@ -59,6 +59,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         : {
             ...(typeof options.logger === 'object' ? options.logger : {}),
             redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+            // The last word on every line, whatever logged it (a 404's message names the URL, an
+            // error may quote a header): an API key is recognised by its shape and redacted.
+            hooks: {
+              ...(typeof options.logger === 'object' ? options.logger.hooks : {}),
+              streamWrite: (line: string) => redactApiKeys(line),
+            },
             serializers: {
               req: (req: { method: string; url: string; id: string; ip?: string }) => ({
                 id: req.id,

@@ -1,4 +1,34 @@
-const SENSITIVE_QUERY_KEY = /^(api_token|access_token|token|key|api_key|secret|password|signature|sig|card|card_number|cardnumber|number|pan|cvc|cvv)$/i;
+/**
+ * Query names whose value is a credential (or a card), compared without case, `-`, `_` or `.`
+ * (`api-token`, `apiToken` and `api_token` are one name). A bracketed name (`api_token[]`,
+ * `auth[token]`) is judged by each of its parts.
+ */
+const SENSITIVE_QUERY_NAMES = new Set([
+  'apitoken', 'accesstoken', 'authtoken', 'refreshtoken', 'idtoken', 'token', 'jwt',
+  'key', 'apikey', 'xapikey', 'secret', 'clientsecret', 'password', 'passwd', 'pwd',
+  'auth', 'authorization', 'bearer', 'credential', 'credentials', 'session', 'sessionid',
+  'signature', 'sig', 'card', 'cardnumber', 'number', 'pan', 'cvc', 'cvv',
+]);
+
+function isSensitiveQueryName(name: string): boolean {
+  return name
+    .split(/[[\]]+/)
+    .some((part) => part !== '' && SENSITIVE_QUERY_NAMES.has(part.toLowerCase().replace(/[-_.]/g, '')));
+}
+
+/**
+ * An API key by its shape (`csk_key_<16>_<32>`, see commands/identity/credentials.ts), wherever it
+ * sits: a query value under any name, a path segment, a header, an error message. `_` may come
+ * percent-encoded. The key id is kept (it names the key to revoke, and is no secret); a shorter or
+ * longer run after `csk_` is redacted whole. Applying it twice changes nothing more.
+ */
+const API_KEY_SHAPE = /csk(?:_|%5f)key(?:_|%5f)([0-9a-z]{16})(?:_|%5f)(?:\[REDACTED\]|[0-9a-z]+)|csk(?:_|%5f)[0-9a-z_%]*/gi;
+
+/** The text with every API key it holds replaced; cheap when there is none (one indexOf). */
+export function redactApiKeys(text: string): string {
+  if (!/csk/i.test(text)) return text;
+  return text.replace(API_KEY_SHAPE, (_whole, id: string | undefined) => (id ? `csk_key_${id}_[REDACTED]` : 'csk_[REDACTED]'));
+}
 
 /** True for 13–19 digits that pass the Luhn check: what a card number looks like. */
 function looksLikeCardNumber(digits: string): boolean {
@@ -49,12 +79,12 @@ function redactCatchPath(url: string): string {
 }
 
 /**
- * The URL as a log line may show it: catch-URL keys (the URL is the secret), the legacy
- * `api_token` and other credential-like query values, and anything shaped like a card number
- * are replaced by [REDACTED].
+ * The URL as a log line may show it: catch-URL keys (the URL is the secret), API keys by their
+ * shape anywhere, the values of credential-like query names (the legacy `api_token` and its
+ * spellings), and anything shaped like a card number are replaced by [REDACTED].
  */
 export function redactUrl(url: string): string {
-  return redactCatchPath(url)
+  return redactApiKeys(redactCatchPath(url))
     .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, key: string) => {
       let name = key;
       try {
@@ -62,7 +92,7 @@ export function redactUrl(url: string): string {
       } catch {
         // A malformed escape: judge the raw key.
       }
-      return SENSITIVE_QUERY_KEY.test(name) ? `${sep}${key}=[REDACTED]` : whole;
+      return isSensitiveQueryName(name) ? `${sep}${key}=[REDACTED]` : whole;
     })
     .replace(/\d(?:[ -]?\d){12,18}/g, (run) => (looksLikeCardNumber(run.replace(/\D/g, '')) ? '[REDACTED]' : run));
 }

@@ -12,6 +12,12 @@ export function observeEventStore(store: EventStore, metrics: Metrics): EventSto
       metrics.eventsAppended(events.map((e) => e.type));
       return result;
     },
+    atomicAppendMany: store.atomicAppendMany,
+    async appendMany(appends) {
+      const results = await store.appendMany(appends);
+      metrics.eventsAppended(appends.flatMap((a) => a.events.map((e) => e.type)));
+      return results;
+    },
     readStream: (stream) => store.readStream(stream),
     readAll: (options) => store.readAll(options),
     headPosition: () => store.headPosition(),

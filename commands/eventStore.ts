@@ -70,8 +70,20 @@ export type SubscribeOptions = {
   streamPrefixes?: readonly string[];
 };
 
+/** One stream's part of an appendMany. */
+export type StreamAppend = { stream: string; events: NewEvent[]; expected: ExpectedRevision };
+
 export interface EventStore {
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends to several streams, each with its expected revision; results in the given order.
+   * When `atomicAppendMany` is true (SQLite: one transaction) it writes all or nothing. Otherwise
+   * (EventStoreDB has no transaction across streams) it appends one stream after the other in the
+   * given order and stops at the first failure, which leaves the appends before it written: a
+   * caller must be able to finish the rest by deciding again (docs/import-atomicity.md).
+   */
+  appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
+  readonly atomicAppendMany: boolean;
   /** The whole stream in revision order; [] when it does not exist. */
   readStream(stream: string): Promise<RecordedEvent[]>;
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;

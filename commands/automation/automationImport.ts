@@ -14,6 +14,7 @@ import {
 import { FIXED_PRICE_NEEDS_OFFERS, SLUG } from '../../domain/promos/promo.ts';
 import { conflict } from '../../domain/shared/domainError.ts';
 import { SEQUENCES, TRIGGERS, type SequenceDoc, type TriggerDoc } from '../../projections/automation/automationProjection.ts';
+import { applyEach, filePath } from '../import/importIssues.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
 import { createPromo, updatePromo } from '../promos/promoCommands.ts';
 import { createSequence, createTrigger, setTriggerEnabled, updateSequence } from './automationCommands.ts';
@@ -109,28 +110,28 @@ function duplicateIssues(values: string[], path: (i: number) => string, what: st
   return values.flatMap((v, i) => (seen.has(v) ? [{ path: path(i), message: `${what} must be unique in the file.` }] : (seen.add(v), [])));
 }
 
+const PROMO_HINTS: Record<string, string> = {
+  promo_slug_taken: 'Promo slugs are unique across organizations: give the promo another slug.',
+};
+
 /** Promos, by slug (global, since the public route names them alone). Re-importing a slug updates its name, dates, tiers and offers. */
 export const promosSection = importSection({
   name: 'promos',
   schema: z.array(PromoImport).max(1000),
-  check: (promos) => duplicateIssues(promos.map((p) => p.slug), (i) => `promos.${i}.slug`, 'Promo slugs'),
-  async apply(ctx, promos) {
-    const results: Array<{ slug: string; created: boolean; changed: boolean }> = [];
-    for (const p of promos) {
+  check: (promos) => duplicateIssues(promos.map((p) => p.slug), (i) => filePath(['promos', i, 'slug']), 'Promo slugs'),
+  apply: (ctx, promos) =>
+    applyEach('promos', promos, (p) => ({ label: `Promo ${p.slug}`, field: 'slug' }), PROMO_HINTS, async (p) => {
       const existing = await ctx.command.store.readStream(`promo-${p.slug}`);
+      const input = { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers, offers: p.offers };
       if (existing.length > 0) {
         const owner = (existing[0]!.data as { organization_id: string }).organization_id;
         if (owner !== ctx.organizationId) throw conflict('promo_slug_taken', `The promo slug '${p.slug}' is taken.`);
-        const { changed } = await updatePromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers, offers: p.offers });
-        results.push({ slug: p.slug, created: false, changed });
-        continue;
+        const { changed } = await updatePromo(ctx.command, input);
+        return { slug: p.slug, created: false, changed };
       }
-      await createPromo(ctx.command, { organizationId: ctx.organizationId, slug: p.slug, name: p.name, startsAt: p.starts_at, endsAt: p.ends_at, tiers: p.tiers, offers: p.offers });
-      results.push({ slug: p.slug, created: true, changed: true });
-    }
-    await ctx.catchUp();
-    return results;
-  },
+      await createPromo(ctx.command, input);
+      return { slug: p.slug, created: true, changed: true };
+    }),
   describe: (results: Array<{ slug: string; created: boolean; changed: boolean }>) =>
     results.map((r) => `promo ${r.slug} ${r.created ? 'created' : r.changed ? 'updated' : 'unchanged'}`),
 });
@@ -144,13 +145,12 @@ export const sequencesSection = importSection({
   name: 'sequences',
   schema: z.array(SequenceImport).max(1000),
   check: (sequences: SequenceImportValue[]) => [
-    ...duplicateIssues(sequences.map((s) => s.key), (i) => `sequences.${i}.key`, 'Sequence keys'),
-    ...sequences.flatMap((s, i) => duplicateIssues(s.triggers.map((t) => t.key), (j) => `sequences.${i}.triggers.${j}.key`, 'Trigger keys')),
+    ...duplicateIssues(sequences.map((s) => s.key), (i) => filePath(['sequences', i, 'key']), 'Sequence keys'),
+    ...sequences.flatMap((s, i) => duplicateIssues(s.triggers.map((t) => t.key), (j) => filePath(['sequences', i, 'triggers', j, 'key']), 'Trigger keys')),
   ],
   async apply(ctx, sequences) {
     await ctx.catchUp();
-    const results: SequenceImportResult[] = [];
-    for (const s of sequences) {
+    return applyEach('sequences', sequences, (s) => ({ label: `Sequence ${s.key}`, field: 'key' }), {}, async (s): Promise<SequenceImportResult> => {
       const [existing] = await ctx.readStore.find<SequenceDoc>(SEQUENCES, { filter: { organization_id: ctx.organizationId, key: s.key }, limit: 1 });
       const actions: Action[] = s.actions;
       const sequence = existing
@@ -170,10 +170,8 @@ export const sequencesSection = importSection({
           : { ...(await createTrigger(ctx.command, { organizationId: ctx.organizationId, sequenceId: sequence.id, key: t.key, name: t.name, enabled: t.enabled })), created: true };
         triggers.push({ key: t.key, trigger_id: ensured.id, created: ensured.created, catch_path: `/hooks/catch/${sequence.route_key}/${ensured.route_key}` });
       }
-      results.push({ key: s.key, sequence_id: sequence.id, created: sequence.created, changed, triggers });
-    }
-    await ctx.catchUp();
-    return results;
+      return { key: s.key, sequence_id: sequence.id, created: sequence.created, changed, triggers };
+    });
   },
   describe: (results: SequenceImportResult[]) =>
     results.flatMap((r) => [

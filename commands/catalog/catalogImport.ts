@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_AMOUNT } from '../../domain/shared/money.ts';
 import type { DesiredProduct, Family, PlanInput } from '../../domain/catalog/product.ts';
+import { applyEach, filePath } from '../import/importIssues.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
 import { upsertProductByKey, type ProductWriteResult } from './productCommands.ts';
 
@@ -170,7 +171,7 @@ export const familiesSection = importSection({
   name: 'families',
   schema: z.array(FamilyImport).max(1000),
   check(families) {
-    return duplicates(families.map((f) => f.lookup_key)).map((i) => ({ path: `families.${i}.lookup_key`, message: 'Family lookup_keys must be unique.' }));
+    return duplicates(families.map((f) => f.lookup_key)).map((i) => ({ path: filePath(['families', i, 'lookup_key']), message: 'Family lookup_keys must be unique.' }));
   },
   // Families are embedded in the products that name them; the section itself records nothing.
   async apply(_ctx, families) {
@@ -185,25 +186,21 @@ export const productsSection = importSection({
   check(products, file) {
     const families = new Set(((file.families ?? []) as Array<z.infer<typeof FamilyImport>>).map((f) => f.lookup_key));
     const issues: ImportIssue[] = duplicates(products.map((p) => p.key)).map((i) => ({
-      path: `products.${i}.key`,
+      path: filePath(['products', i, 'key']),
       message: 'Product keys must be unique within the file.',
     }));
     products.forEach((p, i) => {
       if (p.family !== null && !families.has(p.family)) {
-        issues.push({ path: `products.${i}.family`, message: `No family with lookup_key ${p.family} in this file's families.` });
+        issues.push({ path: filePath(['products', i, 'family']), message: `No family with lookup_key ${p.family} in this file's families.` });
       }
     });
     return issues;
   },
   async apply(ctx, products, file): Promise<ProductWriteResult[]> {
     const families = new Map(((file.families ?? []) as Array<z.infer<typeof FamilyImport>>).map((f) => [f.lookup_key, familyOf(f)]));
-    const results: ProductWriteResult[] = [];
-    for (const product of products) {
-      results.push(
-        await upsertProductByKey(ctx.command, { organizationId: ctx.organizationId, key: product.key, desired: desiredProduct(product, families) }),
-      );
-    }
-    return results;
+    return applyEach('products', products, (p) => ({ label: `Product ${p.key}`, field: 'key' }), {}, (product) =>
+      upsertProductByKey(ctx.command, { organizationId: ctx.organizationId, key: product.key, desired: desiredProduct(product, families) }),
+    );
   },
   describe: (results: ProductWriteResult[]) =>
     results.map((r) => `${r.created ? 'created  ' : r.changed ? 'updated  ' : 'unchanged'} product ${r.key} (${r.id}), version ${r.version_number}`),

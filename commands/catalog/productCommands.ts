@@ -38,6 +38,19 @@ async function loadProduct(ctx: CommandContext, productId: string): Promise<Prod
   return fold(productDecider, events as unknown as ProductEvent[]);
 }
 
+/** The product of an import key in the organization, from its claim and its stream (null when none). */
+export async function loadProductByKey(
+  ctx: Pick<CommandContext, 'store'>,
+  organizationId: string,
+  key: string,
+): Promise<Exclude<ProductState, { status: 'none' }> | null> {
+  const [claim] = await ctx.store.readStream(productKeyStream(keyHash(organizationId, key)));
+  if (!claim) return null;
+  const events = await ctx.store.readStream(productStream((claim.data as ProductKeyClaimedEvent['data']).product_id));
+  const state = fold(productDecider, events as unknown as ProductEvent[]);
+  return state.status === 'none' ? null : state;
+}
+
 /**
  * The product that owns `key` in the organization, claiming the key for a new product id when
  * none does. The claim stream is created with no_stream, so concurrent imports agree on one id.

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { SLUG, type OfferContent } from '../../domain/checkout/offer.ts';
-import { findProductByKey, listPlans } from '../../projections/catalog/catalogQueries.ts';
-import { ImportValidationError } from '../import/importFile.ts';
-import { importSection, type ImportIssue } from '../import/importSection.ts';
+import { loadProductByKey } from '../catalog/productCommands.ts';
+import { applyEach, filePath, ImportValidationError } from '../import/importIssues.ts';
+import { importSection, type ImportContext, type ImportIssue } from '../import/importSection.ts';
 import { reservedSlugMessage } from './offerRef.ts';
 import { publishOffer, upsertOffer, type OfferSummary } from './offerCommands.ts';
 
@@ -74,6 +74,46 @@ type FileProduct = { key: string; plans: Array<{ name: string; charges?: unknown
 
 export type OfferImportResult = OfferSummary & { published: boolean };
 
+/** How to go on after a refusal, by its code. */
+const OFFER_HINTS: Record<string, string> = {
+  offer_archived: 'An archived offer is final: drop it from the file or give it a new slug.',
+  slug_taken: 'Slugs are unique across organizations: give the offer another slug.',
+};
+
+/**
+ * What the offer sells, from its product's stream (in this file, staged, or imported before):
+ * the plan's charges, as the product has them now.
+ */
+async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: number): Promise<OfferContent> {
+  const product = await loadProductByKey(ctx.command, ctx.organizationId, offer.product);
+  if (!product) {
+    throw new ImportValidationError([{ path: filePath(['offers', i, 'product']), message: `No product with key ${offer.product} in this organization.` }]);
+  }
+  const plan = product.plans.find((p) => p.name === offer.plan);
+  if (!plan) {
+    throw new ImportValidationError([{ path: filePath(['offers', i, 'plan']), message: `Product ${offer.product} has no plan named ${offer.plan}.` }]);
+  }
+  if (plan.charges.length === 0) {
+    throw new ImportValidationError([{ path: filePath(['offers', i, 'plan']), message: `Plan ${offer.plan} has no charges to sell.` }]);
+  }
+  return {
+    name: offer.name,
+    theme: offer.theme,
+    pages: offer.pages,
+    plan: {
+      product_id: product.routeKey,
+      plan_id: plan.id,
+      plan_name: plan.name,
+      charges: plan.charges.map((c, n) => ({
+        id: c.id,
+        name: plan.charges.length === 1 ? plan.display_name : `${plan.display_name} (${n + 1})`,
+        amount: c.amount,
+      })),
+    },
+    currency: plan.currency_code,
+  };
+}
+
 /**
  * The `offers` section of `commerce import`: each offer sells one plan (product by `key`, plan by
  * `name`); its price is the sum of that plan's charges. Slugs are unique across organizations;
@@ -87,64 +127,22 @@ export const offersSection = importSection({
     const slugs = new Set<string>();
     const products = new Map(((file.products ?? []) as FileProduct[]).map((p) => [p.key, p]));
     offers.forEach((offer, i) => {
-      if (slugs.has(offer.slug)) issues.push({ path: `offers.${i}.slug`, message: 'Offer slugs must be unique within the file.' });
+      if (slugs.has(offer.slug)) issues.push({ path: filePath(['offers', i, 'slug']), message: 'Offer slugs must be unique within the file.' });
       slugs.add(offer.slug);
       const product = products.get(offer.product);
       const plan = product?.plans.find((p) => p.name === offer.plan);
-      if (product && !plan) issues.push({ path: `offers.${i}.plan`, message: `Product ${offer.product} has no plan named ${offer.plan}.` });
-      if (plan && (plan.charges ?? []).length === 0) issues.push({ path: `offers.${i}.plan`, message: `Plan ${offer.plan} has no charges to sell.` });
+      if (product && !plan) issues.push({ path: filePath(['offers', i, 'plan']), message: `Product ${offer.product} has no plan named ${offer.plan}.` });
+      if (plan && (plan.charges ?? []).length === 0) issues.push({ path: filePath(['offers', i, 'plan']), message: `Plan ${offer.plan} has no charges to sell.` });
     });
     return issues;
   },
   async apply(ctx, offers): Promise<OfferImportResult[]> {
-    // Products may come from this file (already applied) or an earlier import: read them all first,
-    // so a missing one fails the section before any offer is written.
-    await ctx.catchUp();
-    const resolved: Array<{ offer: OfferImportValue; content: OfferContent }> = [];
-    const issues: ImportIssue[] = [];
-    for (const [i, offer] of offers.entries()) {
-      const product = await findProductByKey(ctx.readStore, ctx.organizationId, offer.product);
-      if (!product) {
-        issues.push({ path: `offers.${i}.product`, message: `No product with key ${offer.product} in this organization.` });
-        continue;
-      }
-      const plan = (await listPlans(ctx.readStore, product)).find((p) => p.name === offer.plan);
-      if (!plan) {
-        issues.push({ path: `offers.${i}.plan`, message: `Product ${offer.product} has no plan named ${offer.plan}.` });
-        continue;
-      }
-      if (plan.charges.length === 0) {
-        issues.push({ path: `offers.${i}.plan`, message: `Plan ${offer.plan} has no charges to sell.` });
-        continue;
-      }
-      resolved.push({
-        offer,
-        content: {
-          name: offer.name,
-          theme: offer.theme,
-          pages: offer.pages,
-          plan: {
-            product_id: product.route_key,
-            plan_id: plan.id,
-            plan_name: plan.name,
-            charges: plan.charges.map((c, n) => ({
-              id: c.id,
-              name: plan.charges.length === 1 ? plan.display_name : `${plan.display_name} (${n + 1})`,
-              amount: c.amount,
-            })),
-          },
-          currency: plan.currency_code,
-        },
-      });
-    }
-    if (issues.length > 0) throw new ImportValidationError(issues);
-    const results: OfferImportResult[] = [];
-    for (const { offer, content } of resolved) {
+    return applyEach('offers', offers, (o) => ({ label: `Offer ${o.slug}`, field: 'slug' }), OFFER_HINTS, async (offer, i) => {
+      const content = await offerContent(ctx, offer, i);
       const summary = await upsertOffer(ctx.command, { organizationId: ctx.organizationId, slug: offer.slug, ...content });
       if (offer.published) await publishOffer(ctx.command, summary.uuid);
-      results.push({ ...summary, published: offer.published });
-    }
-    return results;
+      return { ...summary, published: offer.published };
+    });
   },
   describe: (results: OfferImportResult[]) =>
     results.map((r) => `${r.created ? 'created  ' : 'updated  '} offer ${r.slug} (${r.id})${r.published ? ', published' : ''}`),

@@ -18,6 +18,7 @@ import type {
   Subscription,
   SubscriptionHandler,
 } from '../eventStore.ts';
+import { appendOneByOne } from '../appendOneByOne.ts';
 import {
   fromAppendResult,
   fromGlobalPosition,
@@ -130,7 +131,11 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
     return subscription;
   }
 
-  return {
+  const store: EventStore = {
+    // No transaction spans streams on EventStoreDB: one stream after the other (see the port).
+    atomicAppendMany: false,
+    appendMany: (appends) => appendOneByOne(store, appends),
+
     async append(stream, events, expected): Promise<AppendResult> {
       if (events.length === 0) throw new Error('append needs at least one event');
       let result;
@@ -195,6 +200,7 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
       if (owned) await client.dispose();
     },
   };
+  return store;
 }
 
 /** Leaving a read early: destroying the stream alone would leave its gRPC call open. */

@@ -1,30 +1,19 @@
 
 import { DomainError, notFound } from '../../domain/shared/domainError.ts';
+import { WrongExpectedRevisionError } from '../eventStore.ts';
 import { organizationExists } from '../identity/identityCommands.ts';
+import { stageAppends } from '../stagedAppends.ts';
+import { filePath, ImportValidationError, type ImportIssue } from './importIssues.ts';
 import { importSections } from './importSections.ts';
-import type { ImportContext, ImportIssue, ImportSection } from './importSection.ts';
+import type { ImportContext, ImportSection } from './importSection.ts';
+
+export { ImportValidationError } from './importIssues.ts';
 
 export type ImportResult = {
   organization_id: string;
   /** Per section present in the file: what applying it did. */
   sections: Record<string, unknown>;
 };
-
-/** Thrown with every issue of the file; nothing has been written when it is. */
-export class ImportValidationError extends DomainError {
-  constructor(readonly issues: ImportIssue[]) {
-    const fields: Record<string, string[]> = {};
-    for (const issue of issues) (fields[issue.path || '(file)'] ??= []).push(issue.message);
-    super(
-      'invalid',
-      'import_invalid',
-      `The import file is invalid (${issues.length} error${issues.length === 1 ? '' : 's'}); nothing was imported.`,
-      fields,
-    );
-  }
-}
-
-const pathOf = (path: ReadonlyArray<PropertyKey>) => path.map(String).join('.');
 
 /** Validates every section (alone, then their references), collecting all issues before failing. */
 export function validateImport(
@@ -44,7 +33,7 @@ export function validateImport(
     if (!(section.name in input)) continue;
     const result = section.schema.safeParse((input as Record<string, unknown>)[section.name]);
     if (result.success) parsed[section.name] = result.data;
-    else for (const issue of result.error.issues) issues.push({ path: pathOf([section.name, ...issue.path]), message: issue.message });
+    else for (const issue of result.error.issues) issues.push({ path: filePath([section.name, ...issue.path]), message: issue.message });
   }
   if (issues.length === 0) {
     for (const section of sections) {
@@ -58,7 +47,16 @@ export function validateImport(
   return parsed;
 }
 
-/** Validates the whole file, then applies its sections in registry order. */
+/** Another writer moved a stream the import decided on: it decides again, a few times. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Validates the whole file, then decides every section against the current state, in registry
+ * order, with every append staged; only when nothing was refused are the staged appends written,
+ * in one appendMany: one transaction on SQLite. On a store without one (EventStoreDB) they go
+ * stream by stream in the order decided, and a run interrupted between two leaves a prefix that
+ * running the same file again completes (docs/import-atomicity.md).
+ */
 export async function runImport(
   ctx: ImportContext,
   input: unknown,
@@ -66,11 +64,34 @@ export async function runImport(
 ): Promise<ImportResult> {
   const file = validateImport(input, sections);
   if (!(await organizationExists(ctx.command, ctx.organizationId))) throw notFound('Organization');
-  const results: Record<string, unknown> = {};
-  for (const section of sections) {
-    if (section.name in file) results[section.name] = await section.apply(ctx, file[section.name], file);
+  for (let attempt = 1; ; attempt++) {
+    const staged = stageAppends(ctx.command.store);
+    const stagedCtx: ImportContext = { ...ctx, command: { ...ctx.command, store: staged.store } };
+    const results: Record<string, unknown> = {};
+    const issues: ImportIssue[] = [];
+    for (const section of sections) {
+      if (!(section.name in file)) continue;
+      try {
+        results[section.name] = await section.apply(stagedCtx, file[section.name], file);
+      } catch (error) {
+        // Later sections are still decided (on what the earlier ones staged): one run lists every refusal.
+        if (!(error instanceof ImportValidationError)) throw error;
+        issues.push(...error.issues);
+      }
+    }
+    if (issues.length > 0) throw new ImportValidationError(issues, 'refused');
+    try {
+      await ctx.command.store.appendMany(staged.appends());
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new DomainError('conflict', 'concurrent_update', 'Other writes changed what the file imports while it was imported. Run the import again.');
+      }
+      continue;
+    }
+    await ctx.catchUp();
+    return { organization_id: ctx.organizationId, sections: results };
   }
-  return { organization_id: ctx.organizationId, sections: results };
 }
 
 /**

@@ -1,22 +1,29 @@
 import type { z } from 'zod';
 import type { CommandContext } from '../handleCommand.ts';
 import type { ReadStore } from '../../projections/readStore.ts';
+import type { ImportIssue } from './importIssues.ts';
 
-/** One problem with an import file: where (a dotted path from the file's root) and what. */
-export type ImportIssue = { path: string; message: string };
+export type { ImportIssue };
 
 export type ImportContext = {
+  /**
+   * While sections apply, its store stages appends (commands/stagedAppends.ts): commands decide
+   * on the streams as they are plus what earlier items staged, and nothing is written until every
+   * section has applied without a refusal. Decide on streams, never on read models: they show
+   * none of what the file stages.
+   */
   command: CommandContext;
   organizationId: string;
   readStore: ReadStore;
-  /** Brings the read models up to the log's head: a section that reads what an earlier one wrote calls it first. */
+  /** Brings the read models up to the log's head (what is written, not what is staged). */
   catchUp(): Promise<void>;
 };
 
 /**
  * A top-level key of the import file. `schema` validates the section alone; `check` sees the whole
  * validated file for references between sections (a product's family, an offer's product).
- * Every section of a file is validated before any is applied, in registry order.
+ * Every section of a file is validated before any is applied, in registry order. `apply` throws
+ * ImportValidationError for refusals (see applyEach); any item refused and nothing is written.
  */
 export type ImportSection<T = unknown, R = unknown> = {
   name: string;

@@ -11,6 +11,7 @@ import {
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
+  type StreamAppend,
   type SubscriptionHandler,
 } from '../eventStore.ts';
 import { deepFreeze } from '../../domain/shared/deepFreeze.ts';
@@ -95,7 +96,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   let closed = false;
 
   /** Appends one request's events; `written` gets the rows as written (the recent window takes them from there). */
-  function appendOne(request: PendingAppend, written: EventRow[]): AppendResult {
+  function appendOne(request: StreamAppend, written: EventRow[]): AppendResult {
     const { stream, events, expected } = request;
     const first = events[0];
     if (!first) throw new Error('append needs at least one event');
@@ -171,6 +172,12 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       }
     }
     return { outcomes, written };
+  });
+
+  /** appendMany: every stream's append in one transaction, all written or none. */
+  const commitMany = db.transaction((appends: readonly StreamAppend[]) => {
+    const written: EventRow[] = [];
+    return { results: appends.map((request) => appendOne(request, written)), written };
   });
 
   function flush(): void {
@@ -517,6 +524,25 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
           setImmediate(flush);
         }
       });
+    },
+    atomicAppendMany: true,
+    appendMany(appends) {
+      if (closed) return Promise.reject(new Error('event store is closed'));
+      if (appends.length === 0) return Promise.resolve([]);
+      // Appends queued for the group commit go first: this process's appends keep their order.
+      flush();
+      let outcome;
+      try {
+        outcome = commitMany.immediate(appends);
+      } catch (error) {
+        const reason = unavailableReason(error);
+        return Promise.reject(reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error);
+      }
+      commits += 1;
+      rememberWritten(outcome.written);
+      headThisTurn = null;
+      appended.emit('appended');
+      return Promise.resolve(outcome.results);
     },
     async readStream(stream) {
       return readStreamSync(stream);

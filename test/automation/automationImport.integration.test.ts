@@ -82,10 +82,10 @@ describe('import sections promos and sequences', () => {
     expect(error).toBeInstanceOf(ImportValidationError);
     const paths = (error as ImportValidationError).issues.map((i) => i.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['promos.0.slug', 'promos.0.name', 'promos.0.ends_at', 'promos.0.tiers.0', 'promos.1.tiers', 'promos.2.offers', 'promos.3.offers', 'sequences.0.actions.0.url', 'sequences.0.actions.1.payload', 'sequences.0.actions.2.type', 'sequences.3.actions.0.headers.X-Token']),
+      expect.arrayContaining(['promos[0].slug', 'promos[0].name', 'promos[0].ends_at', 'promos[0].tiers[0]', 'promos[1].tiers', 'promos[2].offers', 'promos[3].offers', 'sequences[0].actions[0].url', 'sequences[0].actions[1].payload', 'sequences[0].actions[2].type', 'sequences[3].actions[0].headers.X-Token']),
     );
-    const templates = (error as ImportValidationError).issues.filter((i) => i.path.startsWith('sequences.2.'));
-    expect(templates.map((i) => i.path)).toEqual(['sequences.2.actions.1.payload', 'sequences.2.actions.2.payload']);
+    const templates = (error as ImportValidationError).issues.filter((i) => i.path.startsWith('sequences[2].'));
+    expect(templates.map((i) => i.path)).toEqual(['sequences[2].actions[1].payload', 'sequences[2].actions[2].payload']);
     expect(templates[0]!.message).toMatch(/^The payload of this action \(send_webhook to https:\/\/x\.test\/text\) must be a JSON template: .+\(.+\)\.$/);
     expect(templates[1]!.message).toContain('send_webhook to https://x.test/open');
     expect(await server.services.store.headPosition()).toBe(head);

@@ -108,7 +108,7 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', { 
     expect(run.code).not.toBe(0);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('nothing was imported');
-    for (const path of ['products.0.plans.0.currency_code', 'products.1.key']) expect(run.stderr).toContain(`${path}:`);
+    for (const path of ['products[0].plans[0].currency_code', 'products[1].key']) expect(run.stderr).toContain(`${path}:`);
     const missing = await runCli(['import', join(dataDir, 'missing.json'), '--org', 'org_demo'], env);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('ENOENT');

@@ -41,14 +41,14 @@ describe('catalog import', () => {
     expect(paths).toEqual(
       expect.arrayContaining([
         'offerz',
-        'families.0.name',
-        'products.1.key',
-        'products.1.status',
-        'products.1.plans.0.currency_code',
-        'products.1.plans.0.renew_interval',
-        'products.1.plans.1.charges.0.amount',
-        'products.1.plans.1.name',
-        'products.2',
+        'families[0].name',
+        'products[1].key',
+        'products[1].status',
+        'products[1].plans[0].currency_code',
+        'products[1].plans[0].renew_interval',
+        'products[1].plans[1].charges[0].amount',
+        'products[1].plans[1].name',
+        'products[2]',
       ]),
     );
     for (const issue of (error as ImportValidationError).issues) expect(issue.message.length).toBeGreaterThan(0);
@@ -75,7 +75,7 @@ describe('catalog import', () => {
     }
     expect(error).toBeInstanceOf(ImportValidationError);
     expect((error as ImportValidationError).issues.map((i) => i.path)).toEqual(
-      expect.arrayContaining(['products.0.plans.0.charges.0.amount', 'products.0.plans.1.charges', 'promos.0.tiers.0.price']),
+      expect.arrayContaining(['products[0].plans[0].charges[0].amount', 'products[0].plans[1].charges', 'promos[0].tiers[0].price']),
     );
     expect(await server.services.store.headPosition()).toBe(head);
 
@@ -114,7 +114,7 @@ describe('catalog import', () => {
     } catch (e) {
       error = e;
     }
-    expect((error as ImportValidationError).issues.map((i) => i.path).sort()).toEqual(['products.0.family', 'products.1.key', 'products.2.family']);
+    expect((error as ImportValidationError).issues.map((i) => i.path).sort()).toEqual(['products[0].family', 'products[1].key', 'products[2].family']);
     expect(await list()).toEqual([]);
   });
 

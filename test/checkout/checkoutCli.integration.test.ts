@@ -139,14 +139,14 @@ describe('commerce CLI: offers import, publish/archive, demo offer, replay', { t
     );
     const result = await commerce('import', file, '--org', 'org_demo');
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('offers.2.slug');
-    expect(result.stderr).toContain('offers.2.theme.primary_color');
+    expect(result.stderr).toContain('offers[2].slug');
+    expect(result.stderr).toContain('offers[2].theme.primary_color');
     const second = join(dataDir, 'bad2.json');
     writeFileSync(second, JSON.stringify({ offers: [{ ...catalogFile.offers[0], slug: 'bad-one', product: 'nope' }, { ...catalogFile.offers[0], slug: 'bad-two', plan: 'nope' }] }));
     const refs = await commerce('import', second, '--org', 'org_demo');
     expect(refs.code).toBe(1);
-    expect(refs.stderr).toContain('offers.0.product');
-    expect(refs.stderr).toContain('offers.1.plan');
+    expect(refs.stderr).toContain('offers[0].product');
+    expect(refs.stderr).toContain('offers[1].plan');
   });
 
   it("refuses to import a slug that reads as another offer's UUID or a route key; offer publish ID finds the offer its UUID names", async () => {
@@ -165,8 +165,8 @@ describe('commerce CLI: offers import, publish/archive, demo offer, replay', { t
     );
     const imported = await commerce('import', file, '--org', stranger.organizationId);
     expect(imported.code).toBe(1);
-    expect(imported.stderr).toMatch(/offers\.0\.slug.*shape of a UUID/);
-    expect(imported.stderr).toMatch(new RegExp(`offers\\.1\\.slug.*'${routeKey}' reads as an offer route key`));
+    expect(imported.stderr).toMatch(/offers\[0\]\.slug.*shape of a UUID/);
+    expect(imported.stderr).toMatch(new RegExp(`offers\\[1\\]\\.slug.*'${routeKey}' reads as an offer route key`));
     expect(await server.services.store.readStream(offerSlugStream(demo.offer.uuid))).toEqual([]);
 
     // A slug stored before the rule does not stand in for the offer whose UUID it copies.

@@ -36,6 +36,37 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
     // A prefix of letters only: stream prefixes are matched literally by every backend.
     const prefix = () => `t${randomUUID().replace(/[^a-f]/g, '').slice(0, 10)}x`;
 
+    it('appendMany appends to several streams in order, each with its expected revision, and a retry of the same events writes nothing twice', async () => {
+      const store = await open();
+      const p = prefix();
+      await store.append(`${p}-many-b`, [newEvent('B0')], 'no_stream');
+      const appends = [
+        { stream: `${p}-many-a`, events: [newEvent('A0'), newEvent('A1')], expected: 'no_stream' as const },
+        { stream: `${p}-many-b`, events: [newEvent('B1')], expected: 0 },
+      ];
+      const results = await store.appendMany(appends);
+      expect(results.map((r) => r.revision)).toEqual([1, 1]);
+      expect(results[1]!.position).toBeGreaterThan(results[0]!.position);
+      expect(await store.appendMany(appends)).toEqual(results);
+      expect((await store.readStream(`${p}-many-a`)).map((e) => e.type)).toEqual(['A0', 'A1']);
+      expect((await store.readStream(`${p}-many-b`)).map((e) => e.type)).toEqual(['B0', 'B1']);
+    });
+
+    it('appendMany refused on one stream: an atomic store writes none of them, another the streams before it', async () => {
+      const store = await open();
+      const p = prefix();
+      await store.append(`${p}-refused-b`, [newEvent('B0')], 'no_stream');
+      const refused = store.appendMany([
+        { stream: `${p}-refused-a`, events: [newEvent('A0')], expected: 'no_stream' },
+        { stream: `${p}-refused-b`, events: [newEvent('B1')], expected: 'no_stream' },
+        { stream: `${p}-refused-c`, events: [newEvent('C0')], expected: 'no_stream' },
+      ]);
+      await expect(refused).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      expect((await store.readStream(`${p}-refused-a`)).length).toBe(store.atomicAppendMany ? 0 : 1);
+      expect((await store.readStream(`${p}-refused-b`)).map((e) => e.type)).toEqual(['B0']);
+      expect(await store.readStream(`${p}-refused-c`)).toEqual([]);
+    });
+
     it('appends with expected revision no_stream, exact and any, and reads the stream in order', async () => {
       const store = await open();
       const stream = `${prefix()}-order-1`;

@@ -50,6 +50,22 @@ describe('EventStoreDB adapter (no server)', () => {
     expect(reads).toBe(0);
   });
 
+  it('appendMany (no transaction across streams) appends stream after stream in the given order and stops at the first refusal', async () => {
+    const calls: string[] = [];
+    const client = {
+      appendToStream: async (stream: string) => {
+        calls.push(stream);
+        if (stream === 's-2') return { success: false, nextExpectedRevision: 0n, position: undefined };
+        return { success: true, nextExpectedRevision: 0n, position: { commit: 10n, prepare: 10n } };
+      },
+    } as unknown as EventStoreDBClient;
+    const store = openEsdbEventStore(client);
+    expect(store.atomicAppendMany).toBe(false);
+    const appends = ['s-1', 's-2', 's-3'].map((stream) => ({ stream, events: [event()], expected: 'no_stream' as const }));
+    await expect(store.appendMany(appends)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    expect(calls).toEqual(['s-1', 's-2']);
+  });
+
   it("a subscription the server drops ends with StoreUnavailableError, as the adapter's other calls do", async () => {
     const source = Object.assign(
       new Readable({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../../api/redactUrl.ts';
+import { redactApiKeys, redactUrl } from '../../api/redactUrl.ts';
 
 describe('redactUrl (what a log line may show of a URL)', () => {
   it.each([
@@ -45,5 +45,27 @@ describe('redactUrl (what a log line may show of a URL)', () => {
   it('keeps long numbers that are not card numbers (Luhn check fails)', () => {
     expect(redactUrl('/api/orders?ref=1234567890123456')).toBe('/api/orders?ref=1234567890123456');
     expect(redactUrl('/api/catalog/products?page=3&per_page=250')).toBe('/api/catalog/products?page=3&per_page=250');
+  });
+
+  const key = 'csk_key_AbCdEfGhIjKlMnOp_0123456789abcdefghijABCDEFGHIJKL';
+  it.each([
+    [`/api/users/me?apikey=${key}`, '/api/users/me?apikey=[REDACTED]'],
+    ['/x?api-token=t&apiToken=t&auth=t&bearer=t&authorization=t', '/x?api-token=[REDACTED]&apiToken=[REDACTED]&auth=[REDACTED]&bearer=[REDACTED]&authorization=[REDACTED]'],
+    ['/x?api_token[]=t&api_token%5B0%5D=t&auth[token]=t&page=2', '/x?api_token[]=[REDACTED]&api_token%5B0%5D=[REDACTED]&auth[token]=[REDACTED]&page=2'],
+    [`/api/users/me/${key}`, '/api/users/me/csk_key_AbCdEfGhIjKlMnOp_[REDACTED]'],
+    [`/x?q=${key}&page=2`, '/x?q=csk_key_AbCdEfGhIjKlMnOp_[REDACTED]&page=2'],
+    [`/x?${key}`, '/x?csk_key_AbCdEfGhIjKlMnOp_[REDACTED]'],
+    ['/x?q=csk%5Fkey%5FAbCdEfGhIjKlMnOp%5F0123456789', '/x?q=csk_key_AbCdEfGhIjKlMnOp_[REDACTED]'],
+    ['/x/csk_key_short', '/x/csk_[REDACTED]'],
+  ])('%s → %s', (url, expected) => {
+    expect(redactUrl(url)).toBe(expected);
+  });
+
+  it('finds a key by its shape in any text, and a second pass changes nothing', () => {
+    const line = `{"msg":"Route GET:/api/users/me/${key} not found","h":"Bearer ${key}"}`;
+    const once = redactApiKeys(line);
+    expect(once).not.toContain('0123456789abcdefghij');
+    expect(redactApiKeys(once)).toBe(once);
+    expect(redactApiKeys('no keys here')).toBe('no keys here');
   });
 });
