@@ -1,4 +1,5 @@
 import type { EventStore, RecordedEvent, Subscription } from '../commands/eventStore.ts';
+import { assertCheckpointInLog } from './assertCheckpointInLog.ts';
 import { DocCache } from './docCache.ts';
 import type { Projection } from './projection.ts';
 import { CheckpointConflictError, type ReadStore, type WriteOp } from './readStore.ts';
@@ -209,7 +210,11 @@ export async function startProjections(
     }
   };
 
-  for (const p of projections) positions.set(p.name, await readStore.readCheckpoint(p.name));
+  for (const p of projections) {
+    const checkpoint = await readStore.readCheckpoint(p.name);
+    await assertCheckpointInLog(store, p.name, checkpoint, `rebuild its read models from this log (\`commerce projections rebuild ${p.name}\`), or restore the read store that goes with it`);
+    positions.set(p.name, checkpoint);
+  }
   const loops = projections.map((p) => run(p));
 
   return {
