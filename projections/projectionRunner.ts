@@ -160,7 +160,15 @@ export async function startProjections(
     let stored: number | null = null;
     let position: number | null = null;
     while (!stopped) {
-      const from = await readStore.readCheckpoint(projection.name);
+      let from: number | null;
+      try {
+        from = await readStore.readCheckpoint(projection.name);
+      } catch (error) {
+        // A reset under way (MongoDB), or the read store out of reach: wait and look again; never end the loop.
+        logger.error({ err: error, projection: projection.name }, 'projection cannot read its checkpoint; retrying');
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
+      }
       // stop() may have come while we read: it waits for this loop, not for a subscription it never saw.
       if (stopped) break;
       stored = position = from;

@@ -14,7 +14,7 @@ import {
   type Sort,
 } from 'mongodb';
 import { StoreUnavailableError } from '../../commands/eventStore.ts';
-import { assertFieldPath, CheckpointConflictError, type Doc, type Filter, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
+import { assertFieldPath, CheckpointConflictError, ProjectionResettingError, type Doc, type Filter, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
 
 /**
  * Pure translations from the read store port to MongoDB documents, filters and writes, kept apart
@@ -31,6 +31,25 @@ import { assertFieldPath, CheckpointConflictError, type Doc, type Filter, type Q
  */
 
 export const CHECKPOINTS = '_checkpoints';
+
+/** A checkpoint document: a position, or the fence a reset puts in its place. */
+export type CheckpointDoc = { _id: string; position: number | null; resetting?: true };
+
+/**
+ * What a reset writes in place of the checkpoint before it empties any collection: no
+ * compare-and-set matches it (its position is null, and an insert for a first batch collides
+ * with it), so a running worker's commit fails at once instead of landing in a collection being
+ * emptied; and a reset cut short leaves it, not the old checkpoint over emptied collections.
+ */
+export function resetFence(): Omit<CheckpointDoc, '_id'> {
+  return { position: null, resetting: true };
+}
+
+/** A checkpoint as the port reads it: its position, null for none, or ProjectionResettingError behind a fence. */
+export function fromCheckpointDoc(projection: string, doc: CheckpointDoc | null): number | null {
+  if (doc?.resetting) throw new ProjectionResettingError(projection);
+  return doc?.position ?? null;
+}
 
 /**
  * How the adapter's MongoClient serialises documents. ignoreUndefined: a field set to undefined

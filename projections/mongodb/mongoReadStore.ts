@@ -3,6 +3,9 @@ import { CheckpointConflictError, type CheckpointUpdate, type Doc, type Query, t
 import {
   CHECKPOINTS,
   LEASES,
+  type CheckpointDoc,
+  fromCheckpointDoc,
+  resetFence,
   MONGO_CLIENT_OPTIONS,
   collectionName,
   fromMongoDoc,
@@ -17,7 +20,6 @@ import {
   withUnavailableErrors,
 } from './mongoMapping.ts';
 
-type CheckpointDoc = { _id: string; position: number };
 type LeaseDoc = { _id: string; owner: string; expires_at: number };
 
 /**
@@ -39,11 +41,16 @@ export async function openMongoReadStore(
   const db: Db = client.db(dbName);
   const hello = await db.admin().command({ hello: 1 });
   const transactions = options.transactions !== 'never' && supportsTransactions(hello);
+  return mongoReadStore(client, db, transactions);
+}
+
+/** The read store over an open client and database (openMongoReadStore connects them). */
+export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close'>, db: Db, transactions: boolean): ReadStore {
   const checkpoints = db.collection<CheckpointDoc>(CHECKPOINTS);
   const leases = db.collection<LeaseDoc>(LEASES);
 
   const readCheckpoint = async (name: string, session?: ClientSession) =>
-    (await checkpoints.findOne({ _id: name }, session ? { session } : {}))?.position ?? null;
+    fromCheckpointDoc(name, await checkpoints.findOne({ _id: name }, session ? { session } : {}));
 
   /** Moves the checkpoint from `expected` to `next`, or throws CheckpointConflictError. */
   async function moveCheckpoint(name: string, { expected, next }: CheckpointUpdate, session?: ClientSession) {
@@ -129,8 +136,12 @@ export async function openMongoReadStore(
       else await commitGuarded(name, ops, checkpoint);
     },
     async reset(name, collections) {
+      // Fence first, then empty, then drop the fence: every step may be cut short, and none
+      // leaves a checkpoint over collections it does not describe (see resetFence). Not one
+      // transaction: emptying large collections in one is what transactions are worst at.
+      await checkpoints.replaceOne({ _id: name }, resetFence(), { upsert: true });
       for (const collection of collections) await db.collection(collectionName(collection)).deleteMany({});
-      await checkpoints.deleteOne({ _id: name });
+      await checkpoints.deleteOne({ _id: name, resetting: true });
     },
     async acquireLease(name, owner, ttlMs, now) {
       try {
