@@ -176,6 +176,23 @@ export function isDuplicateKey(error: unknown): boolean {
 }
 
 /**
+ * The writes of a guarded batch (no transaction) to send again after `error`, or null when the
+ * error is not only duplicate keys (then it stands). A guarded upsert whose filter (an older
+ * `_pos`, or none) matched nothing inserts, and the insert collides when the document exists:
+ * either a newer write stands (nothing to do), or another writer inserted it a moment before,
+ * perhaps with an older `_pos`, and ours must still land. Sent again, the filter meets the
+ * document as it now is: it matches an older one, and a second collision means a newer one
+ * stands (guarded documents are never removed, only tombstoned). The driver reports each refused
+ * write with its index in the batch (MongoBulkWriteError.writeErrors).
+ */
+export function duplicateKeyRetries<T>(error: unknown, writes: readonly T[]): T[] | null {
+  const writeErrors = (error as { writeErrors?: Array<{ code?: number; index?: number }> } | null)?.writeErrors;
+  if (!Array.isArray(writeErrors) || writeErrors.length === 0) return null;
+  if (!writeErrors.every((e) => e.code === 11000 && typeof e.index === 'number' && writes[e.index] !== undefined)) return null;
+  return writeErrors.map((e) => writes[e.index!]!);
+}
+
+/**
  * The checkpoint is moved with insert (expected null) or a position-guarded update; another
  * writer's insert in between shows up as a duplicate key on `_checkpoints._id`: a conflict.
  */

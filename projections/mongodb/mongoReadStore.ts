@@ -8,6 +8,7 @@ import {
   resetFence,
   MONGO_CLIENT_OPTIONS,
   collectionName,
+  duplicateKeyRetries,
   fromMongoDoc,
   isDuplicateKey,
   supportsTransactions,
@@ -70,13 +71,24 @@ export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close
 
   async function applyOps(ops: WriteOp[], guardedAt: number | undefined, session?: ClientSession) {
     for (const [name, writes] of toBulkWrites(ops, guardedAt)) {
-      try {
-        // Guarded writes run unordered: one already-newer document must not stop the others
-        // (a batch holds at most one write per document, so order within it does not matter).
-        await db.collection(name).bulkWrite(writes, { ordered: guardedAt === undefined, ...(session ? { session } : {}) });
-      } catch (error) {
-        // A guarded upsert of a document a later commit already wrote: that write is done already.
-        if (guardedAt === undefined || !isDuplicateKey(error)) throw error;
+      if (guardedAt === undefined) {
+        await db.collection(name).bulkWrite(writes, { ordered: true, ...(session ? { session } : {}) });
+        continue;
+      }
+      // Guarded writes run unordered: one already-newer document must not stop the others (a
+      // batch holds at most one write per document, so order within it does not matter). Those
+      // refused with a duplicate key go once more (see duplicateKeyRetries); refused again, a
+      // newer document stands.
+      let pending = writes;
+      for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
+        try {
+          await db.collection(name).bulkWrite(pending, { ordered: false });
+          pending = [];
+        } catch (error) {
+          const again = duplicateKeyRetries(error, pending);
+          if (again === null) throw error;
+          pending = again;
+        }
       }
     }
   }

@@ -1,7 +1,7 @@
-import { MongoServerError, type Db, type MongoClient } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Db, type MongoClient } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { mongoReadStore } from '../../projections/mongodb/mongoReadStore.ts';
-import { fromCheckpointDoc, resetFence } from '../../projections/mongodb/mongoMapping.ts';
+import { duplicateKeyRetries, fromCheckpointDoc, resetFence } from '../../projections/mongodb/mongoMapping.ts';
 import { ProjectionResettingError } from '../../projections/readStore.ts';
 
 type Row = Record<string, unknown> & { _id: string };
@@ -12,7 +12,7 @@ type Row = Record<string, unknown> & { _id: string };
  * MongoServerError) and equality filters only, which is all reset and commit use. `gate` holds
  * a deleteMany half-way, as a large collection does for minutes.
  */
-function fakeDb(gate: { wait?: Promise<void> } = {}) {
+function fakeDb(gate: { wait?: Promise<void>; race?: Set<string> } = {}) {
   const collections = new Map<string, Map<string, Row>>();
   const rows = (name: string) => collections.get(name) ?? collections.set(name, new Map()).get(name)!;
   const matches = (row: Row, filter: Record<string, unknown>) => Object.entries(filter).every(([k, v]) => (row[k] ?? null) === v);
@@ -47,8 +47,29 @@ function fakeDb(gate: { wait?: Promise<void> } = {}) {
       for (const id of all) rows(name).delete(id);
       return { acknowledged: true, deletedCount: all.length };
     },
-    async bulkWrite(writes: Array<{ replaceOne?: { filter: { _id: string }; replacement: Record<string, unknown> } }>) {
-      for (const w of writes) if (w.replaceOne) rows(name).set(w.replaceOne.filter._id, { ...w.replaceOne.replacement, _id: w.replaceOne.filter._id });
+    async bulkWrite(writes: Array<{ replaceOne?: { filter: Record<string, unknown> & { _id: string }; replacement: Record<string, unknown>; upsert?: boolean } }>) {
+      const writeErrors: Array<{ code: number; index: number; errmsg: string }> = [];
+      writes.forEach((w, index) => {
+        if (!w.replaceOne) return;
+        const { filter, replacement, upsert } = w.replaceOne;
+        const existing = rows(name).get(filter._id);
+        // Guarded filters: {_id, $or: [{_pos: {$lt: n}}, {_pos: {$exists: false}}]}.
+        const guard = (filter.$or as Array<{ _pos?: { $lt?: number } }> | undefined)?.[0]?._pos?.$lt;
+        const matched = existing !== undefined && (guard === undefined || existing._pos === undefined || (existing._pos as number) < guard);
+        if (!matched && gate.race?.has(filter._id)) {
+          // Another writer's insert of the same new document lands between our match and our insert.
+          gate.race.delete(filter._id);
+          rows(name).set(filter._id, { _id: filter._id, id: filter._id, name: 'older', _pos: 100 });
+          writeErrors.push({ code: 11000, index, errmsg: 'E11000 duplicate key error' });
+          return;
+        }
+        if (matched || (upsert && existing === undefined)) rows(name).set(filter._id, { ...replacement, _id: filter._id });
+        else if (upsert) writeErrors.push({ code: 11000, index, errmsg: 'E11000 duplicate key error' });
+      });
+      if (writeErrors.length > 0) {
+        // As the driver's handleWriteError throws it (bulk/common.js).
+        throw new MongoBulkWriteError({ message: writeErrors[0]!.errmsg, code: 11000, writeErrors } as never, {} as never);
+      }
       return { ok: 1 };
     },
   });
@@ -94,5 +115,39 @@ describe('MongoDB reset (no server)', () => {
     expect(fromCheckpointDoc('catalog', { _id: 'catalog', position: 7 })).toBe(7);
     expect(fromCheckpointDoc('catalog', null)).toBeNull();
     expect(() => fromCheckpointDoc('catalog', { _id: 'catalog', ...resetFence() })).toThrow(ProjectionResettingError);
+  });
+});
+
+describe('MongoDB guarded commits on a standalone server (no server)', () => {
+  it('a concurrent insert of the same new document does not drop our newer write while our checkpoint moves', async () => {
+    const gate = { race: new Set(['p1']) };
+    const { db, client, rows } = fakeDb(gate);
+    const store = mongoReadStore(client, db, false);
+    await store.commit('catalog', [], { expected: null, next: 150 });
+    await store.commit(
+      'catalog',
+      [
+        { op: 'upsert', collection: 'products', doc: { id: 'p1', name: 'newer' } },
+        { op: 'upsert', collection: 'products', doc: { id: 'p2', name: 'other' } },
+      ],
+      { expected: 150, next: 200 },
+    );
+    expect(await store.readCheckpoint('catalog')).toBe(200);
+    // The other writer's older document (position 100) was inserted first; ours (200) is newer and stands.
+    expect(rows('products').get('p1')).toMatchObject({ name: 'newer', _pos: 200 });
+    expect(rows('products').get('p2')).toMatchObject({ name: 'other', _pos: 200 });
+    // A write older than the document that stands changes nothing, and is no error.
+    await store.commit('catalog', [{ op: 'upsert', collection: 'products', doc: { id: 'p1', name: 'stale' } }], { expected: 200, next: 180 });
+    expect(rows('products').get('p1')).toMatchObject({ name: 'newer', _pos: 200 });
+  });
+
+  it('sends again exactly the writes refused with a duplicate key, and lets any other error stand', () => {
+    const writes = ['w0', 'w1', 'w2'];
+    const dup = (index: number) => ({ code: 11000, index, errmsg: 'E11000 duplicate key error' });
+    const error = new MongoBulkWriteError({ message: 'E11000', code: 11000, writeErrors: [dup(0), dup(2)] } as never, {} as never);
+    expect(duplicateKeyRetries(error, writes)).toEqual(['w0', 'w2']);
+    const mixed = new MongoBulkWriteError({ message: 'x', code: 11000, writeErrors: [dup(0), { code: 121, index: 1, errmsg: 'validation' }] } as never, {} as never);
+    expect(duplicateKeyRetries(mixed, writes)).toBeNull();
+    expect(duplicateKeyRetries(new MongoServerError({ message: 'E11000', code: 11000 }), writes)).toBeNull();
   });
 });
