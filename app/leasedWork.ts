@@ -134,7 +134,9 @@ export function runUnderLeases(work: readonly LeasedWork[], options: LeaseOption
     const held = slots.filter((s) => s.expiresAt !== null);
     // Above its share (a worker joined): hand one back per tick, at a safe point, for a newcomer to take.
     if (held.length > share) {
-      end(held[held.length - 1]!, 'handing the lease over to spread the work', true);
+      // One whose work runs rather than one still starting (a rebuild would be thrown away).
+      const spare = [...held].reverse().find((s) => !s.busy) ?? held[held.length - 1]!;
+      end(spare, 'handing the lease over to spread the work', true);
       return;
     }
     let count = held.length;

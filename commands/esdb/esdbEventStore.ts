@@ -107,9 +107,13 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
     const source = client.subscribeToAll({
       fromPosition: options.after === null ? START : fromGlobalPosition(options.after),
       resolveLinkTos: false,
-      filter: toSubscriptionFilter(prefixes, async (position) => {
-        reached = Math.max(reached ?? 0, position);
-        await passCheckpoint();
+      filter: toSubscriptionFilter(prefixes, {
+        onCheckpoint: async (position) => {
+          reached = Math.max(reached ?? 0, position);
+          await passCheckpoint();
+        },
+        // Ends the subscription with it, as a failing handler does.
+        onError: (error) => source.destroy(error instanceof Error ? error : new Error(String(error))),
       }),
     });
     let stopped = false;

@@ -122,14 +122,22 @@ export const CHECKPOINT_INTERVAL = 32;
  * The server-side filter of a subscription: the stream prefixes asked for, or every non-system
  * event. `onCheckpoint` gets the position of each checkpoint the server sends: the last event it
  * looked at (EventStoreDB's catch-up sends the last position of a page, or where an empty page
- * began), so resuming after it skips nothing the filter lets through.
+ * began), so resuming after it skips nothing the filter lets through. Whatever fails there goes to
+ * `onError`, never back to the client: its Subscription awaits checkpointReached inside a stream
+ * transform that leaves a rejection unhandled and the stream stalled.
  */
 export function toSubscriptionFilter(
   prefixes: readonly string[] | undefined,
-  onCheckpoint?: (position: number) => Promise<void> | void,
+  checkpoints?: { onCheckpoint: (position: number) => Promise<void>; onError: (error: unknown) => void },
 ): Filter {
-  const checkpointReached = onCheckpoint
-    ? (_subscription: unknown, position: Position) => onCheckpoint(toSafeNumber(position.commit, 'checkpoint position'))
+  const checkpointReached = checkpoints
+    ? async (_subscription: unknown, position: Position) => {
+        try {
+          await checkpoints.onCheckpoint(toSafeNumber(position.commit, 'checkpoint position'));
+        } catch (error) {
+          checkpoints.onError(error);
+        }
+      }
     : undefined;
   const options = { checkpointInterval: CHECKPOINT_INTERVAL, ...(checkpointReached ? { checkpointReached } : {}) };
   return prefixes && prefixes.length > 0 ? streamNameFilter({ prefixes: [...prefixes], ...options }) : excludeSystemEvents(options);

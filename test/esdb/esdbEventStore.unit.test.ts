@@ -110,4 +110,25 @@ describe('EventStoreDB adapter (no server)', () => {
     expect(seen).toEqual(['events 4096', 'checkpoint 90000', 'checkpoint 150000']);
     await sub.stop();
   });
+
+  it('a checkpoint the caller fails to store ends the subscription with that error, as a failing handler does', async () => {
+    const source = Object.assign(new Readable({ objectMode: true, read() {} }), { unsubscribe: async () => undefined });
+    let filter: Filter | undefined;
+    const client = {
+      subscribeToAll: (options: { filter: Filter }) => {
+        filter = options.filter;
+        return source;
+      },
+    } as unknown as EventStoreDBClient;
+    const conflict = new Error('checkpoint moved by another worker');
+    const sub = openEsdbEventStore(client).subscribe(async () => undefined, {
+      after: null,
+      streamPrefixes: ['automation_webhook-'],
+      onCheckpoint: async () => {
+        throw conflict;
+      },
+    });
+    await expect(filter!.checkpointReached!(null as never, { commit: 90_000n, prepare: 90_000n })).resolves.toBeUndefined();
+    await expect(sub.done).rejects.toBe(conflict);
+  });
 });
