@@ -103,6 +103,26 @@ describe('leased work (several workers on one SQLite file, fake timers)', () => 
     expect(held('b') + held('c')).toBe(0);
   });
 
+  it('hands a newcomer a lease whose work runs, not one still starting (its rebuild would be thrown away)', async () => {
+    running.clear();
+    let finishRebuild!: () => void;
+    const rebuild = new Promise<void>((resolve) => (finishRebuild = resolve));
+    const started: string[] = [];
+    worker('a', ['p:1', 'p:2'], openStore(), async (name) => {
+      started.push(`a ${name}`);
+      if (name === 'p:2') await rebuild;
+    });
+    await advanceUntil(() => held('a') === 1 && started.length === 2);
+    worker('b', ['p:1', 'p:2'], openStore(), async (name) => void started.push(`b ${name}`));
+    cleanup.push(() => finishRebuild());
+    await advanceUntil(() => held('b') === 1);
+    expect(running.get('b')).toEqual(new Set(['p:1']));
+    finishRebuild();
+    await advanceUntil(() => held('a') === 1);
+    expect(running.get('a')).toEqual(new Set(['p:2']));
+    expect(started).toEqual(['a p:1', 'a p:2', 'b p:1']);
+  });
+
   it('a store error keeps the work going until the lease would run out, then stops it; the lease is taken again once the store answers', async () => {
     running.clear();
     const real = openStore();
