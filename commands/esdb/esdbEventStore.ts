@@ -87,10 +87,11 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
     /** A checkpoint the server sent that is not passed on yet, and whether a handler call is under way. */
     let reached: number | null = null;
     let busy = false;
+    let stopped = false;
 
     /** Passes the server's checkpoint on once every event before it has gone to the handler. */
     const passCheckpoint = async () => {
-      if (reached === null || !onCheckpoint || busy || batch.length > 0 || source.readableLength > 0) return;
+      if (stopped || reached === null || !onCheckpoint || busy || batch.length > 0 || source.readableLength > 0) return;
       const position = reached;
       reached = null;
       if (covered !== null && position <= covered) return;
@@ -116,7 +117,6 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
         onError: (error) => source.destroy(error instanceof Error ? error : new Error(String(error))),
       }),
     });
-    let stopped = false;
 
     const run = async () => {
       try {
