@@ -1,6 +1,6 @@
 import { automationJob } from '../automation/workflowRunner.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
-import { runUnderLease, type Running } from './leasedWork.ts';
+import { runUnderLeases, type Running } from './leasedWork.ts';
 import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
 import type { Services } from './services.ts';
 
@@ -42,10 +42,8 @@ export function runJobsUnderLeases(
   lease: { owner: string; ttlMs: number },
   jobs: readonly BackgroundJob[] = backgroundJobs,
 ): Running {
-  const leased = jobs.map((job) =>
-    runUnderLease(`job:${job.name}`, { readStore: services.readStore, owner: lease.owner, ttlMs: lease.ttlMs, logger }, () =>
-      startBackgroundJobs(services, logger, [job]),
-    ),
+  return runUnderLeases(
+    jobs.map((job) => ({ name: `job:${job.name}`, start: () => startBackgroundJobs(services, logger, [job]) })),
+    { readStore: services.readStore, owner: lease.owner, ttlMs: lease.ttlMs, logger, pool: 'jobs' },
   );
-  return { stop: async () => void (await Promise.all(leased.map((l) => l.stop()))) };
 }

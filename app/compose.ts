@@ -10,6 +10,7 @@ import { startProjections, type Logger } from '../projections/projectionRunner.t
 import type { ReadStore } from '../projections/readStore.ts';
 import { openSqliteReadStore } from '../projections/sqlite/sqliteReadStore.ts';
 import { ConfigError, isProductionProfile, type Config } from './config.ts';
+import { esdbConnectionStringProblem, isEventStoreUrl } from './eventStoreUrl.ts';
 import { createMetrics } from './metrics.ts';
 import { observeEventStore } from './observedEventStore.ts';
 import { projectionLag } from './readiness.ts';
@@ -42,7 +43,11 @@ export async function openStores(config: Config): Promise<Stores> {
  * (esdb:// or esdb+discover://), or an embedded data directory holding commerce.db.
  */
 export async function openEventStoreAt(location: string): Promise<EventStore> {
-  if (/^esdb(\+discover)?:\/\//.test(location)) return (await import('../commands/esdb/esdbEventStore.ts')).openEsdbEventStore(location);
+  if (isEventStoreUrl(location)) {
+    const problem = esdbConnectionStringProblem(location);
+    if (problem) throw new ConfigError(`invalid event store address: ${problem}`);
+    return (await import('../commands/esdb/esdbEventStore.ts')).openEsdbEventStore(location);
+  }
   return openSqliteEventStore({ file: join(resolve(location), 'commerce.db') });
 }
 

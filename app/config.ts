@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { esdbConnectionStringProblem } from './eventStoreUrl.ts';
 
 /** The named ranges fastify's trustProxy (proxy-addr) knows. */
 const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -72,7 +73,14 @@ export const ConfigSchema = z.object({
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Production profile: both set selects EventStoreDB + MongoDB instead of the embedded SQLite file. */
-  EVENTSTORE_URL: z.string().min(1).optional(),
+  EVENTSTORE_URL: z
+    .string()
+    .min(1)
+    .superRefine((url, ctx) => {
+      const problem = esdbConnectionStringProblem(url);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
   /**
    * CSP frame-ancestors of the hosted checkout page: who may frame it. `*` (any http/https site)
    * lets sellers embed the SDK anywhere; list origins (space-separated) to restrict it.

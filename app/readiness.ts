@@ -35,62 +35,93 @@ export type LagSources = {
   runner?: ProjectionRunner | null;
 };
 
-type Behind = ProjectionLag & { checkpoint: number | null };
+type Behind = ProjectionLag & { checkpoint: number | null; oldest: number | null };
+
+/** Lag is counted up to here: one more than the most a ready projection may have. */
+export const LAG_COUNT_LIMIT = MAX_LAG_EVENTS + 1;
 
 /**
- * How far each projection is behind `head`, from its checkpoint: the runner's own position where
- * it runs in this process (its stored checkpoint may lag behind: lazy checkpoints), else the
- * stored one (projections run by a worker, or a watcher's). The stored checkpoints are read in
- * either case, so readiness learns whether the read store answers.
+ * How many events each projection has still to apply, counted in events, not in positions:
+ * EventStoreDB's positions are byte offsets in its log (SQLite's are row numbers, with gaps), so
+ * `head - checkpoint` would be bytes there. One read from the lowest checkpoint serves every
+ * projection, and it stops at LAG_COUNT_LIMIT events: a current projection costs an empty read,
+ * and one further behind than that counts as LAG_COUNT_LIMIT ("more than MAX_LAG_EVENTS"). The
+ * checkpoint is the runner's own position where it runs in this process (its stored checkpoint
+ * may lag behind: lazy checkpoints), else the stored one (projections run by a worker, or a
+ * watcher's). The stored checkpoints are read in either case, so readiness learns whether the
+ * read store answers.
  */
-async function lagBehind(head: number, sources: LagSources): Promise<Behind[]> {
-  const lags: Behind[] = [];
+async function lagBehind(sources: LagSources): Promise<Behind[]> {
+  const checkpoints: Array<{ projection: string; checkpoint: number | null }> = [];
   for (const p of sources.projections) {
     const stored = await sources.readStore.readCheckpoint(p.name);
     const running = sources.runner?.checkpointOf(p.name);
-    const checkpoint = running === undefined ? stored : running;
-    // Positions may have gaps, so this is an upper bound on the events still to apply.
-    lags.push({ projection: p.name, checkpoint, events: Math.max(0, head - (checkpoint ?? 0)) });
+    checkpoints.push({ projection: p.name, checkpoint: running === undefined ? stored : running });
   }
-  return lags;
+  const counted = new Map<string, Behind>();
+  // Usually one read (from the lowest checkpoint); another only for a projection whose count the
+  // page that was read cut short (a full page that starts before its checkpoint).
+  while (counted.size < checkpoints.length) {
+    const pending = checkpoints.filter((c) => !counted.has(c.projection));
+    const from = pending.some((c) => c.checkpoint === null) ? null : Math.min(...pending.map((c) => c.checkpoint!));
+    const unapplied = await sources.store.readAll({ after: from, limit: LAG_COUNT_LIMIT });
+    const full = unapplied.length === LAG_COUNT_LIMIT;
+    for (const { projection, checkpoint } of pending) {
+      const first = checkpoint === null ? 0 : firstAfter(unapplied, checkpoint);
+      if (full && checkpoint !== from) continue;
+      counted.set(projection, { projection, checkpoint, events: unapplied.length - first, oldest: unapplied[first]?.metadata.occurred_at ?? null });
+    }
+  }
+  return checkpoints.map((c) => counted.get(c.projection)!);
 }
 
-/** Lag of each projection behind the head of the log: works whether projections run here or in a worker. */
+/** Index of the first event past `position` (events in log order). */
+function firstAfter(events: readonly { position: number }[], position: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (events[mid]!.position <= position) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Lag of each projection in events (up to LAG_COUNT_LIMIT): works whether projections run here or in a worker. */
 export async function projectionLag(sources: LagSources): Promise<ProjectionLag[]> {
-  const lags = await lagBehind((await sources.store.headPosition()) ?? 0, sources);
+  const lags = await lagBehind(sources);
   return lags.map(({ projection, events }) => ({ projection, events }));
 }
 
 /**
- * Ready: the event store and the read store each answer a cheap read, and every projection is
- * within MAX_LAG_EVENTS of the head and has no unapplied event older than MAX_LAG_SECONDS.
+ * Ready: the event store and the read store each answer a cheap read, and every projection has
+ * at most MAX_LAG_EVENTS events to apply and none older than MAX_LAG_SECONDS.
  */
 export async function checkReadiness(deps: LagSources & { clock: Clock }, timeoutMs = 2000): Promise<Readiness> {
   const reasons: string[] = [];
-  let head: number | null = null;
   try {
-    head = await timed('event store', deps.store.headPosition(), timeoutMs);
+    await timed('event store', deps.store.headPosition(), timeoutMs);
   } catch (error) {
     reasons.push(`event store unreachable: ${(error as Error).message}`);
   }
   let lags: Behind[] = [];
-  try {
-    lags = await timed('read store', lagBehind(head ?? 0, deps), timeoutMs);
-  } catch (error) {
-    reasons.push(`read store unreachable: ${(error as Error).message}`);
+  if (reasons.length === 0) {
+    try {
+      lags = await timed('read store', lagBehind(deps), timeoutMs);
+    } catch (error) {
+      reasons.push(`read store unreachable: ${(error as Error).message}`);
+    }
   }
   const lag: ProjectionLag[] = [];
   if (reasons.length === 0) {
     const now = deps.clock() / 1000;
-    for (const { projection: name, checkpoint, events } of lags) {
+    for (const { projection: name, events, oldest } of lags) {
       lag.push({ projection: name, events });
       if (events > MAX_LAG_EVENTS) {
-        reasons.push(`projection ${name} is ${events} events behind (max ${MAX_LAG_EVENTS})`);
+        reasons.push(`projection ${name} is more than ${MAX_LAG_EVENTS} events behind`);
         continue;
       }
-      if (events === 0) continue;
-      const [oldest] = await deps.store.readAll({ after: checkpoint, limit: 1 });
-      const age = oldest ? now - oldest.metadata.occurred_at : 0;
+      const age = oldest === null ? 0 : now - oldest;
       if (age > MAX_LAG_SECONDS) reasons.push(`projection ${name} is ${Math.round(age)} s behind (max ${MAX_LAG_SECONDS} s)`);
     }
   }

@@ -4,13 +4,14 @@ import type { Projection } from '../projections/projection.ts';
 import { backgroundJobs, runJobsUnderLeases, type BackgroundJob } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
 import type { Config } from './config.ts';
-import { runUnderLease, workerId, type Running } from './leasedWork.ts';
+import { runUnderLeases, workerId, type Running } from './leasedWork.ts';
 import type { Services } from './services.ts';
 
 /**
  * Worker processes of the same program. Each projection, and each background job, runs in one
- * worker at a time under a lease named after it; start as many workers as you like: they split
- * the leases among themselves, and one takes over what a dead one held within LEASE_TTL_MS.
+ * worker at a time under a lease named after it; start as many workers as you like: each takes
+ * its fair share of the leases among the live workers of its kind, and the others take over what
+ * a dead one held within LEASE_TTL_MS.
  */
 
 export type Worker = { owner: string; services: Services; stop(): Promise<void> };
@@ -23,12 +24,14 @@ export async function startProjectionWorker(
 ): Promise<Worker> {
   const services = await compose(config, { runProjections: false, logger });
   const owner = workerId();
-  const leased = projections.map((projection) =>
-    runUnderLease(`projection:${projection.name}`, { readStore: services.readStore, owner, ttlMs: config.LEASE_TTL_MS, logger }, () =>
-      startProjections(services.store, services.readStore, [projection], logger),
-    ),
+  const leased = runUnderLeases(
+    projections.map((projection) => ({
+      name: `projection:${projection.name}`,
+      start: () => startProjections(services.store, services.readStore, [projection], logger),
+    })),
+    { readStore: services.readStore, owner, ttlMs: config.LEASE_TTL_MS, logger, pool: 'projections' },
   );
-  return { owner, services, stop: stopAll(leased, services) };
+  return { owner, services, stop: stopAll([leased], services) };
 }
 
 /** Runs the background jobs registered in app/backgroundJobs.ts (no HTTP): `commerce worker automation`. */

@@ -10,6 +10,7 @@ import type { ReceivedWebhook, WebhookReceptionEvent } from '../domain/automatio
 import { nextStep, workflowDecider, workflowStream, type StepResult } from '../domain/automation/workflow.ts';
 import { fold } from '../domain/shared/decider.ts';
 import { DomainError } from '../domain/shared/domainError.ts';
+import { assertCheckpointInLog } from '../projections/assertCheckpointInLog.ts';
 import { CheckpointConflictError } from '../projections/readStore.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { sendWebhook } from './sendWebhook.ts';
@@ -151,19 +152,28 @@ export const automationJob: BackgroundJob = {
     const controller = new AbortController();
     let stopped = false;
     let current: { stop(): Promise<void> } | null = null;
+    await assertCheckpointInLog(
+      services.store,
+      AUTOMATION_CHECKPOINT,
+      await services.readStore.readCheckpoint(AUTOMATION_CHECKPOINT),
+      `restore the read store that goes with this log, or delete the checkpoint ${AUTOMATION_CHECKPOINT} to run the log's workflows from the start (finished steps are recorded and skipped)`,
+    );
     const loop = (async () => {
       while (!stopped) {
         let checkpoint = await services.readStore.readCheckpoint(AUTOMATION_CHECKPOINT);
+        const moveTo = async (next: number) => {
+          await services.readStore.commit(AUTOMATION_CHECKPOINT, [], { expected: checkpoint, next });
+          checkpoint = next;
+        };
         const subscription = services.store.subscribe(
           async (events) => {
             await handleBatch(services, events, services.config.AUTOMATION_CONCURRENCY, controller.signal);
-            const next = events[events.length - 1]!.position;
-            await services.readStore.commit(AUTOMATION_CHECKPOINT, [], { expected: checkpoint, next });
-            checkpoint = next;
+            await moveTo(events[events.length - 1]!.position);
           },
           // Batches hold many workflows (run AUTOMATION_CONCURRENCY at a time), so a busy catch URL
-          // costs one checkpoint commit per few hundred webhooks, not per handful.
-          { after: checkpoint, batchSize: BATCH_EVENTS, streamPrefixes: ['automation_webhook-'] },
+          // costs one checkpoint commit per few hundred webhooks, not per handful. Past long runs of
+          // other streams' events the store reports how far it looked: stored, a restart skips them.
+          { after: checkpoint, batchSize: BATCH_EVENTS, streamPrefixes: ['automation_webhook-'], onCheckpoint: moveTo },
         );
         current = subscription;
         try {

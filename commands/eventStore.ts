@@ -68,6 +68,12 @@ export type SubscribeOptions = {
   after: number | null;
   batchSize?: number;
   streamPrefixes?: readonly string[];
+  /**
+   * Called, between batches, with a position the subscription has looked past without finding an
+   * event for the handler (a long run of other streams' events under `streamPrefixes`), so the
+   * caller can store it as its checkpoint and a restart does not scan that run again.
+   */
+  onCheckpoint?: (position: number) => Promise<void>;
 };
 
 /** One stream's part of an appendMany. */

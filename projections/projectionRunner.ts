@@ -1,4 +1,5 @@
 import type { EventStore, RecordedEvent, Subscription } from '../commands/eventStore.ts';
+import { assertCheckpointInLog } from './assertCheckpointInLog.ts';
 import { DocCache } from './docCache.ts';
 import type { Projection } from './projection.ts';
 import { CheckpointConflictError, type ReadStore, type WriteOp } from './readStore.ts';
@@ -159,7 +160,15 @@ export async function startProjections(
     let stored: number | null = null;
     let position: number | null = null;
     while (!stopped) {
-      const from = await readStore.readCheckpoint(projection.name);
+      let from: number | null;
+      try {
+        from = await readStore.readCheckpoint(projection.name);
+      } catch (error) {
+        // A reset under way (MongoDB), or the read store out of reach: wait and look again; never end the loop.
+        logger.error({ err: error, projection: projection.name }, 'projection cannot read its checkpoint; retrying');
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
+      }
       // stop() may have come while we read: it waits for this loop, not for a subscription it never saw.
       if (stopped) break;
       stored = position = from;
@@ -209,7 +218,11 @@ export async function startProjections(
     }
   };
 
-  for (const p of projections) positions.set(p.name, await readStore.readCheckpoint(p.name));
+  for (const p of projections) {
+    const checkpoint = await readStore.readCheckpoint(p.name);
+    await assertCheckpointInLog(store, p.name, checkpoint, `rebuild its read models from this log (\`commerce projections rebuild ${p.name}\`), or restore the read store that goes with it`);
+    positions.set(p.name, checkpoint);
+  }
   const loops = projections.map((p) => run(p));
 
   return {

@@ -67,6 +67,21 @@ export class CheckpointConflictError extends Error {
   }
 }
 
+/**
+ * A reset of this projection's read models is under way, or was cut short (a rebuild stopped
+ * half-way): nothing may be applied on top until a rebuild finishes it. Only MongoDB has it: its
+ * reset is several operations, fenced by a marker in place of the checkpoint.
+ */
+export class ProjectionResettingError extends Error {
+  override readonly name = 'ProjectionResettingError';
+  constructor(readonly projection: string) {
+    super(
+      `projection ${projection}: its read models are being reset for a rebuild, or a rebuild stopped half-way; ` +
+        `waiting for it (run \`commerce projections rebuild ${projection}\` if none is running)`,
+    );
+  }
+}
+
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /** Field paths come from our code, never from a request, but a backend builds queries from them: check. */

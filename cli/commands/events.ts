@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openEventStoreAt } from '../../app/compose.ts';
+import { isEventStoreUrl } from '../../app/eventStoreUrl.ts';
 import { copyEvents, type CopyResult } from '../../commands/copyEvents.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { progressBar } from '../progressBar.ts';
@@ -15,7 +16,7 @@ export const eventsCopyCommand: CliCommand = {
   async run({ options, interactive }) {
     const from = requireOption(options, 'from');
     const to = requireOption(options, 'to');
-    if (/^esdb/.test(from)) throw new CliUsageError('--from is an embedded data directory (copying out of EventStoreDB is not supported)');
+    if (isEventStoreUrl(from)) throw new CliUsageError('--from is an embedded data directory (copying out of EventStoreDB is not supported)');
     if (!existsSync(join(resolve(from), 'commerce.db'))) throw new CliUsageError(`--from: no commerce.db in ${resolve(from)}`);
     if (resolve(from) === resolve(to)) throw new CliUsageError('--from and --to are the same store');
     const source = await openEventStoreAt(from);
@@ -33,7 +34,7 @@ export const eventsCopyCommand: CliCommand = {
   },
   format: (r: CopyResult & { seconds: number; to: string }) =>
     `read ${r.events} events in ${r.seconds}s: ${r.copied} copied, ${r.alreadyThere} already there.\n` +
-    (/^esdb/.test(r.to)
+    (isEventStoreUrl(r.to)
       ? 'Next: point EVENTSTORE_URL and MONGODB_URL at the new servers and run `commerce projections rebuild`.'
       : `Next: run \`commerce projections rebuild\` with DATA_DIR=${r.to}.`),
 };

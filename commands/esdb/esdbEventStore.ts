@@ -4,8 +4,6 @@ import {
   EventStoreDBClient,
   FORWARDS,
   START,
-  excludeSystemEvents,
-  streamNameFilter,
   type AllStreamResolvedEvent,
   type ResolvedEvent,
 } from '@eventstore/db-client';
@@ -29,6 +27,7 @@ import {
   toEventData,
   toPortError,
   toRecordedEvent,
+  toSubscriptionFilter,
   toWrongExpectedRevision,
 } from './esdbMapping.ts';
 
@@ -81,17 +80,46 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
   function subscribe(handler: SubscriptionHandler, options: SubscribeOptions): Subscription {
     const batchSize = options.batchSize ?? 500;
     const prefixes = options.streamPrefixes;
+    const onCheckpoint = options.onCheckpoint;
+    let batch: RecordedEvent[] = [];
+    /** The last event taken from the source, and the position up to which the caller has everything. */
+    let last = options.after;
+    let covered = options.after;
+    /** A checkpoint the server sent that is not passed on yet, and whether a handler call is under way. */
+    let reached: number | null = null;
+    let busy = false;
+    let stopped = false;
+
+    /** Passes the server's checkpoint on once every event before it has gone to the handler. */
+    const passCheckpoint = async () => {
+      if (stopped || reached === null || !onCheckpoint || busy || batch.length > 0 || source.readableLength > 0) return;
+      const position = reached;
+      reached = null;
+      if (covered !== null && position <= covered) return;
+      busy = true;
+      try {
+        await onCheckpoint(position);
+        covered = position;
+      } finally {
+        busy = false;
+      }
+    };
+
     // Subscribing from a position is exclusive: delivery starts after the checkpoint.
     const source = client.subscribeToAll({
       fromPosition: options.after === null ? START : fromGlobalPosition(options.after),
       resolveLinkTos: false,
-      filter: prefixes && prefixes.length > 0 ? streamNameFilter({ prefixes: [...prefixes] }) : excludeSystemEvents(),
+      filter: toSubscriptionFilter(prefixes, {
+        onCheckpoint: async (position) => {
+          reached = Math.max(reached ?? 0, position);
+          await passCheckpoint();
+        },
+        // Ends the subscription with it, as a failing handler does.
+        onError: (error) => source.destroy(error instanceof Error ? error : new Error(String(error))),
+      }),
     });
-    let stopped = false;
 
     const run = async () => {
-      let batch: RecordedEvent[] = [];
-      let last = options.after;
       try {
         for await (const resolved of source as AsyncIterable<AllStreamResolvedEvent>) {
           if (stopped) break;
@@ -104,8 +132,15 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
           if (batch.length > 0 && (batch.length >= batchSize || source.readableLength === 0)) {
             const delivering = batch;
             batch = [];
-            await handler(delivering);
+            busy = true;
+            try {
+              await handler(delivering);
+            } finally {
+              busy = false;
+            }
+            covered = delivering[delivering.length - 1]!.position;
           }
+          await passCheckpoint();
         }
       } catch (error) {
         // Cancelling the call on stop() may surface as a premature close: that is our own doing.

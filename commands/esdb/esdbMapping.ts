@@ -8,7 +8,10 @@ import {
   TimeoutError,
   UnavailableError,
   WrongExpectedVersionError,
+  excludeSystemEvents,
   jsonEvent,
+  streamNameFilter,
+  type Filter,
   type AppendExpectedRevision,
   type AppendResult as EsdbAppendResult,
   type EventData,
@@ -106,6 +109,38 @@ export function toGlobalPosition(position: Position): number {
     );
   }
   return toSafeNumber(position.commit, 'commit position');
+}
+
+/**
+ * How often a filtered subscription reports how far it has looked: every CHECKPOINT_INTERVAL
+ * times the server's search window (32 events by default), so about every 1,000 events of other
+ * streams: one checkpoint commit per thousand skipped events, not per page.
+ */
+export const CHECKPOINT_INTERVAL = 32;
+
+/**
+ * The server-side filter of a subscription: the stream prefixes asked for, or every non-system
+ * event. `onCheckpoint` gets the position of each checkpoint the server sends: the last event it
+ * looked at (EventStoreDB's catch-up sends the last position of a page, or where an empty page
+ * began), so resuming after it skips nothing the filter lets through. Whatever fails there goes to
+ * `onError`, never back to the client: its Subscription awaits checkpointReached inside a stream
+ * transform that leaves a rejection unhandled and the stream stalled.
+ */
+export function toSubscriptionFilter(
+  prefixes: readonly string[] | undefined,
+  checkpoints?: { onCheckpoint: (position: number) => Promise<void>; onError: (error: unknown) => void },
+): Filter {
+  const checkpointReached = checkpoints
+    ? async (_subscription: unknown, position: Position) => {
+        try {
+          await checkpoints.onCheckpoint(toSafeNumber(position.commit, 'checkpoint position'));
+        } catch (error) {
+          checkpoints.onError(error);
+        }
+      }
+    : undefined;
+  const options = { checkpointInterval: CHECKPOINT_INTERVAL, ...(checkpointReached ? { checkpointReached } : {}) };
+  return prefixes && prefixes.length > 0 ? streamNameFilter({ prefixes: [...prefixes], ...options }) : excludeSystemEvents(options);
 }
 
 /** The `$all` position of one of our global positions (reading from it resumes right there). */

@@ -49,6 +49,8 @@ export function backupDataDir(from: string, to: string, busyTimeoutMs = DEFAULT_
   try {
     // Leases are who runs what now: the restored server must not wait out the old process's.
     if (copy.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'leases'").get()) copy.exec('DELETE FROM leases');
+    // Nor count the old process's heartbeat (app/leasedWork.ts) as a live worker to share them with.
+    if (copy.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rm_worker_heartbeats'").get()) copy.exec('DELETE FROM rm_worker_heartbeats');
     summary = copy.prepare<[], { events: number; head: number | null }>('SELECT count(*) AS events, max(position) AS head FROM events').get()!;
   } finally {
     copy.close();

@@ -488,7 +488,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
           );
           polled = false;
           if (events.length === 0) {
+            const skipped = scannedTo > (checkpoint ?? 0);
             checkpoint = Math.max(checkpoint ?? 0, scannedTo);
+            if (skipped && options.onCheckpoint) await options.onCheckpoint(checkpoint);
             polled = await sleep();
             continue;
           }

@@ -14,7 +14,7 @@ import {
   type Sort,
 } from 'mongodb';
 import { StoreUnavailableError } from '../../commands/eventStore.ts';
-import { assertFieldPath, CheckpointConflictError, type Doc, type Filter, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
+import { assertFieldPath, CheckpointConflictError, ProjectionResettingError, type Doc, type Filter, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
 
 /**
  * Pure translations from the read store port to MongoDB documents, filters and writes, kept apart
@@ -31,6 +31,25 @@ import { assertFieldPath, CheckpointConflictError, type Doc, type Filter, type Q
  */
 
 export const CHECKPOINTS = '_checkpoints';
+
+/** A checkpoint document: a position, or the fence a reset puts in its place. */
+export type CheckpointDoc = { _id: string; position: number | null; resetting?: true };
+
+/**
+ * What a reset writes in place of the checkpoint before it empties any collection: no
+ * compare-and-set matches it (its position is null, and an insert for a first batch collides
+ * with it), so a running worker's commit fails at once instead of landing in a collection being
+ * emptied; and a reset cut short leaves it, not the old checkpoint over emptied collections.
+ */
+export function resetFence(): Omit<CheckpointDoc, '_id'> {
+  return { position: null, resetting: true };
+}
+
+/** A checkpoint as the port reads it: its position, null for none, or ProjectionResettingError behind a fence. */
+export function fromCheckpointDoc(projection: string, doc: CheckpointDoc | null): number | null {
+  if (doc?.resetting) throw new ProjectionResettingError(projection);
+  return doc?.position ?? null;
+}
 
 /**
  * How the adapter's MongoClient serialises documents. ignoreUndefined: a field set to undefined
@@ -154,6 +173,23 @@ export function isDuplicateKey(error: unknown): boolean {
   const writeErrors = (error as { writeErrors?: Array<{ code?: number }> } | null)?.writeErrors;
   if (Array.isArray(writeErrors) && writeErrors.length > 0) return writeErrors.every((e) => e.code === 11000);
   return error instanceof MongoServerError && error.code === 11000;
+}
+
+/**
+ * The writes of a guarded batch (no transaction) to send again after `error`, or null when the
+ * error is not only duplicate keys (then it stands). A guarded upsert whose filter (an older
+ * `_pos`, or none) matched nothing inserts, and the insert collides when the document exists:
+ * either a newer write stands (nothing to do), or another writer inserted it a moment before,
+ * perhaps with an older `_pos`, and ours must still land. Sent again, the filter meets the
+ * document as it now is: it matches an older one, and a second collision means a newer one
+ * stands (guarded documents are never removed, only tombstoned). The driver reports each refused
+ * write with its index in the batch (MongoBulkWriteError.writeErrors).
+ */
+export function duplicateKeyRetries<T>(error: unknown, writes: readonly T[]): T[] | null {
+  const writeErrors = (error as { writeErrors?: Array<{ code?: number; index?: number }> } | null)?.writeErrors;
+  if (!Array.isArray(writeErrors) || writeErrors.length === 0) return null;
+  if (!writeErrors.every((e) => e.code === 11000 && typeof e.index === 'number' && writes[e.index] !== undefined)) return null;
+  return writeErrors.map((e) => writes[e.index!]!);
 }
 
 /**

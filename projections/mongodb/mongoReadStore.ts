@@ -3,8 +3,12 @@ import { CheckpointConflictError, type CheckpointUpdate, type Doc, type Query, t
 import {
   CHECKPOINTS,
   LEASES,
+  type CheckpointDoc,
+  fromCheckpointDoc,
+  resetFence,
   MONGO_CLIENT_OPTIONS,
   collectionName,
+  duplicateKeyRetries,
   fromMongoDoc,
   isDuplicateKey,
   supportsTransactions,
@@ -17,7 +21,6 @@ import {
   withUnavailableErrors,
 } from './mongoMapping.ts';
 
-type CheckpointDoc = { _id: string; position: number };
 type LeaseDoc = { _id: string; owner: string; expires_at: number };
 
 /**
@@ -39,11 +42,16 @@ export async function openMongoReadStore(
   const db: Db = client.db(dbName);
   const hello = await db.admin().command({ hello: 1 });
   const transactions = options.transactions !== 'never' && supportsTransactions(hello);
+  return mongoReadStore(client, db, transactions);
+}
+
+/** The read store over an open client and database (openMongoReadStore connects them). */
+export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close'>, db: Db, transactions: boolean): ReadStore {
   const checkpoints = db.collection<CheckpointDoc>(CHECKPOINTS);
   const leases = db.collection<LeaseDoc>(LEASES);
 
   const readCheckpoint = async (name: string, session?: ClientSession) =>
-    (await checkpoints.findOne({ _id: name }, session ? { session } : {}))?.position ?? null;
+    fromCheckpointDoc(name, await checkpoints.findOne({ _id: name }, session ? { session } : {}));
 
   /** Moves the checkpoint from `expected` to `next`, or throws CheckpointConflictError. */
   async function moveCheckpoint(name: string, { expected, next }: CheckpointUpdate, session?: ClientSession) {
@@ -63,13 +71,24 @@ export async function openMongoReadStore(
 
   async function applyOps(ops: WriteOp[], guardedAt: number | undefined, session?: ClientSession) {
     for (const [name, writes] of toBulkWrites(ops, guardedAt)) {
-      try {
-        // Guarded writes run unordered: one already-newer document must not stop the others
-        // (a batch holds at most one write per document, so order within it does not matter).
-        await db.collection(name).bulkWrite(writes, { ordered: guardedAt === undefined, ...(session ? { session } : {}) });
-      } catch (error) {
-        // A guarded upsert of a document a later commit already wrote: that write is done already.
-        if (guardedAt === undefined || !isDuplicateKey(error)) throw error;
+      if (guardedAt === undefined) {
+        await db.collection(name).bulkWrite(writes, { ordered: true, ...(session ? { session } : {}) });
+        continue;
+      }
+      // Guarded writes run unordered: one already-newer document must not stop the others (a
+      // batch holds at most one write per document, so order within it does not matter). Those
+      // refused with a duplicate key go once more (see duplicateKeyRetries); refused again, a
+      // newer document stands.
+      let pending = writes;
+      for (let attempt = 0; attempt < 2 && pending.length > 0; attempt++) {
+        try {
+          await db.collection(name).bulkWrite(pending, { ordered: false });
+          pending = [];
+        } catch (error) {
+          const again = duplicateKeyRetries(error, pending);
+          if (again === null) throw error;
+          pending = again;
+        }
       }
     }
   }
@@ -129,8 +148,12 @@ export async function openMongoReadStore(
       else await commitGuarded(name, ops, checkpoint);
     },
     async reset(name, collections) {
+      // Fence first, then empty, then drop the fence: every step may be cut short, and none
+      // leaves a checkpoint over collections it does not describe (see resetFence). Not one
+      // transaction: emptying large collections in one is what transactions are worst at.
+      await checkpoints.replaceOne({ _id: name }, resetFence(), { upsert: true });
       for (const collection of collections) await db.collection(collectionName(collection)).deleteMany({});
-      await checkpoints.deleteOne({ _id: name });
+      await checkpoints.deleteOne({ _id: name, resetting: true });
     },
     async acquireLease(name, owner, ttlMs, now) {
       try {

@@ -1,6 +1,6 @@
-import { UnavailableError, type AppendResult, type EventStoreDBClient, type ResolvedEvent } from '@eventstore/db-client';
+import { UnavailableError, type AppendResult, type EventStoreDBClient, type Filter, type ResolvedEvent } from '@eventstore/db-client';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError, WrongExpectedRevisionError, type NewEvent } from '../../commands/eventStore.ts';
 import { openEsdbEventStore } from '../../commands/esdb/esdbEventStore.ts';
 
@@ -79,5 +79,72 @@ describe('EventStoreDB adapter (no server)', () => {
     const client = { subscribeToAll: () => source } as unknown as EventStoreDBClient;
     const sub = openEsdbEventStore(client).subscribe(async () => undefined, { after: null });
     await expect(sub.done).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('passes the server\'s checkpoints of a filtered subscription on, each once every event before it has been handled', async () => {
+    const source = Object.assign(new Readable({ objectMode: true, read() {} }), { unsubscribe: async () => undefined });
+    let filter: Filter | undefined;
+    const client = {
+      subscribeToAll: (options: { filter: Filter }) => {
+        filter = options.filter;
+        return source;
+      },
+    } as unknown as EventStoreDBClient;
+    const seen: string[] = [];
+    let release!: () => void;
+    const handling = new Promise<void>((resolve) => (release = resolve));
+    const sub = openEsdbEventStore(client).subscribe(
+      async (events) => {
+        seen.push(`events ${events.map((e) => e.position).join(',')}`);
+        await handling;
+      },
+      { after: null, streamPrefixes: ['automation_webhook-'], onCheckpoint: async (position) => void seen.push(`checkpoint ${position}`) },
+    );
+    // A client event as its Subscription yields it from $all (see convertGrpcEvent).
+    source.push({
+      event: {
+        streamId: 'automation_webhook-1',
+        id: '6f1c3a52-54a4-4c2e-9d27-9c1f0d9d7a10',
+        revision: 0n,
+        type: 'WebhookReceived',
+        created: new Date(0),
+        data: {},
+        metadata: event().metadata,
+        isJson: true,
+        position: { commit: 4096n, prepare: 4096n },
+      },
+    });
+    await vi.waitFor(() => expect(seen).toEqual(['events 4096']));
+    // The server looked further while that batch was being handled: passed on only after it.
+    await filter!.checkpointReached!(null as never, { commit: 90_000n, prepare: 90_000n });
+    expect(seen).toEqual(['events 4096']);
+    release();
+    await vi.waitFor(() => expect(seen).toEqual(['events 4096', 'checkpoint 90000']));
+    // Idle: passed on at once; one not past what was handled is dropped.
+    await filter!.checkpointReached!(null as never, { commit: 150_000n, prepare: 150_000n });
+    await filter!.checkpointReached!(null as never, { commit: 100_000n, prepare: 100_000n });
+    expect(seen).toEqual(['events 4096', 'checkpoint 90000', 'checkpoint 150000']);
+    await sub.stop();
+  });
+
+  it('a checkpoint the caller fails to store ends the subscription with that error, as a failing handler does', async () => {
+    const source = Object.assign(new Readable({ objectMode: true, read() {} }), { unsubscribe: async () => undefined });
+    let filter: Filter | undefined;
+    const client = {
+      subscribeToAll: (options: { filter: Filter }) => {
+        filter = options.filter;
+        return source;
+      },
+    } as unknown as EventStoreDBClient;
+    const conflict = new Error('checkpoint moved by another worker');
+    const sub = openEsdbEventStore(client).subscribe(async () => undefined, {
+      after: null,
+      streamPrefixes: ['automation_webhook-'],
+      onCheckpoint: async () => {
+        throw conflict;
+      },
+    });
+    await expect(filter!.checkpointReached!(null as never, { commit: 90_000n, prepare: 90_000n })).resolves.toBeUndefined();
+    await expect(sub.done).rejects.toBe(conflict);
   });
 });

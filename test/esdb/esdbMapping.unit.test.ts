@@ -25,7 +25,9 @@ import {
   toEventData,
   toGlobalPosition,
   toRecordedEvent,
+  toSubscriptionFilter,
   toWrongExpectedRevision,
+  CHECKPOINT_INTERVAL,
 } from '../../commands/esdb/esdbMapping.ts';
 
 const metadata: EventMetadata = {
@@ -203,5 +205,31 @@ describe('EventStoreDB mapping', () => {
     expect(() => fromAppendResult({ success: false, nextExpectedRevision: -1n, position: undefined }, 1, 's', 0)).toThrow(
       expect.objectContaining({ name: 'WrongExpectedRevisionError', actual: null }),
     );
+  });
+});
+
+describe('subscription filters and their checkpoints', () => {
+  it('filters on the prefixes asked for, or leaves system events out, and reports checkpoints as our positions', async () => {
+    const reached: number[] = [];
+    const errors: unknown[] = [];
+    const filter = toSubscriptionFilter(['automation_webhook-'], {
+      onCheckpoint: async (position) => void reached.push(position),
+      onError: (error) => void errors.push(error),
+    });
+    // The shape the client's streamNameFilter builds and subscribeToAll reads (see its filter.js).
+    expect(filter).toMatchObject({ filterOn: 'streamName', prefixes: ['automation_webhook-'], checkpointInterval: CHECKPOINT_INTERVAL });
+    // The client's Subscription calls checkpointReached(subscription, {commit, prepare}) for each
+    // checkpoint message; the server sends the last position it looked at.
+    await filter.checkpointReached!(null as never, { commit: 1_234_567n, prepare: 1_234_567n });
+    // A checkpoint where an empty page began may be a record of a legacy transaction: its commit position counts.
+    await filter.checkpointReached!(null as never, { commit: 2_000_000n, prepare: 1_999_000n });
+    expect(reached).toEqual([1_234_567, 2_000_000]);
+    // A failure goes to onError; the client's transform, which awaits this, never sees a rejection.
+    await expect(filter.checkpointReached!(null as never, { commit: 2n ** 60n, prepare: 2n ** 60n })).resolves.toBeUndefined();
+    expect(errors).toHaveLength(1);
+
+    const all = toSubscriptionFilter(undefined);
+    expect(all).toMatchObject({ filterOn: 'eventType', regex: '^[^$].*', checkpointInterval: CHECKPOINT_INTERVAL });
+    expect(all.checkpointReached).toBeUndefined();
   });
 });

@@ -3,16 +3,17 @@ import { GenericContainer, Wait } from 'testcontainers';
 
 /** The production profile's servers for tests, one container each per test run. */
 
-export const EVENTSTORE_IMAGE = 'eventstore/eventstore:24.10';
+/** As docker-compose.yml runs it: KurrentDB, EventStoreDB's new name, on its LTS line. */
+export const EVENTSTORE_IMAGE = 'docker.kurrent.io/kurrent-lts/kurrentdb:26.0.3';
 export const MONGO_IMAGE = 'mongo:7.0';
 
 export async function startEventStoreDb(): Promise<{ url: string; stop(): Promise<void> }> {
   const container = await new GenericContainer(EVENTSTORE_IMAGE)
     .withEnvironment({
-      EVENTSTORE_INSECURE: 'true',
-      EVENTSTORE_MEM_DB: 'true',
-      EVENTSTORE_CLUSTER_SIZE: '1',
-      EVENTSTORE_RUN_PROJECTIONS: 'None',
+      KURRENTDB_INSECURE: 'true',
+      KURRENTDB_MEM_DB: 'true',
+      KURRENTDB_CLUSTER_SIZE: '1',
+      KURRENTDB_RUN_PROJECTIONS: 'None',
     })
     .withExposedPorts(2113)
     .withWaitStrategy(Wait.forHttp('/health/live', 2113).forStatusCodeMatching((s) => s >= 200 && s < 300))

@@ -109,7 +109,7 @@ describe('readiness when projections fall behind or a store is gone', () => {
       response = await server.fetch('/readyz');
       expect(response.status).toBe(503);
       body = (await response.json()) as { status: string; reasons: string[] };
-      expect(body.reasons).toContainEqual(expect.stringMatching(/^projection identity is 10\d\d events behind \(max 1000\)$/));
+      expect(body.reasons).toContainEqual('projection identity is more than 1000 events behind');
 
       const metrics = await (await server.fetch('/metrics')).text();
       expect(sample(metrics, 'projection_lag_events', { projection: 'identity' })).toBeGreaterThan(1000);

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,10 +42,11 @@ describe('readiness and lag with projections running in this process', () => {
 
     // Without the runner (a process whose projections run elsewhere) the stored checkpoints count.
     const stored = { store, readStore, projections: allProjections };
-    expect(await projectionLag(stored)).toEqual(allProjections.map((p) => ({ projection: p.name, events: head })));
+    // Counted up to one past the limit: "more than MAX_LAG_EVENTS".
+    expect(await projectionLag(stored)).toEqual(allProjections.map((p) => ({ projection: p.name, events: MAX_LAG_EVENTS + 1 })));
     const readiness = await checkReadiness({ ...stored, clock });
     expect(readiness.ready).toBe(false);
-    expect(readiness.reasons).toContain(`projection identity is ${head} events behind (max ${MAX_LAG_EVENTS})`);
+    expect(readiness.reasons).toContain(`projection identity is more than ${MAX_LAG_EVENTS} events behind`);
   });
 
   it('through compose: /metrics reports 0 lag for lazy projections that are current, and close() stores their checkpoints', async () => {
@@ -73,5 +75,51 @@ describe('readiness and lag with projections running in this process', () => {
     } finally {
       await readStore.close();
     }
+  });
+});
+
+describe('lag is counted in events, not in positions', () => {
+  const cleanup: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  it('a projection three events behind, over positions thousands apart (EventStoreDB\'s are byte offsets), is 3 behind and ready', async () => {
+    const { file, store, readStore } = openTempStores(cleanup, 'readiness-bytes-');
+    const clock = manualClock();
+    const metadata = { correlation_id: 'test', actor: { type: 'cli' as const }, organization_id: null, occurred_at: Math.floor(clock() / 1000) };
+    // Another connection moves the file's position sequence on between appends, as an
+    // EventStoreDB log's byte offsets move by an event's size: real gaps in a real log.
+    const db = new Database(file);
+    cleanup.push(() => void db.close());
+    const append = async () => {
+      const { position } = await store.append(`load-${randomUUID()}`, [{ id: randomUUID(), type: 'LoadTested', data: {}, metadata }], 'no_stream');
+      db.prepare("UPDATE sqlite_sequence SET seq = seq + 700 WHERE name = 'events'").run();
+      return position;
+    };
+    const applied = await append();
+    for (const p of allProjections) await readStore.commit(p.name, [], { expected: null, next: applied });
+    let head = 0;
+    for (let i = 0; i < 3; i++) head = await append();
+    expect(head - applied).toBeGreaterThan(MAX_LAG_EVENTS);
+
+    const sources = { store, readStore, projections: allProjections };
+    const three = allProjections.map((p) => ({ projection: p.name, events: 3 }));
+    expect(await projectionLag(sources)).toEqual(three);
+    expect(await checkReadiness({ ...sources, clock })).toEqual({ ready: true, reasons: [], lag: three });
+
+    // Projections at different checkpoints each count their own events.
+    const [first, second] = allProjections;
+    await readStore.commit(first!.name, [], { expected: applied, next: head });
+    const lag = await projectionLag(sources);
+    expect(lag.find((l) => l.projection === first!.name)?.events).toBe(0);
+    expect(lag.find((l) => l.projection === second!.name)?.events).toBe(3);
+
+    // Age still counts: the oldest unapplied event, not the position gap.
+    clock.advance(10_000);
+    const late = await checkReadiness({ ...sources, clock });
+    expect(late.ready).toBe(false);
+    expect(late.reasons).toContainEqual(expect.stringMatching(new RegExp(`^projection ${second!.name} is 1[01] s behind \\(max 5 s\\)$`)));
+    expect(late.reasons.some((r) => r.startsWith(`projection ${first!.name} `))).toBe(false);
   });
 });
