@@ -33,7 +33,7 @@ export type CatchBenchResult = BenchResult & {
   drainMs: number;
 };
 /** Waits until the automation subscriber's checkpoint reaches the last reception event; resolves with the time it took (ms). */
-async function untilDrained(file: string, timeoutMs = 120_000): Promise<number> {
+export async function untilDrained(file: string, timeoutMs = 120_000): Promise<number> {
   const started = Date.now();
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
