@@ -127,7 +127,9 @@ async function handleBatch(services: Services, events: RecordedEvent[], concurre
   });
   const starts: Started[] = [];
   for (const { webhook, outcome } of receptions) {
-    if (outcome.status === 'started') {
+    // A workflow without actions was finished by its reception (the read model shows it completed):
+    // nothing to run and nothing to record.
+    if (outcome.status === 'started' && outcome.actions.length > 0) {
       starts.push({ workflowId: outcome.workflow_id, organizationId: webhook.organization_id, actions: outcome.actions, webhook });
     }
   }
