@@ -4,8 +4,10 @@
  * as n8n saves them by default). Both servers run on loopback; autocannon loads each with the same
  * connections, body and duration, in alternating rounds. Printed per side: accepted (2xx)
  * requests per second, latency p50/p99, and the server's CPU (its whole process tree) per 1,000
- * webhooks, counted from a round's start until the server is idle again, so work done after the
- * answer (our automation subscriber, n8n's execution and its save) is counted.
+ * webhooks, counted from a round's start until the server has finished the round's work: our
+ * automation subscriber's checkpoint past the last reception, n8n's execution table holding a
+ * finished execution for every accepted webhook (execution pruning is off for the run, so that
+ * count only grows). Work done after the answer is counted on both sides.
  *
  * n8n is not a dependency of this project: install it outside the repository, e.g.
  *
@@ -24,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import Database from 'better-sqlite3';
 import { untilDrained } from '../catch.ts';
 import { childEnv, median, run, serve, stopAll } from '../processes.ts';
 
@@ -58,15 +61,18 @@ function treeCpuMs(root: number): number | null {
   }
 }
 
-/** Waits (at most `timeoutMs`) until the process tree uses under 5% of a core over half a second. */
-async function untilIdle(pid: number, timeoutMs = 60_000): Promise<void> {
+/** Waits until n8n's database holds at least `count` finished executions. */
+async function untilExecuted(file: string, count: number, timeoutMs = 180_000): Promise<void> {
   const until = Date.now() + timeoutMs;
-  let last = treeCpuMs(pid);
-  while (Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 500));
-    const now = treeCpuMs(pid);
-    if (now === null || last === null || now - last < 25) return;
-    last = now;
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 5_000 });
+  try {
+    const finished = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM execution_entity WHERE stoppedAt IS NOT NULL');
+    while ((finished.get()?.n ?? 0) < count) {
+      if (Date.now() > until) throw new Error(`n8n did not finish its executions in time (${finished.get()?.n} of ${count})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    db.close();
   }
 }
 
@@ -81,12 +87,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function loadRound(url: string, pid: number, connections: number, duration: number, afterLoad: () => Promise<void>): Promise<Round> {
+async function loadRound(url: string, pid: number, connections: number, duration: number, afterLoad: (accepted: number) => Promise<void>): Promise<Round> {
   const before = treeCpuMs(pid);
   const result = await autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, connections, duration, pipelining: 1 });
-  await afterLoad();
-  const after = treeCpuMs(pid);
   const accepted = result['2xx'];
+  await afterLoad(accepted);
+  const after = treeCpuMs(pid);
   return {
     accepted,
     rejected: result.non2xx + result.errors + result.timeouts,
@@ -121,6 +127,8 @@ async function startN8n(n8nDir: string, options: { poolSize: number | null; log:
     N8N_PERSONALIZATION_ENABLED: 'false',
     N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
     N8N_SECURE_COOKIE: 'false',
+    // The drain check counts executions; pruning would delete some meanwhile.
+    EXECUTIONS_DATA_PRUNE: 'false',
   };
   const id = 'benchWebhook0001';
   const path = 'bench';
@@ -175,7 +183,7 @@ async function startN8n(n8nDir: string, options: { poolSize: number | null; log:
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  return { url, child, folder };
+  return { url, child, folder, database: join(folder, '.n8n', 'database.sqlite') };
 }
 
 /** Our service with a sequence without actions: the catch URL and the workflow's record. */
@@ -221,11 +229,11 @@ try {
   children.push(n8n.child);
   dirs.push(n8n.folder);
   const database = join(ours.dataDir, 'commerce.db');
-  const loadOurs = (seconds: number) => loadRound(ours.url, ours.child.pid!, connections, seconds, async () => {
-    await untilDrained(database);
-    await untilIdle(ours.child.pid!);
-  });
-  const loadN8n = (seconds: number) => loadRound(n8n.url, n8n.child.pid!, connections, seconds, () => untilIdle(n8n.child.pid!));
+  const loadOurs = (seconds: number) => loadRound(ours.url, ours.child.pid!, connections, seconds, () => untilDrained(database).then(() => undefined));
+  // The readiness probe started one execution.
+  let n8nAccepted = 1;
+  const loadN8n = (seconds: number) =>
+    loadRound(n8n.url, n8n.child.pid!, connections, seconds, (accepted) => untilExecuted(n8n.database, (n8nAccepted += accepted)));
   log(`${connections} connections, ${warmup}s warm-up, ${rounds} × ${duration}s per side, alternating; loopback only`);
   await loadOurs(warmup);
   await loadN8n(warmup);
