@@ -6,7 +6,7 @@ import { enrolParticipant } from '../commands/promos/promoCommands.ts';
 import type { Action } from '../domain/automation/actions.ts';
 import { enrolmentFrom } from '../domain/automation/enrolment.ts';
 import type { TemplateScope } from '../domain/automation/template.ts';
-import type { ReceivedWebhook, WebhookReceptionEvent } from '../domain/automation/webhookReception.ts';
+import { receptionsIn, type ReceivedWebhook } from '../domain/automation/webhookReception.ts';
 import { nextStep, workflowDecider, workflowStream, type StepResult } from '../domain/automation/workflow.ts';
 import { fold } from '../domain/shared/decider.ts';
 import { DomainError } from '../domain/shared/domainError.ts';
@@ -18,7 +18,7 @@ import { sendWebhook } from './sendWebhook.ts';
 export const AUTOMATION_CHECKPOINT = 'automation_runner';
 const BATCH_EVENTS = 500;
 
-type Started = Extract<WebhookReceptionEvent, { type: 'WorkflowStarted' }>['data'];
+type Started = { workflowId: number; organizationId: string; actions: Action[]; webhook: ReceivedWebhook };
 
 class Aborted extends Error {}
 
@@ -73,17 +73,17 @@ async function runAction(
  * step started and not completed (a crash or a stop in the middle) is run again, with the same
  * idempotency key.
  */
-async function runWorkflow(services: Services, workflowId: number, started: Started, webhook: ReceivedWebhook, signal: AbortSignal): Promise<void> {
+async function runWorkflow(services: Services, { workflowId, organizationId, actions, webhook }: Started, signal: AbortSignal): Promise<void> {
   const metadata = (): EventMetadata => ({
     correlation_id: `workflow_${workflowId}`,
     actor: { type: 'system', name: 'automation' },
-    organization_id: started.organization_id,
+    organization_id: organizationId,
     occurred_at: Math.floor(services.clock() / 1000),
   });
   const ctx = (): CommandContext => ({ store: services.store, metadata: metadata() });
   const stream = workflowStream(workflowId);
   const scope: TemplateScope = { webhook_payload: webhook.webhook_payload, webhook_query: webhook.webhook_query };
-  const steps = started.actions;
+  const steps = actions;
   for (;;) {
     const recorded = await services.store.readStream(stream);
     const state = fold(workflowDecider, recorded as never);
@@ -115,26 +115,28 @@ async function runWorkflow(services: Services, workflowId: number, started: Star
 }
 
 /**
- * Runs the workflows a batch of reception events started, at most `concurrency` at once. The
- * webhook a workflow works on is usually in the same batch (it is appended with the start);
- * otherwise its stream is read. WebhookSkipped and WebhookRepeated start nothing: a batch of only
- * those just moves the checkpoint.
+ * Runs the workflows a batch of reception events started, at most `concurrency` at once. Each
+ * WebhookReceived carries its outcome; one recorded before it did is completed by the
+ * WorkflowStarted that follows it (its webhook read from its stream when the pair was split
+ * between two batches). Skips and WebhookRepeated start nothing: a batch of only those just moves
+ * the checkpoint.
  */
 async function handleBatch(services: Services, events: RecordedEvent[], concurrency: number, signal: AbortSignal): Promise<void> {
-  const received = new Map<string, RecordedEvent>();
-  const starts: Array<{ started: RecordedEvent; webhook: RecordedEvent | undefined }> = [];
-  for (const event of events) {
-    if (event.type === 'WebhookReceived') received.set(event.stream, event);
-    else if (event.type === 'WorkflowStarted') starts.push({ started: event, webhook: received.get(event.stream) });
+  const receptions = await receptionsIn(events, async (started) => {
+    const earlier = [...(await services.store.readStream(started.stream))].reverse();
+    return earlier.find((e) => e.type === 'WebhookReceived' && e.position < started.position)?.data as ReceivedWebhook | undefined;
+  });
+  const starts: Started[] = [];
+  for (const { webhook, outcome } of receptions) {
+    // A workflow without actions was finished by its reception (the read model shows it completed):
+    // nothing to run and nothing to record.
+    if (outcome.status === 'started' && outcome.actions.length > 0) {
+      starts.push({ workflowId: outcome.workflow_id, organizationId: webhook.organization_id, actions: outcome.actions, webhook });
+    }
   }
   let next = 0;
   const worker = async () => {
-    while (next < starts.length) {
-      const { started, webhook } = starts[next++]!;
-      const reception = webhook ?? [...(await services.store.readStream(started.stream))].reverse().find((e) => e.type === 'WebhookReceived' && e.position < started.position);
-      if (!reception) continue;
-      await runWorkflow(services, started.position, started.data as Started, reception.data as ReceivedWebhook, signal);
-    }
+    while (next < starts.length) await runWorkflow(services, starts[next++]!, signal);
   };
   const outcomes = await Promise.allSettled(Array.from({ length: Math.min(concurrency, starts.length) }, worker));
   const failed = outcomes.find((o) => o.status === 'rejected');

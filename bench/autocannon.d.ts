@@ -9,6 +9,14 @@ declare module 'autocannon' {
     pipelining?: number;
     headers?: Record<string, string>;
   };
-  type Result = { requests: { average: number; mean: number; total: number }; non2xx: number; errors: number; latency: { p99: number } };
+  type Result = {
+    requests: { average: number; mean: number; total: number };
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+    '2xx': number;
+    duration: number;
+    latency: { p50: number; p99: number };
+  };
   export default function autocannon(options: Options): Promise<Result>;
 }

@@ -1,8 +1,9 @@
 /**
  * Accepted webhooks per second on a catch URL: our real service in its own process (each webhook
- * durably recorded: WebhookReceived and WorkflowStarted fsynced before the answer, projections
- * and the automation subscriber running beside it, which finishes each workflow with its own
- * durable append) against a bare fastify route that parses the same JSON and answers
+ * durably recorded: one WebhookReceived carrying the workflow it starts, fsynced before the
+ * answer; projections and the automation subscriber running beside it, which reads every
+ * reception and, the sequence having no actions, has nothing to run or record for it) against a
+ * bare fastify route that parses the same JSON and answers
  * (bench/referenceCatchServer.ts). Both are loaded by autocannon with the same connections and
  * duration, in alternating rounds; the medians give the ratio.
  *
@@ -33,7 +34,7 @@ export type CatchBenchResult = BenchResult & {
   drainMs: number;
 };
 /** Waits until the automation subscriber's checkpoint reaches the last reception event; resolves with the time it took (ms). */
-async function untilDrained(file: string, timeoutMs = 120_000): Promise<number> {
+export async function untilDrained(file: string, timeoutMs = 120_000): Promise<number> {
   const started = Date.now();
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {

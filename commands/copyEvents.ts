@@ -11,7 +11,8 @@ export type CopyResult = { events: number; copied: number; alreadyThere: number 
 
 /**
  * Copies a whole event log into another store, in log order, keeping event ids, types, data,
- * metadata and stream revisions. Each stream's events go in with the expected revision they had
+ * metadata and stream revisions (a WorkflowStarted written before workflow ids were carried in
+ * events gains its id, its position in the source). Each stream's events go in with the expected revision they had
  * (revision - 1), so re-running is safe: events the target holds already (same ids) are
  * recognised as appended (idempotent append), and a target whose stream holds something else
  * stops the copy with WrongExpectedRevisionError instead of interleaving two histories.
@@ -92,6 +93,11 @@ function expectedBefore(event: RecordedEvent): ExpectedRevision {
   return event.revision === 0 ? 'no_stream' : event.revision - 1;
 }
 
-function toNewEvent({ id, type, data, metadata }: RecordedEvent): NewEvent {
+function toNewEvent({ id, type, data, metadata, position }: RecordedEvent): NewEvent {
+  // A workflow started before receptions carried their workflow id was known by its
+  // WorkflowStarted's log position, which the copy changes: the id goes along in the event.
+  if (type === 'WorkflowStarted' && data !== null && typeof data === 'object' && !('workflow_id' in data)) {
+    return { id, type, data: { ...data, workflow_id: position }, metadata };
+  }
   return { id, type, data, metadata };
 }

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { sequenceDecider, sequenceStream } from '../../domain/automation/sequence.ts';
 import {
+  receptionsIn,
   webhookReceptionDecider,
   webhookReceptionStream,
   type ReceivedWebhook,
@@ -10,6 +11,7 @@ import type { EventMetadata, EventStore } from '../eventStore.ts';
 import { handleCommand } from '../handleCommand.ts';
 import { timeOrderedUuid } from '../timeOrderedUuid.ts';
 import { loadTrigger, triggerKeyStream } from './automationCommands.ts';
+import { nextWorkflowId } from './workflowIds.ts';
 
 export type CatchRequest = {
   sequenceKey: string;
@@ -27,9 +29,9 @@ export type CatchAnswer =
 
 /**
  * The write side of a catch URL: find the trigger by its key (checked against the trigger's and
- * the sequence's current state, so a replaced URL is dead at once), then record the reception and
- * the workflow start (or skip) in one append. A repeated dedupe key lands on the same stream, so
- * concurrent retries race on its expected revision; all but one get the first answer, and each
+ * the sequence's current state, so a replaced URL is dead at once), then record the reception with
+ * its outcome (the workflow it starts, or the skip) as one event. A repeated dedupe key lands on
+ * the same stream, so concurrent retries race on its expected revision; all but one get the first answer, and each
  * of them is recorded as WebhookRepeated on a stream of its own.
  */
 export async function receiveWebhook(
@@ -64,27 +66,28 @@ export async function receiveWebhook(
   };
   // Read here rather than inside the command, so a repeat finds the first answer in this same read.
   const known = request.dedupeKey === null ? [] : await store.readStream(stream);
+  const starts = trigger.enabled && sequence.status === 'active';
+  // Allocated before deciding: a repeat then leaves a gap in the ids, which is allowed.
+  const workflowId = starts ? await nextWorkflowId(store, metadata) : null;
   const result = await handleCommand({ store, metadata }, stream, webhookReceptionDecider, {
     type: 'ReceiveWebhook',
     webhook,
     triggerEnabled: trigger.enabled,
     sequenceActive: sequence.status === 'active',
     actions: sequence.actions,
+    workflowId,
     now,
   }, { known });
-  if (result.events.length > 0) {
-    const started = result.events.some((e) => e.type === 'WorkflowStarted');
-    return { found: true, organizationId: trigger.organizationId, workflowId: started ? result.position : null, replayed: false };
-  }
+  if (result.events.length > 0) return { found: true, organizationId: trigger.organizationId, workflowId, replayed: false };
   // A repeat: the answer of the latest reception on this key. The command decided on `known`
   // unless a concurrent request appended first, in which case it read the stream again.
   const decidedOn = result.revision === (known.at(-1)?.revision ?? -1) ? known : await store.readStream(stream);
-  const outcome = [...decidedOn].reverse().find((e) => e.type === 'WorkflowStarted' || e.type === 'WebhookSkipped');
-  const workflowId = outcome?.type === 'WorkflowStarted' ? outcome.position : null;
+  const outcome = (await receptionsIn(decidedOn)).at(-1)?.outcome;
+  const answered = outcome?.status === 'started' ? outcome.workflow_id : null;
   await handleCommand({ store, metadata }, webhookReceptionStream(timeOrderedUuid()), webhookReceptionDecider, {
     type: 'RecordRepeat',
     webhook,
-    answeredWorkflowId: workflowId,
+    answeredWorkflowId: answered,
   }, { known: [] });
-  return { found: true, organizationId: trigger.organizationId, workflowId, replayed: true };
+  return { found: true, organizationId: trigger.organizationId, workflowId: answered, replayed: true };
 }

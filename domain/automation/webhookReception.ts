@@ -18,6 +18,17 @@ export type ReceivedWebhook = {
   dedupe_key: string | null;
 };
 
+export type SkipReason = 'trigger_disabled' | 'sequence_paused';
+
+/**
+ * What a reception did, recorded in the reception itself. A started workflow carries its id
+ * (allocated before the append, not a log position: it means the same after `events copy`) and
+ * the sequence's actions as they were when it started.
+ */
+export type ReceptionOutcome =
+  | { status: 'started'; workflow_id: number; actions: Action[] }
+  | { status: 'skipped'; reason: SkipReason };
+
 /** A request that repeated a dedupe key within the window: recorded, answered as the first was, starting nothing. */
 export type RepeatedWebhook = ReceivedWebhook & {
   /** The workflow the first request started, which this one was answered with; null when it was skipped. */
@@ -25,18 +36,27 @@ export type RepeatedWebhook = ReceivedWebhook & {
 };
 
 /**
- * A catch request is recorded on a stream of its own. A request with a dedupe key claims the
- * stream named by the key: the reception, then the workflow it started (its id is the global
- * position of WorkflowStarted) or the skip, appended together, so a request is recorded whole or
- * not at all. A repeat of the key within the window is recorded as WebhookRepeated on a new random
- * stream, not on the key's: a sender that puts the same key on every request (a misconfigured
- * constant) would otherwise grow one stream that each later request reads whole.
+ * Recorded before receptions carried their outcome: WebhookReceived without `outcome`, followed
+ * in the same append by WorkflowStarted (the workflow's id was that event's log position; a copy
+ * made since writes it as `workflow_id`) or WebhookSkipped. Never decided any more; read through
+ * receptionsIn.
+ */
+export type LegacyReceptionEvent =
+  | DomainEvent<'WorkflowStarted', { trigger_id: number; sequence_id: number; organization_id: string; actions: Action[]; started_at: number; workflow_id?: number }>
+  | DomainEvent<'WebhookSkipped', { trigger_id: number; reason: SkipReason }>;
+
+/**
+ * A catch request is recorded on a stream of its own, as one WebhookReceived event that carries
+ * its outcome, so a request is recorded whole or not at all. A request with a dedupe key claims
+ * the stream named by the key. A repeat of the key within the window is recorded as
+ * WebhookRepeated on a new random stream, not on the key's: a sender that puts the same key on
+ * every request (a misconfigured constant) would otherwise grow one stream that each later
+ * request reads whole.
  */
 export type WebhookReceptionEvent =
-  | DomainEvent<'WebhookReceived', ReceivedWebhook>
-  | DomainEvent<'WorkflowStarted', { trigger_id: number; sequence_id: number; organization_id: string; actions: Action[]; started_at: number }>
-  | DomainEvent<'WebhookSkipped', { trigger_id: number; reason: 'trigger_disabled' | 'sequence_paused' }>
-  | DomainEvent<'WebhookRepeated', RepeatedWebhook>;
+  | DomainEvent<'WebhookReceived', ReceivedWebhook & { outcome?: ReceptionOutcome }>
+  | DomainEvent<'WebhookRepeated', RepeatedWebhook>
+  | LegacyReceptionEvent;
 
 export type ReceiveWebhook = {
   type: 'ReceiveWebhook';
@@ -44,6 +64,8 @@ export type ReceiveWebhook = {
   triggerEnabled: boolean;
   sequenceActive: boolean;
   actions: Action[];
+  /** The id the workflow gets if one starts (allocated by the caller); null when none can. */
+  workflowId: number | null;
   now: number;
 };
 
@@ -69,17 +91,54 @@ export const webhookReceptionDecider: Decider<WebhookReceptionState, WebhookRece
     // A retry of the same delivery within the window: the first answer stands, nothing new starts
     // on this stream (the caller records the repeat with RecordRepeat).
     if (state.lastReceivedAt !== null && command.now - state.lastReceivedAt < DEDUPE_WINDOW_SECONDS) return [];
-    const w = command.webhook;
-    const received: WebhookReceptionEvent = { type: 'WebhookReceived', data: w };
-    if (!command.triggerEnabled || !command.sequenceActive) {
-      return [received, { type: 'WebhookSkipped', data: { trigger_id: w.trigger_id, reason: command.triggerEnabled ? 'sequence_paused' : 'trigger_disabled' } }];
-    }
-    return [
-      received,
-      {
-        type: 'WorkflowStarted',
-        data: { trigger_id: w.trigger_id, sequence_id: w.sequence_id, organization_id: w.organization_id, actions: command.actions, started_at: command.now },
-      },
-    ];
+    let outcome: ReceptionOutcome;
+    if (!command.triggerEnabled) outcome = { status: 'skipped', reason: 'trigger_disabled' };
+    else if (!command.sequenceActive) outcome = { status: 'skipped', reason: 'sequence_paused' };
+    else if (command.workflowId === null) throw new Error('a webhook that starts a workflow needs its id');
+    else outcome = { status: 'started', workflow_id: command.workflowId, actions: command.actions };
+    return { type: 'WebhookReceived', data: { ...command.webhook, outcome } };
   },
 };
+
+/** A reception as every reader sees it, whichever way it was recorded. */
+export type Reception = {
+  webhook: ReceivedWebhook;
+  outcome: ReceptionOutcome;
+  /** The event that holds the outcome (WebhookReceived, or the legacy WorkflowStarted / WebhookSkipped). */
+  position: number;
+};
+
+type LoggedEvent = { type: string; stream: string; position: number; data: unknown };
+
+/**
+ * Upcasts a run of reception events, in log order, into receptions: a WebhookReceived with its
+ * outcome is one; a legacy one is completed by the WorkflowStarted or WebhookSkipped that follows
+ * it on its stream (whose webhook, when the pair was split across two reads, `webhookOf` finds).
+ * A legacy workflow keeps the id it always had: its WorkflowStarted's position in the log it was
+ * written to (`workflow_id` when a copy carried it over).
+ */
+export async function receptionsIn(
+  events: readonly LoggedEvent[],
+  webhookOf: (started: LoggedEvent) => Promise<ReceivedWebhook | undefined> = async () => undefined,
+): Promise<Reception[]> {
+  const out: Reception[] = [];
+  const legacy = new Map<string, ReceivedWebhook>();
+  for (const event of events) {
+    const e = event as unknown as WebhookReceptionEvent;
+    if (e.type === 'WebhookReceived') {
+      const { outcome, ...webhook } = e.data;
+      if (outcome) out.push({ webhook, outcome, position: event.position });
+      else legacy.set(event.stream, webhook);
+    } else if (e.type === 'WorkflowStarted' || e.type === 'WebhookSkipped') {
+      const webhook = legacy.get(event.stream) ?? (await webhookOf(event));
+      legacy.delete(event.stream);
+      if (!webhook) continue;
+      const outcome: ReceptionOutcome =
+        e.type === 'WorkflowStarted'
+          ? { status: 'started', workflow_id: e.data.workflow_id ?? event.position, actions: e.data.actions }
+          : { status: 'skipped', reason: e.data.reason };
+      out.push({ webhook, outcome, position: event.position });
+    }
+  }
+  return out;
+}

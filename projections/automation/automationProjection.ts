@@ -50,7 +50,10 @@ export type SampleDoc = {
   id: string;
   trigger_id: number;
   organization_id: string;
+  /** Orders the samples; not shown (a position changes when the log is copied). */
   position: number;
+  /** The reception event's id, shown as the sample's id: the same in a copy of the log. Absent from samples recorded before: the position is shown. */
+  event_id?: string;
   method: string;
   payload: Record<string, unknown>;
   query: Record<string, unknown>;
@@ -91,6 +94,26 @@ function publicAction(a: Action): PublicAction {
   if (a.type !== 'send_webhook') return a;
   const { signing_secret, ...rest } = a;
   return { ...rest, signed: signing_secret !== null };
+}
+
+function startedWorkflow(
+  workflowId: number,
+  d: { organization_id: string; trigger_id: number; sequence_id: number },
+  stepCount: number,
+  startedAt: number,
+): WorkflowDoc {
+  return {
+    id: String(workflowId),
+    workflow_id: workflowId,
+    organization_id: d.organization_id,
+    trigger_id: d.trigger_id,
+    sequence_id: d.sequence_id,
+    status: stepCount === 0 ? 'completed' : 'running',
+    step_count: stepCount,
+    steps: [],
+    started_at: startedAt,
+    finished_at: stepCount === 0 ? startedAt : null,
+  };
 }
 
 type AutomationEvent = SequenceEvent | TriggerEvent | WebhookReceptionEvent | WorkflowEvent;
@@ -188,6 +211,7 @@ export const automationProjection: Projection = {
           trigger_id: d.trigger_id,
           organization_id: d.organization_id,
           position: recorded.position,
+          event_id: recorded.id,
           method: d.method,
           payload: d.webhook_payload,
           query: d.webhook_query,
@@ -196,22 +220,19 @@ export const automationProjection: Projection = {
           repeated: event.type === 'WebhookRepeated',
         } satisfies SampleDoc);
         if (trigger) tx.upsert(TRIGGERS, { ...trigger, received_count: trigger.received_count + 1 });
+        // The reception carries the workflow it started (a reception recorded before it did is
+        // followed by WorkflowStarted, below).
+        if (event.type === 'WebhookReceived' && event.data.outcome?.status === 'started') {
+          const { workflow_id, actions } = event.data.outcome;
+          tx.upsert(WORKFLOWS, startedWorkflow(workflow_id, d, actions.length, d.received_at));
+        }
         return;
       }
       case 'WorkflowStarted': {
+        // Recorded before receptions carried their outcome: the id is the event's position in the
+        // log it was written to (carried as workflow_id by a copy).
         const d = event.data;
-        tx.upsert(WORKFLOWS, {
-          id: String(recorded.position),
-          workflow_id: recorded.position,
-          organization_id: d.organization_id,
-          trigger_id: d.trigger_id,
-          sequence_id: d.sequence_id,
-          status: d.actions.length === 0 ? 'completed' : 'running',
-          step_count: d.actions.length,
-          steps: [],
-          started_at: d.started_at,
-          finished_at: d.actions.length === 0 ? d.started_at : null,
-        } satisfies WorkflowDoc);
+        tx.upsert(WORKFLOWS, startedWorkflow(d.workflow_id ?? recorded.position, d, d.actions.length, d.started_at));
         return;
       }
       case 'WebhookSkipped':

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Action } from '../../domain/automation/actions.ts';
 import { sequenceDecider, type SequenceEvent } from '../../domain/automation/sequence.ts';
 import { triggerDecider, type TriggerEvent } from '../../domain/automation/trigger.ts';
-import { webhookReceptionDecider, type ReceivedWebhook, type WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
+import { receptionsIn, webhookReceptionDecider, type ReceivedWebhook, type WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
 import { nextStep, workflowDecider, type WorkflowEvent } from '../../domain/automation/workflow.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import { deciderSpec } from '../../domain/shared/specification.ts';
@@ -95,27 +95,50 @@ describe('webhook reception decider', () => {
     received_at: 1000,
     dedupe_key: 'k',
   };
-  const receive = { type: 'ReceiveWebhook' as const, webhook, triggerEnabled: true, sequenceActive: true, actions: [hook], now: 1000 };
-  const received: WebhookReceptionEvent = { type: 'WebhookReceived', data: webhook };
-  const started: WebhookReceptionEvent = {
-    type: 'WorkflowStarted',
-    data: { trigger_id: 7, sequence_id: 1, organization_id: 'org_a', actions: [hook], started_at: 1000 },
-  };
-  it('records the request and starts a workflow', () => spec.given([]).when(receive).then([received, started]));
-  it('records and skips when the trigger is disabled or the sequence paused', () => {
-    spec.given([]).when({ ...receive, triggerEnabled: false }).then([received, { type: 'WebhookSkipped', data: { trigger_id: 7, reason: 'trigger_disabled' } }]);
-    spec.given([]).when({ ...receive, sequenceActive: false }).then([received, { type: 'WebhookSkipped', data: { trigger_id: 7, reason: 'sequence_paused' } }]);
+  const receive = { type: 'ReceiveWebhook' as const, webhook, triggerEnabled: true, sequenceActive: true, actions: [hook], workflowId: 5, now: 1000 };
+  const received: WebhookReceptionEvent = { type: 'WebhookReceived', data: { ...webhook, outcome: { status: 'started', workflow_id: 5, actions: [hook] } } };
+  it('records the request with the workflow it starts, in one event', () => spec.given([]).when(receive).then([received]));
+  it('records the request with its skip when the trigger is disabled or the sequence paused', () => {
+    const skipped = (reason: 'trigger_disabled' | 'sequence_paused'): WebhookReceptionEvent => ({ type: 'WebhookReceived', data: { ...webhook, outcome: { status: 'skipped', reason } } });
+    spec.given([]).when({ ...receive, triggerEnabled: false, workflowId: null }).then([skipped('trigger_disabled')]);
+    spec.given([]).when({ ...receive, sequenceActive: false, workflowId: null }).then([skipped('sequence_paused')]);
   });
   it('decides nothing on the key\'s stream for a repeat within 24 hours, and a new reception after', () => {
-    spec.given([received, started]).when({ ...receive, now: 1000 + 86_399 }).then([]);
+    spec.given([received]).when({ ...receive, now: 1000 + 86_399 }).then([]);
     const repeat: WebhookReceptionEvent = { type: 'WebhookRepeated', data: { ...webhook, received_at: 1500, answered_workflow_id: 42 } };
     // Repeats do not move the window: it runs from the request that started the workflow.
-    spec.given([received, started, repeat]).when({ ...receive, now: 1000 + 86_399 }).then([]);
+    spec.given([received, repeat]).when({ ...receive, now: 1000 + 86_399 }).then([]);
+    // A stream written before receptions carried their outcome (the pair) counts the same.
+    const legacyPair: WebhookReceptionEvent[] = [
+      { type: 'WebhookReceived', data: webhook },
+      { type: 'WorkflowStarted', data: { trigger_id: 7, sequence_id: 1, organization_id: 'org_a', actions: [hook], started_at: 1000 } },
+    ];
+    spec.given(legacyPair).when({ ...receive, now: 1000 + 86_399 }).then([]);
     const later = { ...webhook, received_at: 1000 + 86_400 };
     spec
-      .given([received, started])
-      .when({ ...receive, webhook: later, now: 1000 + 86_400 })
-      .then([{ type: 'WebhookReceived', data: later }, { ...started, data: { ...started.data, started_at: 1000 + 86_400 } } as WebhookReceptionEvent]);
+      .given([received])
+      .when({ ...receive, webhook: later, workflowId: 6, now: 1000 + 86_400 })
+      .then([{ type: 'WebhookReceived', data: { ...later, outcome: { status: 'started', workflow_id: 6, actions: [hook] } } }]);
+  });
+  it('reads receptions recorded as one event and as the pair written before, split across reads or not', async () => {
+    const at = (event: WebhookReceptionEvent, stream: string, position: number) => ({ ...event, stream, position });
+    const legacyStarted = { type: 'WorkflowStarted' as const, data: { trigger_id: 7, sequence_id: 1, organization_id: 'org_a', actions: [hook], started_at: 1000 } };
+    const receptions = await receptionsIn([
+      at({ type: 'WebhookReceived', data: webhook }, 's1', 10),
+      at(received, 's2', 11),
+      at(legacyStarted, 's1', 12),
+      at({ type: 'WebhookReceived', data: webhook }, 's3', 13),
+      at({ type: 'WebhookSkipped', data: { trigger_id: 7, reason: 'sequence_paused' } }, 's3', 14),
+      at({ ...legacyStarted, data: { ...legacyStarted.data, workflow_id: 3 } }, 's4', 20),
+      at({ type: 'WebhookRepeated', data: { ...webhook, answered_workflow_id: 5 } }, 's5', 21),
+    ], async (e) => (e.stream === 's4' ? { ...webhook, method: 'PUT' } : undefined));
+    expect(receptions).toEqual([
+      { webhook, outcome: { status: 'started', workflow_id: 5, actions: [hook] }, position: 11 },
+      // A legacy workflow's id is its WorkflowStarted's position, or the id a copy carried.
+      { webhook, outcome: { status: 'started', workflow_id: 12, actions: [hook] }, position: 12 },
+      { webhook, outcome: { status: 'skipped', reason: 'sequence_paused' }, position: 14 },
+      { webhook: { ...webhook, method: 'PUT' }, outcome: { status: 'started', workflow_id: 3, actions: [hook] }, position: 20 },
+    ]);
   });
   it('records a repeat, on a stream of its own, with the answer it was given', () => {
     const again = { ...webhook, method: 'PUT', webhook_payload: { email: 'b@example.com' }, received_at: 1010 };

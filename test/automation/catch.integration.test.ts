@@ -158,7 +158,10 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
       ...bodies,
       { source: ['a', 'b'] },
     ]);
-    expect(recorded.filter((e) => e.type === 'WorkflowStarted')).toHaveLength(4);
+    // One event per webhook, carrying the workflow it started.
+    expect(recorded.filter((e) => e.stream.startsWith('automation_webhook-')).map((e) => e.type)).toEqual(Array(4).fill('WebhookReceived'));
+    const outcomes = recorded.filter((e) => e.type === 'WebhookReceived').map((e) => (e.data as { outcome: { status: string } }).outcome.status);
+    expect(outcomes).toEqual(Array(4).fill('started'));
   });
 
   it('skips when the trigger is disabled or the sequence paused, and starts again once re-enabled', async () => {
@@ -236,7 +239,10 @@ describe('catch URL /hooks/catch/{sequence}/{trigger}', () => {
     expect([...ids][0]).not.toBe(first.workflow_id);
     // Every request is recorded: two started workflows, the other 12 as repeats of their answer.
     const log = (await server.services.store.readAll({ after: null, limit: 100_000 })).filter((e) => (e.data as { trigger_id?: number }).trigger_id === f.trigger.id);
-    expect(log.filter((e) => e.type === 'WorkflowStarted').map((e) => e.position)).toEqual([first.workflow_id, [...ids][0]]);
+    const startedIds = log
+      .filter((e) => e.type === 'WebhookReceived')
+      .map((e) => (e.data as { outcome: { status: string; workflow_id?: number } }).outcome.workflow_id);
+    expect(startedIds).toEqual([first.workflow_id, [...ids][0]]);
     const repeats = log.filter((e) => e.type === 'WebhookRepeated').map((e) => e.data as { dedupe_key: string; answered_workflow_id: number });
     expect(repeats).toHaveLength(12);
     expect(repeats.filter((r) => r.dedupe_key === 'delivery-1').map((r) => r.answered_workflow_id)).toEqual([first.workflow_id]);

@@ -116,7 +116,7 @@ describe('crash: SIGKILL under load, then restart on the same data', () => {
     try {
       await eventually(async () => {
         const log = await reader.readAll({ after: null, limit: 10_000_000 });
-        const started = log.filter((e) => e.type === 'WorkflowStarted').length;
+        const started = log.filter((e) => e.type === 'WebhookReceived' && (e.data as { outcome?: { status: string } }).outcome?.status === 'started').length;
         const finished = log.filter((e) => e.type === 'WorkflowCompleted' || e.type === 'WorkflowFailed').length;
         return started > 0 && started === finished;
       }, 30_000);
@@ -168,7 +168,9 @@ describe('crash: SIGKILL under load, then restart on the same data', () => {
       });
       expect(new Set(keys).size).toBe(keys.length);
       // Workflows the log started: the acknowledged ones, plus any whose answer the crash cut off.
-      const started = log.filter((e) => e.type === 'WorkflowStarted').map((e) => e.position);
+      const started = log
+        .filter((e) => e.type === 'WebhookReceived')
+        .flatMap((e) => ((e.data as { outcome?: { workflow_id?: number } }).outcome?.workflow_id ?? []) as number[]);
       for (const id of workflowIds) expect(started).toContain(id);
       expect(completed.length).toBe(started.length * 2);
       const deliveries = new Map<string, number>();

@@ -90,7 +90,7 @@ describe('disk full: a running server answers 503, writes nothing half, and reco
         return done.every(Boolean);
       }, 20_000);
       const received = db.prepare("SELECT count(*) AS n FROM events WHERE type = 'WebhookReceived'").get() as { n: number };
-      const started = db.prepare("SELECT count(*) AS n FROM events WHERE type = 'WorkflowStarted'").get() as { n: number };
+      const started = db.prepare("SELECT count(*) AS n FROM events WHERE type = 'WebhookReceived' AND data ->> '$.outcome.status' = 'started'").get() as { n: number };
       expect(received.n).toBe(accepted.length);
       expect(started.n).toBe(accepted.length);
     } finally {

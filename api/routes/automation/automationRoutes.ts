@@ -94,7 +94,7 @@ export const automationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
         success: true,
         message: `${samples.length} received webhook${samples.length === 1 ? '' : 's'} available as samples.`,
         samples: samples.map((s) => ({
-          id: String(s.position),
+          id: s.event_id ?? String(s.position),
           method: s.method,
           payload: s.payload,
           query: s.query,
