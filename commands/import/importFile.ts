@@ -3,6 +3,7 @@ import { DomainError, notFound } from '../../domain/shared/domainError.ts';
 import { organizationExists } from '../identity/identityCommands.ts';
 import { importSections } from './importSections.ts';
 import type { ImportContext, ImportIssue, ImportSection } from './importSection.ts';
+import { importIssueMessage } from './importIssueMessage.ts';
 
 export type ImportResult = {
   organization_id: string;
@@ -44,7 +45,7 @@ export function validateImport(
     if (!(section.name in input)) continue;
     const result = section.schema.safeParse((input as Record<string, unknown>)[section.name]);
     if (result.success) parsed[section.name] = result.data;
-    else for (const issue of result.error.issues) issues.push({ path: pathOf([section.name, ...issue.path]), message: issue.message });
+    else for (const issue of result.error.issues) issues.push({ path: pathOf([section.name, ...issue.path]), message: importIssueMessage(issue) });
   }
   if (issues.length === 0) {
     for (const section of sections) {
