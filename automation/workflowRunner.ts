@@ -72,7 +72,14 @@ async function runAction(
  * step started and not completed (a crash or a stop in the middle) is run again, with the same
  * idempotency key.
  */
-async function runWorkflow(services: Services, workflowId: number, started: Started, webhook: ReceivedWebhook, signal: AbortSignal): Promise<void> {
+async function runWorkflow(
+  services: Services,
+  workflowId: number,
+  started: Started,
+  webhook: ReceivedWebhook,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<void> {
   const metadata = (): EventMetadata => ({
     correlation_id: `workflow_${workflowId}`,
     actor: { type: 'system', name: 'automation' },
@@ -98,6 +105,8 @@ async function runWorkflow(services: Services, workflowId: number, started: Star
       await handleCommand(ctx(), stream, workflowDecider, { type: 'StartStep', workflowId, step, action: action.type, now: metadata().occurred_at }, { known: recorded });
     }
     const { result, attempts } = await runAction(services, action, scope, ctx(), workflowId, step, signal);
+    // The operator can open the guard; the seller who set the URL up usually cannot: both are told.
+    if (result.error === 'blocked_address') logger.error({ workflow_id: workflowId, step }, String(result.message ?? 'outbound webhook blocked'));
     // Stopped mid-step: leave it started, not completed; the next run resumes here.
     if (signal.aborted) throw new Aborted('stopped');
     if (action.type === 'send_webhook') services.metrics.webhookResult(result.success);
@@ -119,7 +128,7 @@ async function runWorkflow(services: Services, workflowId: number, started: Star
  * otherwise its stream is read. WebhookSkipped and WebhookRepeated start nothing: a batch of only
  * those just moves the checkpoint.
  */
-async function handleBatch(services: Services, events: RecordedEvent[], concurrency: number, signal: AbortSignal): Promise<void> {
+async function handleBatch(services: Services, events: RecordedEvent[], concurrency: number, signal: AbortSignal, logger: Logger): Promise<void> {
   const received = new Map<string, RecordedEvent>();
   const starts: Array<{ started: RecordedEvent; webhook: RecordedEvent | undefined }> = [];
   for (const event of events) {
@@ -132,7 +141,7 @@ async function handleBatch(services: Services, events: RecordedEvent[], concurre
       const { started, webhook } = starts[next++]!;
       const reception = webhook ?? [...(await services.store.readStream(started.stream))].reverse().find((e) => e.type === 'WebhookReceived' && e.position < started.position);
       if (!reception) continue;
-      await runWorkflow(services, started.position, started.data as Started, reception.data as ReceivedWebhook, signal);
+      await runWorkflow(services, started.position, started.data as Started, reception.data as ReceivedWebhook, signal, logger);
     }
   };
   const outcomes = await Promise.allSettled(Array.from({ length: Math.min(concurrency, starts.length) }, worker));
@@ -156,7 +165,7 @@ export const automationJob: BackgroundJob = {
         let checkpoint = await services.readStore.readCheckpoint(AUTOMATION_CHECKPOINT);
         const subscription = services.store.subscribe(
           async (events) => {
-            await handleBatch(services, events, services.config.AUTOMATION_CONCURRENCY, controller.signal);
+            await handleBatch(services, events, services.config.AUTOMATION_CONCURRENCY, controller.signal, logger);
             const next = events[events.length - 1]!.position;
             await services.readStore.commit(AUTOMATION_CHECKPOINT, [], { expected: checkpoint, next });
             checkpoint = next;

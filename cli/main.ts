@@ -98,15 +98,20 @@ const SHORT_USAGE = [
 ].join('\n');
 
 /**
- * Says so when this run is about to create a new embedded data directory (serve and demo set one
- * up on purpose): run from another folder, the CLI would otherwise work on a fresh ./data beside
- * it, and the tokens it makes get a bare 401 from the server that runs on the real one.
+ * The embedded data directory this run will create, or null (it exists; the command is `demo`,
+ * which sets one up on purpose; the production profile): run from another folder, the CLI would
+ * otherwise work on a fresh ./data beside it, and the tokens it makes get a bare 401 from the
+ * server that runs on the real one.
  */
-function warnOfNewDataDir(command: CliCommand, config: Config, json: boolean): void {
-  if (command.path[0] === 'demo' || isProductionProfile(config)) return;
+function newDataDir(command: CliCommand, config: Config): string | null {
+  if (command.path[0] === 'demo' || isProductionProfile(config)) return null;
   const dir = resolve(config.DATA_DIR);
-  if (existsSync(join(dir, 'commerce.db'))) return;
-  const message = `no data here yet: creating a new data directory at ${dir}. If your server runs on another one, give the CLI the same: DATA_DIR=/path/to/its/data commerce ${command.path.join(' ')} …`;
+  return existsSync(join(dir, 'commerce.db')) ? null : dir;
+}
+
+/** Said once the stores opened (a refused configuration creates nothing, and says only that). */
+function warnOfNewDataDir(command: CliCommand, dir: string, json: boolean): void {
+  const message = `no data here yet: created a new data directory at ${dir}. If your server runs on another one, give the CLI the same: DATA_DIR=/path/to/its/data commerce ${command.path.join(' ')} …`;
   console.error(json ? JSON.stringify({ warning: 'new_data_dir', message, data_dir: dir }) : `commerce: ${message}`);
 }
 
@@ -144,11 +149,12 @@ async function main(argv: string[]): Promise<number> {
     console.log(json ? JSON.stringify(result) : (command.format as (r: unknown) => string)(result));
     return 0;
   }
-  warnOfNewDataDir(command, config, json);
+  const freshDir = newDataDir(command, config);
   const services = await compose(config, {
     runProjections: false,
     logger: { error: (o, m) => console.error(m, o), info: () => undefined },
   });
+  if (freshDir !== null) warnOfNewDataDir(command, freshDir, json);
   const correlationId = `cli_${randomUUID()}`;
   try {
     const ctx: CliContext = {

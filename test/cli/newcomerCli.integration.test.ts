@@ -124,6 +124,24 @@ describe('commerce CLI beside a running server', { timeout: 240_000 }, () => {
       .toEqual(expect.arrayContaining([expect.objectContaining({ workflow_id: caught.workflow_id, status: 'completed' })]));
   });
 
+  it('a Send Webhook step the SSRF guard refused says which setting allows it, in workflow show and in the server log', async () => {
+    const file = join(dataDir, 'hook.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        sequences: [{ key: 'to-self', name: 'To myself', actions: [{ type: 'send_webhook', url: 'http://127.0.0.1:9/hook' }], triggers: [{ key: 'in', name: 'In' }] }],
+      }),
+    );
+    const imported = JSON.parse((await commerce('import', file, '--org', 'org_demo', '--json')).stdout) as Body;
+    const caught = (await (await post(`${server.url}${imported.sections.sequences[0].triggers[0].catch_path as string}`, {})).json()) as Body;
+    await expect
+      .poll(async () => (await commerce('workflow', 'show', String(caught.workflow_id))).stdout, { timeout: 60_000, interval: 500 })
+      .toContain('"error": "blocked_address"');
+    const shown = await commerce('workflow', 'show', String(caught.workflow_id));
+    expect(shown.stdout).toContain('WEBHOOK_ALLOW_HOSTS=127.0.0.1');
+    expect(server.output()).toContain('WEBHOOK_ALLOW_HOSTS=127.0.0.1');
+  });
+
   it('once the server is gone, links fall back to HOST and PORT of the environment', async () => {
     await server.stop();
     expect(existsSync(join(dataDir, 'server.json'))).toBe(false);
