@@ -3,6 +3,7 @@ import { runJobsUnderLeases } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
 import { isProductionProfile, runsInApi, type Config } from './config.ts';
 import { workerId } from './leasedWork.ts';
+import { recordServerUrl } from './serverUrlFile.ts';
 
 /**
  * Starts the API, with its projections and background jobs on the embedded profile (on the
@@ -44,11 +45,14 @@ export async function startServer(config: Config): Promise<{ url: string; close(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+  // For the CLI beside it: the links it prints (demo, trigger list) then use this port.
+  const forgetUrl = recordServerUrl(config, port);
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
       // 1. No new requests; in-flight ones finish. 2. Subscribers stop after their batch in flight.
+      forgetUrl();
       await app.close();
       await jobs.stop();
       // 3. Projections run here apply what those appended, so the read models stop exactly at the head.

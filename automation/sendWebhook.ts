@@ -5,7 +5,7 @@ import { Agent, request } from 'undici';
 import type { SendWebhookAction } from '../domain/automation/actions.ts';
 import { isWebhookUrl, unsendableHeader } from '../domain/automation/actions.ts';
 import { jsonProblem, renderJsonTemplate, type TemplateScope } from '../domain/automation/template.ts';
-import { classifyAddress } from './addressClassifier.ts';
+import { classifyAddress, type BlockReason } from './addressClassifier.ts';
 
 /**
  * The spec's result, plus `error` when no response was had: `invalid_url`, `invalid_payload`
@@ -44,6 +44,38 @@ const USER_AGENT = 'commerce-service-webhooks/0.1';
 
 class BlockedAddressError extends Error {
   readonly code = 'EBLOCKED';
+  constructor(
+    readonly host: string,
+    readonly address: string,
+    readonly reason: BlockReason,
+  ) {
+    super(`${host} resolves to a blocked address`);
+  }
+}
+
+const REASON_WORDS: Record<BlockReason, string> = {
+  invalid: 'an invalid',
+  unspecified: 'an unspecified',
+  loopback: 'a loopback',
+  private: 'a private',
+  shared_cgnat: 'a shared (CGNAT)',
+  link_local: 'a link-local',
+  unique_local: 'a unique-local',
+  multicast: 'a multicast',
+  broadcast: 'a broadcast',
+  reserved: 'a reserved',
+};
+
+/**
+ * What a refused call says, to the seller in the step's result and to the operator in the log: a
+ * bare `blocked_address` left people guessing that the guard exists, and which setting opens it.
+ */
+export function blockedAddressMessage(host: string, address: string, reason: BlockReason): string {
+  const where = host === address ? address : `${host} (${address})`;
+  return (
+    `${where} is ${REASON_WORDS[reason]} address: outbound webhooks do not call private, loopback or link-local addresses (SSRF guard), and the request was not sent. ` +
+    `To allow this host (tests, self-hosting), list it in the service's WEBHOOK_ALLOW_HOSTS setting: WEBHOOK_ALLOW_HOSTS=${host}`
+  );
 }
 
 /**
@@ -62,9 +94,8 @@ function guardedLookup(allowHosts: readonly string[]) {
       const allowed = allowHosts.includes(hostname.toLowerCase());
       if (!allowed) {
         for (const a of addresses) {
-          if (!allowHosts.includes(a.address) && classifyAddress(a.address) !== null) {
-            return callback(new BlockedAddressError(`${hostname} resolves to a blocked address`));
-          }
+          const reason = allowHosts.includes(a.address) ? null : classifyAddress(a.address);
+          if (reason !== null) return callback(new BlockedAddressError(hostname.toLowerCase(), a.address, reason));
         }
       }
       if (addresses.length === 0) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }));
@@ -98,6 +129,13 @@ function errorCode(error: unknown, signal: AbortSignal): string {
     if (e instanceof BlockedAddressError) return 'blocked_address';
   }
   return 'network_error';
+}
+
+function blockedIn(error: unknown): BlockedAddressError | null {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof BlockedAddressError) return e;
+  }
+  return null;
 }
 
 /** Framing and routing headers are ours to set: a configured value would break or redirect the request. */
@@ -157,7 +195,8 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   if (header !== null) return { ...failure('invalid_headers'), message: `The ${header} header holds a line break or control character; the request was not sent.` };
   const host = new URL(action.url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
   // Literal addresses never reach the resolver: judge them here.
-  if (isIP(host) && !options.allowHosts.includes(host) && classifyAddress(host) !== null) return failure('blocked_address');
+  const literalReason = isIP(host) && !options.allowHosts.includes(host) ? classifyAddress(host) : null;
+  if (literalReason !== null) return { ...failure('blocked_address'), message: blockedAddressMessage(host, host, literalReason) };
   const agent = new Agent({
     connect: { lookup: guardedLookup(options.allowHosts) as never, timeout: options.connectTimeoutMs },
     headersTimeout: options.timeoutMs,
@@ -178,7 +217,9 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
     const status = response.statusCode;
     return { success: status >= 200 && status < 300, status_code: status, response_body: responseBody, headers: arrayHeaders(response.headers), ...base };
   } catch (error) {
-    return failure(errorCode(error, options.signal));
+    const code = errorCode(error, options.signal);
+    const blocked = code === 'blocked_address' ? blockedIn(error) : null;
+    return blocked ? { ...failure(code), message: blockedAddressMessage(blocked.host, blocked.address, blocked.reason) } : failure(code);
   } finally {
     agent.destroy().catch(() => undefined);
   }

@@ -73,7 +73,7 @@ async function runAction(
  * step started and not completed (a crash or a stop in the middle) is run again, with the same
  * idempotency key.
  */
-async function runWorkflow(services: Services, { workflowId, organizationId, actions, webhook }: Started, signal: AbortSignal): Promise<void> {
+async function runWorkflow(services: Services, { workflowId, organizationId, actions, webhook }: Started, signal: AbortSignal, logger: Logger): Promise<void> {
   const metadata = (): EventMetadata => ({
     correlation_id: `workflow_${workflowId}`,
     actor: { type: 'system', name: 'automation' },
@@ -99,6 +99,8 @@ async function runWorkflow(services: Services, { workflowId, organizationId, act
       await handleCommand(ctx(), stream, workflowDecider, { type: 'StartStep', workflowId, step, action: action.type, now: metadata().occurred_at }, { known: recorded });
     }
     const { result, attempts } = await runAction(services, action, scope, ctx(), workflowId, step, signal);
+    // The operator can open the guard; the seller who set the URL up usually cannot: both are told.
+    if (result.error === 'blocked_address') logger.error({ workflow_id: workflowId, step }, String(result.message ?? 'outbound webhook blocked'));
     // Stopped mid-step: leave it started, not completed; the next run resumes here.
     if (signal.aborted) throw new Aborted('stopped');
     if (action.type === 'send_webhook') services.metrics.webhookResult(result.success);
@@ -121,7 +123,7 @@ async function runWorkflow(services: Services, { workflowId, organizationId, act
  * between two batches). Skips and WebhookRepeated start nothing: a batch of only those just moves
  * the checkpoint.
  */
-async function handleBatch(services: Services, events: RecordedEvent[], concurrency: number, signal: AbortSignal): Promise<void> {
+async function handleBatch(services: Services, events: RecordedEvent[], concurrency: number, signal: AbortSignal, logger: Logger): Promise<void> {
   const receptions = await receptionsIn(events, async (started) => {
     const earlier = [...(await services.store.readStream(started.stream))].reverse();
     return earlier.find((e) => e.type === 'WebhookReceived' && e.position < started.position)?.data as ReceivedWebhook | undefined;
@@ -136,7 +138,7 @@ async function handleBatch(services: Services, events: RecordedEvent[], concurre
   }
   let next = 0;
   const worker = async () => {
-    while (next < starts.length) await runWorkflow(services, starts[next++]!, signal);
+    while (next < starts.length) await runWorkflow(services, starts[next++]!, signal, logger);
   };
   const outcomes = await Promise.allSettled(Array.from({ length: Math.min(concurrency, starts.length) }, worker));
   const failed = outcomes.find((o) => o.status === 'rejected');
@@ -169,7 +171,7 @@ export const automationJob: BackgroundJob = {
         };
         const subscription = services.store.subscribe(
           async (events) => {
-            await handleBatch(services, events, services.config.AUTOMATION_CONCURRENCY, controller.signal);
+            await handleBatch(services, events, services.config.AUTOMATION_CONCURRENCY, controller.signal, logger);
             await moveTo(events[events.length - 1]!.position);
           },
           // Batches hold many workflows (run AUTOMATION_CONCURRENCY at a time), so a busy catch URL

@@ -39,6 +39,15 @@ export type CliCommand = {
 
 export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
+  constructor(
+    message: string,
+    /** Printed after the message in text mode (a command list); left out of the JSON error. */
+    readonly help?: string,
+    /** The command meant, when a typo is near one: `commerce import`. */
+    readonly suggestion?: string,
+  ) {
+    super(message);
+  }
 }
 
 export function requireOption(options: CliOptions, name: string): string {

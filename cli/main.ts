@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import { ConfigError, loadConfig } from '../app/config.ts';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, isProductionProfile, loadConfig, type Config } from '../app/config.ts';
 import { compose } from '../app/compose.ts';
 import { catchUpProjections } from '../projections/projectionRunner.ts';
 import { allProjections } from '../projections/allProjections.ts';
@@ -8,6 +10,7 @@ import { DomainError } from '../domain/shared/domainError.ts';
 import { CliUsageError, type CliCommand, type CliContext } from './command.ts';
 import { allCommands } from './commands/index.ts';
 import { commandHelp, generalHelp, groupHelp, optionNames } from './help.ts';
+import { nearest } from './nearestCommand.ts';
 
 function findCommand(argv: string[]): { command: CliCommand; rest: string[] } | null {
   let best: CliCommand | null = null;
@@ -53,28 +56,72 @@ function parseOptions(command: CliCommand, rest: string[]) {
   return parsed;
 }
 
-/** No command matched: a first word with subcommands (`api-key`) lists them, anything else gets the whole list. */
+/** No command matched: a first word with subcommands (`api-key`) lists them, anything else names the nearest command. */
 function unknownCommand(words: string[], help: boolean): number {
   const group = allCommands.filter((c) => c.path.length > 1 && c.path[0] === words[0]);
   if (group.length === 0) {
-    console.error(`commerce: unknown command '${words[0]}'\n\n${generalHelp(allCommands)}`);
-    return 2;
+    const firstWords = [...new Set(allCommands.map((c) => c.path[0]!))];
+    const word = nearest(words[0]!, firstWords);
+    // The second word too when the corrected first word has subcommands: `prodcut list` → `product list`.
+    const meant = word ? (allCommands.find((c) => c.path[0] === word && c.path[1] === words[1]) ?? allCommands.find((c) => c.path[0] === word && c.path.length === 1)) : null;
+    const suggestion = meant ? `commerce ${meant.path.join(' ')}` : word ? `commerce ${word}` : undefined;
+    throw new CliUsageError(
+      `unknown command '${words[0]}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
+      `${SHORT_USAGE}`,
+      suggestion,
+    );
   }
   if (help && words.length === 1) {
     console.log(groupHelp(words[0]!, group));
     return 0;
   }
-  const problem =
-    words.length === 1
-      ? `'${words[0]}' needs one of: ${group.map((c) => c.path[1]).join(', ')}`
-      : `unknown command '${words.slice(0, 2).join(' ')}'`;
-  console.error(`commerce: ${problem}\n\n${groupHelp(words[0]!, group)}`);
-  return 2;
+  if (words.length === 1) throw new CliUsageError(`'${words[0]}' needs one of: ${group.map((c) => c.path[1]).join(', ')}`, groupHelp(words[0]!, group));
+  const second = nearest(words[1]!, group.map((c) => c.path[1]!));
+  const suggestion = second ? `commerce ${words[0]} ${second}` : undefined;
+  throw new CliUsageError(
+    `unknown command '${words.slice(0, 2).join(' ')}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
+    groupHelp(words[0]!, group),
+    suggestion,
+  );
+}
+
+/** `commerce` alone: where to start, not all 30 commands (`commerce help` lists them). */
+const SHORT_USAGE = [
+  'usage: commerce <command> [options] [--json]',
+  '',
+  '  commerce serve            run the service (what npm start runs)',
+  '  commerce demo             a demo shop: organization, API key, products, an offer',
+  '  commerce import FILE --org ORG',
+  '  commerce product list     and offer, session, api-key, org, workflow list',
+  '',
+  'commerce help lists every command; commerce <command> --help shows one.',
+].join('\n');
+
+/**
+ * The embedded data directory this run will create, or null (it exists; the command is `demo`,
+ * which sets one up on purpose; the production profile): run from another folder, the CLI would
+ * otherwise work on a fresh ./data beside it, and the tokens it makes get a bare 401 from the
+ * server that runs on the real one.
+ */
+function newDataDir(command: CliCommand, config: Config): string | null {
+  if (command.path[0] === 'demo' || isProductionProfile(config)) return null;
+  const dir = resolve(config.DATA_DIR);
+  return existsSync(join(dir, 'commerce.db')) ? null : dir;
+}
+
+/** Said once the stores opened (a refused configuration creates nothing, and says only that). */
+function warnOfNewDataDir(command: CliCommand, dir: string, json: boolean): void {
+  const message = `no data here yet: created a new data directory at ${dir}. If your server runs on another one, give the CLI the same: DATA_DIR=/path/to/its/data commerce ${command.path.join(' ')} …`;
+  console.error(json ? JSON.stringify({ warning: 'new_data_dir', message, data_dir: dir }) : `commerce: ${message}`);
 }
 
 async function main(argv: string[]): Promise<number> {
   // `commerce help import` is `commerce import --help`.
   const { words, help } = takeHelpFlag(argv[0] === 'help' ? [...argv.slice(1), '--help'] : argv);
+  if (words.length === 0 && !help) {
+    console.error(SHORT_USAGE);
+    return 2;
+  }
   if (words.length === 0) {
     console.log(generalHelp(allCommands));
     return 0;
@@ -102,10 +149,12 @@ async function main(argv: string[]): Promise<number> {
     console.log(json ? JSON.stringify(result) : (command.format as (r: unknown) => string)(result));
     return 0;
   }
+  const freshDir = newDataDir(command, config);
   const services = await compose(config, {
     runProjections: false,
     logger: { error: (o, m) => console.error(m, o), info: () => undefined },
   });
+  if (freshDir !== null) warnOfNewDataDir(command, freshDir, json);
   const correlationId = `cli_${randomUUID()}`;
   try {
     const ctx: CliContext = {
@@ -134,24 +183,40 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
+/** With --json (before any `--`), errors are one JSON object on stderr too: the API's error shape. */
+const jsonErrors = (argv: string[]) => argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+
+function report(error: unknown, json: boolean): number {
+  if (error instanceof ConfigError || error instanceof CliUsageError) {
+    const code = error instanceof ConfigError ? 'invalid_configuration' : 'usage_error';
+    const suggestion = error instanceof CliUsageError ? error.suggestion : undefined;
+    if (json) console.error(JSON.stringify({ message: error.message, code, ...(suggestion ? { suggestion } : {}) }));
+    else console.error(`commerce: ${error.message}${error instanceof CliUsageError && error.help ? `\n\n${error.help}` : ''}`);
+    return 2;
+  }
+  if (error instanceof DomainError) {
+    if (json) {
+      console.error(JSON.stringify({ message: error.message, code: error.code, ...(error.fields ? { errors: error.fields } : {}) }));
+      return 1;
+    }
+    // One line per field error (an import lists every problem of its file), path first.
+    console.error(`commerce: ${error.message}`);
+    for (const [field, messages] of Object.entries(error.fields ?? {})) {
+      for (const message of messages) console.error(`  ${field}: ${message}`);
+    }
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(json ? JSON.stringify({ message, code: 'error' }) : `commerce: ${message}`);
+  return 1;
+}
+
+const argv = process.argv.slice(2);
+main(argv).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof CliUsageError) {
-      console.error(`commerce: ${error.message}`);
-      process.exitCode = 2;
-    } else if (error instanceof DomainError) {
-      // One line per field error (an import lists every problem of its file), path first.
-      console.error(`commerce: ${error.message}`);
-      for (const [field, messages] of Object.entries(error.fields ?? {})) {
-        for (const message of messages) console.error(`  ${field}: ${message}`);
-      }
-      process.exitCode = 1;
-    } else {
-      console.error(`commerce: ${error instanceof Error ? error.message : String(error)}`);
-      process.exitCode = 1;
-    }
+    process.exitCode = report(error, jsonErrors(argv));
   },
 );

@@ -10,6 +10,7 @@ import {
 } from '../../projections/automation/automationProjection.ts';
 import { PROMOS, type PromoDoc } from '../../projections/promos/promoProjection.ts';
 import type { Services } from '../../app/services.ts';
+import { serviceBaseUrl } from '../../app/serverUrlFile.ts';
 import type { Filter } from '../../projections/readStore.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
 import { CliUsageError, type CliCommand, type CliContext } from '../command.ts';
@@ -21,24 +22,23 @@ function idArg(args: string[], what: string): number {
   return id;
 }
 
-const orgFilter = (options: CliContext['options']): Filter => (typeof options.org === 'string' ? { organization_id: options.org } : {});
+export const orgFilter = (options: CliContext['options']): Filter => (typeof options.org === 'string' ? { organization_id: options.org } : {});
 
-/** Catch URLs are absolute for people to copy: BASE_URL, or the local server's address. */
 /**
- * Where the service answers, as the CLI knows it: BASE_URL, else HOST and PORT, from the CLI's
- * own environment (it cannot ask a running server), so set them as for `serve`.
+ * Where the service answers, as the CLI tells people: BASE_URL, else the URL the running `serve` of
+ * this data directory recorded, else HOST and PORT of the CLI's environment (app/serverUrlFile.ts).
  */
 export function serviceUrl(services: Services): string {
-  const { BASE_URL, HOST, PORT } = services.config;
-  return BASE_URL ?? `http://${HOST.includes(':') ? `[${HOST}]` : HOST}:${PORT}`;
+  return serviceBaseUrl(services.config);
 }
 
+/** Catch URLs are absolute for people to copy. */
 export function catchUrl(services: Services, sequenceKey: string, triggerKey: string): string {
   return `${serviceUrl(services)}/hooks/catch/${sequenceKey}/${triggerKey}`;
 }
 
 /** A header and its rows in aligned columns; `(none)` when there are no rows, rather than a header alone. */
-const table = (header: string[], body: string[][]) => {
+export const table = (header: string[], body: string[][]) => {
   if (body.length === 0) return '(none)';
   const rows = [header, ...body];
   const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -164,12 +164,12 @@ export const workflowShowCommand: CliCommand = {
   format: (w: Omit<WorkflowDoc, 'id'>) =>
     [
       `workflow ${w.workflow_id} (trigger ${w.trigger_id}, sequence ${w.sequence_id}): ${w.status}`,
-      ...w.steps.map(
-        (s) =>
-          `  step ${s.step} ${s.action}: ${s.status}${s.attempts > 1 ? ` after ${s.attempts} attempts` : ''}${
-            s.result ? ` ${JSON.stringify(s.result).slice(0, 300)}` : ''
-          }`,
-      ),
+      // The whole result, one field per line: a response body cut at a fixed length could end
+      // mid-string (or mid-escape) and read as a different value.
+      ...w.steps.flatMap((s) => [
+        `  step ${s.step} ${s.action}: ${s.status}${s.attempts > 1 ? ` after ${s.attempts} attempts` : ''}`,
+        ...(s.result ? JSON.stringify(s.result, null, 2).split('\n').map((line) => `    ${line}`) : []),
+      ]),
       ...(w.steps.length < w.step_count ? [`  ${w.step_count - w.steps.length} step(s) not run`] : []),
     ].join('\n'),
 };

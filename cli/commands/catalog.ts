@@ -6,7 +6,13 @@ import type { ProductDoc } from '../../projections/catalog/catalogProjection.ts'
 import { findProductAnyOrganization, findProductByKey } from '../../projections/catalog/catalogQueries.ts';
 import { parseImportJson, runImport, type ImportResult } from '../../commands/import/importFile.ts';
 import { importSections } from '../../commands/import/importSections.ts';
+import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
+import { serviceBaseUrl } from '../../app/serverUrlFile.ts';
+import { checkoutUrl } from './lists.ts';
+import { findOfferByRef } from '../../projections/checkout/checkoutQueries.ts';
 import { CliUsageError, requireOption, type CliCommand, type CliContext } from '../command.ts';
+
+type ImportLinks = { checkout_links: Array<{ slug: string; published: boolean; url: string }>; sdk_example_url: string | null };
 
 export const importCommand: CliCommand = {
   path: ['import'],
@@ -24,15 +30,38 @@ export const importCommand: CliCommand = {
     } catch (error) {
       throw new CliUsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    return runImport(
+    const result = await runImport(
       { command: ctx.commandContext(organizationId), organizationId, readStore: ctx.services.readStore, catchUp: ctx.catchUp },
       parseImportJson(text),
     );
+    // Where to try what was imported: each offer's hosted checkout page, and the SDK example page on it.
+    const base = serviceBaseUrl(ctx.services.config);
+    const offers = (result.sections.offers ?? []) as OfferImportResult[];
+    if (offers.length > 0) await ctx.catchUp();
+    const checkoutLinks: ImportLinks['checkout_links'] = [];
+    for (const o of offers) {
+      // Published by this file or before it: the page answers only then.
+      const published = o.published || (await findOfferByRef(ctx.services.readStore, o.slug))?.status === 'published';
+      checkoutLinks.push({ slug: o.slug, published, url: checkoutUrl(base, o.slug) });
+    }
+    const links: ImportLinks = {
+      checkout_links: checkoutLinks,
+      sdk_example_url: offers[0] ? `${base}/examples/sdk?offer=${encodeURIComponent(offers[0].slug)}` : null,
+    };
+    return { ...result, ...links };
   },
-  format: (r: ImportResult) =>
+  format: (r: ImportResult & ImportLinks) =>
     [
       `Imported into ${r.organization_id}:`,
       ...importSections.flatMap((s) => (s.name in r.sections && s.describe ? s.describe(r.sections[s.name]).map((l) => `  ${l}`) : [])),
+      ...(r.checkout_links.length > 0
+        ? [
+            '',
+            'Checkout links (the hosted checkout page; pay with 4242 4242 4242 4242 in test mode):',
+            ...r.checkout_links.map((l) => `  ${l.url}${l.published ? '' : `  (not published yet: commerce offer publish ${l.slug})`}`),
+          ]
+        : []),
+      ...(r.sdk_example_url ? [`SDK example page: ${r.sdk_example_url}`] : []),
     ].join('\n'),
 };
 

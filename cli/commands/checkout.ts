@@ -38,7 +38,7 @@ const iso = (unix: number) => new Date(unix * 1000).toISOString().replace('.000Z
 const actorText = (actor: HistoryEntry['actor']) =>
   actor.type === 'api_key' ? `api_key ${actor.id}` : actor.type === 'system' ? `system ${actor.name}` : actor.type === 'public' ? `public ${actor.ip ?? ''}`.trim() : actor.type;
 /** Minor units in the currency's own decimals (JPY has none, BHD three), as ISO 4217 sets them. */
-function money(amount: number, currency: string): string {
+export function money(amount: number, currency: string): string {
   let digits = 2;
   try {
     digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
@@ -47,6 +47,9 @@ function money(amount: number, currency: string): string {
   }
   return `${(amount / 10 ** digits).toFixed(digits)} ${currency}`;
 }
+
+/** The buyer's email as the invoice bills it (the buyer may correct it at payment), else as the session has it. */
+const buyerEmail = (state: SessionView): string | null => state.invoice?.customer?.email ?? state.customer?.email ?? null;
 
 export const replaySessionCommand: CliCommand = {
   path: ['replay', 'session'],
@@ -75,12 +78,17 @@ export const replaySessionCommand: CliCommand = {
       e.state.status,
       e.state.invoice ? `#${e.state.invoice.number} ${e.state.invoice.status}` : '-',
       money(e.state.total, e.state.currency),
+      buyerEmail(e.state) ?? '-',
+      // The decline on the event that records it: card_declined (insufficient_funds), as the provider said.
+      e.type === 'CheckoutSessionPaymentDeclined' && e.state.last_decline
+        ? `${e.state.last_decline.code}${e.state.last_decline.decline_code ? ` (${e.state.last_decline.decline_code})` : ''}`
+        : '',
     ]);
-    const header = ['#', 'occurred_at', 'event', 'actor', 'status', 'invoice', 'total'];
+    const header = ['#', 'occurred_at', 'event', 'actor', 'status', 'invoice', 'total', 'email', 'decline'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
     const state = r.state
-      ? `state at ${iso(r.at)}: ${r.state.status}, ${money(r.state.total, r.state.currency)}, invoice ${r.state.invoice ? `#${r.state.invoice.number} ${r.state.invoice.status}` : 'none'}`
+      ? `state at ${iso(r.at)}: ${r.state.status}, ${money(r.state.total, r.state.currency)}, invoice ${r.state.invoice ? `#${r.state.invoice.number} ${r.state.invoice.status}` : 'none'}, buyer ${buyerEmail(r.state) ?? 'unknown'}`
       : `state at ${iso(r.at)}: the session did not exist yet`;
     return [`checkout session ${r.session_id}`, line(header), ...rows.map(line), '', state].join('\n');
   },

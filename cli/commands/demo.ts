@@ -15,6 +15,7 @@ import { demoOffers } from './demoOffer.ts';
 import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
 import type { OfferDoc } from '../../projections/checkout/checkoutProjection.ts';
 import { findOfferByRef } from '../../projections/checkout/checkoutQueries.ts';
+import { checkoutUrl } from './lists.ts';
 
 export const DEMO_ORGANIZATION_ID = 'org_demo';
 export const DEMO_EMAIL = 'demo@example.com';
@@ -30,7 +31,9 @@ export type DemoResult = {
   trigger_id: number;
   promo: { slug: string };
   /** The offer of the demo catalog, for the public checkout routes: published, unless you archived it. */
-  offer: { id: string; slug: string; uuid: string; status: 'published' | 'archived' };
+  offer: { id: string; slug: string; uuid: string; status: 'published' | 'archived'; checkout_url: string };
+  /** The SDK example page (every SDK method on the demo offer), served outside production. */
+  sdk_example_url: string;
   /** Where the service answers (BASE_URL, or HOST and PORT of this environment): the curl lines use it. */
   url: string;
 };
@@ -59,11 +62,12 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     { command: cmd, organizationId: DEMO_ORGANIZATION_ID, readStore: ctx.services.readStore, catchUp: ctx.catchUp },
     { ...demoCatalog, ...demoAutomation(cmd.metadata.occurred_at), offers: demoOffers.filter((o) => !archived.has(o.slug)) },
   );
+  const base = serviceUrl(ctx.services);
   const products = (imported.sections.products as ProductWriteResult[]).map((p) => p.id);
   const [offer] = [
     ...((imported.sections.offers ?? []) as OfferImportResult[]).map((o) => ({ id: o.id, slug: o.slug, uuid: o.uuid, status: 'published' as const })),
     ...[...archived.values()].map((o) => ({ id: o.route_key, slug: o.slug, uuid: o.uuid, status: 'archived' as const })),
-  ];
+  ].map((o) => ({ ...o, checkout_url: checkoutUrl(base, o.slug) }));
   const trigger = (imported.sections.sequences as SequenceImportResult[])[0]!.triggers[0]!;
   const [, , , sequenceKey, triggerKey] = trigger.catch_path.split('/');
   return {
@@ -75,7 +79,8 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     trigger_id: trigger.trigger_id,
     promo: { slug: DEMO_PROMO_SLUG },
     offer: offer!,
-    url: serviceUrl(ctx.services),
+    url: base,
+    sdk_example_url: `${base}/examples/sdk`,
   };
 }
 
@@ -88,6 +93,11 @@ export const demoCommand: CliCommand = {
     [
       `Demo organization ${d.organization.id}, user ${d.user.email} (${d.user.id}).`,
       `API key (shown once): ${d.token}`,
+      '',
+      ...(d.offer.status === 'published'
+        ? [`Checkout link of the offer ${d.offer.slug} (open it, pay with 4242 4242 4242 4242):`, `  ${d.offer.checkout_url}`]
+        : []),
+      `SDK example page (every SDK method, on this offer): ${d.sdk_example_url}`,
       '',
       'Try:',
       `  curl -H "Authorization: Bearer ${d.token}" ${d.url}/api/users/me`,

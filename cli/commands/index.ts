@@ -11,6 +11,7 @@ import {
 import { importCommand, productArchiveCommand, productPublishCommand } from './catalog.ts';
 import { offerArchiveCommand, offerPublishCommand, replaySessionCommand } from './checkout.ts';
 import { demoCommand } from './demo.ts';
+import { apiKeyListCommand, offerListCommand, orgListCommand, productListCommand, sessionListCommand, workflowListCommand } from './lists.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
 import { backupCommand } from './backup.ts';
@@ -23,14 +24,19 @@ export const allCommands: CliCommand[] = [
   serveCommand,
   demoCommand,
   orgCreateCommand,
+  orgListCommand,
   userCreateCommand,
   apiKeyCreateCommand,
+  apiKeyListCommand,
   apiKeyRevokeCommand,
   importCommand,
+  productListCommand,
   productPublishCommand,
   productArchiveCommand,
+  offerListCommand,
   offerPublishCommand,
   offerArchiveCommand,
+  sessionListCommand,
   replaySessionCommand,
   sequenceListCommand,
   sequencePauseCommand,
@@ -38,6 +44,7 @@ export const allCommands: CliCommand[] = [
   triggerListCommand,
   triggerReplaceCommand,
   promoListCommand,
+  workflowListCommand,
   workflowShowCommand,
   projectionsRebuildCommand,
   workerProjectionsCommand,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_AMOUNT } from '../../domain/shared/money.ts';
+import { minorUnits } from '../minorUnits.ts';
 import {
   DEFAULT_EMAIL_TEMPLATE,
   DEFAULT_REFERENCE_TEMPLATE,
@@ -70,7 +70,7 @@ export const SequenceImport = z.strictObject({
 const TierImport = z
   .strictObject({
     name: z.string().trim().min(1).max(255),
-    price: z.number().int().min(0).max(MAX_AMOUNT).nullable().default(null).describe('Minor units.'),
+    price: minorUnits('price').nullable().default(null).describe('Minor units.'),
     discount_percent: z.number().gt(0).max(100).nullable().default(null),
     until: unix.nullable().default(null),
     max_participants: z.number().int().min(1).nullable().default(null),

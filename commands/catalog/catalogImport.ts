@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_AMOUNT } from '../../domain/shared/money.ts';
+import { currencyCode, minorUnits } from '../minorUnits.ts';
 import type { DesiredProduct, Family, PlanInput } from '../../domain/catalog/product.ts';
 import { applyEach, filePath } from '../import/importIssues.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
@@ -8,12 +9,6 @@ import { upsertProductByKey, type ProductWriteResult } from './productCommands.t
 /** ISO 8601 durations as plans use them: P1M, P1Y, P14D, PT12H… (no fractions, not empty). */
 const ISO_DURATION = /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/;
 const duration = z.string().regex(ISO_DURATION, 'Must be an ISO 8601 duration such as P1M or P1Y.');
-
-const currencies = new Set(Intl.supportedValuesOf('currency'));
-const currencyCode = z
-  .string()
-  .regex(/^[A-Z]{3}$/, 'Must be an ISO 4217 code in capitals, such as EUR.')
-  .refine((c) => !/^[A-Z]{3}$/.test(c) || currencies.has(c), 'Unknown ISO 4217 currency code.');
 
 /**
  * Cross-field checks run even when a field of the same object failed, so a file's every problem
@@ -28,6 +23,9 @@ export function currencySymbol(code: string): string {
     .find((p) => p.type === 'currency');
   return part?.value ?? code;
 }
+
+/** The invoice_interval of a one_time plan that names none: invoiced once, so no interval. */
+export const ONE_TIME_INVOICE_INTERVAL = 'P0D';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 const identifier = z
@@ -53,7 +51,7 @@ const TwinImport = z.strictObject({ provider: identifier, external_id: text(255)
 
 const ChargeImport = z.strictObject({
   type: z.literal('flat').default('flat'),
-  amount: z.number().int().min(0).max(MAX_AMOUNT).describe('Minor units (cents).'),
+  amount: minorUnits('amount').describe('Minor units (cents).'),
   currency_code: currencyCode.optional().describe("Defaults to the plan's currency."),
 });
 
@@ -66,6 +64,7 @@ const PlanImport = z
     status: z.literal('active').default('active'),
     renew_interval: duration.nullable().optional(),
     billing_anchor: z.literal('anniversary').default('anniversary'),
+    /** A one_time plan is invoiced once: without one it gets P0D (no interval). */
     invoice_interval: duration.optional(),
     currency_code: currencyCode,
     currency_symbol: text(8).optional(),
@@ -78,9 +77,6 @@ const PlanImport = z
     }
     if (type === 'one_time' && plan.renew_interval) {
       ctx.addIssue({ code: 'custom', path: ['renew_interval'], message: 'A one_time plan does not renew: leave renew_interval null.' });
-    }
-    if (type === 'one_time' && !plan.invoice_interval) {
-      ctx.addIssue({ code: 'custom', path: ['invoice_interval'], message: 'A one_time plan needs an invoice_interval.' });
     }
     const charges = Array.isArray(plan.charges) ? plan.charges : [];
     charges.forEach((charge, i) => {
@@ -145,7 +141,7 @@ function desiredProduct(product: ProductImportValue, families: Map<string, Famil
       type: p.type,
       renew_interval: p.renew_interval ?? null,
       billing_anchor: p.billing_anchor,
-      invoice_interval: p.invoice_interval ?? p.renew_interval!,
+      invoice_interval: p.invoice_interval ?? p.renew_interval ?? ONE_TIME_INVOICE_INTERVAL,
       currency_code: p.currency_code,
       currency_symbol: p.currency_symbol ?? currencySymbol(p.currency_code),
       // A charge is identified by its position in its plan (ch_1, ch_2…): stable across re-imports.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SLUG, type OfferContent } from '../../domain/checkout/offer.ts';
+import { isShopUrl, SLUG, type OfferContent } from '../../domain/checkout/offer.ts';
 import { loadProductByKey } from '../catalog/productCommands.ts';
 import { applyEach, filePath, ImportValidationError } from '../import/importIssues.ts';
 import { importSection, type ImportContext, type ImportIssue } from '../import/importSection.ts';
@@ -56,6 +56,10 @@ const OfferImport = z
     theme: ThemeImport,
     pages: z.array(PageImport).min(1).max(20),
     published: z.boolean().default(false),
+    shop_url: httpsUrl
+      .refine(isShopUrl, 'shop_url must be an http or https URL without a user name or password, such as https://shop.example.com')
+      .optional()
+      .describe('Your shop: the thank-you page links back to it.'),
   })
   .superRefine((offer, ctx) => {
     const pages = Array.isArray(offer.pages) ? offer.pages : [];
@@ -111,6 +115,7 @@ async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: numb
       })),
     },
     currency: plan.currency_code,
+    ...(offer.shop_url ? { shop_url: offer.shop_url } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { organizationExists } from '../identity/identityCommands.ts';
 import { stageAppends } from '../stagedAppends.ts';
 import { filePath, ImportValidationError, type ImportIssue } from './importIssues.ts';
 import { importSections } from './importSections.ts';
+import { importIssueMessage } from './importIssueMessage.ts';
 import type { ImportContext, ImportSection } from './importSection.ts';
 
 export { ImportValidationError } from './importIssues.ts';
@@ -33,7 +34,7 @@ export function validateImport(
     if (!(section.name in input)) continue;
     const result = section.schema.safeParse((input as Record<string, unknown>)[section.name]);
     if (result.success) parsed[section.name] = result.data;
-    else for (const issue of result.error.issues) issues.push({ path: filePath([section.name, ...issue.path]), message: issue.message });
+    else for (const issue of result.error.issues) issues.push({ path: filePath([section.name, ...issue.path]), message: importIssueMessage(issue) });
   }
   if (issues.length === 0) {
     for (const section of sections) {

@@ -41,6 +41,11 @@ export type OfferContent = {
   pages: OfferPage[];
   plan: OfferPlan;
   currency: string;
+  /**
+   * The seller's shop (http or https): the thank-you page links back to it. Optional, and left out
+   * of events when absent, so offers written before it existed read the same.
+   */
+  shop_url?: string | null;
 };
 
 export type OfferEvent =
@@ -82,8 +87,21 @@ const CURRENCY = /^[A-Z]{3}$/;
 /** The price of an offer: the sum of its plan's charges, in minor units. */
 export const offerPrice = (plan: OfferPlan) => plan.charges.reduce((sum, c) => sum + c.amount, 0);
 
+/** An absolute http(s) URL without credentials, as a link on the thank-you page may be. */
+export function isShopUrl(value: string): boolean {
+  if (value.length > 2000 || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '';
+}
+
+/** The shop URL as events carry it: only when there is one. */
+const shopUrlField = (shopUrl: string | null | undefined) => (shopUrl ? { shop_url: shopUrl } : {});
+
 function checkContent(content: OfferContent): void {
   if (content.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
+  if (content.shop_url && !isShopUrl(content.shop_url)) {
+    throw invalid('invalid_shop_url', 'The shop_url field must be an http or https URL, such as https://shop.example.com.', 'shop_url');
+  }
   if (!HEX_COLOR.test(content.theme.primary_color)) {
     throw invalid('invalid_theme', 'The theme.primary_color field must be a hex color like #1a2b3c.', 'theme.primary_color');
   }
@@ -120,6 +138,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           plan: d.plan,
           price: d.price,
           currency: d.currency,
+          shop_url: d.shop_url ?? null,
           publishedAt: null,
           archivedAt: null,
         };
@@ -127,7 +146,8 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
       case 'OfferUpdated': {
         if (state.status === 'none') return state;
         const { updated_at: _at, ...content } = event.data;
-        return { ...state, ...content };
+        // An update without shop_url removed it.
+        return { ...state, ...content, shop_url: content.shop_url ?? null };
       }
       case 'OfferPublished':
         return state.status === 'none' ? state : { ...state, status: 'published', publishedAt: event.data.published_at };
@@ -143,7 +163,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           throw invalid('invalid_slug', 'The slug must be lower-case letters, digits and single dashes (at most 100).', 'slug');
         }
         checkContent(command);
-        const { name, theme, pages, plan, currency } = command;
+        const { name, theme, pages, plan, currency, shop_url } = command;
         return {
           type: 'OfferCreated',
           data: {
@@ -157,15 +177,24 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
             plan,
             price: offerPrice(plan),
             currency,
+            ...shopUrlField(shop_url),
             created_at: command.now,
           },
         };
       }
       case 'UpdateOffer': {
         if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Offer');
-        const { name, theme, pages, plan, currency } = command;
-        const next = { name, theme, pages, plan, price: offerPrice(plan), currency };
-        const current = { name: state.name, theme: state.theme, pages: state.pages, plan: state.plan, price: state.price, currency: state.currency };
+        const { name, theme, pages, plan, currency, shop_url } = command;
+        const next = { name, theme, pages, plan, price: offerPrice(plan), currency, ...shopUrlField(shop_url) };
+        const current = {
+          name: state.name,
+          theme: state.theme,
+          pages: state.pages,
+          plan: state.plan,
+          price: state.price,
+          currency: state.currency,
+          ...shopUrlField(state.shop_url),
+        };
         if (JSON.stringify(next) === JSON.stringify(current)) return [];
         if (state.status === 'archived') throw conflict('offer_archived', 'The offer is archived and can no longer change.');
         checkContent(command);

@@ -22,6 +22,8 @@ export type OfferDoc = {
   plan: OfferPlan;
   price: number;
   currency: string;
+  /** The seller's shop, linked from the thank-you page; absent or null without one. */
+  shop_url?: string | null;
   status: OfferStatus;
   created_at: number;
   updated_at: number;
@@ -76,7 +78,7 @@ async function applyOffer(event: OfferEvent, uuid: string, occurredAt: number, t
   switch (event.type) {
     case 'OfferUpdated': {
       const { updated_at, ...content } = event.data;
-      tx.upsert(OFFERS, { ...offer, ...content, updated_at });
+      tx.upsert(OFFERS, { ...offer, ...content, shop_url: content.shop_url ?? null, updated_at });
       return;
     }
     case 'OfferPublished':

@@ -14,6 +14,8 @@ type PageConfig = {
   parentOrigin: string | null;
   promo: string | null;
   buttonText?: string | null;
+  /** A recurring plan: the price and how often it renews ("per month"). */
+  recurring?: { per: string; amount: number; currency: string } | null;
   /** Set on the error pages (unknown offer, bad link): handed to the SDK, whose flow then resolves with it. */
   error?: FlowError | null;
 };
@@ -226,7 +228,7 @@ function complete(paid: SessionView, invoice: unknown, payment?: { brand: string
   session = paid;
   emit({ type: 'purchase', session: paid, invoice, ...(payment ? { payment } : {}) });
   emit({ type: 'complete', session: paid });
-  showThankYou(payment);
+  showThankYou(payment, invoice ?? paid.invoice);
 }
 
 /**
@@ -251,13 +253,20 @@ async function settle(): Promise<boolean> {
 const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
 const brandName = (b: string) => BRANDS[b.toLowerCase()] ?? b.charAt(0).toUpperCase() + b.slice(1);
 
-function showThankYou(payment?: { brand: string; last4: string }): void {
+function showThankYou(payment?: { brand: string; last4: string }, invoice?: unknown): void {
   $('page-checkout')?.setAttribute('hidden', '');
   const thanks = $('page-thank_you');
   thanks?.removeAttribute('hidden');
   const receipt = $('co-receipt');
   if (receipt && session) {
     receipt.textContent = `${formatMoney(session.total, session.currency)} paid${payment ? ` with ${brandName(payment.brand)} •••• ${payment.last4}` : ''}.`;
+  }
+  // The number the buyer quotes to the seller (and finds on the receipt email).
+  const number = (invoice as { number?: unknown } | null | undefined)?.number;
+  const invoiceLine = $('co-invoice');
+  if (invoiceLine && typeof number === 'number') {
+    invoiceLine.textContent = `Invoice number ${number}`;
+    invoiceLine.hidden = false;
   }
   // Focus follows the page: to Done in a frame (described by the receipt), else to the thank-you heading,
   // so a screen reader says the purchase went through rather than nothing at all.
@@ -313,6 +322,48 @@ function tokenEmail(token: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The session of this tab, kept across a reload (sessionStorage: this tab only, gone with it): a
+ * buyer who reloads after paying sees the purchase, not a new empty checkout; one who reloads
+ * before paying keeps the same session rather than opening another. A page in a frame belongs to
+ * the SDK's flow, which starts afresh each time, so only the page opened by its link keeps one.
+ */
+const keptKey = () => `commerce-checkout:${cfg.offer}:${cfg.mode ?? ''}:${cfg.promo ?? ''}`;
+function keptSession(): string | null {
+  if (framed) return null;
+  try {
+    return sessionStorage.getItem(keptKey());
+  } catch {
+    return null; // storage off (a privacy setting): every load is a new checkout, as before
+  }
+}
+function keepSession(id: string | null): void {
+  if (framed) return;
+  try {
+    if (id) sessionStorage.setItem(keptKey(), id);
+    else sessionStorage.removeItem(keptKey());
+  } catch {
+    // As above.
+  }
+}
+
+/** The kept session when it can still be shown: completed (the thank-you page) or open (pay on). */
+async function restoreSession(): Promise<SessionView | null> {
+  const id = keptSession();
+  if (!id) return null;
+  const r = await api<{ session: SessionView }>(`/api/checkout/sessions/${encodeURIComponent(id)}`);
+  if (r.ok && (r.body.session.status === 'completed' || r.body.session.status === 'open')) return r.body.session;
+  keepSession(null);
+  return null;
+}
+
+/** Shows the session's price: the total due, and for a recurring plan what it renews at and how often. */
+function showSessionPrice(shown: SessionView): void {
+  showPrice(formatMoney(shown.total, shown.currency));
+  const recurring = $('co-recurring');
+  if (recurring && cfg.recurring) recurring.textContent = `Then ${formatMoney(cfg.recurring.amount, cfg.recurring.currency)} ${cfg.recurring.per}, until you cancel.`;
 }
 
 /** What the buyer is told when the session is refused; the seller's code gets the server's own code and message. */
@@ -401,6 +452,29 @@ async function main(): Promise<void> {
     emailInput.value = email;
     emailInput.readOnly = Boolean(signed);
   }
+  const kept = await restoreSession();
+  if (kept?.status === 'completed') {
+    session = kept;
+    finished = true;
+    showSessionPrice(kept);
+    if (kept.mode === 'test') document.body.classList.add('is-test');
+    document.body.dataset.sessionId = kept.id;
+    showThankYou(undefined, kept.invoice);
+    send({ type: 'ready', session: kept });
+    return;
+  }
+  if (kept) {
+    session = kept;
+    // Started before the reload when it has an invoice; a start again would return the same one anyway.
+    started = Boolean(kept.invoice);
+    void showPromo(kept);
+    showSessionPrice(kept);
+    if (kept.mode === 'test') document.body.classList.add('is-test');
+    setBusy(false, payLabel());
+    document.body.dataset.sessionId = kept.id;
+    send({ type: 'ready', session: kept });
+    return;
+  }
   const r = await api<{ session: SessionView }>('/api/checkout/sessions', {
     offer: cfg.offer,
     ...(cfg.mode ? { mode: cfg.mode } : {}),
@@ -410,8 +484,9 @@ async function main(): Promise<void> {
   });
   if (!r.ok) return refuse(r);
   session = r.body.session;
+  keepSession(session.id);
   void showPromo(session);
-  showPrice(formatMoney(session.total, session.currency));
+  showSessionPrice(session);
   if (session.mode === 'test') document.body.classList.add('is-test');
   setBusy(false, payLabel());
   document.body.dataset.sessionId = session.id;

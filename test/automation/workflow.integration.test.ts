@@ -294,6 +294,21 @@ describe('SSRF guard without an allow list', () => {
     await receiver.close();
   });
 
+  it('says which setting would allow a refused address, for a literal address and for a name that resolves to one', async () => {
+    for (const [url, words] of [
+      ['http://127.0.0.1:9/', '127.0.0.1 is a loopback address'],
+      ['http://localhost:9/', 'localhost (127.0.0.1) is a loopback address'],
+      ['http://10.0.0.1/', '10.0.0.1 is a private address'],
+    ] as const) {
+      const g = await automationFixture(server, me.organizationId, [webhookAction(url)]);
+      const workflow = await finished(server, me.token, await post(server, g.path));
+      const result = workflow.steps[0]!.result as { error: string; message: string };
+      expect(result.error, url).toBe('blocked_address');
+      expect(result.message, url).toContain(words);
+      expect(result.message, url).toContain(`WEBHOOK_ALLOW_HOSTS=${new URL(url).hostname}`);
+    }
+  });
+
   it('refuses a sequence whose webhook URL is not http or https', async () => {
     const { createSequence } = await import('../../commands/automation/automationCommands.ts');
     for (const url of ['ftp://example.com/', 'file:///etc/passwd', 'not a url', 'http://user:pw@example.com/']) {

@@ -33,7 +33,7 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', { 
     const first = await runCli(['demo', '--json'], env);
     expect(first.code, first.stderr).toBe(0);
     demo = JSON.parse(first.stdout) as DemoJson;
-    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'products', 'catch_url', 'trigger_id', 'promo', 'offer', 'url']);
+    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'products', 'catch_url', 'trigger_id', 'promo', 'offer', 'url', 'sdk_example_url']);
     expect(demo.organization).toEqual({ id: 'org_demo' });
     expect(demo.user).toEqual({ id: expect.stringMatching(/^usr_/), email: 'demo@example.com' });
     expect(demo.token).toMatch(/^csk_key_/);
@@ -107,8 +107,12 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', { 
     const run = await runCli(['import', file, '--org', 'org_demo', '--json'], env);
     expect(run.code).not.toBe(0);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toContain('nothing was imported');
-    for (const path of ['products[0].plans[0].currency_code', 'products[1].key']) expect(run.stderr).toContain(`${path}:`);
+    // With --json the error is JSON too: the message and every field's errors.
+    const error = JSON.parse(run.stderr) as { message: string; errors: Record<string, string[]> };
+    expect(error.message).toContain('nothing was imported');
+    expect(Object.keys(error.errors)).toEqual(expect.arrayContaining(['products[0].plans[0].currency_code', 'products[1].key']));
+    const readable = await runCli(['import', file, '--org', 'org_demo'], env);
+    for (const path of ['products[0].plans[0].currency_code', 'products[1].key']) expect(readable.stderr).toContain(`${path}:`);
     const missing = await runCli(['import', join(dataDir, 'missing.json'), '--org', 'org_demo'], env);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('ENOENT');

@@ -24,7 +24,7 @@ describe('catalog import', () => {
         product('bad key!', {
           family: 'missing',
           status: 'deleted',
-          plans: [plan('m', { currency_code: 'eur', renew_interval: 'monthly' }), plan('m', { charges: [{ amount: -1 }] })],
+          plans: [plan('m', { currency_code: 'euro', renew_interval: 'monthly' }), plan('m', { charges: [{ amount: -1 }] })],
         }),
         { key: 'x', surprise: true },
       ],

@@ -40,6 +40,8 @@ describe('offer decider', () => {
     ['no checkout page', { pages: [{ id: 'x', type: 'thank_you' as const, title: 'Thanks', blocks: [] }] }, 'no_checkout_page'],
     ['a plan without charges', { plan: { ...content.plan, charges: [] } }, 'plan_without_charges'],
     ['a lower-case currency', { currency: 'eur' }, 'invalid_currency'],
+    ['a shop_url that is no http(s) link', { shop_url: 'javascript:alert(1)' }, 'invalid_shop_url'],
+    ['a shop_url with credentials', { shop_url: 'https://user:pw@shop.example.com/' }, 'invalid_shop_url'],
   ])('refuses %s', (_name, change, code) => {
     spec.given([]).when({ type: 'CreateOffer', uuid: 'u1', id: 1, organizationId: 'org_a', slug: 'pro', now: 1, ...content, ...change }).thenThrows(code);
   });
@@ -56,6 +58,18 @@ describe('offer decider', () => {
       .when({ type: 'UpdateOffer', organizationId: 'org_a', now: 5, ...content, name: 'Pro+' })
       .then([{ type: 'OfferUpdated', data: { ...content, name: 'Pro+', price: 2400, updated_at: 5 } }]);
     spec.given([created]).when({ type: 'UpdateOffer', organizationId: 'org_b', now: 5, ...content }).thenThrows('not_found');
+  });
+  it('records a shop_url only when there is one, and an update without it removes it', () => {
+    const shop_url = 'https://shop.example.com/';
+    const withShop: OfferEvent = { type: 'OfferCreated', data: { ...created.data, shop_url } as never };
+    spec.given([]).when({ type: 'CreateOffer', uuid: 'u1', id: 1, organizationId: 'org_a', slug: 'pro', now: 100, ...content, shop_url }).then([withShop]);
+    spec.given([withShop]).when({ type: 'UpdateOffer', organizationId: 'org_a', now: 5, ...content, shop_url }).then([]);
+    spec
+      .given([withShop])
+      .when({ type: 'UpdateOffer', organizationId: 'org_a', now: 5, ...content })
+      .then([{ type: 'OfferUpdated', data: { ...content, price: 2400, updated_at: 5 } }]);
+    const removed: OfferEvent = { type: 'OfferUpdated', data: { ...content, price: 2400, updated_at: 5 } };
+    expect(offerDecider.decide({ type: 'UpdateOffer', organizationId: 'org_a', now: 6, ...content }, [withShop, removed].reduce(offerDecider.evolve, offerDecider.initialState()))).toEqual([]);
   });
 });
 

@@ -50,7 +50,7 @@ describe('commerce CLI: help and usage errors', { timeout: 120_000 }, () => {
 
     const alone = await commerce('api-key');
     expect(alone.code).toBe(2);
-    expect(alone.stderr).toContain("commerce: 'api-key' needs one of: create, revoke");
+    expect(alone.stderr).toContain("commerce: 'api-key' needs one of: create, list, revoke");
 
     const typo = await commerce('api-key', 'crate');
     expect(typo.code).toBe(2);

@@ -7,7 +7,9 @@ import { findOfferByRef } from '../../../projections/checkout/checkoutQueries.ts
 import { offerRef } from '../checkout/checkoutSchemas.ts';
 import { RouteKey } from '../schemas.ts';
 import { renderExamplePage } from './examplePage.ts';
-import { renderCheckoutPage, renderMissingPage, type PageParams } from './renderCheckoutPage.ts';
+import { renderCheckoutPage, renderMissingPage, type PageExtras, type PageParams } from './renderCheckoutPage.ts';
+import { CATALOG_PLANS, type PlanDoc } from '../../../projections/catalog/catalogProjection.ts';
+import { intervalWords } from '../../../domain/catalog/intervalWords.ts';
 import { sdkAssets, type Asset } from './sdkAssets.ts';
 
 const FrameParam = z
@@ -143,7 +145,14 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
       );
     }
     const init = { offer: offerRef(found), theme: found.theme, pages: found.pages, firstPage: found.pages[0] ?? null };
-    return reply.send(renderCheckoutPage(init, params, cspNonce, page));
+    // The plan as the catalog has it now (the offer keeps its charges, not its interval).
+    const plan = await services.readStore.get<PlanDoc>(CATALOG_PLANS, found.plan.plan_id);
+    const per = plan?.organization_id === found.organization_id && plan.type === 'recurring' ? intervalWords(plan.renew_interval) : null;
+    const extras: PageExtras = {
+      recurring: per ? { per, amount: found.price, currency: found.currency } : null,
+      shopUrl: found.shop_url ?? null,
+    };
+    return reply.send(renderCheckoutPage(init, params, cspNonce, page, extras));
   }
 
   r.get(

@@ -7,6 +7,13 @@ export type CheckoutInit = {
   firstPage?: unknown;
 };
 
+/** What the page says beyond the offer's content: how often a recurring plan bills, and where the shop is. */
+export type PageExtras = {
+  /** "per month", "every 3 months": from the plan's renew_interval; null for a plan that does not renew. */
+  recurring: { per: string; amount: number; currency: string } | null;
+  shopUrl: string | null;
+};
+
 export type PageParams = {
   offerRef: string;
   mode: 'test' | 'live' | 'preview' | null;
@@ -150,6 +157,8 @@ input:disabled,input[readonly]{background:#f8fafc}input:disabled{cursor:not-allo
 .co-done-mark{width:52px;height:52px;border-radius:50%;background:var(--brand);color:var(--on-brand);display:grid;place-items:center;font-size:26px;margin:8px auto 12px}
 #page-thank_you{text-align:center}#page-thank_you .co-list{text-align:left}
 .co-receipt{color:#334155;margin:6px 0 0}
+.co-recurring{margin:4px 0 0;text-align:right}
+a.co-shop{display:inline-block;text-decoration:none}
 .co-secondary{margin-top:18px;border:1px solid var(--line);background:#fff;color:var(--ink);border-radius:10px;padding:10px 18px;font:inherit;font-weight:600;cursor:pointer}
 .co-preview-label{display:inline-block;font-size:11px;font-weight:700;letter-spacing:.06em;text-transform:uppercase;color:var(--muted);border:1px dashed #cbd5e1;border-radius:6px;padding:2px 8px;margin:18px 0 8px}
 body.is-preview .co-page[hidden]{display:block}body.is-preview .co-page+.co-page{border-top:1px dashed var(--line);margin-top:20px}
@@ -160,8 +169,9 @@ body.is-preview .co-page[hidden]{display:block}body.is-preview .co-page+.co-page
 @media (prefers-reduced-motion:reduce){*{animation:none!important;transition:none!important}}
 `;
 
-const FORM = (preview: boolean) => `
+const FORM = (preview: boolean, recurring: PageExtras['recurring']) => `
 <div class="co-summary"><span>Total due today</span>${preview ? `<span class="co-note">${PREVIEW_PRICE}</span>` : '<strong id="co-total" class="is-loading">&nbsp;</strong>'}</div>
+${recurring ? `<p class="co-note co-recurring" id="co-recurring">Renews ${escapeHtml(recurring.per)} until you cancel.</p>` : ''}
 <p class="co-promo" id="co-promo" hidden></p>
 <form id="co-form" novalidate>
   <label for="co-email">Email</label>
@@ -183,8 +193,11 @@ const FORM = (preview: boolean) => `
 </form>`;
 
 const THANKS = `<div class="co-done-mark" aria-hidden="true">✓</div>`;
-const THANKS_END = (framed: boolean) =>
-  `<p class="co-receipt" id="co-receipt"></p>${framed ? '<button class="co-secondary" id="co-done" type="button">Done</button>' : ''}`;
+const THANKS_END = (framed: boolean, shopUrl: string | null) =>
+  `<p class="co-receipt" id="co-receipt"></p><p class="co-receipt" id="co-invoice" hidden></p>${
+    // target=_top: in a frame the shop replaces the seller's page, not the frame.
+    shopUrl ? `<p><a class="co-secondary co-shop" id="co-shop" href="${escapeHtml(shopUrl)}" target="_top">Back to the shop</a></p>` : ''
+  }${framed ? '<button class="co-secondary" id="co-done" type="button">Done</button>' : ''}`;
 
 type Look = { color: string; background?: string; text?: string; font?: string };
 
@@ -205,7 +218,13 @@ function shell(o: { title: string; nonce: string; look: Look; bodyClass: string;
 }
 
 /** The whole hosted checkout page: the offer's pages in its theme, the payment form, and the thank-you page. */
-export function renderCheckoutPage(init: CheckoutInit, params: PageParams, cspNonce: string, script: string): string {
+export function renderCheckoutPage(
+  init: CheckoutInit,
+  params: PageParams,
+  cspNonce: string,
+  script: string,
+  extras: PageExtras = { recurring: null, shopUrl: null },
+): string {
   const theme = (init.theme ?? {}) as Record<string, unknown>;
   const hex = (v: unknown) => (typeof v === 'string' && HEX.test(v) ? v : undefined);
   const color = hex(theme.primary_color) ?? DEFAULT_COLOR;
@@ -228,9 +247,9 @@ export function renderCheckoutPage(init: CheckoutInit, params: PageParams, cspNo
   const head = `<header class="co-head"><div class="co-brand">${logo ? `<img class="co-logo" src="${escapeHtml(logo)}" alt="">` : `<span class="co-mark" aria-hidden="true">${escapeHtml(init.offer.name.trim().charAt(0).toUpperCase())}</span>`}<span>${escapeHtml(init.offer.name)}</span></div>
 <span class="co-badge">${preview ? 'Preview' : 'Test mode'}</span>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`;
   const main = [
-    pageSection(checkout, FORM(preview), false, preview),
+    pageSection(checkout, FORM(preview, extras.recurring), false, preview),
     ...others.map((p) => pageSection(p, '', true, preview)),
-    pageSection(thanks, '', true, preview).replace('>', `>${THANKS}`).replace('</section>', `${THANKS_END(framed)}</section>`),
+    pageSection(thanks, '', true, preview).replace('>', `>${THANKS}`).replace('</section>', `${THANKS_END(framed, extras.shopUrl)}</section>`),
   ].join('\n');
   const bodyClass = [framed ? `framed frame-${params.frame}` : '', preview ? 'is-preview' : '', params.mode === 'test' ? 'is-test' : ''].filter(Boolean).join(' ');
   return shell({
@@ -240,7 +259,16 @@ export function renderCheckoutPage(init: CheckoutInit, params: PageParams, cspNo
     bodyClass,
     head,
     main,
-    config: { offer: params.offerRef, mode: params.mode, frame: params.frame, nonce: params.nonce, parentOrigin: params.parentOrigin, promo: params.promo, buttonText },
+    config: {
+      offer: params.offerRef,
+      mode: params.mode,
+      frame: params.frame,
+      nonce: params.nonce,
+      parentOrigin: params.parentOrigin,
+      promo: params.promo,
+      buttonText,
+      recurring: extras.recurring,
+    },
     script,
   });
 }

@@ -1,0 +1,201 @@
+import { serviceBaseUrl } from '../../app/serverUrlFile.ts';
+import { WORKFLOWS, type WorkflowDoc } from '../../projections/automation/automationProjection.ts';
+import { CATALOG_PRODUCTS, type ProductDoc } from '../../projections/catalog/catalogProjection.ts';
+import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from '../../projections/checkout/checkoutProjection.ts';
+import { API_KEYS, ORGANIZATIONS, USERS, type ApiKeyDoc, type OrganizationDoc, type UserDoc } from '../../projections/identity/identityProjection.ts';
+import { effectiveStatus } from '../../domain/checkout/checkoutSession.ts';
+import { CliUsageError, type CliCommand, type CliContext } from '../command.ts';
+import { orgFilter, table } from './automation.ts';
+import { money } from './checkout.ts';
+
+/**
+ * `<thing> list`: what exists, read from the read models (caught up first, as the server may be
+ * down), oldest first except sessions (newest first, --limit of them). --org narrows to one organization.
+ */
+
+const iso = (unix: number | null) => (unix === null ? '-' : new Date(unix * 1000).toISOString().slice(0, 16).replace('T', ' '));
+
+/** The hosted checkout page of an offer: the link a seller hands to buyers. */
+export const checkoutUrl = (base: string, slug: string) => `${base}/checkout/${encodeURIComponent(slug)}`;
+
+const listCommand = <Row>(
+  what: string,
+  description: string,
+  rows: (ctx: CliContext) => Promise<Row[]>,
+  format: (rows: Row[]) => string,
+  extra: { org?: boolean; options?: Record<string, 'string' | 'boolean'>; usage?: string } = {},
+): CliCommand => ({
+  path: [what, 'list'],
+  usage: `${what} list${extra.org === false ? '' : ' [--org ORG]'}${extra.usage ?? ''}`,
+  description,
+  options: { ...(extra.org === false ? {} : { org: 'string' as const }), ...extra.options },
+  async run(ctx) {
+    await ctx.catchUp();
+    return rows(ctx);
+  },
+  format: format as (rows: never) => string,
+});
+
+type ProductRow = { id: string; key: string; organization_id: string; name: string | null; status: string; version_number: number; published_at: number | null };
+
+export const productListCommand = listCommand<ProductRow>(
+  'product',
+  'List products with their route key (id), import key, status and version.',
+  async ({ services, options }) => {
+    const docs = await services.readStore.find<ProductDoc>(CATALOG_PRODUCTS, { filter: orgFilter(options), sort: [['organization_id', 1], ['number', 1]] });
+    return docs.map((p) => ({
+      id: p.route_key,
+      key: p.key,
+      organization_id: p.organization_id,
+      name: p.display_name ?? p.name,
+      status: p.status,
+      version_number: p.version_number,
+      published_at: p.published_at,
+    }));
+  },
+  (rows) =>
+    table(
+      ['ID', 'KEY', 'ORGANIZATION', 'STATUS', 'VERSION', 'PUBLISHED', 'NAME'],
+      rows.map((r) => [r.id, r.key, r.organization_id, r.status, String(r.version_number), r.published_at ? 'yes' : 'no', r.name ?? '-']),
+    ),
+);
+
+type OfferRow = { id: string; slug: string; uuid: string; organization_id: string; name: string; status: string; price: number; currency: string; checkout_url: string };
+
+export const offerListCommand = listCommand<OfferRow>(
+  'offer',
+  'List offers with their status, price and checkout link (the hosted checkout page; published offers only answer).',
+  async ({ services, options }) => {
+    const base = serviceBaseUrl(services.config);
+    const docs = await services.readStore.find<OfferDoc>(OFFERS, { filter: orgFilter(options), sort: [['organization_id', 1], ['number', 1]] });
+    return docs.map((o) => ({
+      id: o.route_key,
+      slug: o.slug,
+      uuid: o.uuid,
+      organization_id: o.organization_id,
+      name: o.name,
+      status: o.status,
+      price: o.price,
+      currency: o.currency,
+      checkout_url: checkoutUrl(base, o.slug),
+    }));
+  },
+  (rows) =>
+    table(
+      ['ID', 'SLUG', 'ORGANIZATION', 'STATUS', 'PRICE', 'CHECKOUT LINK'],
+      rows.map((r) => [r.id, r.slug, r.organization_id, r.status, money(r.price, r.currency), r.status === 'published' ? r.checkout_url : '-']),
+    ),
+);
+
+type SessionRow = {
+  id: string;
+  organization_id: string;
+  offer: string;
+  status: string;
+  mode: string;
+  total: number;
+  currency: string;
+  email: string | null;
+  invoice_number: number | null;
+  invoice_status: string | null;
+  created_at: number;
+};
+
+export const sessionListCommand = listCommand<SessionRow>(
+  'session',
+  'List checkout sessions, newest first (--limit N, default 50), with the buyer’s email and invoice.',
+  async ({ services, options }) => {
+    const raw = options.limit ?? '50';
+    if (typeof raw !== 'string' || !/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new CliUsageError('session list: --limit takes a whole number from 1, e.g. --limit 20');
+    const now = Math.floor(services.clock() / 1000);
+    const docs = await services.readStore.find<SessionDoc>(CHECKOUT_SESSIONS, { filter: orgFilter(options), sort: [['created_at', -1]], limit: Number(raw) });
+    return docs.map((s) => ({
+      id: s.id,
+      organization_id: s.organization_id,
+      offer: s.offer.slug,
+      status: effectiveStatus(s.status, s.expires_at, now),
+      mode: s.mode,
+      total: s.total,
+      currency: s.currency,
+      email: s.invoice?.customer?.email ?? s.customer?.email ?? null,
+      invoice_number: s.invoice?.number ?? null,
+      invoice_status: s.invoice?.status ?? null,
+      created_at: s.created_at,
+    }));
+  },
+  (rows) =>
+    table(
+      ['ID', 'CREATED (UTC)', 'OFFER', 'STATUS', 'MODE', 'TOTAL', 'EMAIL', 'INVOICE'],
+      rows.map((r) => [r.id, iso(r.created_at), r.offer, r.status, r.mode, money(r.total, r.currency), r.email ?? '-', r.invoice_number === null ? '-' : `#${r.invoice_number} ${r.invoice_status}`]),
+    ),
+  { options: { limit: 'string' }, usage: ' [--limit N]' },
+);
+
+type ApiKeyRow = { id: string; organization_id: string; user_id: string; email: string | null; name: string; status: 'active' | 'revoked' | 'expired'; created_at: number; expires_at: number | null };
+
+export const apiKeyListCommand = listCommand<ApiKeyRow>(
+  'api-key',
+  'List API keys (never their tokens, which are shown once) with their owner and status.',
+  async ({ services, options }) => {
+    const now = Math.floor(services.clock() / 1000);
+    const docs = await services.readStore.find<ApiKeyDoc>(API_KEYS, { filter: orgFilter(options), sort: [['organization_id', 1], ['created_at', 1]] });
+    const emails = new Map<string, string | null>();
+    for (const id of new Set(docs.map((k) => k.user_id))) emails.set(id, (await services.readStore.get<UserDoc>(USERS, id))?.email ?? null);
+    return docs.map((k) => ({
+      id: k.id,
+      organization_id: k.organization_id,
+      user_id: k.user_id,
+      email: emails.get(k.user_id) ?? null,
+      name: k.name,
+      status: k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active',
+      created_at: k.created_at,
+      expires_at: k.expires_at,
+    }));
+  },
+  (rows) =>
+    table(
+      ['ID', 'ORGANIZATION', 'STATUS', 'CREATED (UTC)', 'USER', 'NAME'],
+      rows.map((r) => [r.id, r.organization_id, r.status, iso(r.created_at), r.email ?? r.user_id, r.name]),
+    ),
+);
+
+type OrgRow = { id: string; name: string; timezone: string; created_at: number };
+
+export const orgListCommand = listCommand<OrgRow>(
+  'org',
+  'List organizations.',
+  async ({ services }) => {
+    const docs = await services.readStore.find<OrganizationDoc>(ORGANIZATIONS, { sort: [['created_at', 1]] });
+    return docs.map(({ id, name, timezone, created_at }) => ({ id, name, timezone, created_at }));
+  },
+  (rows) => table(['ID', 'TIMEZONE', 'CREATED (UTC)', 'NAME'], rows.map((r) => [r.id, r.timezone, iso(r.created_at), r.name])),
+  { org: false },
+);
+
+type WorkflowRow = { workflow_id: number; organization_id: string; trigger_id: number; sequence_id: number; status: string; steps_run: number; step_count: number; started_at: number };
+
+export const workflowListCommand = listCommand<WorkflowRow>(
+  'workflow',
+  'List workflow runs, newest first (--limit N, default 50); `workflow show ID` shows one.',
+  async ({ services, options }) => {
+    const raw = options.limit ?? '50';
+    if (typeof raw !== 'string' || !/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new CliUsageError('workflow list: --limit takes a whole number from 1, e.g. --limit 20');
+    const docs = await services.readStore.find<WorkflowDoc>(WORKFLOWS, { filter: orgFilter(options), sort: [['workflow_id', -1]], limit: Number(raw) });
+    return docs.map((w) => ({
+      workflow_id: w.workflow_id,
+      organization_id: w.organization_id,
+      trigger_id: w.trigger_id,
+      sequence_id: w.sequence_id,
+      status: w.status,
+      steps_run: w.steps.length,
+      step_count: w.step_count,
+      started_at: w.started_at,
+    }));
+  },
+  (rows) =>
+    table(
+      ['ID', 'ORGANIZATION', 'SEQUENCE', 'TRIGGER', 'STATUS', 'STEPS', 'STARTED (UTC)'],
+      rows.map((r) => [String(r.workflow_id), r.organization_id, String(r.sequence_id), String(r.trigger_id), r.status, `${r.steps_run}/${r.step_count}`, iso(r.started_at)]),
+    ),
+  { options: { limit: 'string' }, usage: ' [--limit N]' },
+);
