@@ -180,3 +180,65 @@ describe('checkout completes a paid session after a restart', () => {
     }
   }, 60_000);
 });
+
+describe('write routes answer from the write, with projections stopped', () => {
+  it('create, start, pay and cancel answer what the GET serves once projections run again', async () => {
+    let server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '10000' } });
+    const org = await server.identity('Lagging seller');
+    const offer = await makeOffer(server, org.organizationId);
+    const dataDir = server.dataDir;
+    await server.close();
+    // No projection runs in this process: the read models stay where they were.
+    server = await startTestServer({ dataDir, runProjections: false, env: { CHECKOUT_RATE_LIMIT: '10000' } });
+    const call = async (path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const response = await server.fetch(path, body === undefined ? { method: 'POST', headers } : json(body, headers));
+      return { status: response.status, body: (await response.json()) as Body, etag: response.headers.get('etag') };
+    };
+    let cancelled: Awaited<ReturnType<typeof call>>;
+    let keyed: Awaited<ReturnType<typeof call>>;
+    let started: Awaited<ReturnType<typeof call>>;
+    let paid: Awaited<ReturnType<typeof call>>;
+    try {
+      keyed = await call('/api/checkout/sessions', { offer: offer.slug }, { 'Idempotency-Key': `lagging-${offer.slug}` });
+      expect(keyed.status).toBe(201);
+      expect(keyed.etag).toBe('W/"0"');
+      expect(keyed.body.session).toMatchObject({ status: 'open', invoice: null });
+      const replay = await call('/api/checkout/sessions', { offer: offer.slug }, { 'Idempotency-Key': `lagging-${offer.slug}` });
+      expect(replay.body).toEqual(keyed.body);
+      cancelled = await call(`/api/checkout/sessions/${keyed.body.session.id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.etag).toBe('W/"1"');
+
+      const created = await call('/api/checkout/sessions', { offer: offer.slug });
+      expect(created.status).toBe(201);
+      const id = created.body.session.id as string;
+      started = await call(`/api/checkout/sessions/${id}/start`, { email: 'buyer@example.com' });
+      expect(started.status).toBe(200);
+      expect(started.body).toMatchObject({ session: { id, status: 'open', invoice: { status: 'open' } }, invoice: { status: 'open', number: 1 } });
+      expect(started.etag).toBe('W/"1.0"');
+      paid = await call(`/api/checkout/sessions/${id}/pay`, { card: GOOD_CARD });
+      expect(paid.status).toBe(200);
+      expect(paid.body).toMatchObject({ session: { id, status: 'completed', invoice: { status: 'paid' } }, invoice: { status: 'paid' } });
+      expect(paid.etag).toBe('W/"3.1"');
+      // Nothing reached the read model.
+      expect((await server.fetch(`/api/checkout/sessions/${id}`)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+
+    server = await startTestServer({ dataDir, env: { CHECKOUT_RATE_LIMIT: '10000' } });
+    try {
+      await server.settle();
+      const read = async (id: string) => (await (await server.fetch(`/api/checkout/sessions/${id}`)).json()) as Body;
+      const first = await read(keyed.body.session.id);
+      expect(first).toEqual(keyed.body);
+      expect(first.session).toEqual(cancelled.body.session);
+      const second = await read(paid.body.session.id);
+      expect(second.session).toEqual(paid.body.session);
+      expect(second.session.invoice).toEqual(paid.body.invoice);
+      expect(second.session.invoice.id).toBe(started.body.invoice.id);
+    } finally {
+      await server.close({ remove: true });
+    }
+  }, 60_000);
+});
