@@ -138,6 +138,29 @@ describe('checkout recovers what a dead process left: keys, paid sessions, concu
     const session = fold(checkoutSessionDecider, (await server.services.store.readStream(checkoutSessionStream(id))) as never);
     if (pay.status === 200) expect(session).toMatchObject({ status: 'completed', customer: { email: 'payer@example.com' } });
   }, 30_000);
+
+  it('a pay racing five starts with other emails is billed to its own email, or answers 409', async () => {
+    const offer = await makeOffer(server, org.organizationId);
+    for (let round = 0; round < 8; round++) {
+      const { body: created } = await post('/api/checkout/sessions', { offer: offer.slug });
+      const id = created.session.id as string;
+      await post(`/api/checkout/sessions/${id}/start`, { email: 'first@example.com' });
+      const [pay] = await Promise.all([
+        post(`/api/checkout/sessions/${id}/pay`, { card: GOOD_CARD, email: 'payer@example.com' }),
+        ...Array.from({ length: 5 }, (_, n) => post(`/api/checkout/sessions/${id}/start`, { email: `other${n}@example.com` })),
+      ]);
+      const invoice = fold(invoiceDecider, (await server.services.store.readStream(invoiceStream(await readInvoiceId(id)))) as never);
+      if (pay!.status === 200) {
+        expect(invoice, `round ${round}`).toMatchObject({ status: 'paid', invoice: { customer: { email: 'payer@example.com' } } });
+      } else {
+        expect(pay!.status, `round ${round}`).toBe(409);
+        expect(invoice.status).toBe('open');
+      }
+    }
+  }, 60_000);
+
+  const readInvoiceId = async (id: string) =>
+    ((await server.services.store.readStream(checkoutSessionStream(id))).find((e) => e.type === 'CheckoutSessionStarted')!.data as { invoice_id: string }).invoice_id;
 });
 
 describe('checkout completes a paid session after a restart', () => {
