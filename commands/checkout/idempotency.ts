@@ -90,15 +90,15 @@ export type IdempotencyOptions = {
  * The claim reserves the id of what `run` creates and holds the key for a lease. A claim neither
  * completed nor released when its lease ends (its process was killed, or recording the outcome
  * failed) is taken over by the next request with the same key and body: it runs `run` again with
- * the reserved id, and `run` must answer from what that id already holds when it exists (the
- * session the first process created), so the retry gets the first answer back.
+ * the reserved id (`takeover` true), and `run` must answer from what that id already holds when it
+ * exists (the session the first process created), so the retry gets the first answer back.
  */
 export async function withIdempotencyKey(
   ctx: CommandContext,
   scope: string,
   key: string,
   requestHash: string,
-  run: (resourceId: string) => Promise<StoredResponse>,
+  run: (resourceId: string, takeover: boolean) => Promise<StoredResponse>,
   options: IdempotencyOptions,
 ): Promise<StoredResponse & { replayed: boolean }> {
   const stream = idempotencyStream(scope, key);
@@ -120,10 +120,12 @@ export async function withIdempotencyKey(
     if (current.state === 'done') return { ...current.response!, replayed: true };
     if (current.state === 'free' || now >= current.leaseUntil) {
       const takeover = current.state === 'in_flight';
+      // A claim written before claims reserved an id has none to hand on: the takeover makes its own.
+      const resourceId = (takeover ? current.claim.resource_id : undefined) ?? options.newResourceId();
       const claim: Claim = {
         request_hash: requestHash,
         claimed_at: takeover ? current.claim.claimed_at : Math.floor(now / 1000),
-        resource_id: (takeover ? current.claim.resource_id : undefined) ?? options.newResourceId(),
+        resource_id: resourceId,
         lease_until: now + leaseMs,
       };
       try {
@@ -136,7 +138,7 @@ export async function withIdempotencyKey(
         if (error instanceof WrongExpectedRevisionError) continue;
         throw error;
       }
-      return { ...(await runClaimed(ctx, stream, claim.resource_id!, run, options)), replayed: false };
+      return { ...(await runClaimed(ctx, stream, () => run(resourceId, takeover), options)), replayed: false };
     }
     if (Date.now() > deadline) {
       throw new DomainError('conflict', 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still being processed.');
@@ -153,13 +155,12 @@ export async function withIdempotencyKey(
 async function runClaimed(
   ctx: CommandContext,
   stream: string,
-  resourceId: string,
-  run: (resourceId: string) => Promise<StoredResponse>,
+  run: () => Promise<StoredResponse>,
   options: IdempotencyOptions,
 ): Promise<StoredResponse> {
   let response: StoredResponse;
   try {
-    response = await run(resourceId);
+    response = await run();
   } catch (error) {
     await ctx.store
       .append(stream, [toNewEvent({ type: 'IdempotencyKeyReleased', data: {} }, ctx.metadata)], 'any')

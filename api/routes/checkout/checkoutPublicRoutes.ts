@@ -130,9 +130,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       // checked inside, so a retry after the offer was archived replays the first answer.
       const offer = await findOfferByRef(services.readStore, (body.offer ?? body.offer_id)!);
       if (!offer) throw notFound('Offer');
-      const create = async (sessionId: string): Promise<StoredResponse> => {
+      const create = async (sessionId: string, takeover = false): Promise<StoredResponse> => {
         // A takeover of a key whose first request died after creating its session: that session is the answer.
-        const existing = await createdResponse(sessionId);
+        const existing = takeover ? await createdResponse(sessionId) : null;
         if (existing) return existing;
         if (offer.status !== 'published') throw notFound('Offer');
         if (body.mode === 'live' && !paymentProviderFor('live')) {
