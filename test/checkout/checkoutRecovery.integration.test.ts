@@ -252,14 +252,21 @@ describe('write routes answer from the write, with projections stopped', () => {
     server = await startTestServer({ dataDir, env: { CHECKOUT_RATE_LIMIT: '10000' } });
     try {
       await server.settle();
-      const read = async (id: string) => (await (await server.fetch(`/api/checkout/sessions/${id}`)).json()) as Body;
+      const etags = new Map<string, string | null>();
+      const read = async (id: string) => {
+        const response = await server.fetch(`/api/checkout/sessions/${id}`);
+        etags.set(id, response.headers.get('etag'));
+        return (await response.json()) as Body;
+      };
       const first = await read(keyed.body.session.id);
       expect(first).toEqual(keyed.body);
+      expect(etags.get(keyed.body.session.id)).toBe(cancelled.etag);
       expect(first.session).toEqual(cancelled.body.session);
       const second = await read(paid.body.session.id);
       expect(second.session).toEqual(paid.body.session);
       expect(second.session.invoice).toEqual(paid.body.invoice);
       expect(second.session.invoice.id).toBe(started.body.invoice.id);
+      expect(etags.get(paid.body.session.id)).toBe(paid.etag);
     } finally {
       await server.close({ remove: true });
     }

@@ -209,9 +209,10 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         response: { 200: SessionResponse, ...errors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const doc = await findSession(services.readStore, request.params.id);
       if (!doc) throw notFound('Checkout session');
+      reply.header('etag', snapshotEtag({ sessionRevision: doc.session_revision, invoiceRevision: doc.invoice_revision }));
       return { session: presentSession(doc, nowSeconds()), offer: sessionOfferRef(doc) };
     },
   );
