@@ -215,15 +215,21 @@ describe('write routes answer from the write, with projections stopped', () => {
     server = await startTestServer({ dataDir, runProjections: false, env: { CHECKOUT_RATE_LIMIT: '10000' } });
     const call = async (path: string, body?: unknown, headers: Record<string, string> = {}) => {
       const response = await server.fetch(path, body === undefined ? { method: 'POST', headers } : json(body, headers));
-      return { status: response.status, body: (await response.json()) as Body, etag: response.headers.get('etag') };
+      return {
+        status: response.status,
+        body: (await response.json()) as Body,
+        etag: response.headers.get('etag'),
+        exposed: response.headers.get('access-control-expose-headers'),
+      };
     };
     let cancelled: Awaited<ReturnType<typeof call>>;
     let keyed: Awaited<ReturnType<typeof call>>;
     let started: Awaited<ReturnType<typeof call>>;
     let paid: Awaited<ReturnType<typeof call>>;
     try {
-      keyed = await call('/api/checkout/sessions', { offer: offer.slug }, { 'Idempotency-Key': `lagging-${offer.slug}` });
+      keyed = await call('/api/checkout/sessions', { offer: offer.slug }, { 'Idempotency-Key': `lagging-${offer.slug}`, origin: 'https://shop.example' });
       expect(keyed.status).toBe(201);
+      expect(keyed.exposed?.toLowerCase()).toContain('etag');
       expect(keyed.etag).toBe('W/"0"');
       expect(keyed.body.session).toMatchObject({ status: 'open', invoice: null });
       const replay = await call('/api/checkout/sessions', { offer: offer.slug }, { 'Idempotency-Key': `lagging-${offer.slug}` });

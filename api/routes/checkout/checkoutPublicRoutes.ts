@@ -54,6 +54,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
       'Idempotent-Replayed',
+      // The revision a write answered at, for a page to compare with a later GET's.
+      'ETag',
     ],
     maxAge: 600,
   });
