@@ -17,11 +17,6 @@ export function commandContext(services: Services, request: FastifyRequest, orga
   return { store: services.store, metadata };
 }
 
-/** Read-your-writes: wait until the read models include what this request appended. */
-export async function afterWrite(services: Services, position: number | null): Promise<void> {
-  if (position !== null && services.projections) await services.projections.waitFor(position);
-}
-
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /** A DNS name or IPv4 address, or a bracketed IPv6 address, with an optional port. */
 const PLAUSIBLE_HOST = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*|\\[[0-9A-Fa-f:.]{2,45}\\])(?::\\d{1,5})?$`);

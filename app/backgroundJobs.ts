@@ -1,5 +1,6 @@
 import { automationJob } from '../automation/workflowRunner.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
+import { checkoutCompletionJob } from './jobs/checkoutCompletion.ts';
 import { runUnderLeases, type Running } from './leasedWork.ts';
 import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
 import type { Services } from './services.ts';
@@ -15,7 +16,7 @@ export type BackgroundJob = {
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob];
+export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob];
 
 export async function startBackgroundJobs(
   services: Services,

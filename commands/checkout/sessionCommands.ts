@@ -75,7 +75,7 @@ export async function createSession(ctx: CommandContext, input: CreateSessionInp
     expiresIn: input.expiresIn,
     now: ctx.metadata.occurred_at,
   });
-  return { state: result.state, position: result.position };
+  return { state: result.state, events: result.events, position: result.position };
 }
 
 async function loadSession(ctx: CommandContext, id: string): Promise<CheckoutSessionState> {
@@ -195,6 +195,7 @@ export async function paySession(
   const attempt = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'AttemptPayment',
     attemptId,
+    customer: payment.customer,
     now: ctx.metadata.occurred_at,
   });
   const state = attempt.state;
@@ -259,12 +260,44 @@ async function completeIfInvoicePaid(ctx: CommandContext, id: string, invoiceId:
   return { status: 'paid', card, position: completed.position };
 }
 
+/**
+ * Records that the buyer dismissed the checkout. Refused once its invoice is paid: a purchase
+ * whose completion a crash delayed is not a cancellation (the completion subscriber finishes it).
+ */
 export async function cancelSession(ctx: CommandContext, id: string): Promise<{ position: number | null }> {
+  const session = await loadSession(ctx, id);
+  let invoicePaid = false;
+  if (session.status === 'open' && session.invoiceId !== null) {
+    invoicePaid = fold(invoiceDecider, (await ctx.store.readStream(invoiceStream(session.invoiceId))) as never).status === 'paid';
+  }
   const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'CancelSession',
     now: ctx.metadata.occurred_at,
+    invoicePaid,
   });
   return { position: result.position };
+}
+
+/**
+ * Completes the session of a paid invoice (what the completion subscriber does for each
+ * `InvoicePaid`): a no-op when it is completed already, as the pay request itself usually does.
+ */
+export async function completePaidInvoiceSession(ctx: CommandContext, invoiceId: string): Promise<{ completed: boolean }> {
+  const invoiceEvents = await ctx.store.readStream(invoiceStream(invoiceId));
+  const invoice = fold(invoiceDecider, invoiceEvents as never);
+  if (invoice.status !== 'paid' || invoice.paidAttempt === null) return { completed: false };
+  const session = await loadSession(ctx, invoice.invoice.session_id);
+  if (session.status !== 'open' || session.invoiceId !== invoiceId) return { completed: false };
+  const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid');
+  const card = (paid!.data as { card: { brand: string; last4: string } }).card;
+  const result = await handleCommand(ctx, checkoutSessionStream(session.session.id), checkoutSessionDecider, {
+    type: 'CompleteSession',
+    attemptId: invoice.paidAttempt,
+    card,
+    now: ctx.metadata.occurred_at,
+    invoicePaid: true,
+  });
+  return { completed: result.events.length > 0 };
 }
 
 /** Records the expiry of a due session and voids its open invoice. No-op when not due or already final. */

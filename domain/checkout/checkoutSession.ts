@@ -53,7 +53,13 @@ type Created = Extract<CheckoutSessionEvent, { type: 'CheckoutSessionCreated' }>
 export type CheckoutSessionCommand =
   | { type: 'CreateSession'; session: Omit<Created, 'expires_at' | 'created_at'>; expiresIn: number; now: number }
   | { type: 'StartSession'; invoiceId: string; customer: CustomerInput | null; now: number }
-  | { type: 'AttemptPayment'; attemptId: string; now: number }
+  | {
+      type: 'AttemptPayment';
+      attemptId: string;
+      /** What the pay request typed: the charge is claimed for the customer it names, in the same append. */
+      customer?: CustomerInput | null;
+      now: number;
+    }
   | { type: 'DeclinePayment'; attemptId: string; code: string; declineCode: string | null; card: CardSummary | null; now: number }
   | {
       type: 'CompleteSession';
@@ -63,7 +69,12 @@ export type CheckoutSessionCommand =
       /** The invoice already records this attempt as paid (recovery after a crash between the two appends). */
       invoicePaid?: boolean;
     }
-  | { type: 'CancelSession'; now: number }
+  | {
+      type: 'CancelSession';
+      now: number;
+      /** The session's invoice is paid (read from the invoice stream): the purchase happened. */
+      invoicePaid?: boolean;
+    }
   | { type: 'ExpireSession'; now: number };
 
 export type CheckoutSessionState =
@@ -168,13 +179,22 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
         }
         return { type: 'CheckoutSessionCustomerChanged', data: { customer, changed_at: command.now } };
       }
-      case 'AttemptPayment':
+      case 'AttemptPayment': {
         requireOpen(state, command.now);
         if (state.invoiceId === null) throw conflict('session_not_started', 'Start the checkout session before paying.');
         if (attemptBlocks(state.pendingAttempt, command.now)) {
           throw conflict('payment_in_progress', 'A payment for this checkout session is already in progress.');
         }
-        return { type: 'CheckoutSessionPaymentAttempted', data: { attempt_id: command.attemptId, attempted_at: command.now } };
+        const attempted: CheckoutSessionEvent = {
+          type: 'CheckoutSessionPaymentAttempted',
+          data: { attempt_id: command.attemptId, attempted_at: command.now },
+        };
+        // A start that changed the customer since this pay's own start must not redirect its charge:
+        // the customer this pay typed is recorded with the claim, so the invoice is made out to it.
+        const customer = customerWith(state.session, state.customer, command.customer ?? null);
+        if (customer === null || sameCustomer(customer, state.customer)) return attempted;
+        return [{ type: 'CheckoutSessionCustomerChanged', data: { customer, changed_at: command.now } }, attempted];
+      }
       case 'DeclinePayment':
         if (state.status === 'none') throw notFound('Checkout session');
         if (state.pendingAttempt?.id !== command.attemptId) return [];
@@ -205,6 +225,11 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
         };
       case 'CancelSession':
         requireOpen(state, command.now);
+        // Paid (the completion may lag a crash) or being charged: the buyer did not dismiss a purchase.
+        if (command.invoicePaid === true) throw conflict('invoice_paid', 'The checkout session is paid; it can no longer be cancelled.');
+        if (attemptBlocks(state.pendingAttempt, command.now)) {
+          throw conflict('payment_in_progress', 'A payment for this checkout session is in progress; it can no longer be cancelled.');
+        }
         return { type: 'CheckoutSessionCancelled', data: { cancelled_at: command.now } };
       case 'ExpireSession':
         if (state.status === 'none') throw notFound('Checkout session');

@@ -36,7 +36,13 @@ export type OfferDoc = {
  * completed), so "open" (open_until > now) and "expired" (open_until <= now) are single range
  * filters even before the expiry job has recorded the expiry.
  */
-export type SessionDoc = SessionView & { open_until: number | null; updated_at: number };
+export type SessionDoc = SessionView & {
+  open_until: number | null;
+  updated_at: number;
+  /** The revisions of the session's stream and its invoice's the document was built to: its ETag. */
+  session_revision: number;
+  invoice_revision: number | null;
+};
 
 const offerEvents = ['OfferCreated', 'OfferUpdated', 'OfferPublished', 'OfferArchived'] as const;
 const sessionEvents = [
@@ -90,7 +96,7 @@ async function applyOffer(event: OfferEvent, uuid: string, occurredAt: number, t
   }
 }
 
-async function applySession(event: CheckoutEvent, stream: string, occurredAt: number, tx: ProjectionTx): Promise<void> {
+async function applySession(event: CheckoutEvent, stream: string, revision: number, occurredAt: number, tx: ProjectionTx): Promise<void> {
   let sessionId: string;
   if (event.type === 'InvoiceCreated') {
     sessionId = event.data.session_id;
@@ -106,15 +112,22 @@ async function applySession(event: CheckoutEvent, stream: string, occurredAt: nu
   const view = evolveSessionView(current, event);
   if (!view) return;
   const openUntil = view.status === 'open' ? view.expires_at : view.status === 'expired' ? 0 : null;
-  const doc: SessionDoc = { ...view, open_until: openUntil, updated_at: occurredAt };
+  const onInvoice = stream.startsWith('invoice-');
+  const doc: SessionDoc = {
+    ...view,
+    open_until: openUntil,
+    updated_at: occurredAt,
+    session_revision: onInvoice ? (current?.session_revision ?? 0) : revision,
+    invoice_revision: onInvoice ? revision : (current?.invoice_revision ?? null),
+  };
   tx.upsert(CHECKOUT_SESSIONS, doc);
 }
 
 /** Offers (found by slug, route key or UUID) and checkout sessions with their invoice. */
 export const checkoutProjection: Projection = {
   name: 'checkout',
-  // 2: a session's invoice carries its customer.
-  version: 2,
+  // 2: a session's invoice carries its customer. 3: a session carries its streams' revisions (its ETag).
+  version: 3,
   collections: [OFFERS, CHECKOUT_SESSIONS, CHECKOUT_INVOICES],
   indexes: [
     { collection: OFFERS, fields: ['slug'] },
@@ -130,7 +143,7 @@ export const checkoutProjection: Projection = {
     if ((offerEvents as readonly string[]).includes(event.type)) {
       await applyOffer(event as OfferEvent, streamId(recorded.stream), occurredAt, tx);
     } else {
-      await applySession(event as CheckoutEvent, recorded.stream, occurredAt, tx);
+      await applySession(event as CheckoutEvent, recorded.stream, recorded.revision, occurredAt, tx);
     }
   },
 };

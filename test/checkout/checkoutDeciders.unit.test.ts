@@ -179,6 +179,29 @@ describe('checkout session decider', () => {
     expect(checkoutSessionDecider.evolve(checkoutSessionDecider.evolve({ status: 'none' }, sessionCreated), { type: 'CheckoutSessionCancelled', data: { cancelled_at: 1 } }).status).toBe('open');
   });
 
+  it('refuses a cancel once the invoice is paid or while a charge is in flight', () => {
+    spec.given([sessionCreated, started]).when({ type: 'CancelSession', now: T0 + 30, invoicePaid: true }).thenThrows('invoice_paid');
+    spec.given([sessionCreated, started, attempted]).when({ type: 'CancelSession', now: T0 + 21 }).thenThrows('payment_in_progress');
+    // A stale attempt (its process died) no longer blocks; only its paid invoice would.
+    spec.given([sessionCreated, started, attempted]).when({ type: 'CancelSession', now: T0 + 90 }).then([
+      { type: 'CheckoutSessionCancelled', data: { cancelled_at: T0 + 90 } },
+    ]);
+  });
+
+  it('a payment claim records the customer the pay typed, in the same append', () => {
+    const other: SessionCustomer = { email: 'other@example.com', name: null, user_id: null };
+    const startedAsOther: CheckoutSessionEvent = { type: 'CheckoutSessionStarted', data: { invoice_id: 'in_1', customer: other, started_at: T0 + 10 } };
+    spec
+      .given([sessionCreated, startedAsOther])
+      .when({ type: 'AttemptPayment', attemptId: 'pa_1', customer: { email: 'payer@example.com' }, now: T0 + 20 })
+      .then([
+        { type: 'CheckoutSessionCustomerChanged', data: { customer: { email: 'payer@example.com', name: null, user_id: null }, changed_at: T0 + 20 } },
+        attempted,
+      ]);
+    spec.given([sessionCreated, startedAsOther]).when({ type: 'AttemptPayment', attemptId: 'pa_1', customer: { email: 'other@example.com' }, now: T0 + 20 }).then([attempted]);
+    spec.given([sessionCreated, startedAsOther]).when({ type: 'AttemptPayment', attemptId: 'pa_1', customer: null, now: T0 + 20 }).then([attempted]);
+  });
+
   it('expires exactly at expires_at, not a second before, and not while a charge is in flight', () => {
     spec.given([sessionCreated]).when({ type: 'ExpireSession', now: T0 + 1799 }).then([]);
     spec.given([sessionCreated]).when({ type: 'ExpireSession', now: T0 + 1800 }).then([expired]);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expireDueSessions } from '../../app/jobs/checkoutSessionExpiry.ts';
 import { handleCommand } from '../../commands/handleCommand.ts';
 import { checkoutSessionDecider, checkoutSessionStream } from '../../domain/checkout/checkoutSession.ts';
@@ -91,12 +91,21 @@ describe('checkout session lifecycle (manual clock)', () => {
     return { id: session.id as string, invoiceId: started.body.invoice.id as string };
   }
 
-  it('a paid invoice whose session was not completed is completed by the next pay, without a second charge', async () => {
+  it('a paid invoice whose session was not completed is completed by the completion subscriber; a pay then charges nothing', async () => {
     const { id, invoiceId } = await paidButNotCompleted(1800);
+    await vi.waitFor(
+      async () => {
+        const events = await server.services.store.readStream(`checkout_session-${id}`);
+        expect(events.at(-1)).toMatchObject({ type: 'CheckoutSessionCompleted', metadata: { actor: { type: 'system', name: 'checkout-completion' } } });
+      },
+      { timeout: 15_000, interval: 50 },
+    );
     clock.advance(61_000);
     const pay = await post(`/api/checkout/sessions/${id}/pay`, { card: GOOD_CARD });
-    expect(pay.status).toBe(200);
-    expect(pay.body).toMatchObject({ session: { status: 'completed' }, invoice: { id: invoiceId, status: 'paid' } });
+    expect(pay.status).toBe(409);
+    expect(pay.body.code).toBe('session_completed');
+    await server.settle();
+    expect((await get(`/api/checkout/sessions/${id}`)).body.session).toMatchObject({ status: 'completed', invoice: { id: invoiceId, status: 'paid' } });
     const invoiceEvents = await server.services.store.readStream(`invoice-${invoiceId}`);
     expect(invoiceEvents.filter((e) => e.type === 'InvoicePaid')).toHaveLength(1);
   });

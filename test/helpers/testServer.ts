@@ -43,12 +43,18 @@ export type TestServer = {
 };
 
 export async function startTestServer(
-  options: { dataDir?: string; clock?: Clock; env?: Record<string, string> } = {},
+  options: {
+    dataDir?: string;
+    clock?: Clock;
+    env?: Record<string, string>;
+    /** false: no projections in this process (read models stay as they are); settle() then fails. */
+    runProjections?: boolean;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'commerce-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
   const services = await compose(config, {
-    runProjections: true,
+    runProjections: options.runProjections ?? true,
     ...(options.clock ? { clock: options.clock } : {}),
     logger: { error: (o, m) => console.error(m, o), info: () => undefined },
   });
@@ -69,7 +75,8 @@ export async function startTestServer(
   });
   const settle = async () => {
     const head = await services.store.headPosition();
-    if (head !== null && !(await services.projections!.waitFor(head, 10_000))) throw new Error('projections did not catch up');
+    if (!services.projections) throw new Error('this test server runs no projections');
+    if (head !== null && !(await services.projections.waitFor(head, 10_000))) throw new Error('projections did not catch up');
   };
   let counter = 0;
 

@@ -4,14 +4,15 @@ import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { customerFromToken } from '../../../commands/checkout/customerToken.ts';
 import { requestFingerprint, withIdempotencyKey, type StoredResponse } from '../../../commands/checkout/idempotency.ts';
-import { cancelSession, createSession, paySession, startSession } from '../../../commands/checkout/sessionCommands.ts';
+import { cancelSession, createSession, newSessionId, paySession, startSession } from '../../../commands/checkout/sessionCommands.ts';
+import { readSessionSnapshot, snapshotEtag, snapshotOf, type SessionSnapshot } from '../../../commands/checkout/sessionSnapshot.ts';
 import { paymentProviderFor } from '../../../commands/payments/paymentProviders.ts';
-import type { SessionCustomer } from '../../../domain/checkout/checkoutSession.ts';
+import { checkoutSessionStream, type SessionCustomer } from '../../../domain/checkout/checkoutSession.ts';
+import { evolveSessionView } from '../../../domain/checkout/sessionView.ts';
 import { DomainError } from '../../../domain/shared/domainError.ts';
-import type { SessionDoc } from '../../../projections/checkout/checkoutProjection.ts';
 import { findOfferByRef, findSession } from '../../../projections/checkout/checkoutQueries.ts';
 import { promoPriceForOffer } from '../../../projections/promos/promoQueries.ts';
-import { afterWrite, commandContext } from '../../context.ts';
+import { commandContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { validateHeadersInPlace } from '../../validateHeadersInPlace.ts';
 import { ErrorSchema } from '../schemas.ts';
@@ -52,6 +53,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
       'Idempotent-Replayed',
+      // The revision a write answered at, for a page to compare with a later GET's.
+      'ETag',
     ],
     maxAge: 600,
   });
@@ -61,18 +64,22 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
   };
   const nowSeconds = () => Math.floor(services.clock() / 1000);
 
-  /** The session as the read model holds it once this request's events are applied. */
-  async function readSession(id: string, position: number | null): Promise<SessionDoc> {
-    await afterWrite(services, position);
-    const doc = await findSession(services.readStore, id);
-    if (!doc) throw notFound('Checkout session');
-    return doc;
+  /**
+   * Write routes find the session, and answer with it, from its streams: a session just created
+   * may not have reached the read model yet (or projections may not run in this process).
+   */
+  async function sessionFromLog(id: string): Promise<SessionSnapshot> {
+    const snapshot = await readSessionSnapshot(services.store, id);
+    if (!snapshot) throw notFound('Checkout session');
+    return snapshot;
   }
 
-  async function existingSession(id: string): Promise<SessionDoc> {
-    const doc = await findSession(services.readStore, id);
-    if (!doc) throw notFound('Checkout session');
-    return doc;
+  /** The 201 of a session creation, from the session's first event: what its creator answered. */
+  async function createdResponse(id: string): Promise<StoredResponse | null> {
+    const [created] = await services.store.readStream(checkoutSessionStream(id));
+    const snapshot = created ? snapshotOf([created], []) : null;
+    if (!snapshot) return null;
+    return { status: 201, body: { session: presentSession(snapshot.view, nowSeconds()), offer: sessionOfferRef(snapshot.view) } };
   }
 
   // OPTIONS /api/checkout itself: the prefix's wildcard preflight route does not cover it.
@@ -124,7 +131,10 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       // checked inside, so a retry after the offer was archived replays the first answer.
       const offer = await findOfferByRef(services.readStore, (body.offer ?? body.offer_id)!);
       if (!offer) throw notFound('Offer');
-      const create = async (): Promise<StoredResponse> => {
+      const create = async (sessionId: string, takeover = false): Promise<StoredResponse> => {
+        // A takeover of a key whose first request died after creating its session: that session is the answer.
+        const existing = takeover ? await createdResponse(sessionId) : null;
+        if (existing) return existing;
         if (offer.status !== 'published') throw notFound('Offer');
         if (body.mode === 'live' && !paymentProviderFor('live')) {
           throw new DomainError('invalid', 'live_mode_unavailable', 'Live mode needs a configured payment provider; none is configured.', {
@@ -143,24 +153,40 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
             })
           : null;
         const ctx = commandContext(services, request, offer.organization_id);
-        const { position, state } = await createSession(ctx, {
-          offer,
-          customer,
-          metadata: body.metadata ?? {},
-          mode: body.mode,
-          expiresIn: body.expires_in,
-          promo: body.promo ?? null,
-          promoPrice,
-        });
-        if (state.status === 'none') throw new Error('session not created');
-        const doc = await readSession(state.session.id, position);
-        return { status: 201, body: { session: presentSession(doc, nowSeconds()), offer: offerRef(offer) } };
+        let created: Awaited<ReturnType<typeof createSession>>;
+        try {
+          created = await createSession(ctx, {
+            id: sessionId,
+            offer,
+            customer,
+            metadata: body.metadata ?? {},
+            mode: body.mode,
+            expiresIn: body.expires_in,
+            promo: body.promo ?? null,
+            promoPrice,
+          });
+        } catch (error) {
+          // The first request of this key, only slow, created it meanwhile.
+          const raced = error instanceof DomainError && error.code === 'session_exists' ? await createdResponse(sessionId) : null;
+          if (raced) return raced;
+          throw error;
+        }
+        const [event] = created.events;
+        const view = event ? evolveSessionView(null, event) : null;
+        if (!view) throw new Error('session not created');
+        return { status: 201, body: { session: presentSession(view, nowSeconds()), offer: sessionOfferRef(view) } };
       };
       const key = request.headers['idempotency-key'];
       const result = key
-        ? await withIdempotencyKey(commandContext(services, request, offer.organization_id), offer.organization_id, key, requestFingerprint(body), create)
-        : { ...(await create()), replayed: false };
+        ? await withIdempotencyKey(commandContext(services, request, offer.organization_id), offer.organization_id, key, requestFingerprint(body), create, {
+            newResourceId: newSessionId,
+            nowMs: services.clock,
+            onRecordFailed: (error) => request.log.error({ err: error }, 'could not record the outcome of an idempotency key; its lease will settle it'),
+          })
+        : { ...(await create(newSessionId())), replayed: false };
       if (result.replayed) reply.header('idempotent-replayed', 'true');
+      // A creation is the session stream's first event, revision 0 (a replay answers that same state).
+      reply.header('etag', snapshotEtag({ sessionRevision: 0, invoiceRevision: null }));
       return reply.code(result.status).send(result.body as z.infer<typeof SessionResponse>);
     },
   );
@@ -184,8 +210,10 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         response: { 200: SessionResponse, ...errors },
       },
     },
-    async (request) => {
-      const doc = await existingSession(request.params.id);
+    async (request, reply) => {
+      const doc = await findSession(services.readStore, request.params.id);
+      if (!doc) throw notFound('Checkout session');
+      reply.header('etag', snapshotEtag({ sessionRevision: doc.session_revision, invoiceRevision: doc.invoice_revision }));
       return { session: presentSession(doc, nowSeconds()), offer: sessionOfferRef(doc) };
     },
   );
@@ -202,13 +230,14 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         response: { 200: z.object({ session: SessionSchema, invoice: InvoiceSchema }), ...errors },
       },
     },
-    async (request) => {
-      const doc = await existingSession(request.params.id);
-      const ctx = commandContext(services, request, doc.organization_id);
-      const { position } = await startSession(ctx, doc.id, customerInput(request.body));
-      const after = await readSession(doc.id, position);
-      if (!after.invoice) throw new Error('invoice not projected');
-      return { session: presentSession(after, nowSeconds()), invoice: presentInvoice(after.invoice) };
+    async (request, reply) => {
+      const { view } = await sessionFromLog(request.params.id);
+      const ctx = commandContext(services, request, view.organization_id);
+      await startSession(ctx, view.id, customerInput(request.body));
+      const after = await sessionFromLog(view.id);
+      if (!after.view.invoice) throw new Error('started session without an invoice');
+      reply.header('etag', snapshotEtag(after));
+      return { session: presentSession(after.view, nowSeconds()), invoice: presentInvoice(after.view.invoice) };
     },
   );
 
@@ -233,17 +262,17 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       },
     },
     async (request, reply) => {
-      const doc = await existingSession(request.params.id);
-      const ctx = commandContext(services, request, doc.organization_id);
+      const { view } = await sessionFromLog(request.params.id);
+      const ctx = commandContext(services, request, view.organization_id);
       const payment = { card: request.body.card, customer: customerInput(request.body) };
-      const outcome = await paySession(ctx, doc.id, payment, paymentProviderFor, services.clock());
+      const outcome = await paySession(ctx, view.id, payment, paymentProviderFor, services.clock());
       if (outcome.status === 'declined') {
-        await afterWrite(services, outcome.position);
         return reply.code(402).send({ message: outcome.message, code: outcome.code, decline_code: outcome.declineCode });
       }
-      const after = await readSession(doc.id, outcome.position);
-      if (!after.invoice) throw new Error('invoice not projected');
-      return { session: presentSession(after, nowSeconds()), invoice: presentInvoice(after.invoice), payment: outcome.card };
+      const after = await sessionFromLog(view.id);
+      if (!after.view.invoice) throw new Error('paid session without an invoice');
+      reply.header('etag', snapshotEtag(after));
+      return { session: presentSession(after.view, nowSeconds()), invoice: presentInvoice(after.view.invoice), payment: outcome.card };
     },
   );
 
@@ -257,11 +286,13 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         response: { 200: z.object({ session: SessionSchema }), ...errors },
       },
     },
-    async (request) => {
-      const doc = await existingSession(request.params.id);
-      const ctx = commandContext(services, request, doc.organization_id);
-      const { position } = await cancelSession(ctx, doc.id);
-      return { session: presentSession(await readSession(doc.id, position), nowSeconds()) };
+    async (request, reply) => {
+      const { view } = await sessionFromLog(request.params.id);
+      const ctx = commandContext(services, request, view.organization_id);
+      await cancelSession(ctx, view.id);
+      const after = await sessionFromLog(view.id);
+      reply.header('etag', snapshotEtag(after));
+      return { session: presentSession(after.view, nowSeconds()) };
     },
   );
 };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { effectiveStatus, type CustomerInput } from '../../../domain/checkout/checkoutSession.ts';
-import type { InvoiceView } from '../../../domain/checkout/sessionView.ts';
-import type { OfferDoc, SessionDoc } from '../../../projections/checkout/checkoutProjection.ts';
+import type { InvoiceView, SessionView } from '../../../domain/checkout/sessionView.ts';
+import type { OfferDoc } from '../../../projections/checkout/checkoutProjection.ts';
 
 export const OfferRefSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 
@@ -34,10 +34,10 @@ export const offerRef = (offer: { route_key: string; slug: string; name: string 
   name: offer.name,
 });
 
-export const sessionOfferRef = (doc: SessionDoc) => ({ id: doc.offer.id, slug: doc.offer.slug, name: doc.offer.name });
+export const sessionOfferRef = (doc: SessionView) => ({ id: doc.offer.id, slug: doc.offer.slug, name: doc.offer.name });
 
 /** A session as the API shows it at `now` (seconds): past its expiry it reads as expired at once. */
-export function presentSession(doc: SessionDoc, now: number): z.infer<typeof SessionSchema> {
+export function presentSession(doc: SessionView, now: number): z.infer<typeof SessionSchema> {
   return {
     id: doc.id,
     status: effectiveStatus(doc.status, doc.expires_at, now),
