@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a part of the test suite on other Node.js versions, each from the npm registry's `node`
-# package (fetched once into npx's cache; no install, no version manager):
+# package and its platform package (fetched once into node_modules/.cache; no version manager):
 #   scripts/test-node-versions.sh                    # Node 22 and 24, the unit tests (*.unit.test.ts)
 #   scripts/test-node-versions.sh 24 -- test/api     # Node 24, what vitest's filters match
 # Each version runs in a copy of this checkout (files as they are now, node_modules hard-linked)
@@ -22,8 +22,13 @@ work=""
 trap '[ -z "$work" ] || rm -rf "$work"' EXIT
 failed=()
 for v in "${versions[@]}"; do
-  node_bin=$(npx -y "node@$v" -p process.execPath)
-  nodedir=$(dirname "$(dirname "$node_bin")") # the package's root holds bin/node and include/node
+  # The exact version, then that release's platform package (bin/node and include/node, the
+  # headers), kept in node_modules/.cache. npx's own copy may lack the headers.
+  version=$(npx -y "node@$v" --version)
+  pkg="$(node -p '(process.platform === "darwin" && process.arch === "arm64" ? "node-bin-" : "node-") + process.platform + "-" + process.arch')@${version#v}"
+  nodedir="$PWD/node_modules/.cache/node-versions/$version/node_modules/${pkg%@*}"
+  [ -x "$nodedir/bin/node" ] || npm install --prefix "$PWD/node_modules/.cache/node-versions/$version" --no-save --no-audit --no-fund "$pkg" >/dev/null
+  node_bin="$nodedir/bin/node"
   echo "== Node $("$node_bin" --version): vitest run ${filters[*]}"
   work=$(mktemp -d "${TMPDIR:-/tmp}/commerce-node$v-XXXXXX")
   git ls-files -z -co --exclude-standard | tar -cf - --null -T - | tar -xf - -C "$work"
