@@ -5,7 +5,8 @@
 #   scripts/test-node-versions.sh 24 -- test/api     # Node 24, what vitest's filters match
 # Each version runs in a copy of this checkout (files as they are now, node_modules hard-linked)
 # in a temporary folder, with better-sqlite3 rebuilt against that Node's headers, which the
-# package carries: its native module fits one Node ABI only. This checkout is left as it is.
+# package carries: its native module fits one Node ABI only (kept in node_modules/.cache for the
+# next run). This checkout is left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,9 +37,17 @@ for v in "${versions[@]}"; do
   # Its own copy of what is rebuilt or written (a hard link would carry the change back here).
   rm -rf "$work/node_modules/better-sqlite3" "$work/node_modules/.vite" "$work/node_modules/.cache"
   cp -a node_modules/better-sqlite3 "$work/node_modules/"
-  started=$SECONDS
-  (cd "$work" && PATH="$(dirname "$node_bin"):$PATH" npm rebuild better-sqlite3 --nodedir="$nodedir" --no-audit --no-fund >/dev/null)
-  echo "better-sqlite3 rebuilt for Node $v in $((SECONDS - started)) s"
+  # Rebuilt once per Node and better-sqlite3 version, then taken from the cache.
+  sqlite_version=$(node -p 'require("./node_modules/better-sqlite3/package.json").version')
+  cached="$PWD/node_modules/.cache/node-versions/$version/better_sqlite3-$sqlite_version.node"
+  if [ -f "$cached" ]; then
+    cp "$cached" "$work/node_modules/better-sqlite3/build/Release/better_sqlite3.node"
+  else
+    started=$SECONDS
+    (cd "$work" && PATH="$(dirname "$node_bin"):$PATH" npm rebuild better-sqlite3 --nodedir="$nodedir" --no-audit --no-fund >/dev/null)
+    cp "$work/node_modules/better-sqlite3/build/Release/better_sqlite3.node" "$cached"
+    echo "better-sqlite3 rebuilt for Node $v in $((SECONDS - started)) s"
+  fi
   started=$SECONDS
   if (cd "$work" && PATH="$(dirname "$node_bin"):$PATH" "$node_bin" node_modules/vitest/vitest.mjs run "${filters[@]}"); then
     echo "== Node $v: passed in $((SECONDS - started)) s"
