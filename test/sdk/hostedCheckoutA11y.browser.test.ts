@@ -17,12 +17,13 @@ const PHONE = { width: 360, height: 740 };
 mkdirSync('test-results', { recursive: true });
 
 beforeAll(async () => {
+  // The browser first: without one, the file fails at once with the line that says how to get one.
+  chrome = await launchChromium();
   server = await startTestServer();
   const org = await server.identity();
   await seedOffer(server, org.organizationId, 'pro-plan');
   // A theme color too pale to show a focus ring on white.
   await seedOffer(server, org.organizationId, 'pale-plan', { name: 'Pale', color: '#fde047' });
-  chrome = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -18,6 +18,8 @@ const errors: string[] = [];
 mkdirSync('test-results', { recursive: true });
 
 beforeAll(async () => {
+  // The browser first: without one, the file fails at once with the line that says how to get one.
+  chrome = await launchChromium();
   server = await startTestServer();
   const org = await server.identity();
   await seedOffer(server, org.organizationId, 'pro-plan');
@@ -25,7 +27,6 @@ beforeAll(async () => {
   ({ endsAt: promoEndsAt } = await seedPromo(server, org.organizationId, 'spring'));
   orgId = org.organizationId;
   sellerToken = org.token;
-  chrome = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

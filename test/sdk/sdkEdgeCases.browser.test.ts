@@ -30,13 +30,14 @@ const errors: string[] = [];
 mkdirSync('test-results', { recursive: true });
 
 beforeAll(async () => {
+  // The browser first: without one, the file fails at once with the line that says how to get one.
+  chrome = await launchChromium();
   server = await startTestServer();
   const org = await server.identity();
   sellerToken = org.token;
   orgId = org.organizationId;
   await seedOffer(server, org.organizationId, 'pro-plan');
   await seedPromo(server, org.organizationId, 'spring');
-  chrome = await launchChromium();
   shop = createServer((req, res) => {
     const p = shopPages.get(new URL(req.url ?? '/', 'http://x').pathname);
     if (!p) return void res.writeHead(404).end();
@@ -51,8 +52,11 @@ afterAll(async () => {
   // The browser first: while it runs it may open another connection to the shop (a preconnect)
   // between closeAllConnections() and close(), and close() would wait on it for ever.
   await chrome?.close();
-  shop?.closeAllConnections();
-  await new Promise((r) => shop?.close(r));
+  // Only what beforeAll got to start: a promise on a shop that never started would never settle.
+  if (shop) {
+    shop.closeAllConnections();
+    await new Promise((r) => shop.close(r));
+  }
   await server?.close({ remove: true });
 });
 

@@ -4,29 +4,39 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
 import { createPromo, enrolParticipant } from '../../commands/promos/promoCommands.ts';
+import { CHROMIUM_ARGS, findChromium, type FoundChromium } from '../helpers/chromium.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+let found: Promise<FoundChromium> | null = null;
 
-/** Debian's chromium through playwright-core, with a fresh profile each launch. */
+/**
+ * Chromium through playwright-core, with a fresh profile each launch; which Chromium is
+ * test/helpers/chromium.ts's choice. Without one it throws one line saying how to get one, so
+ * call it first in a beforeAll: the file then fails at once.
+ */
 export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  found ??= findChromium();
+  const browser = await found;
   const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-  // playwright passes the fresh profile as --user-data-dir itself.
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1200, height: 800 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
+  let context: BrowserContext;
+  try {
+    // playwright passes the fresh profile as --user-data-dir itself.
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: browser.executablePath,
+      env: { ...process.env, ...browser.env },
+      headless: true,
+      // The prices the tests read are en-US; the bundled Chromium would take navigator.language
+      // from LANG, and an unset LANG gives 'en-US@posix', which Intl refuses.
+      locale: 'en-US',
+      viewport: { width: 1200, height: 800 },
+      args: CHROMIUM_ARGS,
+      timeout: 60_000,
+    });
+  } catch (error) {
+    rmSync(profile, { recursive: true, force: true });
+    const first = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    throw new Error(`Chromium ${browser.executablePath} (from ${browser.source}) did not start: ${first}`, { cause: error });
+  }
   return {
     context,
     async close() {
