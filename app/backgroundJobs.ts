@@ -1,4 +1,5 @@
 import { automationJob } from '../automation/workflowRunner.ts';
+import { webhooksJob } from '../webhooks/webhookJob.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { runUnderLease, type Running } from './leasedWork.ts';
 import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
@@ -15,7 +16,7 @@ export type BackgroundJob = {
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob];
+export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, webhooksJob];
 
 export async function startBackgroundJobs(
   services: Services,
