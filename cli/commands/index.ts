@@ -17,6 +17,7 @@ import { backupCommand } from './backup.ts';
 import { eventsCopyCommand } from './events.ts';
 import { serveCommand } from './serve.ts';
 import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
+import { webhookCommands } from './webhooks.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -39,6 +40,7 @@ export const allCommands: CliCommand[] = [
   triggerReplaceCommand,
   promoListCommand,
   workflowShowCommand,
+  ...webhookCommands,
   projectionsRebuildCommand,
   workerProjectionsCommand,
   workerAutomationCommand,
