@@ -27,6 +27,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
 import { promoRoutes } from './routes/promos/promoRoutes.ts';
+import { webhookEndpointRoutes } from './routes/webhooks/webhookEndpointRoutes.ts';
 import { openApiWebhooks } from './routes/webhooks/webhookSchemas.ts';
 
 export type AppOptions = {
@@ -154,6 +155,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(catchRoute, { services });
   await app.register(automationRoutes, { services });
   await app.register(promoRoutes, { services });
+  await app.register(webhookEndpointRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }

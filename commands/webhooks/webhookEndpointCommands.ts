@@ -6,6 +6,7 @@ import { isWebhookEventType, type WebhookEventType } from '../../domain/webhooks
 import {
   webhookEndpointDecider,
   webhookEndpointStream,
+  type DisabledReason,
   type WebhookEndpointEvent,
   type WebhookEndpointState,
 } from '../../domain/webhooks/webhookEndpoint.ts';
@@ -21,7 +22,7 @@ export type EndpointSummary = {
   url: string;
   event_types: WebhookEventType[];
   enabled: boolean;
-  disabled_reason: string | null;
+  disabled_reason: DisabledReason | null;
   created_at: number;
   updated_at: number;
 };
