@@ -51,7 +51,14 @@ export async function dispatchDue(services: Services, options: DispatchOptions):
   let attempted = 0;
   const worker = async () => {
     while (next < ready.length && !options.signal.aborted) {
-      if (await attemptDelivery(services, ready[next++]!.id, options)) attempted += 1;
+      const id = ready[next++]!.id;
+      try {
+        if (await attemptDelivery(services, id, options)) attempted += 1;
+      } catch (error) {
+        // One delivery that cannot be attempted (its record conflicted, its secret cannot be opened
+        // under this service secret) must not hold up the others; it stays due for the next pass.
+        options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, ready.length) }, worker));
