@@ -27,6 +27,8 @@ import { docsRoutes } from './routes/docs.ts';
 import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
 import { promoRoutes } from './routes/promos/promoRoutes.ts';
+import { webhookEndpointRoutes } from './routes/webhooks/webhookEndpointRoutes.ts';
+import { openApiWebhooks } from './routes/webhooks/webhookSchemas.ts';
 
 export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */
@@ -121,6 +123,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   await app.register(fastifySwagger, {
     openapi: {
+      // 3.1: the version with a `webhooks` section (the event webhooks' payloads are described there).
+      openapi: '3.1.0',
       info: {
         title: 'Commerce service API',
         description: 'Offers, pricing, invoices and checkout. Protected routes take `Authorization: Bearer <api key>`.',
@@ -131,7 +135,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: (document) => ('openapiObject' in document ? openApiOperationsOnly(document.openapiObject) : document.swaggerObject),
+    transformObject: (document) =>
+      'openapiObject' in document ? { ...openApiOperationsOnly(document.openapiObject), webhooks: openApiWebhooks() as never } : document.swaggerObject,
   });
   await app.register(securityHeadersPlugin);
   await app.register(jsonErrorsPlugin);
@@ -156,6 +161,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(catchRoute, { services });
   await app.register(automationRoutes, { services });
   await app.register(promoRoutes, { services });
+  await app.register(webhookEndpointRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }

@@ -1,4 +1,5 @@
 import { automationJob } from '../automation/workflowRunner.ts';
+import { webhooksJob } from '../webhooks/webhookJob.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { checkoutCompletionJob } from './jobs/checkoutCompletion.ts';
 import { runUnderLeases, type Running } from './leasedWork.ts';
@@ -16,7 +17,7 @@ export type BackgroundJob = {
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob];
+export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob];
 
 export async function startBackgroundJobs(
   services: Services,

@@ -225,7 +225,7 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   }
 }
 
-const retryable = (r: WebhookResult) =>
+export const retryable = (r: WebhookResult) =>
   r.error !== undefined ? !NOT_RETRIED.has(r.error) : r.status_code === 429 || r.status_code >= 500;
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -259,4 +259,12 @@ export async function sendWebhook(action: SendWebhookAction, scope: TemplateScop
   }
   if (options.signal.aborted) result = { ...result, success: false, error: 'aborted' };
   return { result, attempts };
+}
+
+/**
+ * One guarded call and no retry, for event webhook deliveries (their retries follow a recorded
+ * schedule, not a loop in memory): the same SSRF guard, allow list, time-outs and no redirects.
+ */
+export function sendOnce(url: string, payload: string, headers: Record<string, string>, options: SendOptions): Promise<WebhookResult> {
+  return attempt({ type: 'send_webhook', url, method: 'POST', payload, headers: {}, signing_secret: null }, payload, headers, options);
 }

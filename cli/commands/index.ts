@@ -18,6 +18,7 @@ import { backupCommand } from './backup.ts';
 import { eventsCopyCommand } from './events.ts';
 import { serveCommand } from './serve.ts';
 import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
+import { webhookCommands } from './webhooks.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -46,6 +47,7 @@ export const allCommands: CliCommand[] = [
   promoListCommand,
   workflowListCommand,
   workflowShowCommand,
+  ...webhookCommands,
   projectionsRebuildCommand,
   workerProjectionsCommand,
   workerAutomationCommand,

@@ -1,6 +1,8 @@
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
 import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
 import { runImport } from '../../commands/import/importFile.ts';
+import { secretBox } from '../../commands/webhooks/secretBox.ts';
+import { createWebhookEndpoint } from '../../commands/webhooks/webhookEndpointCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import type { TestServer } from './testServer.ts';
 
@@ -53,6 +55,8 @@ export async function seedOrganization(server: TestServer, organizationId: strin
     body: JSON.stringify({ email: `buyer-${tag}@example.com` }),
   });
   const workflowId = ((await caught.json()) as { workflow_id: number | null }).workflow_id;
+  // An event type the seed never causes: nothing is sent to this address.
+  await createWebhookEndpoint(ctx(), secretBox(server.services.secrets.jwt), { organizationId, url: 'https://example.com/seed-hook', eventTypes: ['invoice.voided'] });
   await server.settle();
   return {
     id: sessions,

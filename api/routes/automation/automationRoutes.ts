@@ -45,7 +45,7 @@ const Step = z.object({
   started_at: z.number().int(),
   completed_at: z.number().int().nullable(),
 });
-const Workflow = z.object({
+export const Workflow = z.object({
   workflow_id: z.number().int(),
   trigger_id: z.number().int(),
   sequence_id: z.number().int(),

@@ -39,7 +39,7 @@ const listItem = (p: ProductDoc): ListItem => ({
   archived_at: p.archived_at,
 });
 
-const productResource = (p: ProductDoc): z.infer<typeof Product> => ({
+export const productResource = (p: ProductDoc): z.infer<typeof Product> => ({
   id: p.route_key,
   name: p.name,
   display_name: p.display_name,

@@ -8,12 +8,13 @@ import { baseUrl } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 import { decimalInteger, ErrorSchema, protectedRoute } from '../schemas.ts';
-import { OfferRefSchema, SessionIdParams, SessionSchema, presentSession, sessionOfferRef } from './checkoutSchemas.ts';
+import { SessionIdParams } from './checkoutSchemas.ts';
+import { presentSessionResource, SessionResourceSchema } from './sessionResource.ts';
 
 export const SESSIONS_PER_PAGE_DEFAULT = 250;
 export const SESSIONS_PER_PAGE_MAX = 1000;
 
-const ListItem = SessionSchema.extend({ created_at: z.number().int(), offer: OfferRefSchema });
+const ListItem = SessionResourceSchema;
 
 const HistoryState = z.record(z.string(), z.unknown());
 const HistoryEntrySchema = z.object({
@@ -64,7 +65,7 @@ export const checkoutAdminRoutes: FastifyPluginAsyncZod<{ services: Services }> 
         query: { status },
       });
       return {
-        data: items.map((doc) => ({ ...presentSession(doc, now), created_at: doc.created_at, offer: sessionOfferRef(doc) })),
+        data: items.map((doc) => presentSessionResource(doc, now)),
         ...envelope,
       };
     },

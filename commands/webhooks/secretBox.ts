@@ -1,0 +1,32 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+/**
+ * Endpoint signing secrets must be usable for HMAC, so they are stored, not hashed: sealed with
+ * AES-256-GCM under a key derived (HKDF) from the service's own secret (JWT_SECRET, or the one
+ * generated into the data directory), so the event log and its copies never hold them in plain text.
+ */
+export type SecretBox = { seal(plain: string): string; open(sealed: string): string };
+
+const VERSION = 'v1';
+
+export function secretBox(serviceSecret: Uint8Array): SecretBox {
+  const key = Buffer.from(hkdfSync('sha256', serviceSecret, Buffer.alloc(0), 'commerce webhook endpoint secrets', 32));
+  return {
+    seal(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
+    },
+    open(sealed) {
+      const [version, iv, tag, data] = sealed.split('.');
+      if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('not a sealed webhook secret');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/** `whsec_` and 32 random bytes in base64, the form the Standard Webhooks libraries take. */
+export const generateSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeOffer } from '../checkout/checkoutFixtures.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { verified, WEBHOOK_ENV } from './webhookFixtures.ts';
+
+type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const send = (method: string, body?: unknown): RequestInit => ({
+  method,
+  ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+});
+
+describe('webhook endpoint routes (bearer API key)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: WEBHOOK_ENV });
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  it('create (secret shown once), list, change, deliveries, resend, rotate, delete; another organization sees none of it', { timeout: 60_000 }, async () => {
+    const org = await server.identity();
+    const other = await server.identity('Other');
+    const r = await startReceiver();
+    try {
+      const created = await server.fetch('/api/webhook-endpoints', { ...send('POST', { url: r.url, event_types: ['offer.published'] }), token: org.token });
+      expect(created.status).toBe(201);
+      const endpoint = (await created.json()) as Body;
+      expect(endpoint).toMatchObject({ url: r.url, event_types: ['offer.published'], enabled: true, disabled_reason: null });
+      expect(endpoint.secret).toMatch(/^whsec_/);
+
+      const list = (await (await server.fetch('/api/webhook-endpoints', { token: org.token })).json()) as Body;
+      expect(list.data).toHaveLength(1);
+      expect(JSON.stringify(list)).not.toContain('whsec_');
+      expect((await (await server.fetch('/api/webhook-endpoints', { token: other.token })).json()) as Body).toEqual({ data: [] });
+      const foreign = await server.fetch(`/api/webhook-endpoints/${endpoint.id}`, { token: other.token });
+      const unknown = await server.fetch('/api/webhook-endpoints/we_doesnotexist', { token: other.token });
+      expect(foreign.status).toBe(404);
+      expect(await foreign.json()).toEqual(await unknown.json());
+      expect((await server.fetch(`/api/webhook-endpoints/${endpoint.id}`, { ...send('PATCH', { enabled: false }), token: other.token })).status).toBe(404);
+
+      const bad = await server.fetch('/api/webhook-endpoints', { ...send('POST', { url: 'ftp://example.com', event_types: ['nope'] }), token: org.token });
+      expect(bad.status).toBe(422);
+      expect(((await bad.json()) as Body).errors).toHaveProperty('event_types.0');
+      const badUrl = await server.fetch('/api/webhook-endpoints', { ...send('POST', { url: 'ftp://example.com', event_types: ['offer.published'] }), token: org.token });
+      expect(badUrl.status).toBe(422);
+      expect(((await badUrl.json()) as Body).errors).toHaveProperty('url');
+
+      await makeOffer(server, org.organizationId);
+      await expect.poll(() => r.calls.length, { timeout: 20_000 }).toBe(1);
+      verified(endpoint.secret, r.calls[0]!);
+      let deliveries: Body = {};
+      await expect
+        .poll(async () => {
+          deliveries = (await (await server.fetch(`/api/webhook-endpoints/${endpoint.id}/deliveries`, { token: org.token })).json()) as Body;
+          return deliveries.data?.[0]?.status;
+        }, { timeout: 10_000 })
+        .toBe('succeeded');
+      expect(deliveries.data[0]).toMatchObject({ event_type: 'offer.published', attempts: 1, attempt_log: [{ attempt: 1, success: true, status_code: 200 }] });
+      expect(deliveries.data[0].event_id).toBe(r.calls[0]!.headers['webhook-id']);
+      expect((await server.fetch(`/api/webhook-endpoints/${endpoint.id}/deliveries`, { token: other.token })).status).toBe(404);
+
+      expect((await server.fetch(`/api/webhook-deliveries/${deliveries.data[0].id}/resend`, { method: 'POST', token: other.token })).status).toBe(404);
+      const resend = await server.fetch(`/api/webhook-deliveries/${deliveries.data[0].id}/resend`, { method: 'POST', token: org.token });
+      expect(resend.status).toBe(202);
+      await expect.poll(() => r.calls.length, { timeout: 20_000 }).toBe(2);
+      expect(r.calls[1]!.headers['webhook-id']).toBe(r.calls[0]!.headers['webhook-id']);
+
+      const rotated = (await (await server.fetch(`/api/webhook-endpoints/${endpoint.id}/rotate-secret`, { ...send('POST', { overlap_seconds: 0 }), token: org.token })).json()) as Body;
+      expect(rotated.secret).toMatch(/^whsec_/);
+      expect(rotated.secret).not.toBe(endpoint.secret);
+
+      const patched = await server.fetch(`/api/webhook-endpoints/${endpoint.id}`, { ...send('PATCH', { event_types: ['invoice.paid', 'offer.published'] }), token: org.token });
+      expect(((await patched.json()) as Body).event_types).toEqual(['invoice.paid', 'offer.published']);
+      expect((await server.fetch(`/api/webhook-endpoints/${endpoint.id}`, { method: 'DELETE', token: other.token })).status).toBe(404);
+      expect((await server.fetch(`/api/webhook-endpoints/${endpoint.id}`, { method: 'DELETE', token: org.token })).status).toBe(204);
+      expect((await server.fetch(`/api/webhook-endpoints/${endpoint.id}`, { token: org.token })).status).toBe(404);
+      expect((await server.fetch('/api/webhook-endpoints')).status).toBe(401);
+    } finally {
+      await r.close();
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import { Workflow } from '../api/routes/automation/automationRoutes.ts';
+import { productResource } from '../api/routes/catalog/catalogRoutes.ts';
+import { presentSessionResource } from '../api/routes/checkout/sessionResource.ts';
+import type { EventStore, RecordedEvent } from '../commands/eventStore.ts';
+import { encodeRouteKey } from '../commands/routeKeys.ts';
+import { checkoutSessionStream } from '../domain/checkout/checkoutSession.ts';
+import { invoiceStream } from '../domain/checkout/invoice.ts';
+import { evolveSessionView, viewAt, type CheckoutEvent, type SessionView } from '../domain/checkout/sessionView.ts';
+import type { WebhookEventType } from '../domain/webhooks/eventTypes.ts';
+import { automationProjection, WORKFLOWS, type WorkflowDoc } from '../projections/automation/automationProjection.ts';
+import { CATALOG_PRODUCTS, catalogProjection, type ProductDoc } from '../projections/catalog/catalogProjection.ts';
+import { checkoutProjection, OFFERS, type OfferDoc } from '../projections/checkout/checkoutProjection.ts';
+import { foldDocs } from './foldDocs.ts';
+
+/** The resource an event is about, as it stood right after that event, and who owns it. */
+export type EventObject = { object: Record<string, unknown>; organizationId: string | null };
+
+const upTo = (events: RecordedEvent[], position: number) => events.filter((e) => e.position <= position);
+const tail = (stream: string) => stream.slice(stream.indexOf('-') + 1);
+
+/** A session folded from its own stream and its invoice's (as the history route does), up to `position`. */
+async function sessionAt(store: EventStore, sessionId: string, position: number): Promise<SessionView | null> {
+  const sessionEvents = upTo(await store.readStream(checkoutSessionStream(sessionId)), position);
+  const started = sessionEvents.find((e) => e.type === 'CheckoutSessionStarted');
+  const invoiceEvents = started ? upTo(await store.readStream(invoiceStream((started.data as { invoice_id: string }).invoice_id)), position) : [];
+  let view: SessionView | null = null;
+  for (const e of [...sessionEvents, ...invoiceEvents].sort((a, b) => a.position - b.position)) view = evolveSessionView(view, e as unknown as CheckoutEvent);
+  return view;
+}
+
+/**
+ * Builds `data.object` of the webhook for `event`, or null when the resource cannot be read (it
+ * then goes unannounced rather than half-described). Every object comes from the resource's own
+ * streams folded up to the event, never from a read model.
+ */
+export async function eventObject(store: EventStore, type: WebhookEventType, event: RecordedEvent): Promise<EventObject | null> {
+  const at = event.metadata.occurred_at;
+  switch (type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.expired': {
+      const view = await sessionAt(store, tail(event.stream), event.position);
+      return view && { object: presentSessionResource(viewAt(view, at), at), organizationId: view.organization_id };
+    }
+    case 'invoice.paid':
+    case 'invoice.voided': {
+      const created = (await store.readStream(event.stream)).find((e) => e.type === 'InvoiceCreated');
+      if (!created) return null;
+      const view = await sessionAt(store, (created.data as { session_id: string }).session_id, event.position);
+      if (!view?.invoice) return null;
+      const i = view.invoice;
+      const paid = (await store.readStream(event.stream)).find((e) => e.type === 'InvoicePaid' && e.position <= event.position);
+      return {
+        object: {
+          id: i.id,
+          number: i.number,
+          status: i.status,
+          total: i.total,
+          currency: i.currency,
+          customer: i.customer ? { email: i.customer.email, name: i.customer.name } : null,
+          session_id: view.id,
+          offer: { id: view.offer.id, slug: view.offer.slug, name: view.offer.name },
+          mode: view.mode,
+          payment: paid ? (paid.data as { card: { brand: string; last4: string } }).card : null,
+        },
+        organizationId: view.organization_id,
+      };
+    }
+    case 'promo.participant.enrolled': {
+      const d = event.data as { email: string; reference: string | null; enrolled_at: number; workflow_id: number | null };
+      return {
+        object: { promo: tail(event.stream), email: d.email, reference: d.reference, enrolled_at: d.enrolled_at, workflow_id: d.workflow_id ?? null },
+        organizationId: event.metadata.organization_id,
+      };
+    }
+    case 'product.published':
+    case 'product.archived': {
+      const docs = await foldDocs(catalogProjection, upTo(await store.readStream(event.stream), event.position));
+      const product = docs.get(CATALOG_PRODUCTS)?.get(tail(event.stream)) as ProductDoc | undefined;
+      return product ? { object: productResource(product), organizationId: product.organization_id } : null;
+    }
+    case 'offer.published': {
+      const docs = await foldDocs(checkoutProjection, upTo(await store.readStream(event.stream), event.position));
+      const offer = docs.get(OFFERS)?.get(tail(event.stream)) as OfferDoc | undefined;
+      if (!offer) return null;
+      const { route_key, uuid, slug, name, status, price, currency, plan, created_at, updated_at, published_at, archived_at } = offer;
+      return {
+        object: { id: route_key || encodeRouteKey(offer.number), uuid, slug, name, status, price, currency, plan, created_at, updated_at, published_at, archived_at },
+        organizationId: offer.organization_id,
+      };
+    }
+    case 'workflow.failed': {
+      const workflowId = (event.data as { workflow_id: number }).workflow_id;
+      // The workflow's start is recorded in its webhook's stream, at the position that is its id.
+      const [start] = await store.readAll({ after: workflowId - 1, limit: 1, streamPrefixes: ['automation_webhook-'] });
+      if (!start || start.position !== workflowId || start.type !== 'WorkflowStarted') return null;
+      const docs = await foldDocs(automationProjection, [start, ...upTo(await store.readStream(event.stream), event.position)]);
+      const doc = docs.get(WORKFLOWS)?.get(String(workflowId)) as WorkflowDoc | undefined;
+      return doc ? { object: Workflow.parse(doc), organizationId: doc.organization_id } : null;
+    }
+  }
+}

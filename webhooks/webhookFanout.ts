@@ -1,0 +1,58 @@
+import type { Services } from '../app/services.ts';
+import type { EventMetadata, RecordedEvent } from '../commands/eventStore.ts';
+import { handleCommand } from '../commands/handleCommand.ts';
+import { PUBLIC_TYPE_OF } from '../domain/webhooks/eventTypes.ts';
+import { deliveryId, webhookDeliveryDecider, webhookDeliveryStream } from '../domain/webhooks/webhookDelivery.ts';
+import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
+import { eventObject } from './eventObject.ts';
+
+/**
+ * Turns each announced event of a batch into one delivery per subscribed endpoint, each with its
+ * body fixed now. Run again over the same events (a crash before the checkpoint moved), it creates
+ * nothing twice: a delivery's stream is named after (endpoint, event). Returns the log position of
+ * the last delivery created, or null.
+ */
+export async function fanOut(services: Services, events: readonly RecordedEvent[]): Promise<number | null> {
+  const announced = events.filter((e) => PUBLIC_TYPE_OF[e.type] !== undefined);
+  if (announced.length === 0) return null;
+  // Endpoints come from their read model: wait until it has applied this batch, so an endpoint
+  // created before an event is known when that event is fanned out.
+  const last = announced[announced.length - 1]!.position;
+  if (services.projections && !(await services.projections.waitFor(last, 30_000))) throw new Error('webhook fan-out: the read models did not catch up');
+  const endpointsOf = new Map<string, Promise<EndpointDoc[]>>();
+  const endpoints = (organizationId: string) => {
+    let found = endpointsOf.get(organizationId);
+    if (!found) endpointsOf.set(organizationId, (found = services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: organizationId, enabled: true } })));
+    return found;
+  };
+  let lastCreated: number | null = null;
+  for (const event of announced) {
+    const type = PUBLIC_TYPE_OF[event.type]!;
+    const known = event.metadata.organization_id;
+    if (known !== null && !(await endpoints(known)).some((e) => e.event_types.includes(type))) continue;
+    const built = await eventObject(services.store, type, event);
+    const organizationId = known ?? built?.organizationId ?? null;
+    if (!built || organizationId === null) continue;
+    const subscribed = (await endpoints(organizationId)).filter((e) => e.event_types.includes(type) && e.created_position < event.position);
+    if (subscribed.length === 0) continue;
+    const payload = JSON.stringify({ id: event.id, type, created: event.metadata.occurred_at, organization_id: organizationId, data: { object: built.object } });
+    const metadata: EventMetadata = {
+      correlation_id: event.metadata.correlation_id,
+      actor: { type: 'system', name: 'webhooks' },
+      organization_id: organizationId,
+      occurred_at: Math.floor(services.clock() / 1000),
+    };
+    for (const endpoint of subscribed) {
+      const id = deliveryId(endpoint.id, event.id);
+      const result = await handleCommand(
+        { store: services.store, metadata },
+        webhookDeliveryStream(id),
+        webhookDeliveryDecider,
+        { type: 'Create', id, endpointId: endpoint.id, organizationId, eventId: event.id, eventType: type, resource: event.stream, payload, now: metadata.occurred_at },
+        { known: [] },
+      );
+      if (result.position !== null) lastCreated = result.position;
+    }
+  }
+  return lastCreated;
+}
