@@ -16,6 +16,7 @@ import { projectionsRebuildCommand } from './projections.ts';
 import { backupCommand } from './backup.ts';
 import { eventsCopyCommand } from './events.ts';
 import { serveCommand } from './serve.ts';
+import { userResetPasswordCommand } from './userAccess.ts';
 import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
@@ -24,6 +25,7 @@ export const allCommands: CliCommand[] = [
   demoCommand,
   orgCreateCommand,
   userCreateCommand,
+  userResetPasswordCommand,
   apiKeyCreateCommand,
   apiKeyRevokeCommand,
   importCommand,

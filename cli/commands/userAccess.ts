@@ -1,0 +1,42 @@
+import type { Services } from '../../app/services.ts';
+import { inviteUser, loadUser, userIdByEmail } from '../../commands/identity/accountCommands.ts';
+import type { CommandContext } from '../../commands/handleCommand.ts';
+import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
+import { serviceUrl } from './automation.ts';
+
+export type Invitation = { link: string; expires_at: number };
+
+/**
+ * The page of the dashboard where the person sets a password or registers a passkey. The token
+ * travels in the fragment, which browsers never send, so it stays out of access logs and
+ * Referer headers.
+ */
+export function invitationLink(services: Services, token: string): string {
+  return `${serviceUrl(services)}/dashboard/invitation#token=${token}`;
+}
+
+/** A one-time link for a user who has no way to sign in yet (none for one who has). */
+export async function invitationIfNeeded(services: Services, ctx: CommandContext, userId: string): Promise<Invitation | null> {
+  const user = await loadUser(ctx.store, userId);
+  if (!user || user.passwordHash !== null || user.passkeys.length > 0) return null;
+  const invitation = await inviteUser(ctx, userId);
+  return { link: invitationLink(services, invitation.token), expires_at: invitation.expires_at };
+}
+
+export const formatInvitation = (i: Invitation) =>
+  `Invitation link (one use, until ${new Date(i.expires_at * 1000).toISOString()}): set a password or register a passkey at\n\n  ${i.link}\n`;
+
+export const userResetPasswordCommand: CliCommand = {
+  path: ['user', 'reset-password'],
+  usage: 'user reset-password --email E',
+  description: 'Print a new one-time link (24 h) at which the user sets a new password or registers a passkey; earlier links stop working.',
+  options: { email: 'string' },
+  async run({ options, services, commandContext }) {
+    const email = requireOption(options, 'email');
+    const userId = await userIdByEmail(services.store, email);
+    if (!userId) throw new CliUsageError(`--email: no user has the email '${email}'`);
+    const invitation = await inviteUser(commandContext(), userId);
+    return { user_id: userId, link: invitationLink(services, invitation.token), expires_at: invitation.expires_at };
+  },
+  format: (r: Invitation & { user_id: string }) => `user ${r.user_id}: ${formatInvitation(r)}`,
+};
