@@ -1,26 +1,19 @@
 import type { Services } from '../../app/services.ts';
-import { inviteUser, loadUser, userIdByEmail } from '../../commands/identity/accountCommands.ts';
+import { inviteIfNeeded, invitationPath, inviteUser, userIdByEmail } from '../../commands/identity/accountCommands.ts';
 import type { CommandContext } from '../../commands/handleCommand.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { serviceUrl } from './automation.ts';
 
 export type Invitation = { link: string; expires_at: number };
 
-/**
- * The page of the dashboard where the person sets a password or registers a passkey. The token
- * travels in the fragment, which browsers never send, so it stays out of access logs and
- * Referer headers.
- */
 export function invitationLink(services: Services, token: string): string {
-  return `${serviceUrl(services)}/dashboard/invitation#token=${token}`;
+  return `${serviceUrl(services)}${invitationPath(token)}`;
 }
 
 /** A one-time link for a user who has no way to sign in yet (none for one who has). */
 export async function invitationIfNeeded(services: Services, ctx: CommandContext, userId: string): Promise<Invitation | null> {
-  const user = await loadUser(ctx.store, userId);
-  if (!user || user.passwordHash !== null || user.passkeys.length > 0) return null;
-  const invitation = await inviteUser(ctx, userId);
-  return { link: invitationLink(services, invitation.token), expires_at: invitation.expires_at };
+  const invitation = await inviteIfNeeded(ctx, userId);
+  return invitation && { link: invitationLink(services, invitation.token), expires_at: invitation.expires_at };
 }
 
 export const formatInvitation = (i: Invitation) =>

@@ -1,3 +1,4 @@
+import { apiKeyDecider, apiKeyStream } from '../../domain/identity/apiKey.ts';
 import { organizationDecider, organizationStream } from '../../domain/identity/organization.ts';
 import { normalizeEmail, userDecider, userEmailStream, userStream, type Passkey, type Role, type UserState } from '../../domain/identity/user.ts';
 import {
@@ -223,4 +224,40 @@ export async function changeMemberRole(ctx: CommandContext, organizationId: stri
 
 export async function removeMember(ctx: CommandContext, organizationId: string, userId: string): Promise<void> {
   await handleCommand(ctx, userStream(userId), userDecider, { type: 'RemoveMember', organizationId, now: now(ctx) });
+}
+
+export async function updateOrganization(
+  ctx: CommandContext,
+  organizationId: string,
+  changes: { name?: string; timezone?: string },
+): Promise<{ id: string; name: string; timezone: string }> {
+  const current = await loadOrganization(ctx.store, organizationId);
+  if (!current) throw notFound('Organization');
+  const result = await handleCommand(ctx, organizationStream(organizationId), organizationDecider, {
+    type: 'UpdateOrganization',
+    name: changes.name ?? current.name,
+    timezone: changes.timezone ?? current.timezone,
+    now: now(ctx),
+  });
+  const state = result.state as Exclude<typeof result.state, { status: 'none' }>;
+  return { id: state.id, name: state.name, timezone: state.timezone };
+}
+
+/** An API key of the organization, as its stream says (another organization's answers as unknown). */
+export async function apiKeyOfOrganization(store: EventStore, organizationId: string, keyId: string): Promise<boolean> {
+  const state = fold(apiKeyDecider, (await store.readStream(apiKeyStream(keyId))) as never[]);
+  return state.status !== 'none' && state.organizationId === organizationId;
+}
+
+/**
+ * The dashboard page where the person sets a password or registers a passkey. The token travels
+ * in the fragment, which browsers never send, so it stays out of access logs and Referer headers.
+ */
+export const invitationPath = (token: string) => `/dashboard/invitation#token=${token}`;
+
+/** A one-time invitation for a user who has no way to sign in yet (none for one who has). */
+export async function inviteIfNeeded(ctx: CommandContext, userId: string): Promise<{ token: string; expires_at: number } | null> {
+  const user = await loadUser(ctx.store, userId);
+  if (!user || user.passwordHash !== null || user.passkeys.length > 0) return null;
+  return inviteUser(ctx, userId);
 }
