@@ -120,6 +120,9 @@ export const checkoutProjection: Projection = {
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'created_at'] },
     { collection: CHECKOUT_SESSIONS, fields: ['status', 'expires_at'] },
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'open_until'] },
+    // The management lists: a buyer's sessions, and invoices, newest first.
+    { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'customer.email', 'created_at'] },
+    { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'invoice.number'] },
   ],
   eventTypes: [...offerEvents, ...sessionEvents],
   async apply(recorded: RecordedEvent, tx: ProjectionTx) {
