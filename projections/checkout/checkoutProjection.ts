@@ -117,6 +117,7 @@ export const checkoutProjection: Projection = {
   indexes: [
     { collection: OFFERS, fields: ['slug'] },
     { collection: OFFERS, fields: ['number'] },
+    { collection: OFFERS, fields: ['organization_id', 'number'] },
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'created_at'] },
     { collection: CHECKOUT_SESSIONS, fields: ['status', 'expires_at'] },
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'open_until'] },
