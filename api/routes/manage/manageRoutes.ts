@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../../app/services.ts';
 import { accountRoutes } from './accountRoutes.ts';
 import { checkoutManageRoutes } from './checkoutManageRoutes.ts';
+import { eventLogRoutes } from './eventLogRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
 import { organizationRoutes } from './organizationRoutes.ts';
 import { productRoutes } from './productRoutes.ts';
@@ -13,4 +14,5 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(organizationRoutes, { services });
   await app.register(checkoutManageRoutes, { services });
   await app.register(offerRoutes, { services });
+  await app.register(eventLogRoutes, { services });
 };
