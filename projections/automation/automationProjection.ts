@@ -105,6 +105,9 @@ export const automationProjection: Projection = {
     { collection: TRIGGERS, fields: ['organization_id'] },
     { collection: TRIGGERS, fields: ['sequence_id'] },
     { collection: SAMPLES, fields: ['trigger_id', 'position'] },
+    // The management list of workflow runs, newest first, and a run by its id.
+    { collection: WORKFLOWS, fields: ['organization_id', 'workflow_id'] },
+    { collection: WORKFLOWS, fields: ['workflow_id'] },
   ],
   eventTypes: [
     'SequenceCreated',

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../../app/services.ts';
 import { accountRoutes } from './accountRoutes.ts';
+import { automationManageRoutes } from './automationManageRoutes.ts';
 import { checkoutManageRoutes } from './checkoutManageRoutes.ts';
 import { eventLogRoutes } from './eventLogRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
@@ -15,4 +16,5 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(checkoutManageRoutes, { services });
   await app.register(offerRoutes, { services });
   await app.register(eventLogRoutes, { services });
+  await app.register(automationManageRoutes, { services });
 };
