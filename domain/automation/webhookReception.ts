@@ -16,6 +16,8 @@ export type ReceivedWebhook = {
   received_at: number;
   /** The Idempotency-Key or Webhook-Id the sender gave, if any. */
   dedupe_key: string | null;
+  /** A test run of the sequence against the trigger's chosen sample (recorded, run, never a sample itself). */
+  test?: true;
 };
 
 /** A request that repeated a dedupe key within the window: recorded, answered as the first was, starting nothing. */
@@ -34,7 +36,11 @@ export type RepeatedWebhook = ReceivedWebhook & {
  */
 export type WebhookReceptionEvent =
   | DomainEvent<'WebhookReceived', ReceivedWebhook>
-  | DomainEvent<'WorkflowStarted', { trigger_id: number; sequence_id: number; organization_id: string; actions: Action[]; started_at: number }>
+  | DomainEvent<
+      'WorkflowStarted',
+      /** `test`: a person's test run against the trigger's chosen sample, not a received request. */
+      { trigger_id: number; sequence_id: number; organization_id: string; actions: Action[]; started_at: number; test?: true }
+    >
   | DomainEvent<'WebhookSkipped', { trigger_id: number; reason: 'trigger_disabled' | 'sequence_paused' }>
   | DomainEvent<'WebhookRepeated', RepeatedWebhook>;
 
@@ -78,7 +84,14 @@ export const webhookReceptionDecider: Decider<WebhookReceptionState, WebhookRece
       received,
       {
         type: 'WorkflowStarted',
-        data: { trigger_id: w.trigger_id, sequence_id: w.sequence_id, organization_id: w.organization_id, actions: command.actions, started_at: command.now },
+        data: {
+          trigger_id: w.trigger_id,
+          sequence_id: w.sequence_id,
+          organization_id: w.organization_id,
+          actions: command.actions,
+          started_at: command.now,
+          ...(w.test ? { test: true as const } : {}),
+        },
       },
     ];
   },

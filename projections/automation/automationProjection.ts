@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../../commands/eventStore.ts';
 import type { Action } from '../../domain/automation/actions.ts';
 import type { SequenceEvent } from '../../domain/automation/sequence.ts';
-import type { TriggerEvent } from '../../domain/automation/trigger.ts';
+import type { TriggerEvent, TriggerSample } from '../../domain/automation/trigger.ts';
 import type { WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
 import type { StepResult, WorkflowEvent } from '../../domain/automation/workflow.ts';
 import type { Projection } from '../projection.ts';
@@ -37,6 +37,8 @@ export type TriggerDoc = {
   route_key: string;
   received_count: number;
   created_at: number;
+  /** The received request a person chose as the sample record (absent until one is). */
+  sample?: TriggerSample;
 };
 /**
  * Received requests kept per trigger for the trigger test route: the latest ones, each in one of
@@ -83,6 +85,8 @@ export type WorkflowDoc = {
   steps: StepDoc[];
   started_at: number;
   finished_at: number | null;
+  /** A person's test run against the trigger's chosen sample. */
+  test?: boolean;
 };
 
 const tail = (stream: string) => stream.slice(stream.indexOf('-') + 1);
@@ -118,6 +122,7 @@ export const automationProjection: Projection = {
     'TriggerReplaced',
     'TriggerEnabled',
     'TriggerDisabled',
+    'TriggerSampleChosen',
     'WebhookReceived',
     'WebhookRepeated',
     'WorkflowStarted',
@@ -174,16 +179,20 @@ export const automationProjection: Projection = {
       }
       case 'TriggerReplaced':
       case 'TriggerEnabled':
-      case 'TriggerDisabled': {
+      case 'TriggerDisabled':
+      case 'TriggerSampleChosen': {
         const doc = await tx.get<TriggerDoc>(TRIGGERS, tail(recorded.stream));
         if (!doc) return;
-        if (event.type === 'TriggerReplaced') tx.upsert(TRIGGERS, { ...doc, route_key: event.data.route_key });
+        if (event.type === 'TriggerSampleChosen') tx.upsert(TRIGGERS, { ...doc, sample: event.data.sample });
+        else if (event.type === 'TriggerReplaced') tx.upsert(TRIGGERS, { ...doc, route_key: event.data.route_key });
         else tx.upsert(TRIGGERS, { ...doc, enabled: event.type === 'TriggerEnabled' });
         return;
       }
       case 'WebhookReceived':
       case 'WebhookRepeated': {
         const d = event.data;
+        // A test run replays the chosen sample: it is no new request to offer as a sample.
+        if (d.test) return;
         const trigger = await tx.get<TriggerDoc>(TRIGGERS, String(d.trigger_id));
         const received = trigger?.received_count ?? recorded.position;
         tx.upsert(SAMPLES, {
@@ -214,6 +223,7 @@ export const automationProjection: Projection = {
           steps: [],
           started_at: d.started_at,
           finished_at: d.actions.length === 0 ? d.started_at : null,
+          ...(d.test ? { test: true } : {}),
         } satisfies WorkflowDoc);
         return;
       }

@@ -3,9 +3,10 @@ import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { loadTrigger, replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../../commands/automation/automationCommands.ts';
 import { promosSection, sequencesSection, PromoImport, SequenceImport } from '../../../commands/automation/automationImport.ts';
+import { chooseTriggerSample, testRunTrigger } from '../../../commands/automation/triggerSamples.ts';
 import { runImport } from '../../../commands/import/importFile.ts';
 import type { ImportSection } from '../../../commands/import/importSection.ts';
-import { SEQUENCES, TRIGGERS, WORKFLOWS, type SequenceDoc, type TriggerDoc, type WorkflowDoc } from '../../../projections/automation/automationProjection.ts';
+import { SAMPLES, SEQUENCES, TRIGGERS, WORKFLOWS, type SampleDoc, type SequenceDoc, type TriggerDoc, type WorkflowDoc } from '../../../projections/automation/automationProjection.ts';
 import { PROMOS, PROMO_PARTICIPANTS, type PromoDoc } from '../../../projections/promos/promoProjection.ts';
 import { baseUrl } from '../../context.ts';
 import { notFound } from '../../errors.ts';
@@ -129,6 +130,63 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
       const rotated = await replaceTrigger(manageContext(services, request), request.params.id, organizationId);
       const sequence = await services.readStore.find<SequenceDoc>(SEQUENCES, { filter: { sequence_id: trigger.sequenceId }, limit: 1 });
       return { id: rotated.id, catch_url: catchUrl(request, sequence[0]?.route_key ?? '', rotated.route_key) };
+    },
+  );
+
+  const sampleView = ({ organization_id: _o, position: _p, ...rest }: SampleDoc) => ({ ...rest, repeated: rest.repeated ?? false });
+
+  app.get(
+    '/manage/api/triggers/:id/samples',
+    {
+      onRequest: app.authenticateSession,
+      schema: { ...manageRoute, summary: 'The latest requests the trigger received, newest first, and the chosen sample record.', params: z.object({ id: IntId }), response: { 200: z.object({ data: z.array(Doc), chosen: Doc.nullable() }), ...manageErrors } },
+    },
+    async (request) => {
+      const { organizationId } = requireOrganization(request);
+      const trigger = await ownTrigger(organizationId, request.params.id);
+      const docs = await services.readStore.find<SampleDoc>(SAMPLES, { filter: { trigger_id: request.params.id }, sort: [['position', -1]] });
+      return { data: docs.map(sampleView), chosen: trigger.sample ?? null };
+    },
+  );
+
+  app.put(
+    '/manage/api/triggers/:id/sample',
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: "Choose one of the received requests as the trigger's sample record.",
+        params: z.object({ id: IntId }),
+        body: z.strictObject({ sample_id: z.string().min(3).max(40).regex(/^\d+:\d+$/, 'must be the id of one of the trigger\'s samples') }),
+        response: { 200: Doc, ...manageErrors },
+      },
+    },
+    async (request) => {
+      const { organizationId } = requireOrganization(request);
+      await ownTrigger(organizationId, request.params.id);
+      const sample = await services.readStore.get<SampleDoc>(SAMPLES, request.body.sample_id);
+      if (!sample || sample.trigger_id !== request.params.id) throw notFound('Sample');
+      const chosen = { method: sample.method, payload: sample.payload, query: sample.query, headers: sample.headers, received_at: sample.received_at };
+      await chooseTriggerSample(manageContext(services, request), organizationId, request.params.id, chosen);
+      return { trigger_id: request.params.id, sample: chosen };
+    },
+  );
+
+  app.post(
+    '/manage/api/triggers/:id/test-run',
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: "Run the trigger's sequence against its chosen sample: a workflow marked test, whose Send Webhook actions really send.",
+        params: z.object({ id: IntId }),
+        response: { 202: z.object({ workflow_id: z.number().int(), test: z.literal(true) }), ...manageErrors },
+      },
+    },
+    async (request, reply) => {
+      const { organizationId } = requireOrganization(request);
+      const run = await testRunTrigger(manageContext(services, request), organizationId, request.params.id);
+      return reply.code(202).send({ workflow_id: run.workflow_id, test: true as const });
     },
   );
 
