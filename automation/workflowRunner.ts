@@ -125,6 +125,12 @@ async function handleBatch(services: Services, events: RecordedEvent[], concurre
   for (const event of events) {
     if (event.type === 'WebhookReceived') received.set(event.stream, event);
     else if (event.type === 'WorkflowStarted') starts.push({ started: event, webhook: received.get(event.stream) });
+    else if (event.type === 'WorkflowRetryRequested') {
+      // A re-run of a failed workflow: its start is earlier on the same reception stream.
+      const workflowId = (event.data as { workflow_id: number }).workflow_id;
+      const started = (await services.store.readStream(event.stream)).find((e) => e.type === 'WorkflowStarted' && e.position === workflowId);
+      if (started) starts.push({ started, webhook: undefined });
+    }
   }
   let next = 0;
   const worker = async () => {

@@ -42,7 +42,12 @@ export type WebhookReceptionEvent =
       { trigger_id: number; sequence_id: number; organization_id: string; actions: Action[]; started_at: number; test?: true }
     >
   | DomainEvent<'WebhookSkipped', { trigger_id: number; reason: 'trigger_disabled' | 'sequence_paused' }>
-  | DomainEvent<'WebhookRepeated', RepeatedWebhook>;
+  | DomainEvent<'WebhookRepeated', RepeatedWebhook>
+  /**
+   * A failed workflow of this reception is to run again (recorded after WorkflowRetried on the
+   * workflow's stream): here, so the automation subscriber, which follows receptions, picks it up.
+   */
+  | DomainEvent<'WorkflowRetryRequested', { workflow_id: number; requested_at: number }>;
 
 export type ReceiveWebhook = {
   type: 'ReceiveWebhook';

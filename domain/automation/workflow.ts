@@ -12,12 +12,15 @@ export type WorkflowEvent =
   | DomainEvent<'WorkflowStepStarted', { workflow_id: number; step: number; action: string; started_at: number }>
   | DomainEvent<'WorkflowStepCompleted', { workflow_id: number; step: number; action: string; success: boolean; attempts: number; result: StepResult; completed_at: number }>
   | DomainEvent<'WorkflowCompleted', { workflow_id: number; completed_at: number }>
-  | DomainEvent<'WorkflowFailed', { workflow_id: number; failed_step: number; failed_at: number }>;
+  | DomainEvent<'WorkflowFailed', { workflow_id: number; failed_step: number; failed_at: number }>
+  /** A person re-runs a failed workflow from its failed step: the steps before it stand. */
+  | DomainEvent<'WorkflowRetried', { workflow_id: number; from_step: number; retried_at: number }>;
 
 export type WorkflowCommand =
   | { type: 'StartStep'; workflowId: number; step: number; action: string; now: number }
   | { type: 'CompleteStep'; workflowId: number; step: number; action: string; result: StepResult; attempts: number; now: number }
-  | { type: 'FinishWorkflow'; workflowId: number; stepCount: number; now: number };
+  | { type: 'FinishWorkflow'; workflowId: number; stepCount: number; now: number }
+  | { type: 'RetryWorkflow'; workflowId: number; now: number };
 
 export type WorkflowState = {
   status: 'running' | 'completed' | 'failed';
@@ -39,9 +42,18 @@ export const workflowDecider: Decider<WorkflowState, WorkflowCommand, WorkflowEv
         return { ...state, status: 'completed' };
       case 'WorkflowFailed':
         return { ...state, status: 'failed' };
+      case 'WorkflowRetried': {
+        const from = event.data.from_step;
+        return { status: 'running', started: state.started.filter((s) => s < from), completed: state.completed.filter((c) => c.step < from) };
+      }
     }
   },
   decide(command, state) {
+    if (command.type === 'RetryWorkflow') {
+      const failed = state.completed.find((c) => !c.success);
+      if (state.status !== 'failed' || !failed) throw conflict('workflow_not_failed', 'Only a failed workflow can be re-run.');
+      return { type: 'WorkflowRetried', data: { workflow_id: command.workflowId, from_step: failed.step, retried_at: command.now } };
+    }
     if (state.status !== 'running') return [];
     switch (command.type) {
       case 'StartStep':

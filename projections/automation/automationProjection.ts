@@ -130,6 +130,7 @@ export const automationProjection: Projection = {
     'WorkflowStepCompleted',
     'WorkflowCompleted',
     'WorkflowFailed',
+    'WorkflowRetried',
   ],
   async apply(recorded: RecordedEvent, tx) {
     const event = recorded as unknown as AutomationEvent;
@@ -228,6 +229,7 @@ export const automationProjection: Projection = {
         return;
       }
       case 'WebhookSkipped':
+      case 'WorkflowRetryRequested':
         return;
       default: {
         const doc = await tx.get<WorkflowDoc>(WORKFLOWS, String(event.data.workflow_id));
@@ -248,6 +250,9 @@ export const automationProjection: Projection = {
             completed_at: d.completed_at,
           };
           tx.upsert(WORKFLOWS, { ...doc, steps: [...doc.steps.filter((s) => s.step !== d.step), step].sort((a, b) => a.step - b.step) });
+        } else if (event.type === 'WorkflowRetried') {
+          const from = event.data.from_step;
+          tx.upsert(WORKFLOWS, { ...doc, status: 'running', finished_at: null, steps: doc.steps.filter((s) => s.step < from) });
         } else {
           tx.upsert(WORKFLOWS, {
             ...doc,

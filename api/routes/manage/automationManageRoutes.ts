@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { loadTrigger, replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../../commands/automation/automationCommands.ts';
 import { promosSection, sequencesSection, PromoImport, SequenceImport } from '../../../commands/automation/automationImport.ts';
+import { retryWorkflow } from '../../../commands/automation/retryWorkflow.ts';
 import { chooseTriggerSample, testRunTrigger } from '../../../commands/automation/triggerSamples.ts';
 import { runImport } from '../../../commands/import/importFile.ts';
 import type { ImportSection } from '../../../commands/import/importSection.ts';
@@ -217,6 +218,23 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
       if (!doc || doc.organization_id !== organizationId) throw notFound('Workflow');
       const { id: _id, organization_id: _o, workflow_id, ...rest } = doc;
       return { id: workflow_id, ...rest };
+    },
+  );
+
+  app.post(
+    '/manage/api/workflows/:id/rerun',
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: 'Re-run a failed workflow from its failed step (409 workflow_not_failed otherwise).',
+        params: z.object({ id: IntId }),
+        response: { 202: z.object({ workflow_id: z.number().int(), from_step: z.number().int() }), ...manageErrors },
+      },
+    },
+    async (request, reply) => {
+      const { organizationId } = requireOrganization(request);
+      return reply.code(202).send(await retryWorkflow(manageContext(services, request), organizationId, request.params.id));
     },
   );
 
