@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { sessionHistory } from '../../../commands/checkout/sessionHistory.ts';
-import { CHECKOUT_INVOICES, CHECKOUT_SESSIONS, type SessionDoc } from '../../../projections/checkout/checkoutProjection.ts';
+import { CHECKOUT_INVOICES, CHECKOUT_SESSIONS, checkoutProjection, type SessionDoc } from '../../../projections/checkout/checkoutProjection.ts';
 import type { Filter, Range } from '../../../projections/readStore.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
@@ -40,12 +40,37 @@ const listItem = (doc: SessionDoc, now: number) => ({
 
 /** Checkout sessions and invoices of the organization, from the checkout read model's indexes. */
 export const checkoutManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  // Totals per filter, kept while the checkout projection's checkpoint stands still: counting
+  // 100,000 sessions on every page request would make a page's cost grow with the data.
+  const totals = new Map<string, { at: number | null; total: number }>();
+  const countOf = async (filter: Filter) => {
+    const at = services.projections?.checkpointOf(checkoutProjection.name);
+    const key = JSON.stringify(filter);
+    const known = totals.get(key);
+    if (at !== undefined && known && known.at === at) return known.total;
+    const total = await services.readStore.count(CHECKOUT_SESSIONS, filter);
+    if (at !== undefined) {
+      if (totals.size >= 1000) totals.clear();
+      totals.set(key, { at, total });
+    }
+    return total;
+  };
+  /**
+   * Newest first, ties by id. A page in the older half is read from the other end (oldest first,
+   * then reversed), so the last page costs what the first does rather than an OFFSET past every
+   * newer session.
+   */
   const page = async (filter: Filter, q: { page: number; per_page: number }) => {
-    const [items, total] = await Promise.all([
-      services.readStore.find<SessionDoc>(CHECKOUT_SESSIONS, { filter, sort: [['created_at', -1]], skip: (q.page - 1) * q.per_page, limit: q.per_page }),
-      services.readStore.count(CHECKOUT_SESSIONS, filter),
-    ]);
-    return { items, total };
+    const total = await countOf(filter);
+    const skip = (q.page - 1) * q.per_page;
+    if (skip >= total) return { items: [], total };
+    if (skip * 2 < total) {
+      const items = await services.readStore.find<SessionDoc>(CHECKOUT_SESSIONS, { filter, sort: [['created_at', -1], ['id', -1]], skip, limit: q.per_page });
+      return { items, total };
+    }
+    const end = Math.min(total, skip + q.per_page);
+    const items = await services.readStore.find<SessionDoc>(CHECKOUT_SESSIONS, { filter, sort: [['created_at', 1], ['id', 1]], skip: total - end, limit: end - skip });
+    return { items: items.reverse(), total };
   };
   const nowSeconds = () => Math.floor(services.clock() / 1000);
 
