@@ -59,8 +59,23 @@ describe('checkout sessions and invoices for a signed-in person', () => {
     expect((await owner.json<Page>('GET', '/manage/api/checkout/sessions?status=completed')).body.meta.total).toBe(0);
     const paged = await owner.json<Page>('GET', '/manage/api/checkout/sessions?per_page=2&page=2');
     expect(paged.body).toMatchObject({ data: [{ id: ids.a }], meta: { total: 3, current_page: 2, last_page: 2 } });
+    // Page by page, from either end of the list, the same order as the whole list.
+    const oneByOne = [];
+    for (let p = 1; p <= 4; p++) oneByOne.push(...(await owner.json<Page>('GET', `/manage/api/checkout/sessions?per_page=1&page=${p}`)).body.data.map((s) => s.id));
+    expect(oneByOne).toEqual([ids.c, ids.b, ids.a]);
     expect((await owner.json<Page>('GET', '/manage/api/checkout/sessions?status=open')).body.meta.total).toBe(3);
     expect((await owner.json<Page>('GET', '/manage/api/checkout/sessions?status=expired')).body.meta.total).toBe(0);
+  });
+
+  it('counts a session made after a list was read', async () => {
+    expect((await owner.json<Page>('GET', '/manage/api/checkout/sessions')).body.meta.total).toBe(3);
+    clock.advance(1000);
+    const d = await session('lists-offer', 'dan@example.com');
+    await server.settle();
+    const after = await owner.json<Page>('GET', '/manage/api/checkout/sessions');
+    expect(after.body.meta.total).toBe(4);
+    expect(after.body.data[0]!.id).toBe(d);
+    ids.d = d;
   });
 
   it('shows a session and an invoice with the audit history', async () => {
