@@ -12,6 +12,7 @@ import type { Services } from '../app/services.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from './errors.ts';
 import { exceedsJsonDepth, jsonTooDeep } from './jsonDepth.ts';
 import { authPlugin } from './plugins/auth.ts';
+import { sessionAuthPlugin } from './plugins/sessionAuth.ts';
 import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
 import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
@@ -26,6 +27,7 @@ import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
+import { manageRoutes } from './routes/manage/manageRoutes.ts';
 import { promoRoutes } from './routes/promos/promoRoutes.ts';
 import { webhookEndpointRoutes } from './routes/webhooks/webhookEndpointRoutes.ts';
 import { openApiWebhooks } from './routes/webhooks/webhookSchemas.ts';
@@ -131,8 +133,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         version: '0.1.0',
       },
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: csk_key_…' } },
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key: csk_key_…' },
+          session: { type: 'apiKey', in: 'cookie', name: 'commerce_session', description: 'A signed-in person (management routes); writes also need the X-CSRF-Token header.' },
+        },
       },
+      tags: [{ name: 'manage', description: 'Management routes for signed-in people (session cookie), under /manage/api.' }],
     },
     transform: jsonSchemaTransform,
     transformObject: (document) =>
@@ -142,6 +148,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(jsonErrorsPlugin);
   await app.register(observabilityPlugin, { services });
   await app.register(authPlugin, { services });
+  await app.register(sessionAuthPlugin, { services });
   // Routes opt in with `config: { rateLimit: { max, timeWindow, keyGenerator } }`.
   await app.register(fastifyRateLimit, {
     global: false,
@@ -162,6 +169,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(automationRoutes, { services });
   await app.register(promoRoutes, { services });
   await app.register(webhookEndpointRoutes, { services });
+  await app.register(manageRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }

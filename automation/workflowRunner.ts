@@ -18,7 +18,7 @@ import { sendWebhook } from './sendWebhook.ts';
 export const AUTOMATION_CHECKPOINT = 'automation_runner';
 const BATCH_EVENTS = 500;
 
-type Started = { workflowId: number; organizationId: string; actions: Action[]; webhook: ReceivedWebhook };
+type Started = { workflowId: number; organizationId: string; actions: Action[]; webhook: ReceivedWebhook; receptionStream: string };
 
 class Aborted extends Error {}
 
@@ -73,7 +73,7 @@ async function runAction(
  * step started and not completed (a crash or a stop in the middle) is run again, with the same
  * idempotency key.
  */
-async function runWorkflow(services: Services, { workflowId, organizationId, actions, webhook }: Started, signal: AbortSignal, logger: Logger): Promise<void> {
+async function runWorkflow(services: Services, { workflowId, organizationId, actions, webhook, receptionStream }: Started, signal: AbortSignal, logger: Logger): Promise<void> {
   const metadata = (): EventMetadata => ({
     correlation_id: `workflow_${workflowId}`,
     actor: { type: 'system', name: 'automation' },
@@ -91,7 +91,7 @@ async function runWorkflow(services: Services, { workflowId, organizationId, act
     const step = nextStep(state, steps.length);
     // The commands right after the read decide on what it returned (`known`) instead of reading again.
     if (step === null) {
-      await handleCommand(ctx(), stream, workflowDecider, { type: 'FinishWorkflow', workflowId, stepCount: steps.length, now: metadata().occurred_at }, { known: recorded });
+      await handleCommand(ctx(), stream, workflowDecider, { type: 'FinishWorkflow', workflowId, stepCount: steps.length, now: metadata().occurred_at, receptionStream }, { known: recorded });
       return;
     }
     const action = steps[step]!;
@@ -128,12 +128,20 @@ async function handleBatch(services: Services, events: RecordedEvent[], concurre
     const earlier = [...(await services.store.readStream(started.stream))].reverse();
     return earlier.find((e) => e.type === 'WebhookReceived' && e.position < started.position)?.data as ReceivedWebhook | undefined;
   });
+  // A re-run of a failed workflow: its reception is earlier on the same stream.
+  for (const event of events) {
+    if (event.type !== 'WorkflowRetryRequested') continue;
+    const workflowId = (event.data as { workflow_id: number }).workflow_id;
+    const earlier = await receptionsIn(await services.store.readStream(event.stream));
+    const reception = earlier.find((r) => r.outcome.status === 'started' && r.outcome.workflow_id === workflowId);
+    if (reception) receptions.push(reception);
+  }
   const starts: Started[] = [];
-  for (const { webhook, outcome } of receptions) {
+  for (const { webhook, outcome, stream } of receptions) {
     // A workflow without actions was finished by its reception (the read model shows it completed):
     // nothing to run and nothing to record.
     if (outcome.status === 'started' && outcome.actions.length > 0) {
-      starts.push({ workflowId: outcome.workflow_id, organizationId: webhook.organization_id, actions: outcome.actions, webhook });
+      starts.push({ workflowId: outcome.workflow_id, organizationId: webhook.organization_id, actions: outcome.actions, webhook, receptionStream: stream });
     }
   }
   let next = 0;

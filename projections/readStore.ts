@@ -8,7 +8,9 @@ export type Doc = { id: string } & Record<string, unknown>;
 export type Scalar = string | number | boolean | null;
 
 /** Field paths may be dotted (`family.id`). A bare value means equality. */
-export type Condition = Scalar | { $in: Scalar[] } | { $lt: number } | { $lte: number } | { $gt: number } | { $gte: number };
+/** A range may combine bounds (`{ $gte: from, $lt: to }`); each bound given must hold. */
+export type Range = { $lt?: number; $lte?: number; $gt?: number; $gte?: number };
+export type Condition = Scalar | { $in: Scalar[] } | Range;
 export type Filter = Record<string, Condition>;
 
 export type SortDirection = 1 | -1;

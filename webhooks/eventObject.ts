@@ -3,6 +3,7 @@ import { productResource } from '../api/routes/catalog/catalogRoutes.ts';
 import { presentSessionResource } from '../api/routes/checkout/sessionResource.ts';
 import type { EventStore, RecordedEvent } from '../commands/eventStore.ts';
 import { encodeRouteKey } from '../commands/routeKeys.ts';
+import { receptionsIn } from '../domain/automation/webhookReception.ts';
 import { checkoutSessionStream } from '../domain/checkout/checkoutSession.ts';
 import { invoiceStream } from '../domain/checkout/invoice.ts';
 import { evolveSessionView, viewAt, type CheckoutEvent, type SessionView } from '../domain/checkout/sessionView.ts';
@@ -89,13 +90,27 @@ export async function eventObject(store: EventStore, type: WebhookEventType, eve
       };
     }
     case 'workflow.failed': {
-      const workflowId = (event.data as { workflow_id: number }).workflow_id;
-      // The workflow's start is recorded in its webhook's stream, at the position that is its id.
-      const [start] = await store.readAll({ after: workflowId - 1, limit: 1, streamPrefixes: ['automation_webhook-'] });
-      if (!start || start.position !== workflowId || start.type !== 'WorkflowStarted') return null;
+      const { workflow_id: workflowId, reception_stream: receptionStream } = event.data as { workflow_id: number; reception_stream?: string };
+      const start = await workflowStart(store, workflowId, receptionStream);
+      if (!start) return null;
       const docs = await foldDocs(automationProjection, [start, ...upTo(await store.readStream(event.stream), event.position)]);
       const doc = docs.get(WORKFLOWS)?.get(String(workflowId)) as WorkflowDoc | undefined;
       return doc ? { object: Workflow.parse(doc), organizationId: doc.organization_id } : null;
     }
   }
+}
+
+/**
+ * The event that started a workflow: its reception, on the stream the failure names; a workflow
+ * recorded before receptions carried their outcome started at WorkflowStarted, whose log
+ * position is its id.
+ */
+async function workflowStart(store: EventStore, workflowId: number, receptionStream: string | undefined): Promise<RecordedEvent | undefined> {
+  if (receptionStream) {
+    const events = await store.readStream(receptionStream);
+    const reception = (await receptionsIn(events)).find((r) => r.outcome.status === 'started' && r.outcome.workflow_id === workflowId);
+    return reception && events.find((e) => e.position === reception.position && e.type === 'WebhookReceived');
+  }
+  const [start] = await store.readAll({ after: workflowId - 1, limit: 1, streamPrefixes: ['automation_webhook-'] });
+  return start && start.position === workflowId && start.type === 'WorkflowStarted' ? start : undefined;
 }

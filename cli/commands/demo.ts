@@ -12,6 +12,7 @@ import { demoAutomation, DEMO_PROMO_SLUG } from './demoAutomation.ts';
 import { catchUrl, serviceUrl } from './automation.ts';
 import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
 import { demoOffers } from './demoOffer.ts';
+import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
 import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
 import type { OfferDoc } from '../../projections/checkout/checkoutProjection.ts';
 import { findOfferByRef } from '../../projections/checkout/checkoutQueries.ts';
@@ -24,6 +25,8 @@ export type DemoResult = {
   organization: { id: string };
   user: { id: string; email: string };
   token: string;
+  /** A one-time link to set the demo user's password, while the user has none. */
+  invitation: Invitation | null;
   /** Route keys of the demo products. */
   products: string[];
   /** The demo trigger's catch URL: POST {"email":…} to it to enrol in the demo promo. */
@@ -49,6 +52,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   }
   const user = await createUser(cmd, { email: DEMO_EMAIL, organizationId: DEMO_ORGANIZATION_ID });
   const key = await createApiKey(cmd, { userId: user.id, organizationId: DEMO_ORGANIZATION_ID, name: 'demo' });
+  const invitation = await invitationIfNeeded(ctx.services, cmd, user.id);
   // An archived offer cannot be published again: a demo offer archived since the last run stays
   // archived (and is left out of the import, which would otherwise refuse the whole file).
   await ctx.catchUp();
@@ -74,6 +78,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     organization: { id: DEMO_ORGANIZATION_ID },
     user: { id: user.id, email: user.email },
     token: key.token,
+    invitation,
     products,
     catch_url: catchUrl(ctx.services, sequenceKey!, triggerKey!),
     trigger_id: trigger.trigger_id,
@@ -93,6 +98,7 @@ export const demoCommand: CliCommand = {
     [
       `Demo organization ${d.organization.id}, user ${d.user.email} (${d.user.id}).`,
       `API key (shown once): ${d.token}`,
+      ...(d.invitation ? ['', formatInvitation(d.invitation)] : []),
       '',
       ...(d.offer.status === 'published'
         ? [`Checkout link of the offer ${d.offer.slug} (open it, pay with 4242 4242 4242 4242):`, `  ${d.offer.checkout_url}`]

@@ -5,6 +5,7 @@ import {
   revokeApiKey,
 } from '../../commands/identity/identityCommands.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
+import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
 
 export const orgCreateCommand: CliCommand = {
   path: ['org', 'create'],
@@ -22,21 +23,24 @@ export const orgCreateCommand: CliCommand = {
 
 export const userCreateCommand: CliCommand = {
   path: ['user', 'create'],
-  usage: 'user create --email E --org ORG',
-  description: 'Create a user in an organization (or add an existing user to it).',
-  options: { email: 'string', org: 'string' },
-  async run({ options, commandContext }) {
+  usage: 'user create --email E --org ORG [--role owner|member]',
+  description: 'Create a user in an organization (or add an existing user to it), as owner unless --role member; prints a one-time invitation link (24 h) for a user who cannot sign in yet.',
+  options: { email: 'string', org: 'string', role: 'string' },
+  async run({ options, commandContext, services }) {
     const email = requireOption(options, 'email');
     const org = requireOption(options, 'org');
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new CliUsageError(`--email: '${email}' is not an email address`);
-    return createUser(commandContext(org), { email, organizationId: org });
+    const role = options.role ?? 'owner';
+    if (role !== 'owner' && role !== 'member') throw new CliUsageError(`--role: '${String(role)}' is not owner or member`);
+    const user = await createUser(commandContext(org), { email, organizationId: org, role });
+    return { ...user, invitation: await invitationIfNeeded(services, commandContext(org), user.id) };
   },
-  format: (u: { id: string; email: string; created: boolean; joined: boolean }) =>
-    u.created
+  format: (u: { id: string; email: string; created: boolean; joined: boolean; invitation: Invitation | null }) =>
+    (u.created
       ? `user ${u.id} created: ${u.email}`
       : u.joined
         ? `user ${u.id} (${u.email}) added to the organization`
-        : `user ${u.id} (${u.email}) was already a member of the organization`,
+        : `user ${u.id} (${u.email}) was already a member of the organization`) + (u.invitation ? `\n${formatInvitation(u.invitation)}` : ''),
 };
 
 export const apiKeyCreateCommand: CliCommand = {

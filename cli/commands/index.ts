@@ -17,6 +17,7 @@ import { projectionsRebuildCommand } from './projections.ts';
 import { backupCommand } from './backup.ts';
 import { eventsCopyCommand } from './events.ts';
 import { serveCommand } from './serve.ts';
+import { userResetPasswordCommand } from './userAccess.ts';
 import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 import { webhookCommands } from './webhooks.ts';
 
@@ -27,6 +28,7 @@ export const allCommands: CliCommand[] = [
   orgCreateCommand,
   orgListCommand,
   userCreateCommand,
+  userResetPasswordCommand,
   apiKeyCreateCommand,
   apiKeyListCommand,
   apiKeyRevokeCommand,

@@ -91,7 +91,7 @@ const PlanImport = z
     }
   }, always);
 
-const ProductImport = z
+export const ProductImport = z
   .strictObject({
     key: identifier.describe('Your id of the product: re-importing a key updates that product.'),
     name: text(255).nullable().default(null),
@@ -129,9 +129,9 @@ function duplicates(values: Array<string | undefined>): number[] {
   return values.flatMap((v, i) => (v === undefined ? [] : seen.has(v) ? [i] : (seen.add(v), [])));
 }
 
-const familyOf = (f: z.infer<typeof FamilyImport>): Family => ({ id: f.id ?? `fam_${f.lookup_key}`, name: f.name, lookup_key: f.lookup_key });
+export const familyOf = (f: z.infer<typeof FamilyImport>): Family => ({ id: f.id ?? `fam_${f.lookup_key}`, name: f.name, lookup_key: f.lookup_key });
 
-function desiredProduct(product: ProductImportValue, families: Map<string, Family>): DesiredProduct {
+export function desiredProduct(product: ProductImportValue, families: Map<string, Family>): DesiredProduct {
   const plans = product.plans.map(
     (p): PlanInput => ({
       name: p.name,

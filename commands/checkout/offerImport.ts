@@ -40,7 +40,7 @@ const PageImport = z.strictObject({
   blocks: z.array(BlockImport).max(50).default([]),
 });
 
-const OfferImport = z
+export const OfferImport = z
   .strictObject({
     slug: z
       .string()

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 import { apiKeyDecider, apiKeyStream } from '../../domain/identity/apiKey.ts';
 import { organizationDecider, organizationStream } from '../../domain/identity/organization.ts';
-import { normalizeEmail, userDecider, userEmailStream, userStream } from '../../domain/identity/user.ts';
+import { normalizeEmail, userDecider, userEmailStream, userStream, type Role } from '../../domain/identity/user.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
 import { WrongExpectedRevisionError } from '../eventStore.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
@@ -37,7 +37,7 @@ export async function organizationExists(ctx: CommandContext, id: string): Promi
  */
 export async function createUser(
   ctx: CommandContext,
-  input: { email: string; organizationId: string },
+  input: { email: string; organizationId: string; role?: Role },
 ): Promise<{ id: string; email: string; created: boolean; joined: boolean }> {
   if (!(await organizationExists(ctx, input.organizationId))) throw notFound('Organization');
   const email = normalizeEmail(input.email);
@@ -62,6 +62,7 @@ export async function createUser(
       id: userId,
       email,
       organizationId: input.organizationId,
+      ...(input.role ? { role: input.role } : {}),
       now: nowSeconds(ctx),
     });
     return { id: userId, email, created: true, joined: true };
@@ -69,6 +70,7 @@ export async function createUser(
   const { events } = await handleCommand(ctx, stream, userDecider, {
     type: 'JoinOrganization',
     organizationId: input.organizationId,
+    ...(input.role ? { role: input.role } : {}),
     now: nowSeconds(ctx),
   });
   // Joining an organization the user is already in records nothing: joined says which happened.

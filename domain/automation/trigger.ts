@@ -20,7 +20,17 @@ export type TriggerEvent =
   /** Replacing a trigger gives it a new URL; the old one answers 404 from then on. */
   | DomainEvent<'TriggerReplaced', { route_key: string; replaced_at: number }>
   | DomainEvent<'TriggerEnabled', { at: number }>
-  | DomainEvent<'TriggerDisabled', { at: number }>;
+  | DomainEvent<'TriggerDisabled', { at: number }>
+  /** A person chose a received request as the trigger's sample record (a copy: masked headers, as received). */
+  | DomainEvent<'TriggerSampleChosen', { sample: TriggerSample; chosen_at: number }>;
+
+export type TriggerSample = {
+  method: string;
+  payload: Record<string, unknown>;
+  query: Record<string, unknown>;
+  headers: Record<string, string>;
+  received_at: number;
+};
 
 export type TriggerCommand =
   | {
@@ -37,11 +47,12 @@ export type TriggerCommand =
       now: number;
     }
   | { type: 'ReplaceTrigger'; routeKey: string; now: number }
-  | { type: 'SetTriggerEnabled'; enabled: boolean; now: number };
+  | { type: 'SetTriggerEnabled'; enabled: boolean; now: number }
+  | { type: 'ChooseSample'; sample: TriggerSample; now: number };
 
 export type TriggerState =
   | { status: 'none' }
-  | { status: 'created'; id: number; organizationId: string; sequenceId: number; name: string; enabled: boolean; routeKey: string };
+  | { status: 'created'; id: number; organizationId: string; sequenceId: number; name: string; enabled: boolean; routeKey: string; sample?: TriggerSample };
 
 export const triggerStream = (id: number) => `automation_trigger-${id}`;
 
@@ -59,6 +70,8 @@ export const triggerDecider: Decider<TriggerState, TriggerCommand, TriggerEvent>
         return state.status === 'none' ? state : { ...state, enabled: true };
       case 'TriggerDisabled':
         return state.status === 'none' ? state : { ...state, enabled: false };
+      case 'TriggerSampleChosen':
+        return state.status === 'none' ? state : { ...state, sample: event.data.sample };
     }
   },
   decide(command, state) {
@@ -88,6 +101,9 @@ export const triggerDecider: Decider<TriggerState, TriggerCommand, TriggerEvent>
         if (state.status === 'none') throw notFound('Trigger');
         if (state.enabled === command.enabled) return [];
         return command.enabled ? { type: 'TriggerEnabled', data: { at: command.now } } : { type: 'TriggerDisabled', data: { at: command.now } };
+      case 'ChooseSample':
+        if (state.status === 'none') throw notFound('Trigger');
+        return { type: 'TriggerSampleChosen', data: { sample: command.sample, chosen_at: command.now } };
     }
   },
 };

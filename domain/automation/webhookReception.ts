@@ -16,6 +16,8 @@ export type ReceivedWebhook = {
   received_at: number;
   /** The Idempotency-Key or Webhook-Id the sender gave, if any. */
   dedupe_key: string | null;
+  /** A test run of the sequence against the trigger's chosen sample (recorded, run, never a sample itself). */
+  test?: true;
 };
 
 export type SkipReason = 'trigger_disabled' | 'sequence_paused';
@@ -56,6 +58,11 @@ export type LegacyReceptionEvent =
 export type WebhookReceptionEvent =
   | DomainEvent<'WebhookReceived', ReceivedWebhook & { outcome?: ReceptionOutcome }>
   | DomainEvent<'WebhookRepeated', RepeatedWebhook>
+  /**
+   * A failed workflow of this reception is to run again (recorded after WorkflowRetried on the
+   * workflow's stream): here, so the automation subscriber, which follows receptions, picks it up.
+   */
+  | DomainEvent<'WorkflowRetryRequested', { workflow_id: number; requested_at: number }>
   | LegacyReceptionEvent;
 
 export type ReceiveWebhook = {
@@ -106,6 +113,8 @@ export type Reception = {
   outcome: ReceptionOutcome;
   /** The event that holds the outcome (WebhookReceived, or the legacy WorkflowStarted / WebhookSkipped). */
   position: number;
+  /** The reception's stream. */
+  stream: string;
 };
 
 type LoggedEvent = { type: string; stream: string; position: number; data: unknown };
@@ -127,7 +136,7 @@ export async function receptionsIn(
     const e = event as unknown as WebhookReceptionEvent;
     if (e.type === 'WebhookReceived') {
       const { outcome, ...webhook } = e.data;
-      if (outcome) out.push({ webhook, outcome, position: event.position });
+      if (outcome) out.push({ webhook, outcome, position: event.position, stream: event.stream });
       else legacy.set(event.stream, webhook);
     } else if (e.type === 'WorkflowStarted' || e.type === 'WebhookSkipped') {
       const webhook = legacy.get(event.stream) ?? (await webhookOf(event));
@@ -137,7 +146,7 @@ export async function receptionsIn(
         e.type === 'WorkflowStarted'
           ? { status: 'started', workflow_id: e.data.workflow_id ?? event.position, actions: e.data.actions }
           : { status: 'skipped', reason: e.data.reason };
-      out.push({ webhook, outcome, position: event.position });
+      out.push({ webhook, outcome, position: event.position, stream: event.stream });
     }
   }
   return out;

@@ -12,12 +12,16 @@ export type WorkflowEvent =
   | DomainEvent<'WorkflowStepStarted', { workflow_id: number; step: number; action: string; started_at: number }>
   | DomainEvent<'WorkflowStepCompleted', { workflow_id: number; step: number; action: string; success: boolean; attempts: number; result: StepResult; completed_at: number }>
   | DomainEvent<'WorkflowCompleted', { workflow_id: number; completed_at: number }>
-  | DomainEvent<'WorkflowFailed', { workflow_id: number; failed_step: number; failed_at: number }>;
+  /** `reception_stream`: where the workflow started (absent on events recorded by older versions). */
+  | DomainEvent<'WorkflowFailed', { workflow_id: number; failed_step: number; failed_at: number; reception_stream?: string }>
+  /** A person re-runs a failed workflow from its failed step: the steps before it stand. */
+  | DomainEvent<'WorkflowRetried', { workflow_id: number; from_step: number; retried_at: number }>;
 
 export type WorkflowCommand =
   | { type: 'StartStep'; workflowId: number; step: number; action: string; now: number }
   | { type: 'CompleteStep'; workflowId: number; step: number; action: string; result: StepResult; attempts: number; now: number }
-  | { type: 'FinishWorkflow'; workflowId: number; stepCount: number; now: number };
+  | { type: 'FinishWorkflow'; workflowId: number; stepCount: number; now: number; receptionStream?: string }
+  | { type: 'RetryWorkflow'; workflowId: number; now: number };
 
 export type WorkflowState = {
   status: 'running' | 'completed' | 'failed';
@@ -39,9 +43,18 @@ export const workflowDecider: Decider<WorkflowState, WorkflowCommand, WorkflowEv
         return { ...state, status: 'completed' };
       case 'WorkflowFailed':
         return { ...state, status: 'failed' };
+      case 'WorkflowRetried': {
+        const from = event.data.from_step;
+        return { status: 'running', started: state.started.filter((s) => s < from), completed: state.completed.filter((c) => c.step < from) };
+      }
     }
   },
   decide(command, state) {
+    if (command.type === 'RetryWorkflow') {
+      const failed = state.completed.find((c) => !c.success);
+      if (state.status !== 'failed' || !failed) throw conflict('workflow_not_failed', 'Only a failed workflow can be re-run.');
+      return { type: 'WorkflowRetried', data: { workflow_id: command.workflowId, from_step: failed.step, retried_at: command.now } };
+    }
     if (state.status !== 'running') return [];
     switch (command.type) {
       case 'StartStep':
@@ -64,7 +77,10 @@ export const workflowDecider: Decider<WorkflowState, WorkflowCommand, WorkflowEv
         };
       case 'FinishWorkflow': {
         const failed = state.completed.find((c) => !c.success);
-        if (failed) return { type: 'WorkflowFailed', data: { workflow_id: command.workflowId, failed_step: failed.step, failed_at: command.now } };
+        if (failed) {
+          const at = command.receptionStream ? { reception_stream: command.receptionStream } : {};
+          return { type: 'WorkflowFailed', data: { workflow_id: command.workflowId, failed_step: failed.step, failed_at: command.now, ...at } };
+        }
         if (state.completed.length < command.stepCount) throw conflict('steps_pending', 'Not every step has completed.');
         return { type: 'WorkflowCompleted', data: { workflow_id: command.workflowId, completed_at: command.now } };
       }

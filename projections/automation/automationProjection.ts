@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../../commands/eventStore.ts';
 import type { Action } from '../../domain/automation/actions.ts';
 import type { SequenceEvent } from '../../domain/automation/sequence.ts';
-import type { TriggerEvent } from '../../domain/automation/trigger.ts';
+import type { TriggerEvent, TriggerSample } from '../../domain/automation/trigger.ts';
 import type { WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
 import type { StepResult, WorkflowEvent } from '../../domain/automation/workflow.ts';
 import type { Projection } from '../projection.ts';
@@ -37,6 +37,8 @@ export type TriggerDoc = {
   route_key: string;
   received_count: number;
   created_at: number;
+  /** The received request a person chose as the sample record (absent until one is). */
+  sample?: TriggerSample;
 };
 /**
  * Received requests kept per trigger for the trigger test route: the latest ones, each in one of
@@ -86,6 +88,10 @@ export type WorkflowDoc = {
   steps: StepDoc[];
   started_at: number;
   finished_at: number | null;
+  /** A person's test run against the trigger's chosen sample. */
+  test?: boolean;
+  /** The stream of the reception that started it (absent on documents built by older versions). */
+  reception_stream?: string;
 };
 
 const tail = (stream: string) => stream.slice(stream.indexOf('-') + 1);
@@ -98,11 +104,14 @@ function publicAction(a: Action): PublicAction {
 
 function startedWorkflow(
   workflowId: number,
-  d: { organization_id: string; trigger_id: number; sequence_id: number },
+  d: { organization_id: string; trigger_id: number; sequence_id: number; test?: true },
   stepCount: number,
   startedAt: number,
+  receptionStream: string,
 ): WorkflowDoc {
   return {
+    reception_stream: receptionStream,
+    ...(d.test ? { test: true } : {}),
     id: String(workflowId),
     workflow_id: workflowId,
     organization_id: d.organization_id,
@@ -128,6 +137,9 @@ export const automationProjection: Projection = {
     { collection: TRIGGERS, fields: ['organization_id'] },
     { collection: TRIGGERS, fields: ['sequence_id'] },
     { collection: SAMPLES, fields: ['trigger_id', 'position'] },
+    // The management list of workflow runs, newest first, and a run by its id.
+    { collection: WORKFLOWS, fields: ['organization_id', 'workflow_id'] },
+    { collection: WORKFLOWS, fields: ['workflow_id'] },
   ],
   eventTypes: [
     'SequenceCreated',
@@ -138,6 +150,7 @@ export const automationProjection: Projection = {
     'TriggerReplaced',
     'TriggerEnabled',
     'TriggerDisabled',
+    'TriggerSampleChosen',
     'WebhookReceived',
     'WebhookRepeated',
     'WorkflowStarted',
@@ -145,6 +158,7 @@ export const automationProjection: Projection = {
     'WorkflowStepCompleted',
     'WorkflowCompleted',
     'WorkflowFailed',
+    'WorkflowRetried',
   ],
   async apply(recorded: RecordedEvent, tx) {
     const event = recorded as unknown as AutomationEvent;
@@ -194,16 +208,26 @@ export const automationProjection: Projection = {
       }
       case 'TriggerReplaced':
       case 'TriggerEnabled':
-      case 'TriggerDisabled': {
+      case 'TriggerDisabled':
+      case 'TriggerSampleChosen': {
         const doc = await tx.get<TriggerDoc>(TRIGGERS, tail(recorded.stream));
         if (!doc) return;
-        if (event.type === 'TriggerReplaced') tx.upsert(TRIGGERS, { ...doc, route_key: event.data.route_key });
+        if (event.type === 'TriggerSampleChosen') tx.upsert(TRIGGERS, { ...doc, sample: event.data.sample });
+        else if (event.type === 'TriggerReplaced') tx.upsert(TRIGGERS, { ...doc, route_key: event.data.route_key });
         else tx.upsert(TRIGGERS, { ...doc, enabled: event.type === 'TriggerEnabled' });
         return;
       }
       case 'WebhookReceived':
       case 'WebhookRepeated': {
         const d = event.data;
+        // The reception carries the workflow it started (a reception recorded before it did is
+        // followed by WorkflowStarted, below).
+        if (event.type === 'WebhookReceived' && event.data.outcome?.status === 'started') {
+          const { workflow_id, actions } = event.data.outcome;
+          tx.upsert(WORKFLOWS, startedWorkflow(workflow_id, d, actions.length, d.received_at, recorded.stream));
+        }
+        // A test run replays the chosen sample: it is no new request to offer as a sample.
+        if (d.test) return;
         const trigger = await tx.get<TriggerDoc>(TRIGGERS, String(d.trigger_id));
         const received = trigger?.received_count ?? recorded.position;
         tx.upsert(SAMPLES, {
@@ -220,22 +244,17 @@ export const automationProjection: Projection = {
           repeated: event.type === 'WebhookRepeated',
         } satisfies SampleDoc);
         if (trigger) tx.upsert(TRIGGERS, { ...trigger, received_count: trigger.received_count + 1 });
-        // The reception carries the workflow it started (a reception recorded before it did is
-        // followed by WorkflowStarted, below).
-        if (event.type === 'WebhookReceived' && event.data.outcome?.status === 'started') {
-          const { workflow_id, actions } = event.data.outcome;
-          tx.upsert(WORKFLOWS, startedWorkflow(workflow_id, d, actions.length, d.received_at));
-        }
         return;
       }
       case 'WorkflowStarted': {
         // Recorded before receptions carried their outcome: the id is the event's position in the
         // log it was written to (carried as workflow_id by a copy).
         const d = event.data;
-        tx.upsert(WORKFLOWS, startedWorkflow(d.workflow_id ?? recorded.position, d, d.actions.length, d.started_at));
+        tx.upsert(WORKFLOWS, startedWorkflow(d.workflow_id ?? recorded.position, d, d.actions.length, d.started_at, recorded.stream));
         return;
       }
       case 'WebhookSkipped':
+      case 'WorkflowRetryRequested':
         return;
       default: {
         const doc = await tx.get<WorkflowDoc>(WORKFLOWS, String(event.data.workflow_id));
@@ -256,6 +275,9 @@ export const automationProjection: Projection = {
             completed_at: d.completed_at,
           };
           tx.upsert(WORKFLOWS, { ...doc, steps: [...doc.steps.filter((s) => s.step !== d.step), step].sort((a, b) => a.step - b.step) });
+        } else if (event.type === 'WorkflowRetried') {
+          const from = event.data.from_step;
+          tx.upsert(WORKFLOWS, { ...doc, status: 'running', finished_at: null, steps: doc.steps.filter((s) => s.step < from) });
         } else {
           tx.upsert(WORKFLOWS, {
             ...doc,

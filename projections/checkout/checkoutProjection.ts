@@ -132,9 +132,13 @@ export const checkoutProjection: Projection = {
   indexes: [
     { collection: OFFERS, fields: ['slug'] },
     { collection: OFFERS, fields: ['number'] },
+    { collection: OFFERS, fields: ['organization_id', 'number'] },
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'created_at'] },
     { collection: CHECKOUT_SESSIONS, fields: ['status', 'expires_at'] },
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'open_until'] },
+    // The management lists: a buyer's sessions, and invoices, newest first.
+    { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'customer.email', 'created_at'] },
+    { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'invoice.number'] },
   ],
   eventTypes: [...offerEvents, ...sessionEvents],
   async apply(recorded: RecordedEvent, tx: ProjectionTx) {

@@ -1,7 +1,8 @@
 import type { RecordedEvent } from '../../commands/eventStore.ts';
 import type { ApiKeyEvent } from '../../domain/identity/apiKey.ts';
 import type { OrganizationEvent } from '../../domain/identity/organization.ts';
-import type { UserEvent } from '../../domain/identity/user.ts';
+import type { Role, UserEvent } from '../../domain/identity/user.ts';
+import type { UserSessionEvent } from '../../domain/identity/userSession.ts';
 import type { Projection, ProjectionTx } from '../projection.ts';
 
 export type OrganizationDoc = { id: string; name: string; timezone: string; created_at: number; updated_at: number };
@@ -9,8 +10,30 @@ export type UserDoc = {
   id: string;
   email: string;
   memberships: string[];
-  current_organization_id: string;
+  /** null once removed from every organization. */
+  current_organization_id: string | null;
   created_at: number;
+  /** Role per organization id (absent on documents built before roles: read as owner). */
+  roles?: Record<string, Role>;
+  has_password?: boolean;
+  /** Passkeys by id and name (their public keys stay in the user's stream). */
+  passkeys?: Array<{ credential_id: string; name: string; registered_at: number; last_used_at: number | null }>;
+};
+/** One per (organization, user): what the members list reads. */
+export type MemberDoc = { id: string; organization_id: string; user_id: string; email: string; role: Role; joined_at: number };
+/** A sign-in session as its owner lists it: never its secret's hash. */
+export type UserSessionDoc = {
+  id: string;
+  user_id: string;
+  method: string;
+  ip: string | null;
+  user_agent: string | null;
+  signed_in_at: number;
+  last_seen_at: number;
+  absolute_expires_at: number;
+  idle_timeout: number;
+  ended_at: number | null;
+  end_reason: string | null;
 };
 export type ApiKeyDoc = {
   id: string;
@@ -27,13 +50,24 @@ export type ApiKeyDoc = {
 export const ORGANIZATIONS = 'organizations';
 export const USERS = 'users';
 export const API_KEYS = 'api_keys';
+export const MEMBERS = 'members';
+export const USER_SESSIONS = 'user_sessions';
 
-type IdentityEvent = OrganizationEvent | UserEvent | ApiKeyEvent;
+type IdentityEvent = OrganizationEvent | UserEvent | ApiKeyEvent | UserSessionEvent;
+
+const memberId = (organizationId: string, userId: string) => `${organizationId}:${userId}`;
 
 /** Organizations, users and API keys (hashes only), as the auth hook and /api/users/me read them. */
 export const identityProjection: Projection = {
   name: 'identity',
-  collections: [ORGANIZATIONS, USERS, API_KEYS],
+  // 2: members, sessions, roles and credentials' presence on users.
+  version: 2,
+  collections: [ORGANIZATIONS, USERS, API_KEYS, MEMBERS, USER_SESSIONS],
+  indexes: [
+    { collection: MEMBERS, fields: ['organization_id', 'email'] },
+    { collection: USER_SESSIONS, fields: ['user_id', 'signed_in_at'] },
+    { collection: API_KEYS, fields: ['organization_id', 'created_at'] },
+  ],
   eventTypes: [
     'OrganizationCreated',
     'OrganizationUpdated',
@@ -42,6 +76,14 @@ export const identityProjection: Projection = {
     'UserSwitchedOrganization',
     'ApiKeyCreated',
     'ApiKeyRevoked',
+    'UserPasswordSet',
+    'PasskeyRegistered',
+    'PasskeyUsed',
+    'MemberRoleChanged',
+    'MemberRemoved',
+    'SignedIn',
+    'SessionTouched',
+    'SignedOut',
   ],
   async apply(recorded: RecordedEvent, tx: ProjectionTx) {
     const event = recorded as unknown as IdentityEvent;
@@ -59,15 +101,98 @@ export const identityProjection: Projection = {
       }
       case 'UserCreated': {
         const { id: userId, email, organization_id, created_at } = event.data;
-        const doc: UserDoc = { id: userId, email, memberships: [organization_id], current_organization_id: organization_id, created_at };
+        const role = event.data.role ?? 'owner';
+        const doc: UserDoc = {
+          id: userId,
+          email,
+          memberships: [organization_id],
+          current_organization_id: organization_id,
+          created_at,
+          roles: { [organization_id]: role },
+          has_password: false,
+          passkeys: [],
+        };
         tx.upsert(USERS, doc);
+        tx.upsert(MEMBERS, { id: memberId(organization_id, userId), organization_id, user_id: userId, email, role, joined_at: created_at } satisfies MemberDoc);
         return;
       }
       case 'UserJoinedOrganization': {
         const user = await tx.get<UserDoc>(USERS, id);
-        if (user && !user.memberships.includes(event.data.organization_id)) {
-          tx.upsert(USERS, { ...user, memberships: [...user.memberships, event.data.organization_id] });
+        const org = event.data.organization_id;
+        if (user && !user.memberships.includes(org)) {
+          const role = event.data.role ?? 'owner';
+          tx.upsert(USERS, {
+            ...user,
+            memberships: [...user.memberships, org],
+            roles: { ...user.roles, [org]: role },
+            current_organization_id: user.current_organization_id ?? org,
+          });
+          tx.upsert(MEMBERS, { id: memberId(org, id), organization_id: org, user_id: id, email: user.email, role, joined_at: event.data.joined_at } satisfies MemberDoc);
         }
+        return;
+      }
+      case 'MemberRoleChanged': {
+        const user = await tx.get<UserDoc>(USERS, id);
+        const org = event.data.organization_id;
+        if (user) tx.upsert(USERS, { ...user, roles: { ...user.roles, [org]: event.data.role } });
+        const member = await tx.get<MemberDoc>(MEMBERS, memberId(org, id));
+        if (member) tx.upsert(MEMBERS, { ...member, role: event.data.role });
+        return;
+      }
+      case 'MemberRemoved': {
+        const user = await tx.get<UserDoc>(USERS, id);
+        const org = event.data.organization_id;
+        if (user) {
+          const memberships = user.memberships.filter((m) => m !== org);
+          const { [org]: _gone, ...roles } = user.roles ?? {};
+          const current = user.current_organization_id === org ? (memberships[0] ?? null) : user.current_organization_id;
+          tx.upsert(USERS, { ...user, memberships, roles, current_organization_id: current });
+        }
+        tx.delete(MEMBERS, memberId(org, id));
+        return;
+      }
+      case 'UserPasswordSet': {
+        const user = await tx.get<UserDoc>(USERS, id);
+        if (user) tx.upsert(USERS, { ...user, has_password: true });
+        return;
+      }
+      case 'PasskeyRegistered': {
+        const user = await tx.get<UserDoc>(USERS, id);
+        const { credential_id, name, registered_at } = event.data;
+        if (user) tx.upsert(USERS, { ...user, passkeys: [...(user.passkeys ?? []), { credential_id, name, registered_at, last_used_at: null }] });
+        return;
+      }
+      case 'PasskeyUsed': {
+        const user = await tx.get<UserDoc>(USERS, id);
+        const { credential_id, used_at } = event.data;
+        if (user) tx.upsert(USERS, { ...user, passkeys: (user.passkeys ?? []).map((p) => (p.credential_id === credential_id ? { ...p, last_used_at: used_at } : p)) });
+        return;
+      }
+      case 'SignedIn': {
+        const d = event.data;
+        tx.upsert(USER_SESSIONS, {
+          id: d.session_id,
+          user_id: d.user_id,
+          method: d.method,
+          ip: d.ip,
+          user_agent: d.user_agent,
+          signed_in_at: d.signed_in_at,
+          last_seen_at: d.signed_in_at,
+          absolute_expires_at: d.absolute_expires_at,
+          idle_timeout: d.idle_timeout,
+          ended_at: null,
+          end_reason: null,
+        } satisfies UserSessionDoc);
+        return;
+      }
+      case 'SessionTouched': {
+        const session = await tx.get<UserSessionDoc>(USER_SESSIONS, id);
+        if (session) tx.upsert(USER_SESSIONS, { ...session, last_seen_at: event.data.at });
+        return;
+      }
+      case 'SignedOut': {
+        const session = await tx.get<UserSessionDoc>(USER_SESSIONS, id);
+        if (session) tx.upsert(USER_SESSIONS, { ...session, ended_at: event.data.at, end_reason: event.data.reason });
         return;
       }
       case 'UserSwitchedOrganization': {

@@ -7,6 +7,7 @@ import {
   type Doc,
   type Filter,
   type Query,
+  type Range,
   type ReadStore,
   type WriteOp,
 } from '../readStore.ts';
@@ -190,8 +191,8 @@ function conditionSql(path: string, condition: Condition): [string, unknown[]] {
     const clauses = [...inList, ...orNull];
     return [clauses.length === 0 ? '0' : `(${clauses.join(' OR ')})`, values];
   }
-  if ('$lt' in condition) return [`${path} < ?`, [condition.$lt]];
-  if ('$lte' in condition) return [`${path} <= ?`, [condition.$lte]];
-  if ('$gt' in condition) return [`${path} > ?`, [condition.$gt]];
-  return [`${path} >= ?`, [condition.$gte]];
+  const bounds: Array<[keyof Range, string]> = [['$lt', '<'], ['$lte', '<='], ['$gt', '>'], ['$gte', '>=']];
+  const given = bounds.filter(([op]) => condition[op] !== undefined);
+  if (given.length === 0) return ['1', []];
+  return [given.map(([, sql]) => `${path} ${sql} ?`).join(' AND '), given.map(([op]) => condition[op])];
 }

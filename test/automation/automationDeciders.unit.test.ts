@@ -133,11 +133,11 @@ describe('webhook reception decider', () => {
       at({ type: 'WebhookRepeated', data: { ...webhook, answered_workflow_id: 5 } }, 's5', 21),
     ], async (e) => (e.stream === 's4' ? { ...webhook, method: 'PUT' } : undefined));
     expect(receptions).toEqual([
-      { webhook, outcome: { status: 'started', workflow_id: 5, actions: [hook] }, position: 11 },
+      { webhook, outcome: { status: 'started', workflow_id: 5, actions: [hook] }, position: 11, stream: 's2' },
       // A legacy workflow's id is its WorkflowStarted's position, or the id a copy carried.
-      { webhook, outcome: { status: 'started', workflow_id: 12, actions: [hook] }, position: 12 },
-      { webhook, outcome: { status: 'skipped', reason: 'sequence_paused' }, position: 14 },
-      { webhook: { ...webhook, method: 'PUT' }, outcome: { status: 'started', workflow_id: 3, actions: [hook] }, position: 20 },
+      { webhook, outcome: { status: 'started', workflow_id: 12, actions: [hook] }, position: 12, stream: 's1' },
+      { webhook, outcome: { status: 'skipped', reason: 'sequence_paused' }, position: 14, stream: 's3' },
+      { webhook: { ...webhook, method: 'PUT' }, outcome: { status: 'started', workflow_id: 3, actions: [hook] }, position: 20, stream: 's4' },
     ]);
   });
   it('records a repeat, on a stream of its own, with the answer it was given', () => {

@@ -33,7 +33,9 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', { 
     const first = await runCli(['demo', '--json'], env);
     expect(first.code, first.stderr).toBe(0);
     demo = JSON.parse(first.stdout) as DemoJson;
-    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'products', 'catch_url', 'trigger_id', 'promo', 'offer', 'url', 'sdk_example_url']);
+    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'invitation', 'products', 'catch_url', 'trigger_id', 'promo', 'offer', 'url', 'sdk_example_url']);
+    // The demo user cannot sign in yet: a one-time link to set a password.
+    expect((demo as unknown as { invitation: unknown }).invitation).toEqual({ link: expect.stringMatching(/\/dashboard\/invitation#token=usr_\w+\.\w{32}$/), expires_at: expect.any(Number) });
     expect(demo.organization).toEqual({ id: 'org_demo' });
     expect(demo.user).toEqual({ id: expect.stringMatching(/^usr_/), email: 'demo@example.com' });
     expect(demo.token).toMatch(/^csk_key_/);

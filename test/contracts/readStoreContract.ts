@@ -63,6 +63,9 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       expect(ids(await store.find('products', { filter: { price: { $gte: 1500 } } }))).toEqual(['p2', 'p3', 'p4']);
       expect(ids(await store.find('products', { filter: { price: { $lt: 1500 } } }))).toEqual(['p1', 'p5']);
       expect(ids(await store.find('products', { filter: { price: { $lte: 500 } } }))).toEqual(['p1', 'p5']);
+      // Bounds combine: a range on one field.
+      expect(ids(await store.find('products', { filter: { price: { $gte: 500, $lt: 2500 } } }))).toEqual(['p1', 'p2', 'p3']);
+      expect(await store.count('products', { price: { $gt: 0, $lte: 1500 } })).toBe(3);
       expect(ids(await store.find('products', { filter: { 'family.rank': { $gte: 2 }, active: true } }))).toEqual([
         'p1',
         'p3',

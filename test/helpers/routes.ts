@@ -10,6 +10,8 @@ export type RouteInfo = {
   queryKeys: string[];
   /** Declared as needing the bearer API key (security in the OpenAPI document). */
   protected: boolean;
+  /** Declared as needing a signed-in person's session cookie (the management routes). */
+  session: boolean;
   rateLimited: boolean;
   hidden: boolean;
 };
@@ -21,6 +23,9 @@ function keysOf(schema: unknown): string[] {
   }
   return [];
 }
+
+const securityNames = (security: unknown): string[] =>
+  Array.isArray(security) ? security.flatMap((s: unknown) => (s && typeof s === 'object' ? Object.keys(s) : [])) : [];
 
 /**
  * Every route the app registered (from fastify itself, not a hand-written list), one entry per
@@ -41,7 +46,8 @@ export function enumerateRoutes(app: FastifyInstance): RouteInfo[] {
       params: [...route.url.matchAll(/:([A-Za-z0-9_]+)|\*/g)].map((m) => m[1] ?? '*'),
       bodyKeys: keysOf(schema.body),
       queryKeys: keysOf(schema.querystring),
-      protected: Array.isArray(schema.security) && schema.security.length > 0,
+      protected: securityNames(schema.security).includes('bearer'),
+      session: securityNames(schema.security).includes('session'),
       rateLimited: config.rateLimit !== undefined && config.rateLimit !== false,
       hidden: schema.hide === true,
     });

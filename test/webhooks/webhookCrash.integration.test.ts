@@ -75,17 +75,24 @@ describe('event webhooks survive a SIGKILL', () => {
     const received = () => new Set(receiver.calls.map((c) => String(c.headers['webhook-id'])));
     await expect.poll(() => expected.filter((id) => !received().has(id)).length, { timeout: 90_000, interval: 200 }).toBe(0);
 
-    // Every call verifies, names its event by its webhook-id, and a repeat carries the same body.
+    await proc.stop();
+    // The restarted service may have finished sales the kill interrupted (the checkout completion
+    // job): their events are in the log now, and may have been delivered too.
+    const logged = await withServices(dataDir, async (services) =>
+      (await services.store.readAll({ after: null, limit: 1_000_000, streamPrefixes: ['checkout_session-', 'invoice-'] }))
+        .filter((e) => e.type === 'CheckoutSessionCompleted' || e.type === 'InvoicePaid')
+        .map((e) => e.id),
+    );
+    // Every call verifies, names a logged event by its webhook-id, and a repeat carries the same body.
     const bodyOf = new Map<string, string>();
     for (const call of receiver.calls) {
       const body = verified(secret, call);
       const id = String(call.headers['webhook-id']);
       expect(body.id).toBe(id);
-      expect(expected).toContain(id);
+      expect(logged).toContain(id);
       if (bodyOf.has(id)) expect(call.body).toBe(bodyOf.get(id));
       bodyOf.set(id, call.body);
     }
-    expect(bodyOf.size).toBe(expected.length);
-    await proc.stop();
+    expect(bodyOf.size).toBeGreaterThanOrEqual(expected.length);
   });
 });

@@ -166,7 +166,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   const denied = {
     ...protectedRoute,
     description:
-      'Exists for compatibility and changes nothing: an authenticated caller gets 403 "This action is unauthorized.", before the body is read. Products are managed through `commerce import`.',
+      'Exists for compatibility and changes nothing: an authenticated caller gets 403 "This action is unauthorized.", before the body is read. Products are managed through `commerce import` and, by signed-in people, `/manage/api/products`.',
     querystring: LegacyTokenQuery,
     body: z.record(z.string(), z.unknown()).optional().describe('Ignored.'),
     response: { 401: ErrorSchema, 403: ErrorSchema },

@@ -1,0 +1,429 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { z } from 'zod';
+import type { Services } from '../../../app/services.ts';
+import {
+  acceptInvitationWithPassword,
+  acceptInvitationWithPasskey,
+  endSession,
+  loadOrganization,
+  loadSession,
+  loadUser,
+  readInvitation,
+  recordPasskeyUse,
+  recordSignInFailure,
+  revokeOwnSession,
+  SESSION_ABSOLUTE_SECONDS,
+  startSession,
+  switchOrganization,
+  userIdByPasskey,
+  verifyPassword,
+  type ActiveUser,
+  type StartedSession,
+} from '../../../commands/identity/accountCommands.ts';
+import { csrfTokenFor, parseSessionCookie } from '../../../commands/identity/accountSecrets.ts';
+import type { UserSessionDoc } from '../../../projections/identity/identityProjection.ts';
+import { USER_SESSIONS } from '../../../projections/identity/identityProjection.ts';
+import { HttpError } from '../../errors.ts';
+import { clearSessionCookie, requireSession, sessionCookieValue, setSessionCookie } from '../../plugins/sessionAuth.ts';
+import { ErrorSchema } from '../schemas.ts';
+import { manageContext } from './manageContext.ts';
+import { AuthenticationResponse, Email, Id, manageErrors, manageRoute, Password, RegistrationResponse, SessionAnswer } from './manageSchemas.ts';
+import { challengeToken, readChallengeToken, relyingParty } from './webauthn.ts';
+
+const P = '/manage/api';
+/** Laravel's auth.failed: the same words for an unknown email, a wrong password and a bad passkey. */
+const FAILED = 'These credentials do not match our records.';
+const signInFailed = (field = 'email') => new HttpError(422, 'credentials_invalid', FAILED, { [field]: [FAILED] });
+const publicRoute = { tags: ['manage'] } as const;
+const publicErrors = { 403: ErrorSchema, 410: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema };
+
+/** Sign-in failures: per address, and per account (keyed by the normalised email). */
+const SIGN_IN_PER_ADDRESS = { max: 30, timeWindow: 15 * 60_000 };
+const SIGN_IN_PER_ACCOUNT = { max: 10, timeWindow: 15 * 60_000 };
+
+export type SessionAnswerBody = z.infer<typeof SessionAnswer>;
+
+/** The answer of every route that starts or reads a session: built from the streams, not a read model. */
+export async function sessionAnswer(
+  services: Services,
+  user: ActiveUser,
+  session: { id: string; signedInAt: number; absoluteExpiresAt: number; idleTimeout: number },
+  cookieValue: string,
+): Promise<SessionAnswerBody> {
+  const orgs = [];
+  for (const id of user.memberships) {
+    const org = await loadOrganization(services.store, id);
+    if (org) orgs.push({ id: org.id, name: org.name, timezone: org.timezone, role: user.roles[id] ?? 'owner' });
+  }
+  orgs.sort((a, b) => a.name.localeCompare(b.name));
+  return {
+    user: { id: user.id, email: user.email, has_password: user.passwordHash !== null, passkeys: user.passkeys.length },
+    current_organization: orgs.find((o) => o.id === user.currentOrganizationId) ?? null,
+    organizations: orgs.filter((o) => o.id !== user.currentOrganizationId),
+    csrf_token: csrfTokenFor(cookieValue),
+    session: { id: session.id, signed_in_at: session.signedInAt, expires_at: session.absoluteExpiresAt, idle_timeout: session.idleTimeout },
+  };
+}
+
+export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  // A second limit on one route: @fastify/rate-limit runs one hook per request, so this one is
+  // asked directly (after the body is parsed: the key is the email it names).
+  const accountLimiter = app.createRateLimit({
+    ...SIGN_IN_PER_ACCOUNT,
+    keyGenerator: (request: FastifyRequest) => {
+      const email = (request.body as { email?: unknown } | undefined)?.email;
+      return `sign-in-account:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
+    },
+  });
+  const perAccount = async (request: FastifyRequest, reply: FastifyReply) => {
+    const limit = await accountLimiter(request);
+    if (!limit.isAllowed && limit.isExceeded) {
+      void reply.header('retry-after', String(limit.ttlInSeconds));
+      throw new HttpError(429, 'too_many_attempts', 'Too Many Attempts.');
+    }
+  };
+
+  /** Starts the session, sets the rotated cookie and answers the session. */
+  const signIn = async (request: FastifyRequest, reply: FastifyReply, user: ActiveUser, method: 'password' | 'passkey' | 'invitation') => {
+    const previous = parseSessionCookie(sessionCookieValue(request) ?? '');
+    const started: StartedSession = await startSession(manageContext(services, request), {
+      userId: user.id,
+      method,
+      ip: request.ip ?? null,
+      userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'].slice(0, 512) : null,
+      previousSessionId: previous?.sessionId ?? null,
+    });
+    setSessionCookie(request, reply, started.cookieValue, SESSION_ABSOLUTE_SECONDS);
+    return sessionAnswer(services, user, started.state, started.cookieValue);
+  };
+
+  app.post(
+    `${P}/sign-in`,
+    {
+      onRequest: app.sameOriginOnly,
+      preHandler: perAccount,
+      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      schema: {
+        ...publicRoute,
+        summary: 'Sign in with email and password: sets the session cookie.',
+        description: `A wrong password and an unknown email answer alike (422). Limited to ${SIGN_IN_PER_ACCOUNT.max} attempts per account and ${SIGN_IN_PER_ADDRESS.max} per address in 15 minutes (429).`,
+        body: z.object({ email: Email, password: z.string().min(1).max(256) }),
+        response: { 200: SessionAnswer, ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      const user = await verifyPassword(manageContext(services, request), request.body.email, request.body.password);
+      if (!user) throw signInFailed();
+      return signIn(request, reply, user, 'password');
+    },
+  );
+
+  app.post(
+    `${P}/sign-in/passkey/options`,
+    {
+      onRequest: app.sameOriginOnly,
+      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      schema: {
+        ...publicRoute,
+        summary: 'Options for navigator.credentials.get(), with the challenge token to send back.',
+        body: z.object({}).optional(),
+        response: { 200: z.object({ options: z.record(z.string(), z.unknown()), challenge_token: z.string() }), ...publicErrors },
+      },
+    },
+    async (request) => {
+      const { rpID } = relyingParty(services, request);
+      // No allowCredentials: a discoverable passkey names its user (no email typed, none revealed).
+      const options = await generateAuthenticationOptions({ rpID, userVerification: 'preferred' });
+      return { options: options as unknown as Record<string, unknown>, challenge_token: await challengeToken(services, options.challenge, 'authenticate', 'sign-in') };
+    },
+  );
+
+  app.post(
+    `${P}/sign-in/passkey`,
+    {
+      onRequest: app.sameOriginOnly,
+      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      schema: {
+        ...publicRoute,
+        summary: 'Sign in with a passkey: the assertion of navigator.credentials.get(); sets the session cookie.',
+        body: z.object({ challenge_token: z.string().min(1).max(2048), response: AuthenticationResponse }),
+        response: { 200: SessionAnswer, ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      const expectedChallenge = await readChallengeToken(services, request.body.challenge_token, 'authenticate', 'sign-in');
+      const response = request.body.response as AuthenticationResponseJSON;
+      const ctx = manageContext(services, request);
+      const userId = await userIdByPasskey(services.store, response.id);
+      const user = userId ? await loadUser(services.store, userId) : null;
+      const passkey = user?.passkeys.find((p) => p.credential_id === response.id);
+      const { rpID, origin } = relyingParty(services, request);
+      let verified = false;
+      if (user && passkey) {
+        try {
+          const result = await verifyAuthenticationResponse({
+            response,
+            expectedChallenge,
+            expectedOrigin: origin,
+            expectedRPID: rpID,
+            requireUserVerification: false,
+            credential: {
+              id: passkey.credential_id,
+              publicKey: Buffer.from(passkey.public_key, 'base64url'),
+              counter: passkey.counter,
+              transports: passkey.transports as never,
+            },
+          });
+          verified = result.verified;
+          if (verified) await recordPasskeyUse(ctx, user.id, passkey.credential_id, result.authenticationInfo.newCounter);
+        } catch {
+          verified = false;
+        }
+      }
+      if (!user || !verified) {
+        await recordSignInFailure(ctx, user?.email ?? '', { user_id: user?.id ?? null, method: 'passkey', reason: 'passkey_invalid' });
+        throw signInFailed('response');
+      }
+      return signIn(request, reply, user, 'passkey');
+    },
+  );
+
+  const InvitationToken = z.string().min(1).max(200);
+  const invitationGone = () => new HttpError(410, 'invitation_invalid', 'The invitation link is invalid or has expired.');
+
+  app.get(
+    `${P}/invitations/:token`,
+    {
+      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      schema: {
+        ...publicRoute,
+        summary: 'The invitation behind a link: whom it is for and until when (410 once used or expired).',
+        params: z.object({ token: InvitationToken }),
+        response: { 200: z.object({ email: z.string(), expires_at: z.number().int(), has_password: z.boolean() }), ...publicErrors },
+      },
+    },
+    async (request) => {
+      const user = await readInvitation(services.store, request.params.token, Math.floor(services.clock() / 1000));
+      if (!user) throw invitationGone();
+      return { email: user.email, expires_at: user.invitation!.expiresAt, has_password: user.passwordHash !== null };
+    },
+  );
+
+  app.post(
+    `${P}/invitations/accept`,
+    {
+      onRequest: app.sameOriginOnly,
+      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      schema: {
+        ...publicRoute,
+        summary: 'Accept an invitation (or a password reset) by setting a password: signs in.',
+        body: z.object({ token: InvitationToken, password: Password }),
+        response: { 200: SessionAnswer, ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      const user = await acceptInvitationWithPassword(manageContext(services, request), request.body.token, request.body.password);
+      return signIn(request, reply, user, 'invitation');
+    },
+  );
+
+  app.post(
+    `${P}/invitations/passkey/options`,
+    {
+      onRequest: app.sameOriginOnly,
+      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      schema: {
+        ...publicRoute,
+        summary: 'Options for navigator.credentials.create() to register a passkey with an invitation.',
+        body: z.object({ token: InvitationToken }),
+        response: { 200: z.object({ options: z.record(z.string(), z.unknown()), challenge_token: z.string() }), ...publicErrors },
+      },
+    },
+    async (request) => {
+      const user = await readInvitation(services.store, request.body.token, Math.floor(services.clock() / 1000));
+      if (!user) throw invitationGone();
+      const { rpID, rpName } = relyingParty(services, request);
+      const options = await generateRegistrationOptions({
+        rpName,
+        rpID,
+        userName: user.email,
+        userID: new TextEncoder().encode(user.id),
+        attestationType: 'none',
+        excludeCredentials: user.passkeys.map((p) => ({ id: p.credential_id, transports: p.transports as never })),
+        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+      });
+      return { options: options as unknown as Record<string, unknown>, challenge_token: await challengeToken(services, options.challenge, 'register', user.id) };
+    },
+  );
+
+  app.post(
+    `${P}/invitations/passkey`,
+    {
+      onRequest: app.sameOriginOnly,
+      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      schema: {
+        ...publicRoute,
+        summary: 'Accept an invitation by registering a passkey (the attestation of navigator.credentials.create()): signs in.',
+        body: z.object({
+          token: InvitationToken,
+          challenge_token: z.string().min(1).max(2048),
+          name: z.string().trim().min(1).max(100).optional(),
+          response: RegistrationResponse,
+        }),
+        response: { 200: SessionAnswer, ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      const user = await readInvitation(services.store, request.body.token, Math.floor(services.clock() / 1000));
+      if (!user) throw invitationGone();
+      const expectedChallenge = await readChallengeToken(services, request.body.challenge_token, 'register', user.id);
+      const { rpID, origin } = relyingParty(services, request);
+      const refused = () => new HttpError(422, 'passkey_invalid', 'The passkey could not be verified.', { response: ['The passkey could not be verified.'] });
+      let verification;
+      try {
+        verification = await verifyRegistrationResponse({
+          response: request.body.response as RegistrationResponseJSON,
+          expectedChallenge,
+          expectedOrigin: origin,
+          expectedRPID: rpID,
+          requireUserVerification: false,
+        });
+      } catch {
+        throw refused();
+      }
+      if (!verification.verified) throw refused();
+      const { credential } = verification.registrationInfo;
+      const accepted = await acceptInvitationWithPasskey(manageContext(services, request), request.body.token, {
+        credential_id: credential.id,
+        public_key: Buffer.from(credential.publicKey).toString('base64url'),
+        counter: credential.counter,
+        transports: credential.transports ?? [],
+        name: request.body.name ?? 'Passkey',
+      });
+      return signIn(request, reply, accepted, 'invitation');
+    },
+  );
+
+  app.get(
+    `${P}/session`,
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: 'The signed-in user, the current organization and the others, and the CSRF token.',
+        response: { 200: SessionAnswer, ...manageErrors },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const user = await loadUser(services.store, s.userId);
+      const session = await loadSession(services.store, s.sessionId);
+      if (!user || session.status === 'none') throw new HttpError(401, 'unauthenticated', 'Unauthenticated.');
+      return sessionAnswer(services, user, session, s.cookieValue);
+    },
+  );
+
+  app.post(
+    `${P}/sign-out`,
+    {
+      onRequest: app.authenticateSession,
+      schema: { ...manageRoute, summary: 'End this session and clear its cookie.', response: { 204: z.null(), ...manageErrors } },
+    },
+    async (request, reply) => {
+      const s = requireSession(request);
+      await endSession(manageContext(services, request), s.sessionId, 'sign_out', s.userId);
+      clearSessionCookie(request, reply);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    `${P}/session/organization`,
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: 'Switch the organization the user works in (one of theirs).',
+        body: z.object({ organization_id: Id }),
+        response: { 200: SessionAnswer, ...manageErrors },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const user = await switchOrganization(manageContext(services, request), s.userId, request.body.organization_id);
+      const session = await loadSession(services.store, s.sessionId);
+      if (session.status === 'none') throw new HttpError(401, 'unauthenticated', 'Unauthenticated.');
+      return sessionAnswer(services, user, session, s.cookieValue);
+    },
+  );
+
+  const SessionItem = z.object({
+    id: z.string(),
+    current: z.boolean(),
+    method: z.string(),
+    ip: z.string().nullable(),
+    user_agent: z.string().nullable(),
+    signed_in_at: z.number().int(),
+    last_seen_at: z.number().int(),
+    expires_at: z.number().int(),
+  });
+
+  app.get(
+    `${P}/sessions`,
+    {
+      onRequest: app.authenticateSession,
+      schema: { ...manageRoute, summary: "The user's live sessions, newest first.", response: { 200: z.object({ data: z.array(SessionItem) }), ...manageErrors } },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const now = Math.floor(services.clock() / 1000);
+      const docs = await services.readStore.find<UserSessionDoc>(USER_SESSIONS, {
+        filter: { user_id: s.userId, ended_at: null },
+        sort: [['signed_in_at', -1]],
+        limit: 200,
+      });
+      return {
+        data: docs
+          .filter((d) => now < d.absolute_expires_at && now < d.last_seen_at + d.idle_timeout)
+          .map((d) => ({
+            id: d.id,
+            current: d.id === s.sessionId,
+            method: d.method,
+            ip: d.ip,
+            user_agent: d.user_agent,
+            signed_in_at: d.signed_in_at,
+            last_seen_at: d.last_seen_at,
+            expires_at: Math.min(d.absolute_expires_at, d.last_seen_at + d.idle_timeout),
+          })),
+      };
+    },
+  );
+
+  app.delete(
+    `${P}/sessions/:session`,
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: 'Revoke one of your sessions (another user\'s session id answers 404).',
+        params: z.object({ session: Id }),
+        response: { 204: z.null(), ...manageErrors },
+      },
+    },
+    async (request, reply) => {
+      const s = requireSession(request);
+      await revokeOwnSession(manageContext(services, request), s.userId, request.params.session);
+      if (request.params.session === s.sessionId) clearSessionCookie(request, reply);
+      return reply.code(204).send(null);
+    },
+  );
+};

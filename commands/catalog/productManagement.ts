@@ -1,0 +1,46 @@
+import { productDecider, productStream, type DesiredProduct, type ProductEvent, type ProductState } from '../../domain/catalog/product.ts';
+import { fold } from '../../domain/shared/decider.ts';
+import { notFound } from '../../domain/shared/domainError.ts';
+import type { CommandContext } from '../handleCommand.ts';
+import { archiveProduct, publishProduct, upsertProductByKey } from './productCommands.ts';
+
+export type KnownProduct = Exclude<ProductState, { status: 'none' }>;
+
+/** The product as its stream says, if it belongs to the organization (another's answers as unknown). */
+export async function loadOrganizationProduct(ctx: CommandContext, organizationId: string, productId: string): Promise<KnownProduct> {
+  const state = fold(productDecider, (await ctx.store.readStream(productStream(productId))) as unknown as ProductEvent[]);
+  if (state.status === 'none' || state.organizationId !== organizationId) throw notFound('Product');
+  return state;
+}
+
+/** Create by key or bring to `desired`: the very command `commerce import` runs, answered with the state it left. */
+export async function saveProduct(ctx: CommandContext, organizationId: string, key: string, desired: DesiredProduct) {
+  const result = await upsertProductByKey(ctx, { organizationId, key, desired });
+  return { result, product: await loadOrganizationProduct(ctx, organizationId, result.product_id) };
+}
+
+export async function changeProductLifecycle(
+  ctx: CommandContext,
+  organizationId: string,
+  productId: string,
+  action: 'publish' | 'archive' | 'restore',
+): Promise<KnownProduct> {
+  const state = await loadOrganizationProduct(ctx, organizationId, productId);
+  if (action === 'publish') await publishProduct(ctx, productId);
+  else if (action === 'archive') await archiveProduct(ctx, productId);
+  else {
+    // Restoring is the import's own path: the same details and plans, status active.
+    const { status: _status, productId: _id, organizationId: _org, key, routeKey: _rk, versionNumber: _v, publishedAt, archivedAt: _a, plans, ...details } = state;
+    await upsertProductByKey(ctx, {
+      organizationId,
+      key,
+      desired: {
+        details,
+        plans: plans.map(({ id: _pid, number: _n, ...plan }) => plan),
+        status: 'active',
+        published: publishedAt !== null,
+      },
+    });
+  }
+  return loadOrganizationProduct(ctx, organizationId, productId);
+}

@@ -1,0 +1,54 @@
+import type { OfferContent, OfferState } from '../../domain/checkout/offer.ts';
+import { DomainError, notFound } from '../../domain/shared/domainError.ts';
+import { findProductByKey, listPlans } from '../../projections/catalog/catalogQueries.ts';
+import type { ReadStore } from '../../projections/readStore.ts';
+import type { CommandContext } from '../handleCommand.ts';
+import { archiveOffer, loadOffer, publishOffer, upsertOffer } from './offerCommands.ts';
+
+export type KnownOffer = Exclude<OfferState, { status: 'none' }>;
+
+const invalidField = (field: string, message: string) => new DomainError('invalid', 'validation_failed', message, { [field]: [message] });
+
+/** What an offer sells, as `commerce import` resolves it: a product by key, one of its plans by name. */
+export async function offerPlanContent(
+  readStore: ReadStore,
+  organizationId: string,
+  input: { name: string; product: string; plan: string; theme: OfferContent['theme']; pages: OfferContent['pages'] },
+): Promise<OfferContent> {
+  const product = await findProductByKey(readStore, organizationId, input.product);
+  if (!product) throw invalidField('product', `No product with key ${input.product} in this organization.`);
+  const plan = (await listPlans(readStore, product)).find((p) => p.name === input.plan);
+  if (!plan) throw invalidField('plan', `Product ${input.product} has no plan named ${input.plan}.`);
+  if (plan.charges.length === 0) throw invalidField('plan', `Plan ${input.plan} has no charges to sell.`);
+  return {
+    name: input.name,
+    theme: input.theme,
+    pages: input.pages,
+    plan: {
+      product_id: product.route_key,
+      plan_id: plan.id,
+      plan_name: plan.name,
+      charges: plan.charges.map((c, n) => ({ id: c.id, name: plan.charges.length === 1 ? plan.display_name : `${plan.display_name} (${n + 1})`, amount: c.amount })),
+    },
+    currency: plan.currency_code,
+  };
+}
+
+export async function loadOrganizationOffer(ctx: CommandContext, organizationId: string, uuid: string): Promise<KnownOffer> {
+  const state = await loadOffer(ctx, uuid);
+  if (state.status === 'none' || state.organizationId !== organizationId) throw notFound('Offer');
+  return state;
+}
+
+export async function saveOffer(ctx: CommandContext, organizationId: string, slug: string, content: OfferContent, publish: boolean) {
+  const summary = await upsertOffer(ctx, { organizationId, slug, ...content });
+  if (publish) await publishOffer(ctx, summary.uuid);
+  return { created: summary.created, offer: await loadOrganizationOffer(ctx, organizationId, summary.uuid) };
+}
+
+export async function changeOfferStatus(ctx: CommandContext, organizationId: string, uuid: string, action: 'publish' | 'archive'): Promise<KnownOffer> {
+  await loadOrganizationOffer(ctx, organizationId, uuid);
+  if (action === 'publish') await publishOffer(ctx, uuid);
+  else await archiveOffer(ctx, uuid);
+  return loadOrganizationOffer(ctx, organizationId, uuid);
+}
