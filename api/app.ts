@@ -27,6 +27,7 @@ import { docsRoutes } from './routes/docs.ts';
 import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
 import { promoRoutes } from './routes/promos/promoRoutes.ts';
+import { receiptRoutes } from './routes/receipts/receiptRoutes.ts';
 
 export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */
@@ -156,6 +157,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(catchRoute, { services });
   await app.register(automationRoutes, { services });
   await app.register(promoRoutes, { services });
+  await app.register(receiptRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }

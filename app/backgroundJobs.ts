@@ -2,6 +2,7 @@ import { automationJob } from '../automation/workflowRunner.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { runUnderLease, type Running } from './leasedWork.ts';
 import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
+import { receiptOutboxJob } from './receipts/receiptOutbox.ts';
 import type { Services } from './services.ts';
 
 export type BackgroundJob = {
@@ -15,7 +16,7 @@ export type BackgroundJob = {
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob];
+export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, receiptOutboxJob];
 
 export async function startBackgroundJobs(
   services: Services,

@@ -15,6 +15,7 @@ import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateC
 import { projectionsRebuildCommand } from './projections.ts';
 import { backupCommand } from './backup.ts';
 import { eventsCopyCommand } from './events.ts';
+import { outboxListCommand, outboxShowCommand } from './outbox.ts';
 import { serveCommand } from './serve.ts';
 import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 
@@ -39,6 +40,8 @@ export const allCommands: CliCommand[] = [
   triggerReplaceCommand,
   promoListCommand,
   workflowShowCommand,
+  outboxListCommand,
+  outboxShowCommand,
   projectionsRebuildCommand,
   workerProjectionsCommand,
   workerAutomationCommand,
