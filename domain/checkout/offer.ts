@@ -1,3 +1,4 @@
+import { isRedirectUrl, type RedirectUrls } from './redirectUrls.ts';
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
 import { MAX_AMOUNT } from '../shared/money.ts';
@@ -41,7 +42,7 @@ export type OfferContent = {
   pages: OfferPage[];
   plan: OfferPlan;
   currency: string;
-};
+} & RedirectUrls;
 
 export type OfferEvent =
   | DomainEvent<
@@ -82,7 +83,19 @@ const CURRENCY = /^[A-Z]{3}$/;
 /** The price of an offer: the sum of its plan's charges, in minor units. */
 export const offerPrice = (plan: OfferPlan) => plan.charges.reduce((sum, c) => sum + c.amount, 0);
 
+/** Only the redirect URLs that are set: offers without them keep recording (and comparing) what they did. */
+function redirects(content: RedirectUrls): RedirectUrls {
+  return {
+    ...(content.success_url ? { success_url: content.success_url } : {}),
+    ...(content.cancel_url ? { cancel_url: content.cancel_url } : {}),
+  };
+}
+
 function checkContent(content: OfferContent): void {
+  for (const field of ['success_url', 'cancel_url'] as const) {
+    const url = content[field];
+    if (url && !isRedirectUrl(url)) throw invalid('invalid_redirect_url', `The ${field} field must be an http or https URL.`, field);
+  }
   if (content.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
   if (!HEX_COLOR.test(content.theme.primary_color)) {
     throw invalid('invalid_theme', 'The theme.primary_color field must be a hex color like #1a2b3c.', 'theme.primary_color');
@@ -120,6 +133,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           plan: d.plan,
           price: d.price,
           currency: d.currency,
+          ...redirects(d),
           publishedAt: null,
           archivedAt: null,
         };
@@ -127,7 +141,9 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
       case 'OfferUpdated': {
         if (state.status === 'none') return state;
         const { updated_at: _at, ...content } = event.data;
-        return { ...state, ...content };
+        // An update without a redirect URL removes it.
+        const { success_url: _s, cancel_url: _c, ...kept } = state;
+        return { ...kept, ...content };
       }
       case 'OfferPublished':
         return state.status === 'none' ? state : { ...state, status: 'published', publishedAt: event.data.published_at };
@@ -157,6 +173,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
             plan,
             price: offerPrice(plan),
             currency,
+            ...redirects(command),
             created_at: command.now,
           },
         };
@@ -164,8 +181,8 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
       case 'UpdateOffer': {
         if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Offer');
         const { name, theme, pages, plan, currency } = command;
-        const next = { name, theme, pages, plan, price: offerPrice(plan), currency };
-        const current = { name: state.name, theme: state.theme, pages: state.pages, plan: state.plan, price: state.price, currency: state.currency };
+        const next = { name, theme, pages, plan, price: offerPrice(plan), currency, ...redirects(command) };
+        const current = { name: state.name, theme: state.theme, pages: state.pages, plan: state.plan, price: state.price, currency: state.currency, ...redirects(state) };
         if (JSON.stringify(next) === JSON.stringify(current)) return [];
         if (state.status === 'archived') throw conflict('offer_archived', 'The offer is archived and can no longer change.');
         checkContent(command);

@@ -22,6 +22,9 @@ export type OfferDoc = {
   plan: OfferPlan;
   price: number;
   currency: string;
+  /** Where the full-page checkout sends the buyer after paying and on cancel (domain/checkout/redirectUrls.ts). */
+  success_url?: string;
+  cancel_url?: string;
   status: OfferStatus;
   created_at: number;
   updated_at: number;
@@ -76,7 +79,9 @@ async function applyOffer(event: OfferEvent, uuid: string, occurredAt: number, t
   switch (event.type) {
     case 'OfferUpdated': {
       const { updated_at, ...content } = event.data;
-      tx.upsert(OFFERS, { ...offer, ...content, updated_at });
+      // An update without a redirect URL removes it.
+      const { success_url: _s, cancel_url: _c, ...kept } = offer;
+      tx.upsert(OFFERS, { ...kept, ...content, updated_at });
       return;
     }
     case 'OfferPublished':

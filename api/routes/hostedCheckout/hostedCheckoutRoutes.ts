@@ -142,7 +142,13 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
         }),
       );
     }
-    const init = { offer: offerRef(found), theme: found.theme, pages: found.pages, firstPage: found.pages[0] ?? null };
+    const init = {
+      offer: offerRef(found),
+      theme: found.theme,
+      pages: found.pages,
+      firstPage: found.pages[0] ?? null,
+      redirects: { success_url: found.success_url, cancel_url: found.cancel_url },
+    };
     return reply.send(renderCheckoutPage(init, params, cspNonce, page));
   }
 
