@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertOffer } from '../../commands/checkout/offerCommands.ts';
+import { ImportValidationError, runImport, validateImport } from '../../commands/import/importFile.ts';
 import { DomainError } from '../../domain/shared/domainError.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -82,6 +83,25 @@ describe('success_url and cancel_url of an offer', { timeout: 120_000 }, () => {
     const bad = upsertOffer(ctx, { organizationId: org.organizationId, slug: 'bad-redirect', ...offerContent({ success_url: 'javascript:alert(1)' }) });
     await expect(bad).rejects.toBeInstanceOf(DomainError);
     await expect(bad).rejects.toMatchObject({ code: 'invalid_redirect_url', fields: { success_url: ['The success_url field must be an http or https URL.'] } });
+  });
+
+  it('come in through the import file, which refuses one that is not an http(s) URL', async () => {
+    const org = await server.identity('Shop 3');
+    const file = (offer: Record<string, unknown>) => ({
+      products: [{ key: 'kit', display_name: 'Kit', plans: [{ name: 'once', display_name: 'Kit', type: 'one_time', invoice_interval: 'P1Y', currency_code: 'EUR', charges: [{ amount: 900 }] }] }],
+      offers: [{ slug: 'kit-offer', name: 'Kit', product: 'kit', plan: 'once', theme: { primary_color: '#ff5500' }, pages: [{ id: 'pay', type: 'checkout', title: 'Kit', blocks: [] }], published: true, ...offer }],
+    });
+    expect(() => validateImport(file({ cancel_url: 'ftp://shop.example/cart' }))).toThrow(ImportValidationError);
+    try {
+      validateImport(file({ cancel_url: 'ftp://shop.example/cart' }));
+    } catch (error) {
+      expect((error as ImportValidationError).issues).toEqual([{ path: 'offers[0].cancel_url', message: 'Use an absolute http or https URL of at most 2048 characters.' }]);
+    }
+    const ctx = { command: server.cliContext(org.organizationId), organizationId: org.organizationId, readStore: server.services.readStore, catchUp: server.settle };
+    await runImport(ctx, file({ success_url: 'https://shop.example/thanks/{CHECKOUT_SESSION_ID}' }));
+    const page = await (await fetch(`${server.url}/checkout/kit-offer?mode=test`)).text();
+    expect(page).toContain('"successUrl":"https://shop.example/thanks/{CHECKOUT_SESSION_ID}"');
+    expect(page).not.toContain('id="co-cancel"');
   });
 
   it('has no page errors', () => {
