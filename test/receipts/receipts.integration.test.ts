@@ -171,3 +171,22 @@ describe('no SMTP configured', { timeout: 120_000 }, () => {
     expect(await page.text()).toContain(`Invoice #${number}`);
   });
 });
+
+describe('a receipt queued while no SMTP server was set', { timeout: 120_000 }, () => {
+  it('goes out once the service restarts with SMTP_URL', async () => {
+    const first = await startTestServer({ env: RECEIPT_ENV });
+    const { invoiceId } = await purchase(first, 'later@example.com');
+    await vi.waitFor(async () => expect(await receiptEvents(first, invoiceId)).toEqual(['ReceiptQueued']), WAIT);
+    await first.close();
+
+    const smtp = await startSmtpReceiver();
+    const second = await startTestServer({ dataDir: first.dataDir, env: { ...RECEIPT_ENV, SMTP_URL: smtp.url } });
+    try {
+      await vi.waitFor(async () => expect(await receiptEvents(second, invoiceId)).toEqual(['ReceiptQueued', 'ReceiptSent']), WAIT);
+      expect(smtp.accepted.map((m) => m.to)).toEqual([['later@example.com']]);
+    } finally {
+      await second.close({ remove: true });
+      await smtp.close();
+    }
+  });
+});
