@@ -31,6 +31,7 @@ import { manageRoutes } from './routes/manage/manageRoutes.ts';
 import { promoRoutes } from './routes/promos/promoRoutes.ts';
 import { webhookEndpointRoutes } from './routes/webhooks/webhookEndpointRoutes.ts';
 import { openApiWebhooks } from './routes/webhooks/webhookSchemas.ts';
+import { receiptRoutes } from './routes/receipts/receiptRoutes.ts';
 
 export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */
@@ -170,6 +171,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(promoRoutes, { services });
   await app.register(webhookEndpointRoutes, { services });
   await app.register(manageRoutes, { services });
+  await app.register(receiptRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }

@@ -4,6 +4,7 @@ import type { Logger } from '../projections/projectionRunner.ts';
 import { checkoutCompletionJob } from './jobs/checkoutCompletion.ts';
 import { runUnderLeases, type Running } from './leasedWork.ts';
 import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
+import { receiptOutboxJob } from './receipts/receiptOutbox.ts';
 import type { Services } from './services.ts';
 
 export type BackgroundJob = {
@@ -17,7 +18,7 @@ export type BackgroundJob = {
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob];
+export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob, receiptOutboxJob];
 
 export async function startBackgroundJobs(
   services: Services,

@@ -129,6 +129,16 @@ export const ConfigSchema = z.object({
   /** Attempts per call (network errors, 429 and 5xx are retried), and the first back-off (doubling). */
   WEBHOOK_MAX_ATTEMPTS: whole(z.number().int().min(1).max(10)).default(4),
   WEBHOOK_RETRY_BASE_MS: whole(z.number().int().min(0)).default(1_000),
+  /**
+   * Receipts go out through this SMTP server (smtp://user:pass@host:587, smtps://… for TLS from
+   * the start). Unset: receipts stay in the outbox (`commerce outbox list`).
+   */
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  /** The From of receipt emails. */
+  RECEIPT_FROM: z.string().min(3).default('Receipts <receipts@localhost>'),
+  /** First wait after a failed send (doubling, up to an hour), and how often the outbox is looked at. */
+  RECEIPT_RETRY_BASE_SECONDS: whole(z.number().int().min(1).max(3600)).default(30),
+  RECEIPT_POLL_INTERVAL_MS: whole(z.number().int().min(50)).default(5_000),
   /** Workflows the automation worker runs at once. */
   AUTOMATION_CONCURRENCY: whole(z.number().int().min(1).max(256)).default(16),
 });

@@ -4,7 +4,16 @@ import { checkoutProjection } from './checkout/checkoutProjection.ts';
 import { identityProjection } from './identity/identityProjection.ts';
 import type { Projection } from './projection.ts';
 import { promoProjection } from './promos/promoProjection.ts';
+import { receiptProjection } from './receipts/receiptProjection.ts';
 import { webhookProjection } from './webhooks/webhookProjection.ts';
 
 /** Every read model, in the order a rebuild runs them. */
-export const allProjections: readonly Projection[] = [identityProjection, catalogProjection, automationProjection, promoProjection, checkoutProjection, webhookProjection];
+export const allProjections: readonly Projection[] = [
+  identityProjection,
+  catalogProjection,
+  automationProjection,
+  promoProjection,
+  checkoutProjection,
+  webhookProjection,
+  receiptProjection,
+];

@@ -16,6 +16,7 @@ import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateC
 import { projectionsRebuildCommand } from './projections.ts';
 import { backupCommand } from './backup.ts';
 import { eventsCopyCommand } from './events.ts';
+import { outboxListCommand, outboxShowCommand } from './outbox.ts';
 import { serveCommand } from './serve.ts';
 import { userResetPasswordCommand } from './userAccess.ts';
 import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
@@ -50,6 +51,8 @@ export const allCommands: CliCommand[] = [
   workflowListCommand,
   workflowShowCommand,
   ...webhookCommands,
+  outboxListCommand,
+  outboxShowCommand,
   projectionsRebuildCommand,
   workerProjectionsCommand,
   workerAutomationCommand,

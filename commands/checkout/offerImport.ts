@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isShopUrl, SLUG, type OfferContent } from '../../domain/checkout/offer.ts';
+import { isRedirectUrl } from '../../domain/checkout/redirectUrls.ts';
 import { loadProductByKey } from '../catalog/productCommands.ts';
 import { applyEach, filePath, ImportValidationError } from '../import/importIssues.ts';
 import { importSection, type ImportContext, type ImportIssue } from '../import/importSection.ts';
@@ -40,6 +41,8 @@ const PageImport = z.strictObject({
   blocks: z.array(BlockImport).max(50).default([]),
 });
 
+const RedirectUrlImport = z.string().refine(isRedirectUrl, 'Use an absolute http or https URL of at most 2048 characters.');
+
 export const OfferImport = z
   .strictObject({
     slug: z
@@ -55,6 +58,8 @@ export const OfferImport = z
     plan: z.string().min(1).max(255).describe("name of one of that product's plans."),
     theme: ThemeImport,
     pages: z.array(PageImport).min(1).max(20),
+    success_url: RedirectUrlImport.optional().describe('where the full-page checkout sends the buyer after paying; {CHECKOUT_SESSION_ID} is replaced by the session id.'),
+    cancel_url: RedirectUrlImport.optional().describe('where the full-page checkout sends the buyer who cancels; {CHECKOUT_SESSION_ID} as in success_url.'),
     published: z.boolean().default(false),
     shop_url: httpsUrl
       .refine(isShopUrl, 'shop_url must be an http or https URL without a user name or password, such as https://shop.example.com')
@@ -104,6 +109,8 @@ async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: numb
     name: offer.name,
     theme: offer.theme,
     pages: offer.pages,
+    ...(offer.success_url ? { success_url: offer.success_url } : {}),
+    ...(offer.cancel_url ? { cancel_url: offer.cancel_url } : {}),
     plan: {
       product_id: product.routeKey,
       plan_id: plan.id,

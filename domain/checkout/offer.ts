@@ -1,3 +1,4 @@
+import { isRedirectUrl, type RedirectUrls } from './redirectUrls.ts';
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
 import { MAX_AMOUNT } from '../shared/money.ts';
@@ -46,7 +47,7 @@ export type OfferContent = {
    * of events when absent, so offers written before it existed read the same.
    */
   shop_url?: string | null;
-};
+} & RedirectUrls;
 
 export type OfferEvent =
   | DomainEvent<
@@ -97,7 +98,19 @@ export function isShopUrl(value: string): boolean {
 /** The shop URL as events carry it: only when there is one. */
 const shopUrlField = (shopUrl: string | null | undefined) => (shopUrl ? { shop_url: shopUrl } : {});
 
+/** Only the redirect URLs that are set: offers without them keep recording (and comparing) what they did. */
+function redirects(content: RedirectUrls): RedirectUrls {
+  return {
+    ...(content.success_url ? { success_url: content.success_url } : {}),
+    ...(content.cancel_url ? { cancel_url: content.cancel_url } : {}),
+  };
+}
+
 function checkContent(content: OfferContent): void {
+  for (const field of ['success_url', 'cancel_url'] as const) {
+    const url = content[field];
+    if (url && !isRedirectUrl(url)) throw invalid('invalid_redirect_url', `The ${field} field must be an http or https URL.`, field);
+  }
   if (content.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
   if (content.shop_url && !isShopUrl(content.shop_url)) {
     throw invalid('invalid_shop_url', 'The shop_url field must be an http or https URL, such as https://shop.example.com.', 'shop_url');
@@ -139,6 +152,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           price: d.price,
           currency: d.currency,
           shop_url: d.shop_url ?? null,
+          ...redirects(d),
           publishedAt: null,
           archivedAt: null,
         };
@@ -146,8 +160,9 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
       case 'OfferUpdated': {
         if (state.status === 'none') return state;
         const { updated_at: _at, ...content } = event.data;
-        // An update without shop_url removed it.
-        return { ...state, ...content, shop_url: content.shop_url ?? null };
+        // An update without shop_url or a redirect URL removed it.
+        const { success_url: _s, cancel_url: _c, ...kept } = state;
+        return { ...kept, ...content, shop_url: content.shop_url ?? null };
       }
       case 'OfferPublished':
         return state.status === 'none' ? state : { ...state, status: 'published', publishedAt: event.data.published_at };
@@ -178,6 +193,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
             price: offerPrice(plan),
             currency,
             ...shopUrlField(shop_url),
+            ...redirects(command),
             created_at: command.now,
           },
         };
@@ -185,7 +201,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
       case 'UpdateOffer': {
         if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Offer');
         const { name, theme, pages, plan, currency, shop_url } = command;
-        const next = { name, theme, pages, plan, price: offerPrice(plan), currency, ...shopUrlField(shop_url) };
+        const next = { name, theme, pages, plan, price: offerPrice(plan), currency, ...shopUrlField(shop_url), ...redirects(command) };
         const current = {
           name: state.name,
           theme: state.theme,
@@ -194,6 +210,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           price: state.price,
           currency: state.currency,
           ...shopUrlField(state.shop_url),
+          ...redirects(state),
         };
         if (JSON.stringify(next) === JSON.stringify(current)) return [];
         if (state.status === 'archived') throw conflict('offer_archived', 'The offer is archived and can no longer change.');

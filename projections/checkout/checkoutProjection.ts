@@ -24,6 +24,9 @@ export type OfferDoc = {
   currency: string;
   /** The seller's shop, linked from the thank-you page; absent or null without one. */
   shop_url?: string | null;
+  /** Where the full-page checkout sends the buyer after paying and on cancel (domain/checkout/redirectUrls.ts). */
+  success_url?: string;
+  cancel_url?: string;
   status: OfferStatus;
   created_at: number;
   updated_at: number;
@@ -84,7 +87,9 @@ async function applyOffer(event: OfferEvent, uuid: string, occurredAt: number, t
   switch (event.type) {
     case 'OfferUpdated': {
       const { updated_at, ...content } = event.data;
-      tx.upsert(OFFERS, { ...offer, ...content, shop_url: content.shop_url ?? null, updated_at });
+      // An update without a redirect URL removes it.
+      const { success_url: _s, cancel_url: _c, ...kept } = offer;
+      tx.upsert(OFFERS, { ...kept, ...content, shop_url: content.shop_url ?? null, updated_at });
       return;
     }
     case 'OfferPublished':

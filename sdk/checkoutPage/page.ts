@@ -4,6 +4,7 @@
  * email and name as they read then, and reports each step to the SDK over the MessageChannel port
  * handed over in the handshake.
  */
+import { redirectAfterPayment, wireCancelLink, type RedirectConfig } from './redirects.ts';
 import { PROTOCOL, isEmail, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
 
 type PageConfig = {
@@ -18,7 +19,7 @@ type PageConfig = {
   recurring?: { per: string; amount: number; currency: string } | null;
   /** Set on the error pages (unknown offer, bad link): handed to the SDK, whose flow then resolves with it. */
   error?: FlowError | null;
-};
+} & RedirectConfig;
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
 const cfg = JSON.parse($('co-config')?.textContent ?? '{}') as PageConfig;
@@ -229,6 +230,7 @@ function complete(paid: SessionView, invoice: unknown, payment?: { brand: string
   emit({ type: 'purchase', session: paid, invoice, ...(payment ? { payment } : {}) });
   emit({ type: 'complete', session: paid });
   showThankYou(payment, invoice ?? paid.invoice);
+  if (!framed) redirectAfterPayment(cfg, paid.id);
 }
 
 /**
@@ -421,6 +423,7 @@ async function main(): Promise<void> {
   $('co-form')?.addEventListener('submit', (e) => void pay(e));
   $('co-close')?.addEventListener('click', () => void dismiss());
   $('co-done')?.addEventListener('click', () => send({ type: 'close' }));
+  wireCancelLink(cfg, () => session?.id ?? null);
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && framed && cfg.frame !== 'embedded') void dismiss();
   });

@@ -62,7 +62,7 @@ describe('commerce CLI beside a running server', { timeout: 240_000 }, () => {
     writeFileSync(file, JSON.stringify({ products: [{ key: 'ebook', plans: [{ ...plan, charges: [{ amount: 15.0001 }] }] }] }));
     const refused = await commerce('import', file, '--org', 'org_demo');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('products.0.plans.0.charges.0.amount: amount must be an integer in minor units: 999 for 9.99');
+    expect(refused.stderr).toContain('products[0].plans[0].charges[0].amount: amount must be an integer in minor units: 999 for 9.99');
     expect(refused.stderr).not.toMatch(/expected|received/);
 
     writeFileSync(file, JSON.stringify({ products: [{ key: 'ebook', published: true, plans: [plan] }], offers: [offer] }));

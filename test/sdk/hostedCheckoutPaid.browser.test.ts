@@ -125,7 +125,7 @@ describe('hosted checkout page, opened by its link', { timeout: 120_000 }, () =>
       await expect(
         importFile({ offers: [{ slug: 'bad-shop', name: 'Bad', product: 'pro', plan: 'once', theme, pages, shop_url }] }),
         shop_url,
-      ).rejects.toMatchObject({ issues: expect.arrayContaining([expect.objectContaining({ path: 'offers.0.shop_url' })]) });
+      ).rejects.toMatchObject({ issues: expect.arrayContaining([expect.objectContaining({ path: 'offers[0].shop_url' })]) });
     }
   });
 });

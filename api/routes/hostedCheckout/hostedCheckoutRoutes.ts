@@ -144,7 +144,13 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
         }),
       );
     }
-    const init = { offer: offerRef(found), theme: found.theme, pages: found.pages, firstPage: found.pages[0] ?? null };
+    const init = {
+      offer: offerRef(found),
+      theme: found.theme,
+      pages: found.pages,
+      firstPage: found.pages[0] ?? null,
+      redirects: { success_url: found.success_url, cancel_url: found.cancel_url },
+    };
     // The plan as the catalog has it now (the offer keeps its charges, not its interval).
     const plan = await services.readStore.get<PlanDoc>(CATALOG_PLANS, found.plan.plan_id);
     const per = plan?.organization_id === found.organization_id && plan.type === 'recurring' ? intervalWords(plan.renew_interval) : null;

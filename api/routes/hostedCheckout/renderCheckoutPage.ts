@@ -5,6 +5,8 @@ export type CheckoutInit = {
   theme?: { primary_color?: string } & Record<string, unknown>;
   pages?: Array<{ id?: string; type?: string; title?: string; blocks?: unknown[] } & Record<string, unknown>>;
   firstPage?: unknown;
+  /** The offer's success_url and cancel_url: the full-page checkout (not a frame) goes there. */
+  redirects?: { success_url?: string | undefined; cancel_url?: string | undefined };
 };
 
 /** What the page says beyond the offer's content: how often a recurring plan bills, and where the shop is. */
@@ -217,6 +219,10 @@ function shell(o: { title: string; nonce: string; look: Look; bodyClass: string;
 <script nonce="${o.nonce}">${o.script}</script></body></html>`;
 }
 
+/** The full-page checkout's way back when the offer has a cancel_url; the page script puts the session id in. */
+const cancelLink = (cancelUrl: string | undefined): string =>
+  cancelUrl ? `<p class="co-cancel"><a id="co-cancel" href="${escapeHtml(cancelUrl.split('{CHECKOUT_SESSION_ID}').join(''))}">Cancel and return</a></p>` : '';
+
 /** The whole hosted checkout page: the offer's pages in its theme, the payment form, and the thank-you page. */
 export function renderCheckoutPage(
   init: CheckoutInit,
@@ -247,7 +253,7 @@ export function renderCheckoutPage(
   const head = `<header class="co-head"><div class="co-brand">${logo ? `<img class="co-logo" src="${escapeHtml(logo)}" alt="">` : `<span class="co-mark" aria-hidden="true">${escapeHtml(init.offer.name.trim().charAt(0).toUpperCase())}</span>`}<span>${escapeHtml(init.offer.name)}</span></div>
 <span class="co-badge">${preview ? 'Preview' : 'Test mode'}</span>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`;
   const main = [
-    pageSection(checkout, FORM(preview, extras.recurring), false, preview),
+    pageSection(checkout, FORM(preview, extras.recurring) + cancelLink(framed ? undefined : init.redirects?.cancel_url), false, preview),
     ...others.map((p) => pageSection(p, '', true, preview)),
     pageSection(thanks, '', true, preview).replace('>', `>${THANKS}`).replace('</section>', `${THANKS_END(framed, extras.shopUrl)}</section>`),
   ].join('\n');
@@ -268,6 +274,7 @@ export function renderCheckoutPage(
       promo: params.promo,
       buttonText,
       recurring: extras.recurring,
+      ...(framed ? {} : { successUrl: init.redirects?.success_url ?? null, cancelUrl: init.redirects?.cancel_url ?? null }),
     },
     script,
   });

@@ -1,0 +1,112 @@
+import { receiptUrl } from '../../app/receipts/receiptOutbox.ts';
+import { formatMoney, receiptEmail } from '../../domain/receipts/receiptMessage.ts';
+import { notFound } from '../../domain/shared/domainError.ts';
+import type { Filter } from '../../projections/readStore.ts';
+import { RECEIPTS, type ReceiptDoc } from '../../projections/receipts/receiptProjection.ts';
+import { CliUsageError, type CliCommand } from '../command.ts';
+
+type ListedReceipt = {
+  invoice_id: string;
+  invoice_number: number;
+  organization_id: string;
+  to: string;
+  total: string;
+  status: ReceiptDoc['status'];
+  attempts: number;
+  last_error: string | null;
+  queued_at: number;
+  sent_at: number | null;
+};
+
+const NO_SMTP = 'SMTP_URL is not set: receipts stay in the outbox. See one with `commerce outbox show INVOICE_ID`.';
+
+export const outboxListCommand: CliCommand = {
+  path: ['outbox', 'list'],
+  usage: 'outbox list [--org ORG] [--status queued|sent] [--limit N]',
+  description: 'List the receipt emails of paid invoices, newest first: queued (not sent yet, or failing and retried) or sent.',
+  options: { org: 'string', status: 'string', limit: 'string' },
+  async run({ services, options, catchUp }) {
+    const status = options.status;
+    if (status !== undefined && status !== 'queued' && status !== 'sent') throw new CliUsageError('--status is queued or sent');
+    const limit = options.limit === undefined ? 50 : Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CliUsageError('--limit is a whole number from 1 to 1000');
+    const filter: Filter = {};
+    if (typeof options.org === 'string') filter.organization_id = options.org;
+    if (typeof status === 'string') filter.status = status;
+    await catchUp();
+    const docs = await services.readStore.find<ReceiptDoc>(RECEIPTS, { filter, sort: [['queued_at', -1]], limit });
+    const receipts: ListedReceipt[] = docs.map((d) => ({
+      invoice_id: d.id,
+      invoice_number: d.receipt.invoice_number,
+      organization_id: d.organization_id,
+      to: d.receipt.buyer_email,
+      total: formatMoney(d.receipt.total, d.receipt.currency),
+      status: d.status,
+      attempts: d.attempts,
+      last_error: d.last_error,
+      queued_at: d.queued_at,
+      sent_at: d.sent_at,
+    }));
+    return { smtp: Boolean(services.config.SMTP_URL), receipts };
+  },
+  format: (r: { smtp: boolean; receipts: ListedReceipt[] }) =>
+    [
+      ...(r.receipts.length === 0 ? ['No receipts in the outbox.'] : []),
+      ...r.receipts.map(
+        (x) =>
+          `${x.invoice_id}  #${x.invoice_number}  ${x.to}  ${x.total}  ${x.status}${x.attempts > 0 ? ` (${x.attempts} attempt${x.attempts > 1 ? 's' : ''})` : ''}${
+            x.status === 'queued' && x.last_error ? `  last error: ${x.last_error}` : ''
+          }`,
+      ),
+      ...(r.smtp ? [] : [NO_SMTP]),
+    ].join('\n'),
+};
+
+type ShownReceipt = {
+  invoice_id: string;
+  status: ReceiptDoc['status'];
+  attempts: number;
+  last_error: string | null;
+  from: string;
+  to: string;
+  subject: string;
+  text: string;
+  receipt_url: string;
+};
+
+export const outboxShowCommand: CliCommand = {
+  path: ['outbox', 'show'],
+  usage: 'outbox show INVOICE_ID',
+  maxArgs: 1,
+  description: 'Show one receipt email as it is (or was) sent, with the link to its receipt page and PDF.',
+  async run({ services, args, catchUp }) {
+    const invoiceId = args[0];
+    if (!invoiceId) throw new CliUsageError('outbox show takes the invoice id (see `commerce outbox list`)');
+    await catchUp();
+    const doc = await services.readStore.get<ReceiptDoc>(RECEIPTS, invoiceId);
+    if (!doc) throw notFound('Receipt');
+    const url = receiptUrl(services.config, doc.token);
+    const email = receiptEmail(doc.receipt, url);
+    return {
+      invoice_id: doc.id,
+      status: doc.status,
+      attempts: doc.attempts,
+      last_error: doc.last_error,
+      from: services.config.RECEIPT_FROM,
+      to: doc.receipt.buyer_email,
+      subject: email.subject,
+      text: email.text,
+      receipt_url: url,
+    };
+  },
+  format: (r: ShownReceipt) =>
+    [
+      `${r.status === 'sent' ? 'Sent' : 'Queued'} receipt of invoice ${r.invoice_id}${r.attempts > 0 ? ` (${r.attempts} attempt${r.attempts > 1 ? 's' : ''})` : ''}`,
+      ...(r.status === 'queued' && r.last_error ? [`Last error: ${r.last_error}`] : []),
+      `From: ${r.from}`,
+      `To: ${r.to}`,
+      `Subject: ${r.subject}`,
+      '',
+      r.text,
+    ].join('\n'),
+};

@@ -1,0 +1,47 @@
+import type { ReceiptSnapshot } from './receipt.ts';
+
+/** An amount in minor units as people read it: `€24.00`, `¥500`. English, so every receipt reads the same. */
+export function formatMoney(minor: number, currency: string): string {
+  try {
+    const format = new Intl.NumberFormat('en', { style: 'currency', currency });
+    return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
+  } catch {
+    return `${(minor / 100).toFixed(2)} ${currency}`;
+  }
+}
+
+/** `2026-11-24`, in UTC. */
+export const formatDate = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().slice(0, 10);
+
+export const invoiceLabel = (r: ReceiptSnapshot): string => `Invoice #${r.invoice_number}`;
+
+export type ReceiptEmail = { subject: string; text: string; html: string };
+
+const escapeHtml = (value: unknown): string =>
+  String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** The receipt email: invoice number, lines, total, and the link to the receipt page (and its PDF). */
+export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string): ReceiptEmail {
+  const subject = `Your receipt from ${r.organization_name}: ${invoiceLabel(r)}`;
+  const total = formatMoney(r.total, r.currency);
+  const text = [
+    `Thank you for your purchase${r.buyer_name ? `, ${r.buyer_name}` : ''}.`,
+    '',
+    `${invoiceLabel(r)}, paid on ${formatDate(r.paid_at)} with ${r.card.brand} ending in ${r.card.last4}.`,
+    '',
+    ...r.lines.map((l) => `  ${l.name}: ${formatMoney(l.amount, r.currency)}`),
+    `  Total: ${total}`,
+    '',
+    `Your receipt and the invoice as a PDF: ${receiptUrl}`,
+    '',
+    r.organization_name,
+  ].join('\n');
+  const rows = r.lines.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td align="right">${escapeHtml(formatMoney(l.amount, r.currency))}</td></tr>`).join('');
+  const html =
+    `<p>Thank you for your purchase${r.buyer_name ? `, ${escapeHtml(r.buyer_name)}` : ''}.</p>` +
+    `<p>${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>` +
+    `<table>${rows}<tr><th align="left">Total</th><th align="right">${escapeHtml(total)}</th></tr></table>` +
+    `<p><a href="${escapeHtml(receiptUrl)}">Your receipt and the invoice as a PDF</a></p>` +
+    `<p>${escapeHtml(r.organization_name)}</p>`;
+  return { subject, text, html };
+}
