@@ -1,6 +1,6 @@
-import type { EventStore } from '../commands/eventStore.ts';
+import type { EventStore } from '../eventStore/eventStore.ts';
 import type { ProjectionRunner } from '../projections/projectionRunner.ts';
-import type { ReadStore } from '../projections/readStore.ts';
+import type { ReadStore } from '../readStore/readStore.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
 

@@ -3,7 +3,7 @@ import { isShopUrl, SLUG, type OfferContent } from '../../domain/checkout/offer.
 import { loadProductByKey } from '../catalog/productCommands.ts';
 import { applyEach, filePath, ImportValidationError } from '../import/importIssues.ts';
 import { importSection, type ImportContext, type ImportIssue } from '../import/importSection.ts';
-import { reservedSlugMessage } from './offerRef.ts';
+import { reservedSlugMessage } from '../../lib/offerRef.ts';
 import { publishOffer, upsertOffer, type OfferSummary } from './offerCommands.ts';
 
 const HEX = /^#[0-9a-fA-F]{6}$/;
