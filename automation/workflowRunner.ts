@@ -1,5 +1,4 @@
-import type { Services } from '../app/services.ts';
-import type { BackgroundJob } from '../app/backgroundJobs.ts';
+import type { BackgroundJob, Services } from '../app/services.ts';
 import type { EventMetadata, RecordedEvent } from '../eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../commands/handleCommand.ts';
 import { enrolParticipant } from '../commands/promos/promoCommands.ts';
