@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Actor, EventMetadata } from '../commands/eventStore.ts';
+import type { Actor, EventMetadata } from '../eventStore/eventStore.ts';
 import type { CommandContext } from '../commands/handleCommand.ts';
 import type { Services } from '../app/services.ts';
 

@@ -5,13 +5,9 @@ import { checkoutCompletionJob } from './jobs/checkoutCompletion.ts';
 import { runUnderLeases, type Running } from './leasedWork.ts';
 import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
 import { receiptOutboxJob } from './receipts/receiptOutbox.ts';
-import type { Services } from './services.ts';
+import type { BackgroundJob, Services } from './services.ts';
 
-export type BackgroundJob = {
-  name: string;
-  /** Starts the job; the returned stop() resolves once it has stopped at a safe point. */
-  start(services: Services, logger: Logger): Promise<{ stop(): Promise<void> }>;
-};
+export type { BackgroundJob };
 
 /**
  * Work that runs beside the API in the embedded profile (and in workers in the production

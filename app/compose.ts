@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { EventStore } from '../commands/eventStore.ts';
-import { backupDataDir, BackupRefused, type BackupResult } from '../commands/sqlite/backupDataDir.ts';
-import { openSqliteEventStore } from '../commands/sqlite/sqliteEventStore.ts';
+import type { EventStore } from '../eventStore/eventStore.ts';
+import { backupDataDir, BackupRefused, type BackupResult } from '../sqlite/backupDataDir.ts';
+import { openSqliteEventStore } from '../eventStore/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../projections/allProjections.ts';
 import { watchProjections } from '../projections/checkpointWatcher.ts';
 import { startProjections, type Logger } from '../projections/projectionRunner.ts';
-import type { ReadStore } from '../projections/readStore.ts';
-import { openSqliteReadStore } from '../projections/sqlite/sqliteReadStore.ts';
+import type { ReadStore } from '../readStore/readStore.ts';
+import { openSqliteReadStore } from '../readStore/sqlite/sqliteReadStore.ts';
 import { ConfigError, isProductionProfile, type Config } from './config.ts';
 import { esdbConnectionStringProblem, isEventStoreUrl } from './eventStoreUrl.ts';
 import { createMetrics } from './metrics.ts';
@@ -27,8 +27,8 @@ export async function openStores(config: Config): Promise<Stores> {
     // Loaded only here: their clients take a quarter of a second to load, which every CLI
     // command and every start of the embedded profile would otherwise pay.
     const [{ openMongoReadStore }, { openEsdbEventStore }] = await Promise.all([
-      import('../projections/mongodb/mongoReadStore.ts'),
-      import('../commands/esdb/esdbEventStore.ts'),
+      import('../readStore/mongodb/mongoReadStore.ts'),
+      import('../eventStore/esdb/esdbEventStore.ts'),
     ]);
     const readStore = await openMongoReadStore(config.MONGODB_URL!, config.MONGODB_DB);
     return { store: openEsdbEventStore(config.EVENTSTORE_URL!), readStore };
@@ -46,12 +46,12 @@ export async function openEventStoreAt(location: string): Promise<EventStore> {
   if (isEventStoreUrl(location)) {
     const problem = esdbConnectionStringProblem(location);
     if (problem) throw new ConfigError(`invalid event store address: ${problem}`);
-    return (await import('../commands/esdb/esdbEventStore.ts')).openEsdbEventStore(location);
+    return (await import('../eventStore/esdb/esdbEventStore.ts')).openEsdbEventStore(location);
   }
   return openSqliteEventStore({ file: join(resolve(location), 'commerce.db') });
 }
 
-/** `commerce backup`: a consistent copy of the embedded profile's data directory (see commands/sqlite/backupDataDir.ts). */
+/** `commerce backup`: a consistent copy of the embedded profile's data directory (see sqlite/backupDataDir.ts). */
 export function backupEmbeddedData(config: Config, to: string): BackupResult {
   if (isProductionProfile(config)) {
     throw new BackupRefused("backup copies the embedded profile's data directory; back EventStoreDB and MongoDB up with their own tools");

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Logger } from '../projections/projectionRunner.ts';
-import type { ReadStore } from '../projections/readStore.ts';
+import type { ReadStore } from '../readStore/readStore.ts';
 
 export type Running = { stop(): Promise<void> };
 

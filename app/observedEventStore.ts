@@ -1,4 +1,4 @@
-import type { EventStore } from '../commands/eventStore.ts';
+import type { EventStore } from '../eventStore/eventStore.ts';
 import type { Metrics } from './metrics.ts';
 
 /**

@@ -1,7 +1,7 @@
-import type { EventStore } from '../commands/eventStore.ts';
+import type { EventStore } from '../eventStore/eventStore.ts';
 import type { Projection } from '../projections/projection.ts';
 import type { ProjectionRunner } from '../projections/projectionRunner.ts';
-import type { ReadStore } from '../projections/readStore.ts';
+import type { ReadStore } from '../readStore/readStore.ts';
 import type { Clock } from './services.ts';
 import type { ProjectionLag } from './metrics.ts';
 

@@ -1,6 +1,6 @@
-import type { EventStore } from '../commands/eventStore.ts';
-import type { ProjectionRunner } from '../projections/projectionRunner.ts';
-import type { ReadStore } from '../projections/readStore.ts';
+import type { EventStore } from '../eventStore/eventStore.ts';
+import type { Logger, ProjectionRunner } from '../projections/projectionRunner.ts';
+import type { ReadStore } from '../readStore/readStore.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -22,4 +22,14 @@ export type Services = {
   projections: ProjectionRunner | null;
   /** Prometheus metrics of this process (served at /metrics): record outbound webhook results here. */
   metrics: Metrics;
+};
+
+/**
+ * Work run beside the API or in a worker (app/backgroundJobs.ts lists them). Declared here, with
+ * Services, so jobs below app/ (automation/) implement it without importing the list of jobs.
+ */
+export type BackgroundJob = {
+  name: string;
+  /** Starts the job; the returned stop() resolves once it has stopped at a safe point. */
+  start(services: Services, logger: Logger): Promise<{ stop(): Promise<void> }>;
 };

@@ -1,6 +1,5 @@
-import type { Services } from '../app/services.ts';
-import type { BackgroundJob } from '../app/backgroundJobs.ts';
-import type { EventMetadata, RecordedEvent } from '../commands/eventStore.ts';
+import type { BackgroundJob, Services } from '../app/services.ts';
+import type { EventMetadata, RecordedEvent } from '../eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../commands/handleCommand.ts';
 import { enrolParticipant } from '../commands/promos/promoCommands.ts';
 import type { Action } from '../domain/automation/actions.ts';
@@ -11,7 +10,7 @@ import { nextStep, workflowDecider, workflowStream, type StepResult } from '../d
 import { fold } from '../domain/shared/decider.ts';
 import { DomainError } from '../domain/shared/domainError.ts';
 import { assertCheckpointInLog } from '../projections/assertCheckpointInLog.ts';
-import { CheckpointConflictError } from '../projections/readStore.ts';
+import { CheckpointConflictError } from '../readStore/readStore.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { sendWebhook } from './sendWebhook.ts';
 

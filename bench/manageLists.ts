@@ -21,7 +21,7 @@ import { inviteUser } from '../commands/identity/accountCommands.ts';
 import { createOrganization, createUser } from '../commands/identity/identityCommands.ts';
 import { CATALOG_PRODUCTS } from '../projections/catalog/catalogProjection.ts';
 import { CHECKOUT_SESSIONS } from '../projections/checkout/checkoutProjection.ts';
-import type { Doc, WriteOp } from '../projections/readStore.ts';
+import type { Doc, WriteOp } from '../readStore/readStore.ts';
 import { benchFlags, load } from './processes.ts';
 
 const ORG = 'org_bench';

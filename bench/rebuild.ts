@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { compose } from '../app/compose.ts';
 import { loadConfig } from '../app/config.ts';
-import type { NewEvent, RecordedEvent } from '../commands/eventStore.ts';
+import type { NewEvent, RecordedEvent } from '../eventStore/eventStore.ts';
 import type { CommandContext } from '../commands/handleCommand.ts';
 import { runImport } from '../commands/import/importFile.ts';
 import { createApiKey, createOrganization, createUser } from '../commands/identity/identityCommands.ts';

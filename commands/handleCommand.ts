@@ -1,9 +1,9 @@
 import { timeOrderedUuid } from './timeOrderedUuid.ts';
 import { asArray, type Decider, type DomainEvent } from '../domain/shared/decider.ts';
-import { deepFreeze } from '../domain/shared/deepFreeze.ts';
+import { deepFreeze } from '../lib/deepFreeze.ts';
 import { DomainError } from '../domain/shared/domainError.ts';
-import { Generations } from '../domain/shared/generations.ts';
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent, type RecordedEvent } from './eventStore.ts';
+import { Generations } from '../lib/generations.ts';
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent, type RecordedEvent } from '../eventStore/eventStore.ts';
 
 export type CommandContext = {
   store: EventStore;

@@ -1,5 +1,5 @@
 import { timeOrderedUuid } from './timeOrderedUuid.ts';
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from './eventStore.ts';
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from '../eventStore/eventStore.ts';
 
 type Waiter = { metadata: EventMetadata; resolve: (id: number) => void; reject: (error: unknown) => void };
 type Counter = { known: number | null; waiting: Waiter[]; running: boolean };

@@ -6,7 +6,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   type StreamAppend,
-} from './eventStore.ts';
+} from '../eventStore/eventStore.ts';
 
 /** What a staged store holds: every append the commands made, kept back. */
 export type StagedAppends = {

@@ -1,4 +1,4 @@
-import type { EventStore } from '../commands/eventStore.ts';
+import type { EventStore } from '../eventStore/eventStore.ts';
 
 /** A stored checkpoint lies past the end of the event log. */
 export class CheckpointAheadError extends Error {

@@ -1,6 +1,6 @@
 import type { Projection } from './projection.ts';
 import type { ProjectionRunner } from './projectionRunner.ts';
-import type { ReadStore } from './readStore.ts';
+import type { ReadStore } from '../readStore/readStore.ts';
 
 type Waiter = { position: number; deadline: number; resolve: (ok: boolean) => void };
 

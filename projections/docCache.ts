@@ -1,5 +1,5 @@
-import { Generations } from '../domain/shared/generations.ts';
-import type { Doc, WriteOp } from './readStore.ts';
+import { Generations } from '../lib/generations.ts';
+import type { Doc, WriteOp } from '../readStore/readStore.ts';
 
 /**
  * The documents one projection runner last read or committed, so a later batch that updates them

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../commands/eventStore.ts';
-import type { Doc } from './readStore.ts';
+import type { RecordedEvent } from '../eventStore/eventStore.ts';
+import type { Doc } from '../readStore/readStore.ts';
 
 /** What a projection may do while applying events: read its own documents and write them. */
 export interface ProjectionTx {

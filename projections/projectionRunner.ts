@@ -1,8 +1,8 @@
-import type { EventStore, RecordedEvent, Subscription } from '../commands/eventStore.ts';
+import type { EventStore, RecordedEvent, Subscription } from '../eventStore/eventStore.ts';
 import { assertCheckpointInLog } from './assertCheckpointInLog.ts';
 import { DocCache } from './docCache.ts';
 import type { Projection } from './projection.ts';
-import { CheckpointConflictError, type ReadStore, type WriteOp } from './readStore.ts';
+import { CheckpointConflictError, type ReadStore, type WriteOp } from '../readStore/readStore.ts';
 import { UnitOfWork } from './unitOfWork.ts';
 
 export type Logger = {

@@ -1,6 +1,6 @@
-import type { Doc, ReadStore, WriteOp } from './readStore.ts';
+import type { Doc, ReadStore, WriteOp } from '../readStore/readStore.ts';
 import type { ProjectionTx } from './projection.ts';
-import { deepFreeze } from '../domain/shared/deepFreeze.ts';
+import { deepFreeze } from '../lib/deepFreeze.ts';
 import type { DocCache } from './docCache.ts';
 
 /**

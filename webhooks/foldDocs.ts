@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../commands/eventStore.ts';
+import type { RecordedEvent } from '../eventStore/eventStore.ts';
 import type { Projection, ProjectionTx } from '../projections/projection.ts';
-import type { Doc } from '../projections/readStore.ts';
+import type { Doc } from '../readStore/readStore.ts';
 
 /**
  * Runs a projection's own `apply` over a resource's events in memory: the document its read model

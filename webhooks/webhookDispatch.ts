@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import type { Services } from '../app/services.ts';
 import { retryable, sendOnce } from '../automation/sendWebhook.ts';
-import type { EventMetadata } from '../commands/eventStore.ts';
+import type { EventMetadata } from '../eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../commands/handleCommand.ts';
 import type { SecretBox } from '../commands/webhooks/secretBox.ts';
 import { loadWebhookEndpoint } from '../commands/webhooks/webhookEndpointCommands.ts';

@@ -1,5 +1,5 @@
 import type { Services } from '../app/services.ts';
-import type { EventMetadata, RecordedEvent } from '../commands/eventStore.ts';
+import type { EventMetadata, RecordedEvent } from '../eventStore/eventStore.ts';
 import { handleCommand } from '../commands/handleCommand.ts';
 import { PUBLIC_TYPE_OF } from '../domain/webhooks/eventTypes.ts';
 import { deliveryId, webhookDeliveryDecider, webhookDeliveryStream } from '../domain/webhooks/webhookDelivery.ts';

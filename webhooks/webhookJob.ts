@@ -1,9 +1,8 @@
-import type { BackgroundJob } from '../app/backgroundJobs.ts';
-import type { Services } from '../app/services.ts';
+import type { BackgroundJob, Services } from '../app/services.ts';
 import { secretBox } from '../commands/webhooks/secretBox.ts';
 import { SOURCE_STREAM_PREFIXES } from '../domain/webhooks/eventTypes.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
-import { CheckpointConflictError } from '../projections/readStore.ts';
+import { CheckpointConflictError } from '../readStore/readStore.ts';
 import { dispatchDue } from './webhookDispatch.ts';
 import { fanOut } from './webhookFanout.ts';
 

@@ -1,4 +1,4 @@
-import { Generations } from '../../domain/shared/generations.ts';
+import { Generations } from '../../lib/generations.ts';
 
 type Window = { current: number; startedMs: number };
 type Answer = { current: number; ttl: number };

@@ -1,11 +1,10 @@
 import { completePaidInvoiceSession } from '../../commands/checkout/sessionCommands.ts';
-import type { RecordedEvent } from '../../commands/eventStore.ts';
+import type { RecordedEvent } from '../../eventStore/eventStore.ts';
 import { DomainError } from '../../domain/shared/domainError.ts';
 import type { Logger } from '../../projections/projectionRunner.ts';
 import { assertCheckpointInLog } from '../../projections/assertCheckpointInLog.ts';
-import { CheckpointConflictError } from '../../projections/readStore.ts';
-import type { BackgroundJob } from '../backgroundJobs.ts';
-import type { Services } from '../services.ts';
+import { CheckpointConflictError } from '../../readStore/readStore.ts';
+import type { BackgroundJob, Services } from '../services.ts';
 
 export const CHECKOUT_COMPLETION_CHECKPOINT = 'job:checkout-completion';
 

@@ -3,8 +3,7 @@ import { expireSession } from '../../commands/checkout/sessionCommands.ts';
 import type { CommandContext } from '../../commands/handleCommand.ts';
 import { CHECKOUT_SESSIONS, type SessionDoc } from '../../projections/checkout/checkoutProjection.ts';
 import type { Logger } from '../../projections/projectionRunner.ts';
-import type { BackgroundJob } from '../backgroundJobs.ts';
-import type { Services } from '../services.ts';
+import type { BackgroundJob, Services } from '../services.ts';
 
 const BATCH = 200;
 

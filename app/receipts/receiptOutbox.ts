@@ -1,5 +1,5 @@
 import { nanoid } from 'nanoid';
-import type { EventMetadata, RecordedEvent } from '../../commands/eventStore.ts';
+import type { EventMetadata, RecordedEvent } from '../../eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../../commands/handleCommand.ts';
 import type { CardSummary } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, type InvoiceEvent } from '../../domain/checkout/invoice.ts';
@@ -8,11 +8,10 @@ import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, ty
 import { receiptEmail } from '../../domain/receipts/receiptMessage.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import type { Logger } from '../../projections/projectionRunner.ts';
-import { CheckpointConflictError } from '../../projections/readStore.ts';
+import { CheckpointConflictError } from '../../readStore/readStore.ts';
 import { RECEIPTS, type ReceiptDoc } from '../../projections/receipts/receiptProjection.ts';
-import type { BackgroundJob } from '../backgroundJobs.ts';
 import type { Config } from '../config.ts';
-import type { Services } from '../services.ts';
+import type { BackgroundJob, Services } from '../services.ts';
 import { smtpMailer, type Mailer } from './smtpMailer.ts';
 
 export const RECEIPT_CHECKPOINT = 'receipt_outbox';

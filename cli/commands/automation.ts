@@ -11,7 +11,7 @@ import {
 import { PROMOS, type PromoDoc } from '../../projections/promos/promoProjection.ts';
 import type { Services } from '../../app/services.ts';
 import { serviceBaseUrl } from '../../app/serverUrlFile.ts';
-import type { Filter } from '../../projections/readStore.ts';
+import type { Filter } from '../../readStore/readStore.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
 import { CliUsageError, type CliCommand, type CliContext } from '../command.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { archiveProduct, publishProduct } from '../../commands/catalog/productCommands.ts';
-import { decodeRouteKey } from '../../commands/routeKeys.ts';
+import { decodeRouteKey } from '../../lib/routeKeys.ts';
 import { DomainError, notFound } from '../../domain/shared/domainError.ts';
 import type { ProductDoc } from '../../projections/catalog/catalogProjection.ts';
 import { findProductAnyOrganization, findProductByKey } from '../../projections/catalog/catalogQueries.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openEventStoreAt } from '../../app/compose.ts';
 import { isEventStoreUrl } from '../../app/eventStoreUrl.ts';
-import { copyEvents, type CopyResult } from '../../commands/copyEvents.ts';
+import { copyEvents, type CopyResult } from '../../eventStore/copyEvents.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { progressBar } from '../progressBar.ts';
 

@@ -1,7 +1,7 @@
 import { receiptUrl } from '../../app/receipts/receiptOutbox.ts';
 import { formatMoney, receiptEmail } from '../../domain/receipts/receiptMessage.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
-import type { Filter } from '../../projections/readStore.ts';
+import type { Filter } from '../../readStore/readStore.ts';
 import { RECEIPTS, type ReceiptDoc } from '../../projections/receipts/receiptProjection.ts';
 import { CliUsageError, type CliCommand } from '../command.ts';
 

@@ -7,7 +7,7 @@ import {
   type ReceivedWebhook,
 } from '../../domain/automation/webhookReception.ts';
 import { fold } from '../../domain/shared/decider.ts';
-import type { EventMetadata, EventStore } from '../eventStore.ts';
+import type { EventMetadata, EventStore } from '../../eventStore/eventStore.ts';
 import { handleCommand } from '../handleCommand.ts';
 import { timeOrderedUuid } from '../timeOrderedUuid.ts';
 import { loadTrigger, triggerKeyStream } from './automationCommands.ts';

@@ -1,4 +1,4 @@
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from '../eventStore.ts';
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from '../../eventStore/eventStore.ts';
 import { timeOrderedUuid } from '../timeOrderedUuid.ts';
 
 /**

@@ -10,10 +10,10 @@ import {
 } from '../../domain/catalog/product.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError } from '../eventStore.ts';
+import { WrongExpectedRevisionError } from '../../eventStore/eventStore.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
 import { allocateId } from '../idAllocator.ts';
-import { encodeRouteKey } from '../routeKeys.ts';
+import { encodeRouteKey } from '../../lib/routeKeys.ts';
 
 /** Counter names of allocateId: the integer ids behind product and plan route keys. */
 export const PRODUCT_COUNTER = 'product';

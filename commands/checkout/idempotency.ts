@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError, type RecordedEvent } from '../eventStore.ts';
+import { WrongExpectedRevisionError, type RecordedEvent } from '../../eventStore/eventStore.ts';
 import { toNewEvent, type CommandContext } from '../handleCommand.ts';
 
 /** Keys are kept this long (Stripe's 24 hours); after that a key may be used again. */

@@ -8,11 +8,11 @@ import {
 } from '../../domain/checkout/offer.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import { DomainError } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError } from '../eventStore.ts';
+import { WrongExpectedRevisionError } from '../../eventStore/eventStore.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
 import { allocateId } from '../idAllocator.ts';
-import { encodeRouteKey } from '../routeKeys.ts';
-import { reservedSlugMessage } from './offerRef.ts';
+import { encodeRouteKey } from '../../lib/routeKeys.ts';
+import { reservedSlugMessage } from '../../lib/offerRef.ts';
 
 export type OfferInput = OfferContent & { organizationId: string; slug: string };
 export type OfferSummary = { uuid: string; id: string; slug: string; name: string; created: boolean };

@@ -4,7 +4,7 @@ import { isRedirectUrl } from '../../domain/checkout/redirectUrls.ts';
 import { loadProductByKey } from '../catalog/productCommands.ts';
 import { applyEach, filePath, ImportValidationError } from '../import/importIssues.ts';
 import { importSection, type ImportContext, type ImportIssue } from '../import/importSection.ts';
-import { reservedSlugMessage } from './offerRef.ts';
+import { reservedSlugMessage } from '../../lib/offerRef.ts';
 import { publishOffer, upsertOffer, type OfferSummary } from './offerCommands.ts';
 
 const HEX = /^#[0-9a-fA-F]{6}$/;

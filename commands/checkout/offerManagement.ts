@@ -1,7 +1,6 @@
 import type { OfferContent, OfferState } from '../../domain/checkout/offer.ts';
 import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import { findProductByKey, listPlans } from '../../projections/catalog/catalogQueries.ts';
-import type { ReadStore } from '../../projections/readStore.ts';
+import { loadProductByKey } from '../catalog/productCommands.ts';
 import type { CommandContext } from '../handleCommand.ts';
 import { archiveOffer, loadOffer, publishOffer, upsertOffer } from './offerCommands.ts';
 
@@ -9,15 +8,18 @@ export type KnownOffer = Exclude<OfferState, { status: 'none' }>;
 
 const invalidField = (field: string, message: string) => new DomainError('invalid', 'validation_failed', message, { [field]: [message] });
 
-/** What an offer sells, as `commerce import` resolves it: a product by key, one of its plans by name. */
+/**
+ * What an offer sells, as `commerce import` resolves it: a product by key, one of its plans by
+ * name, both read from the product's streams.
+ */
 export async function offerPlanContent(
-  readStore: ReadStore,
+  ctx: Pick<CommandContext, 'store'>,
   organizationId: string,
   input: { name: string; product: string; plan: string; theme: OfferContent['theme']; pages: OfferContent['pages'] },
 ): Promise<OfferContent> {
-  const product = await findProductByKey(readStore, organizationId, input.product);
+  const product = await loadProductByKey(ctx, organizationId, input.product);
   if (!product) throw invalidField('product', `No product with key ${input.product} in this organization.`);
-  const plan = (await listPlans(readStore, product)).find((p) => p.name === input.plan);
+  const plan = product.plans.find((p) => p.name === input.plan);
   if (!plan) throw invalidField('plan', `Product ${input.product} has no plan named ${input.plan}.`);
   if (plan.charges.length === 0) throw invalidField('plan', `Plan ${input.plan} has no charges to sell.`);
   return {
@@ -25,7 +27,7 @@ export async function offerPlanContent(
     theme: input.theme,
     pages: input.pages,
     plan: {
-      product_id: product.route_key,
+      product_id: product.routeKey,
       plan_id: plan.id,
       plan_name: plan.name,
       charges: plan.charges.map((c, n) => ({ id: c.id, name: plan.charges.length === 1 ? plan.display_name : `${plan.display_name} (${n + 1})`, amount: c.amount })),

@@ -12,7 +12,7 @@ import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts'
 import type { OfferPlan } from '../../domain/checkout/offer.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import type { RecordedEvent } from '../eventStore.ts';
+import type { RecordedEvent } from '../../eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
 import { allocateId } from '../idAllocator.ts';
 import type { CardInput, PaymentProvider } from '../payments/paymentProvider.ts';

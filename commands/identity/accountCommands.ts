@@ -12,7 +12,7 @@ import {
 } from '../../domain/identity/userSession.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError, type EventStore } from '../eventStore.ts';
+import { WrongExpectedRevisionError, type EventStore } from '../../eventStore/eventStore.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
 import {
   dummyPasswordHash,

@@ -4,7 +4,7 @@ import { apiKeyDecider, apiKeyStream } from '../../domain/identity/apiKey.ts';
 import { organizationDecider, organizationStream } from '../../domain/identity/organization.ts';
 import { normalizeEmail, userDecider, userEmailStream, userStream, type Role } from '../../domain/identity/user.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError } from '../eventStore.ts';
+import { WrongExpectedRevisionError } from '../../eventStore/eventStore.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
 import { generateApiKey } from './credentials.ts';
 

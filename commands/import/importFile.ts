@@ -1,6 +1,6 @@
 
 import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError } from '../eventStore.ts';
+import { WrongExpectedRevisionError } from '../../eventStore/eventStore.ts';
 import { organizationExists } from '../identity/identityCommands.ts';
 import { stageAppends } from '../stagedAppends.ts';
 import { filePath, ImportValidationError, type ImportIssue } from './importIssues.ts';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CommandContext } from '../handleCommand.ts';
-import type { ReadStore } from '../../projections/readStore.ts';
+import type { ReadStore } from '../../readStore/readStore.ts';
 import type { ImportIssue } from './importIssues.ts';
 
 export type { ImportIssue };

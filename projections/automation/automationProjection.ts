@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../commands/eventStore.ts';
+import type { RecordedEvent } from '../../eventStore/eventStore.ts';
 import type { Action } from '../../domain/automation/actions.ts';
 import type { SequenceEvent } from '../../domain/automation/sequence.ts';
 import type { TriggerEvent, TriggerSample } from '../../domain/automation/trigger.ts';

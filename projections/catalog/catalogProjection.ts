@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../commands/eventStore.ts';
+import type { RecordedEvent } from '../../eventStore/eventStore.ts';
 import { productEventTypes, type Family, type Feature, type Plan, type ProductEvent, type Twin } from '../../domain/catalog/product.ts';
 import type { Projection, ProjectionTx } from '../projection.ts';
 

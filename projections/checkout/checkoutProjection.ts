@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../commands/eventStore.ts';
-import { encodeRouteKey } from '../../commands/routeKeys.ts';
+import type { RecordedEvent } from '../../eventStore/eventStore.ts';
+import { encodeRouteKey } from '../../lib/routeKeys.ts';
 import type { OfferEvent, OfferPage, OfferPlan, OfferStatus, OfferTheme } from '../../domain/checkout/offer.ts';
 import { evolveSessionView, type CheckoutEvent, type SessionView } from '../../domain/checkout/sessionView.ts';
 import type { Projection, ProjectionTx } from '../projection.ts';

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../commands/eventStore.ts';
+import type { RecordedEvent } from '../../eventStore/eventStore.ts';
 import type { ApiKeyEvent } from '../../domain/identity/apiKey.ts';
 import type { OrganizationEvent } from '../../domain/identity/organization.ts';
 import type { Role, UserEvent } from '../../domain/identity/user.ts';

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../commands/eventStore.ts';
+import type { RecordedEvent } from '../../eventStore/eventStore.ts';
 import type { PromoEvent, PromoOffers, PromoTier } from '../../domain/promos/promo.ts';
 import type { Projection } from '../projection.ts';
 

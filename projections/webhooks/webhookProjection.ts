@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../commands/eventStore.ts';
+import type { RecordedEvent } from '../../eventStore/eventStore.ts';
 import type { WebhookEventType } from '../../domain/webhooks/eventTypes.ts';
 import type { DeliveryStatus, WebhookDeliveryEvent } from '../../domain/webhooks/webhookDelivery.ts';
 import type { DisabledReason, WebhookEndpointEvent } from '../../domain/webhooks/webhookEndpoint.ts';

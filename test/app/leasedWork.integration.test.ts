@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runUnderLeases, type LeasedWork, type Running } from '../../app/leasedWork.ts';
-import type { ReadStore } from '../../projections/readStore.ts';
-import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import type { ReadStore } from '../../readStore/readStore.ts';
+import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
 
 const TTL = 3000;
 const quiet = { error: () => undefined, info: () => undefined };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
 import { handleCommand, toNewEvent } from '../../commands/handleCommand.ts';
 import { allocateId } from '../../commands/idAllocator.ts';
-import { encodeRouteKey } from '../../commands/routeKeys.ts';
+import { encodeRouteKey } from '../../lib/routeKeys.ts';
 import { offerDecider, offerSlugStream, offerStream, type OfferContent } from '../../domain/checkout/offer.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cancelSession, startSession } from '../../commands/checkout/sessionCommands.ts';
-import { StoreUnavailableError, type EventStore, type NewEvent } from '../../commands/eventStore.ts';
+import { StoreUnavailableError, type EventStore, type NewEvent } from '../../eventStore/eventStore.ts';
 import { handleCommand } from '../../commands/handleCommand.ts';
 import { checkoutSessionDecider, checkoutSessionStream } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts';

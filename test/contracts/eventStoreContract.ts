@@ -6,7 +6,7 @@ import {
   type EventStore,
   type NewEvent,
   type RecordedEvent,
-} from '../../commands/eventStore.ts';
+} from '../../eventStore/eventStore.ts';
 import { allocateId } from '../../commands/idAllocator.ts';
 import { useStoreFixtures, type StoreFixture } from './storeFixtures.ts';
 

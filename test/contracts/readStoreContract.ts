@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CheckpointConflictError, type Doc, type ReadStore } from '../../projections/readStore.ts';
+import { CheckpointConflictError, type Doc, type ReadStore } from '../../readStore/readStore.ts';
 import { useStoreFixtures, type StoreFixture } from './storeFixtures.ts';
 
 /** A fresh, empty store location for one test, and connections to it (one per "process"). */

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EventStore } from '../../commands/eventStore.ts';
-import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
-import type { ReadStore } from '../../projections/readStore.ts';
-import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import type { EventStore } from '../../eventStore/eventStore.ts';
+import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
+import type { ReadStore } from '../../readStore/readStore.ts';
+import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
 
 export type SqliteStores = { file: string; store: EventStore; readStore: ReadStore };
 

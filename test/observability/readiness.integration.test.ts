@@ -9,7 +9,7 @@ import { loadConfig } from '../../app/config.ts';
 import { checkReadiness, MAX_LAG_EVENTS, projectionLag } from '../../app/readiness.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { startProjections } from '../../projections/projectionRunner.ts';
-import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
 import { openTempStores } from '../helpers/sqliteStores.ts';
 import { manualClock } from '../helpers/testServer.ts';
 

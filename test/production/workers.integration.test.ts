@@ -8,9 +8,9 @@ import { loadConfig, runsInApi } from '../../app/config.ts';
 import { runUnderLease } from '../../app/leasedWork.ts';
 import { startProjectionWorker } from '../../app/workers.ts';
 import { createOrganization } from '../../commands/identity/identityCommands.ts';
-import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
+import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
 import { ORGANIZATIONS } from '../../projections/identity/identityProjection.ts';
-import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
 import { until } from '../contracts/eventStoreContract.ts';
 
 type WorkerProcess = { child: ChildProcess; lines: string[]; exited: Promise<number | null> };

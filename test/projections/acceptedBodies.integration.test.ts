@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../api/jsonDepth.ts';
-import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
-import type { ReadStore } from '../../projections/readStore.ts';
+import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
+import type { ReadStore } from '../../readStore/readStore.ts';
 import { tempSqliteFile } from '../contracts/storeFixtures.ts';
 
 /**

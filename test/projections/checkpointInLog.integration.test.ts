@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { compose } from '../../app/compose.ts';
 import { loadConfig } from '../../app/config.ts';
 import { AUTOMATION_CHECKPOINT, automationJob } from '../../automation/workflowRunner.ts';
-import type { EventStore } from '../../commands/eventStore.ts';
+import type { EventStore } from '../../eventStore/eventStore.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { CheckpointAheadError } from '../../projections/assertCheckpointInLog.ts';
 import { startProjections } from '../../projections/projectionRunner.ts';

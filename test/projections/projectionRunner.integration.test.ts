@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventStore } from '../../commands/eventStore.ts';
-import { openSqliteEventStore } from '../../commands/sqlite/sqliteEventStore.ts';
+import type { EventStore } from '../../eventStore/eventStore.ts';
+import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
 import type { Projection } from '../../projections/projection.ts';
 import {
   catchUpProjections,
@@ -14,8 +14,8 @@ import {
   type ProjectionRunner,
   type ProjectionRunnerOptions,
 } from '../../projections/projectionRunner.ts';
-import { CheckpointConflictError, type Doc, type ReadStore } from '../../projections/readStore.ts';
-import { openSqliteReadStore } from '../../projections/sqlite/sqliteReadStore.ts';
+import { CheckpointConflictError, type Doc, type ReadStore } from '../../readStore/readStore.ts';
+import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
 import { openTempStores } from '../helpers/sqliteStores.ts';
 
 type Tally = Doc & { positions: number[] };

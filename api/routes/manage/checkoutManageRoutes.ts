@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { sessionHistory } from '../../../commands/checkout/sessionHistory.ts';
 import { CHECKOUT_INVOICES, CHECKOUT_SESSIONS, checkoutProjection, type SessionDoc } from '../../../projections/checkout/checkoutProjection.ts';
-import type { Filter, Range } from '../../../projections/readStore.ts';
+import type { Filter, Range } from '../../../readStore/readStore.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
 import { presentSession, SessionIdParams, sessionOfferRef } from '../checkout/checkoutSchemas.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
-import type { RecordedEvent } from '../../../commands/eventStore.ts';
+import type { RecordedEvent } from '../../../eventStore/eventStore.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
 import { decimalInteger } from '../schemas.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { OfferImport } from '../../../commands/checkout/offerImport.ts';
 import { changeOfferStatus, loadOrganizationOffer, offerPlanContent, saveOffer, type KnownOffer } from '../../../commands/checkout/offerManagement.ts';
-import { encodeRouteKey } from '../../../commands/routeKeys.ts';
+import { encodeRouteKey } from '../../../lib/routeKeys.ts';
 import { OFFERS, type OfferDoc } from '../../../projections/checkout/checkoutProjection.ts';
 import { findOfferByRef } from '../../../projections/checkout/checkoutQueries.ts';
 import { HttpError, notFound } from '../../errors.ts';
@@ -63,7 +63,7 @@ export const offerRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
     async (request, reply) => {
       const { organizationId } = requireOrganization(request);
       const { slug, published, ...input } = request.body;
-      const content = await offerPlanContent(services.readStore, organizationId, input);
+      const content = await offerPlanContent(services, organizationId, input);
       const saved = await saveOffer(manageContext(services, request), organizationId, slug, content, published);
       return reply.code(saved.created ? 201 : 200).send(view(saved.offer));
     },
@@ -95,7 +95,7 @@ export const offerRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
         const message = 'The slug of an offer cannot change.';
         throw new HttpError(422, 'validation_failed', message, { slug: [message] });
       }
-      const content = await offerPlanContent(services.readStore, organizationId, input);
+      const content = await offerPlanContent(services, organizationId, input);
       return view((await saveOffer(ctx, organizationId, slug, content, published)).offer);
     },
   );

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { receiptPdf } from '../../../app/receipts/receiptPdf.ts';
+import { receiptPdf } from './receiptPdf.ts';
 import type { Services } from '../../../app/services.ts';
 import { formatDate, formatMoney, invoiceLabel } from '../../../domain/receipts/receiptMessage.ts';
 import { notFound } from '../../../domain/shared/domainError.ts';

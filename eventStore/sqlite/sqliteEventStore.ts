@@ -14,8 +14,8 @@ import {
   type StreamAppend,
   type SubscriptionHandler,
 } from '../eventStore.ts';
-import { deepFreeze } from '../../domain/shared/deepFreeze.ts';
-import { openDatabase, unavailableReason } from './openDatabase.ts';
+import { deepFreeze } from '../../lib/deepFreeze.ts';
+import { openDatabase, unavailableReason } from '../../sqlite/openDatabase.ts';
 
 export type SqliteEventStoreOptions = {
   /** Path of the database file (shared with the read store in the embedded profile). */

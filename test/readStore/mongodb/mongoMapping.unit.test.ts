@@ -11,8 +11,8 @@ import {
   MongoWriteConcernError,
 } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../commands/eventStore.ts';
-import { CheckpointConflictError, type ReadStore } from '../../projections/readStore.ts';
+import { StoreUnavailableError } from '../../../eventStore/eventStore.ts';
+import { CheckpointConflictError, type ReadStore } from '../../../readStore/readStore.ts';
 import {
   MONGO_CLIENT_OPTIONS,
   asUnavailable,
@@ -28,7 +28,7 @@ import {
   toMongoFilter,
   toMongoSort,
   withUnavailableErrors,
-} from '../../projections/mongodb/mongoMapping.ts';
+} from '../../../readStore/mongodb/mongoMapping.ts';
 
 const duplicateKey = () =>
   new MongoServerError({

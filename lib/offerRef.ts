@@ -1,4 +1,4 @@
-import { decodeRouteKey } from '../routeKeys.ts';
+import { decodeRouteKey } from './routeKeys.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

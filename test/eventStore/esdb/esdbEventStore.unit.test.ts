@@ -1,8 +1,8 @@
 import { UnavailableError, type AppendResult, type EventStoreDBClient, type Filter, type ResolvedEvent } from '@eventstore/db-client';
 import { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { StoreUnavailableError, WrongExpectedRevisionError, type NewEvent } from '../../commands/eventStore.ts';
-import { openEsdbEventStore } from '../../commands/esdb/esdbEventStore.ts';
+import { StoreUnavailableError, WrongExpectedRevisionError, type NewEvent } from '../../../eventStore/eventStore.ts';
+import { openEsdbEventStore } from '../../../eventStore/esdb/esdbEventStore.ts';
 
 /**
  * The adapter's own control flow around the client, with a stand-in for the two client calls an

@@ -100,18 +100,8 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
-/**
- * The store could not take the operation now: another process held the SQLite file's write lock
- * past the wait (SQLITE_BUSY), or EventStoreDB was unreachable or had no leader. Nothing is known
- * to be written; trying again is safe (an append retried with the same event ids is recognised).
- * The API answers 503 with Retry-After.
- */
-export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
+// Shared with the read store adapters (a MongoDB election answers 503 the same way), so it lives in lib/.
+export { StoreUnavailableError } from '../lib/storeUnavailableError.ts';
 
 /**
  * The store refused the events as larger than it takes in one append (EventStoreDB's

@@ -12,7 +12,7 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import { describe, expect, it } from 'vitest';
-import { EventsTooLargeError, StoreUnavailableError, WrongExpectedRevisionError, type EventMetadata } from '../../commands/eventStore.ts';
+import { EventsTooLargeError, StoreUnavailableError, WrongExpectedRevisionError, type EventMetadata } from '../../../eventStore/eventStore.ts';
 import {
   fromAppendResult,
   fromGlobalPosition,
@@ -28,7 +28,7 @@ import {
   toSubscriptionFilter,
   toWrongExpectedRevision,
   CHECKPOINT_INTERVAL,
-} from '../../commands/esdb/esdbMapping.ts';
+} from '../../../eventStore/esdb/esdbMapping.ts';
 
 const metadata: EventMetadata = {
   correlation_id: 'req_1',

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openDatabase } from '../../commands/sqlite/openDatabase.ts';
+import { openDatabase } from '../../sqlite/openDatabase.ts';
 import {
   assertFieldPath,
   CheckpointConflictError,

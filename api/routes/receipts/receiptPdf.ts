@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
-import type { ReceiptSnapshot } from '../../domain/receipts/receipt.ts';
-import { formatDate, formatMoney, invoiceLabel } from '../../domain/receipts/receiptMessage.ts';
+import type { ReceiptSnapshot } from '../../../domain/receipts/receipt.ts';
+import { formatDate, formatMoney, invoiceLabel } from '../../../domain/receipts/receiptMessage.ts';
 
 /**
  * The paid invoice as a PDF, drawn by pdfkit with its built-in Helvetica (no font files to ship).

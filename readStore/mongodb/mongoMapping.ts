@@ -13,7 +13,7 @@ import {
   type MongoClientOptions,
   type Sort,
 } from 'mongodb';
-import { StoreUnavailableError } from '../../commands/eventStore.ts';
+import { StoreUnavailableError } from '../../lib/storeUnavailableError.ts';
 import { assertFieldPath, CheckpointConflictError, ProjectionResettingError, type Doc, type Filter, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
 
 /**

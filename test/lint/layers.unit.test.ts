@@ -1,0 +1,51 @@
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// The repository's own eslint.config.js, run on text placed at real paths of the tree: the rules
+// follow imports on disk, so each probe sits where the layer it tests lives.
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function ruleIds(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return result!.messages.map((m) => m.ruleId ?? m.message);
+}
+
+describe('layer lint rules', () => {
+  it('refuses a run-time import cycle', async () => {
+    // lib/offerRef.ts imports lib/routeKeys.ts; routeKeys importing offerRef back closes a cycle.
+    const ids = await ruleIds('lib/routeKeys.ts', "import { parseOfferRef } from './offerRef.ts';\nexport const probe = parseOfferRef;\n");
+    expect(ids).toContain('import-x/no-cycle');
+  }, 60_000);
+
+  it('lets a type-only import point back (erased at run time)', async () => {
+    const ids = await ruleIds('lib/routeKeys.ts', "import type { OfferRef } from './offerRef.ts';\nexport type Probe = OfferRef;\n");
+    expect(ids).not.toContain('import-x/no-cycle');
+  }, 60_000);
+
+  it.each([
+    ['eventStore/probe.ts', '../commands/handleCommand.ts'],
+    ['eventStore/probe.ts', '../readStore/readStore.ts'],
+    ['readStore/probe.ts', '../eventStore/eventStore.ts'],
+    ['sqlite/probe.ts', '../eventStore/eventStore.ts'],
+    ['projections/probe.ts', '../commands/handleCommand.ts'],
+    ['commands/probe.ts', '../projections/projectionRunner.ts'],
+    ['api/probe.ts', '../app/compose.ts'],
+    ['automation/probe.ts', '../api/app.ts'],
+    ['app/probe.ts', '../cli/main.ts'],
+    ['lib/probe.ts', '../domain/shared/money.ts'],
+  ])('refuses %s importing %s', async (file, target) => {
+    const ids = await ruleIds(file, `import * as upward from '${target}';\nexport const probe = upward;\n`);
+    expect(ids).toContain('import-x/no-restricted-paths');
+  }, 60_000);
+
+  it.each([
+    ['commands/probe.ts', '../eventStore/eventStore.ts'],
+    ['projections/probe.ts', '../readStore/readStore.ts'],
+    ['api/probe.ts', '../app/services.ts'],
+    ['app/probe.ts', '../api/app.ts'],
+    ['cli/probe.ts', '../app/compose.ts'],
+  ])('lets %s import %s', async (file, target) => {
+    const ids = await ruleIds(file, `import * as below from '${target}';\nexport const probe = below;\n`);
+    expect(ids).not.toContain('import-x/no-restricted-paths');
+  }, 60_000);
+});
