@@ -9,7 +9,7 @@ import { AUTOMATION_CHECKPOINT, automationJob } from '../../automation/workflowR
 import type { EventStore } from '../../eventStore/eventStore.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { CheckpointAheadError } from '../../projections/assertCheckpointInLog.ts';
-import { startProjections } from '../../projections/projectionRunner.ts';
+import { PROJECTION_VERSIONS, startProjections } from '../../projections/projectionRunner.ts';
 
 const quiet = { error: () => undefined, info: () => undefined };
 const metadata = { correlation_id: 'test', actor: { type: 'cli' as const }, organization_id: null, occurred_at: 1_700_000_000 };
@@ -41,6 +41,8 @@ describe('subscriptions and their checkpoints against the log', () => {
     const head = await appendOthers(s.store, 3);
     const [identity] = allProjections;
     await s.readStore.commit(identity!.name, [], { expected: null, next: head + 5000 });
+    // Built by this version of its code, so the start does not rebuild it first.
+    await s.readStore.upsert(PROJECTION_VERSIONS, { id: identity!.name, version: identity!.version ?? 1 });
     const started = startProjections(s.store, s.readStore, allProjections, quiet);
     // Without the check, it would start and wait for ever for position head + 5001.
     started.then((runner) => cleanup.push(() => runner.stop())).catch(() => undefined);
