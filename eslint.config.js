@@ -2,7 +2,7 @@
 // composition root (app/compose.ts) picks concrete storage adapters, no run-time import cycle,
 // and no layer imports one above it (see docs/architecture.md for the picture):
 //   lib, domain ← sqlite ← eventStore, readStore ← commands, projections ← api, automation ← webhooks ← app ← cli ← bin
-import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 // Every top-level folder of server code, and the folders each may not import from.
@@ -54,7 +54,7 @@ export default tseslint.config(
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
     plugins: { 'import-x': importX },
     settings: {
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs'] })],
+      'import-x/resolver': { node: { extensions: ['.ts', '.js', '.mjs'] } },
       // Without these the rules skip .ts files when they follow imports (the cycle check saw nothing).
       'import-x/extensions': ['.ts', '.js', '.mjs'],
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
