@@ -9,8 +9,7 @@ import { receptionsIn, type ReceivedWebhook } from '../domain/automation/webhook
 import { nextStep, workflowDecider, workflowStream, type StepResult } from '../domain/automation/workflow.ts';
 import { fold } from '../domain/shared/decider.ts';
 import { DomainError } from '../domain/shared/domainError.ts';
-import { assertCheckpointInLog } from '../projections/assertCheckpointInLog.ts';
-import { CheckpointConflictError } from '../readStore/readStore.ts';
+import { followFromCheckpoint } from '../projections/followFromCheckpoint.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { sendWebhook } from './sendWebhook.ts';
 
@@ -161,48 +160,21 @@ export const automationJob: BackgroundJob = {
   name: 'automation',
   async start(services: Services, logger: Logger) {
     const controller = new AbortController();
-    let stopped = false;
-    let current: { stop(): Promise<void> } | null = null;
-    await assertCheckpointInLog(
-      services.store,
-      AUTOMATION_CHECKPOINT,
-      await services.readStore.readCheckpoint(AUTOMATION_CHECKPOINT),
-      `restore the read store that goes with this log, or delete the checkpoint ${AUTOMATION_CHECKPOINT} to run the log's workflows from the start (finished steps are recorded and skipped)`,
-    );
-    const loop = (async () => {
-      while (!stopped) {
-        let checkpoint = await services.readStore.readCheckpoint(AUTOMATION_CHECKPOINT);
-        const moveTo = async (next: number) => {
-          await services.readStore.commit(AUTOMATION_CHECKPOINT, [], { expected: checkpoint, next });
-          checkpoint = next;
-        };
-        const subscription = services.store.subscribe(
-          async (events) => {
-            await handleBatch(services, events, services.config.AUTOMATION_CONCURRENCY, controller.signal, logger);
-            await moveTo(events[events.length - 1]!.position);
-          },
-          // Batches hold many workflows (run AUTOMATION_CONCURRENCY at a time), so a busy catch URL
-          // costs one checkpoint commit per few hundred webhooks, not per handful. Past long runs of
-          // other streams' events the store reports how far it looked: stored, a restart skips them.
-          { after: checkpoint, batchSize: BATCH_EVENTS, streamPrefixes: ['automation_webhook-'], onCheckpoint: moveTo },
-        );
-        current = subscription;
-        try {
-          await subscription.done;
-        } catch (error) {
-          if (stopped || error instanceof Aborted) continue;
-          if (error instanceof CheckpointConflictError) continue;
-          logger.error({ err: error }, 'automation worker failed; retrying from its checkpoint');
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      }
-    })();
+    const following = await followFromCheckpoint(services, logger, {
+      checkpoint: AUTOMATION_CHECKPOINT,
+      streamPrefixes: ['automation_webhook-'],
+      // Batches hold many workflows (run AUTOMATION_CONCURRENCY at a time), so a busy catch URL
+      // costs one checkpoint commit per few hundred webhooks, not per handful.
+      batchSize: BATCH_EVENTS,
+      handle: (events) => handleBatch(services, events, services.config.AUTOMATION_CONCURRENCY, controller.signal, logger),
+      remedy: `restore the read store that goes with this log, or delete the checkpoint ${AUTOMATION_CHECKPOINT} to run the log's workflows from the start (finished steps are recorded and skipped)`,
+      failure: 'automation worker failed; retrying from its checkpoint',
+      isStop: (error) => error instanceof Aborted,
+    });
     return {
       async stop() {
-        stopped = true;
         controller.abort();
-        await current?.stop();
-        await loop;
+        await following.stop();
       },
     };
   },

@@ -1,8 +1,8 @@
 import type { BackgroundJob, Services } from '../app/services.ts';
 import { secretBox } from '../commands/webhooks/secretBox.ts';
 import { SOURCE_STREAM_PREFIXES } from '../domain/webhooks/eventTypes.ts';
+import { followFromCheckpoint } from '../projections/followFromCheckpoint.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
-import { CheckpointConflictError } from '../readStore/readStore.ts';
 import { dispatchDue } from './webhookDispatch.ts';
 import { fanOut } from './webhookFanout.ts';
 
@@ -57,44 +57,30 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
           }
         })();
       };
+      const following = await followFromCheckpoint(services, logger, {
+        checkpoint: WEBHOOK_FANOUT_CHECKPOINT,
+        streamPrefixes: SOURCE_STREAM_PREFIXES,
+        batchSize: BATCH_EVENTS,
+        async handle(events) {
+          const created = await fanOut(services, events);
+          if (created === null) return;
+          return async () => {
+            // The dispatcher finds deliveries in their read model: let it apply them first.
+            await services.projections?.waitFor(created, 10_000);
+            dispatch();
+          };
+        },
+        remedy: `restore the read store that goes with this log, or delete the checkpoint ${WEBHOOK_FANOUT_CHECKPOINT} to announce the log's events again (each delivery is recorded once per endpoint and event)`,
+        failure: 'webhook fan-out failed; retrying from its checkpoint',
+      });
       dispatch();
-
-      let current: { stop(): Promise<void> } | null = null;
-      const loop = (async () => {
-        while (!stopped) {
-          let checkpoint = await services.readStore.readCheckpoint(WEBHOOK_FANOUT_CHECKPOINT);
-          const subscription = services.store.subscribe(
-            async (events) => {
-              const created = await fanOut(services, events);
-              const next = events[events.length - 1]!.position;
-              await services.readStore.commit(WEBHOOK_FANOUT_CHECKPOINT, [], { expected: checkpoint, next });
-              checkpoint = next;
-              if (created !== null) {
-                // The dispatcher finds deliveries in their read model: let it apply them first.
-                await services.projections?.waitFor(created, 10_000);
-                dispatch();
-              }
-            },
-            { after: checkpoint, batchSize: BATCH_EVENTS, streamPrefixes: SOURCE_STREAM_PREFIXES },
-          );
-          current = subscription;
-          try {
-            await subscription.done;
-          } catch (error) {
-            if (stopped || error instanceof CheckpointConflictError) continue;
-            logger.error({ err: error }, 'webhook fan-out failed; retrying from its checkpoint');
-            await new Promise((r) => setTimeout(r, 1000));
-          }
-        }
-      })();
 
       return {
         async stop() {
           stopped = true;
           controller.abort();
           if (timer) clearTimeout(timer);
-          await current?.stop();
-          await loop;
+          await following.stop();
           await pass;
         },
       };

@@ -2,8 +2,7 @@ import { completePaidInvoiceSession } from '../../commands/checkout/sessionComma
 import type { RecordedEvent } from '../../eventStore/eventStore.ts';
 import { DomainError } from '../../domain/shared/domainError.ts';
 import type { Logger } from '../../projections/projectionRunner.ts';
-import { assertCheckpointInLog } from '../../projections/assertCheckpointInLog.ts';
-import { CheckpointConflictError } from '../../readStore/readStore.ts';
+import { followFromCheckpoint } from '../../projections/followFromCheckpoint.ts';
 import type { BackgroundJob, Services } from '../services.ts';
 
 export const CHECKOUT_COMPLETION_CHECKPOINT = 'job:checkout-completion';
@@ -43,47 +42,14 @@ async function handleBatch(services: Services, events: RecordedEvent[], logger: 
  */
 export const checkoutCompletionJob: BackgroundJob = {
   name: 'checkout-completion',
-  async start(services: Services, logger: Logger) {
-    let stopped = false;
-    let current: { stop(): Promise<void> } | null = null;
-    await assertCheckpointInLog(
-      services.store,
-      CHECKOUT_COMPLETION_CHECKPOINT,
-      await services.readStore.readCheckpoint(CHECKOUT_COMPLETION_CHECKPOINT),
-      `restore the read store that goes with this log, or delete the checkpoint ${CHECKOUT_COMPLETION_CHECKPOINT} to look at every paid invoice again (completing a session twice decides nothing)`,
-    );
-    const loop = (async () => {
-      while (!stopped) {
-        let checkpoint = await services.readStore.readCheckpoint(CHECKOUT_COMPLETION_CHECKPOINT);
-        const moveTo = async (next: number) => {
-          await services.readStore.commit(CHECKOUT_COMPLETION_CHECKPOINT, [], { expected: checkpoint, next });
-          checkpoint = next;
-        };
-        const subscription = services.store.subscribe(
-          async (events) => {
-            await handleBatch(services, events, logger);
-            await moveTo(events[events.length - 1]!.position);
-          },
-          // Past long runs of other streams' events the store reports how far it looked: stored, a
-          // restart skips them.
-          { after: checkpoint, batchSize: 200, streamPrefixes: ['invoice-'], onCheckpoint: moveTo },
-        );
-        current = subscription;
-        try {
-          await subscription.done;
-        } catch (error) {
-          if (stopped || error instanceof CheckpointConflictError) continue;
-          logger.error({ err: error }, 'checkout completion failed; retrying from its checkpoint');
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      }
-    })();
-    return {
-      async stop() {
-        stopped = true;
-        await current?.stop();
-        await loop;
-      },
-    };
+  start(services: Services, logger: Logger) {
+    return followFromCheckpoint(services, logger, {
+      checkpoint: CHECKOUT_COMPLETION_CHECKPOINT,
+      streamPrefixes: ['invoice-'],
+      batchSize: 200,
+      handle: (events) => handleBatch(services, events, logger),
+      remedy: `restore the read store that goes with this log, or delete the checkpoint ${CHECKOUT_COMPLETION_CHECKPOINT} to look at every paid invoice again (completing a session twice decides nothing)`,
+      failure: 'checkout completion failed; retrying from its checkpoint',
+    });
   },
 };

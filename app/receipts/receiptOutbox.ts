@@ -8,7 +8,7 @@ import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, ty
 import { receiptEmail } from '../../domain/receipts/receiptMessage.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import type { Logger } from '../../projections/projectionRunner.ts';
-import { CheckpointConflictError } from '../../readStore/readStore.ts';
+import { followFromCheckpoint } from '../../projections/followFromCheckpoint.ts';
 import { RECEIPTS, type ReceiptDoc } from '../../projections/receipts/receiptProjection.ts';
 import type { Config } from '../config.ts';
 import type { BackgroundJob, Services } from '../services.ts';
@@ -131,7 +131,6 @@ export const receiptOutboxJob: BackgroundJob = {
   async start(services: Services, logger: Logger) {
     const mailer = services.config.SMTP_URL ? smtpMailer(services.config.SMTP_URL) : null;
     let stopped = false;
-    let current: { stop(): Promise<void> } | null = null;
     // One send per receipt at a time in this process (the job's lease keeps other processes out).
     const inFlight = new Map<string, Promise<unknown>>();
 
@@ -156,43 +155,32 @@ export const receiptOutboxJob: BackgroundJob = {
         }
       })();
     };
+    const following = await followFromCheckpoint(services, logger, {
+      checkpoint: RECEIPT_CHECKPOINT,
+      streamPrefixes: ['invoice-'],
+      batchSize: BATCH_EVENTS,
+      async handle(events) {
+        const queued: string[] = [];
+        for (const event of events) {
+          if (event.type === 'InvoicePaid' && (await queueReceipt(services, event, logger))) queued.push(event.stream.slice('invoice-'.length));
+        }
+        return () => queued.forEach(send);
+      },
+      remedy: `restore the read store that goes with this log, or delete the checkpoint ${RECEIPT_CHECKPOINT} to look at every paid invoice again (a receipt is queued once per invoice)`,
+      failure: 'receipt outbox failed; retrying from its checkpoint',
+    }).catch((error: unknown) => {
+      mailer?.close();
+      throw error;
+    });
     const timer = setInterval(poll, services.config.RECEIPT_POLL_INTERVAL_MS);
     timer.unref();
     poll();
-
-    const loop = (async () => {
-      while (!stopped) {
-        let checkpoint = await services.readStore.readCheckpoint(RECEIPT_CHECKPOINT);
-        const subscription = services.store.subscribe(
-          async (events) => {
-            const queued: string[] = [];
-            for (const event of events) {
-              if (event.type === 'InvoicePaid' && (await queueReceipt(services, event, logger))) queued.push(event.stream.slice('invoice-'.length));
-            }
-            const next = events[events.length - 1]!.position;
-            await services.readStore.commit(RECEIPT_CHECKPOINT, [], { expected: checkpoint, next });
-            checkpoint = next;
-            for (const invoiceId of queued) send(invoiceId);
-          },
-          { after: checkpoint, batchSize: BATCH_EVENTS, streamPrefixes: ['invoice-'] },
-        );
-        current = subscription;
-        try {
-          await subscription.done;
-        } catch (error) {
-          if (stopped || error instanceof CheckpointConflictError) continue;
-          logger.error({ err: error }, 'receipt outbox failed; retrying from its checkpoint');
-          await new Promise((r) => setTimeout(r, 1000));
-        }
-      }
-    })();
 
     return {
       async stop() {
         stopped = true;
         clearInterval(timer);
-        await current?.stop();
-        await loop;
+        await following.stop();
         await polling;
         await Promise.all(inFlight.values());
         mailer?.close();

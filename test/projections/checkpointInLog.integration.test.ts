@@ -5,8 +5,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { compose } from '../../app/compose.ts';
 import { loadConfig } from '../../app/config.ts';
+import { CHECKOUT_COMPLETION_CHECKPOINT, checkoutCompletionJob } from '../../app/jobs/checkoutCompletion.ts';
+import { RECEIPT_CHECKPOINT, receiptOutboxJob } from '../../app/receipts/receiptOutbox.ts';
 import { AUTOMATION_CHECKPOINT, automationJob } from '../../automation/workflowRunner.ts';
 import type { EventStore } from '../../eventStore/eventStore.ts';
+import { WEBHOOK_FANOUT_CHECKPOINT, webhooksJob } from '../../webhooks/webhookJob.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { CheckpointAheadError } from '../../projections/assertCheckpointInLog.ts';
 import { PROJECTION_VERSIONS, startProjections } from '../../projections/projectionRunner.ts';
@@ -66,5 +69,24 @@ describe('subscriptions and their checkpoints against the log', () => {
     cleanup.push(() => job.stop());
     const head = await appendOthers(s.store, 30);
     await vi.waitFor(async () => expect(await s.readStore.readCheckpoint(AUTOMATION_CHECKPOINT)).toBe(head), { timeout: 10_000, interval: 50 });
+  });
+
+  // Every subscriber with a checkpoint of its own follows the log through followFromCheckpoint.
+  it.each([
+    [CHECKOUT_COMPLETION_CHECKPOINT, checkoutCompletionJob],
+    [RECEIPT_CHECKPOINT, receiptOutboxJob],
+    [WEBHOOK_FANOUT_CHECKPOINT, webhooksJob],
+  ])('the %s job refuses a checkpoint past the head and moves it over other streams', async (checkpoint, job) => {
+    const s = await services();
+    await s.readStore.commit(checkpoint, [], { expected: null, next: 42 });
+    const refused = job.start(s, quiet);
+    refused.then((j) => cleanup.push(() => j.stop())).catch(() => undefined);
+    await expect(refused).rejects.toThrow(new RegExp(`checkpoint ${checkpoint} is at position 42, past the end of the event log \\(empty\\)`));
+
+    const fresh = await services();
+    const running = await job.start(fresh, quiet);
+    cleanup.push(() => running.stop());
+    const head = await appendOthers(fresh.store, 30);
+    await vi.waitFor(async () => expect(await fresh.readStore.readCheckpoint(checkpoint)).toBe(head), { timeout: 10_000, interval: 50 });
   });
 });
