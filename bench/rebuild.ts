@@ -90,7 +90,7 @@ export async function runRebuildBench(options: { events?: number } = {}): Promis
       await createOrganization(org, { id: 'org_bench', name: 'Bench', timezone: 'UTC' });
       for (let chunk = 0; chunk < catalogProducts / 200; chunk++) {
         await runImport(
-          { command: org, organizationId: 'org_bench', readStore: services.readStore, catchUp: async () => undefined },
+          { command: org, organizationId: 'org_bench', catchUp: async () => undefined },
           {
             products: Array.from({ length: 200 }, (_, p) => ({
               key: `bench-${chunk}-${p}`,

@@ -41,7 +41,7 @@ async function seed(dataDir: string): Promise<string> {
   const { token, organizationId } = await seedIdentity(dataDir, 'Soak Org');
   await withServices(dataDir, async (services, ctx) => {
     await runImport(
-      { command: ctx(organizationId), organizationId, readStore: services.readStore, catchUp: async () => undefined },
+      { command: ctx(organizationId), organizationId, catchUp: async () => undefined },
       {
         products: Array.from({ length: 20 }, (_, i) => ({
           key: `soak-${i}`,

@@ -31,7 +31,7 @@ export const importCommand: CliCommand = {
       throw new CliUsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     const result = await runImport(
-      { command: ctx.commandContext(organizationId), organizationId, readStore: ctx.services.readStore, catchUp: ctx.catchUp },
+      { command: ctx.commandContext(organizationId), organizationId, catchUp: ctx.catchUp },
       parseImportJson(text),
     );
     // Where to try what was imported: each offer's hosted checkout page, and the SDK example page on it.

@@ -63,7 +63,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   }
   // Imported by key: a second run finds the same three products and records nothing new.
   const imported = await runImport(
-    { command: cmd, organizationId: DEMO_ORGANIZATION_ID, readStore: ctx.services.readStore, catchUp: ctx.catchUp },
+    { command: cmd, organizationId: DEMO_ORGANIZATION_ID, catchUp: ctx.catchUp },
     { ...demoCatalog, ...demoAutomation(cmd.metadata.occurred_at), offers: demoOffers.filter((o) => !archived.has(o.slug)) },
   );
   const base = serviceUrl(ctx.services);

@@ -1,11 +1,15 @@
 import { nanoid } from 'nanoid';
 import type { Action } from '../../domain/automation/actions.ts';
-import { sequenceDecider, sequenceStream, type SequenceStatus } from '../../domain/automation/sequence.ts';
+import { sequenceDecider, sequenceStream, type SequenceState, type SequenceStatus } from '../../domain/automation/sequence.ts';
 import { triggerDecider, triggerStream, type TriggerState } from '../../domain/automation/trigger.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
 import { allocateId } from '../idAllocator.ts';
+
+/** Counter names of allocateId: sequence and trigger ids. */
+export const SEQUENCE_COUNTER = 'automation_sequence';
+export const TRIGGER_COUNTER = 'automation_trigger';
 
 /** Route keys of catch URLs: 24 characters of nanoid's 64-letter alphabet, 144 bits. */
 export const newRouteKey = () => nanoid(24);
@@ -15,9 +19,10 @@ export const triggerKeyStream = (routeKey: string) => `automation_trigger_key-${
 
 export async function createSequence(
   ctx: CommandContext,
-  input: { organizationId: string; name: string; status?: SequenceStatus; actions: Action[]; key?: string | null },
+  input: { organizationId: string; name: string; status?: SequenceStatus; actions: Action[]; key?: string | null; id?: number },
 ): Promise<{ id: number; route_key: string }> {
-  const id = await allocateId(ctx.store, 'automation_sequence', ctx.metadata);
+  // An import brings the id its key claim names (automationKeys.ts).
+  const id = input.id ?? (await allocateId(ctx.store, SEQUENCE_COUNTER, ctx.metadata));
   const routeKey = newRouteKey();
   await handleCommand(ctx, sequenceStream(id), sequenceDecider, {
     type: 'CreateSequence',
@@ -55,10 +60,10 @@ export async function setSequenceStatus(ctx: CommandContext, id: number, status:
 
 export async function createTrigger(
   ctx: CommandContext,
-  input: { organizationId: string; sequenceId: number; name: string; enabled?: boolean; key?: string | null },
+  input: { organizationId: string; sequenceId: number; name: string; enabled?: boolean; key?: string | null; id?: number },
 ): Promise<{ id: number; route_key: string }> {
   const sequence = fold(sequenceDecider, (await ctx.store.readStream(sequenceStream(input.sequenceId))) as never);
-  const id = await allocateId(ctx.store, 'automation_trigger', ctx.metadata);
+  const id = input.id ?? (await allocateId(ctx.store, TRIGGER_COUNTER, ctx.metadata));
   const routeKey = newRouteKey();
   await claimRouteKey(ctx, routeKey, id);
   await handleCommand(ctx, triggerStream(id), triggerDecider, {
@@ -88,6 +93,12 @@ export async function replaceTrigger(ctx: CommandContext, id: number, organizati
 
 export async function setTriggerEnabled(ctx: CommandContext, id: number, enabled: boolean): Promise<void> {
   await handleCommand(ctx, triggerStream(id), triggerDecider, { type: 'SetTriggerEnabled', enabled, now: ctx.metadata.occurred_at });
+}
+
+/** The sequence of this id, or null when its stream is empty. */
+export async function loadSequence(ctx: Pick<CommandContext, 'store'>, id: number): Promise<Exclude<SequenceState, { status: 'none' }> | null> {
+  const state = fold(sequenceDecider, (await ctx.store.readStream(sequenceStream(id))) as never);
+  return state.status === 'none' ? null : state;
 }
 
 export async function loadTrigger(ctx: Pick<CommandContext, 'store'>, id: number): Promise<TriggerState> {

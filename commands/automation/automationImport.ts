@@ -13,14 +13,11 @@ import {
 } from '../../domain/automation/actions.ts';
 import { FIXED_PRICE_NEEDS_OFFERS, SLUG } from '../../domain/promos/promo.ts';
 import { conflict } from '../../domain/shared/domainError.ts';
-// Known exception (issue 16): sequences claim no key on a stream, so re-import finds a sequence
-// and its triggers by key in the read model. Claiming keys, as products do, removes this import.
-// eslint-disable-next-line import-x/no-restricted-paths
-import { SEQUENCES, TRIGGERS, type SequenceDoc, type TriggerDoc } from '../../projections/automation/automationProjection.ts';
 import { applyEach, filePath } from '../import/importIssues.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
 import { createPromo, updatePromo } from '../promos/promoCommands.ts';
-import { createSequence, createTrigger, setTriggerEnabled, updateSequence } from './automationCommands.ts';
+import { createSequence, createTrigger, loadSequence, loadTrigger, setTriggerEnabled, updateSequence } from './automationCommands.ts';
+import { backfillAutomationKeyClaims, claimSequenceKey, claimTriggerKey } from './automationKeys.ts';
 
 const identifier = z
   .string()
@@ -151,31 +148,30 @@ export const sequencesSection = importSection({
     ...duplicateIssues(sequences.map((s) => s.key), (i) => filePath(['sequences', i, 'key']), 'Sequence keys'),
     ...sequences.flatMap((s, i) => duplicateIssues(s.triggers.map((t) => t.key), (j) => filePath(['sequences', i, 'triggers', j, 'key']), 'Trigger keys')),
   ],
-  async apply(ctx, sequences) {
-    await ctx.catchUp();
-    return applyEach('sequences', sequences, (s) => ({ label: `Sequence ${s.key}`, field: 'key' }), {}, async (s): Promise<SequenceImportResult> => {
-      const [existing] = await ctx.readStore.find<SequenceDoc>(SEQUENCES, { filter: { organization_id: ctx.organizationId, key: s.key }, limit: 1 });
+  prepare: backfillAutomationKeyClaims,
+  apply: (ctx, sequences) =>
+    applyEach('sequences', sequences, (s) => ({ label: `Sequence ${s.key}`, field: 'key' }), {}, async (s): Promise<SequenceImportResult> => {
+      // Found by its key claim and decided on its own stream: the read models may lag or be stopped.
+      const id = await claimSequenceKey(ctx.command, ctx.organizationId, s.key);
+      const existing = await loadSequence(ctx.command, id);
       const actions: Action[] = s.actions;
       const sequence = existing
-        ? { id: existing.sequence_id, route_key: existing.route_key, created: false }
-        : { ...(await createSequence(ctx.command, { organizationId: ctx.organizationId, key: s.key, name: s.name, status: s.status, actions })), created: true };
-      const changed = existing ? (await updateSequence(ctx.command, existing.sequence_id, { name: s.name, status: s.status, actions })).changed : true;
-      const known = existing ? await ctx.readStore.find<TriggerDoc>(TRIGGERS, { filter: { sequence_id: sequence.id } }) : [];
+        ? { id, route_key: existing.routeKey, created: false }
+        : { ...(await createSequence(ctx.command, { id, organizationId: ctx.organizationId, key: s.key, name: s.name, status: s.status, actions })), created: true };
+      const changed = existing ? (await updateSequence(ctx.command, id, { name: s.name, status: s.status, actions })).changed : true;
       const triggers: SequenceImportResult['triggers'] = [];
       for (const t of s.triggers) {
-        const found = known.find((k) => k.key === t.key);
-        const trigger = found
-          ? { id: found.trigger_id, route_key: found.route_key, created: false }
-          : null;
-        if (found && found.enabled !== t.enabled) await setTriggerEnabled(ctx.command, found.trigger_id, t.enabled);
-        const ensured = trigger
-          ? trigger
-          : { ...(await createTrigger(ctx.command, { organizationId: ctx.organizationId, sequenceId: sequence.id, key: t.key, name: t.name, enabled: t.enabled })), created: true };
+        const triggerId = await claimTriggerKey(ctx.command, ctx.organizationId, id, t.key);
+        const found = await loadTrigger(ctx.command, triggerId);
+        if (found.status !== 'none' && found.enabled !== t.enabled) await setTriggerEnabled(ctx.command, triggerId, t.enabled);
+        const ensured =
+          found.status !== 'none'
+            ? { id: triggerId, route_key: found.routeKey, created: false }
+            : { ...(await createTrigger(ctx.command, { id: triggerId, organizationId: ctx.organizationId, sequenceId: id, key: t.key, name: t.name, enabled: t.enabled })), created: true };
         triggers.push({ key: t.key, trigger_id: ensured.id, created: ensured.created, catch_path: `/hooks/catch/${sequence.route_key}/${ensured.route_key}` });
       }
-      return { key: s.key, sequence_id: sequence.id, created: sequence.created, changed, triggers };
-    });
-  },
+      return { key: s.key, sequence_id: id, created: sequence.created, changed, triggers };
+    }),
   describe: (results: SequenceImportResult[]) =>
     results.flatMap((r) => [
       `sequence ${r.key} (${r.sequence_id}) ${r.created ? 'created' : r.changed ? 'updated' : 'unchanged'}`,

@@ -65,6 +65,7 @@ export async function runImport(
 ): Promise<ImportResult> {
   const file = validateImport(input, sections);
   if (!(await organizationExists(ctx.command, ctx.organizationId))) throw notFound('Organization');
+  for (const section of sections) if (section.name in file) await section.prepare?.(ctx.command);
   for (let attempt = 1; ; attempt++) {
     const staged = stageAppends(ctx.command.store);
     const stagedCtx: ImportContext = { ...ctx, command: { ...ctx.command, store: staged.store } };

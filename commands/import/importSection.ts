@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { CommandContext } from '../handleCommand.ts';
-import type { ReadStore } from '../../readStore/readStore.ts';
 import type { ImportIssue } from './importIssues.ts';
 
 export type { ImportIssue };
@@ -14,7 +13,6 @@ export type ImportContext = {
    */
   command: CommandContext;
   organizationId: string;
-  readStore: ReadStore;
   /** Brings the read models up to the log's head (what is written, not what is staged). */
   catchUp(): Promise<void>;
 };
@@ -29,6 +27,11 @@ export type ImportSection<T = unknown, R = unknown> = {
   name: string;
   schema: z.ZodType<T>;
   check?(value: T, file: Readonly<Record<string, unknown>>): ImportIssue[];
+  /**
+   * Runs once per import before anything is staged, on the store itself: a one-time migration
+   * the section's decisions rely on (automation key claims for sequences made before them).
+   */
+  prepare?(command: CommandContext): Promise<void>;
   apply(ctx: ImportContext, value: T, file: Readonly<Record<string, unknown>>): Promise<R>;
   /** One line per applied item, for people. */
   describe?(result: R): string[];

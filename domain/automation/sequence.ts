@@ -47,6 +47,14 @@ export type SequenceState =
 
 export const sequenceStream = (id: number) => `automation_sequence-${id}`;
 
+/**
+ * An import key is claimed once per organization on its own stream (created with no_stream), as
+ * products claim theirs: an import finds the sequence of a key from events alone, and two
+ * concurrent imports of one key make one sequence. `keyHash` digests organization and key.
+ */
+export const sequenceKeyStream = (keyHash: string) => `automation_sequence_key-${keyHash}`;
+export type SequenceKeyClaimedEvent = DomainEvent<'SequenceKeyClaimed', { organization_id: string; key: string; sequence_id: number }>;
+
 export const sequenceDecider: Decider<SequenceState, SequenceCommand, SequenceEvent> = {
   initialState: () => ({ status: 'none' }),
   evolve(state, event) {

@@ -56,6 +56,10 @@ export type TriggerState =
 
 export const triggerStream = (id: number) => `automation_trigger-${id}`;
 
+/** A trigger's import key, claimed once per sequence on its own stream (see sequenceKeyStream). */
+export const triggerImportKeyStream = (keyHash: string) => `automation_trigger_import_key-${keyHash}`;
+export type TriggerKeyClaimedEvent = DomainEvent<'TriggerKeyClaimed', { organization_id: string; sequence_id: number; key: string; trigger_id: number }>;
+
 export const triggerDecider: Decider<TriggerState, TriggerCommand, TriggerEvent> = {
   initialState: () => ({ status: 'none' }),
   evolve(state, event) {

@@ -28,7 +28,7 @@ describe('import sections promos and sequences', () => {
     ],
   });
   const run = (input: unknown) =>
-    runImport({ command: server.cliContext(me.organizationId), organizationId: me.organizationId, readStore: server.services.readStore, catchUp: server.settle }, input);
+    runImport({ command: server.cliContext(me.organizationId), organizationId: me.organizationId, catchUp: server.settle }, input);
 
   it('creates promos, sequences and triggers; re-importing changes nothing, a changed file updates in place', async () => {
     const first = await run(file());

@@ -30,7 +30,7 @@ export const families = [{ lookup_key: 'saas', name: 'SaaS', id: 'fam_saas' }];
 /** Imports products into an organization through the real import path, then waits for the read models. */
 export async function importProducts(server: TestServer, organizationId: string, file: Record<string, unknown>): Promise<ImportResult> {
   const result = await runImport(
-    { command: server.cliContext(organizationId), organizationId, readStore: server.services.readStore, catchUp: server.settle },
+    { command: server.cliContext(organizationId), organizationId, catchUp: server.settle },
     file,
   );
   await server.settle();

@@ -97,7 +97,7 @@ describe('success_url and cancel_url of an offer', { timeout: 120_000 }, () => {
     } catch (error) {
       expect((error as ImportValidationError).issues).toEqual([{ path: 'offers[0].cancel_url', message: 'Use an absolute http or https URL of at most 2048 characters.' }]);
     }
-    const ctx = { command: server.cliContext(org.organizationId), organizationId: org.organizationId, readStore: server.services.readStore, catchUp: server.settle };
+    const ctx = { command: server.cliContext(org.organizationId), organizationId: org.organizationId, catchUp: server.settle };
     await runImport(ctx, file({ success_url: 'https://shop.example/thanks/{CHECKOUT_SESSION_ID}' }));
     const page = await (await fetch(`${server.url}/checkout/kit-offer?mode=test`)).text();
     expect(page).toContain('"successUrl":"https://shop.example/thanks/{CHECKOUT_SESSION_ID}"');

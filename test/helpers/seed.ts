@@ -17,7 +17,7 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   const ctx = () => server.cliContext(organizationId);
   const tag = organizationId.slice(-6);
   await runImport(
-    { command: ctx(), organizationId, readStore: server.services.readStore, catchUp: server.settle },
+    { command: ctx(), organizationId, catchUp: server.settle },
     {
       families: [{ lookup_key: `fam-${tag}`, name: 'Family', id: `fam_${tag}` }],
       products: ['alpha', 'beta'].map((key) => ({

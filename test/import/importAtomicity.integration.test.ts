@@ -64,7 +64,7 @@ describe('an import applies everything or nothing', { timeout: 120_000 }, () => 
 
   const importInto = (organizationId: string, file: unknown, store: EventStore = server.services.store): Promise<ImportResult> =>
     runImport(
-      { command: { ...server.cliContext(organizationId), store }, organizationId, readStore: server.services.readStore, catchUp: server.settle },
+      { command: { ...server.cliContext(organizationId), store }, organizationId, catchUp: server.settle },
       file,
     );
 

@@ -20,7 +20,7 @@ const errors: string[] = [];
 const SHOP = 'https://shop.example.com/account?welcome=1';
 
 const importFile = (file: Record<string, unknown>) =>
-  runImport({ command: server.cliContext(organizationId), organizationId, readStore: server.services.readStore, catchUp: () => server.settle() }, file);
+  runImport({ command: server.cliContext(organizationId), organizationId, catchUp: () => server.settle() }, file);
 
 const theme = { primary_color: '#0f766e' };
 const pages = [{ id: 'pay', type: 'checkout', title: 'Checkout' }];

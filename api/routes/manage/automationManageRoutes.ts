@@ -27,13 +27,10 @@ const List = z.object({ data: z.array(Doc) });
  * read. A Send Webhook action's signing secret is write-only: answers say `signed`, never the secret.
  */
 export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  // The answer is the import's own result (decided on streams alone): it waits for no projection.
   const importOne = async (request: Parameters<typeof manageContext>[1], organizationId: string, section: ImportSection, item: unknown) => {
     const command = manageContext(services, request);
-    const catchUp = async () => {
-      const head = await services.store.headPosition();
-      if (head !== null && services.projections) await services.projections.waitFor(head);
-    };
-    const result = await runImport({ command, organizationId, readStore: services.readStore, catchUp }, { [section.name]: [item] }, [section]);
+    const result = await runImport({ command, organizationId, catchUp: async () => undefined }, { [section.name]: [item] }, [section]);
     return (result.sections[section.name] as unknown[])[0];
   };
   const catchUrl = (request: Parameters<typeof baseUrl>[1], sequenceKey: string, triggerKey: string) => `${baseUrl(services, request)}/hooks/catch/${sequenceKey}/${triggerKey}`;
