@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { timingSafeEqual } from 'node:crypto';
 import { hashBytes, parseApiKey, secretMatches } from '../../commands/identity/credentials.ts';
+import { API_KEY_USE_EVERY_SECONDS, recordApiKeyUse } from '../../commands/identity/identityCommands.ts';
 import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../projections/identity/identityProjection.ts';
 import type { Services } from '../../app/services.ts';
 import { unauthenticated } from '../errors.ts';
@@ -98,12 +99,30 @@ export const authPlugin = fp(
       const at = doc.expires_at ?? null;
       return at !== null && at * 1000 <= services.clock();
     };
+    // Keys whose use this process recorded (or began recording), and when: the read model shows
+    // a recorded use only once the projection applies it, and until then this keeps each request
+    // from recording it again. The decider makes the limit hold across processes.
+    const usesNoted = new Map<string, number>();
+    const noteUse = (request: FastifyRequest, doc: ApiKeyDoc) => {
+      const now = Math.floor(services.clock() / 1000);
+      const last = Math.max(doc.last_used_at ?? -Infinity, usesNoted.get(doc.id) ?? -Infinity);
+      if (now - last < API_KEY_USE_EVERY_SECONDS) return;
+      if (usesNoted.size >= 10_000) usesNoted.clear();
+      usesNoted.set(doc.id, now);
+      // Not awaited: the request does not wait for a bookkeeping append, nor fails with it.
+      const metadata = { correlation_id: request.id, actor: { type: 'api_key' as const, id: doc.id, user_id: doc.user_id }, organization_id: doc.organization_id, occurred_at: now };
+      recordApiKeyUse({ store: services.store, metadata }, doc.id).catch((error: unknown) => {
+        usesNoted.delete(doc.id);
+        request.log.warn({ err: error, api_key: doc.id }, 'recording an API key use failed');
+      });
+    };
     const admit = (request: FastifyRequest, secret: string, key: KnownKey): Error | undefined => {
       const given = Buffer.from(secret);
       const seen = key?.verified;
       const matches = seen && seen.length === given.length ? timingSafeEqual(seen, given) : secretMatches(secret, key?.hash ?? NO_HASH);
       if (!key || !matches || key.doc.revoked_at !== null || expired(key.doc)) return unauthenticated();
       key.verified = given;
+      noteUse(request, key.doc);
       request.auth = { apiKeyId: key.doc.id, userId: key.doc.user_id, organizationId: key.doc.organization_id };
       return undefined;
     };

@@ -131,7 +131,7 @@ export const sessionListCommand = listCommand<SessionRow>(
   { options: { limit: 'string' }, usage: ' [--limit N]' },
 );
 
-type ApiKeyRow = { id: string; organization_id: string; user_id: string; email: string | null; name: string; status: 'active' | 'revoked' | 'expired'; created_at: number; expires_at: number | null };
+type ApiKeyRow = { id: string; organization_id: string; user_id: string; email: string | null; name: string; status: 'active' | 'revoked' | 'expired'; created_at: number; expires_at: number | null; last_used_at: number | null };
 
 export const apiKeyListCommand = listCommand<ApiKeyRow>(
   'api-key',
@@ -150,12 +150,13 @@ export const apiKeyListCommand = listCommand<ApiKeyRow>(
       status: k.revoked_at !== null ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active',
       created_at: k.created_at,
       expires_at: k.expires_at,
+      last_used_at: k.last_used_at ?? null,
     }));
   },
   (rows) =>
     table(
-      ['ID', 'ORGANIZATION', 'STATUS', 'CREATED (UTC)', 'USER', 'NAME'],
-      rows.map((r) => [r.id, r.organization_id, r.status, iso(r.created_at), r.email ?? r.user_id, r.name]),
+      ['ID', 'ORGANIZATION', 'STATUS', 'CREATED (UTC)', 'LAST USED (UTC)', 'USER', 'NAME'],
+      rows.map((r) => [r.id, r.organization_id, r.status, iso(r.created_at), r.last_used_at === null ? '-' : iso(r.last_used_at), r.email ?? r.user_id, r.name]),
     ),
 );
 

@@ -101,6 +101,15 @@ export async function createApiKey(
   return { id: key.id, token: key.token, expires_at: input.expiresAt ?? null };
 }
 
+/** A key's use is recorded at most this often (as a session's activity is): not an event per request. */
+export const API_KEY_USE_EVERY_SECONDS = 5 * 60;
+
+/** Records that the key authenticated a request, unless a use was recorded in the last five minutes. */
+export async function recordApiKeyUse(ctx: CommandContext, id: string): Promise<{ recorded: boolean }> {
+  const result = await handleCommand(ctx, apiKeyStream(id), apiKeyDecider, { type: 'RecordApiKeyUse', now: nowSeconds(ctx), every: API_KEY_USE_EVERY_SECONDS });
+  return { recorded: result.events.length > 0 };
+}
+
 export async function revokeApiKey(ctx: CommandContext, id: string): Promise<{ id: string; revoked: boolean }> {
   const result = await handleCommand(ctx, apiKeyStream(id), apiKeyDecider, { type: 'RevokeApiKey', now: nowSeconds(ctx) });
   return { id, revoked: result.events.length > 0 };

@@ -18,7 +18,9 @@ export type ApiKeyEvent =
         expires_at?: number | null;
       }
     >
-  | DomainEvent<'ApiKeyRevoked', { revoked_at: number }>;
+  | DomainEvent<'ApiKeyRevoked', { revoked_at: number }>
+  /** The key authenticated a request: recorded at most once per `every` seconds, not per request. */
+  | DomainEvent<'ApiKeyUsed', { used_at: number }>;
 
 export type ApiKeyCommand =
   | {
@@ -34,11 +36,13 @@ export type ApiKeyCommand =
       expiresAt: number | null;
       now: number;
     }
-  | { type: 'RevokeApiKey'; now: number };
+  | { type: 'RevokeApiKey'; now: number }
+  /** Records a use unless one was recorded less than `every` seconds before `now`. */
+  | { type: 'RecordApiKeyUse'; now: number; every: number };
 
 export type ApiKeyState =
   | { status: 'none' }
-  | { status: 'active' | 'revoked'; id: string; userId: string; organizationId: string };
+  | { status: 'active' | 'revoked'; id: string; userId: string; organizationId: string; lastUsedAt: number | null };
 
 export const apiKeyStream = (id: string) => `api_key-${id}`;
 
@@ -47,9 +51,11 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
   evolve(state, event) {
     switch (event.type) {
       case 'ApiKeyCreated':
-        return { status: 'active', id: event.data.id, userId: event.data.user_id, organizationId: event.data.organization_id };
+        return { status: 'active', id: event.data.id, userId: event.data.user_id, organizationId: event.data.organization_id, lastUsedAt: null };
       case 'ApiKeyRevoked':
         return state.status === 'none' ? state : { ...state, status: 'revoked' };
+      case 'ApiKeyUsed':
+        return state.status === 'none' ? state : { ...state, lastUsedAt: event.data.used_at };
     }
   },
   decide(command, state) {
@@ -77,6 +83,11 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
         if (state.status === 'none') throw notFound('API key');
         if (state.status === 'revoked') return [];
         return { type: 'ApiKeyRevoked', data: { revoked_at: command.now } };
+      case 'RecordApiKeyUse':
+        // A use that raced a revocation, or one too soon after the last, records nothing.
+        if (state.status !== 'active') return [];
+        if (state.lastUsedAt !== null && command.now - state.lastUsedAt < command.every) return [];
+        return { type: 'ApiKeyUsed', data: { used_at: command.now } };
     }
   },
 };

@@ -45,6 +45,8 @@ export type ApiKeyDoc = {
   /** Unix seconds from which the key answers 401; null never expires. */
   expires_at: number | null;
   revoked_at: number | null;
+  /** When a request last authenticated with it (to within five minutes); absent from keys never used. */
+  last_used_at?: number | null;
 };
 
 export const ORGANIZATIONS = 'organizations';
@@ -76,6 +78,7 @@ export const identityProjection: Projection = {
     'UserSwitchedOrganization',
     'ApiKeyCreated',
     'ApiKeyRevoked',
+    'ApiKeyUsed',
     'UserPasswordSet',
     'PasskeyRegistered',
     'PasskeyUsed',
@@ -206,6 +209,11 @@ export const identityProjection: Projection = {
       case 'ApiKeyRevoked': {
         const key = await tx.get<ApiKeyDoc>(API_KEYS, id);
         if (key) tx.upsert(API_KEYS, { ...key, revoked_at: event.data.revoked_at });
+        return;
+      }
+      case 'ApiKeyUsed': {
+        const key = await tx.get<ApiKeyDoc>(API_KEYS, id);
+        if (key) tx.upsert(API_KEYS, { ...key, last_used_at: event.data.used_at });
         return;
       }
     }

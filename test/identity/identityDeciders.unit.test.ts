@@ -79,4 +79,11 @@ describe('API key', () => {
     spec.given([keyCreated, { type: 'ApiKeyRevoked', data: { revoked_at: 9 } }]).when({ type: 'RevokeApiKey', now: 10 }).then([]);
     spec.given([]).when({ type: 'RevokeApiKey', now: 10 }).thenThrows('not_found');
   });
+  it('records a use at most once per interval, and none once revoked', () => {
+    const used = (at: number) => ({ type: 'ApiKeyUsed', data: { used_at: at } }) as const;
+    spec.given([keyCreated]).when({ type: 'RecordApiKeyUse', now: 10, every: 300 }).then([used(10)]);
+    spec.given([keyCreated, used(10)]).when({ type: 'RecordApiKeyUse', now: 309, every: 300 }).then([]);
+    spec.given([keyCreated, used(10)]).when({ type: 'RecordApiKeyUse', now: 310, every: 300 }).then([used(310)]);
+    spec.given([keyCreated, { type: 'ApiKeyRevoked', data: { revoked_at: 9 } }]).when({ type: 'RecordApiKeyUse', now: 10, every: 300 }).then([]);
+  });
 });

@@ -40,10 +40,11 @@ const ApiKey = z.object({
   created_at: z.number().int(),
   expires_at: z.number().int().nullable(),
   revoked_at: z.number().int().nullable(),
+  last_used_at: z.number().int().nullable().describe('When a request last authenticated with the key, to within five minutes; null if never.'),
 });
 
 const memberView = (m: MemberDoc) => ({ id: m.user_id, email: m.email, role: m.role, joined_at: m.joined_at });
-const keyView = (k: ApiKeyDoc) => ({ id: k.id, name: k.name, user_id: k.user_id, created_at: k.created_at, expires_at: k.expires_at, revoked_at: k.revoked_at });
+const keyView = (k: ApiKeyDoc) => ({ id: k.id, name: k.name, user_id: k.user_id, created_at: k.created_at, expires_at: k.expires_at, revoked_at: k.revoked_at, last_used_at: k.last_used_at ?? null });
 
 const lastOwner = () => new DomainError('conflict', 'last_owner', 'An organization keeps at least one owner.');
 
@@ -184,6 +185,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
         created_at: ctx.metadata.occurred_at,
         expires_at: key.expires_at,
         revoked_at: null,
+        last_used_at: null,
         token: key.token,
       });
     },
