@@ -1,6 +1,7 @@
 import { automationProjection } from './automation/automationProjection.ts';
 import { catalogProjection } from './catalog/catalogProjection.ts';
 import { checkoutProjection } from './checkout/checkoutProjection.ts';
+import { eventLogProjection } from './eventLog/eventLogProjection.ts';
 import { identityProjection } from './identity/identityProjection.ts';
 import type { Projection } from './projection.ts';
 import { promoProjection } from './promos/promoProjection.ts';
@@ -16,4 +17,5 @@ export const allProjections: readonly Projection[] = [
   checkoutProjection,
   webhookProjection,
   receiptProjection,
+  eventLogProjection,
 ];

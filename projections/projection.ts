@@ -30,7 +30,7 @@ export type Projection = {
   writeOnly?: readonly string[];
   /** Fields its queries filter or sort on, per collection. */
   indexes?: Array<{ collection: string; fields: string[] }>;
-  /** Event types it applies; others only move its checkpoint. */
-  eventTypes: readonly string[];
+  /** Event types it applies; others only move its checkpoint. `all`: every event (it filters itself). */
+  eventTypes: readonly string[] | 'all';
   apply(event: RecordedEvent, tx: ProjectionTx): Promise<void> | void;
 };

@@ -52,9 +52,10 @@ export const MAX_UNSTORED_EVENTS = 1000;
  */
 async function applyEvents(readStore: ReadStore, projection: Projection, events: RecordedEvent[], cache?: DocCache): Promise<WriteOp[]> {
   const uow = new UnitOfWork(readStore, cache);
-  const types = new Set(projection.eventTypes);
+  const all = projection.eventTypes === 'all';
+  const types = new Set(all ? [] : projection.eventTypes);
   for (const event of events) {
-    if (types.has(event.type)) await projection.apply(event, uow);
+    if (all || types.has(event.type)) await projection.apply(event, uow);
   }
   return uow.ops();
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSequence } from '../../commands/automation/automationCommands.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
@@ -45,6 +46,7 @@ describe('the event-log view', () => {
   });
 
   it("pages the organization's events by type, never shows a signing secret, and shows nothing of other organizations", async () => {
+    await server.settle();
     const first = await owner.json<Events>('GET', '/manage/api/events?type=ProductPublished&limit=2');
     expect(first.body.data).toHaveLength(2);
     expect(first.body.data.every((e) => e.type === 'ProductPublished')).toBe(true);
@@ -63,4 +65,21 @@ describe('the event-log view', () => {
     expect((await owner.json<Events>('GET', `/manage/api/events?from=${future}`)).body.data).toEqual([]);
     expect((await owner.json('GET', '/manage/api/events?limit=0')).status).toBe(422);
   });
+
+  it('finds the organization\'s events behind thousands of another organization\'s, in one indexed page', async () => {
+    // 6,000 events of another organization (more than the old per-request scan of 5,000), then one of ours.
+    const metadata = { correlation_id: 'noise', actor: { type: 'cli' as const }, organization_id: 'org_noise', occurred_at: Math.floor(Date.now() / 1000) };
+    await server.services.store.append(
+      'product-00000000-0000-4000-8000-00000000noise',
+      Array.from({ length: 6000 }, (_, i) => ({ id: randomUUID(), type: 'ProductNoise', data: { i }, metadata })),
+      'no_stream',
+    );
+    expect((await owner.json('POST', '/manage/api/products', { key: 'late', name: 'Late', plans: [] })).status).toBe(201);
+    await server.settle();
+    const created = await owner.json<Events>('GET', '/manage/api/events?type=ProductCreated&limit=10');
+    expect(created.body.data.map((e) => (e.data as { key: string }).key)).toEqual(['one', 'two', 'three', 'late']);
+    expect(created.body.next_after).toBeNull();
+    const all = (await owner.json<Events>('GET', '/manage/api/events?limit=200')).body.data;
+    expect(all.some((e) => e.type === 'ProductNoise')).toBe(false);
+  }, 60_000);
 });

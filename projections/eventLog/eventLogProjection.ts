@@ -1,0 +1,80 @@
+import type { RecordedEvent } from '../../eventStore/eventStore.ts';
+import type { Projection, ProjectionTx } from '../projection.ts';
+
+/**
+ * The streams a seller may read: their business records. Identity streams (users, sessions, keys,
+ * sign-in attempts) hold credential hashes and are never shown, even redacted. Key claim streams
+ * (`product_key-…`, `automation_sequence_key-…`) are bookkeeping and not listed either.
+ */
+export const READABLE_STREAMS = [
+  'organization-',
+  'product-',
+  'offer-',
+  'checkout_session-',
+  'invoice-',
+  'promo-',
+  'automation_sequence-',
+  'automation_trigger-',
+  'automation_workflow-',
+  'automation_webhook-',
+] as const;
+
+export const isReadableStream = (stream: string) => READABLE_STREAMS.some((p) => stream.startsWith(p));
+
+/** Fields that hold a secret (a Send Webhook signing secret) or a hash of one, at any depth. */
+const SECRET_FIELDS = new Set(['signing_secret', 'secret', 'secret_hash', 'password_hash', 'token_hash']);
+
+export function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELDS.has(k) ? '[redacted]' : redact(v)]));
+  }
+  return value;
+}
+
+/** An event as the event-log view shows it: its secrets redacted. */
+export const eventView = (e: RecordedEvent) => ({
+  id: e.id,
+  stream: e.stream,
+  revision: e.revision,
+  type: e.type,
+  occurred_at: e.metadata.occurred_at,
+  actor: e.metadata.actor as Record<string, unknown>,
+  correlation_id: e.metadata.correlation_id,
+  data: redact(e.data),
+});
+
+export type EventView = ReturnType<typeof eventView>;
+export type EventLogDoc = { id: string; organization_id: string; position: number } & EventView;
+
+export const EVENT_LOG = 'event_log';
+
+/** The organization an event belongs to: the organization stream's own, else its metadata's. */
+function organizationOf(event: RecordedEvent): string | null {
+  if (event.stream.startsWith('organization-')) return event.stream.slice('organization-'.length);
+  return event.metadata.organization_id ?? null;
+}
+
+/**
+ * The organization's events in log order, each as the view shows it (redacted once, here),
+ * indexed by (organization, position) and (organization, type, position): a page of
+ * `GET /manage/api/events` is one indexed query at any size of the log. The price is a copy of
+ * every business event in the read store.
+ */
+export const eventLogProjection: Projection = {
+  name: 'event_log',
+  collections: [EVENT_LOG],
+  // Never read back while applying: keep the documents out of the runner's cache.
+  writeOnly: [EVENT_LOG],
+  indexes: [
+    { collection: EVENT_LOG, fields: ['organization_id', 'position'] },
+    { collection: EVENT_LOG, fields: ['organization_id', 'type', 'position'] },
+  ],
+  eventTypes: 'all',
+  apply(event: RecordedEvent, tx: ProjectionTx) {
+    if (!isReadableStream(event.stream)) return;
+    const organizationId = organizationOf(event);
+    if (organizationId === null) return;
+    tx.upsert(EVENT_LOG, { ...eventView(event), organization_id: organizationId, position: event.position } satisfies EventLogDoc);
+  },
+};
