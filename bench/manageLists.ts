@@ -5,6 +5,9 @@
  * machine). Each is a ratio large/small of requests per second: ≥ 0.5 means a page costs about
  * the same at any size (the list routes answer from indexed read models).
  *
+ * The event-log view (GET /manage/api/events) is measured the same way, over as many log events
+ * as sessions: a page filtered by type, and a page near the end of the log (`after`).
+ *
  * The read-model documents are written straight into the read store (as the checkout and catalog
  * projections would), since what is measured is the reading.
  *
@@ -21,6 +24,7 @@ import { inviteUser } from '../commands/identity/accountCommands.ts';
 import { createOrganization, createUser } from '../commands/identity/identityCommands.ts';
 import { CATALOG_PRODUCTS } from '../projections/catalog/catalogProjection.ts';
 import { CHECKOUT_SESSIONS } from '../projections/checkout/checkoutProjection.ts';
+import { EVENT_LOG, type EventLogDoc } from '../projections/eventLog/eventLogProjection.ts';
 import type { Doc, WriteOp } from '../readStore/readStore.ts';
 import { benchFlags, load } from './processes.ts';
 
@@ -64,6 +68,16 @@ function productDoc(i: number): Doc {
   };
 }
 
+/** One event of the organization's log as the event_log projection keeps it; one in ten a ProductPublished. */
+function eventDoc(i: number): EventLogDoc {
+  const published = i % 10 === 0;
+  return {
+    id: `ev-${i}`, organization_id: ORG, position: i + 1, stream: published ? `product-${i}` : `checkout_session-cs_bench${i}`, revision: 0,
+    type: published ? 'ProductPublished' : 'CheckoutSessionCreated', occurred_at: 1_700_000_000 + i, actor: { type: 'cli' }, correlation_id: 'bench',
+    data: { i },
+  };
+}
+
 type Server = { url: string; cookie: string; close(): Promise<void> };
 
 async function startWith(sessions: number, products: number): Promise<Server> {
@@ -87,6 +101,10 @@ async function startWith(sessions: number, products: number): Promise<Server> {
   };
   for (let i = 0; i < sessions; i += 5000) {
     await write(Array.from({ length: Math.min(5000, sessions - i) }, (_, n) => ({ op: 'upsert' as const, collection: CHECKOUT_SESSIONS, doc: sessionDoc(i + n, sessions / 20) })));
+  }
+  // As many log events as sessions: the event-log view's pages at 1,000 and at 100,000.
+  for (let i = 0; i < sessions; i += 5000) {
+    await write(Array.from({ length: Math.min(5000, sessions - i) }, (_, n) => ({ op: 'upsert' as const, collection: EVENT_LOG, doc: eventDoc(i + n) })));
   }
   for (let i = 0; i < products; i += 5000) {
     await write(Array.from({ length: Math.min(5000, products - i) }, (_, n) => ({ op: 'upsert' as const, collection: CATALOG_PRODUCTS, doc: productDoc(i + n) })));
@@ -116,6 +134,8 @@ export async function runManageListsBench(opts: { duration?: number; connections
       ['first page of the session list', () => '/manage/api/checkout/sessions'],
       ['last page of the session list', (total) => `/manage/api/checkout/sessions?page=${lastPage(total)}`],
       ['buyer-email search', () => '/manage/api/checkout/sessions?email=buyer42@example.com'],
+      ['event-log page by type', () => '/manage/api/events?type=ProductPublished&limit=50'],
+      ['event-log page near the end', (total) => `/manage/api/events?limit=50&after=${total - 100}`],
     ];
     const rows: Row[] = [];
     for (const [figure, path] of cases) {
@@ -126,7 +146,7 @@ export async function runManageListsBench(opts: { duration?: number; connections
       const ofSmall = await rate(small, 1_000);
       const ofLarge = await rate(large, 100_000);
       log(`${figure}: ${ofLarge.toFixed(0)} req/s at 100,000 vs ${ofSmall.toFixed(0)} at 1,000`);
-      rows.push({ figure: `${figure} at 100,000 sessions (vs 1,000)`, value: Math.round(ofLarge), unit: 'req/s', ratio: (ofLarge / ofSmall).toFixed(2) });
+      rows.push({ figure: `${figure} at 100,000 ${figure.startsWith('event-log') ? 'log events' : 'sessions'} (vs 1,000)`, value: Math.round(ofLarge), unit: 'req/s', ratio: (ofLarge / ofSmall).toFixed(2) });
     }
     return rows;
   } finally {
