@@ -1,4 +1,5 @@
 import { automationProjection } from './automation/automationProjection.ts';
+import { catalogFacetsProjection } from './catalog/catalogFacetsProjection.ts';
 import { catalogProjection } from './catalog/catalogProjection.ts';
 import { checkoutProjection } from './checkout/checkoutProjection.ts';
 import { eventLogProjection } from './eventLog/eventLogProjection.ts';
@@ -12,6 +13,7 @@ import { webhookProjection } from './webhooks/webhookProjection.ts';
 export const allProjections: readonly Projection[] = [
   identityProjection,
   catalogProjection,
+  catalogFacetsProjection,
   automationProjection,
   promoProjection,
   checkoutProjection,

@@ -1,4 +1,4 @@
-import { productDecider, productStream, type DesiredProduct, type ProductEvent, type ProductState } from '../../domain/catalog/product.ts';
+import { productDecider, productStream, type DesiredProduct, type ProductDetails, type ProductEvent, type ProductState } from '../../domain/catalog/product.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
 import type { CommandContext } from '../handleCommand.ts';
@@ -43,4 +43,36 @@ export async function changeProductLifecycle(
     });
   }
   return loadOrganizationProduct(ctx, organizationId, productId);
+}
+
+export type DetailsEdit = { id: string; version_number: number; changed: boolean };
+
+/**
+ * Edits one product's details (its family, its features) with the import's own command: the
+ * same details otherwise, the same plans, status and publication, so the product gets one new
+ * version, or none when nothing differs. `change` answers null when the product (as its stream
+ * now says) no longer names what is edited: it is then left alone (null).
+ */
+export async function editProductDetails(
+  ctx: CommandContext,
+  organizationId: string,
+  productId: string,
+  change: (details: ProductDetails) => ProductDetails | null,
+): Promise<DetailsEdit | null> {
+  const state = fold(productDecider, (await ctx.store.readStream(productStream(productId))) as unknown as ProductEvent[]);
+  if (state.status === 'none' || state.organizationId !== organizationId) return null;
+  const { name, display_name, description, family, features, twins } = state;
+  const details = change({ name, display_name, description, family, features, twins });
+  if (details === null) return null;
+  const result = await upsertProductByKey(ctx, {
+    organizationId,
+    key: state.key,
+    desired: {
+      details,
+      plans: state.plans.map(({ id: _id, number: _n, ...plan }) => plan),
+      status: state.status,
+      published: state.publishedAt !== null,
+    },
+  });
+  return { id: result.id, version_number: result.version_number, changed: result.changed };
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../../app/services.ts';
 import { accountRoutes } from './accountRoutes.ts';
 import { automationManageRoutes } from './automationManageRoutes.ts';
+import { catalogFacetRoutes } from './catalogFacetRoutes.ts';
 import { checkoutManageRoutes } from './checkoutManageRoutes.ts';
 import { eventLogRoutes } from './eventLogRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
@@ -12,6 +13,7 @@ import { productRoutes } from './productRoutes.ts';
 export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   await app.register(accountRoutes, { services });
   await app.register(productRoutes, { services });
+  await app.register(catalogFacetRoutes, { services });
   await app.register(organizationRoutes, { services });
   await app.register(checkoutManageRoutes, { services });
   await app.register(offerRoutes, { services });
