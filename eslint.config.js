@@ -1,7 +1,8 @@
 // Lint guards the dependency direction as well as the code: domain/ stays pure, only the
 // composition root (app/compose.ts) picks concrete storage adapters, no run-time import cycle,
 // and no layer imports one above it (see docs/architecture.md for the picture):
-//   lib, domain ← sqlite ← eventStore, readStore ← commands, projections ← api, automation ← webhooks ← app ← cli ← bin
+//   lib, domain ← sqlite ← eventStore, readStore; eventStore ← commands (no read store);
+//   eventStore, readStore ← projections; commands, projections ← api, automation ← webhooks ← app ← cli ← bin
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
@@ -15,8 +16,9 @@ const layerZones = [
   // The event store and the read store are siblings: neither reaches into the other.
   { target: 'eventStore', from: except('eventStore', 'sqlite', 'lib', 'domain') },
   { target: 'readStore', from: except('readStore', 'sqlite', 'lib', 'domain') },
-  // The write side and the read side are siblings too: commands decide from streams, not read models.
-  { target: 'commands', from: except('commands', 'eventStore', 'readStore', 'lib', 'domain') },
+  // The write side and the read side are siblings too: commands decide from streams, not read
+  // models, so they do not reach the read store either.
+  { target: 'commands', from: except('commands', 'eventStore', 'lib', 'domain') },
   { target: 'projections', from: except('projections', 'eventStore', 'readStore', 'lib', 'domain') },
   // The API and the automation worker are given app/'s Services (and the API its readiness check);
   // everything else in app/ composes them, so it sits above.

@@ -29,6 +29,8 @@ describe('layer lint rules', () => {
     ['sqlite/probe.ts', '../eventStore/eventStore.ts'],
     ['projections/probe.ts', '../commands/handleCommand.ts'],
     ['commands/probe.ts', '../projections/projectionRunner.ts'],
+    // Write code decides on streams: it reaches no read model, not even through the read store port.
+    ['commands/probe.ts', '../readStore/readStore.ts'],
     ['api/probe.ts', '../app/compose.ts'],
     ['automation/probe.ts', '../api/app.ts'],
     ['app/probe.ts', '../cli/main.ts'],
