@@ -6,10 +6,12 @@ import type { ComponentType } from 'preact';
 import { AutomationPage } from './pages/AutomationPage.tsx';
 import { CatalogPage } from './pages/CatalogPage.tsx';
 import { DevelopersPage } from './pages/DevelopersPage.tsx';
+import { EventLogPage } from './pages/EventLogPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
 import { OffersPage } from './pages/OffersPage.tsx';
 import { PromosPage } from './pages/PromosPage.tsx';
 import { SalesPage } from './pages/SalesPage.tsx';
+import { SessionPage } from './pages/SessionPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
@@ -43,8 +45,10 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/catalog', page: CatalogPage, nav: 'catalog' },
   { path: '/dashboard/offers', page: OffersPage, nav: 'offers' },
   { path: '/dashboard/sales', page: SalesPage, nav: 'sales' },
+  { path: '/dashboard/sales/:id', page: SessionPage, nav: 'sales' },
   { path: '/dashboard/promos', page: PromosPage, nav: 'promos' },
   { path: '/dashboard/automation', page: AutomationPage, nav: 'automation' },
   { path: '/dashboard/developers', page: DevelopersPage, nav: 'developers' },
+  { path: '/dashboard/developers/events', page: EventLogPage, nav: 'developers' },
   { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },
 ];

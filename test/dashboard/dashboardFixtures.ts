@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { inviteUser } from '../../commands/identity/accountCommands.ts';
 import { createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
 import type { TestServer } from '../helpers/testServer.ts';
+import { GOOD_CARD } from '../checkout/checkoutFixtures.ts';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -57,4 +58,25 @@ export async function signInThroughForm(page: Page, origin: string, email: strin
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/**
+ * A checkout through the public routes a buyer's browser calls: created for an offer, then paid
+ * with the test card (or declined first, when `declineFirst`). Answers the session id.
+ */
+export async function paidSession(server: TestServer, offer: string, customer: { email: string; name?: string }, o: { pay?: boolean; declineFirst?: boolean } = {}): Promise<string> {
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const json = (await response.json()) as Record<string, unknown>;
+    return { status: response.status, json };
+  };
+  const created = await post('/api/checkout/sessions', { offer, customer });
+  if (created.status !== 201 && created.status !== 200) throw new Error(`creating a session: ${created.status} ${JSON.stringify(created.json)}`);
+  const id = (created.json.session as { id: string }).id;
+  if (o.declineFirst) await post(`/api/checkout/sessions/${id}/pay`, { card: { ...GOOD_CARD, number: '4000000000000002' } });
+  if (o.pay !== false) {
+    const paid = await post(`/api/checkout/sessions/${id}/pay`, { card: GOOD_CARD });
+    if (paid.status !== 200) throw new Error(`paying: ${paid.status} ${JSON.stringify(paid.json)}`);
+  }
+  return id;
 }
