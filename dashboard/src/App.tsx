@@ -8,7 +8,7 @@ import { InvitationPage } from './pages/InvitationPage.tsx';
 import { SignInPage } from './pages/SignInPage.tsx';
 import { matchPath, navigate, useLocation } from './router.tsx';
 import { ROUTES } from './routes.ts';
-import { loadSession, setSession, useSession } from './session.ts';
+import { bootSession, setSession, useSession } from './session.ts';
 import { safeNext, signInHref } from './signInHref.ts';
 
 export function App() {
@@ -22,7 +22,7 @@ export function App() {
       setSession(null);
       navigate(signInHref(), { replace: true });
     });
-    loadSession().catch(setBootError);
+    bootSession().catch(setBootError);
   }, []);
 
   if (loc.path === '/dashboard/invitation') return <InvitationPage />;

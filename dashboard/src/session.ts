@@ -32,12 +32,23 @@ export function getSession(): State {
 
 export function useSession(): State {
   const [, redraw] = useState(0);
+  const drawn = current;
   useEffect(() => {
     const listener = () => redraw((n) => n + 1);
     listeners.add(listener);
+    // An answer that arrived between drawing and listening.
+    if (current !== drawn) listener();
     return () => void listeners.delete(listener);
   }, []);
   return current;
+}
+
+let booting: Promise<SessionAnswer | null> | null = null;
+
+/** The first session probe, started as the script loads (main.tsx), before anything is drawn. */
+export function bootSession(): Promise<SessionAnswer | null> {
+  booting ??= loadSession();
+  return booting;
 }
 
 /** The session as the service has it now; null when signed out. */

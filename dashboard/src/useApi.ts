@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, type ApiError, type Query } from './api.ts';
 
 export type Loaded<T> = {
@@ -18,7 +18,8 @@ export function useApi<T>(path: string | null, query?: Query): Loaded<T> {
   const [tick, setTick] = useState(0);
   const key = path === null ? null : `${path}|${JSON.stringify(query ?? {})}`;
   const latest = useRef(0);
-  useEffect(() => {
+  // A layout effect: the request leaves as soon as the page is drawn, not a frame later.
+  useLayoutEffect(() => {
     if (path === null) return;
     const id = ++latest.current;
     const controller = new AbortController();
