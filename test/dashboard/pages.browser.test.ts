@@ -116,6 +116,7 @@ describe('dashboard pages', () => {
     expect(await sessionCard.locator('.badge').first().textContent()).toBe('open');
     await page.getByText('No invoice yet').waitFor();
     expect(await page.locator('.timeline-item.future').count()).toBe((await items.count()) - 1);
+    expect(await seriousAxeViolations(page)).toEqual([]);
 
     // The URL alone brings the same moment back.
     await page.reload();

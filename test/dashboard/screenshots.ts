@@ -36,8 +36,20 @@ for (let day = 29; day >= 0; day--) {
     sessionId = await paidSession(server, i % 3 === 0 ? 'starter' : 'pro-plan', { email, name }, { pay: i < sales, declineFirst: i === 1 });
   }
 }
+// One session whose events are minutes apart, for the timeline.
+clock.set(realNow - 9 * 60_000);
+const withHistory = await paidSession(server, 'pro-plan', { email: 'ada@example.com', name: 'Ada Lovelace' }, { pay: false });
+const pay = async (number: string) =>
+  fetch(`${server.url}/api/checkout/sessions/${withHistory}/pay`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ card: { number, exp_month: 12, exp_year: 2099, cvc: '123' } }),
+  });
+clock.set(realNow - 6 * 60_000);
+await pay('4000000000000002');
+clock.set(realNow - 2 * 60_000);
+await pay('4242424242424242');
 clock.set(realNow);
-const withHistory = await paidSession(server, 'pro-plan', { email: 'ada@example.com', name: 'Ada Lovelace' }, { declineFirst: true });
 await createApiKey(server.cliContext(org), { organizationId: org, name: 'Production server', userId: person.userId });
 // The invitation made 30 days ago (by the clock) has expired: a fresh one.
 const { token } = await inviteUser(server.cliContext(org), person.userId);
@@ -53,6 +65,7 @@ const shots: [string, string][] = [
   ['home', '/dashboard'],
   ['sales', '/dashboard/sales'],
   ['session', `/dashboard/sales/${withHistory}`],
+  ['session-at', `/dashboard/sales/${withHistory}?at=${Math.floor((realNow - 6 * 60_000) / 1000)}`],
   ['developers', '/dashboard/developers'],
   ['events', '/dashboard/developers/events'],
   ['settings', '/dashboard/settings'],
@@ -72,6 +85,13 @@ for (const [width, height, suffix] of [[1280, 800, 'desktop'], [390, 844, 'phone
     await page.waitForLoadState('networkidle');
     await page.waitForTimeout(300); // the chart's canvas draws on the next frame
     await page.screenshot({ path: join(dir, `${name}-${suffix}.png`), fullPage: true });
+  }
+  if (suffix === 'desktop') {
+    await page.goto(`${origin}/dashboard/developers`);
+    await page.getByLabel('Name', { exact: true }).fill('Zapier');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('button', { name: 'I have copied it' }).waitFor();
+    await page.screenshot({ path: join(dir, `api-key-created-${suffix}.png`), fullPage: true });
   }
   if (suffix === 'phone') {
     await page.goto(`${origin}/dashboard`);
