@@ -133,6 +133,41 @@ describe('dashboard shell', () => {
     expect(csp).toEqual([]);
   });
 
+  it('accepts an invitation with a passkey and signs in with it alone, through the pages (virtual authenticator)', async () => {
+    const person = await invitedPerson(server);
+    const keyPage = await context.newPage();
+    const cdp = await context.newCDPSession(keyPage);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    await keyPage.goto(`${origin}/dashboard/invitation#token=${person.token}`);
+    await keyPage.getByRole('button', { name: 'Use a passkey instead' }).click();
+    await keyPage.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await keyPage.getByRole('button', { name: 'Sign out' }).click();
+    await keyPage.getByText('You are signed out.').waitFor();
+    await keyPage.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await keyPage.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    const session = await keyPage.evaluate(async () => (await (await fetch('/manage/api/session')).json()) as { user: { email: string; has_password: boolean; passkeys: number } });
+    expect(session.user).toMatchObject({ email: person.email, has_password: false, passkeys: 1 });
+    await keyPage.close();
+  });
+
+  it('sends a person whose session ended to sign in, and back to the page afterwards', async () => {
+    const person = await invitedPerson(server);
+    await page.goto(`${origin}/dashboard/invitation#token=${person.token}`);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await context.clearCookies(); // as a revocation from another device would
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Developers', exact: true }).click();
+    await page.waitForURL(/\/dashboard\/sign-in\?next=%2Fdashboard%2Fdevelopers$/);
+    await page.getByLabel('Email').fill(person.email);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
+  });
+
   it('fits a 390 px phone: the navigation is a drawer behind the menu button', async () => {
     const person = await invitedPerson(server);
     const phone = await context.newPage();
