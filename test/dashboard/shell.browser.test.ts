@@ -1,6 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_CSP } from '../../api/routes/dashboard/dashboardRoutes.ts';
+import { inviteUser } from '../../commands/identity/accountCommands.ts';
+import { createUser } from '../../commands/identity/identityCommands.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { invitedPerson, seriousAxeViolations, signInThroughForm, watchCsp } from './dashboardFixtures.ts';
@@ -52,6 +54,7 @@ describe('dashboard shell', () => {
     expect(js.headers.get('cache-control')).toMatch(/immutable/);
     const etag = js.headers.get('etag')!;
     expect((await fetch(`${server.url}${script}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await fetch(`${server.url}/dashboard/assets/missing.js`)).status).toBe(404);
   });
 
   it('signs in with an invitation link (password), signs out, signs in again; a deep link comes back after sign-in', async () => {
@@ -166,6 +169,25 @@ describe('dashboard shell', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
+  });
+
+  it("shows a member what owners manage without the owners' controls", async () => {
+    const owner = await invitedPerson(server);
+    const email = `member-${Date.now()}@example.com`;
+    const member = await createUser(server.cliContext(owner.organizationIds[0]!), { email, organizationId: owner.organizationIds[0]!, role: 'member' });
+    const { token } = await inviteUser(server.cliContext(owner.organizationIds[0]!), member.id);
+    await page.goto(`${origin}/dashboard/invitation#token=${token}`);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await page.goto(`${origin}/dashboard/developers`);
+    await page.getByText('Only owners of the organization manage API keys.').waitFor();
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
+    await page.goto(`${origin}/dashboard/settings`);
+    await page.getByText('Only owners change these.').waitFor();
+    expect(await page.getByLabel('Name', { exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByLabel('Invite by email').count()).toBe(0);
+    expect(await seriousAxeViolations(page)).toEqual([]);
   });
 
   it('fits a 390 px phone: the navigation is a drawer behind the menu button', async () => {

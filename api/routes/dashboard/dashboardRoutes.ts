@@ -62,6 +62,10 @@ export async function dashboardRoutes(app: FastifyInstance, _opts: { services: S
   };
   app.get('/dashboard', { schema: { hide: true } }, page);
   app.get('/dashboard/*', { schema: { hide: true } }, page);
+  // Not the shell: a missing asset is a 404, not an HTML page the browser would refuse as script.
+  app.get('/dashboard/assets/*', { schema: { hide: true } }, async (_request, reply) =>
+    reply.code(404).send({ message: 'Not found.', code: 'not_found' }),
+  );
   app.get('/dashboard/assets/dashboard.js', { schema: { hide: true } }, async (request, reply) =>
     sendAsset(request, reply, (await dashboardAssets()).js, 'application/javascript; charset=utf-8'),
   );
