@@ -18,13 +18,13 @@ type Stats = { timezone: string; days: Day[]; totals: Omit<Day, 'date'>; open_se
 
 const n = (v: number) => new Intl.NumberFormat().format(v);
 
-/** Amounts of several currencies, each in its own. */
-const amounts = (a: Record<string, number>) =>
+/** Amounts of several currencies, each in its own; none is zero in the organization's main one. */
+const amounts = (a: Record<string, number>, main: string) =>
   Object.keys(a).length
     ? Object.entries(a)
         .map(([c, v]) => formatMoney(v, c))
         .join(' · ')
-    : formatMoney(0, Object.keys(a)[0] ?? 'USD');
+    : formatMoney(0, main);
 
 export function HomePage() {
   const session = useSession();
@@ -49,14 +49,14 @@ export function HomePage() {
               <p class="stat-value" data-testid="sales-today">
                 {n(today.completed)}
               </p>
-              <p class="stat-sub">{amounts(today.amounts)}</p>
+              <p class="stat-sub">{amounts(today.amounts, currency)}</p>
             </Card>
             <Card>
               <p class="stat-label">Last 30 days</p>
               <p class="stat-value" data-testid="sales-30">
                 {n(stats.data.totals.completed)}
               </p>
-              <p class="stat-sub">{amounts(stats.data.totals.amounts)}</p>
+              <p class="stat-sub">{amounts(stats.data.totals.amounts, currency)}</p>
             </Card>
             <Card>
               <p class="stat-label">Checkout sessions</p>
