@@ -43,6 +43,8 @@ const layerZones = [
   { target: 'cli', from: ['bin', 'sdk'] },
   // The browser SDK ships alone: it imports no server code.
   { target: 'sdk', from: except('sdk') },
+  // The dashboard runs in the browser and talks to the service over HTTP only.
+  { target: 'dashboard/src', from: SERVER },
 ];
 
 const adapterPatterns = [
@@ -50,16 +52,16 @@ const adapterPatterns = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'sdk/dist/**', 'test-results/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'dist/**', 'sdk/dist/**', 'dashboard/dist/**', 'test-results/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.mjs'],
     plugins: { 'import-x': importX },
     settings: {
-      'import-x/resolver': { node: { extensions: ['.ts', '.js', '.mjs'] } },
+      'import-x/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.mjs'] } },
       // Without these the rules skip .ts files when they follow imports (the cycle check saw nothing).
-      'import-x/extensions': ['.ts', '.js', '.mjs'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
     },
     rules: {
       // Type-only imports are erased at run time, so they may point back; values may not.

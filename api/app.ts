@@ -26,6 +26,7 @@ import { catalogRoutes } from './routes/catalog/catalogRoutes.ts';
 import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
+import { dashboardRoutes } from './routes/dashboard/dashboardRoutes.ts';
 import { identityRoutes } from './routes/identity/identityRoutes.ts';
 import { manageRoutes } from './routes/manage/manageRoutes.ts';
 import { promoRoutes } from './routes/promos/promoRoutes.ts';
@@ -166,6 +167,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(catalogRoutes, { services });
   await app.register(checkoutRoutes, { services });
   await app.register(hostedCheckoutRoutes, { services });
+  await app.register(dashboardRoutes, { services });
   await app.register(catchRoute, { services });
   await app.register(automationRoutes, { services });
   await app.register(promoRoutes, { services });

@@ -7,6 +7,7 @@ import { identityProjection } from './identity/identityProjection.ts';
 import type { Projection } from './projection.ts';
 import { promoProjection } from './promos/promoProjection.ts';
 import { receiptProjection } from './receipts/receiptProjection.ts';
+import { salesStatsProjection } from './salesStats/salesStatsProjection.ts';
 import { webhookProjection } from './webhooks/webhookProjection.ts';
 
 /** Every read model, in the order a rebuild runs them. */
@@ -20,4 +21,5 @@ export const allProjections: readonly Projection[] = [
   webhookProjection,
   receiptProjection,
   eventLogProjection,
+  salesStatsProjection,
 ];

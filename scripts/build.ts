@@ -7,6 +7,7 @@ import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as esbuild from 'esbuild';
+import { buildDashboard } from '../dashboard/build.ts';
 import { buildSdk } from '../sdk/build.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -37,9 +38,11 @@ const service = await esbuild.build({
 const sdk = await buildSdk();
 mkdirSync(join(dist, 'assets'), { recursive: true });
 for (const name of ['sdk.js', 'sdk.mjs', 'checkout-page.js']) copyFileSync(join(root, 'sdk', 'dist', name), join(dist, 'assets', name));
+const dashboard = await buildDashboard();
+for (const name of ['dashboard.js', 'dashboard.css']) copyFileSync(join(root, 'dashboard', 'dist', name), join(dist, 'assets', name));
 
 // What `npm start` compares with: the build is stale once any of these is newer than build.json.
-const inputs = [...new Set([...Object.keys(service.metafile.inputs), ...sdk.inputs.map((f) => relative(root, f)), 'package.json', 'package-lock.json', 'scripts/build.ts', 'sdk/buildAll.ts', 'sdk/build.ts'])]
+const inputs = [...new Set([...Object.keys(service.metafile.inputs), ...sdk.inputs.map((f) => relative(root, f)), ...dashboard.inputs.map((f) => relative(root, f)), 'package.json', 'package-lock.json', 'scripts/build.ts', 'sdk/buildAll.ts', 'sdk/build.ts', 'dashboard/build.ts'])]
   .filter((f) => !f.startsWith('node_modules/'))
   .sort();
 writeFileSync(join(dist, 'build.json'), `${JSON.stringify({ builtAt: new Date().toISOString(), inputs }, null, 2)}\n`);

@@ -117,6 +117,25 @@ export async function acceptInvitationWithPasskey(
 
 const passkeyClaimStream = (credentialId: string) => `passkey-${sha256Hex(credentialId)}`;
 
+/**
+ * A verified passkey added by a signed-in person (Settings). The credential's claim stream keeps
+ * one credential to one user; the same user may add back a passkey they removed.
+ */
+export async function addPasskey(ctx: CommandContext, userId: string, passkey: Omit<Passkey, 'registered_at'>): Promise<Passkey> {
+  try {
+    await ctx.store.append(passkeyClaimStream(passkey.credential_id), [toNewEvent({ type: 'PasskeyClaimed', data: { user_id: userId } }, ctx.metadata)], 'no_stream');
+  } catch (error) {
+    if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    if ((await userIdByPasskey(ctx.store, passkey.credential_id)) !== userId) throw new DomainError('conflict', 'passkey_exists', 'That passkey is already registered.');
+  }
+  const result = await handleCommand(ctx, userStream(userId), userDecider, { type: 'AddPasskey', passkey, now: now(ctx) });
+  return (result.state as ActiveUser).passkeys.find((p) => p.credential_id === passkey.credential_id)!;
+}
+
+export async function removePasskey(ctx: CommandContext, userId: string, credentialId: string): Promise<void> {
+  await handleCommand(ctx, userStream(userId), userDecider, { type: 'RemovePasskey', credentialId, now: now(ctx) });
+}
+
 export async function userIdByPasskey(store: EventStore, credentialId: string): Promise<string | null> {
   const [claim] = await store.readStream(passkeyClaimStream(credentialId));
   return claim ? (claim.data as { user_id: string }).user_id : null;

@@ -27,7 +27,8 @@ export type UserEvent =
   | DomainEvent<'UserSwitchedOrganization', { organization_id: string }>
   | DomainEvent<'UserInvited', { token_hash: string; expires_at: number; invited_at: number }>
   | DomainEvent<'UserPasswordSet', { password_hash: string; set_at: number; via: 'invitation' }>
-  | DomainEvent<'PasskeyRegistered', Passkey & { via: 'invitation' }>
+  | DomainEvent<'PasskeyRegistered', Passkey & { via: 'invitation' | 'settings' }>
+  | DomainEvent<'PasskeyRemoved', { credential_id: string; removed_at: number }>
   | DomainEvent<'PasskeyUsed', { credential_id: string; counter: number; used_at: number }>
   | DomainEvent<'MemberRoleChanged', { organization_id: string; role: Role; changed_at: number }>
   | DomainEvent<'MemberRemoved', { organization_id: string; removed_at: number }>;
@@ -41,6 +42,8 @@ export type UserCommand =
   | { type: 'AcceptInvitationWithPassword'; tokenHash: string; passwordHash: string; now: number }
   | { type: 'AcceptInvitationWithPasskey'; tokenHash: string; passkey: Omit<Passkey, 'registered_at'>; now: number }
   | { type: 'RecordPasskeyUse'; credentialId: string; counter: number; now: number }
+  | { type: 'AddPasskey'; passkey: Omit<Passkey, 'registered_at'>; now: number }
+  | { type: 'RemovePasskey'; credentialId: string; now: number }
   | { type: 'ChangeRole'; organizationId: string; role: Role; now: number }
   | { type: 'RemoveMember'; organizationId: string; now: number };
 
@@ -106,6 +109,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         const { via: _via, ...passkey } = event.data;
         return { ...state, passkeys: [...state.passkeys, passkey], invitation: null };
       }
+      case 'PasskeyRemoved':
+        return { ...state, passkeys: state.passkeys.filter((p) => p.credential_id !== event.data.credential_id) };
       case 'PasskeyUsed':
         return {
           ...state,
@@ -162,6 +167,18 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
           throw conflict('passkey_exists', 'That passkey is already registered.');
         }
         return { type: 'PasskeyRegistered', data: { ...command.passkey, registered_at: command.now, via: 'invitation' } };
+      case 'AddPasskey':
+        if (state.passkeys.some((p) => p.credential_id === command.passkey.credential_id)) {
+          throw conflict('passkey_exists', 'That passkey is already registered.');
+        }
+        return { type: 'PasskeyRegistered', data: { ...command.passkey, registered_at: command.now, via: 'settings' } };
+      case 'RemovePasskey':
+        if (!state.passkeys.some((p) => p.credential_id === command.credentialId)) throw notFound('Passkey');
+        // Removing the only way in would lock the person out until someone sends a new link.
+        if (state.passwordHash === null && state.passkeys.length === 1) {
+          throw conflict('last_credential', 'This is your only way to sign in: add another passkey first.');
+        }
+        return { type: 'PasskeyRemoved', data: { credential_id: command.credentialId, removed_at: command.now } };
       case 'RecordPasskeyUse':
         if (!state.passkeys.some((p) => p.credential_id === command.credentialId)) throw notFound('Passkey');
         return { type: 'PasskeyUsed', data: { credential_id: command.credentialId, counter: command.counter, used_at: command.now } };

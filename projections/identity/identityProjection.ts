@@ -82,6 +82,7 @@ export const identityProjection: Projection = {
     'UserPasswordSet',
     'PasskeyRegistered',
     'PasskeyUsed',
+    'PasskeyRemoved',
     'MemberRoleChanged',
     'MemberRemoved',
     'SignedIn',
@@ -163,6 +164,11 @@ export const identityProjection: Projection = {
         const user = await tx.get<UserDoc>(USERS, id);
         const { credential_id, name, registered_at } = event.data;
         if (user) tx.upsert(USERS, { ...user, passkeys: [...(user.passkeys ?? []), { credential_id, name, registered_at, last_used_at: null }] });
+        return;
+      }
+      case 'PasskeyRemoved': {
+        const user = await tx.get<UserDoc>(USERS, id);
+        if (user) tx.upsert(USERS, { ...user, passkeys: (user.passkeys ?? []).filter((p) => p.credential_id !== event.data.credential_id) });
         return;
       }
       case 'PasskeyUsed': {

@@ -15,13 +15,13 @@ describe('/ and /docs: where a person who opens the service goes', () => {
     const html = await page.text();
     expect(html).toContain('<a href="/docs">');
     expect(html).toContain('<a href="/examples/sdk">');
-    // No dashboard is served yet, so none is linked.
-    expect(html).not.toContain('/dashboard');
+    // The dashboard is served by the service, so the front page links it.
+    expect(html).toContain('<a href="/dashboard">');
 
     const json = await server.fetch('/', { headers: { accept: 'application/json' } });
     expect(json.status).toBe(200);
-    expect(await json.json()).toMatchObject({ links: { docs: '/docs', openapi: '/api/openapi.json', sdk_example: '/examples/sdk', dashboard: null } });
-    for (const path of ['/docs', '/api/openapi.json', '/examples/sdk', '/healthz']) expect((await server.fetch(path)).status, path).toBe(200);
+    expect(await json.json()).toMatchObject({ links: { docs: '/docs', openapi: '/api/openapi.json', sdk_example: '/examples/sdk', dashboard: '/dashboard' } });
+    for (const path of ['/docs', '/api/openapi.json', '/examples/sdk', '/healthz', '/dashboard']) expect((await server.fetch(path)).status, path).toBe(200);
   });
 
   it('/docs lists the catch route once (it takes every method) and renders `code` in its text as code', async () => {

@@ -79,6 +79,21 @@ describe('the compiled service (dist/)', () => {
     }
   });
 
+  test('serves the dashboard the build wrote: the shell, its script and its stylesheet, byte for byte', async () => {
+    const page = await fetch(`${url}/dashboard/sales`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    const html = await page.text();
+    for (const file of ['dashboard.js', 'dashboard.css']) {
+      const path = new RegExp(`"(/dashboard/assets/${file.replace('.', '\\.')}\\?v=[^"]+)"`).exec(html)?.[1];
+      expect(path, file).toBeTruthy();
+      const response = await fetch(`${url}${path}`);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(readFileSync(join(out, 'dist', 'assets', file), 'utf8'));
+    }
+    expect(output).not.toContain('dev dependency');
+  });
+
   test("serves the hosted page with the page's prebuilt script inline", async () => {
     const response = await fetch(`${url}/checkout/no-such-offer`);
     expect(response.status).toBe(404);

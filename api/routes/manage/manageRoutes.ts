@@ -7,7 +7,9 @@ import { checkoutManageRoutes } from './checkoutManageRoutes.ts';
 import { eventLogRoutes } from './eventLogRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
 import { organizationRoutes } from './organizationRoutes.ts';
+import { passkeyRoutes } from './passkeyRoutes.ts';
 import { productRoutes } from './productRoutes.ts';
+import { salesStatsRoutes } from './salesStatsRoutes.ts';
 
 /** Everything under /manage/api: sign-in and sessions, then the organization-scoped resources. */
 export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
@@ -19,4 +21,6 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(offerRoutes, { services });
   await app.register(eventLogRoutes, { services });
   await app.register(automationManageRoutes, { services });
+  await app.register(salesStatsRoutes, { services });
+  await app.register(passkeyRoutes, { services });
 };

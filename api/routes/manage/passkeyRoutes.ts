@@ -1,0 +1,128 @@
+import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../../../app/services.ts';
+import { addPasskey, loadUser, removePasskey } from '../../../commands/identity/accountCommands.ts';
+import { USERS, type UserDoc } from '../../../projections/identity/identityProjection.ts';
+import { HttpError } from '../../errors.ts';
+import { requireSession } from '../../plugins/sessionAuth.ts';
+import { manageContext } from './manageContext.ts';
+import { manageErrors, manageRoute, RegistrationResponse } from './manageSchemas.ts';
+import { challengeToken, readChallengeToken, relyingParty } from './webauthn.ts';
+
+const P = '/manage/api/passkeys';
+
+const Passkey = z.object({
+  id: z.string().describe('The credential id (base64url).'),
+  name: z.string(),
+  registered_at: z.number().int(),
+  last_used_at: z.number().int().nullable(),
+});
+const CredentialId = z.object({ id: z.string().min(1).max(1024).regex(/^[A-Za-z0-9_-]+$/, 'must be base64url') });
+
+/** The signed-in person's own passkeys: list, add (a WebAuthn registration), remove. */
+export const passkeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const unauthenticated = () => new HttpError(401, 'unauthenticated', 'Unauthenticated.');
+
+  app.get(
+    P,
+    { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: 'Your passkeys (never their keys).', response: { 200: z.object({ data: z.array(Passkey) }), ...manageErrors } } },
+    async (request) => {
+      const s = requireSession(request);
+      // The stream says which passkeys there are (a removal counts at once); the read model adds when each was last used.
+      const user = await loadUser(services.store, s.userId);
+      if (!user) throw unauthenticated();
+      const doc = await services.readStore.get<UserDoc>(USERS, s.userId);
+      const lastUsed = new Map((doc?.passkeys ?? []).map((p) => [p.credential_id, p.last_used_at]));
+      return { data: user.passkeys.map((p) => ({ id: p.credential_id, name: p.name, registered_at: p.registered_at, last_used_at: lastUsed.get(p.credential_id) ?? null })) };
+    },
+  );
+
+  app.post(
+    `${P}/options`,
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: 'Options for navigator.credentials.create() to add a passkey, with the challenge token to send back.',
+        body: z.object({}).optional(),
+        response: { 200: z.object({ options: z.record(z.string(), z.unknown()), challenge_token: z.string() }), ...manageErrors },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const user = await loadUser(services.store, s.userId);
+      if (!user) throw unauthenticated();
+      const { rpID, rpName } = relyingParty(services, request);
+      const options = await generateRegistrationOptions({
+        rpName,
+        rpID,
+        userName: user.email,
+        userID: new TextEncoder().encode(user.id),
+        attestationType: 'none',
+        excludeCredentials: user.passkeys.map((p) => ({ id: p.credential_id, transports: p.transports as never })),
+        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+      });
+      return { options: options as unknown as Record<string, unknown>, challenge_token: await challengeToken(services, options.challenge, 'register', user.id) };
+    },
+  );
+
+  app.post(
+    P,
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: 'Add a passkey: the attestation of navigator.credentials.create().',
+        body: z.object({ challenge_token: z.string().min(1).max(2048), name: z.string().trim().min(1).max(100).optional(), response: RegistrationResponse }),
+        response: { 201: Passkey, ...manageErrors },
+      },
+    },
+    async (request, reply) => {
+      const s = requireSession(request);
+      const expectedChallenge = await readChallengeToken(services, request.body.challenge_token, 'register', s.userId);
+      const { rpID, origin } = relyingParty(services, request);
+      const refused = () => new HttpError(422, 'passkey_invalid', 'The passkey could not be verified.', { response: ['The passkey could not be verified.'] });
+      let verification;
+      try {
+        verification = await verifyRegistrationResponse({
+          response: request.body.response as RegistrationResponseJSON,
+          expectedChallenge,
+          expectedOrigin: origin,
+          expectedRPID: rpID,
+          requireUserVerification: false,
+        });
+      } catch {
+        throw refused();
+      }
+      if (!verification.verified) throw refused();
+      const { credential } = verification.registrationInfo;
+      const added = await addPasskey(manageContext(services, request), s.userId, {
+        credential_id: credential.id,
+        public_key: Buffer.from(credential.publicKey).toString('base64url'),
+        counter: credential.counter,
+        transports: credential.transports ?? [],
+        name: request.body.name ?? 'Passkey',
+      });
+      return reply.code(201).send({ id: added.credential_id, name: added.name, registered_at: added.registered_at, last_used_at: null });
+    },
+  );
+
+  app.delete(
+    `${P}/:id`,
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: 'Remove one of your passkeys (409 last_credential when it is your only way to sign in).',
+        params: CredentialId,
+        response: { 204: z.null(), ...manageErrors },
+      },
+    },
+    async (request, reply) => {
+      const s = requireSession(request);
+      await removePasskey(manageContext(services, request), s.userId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,100 @@
+/**
+ * The one way the dashboard talks to the service: `/manage/api` with the session cookie (HttpOnly,
+ * never seen here) and, on writes, the X-CSRF-Token header. The CSRF token lives in memory only,
+ * set from the session answer; nothing is kept in localStorage.
+ */
+
+/** A failed request in the service's Laravel shape: `{message, code, errors: {field: [..]}}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Field errors, by field name as the route's body names it (`plans.0.name` for nested ones). */
+    readonly fields: Record<string, string[]> = {},
+  ) {
+    super(message);
+  }
+
+  /** The first message for a field, to show beside it. */
+  field(name: string): string | undefined {
+    return this.fields[name]?.[0];
+  }
+}
+
+let csrfToken: string | null = null;
+let onUnauthenticated: () => void = () => undefined;
+
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+/** What a 401 does (the app sends the person to sign in, then back). */
+export function setUnauthenticatedHandler(handler: () => void): void {
+  onUnauthenticated = handler;
+}
+
+export type RequestOptions = {
+  /** Answer a 401 as an ApiError instead of leaving for the sign-in page (the session probe, sign-in forms). */
+  allowUnauthenticated?: boolean;
+  signal?: AbortSignal;
+};
+
+export type Query = Record<string, string | number | boolean | null | undefined>;
+
+/** `?a=1&b=x`, without the empty values (an empty filter is no filter). */
+export function queryString(query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+export async function request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let response: Response;
+  try {
+    response = await fetch(`/manage/api${path}`, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, 'network_error', 'The service could not be reached. Check your connection and try again.');
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (response.ok) return json as T;
+  const e = (json ?? {}) as { message?: unknown; code?: unknown; errors?: unknown };
+  const error = new ApiError(
+    response.status,
+    typeof e.code === 'string' ? e.code : `http_${response.status}`,
+    typeof e.message === 'string' ? e.message : `The service answered ${response.status}.`,
+    e.errors && typeof e.errors === 'object' ? (e.errors as Record<string, string[]>) : {},
+  );
+  if (response.status === 401 && !options.allowUnauthenticated) onUnauthenticated();
+  throw error;
+}
+
+export const api = {
+  get: <T>(path: string, query?: Query, options?: RequestOptions) => request<T>('GET', `${path}${queryString(query)}`, undefined, options),
+  post: <T>(path: string, body: unknown = {}, options?: RequestOptions) => request<T>('POST', path, body, options),
+  put: <T>(path: string, body: unknown, options?: RequestOptions) => request<T>('PUT', path, body, options),
+  patch: <T>(path: string, body: unknown, options?: RequestOptions) => request<T>('PATCH', path, body, options),
+  delete: <T = void>(path: string, options?: RequestOptions) => request<T>('DELETE', path, undefined, options),
+};
+
+/** Laravel's paginator meta, as every management list answers it. */
+export type PageMeta = { current_page: number; last_page: number; per_page: number; total: number; from: number | null; to: number | null };
+export type Paged<T> = { data: T[]; meta: PageMeta };

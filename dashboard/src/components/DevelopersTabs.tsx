@@ -1,0 +1,14 @@
+import { Tabs } from './Tabs.tsx';
+
+export function DevelopersTabs({ current }: { current: string }) {
+  return (
+    <Tabs
+      label="Developers"
+      current={current}
+      tabs={[
+        { href: '/dashboard/developers', label: 'API keys' },
+        { href: '/dashboard/developers/events', label: 'Event log' },
+      ]}
+    />
+  );
+}

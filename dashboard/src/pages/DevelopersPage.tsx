@@ -1,0 +1,156 @@
+import { useState } from 'preact/hooks';
+import { api, type ApiError } from '../api.ts';
+import { Badge } from '../components/Badge.tsx';
+import { Button } from '../components/Button.tsx';
+import { Card } from '../components/Card.tsx';
+import { ConfirmButton } from '../components/ConfirmButton.tsx';
+import { CopyField } from '../components/CopyButton.tsx';
+import { DevelopersTabs } from '../components/DevelopersTabs.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
+import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { ErrorNotice, Notice } from '../components/Notice.tsx';
+import { PageHeader } from '../components/PageHeader.tsx';
+import { Table } from '../components/Table.tsx';
+import { formatDate, formatDateTime } from '../format.ts';
+import { useSession } from '../session.ts';
+import type { Member } from '../types.ts';
+import { useApi } from '../useApi.ts';
+
+type ApiKey = { id: string; name: string; user_id: string; created_at: number; expires_at: number | null; revoked_at: number | null };
+
+const EXPIRIES: { label: string; days: number | null }[] = [
+  { label: 'Never', days: null },
+  { label: 'In 30 days', days: 30 },
+  { label: 'In 90 days', days: 90 },
+  { label: 'In a year', days: 365 },
+];
+
+/** API keys: create (the token shown once), list, revoke. Owners only, as the routes are. */
+export function DevelopersPage() {
+  const session = useSession();
+  const owner = session?.current_organization?.role === 'owner';
+  return (
+    <>
+      <PageHeader title="Developers" description="API keys for your server's calls to the public API, and the log of everything that happened in your organization." />
+      <DevelopersTabs current="/dashboard/developers" />
+      {owner ? <ApiKeys /> : <Notice>Only owners of the organization manage API keys. Ask an owner for one.</Notice>}
+    </>
+  );
+}
+
+function ApiKeys() {
+  const keys = useApi<{ data: ApiKey[] }>('/api-keys');
+  const members = useApi<{ data: Member[] }>('/members');
+  const [name, setName] = useState('');
+  const [expiry, setExpiry] = useState('Never');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [created, setCreated] = useState<(ApiKey & { token: string }) | null>(null);
+  const [actionError, setActionError] = useState<ApiError | null>(null);
+  const now = Date.now() / 1000;
+
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const days = EXPIRIES.find((x) => x.label === expiry)?.days ?? null;
+      const key = await api.post<ApiKey & { token: string }>('/api-keys', { name, expires_at: days ? Math.floor(now) + days * 86_400 : null });
+      setCreated(key);
+      setName('');
+      keys.reload();
+    } catch (err) {
+      setError(err as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const status = (k: ApiKey) => (k.revoked_at ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active');
+  const who = (id: string) => members.data?.data.find((m) => m.id === id)?.email ?? id;
+
+  return (
+    <>
+      {created && (
+        <div class="notice notice-success token-once" role="status">
+          <p>
+            <strong>Key “{created.name}” created.</strong> Copy its token now: it is shown only this once and cannot be read again.
+          </p>
+          <CopyField text={created.token} label="The new API key's token" />
+          <p class="muted small">Send it as <code>Authorization: Bearer …</code> from your server; never put it in a web page.</p>
+          <Button size="sm" onClick={() => setCreated(null)}>
+            I have copied it
+          </Button>
+        </div>
+      )}
+      <Card title="Create an API key" id="create-key">
+        <form class="form-row" onSubmit={create} noValidate>
+          <Field label="Name" name="name" error={error} hint="What uses it, such as “Production server”.">
+            {(c) => <Input {...c} required maxLength={255} value={name} onValue={setName} />}
+          </Field>
+          <Field label="Expires" name="expires_at" error={error}>
+            {(c) => (
+              <Select {...c} value={expiry} onValue={setExpiry}>
+                {EXPIRIES.map((x) => (
+                  <option key={x.label}>{x.label}</option>
+                ))}
+              </Select>
+            )}
+          </Field>
+          <div class="field field-button">
+            <Button type="submit" variant="primary" busy={busy}>
+              Create key
+            </Button>
+          </div>
+        </form>
+        <OtherErrors error={error} shown={['name', 'expires_at']} />
+      </Card>
+      <Card title="API keys" id="keys">
+        <ErrorNotice error={keys.error ?? actionError} />
+        {keys.data && (
+          <Table
+            caption="API keys"
+            rows={keys.data.data}
+            rowKey={(k) => k.id}
+            columns={[
+              {
+                header: 'Name',
+                cell: (k) => (
+                  <>
+                    {k.name}
+                    <span class="row-sub mono">{k.id}</span>
+                  </>
+                ),
+              },
+              { header: 'Status', cell: (k) => <Badge status={status(k)} /> },
+              { header: 'Created by', wide: true, cell: (k) => who(k.user_id) },
+              { header: 'Created', wide: true, cell: (k) => <span class="nowrap">{formatDateTime(k.created_at)}</span> },
+              { header: 'Expires', wide: true, cell: (k) => (k.expires_at ? formatDate(k.expires_at) : 'Never') },
+              {
+                header: <span class="sr-only">Actions</span>,
+                align: 'right',
+                cell: (k) =>
+                  status(k) === 'active' ? (
+                    <ConfirmButton
+                      label="Revoke"
+                      what={k.name}
+                      onConfirm={async () => {
+                        setActionError(null);
+                        try {
+                          await api.delete(`/api-keys/${encodeURIComponent(k.id)}`);
+                          keys.reload();
+                        } catch (err) {
+                          setActionError(err as ApiError);
+                        }
+                      }}
+                    />
+                  ) : null,
+              },
+            ]}
+            empty={<EmptyState title="No API keys yet">Create one above for your server to call the public API (catalog, checkout sessions).</EmptyState>}
+          />
+        )}
+      </Card>
+    </>
+  );
+}

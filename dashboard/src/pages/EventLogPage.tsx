@@ -1,0 +1,150 @@
+import { useEffect, useState } from 'preact/hooks';
+import { actorLabel } from '../actors.ts';
+import type { Actor, Member } from '../types.ts';
+import { Button } from '../components/Button.tsx';
+import { Card } from '../components/Card.tsx';
+import { DevelopersTabs } from '../components/DevelopersTabs.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
+import { Field, Input } from '../components/Field.tsx';
+import { ErrorNotice, Loading } from '../components/Notice.tsx';
+import { PageHeader } from '../components/PageHeader.tsx';
+import { formatDateTimeSeconds } from '../format.ts';
+import { Link, setQuery, useLocation } from '../router.tsx';
+import { useApi } from '../useApi.ts';
+
+type LoggedEvent = { id: string; stream: string; revision: number; type: string; occurred_at: number; actor: Actor; correlation_id: string; data: unknown };
+
+const TYPES = [
+  'CheckoutSessionCreated',
+  'CheckoutSessionCompleted',
+  'CheckoutSessionExpired',
+  'InvoicePaid',
+  'ProductCreated',
+  'ProductPublished',
+  'OfferCreated',
+  'OfferPublished',
+  'WorkflowStarted',
+  'WorkflowFailed',
+  'OrganizationUpdated',
+];
+
+/** Where an event's stream has a page of its own. */
+function streamLink(stream: string): string | null {
+  const m = /^checkout_session-(.+)$/.exec(stream);
+  return m ? `/dashboard/sales/${encodeURIComponent(m[1]!)}` : null;
+}
+
+/**
+ * The organization's events in log order, by type, 50 at a time. The log pages forward with a
+ * cursor (`?after=`); the cursors passed are kept so Previous goes back.
+ */
+export function EventLogPage() {
+  const { query } = useLocation();
+  const type = query.get('type') ?? '';
+  const after = query.get('after') ?? '';
+  const [typed, setTyped] = useState(type);
+  useEffect(() => setTyped(type), [type]);
+  const [trail, setTrail] = useState<string[]>([]);
+  const log = useApi<{ data: LoggedEvent[]; next_after: string | null }>('/events', { type, after, limit: 25 });
+  const members = useApi<{ data: Member[] }>('/members');
+
+  return (
+    <>
+      <PageHeader title="Developers" description="Every change in your organization is an event: here they all are, oldest first, with who made them." />
+      <DevelopersTabs current="/dashboard/developers/events" />
+      <form
+        class="filters card"
+        role="search"
+        aria-label="Filter events"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setTrail([]);
+          setQuery({ type: typed.trim(), after: null });
+        }}
+      >
+        <Field label="Event type" name="type" error={log.error} hint="Exact type, such as CheckoutSessionCompleted.">
+          {(c) => <Input {...c} list="event-types" value={typed} onValue={setTyped} autoComplete="off" />}
+        </Field>
+        <datalist id="event-types">
+          {TYPES.map((t) => (
+            <option key={t} value={t} />
+          ))}
+        </datalist>
+        <div class="actions">
+          <Button type="submit" variant="primary">
+            Filter
+          </Button>
+          {type && (
+            <Button
+              variant="ghost"
+              onClick={() => {
+                setTrail([]);
+                setQuery({ type: null, after: null });
+              }}
+            >
+              Clear
+            </Button>
+          )}
+        </div>
+      </form>
+      {log.error && !log.error.field('type') && <ErrorNotice error={log.error} />}
+      {!log.data && log.loading && <Loading />}
+      {log.data && (
+        <Card>
+          {log.data.data.length === 0 ? (
+            <EmptyState title={type ? `No ${type} events here` : 'No events here'}>
+              {type ? 'Check the spelling of the type (it is case-sensitive), or clear the filter.' : 'Create a product or an offer and its events appear here.'}
+            </EmptyState>
+          ) : (
+            <ol class="event-list">
+              {log.data.data.map((e) => {
+                const href = streamLink(e.stream);
+                return (
+                  <li key={e.id} class="event-item">
+                    <div class="event-head">
+                      <code class="event-type">{e.type}</code>
+                      <time class="muted">{formatDateTimeSeconds(e.occurred_at)}</time>
+                    </div>
+                    <p class="event-meta">
+                      {href ? <Link href={href}>{e.stream}</Link> : <span class="mono">{e.stream}</span>} · revision {e.revision} · {actorLabel(e.actor, members.data?.data)}
+                    </p>
+                    <details>
+                      <summary>Data</summary>
+                      <pre class="json">{JSON.stringify(e.data, null, 2)}</pre>
+                    </details>
+                  </li>
+                );
+              })}
+            </ol>
+          )}
+          <nav class="pagination" aria-label="Event pages">
+            <span class="pagination-info">{log.data.data.length} events on this page</span>
+            <span class="pagination-buttons">
+              <Button
+                size="sm"
+                disabled={!after}
+                onClick={() => {
+                  const previous = trail.at(-1) ?? '';
+                  setTrail(trail.slice(0, -1));
+                  setQuery({ after: previous || null });
+                }}
+              >
+                Previous
+              </Button>
+              <Button
+                size="sm"
+                disabled={!log.data.next_after}
+                onClick={() => {
+                  setTrail([...trail, after]);
+                  setQuery({ after: log.data!.next_after });
+                }}
+              >
+                Next
+              </Button>
+            </span>
+          </nav>
+        </Card>
+      )}
+    </>
+  );
+}

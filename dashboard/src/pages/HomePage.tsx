@@ -1,0 +1,126 @@
+import { useState } from 'preact/hooks';
+import type { Paged } from '../api.ts';
+import { Badge } from '../components/Badge.tsx';
+import { Card } from '../components/Card.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
+import { ErrorNotice, Loading } from '../components/Notice.tsx';
+import { PageHeader } from '../components/PageHeader.tsx';
+import { SalesChart } from '../components/SalesChart.tsx';
+import { Table } from '../components/Table.tsx';
+import { formatDateTime, formatMoney } from '../format.ts';
+import { Link } from '../router.tsx';
+import { useSession } from '../session.ts';
+import type { SessionItem } from '../types.ts';
+import { useApi } from '../useApi.ts';
+
+type Day = { date: string; from: number; to: number; created: number; completed: number; expired: number; amounts: Record<string, number> };
+type Stats = { timezone: string; days: Day[]; totals: Omit<Day, 'date'>; open_sessions: number };
+
+const n = (v: number) => new Intl.NumberFormat().format(v);
+
+/** Amounts of several currencies, each in its own; none is zero in the organization's main one. */
+const amounts = (a: Record<string, number>, main: string) =>
+  Object.keys(a).length
+    ? Object.entries(a)
+        .map(([c, v]) => formatMoney(v, c))
+        .join(' · ')
+    : formatMoney(0, main);
+
+export function HomePage() {
+  const session = useSession();
+  const stats = useApi<Stats>('/stats/sales', { days: 30 });
+  const latest = useApi<Paged<SessionItem>>('/checkout/sessions', { status: 'completed', per_page: 5 });
+  const failing = useApi<Paged<unknown>>('/workflows', { status: 'failed', per_page: 1 });
+  const currencies = stats.data ? Object.keys(stats.data.totals.amounts).sort((a, b) => stats.data!.totals.amounts[b]! - stats.data!.totals.amounts[a]!) : [];
+  const [picked, setPicked] = useState<string | null>(null);
+  const currency = picked && currencies.includes(picked) ? picked : (currencies[0] ?? 'USD');
+  const today = stats.data?.days.at(-1);
+
+  return (
+    <>
+      <PageHeader title="Home" description={`Your sales at a glance. Days run in ${session?.current_organization?.timezone ?? 'your organization’s time zone'}.`} />
+      <ErrorNotice error={stats.error} />
+      {!stats.data && stats.loading && <Loading />}
+      {stats.data && today && (
+        <>
+          <div class="grid grid-4">
+            <Card>
+              <p class="stat-label">Sales today</p>
+              <p class="stat-value" data-testid="sales-today">
+                {n(today.completed)}
+              </p>
+              <p class="stat-sub">{amounts(today.amounts, currency)}</p>
+            </Card>
+            <Card>
+              <p class="stat-label">Last 30 days</p>
+              <p class="stat-value" data-testid="sales-30">
+                {n(stats.data.totals.completed)}
+              </p>
+              <p class="stat-sub">{amounts(stats.data.totals.amounts, currency)}</p>
+            </Card>
+            <Card>
+              <p class="stat-label">Checkout sessions</p>
+              <p class="stat-value">{n(stats.data.open_sessions)} open</p>
+              <p class="stat-sub">
+                {n(stats.data.totals.completed)} completed · {n(stats.data.totals.expired)} expired in 30 days
+              </p>
+            </Card>
+            <Card>
+              <p class="stat-label">Failing workflows</p>
+              <p class={`stat-value${failing.data?.meta.total ? ' stat-bad' : ''}`}>{failing.data ? n(failing.data.meta.total) : '—'}</p>
+              <p class="stat-sub">{failing.data?.meta.total ? <Link href="/dashboard/automation">Look at them in Automation</Link> : 'Every automation ran fine.'}</p>
+            </Card>
+          </div>
+          <Card
+            title="Sales per day"
+            id="chart"
+            actions={
+              currencies.length > 1 ? (
+                <label class="inline-select">
+                  <span class="sr-only">Currency</span>
+                  <select class="input" value={currency} onChange={(e) => setPicked((e.target as HTMLSelectElement).value)}>
+                    {currencies.map((c) => (
+                      <option key={c}>{c}</option>
+                    ))}
+                  </select>
+                </label>
+              ) : undefined
+            }
+          >
+            <SalesChart days={stats.data.days.map((d) => ({ date: d.date, completed: d.completed, amount: d.amounts[currency] ?? 0 }))} currency={currency} />
+          </Card>
+        </>
+      )}
+      <Card title="Latest sales" id="latest" actions={<Link href="/dashboard/sales?status=completed">View all</Link>}>
+        <ErrorNotice error={latest.error} />
+        {latest.data && (
+          <Table
+            caption="Latest sales"
+            rows={latest.data.data}
+            rowKey={(s) => s.id}
+            columns={[
+              {
+                header: 'Buyer',
+                cell: (s) => (
+                  <Link href={`/dashboard/sales/${encodeURIComponent(s.id)}`} class="row-link">
+                    {s.customer?.email ?? s.customer?.name ?? s.id}
+                    <span class="row-sub phone-only">{formatDateTime(s.created_at)}</span>
+                  </Link>
+                ),
+              },
+              { header: 'Offer', wide: true, cell: (s) => s.offer.name },
+              { header: 'Status', wide: true, cell: (s) => <Badge status={s.status} /> },
+              { header: 'Amount', align: 'right', cell: (s) => formatMoney(s.total, s.currency) },
+              { header: 'Created', wide: true, cell: (s) => <span class="nowrap">{formatDateTime(s.created_at)}</span> },
+            ]}
+            empty={
+              <EmptyState title="No sales yet" action={<Link href="/dashboard/offers" class="btn btn-primary">Set up an offer</Link>}>
+                Publish an offer and share its checkout link or SDK button. Paid checkouts appear here the moment they complete.
+              </EmptyState>
+            }
+          />
+        )}
+      </Card>
+    </>
+  );
+}

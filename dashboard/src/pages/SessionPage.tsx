@@ -1,0 +1,216 @@
+import type { PageProps } from '../routes.ts';
+import { actorLabel, eventLabel } from '../actors.ts';
+import { Badge } from '../components/Badge.tsx';
+import { Card } from '../components/Card.tsx';
+import { CopyButton } from '../components/CopyButton.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
+import { ErrorNotice, Loading } from '../components/Notice.tsx';
+import { PageHeader } from '../components/PageHeader.tsx';
+import { formatDateTime, formatDateTimeSeconds, formatMoney } from '../format.ts';
+import { Link, setQuery, useLocation } from '../router.tsx';
+import { changes, entryIndexAt, momentOf, statusAt } from '../timeline.ts';
+import type { Member, SessionDetail, SessionState } from '../types.ts';
+import { useApi } from '../useApi.ts';
+
+/**
+ * A checkout session: its invoice, and its history as a timeline of every event (time, actor,
+ * the state after it). The slider shows the session as it stood at any moment: `?at=` in the URL.
+ */
+export function SessionPage({ params }: PageProps) {
+  const { query } = useLocation();
+  const detail = useApi<SessionDetail>(`/checkout/sessions/${encodeURIComponent(params.id!)}`);
+  const members = useApi<{ data: Member[] }>('/members');
+  const back = <Link href="/dashboard/sales">← Sales</Link>;
+
+  if (detail.error) {
+    return (
+      <>
+        <PageHeader title="Checkout session" back={back} />
+        {detail.error.status === 404 ? (
+          <EmptyState title="No such session in this organization" action={<Link href="/dashboard/sales">Back to Sales</Link>}>
+            The link may belong to another organization: switch organization, or find the session in Sales.
+          </EmptyState>
+        ) : (
+          <ErrorNotice error={detail.error} />
+        )}
+      </>
+    );
+  }
+  if (!detail.data) {
+    return (
+      <>
+        <PageHeader title="Checkout session" back={back} />
+        <Loading />
+      </>
+    );
+  }
+  const { history } = detail.data;
+  const atParam = query.get('at');
+  const at = atParam !== null && /^\d+$/.test(atParam) ? Number(atParam) : null;
+  const rev = query.get('rev') !== null ? Number(query.get('rev')) : null;
+  const index = entryIndexAt(history, at, rev);
+  const latest = index === history.length - 1 && at === null;
+  const moment = at ?? Math.floor(Date.now() / 1000);
+  const state: SessionState | null = index >= 0 ? history[index]!.state : null;
+  const memberList = members.data?.data ?? [];
+
+  const select = (i: number) => {
+    const m = momentOf(history, i);
+    setQuery(i === history.length - 1 ? { at: null, rev: null } : { at: m.at, rev: m.rev }, { replace: true });
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Checkout session"
+        back={back}
+        description={
+          <span class="id-line">
+            <code>{detail.data.id}</code> <CopyButton text={detail.data.id} label="Copy id" />
+          </span>
+        }
+      />
+
+        <div class="slider card">
+          <label for="moment">View the session as it stood at</label>
+          <input
+            id="moment"
+            type="range"
+            min={0}
+            max={history.length - 1}
+            step={1}
+            value={Math.max(0, index)}
+            aria-valuetext={index >= 0 ? `${formatDateTimeSeconds(history[index]!.occurred_at)}: ${eventLabel(history[index]!.type)}` : 'Before the session existed'}
+            onInput={(e) => select(Number((e.target as HTMLInputElement).value))}
+          />
+          <output for="moment" class="slider-output" aria-live="polite">
+            {index < 0 ? 'Before the session existed' : latest ? `Now (after ${eventLabel(history[index]!.type).toLowerCase()})` : `${formatDateTimeSeconds(at!)} · after ${eventLabel(history[index]!.type).toLowerCase()}`}
+          </output>
+          {!latest && (
+            <button type="button" class="btn btn-ghost btn-sm" onClick={() => setQuery({ at: null, rev: null }, { replace: true })}>
+              Back to now
+            </button>
+          )}
+        </div>
+      {state && (
+        <div class="grid grid-2">
+          <Card title={latest ? 'Session' : 'Session at that moment'} id="session">
+            <dl class="details">
+              <dt>Status</dt>
+              <dd>
+                <Badge status={statusAt(state, moment)} />
+              </dd>
+              <dt>Amount</dt>
+              <dd>{formatMoney(state.total, state.currency)}</dd>
+              <dt>Offer</dt>
+              <dd>{state.offer.name}</dd>
+              <dt>Buyer</dt>
+              <dd>{[state.customer?.name, state.customer?.email].filter(Boolean).join(' · ') || '—'}</dd>
+              <dt>Mode</dt>
+              <dd>{state.mode === 'test' ? 'Test' : 'Live'}</dd>
+              <dt>Created</dt>
+              <dd>{formatDateTime(state.created_at)}</dd>
+              <dt>Expires</dt>
+              <dd>{formatDateTime(state.expires_at)}</dd>
+              {state.completed_at && (
+                <>
+                  <dt>Completed</dt>
+                  <dd>{formatDateTime(state.completed_at)}</dd>
+                </>
+              )}
+              {state.payment && (
+                <>
+                  <dt>Card</dt>
+                  <dd>
+                    {state.payment.brand} •••• {state.payment.last4}
+                  </dd>
+                </>
+              )}
+              {state.last_decline && (
+                <>
+                  <dt>Last decline</dt>
+                  <dd>{state.last_decline.decline_code ?? state.last_decline.code}</dd>
+                </>
+              )}
+              {state.promo && (
+                <>
+                  <dt>Promo</dt>
+                  <dd>
+                    {state.promo}
+                    {state.promo_tier ? ` (${state.promo_tier})` : ''}
+                  </dd>
+                </>
+              )}
+              {Object.keys(state.metadata ?? {}).length > 0 && (
+                <>
+                  <dt>Metadata</dt>
+                  <dd>
+                    {Object.entries(state.metadata).map(([k, v]) => (
+                      <div key={k}>
+                        <code>{k}</code>: {v}
+                      </div>
+                    ))}
+                  </dd>
+                </>
+              )}
+            </dl>
+          </Card>
+          <Card title="Invoice" id="invoice">
+            {state.invoice ? (
+              <dl class="details">
+                <dt>Number</dt>
+                <dd>#{state.invoice.number}</dd>
+                <dt>Status</dt>
+                <dd>
+                  <Badge status={state.invoice.status} />
+                </dd>
+                <dt>Total</dt>
+                <dd>{formatMoney(state.invoice.total, state.invoice.currency)}</dd>
+                <dt>Billed to</dt>
+                <dd>{[state.invoice.customer?.name, state.invoice.customer?.email].filter(Boolean).join(' · ') || '—'}</dd>
+                <dt>Id</dt>
+                <dd>
+                  <code>{state.invoice.id}</code>
+                </dd>
+              </dl>
+            ) : (
+              <EmptyState title="No invoice yet">The invoice is made when the buyer starts the checkout.</EmptyState>
+            )}
+          </Card>
+        </div>
+      )}
+      <Card title="History" id="history">
+        <ol class="timeline">
+          {history.map((entry, i) => {
+            const future = i > index;
+            const diff = changes(i > 0 ? history[i - 1]!.state : null, entry.state);
+            return (
+              <li key={entry.revision} class={`timeline-item${i === index ? ' current' : ''}${future ? ' future' : ''}`} aria-current={i === index ? 'step' : undefined}>
+                <span class="timeline-dot" aria-hidden="true" />
+                <div class="timeline-body">
+                  <div class="timeline-head">
+                    <button type="button" class="timeline-event" onClick={() => select(i)} aria-label={`View the session after ${eventLabel(entry.type).toLowerCase()}`}>
+                      {eventLabel(entry.type)}
+                    </button>
+                    <Badge status={statusAt(entry.state, entry.occurred_at)} />
+                  </div>
+                  <p class="timeline-meta">
+                    <time>{formatDateTimeSeconds(entry.occurred_at)}</time> · {actorLabel(entry.actor, memberList)}
+                  </p>
+                  {diff.length > 0 && (
+                    <ul class="timeline-changes">
+                      {diff.map((d) => (
+                        <li key={d}>{d}</li>
+                      ))}
+                    </ul>
+                  )}
+                  {future && <span class="sr-only">(after the moment shown)</span>}
+                </div>
+              </li>
+            );
+          })}
+        </ol>
+      </Card>
+    </>
+  );
+}

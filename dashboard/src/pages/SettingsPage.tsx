@@ -1,0 +1,343 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type ApiError } from '../api.ts';
+import { Badge } from '../components/Badge.tsx';
+import { Button } from '../components/Button.tsx';
+import { Card } from '../components/Card.tsx';
+import { ConfirmButton } from '../components/ConfirmButton.tsx';
+import { CopyField } from '../components/CopyButton.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
+import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { ErrorNotice, Notice } from '../components/Notice.tsx';
+import { PageHeader } from '../components/PageHeader.tsx';
+import { Table } from '../components/Table.tsx';
+import { formatDate, formatDateTime, formatRelative } from '../format.ts';
+import { isPasskeyCancel, passkeysSupported, registerPasskey } from '../passkey.ts';
+import { loadSession, useSession } from '../session.ts';
+import type { Member } from '../types.ts';
+import { useApi } from '../useApi.ts';
+
+type Organization = { id: string; name: string; timezone: string };
+type UserSession = { id: string; current: boolean; method: string; ip: string | null; user_agent: string | null; signed_in_at: number; last_seen_at: number; expires_at: number };
+type Passkey = { id: string; name: string; registered_at: number; last_used_at: number | null };
+
+export function SettingsPage() {
+  const session = useSession();
+  const owner = session?.current_organization?.role === 'owner';
+  return (
+    <>
+      <PageHeader title="Settings" description="Your organization, the people in it, and how you sign in." />
+      <OrganizationSettings owner={owner} />
+      <Members owner={owner} me={session?.user.id ?? ''} />
+      <Sessions />
+      <Passkeys />
+    </>
+  );
+}
+
+function timezones(current: string): string[] {
+  const all = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
+  return all.includes(current) ? all : [current, ...all];
+}
+
+function OrganizationSettings({ owner }: { owner: boolean }) {
+  const org = useApi<Organization>('/organization');
+  const [name, setName] = useState('');
+  const [timezone, setTimezone] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [saved, setSaved] = useState(false);
+  useEffect(() => {
+    if (org.data) {
+      setName(org.data.name);
+      setTimezone(org.data.timezone);
+    }
+  }, [org.data]);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setSaved(false);
+    try {
+      await api.patch<Organization>('/organization', { name, timezone });
+      await loadSession(); // the navigation's name and every date's time zone follow
+      setSaved(true);
+    } catch (err) {
+      setError(err as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Card title="Organization" id="organization">
+      <ErrorNotice error={org.error} />
+      {org.data && (
+        <form onSubmit={save} noValidate>
+          <div class="form-row">
+            <Field label="Name" name="name" error={error}>
+              {(c) => <Input {...c} required maxLength={255} disabled={!owner} value={name} onValue={setName} />}
+            </Field>
+            <Field label="Time zone" name="timezone" error={error} hint="Dates in the dashboard and the days of Home follow it.">
+              {(c) => (
+                <Select {...c} disabled={!owner} value={timezone} onValue={setTimezone}>
+                  {timezones(timezone).map((tz) => (
+                    <option key={tz}>{tz}</option>
+                  ))}
+                </Select>
+              )}
+            </Field>
+          </div>
+          <OtherErrors error={error} shown={['name', 'timezone']} />
+          {saved && <Notice tone="success">Saved.</Notice>}
+          {owner ? (
+            <Button type="submit" variant="primary" busy={busy}>
+              Save
+            </Button>
+          ) : (
+            <p class="muted">Only owners change these.</p>
+          )}
+        </form>
+      )}
+    </Card>
+  );
+}
+
+function Members({ owner, me }: { owner: boolean; me: string }) {
+  const members = useApi<{ data: Member[] }>('/members');
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState('member');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [actionError, setActionError] = useState<ApiError | null>(null);
+  const [invited, setInvited] = useState<{ email: string; link: string | null } | null>(null);
+
+  const invite = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const m = await api.post<Member & { invitation_link: string | null }>('/members', { email, role });
+      setInvited({ email: m.email, link: m.invitation_link });
+      setEmail('');
+      members.reload();
+    } catch (err) {
+      setError(err as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const act = async (work: () => Promise<unknown>) => {
+    setActionError(null);
+    try {
+      await work();
+      members.reload();
+    } catch (err) {
+      setActionError(err as ApiError);
+    }
+  };
+
+  return (
+    <Card title="Members" id="members">
+      <ErrorNotice error={members.error ?? actionError} />
+      {invited && (
+        <div class="notice notice-success" role="status">
+          {invited.link ? (
+            <>
+              <p>
+                Send this link to <strong>{invited.email}</strong>: it works once, for 24 hours, and lets them set a password or a passkey.
+              </p>
+              <CopyField text={invited.link} label="Invitation link" />
+            </>
+          ) : (
+            <p>{invited.email} can already sign in: they now see this organization in their switcher.</p>
+          )}
+        </div>
+      )}
+      {members.data && (
+        <Table
+          caption="Members"
+          rows={members.data.data}
+          rowKey={(m) => m.id}
+          columns={[
+            { header: 'Email', cell: (m) => <>{m.email}{m.id === me && <span class="muted"> (you)</span>}</> },
+            {
+              header: 'Role',
+              cell: (m) =>
+                owner && m.id !== me ? (
+                  <select class="input input-sm" aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => act(() => api.patch(`/members/${encodeURIComponent(m.id)}`, { role: (e.target as HTMLSelectElement).value }))}>
+                    <option value="owner">Owner</option>
+                    <option value="member">Member</option>
+                  </select>
+                ) : (
+                  <Badge status={m.role === 'owner' ? 'active' : 'draft'}>{m.role === 'owner' ? 'Owner' : 'Member'}</Badge>
+                ),
+            },
+            { header: 'Joined', wide: true, cell: (m) => formatDate(m.joined_at) },
+            {
+              header: <span class="sr-only">Actions</span>,
+              align: 'right',
+              cell: (m) => (owner && m.id !== me ? <ConfirmButton label="Remove" what={m.email} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} /> : null),
+            },
+          ]}
+        />
+      )}
+      {owner && (
+        <form class="form-row invite" onSubmit={invite} noValidate>
+          <Field label="Invite by email" name="email" error={error}>
+            {(c) => <Input {...c} type="email" required placeholder="colleague@example.com" value={email} onValue={setEmail} />}
+          </Field>
+          <Field label="Role" name="role" error={error}>
+            {(c) => (
+              <Select {...c} value={role} onValue={setRole}>
+                <option value="member">Member</option>
+                <option value="owner">Owner</option>
+              </Select>
+            )}
+          </Field>
+          <div class="field field-button">
+            <Button type="submit" variant="primary" busy={busy}>
+              Invite
+            </Button>
+          </div>
+        </form>
+      )}
+      <OtherErrors error={error} shown={['email', 'role']} />
+    </Card>
+  );
+}
+
+/** "Chrome on Linux" from a user agent, enough to tell one's devices apart. */
+function device(ua: string | null): string {
+  if (!ua) return 'Unknown device';
+  const browser = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrome\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : /curl|node|undici/i.test(ua) ? 'Script' : 'Browser';
+  const os = /Windows/.test(ua) ? 'Windows' : /iPhone|iPad/.test(ua) ? 'iOS' : /Mac OS X/.test(ua) ? 'macOS' : /Android/.test(ua) ? 'Android' : /Linux/.test(ua) ? 'Linux' : '';
+  return os ? `${browser} on ${os}` : browser;
+}
+
+function Sessions() {
+  const sessions = useApi<{ data: UserSession[] }>('/sessions');
+  const [error, setError] = useState<ApiError | null>(null);
+  return (
+    <Card title="Your sessions" id="sessions">
+      <p class="muted">Where you are signed in. Revoke a session you do not recognise: it is signed out at once.</p>
+      <ErrorNotice error={sessions.error ?? error} />
+      {sessions.data && (
+        <Table
+          caption="Your sessions"
+          rows={sessions.data.data}
+          rowKey={(s) => s.id}
+          columns={[
+            {
+              header: 'Device',
+              cell: (s) => (
+                <>
+                  {device(s.user_agent)} {s.current && <Badge status="active">This session</Badge>}
+                  <span class="row-sub">{s.ip ?? ''}</span>
+                </>
+              ),
+            },
+            { header: 'Signed in', wide: true, cell: (s) => `${formatDateTime(s.signed_in_at)} (${s.method})` },
+            { header: 'Last active', cell: (s) => formatRelative(s.last_seen_at) },
+            {
+              header: <span class="sr-only">Actions</span>,
+              align: 'right',
+              cell: (s) =>
+                s.current ? null : (
+                  <ConfirmButton
+                    label="Revoke"
+                    what={`${device(s.user_agent)} session`}
+                    onConfirm={async () => {
+                      setError(null);
+                      try {
+                        await api.delete(`/sessions/${encodeURIComponent(s.id)}`);
+                        sessions.reload();
+                      } catch (err) {
+                        setError(err as ApiError);
+                      }
+                    }}
+                  />
+                ),
+            },
+          ]}
+        />
+      )}
+    </Card>
+  );
+}
+
+function Passkeys() {
+  const passkeys = useApi<{ data: Passkey[] }>('/passkeys');
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const add = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await registerPasskey(name.trim() || undefined);
+      setName('');
+      passkeys.reload();
+      await loadSession().catch(() => undefined);
+    } catch (err) {
+      if (!isPasskeyCancel(err)) setError(err as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Card title="Passkeys" id="passkeys">
+      <p class="muted">Sign in with your fingerprint, face or device PIN instead of a password.</p>
+      <ErrorNotice error={passkeys.error} />
+      {passkeys.data && (
+        <Table
+          caption="Your passkeys"
+          rows={passkeys.data.data}
+          rowKey={(p) => p.id}
+          columns={[
+            { header: 'Name', cell: (p) => p.name },
+            { header: 'Added', wide: true, cell: (p) => formatDate(p.registered_at) },
+            { header: 'Last used', cell: (p) => (p.last_used_at ? formatRelative(p.last_used_at) : 'Never') },
+            {
+              header: <span class="sr-only">Actions</span>,
+              align: 'right',
+              cell: (p) => (
+                <ConfirmButton
+                  label="Remove"
+                  what={p.name}
+                  onConfirm={async () => {
+                    setError(null);
+                    try {
+                      await api.delete(`/passkeys/${encodeURIComponent(p.id)}`);
+                      passkeys.reload();
+                    } catch (err) {
+                      setError(err as ApiError);
+                    }
+                  }}
+                />
+              ),
+            },
+          ]}
+          empty={<EmptyState title="No passkeys yet">Add one below to sign in without typing a password.</EmptyState>}
+        />
+      )}
+      {passkeysSupported() ? (
+        <form class="form-row invite" onSubmit={add} noValidate>
+          <Field label="Passkey name" name="name" error={error} hint="Which device, such as “Work laptop”.">
+            {(c) => <Input {...c} maxLength={100} value={name} onValue={setName} />}
+          </Field>
+          <div class="field field-button">
+            <Button type="submit" busy={busy}>
+              Add a passkey
+            </Button>
+          </div>
+        </form>
+      ) : (
+        <Notice>This browser cannot create passkeys.</Notice>
+      )}
+      <OtherErrors error={error} shown={['name']} />
+    </Card>
+  );
+}
+

@@ -1,0 +1,54 @@
+/**
+ * Every page of the dashboard: its path, its place in the navigation, its component. To add a
+ * page, write `pages/<Name>Page.tsx` and add it here (docs/dashboard.md).
+ */
+import type { ComponentType } from 'preact';
+import { AutomationPage } from './pages/AutomationPage.tsx';
+import { CatalogPage } from './pages/CatalogPage.tsx';
+import { DevelopersPage } from './pages/DevelopersPage.tsx';
+import { EventLogPage } from './pages/EventLogPage.tsx';
+import { HomePage } from './pages/HomePage.tsx';
+import { OffersPage } from './pages/OffersPage.tsx';
+import { PromosPage } from './pages/PromosPage.tsx';
+import { SalesPage } from './pages/SalesPage.tsx';
+import { SessionPage } from './pages/SessionPage.tsx';
+import { SettingsPage } from './pages/SettingsPage.tsx';
+
+/** A page gets its path's parameters (`:id` → params.id). */
+export type PageProps = { params: Record<string, string> };
+
+export type Route = {
+  /** Under /dashboard; `:name` matches one path segment. */
+  path: string;
+  page: ComponentType<PageProps>;
+  /** The navigation entry this page belongs to (a detail page lights its list's entry). */
+  nav: NavKey;
+};
+
+export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'promos' | 'automation' | 'developers' | 'settings';
+
+/** The navigation, in order. */
+export const NAV: { key: NavKey; label: string; href: string }[] = [
+  { key: 'home', label: 'Home', href: '/dashboard' },
+  { key: 'catalog', label: 'Catalog', href: '/dashboard/catalog' },
+  { key: 'offers', label: 'Offers', href: '/dashboard/offers' },
+  { key: 'sales', label: 'Sales', href: '/dashboard/sales' },
+  { key: 'promos', label: 'Promos', href: '/dashboard/promos' },
+  { key: 'automation', label: 'Automation', href: '/dashboard/automation' },
+  { key: 'developers', label: 'Developers', href: '/dashboard/developers' },
+  { key: 'settings', label: 'Settings', href: '/dashboard/settings' },
+];
+
+/** First match wins: put `/x/new` before `/x/:id`. */
+export const ROUTES: Route[] = [
+  { path: '/dashboard', page: HomePage, nav: 'home' },
+  { path: '/dashboard/catalog', page: CatalogPage, nav: 'catalog' },
+  { path: '/dashboard/offers', page: OffersPage, nav: 'offers' },
+  { path: '/dashboard/sales', page: SalesPage, nav: 'sales' },
+  { path: '/dashboard/sales/:id', page: SessionPage, nav: 'sales' },
+  { path: '/dashboard/promos', page: PromosPage, nav: 'promos' },
+  { path: '/dashboard/automation', page: AutomationPage, nav: 'automation' },
+  { path: '/dashboard/developers', page: DevelopersPage, nav: 'developers' },
+  { path: '/dashboard/developers/events', page: EventLogPage, nav: 'developers' },
+  { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },
+];
