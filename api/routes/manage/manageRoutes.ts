@@ -4,6 +4,7 @@ import { accountRoutes } from './accountRoutes.ts';
 import { automationManageRoutes } from './automationManageRoutes.ts';
 import { checkoutManageRoutes } from './checkoutManageRoutes.ts';
 import { eventLogRoutes } from './eventLogRoutes.ts';
+import { offerPreviewRoutes } from './offerPreviewRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
 import { organizationRoutes } from './organizationRoutes.ts';
 import { productRoutes } from './productRoutes.ts';
@@ -14,6 +15,7 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(productRoutes, { services });
   await app.register(organizationRoutes, { services });
   await app.register(checkoutManageRoutes, { services });
+  await app.register(offerPreviewRoutes, { services });
   await app.register(offerRoutes, { services });
   await app.register(eventLogRoutes, { services });
   await app.register(automationManageRoutes, { services });
