@@ -3,12 +3,13 @@
  * page, write `pages/<Name>Page.tsx` and add it here (docs/dashboard.md).
  */
 import type { ComponentType } from 'preact';
-import { AutomationPage } from './pages/AutomationPage.tsx';
-import { CatalogPage } from './pages/CatalogPage.tsx';
+import { AutomationPage, SequencePage } from './pages/AutomationPage.tsx';
+import { TriggerPage, WorkflowPage } from './pages/AutomationRunPages.tsx';
+import { CatalogPage, ProductPage } from './pages/CatalogPage.tsx';
 import { DevelopersPage } from './pages/DevelopersPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
-import { OffersPage } from './pages/OffersPage.tsx';
-import { PromosPage } from './pages/PromosPage.tsx';
+import { OfferPage, OffersPage } from './pages/OffersPage.tsx';
+import { PromoPage, PromosPage } from './pages/PromosPage.tsx';
 import { SalesPage } from './pages/SalesPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
 
@@ -47,4 +48,15 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/automation', page: AutomationPage, nav: 'automation' },
   { path: '/dashboard/developers', page: DevelopersPage, nav: 'developers' },
   { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },
+  // Catalog, Offers, Promos and Automation detail pages (docs/dashboard-pages.md).
+  { path: '/dashboard/catalog/new', page: ProductPage, nav: 'catalog' },
+  { path: '/dashboard/catalog/:id', page: ProductPage, nav: 'catalog' },
+  { path: '/dashboard/offers/new', page: OfferPage, nav: 'offers' },
+  { path: '/dashboard/offers/:ref', page: OfferPage, nav: 'offers' },
+  { path: '/dashboard/promos/new', page: PromoPage, nav: 'promos' },
+  { path: '/dashboard/promos/:slug', page: PromoPage, nav: 'promos' },
+  { path: '/dashboard/automation/sequences/new', page: SequencePage, nav: 'automation' },
+  { path: '/dashboard/automation/sequences/:id', page: SequencePage, nav: 'automation' },
+  { path: '/dashboard/automation/triggers/:id', page: TriggerPage, nav: 'automation' },
+  { path: '/dashboard/automation/workflows/:id', page: WorkflowPage, nav: 'automation' },
 ];
