@@ -290,7 +290,7 @@ export function SequencePage({ params }: PageProps) {
       )}
       <form onSubmit={save} noValidate>
         <Card title="Sequence" id="sequence">
-          <div class="form-row">
+          <div class="form-row align-top">
             <Field label="Name" name="name" error={error}>
               {(c) => <Input {...c} value={name} onValue={setName} />}
             </Field>
@@ -322,7 +322,7 @@ export function SequencePage({ params }: PageProps) {
                 </div>
                 {a.type === 'send_webhook' ? (
                   <>
-                    <div class="form-row">
+                    <div class="form-row align-top">
                       <Field label="Method" name={`actions.${i}.method`} error={error}>
                         {(c) => (
                           <Select {...c} value={a.method} onValue={(v) => setAction(i, { method: v })}>
@@ -398,7 +398,7 @@ export function SequencePage({ params }: PageProps) {
                     </Field>
                   </>
                 ) : (
-                  <div class="form-row">
+                  <div class="form-row align-top">
                     <Field label="Promo" name={`actions.${i}.promo`} error={error}>
                       {(c) => (
                         <Select {...c} value={a.promo} onValue={(v) => setAction(i, { promo: v })}>

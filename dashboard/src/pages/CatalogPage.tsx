@@ -234,7 +234,7 @@ export function ProductPage({ params }: PageProps) {
       {saved && <Notice tone="success">{saved}</Notice>}
       <form onSubmit={save} noValidate>
         <Card title="Details" id="details">
-          <div class="form-row">
+          <div class="form-row align-top">
             <Field label="Key" name="key" error={error} hint={isNew ? 'Your id of the product: letters, digits and . _ : -. It cannot change.' : 'It cannot change.'}>
               {(c) => <Input {...c} value={key} onValue={setKey} readOnly={!isNew} required autoComplete="off" />}
             </Field>
@@ -258,7 +258,7 @@ export function ProductPage({ params }: PageProps) {
           {plans.map((plan, i) => (
             <fieldset class="plan-fieldset" key={i}>
               <legend>Plan {i + 1}</legend>
-              <div class="form-row">
+              <div class="form-row align-top">
                 <Field label="Plan name" name={`plans.${i}.name`} error={error} hint="Offers name the plan by it.">
                   {(c) => <Input {...c} value={plan.name} onValue={(v) => setPlan(i, { name: v })} />}
                 </Field>
@@ -266,7 +266,7 @@ export function ProductPage({ params }: PageProps) {
                   {(c) => <Input {...c} value={plan.display_name} onValue={(v) => setPlan(i, { display_name: v })} />}
                 </Field>
               </div>
-              <div class="form-row">
+              <div class="form-row align-top">
                 <Field label="Billing" name={`plans.${i}.type`} error={error}>
                   {(c) => (
                     <Select {...c} value={plan.type} onValue={(v) => setPlan(i, { type: v as PlanForm['type'] })}>

@@ -288,7 +288,7 @@ export function OfferPage({ params }: PageProps) {
       <div class="offer-editor">
         <form onSubmit={save} noValidate class="offer-form">
           <Card title="Offer" id="offer">
-            <div class="form-row">
+            <div class="form-row align-top">
               <Field label="Name" name="name" error={error}>
                 {(c) => <Input {...c} value={name} onValue={setName} />}
               </Field>
@@ -296,7 +296,7 @@ export function OfferPage({ params }: PageProps) {
                 {(c) => <Input {...c} value={slug} onValue={(v) => setSlug(v.toLowerCase())} readOnly={!isNew} autoComplete="off" />}
               </Field>
             </div>
-            <div class="form-row">
+            <div class="form-row align-top">
               <Field label="Product" name="product" error={error}>
                 {(c) => (
                   <Select
@@ -327,7 +327,7 @@ export function OfferPage({ params }: PageProps) {
                 )}
               </Field>
             </div>
-            <div class="form-row">
+            <div class="form-row align-top">
               <Field label="Theme colour" name="theme.primary_color" error={error} hint="Buttons and accents.">
                 {(c) => (
                   <div class="color-input">
@@ -355,7 +355,7 @@ export function OfferPage({ params }: PageProps) {
                 <legend>
                   Page {i + 1}: {pg.title || pg.id}
                 </legend>
-                <div class="form-row">
+                <div class="form-row align-top">
                   <Field label="Page type" name={`pages.${i}.type`} error={error}>
                     {(c) => (
                       <Select {...c} value={pg.type} onValue={(v) => setPage(i, { type: v as OfferPage['type'] })}>
@@ -406,7 +406,7 @@ export function OfferPage({ params }: PageProps) {
                         </Field>
                       )}
                       {block.type === 'image' && (
-                        <div class="form-row">
+                        <div class="form-row align-top">
                           <Field label="Image URL (https)" name={`pages.${i}.blocks.${b}.url`} error={error}>
                             {(c) => <Input {...c} value={block.url} onValue={(v) => setBlock(i, b, { ...block, url: v })} />}
                           </Field>

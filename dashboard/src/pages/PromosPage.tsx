@@ -206,7 +206,7 @@ export function PromoPage({ params }: PageProps) {
       )}
       <form onSubmit={save} noValidate>
         <Card title="Promo" id="promo">
-          <div class="form-row">
+          <div class="form-row align-top">
             <Field label="Name" name="name" error={error}>
               {(c) => <Input {...c} value={name} onValue={setName} />}
             </Field>
@@ -214,7 +214,7 @@ export function PromoPage({ params }: PageProps) {
               {(c) => <Input {...c} value={slug} onValue={(v) => setSlug(v.toLowerCase())} readOnly={!isNew} autoComplete="off" />}
             </Field>
           </div>
-          <div class="form-row">
+          <div class="form-row align-top">
             <Field label="Starts on" name="starts_at" error={error}>
               {(c) => <Input {...c} type="date" value={start[0]} onValue={(v) => setStart([v, start[1]])} />}
             </Field>
@@ -260,7 +260,7 @@ export function PromoPage({ params }: PageProps) {
             <fieldset class="plan-fieldset" key={i}>
               <legend>Tier {i + 1}</legend>
               {error?.field(`tiers.${i}`) && <p class="field-error">{error.field(`tiers.${i}`)}</p>}
-              <div class="form-row">
+              <div class="form-row align-top">
                 <Field label="Tier name" name={`tiers.${i}.name`} error={error}>
                   {(c) => <Input {...c} value={t.name} onValue={(v) => setTier(i, { name: v })} placeholder="Early bird" />}
                 </Field>
@@ -276,7 +276,7 @@ export function PromoPage({ params }: PageProps) {
                   {(c) => <Input {...c} value={t.value} onValue={(v) => setTier(i, { value: v })} inputMode="decimal" />}
                 </Field>
               </div>
-              <div class="form-row">
+              <div class="form-row align-top">
                 <Field label="Until (date, optional)" name={`tiers.${i}.until`} error={error}>
                   {(c) => <Input {...c} type="date" value={t.untilDate} onValue={(v) => setTier(i, { untilDate: v })} />}
                 </Field>
