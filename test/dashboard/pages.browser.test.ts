@@ -41,8 +41,14 @@ describe('dashboard pages: catalog, offers, promos, automation', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
-    receiver = await startReceiver();
+    server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_MAX_ATTEMPTS: '1' } });
+    // /flaky answers 500 the first time it is called, then 200 (a failed step to re-run).
+    let flaky = 0;
+    receiver = await startReceiver((call, res) => {
+      const fail = call.url === '/flaky' && flaky++ === 0;
+      res.writeHead(fail ? 500 : 200, { 'content-type': 'application/json' });
+      res.end(fail ? '{"error":"down"}' : '{"ok":true}');
+    });
     chrome = await launchChromium();
     context = chrome.context;
     page = await context.newPage();
@@ -88,6 +94,12 @@ describe('dashboard pages: catalog, offers, promos, automation', () => {
     expect(new URL(page.url()).pathname).toMatch(/^\/dashboard\/catalog\/[A-Za-z0-9-]+$/);
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByText('Product published.').waitFor();
+    expect(await page.locator('.page-description .badge').textContent()).toBe('Published');
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByText('Product archived.').waitFor();
+    expect(await page.locator('.page-description .badge').textContent()).toBe('Archived');
+    await page.getByRole('button', { name: 'Restore' }).click();
+    await page.getByText('Product restored.').waitFor();
     expect(await page.locator('.page-description .badge').textContent()).toBe('Published');
     await check('product');
 
@@ -202,6 +214,44 @@ describe('dashboard pages: catalog, offers, promos, automation', () => {
     await page.getByRole('link', { name: '← Automation' }).click();
     await page.getByRole('link', { name: /^#\d+ \(test\)$/ }).waitFor({ timeout: 15_000 });
     await check('automation');
+  }, 120_000);
+
+  it('re-runs a failed workflow from its failed step; rotates and disables a trigger', async () => {
+    await page.getByRole('link', { name: 'New sequence' }).first().click();
+    await page.getByLabel('Name', { exact: true }).fill('Flaky sync');
+    await page.getByLabel('Key', { exact: true }).fill('flaky-sync');
+    await page.getByLabel('URL', { exact: true }).fill(`${receiver.url}/flaky`);
+    await page.getByRole('button', { name: 'Create sequence' }).click();
+    await page.getByRole('heading', { name: 'Flaky sync', level: 1 }).waitFor({ timeout: 15_000 });
+    const catchUrl = (await page.locator('code.catch-url').textContent())!.replace('localhost', '127.0.0.1');
+    await run('curl', ['-sS', '-X', 'POST', catchUrl, '-H', 'content-type: application/json', '-d', '{"email":"bo@example.com"}']);
+
+    await page.getByRole('link', { name: '← Automation' }).click();
+    await page.getByLabel('Status', { exact: true }).selectOption('failed');
+    await page.getByRole('link', { name: /^#\d+$/ }).first().click({ timeout: 30_000 }).catch(async () => {
+      // The list was read before the workflow failed: read it again.
+      await page.reload();
+      await page.getByRole('link', { name: /^#\d+$/ }).first().click({ timeout: 30_000 });
+    });
+    await page.locator('.page-description .badge', { hasText: 'Failed' }).waitFor({ timeout: 30_000 });
+    expect(await page.getByLabel('Result of step 1').textContent()).toContain('500');
+    await check('workflow-failed', { screenshot: false });
+    await page.getByRole('button', { name: 'Re-run from the failed step' }).click();
+    await page.locator('.page-description .badge', { hasText: 'Completed' }).waitFor({ timeout: 30_000 });
+    expect(await page.locator('.step-succeeded').count()).toBe(1);
+
+    // Rotate: a new catch URL, and the old one stops working at once; disable.
+    await page.getByRole('link', { name: 'Flaky sync' }).click();
+    await page.getByRole('link', { name: 'Wait for a webhook' }).click();
+    await page.getByRole('heading', { name: 'Received requests' }).waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Rotate URL' }).click();
+    await page.getByText('New catch URL').waitFor();
+    await expect.poll(async () => (await page.locator('code.copy-value').textContent())!.replace('localhost', '127.0.0.1'), { timeout: 15_000 }).not.toBe(catchUrl);
+    const { stdout } = await run('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'POST', catchUrl, '-d', '{}']);
+    expect(stdout).toBe('404');
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('Trigger disabled').waitFor();
+    await page.locator('.page-description .badge', { hasText: 'Disabled' }).waitFor({ timeout: 15_000 });
   }, 120_000);
 
   it('creates a promo with a tier and a countdown; its participants list says how people join', async () => {

@@ -122,15 +122,15 @@ export function AutomationPage() {
         title="Workflows"
         id="workflows"
         actions={
-          <label class="inline-select">
-            <span>Status</span>
-            <select class="input" value={wstatus} onChange={(e) => setQuery({ status: (e.target as HTMLSelectElement).value, wpage: null }, { replace: true })}>
+          <div class="inline-select">
+            <label for="workflow-status">Status</label>
+            <select id="workflow-status" class="input" value={wstatus} onChange={(e) => setQuery({ status: (e.target as HTMLSelectElement).value, wpage: null }, { replace: true })}>
               <option value="">All</option>
               <option value="running">Running</option>
               <option value="completed">Completed</option>
               <option value="failed">Failed</option>
             </select>
-          </label>
+          </div>
         }
       >
         <ErrorNotice error={workflows.error} />
