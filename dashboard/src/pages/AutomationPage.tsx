@@ -13,7 +13,7 @@ import { formatDateTime } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useApi } from '../useApi.ts';
-import { asApiError, pageOfList } from './pageKit.tsx';
+import { asApiError, pageOfList, sampleFields } from './pageKit.tsx';
 
 export type SendWebhook = { type: 'send_webhook'; url: string; method: string; payload: string; headers: Record<string, string>; signed?: boolean };
 export type Enrol = { type: 'enrol_in_promo'; promo: string; email: string; reference: string };
@@ -183,15 +183,6 @@ const actionBody = (a: ActionForm) =>
         signing_secret: a.secret ? a.secret : null,
       }
     : { type: a.type, promo: a.promo, email: a.email, reference: a.reference };
-
-/** `{{webhook_payload.a.b}}` for every value of a sample's payload (nested objects walked, 200 at most). */
-export function sampleFields(payload: unknown, prefix = 'webhook_payload', out: string[] = []): string[] {
-  if (out.length >= 200) return out;
-  if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
-    for (const [k, v] of Object.entries(payload)) sampleFields(v, `${prefix}.${k}`, out);
-  } else if (prefix !== 'webhook_payload') out.push(`{{${prefix}}}`);
-  return out;
-}
 
 /** Create (`…/sequences/new`) or edit a sequence: its actions, in order, and its triggers. */
 export function SequencePage({ params }: PageProps) {

@@ -50,3 +50,18 @@ export function zonedParts(t: number | null | undefined): [string, string] {
   const time = new Intl.DateTimeFormat('en-GB', { timeZone: organizationTimezone(), hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(t * 1000));
   return [dayIn(t), time];
 }
+
+/** A key the template's placeholders can name (domain/automation/template.ts): letters, digits, _ and -. */
+const TEMPLATE_KEY = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * `{{webhook_payload.a.b}}` for every value of a sample's payload (nested objects walked, 200 at
+ * most); keys a placeholder cannot name (a space, a dot) are left out.
+ */
+export function sampleFields(payload: unknown, prefix = 'webhook_payload', out: string[] = []): string[] {
+  if (out.length >= 200) return out;
+  if (payload && typeof payload === 'object' && !Array.isArray(payload)) {
+    for (const [k, v] of Object.entries(payload)) if (TEMPLATE_KEY.test(k)) sampleFields(v, `${prefix}.${k}`, out);
+  } else if (prefix !== 'webhook_payload') out.push(`{{${prefix}}}`);
+  return out;
+}
