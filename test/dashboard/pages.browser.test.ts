@@ -219,8 +219,12 @@ describe('dashboard pages: catalog, offers, promos, automation', () => {
   it('re-runs a failed workflow from its failed step; rotates and disables a trigger', async () => {
     await page.getByRole('link', { name: 'New sequence' }).first().click();
     await page.getByLabel('Name', { exact: true }).fill('Flaky sync');
-    await page.getByLabel('Key', { exact: true }).fill('flaky-sync');
     await page.getByLabel('URL', { exact: true }).fill(`${receiver.url}/flaky`);
+    // A new sequence with a key that is taken would update that sequence: refused beside the Key field.
+    await page.getByLabel('Key', { exact: true }).fill('lead-to-crm');
+    await page.getByRole('button', { name: 'Create sequence' }).click();
+    await expect.poll(() => page.getByLabel('Key', { exact: true }).getAttribute('aria-invalid'), { timeout: 15_000 }).toBe('true');
+    await page.getByLabel('Key', { exact: true }).fill('flaky-sync');
     await page.getByRole('button', { name: 'Create sequence' }).click();
     await page.getByRole('heading', { name: 'Flaky sync', level: 1 }).waitFor({ timeout: 15_000 });
     const catchUrl = (await page.locator('code.catch-url').textContent())!.replace('localhost', '127.0.0.1');

@@ -13,7 +13,7 @@ import { formatDateTime } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useApi } from '../useApi.ts';
-import { asApiError, pageOfList, sampleFields } from './pageKit.tsx';
+import { asApiError, pageOfList, sampleFields, takenError } from './pageKit.tsx';
 
 export type SendWebhook = { type: 'send_webhook'; url: string; method: string; payload: string; headers: Record<string, string>; signed?: boolean };
 export type Enrol = { type: 'enrol_in_promo'; promo: string; email: string; reference: string };
@@ -234,6 +234,7 @@ export function SequencePage({ params }: PageProps) {
     setError(null);
     setSaved(null);
     try {
+      if (isNew && (await api.get<{ data: Sequence[] }>('/sequences')).data.some((s) => s.key === key.trim())) throw takenError('key', 'A sequence');
       const answer = await api.post<{ sequence_id: number }>('/sequences', { key: key.trim(), name: name.trim(), status, actions: actions.map(actionBody), triggers: trigs.map((t) => ({ ...t, key: t.key.trim(), name: t.name.trim() })) });
       setSaved(isNew ? 'Sequence created. Point a webhook at a trigger\'s catch URL to start it.' : 'Sequence saved.');
       if (isNew) navigate(`/dashboard/automation/sequences/${answer.sequence_id}`, { replace: true });

@@ -14,7 +14,7 @@ import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useApi } from '../useApi.ts';
 import type { Product } from './CatalogPage.tsx';
-import { asApiError } from './pageKit.tsx';
+import { asApiError, takenError } from './pageKit.tsx';
 
 type Block = { type: 'heading' | 'text'; text: string } | { type: 'features'; items: string[] } | { type: 'price' } | { type: 'image'; url: string; alt: string };
 type OfferPage = { id: string; type: 'checkout' | 'upsell' | 'thank_you'; title: string; blocks: Block[] };
@@ -175,6 +175,7 @@ export function OfferPage({ params }: PageProps) {
     setError(null);
     setSaved(null);
     try {
+      if (isNew && body().slug && (await api.get<Offer>(`/offers/${encodeURIComponent(body().slug)}`).then(() => true, () => false))) throw takenError('slug', 'An offer');
       const answer = isNew ? await api.post<Offer>('/offers', body()) : await api.put<Offer>(`/offers/${encodeURIComponent(offer!.slug)}`, body());
       fill(answer, product);
       setSaved(isNew ? 'Offer created. Publish it to open its checkout link.' : 'Offer saved.');

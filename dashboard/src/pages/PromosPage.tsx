@@ -12,7 +12,7 @@ import { formatDateTime, formatMoney, zonedTimeToUnix } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useApi } from '../useApi.ts';
-import { asApiError, pageOfList, toMajor, toMinor, zonedParts } from './pageKit.tsx';
+import { asApiError, pageOfList, takenError, toMajor, toMinor, zonedParts } from './pageKit.tsx';
 
 type Tier = { name: string; price: number | null; discount_percent: number | null; until: number | null; max_participants: number | null };
 type Promo = { slug: string; name: string; starts_at: number; ends_at: number; tiers: Tier[]; offers?: string[] | null; participants_count: number };
@@ -161,6 +161,8 @@ export function PromoPage({ params }: PageProps) {
       })),
     };
     try {
+      const current = await api.get<{ data: Promo[] }>('/promos');
+      if (isNew && current.data.some((p) => p.slug === body.slug)) throw takenError('slug', 'A promo');
       const answer = await api.post<Promo>('/promos', body);
       setSaved(isNew ? 'Promo created.' : 'Promo saved.');
       promos.reload();

@@ -44,6 +44,15 @@ export function asApiError(error: unknown): ApiError {
   return error instanceof ApiError ? error : new ApiError(0, 'client_error', (error as Error)?.message ?? 'Something went wrong.');
 }
 
+/**
+ * The create routes of the import update what already has the key or slug; a "New …" form must
+ * not overwrite an existing one by accident, so it refuses the taken key beside its field.
+ */
+export function takenError(field: string, what: string): ApiError {
+  const message = `${what} already has this ${field}. Choose another, or open the existing one to edit it.`;
+  return new ApiError(422, 'validation_failed', message, { [field]: [message] });
+}
+
 /** A Unix time as the organization's wall clock: ["2026-11-24", "14:05"] for a date and a time input. */
 export function zonedParts(t: number | null | undefined): [string, string] {
   if (!t) return ['', ''];
