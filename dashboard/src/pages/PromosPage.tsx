@@ -220,13 +220,13 @@ export function PromoPage({ params }: PageProps) {
             <Field label="Starts on" name="starts_at" error={error}>
               {(c) => <Input {...c} type="date" value={start[0]} onValue={(v) => setStart([v, start[1]])} />}
             </Field>
-            <Field label="at" name="starts_at_time">
+            <Field label="Start time" name="starts_at_time">
               {(c) => <Input {...c} type="time" value={start[1]} onValue={(v) => setStart([start[0], v])} />}
             </Field>
             <Field label="Ends on" name="ends_at" error={error}>
               {(c) => <Input {...c} type="date" value={end[0]} onValue={(v) => setEnd([v, end[1]])} />}
             </Field>
-            <Field label="at" name="ends_at_time">
+            <Field label="End time" name="ends_at_time">
               {(c) => <Input {...c} type="time" value={end[1]} onValue={(v) => setEnd([end[0], v])} />}
             </Field>
           </div>
