@@ -171,9 +171,13 @@ describe('dashboard pages: catalog, offers, promos, automation', () => {
     await page.getByLabel('URL', { exact: true }).fill(`${receiver.url}/crm`);
     await page.getByLabel('Payload template (JSON)').fill('{"email":"{{webhook_payload.email}}","source":"dashboard"}');
     await page.getByRole('button', { name: 'Add header' }).click();
-    await page.getByLabel('Header 1 name').fill('x-team');
+    await page.getByLabel('Header 1 name').fill('x team');
     await page.getByLabel('Header 1 value').fill('growth');
     await page.getByLabel('Signing secret (optional)').fill('whsec-test-secret-0123456789');
+    await page.getByRole('button', { name: 'Create sequence' }).click();
+    // The server refuses the header name (a space); its message shows beside that header.
+    await expect.poll(() => page.getByLabel('Header 1 value').getAttribute('aria-invalid'), { timeout: 15_000 }).toBe('true');
+    await page.getByLabel('Header 1 name').fill('x-team');
     await page.getByRole('button', { name: 'Create sequence' }).click();
     await page.getByRole('heading', { name: 'Lead to CRM', level: 1 }).waitFor({ timeout: 15_000 });
     // The secret is write-only: the editor never gets it back.

@@ -259,7 +259,14 @@ export function SequencePage({ params }: PageProps) {
       </>
     );
   }
-  const shown = ['key', 'name', 'status', ...actions.flatMap((_, i) => ['url', 'method', 'payload', 'headers', 'signing_secret', 'promo', 'email', 'reference'].map((f) => `actions.${i}.${f}`)), ...trigs.flatMap((_, i) => [`triggers.${i}.key`, `triggers.${i}.name`])];
+  const shown = [
+    'key',
+    'name',
+    'status',
+    ...actions.flatMap((a, i) => [
+      ...['url', 'method', 'payload', 'headers', 'signing_secret', 'promo', 'email', 'reference'].map((f) => `actions.${i}.${f}`),
+      ...(a.type === 'send_webhook' ? a.headers.map((h) => `actions.${i}.headers.${h.name.trim()}`) : []),
+    ]), ...trigs.flatMap((_, i) => [`triggers.${i}.key`, `triggers.${i}.name`])];
   return (
     <>
       <PageHeader title={isNew ? 'New sequence' : sequence!.name} back={back} description={sequence ? <Badge status={sequence.status}>{cap(sequence.status)}</Badge> : 'Actions run in order on each webhook a trigger catches.'} />
@@ -364,10 +371,10 @@ export function SequencePage({ params }: PageProps) {
                       <legend>Headers</legend>
                       {a.headers.map((h, k) => (
                         <div class="form-row" key={k}>
-                          <Field label={`Header ${k + 1} name`} name={`actions.${i}.headers.${h.name}`}>
+                          <Field label={`Header ${k + 1} name`} name={`actions.${i}.headers.${h.name}.name`}>
                             {(c) => <Input {...c} value={h.name} onValue={(v) => setAction(i, { headers: a.headers.map((x, j) => (j === k ? { ...x, name: v } : x)) })} autoComplete="off" />}
                           </Field>
-                          <Field label={`Header ${k + 1} value`} name={`actions.${i}.headers.${h.name}.value`} error={error}>
+                          <Field label={`Header ${k + 1} value`} name={`actions.${i}.headers.${h.name.trim()}`} error={error}>
                             {(c) => <Input {...c} value={h.value} onValue={(v) => setAction(i, { headers: a.headers.map((x, j) => (j === k ? { ...x, value: v } : x)) })} autoComplete="off" />}
                           </Field>
                           <Button size="sm" variant="ghost" onClick={() => setAction(i, { headers: a.headers.filter((_, j) => j !== k) })} aria-label={`Remove header ${k + 1}`}>
