@@ -3,15 +3,20 @@
  * page, write `pages/<Name>Page.tsx` and add it here (docs/dashboard.md).
  */
 import type { ComponentType } from 'preact';
-import { AutomationPage, SequencePage } from './pages/AutomationPage.tsx';
-import { TriggerPage, WorkflowPage } from './pages/AutomationRunPages.tsx';
-import { CatalogPage, ProductPage } from './pages/CatalogPage.tsx';
+import { AutomationPage } from './pages/AutomationPage.tsx';
+import { CatalogPage } from './pages/CatalogPage.tsx';
 import { DevelopersPage } from './pages/DevelopersPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
-import { OfferPage, OffersPage } from './pages/OffersPage.tsx';
-import { PromoPage, PromosPage } from './pages/PromosPage.tsx';
+import { OffersPage } from './pages/OffersPage.tsx';
+import { PromosPage } from './pages/PromosPage.tsx';
 import { SalesPage } from './pages/SalesPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
+// The detail pages of Catalog, Offers, Promos and Automation (docs/dashboard-pages.md).
+import { SequencePage } from './pages/AutomationPage.tsx';
+import { TriggerPage, WorkflowPage } from './pages/AutomationRunPages.tsx';
+import { ProductPage } from './pages/CatalogPage.tsx';
+import { OfferPage } from './pages/OffersPage.tsx';
+import { PromoPage } from './pages/PromosPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };
