@@ -66,7 +66,7 @@ describe('dashboard pages: catalog, offers, promos, automation', () => {
   }, 120_000);
   // A failed step leaves a picture of the page behind (test-results/), to see what the person saw.
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') await page.screenshot({ path: `test-results/dashboard-pages-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
+    if (ctx.task.result?.state === 'fail') await page.screenshot({ path: `test-results/catalog-to-automation-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
   });
   afterAll(async () => {
     await chrome?.close();
