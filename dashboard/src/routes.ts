@@ -13,6 +13,12 @@ import { PromosPage } from './pages/PromosPage.tsx';
 import { SalesPage } from './pages/SalesPage.tsx';
 import { SessionPage } from './pages/SessionPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
+// The detail pages of Catalog, Offers, Promos and Automation (docs/dashboard-pages.md).
+import { SequencePage } from './pages/AutomationPage.tsx';
+import { TriggerPage, WorkflowPage } from './pages/AutomationRunPages.tsx';
+import { ProductPage } from './pages/CatalogPage.tsx';
+import { OfferPage } from './pages/OffersPage.tsx';
+import { PromoPage } from './pages/PromosPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };
@@ -51,4 +57,15 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/developers', page: DevelopersPage, nav: 'developers' },
   { path: '/dashboard/developers/events', page: EventLogPage, nav: 'developers' },
   { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },
+  // Catalog, Offers, Promos and Automation detail pages (docs/dashboard-pages.md).
+  { path: '/dashboard/catalog/new', page: ProductPage, nav: 'catalog' },
+  { path: '/dashboard/catalog/:id', page: ProductPage, nav: 'catalog' },
+  { path: '/dashboard/offers/new', page: OfferPage, nav: 'offers' },
+  { path: '/dashboard/offers/:ref', page: OfferPage, nav: 'offers' },
+  { path: '/dashboard/promos/new', page: PromoPage, nav: 'promos' },
+  { path: '/dashboard/promos/:slug', page: PromoPage, nav: 'promos' },
+  { path: '/dashboard/automation/sequences/new', page: SequencePage, nav: 'automation' },
+  { path: '/dashboard/automation/sequences/:id', page: SequencePage, nav: 'automation' },
+  { path: '/dashboard/automation/triggers/:id', page: TriggerPage, nav: 'automation' },
+  { path: '/dashboard/automation/workflows/:id', page: WorkflowPage, nav: 'automation' },
 ];

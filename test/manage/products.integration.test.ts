@@ -58,6 +58,9 @@ describe('managing the catalog with a session', () => {
     const list = await owner.json<{ data: Array<{ id: string }>; meta: { total: number } }>('GET', '/manage/api/products?per_page=10');
     expect(list.body.data.map((p) => p.id)).toContain(id);
     expect(list.body.meta).toMatchObject({ current_page: 1, per_page: 10, total: 1 });
+    // The list carries each product's plans as the detail does (the dashboard's catalog and offer form read them).
+    expect((list.body.data[0] as unknown as Product).plans).toEqual(detail.body.plans);
+    expect(detail.body.plans[0]).toMatchObject({ name: 'monthly', charges: [expect.objectContaining({ amount: 2900 })] });
   });
 
   it('refuses bad input with 422 in the Laravel shape and records nothing', async () => {

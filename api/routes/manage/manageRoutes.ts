@@ -5,6 +5,7 @@ import { automationManageRoutes } from './automationManageRoutes.ts';
 import { catalogFacetRoutes } from './catalogFacetRoutes.ts';
 import { checkoutManageRoutes } from './checkoutManageRoutes.ts';
 import { eventLogRoutes } from './eventLogRoutes.ts';
+import { offerPreviewRoutes } from './offerPreviewRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
 import { organizationRoutes } from './organizationRoutes.ts';
 import { passkeyRoutes } from './passkeyRoutes.ts';
@@ -18,6 +19,7 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(catalogFacetRoutes, { services });
   await app.register(organizationRoutes, { services });
   await app.register(checkoutManageRoutes, { services });
+  await app.register(offerPreviewRoutes, { services });
   await app.register(offerRoutes, { services });
   await app.register(eventLogRoutes, { services });
   await app.register(automationManageRoutes, { services });

@@ -4,6 +4,7 @@ import type { Services } from '../../../app/services.ts';
 import { desiredProduct, familyOf, FamilyImport, ProductImport } from '../../../commands/catalog/catalogImport.ts';
 import { changeProductLifecycle, loadOrganizationProduct, saveProduct, type KnownProduct } from '../../../commands/catalog/productManagement.ts';
 import type { Family } from '../../../domain/catalog/product.ts';
+import { CATALOG_PLANS, type PlanDoc } from '../../../projections/catalog/catalogProjection.ts';
 import { findProduct, listProducts } from '../../../projections/catalog/catalogQueries.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
@@ -83,7 +84,12 @@ export const productRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       const { organizationId } = requireOrganization(request);
       const { page, per_page } = request.query;
       const { items, total } = await listProducts(services.readStore, organizationId, { skip: (page - 1) * per_page, limit: per_page });
-      return pageOf(items.map(({ id: _id, organization_id: _org, number: _n, route_key, ...rest }) => ({ id: route_key, ...rest })), total, page, per_page);
+      // Each product with its plans, as the detail answers them (one query for the page's plans).
+      const plans = items.length
+        ? await services.readStore.find<PlanDoc>(CATALOG_PLANS, { filter: { product_id: { $in: items.map((p) => p.id) } }, sort: [['number', 1]] })
+        : [];
+      const plansOf = (id: string) => plans.filter((p) => p.product_id === id).map(({ product_id: _p, product_route_key: _r, organization_id: _o, number: _n, ...plan }) => plan);
+      return pageOf(items.map(({ id, organization_id: _org, number: _n, route_key, ...rest }) => ({ id: route_key, ...rest, plans: plansOf(id) })), total, page, per_page);
     },
   );
 

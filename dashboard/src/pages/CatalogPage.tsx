@@ -1,5 +1,317 @@
-import { NotBuiltYet } from '../components/NotBuiltYet.tsx';
+import { api, type ApiError, type Paged } from '../api.ts';
+import { Badge } from '../components/Badge.tsx';
+import { Button } from '../components/Button.tsx';
+import { Card } from '../components/Card.tsx';
+import { EmptyState } from '../components/EmptyState.tsx';
+import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
+import { PageHeader } from '../components/PageHeader.tsx';
+import { Pagination, Table } from '../components/Table.tsx';
+import { formatDateTime, formatMoney } from '../format.ts';
+import { Link, navigate, setQuery, useLocation } from '../router.tsx';
+import type { PageProps } from '../routes.ts';
+import { useApi } from '../useApi.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { asApiError, toMajor, toMinor } from './pageKit.tsx';
 
+type Charge = { amount: number; currency_code?: string };
+export type Plan = {
+  name: string;
+  display_name: string;
+  description?: string;
+  type: 'recurring' | 'one_time';
+  renew_interval?: string | null;
+  currency_code: string;
+  charges: Charge[];
+};
+export type Product = {
+  id: string;
+  key: string;
+  name: string | null;
+  display_name: string | null;
+  description: string | null;
+  family: { id: string; name: string; lookup_key: string } | null;
+  features: unknown[];
+  twins: unknown[];
+  status: 'active' | 'archived';
+  version_number: number;
+  published_at: number | null;
+  archived_at: number | null;
+  plans: Plan[];
+};
+
+const INTERVALS: [string, string][] = [
+  ['P1M', 'Monthly'],
+  ['P1Y', 'Yearly'],
+  ['P3M', 'Every 3 months'],
+  ['P1W', 'Weekly'],
+  ['P1D', 'Daily'],
+];
+
+const priceOf = (plan: Plan) => formatMoney(plan.charges.reduce((s, c) => s + c.amount, 0), plan.currency_code);
+
+/** Products with their plans and prices, newest last (the service's order). */
 export function CatalogPage() {
-  return <NotBuiltYet title="Catalog" what="Products with their plans and prices." />;
+  const { query } = useLocation();
+  const page = Number(query.get('page') ?? 1) || 1;
+  const list = useApi<Paged<Product>>('/products', { page, per_page: 25 });
+  const create = (
+    <Link class="btn btn-primary" href="/dashboard/catalog/new">
+      New product
+    </Link>
+  );
+  return (
+    <>
+      <PageHeader title="Catalog" description="Products with their plans and prices. Publish a product to sell it through an offer." actions={create} />
+      <ErrorNotice error={list.error} />
+      {!list.data && list.loading && <Loading />}
+      {list.data && (
+        <>
+          <Table
+            caption="Products"
+            rows={list.data.data}
+            rowKey={(p) => p.id}
+            busy={list.loading}
+            columns={[
+              {
+                header: 'Product',
+                cell: (p) => (
+                  <>
+                    <Link href={`/dashboard/catalog/${encodeURIComponent(p.id)}`}>{p.name ?? p.key}</Link>
+                    <div class="muted mono">{p.key}</div>
+                  </>
+                ),
+              },
+              { header: 'Plans', cell: (p) => (p.plans.length ? p.plans.map((plan) => `${plan.display_name} · ${priceOf(plan)}`).join(', ') : <span class="muted">No plan yet</span>) },
+              { header: 'Status', cell: (p) => <ProductStatus product={p} /> },
+              { header: 'Version', cell: (p) => p.version_number, wide: true, align: 'right' },
+            ]}
+            empty={
+              <EmptyState title="No products yet" action={create}>
+                Create a product with a plan and its price; then make an offer of it to sell it.
+              </EmptyState>
+            }
+          />
+          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Product pages" />
+        </>
+      )}
+    </>
+  );
+}
+
+function ProductStatus({ product }: { product: Pick<Product, 'status' | 'published_at'> }) {
+  if (product.status === 'archived') return <Badge status="archived">Archived</Badge>;
+  return product.published_at ? <Badge status="published">Published</Badge> : <Badge status="draft">Draft</Badge>;
+}
+
+type PlanForm = { name: string; display_name: string; type: 'recurring' | 'one_time'; renew_interval: string; currency_code: string; price: string; extra: Charge[] };
+
+const emptyPlan = (): PlanForm => ({ name: '', display_name: '', type: 'recurring', renew_interval: 'P1M', currency_code: 'EUR', price: '', extra: [] });
+
+const planForm = (p: Plan): PlanForm => ({
+  name: p.name,
+  display_name: p.display_name,
+  type: p.type,
+  renew_interval: p.renew_interval ?? 'P1M',
+  currency_code: p.currency_code,
+  price: p.charges[0] ? toMajor(p.charges[0].amount, p.currency_code) : '',
+  extra: p.charges.slice(1),
+});
+
+/** A plan of the form as the import file has it (one price; more charges a file gave are kept). */
+const planBody = (p: PlanForm) => ({
+  name: p.name.trim(),
+  display_name: p.display_name.trim() || p.name.trim(),
+  type: p.type,
+  renew_interval: p.type === 'recurring' ? p.renew_interval : null,
+  currency_code: p.currency_code.trim().toUpperCase(),
+  charges: [{ amount: toMinor(p.price, p.currency_code.trim().toUpperCase() || 'EUR') }, ...p.extra.map((c) => ({ amount: c.amount }))],
+});
+
+/** Create (`/dashboard/catalog/new`) or edit a product; publish, archive and restore. */
+export function ProductPage({ params }: PageProps) {
+  const isNew = params.id === undefined;
+  const loaded = useApi<Product>(isNew ? null : `/products/${encodeURIComponent(params.id!)}`);
+  const [product, setProduct] = useState<Product | null>(null);
+  const [key, setKey] = useState('');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [plans, setPlans] = useState<PlanForm[]>([emptyPlan()]);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+
+  const fill = (p: Product) => {
+    setProduct(p);
+    setKey(p.key);
+    setName(p.name ?? '');
+    setDescription(p.description ?? '');
+    setPlans(p.plans.length ? p.plans.map(planForm) : [emptyPlan()]);
+  };
+  useEffect(() => {
+    if (loaded.data) fill(loaded.data);
+  }, [loaded.data]);
+
+  const setPlan = (i: number, change: Partial<PlanForm>) => setPlans(plans.map((p, j) => (j === i ? { ...p, ...change } : p)));
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setBusy('save');
+    setError(null);
+    setSaved(null);
+    const body = {
+      name: name.trim() || null,
+      description: description.trim() || null,
+      plans: plans.filter((p) => p.name.trim() || p.price.trim()).map(planBody),
+      ...(product
+        ? { family: product.family, features: product.features, twins: product.twins, status: product.status, published: product.published_at !== null }
+        : { family: null }),
+    };
+    try {
+      const answer = isNew ? await api.post<Product>('/products', { key: key.trim(), ...body }) : await api.put<Product>(`/products/${encodeURIComponent(product!.id)}`, body);
+      fill(answer);
+      setSaved(isNew ? 'Product created.' : 'Product saved.');
+      if (isNew) navigate(`/dashboard/catalog/${encodeURIComponent(answer.id)}`, { replace: true });
+    } catch (e) {
+      setError(asApiError(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const lifecycle = async (action: 'publish' | 'archive' | 'restore') => {
+    setBusy(action);
+    setError(null);
+    setSaved(null);
+    try {
+      fill(await api.post<Product>(`/products/${encodeURIComponent(product!.id)}/${action}`));
+      setSaved({ publish: 'Product published.', archive: 'Product archived.', restore: 'Product restored.' }[action]);
+    } catch (e) {
+      setError(asApiError(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const back = <Link href="/dashboard/catalog">← Catalog</Link>;
+  if (!isNew && !product) {
+    return (
+      <>
+        <PageHeader title="Product" back={back} />
+        <ErrorNotice error={loaded.error} />
+        {loaded.loading && <Loading />}
+      </>
+    );
+  }
+  const shown = ['key', 'name', 'description', 'plans', ...plans.flatMap((_, i) => ['name', 'display_name', 'type', 'renew_interval', 'currency_code', 'charges', 'charges.0.amount'].map((f) => `plans.${i}.${f}`))];
+  return (
+    <>
+      <PageHeader
+        title={isNew ? 'New product' : (product!.name ?? product!.key)}
+        back={back}
+        description={product ? <ProductStatus product={product} /> : 'A product is what you sell; its plans carry the prices.'}
+        actions={
+          product && (
+            <>
+              {product.status === 'active' && !product.published_at && (
+                <Button variant="primary" busy={busy === 'publish'} onClick={() => lifecycle('publish')}>
+                  Publish
+                </Button>
+              )}
+              {product.status === 'active' ? (
+                <Button variant="danger" busy={busy === 'archive'} onClick={() => lifecycle('archive')}>
+                  Archive
+                </Button>
+              ) : (
+                <Button busy={busy === 'restore'} onClick={() => lifecycle('restore')}>
+                  Restore
+                </Button>
+              )}
+            </>
+          )
+        }
+      />
+      {saved && <Notice tone="success">{saved}</Notice>}
+      <form onSubmit={save} noValidate>
+        <Card title="Details" id="details">
+          <div class="form-row align-top">
+            <Field label="Key" name="key" error={error} hint={isNew ? 'Your id of the product: letters, digits and . _ : -. It cannot change.' : 'It cannot change.'}>
+              {(c) => <Input {...c} value={key} onValue={setKey} readOnly={!isNew} required autoComplete="off" />}
+            </Field>
+            <Field label="Name" name="name" error={error}>
+              {(c) => <Input {...c} value={name} onValue={setName} />}
+            </Field>
+          </div>
+          <Field label="Description" name="description" error={error}>
+            {(c) => <textarea {...c} class="input" rows={3} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />}
+          </Field>
+        </Card>
+        <Card
+          title="Plans and prices"
+          id="plans"
+          actions={
+            <Button size="sm" onClick={() => setPlans([...plans, emptyPlan()])}>
+              Add plan
+            </Button>
+          }
+        >
+          {plans.map((plan, i) => (
+            <fieldset class="plan-fieldset" key={i}>
+              <legend>Plan {i + 1}</legend>
+              <div class="form-row align-top">
+                <Field label="Plan name" name={`plans.${i}.name`} error={error} hint="Offers name the plan by it.">
+                  {(c) => <Input {...c} value={plan.name} onValue={(v) => setPlan(i, { name: v })} />}
+                </Field>
+                <Field label="Display name" name={`plans.${i}.display_name`} error={error} hint="What the buyer reads.">
+                  {(c) => <Input {...c} value={plan.display_name} onValue={(v) => setPlan(i, { display_name: v })} />}
+                </Field>
+              </div>
+              <div class="form-row align-top">
+                <Field label="Billing" name={`plans.${i}.type`} error={error}>
+                  {(c) => (
+                    <Select {...c} value={plan.type} onValue={(v) => setPlan(i, { type: v as PlanForm['type'] })}>
+                      <option value="recurring">Recurring</option>
+                      <option value="one_time">One time</option>
+                    </Select>
+                  )}
+                </Field>
+                {plan.type === 'recurring' && (
+                  <Field label="Renews" name={`plans.${i}.renew_interval`} error={error}>
+                    {(c) => (
+                      <Select {...c} value={plan.renew_interval} onValue={(v) => setPlan(i, { renew_interval: v })}>
+                        {INTERVALS.map(([v, label]) => (
+                          <option key={v} value={v}>
+                            {label}
+                          </option>
+                        ))}
+                        {!INTERVALS.some(([v]) => v === plan.renew_interval) && <option value={plan.renew_interval}>{plan.renew_interval}</option>}
+                      </Select>
+                    )}
+                  </Field>
+                )}
+                <Field label="Currency" name={`plans.${i}.currency_code`} error={error}>
+                  {(c) => <Input {...c} value={plan.currency_code} onValue={(v) => setPlan(i, { currency_code: v })} maxLength={3} autoComplete="off" />}
+                </Field>
+                <Field label="Price" name={`plans.${i}.charges.0.amount`} error={error} hint={plan.extra.length ? `Plus ${plan.extra.length} more charge(s) from an import.` : undefined}>
+                  {(c) => <Input {...c} value={plan.price} onValue={(v) => setPlan(i, { price: v })} inputMode="decimal" placeholder="29.00" />}
+                </Field>
+              </div>
+              {plans.length > 1 && (
+                <Button size="sm" variant="ghost" onClick={() => setPlans(plans.filter((_, j) => j !== i))}>
+                  Remove plan {i + 1}
+                </Button>
+              )}
+            </fieldset>
+          ))}
+        </Card>
+        <OtherErrors error={error} shown={shown} />
+        <div class="form-actions">
+          <Button type="submit" variant="primary" busy={busy === 'save'}>
+            {isNew ? 'Create product' : 'Save changes'}
+          </Button>
+          {product?.published_at && <span class="muted">Published {formatDateTime(product.published_at)}</span>}
+        </div>
+      </form>
+    </>
+  );
 }
