@@ -224,6 +224,8 @@ export async function paySession(
     attemptId,
     card: charge.card,
     customer: state.customer,
+    chargeId: charge.reference,
+    provider: provider.name,
     now: ctx.metadata.occurred_at,
   });
   const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
