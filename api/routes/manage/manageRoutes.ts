@@ -6,6 +6,7 @@ import { checkoutManageRoutes } from './checkoutManageRoutes.ts';
 import { eventLogRoutes } from './eventLogRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
 import { organizationRoutes } from './organizationRoutes.ts';
+import { paymentRoutes } from './paymentRoutes.ts';
 import { productRoutes } from './productRoutes.ts';
 
 /** Everything under /manage/api: sign-in and sessions, then the organization-scoped resources. */
@@ -17,4 +18,5 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(offerRoutes, { services });
   await app.register(eventLogRoutes, { services });
   await app.register(automationManageRoutes, { services });
+  await app.register(paymentRoutes, { services });
 };
