@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Services } from '../../app/services.ts';
 import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, invoiceStream, type InvoiceState } from '../../domain/checkout/invoice.ts';
 import { stripeEventDecider, stripeEventStream } from '../../domain/payments/stripeEvent.ts';
@@ -7,7 +6,8 @@ import { fold } from '../../domain/shared/decider.ts';
 import { DomainError, conflict, invalid, notFound } from '../../domain/shared/domainError.ts';
 import { completePaidInvoiceSession, startSession } from '../checkout/sessionCommands.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
-import type { LivePayment, LivePaymentProvider } from './paymentProvider.ts';
+import type { LivePayment, LivePaymentProvider, StripeClientFactory } from './paymentProvider.ts';
+import type { EventStore } from '../../eventStore/eventStore.ts';
 import { stripeCredentials, stripeSecretBox, type StripeCredentials } from './stripeAccountCommands.ts';
 
 export const LIVE_UNAVAILABLE_MESSAGE =
@@ -15,6 +15,9 @@ export const LIVE_UNAVAILABLE_MESSAGE =
 
 export const liveModeUnavailable = (kind: 'invalid' | 'conflict' = 'invalid') =>
   new DomainError(kind, 'live_mode_unavailable', LIVE_UNAVAILABLE_MESSAGE, kind === 'invalid' ? { mode: [LIVE_UNAVAILABLE_MESSAGE] } : undefined);
+
+/** What live payments need of the service (app/services.ts provides it). */
+export type Services = { store: EventStore; secrets: { data: Uint8Array }; payments: { stripe: StripeClientFactory } };
 
 type Live = { provider: LivePaymentProvider; credentials: StripeCredentials };
 

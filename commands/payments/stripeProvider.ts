@@ -1,5 +1,4 @@
 import Stripe from 'stripe';
-import type { Config } from '../../app/config.ts';
 import type { CardSummary } from '../../domain/checkout/checkoutSession.ts';
 import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type ProviderEvent, type StripeClientFactory } from './paymentProvider.ts';
 
@@ -45,7 +44,7 @@ async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
 }
 
 /** The Stripe provider of one organization, on Stripe's official package, at the configured API address. */
-export function stripeClientFactory(config: Pick<Config, 'STRIPE_API_HOST' | 'STRIPE_API_PORT' | 'STRIPE_API_PROTOCOL'>): StripeClientFactory {
+export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefined; STRIPE_API_PORT?: number | undefined; STRIPE_API_PROTOCOL?: 'http' | 'https' | undefined }): StripeClientFactory {
   return (secretKey) => {
     const stripe = new Stripe(secretKey, {
       timeout: TIMEOUT_MS,
