@@ -6,7 +6,7 @@ import { fold } from '../../domain/shared/decider.ts';
 import { DomainError, conflict, invalid, notFound } from '../../domain/shared/domainError.ts';
 import { completePaidInvoiceSession, startSession } from '../checkout/sessionCommands.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
-import type { LivePayment, LivePaymentProvider, StripeClientFactory } from './paymentProvider.ts';
+import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type StripeClientFactory } from './paymentProvider.ts';
 import type { EventStore } from '../../eventStore/eventStore.ts';
 import { stripeCredentials, stripeSecretBox, type StripeCredentials } from './stripeAccountCommands.ts';
 
@@ -106,7 +106,8 @@ export type SettleOutcome =
  * is never paid again nor reopened.
  */
 export async function settlePaymentIntent(ctx: CommandContext, organizationId: string, live: Live, paymentIntentId: string): Promise<SettleOutcome> {
-  const payment = await live.provider.retrievePayment(paymentIntentId);
+  const payment = await retrieveOwn(live, paymentIntentId);
+  if (!payment) return { status: 'ignored', reason: 'unknown_payment' };
   const invoiceId = payment.metadata.invoice_id;
   if (payment.metadata.organization_id !== organizationId || !invoiceId) return { status: 'ignored', reason: 'not_this_organization' };
   const invoice = await loadInvoice(ctx, invoiceId);
@@ -145,10 +146,21 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
   return { status: 'pending', invoiceId, sessionId, providerStatus: payment.status };
 }
 
+/** The PaymentIntent from this organization's Stripe account; null when that account has none of that id (Stripe's resource_missing). */
+async function retrieveOwn(live: Live, id: string): Promise<LivePayment | null> {
+  try {
+    return await live.provider.retrievePayment(id);
+  } catch (error) {
+    if (error instanceof PaymentProviderError && error.providerCode === 'resource_missing') return null;
+    throw error;
+  }
+}
+
 /** The invoice a charge, dispute or refund belongs to, through its PaymentIntent's metadata (read from Stripe). */
 async function invoiceOfPayment(ctx: CommandContext, organizationId: string, live: Live, paymentIntentId: string | null): Promise<{ invoiceId: string; invoice: Exclude<InvoiceState, { status: 'none' }> } | null> {
   if (!paymentIntentId) return null;
-  const payment = await live.provider.retrievePayment(paymentIntentId);
+  const payment = await retrieveOwn(live, paymentIntentId);
+  if (!payment) return null;
   const invoiceId = payment.metadata.invoice_id;
   if (payment.metadata.organization_id !== organizationId || !invoiceId) return null;
   const invoice = await loadInvoice(ctx, invoiceId);
