@@ -16,7 +16,8 @@ const BODY_LIMIT = 512 * 1024;
  */
 export const stripeWebhookRoute: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
+  // Stripe posts application/json; kept as text until its signature has been checked. Anything else is 415.
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
 
   app.post(
     '/webhooks/stripe/:organization',
