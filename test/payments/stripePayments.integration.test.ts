@@ -8,7 +8,7 @@ import { startReceiver } from '../helpers/receiver.ts';
 import { runCli } from '../helpers/serverProcess.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { subscribe, verified, WEBHOOK_ENV } from '../webhooks/webhookFixtures.ts';
-import { makeOffer } from './checkoutFixtures.ts';
+import { makeOffer } from '../checkout/checkoutFixtures.ts';
 
 /*
  * Live payments through Stripe, with the official `stripe` package talking to a stand-in for

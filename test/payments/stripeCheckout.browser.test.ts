@@ -3,7 +3,7 @@ import { connectStripe, stripeSecretBox } from '../../commands/payments/stripeAc
 import { startFakeStripe, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { launchChromium, openPage } from '../sdk/sdkFixtures.ts';
-import { makeOffer } from './checkoutFixtures.ts';
+import { makeOffer } from '../checkout/checkoutFixtures.ts';
 
 /*
  * A live session paid end to end in Chromium: the hosted page loads the stand-in for Stripe.js
