@@ -116,8 +116,8 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
   const sessionId = invoice.invoice.session_id;
   if (payment.amount !== invoice.invoice.total || payment.currency !== invoice.invoice.currency) return { status: 'ignored', reason: 'amount_mismatch' };
   if (payment.status === 'succeeded') {
-    if (invoice.status === 'void') return { status: 'ignored', reason: 'invoice_void' };
-    if (invoice.status === 'paid' && invoice.paidAttempt !== payment.id) return { status: 'ignored', reason: 'invoice_paid' };
+    if (invoice.status === 'void') return returnUnowed(ctx, live, invoiceId, payment, 'invoice_void');
+    if (invoice.status === 'paid' && invoice.paidAttempt !== payment.id) return returnUnowed(ctx, live, invoiceId, payment, 'invoice_paid');
     const session = fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(sessionId))) as never);
     try {
       await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
@@ -131,7 +131,7 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
       });
     } catch (error) {
       // Paid by another attempt or voided in between: recorded as it stands.
-      if (error instanceof DomainError && (error.code === 'invoice_paid' || error.code === 'invoice_void')) return { status: 'ignored', reason: error.code };
+      if (error instanceof DomainError && (error.code === 'invoice_paid' || error.code === 'invoice_void')) return returnUnowed(ctx, live, invoiceId, payment, error.code);
       throw error;
     }
     await completePaidInvoiceSession(ctx, invoiceId).catch((error: unknown) => {
@@ -144,6 +144,25 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
     return { status: 'declined', invoiceId, sessionId, code: payment.failure.code, declineCode: payment.failure.declineCode, message: payment.failure.message };
   }
   return { status: 'pending', invoiceId, sessionId, providerStatus: payment.status };
+}
+
+/**
+ * A payment that succeeded when its invoice could no longer take it (the session expired, or
+ * another attempt paid first): nothing was bought, so it goes back to the buyer in full, keyed on
+ * the PaymentIntent so every report of it refunds once, and the return is recorded on the invoice.
+ */
+async function returnUnowed(ctx: CommandContext, live: Live, invoiceId: string, payment: LivePayment, reason: string): Promise<SettleOutcome> {
+  const refund = await live.provider.refund({ paymentId: payment.id, amount: null, idempotencyKey: `commerce-unowed-${payment.id}` });
+  await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
+    type: 'RecordUnowedRefund',
+    paymentIntentId: payment.id,
+    refundId: refund.id,
+    chargeId: refund.chargeId,
+    amount: payment.amount,
+    reason,
+    now: ctx.metadata.occurred_at,
+  });
+  return { status: 'ignored', reason: `${reason}:refunded` };
 }
 
 /** The PaymentIntent from this organization's Stripe account; null when that account has none of that id (Stripe's resource_missing). */

@@ -38,6 +38,14 @@ export type InvoiceEvent =
       'InvoiceRefunded',
       { refund_id: string; charge_id: string; amount: number; amount_refunded: number; currency: string; fully_refunded: boolean; refunded_at: number }
     >
+  /**
+   * A payment that succeeded for this invoice when it could no longer be paid (voided, or paid by
+   * another attempt), returned to the buyer in full: nothing was bought with it.
+   */
+  | DomainEvent<
+      'InvoiceUnowedPaymentRefunded',
+      { payment_intent_id: string; refund_id: string; charge_id: string; amount: number; currency: string; reason: string; refunded_at: number }
+    >
   | DomainEvent<
       'InvoiceDisputed',
       { dispute_id: string; charge_id: string; amount: number; currency: string; reason: string; status: string; disputed_at: number }
@@ -66,6 +74,7 @@ export type InvoiceCommand =
    * record each refunded unit once.
    */
   | { type: 'RecordRefund'; refundId: string; chargeId: string; amountRefunded: number; now: number }
+  | { type: 'RecordUnowedRefund'; paymentIntentId: string; refundId: string; chargeId: string; amount: number; reason: string; now: number }
   | { type: 'RecordDispute'; disputeId: string; chargeId: string; amount: number; currency: string; reason: string; status: string; now: number };
 
 export type InvoiceState =
@@ -79,6 +88,8 @@ export type InvoiceState =
       paymentIntents?: string[];
       amountRefunded?: number;
       disputes?: string[];
+      /** PaymentIntents refunded because the invoice could no longer take them. */
+      returned?: string[];
     };
 
 export const invoiceStream = (id: string) => `invoice-${id}`;
@@ -101,6 +112,8 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
         return state.status === 'none' ? state : { ...state, amountRefunded: event.data.amount_refunded };
       case 'InvoiceDisputed':
         return state.status === 'none' ? state : { ...state, disputes: [...(state.disputes ?? []), event.data.dispute_id] };
+      case 'InvoiceUnowedPaymentRefunded':
+        return state.status === 'none' ? state : { ...state, returned: [...(state.returned ?? []), event.data.payment_intent_id] };
     }
   },
   decide(command, state) {
@@ -170,6 +183,22 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
           },
         };
       }
+      case 'RecordUnowedRefund':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (state.returned?.includes(command.paymentIntentId)) return [];
+        if (state.paidAttempt === command.paymentIntentId) throw conflict('invoice_paid', 'This payment paid the invoice; refund it as a refund of the invoice.');
+        return {
+          type: 'InvoiceUnowedPaymentRefunded',
+          data: {
+            payment_intent_id: command.paymentIntentId,
+            refund_id: command.refundId,
+            charge_id: command.chargeId,
+            amount: command.amount,
+            currency: state.invoice.currency,
+            reason: command.reason,
+            refunded_at: command.now,
+          },
+        };
       case 'RecordDispute':
         if (state.status === 'none') throw notFound('Invoice');
         if (state.disputes?.includes(command.disputeId)) return [];

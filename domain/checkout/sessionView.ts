@@ -102,6 +102,7 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
     case 'InvoiceVoided':
       return view.invoice ? { ...view, invoice: { ...view.invoice, status: 'void' } } : view;
     case 'InvoicePaymentIntentCreated':
+    case 'InvoiceUnowedPaymentRefunded':
       return view;
     case 'InvoiceRefunded':
       return view.invoice ? { ...view, invoice: { ...view.invoice, amount_refunded: event.data.amount_refunded } } : view;

@@ -47,6 +47,16 @@ describe('invoice refunds and disputes', () => {
     expect(() => decide(state(created, { type: 'InvoiceVoided', data: { voided_at: 1, reason: 'session_expired' } }), command)).toThrow(/void/);
   });
 
+  it('records a payment returned because the invoice could no longer take it, once, and never for the one that paid', () => {
+    const voided: InvoiceEvent = { type: 'InvoiceVoided', data: { voided_at: 1, reason: 'session_expired' } };
+    const command = { type: 'RecordUnowedRefund' as const, paymentIntentId: 'pi_9', refundId: 're_9', chargeId: 'ch_9', amount: 2400, reason: 'invoice_void', now: 150 };
+    const events = decide(state(created, voided), command);
+    expect(events).toEqual([{ type: 'InvoiceUnowedPaymentRefunded', data: { payment_intent_id: 'pi_9', refund_id: 're_9', charge_id: 'ch_9', amount: 2400, currency: 'EUR', reason: 'invoice_void', refunded_at: 150 } }]);
+    expect(decide(state(created, voided, ...events), command)).toEqual([]);
+    expect(state(created, voided, ...events).status).toBe('void');
+    expect(() => decide(state(created, paid), { ...command, paymentIntentId: 'pi_1' })).toThrow(/paid the invoice/);
+  });
+
   it('pays once per PaymentIntent: the same one again changes nothing, another is refused', () => {
     const pay = { type: 'PayInvoice' as const, attemptId: 'pi_1', card: { brand: 'visa', last4: '4242' }, customer: null, chargeId: 'ch_1', provider: 'stripe', now: 110 };
     expect(decide(state(created, paid), pay)).toEqual([]);

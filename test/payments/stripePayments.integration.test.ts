@@ -196,14 +196,28 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
     const { sessionId, invoiceId, pi } = await liveSession();
     clock.advance(25 * 3600 * 1000);
     const { expireSession } = await import('../../commands/checkout/sessionCommands.ts');
-    await expireSession(server.cliContext(owner.organizationId), sessionId);
+    try {
+      await expireSession(server.cliContext(owner.organizationId), sessionId);
+    } finally {
+      clock.advance(-25 * 3600 * 1000);
+    }
     const intent = stripe.succeed(pi.id);
     const late = await deliver(owner.organizationId, stripe.signedEvent(account, 'payment_intent.succeeded', intent));
     expect(late.status).toBe(200);
-    expect(await late.json()).toMatchObject({ outcome: 'ignored:invoice_void' });
+    expect(await late.json()).toMatchObject({ outcome: 'ignored:invoice_void:refunded' });
     expect((await invoiceEvents(invoiceId)).map((e) => e.type)).not.toContain('InvoicePaid');
     expect((await sessionOf(sessionId)).status).toBe('expired');
-    clock.advance(-25 * 3600 * 1000);
+    // Nothing was bought with it: the money goes back, once, however often Stripe reports it.
+    expect(stripe.charge(intent.latest_charge as string)).toMatchObject({ amount_refunded: intent.amount, refunded: true });
+    await deliver(owner.organizationId, stripe.signedEvent(account, 'payment_intent.succeeded', intent));
+    expect(await (await post(`/api/checkout/sessions/${sessionId}/payment-intent/settle`, {})).json()).toMatchObject({ status: 'void' });
+    const keys = stripe.calls.filter((c) => c.path === '/v1/refunds' && c.body.payment_intent === pi.id).map((c) => c.idempotencyKey);
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(keys)).toEqual(new Set([`commerce-unowed-${pi.id}`]));
+    expect(stripe.charge(intent.latest_charge as string)).toMatchObject({ amount_refunded: intent.amount });
+    const returned = (await invoiceEvents(invoiceId)).filter((e) => e.type === 'InvoiceUnowedPaymentRefunded');
+    expect(returned).toHaveLength(1);
+    expect(returned[0]!.data).toMatchObject({ payment_intent_id: pi.id, amount: intent.amount, reason: 'invoice_void' });
   });
 
   it('refunds in part and in full through Stripe, records dashboard refunds and disputes from webhooks, and announces them', async () => {
