@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStripe, stripeSecretBox } from '../../commands/payments/stripeAccountCommands.ts';
 import { startFakeStripe, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { launchChromium, openPage } from '../sdk/sdkFixtures.ts';
+import { flowResult, launchChromium, openPage, startFlow } from '../sdk/sdkFixtures.ts';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';
 
 /*
@@ -83,6 +83,28 @@ describe('a live checkout with Stripe in Chromium', { timeout: 120_000 }, () => 
     expect(confirms.map((c) => c.body['payment_method_data[card][number]'])).toEqual(['4000000000000002', '4242424242424242']);
     expect(confirms[0]!.body.return_url).toContain(`co_session=${sessionId}`);
     expect(refused).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("pays through the SDK's frame: the Payment Element in the checkout frame, the flow resolving complete", async () => {
+    const page = await openPage(chrome.context, `${server.url}/examples/sdk?offer=${slug}`, { errors, ready: () => (window as unknown as { examples?: { readyAt?: number } }).examples?.readyAt });
+    await startFlow(page, 'f', `sdk.present('${slug}', { mode: 'live' })`);
+    const ours = (url: string) => url.includes(`/checkout/${slug}`) && url.includes('mode=live');
+    await expect.poll(() => page.frames().some((f) => ours(f.url())), { timeout: 30_000 }).toBe(true);
+    const checkout = page.frames().find((f) => ours(f.url()))!;
+    await checkout.locator('#co-pay:not([disabled])').waitFor({ timeout: 30_000 });
+    await checkout.locator('#co-email').fill('framed@example.com');
+    // Enter submits the form, as a buyer's keyboard would (the modal's size animates as the element mounts).
+    await checkout.locator('#co-email').press('Enter');
+    await checkout.frameLocator('iframe[name="stripe-payment-element"]').locator('#cardnumber').fill('4242424242424242');
+    await expect.poll(() => checkout.textContent('#co-pay .co-pay-label'), { timeout: 15_000 }).toMatch(/^Pay now · /);
+    await checkout.locator('#co-email').press('Enter');
+    const result = await flowResult(page, 'f');
+    expect(result.status).toBe('complete');
+    expect(result.session?.status).toBe('completed');
+    const seen = await page.evaluate(() => (window as unknown as { seen: Record<string, string[]> }).seen.f);
+    expect(seen).toEqual(expect.arrayContaining(['start', 'purchase', 'complete']));
     expect(errors).toEqual([]);
     await page.close();
   });
