@@ -202,7 +202,13 @@ const BAD_SIGNATURE: WebhookAnswer = { status: 400, body: { received: false, mes
  */
 export async function handleStripeWebhook(ctx: CommandContext, services: Services, organizationId: string, payload: string, signature: string | undefined): Promise<WebhookAnswer> {
   if (!signature) return BAD_SIGNATURE;
-  const live = await liveProviderOf(services, organizationId);
+  let live: Live | null;
+  try {
+    live = await liveProviderOf(services, organizationId);
+  } catch (error) {
+    if (error instanceof DomainError) return { status: 400, body: { received: false, message: error.message } };
+    throw error;
+  }
   if (!live) return BAD_SIGNATURE;
   let event;
   try {

@@ -1,6 +1,6 @@
 import { describeSecretKey, stripeAccountDecider, stripeAccountStream, type StripeAccountState } from '../../domain/payments/stripeAccount.ts';
 import { fold } from '../../domain/shared/decider.ts';
-import { invalid, notFound } from '../../domain/shared/domainError.ts';
+import { DomainError, invalid, notFound } from '../../domain/shared/domainError.ts';
 import type { EventStore } from '../../eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
 import { organizationExists } from '../identity/identityCommands.ts';
@@ -79,5 +79,14 @@ export async function stripeCredentials(store: EventStore, box: SecretBox, organ
   const state = await loadStripeAccount(store, organizationId);
   if (state.status !== 'connected') return null;
   const a = state.account;
-  return { secretKey: box.open(a.sealed_secret_key), webhookSecret: box.open(a.sealed_webhook_secret), publishableKey: a.publishable_key, mode: a.key_mode };
+  try {
+    return { secretKey: box.open(a.sealed_secret_key), webhookSecret: box.open(a.sealed_webhook_secret), publishableKey: a.publishable_key, mode: a.key_mode };
+  } catch {
+    // Sealed under another key: DATA_ENCRYPTION_KEY changed, or the log was copied to another data directory.
+    throw new DomainError(
+      'conflict',
+      'stripe_credentials_unreadable',
+      "The organization's Stripe credentials cannot be decrypted with this service's DATA_ENCRYPTION_KEY; an owner must connect the Stripe account again.",
+    );
+  }
 }

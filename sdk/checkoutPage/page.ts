@@ -279,7 +279,7 @@ async function payLive(): Promise<void> {
   try {
     if (!elements) {
       if (!window.Stripe) throw new Error('The payment form could not be loaded. Check your connection, then reload the page.');
-      const r = await api<{ session: SessionView; invoice: unknown; payment_intent: { client_secret: string; publishable_key: string } }>(
+      const r = await api<{ session: SessionView; invoice: unknown; payment_intent: { client_secret: string; publishable_key: string; status: string } }>(
         `/api/checkout/sessions/${encodeURIComponent(session!.id)}/payment-intent`,
         buyer,
       );
@@ -290,6 +290,8 @@ async function payLive(): Promise<void> {
       if (!started) emit({ type: 'start', session: r.body.session, invoice: r.body.invoice });
       started = true;
       session = r.body.session;
+      // Paid already (in another tab, or before a reload): nothing to confirm, only to settle.
+      if (r.body.payment_intent.status === 'succeeded' || r.body.payment_intent.status === 'processing') return await settleLive();
       stripe = window.Stripe(r.body.payment_intent.publishable_key);
       elements = stripe.elements({ clientSecret: r.body.payment_intent.client_secret });
       const box = $('co-payment-element');

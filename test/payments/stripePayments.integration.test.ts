@@ -338,3 +338,36 @@ describe('Stripe from the CLI', { timeout: 120_000 }, () => {
     expect((await post('/api/checkout/sessions', { offer: slug, mode: 'live' })).status).toBe(422);
   });
 });
+
+describe('Stripe credentials sealed under another key', { timeout: 60_000 }, () => {
+  it('are refused with a message saying to connect again, never a 500', async () => {
+    const stripe = await startFakeStripe();
+    let server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '10000', ...stripe.env } });
+    try {
+      const org = await server.identity('Moved shop');
+      const account = stripe.account();
+      await connectStripe(server.cliContext(org.organizationId), stripeSecretBox(server.services.secrets.data), {
+        organizationId: org.organizationId,
+        secretKey: account.secretKey,
+        publishableKey: account.publishableKey,
+        webhookSecret: account.webhookSecret,
+      });
+      const slug = (await makeOffer(server, org.organizationId)).slug;
+      const dataDir = server.dataDir;
+      await server.close();
+      // The same log under another DATA_ENCRYPTION_KEY (a copy to another data directory, say).
+      server = await startTestServer({ dataDir, env: { CHECKOUT_RATE_LIMIT: '10000', DATA_ENCRYPTION_KEY: 'ab'.repeat(32), ...stripe.env } });
+      const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+        server.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      const created = (await (await post('/api/checkout/sessions', JSON.stringify({ offer: slug, mode: 'live' }))).json()) as { session: { id: string } };
+      const refused = await post(`/api/checkout/sessions/${created.session.id}/payment-intent`, '{}');
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({ code: 'stripe_credentials_unreadable', message: expect.stringMatching(/connect the Stripe account again/) });
+      const event = stripe.signedEvent(account, 'payment_intent.succeeded', { id: 'pi_x', object: 'payment_intent' });
+      expect((await post(`/webhooks/stripe/${org.organizationId}`, event.body, { 'stripe-signature': event.signature })).status).toBe(400);
+    } finally {
+      await server.close({ remove: true });
+      await stripe.close();
+    }
+  });
+});
