@@ -82,7 +82,15 @@ export type ComposeOptions = {
 export async function compose(config: Config, options: ComposeOptions): Promise<Services & { close(): Promise<void> }> {
   // Before anything starts: a refused secret must not leave stores open and projections running.
   const jwt = loadJwtSecret(config);
-  const data = config.DATA_ENCRYPTION_KEY ? Buffer.from(config.DATA_ENCRYPTION_KEY, 'hex') : generatedSecret(config, 'data-encryption-key', 'DATA_ENCRYPTION_KEY');
+  // Read (or generated) on first use only: a deployment that never connects Stripe writes no key file.
+  let data: Uint8Array | null = config.DATA_ENCRYPTION_KEY ? Buffer.from(config.DATA_ENCRYPTION_KEY, 'hex') : null;
+  const secrets = {
+    jwt,
+    get data(): Uint8Array {
+      data ??= generatedSecret(config, 'data-encryption-key', 'DATA_ENCRYPTION_KEY');
+      return data;
+    },
+  };
   const metrics = createMetrics();
   const opened = await openStores(config);
   const store = observeEventStore(opened.store, metrics);
@@ -98,7 +106,7 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
     store,
     readStore,
     clock: options.clock ?? Date.now,
-    secrets: { jwt, data },
+    secrets,
     payments: { stripe: stripeClientFactory(config) },
     projections,
     metrics,

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStripe, stripeSecretBox } from '../../commands/payments/stripeAccountCommands.ts';
@@ -82,6 +82,8 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
     const raw = Buffer.concat(files.map((f) => readFileSync(join(server.dataDir, f))));
     expect(raw.includes(account.secretKey.slice(8))).toBe(false);
     expect(raw.includes(account.webhookSecret.slice(6))).toBe(false);
+    // The sealing key, generated on first use beside the database, is the owner's alone.
+    expect((statSync(join(server.dataDir, 'data-encryption-key')).mode & 0o777).toString(8)).toBe('600');
   });
 
   it('lets only owners connect, and refuses keys that are not Stripe keys', async () => {
