@@ -341,6 +341,21 @@ describe('Stripe from the CLI', { timeout: 120_000 }, () => {
   });
 });
 
+describe('the data encryption key', () => {
+  it('is not written into a data directory where no Stripe account is ever connected', async () => {
+    const server = await startTestServer();
+    try {
+      const org = await server.identity();
+      const slug = (await makeOffer(server, org.organizationId)).slug;
+      expect((await server.fetch(`/checkout/${slug}?mode=live`)).status).toBe(200);
+      expect((await server.fetch('/api/checkout/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ offer: slug, mode: 'live' }) })).status).toBe(422);
+      expect(readdirSync(server.dataDir)).not.toContain('data-encryption-key');
+    } finally {
+      await server.close({ remove: true });
+    }
+  });
+});
+
 describe('Stripe credentials sealed under another key', { timeout: 60_000 }, () => {
   it('are refused with a message saying to connect again, never a 500', async () => {
     const stripe = await startFakeStripe();

@@ -43,7 +43,6 @@ const Refund = z.object({
 
 /** The organization's payment provider settings (Stripe) and refunds; owners change them. */
 export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
-  const box = stripeSecretBox(services.secrets.data);
   const webhookUrl = (request: Parameters<typeof baseUrl>[1], organizationId: string) => `${baseUrl(services, request)}/webhooks/stripe/${organizationId}`;
 
   app.get(
@@ -72,7 +71,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     async (request) => {
       const { organizationId } = requireOwner(request);
       const { secret_key: secretKey, publishable_key: publishableKey, webhook_secret: webhookSecret } = request.body;
-      const summary = await connectStripe(manageContext(services, request), box, { organizationId, secretKey, publishableKey, webhookSecret });
+      const summary = await connectStripe(manageContext(services, request), stripeSecretBox(services.secrets.data), { organizationId, secretKey, publishableKey, webhookSecret });
       return { ...summary, webhook_url: webhookUrl(request, organizationId) };
     },
   );
