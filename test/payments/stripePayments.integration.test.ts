@@ -118,6 +118,10 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
     expect(pi.client_secret).toBe(intent.client_secret);
     const create = stripe.calls.find((c) => c.method === 'POST' && c.path === '/v1/payment_intents' && c.body['metadata[invoice_id]'] === invoiceId);
     expect(create?.idempotencyKey).toBe(`commerce-${invoiceId}-attempt-1`);
+    // Card numbers never come this way for a live session.
+    const card = await post(`/api/checkout/sessions/${sessionId}/pay`, { email: 'buyer@example.com', card: { number: '4242424242424242', exp_month: 12, exp_year: 2040, cvc: '123' } });
+    expect(card.status).toBe(409);
+    expect(await card.json()).toMatchObject({ code: 'use_payment_element' });
     // Pressed again (a reload, a second tab): the same PaymentIntent, not a second one.
     const again = (await (await post(`/api/checkout/sessions/${sessionId}/payment-intent`, { email: 'buyer@example.com' })).json()) as { payment_intent: { id: string } };
     expect(again.payment_intent.id).toBe(pi.id);
