@@ -212,7 +212,7 @@ export async function handleStripeWebhook(ctx: CommandContext, services: Service
   if (!live) return BAD_SIGNATURE;
   let event;
   try {
-    event = live.provider.verifyEvent(payload, signature, live.credentials.webhookSecret);
+    event = await live.provider.verifyEvent(payload, signature, live.credentials.webhookSecret);
   } catch {
     return BAD_SIGNATURE;
   }

@@ -78,7 +78,7 @@ export interface LivePaymentProvider {
   refund(request: { paymentId: string; amount: number | null; idempotencyKey: string }): Promise<{ id: string; chargeId: string; amountRefunded: number }>;
   retrieveCharge(id: string): Promise<{ id: string; paymentId: string | null; amountRefunded: number }>;
   /** Checks the signature over the raw body and parses it; throws when it does not check out. */
-  verifyEvent(payload: string, signature: string, webhookSecret: string): ProviderEvent;
+  verifyEvent(payload: string, signature: string, webhookSecret: string): Promise<ProviderEvent>;
 }
 
 /** The live provider of an organization, made from its own secret key. */

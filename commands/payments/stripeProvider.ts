@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { CardSummary } from '../../domain/checkout/checkoutSession.ts';
 import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type ProviderEvent, type StripeClientFactory } from './paymentProvider.ts';
 
@@ -31,12 +31,20 @@ function present(intent: Stripe.PaymentIntent): LivePayment {
   };
 }
 
+/**
+ * Loaded on first use: the package takes a fifth of a second or more to load, which every CLI
+ * command and every start of a service that never takes a live payment would otherwise pay.
+ */
+let stripeModule: Promise<{ default: typeof Stripe }> | null = null;
+const loadStripe = () => (stripeModule ??= import('stripe'));
+
 /** Stripe's errors carry a type and code, never the key; the message is Stripe's, for the operator. */
 async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof Stripe.errors.StripeError) {
+    const { default: StripeClass } = await loadStripe();
+    if (error instanceof StripeClass.errors.StripeError) {
       throw new PaymentProviderError(`Stripe refused to ${what}: ${error.message}`, error.code ?? error.type, { cause: error });
     }
     throw new PaymentProviderError(`Stripe could not be reached to ${what}.`, null, { cause: error });
@@ -46,17 +54,23 @@ async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
 /** The Stripe provider of one organization, on Stripe's official package, at the configured API address. */
 export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefined; STRIPE_API_PORT?: number | undefined; STRIPE_API_PROTOCOL?: 'http' | 'https' | undefined }): StripeClientFactory {
   return (secretKey) => {
-    const stripe = new Stripe(secretKey, {
-      timeout: TIMEOUT_MS,
-      maxNetworkRetries: 2,
-      telemetry: false,
-      ...(config.STRIPE_API_HOST ? { host: config.STRIPE_API_HOST } : {}),
-      ...(config.STRIPE_API_PORT !== undefined ? { port: config.STRIPE_API_PORT } : {}),
-      ...(config.STRIPE_API_PROTOCOL ? { protocol: config.STRIPE_API_PROTOCOL } : {}),
-    });
+    let client: Promise<Stripe> | null = null;
+    const connect = () =>
+      (client ??= loadStripe().then(
+        ({ default: StripeClass }) =>
+          new StripeClass(secretKey, {
+            timeout: TIMEOUT_MS,
+            maxNetworkRetries: 2,
+            telemetry: false,
+            ...(config.STRIPE_API_HOST ? { host: config.STRIPE_API_HOST } : {}),
+            ...(config.STRIPE_API_PORT !== undefined ? { port: config.STRIPE_API_PORT } : {}),
+            ...(config.STRIPE_API_PROTOCOL ? { protocol: config.STRIPE_API_PROTOCOL } : {}),
+          }),
+      ));
     const provider: LivePaymentProvider = {
       name: 'stripe',
       async createPayment(request) {
+        const stripe = await connect();
         const intent = await call('create a payment', () =>
           stripe.paymentIntents.create(
             {
@@ -73,9 +87,11 @@ export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefin
         return present(intent);
       },
       async retrievePayment(id) {
+        const stripe = await connect();
         return present(await call('read a payment', () => stripe.paymentIntents.retrieve(id, { expand: ['latest_charge'] })));
       },
       async refund(request) {
+        const stripe = await connect();
         const refund = await call('refund a payment', () =>
           stripe.refunds.create({ payment_intent: request.paymentId, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey }),
         );
@@ -86,10 +102,12 @@ export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefin
         return { id: refund.id, chargeId, amountRefunded: charge.amountRefunded };
       },
       async retrieveCharge(id) {
+        const stripe = await connect();
         const charge = await call('read a charge', () => stripe.charges.retrieve(id));
         return { id: charge.id, paymentId: idOf(charge.payment_intent), amountRefunded: charge.amount_refunded };
       },
-      verifyEvent(payload, signature, webhookSecret): ProviderEvent {
+      async verifyEvent(payload, signature, webhookSecret): Promise<ProviderEvent> {
+        const stripe = await connect();
         const event = stripe.webhooks.constructEvent(payload, signature, webhookSecret);
         return { id: event.id, type: event.type, object: event.data.object as unknown as Record<string, unknown> };
       },
