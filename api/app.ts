@@ -22,6 +22,7 @@ import { requestIdFor, setCommonHeaders } from './responseHeaders.ts';
 import { automationRoutes } from './routes/automation/automationRoutes.ts';
 import { openApiOperationsOnly } from './routes/automation/anyHttpMethod.ts';
 import { catchRoute } from './routes/automation/catchRoute.ts';
+import { stripeWebhookRoute } from './routes/payments/stripeWebhookRoute.ts';
 import { catalogRoutes } from './routes/catalog/catalogRoutes.ts';
 import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
 import { docsRoutes } from './routes/docs.ts';
@@ -169,6 +170,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(hostedCheckoutRoutes, { services });
   await app.register(dashboardRoutes, { services });
   await app.register(catchRoute, { services });
+  await app.register(stripeWebhookRoute, { services });
   await app.register(automationRoutes, { services });
   await app.register(promoRoutes, { services });
   await app.register(webhookEndpointRoutes, { services });

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { EventsTooLargeError, StoreUnavailableError } from '../eventStore/eventStore.ts';
+import { PaymentProviderError } from '../commands/payments/paymentProvider.ts';
 import { DomainError, type DomainErrorKind } from '../domain/shared/domainError.ts';
 import { commonHeaderLines, newRequestId, setCommonHeaders } from './responseHeaders.ts';
 import { fieldErrors } from './validationMessages.ts';
@@ -90,6 +91,11 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       // Idempotency-Key, if any). Logged as an error: each needs an operator if it lasts.
       request.log.error({ err: error }, 'store unavailable');
       return reply.code(503).header('retry-after', '1').send({ message: 'The service is busy. Try again shortly.', code: 'service_unavailable' } satisfies ErrorBody);
+    }
+    if (error instanceof PaymentProviderError) {
+      // Stripe unreachable or refusing the call: not the request's fault, and not ours to hide.
+      request.log.warn({ err: { message: error.message, code: error.providerCode } }, 'payment provider error');
+      return reply.code(502).send({ message: 'The payment provider could not complete the request. Try again shortly.', code: 'payment_provider_error' } satisfies ErrorBody);
     }
     if (error instanceof EventsTooLargeError) {
       // The production store's own size limit (README): nothing was written, and a retry would meet it again.

@@ -71,6 +71,18 @@ export const ConfigSchema = z.object({
   TRUST_PROXY: TrustProxy.default(false),
   /** HS256 secret for service_jwt; when unset one is generated once into DATA_DIR. */
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  /**
+   * 64 hex digits (32 bytes): the AES-256-GCM key that seals payment-provider credentials (Stripe
+   * secret keys, webhook signing secrets) in the event log. When unset one is generated once into
+   * DATA_DIR; set it on the production profile, where every process must hold the same key.
+   */
+  DATA_ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'DATA_ENCRYPTION_KEY must be 64 hex digits (32 bytes)').optional(),
+  /** Stripe.js, loaded by the hosted checkout page of live sessions (its origin is let through the page's CSP). */
+  STRIPE_JS_URL: z.url({ protocol: /^https?$/ }).default('https://js.stripe.com/v3/'),
+  /** Where the Stripe API is reached: Stripe's own unless set (tests point these at loopback). */
+  STRIPE_API_HOST: z.string().min(1).optional(),
+  STRIPE_API_PORT: port.optional(),
+  STRIPE_API_PROTOCOL: z.enum(['https', 'http']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Production profile: both set selects EventStoreDB + MongoDB instead of the embedded SQLite file. */
   EVENTSTORE_URL: z

@@ -1,6 +1,7 @@
 import type { EventStore } from '../eventStore/eventStore.ts';
 import type { Logger, ProjectionRunner } from '../projections/projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
+import type { StripeClientFactory } from '../commands/payments/paymentProvider.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -13,7 +14,10 @@ export type Services = {
   store: EventStore;
   readStore: ReadStore;
   clock: Clock;
-  secrets: { jwt: Uint8Array };
+  /** jwt signs service_jwt tokens (and seals webhook secrets); data seals payment-provider credentials. */
+  secrets: { jwt: Uint8Array; data: Uint8Array };
+  /** Payment providers that need per-organization credentials (Stripe), picked by the composition root. */
+  payments: { stripe: StripeClientFactory };
   /**
    * Running projections (the API on the embedded profile), or a watcher of the projection
    * workers' checkpoints (the API and the automation worker on the production profile), so

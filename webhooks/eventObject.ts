@@ -43,7 +43,9 @@ export async function eventObject(store: EventStore, type: WebhookEventType, eve
       return view && { object: presentSessionResource(viewAt(view, at), at), organizationId: view.organization_id };
     }
     case 'invoice.paid':
-    case 'invoice.voided': {
+    case 'invoice.voided':
+    case 'invoice.refunded':
+    case 'invoice.disputed': {
       const created = (await store.readStream(event.stream)).find((e) => e.type === 'InvoiceCreated');
       if (!created) return null;
       const view = await sessionAt(store, (created.data as { session_id: string }).session_id, event.position);
@@ -62,6 +64,7 @@ export async function eventObject(store: EventStore, type: WebhookEventType, eve
           offer: { id: view.offer.id, slug: view.offer.slug, name: view.offer.name },
           mode: view.mode,
           payment: paid ? (paid.data as { card: { brand: string; last4: string } }).card : null,
+          ...announced(type, event),
         },
         organizationId: view.organization_id,
       };
@@ -98,6 +101,19 @@ export async function eventObject(store: EventStore, type: WebhookEventType, eve
       return doc ? { object: Workflow.parse(doc), organizationId: doc.organization_id } : null;
     }
   }
+}
+
+/** What a refund or dispute event adds to the invoice it is about. */
+function announced(type: WebhookEventType, event: RecordedEvent): Record<string, unknown> {
+  if (type === 'invoice.refunded') {
+    const d = event.data as { refund_id: string; charge_id: string; amount: number; amount_refunded: number; fully_refunded: boolean };
+    return { refund: { id: d.refund_id, charge_id: d.charge_id, amount: d.amount, amount_refunded: d.amount_refunded, fully_refunded: d.fully_refunded } };
+  }
+  if (type === 'invoice.disputed') {
+    const d = event.data as { dispute_id: string; charge_id: string; amount: number; currency: string; reason: string; status: string };
+    return { dispute: { id: d.dispute_id, charge_id: d.charge_id, amount: d.amount, currency: d.currency, reason: d.reason, status: d.status } };
+  }
+  return {};
 }
 
 /**

@@ -21,6 +21,7 @@ import { serveCommand } from './serve.ts';
 import { userResetPasswordCommand } from './userAccess.ts';
 import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 import { webhookCommands } from './webhooks.ts';
+import { paymentCommands } from './payments.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -51,6 +52,7 @@ export const allCommands: CliCommand[] = [
   workflowListCommand,
   workflowShowCommand,
   ...webhookCommands,
+  ...paymentCommands,
   outboxListCommand,
   outboxShowCommand,
   projectionsRebuildCommand,

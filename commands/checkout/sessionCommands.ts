@@ -186,7 +186,12 @@ export async function paySession(
   if (before.status === 'none') throw notFound('Checkout session');
   const provider = providerFor(before.session.mode);
   if (!provider) {
-    throw new DomainError('conflict', 'live_mode_unavailable', 'No live payment provider is configured; live sessions cannot be paid.');
+    // Live cards go to Stripe from the buyer's browser, never through this route (docs/stripe.md).
+    throw new DomainError(
+      'conflict',
+      'use_payment_element',
+      "A live session is not paid with card numbers here: start it with POST /api/checkout/sessions/{id}/payment-intent and confirm with Stripe's Payment Element.",
+    );
   }
   const { invoiceId } = await startSession(ctx, id, payment.customer);
   const recovered = await completeIfInvoicePaid(ctx, id, invoiceId);
@@ -224,6 +229,8 @@ export async function paySession(
     attemptId,
     card: charge.card,
     customer: state.customer,
+    chargeId: charge.reference,
+    provider: provider.name,
     now: ctx.metadata.occurred_at,
   });
   const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {

@@ -48,3 +48,50 @@ export function luhnValid(number: string): boolean {
   }
   return number.length >= 12 && sum % 10 === 0;
 }
+
+/**
+ * A live payment as the provider holds it (a Stripe PaymentIntent): created by the server, confirmed
+ * by the buyer's browser with the provider's own script, so card data never reaches this service.
+ */
+export type LivePayment = {
+  id: string;
+  /** Stripe's PaymentIntent statuses. */
+  status: string;
+  amount: number;
+  currency: string;
+  metadata: Record<string, string>;
+  /** For the buyer's browser only: never recorded, never logged. */
+  clientSecret: string | null;
+  chargeId: string | null;
+  card: CardSummary | null;
+  failure: { code: string; declineCode: string | null; message: string } | null;
+};
+
+/** A provider event whose signature checked out: its id, type and object as the provider sent them. */
+export type ProviderEvent = { id: string; type: string; object: Record<string, unknown> };
+
+export interface LivePaymentProvider {
+  readonly name: string;
+  createPayment(request: { amount: number; currency: string; metadata: Record<string, string>; idempotencyKey: string; description: string; receiptEmail: string | null }): Promise<LivePayment>;
+  retrievePayment(id: string): Promise<LivePayment>;
+  /** Refunds all that is left of the payment, or `amount`; answers with the charge's running refunded total. */
+  refund(request: { paymentId: string; amount: number | null; idempotencyKey: string }): Promise<{ id: string; chargeId: string; amountRefunded: number }>;
+  retrieveCharge(id: string): Promise<{ id: string; paymentId: string | null; amountRefunded: number }>;
+  /** Checks the signature over the raw body and parses it; throws when it does not check out. */
+  verifyEvent(payload: string, signature: string, webhookSecret: string): Promise<ProviderEvent>;
+}
+
+/** The live provider of an organization, made from its own secret key. */
+export type StripeClientFactory = (secretKey: string) => LivePaymentProvider;
+
+/** The provider could not be reached, or refused the call: nothing is known to have changed there. */
+export class PaymentProviderError extends Error {
+  override readonly name = 'PaymentProviderError';
+  constructor(
+    message: string,
+    readonly providerCode: string | null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -9,8 +9,9 @@ export type SecretBox = { seal(plain: string): string; open(sealed: string): str
 
 const VERSION = 'v1';
 
-export function secretBox(serviceSecret: Uint8Array): SecretBox {
-  const key = Buffer.from(hkdfSync('sha256', serviceSecret, Buffer.alloc(0), 'commerce webhook endpoint secrets', 32));
+/** `purpose` keeps keys apart: a secret sealed for one use cannot be opened as another's. */
+export function secretBox(serviceSecret: Uint8Array, purpose = 'commerce webhook endpoint secrets'): SecretBox {
+  const key = Buffer.from(hkdfSync('sha256', serviceSecret, Buffer.alloc(0), purpose, 32));
   return {
     seal(plain) {
       const iv = randomBytes(12);
@@ -20,7 +21,7 @@ export function secretBox(serviceSecret: Uint8Array): SecretBox {
     },
     open(sealed) {
       const [version, iv, tag, data] = sealed.split('.');
-      if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('not a sealed webhook secret');
+      if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');

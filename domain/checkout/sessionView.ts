@@ -16,6 +16,10 @@ export type InvoiceView = {
   total: number;
   currency: string;
   customer: SessionCustomer | null;
+  /** Refunded so far (minor units); absent until a first refund. */
+  amount_refunded?: number;
+  /** Disputes (chargebacks) opened against its payment. */
+  disputes?: number;
 };
 
 /** A session as readers see it: its own events and its invoice's, folded together. */
@@ -97,6 +101,13 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
       return view.invoice ? { ...view, invoice: { ...view.invoice, status: 'paid' } } : view;
     case 'InvoiceVoided':
       return view.invoice ? { ...view, invoice: { ...view.invoice, status: 'void' } } : view;
+    case 'InvoicePaymentIntentCreated':
+    case 'InvoiceUnowedPaymentRefunded':
+      return view;
+    case 'InvoiceRefunded':
+      return view.invoice ? { ...view, invoice: { ...view.invoice, amount_refunded: event.data.amount_refunded } } : view;
+    case 'InvoiceDisputed':
+      return view.invoice ? { ...view, invoice: { ...view.invoice, disputes: (view.invoice.disputes ?? 0) + 1 } } : view;
   }
 }
 

@@ -19,7 +19,26 @@ type PageConfig = {
   recurring?: { per: string; amount: number; currency: string } | null;
   /** Set on the error pages (unknown offer, bad link): handed to the SDK, whose flow then resolves with it. */
   error?: FlowError | null;
+  /** A live page: Stripe.js is loaded and its Payment Element takes the card. */
+  live?: boolean;
 } & RedirectConfig;
+
+/** The part of Stripe.js this page uses (https://docs.stripe.com/js): nothing else is called. */
+type StripeElement = { mount(target: string | HTMLElement): void };
+type StripeElements = { create(type: 'payment'): StripeElement };
+type StripeJs = {
+  elements(options: { clientSecret: string }): StripeElements;
+  confirmPayment(options: {
+    elements: StripeElements;
+    confirmParams: { return_url: string };
+    redirect: 'if_required';
+  }): Promise<{ error?: { type?: string; code?: string; message?: string }; paymentIntent?: { id: string; status: string } }>;
+};
+declare global {
+  interface Window {
+    Stripe?: (publishableKey: string) => StripeJs;
+  }
+}
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
 const cfg = JSON.parse($('co-config')?.textContent ?? '{}') as PageConfig;
@@ -137,6 +156,8 @@ function announce(message: string): void {
 
 function payLabel(): string {
   if (!session) return cfg.buttonText ?? 'Pay';
+  // Live: the first press makes the payment and shows Stripe's form; the second pays.
+  if (cfg.live && !elements) return 'Continue to payment';
   const price = formatMoney(session.total, session.currency);
   return cfg.buttonText ? `${cfg.buttonText} · ${price}` : `Pay ${price}`;
 }
@@ -184,6 +205,7 @@ async function pay(event: Event): Promise<void> {
   event.preventDefault();
   if (busy || finished || !session) return;
   showError(null);
+  if (cfg.live) return payLive();
   const input = readCard();
   if (!input) return;
   setBusy(true, 'Processing…');
@@ -222,6 +244,89 @@ async function pay(event: Event): Promise<void> {
   } finally {
     setBusy(false, payLabel());
   }
+}
+
+/** The live page's Stripe.js objects, once the PaymentIntent is made (the buyer's first "Continue"). */
+let stripe: StripeJs | null = null;
+let elements: StripeElements | null = null;
+
+function readBuyer(): { email: string; name?: string } | null {
+  const email = ($<HTMLInputElement>('co-email')?.value ?? '').trim();
+  const name = ($<HTMLInputElement>('co-name')?.value ?? '').trim();
+  if (!fieldError('co-email', isEmail(email) ? null : 'Enter a valid email address.')) {
+    $('co-email')?.focus();
+    return null;
+  }
+  return { email, ...(name ? { name } : {}) };
+}
+
+/** Where Stripe sends the buyer back after a redirect-based method (or 3-D Secure by redirect): this page, naming the session. */
+function returnUrl(): string {
+  const url = new URL(location.href);
+  url.searchParams.set('co_session', session!.id);
+  return url.toString();
+}
+
+/**
+ * Live: the first press starts the session and mounts Stripe's Payment Element with the
+ * PaymentIntent's client secret; the next confirms with Stripe.js, which shows 3-D Secure or
+ * redirects as the method needs. The outcome is then read by the server from Stripe (settle).
+ */
+async function payLive(): Promise<void> {
+  const buyer = readBuyer();
+  if (!buyer) return;
+  setBusy(true, 'Processing…');
+  try {
+    if (!elements) {
+      if (!window.Stripe) throw new Error('The payment form could not be loaded. Check your connection, then reload the page.');
+      const r = await api<{ session: SessionView; invoice: unknown; payment_intent: { client_secret: string; publishable_key: string; status: string } }>(
+        `/api/checkout/sessions/${encodeURIComponent(session!.id)}/payment-intent`,
+        buyer,
+      );
+      if (!r.ok) {
+        if (r.status === 409 && (await settle())) return;
+        throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'Could not start the checkout.'));
+      }
+      if (!started) emit({ type: 'start', session: r.body.session, invoice: r.body.invoice });
+      started = true;
+      session = r.body.session;
+      // Paid already (in another tab, or before a reload): nothing to confirm, only to settle.
+      if (r.body.payment_intent.status === 'succeeded' || r.body.payment_intent.status === 'processing') return await settleLive();
+      stripe = window.Stripe(r.body.payment_intent.publishable_key);
+      elements = stripe.elements({ clientSecret: r.body.payment_intent.client_secret });
+      const box = $('co-payment-element');
+      box?.removeAttribute('hidden');
+      elements.create('payment').mount('#co-payment-element');
+      return;
+    }
+    const result = await stripe!.confirmPayment({ elements, confirmParams: { return_url: returnUrl() }, redirect: 'if_required' });
+    if (result.error) {
+      // Stripe's own message: a decline, a field left empty, a failed authentication.
+      showError(result.error.message ?? 'The payment failed.');
+      return;
+    }
+    await settleLive();
+  } catch (error) {
+    showError(error instanceof Error ? error.message : NETWORK_ERROR);
+  } finally {
+    setBusy(false, payLabel());
+  }
+}
+
+/** Asks the server to read the PaymentIntent from Stripe; a payment still processing gets a few more looks. */
+async function settleLive(): Promise<void> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    if (attempt) await sleep(1000);
+    const r = await api<{ session: SessionView; invoice?: unknown; payment?: { brand: string; last4: string } | null; status?: string }>(
+      `/api/checkout/sessions/${encodeURIComponent(session!.id)}/payment-intent/settle`,
+      {},
+    );
+    if (r.status === 200) return complete(r.body.session, r.body.invoice, r.body.payment ?? undefined);
+    if (r.status === 402) return showError(r.body.message ?? 'The payment failed.');
+    if (r.status === 202 && r.body.status === 'void') return showError('This checkout has expired. Please start again.');
+    if (r.status !== 202 && r.status !== 0) return showError(r.body.message ?? 'The payment could not be confirmed.');
+  }
+  showError('Your payment is still being processed. You will receive a receipt by email once it completes.');
 }
 
 function complete(paid: SessionView, invoice: unknown, payment?: { brand: string; last4: string }): void {
@@ -454,6 +559,27 @@ async function main(): Promise<void> {
   if (email && emailInput && (signed || !emailInput.value)) {
     emailInput.value = email;
     emailInput.readOnly = Boolean(signed);
+  }
+  // Back from a redirect of Stripe's (a bank page, 3-D Secure by redirect): settle that session.
+  const returned = cfg.live ? new URLSearchParams(location.search).get('co_session') : null;
+  if (returned) {
+    const r = await api<{ session: SessionView }>(`/api/checkout/sessions/${encodeURIComponent(returned)}`);
+    if (r.ok) {
+      session = r.body.session;
+      started = true;
+      showSessionPrice(session);
+      document.body.dataset.sessionId = session.id;
+      send({ type: 'ready', session });
+      if (session.status === 'completed') {
+        finished = true;
+        showThankYou(undefined, session.invoice);
+        return;
+      }
+      setBusy(true, 'Processing…');
+      await settleLive();
+      setBusy(false, payLabel());
+      return;
+    }
   }
   const kept = await restoreSession();
   if (kept?.status === 'completed') {

@@ -7,6 +7,10 @@ import { requestFingerprint, withIdempotencyKey, type StoredResponse } from '../
 import { cancelSession, createSession, newSessionId, paySession, startSession } from '../../../commands/checkout/sessionCommands.ts';
 import { readSessionSnapshot, snapshotEtag, snapshotOf, type SessionSnapshot } from '../../../commands/checkout/sessionSnapshot.ts';
 import { paymentProviderFor } from '../../../commands/payments/paymentProviders.ts';
+import { liveModeUnavailable, liveProviderOf, prepareLivePayment, settlePaymentIntent } from '../../../commands/payments/livePayments.ts';
+import { loadStripeAccount } from '../../../commands/payments/stripeAccountCommands.ts';
+import { invoiceDecider, invoiceStream } from '../../../domain/checkout/invoice.ts';
+import { fold } from '../../../domain/shared/decider.ts';
 import { checkoutSessionStream, type SessionCustomer } from '../../../domain/checkout/checkoutSession.ts';
 import { evolveSessionView } from '../../../domain/checkout/sessionView.ts';
 import { DomainError } from '../../../domain/shared/domainError.ts';
@@ -136,10 +140,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         const existing = takeover ? await createdResponse(sessionId) : null;
         if (existing) return existing;
         if (offer.status !== 'published') throw notFound('Offer');
-        if (body.mode === 'live' && !paymentProviderFor('live')) {
-          throw new DomainError('invalid', 'live_mode_unavailable', 'Live mode needs a configured payment provider; none is configured.', {
-            mode: ['Live mode needs a configured payment provider; none is configured.'],
-          });
+        // Live takes real money through the organization's own Stripe account; without one, say what to connect.
+        if (body.mode === 'live' && (await loadStripeAccount(services.store, offer.organization_id)).status !== 'connected') {
+          throw liveModeUnavailable();
         }
         const customer = await resolveCustomer(body.customer, offer.organization_id);
         // An unknown, ended or sold-out promo, or one for other offers, is recorded but leaves the offer's own price.
@@ -273,6 +276,78 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       if (!after.view.invoice) throw new Error('paid session without an invoice');
       reply.header('etag', snapshotEtag(after));
       return { session: presentSession(after.view, nowSeconds()), invoice: presentInvoice(after.view.invoice), payment: outcome.card };
+    },
+  );
+
+  app.post(
+    '/sessions/:id/payment-intent',
+    {
+      config: { rateLimit },
+      schema: {
+        summary:
+          "Live mode: the buyer starts paying. Starts the session (the invoice is created) and answers with a Stripe PaymentIntent's client secret and the seller's publishable key, for Stripe's Payment Element; the same PaymentIntent while it can still be confirmed.",
+        params: SessionIdParams,
+        body: StartBody,
+        response: {
+          200: z.object({
+            session: SessionSchema,
+            invoice: InvoiceSchema,
+            payment_intent: z.object({ id: z.string(), client_secret: z.string(), publishable_key: z.string(), status: z.string() }),
+          }),
+          502: ErrorSchema,
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { view } = await sessionFromLog(request.params.id);
+      const ctx = commandContext(services, request, view.organization_id);
+      const prepared = await prepareLivePayment(ctx, services, view.id, customerInput(request.body));
+      const after = await sessionFromLog(view.id);
+      if (!after.view.invoice) throw new Error('started session without an invoice');
+      reply.header('etag', snapshotEtag(after));
+      return {
+        session: presentSession(after.view, nowSeconds()),
+        invoice: presentInvoice(after.view.invoice),
+        payment_intent: { id: prepared.paymentIntentId, client_secret: prepared.clientSecret, publishable_key: prepared.publishableKey, status: prepared.status },
+      };
+    },
+  );
+
+  app.post(
+    '/sessions/:id/payment-intent/settle',
+    {
+      config: { rateLimit },
+      schema: {
+        summary:
+          "Live mode, when the buyer returns from Stripe.js (or its redirect): reads the session's PaymentIntent from Stripe and records its outcome. 200 with the paid session, 202 while Stripe is still processing, 402 when the payment failed (the session stays open).",
+        params: SessionIdParams,
+        response: {
+          200: z.object({ session: SessionSchema, invoice: InvoiceSchema, payment: z.object({ brand: z.string(), last4: z.string() }).nullable() }),
+          202: z.object({ session: SessionSchema, status: z.string() }),
+          402: ErrorSchema.extend({ decline_code: z.string().nullable().optional() }),
+          502: ErrorSchema,
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { view } = await sessionFromLog(request.params.id);
+      if (view.mode !== 'live' || !view.invoice) throw new DomainError('conflict', 'no_live_payment', 'This checkout session has no live payment to settle.');
+      const ctx = commandContext(services, request, view.organization_id);
+      const invoice = fold(invoiceDecider, (await services.store.readStream(invoiceStream(view.invoice.id))) as never);
+      const paymentIntent = invoice.status === 'none' ? undefined : (invoice.paymentIntents ?? []).at(-1);
+      const live = await liveProviderOf(services, view.organization_id);
+      if (invoice.status !== 'paid' && paymentIntent && live) {
+        const outcome = await settlePaymentIntent(ctx, view.organization_id, live, paymentIntent);
+        if (outcome.status === 'declined') return reply.code(402).send({ message: outcome.message, code: outcome.code, decline_code: outcome.declineCode });
+      }
+      const after = await sessionFromLog(view.id);
+      reply.header('etag', snapshotEtag(after));
+      if (after.view.status !== 'completed' || !after.view.invoice) {
+        return reply.code(202).send({ session: presentSession(after.view, nowSeconds()), status: after.view.invoice?.status === 'void' ? 'void' : 'processing' });
+      }
+      return { session: presentSession(after.view, nowSeconds()), invoice: presentInvoice(after.view.invoice), payment: after.view.payment };
     },
   );
 

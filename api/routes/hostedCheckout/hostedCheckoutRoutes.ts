@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { findOfferByRef } from '../../../projections/checkout/checkoutQueries.ts';
+import { loadStripeAccount } from '../../../commands/payments/stripeAccountCommands.ts';
 import { offerRef } from '../checkout/checkoutSchemas.ts';
 import { RouteKey } from '../schemas.ts';
 import { renderExamplePage } from './examplePage.ts';
@@ -60,17 +61,30 @@ function pageParams(offer: string, query: Record<string, unknown>): { params: Pa
   return { params, bad };
 }
 
-/** Per-response CSP: the page's one script and one style carry the nonce; nothing else may run. */
-function securityHeaders(reply: FastifyReply, services: Services, nonce: string): FastifyReply {
+/**
+ * What a live page lets through besides itself: Stripe.js's origin (scripts, its frames, its calls)
+ * and, for Stripe's own, the hosts Stripe's CSP guide lists for the Payment Element (3-D Secure
+ * frames on hooks.stripe.com, API calls to api.stripe.com). A test page gets none of it.
+ */
+export function stripeSources(stripeJsUrl: string): { script: string[]; frame: string[]; connect: string[] } {
+  const origin = new URL(stripeJsUrl).origin;
+  if (origin !== 'https://js.stripe.com') return { script: [origin], frame: [origin], connect: [origin] };
+  return { script: [origin], frame: [origin, 'https://hooks.stripe.com'], connect: ['https://api.stripe.com'] };
+}
+
+/** Per-response CSP: the page's one script and one style carry the nonce; nothing else may run (but Stripe.js on a live page). */
+function securityHeaders(reply: FastifyReply, services: Services, nonce: string, live = false): FastifyReply {
+  const stripe = live ? stripeSources(services.config.STRIPE_JS_URL) : { script: [], frame: [], connect: [] };
   return reply
     .header(
       'content-security-policy',
       [
         "default-src 'none'",
-        `script-src 'nonce-${nonce}'`,
+        [`script-src 'nonce-${nonce}'`, ...stripe.script].join(' '),
         `style-src 'nonce-${nonce}'`,
         "img-src 'self' https: data:",
-        "connect-src 'self'",
+        ["connect-src 'self'", ...stripe.connect].join(' '),
+        ...(stripe.frame.length ? [`frame-src ${stripe.frame.join(' ')}`] : []),
         "form-action 'none'",
         "base-uri 'none'",
         `frame-ancestors ${services.config.FRAME_ANCESTORS}`,
@@ -154,9 +168,13 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
     // The plan as the catalog has it now (the offer keeps its charges, not its interval).
     const plan = await services.readStore.get<PlanDoc>(CATALOG_PLANS, found.plan.plan_id);
     const per = plan?.organization_id === found.organization_id && plan.type === 'recurring' ? intervalWords(plan.renew_interval) : null;
+    // Stripe.js is let in only where it is used: a live page of an organization with a connected account.
+    const live = params.mode === 'live' && (await loadStripeAccount(services.store, found.organization_id)).status === 'connected';
+    if (live) securityHeaders(reply, services, cspNonce, true);
     const extras: PageExtras = {
       recurring: per ? { per, amount: found.price, currency: found.currency } : null,
       shopUrl: found.shop_url ?? null,
+      stripeJsUrl: live ? services.config.STRIPE_JS_URL : null,
     };
     return reply.send(renderCheckoutPage(init, params, cspNonce, page, extras));
   }

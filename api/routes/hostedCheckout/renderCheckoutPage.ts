@@ -14,6 +14,8 @@ export type PageExtras = {
   /** "per month", "every 3 months": from the plan's renew_interval; null for a plan that does not renew. */
   recurring: { per: string; amount: number; currency: string } | null;
   shopUrl: string | null;
+  /** A live page of an organization with Stripe: Stripe.js is loaded and its Payment Element takes the card. */
+  stripeJsUrl?: string | null;
 };
 
 export type PageParams = {
@@ -142,7 +144,7 @@ input:focus{border-color:var(--ring);outline:2px solid var(--ring);outline-offse
 input[aria-invalid=true]{border-color:var(--err)}
 button:focus-visible{outline:2px solid var(--ring);outline-offset:2px}[tabindex="-1"]:focus{outline:none}
 input:disabled,input[readonly]{background:#f8fafc}input:disabled{cursor:not-allowed}.is-refused #co-form{opacity:.55}
-.co-card{border:1px solid #cbd5e1;border-radius:8px;overflow:hidden}
+.co-card{border:1px solid #cbd5e1;border-radius:8px;overflow:hidden}.co-payment-element{margin-top:14px;min-height:40px}
 .co-card input{border:0;border-radius:0;box-shadow:none}
 .co-card input:focus{outline-offset:-2px}.co-card input[aria-invalid=true]{box-shadow:inset 0 0 0 1px var(--err);background:#fef2f2}
 .co-card .co-row{display:flex;border-top:1px solid #cbd5e1}.co-card .co-row input+input{border-left:1px solid #cbd5e1}
@@ -171,7 +173,19 @@ body.is-preview .co-page[hidden]{display:block}body.is-preview .co-page+.co-page
 @media (prefers-reduced-motion:reduce){*{animation:none!important;transition:none!important}}
 `;
 
-const FORM = (preview: boolean, recurring: PageExtras['recurring']) => `
+/** Live: Stripe's Payment Element takes the card in Stripe's own frame; the card never reaches this page's fields. */
+const CARD_FIELDS = (preview: boolean, live: boolean) =>
+  live
+    ? `<div id="co-payment-element" class="co-payment-element" hidden></div>`
+    : `<label for="co-number">Card</label>
+  <div class="co-card">
+    <input id="co-number" name="number" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" aria-label="Card number"${preview ? ' disabled' : ''}>
+    <div class="co-row"><input id="co-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="MM / YY" aria-label="Expiry date (MM / YY)"${preview ? ' disabled' : ''}><input id="co-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="CVC" aria-label="Security code (CVC)"${preview ? ' disabled' : ''}></div>
+  </div>
+  <p class="co-field-error" id="co-number-error" hidden></p><p class="co-field-error" id="co-exp-error" hidden></p><p class="co-field-error" id="co-cvc-error" hidden></p>
+  <p class="co-hint">Test mode: pay with <code>4242 4242 4242 4242</code>, any future date and any CVC. <code>4000 0000 0000 0002</code> is declined.</p>`;
+
+const FORM = (preview: boolean, recurring: PageExtras['recurring'], live = false) => `
 <div class="co-summary"><span>Total due today</span>${preview ? `<span class="co-note">${PREVIEW_PRICE}</span>` : '<strong id="co-total" class="is-loading">&nbsp;</strong>'}</div>
 ${recurring ? `<p class="co-note co-recurring" id="co-recurring">Renews ${escapeHtml(recurring.per)} until you cancel.</p>` : ''}
 <p class="co-promo" id="co-promo" hidden></p>
@@ -179,15 +193,9 @@ ${recurring ? `<p class="co-note co-recurring" id="co-recurring">Renews ${escape
   <label for="co-email">Email</label>
   <input id="co-email" name="email" type="email" autocomplete="email" placeholder="you@example.com" required${preview ? ' disabled' : ''}>
   <p class="co-field-error" id="co-email-error" hidden></p>
-  <label for="co-name">Name on card</label>
-  <input id="co-name" name="name" autocomplete="cc-name" placeholder="Jane Doe"${preview ? ' disabled' : ''}>
-  <label for="co-number">Card</label>
-  <div class="co-card">
-    <input id="co-number" name="number" inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" aria-label="Card number"${preview ? ' disabled' : ''}>
-    <div class="co-row"><input id="co-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="MM / YY" aria-label="Expiry date (MM / YY)"${preview ? ' disabled' : ''}><input id="co-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" placeholder="CVC" aria-label="Security code (CVC)"${preview ? ' disabled' : ''}></div>
-  </div>
-  <p class="co-field-error" id="co-number-error" hidden></p><p class="co-field-error" id="co-exp-error" hidden></p><p class="co-field-error" id="co-cvc-error" hidden></p>
-  <p class="co-hint">Test mode: pay with <code>4242 4242 4242 4242</code>, any future date and any CVC. <code>4000 0000 0000 0002</code> is declined.</p>
+  <label for="co-name">${live ? 'Name' : 'Name on card'}</label>
+  <input id="co-name" name="name" autocomplete="${live ? 'name' : 'cc-name'}" placeholder="Jane Doe"${preview ? ' disabled' : ''}>
+  ${CARD_FIELDS(preview, live)}
   <div class="co-error" id="co-error" role="alert" hidden></div>
   <p class="co-sr" id="co-status" role="status"></p>
   <button class="co-pay" id="co-pay" type="submit" disabled><span class="co-spin" aria-hidden="true"></span><span class="co-pay-label">${preview ? 'Payments are off in preview' : 'Pay'}</span></button>
@@ -203,7 +211,7 @@ const THANKS_END = (framed: boolean, shopUrl: string | null) =>
 
 type Look = { color: string; background?: string; text?: string; font?: string };
 
-function shell(o: { title: string; nonce: string; look: Look; bodyClass: string; head: string; main: string; config: unknown; script: string }): string {
+function shell(o: { title: string; nonce: string; look: Look; bodyClass: string; head: string; main: string; config: unknown; script: string; headScripts?: string }): string {
   const { look } = o;
   const extra = [
     look.background ? `body:not(.framed){--bg:${look.background}}` : '',
@@ -213,7 +221,7 @@ function shell(o: { title: string; nonce: string; look: Look; bodyClass: string;
   const style = STYLE.replace('__BRAND__', look.color).replace('__ON__', onColor(look.color)).replace('__RING__', ringColor(look.color)) + extra;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
-<title>${escapeHtml(o.title)}</title><style nonce="${o.nonce}">${style}</style></head>
+<title>${escapeHtml(o.title)}</title><style nonce="${o.nonce}">${style}</style>${o.headScripts ?? ''}</head>
 <body class="${o.bodyClass}"><main class="co">${o.head}${o.main}</main>
 <script type="application/json" id="co-config">${jsonForScript(o.config)}</script>
 <script nonce="${o.nonce}">${o.script}</script></body></html>`;
@@ -253,7 +261,7 @@ export function renderCheckoutPage(
   const head = `<header class="co-head"><div class="co-brand">${logo ? `<img class="co-logo" src="${escapeHtml(logo)}" alt="">` : `<span class="co-mark" aria-hidden="true">${escapeHtml(init.offer.name.trim().charAt(0).toUpperCase())}</span>`}<span>${escapeHtml(init.offer.name)}</span></div>
 <span class="co-badge">${preview ? 'Preview' : 'Test mode'}</span>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`;
   const main = [
-    pageSection(checkout, FORM(preview, extras.recurring) + cancelLink(framed ? undefined : init.redirects?.cancel_url), false, preview),
+    pageSection(checkout, FORM(preview, extras.recurring, Boolean(extras.stripeJsUrl)) + cancelLink(framed ? undefined : init.redirects?.cancel_url), false, preview),
     ...others.map((p) => pageSection(p, '', true, preview)),
     pageSection(thanks, '', true, preview).replace('>', `>${THANKS}`).replace('</section>', `${THANKS_END(framed, extras.shopUrl)}</section>`),
   ].join('\n');
@@ -265,6 +273,8 @@ export function renderCheckoutPage(
     bodyClass,
     head,
     main,
+    // Stripe's documented way in: its script from its own address, before the page's script runs.
+    ...(extras.stripeJsUrl ? { headScripts: `<script src="${escapeHtml(extras.stripeJsUrl)}" nonce="${cspNonce}"></script>` } : {}),
     config: {
       offer: params.offerRef,
       mode: params.mode,
@@ -274,6 +284,7 @@ export function renderCheckoutPage(
       promo: params.promo,
       buttonText,
       recurring: extras.recurring,
+      live: Boolean(extras.stripeJsUrl),
       ...(framed ? {} : { successUrl: init.redirects?.success_url ?? null, cancelUrl: init.redirects?.cancel_url ?? null }),
     },
     script,

@@ -9,6 +9,7 @@ import { offerPreviewRoutes } from './offerPreviewRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
 import { organizationRoutes } from './organizationRoutes.ts';
 import { passkeyRoutes } from './passkeyRoutes.ts';
+import { paymentRoutes } from './paymentRoutes.ts';
 import { productRoutes } from './productRoutes.ts';
 import { salesStatsRoutes } from './salesStatsRoutes.ts';
 
@@ -25,4 +26,5 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(automationManageRoutes, { services });
   await app.register(salesStatsRoutes, { services });
   await app.register(passkeyRoutes, { services });
+  await app.register(paymentRoutes, { services });
 };

@@ -21,6 +21,31 @@ export const InvoiceObject = z.object({
   payment: z.object({ brand: z.string(), last4: z.string() }).nullable().describe('The card that paid it (brand and last four digits only).'),
 });
 
+export const RefundedInvoiceObject = InvoiceObject.extend({
+  refund: z
+    .object({
+      id: z.string().describe("The provider's refund (Stripe's re_…), or the event's id for a refund Stripe reported without one."),
+      charge_id: z.string(),
+      amount: z.number().int().describe('This refund, minor units.'),
+      amount_refunded: z.number().int().describe('Refunded so far, this one included.'),
+      fully_refunded: z.boolean(),
+    })
+    .describe('The refund this event announces.'),
+});
+
+export const DisputedInvoiceObject = InvoiceObject.extend({
+  dispute: z
+    .object({
+      id: z.string().describe("Stripe's dispute (dp_…)."),
+      charge_id: z.string(),
+      amount: z.number().int(),
+      currency: z.string(),
+      reason: z.string().describe("Stripe's reason: fraudulent, product_not_received, …"),
+      status: z.string().describe("Stripe's status when it was opened: needs_response, warning_needs_response, …"),
+    })
+    .describe('The dispute (chargeback) this event announces; answer it in Stripe.'),
+});
+
 export const OfferObject = z.object({
   id: z.string().describe('Offer route key.'),
   uuid: z.string(),
@@ -49,6 +74,8 @@ export const OBJECT_SCHEMAS: Record<WebhookEventType, z.ZodType> = {
   'checkout.session.expired': SessionResourceSchema,
   'invoice.paid': InvoiceObject,
   'invoice.voided': InvoiceObject,
+  'invoice.refunded': RefundedInvoiceObject,
+  'invoice.disputed': DisputedInvoiceObject,
   'promo.participant.enrolled': ParticipantObject,
   'product.published': Product,
   'product.archived': Product,

@@ -1,0 +1,66 @@
+import type { Decider, DomainEvent } from '../shared/decider.ts';
+import { notFound } from '../shared/domainError.ts';
+
+/** `sk_test_…`/`rk_test_…` keys reach Stripe's test mode; `_live_` ones take real money. */
+export type StripeKeyMode = 'test' | 'live';
+export type StripeKeyType = 'secret' | 'restricted';
+
+/**
+ * An organization's connected Stripe account. The secret key and the webhook signing secret are
+ * recorded sealed (AES-256-GCM by the write side, commands/webhooks/secretBox.ts), never in plain
+ * text; everything a reader may see is the key's type, mode and last four characters.
+ */
+export type StripeAccountEvent =
+  | DomainEvent<
+      'StripeAccountConnected',
+      {
+        organization_id: string;
+        key_type: StripeKeyType;
+        key_mode: StripeKeyMode;
+        key_last4: string;
+        publishable_key: string;
+        sealed_secret_key: string;
+        sealed_webhook_secret: string;
+        connected_at: number;
+      }
+    >
+  | DomainEvent<'StripeAccountDisconnected', { organization_id: string; disconnected_at: number }>;
+
+type Connected = Extract<StripeAccountEvent, { type: 'StripeAccountConnected' }>['data'];
+
+export type StripeAccountCommand =
+  | { type: 'Connect'; account: Omit<Connected, 'connected_at'>; now: number }
+  | { type: 'Disconnect'; organizationId: string; now: number };
+
+export type StripeAccountState = { status: 'none' } | { status: 'connected'; account: Connected } | { status: 'disconnected' };
+
+export const stripeAccountStream = (organizationId: string) => `stripe_account-${organizationId}`;
+
+export const stripeAccountDecider: Decider<StripeAccountState, StripeAccountCommand, StripeAccountEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(_state, event) {
+    switch (event.type) {
+      case 'StripeAccountConnected':
+        return { status: 'connected', account: event.data };
+      case 'StripeAccountDisconnected':
+        return { status: 'disconnected' };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'Connect':
+        // A reconnect replaces the keys (a rolled key, another account): recorded as a new connection.
+        return { type: 'StripeAccountConnected', data: { ...command.account, connected_at: command.now } };
+      case 'Disconnect':
+        if (state.status !== 'connected') throw notFound('Stripe account', 'stripe_not_connected');
+        return { type: 'StripeAccountDisconnected', data: { organization_id: command.organizationId, disconnected_at: command.now } };
+    }
+  },
+};
+
+/** Type, mode and last four of a key that looks like one of Stripe's secret or restricted keys; null otherwise. */
+export function describeSecretKey(key: string): { type: StripeKeyType; mode: StripeKeyMode; last4: string } | null {
+  const m = /^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/.exec(key);
+  if (!m) return null;
+  return { type: m[1] === 'sk' ? 'secret' : 'restricted', mode: m[2] as StripeKeyMode, last4: key.slice(-4) };
+}

@@ -1,0 +1,307 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+
+/*
+ * A stand-in for Stripe on loopback, for machines that cannot reach Stripe. It answers only the
+ * calls this service makes, with the shapes of Stripe's API reference
+ * (https://docs.stripe.com/api): PaymentIntents create / retrieve (expand[]=latest_charge) /
+ * confirm, Refunds create, Charges retrieve, each under the account of the secret key that calls
+ * it (another account's objects answer 404 resource_missing, as Stripe does), with idempotency
+ * keys replayed. It also serves a stand-in for Stripe.js (`/v3/`) implementing only `Stripe(pk)`,
+ * `elements({clientSecret})`, `create('payment')`, `mount` and `confirmPayment`: its Payment
+ * Element is a frame of this origin, which sends the card here, never to the page that mounts it.
+ */
+
+export type FakeAccount = { secretKey: string; publishableKey: string; webhookSecret: string };
+type Obj = Record<string, unknown>;
+type Call = { method: string; path: string; account: string | null; idempotencyKey: string | null; body: Record<string, string> };
+
+const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Stripe's form encoding (`metadata[a]=b`, `expand[0]=x`), flattened to `key → value`. */
+function form(text: string): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+const nested = (body: Record<string, string>, name: string): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(body)
+      .filter(([k]) => k.startsWith(`${name}[`))
+      .map(([k, v]) => [k.slice(name.length + 1, -1), v]),
+  );
+
+const STRIPE_JS = `(function () {
+  var origin = new URL(document.currentScript.src).origin;
+  window.Stripe = function (publishableKey) {
+    return {
+      elements: function (options) {
+        var elements = { clientSecret: options.clientSecret, frame: null };
+        elements.create = function (type) {
+          if (type !== 'payment') throw new Error('this stand-in makes only the payment element');
+          return {
+            mount: function (target) {
+              var host = typeof target === 'string' ? document.querySelector(target) : target;
+              var frame = document.createElement('iframe');
+              frame.name = 'stripe-payment-element';
+              frame.title = 'Secure payment input frame';
+              frame.src = origin + '/elements-inner.html';
+              frame.style.cssText = 'border:0;width:100%;height:60px';
+              host.appendChild(frame);
+              elements.frame = frame;
+            },
+          };
+        };
+        return elements;
+      },
+      confirmPayment: function (options) {
+        var elements = options.elements;
+        return new Promise(function (resolve) {
+          var channel = new MessageChannel();
+          channel.port1.onmessage = function (e) { resolve(e.data); };
+          elements.frame.contentWindow.postMessage(
+            { type: 'confirm', clientSecret: elements.clientSecret, publishableKey: publishableKey, returnUrl: options.confirmParams.return_url, redirect: options.redirect },
+            origin,
+            [channel.port2],
+          );
+        });
+      },
+    };
+  };
+})();`;
+
+const ELEMENTS_INNER = `<!doctype html><meta charset="utf-8"><input id="cardnumber" name="cardnumber" autocomplete="cc-number" placeholder="Card number" style="width:95%">
+<script>
+window.addEventListener('message', function (e) {
+  var d = e.data;
+  if (!d || d.type !== 'confirm' || !e.ports[0]) return;
+  var port = e.ports[0];
+  var intent = d.clientSecret.split('_secret_')[0];
+  var body = new URLSearchParams({ client_secret: d.clientSecret, key: d.publishableKey, return_url: d.returnUrl, 'payment_method_data[type]': 'card', 'payment_method_data[card][number]': document.getElementById('cardnumber').value });
+  fetch('/v1/payment_intents/' + intent + '/confirm', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body })
+    .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); })
+    .then(function (r) {
+      if (!r.ok) return port.postMessage({ error: r.j.error });
+      if (r.j.last_payment_error) return port.postMessage({ error: r.j.last_payment_error, paymentIntent: r.j });
+      port.postMessage({ paymentIntent: { id: r.j.id, status: r.j.status } });
+    });
+});
+</script>`;
+
+export type FakeStripe = {
+  url: string;
+  port: number;
+  /** STRIPE_* settings pointing the service at this server. */
+  env: Record<string, string>;
+  calls: Call[];
+  account(): FakeAccount;
+  paymentIntent(id: string): Obj | undefined;
+  charge(id: string): Obj | undefined;
+  /** Makes a confirmed PaymentIntent succeed (as a buyer paying with 4242… would), with its charge. */
+  succeed(paymentIntentId: string, card?: { brand: string; last4: string }): Obj;
+  /** A refund made in Stripe's dashboard: the charge's amount_refunded grows. */
+  refundInDashboard(chargeId: string, amount: number): Obj;
+  /** A signed event as Stripe would POST it: the body and its Stripe-Signature header, made with the SDK. */
+  signedEvent(account: FakeAccount, type: string, object: Obj, eventId?: string): { body: string; signature: string; id: string };
+  close(): Promise<void>;
+};
+
+export async function startFakeStripe(): Promise<FakeStripe> {
+  const accounts = new Map<string, FakeAccount>();
+  const intents = new Map<string, Obj & { account: string }>();
+  const charges = new Map<string, Obj & { account: string }>();
+  const idempotent = new Map<string, { status: number; body: unknown }>();
+  const calls: Call[] = [];
+  const sdk = new Stripe('sk_test_unused_for_signing');
+
+  const strip = (o: Obj & { account: string }): Obj => {
+    const { account: _account, ...rest } = o;
+    return rest;
+  };
+  const missing = (res: ServerResponse, kind: string, what: string) =>
+    send(res, 404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such ${kind}: '${what}'`, param: 'id' } });
+  const send = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') });
+    res.end(JSON.stringify(body));
+  };
+
+  function makeCharge(account: string, intent: Obj, card: { brand: string; last4: string }): Obj & { account: string } {
+    const charge = {
+      account,
+      id: id('ch'),
+      object: 'charge',
+      amount: intent.amount,
+      amount_captured: intent.amount,
+      amount_refunded: 0,
+      currency: intent.currency,
+      paid: true,
+      refunded: false,
+      status: 'succeeded',
+      payment_intent: intent.id,
+      metadata: { ...(intent.metadata as Obj) },
+      payment_method_details: { type: 'card', card: { brand: card.brand, last4: card.last4, exp_month: 12, exp_year: 2034, country: 'US' } },
+      created: now(),
+      livemode: false,
+    };
+    charges.set(charge.id, charge);
+    return charge;
+  }
+
+  function succeed(intentId: string, card = { brand: 'visa', last4: '4242' }): Obj {
+    const intent = intents.get(intentId)!;
+    const charge = makeCharge(intent.account, intent, card);
+    Object.assign(intent, { status: 'succeeded', amount_received: intent.amount, latest_charge: charge.id, last_payment_error: null });
+    return strip(intent);
+  }
+
+  function refund(chargeId: string, amount: number): Obj {
+    const charge = charges.get(chargeId)!;
+    charge.amount_refunded = (charge.amount_refunded as number) + amount;
+    charge.refunded = charge.amount_refunded === charge.amount;
+    return { id: id('re'), object: 'refund', amount, charge: chargeId, payment_intent: charge.payment_intent, currency: charge.currency, status: 'succeeded', created: now(), metadata: {} };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, text: string) {
+    const url = new URL(req.url!, 'http://x');
+    if (req.method === 'GET' && url.pathname === '/v3/') {
+      res.writeHead(200, { 'content-type': 'application/javascript' });
+      return res.end(STRIPE_JS);
+    }
+    if (req.method === 'GET' && url.pathname === '/elements-inner.html') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      return res.end(ELEMENTS_INNER);
+    }
+    const body = form(text);
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
+    const idempotencyKey = (req.headers['idempotency-key'] as string | undefined) ?? null;
+    calls.push({ method: req.method!, path: url.pathname, account: bearer, idempotencyKey, body });
+
+    // Stripe.js's confirm: authorised by the publishable key and the client secret, not a secret key.
+    const confirm = /^\/v1\/payment_intents\/([^/]+)\/confirm$/.exec(url.pathname);
+    if (req.method === 'POST' && confirm) {
+      const intent = intents.get(confirm[1]!);
+      const account = [...accounts.values()].find((a) => a.publishableKey === body.key);
+      if (!intent || !account || intent.account !== account.secretKey || intent.client_secret !== body.client_secret) return missing(res, 'payment_intent', confirm[1]!);
+      const number = body['payment_method_data[card][number]'] ?? '';
+      if (number === '4242424242424242') return send(res, 200, succeed(intent.id as string));
+      Object.assign(intent, {
+        status: 'requires_payment_method',
+        last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' },
+      });
+      return send(res, 200, strip(intent));
+    }
+
+    const account = bearer && accounts.has(bearer) ? bearer : null;
+    if (!account) return send(res, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
+    const replayKey = idempotencyKey ? `${account}:${idempotencyKey}` : null;
+    if (req.method === 'POST' && replayKey && idempotent.has(replayKey)) {
+      const first = idempotent.get(replayKey)!;
+      res.setHeader('idempotent-replayed', 'true');
+      return send(res, first.status, first.body);
+    }
+    const answer = (status: number, payload: unknown) => {
+      if (req.method === 'POST' && replayKey) idempotent.set(replayKey, { status, body: payload });
+      return send(res, status, payload);
+    };
+
+    if (req.method === 'POST' && url.pathname === '/v1/payment_intents') {
+      const intentId = id('pi');
+      const intent = {
+        account,
+        id: intentId,
+        object: 'payment_intent',
+        amount: Number(body.amount),
+        amount_received: 0,
+        currency: body.currency,
+        status: 'requires_payment_method',
+        client_secret: `${intentId}_secret_${randomBytes(12).toString('hex')}`,
+        metadata: nested(body, 'metadata'),
+        description: body.description ?? null,
+        receipt_email: body.receipt_email ?? null,
+        automatic_payment_methods: body['automatic_payment_methods[enabled]'] === 'true' ? { enabled: true, allow_redirects: 'always' } : null,
+        capture_method: 'automatic',
+        confirmation_method: 'automatic',
+        payment_method_types: ['card'],
+        latest_charge: null,
+        last_payment_error: null,
+        livemode: false,
+        created: now(),
+      };
+      intents.set(intentId, intent);
+      return answer(200, strip(intent));
+    }
+    const intentPath = /^\/v1\/payment_intents\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && intentPath) {
+      const intent = intents.get(intentPath[1]!);
+      if (!intent || intent.account !== account) return missing(res, 'payment_intent', intentPath[1]!);
+      const expand = [...url.searchParams.entries()].some(([k, v]) => k.startsWith('expand') && v === 'latest_charge');
+      const latest = typeof intent.latest_charge === 'string' && expand ? strip(charges.get(intent.latest_charge)!) : intent.latest_charge;
+      return send(res, 200, { ...strip(intent), latest_charge: latest });
+    }
+    const chargePath = /^\/v1\/charges\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && chargePath) {
+      const charge = charges.get(chargePath[1]!);
+      if (!charge || charge.account !== account) return missing(res, 'charge', chargePath[1]!);
+      return send(res, 200, strip(charge));
+    }
+    if (req.method === 'POST' && url.pathname === '/v1/refunds') {
+      const intent = intents.get(body.payment_intent ?? '');
+      if (!intent || intent.account !== account) return missing(res, 'payment_intent', body.payment_intent ?? '');
+      const charge = charges.get(intent.latest_charge as string);
+      if (!charge) return answer(400, { error: { type: 'invalid_request_error', code: 'charge_not_refundable', message: 'This PaymentIntent has no successful charge to refund.' } });
+      const left = (charge.amount as number) - (charge.amount_refunded as number);
+      const amount = body.amount ? Number(body.amount) : left;
+      if (amount > left) return answer(400, { error: { type: 'invalid_request_error', code: 'amount_too_large', message: `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, param: 'amount' } });
+      return answer(200, refund(charge.id as string, amount));
+    }
+    return send(res, 404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname}).` } });
+  }
+
+  const server = createServer((req, res) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.on('end', () => {
+      handle(req, res, text).catch((error: unknown) => send(res, 500, { error: { type: 'api_error', message: String(error) } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    port,
+    env: { STRIPE_API_HOST: '127.0.0.1', STRIPE_API_PORT: String(port), STRIPE_API_PROTOCOL: 'http', STRIPE_JS_URL: `${url}/v3/` },
+    calls,
+    account() {
+      const account = {
+        secretKey: `sk_test_${randomBytes(16).toString('hex')}`,
+        publishableKey: `pk_test_${randomBytes(16).toString('hex')}`,
+        webhookSecret: `whsec_${randomBytes(24).toString('base64').replace(/[+/=]/g, 'x')}`,
+      };
+      accounts.set(account.secretKey, account);
+      return account;
+    },
+    paymentIntent: (pi) => {
+      const found = intents.get(pi);
+      return found && strip(found);
+    },
+    charge: (ch) => {
+      const found = charges.get(ch);
+      return found && strip(found);
+    },
+    succeed,
+    refundInDashboard: refund,
+    signedEvent(account, type, object, eventId = id('evt')) {
+      const body = JSON.stringify({ id: eventId, object: 'event', api_version: '2026-10-28.endive', created: now(), livemode: false, pending_webhooks: 1, type, data: { object } }, null, 2);
+      return { body, signature: sdk.webhooks.generateTestHeaderString({ payload: body, secret: account.webhookSecret }), id: eventId };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
