@@ -12,6 +12,7 @@ import { followFromCheckpoint } from '../../projections/followFromCheckpoint.ts'
 import { RECEIPTS, type ReceiptDoc } from '../../projections/receipts/receiptProjection.ts';
 import type { Config } from '../config.ts';
 import type { BackgroundJob, Services } from '../services.ts';
+import { dueNotices, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
 import { smtpMailer, type Mailer } from './smtpMailer.ts';
 
 export const RECEIPT_CHECKPOINT = 'receipt_outbox';
@@ -141,6 +142,15 @@ export const receiptOutboxJob: BackgroundJob = {
         .finally(() => inFlight.delete(invoiceId));
       inFlight.set(invoiceId, sending);
     };
+    // Notices (to the organization's people) go out the same way, keyed apart from invoices.
+    const sendOneNotice = (key: string) => {
+      const slot = `notice:${key}`;
+      if (!mailer || stopped || inFlight.has(slot)) return;
+      const sending = sendNotice(services, mailer, key, logger)
+        .catch((error: unknown) => logger.error({ err: error, notice: key }, 'outbox: could not record a notice send'))
+        .finally(() => inFlight.delete(slot));
+      inFlight.set(slot, sending);
+    };
 
     let polling: Promise<void> | null = null;
     const poll = () => {
@@ -148,6 +158,7 @@ export const receiptOutboxJob: BackgroundJob = {
       polling = (async () => {
         try {
           for (const doc of await dueReceipts(services)) send(doc.id);
+          for (const doc of await dueNotices(services, SEND_BATCH)) sendOneNotice(doc.id);
         } catch (error) {
           logger.error({ err: error }, 'receipt outbox: could not read the due receipts; trying again at the next tick');
         } finally {
@@ -157,16 +168,22 @@ export const receiptOutboxJob: BackgroundJob = {
     };
     const following = await followFromCheckpoint(services, logger, {
       checkpoint: RECEIPT_CHECKPOINT,
-      streamPrefixes: ['invoice-'],
+      // Endpoints too: an endpoint disabled for failing tells the organization's owners.
+      streamPrefixes: ['invoice-', 'webhook_endpoint-'],
       batchSize: BATCH_EVENTS,
       async handle(events) {
         const queued: string[] = [];
+        const notices: string[] = [];
         for (const event of events) {
           if (event.type === 'InvoicePaid' && (await queueReceipt(services, event, logger))) queued.push(event.stream.slice('invoice-'.length));
+          if (event.type === 'WebhookEndpointDisabled') notices.push(...(await queueEndpointDisabledNotices(services, event)));
         }
-        return () => queued.forEach(send);
+        return () => {
+          queued.forEach(send);
+          notices.forEach(sendOneNotice);
+        };
       },
-      remedy: `restore the read store that goes with this log, or delete the checkpoint ${RECEIPT_CHECKPOINT} to look at every paid invoice again (a receipt is queued once per invoice)`,
+      remedy: `restore the read store that goes with this log, or delete the checkpoint ${RECEIPT_CHECKPOINT} to look at every paid invoice and disabled endpoint again (a receipt is queued once per invoice, a notice once per owner and cause)`,
       failure: 'receipt outbox failed; retrying from its checkpoint',
     }).catch((error: unknown) => {
       mailer?.close();
