@@ -7,6 +7,7 @@ import { eventLogRoutes } from './eventLogRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
 import { organizationRoutes } from './organizationRoutes.ts';
 import { productRoutes } from './productRoutes.ts';
+import { webhookEndpointManageRoutes } from '../webhooks/webhookEndpointRoutes.ts';
 
 /** Everything under /manage/api: sign-in and sessions, then the organization-scoped resources. */
 export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
@@ -17,4 +18,5 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(offerRoutes, { services });
   await app.register(eventLogRoutes, { services });
   await app.register(automationManageRoutes, { services });
+  await app.register(webhookEndpointManageRoutes, { services });
 };
