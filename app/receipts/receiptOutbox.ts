@@ -3,7 +3,7 @@ import type { EventMetadata, RecordedEvent } from '../../eventStore/eventStore.t
 import { handleCommand, type CommandContext } from '../../commands/handleCommand.ts';
 import type { CardSummary } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, type InvoiceEvent } from '../../domain/checkout/invoice.ts';
-import { organizationDecider, organizationStream, type OrganizationEvent } from '../../domain/identity/organization.ts';
+import { addressLines, organizationDecider, organizationStream, type OrganizationEvent } from '../../domain/identity/organization.ts';
 import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot } from '../../domain/receipts/receipt.ts';
 import { receiptEmail } from '../../domain/receipts/receiptMessage.ts';
 import { fold } from '../../domain/shared/decider.ts';
@@ -54,6 +54,7 @@ async function snapshotOf(services: Services, invoiceId: string, paid: { card: C
     invoice_number: number,
     organization_id,
     organization_name: organization.status === 'active' ? organization.name : '',
+    organization_address: organization.status === 'active' ? addressLines(organization.address) : [],
     lines,
     total,
     currency,
