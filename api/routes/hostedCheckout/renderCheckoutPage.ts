@@ -23,6 +23,8 @@ export type PageParams = {
   nonce: string | null;
   parentOrigin: string | null;
   promo: string | null;
+  /** The session the page opens (`?session=`), or null: the page creates one. */
+  session?: string | null;
 };
 
 const PREVIEW_PRICE = 'Price set when the session is created';
@@ -272,6 +274,7 @@ export function renderCheckoutPage(
       nonce: params.nonce,
       parentOrigin: params.parentOrigin,
       promo: params.promo,
+      ...(params.session ? { session: params.session } : {}),
       buttonText,
       recurring: extras.recurring,
       ...(framed ? {} : { successUrl: init.redirects?.success_url ?? null, cancelUrl: init.redirects?.cancel_url ?? null }),
