@@ -25,7 +25,10 @@ export async function fanOut(services: Services, events: readonly RecordedEvent[
     if (!found) endpointsOf.set(organizationId, (found = services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: organizationId, enabled: true } })));
     return found;
   };
-  let lastCreated: number | null = null;
+  // Built in log order, then appended together: the store commits concurrent appends in one
+  // transaction (one fsync for the batch instead of one per delivery), in the order they were
+  // made, so deliveries keep the log's order (the dispatcher's order per resource).
+  const creations: Array<() => Promise<{ position: number | null }>> = [];
   for (const event of announced) {
     const type = PUBLIC_TYPE_OF[event.type]!;
     const known = event.metadata.organization_id;
@@ -44,15 +47,19 @@ export async function fanOut(services: Services, events: readonly RecordedEvent[
     };
     for (const endpoint of subscribed) {
       const id = deliveryId(endpoint.id, event.id);
-      const result = await handleCommand(
-        { store: services.store, metadata },
-        webhookDeliveryStream(id),
-        webhookDeliveryDecider,
-        { type: 'Create', id, endpointId: endpoint.id, organizationId, eventId: event.id, eventType: type, resource: event.stream, payload, now: metadata.occurred_at },
-        { known: [] },
+      creations.push(() =>
+        handleCommand(
+          { store: services.store, metadata },
+          webhookDeliveryStream(id),
+          webhookDeliveryDecider,
+          { type: 'Create', id, endpointId: endpoint.id, organizationId, eventId: event.id, eventType: type, resource: event.stream, payload, now: metadata.occurred_at },
+          { known: [] },
+        ),
       );
-      if (result.position !== null) lastCreated = result.position;
     }
   }
+  const results = await Promise.all(creations.map((create) => create()));
+  let lastCreated: number | null = null;
+  for (const r of results) if (r.position !== null) lastCreated = Math.max(lastCreated ?? 0, r.position);
   return lastCreated;
 }
