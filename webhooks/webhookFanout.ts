@@ -5,6 +5,7 @@ import { PUBLIC_TYPE_OF } from '../domain/webhooks/eventTypes.ts';
 import { deliveryId, webhookDeliveryDecider, webhookDeliveryStream } from '../domain/webhooks/webhookDelivery.ts';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
 import { eventObject } from './eventObject.ts';
+import { webhooksApplied } from './webhooksApplied.ts';
 
 /**
  * Turns each announced event of a batch into one delivery per subscribed endpoint, each with its
@@ -18,7 +19,7 @@ export async function fanOut(services: Services, events: readonly RecordedEvent[
   // Endpoints come from their read model: wait until it has applied this batch, so an endpoint
   // created before an event is known when that event is fanned out.
   const last = announced[announced.length - 1]!.position;
-  if (services.projections && !(await services.projections.waitFor(last, 30_000))) throw new Error('webhook fan-out: the read models did not catch up');
+  if (!(await webhooksApplied(services, last, 30_000))) throw new Error('webhook fan-out: the read models did not catch up');
   const endpointsOf = new Map<string, Promise<EndpointDoc[]>>();
   const endpoints = (organizationId: string) => {
     let found = endpointsOf.get(organizationId);

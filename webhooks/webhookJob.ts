@@ -6,6 +6,7 @@ import { followFromCheckpoint } from '../projections/followFromCheckpoint.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { dispatchPass } from './webhookDispatch.ts';
 import { fanOut } from './webhookFanout.ts';
+import { webhooksApplied } from './webhooksApplied.ts';
 
 export const WEBHOOK_FANOUT_CHECKPOINT = 'webhook_fanout';
 // Large batches: each costs a projection wait, the deliveries' group commit and a checkpoint
@@ -75,7 +76,7 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
           return () => {
             // The dispatcher finds deliveries in their read model: it is poked once that has
             // applied them, while the fan-out goes on with the next batch.
-            void (services.projections?.waitFor(created, 10_000) ?? Promise.resolve(true)).then(dispatch, dispatch);
+            void webhooksApplied(services, created, 10_000).then(dispatch, dispatch);
           };
         },
         remedy: `restore the read store that goes with this log, or delete the checkpoint ${WEBHOOK_FANOUT_CHECKPOINT} to announce the log's events again (each delivery is recorded once per endpoint and event)`,
