@@ -43,12 +43,20 @@ export async function startEventTriggers(services: Services, events: readonly Re
     if (!built || organizationId === null) continue;
     const triggers = await triggersOf(organizationId);
     if (triggers.length === 0) continue;
+    // A failure of a workflow that a workflow.failed trigger started starts nothing: a sequence
+    // that fails on its own failures would otherwise run for ever.
+    if (type === 'workflow.failed' && (await startedOnFailure(services, built.object))) continue;
     const payload = { id: event.id, type, created: event.metadata.occurred_at, organization_id: organizationId, data: { object: built.object } };
     for (const trigger of triggers) {
       if (await recordReception(services, trigger, event, payload)) recorded++;
     }
   }
   return recorded;
+}
+
+async function startedOnFailure(services: Services, workflow: Record<string, unknown>): Promise<boolean> {
+  const trigger = await services.readStore.get<TriggerDoc>(TRIGGERS, String(workflow.trigger_id));
+  return trigger?.trigger_type === 'event' && trigger.event_type === 'workflow.failed';
 }
 
 async function recordReception(services: Services, trigger: TriggerDoc, event: RecordedEvent, payload: Record<string, unknown>): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROMO_PARTICIPANTS } from '../../projections/promos/promoProjection.ts';
 import { WORKFLOWS, type WorkflowDoc } from '../../projections/automation/automationProjection.ts';
-import { eventReceptionStream, startEventTriggers } from '../../webhooks/eventTriggerJob.ts';
+import { EVENT_TRIGGER_CHECKPOINT, eventReceptionStream, startEventTriggers } from '../../webhooks/eventTriggerJob.ts';
 import { GOOD_CARD, json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -88,6 +88,34 @@ describe('event triggers', () => {
     await server.settle();
     expect(await server.services.readStore.find(WORKFLOWS, { filter: { organization_id: org } })).toHaveLength(1);
     expect(receiver.calls).toHaveLength(1);
+  });
+
+  it('a workflow.failed trigger starts on a failed workflow, but not on the failure of a workflow it started', { timeout: 90_000 }, async () => {
+    const person = await signedInPerson(server);
+    const org = person.organizationId;
+    // 10.0.0.1 is a private address, refused without a call: the step fails at once.
+    const failing = { type: 'send_webhook', url: 'http://10.0.0.1/hook', payload: '{}' };
+    const form = await person.client.json('POST', '/manage/api/sequences', { key: 'form', name: 'Form', actions: [failing], triggers: [{ key: 'form', name: 'Form' }] });
+    const onFailure = await person.client.json('POST', '/manage/api/sequences', {
+      key: 'alerts',
+      name: 'Alert on failures',
+      actions: [failing],
+      triggers: [{ key: 'failed', name: 'On a failure', event_type: 'workflow.failed' }],
+    });
+    expect(onFailure.status).toBe(200);
+    const catchUrl = ((form.body as Body).triggers as Body[])[0]!.catch_url as string;
+    expect((await fetch(catchUrl, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+
+    const workflows = () => server.services.readStore.find<WorkflowDoc>(WORKFLOWS, { filter: { organization_id: org } });
+    await expect.poll(async () => (await workflows()).map((w) => w.status), { timeout: 30_000 }).toEqual(['failed', 'failed']);
+    // The subscriber has looked past the second failure: it started nothing for it.
+    const failures = (await server.services.store.readAll({ after: null, limit: 1_000_000, streamPrefixes: ['automation_workflow-'] })).filter(
+      (e) => e.type === 'WorkflowFailed' && e.metadata.organization_id === org,
+    );
+    expect(failures).toHaveLength(2);
+    await expect.poll(async () => (await server.services.readStore.readCheckpoint(EVENT_TRIGGER_CHECKPOINT)) ?? 0, { timeout: 20_000 }).toBeGreaterThanOrEqual(failures[1]!.position);
+    await server.settle();
+    expect(await workflows()).toHaveLength(2);
   });
 
   it('refuses an unknown event type, and a trigger key re-imported as the other kind', async () => {
