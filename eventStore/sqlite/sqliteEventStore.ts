@@ -16,6 +16,7 @@ import {
 } from '../eventStore.ts';
 import { deepFreeze } from '../../lib/deepFreeze.ts';
 import { openDatabase, unavailableReason } from '../../sqlite/openDatabase.ts';
+import { openWalSync, type SyncFile } from './walSync.ts';
 
 export type SqliteEventStoreOptions = {
   /** Path of the database file (shared with the read store in the embedded profile). */
@@ -24,6 +25,8 @@ export type SqliteEventStoreOptions = {
   pollIntervalMs?: number;
   /** How long an append waits for another process's write lock before failing with StoreUnavailableError. */
   busyTimeoutMs?: number;
+  /** How the WAL file is synced (fdatasync); tests hold it to see what waits for the disk. */
+  syncWal?: SyncFile;
 };
 
 type PendingAppend = {
@@ -58,12 +61,19 @@ CREATE TABLE IF NOT EXISTS events (
 
 /**
  * Event store on one SQLite file. Appends made in the same turn of the event loop are committed
- * together in one transaction (group commit): each commit is fsynced (synchronous=FULL), so a
- * resolved append is on disk, and concurrent requests share the cost of one fsync.
+ * together in one transaction (group commit), and an append resolves only once its commit is
+ * fsynced, so a resolved append is on disk. The fsync runs off the event loop (walSync.ts): commits
+ * made while one runs share the next, and the requests keep being served meanwhile.
+ *
+ * Subscriptions and readAll see an event of this process's only once it is on disk, as another
+ * connection sees a synchronous=FULL commit: nothing reacts to (sends a webhook for, projects) an
+ * event a power loss could still take back. readStream sees every commit at once, so a command
+ * decides on the stream's latest revision; what it appends is synced after what it read.
  */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   const db = openDatabase(options.file, { synchronous: 'FULL', busyTimeoutMs: options.busyTimeoutMs });
   db.exec(SCHEMA);
+  const walSync = openWalSync(db, options.file, options.syncWal);
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
@@ -81,8 +91,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const readStreamAfterStmt = db.prepare<[string, number], EventRow>(
     'SELECT * FROM events WHERE stream = ? AND revision > ? ORDER BY revision',
   );
-  const readAllStmt = db.prepare<[number, number], EventRow>(
-    'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
+  const readAllStmt = db.prepare<[number, number, number], EventRow>(
+    'SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?',
   );
   const headStmt = db.prepare<[], { position: number | null }>('SELECT max(position) AS position FROM events');
   const savepointStmt = db.prepare('SAVEPOINT append_one');
@@ -200,16 +210,30 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       for (const request of batch) request.reject(failure);
       return;
     }
-    commits += 1;
-    rememberWritten(written);
     // The head moved: reads from here on look again (the cached streams we appended to, above all).
     headThisTurn = null;
-    outcomes.forEach((outcome, i) => {
-      const request = batch[i]!;
-      if (outcome.ok) request.resolve(outcome.result);
-      else request.reject(outcome.error);
-    });
-    appended.emit('appended');
+    const settled = outcomes;
+    walSync.afterCommit(
+      written[0]?.position ?? null,
+      () => {
+        durable(written);
+        settled.forEach((outcome, i) => {
+          const request = batch[i]!;
+          if (outcome.ok) request.resolve(outcome.result);
+          else request.reject(outcome.error);
+        });
+        appended.emit('appended');
+      },
+      (error) => {
+        for (const request of batch) request.reject(error);
+      },
+    );
+  }
+
+  /** A commit of ours is on disk: the subscriptions may read it. */
+  function durable(written: EventRow[]): void {
+    commits += 1;
+    rememberWritten(written);
   }
 
   // Recorded events are shared between readers (the recent window, the stream cache): frozen, so
@@ -234,8 +258,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const sizeOf = (row: EventRow) => row.data.length + row.metadata.length;
 
   function queryAll(from: number, limit: number, streamPrefixes: readonly string[] | undefined): Scan {
+    // Below this process's first event still waiting for its fsync (a commit of another process
+    // is taken as it comes: with synchronous=FULL it is visible only once synced).
+    const cap = walSync.durableCap();
     if (!streamPrefixes || streamPrefixes.length === 0) {
-      const rows = readAllStmt.all(from, limit);
+      const rows = readAllStmt.all(from, cap, limit);
       const events = rows.map(toRecorded);
       return { events, scannedTo: events.length > 0 ? events[events.length - 1]!.position : from, bytes: rows.map(sizeOf) };
     }
@@ -253,7 +280,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     }
     // Bounded by the head read first, so a short answer means everything up to the head was seen
     // (positions only grow: a later commit, ours or another process's, lands above it).
-    const head = headStmt.get()?.position ?? 0;
+    const head = Math.min(headStmt.get()?.position ?? 0, cap);
     const events = stmt.all(from, head, ...streamPrefixes.map((p) => `${p}*`), limit).map(toRecorded);
     return { events, scannedTo: events.length === limit ? events[events.length - 1]!.position : Math.max(from, head) };
   }
@@ -281,7 +308,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const RECENT_MAX = 20_000;
   const RECENT_MAX_BYTES = 64 * 1024 * 1024;
   /*
-   * Commits of this process so far, and their count when a query last found nothing past
+   * Commits of this process on disk so far, and their count when a query last found nothing past
    * recentTo. While the two are equal, only another process can have appended since; a
    * subscription that was not woken by its poll timer need not ask (the timer asks within
    * pollIntervalMs, as it always has for other processes' appends). That spares every
@@ -519,6 +546,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   return {
     append(stream, events, expected) {
       if (closed) return Promise.reject(new Error('event store is closed'));
+      if (walSync.failure !== null) return Promise.reject(walSync.failure);
       return new Promise<AppendResult>((resolve, reject) => {
         pending.push({ stream, events, expected, resolve, reject });
         if (!flushScheduled) {
@@ -530,6 +558,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     atomicAppendMany: true,
     appendMany(appends) {
       if (closed) return Promise.reject(new Error('event store is closed'));
+      if (walSync.failure !== null) return Promise.reject(walSync.failure);
       if (appends.length === 0) return Promise.resolve([]);
       // Appends queued for the group commit go first: this process's appends keep their order.
       flush();
@@ -540,11 +569,19 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
         const reason = unavailableReason(error);
         return Promise.reject(reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error);
       }
-      commits += 1;
-      rememberWritten(outcome.written);
       headThisTurn = null;
-      appended.emit('appended');
-      return Promise.resolve(outcome.results);
+      const { results, written } = outcome;
+      return new Promise<AppendResult[]>((resolve, reject) =>
+        walSync.afterCommit(
+          written[0]?.position ?? null,
+          () => {
+            durable(written);
+            resolve(results);
+            appended.emit('appended');
+          },
+          reject,
+        ),
+      );
     },
     async readStream(stream) {
       return readStreamSync(stream);
@@ -562,6 +599,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       await Promise.all([...subscriptions].map((s) => s.stop()));
       flush();
       closed = true;
+      // The appends committed last resolve once synced, before the file closes.
+      await walSync.idle();
+      walSync.close();
       db.close();
     },
   };
