@@ -36,6 +36,13 @@ type PendingAppend = {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 };
+/** An appendMany waiting for its turn: its own transaction, all or nothing. */
+type PendingMany = {
+  many: readonly StreamAppend[];
+  resolve: (results: AppendResult[]) => void;
+  reject: (error: unknown) => void;
+};
+type Pending = PendingAppend | PendingMany;
 
 type EventRow = {
   position: number;
@@ -60,10 +67,10 @@ CREATE TABLE IF NOT EXISTS events (
 );`;
 
 /**
- * Event store on one SQLite file. Appends made in the same turn of the event loop are committed
- * together in one transaction (group commit), and an append resolves only once its commit is
- * fsynced, so a resolved append is on disk. The fsync runs off the event loop (walSync.ts): commits
- * made while one runs share the next, and the requests keep being served meanwhile.
+ * Event store on one SQLite file. Appends are committed together in one transaction (group
+ * commit), and an append resolves only once its commit is synced to disk. The sync runs off the
+ * event loop (walSync.ts), and the appends made while it runs are committed together once it
+ * returns: requests keep being served while the disk works, and concurrent ones share one sync.
  *
  * Subscriptions and readAll see an event of this process's only once it is on disk, as another
  * connection sees a synchronous=FULL commit: nothing reacts to (sends a webhook for, projects) an
@@ -73,7 +80,8 @@ CREATE TABLE IF NOT EXISTS events (
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   const db = openDatabase(options.file, { synchronous: 'FULL', busyTimeoutMs: options.busyTimeoutMs });
   db.exec(SCHEMA);
-  const walSync = openWalSync(db, options.file, options.syncWal);
+  // After each sync, what queued up meanwhile is committed and the next sync starts.
+  const walSync = openWalSync(db, options.file, () => flush(), options.syncWal);
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
@@ -101,7 +109,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const readAllFiltered = new Map<string, Database.Statement<unknown[], EventRow>>();
 
   const subscriptions = new Set<Subscription>();
-  let pending: PendingAppend[] = [];
+  let pending: Pending[] = [];
   let flushScheduled = false;
   let closed = false;
 
@@ -190,10 +198,32 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     return { results: appends.map((request) => appendOne(request, written)), written };
   });
 
+  /**
+   * Commits the queued appends, in order: consecutive single appends in one group transaction, an
+   * appendMany in its own. Waits while a sync runs (it calls flush again when it returns).
+   */
   function flush(): void {
     flushScheduled = false;
-    const batch = pending;
+    if (walSync.syncing || pending.length === 0) return;
+    const queue = pending;
     pending = [];
+    if (walSync.failure !== null) {
+      for (const item of queue) item.reject(walSync.failure);
+      return;
+    }
+    let group: PendingAppend[] = [];
+    for (const item of queue) {
+      if ('many' in item) {
+        commitGroup(group);
+        group = [];
+        commitAppendMany(item);
+      } else group.push(item);
+    }
+    commitGroup(group);
+    walSync.start();
+  }
+
+  function commitGroup(batch: PendingAppend[]): void {
     if (batch.length === 0) return;
     let outcomes;
     let written: EventRow[];
@@ -205,15 +235,14 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
         ({ outcomes, written } = commitBatchBySavepoints.immediate(batch));
       }
     } catch (error) {
-      const reason = unavailableReason(error);
-      const failure = reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error;
+      const failure = unavailable(error);
       for (const request of batch) request.reject(failure);
       return;
     }
     // The head moved: reads from here on look again (the cached streams we appended to, above all).
     headThisTurn = null;
     const settled = outcomes;
-    walSync.afterCommit(
+    walSync.committed(
       written[0]?.position ?? null,
       () => {
         durable(written);
@@ -228,6 +257,41 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
         for (const request of batch) request.reject(error);
       },
     );
+  }
+
+  function commitAppendMany(item: PendingMany): void {
+    let outcome;
+    try {
+      outcome = commitMany.immediate(item.many);
+    } catch (error) {
+      item.reject(unavailable(error));
+      return;
+    }
+    headThisTurn = null;
+    const { results, written } = outcome;
+    walSync.committed(
+      written[0]?.position ?? null,
+      () => {
+        durable(written);
+        item.resolve(results);
+        appended.emit('appended');
+      },
+      item.reject,
+    );
+  }
+
+  /** A failed commit as the port names it: StoreUnavailableError when the machine, not the write, is at fault. */
+  function unavailable(error: unknown): unknown {
+    const reason = unavailableReason(error);
+    return reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error;
+  }
+
+  function schedule(item: Pending): void {
+    pending.push(item);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
   }
 
   /** A commit of ours is on disk: the subscriptions may read it. */
@@ -547,41 +611,15 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     append(stream, events, expected) {
       if (closed) return Promise.reject(new Error('event store is closed'));
       if (walSync.failure !== null) return Promise.reject(walSync.failure);
-      return new Promise<AppendResult>((resolve, reject) => {
-        pending.push({ stream, events, expected, resolve, reject });
-        if (!flushScheduled) {
-          flushScheduled = true;
-          setImmediate(flush);
-        }
-      });
+      return new Promise<AppendResult>((resolve, reject) => schedule({ stream, events, expected, resolve, reject }));
     },
     atomicAppendMany: true,
     appendMany(appends) {
       if (closed) return Promise.reject(new Error('event store is closed'));
       if (walSync.failure !== null) return Promise.reject(walSync.failure);
       if (appends.length === 0) return Promise.resolve([]);
-      // Appends queued for the group commit go first: this process's appends keep their order.
-      flush();
-      let outcome;
-      try {
-        outcome = commitMany.immediate(appends);
-      } catch (error) {
-        const reason = unavailableReason(error);
-        return Promise.reject(reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error);
-      }
-      headThisTurn = null;
-      const { results, written } = outcome;
-      return new Promise<AppendResult[]>((resolve, reject) =>
-        walSync.afterCommit(
-          written[0]?.position ?? null,
-          () => {
-            durable(written);
-            resolve(results);
-            appended.emit('appended');
-          },
-          reject,
-        ),
-      );
+      // In the same queue as single appends: this process's appends keep their order.
+      return new Promise<AppendResult[]>((resolve, reject) => schedule({ many: appends, resolve, reject }));
     },
     async readStream(stream) {
       return readStreamSync(stream);
@@ -597,9 +635,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       if (closed) return;
       // Subscriptions end first: polling a closed database would fail them with an error.
       await Promise.all([...subscriptions].map((s) => s.stop()));
-      flush();
       closed = true;
-      // The appends committed last resolve once synced, before the file closes.
+      // The appends queued last are committed (once a sync running returns) and synced before the file closes.
+      flush();
       await walSync.idle();
       walSync.close();
       db.close();

@@ -58,18 +58,25 @@ describe('SQLite event store: an append answers once its commit is synced', () =
     await vi.waitFor(() => expect(delivered.map((e) => e.position)).toEqual([position]), { timeout: 10_000 });
   });
 
-  it('a sync covers every commit made before it started: released out of order, both appends answer', async () => {
+  it('appends made while a sync runs are committed together once it returns, and share the next sync', async () => {
     const { store, held } = heldStore();
-    const first = store.append('order-1', [newEvent()], 'no_stream');
+    const first = store.append('queued-1', [newEvent()], 'no_stream');
     await vi.waitFor(() => expect(held).toHaveLength(1));
-    const second = store.append('order-2', [newEvent()], 'no_stream');
-    await vi.waitFor(() => expect(held).toHaveLength(2));
+    const second = store.append('queued-2', [newEvent()], 'no_stream');
+    const third = store.appendMany([{ stream: 'queued-3', events: [newEvent(), newEvent()], expected: 'no_stream' }]);
+    await nextTurn();
+    // Not committed yet: they wait for the sync in flight.
+    expect(await store.readStream('queued-2')).toEqual([]);
 
-    // The later sync returns first: it covers the earlier commit too.
-    held.pop()!();
-    const [a, b] = await Promise.all([first, second]);
-    expect(b.position).toBeGreaterThan(a.position);
-    expect((await store.readAll({ after: null, limit: 10 })).map((e) => e.stream)).toEqual(['order-1', 'order-2']);
+    held.shift()!();
+    const a = await first;
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    expect((await store.readStream('queued-2')).length).toBe(1);
+    held.shift()!();
+    const [b, [c]] = await Promise.all([second, third]);
+    expect([a.position, b.position, c!.position]).toEqual([a.position, a.position + 1, a.position + 3]);
+    expect(held).toHaveLength(0);
+    expect((await store.readAll({ after: null, limit: 10 })).map((e) => e.stream)).toEqual(['queued-1', 'queued-2', 'queued-3', 'queued-3']);
   });
 
   it('a failed sync refuses the appends it covered and every append after it, and readers never see them', async () => {
