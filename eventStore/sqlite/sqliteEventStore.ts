@@ -16,6 +16,7 @@ import {
 } from '../eventStore.ts';
 import { deepFreeze } from '../../lib/deepFreeze.ts';
 import { openDatabase, unavailableReason } from '../../sqlite/openDatabase.ts';
+import { startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.ts';
 import { openWalSync, type SyncFile } from './walSync.ts';
 
 export type SqliteEventStoreOptions = {
@@ -27,7 +28,17 @@ export type SqliteEventStoreOptions = {
   busyTimeoutMs?: number;
   /** How the WAL file is synced (fdatasync); tests hold it to see what waits for the disk. */
   syncWal?: SyncFile;
+  /** Synced commits after which a thread takes the WAL checkpoints over (walCheckpointer.ts); 0: never. */
+  checkpointerAfterCommits?: number;
 };
+
+/**
+ * The WAL's length (pages) at which a commit checkpoints it on the event loop after all (SQLite's
+ * autocheckpoint) once the checkpointer thread runs: a bound for when the thread cannot finish
+ * a checkpoint (commits never pause, so the WAL cannot start over). 64 MiB of 4 KiB pages. The
+ * read store's connection, beside the event store in one process, takes the same bound.
+ */
+export const WAL_BOUND_PAGES = 16_384;
 
 type PendingAppend = {
   stream: string;
@@ -81,7 +92,46 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const db = openDatabase(options.file, { synchronous: 'FULL', busyTimeoutMs: options.busyTimeoutMs });
   db.exec(SCHEMA);
   // After each sync, what queued up meanwhile is committed and the next sync starts.
-  const walSync = openWalSync(db, options.file, () => flush(), options.syncWal);
+  const walSync = openWalSync(db, options.file, afterSync, options.syncWal);
+
+  /*
+   * Checkpoints: SQLite's own (every 1,000 pages, on the committing connection) until this
+   * process has made `checkpointerAfterCommits` synced commits, so a short-lived store (a CLI
+   * command, a test) never starts a thread; from then on the checkpointer thread's, asked at most
+   * every CHECKPOINT_EVERY_MS after a sync, with SQLite's own at WAL_BOUND_PAGES as the bound.
+   */
+  const checkpointerAfter = options.checkpointerAfterCommits ?? 200;
+  let syncedCommits = 0;
+  let checkpointer: WalCheckpointer | null = null;
+  let checkpointAskedAt = 0;
+  function afterSync(): void {
+    flush();
+    if (!walSync.wal || checkpointerAfter === 0 || closed) return;
+    if (checkpointer === null) {
+      if (++syncedCommits < checkpointerAfter) return;
+      checkpointer = startWalCheckpointer(options.file, (result) => {
+        // The thread failed: SQLite checkpoints on the committing connection again, as it did.
+        if (result === null && !closed) db.pragma('wal_autocheckpoint = 1000');
+      });
+      db.pragma(`wal_autocheckpoint = ${WAL_BOUND_PAGES}`);
+    }
+    askForCheckpoint();
+  }
+  /** Asks the checkpointer, or, asked too recently, sets a timer to, so the last commits of a burst are checkpointed too. */
+  let checkpointTimer: NodeJS.Timeout | null = null;
+  function askForCheckpoint(): void {
+    const wait = checkpointAskedAt + CHECKPOINT_EVERY_MS - performance.now();
+    if (wait <= 0) {
+      checkpointAskedAt = performance.now();
+      checkpointer?.request();
+    } else if (checkpointTimer === null) {
+      checkpointTimer = setTimeout(() => {
+        checkpointTimer = null;
+        if (!closed) askForCheckpoint();
+      }, wait);
+      checkpointTimer.unref();
+    }
+  }
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
@@ -639,11 +689,16 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       // The appends queued last are committed (once a sync running returns) and synced before the file closes.
       flush();
       await walSync.idle();
+      if (checkpointTimer !== null) clearTimeout(checkpointTimer);
+      await checkpointer?.close();
       walSync.close();
       db.close();
     },
   };
 }
+
+/** How often, at most, the checkpointer thread is asked for a checkpoint while commits go on. */
+const CHECKPOINT_EVERY_MS = 20;
 
 /** An append failed after some of its rows were inserted: its batch is redone append by append. */
 class PartlyWritten extends Error {}

@@ -14,6 +14,8 @@ type Waiter = {
 export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
 
 export type WalSync = {
+  /** There is a WAL file that this syncs (not an in-memory database). */
+  readonly wal: boolean;
   /** Registers a commit just made: `settle` runs once a sync started after it returns (`fail` if it failed). */
   committed(first: number | null, settle: () => void, fail: (error: unknown) => void): void;
   /** Starts a sync of what was committed, unless one is running (the commits then wait for the next). */
@@ -53,6 +55,7 @@ export function openWalSync(db: Database.Database, file: string, onSynced: () =>
     // No WAL file to sync (an in-memory database): SQLite syncs in the commit, settled at once.
     db.pragma('synchronous = FULL');
     return {
+      wal: false,
       committed: (_first, settle) => waiting.push({ first: null, settle, fail: () => undefined }),
       start() {
         const done = waiting;
@@ -112,6 +115,7 @@ export function openWalSync(db: Database.Database, file: string, onSynced: () =>
   }
 
   return {
+    wal: true,
     committed(first, settle, fail) {
       if (failure !== null) return fail(failure);
       waiting.push({ first, settle, fail });

@@ -1,4 +1,4 @@
-import { fdatasync } from 'node:fs';
+import { fdatasync, statSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError, type EventStore, type RecordedEvent } from '../../eventStore/eventStore.ts';
 import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
@@ -97,5 +97,27 @@ describe('SQLite event store: an append answers once its commit is synced', () =
     await expect(store.append('after-1', [newEvent()], 'no_stream')).rejects.toBeInstanceOf(StoreUnavailableError);
     await expect(store.appendMany([{ stream: 'after-2', events: [newEvent()], expected: 'no_stream' }])).rejects.toBeInstanceOf(StoreUnavailableError);
     expect((await store.readAll({ after: null, limit: 10 })).map((e) => e.stream)).toEqual(['before-1']);
+  });
+});
+
+describe('SQLite event store: WAL checkpoints from a thread of their own', () => {
+  const cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
+
+  it('once the checkpointer runs, what the commits wrote reaches the database file, though the committing connection no longer checkpoints below the bound', async () => {
+    const { file, dispose } = tempSqliteFile();
+    cleanup.push(dispose);
+    const store = openSqliteEventStore({ file, checkpointerAfterCommits: 1 });
+    cleanup.push(() => store.close());
+    const initial = statSync(file).size;
+    // 20 commits of 16 events of 1 KB: about 400 KB, far below the 1,000 WAL pages at which
+    // SQLite's own autocheckpoint (which the store raises to WAL_BOUND_PAGES) would move them.
+    for (let i = 0; i < 20; i++) {
+      await store.append(`bulk-${i}`, Array.from({ length: 16 }, () => newEvent('Bulk', { pad: 'x'.repeat(1024) })), 'no_stream');
+    }
+    await vi.waitFor(() => expect(statSync(file).size - initial).toBeGreaterThan(300_000), { timeout: 20_000, interval: 50 });
+    expect((await store.readAll({ after: null, limit: 1000 })).length).toBe(320);
   });
 });
