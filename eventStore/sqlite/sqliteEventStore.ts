@@ -372,8 +372,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const sizeOf = (row: EventRow) => row.data.length + row.metadata.length;
 
   function queryAll(from: number, limit: number, streamPrefixes: readonly string[] | undefined): Scan {
-    // Below this process's first event still waiting for its fsync (a commit of another process
-    // is taken as it comes: with synchronous=FULL it is visible only once synced).
+    // Below this process's first event still waiting for its sync. Another process's commit is
+    // taken as it comes, possibly before its own sync returns (docs/operations.md, known gaps).
     const cap = walSync.durableCap();
     if (!streamPrefixes || streamPrefixes.length === 0) {
       const rows = readAllStmt.all(from, cap, limit);
