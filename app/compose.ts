@@ -3,7 +3,7 @@ import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } 
 import { join, resolve } from 'node:path';
 import type { EventStore } from '../eventStore/eventStore.ts';
 import { backupDataDir, BackupRefused, type BackupResult } from '../sqlite/backupDataDir.ts';
-import { openSqliteEventStore, WAL_BOUND_PAGES } from '../eventStore/sqlite/sqliteEventStore.ts';
+import { openSqliteEventStore } from '../eventStore/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../projections/allProjections.ts';
 import { watchProjections } from '../projections/checkpointWatcher.ts';
 import { startProjections, type Logger } from '../projections/projectionRunner.ts';
@@ -36,11 +36,7 @@ export async function openStores(config: Config): Promise<Stores> {
   }
   const file = join(resolve(config.DATA_DIR), 'commerce.db');
   const busyTimeoutMs = config.SQLITE_BUSY_TIMEOUT_MS;
-  return {
-    store: openSqliteEventStore({ file, busyTimeoutMs }),
-    // The event store's checkpointer thread checkpoints the file; this connection only past its bound.
-    readStore: openSqliteReadStore({ file, busyTimeoutMs, autocheckpointPages: WAL_BOUND_PAGES }),
-  };
+  return { store: openSqliteEventStore({ file, busyTimeoutMs }), readStore: openSqliteReadStore({ file, busyTimeoutMs }) };
 }
 
 /**

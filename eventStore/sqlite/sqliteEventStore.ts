@@ -16,8 +16,6 @@ import {
 } from '../eventStore.ts';
 import { deepFreeze } from '../../lib/deepFreeze.ts';
 import { openDatabase, unavailableReason } from '../../sqlite/openDatabase.ts';
-import { startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.ts';
-import { openWalSync, type SyncFile } from './walSync.ts';
 
 export type SqliteEventStoreOptions = {
   /** Path of the database file (shared with the read store in the embedded profile). */
@@ -26,19 +24,7 @@ export type SqliteEventStoreOptions = {
   pollIntervalMs?: number;
   /** How long an append waits for another process's write lock before failing with StoreUnavailableError. */
   busyTimeoutMs?: number;
-  /** How the WAL file is synced (fdatasync); tests hold it to see what waits for the disk. */
-  syncWal?: SyncFile;
-  /** Synced commits after which a thread takes the WAL checkpoints over (walCheckpointer.ts); 0: never. */
-  checkpointerAfterCommits?: number;
 };
-
-/**
- * The WAL's length (pages) at which a commit checkpoints it on the event loop after all (SQLite's
- * autocheckpoint) once the checkpointer thread runs: a bound for when the thread cannot finish
- * a checkpoint (commits never pause, so the WAL cannot start over). 64 MiB of 4 KiB pages. The
- * read store's connection, beside the event store in one process, takes the same bound.
- */
-export const WAL_BOUND_PAGES = 16_384;
 
 type PendingAppend = {
   stream: string;
@@ -47,13 +33,6 @@ type PendingAppend = {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 };
-/** An appendMany waiting for its turn: its own transaction, all or nothing. */
-type PendingMany = {
-  many: readonly StreamAppend[];
-  resolve: (results: AppendResult[]) => void;
-  reject: (error: unknown) => void;
-};
-type Pending = PendingAppend | PendingMany;
 
 type EventRow = {
   position: number;
@@ -78,60 +57,13 @@ CREATE TABLE IF NOT EXISTS events (
 );`;
 
 /**
- * Event store on one SQLite file. Appends are committed together in one transaction (group
- * commit), and an append resolves only once its commit is synced to disk. The sync runs off the
- * event loop (walSync.ts), and the appends made while it runs are committed together once it
- * returns: requests keep being served while the disk works, and concurrent ones share one sync.
- *
- * Subscriptions and readAll see an event of this process's only once it is on disk, as another
- * connection sees a synchronous=FULL commit: nothing reacts to (sends a webhook for, projects) an
- * event a power loss could still take back. readStream sees every commit at once, so a command
- * decides on the stream's latest revision; what it appends is synced after what it read.
+ * Event store on one SQLite file. Appends made in the same turn of the event loop are committed
+ * together in one transaction (group commit): each commit is fsynced (synchronous=FULL), so a
+ * resolved append is on disk, and concurrent requests share the cost of one fsync.
  */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   const db = openDatabase(options.file, { synchronous: 'FULL', busyTimeoutMs: options.busyTimeoutMs });
   db.exec(SCHEMA);
-  // After each sync, what queued up meanwhile is committed and the next sync starts.
-  const walSync = openWalSync(db, options.file, afterSync, options.syncWal);
-
-  /*
-   * Checkpoints: SQLite's own (every 1,000 pages, on the committing connection) until this
-   * process has made `checkpointerAfterCommits` synced commits, so a short-lived store (a CLI
-   * command, a test) never starts a thread; from then on the checkpointer thread's, asked at most
-   * every CHECKPOINT_EVERY_MS after a sync, with SQLite's own at WAL_BOUND_PAGES as the bound.
-   */
-  const checkpointerAfter = options.checkpointerAfterCommits ?? 200;
-  let syncedCommits = 0;
-  let checkpointer: WalCheckpointer | null = null;
-  let checkpointAskedAt = 0;
-  function afterSync(): void {
-    flush();
-    if (!walSync.wal || checkpointerAfter === 0 || closed) return;
-    if (checkpointer === null) {
-      if (++syncedCommits < checkpointerAfter) return;
-      checkpointer = startWalCheckpointer(options.file, (result) => {
-        // The thread failed: SQLite checkpoints on the committing connection again, as it did.
-        if (result === null && !closed) db.pragma('wal_autocheckpoint = 1000');
-      });
-      db.pragma(`wal_autocheckpoint = ${WAL_BOUND_PAGES}`);
-    }
-    askForCheckpoint();
-  }
-  /** Asks the checkpointer, or, asked too recently, sets a timer to, so the last commits of a burst are checkpointed too. */
-  let checkpointTimer: NodeJS.Timeout | null = null;
-  function askForCheckpoint(): void {
-    const wait = checkpointAskedAt + CHECKPOINT_EVERY_MS - performance.now();
-    if (wait <= 0) {
-      checkpointAskedAt = performance.now();
-      checkpointer?.request();
-    } else if (checkpointTimer === null) {
-      checkpointTimer = setTimeout(() => {
-        checkpointTimer = null;
-        if (!closed) askForCheckpoint();
-      }, wait);
-      checkpointTimer.unref();
-    }
-  }
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
@@ -149,8 +81,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const readStreamAfterStmt = db.prepare<[string, number], EventRow>(
     'SELECT * FROM events WHERE stream = ? AND revision > ? ORDER BY revision',
   );
-  const readAllStmt = db.prepare<[number, number, number], EventRow>(
-    'SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?',
+  const readAllStmt = db.prepare<[number, number], EventRow>(
+    'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
   );
   const headStmt = db.prepare<[], { position: number | null }>('SELECT max(position) AS position FROM events');
   const savepointStmt = db.prepare('SAVEPOINT append_one');
@@ -159,7 +91,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const readAllFiltered = new Map<string, Database.Statement<unknown[], EventRow>>();
 
   const subscriptions = new Set<Subscription>();
-  let pending: Pending[] = [];
+  let pending: PendingAppend[] = [];
   let flushScheduled = false;
   let closed = false;
 
@@ -248,32 +180,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     return { results: appends.map((request) => appendOne(request, written)), written };
   });
 
-  /**
-   * Commits the queued appends, in order: consecutive single appends in one group transaction, an
-   * appendMany in its own. Waits while a sync runs (it calls flush again when it returns).
-   */
   function flush(): void {
     flushScheduled = false;
-    if (walSync.syncing || pending.length === 0) return;
-    const queue = pending;
+    const batch = pending;
     pending = [];
-    if (walSync.failure !== null) {
-      for (const item of queue) item.reject(walSync.failure);
-      return;
-    }
-    let group: PendingAppend[] = [];
-    for (const item of queue) {
-      if ('many' in item) {
-        commitGroup(group);
-        group = [];
-        commitAppendMany(item);
-      } else group.push(item);
-    }
-    commitGroup(group);
-    walSync.start();
-  }
-
-  function commitGroup(batch: PendingAppend[]): void {
     if (batch.length === 0) return;
     let outcomes;
     let written: EventRow[];
@@ -285,69 +195,21 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
         ({ outcomes, written } = commitBatchBySavepoints.immediate(batch));
       }
     } catch (error) {
-      const failure = unavailable(error);
+      const reason = unavailableReason(error);
+      const failure = reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error;
       for (const request of batch) request.reject(failure);
       return;
     }
-    // The head moved: reads from here on look again (the cached streams we appended to, above all).
-    headThisTurn = null;
-    const settled = outcomes;
-    walSync.committed(
-      written[0]?.position ?? null,
-      () => {
-        durable(written);
-        settled.forEach((outcome, i) => {
-          const request = batch[i]!;
-          if (outcome.ok) request.resolve(outcome.result);
-          else request.reject(outcome.error);
-        });
-        appended.emit('appended');
-      },
-      (error) => {
-        for (const request of batch) request.reject(error);
-      },
-    );
-  }
-
-  function commitAppendMany(item: PendingMany): void {
-    let outcome;
-    try {
-      outcome = commitMany.immediate(item.many);
-    } catch (error) {
-      item.reject(unavailable(error));
-      return;
-    }
-    headThisTurn = null;
-    const { results, written } = outcome;
-    walSync.committed(
-      written[0]?.position ?? null,
-      () => {
-        durable(written);
-        item.resolve(results);
-        appended.emit('appended');
-      },
-      item.reject,
-    );
-  }
-
-  /** A failed commit as the port names it: StoreUnavailableError when the machine, not the write, is at fault. */
-  function unavailable(error: unknown): unknown {
-    const reason = unavailableReason(error);
-    return reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error;
-  }
-
-  function schedule(item: Pending): void {
-    pending.push(item);
-    if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(flush);
-    }
-  }
-
-  /** A commit of ours is on disk: the subscriptions may read it. */
-  function durable(written: EventRow[]): void {
     commits += 1;
     rememberWritten(written);
+    // The head moved: reads from here on look again (the cached streams we appended to, above all).
+    headThisTurn = null;
+    outcomes.forEach((outcome, i) => {
+      const request = batch[i]!;
+      if (outcome.ok) request.resolve(outcome.result);
+      else request.reject(outcome.error);
+    });
+    appended.emit('appended');
   }
 
   // Recorded events are shared between readers (the recent window, the stream cache): frozen, so
@@ -372,11 +234,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const sizeOf = (row: EventRow) => row.data.length + row.metadata.length;
 
   function queryAll(from: number, limit: number, streamPrefixes: readonly string[] | undefined): Scan {
-    // Below this process's first event still waiting for its sync. Another process's commit is
-    // taken as it comes, possibly before its own sync returns (docs/operations.md, known gaps).
-    const cap = walSync.durableCap();
     if (!streamPrefixes || streamPrefixes.length === 0) {
-      const rows = readAllStmt.all(from, cap, limit);
+      const rows = readAllStmt.all(from, limit);
       const events = rows.map(toRecorded);
       return { events, scannedTo: events.length > 0 ? events[events.length - 1]!.position : from, bytes: rows.map(sizeOf) };
     }
@@ -394,7 +253,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     }
     // Bounded by the head read first, so a short answer means everything up to the head was seen
     // (positions only grow: a later commit, ours or another process's, lands above it).
-    const head = Math.min(headStmt.get()?.position ?? 0, cap);
+    const head = headStmt.get()?.position ?? 0;
     const events = stmt.all(from, head, ...streamPrefixes.map((p) => `${p}*`), limit).map(toRecorded);
     return { events, scannedTo: events.length === limit ? events[events.length - 1]!.position : Math.max(from, head) };
   }
@@ -422,7 +281,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const RECENT_MAX = 20_000;
   const RECENT_MAX_BYTES = 64 * 1024 * 1024;
   /*
-   * Commits of this process on disk so far, and their count when a query last found nothing past
+   * Commits of this process so far, and their count when a query last found nothing past
    * recentTo. While the two are equal, only another process can have appended since; a
    * subscription that was not woken by its poll timer need not ask (the timer asks within
    * pollIntervalMs, as it always has for other processes' appends). That spares every
@@ -660,16 +519,32 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   return {
     append(stream, events, expected) {
       if (closed) return Promise.reject(new Error('event store is closed'));
-      if (walSync.failure !== null) return Promise.reject(walSync.failure);
-      return new Promise<AppendResult>((resolve, reject) => schedule({ stream, events, expected, resolve, reject }));
+      return new Promise<AppendResult>((resolve, reject) => {
+        pending.push({ stream, events, expected, resolve, reject });
+        if (!flushScheduled) {
+          flushScheduled = true;
+          setImmediate(flush);
+        }
+      });
     },
     atomicAppendMany: true,
     appendMany(appends) {
       if (closed) return Promise.reject(new Error('event store is closed'));
-      if (walSync.failure !== null) return Promise.reject(walSync.failure);
       if (appends.length === 0) return Promise.resolve([]);
-      // In the same queue as single appends: this process's appends keep their order.
-      return new Promise<AppendResult[]>((resolve, reject) => schedule({ many: appends, resolve, reject }));
+      // Appends queued for the group commit go first: this process's appends keep their order.
+      flush();
+      let outcome;
+      try {
+        outcome = commitMany.immediate(appends);
+      } catch (error) {
+        const reason = unavailableReason(error);
+        return Promise.reject(reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error);
+      }
+      commits += 1;
+      rememberWritten(outcome.written);
+      headThisTurn = null;
+      appended.emit('appended');
+      return Promise.resolve(outcome.results);
     },
     async readStream(stream) {
       return readStreamSync(stream);
@@ -685,25 +560,12 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       if (closed) return;
       // Subscriptions end first: polling a closed database would fail them with an error.
       await Promise.all([...subscriptions].map((s) => s.stop()));
-      closed = true;
-      // The appends queued last are committed (once a sync running returns) and synced before the file closes.
       flush();
-      await walSync.idle();
-      if (checkpointTimer !== null) clearTimeout(checkpointTimer);
-      await checkpointer?.close();
-      walSync.close();
+      closed = true;
       db.close();
     },
   };
 }
-
-/**
- * How often, at most, the checkpointer thread is asked for a checkpoint while commits go on. Each
- * checkpoint syncs the WAL and the database file, and those syncs queue with the commits' own
- * WAL syncs on the disk; a page changed several times between two checkpoints is copied once.
- * SQLite's own came every 1,000 pages: every 50 to 200 ms under a catch URL's load.
- */
-const CHECKPOINT_EVERY_MS = 100;
 
 /** An append failed after some of its rows were inserted: its batch is redone append by append. */
 class PartlyWritten extends Error {}

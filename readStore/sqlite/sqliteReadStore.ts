@@ -30,10 +30,8 @@ CREATE TABLE IF NOT EXISTS leases (
  * expressions. synchronous=NORMAL: read models can always be rebuilt from the event log, and a
  * checkpoint never gets ahead of the writes it covers.
  */
-export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: number; autocheckpointPages?: number }): ReadStore {
+export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: number }): ReadStore {
   const db = openDatabase(options.file, { synchronous: 'NORMAL', busyTimeoutMs: options.busyTimeoutMs });
-  // Beside an event store whose thread checkpoints the WAL: only past its bound (WAL_BOUND_PAGES).
-  if (options.autocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.autocheckpointPages))}`);
   db.exec(SCHEMA);
 
   const readCheckpointStmt = db.prepare<[string], { position: number | null }>(
