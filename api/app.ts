@@ -32,6 +32,7 @@ import { promoRoutes } from './routes/promos/promoRoutes.ts';
 import { webhookEndpointRoutes } from './routes/webhooks/webhookEndpointRoutes.ts';
 import { openApiWebhooks } from './routes/webhooks/webhookSchemas.ts';
 import { receiptRoutes } from './routes/receipts/receiptRoutes.ts';
+import { oauthRoutes } from './routes/oauth/oauthRoutes.ts';
 
 export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */
@@ -172,6 +173,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(webhookEndpointRoutes, { services });
   await app.register(manageRoutes, { services });
   await app.register(receiptRoutes, { services });
+  await app.register(oauthRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }

@@ -2,6 +2,7 @@ import { automationProjection } from './automation/automationProjection.ts';
 import { catalogProjection } from './catalog/catalogProjection.ts';
 import { checkoutProjection } from './checkout/checkoutProjection.ts';
 import { identityProjection } from './identity/identityProjection.ts';
+import { oauthProjection } from './oauth/oauthProjection.ts';
 import type { Projection } from './projection.ts';
 import { promoProjection } from './promos/promoProjection.ts';
 import { receiptProjection } from './receipts/receiptProjection.ts';
@@ -16,4 +17,5 @@ export const allProjections: readonly Projection[] = [
   checkoutProjection,
   webhookProjection,
   receiptProjection,
+  oauthProjection,
 ];

@@ -4,6 +4,7 @@ import { accountRoutes } from './accountRoutes.ts';
 import { automationManageRoutes } from './automationManageRoutes.ts';
 import { checkoutManageRoutes } from './checkoutManageRoutes.ts';
 import { eventLogRoutes } from './eventLogRoutes.ts';
+import { oauthAppRoutes } from './oauthAppRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
 import { organizationRoutes } from './organizationRoutes.ts';
 import { productRoutes } from './productRoutes.ts';
@@ -17,4 +18,5 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(offerRoutes, { services });
   await app.register(eventLogRoutes, { services });
   await app.register(automationManageRoutes, { services });
+  await app.register(oauthAppRoutes, { services });
 };

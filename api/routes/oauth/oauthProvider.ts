@@ -1,0 +1,116 @@
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { loadOAuthApp } from '../../../commands/oauth/oauthCommands.ts';
+import { oidcAdapterClass } from '../../../commands/oauth/oidcStorage.ts';
+import { OAUTH_SCOPES } from '../../../domain/oauth/oauthScopes.ts';
+import { USERS, type UserDoc } from '../../../projections/identity/identityProjection.ts';
+import type { Services } from '../../../app/services.ts';
+import { escapeHtml } from './consentPage.ts';
+
+/** Where the authorization server's endpoints live (the issuer is the service's origin). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  revocation: '/oauth/revoke',
+  introspection: '/oauth/introspect',
+  jwks: '/oauth/jwks',
+  userinfo: '/oauth/userinfo',
+  end_session: '/oauth/session/end',
+  pushed_authorization_request: '/oauth/par',
+} as const;
+
+export const interactionPath = (uid: string) => `/oauth/interaction/${encodeURIComponent(uid)}`;
+
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
+
+/** What the hooks of the flow tell the audit trail: grants revoked in this request. */
+export const revokedInRequest = new WeakMap<object, string[]>();
+
+/**
+ * One authorization server per issuer (BASE_URL, else each origin the service is reached at), on
+ * oidc-provider: authorization code with PKCE (S256, required of every client), refresh tokens
+ * rotated on every use (a reused one revokes the grant), revocation, introspection, RFC 8414
+ * metadata. The flow's records go through the read-store adapter, hashed.
+ */
+export function oauthProviders(services: Services): (issuer: string) => Provider {
+  const providers = new Map<string, Provider>();
+  const Adapter = oidcAdapterClass(services.readStore, services.store, services.clock);
+  const cookieKey = createHmac('sha256', services.secrets.jwt).update('oauth cookies').digest('base64url');
+
+  const configuration = (): Configuration => ({
+    adapter: Adapter,
+    clients: [],
+    routes: OAUTH_ROUTES,
+    scopes: Object.keys(OAUTH_SCOPES),
+    responseTypes: ['code'],
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      introspection: { enabled: true },
+      // A DPoP-bound token must not pass the bearer check as a plain bearer: not offered.
+      dPoP: { enabled: false },
+      userinfo: { enabled: false },
+    },
+    // Every authorization asks the person again: which organization is part of the answer.
+    loadExistingGrant: () => undefined,
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: () => true,
+    ttl: {
+      AccessToken: ACCESS_TOKEN_TTL_SECONDS,
+      AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
+      RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+      Grant: REFRESH_TOKEN_TTL_SECONDS,
+      Interaction: 3600,
+      Session: 3600,
+      IdToken: 3600,
+    },
+    cookies: { keys: [cookieKey], long: { httpOnly: true, sameSite: 'lax' }, short: { httpOnly: true, sameSite: 'lax', path: '/' } },
+    interactions: { url: (_ctx, interaction) => interactionPath(interaction.uid) },
+    async findAccount(_ctx, sub) {
+      const user = await services.readStore.get<UserDoc>(USERS, sub);
+      return user ? { accountId: user.id, claims: () => ({ sub: user.id }) } : undefined;
+    },
+    // Browser apps (public clients) may call the token endpoint from their redirect URIs' origins.
+    clientBasedCORS(_ctx, origin, client) {
+      return client.clientAuthMethod === 'none' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin);
+    },
+    renderError(ctx, out) {
+      ctx.type = 'html';
+      const rows = Object.entries(out)
+        .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(String(v))}</dd>`)
+        .join('');
+      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization error</title></head><body><main><h1>Authorization error</h1><dl>${rows}</dl></main></body></html>`;
+    },
+  });
+
+  return (issuer: string) => {
+    let provider = providers.get(issuer);
+    if (provider) return provider;
+    provider = new Provider(issuer, configuration());
+    provider.proxy = services.config.TRUST_PROXY !== false;
+    // What the app presents is hashed and compared with the stored hash: the store holds no
+    // usable secret, and symmetric client-secret JWTs (which would need it) are not offered.
+    provider.Client.prototype.compareClientSecret = function (this: { clientSecret?: string }, actual: string) {
+      const stored = Buffer.from(this.clientSecret ?? '', 'hex');
+      const given = hash('sha256', actual, 'buffer');
+      return stored.length === given.length && timingSafeEqual(stored, given);
+    };
+    provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => {
+      const list = revokedInRequest.get(ctx) ?? [];
+      list.push(grantId);
+      revokedInRequest.set(ctx, list);
+    });
+    providers.set(issuer, provider);
+    return provider;
+  };
+}
+
+/** The app's own check of its client id (the adapter's stream read), for the consent page. */
+export async function appOfClient(services: Services, clientId: string) {
+  const app = await loadOAuthApp(services.store, clientId);
+  return app.status === 'active' ? app : null;
+}
