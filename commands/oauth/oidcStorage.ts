@@ -15,6 +15,8 @@ type RecordDoc = {
   id: string;
   model: string;
   grant_id: string | null;
+  /** SHA-256 of a session's uid (not a secret, but looked up by): findByUid. */
+  uid_hash?: string | null;
   /** Unix milliseconds after which the record counts as gone. */
   expires_at: number | null;
   payload: Omit<AdapterPayload, 'jti'>;
@@ -58,7 +60,7 @@ async function clientMetadata(store: EventStore, clientId: string): Promise<Adap
 export function oidcAdapterClass(readStore: ReadStore, store: EventStore, clock: () => number): new (name: string) => Adapter {
   let indexed: Promise<void> | null = null;
   const ready = () =>
-    (indexed ??= readStore.ensureIndex(OAUTH_RECORDS, ['grant_id']));
+    (indexed ??= Promise.all([readStore.ensureIndex(OAUTH_RECORDS, ['grant_id']), readStore.ensureIndex(OAUTH_RECORDS, ['uid_hash'])]).then(() => undefined));
 
   return class ReadStoreAdapter implements Adapter {
     constructor(private readonly model: string) {}
@@ -81,6 +83,7 @@ export function oidcAdapterClass(readStore: ReadStore, store: EventStore, clock:
         id: keyOf(this.model, id),
         model: this.model,
         grant_id: this.model === 'Grant' ? id : (payload.grantId ?? null),
+        uid_hash: typeof payload.uid === 'string' ? sha256(payload.uid) : null,
         expires_at: expiresIn ? clock() + expiresIn * 1000 : null,
         payload: storable(this.model, payload),
       };
@@ -92,10 +95,17 @@ export function oidcAdapterClass(readStore: ReadStore, store: EventStore, clock:
       return this.load(keyOf(this.model, id), id);
     }
 
-    async findByUid(): Promise<undefined> {
-      // Only logout features look sessions up by uid, and they are not enabled; a session's id is
-      // stored hashed, so it could not be handed back anyway.
-      return undefined;
+    /**
+     * A session by its uid: oidc-provider checks that an interaction's session still stands and
+     * has the same account. Its id (the cookie's value) is stored only hashed, so what comes back
+     * carries a stand-in id that names no record: it serves reads, and a save or destroy through
+     * it touches nothing real.
+     */
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      await ready();
+      const [doc] = await readStore.find<RecordDoc>(OAUTH_RECORDS, { filter: { uid_hash: sha256(uid) }, limit: 1 });
+      if (!doc || doc.model !== this.model) return undefined;
+      return this.load(doc.id, `uid:${uid}`);
     }
 
     async findByUserCode(): Promise<undefined> {

@@ -55,10 +55,17 @@ export function oauthProviders(services: Services): (issuer: string) => Provider
       dPoP: { enabled: false },
       userinfo: { enabled: false },
     },
-    // Every authorization asks the person again: which organization is part of the answer.
-    loadExistingGrant: () => undefined,
+    // Every authorization asks the person again (which organization is part of the answer): only
+    // the grant just given on the consent page counts, never one remembered in the session.
+    async loadExistingGrant(ctx) {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: () => true,
+    // Revoking either token ends the grant (RFC 7009 lets it): oidc-provider drops all of a
+    // grant's tokens on either anyway, and a grant with no tokens left should not be listed as connected.
+    revokeGrantPolicy: () => true,
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_SECONDS,
       AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,

@@ -46,6 +46,10 @@ function auditTrail(services: Services) {
         occurred_at: Math.floor(services.clock() / 1000),
       },
     };
+    if (oidc.route === 'revocation' && ctx.status === 200) {
+      const token = oidc.entities.AccessToken ?? oidc.entities.RefreshToken;
+      if (token?.grantId) await recordTokenRevoked(cmd, token.grantId, token.kind === 'AccessToken' ? 'access_token' : 'refresh_token');
+    }
     const revoked = revokedInRequest.get(ctx) ?? [];
     for (const grantId of revoked) {
       await revokeOAuthGrant(cmd, grantId, oidc.route === 'token' ? 'refresh_token_reused' : 'app').catch(ignoreUnknownGrant);
@@ -61,10 +65,6 @@ function auditTrail(services: Services) {
           refreshToken: typeof body.refresh_token === 'string',
         });
       }
-    }
-    if (oidc.route === 'revocation' && ctx.status === 200 && revoked.length === 0) {
-      const token = oidc.entities.AccessToken ?? oidc.entities.RefreshToken;
-      if (token?.grantId) await recordTokenRevoked(cmd, token.grantId, token.kind === 'AccessToken' ? 'access_token' : 'refresh_token');
     }
   };
 }
@@ -82,6 +82,9 @@ const FormBody = z.object({
 
 function html(reply: FastifyReply, status: number, body: string, policy?: string) {
   if (policy) reply.header('content-security-policy', policy);
+  // Not no-referrer: under it browsers send `Origin: null` with the form, which the CSRF check
+  // (rightly) refuses; same-origin still sends nothing to the app's site.
+  reply.header('referrer-policy', 'same-origin');
   reply.header('cache-control', 'no-store');
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
