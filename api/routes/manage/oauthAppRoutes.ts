@@ -14,6 +14,7 @@ import {
   type OAuthAppDoc,
   type OAuthConnectionDoc,
 } from '../../../projections/oauth/oauthProjection.ts';
+import { redirectUriProblem } from '../../../domain/oauth/redirectUri.ts';
 import type { Services } from '../../../app/services.ts';
 import { notFound } from '../../errors.ts';
 import { requireOwner, requireSession } from '../../plugins/sessionAuth.ts';
@@ -22,21 +23,11 @@ import { manageErrors, manageRoute } from './manageSchemas.ts';
 
 const P = '/manage/api';
 
-const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
-/**
- * A redirect URI as OAuth 2.0 Security BCP wants it: absolute, no fragment, https (plain http
- * only to a loopback address, for native and development apps). Matched exactly, character for
- * character, by the authorization server.
- */
-export const RedirectUri = z
-  .string()
-  .max(2000)
-  .refine((value) => {
-    const url = URL.parse(value);
-    if (!url || url.hash !== '' || value.includes('#') || url.username !== '' || url.password !== '') return false;
-    return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
-  }, 'must be an absolute https URL without a fragment (http only for 127.0.0.1, [::1] or localhost)');
+/** Matched exactly by the authorization server; see redirectUriProblem for what is accepted. */
+export const RedirectUri = z.string().superRefine((value, ctx) => {
+  const problem = redirectUriProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: `The redirect URI ${problem}.` });
+});
 
 export const RedirectUris = z.array(RedirectUri).min(1).max(10);
 const Name = z.string().trim().min(1).max(255);

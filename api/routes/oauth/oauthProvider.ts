@@ -1,4 +1,4 @@
-import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { createECDH, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { loadOAuthApp } from '../../../commands/oauth/oauthCommands.ts';
 import { oidcAdapterClass } from '../../../commands/oauth/oidcStorage.ts';
@@ -34,6 +34,20 @@ export const revokedInRequest = new WeakMap<object, string[]>();
  * rotated on every use (a reused one revokes the grant), revocation, introspection, RFC 8414
  * metadata. The flow's records go through the read-store adapter, hashed.
  */
+/**
+ * The signing key of ID tokens (only an app asking for `openid` gets one): derived from the
+ * service's secret, so every API process publishes and signs with the same key. A P-256 private
+ * scalar from HMAC output (below the group order with overwhelming probability; rejected if not).
+ */
+function signingJwks(secret: Uint8Array) {
+  const d = createHmac('sha256', secret).update('oauth id-token signing key').digest();
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(d);
+  const pub = ecdh.getPublicKey();
+  const b64 = (b: Buffer) => b.toString('base64url');
+  return { keys: [{ kty: 'EC', crv: 'P-256', d: b64(d), x: b64(pub.subarray(1, 33)), y: b64(pub.subarray(33, 65)), use: 'sig', alg: 'ES256' }] };
+}
+
 export function oauthProviders(services: Services): (issuer: string) => Provider {
   const providers = new Map<string, Provider>();
   const Adapter = oidcAdapterClass(services.readStore, services.store, services.clock);
@@ -42,6 +56,8 @@ export function oauthProviders(services: Services): (issuer: string) => Provider
   const configuration = (): Configuration => ({
     adapter: Adapter,
     clients: [],
+    jwks: signingJwks(services.secrets.jwt),
+    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], id_token_signed_response_alg: 'ES256' },
     routes: OAUTH_ROUTES,
     scopes: Object.keys(OAUTH_SCOPES),
     responseTypes: ['code'],
@@ -86,6 +102,12 @@ export function oauthProviders(services: Services): (issuer: string) => Provider
       return client.clientAuthMethod === 'none' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin);
     },
     renderError(ctx, out) {
+      // A browser gets a page; any other caller our JSON error shape, with OAuth's fields.
+      if (!ctx.accepts('html') || ctx.accepts('json', 'html') === 'json') {
+        ctx.type = 'json';
+        ctx.body = { message: out.error_description ?? out.error, code: out.error, ...out };
+        return;
+      }
       ctx.type = 'html';
       const rows = Object.entries(out)
         .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(String(v))}</dd>`)

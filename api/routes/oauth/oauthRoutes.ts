@@ -18,6 +18,8 @@ import { isOAuthScope } from '../../../domain/oauth/oauthScopes.ts';
 import type { Actor } from '../../../eventStore/eventStore.ts';
 import type { Services } from '../../../app/services.ts';
 import { baseUrl } from '../../context.ts';
+import { HttpError } from '../../errors.ts';
+import { DEFAULT_HTML_CSP } from '../../plugins/securityHeaders.ts';
 import { crossSite, csrfTokenOf } from '../../plugins/sessionAuth.ts';
 import { consentPagePolicy, renderConsentPage, renderMessagePage } from './consentPage.ts';
 import { appOfClient, interactionPath, oauthProviders, revokedInRequest } from './oauthProvider.ts';
@@ -74,6 +76,24 @@ const ignoreUnknownGrant = (error: unknown) => {
   if (!(error instanceof Error && 'kind' in error && error.kind === 'not_found')) throw error;
 };
 
+/**
+ * The authorization server's error answers keep RFC 6749's `error` and `error_description` and
+ * gain the `message` and `code` every other answer of the service has; a path it does not know
+ * answers our JSON 404 rather than Koa's plain text.
+ */
+async function laravelErrors(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
+  await next();
+  if (ctx.status < 400) return;
+  const body = ctx.body as unknown;
+  if (body && typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { error?: unknown }).error === 'string') {
+    const { error, error_description } = body as { error: string; error_description?: string };
+    ctx.body = { message: error_description ?? error, code: error, ...(body as object) };
+  } else if (ctx.status === 404 && (body === undefined || body === null || typeof body === 'string')) {
+    ctx.status = 404;
+    ctx.body = { message: 'Not found.', code: 'not_found' };
+  }
+}
+
 const FormBody = z.object({
   csrf_token: z.string().max(200),
   organization_id: z.string().max(100),
@@ -101,6 +121,7 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
     const provider = providerFor(baseUrl(services, request));
     if (!audited.has(provider)) {
       audited.add(provider);
+      provider.use(laravelErrors);
       provider.use(auditTrail(services));
     }
     return provider;
@@ -111,15 +132,27 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     const forward = (request: FastifyRequest, reply: FastifyReply, url?: string) => {
+      // OAuth's endpoints take form bodies (RFC 6749 §3.2, RFC 7009, RFC 7662) and nothing else.
+      const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (request.method === 'POST' && type !== 'application/x-www-form-urlencoded') {
+        throw new HttpError(415, 'unsupported_media_type', 'The OAuth endpoints take application/x-www-form-urlencoded bodies.');
+      }
       const provider = providerOf(request);
       let callback = callbacks.get(provider);
       if (!callback) callbacks.set(provider, (callback = provider.callback()));
       if (url) request.raw.url = url;
       requestIds.set(request.raw, request.id);
+      // A hijacked answer skips fastify's hooks: the headers every answer carries (request id,
+      // nosniff) go on the raw response now, with the strict policy of HTML pages (its error pages).
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+      reply.raw.setHeader('content-security-policy', DEFAULT_HTML_CSP);
+      reply.raw.setHeader('x-frame-options', 'DENY');
+      reply.raw.setHeader('referrer-policy', 'no-referrer');
       reply.hijack();
       void callback(request.raw, reply.raw);
     };
-    scope.all('/oauth/*', { schema: { hide: true } }, (request, reply) => forward(request, reply));
+    // The methods OAuth uses (OPTIONS: CORS preflight of browser apps at the token endpoint).
+    scope.route({ method: ['GET', 'POST', 'OPTIONS'], url: '/oauth/*', schema: { hide: true }, handler: (request, reply) => forward(request, reply) });
     scope.get('/.well-known/openid-configuration', { schema: { hide: true } }, (request, reply) => forward(request, reply));
     // RFC 8414: the issuer has no path, so its metadata is here; the same document.
     scope.get('/.well-known/oauth-authorization-server', { schema: { hide: true } }, (request, reply) =>
