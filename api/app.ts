@@ -131,12 +131,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       openapi: '3.1.0',
       info: {
         title: 'Commerce service API',
-        description: 'Offers, pricing, invoices and checkout. Protected routes take `Authorization: Bearer <api key>`.',
+        description: 'Offers, pricing, invoices and checkout. Protected routes take `Authorization: Bearer <token>`: an API key, or an OAuth access token an app was granted (docs/oauth.md).',
         version: '0.1.0',
       },
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'An API key: csk_key_…' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key (csk_key_…, every route of its organization), or an OAuth access token (the routes its scopes name; see /.well-known/oauth-authorization-server).' },
           session: { type: 'apiKey', in: 'cookie', name: 'commerce_session', description: 'A signed-in person (management routes); writes also need the X-CSRF-Token header.' },
         },
       },

@@ -302,4 +302,40 @@ describe('OAuth 2.0 for apps, through the consent page in Chromium', () => {
     const types = new Set((await server.services.store.readAll({ after: null, limit: 100_000 })).map((e) => e.type));
     for (const type of ['OAuthAppRegistered', 'OAuthConsentGranted', 'OAuthTokensIssued', 'OAuthTokenRevoked', 'OAuthGrantRevoked']) expect(types).toContain(type);
   });
+
+  it('serves a public app (no secret) with PKCE alone, and ends its tokens when its owner deletes it', async () => {
+    const created = await owner.client.json<Record<string, unknown>>('POST', '/manage/api/oauth-apps', { name: 'Acme SPA', redirect_uris: [redirectUri], public: true });
+    expect(created.body.client_secret).toBeNull();
+    const spa: oauth.Client = { client_id: created.body.client_id as string, token_endpoint_auth_method: 'none' };
+    const { url, verifier, state } = await authorizationUrl('catalog:read', { client_id: spa.client_id });
+    const callback = await consent(url, 'Allow');
+    const params = oauth.validateAuthResponse(as, spa, callback, state);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      spa,
+      await oauth.authorizationCodeGrantRequest(as, spa, oauth.None(), params, redirectUri, verifier, insecure),
+    );
+    issued.push(tokens.access_token);
+    expect((await api('/api/catalog/products', tokens.access_token)).status).toBe(200);
+    expect((await owner.client.request('DELETE', `/manage/api/oauth-apps/${spa.client_id}`)).status).toBe(204);
+    expect((await api('/api/catalog/products', tokens.access_token)).status).toBe(401);
+  }, 120_000);
+
+  it('sends a person who is not signed in to the sign-in page, and back to the consent page after', async () => {
+    const session = await context.request.get(`${server.url}/manage/api/session`);
+    const csrf = ((await session.json()) as { csrf_token: string }).csrf_token;
+    expect((await context.request.post(`${server.url}/manage/api/sign-out`, { headers: { 'x-csrf-token': csrf, 'sec-fetch-site': 'same-origin' }, data: {} })).status()).toBe(204);
+    const { url } = await authorizationUrl('identity:read');
+    await page.goto(url.href);
+    await page.waitForURL(/\/dashboard\/sign-in\?return_to=/);
+    const returnTo = new URL(page.url()).searchParams.get('return_to')!;
+    expect(returnTo).toMatch(/^\/oauth\/interaction\/[\w-]+$/);
+    const signIn = await context.request.post(`${server.url}/manage/api/sign-in`, {
+      data: { email: owner.email, password: owner.password },
+      headers: { 'sec-fetch-site': 'same-origin' },
+    });
+    expect(signIn.status()).toBe(200);
+    await page.goto(`${server.url}${returnTo}`);
+    await expect.poll(() => page.locator('#app-name').textContent()).toBe('Acme Sync');
+  }, 120_000);
 });

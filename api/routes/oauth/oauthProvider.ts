@@ -25,6 +25,8 @@ export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 
+const MAX_ISSUERS = 8;
+
 /** What the hooks of the flow tell the audit trail: grants revoked in this request. */
 export const revokedInRequest = new WeakMap<object, string[]>();
 
@@ -119,6 +121,9 @@ export function oauthProviders(services: Services): (issuer: string) => Provider
   return (issuer: string) => {
     let provider = providers.get(issuer);
     if (provider) return provider;
+    // Without BASE_URL the issuer follows the Host header, which the caller chooses: a few are
+    // kept (localhost, 127.0.0.1, a LAN name), and a flood of made-up hosts cannot grow the map.
+    if (providers.size >= MAX_ISSUERS) providers.delete(providers.keys().next().value!);
     provider = new Provider(issuer, configuration());
     provider.proxy = services.config.TRUST_PROXY !== false;
     // What the app presents is hashed and compared with the stored hash: the store holds no
