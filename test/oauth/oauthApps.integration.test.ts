@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { grantConsent, newGrantId, registerOAuthApp } from '../../commands/oauth/oauthCommands.ts';
+import { oidcAdapterClass } from '../../commands/oauth/oidcStorage.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { runCli } from '../helpers/serverProcess.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 type App = { client_id: string; client_secret?: string | null; redirect_uris: string[]; public: boolean; token_endpoint_auth_method: string };
 
@@ -89,4 +91,37 @@ describe('OAuth apps: registered by owners, through /manage/api/oauth-apps and t
     expect(deleted.code, deleted.stderr).toBe(0);
     expect((await owner.client.request('GET', `/manage/api/oauth-apps/${app.client_id}`)).status).toBe(404);
   }, 120_000);
+});
+
+describe('an OAuth access token at the end of its hour', () => {
+  const clock = manualClock();
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ clock });
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  it('answers 401 Unauthenticated. from its expiry on, as an unknown token does', async () => {
+    const person = await signedInPerson(server);
+    const ctx = server.cliContext(person.organizationId);
+    const app = await registerOAuthApp(ctx, { organizationId: person.organizationId, userId: person.userId, name: 'Clocked', redirectUris: ['https://c.example/cb'], public: false });
+    const grantId = newGrantId();
+    await grantConsent(ctx, { grantId, clientId: app.client_id, userId: person.userId, organizationId: person.organizationId, scopes: ['identity:read'] });
+    // The record oidc-provider writes for an access token, through the same adapter.
+    const token = 'T'.repeat(43);
+    const Adapter = oidcAdapterClass(server.services.readStore, server.services.store, server.services.clock);
+    const iat = Math.floor(clock() / 1000);
+    await new Adapter('AccessToken').upsert(token, { accountId: person.userId, clientId: app.client_id, grantId, scope: 'identity:read', iat, exp: iat + 3600, kind: 'AccessToken', jti: token }, 3600);
+
+    const me = () => server.fetch('/api/users/me', { token });
+    const ok = await me();
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { current_organization: { id: string } }).current_organization.id).toBe(person.organizationId);
+    clock.advance(3599 * 1000);
+    expect((await me()).status).toBe(200);
+    clock.advance(1000);
+    const expired = await me();
+    expect(expired.status).toBe(401);
+    expect(await expired.json()).toMatchObject({ message: 'Unauthenticated.' });
+  });
 });
