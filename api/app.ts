@@ -131,7 +131,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       openapi: '3.1.0',
       info: {
         title: 'Commerce service API',
-        description: 'Offers, pricing, invoices and checkout. Protected routes take `Authorization: Bearer <token>`: an API key, or an OAuth access token an app was granted (docs/oauth.md).',
+        description: 'Offers, pricing, invoices and checkout. Protected routes take `Authorization: Bearer <api key>`, or an OAuth access token an app was granted (docs/oauth.md).',
         version: '0.1.0',
       },
       components: {

@@ -1,5 +1,5 @@
 import { createECDH, createHmac, hash, timingSafeEqual } from 'node:crypto';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { loadOAuthApp } from '../../../commands/oauth/oauthCommands.ts';
 import { oidcAdapterClass } from '../../../commands/oauth/oidcStorage.ts';
 import { OAUTH_SCOPES } from '../../../domain/oauth/oauthScopes.ts';
@@ -50,7 +50,7 @@ function signingJwks(secret: Uint8Array) {
   return { keys: [{ kty: 'EC', crv: 'P-256', d: b64(d), x: b64(pub.subarray(1, 33)), y: b64(pub.subarray(33, 65)), use: 'sig', alg: 'ES256' }] };
 }
 
-export function oauthProviders(services: Services): (issuer: string) => Provider {
+export function oauthProviders(services: Services): (issuer: string) => Promise<Provider> {
   const providers = new Map<string, Provider>();
   const Adapter = oidcAdapterClass(services.readStore, services.store, services.clock);
   const cookieKey = createHmac('sha256', services.secrets.jwt).update('oauth cookies').digest('base64url');
@@ -118,13 +118,17 @@ export function oauthProviders(services: Services): (issuer: string) => Provider
     },
   });
 
-  return (issuer: string) => {
+  return async (issuer: string) => {
     let provider = providers.get(issuer);
     if (provider) return provider;
     // Without BASE_URL the issuer follows the Host header, which the caller chooses: a few are
     // kept (localhost, 127.0.0.1, a LAN name), and a flood of made-up hosts cannot grow the map.
     if (providers.size >= MAX_ISSUERS) providers.delete(providers.keys().next().value!);
-    provider = new Provider(issuer, configuration());
+    // Loaded on the first OAuth request, not at start: on Node 20 the library warns on stderr as
+    // it loads, and a process that serves no OAuth request need not load it at all.
+    const { default: OidcProvider } = await import('oidc-provider');
+    if (providers.has(issuer)) return providers.get(issuer)!;
+    provider = new OidcProvider(issuer, configuration());
     provider.proxy = services.config.TRUST_PROXY !== false;
     // What the app presents is hashed and compared with the stored hash: the store holds no
     // usable secret, and symmetric client-secret JWTs (which would need it) are not offered.

@@ -117,8 +117,8 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
   const providerFor = oauthProviders(services);
   const audited = new WeakSet<Provider>();
   const callbacks = new WeakMap<Provider, ReturnType<Provider['callback']>>();
-  const providerOf = (request: FastifyRequest): Provider => {
-    const provider = providerFor(baseUrl(services, request));
+  const providerOf = async (request: FastifyRequest): Promise<Provider> => {
+    const provider = await providerFor(baseUrl(services, request));
     if (!audited.has(provider)) {
       audited.add(provider);
       provider.use(laravelErrors);
@@ -131,13 +131,13 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-    const forward = (request: FastifyRequest, reply: FastifyReply, url?: string) => {
+    const forward = async (request: FastifyRequest, reply: FastifyReply, url?: string) => {
       // OAuth's endpoints take form bodies (RFC 6749 §3.2, RFC 7009, RFC 7662) and nothing else.
       const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       if (request.method === 'POST' && type !== 'application/x-www-form-urlencoded') {
         throw new HttpError(415, 'unsupported_media_type', 'The OAuth endpoints take application/x-www-form-urlencoded bodies.');
       }
-      const provider = providerOf(request);
+      const provider = await providerOf(request);
       let callback = callbacks.get(provider);
       if (!callback) callbacks.set(provider, (callback = provider.callback()));
       if (url) request.raw.url = url;
@@ -172,7 +172,7 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
     /** The flow's details, if this browser started it (its signed cookie) and it is still open. */
     const detailsOf = async (request: FastifyRequest, reply: FastifyReply, uid: string) => {
       try {
-        const provider = providerOf(request);
+        const provider = await providerOf(request);
         const details = await provider.interactionDetails(request.raw, reply.raw);
         return details.uid === uid ? { provider, details } : null;
       } catch {
