@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loadOAuthApp, loadOAuthGrant } from '../../commands/oauth/oauthCommands.ts';
-import { findAccessToken } from '../../commands/oauth/oidcStorage.ts';
+import { findAccessToken } from '../routes/oauth/oidcStorage.ts';
 import { scopeForRoute } from '../../domain/oauth/oauthScopes.ts';
 import { USERS, type UserDoc } from '../../projections/identity/identityProjection.ts';
 import type { Services } from '../../app/services.ts';

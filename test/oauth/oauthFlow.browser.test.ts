@@ -4,7 +4,7 @@ import * as oauth from 'oauth4webapi';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../commands/identity/identityCommands.ts';
-import { OAUTH_RECORDS } from '../../commands/oauth/oidcStorage.ts';
+import { OAUTH_RECORDS } from '../../api/routes/oauth/oidcStorage.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { seedOrganization } from '../helpers/seed.ts';

@@ -7,7 +7,7 @@ import {
   revokeOAuthGrant,
   updateOAuthApp,
 } from '../../../commands/oauth/oauthCommands.ts';
-import { deleteGrantRecords } from '../../../commands/oauth/oidcStorage.ts';
+import { deleteGrantRecords } from '../oauth/oidcStorage.ts';
 import {
   OAUTH_APPS,
   OAUTH_CONNECTIONS,

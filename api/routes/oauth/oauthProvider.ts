@@ -1,7 +1,7 @@
 import { createECDH, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import type { Configuration, KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { loadOAuthApp } from '../../../commands/oauth/oauthCommands.ts';
-import { oidcAdapterClass } from '../../../commands/oauth/oidcStorage.ts';
+import { oidcAdapterClass } from './oidcStorage.ts';
 import { OAUTH_SCOPES } from '../../../domain/oauth/oauthScopes.ts';
 import { USERS, type UserDoc } from '../../../projections/identity/identityProjection.ts';
 import type { Services } from '../../../app/services.ts';

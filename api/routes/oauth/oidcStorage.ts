@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { EventStore } from '../../eventStore/eventStore.ts';
-import type { ReadStore } from '../../readStore/readStore.ts';
-import { loadOAuthApp } from './oauthCommands.ts';
+import type { EventStore } from '../../../eventStore/eventStore.ts';
+import type { ReadStore } from '../../../readStore/readStore.ts';
+import { loadOAuthApp } from '../../../commands/oauth/oauthCommands.ts';
 
 /**
  * The authorization server's working state (codes, tokens, its sessions, interactions, grants):
