@@ -19,6 +19,8 @@ import { TriggerPage, WorkflowPage } from './pages/AutomationRunPages.tsx';
 import { ProductPage } from './pages/CatalogPage.tsx';
 import { OfferPage } from './pages/OffersPage.tsx';
 import { PromoPage } from './pages/PromosPage.tsx';
+// Payments, webhook endpoints and apps (docs/dashboard-pages.md).
+import { PaymentsPage } from './pages/PaymentsPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };
@@ -57,6 +59,7 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/developers', page: DevelopersPage, nav: 'developers' },
   { path: '/dashboard/developers/events', page: EventLogPage, nav: 'developers' },
   { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },
+  { path: '/dashboard/settings/payments', page: PaymentsPage, nav: 'settings' },
   // Catalog, Offers, Promos and Automation detail pages (docs/dashboard-pages.md).
   { path: '/dashboard/catalog/new', page: ProductPage, nav: 'catalog' },
   { path: '/dashboard/catalog/:id', page: ProductPage, nav: 'catalog' },
