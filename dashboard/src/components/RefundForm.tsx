@@ -34,6 +34,7 @@ export function RefundForm({ invoice, onRefunded }: { invoice: Invoice; onRefund
       const body = partial ? { amount: Number.isFinite(toMinor(amount, invoice.currency)) ? toMinor(amount, invoice.currency) : amount } : {};
       await api.post(`/invoices/${encodeURIComponent(invoice.id)}/refunds`, body);
       setOpen(false);
+      setPartial(false);
       setAmount('');
       onRefunded();
     } catch (err) {

@@ -1,0 +1,146 @@
+import { mkdirSync } from 'node:fs';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeOffer } from '../checkout/checkoutFixtures.ts';
+import { startFakeStripe, type FakeStripe } from '../helpers/fakeStripe.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { launchChromium } from '../sdk/sdkFixtures.ts';
+import { invitedPerson, paidSession, seriousAxeViolations, watchCsp } from './dashboardFixtures.ts';
+
+/**
+ * Settings → Payments (Stripe connected, replaced, disconnected), a refund of a paid test-mode
+ * invoice from its session's page and its place in the timeline, in a real Chromium against a
+ * real server. DASHBOARD_SCREENSHOTS=<dir> also writes each page at 1280 and 390 px wide.
+ */
+describe('dashboard pages: payments and refunds', () => {
+  let server: TestServer;
+  let stripe: FakeStripe;
+  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let context: BrowserContext;
+  let page: Page;
+  let origin: string;
+  let csp: string[];
+  let sessionId: string;
+  const shots = process.env.DASHBOARD_SCREENSHOTS;
+
+  const h1 = (name: string) => page.getByRole('heading', { name, level: 1 }).waitFor({ timeout: 30_000 });
+
+  /** No serious or critical axe violation at desktop and phone width (no sideways scroll); screenshots when asked. */
+  const check = async (name: string) => {
+    await page.waitForLoadState('networkidle').catch(() => undefined);
+    expect(await seriousAxeViolations(page), name).toEqual([]);
+    if (shots) {
+      mkdirSync(shots, { recursive: true });
+      await page.screenshot({ path: `${shots}/${name}-desktop.png`, fullPage: true });
+    }
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: 10_000 }).toBeLessThanOrEqual(390);
+    expect(await seriousAxeViolations(page), `${name} on a phone`).toEqual([]);
+    if (shots) await page.screenshot({ path: `${shots}/${name}-phone.png`, fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  };
+
+  beforeAll(async () => {
+    stripe = await startFakeStripe();
+    server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '10000', ...stripe.env } });
+    chrome = await launchChromium();
+    context = chrome.context;
+    page = await context.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    csp = watchCsp(page);
+    origin = server.url.replace('127.0.0.1', 'localhost');
+    const person = await invitedPerson(server, { organizations: [{ name: 'Refund Shop', timezone: 'Europe/Paris' }] });
+    await makeOffer(server, person.organizationIds[0]!, { slug: 'pro-plan' });
+    sessionId = await paidSession(server, 'pro-plan', { email: 'refund-me@example.com', name: 'Rita Refund' });
+    await server.settle();
+    await page.goto(`${origin}/dashboard/invitation#token=${person.token}`);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await h1('Home');
+  }, 120_000);
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail') await page.screenshot({ path: `test-results/payments-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
+  });
+  afterAll(async () => {
+    await chrome?.close();
+    await server?.close({ remove: true });
+    await stripe?.close();
+  }, 120_000);
+
+  it('connects Stripe from Settings → Payments: a wrong key is refused beside its field, the answer shows the masked key and the webhook URL, never a secret', async () => {
+    await page.goto(`${origin}/dashboard/settings`);
+    await h1('Settings');
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Payments' }).click();
+    await page.getByRole('heading', { name: 'Connect a Stripe account' }).waitFor();
+    expect(await page.getByText('No Stripe account is connected').count()).toBe(1);
+    const webhookUrl = page.getByLabel('Webhook URL for Stripe');
+    expect(await webhookUrl.textContent()).toMatch(/\/webhooks\/stripe\/org_/);
+    await check('payments');
+
+    const account = stripe.account();
+    // The secret fields are write-only: password inputs, nothing autofilled.
+    expect(await page.getByLabel('Secret or restricted key').getAttribute('type')).toBe('password');
+    expect(await page.getByLabel('Webhook signing secret').getAttribute('type')).toBe('password');
+    await page.getByLabel('Secret or restricted key').fill(account.secretKey);
+    await page.getByLabel('Publishable key').fill('pk_nope');
+    await page.getByLabel('Webhook signing secret').fill(account.webhookSecret);
+    await page.getByRole('button', { name: 'Connect Stripe' }).click();
+    const publishable = page.getByLabel('Publishable key');
+    await expect.poll(() => publishable.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('.field-error').textContent()).toMatch(/publishable key/i);
+
+    await publishable.fill(account.publishableKey);
+    await page.getByRole('button', { name: 'Connect Stripe' }).click();
+    await page.getByText('Connected', { exact: true }).first().waitFor();
+    const stripeCard = page.getByRole('region', { name: 'Stripe', exact: true });
+    const text = (await stripeCard.textContent()) ?? '';
+    expect(text).toContain(account.secretKey.slice(-4));
+    expect(text).toContain('••••');
+    expect(text).toContain(account.publishableKey);
+    // Neither secret is anywhere in the page.
+    const html = await page.content();
+    expect(html).not.toContain(account.secretKey);
+    expect(html).not.toContain(account.webhookSecret);
+    // The service agrees.
+    const state = await page.evaluate(() => fetch('/manage/api/payments/stripe').then((r) => r.json()));
+    expect(state).toMatchObject({ connected: true, mode: 'test', key_type: 'secret' });
+    await check('payments-connected');
+  }, 90_000);
+
+  it('disconnects Stripe after a confirmation', async () => {
+    await page.getByRole('button', { name: 'Disconnect Stripe' }).click();
+    await page.getByRole('button', { name: 'Yes, disconnect: Stripe' }).click();
+    await page.getByText('No Stripe account is connected').waitFor();
+    const state = await page.evaluate(() => fetch('/manage/api/payments/stripe').then((r) => r.json()));
+    expect(state.connected).toBe(false);
+  }, 60_000);
+
+  it('refunds part of a paid test-mode invoice, then the rest: the invoice card and the timeline show both', async () => {
+    await page.goto(`${origin}/dashboard/sales/${sessionId}`);
+    await h1('Checkout session');
+    const invoice = page.getByRole('region', { name: 'Invoice' });
+    await invoice.getByRole('button', { name: 'Refund…' }).click();
+    await invoice.getByLabel('Part of it').check();
+    // More than was paid: the server's message beside the amount.
+    await invoice.getByLabel(/^Amount/).fill('999');
+    await invoice.getByRole('button', { name: 'Refund this amount' }).click();
+    await expect.poll(() => invoice.getByLabel(/^Amount/).getAttribute('aria-invalid')).toBe('true');
+    await check('refund');
+    await invoice.getByLabel(/^Amount/).fill('5.00');
+    await invoice.getByRole('button', { name: 'Refund this amount' }).click();
+    await invoice.getByText('€5.00 of €24.00').waitFor();
+    const history = page.getByRole('region', { name: 'History' });
+    await history.getByRole('button', { name: 'View the session after refunded', exact: true }).first().waitFor();
+    expect(await history.getByText('refunded: €0.00 → €5.00 of €24.00').count()).toBe(1);
+
+    await invoice.getByRole('button', { name: 'Refund…' }).click();
+    await invoice.getByRole('button', { name: 'Refund €19.00' }).click();
+    await invoice.getByText('€24.00 (in full)').waitFor();
+    expect(await history.getByRole('button', { name: 'View the session after refunded', exact: true }).count()).toBe(2);
+    expect(await history.getByText('refunded: €5.00 → €24.00 of €24.00').count()).toBe(1);
+    // Nothing left to refund: no action.
+    expect(await invoice.getByRole('button', { name: 'Refund…' }).count()).toBe(0);
+    await check('session-refunded');
+    expect(csp).toEqual([]);
+  }, 120_000);
+});
