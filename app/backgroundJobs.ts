@@ -1,4 +1,5 @@
 import { automationJob } from '../automation/workflowRunner.ts';
+import { eventTriggerJob } from '../webhooks/eventTriggerJob.ts';
 import { webhooksJob } from '../webhooks/webhookJob.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { checkoutCompletionJob } from './jobs/checkoutCompletion.ts';
@@ -14,7 +15,7 @@ export type { BackgroundJob };
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob, receiptOutboxJob];
+export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob, receiptOutboxJob, eventTriggerJob];
 
 export async function startBackgroundJobs(
   services: Services,

@@ -36,7 +36,24 @@ export type SendOptions = {
   idempotencyKey: string;
   nowMs: () => number;
   signal: AbortSignal;
+  /**
+   * A long-lived dispatcher from guardedAgent (keep-alive connections per origin, each vetted by
+   * the same guarded lookup when it opens); absent, each call opens and closes its own.
+   */
+  agent?: Agent;
 };
+
+/** A keep-alive undici Agent behind the SSRF guard: one pool of `connections` per origin. */
+export function guardedAgent(options: { allowHosts: readonly string[]; timeoutMs: number; connectTimeoutMs: number; connections: number }): Agent {
+  return new Agent({
+    connect: { lookup: guardedLookup(options.allowHosts) as never, timeout: options.connectTimeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connections: options.connections,
+    pipelining: 1,
+    keepAliveTimeout: 4_000,
+  });
+}
 
 /** Response bodies are kept up to this size in the recorded result. */
 export const MAX_RESPONSE_BODY = 64 * 1024;
@@ -197,13 +214,15 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   // Literal addresses never reach the resolver: judge them here.
   const literalReason = isIP(host) && !options.allowHosts.includes(host) ? classifyAddress(host) : null;
   if (literalReason !== null) return { ...failure('blocked_address'), message: blockedAddressMessage(host, host, literalReason) };
-  const agent = new Agent({
-    connect: { lookup: guardedLookup(options.allowHosts) as never, timeout: options.connectTimeoutMs },
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    connections: 1,
-    pipelining: 0,
-  });
+  const agent =
+    options.agent ??
+    new Agent({
+      connect: { lookup: guardedLookup(options.allowHosts) as never, timeout: options.connectTimeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connections: 1,
+      pipelining: 0,
+    });
   const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
   try {
     const response = await request(action.url, {
@@ -221,7 +240,7 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
     const blocked = code === 'blocked_address' ? blockedIn(error) : null;
     return blocked ? { ...failure(code), message: blockedAddressMessage(blocked.host, blocked.address, blocked.reason) } : failure(code);
   } finally {
-    agent.destroy().catch(() => undefined);
+    if (!options.agent) agent.destroy().catch(() => undefined);
   }
 }
 

@@ -4,6 +4,7 @@ import { handleCommand, type CommandContext } from '../commands/handleCommand.ts
 import { enrolParticipant } from '../commands/promos/promoCommands.ts';
 import type { Action } from '../domain/automation/actions.ts';
 import { enrolmentFrom } from '../domain/automation/enrolment.ts';
+import { enrolActionForEvent } from '../domain/automation/eventScope.ts';
 import type { TemplateScope } from '../domain/automation/template.ts';
 import { receptionsIn, type ReceivedWebhook } from '../domain/automation/webhookReception.ts';
 import { nextStep, workflowDecider, workflowStream, type StepResult } from '../domain/automation/workflow.ts';
@@ -80,8 +81,12 @@ async function runWorkflow(services: Services, { workflowId, organizationId, act
   });
   const ctx = (): CommandContext => ({ store: services.store, metadata: metadata() });
   const stream = workflowStream(workflowId);
-  const scope: TemplateScope = { webhook_payload: webhook.webhook_payload, webhook_query: webhook.webhook_query };
-  const steps = actions;
+  const scope: TemplateScope = webhook.event
+    ? { webhook_payload: webhook.webhook_payload, webhook_query: webhook.webhook_query, event: webhook.event }
+    : { webhook_payload: webhook.webhook_payload, webhook_query: webhook.webhook_query };
+  // An event trigger's Enrol-in-promo defaults to the buyer's email (see eventScope.ts).
+  const eventType = typeof webhook.event?.type === 'string' ? webhook.event.type : null;
+  const steps = eventType === null ? actions : actions.map((a) => (a.type === 'enrol_in_promo' ? enrolActionForEvent(a, eventType) : a));
   for (;;) {
     const recorded = await services.store.readStream(stream);
     const state = fold(workflowDecider, recorded as never);

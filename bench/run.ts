@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark of the project, each run BENCH_RUNS times (default 3), and
  * one table of the medians. Benchmarks of other areas are picked up when their module exists:
  * bench/catalog.ts (runCatalogBench), bench/sessions.ts (runSessionsBench), bench/catch.ts
- * (runCatchBench), bench/manageLists.ts (runManageListsBench), bench/dashboard.ts (runDashboardBench); plus projection rebuild speed (bench/rebuild.ts) and the SDK bundle size.
+ * (runCatchBench), bench/manageLists.ts (runManageListsBench), bench/dashboard.ts (runDashboardBench),
+ * bench/webhookDelivery.ts (runWebhookDeliveryBench: delivery throughput and lag); plus projection rebuild speed (bench/rebuild.ts) and the SDK bundle size.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -110,6 +111,7 @@ for (const [file, name, label] of [
   ['catch.ts', 'runCatchBench', 'catch URL'],
   ['manageLists.ts', 'runManageListsBench', 'management lists'],
   ['dashboard.ts', 'runDashboardBench', 'dashboard'],
+  ['webhookDelivery.ts', 'runWebhookDeliveryBench', 'event webhooks'],
 ] as const) {
   const run = await optional(file, name);
   if (run) rows.push(...(await medianRows(label, run)));

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
+import type { Agent } from 'undici';
 import type { Services } from '../app/services.ts';
 import { retryable, sendOnce } from '../automation/sendWebhook.ts';
 import type { EventMetadata } from '../eventStore/eventStore.ts';
@@ -21,17 +22,30 @@ import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type DeliveryDoc, type EndpointD
 /** What an attempt keeps of the receiver's answer. */
 export const RESPONSE_EXCERPT_CHARS = 1024;
 const USER_AGENT = 'commerce-service-webhooks/0.1';
-const DUE_BATCH = 200;
+const DUE_BATCH = 1000;
 
-export type DispatchOptions = { box: SecretBox; logger: Logger; signal: AbortSignal; concurrency: number };
+export type DispatchOptions = {
+  box: SecretBox;
+  logger: Logger;
+  signal: AbortSignal;
+  concurrency: number;
+  /** Keep-alive connections shared by the job's attempts (guardedAgent); absent, one per attempt. */
+  agent?: Agent;
+};
 
 /**
- * One pass: every delivery due now is attempted once, oldest first, and never ahead of an older
+ * One pass: up to DUE_BATCH deliveries due now are attempted once (more may be due when it
+ * returns `full`), oldest first, and never ahead of an older
  * delivery of the same resource to the same endpoint that is still pending (in order per
  * resource). The read model only finds candidates: each is checked against its own stream before
  * the call, so a lagging read model cannot make a second attempt out of one that was recorded.
  */
 export async function dispatchDue(services: Services, options: DispatchOptions): Promise<number> {
+  return (await dispatchPass(services, options)).attempted;
+}
+
+/** One pass, saying whether it found a full batch due (then the caller goes again at once). */
+export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean }> {
   const now = Math.floor(services.clock() / 1000);
   const due = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
     filter: { status: 'pending', next_attempt_at: { $lte: now } },
@@ -49,20 +63,51 @@ export async function dispatchDue(services: Services, options: DispatchOptions):
   }
   let next = 0;
   let attempted = 0;
+  // Each outcome is recorded while the worker goes on to its next call: the records of the
+  // pass's concurrent calls share group commits instead of each call waiting for its own fsync.
+  // The pass ends when every record is written; one lost to a crash makes the call again, with
+  // the same webhook-id (at least once).
+  const records: Array<Promise<void>> = [];
+  const failed = (id: string) => (error: unknown) => {
+    // One delivery that cannot be attempted (its record conflicted, its secret cannot be opened
+    // under this service secret) must not hold up the others; it stays due for the next pass.
+    options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
+  };
   const worker = async () => {
     while (next < ready.length && !options.signal.aborted) {
       const id = ready[next++]!.id;
       try {
-        if (await attemptDelivery(services, id, options)) attempted += 1;
+        const made = await attemptAndRecord(services, id, options);
+        if (made) {
+          attempted += 1;
+          records.push(made.recording.catch(failed(id)));
+        }
       } catch (error) {
-        // One delivery that cannot be attempted (its record conflicted, its secret cannot be opened
-        // under this service secret) must not hold up the others; it stays due for the next pass.
-        options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
+        failed(id)(error);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, ready.length) }, worker));
-  return attempted;
+  await Promise.all(records);
+  // Only when it got something done: a full batch all held back behind earlier retries would spin.
+  return { attempted, full: due.length === DUE_BATCH && attempted > 0 };
+}
+
+/*
+ * Signers by sealed secret, per box: opening a secret (AES-GCM) and preparing its key once per
+ * endpoint secret rather than once per call. A rotated-out secret is dropped with the rest when
+ * the map grows past its bound.
+ */
+const signers = new WeakMap<SecretBox, Map<string, Webhook>>();
+function signerFor(box: SecretBox, sealed: string): Webhook {
+  let byBox = signers.get(box);
+  if (!byBox) signers.set(box, (byBox = new Map()));
+  let signer = byBox.get(sealed);
+  if (!signer) {
+    if (byBox.size >= 1000) byBox.clear();
+    byBox.set(sealed, (signer = new Webhook(box.open(sealed))));
+  }
+  return signer;
 }
 
 function context(services: Services, organizationId: string, correlation: string): CommandContext {
@@ -77,22 +122,33 @@ function context(services: Services, organizationId: string, correlation: string
 
 /** Attempts one delivery if its stream says it is due; records the outcome. True when a call was made. */
 export async function attemptDelivery(services: Services, id: string, options: DispatchOptions): Promise<boolean> {
+  const made = await attemptAndRecord(services, id, options);
+  if (!made) return false;
+  await made.recording;
+  return true;
+}
+
+/**
+ * As attemptDelivery, but resolves once the call is made: with the recording of its outcome under
+ * way (wrapped, so awaiting this does not wait for it), or null when no call was made.
+ */
+export async function attemptAndRecord(services: Services, id: string, options: DispatchOptions): Promise<{ recording: Promise<void> } | null> {
   const stream = webhookDeliveryStream(id);
   const recorded = await services.store.readStream(stream);
   const state = fold(webhookDeliveryDecider, recorded as unknown as WebhookDeliveryEvent[]);
   const nowMs = services.clock();
   const now = Math.floor(nowMs / 1000);
-  if (state.id === null || state.status !== 'pending' || state.next_attempt_at === null || state.next_attempt_at > now) return false;
+  if (state.id === null || state.status !== 'pending' || state.next_attempt_at === null || state.next_attempt_at > now) return null;
   const ctx = () => context(services, state.organization_id, `webhook_${state.event_id}`);
   const endpoint = await loadWebhookEndpoint(services, state.endpoint_id);
   if (!endpoint || !endpoint.enabled) {
     await handleCommand(ctx(), stream, webhookDeliveryDecider, { type: 'Abandon', reason: endpoint ? 'endpoint_disabled' : 'endpoint_deleted', now }, { known: recorded });
-    return false;
+    return null;
   }
   const timestamp = new Date(nowMs);
   // One signature per secret in force: during a rotation's overlap receivers holding either verify.
   const signature = signingSecrets(endpoint, now)
-    .map((sealed) => new Webhook(options.box.open(sealed)).sign(state.event_id, timestamp, state.payload))
+    .map((sealed) => signerFor(options.box, sealed).sign(state.event_id, timestamp, state.payload))
     .join(' ');
   const headers = {
     'content-type': 'application/json',
@@ -112,9 +168,10 @@ export async function attemptDelivery(services: Services, id: string, options: D
     idempotencyKey: state.event_id,
     nowMs: services.clock,
     signal: options.signal,
+    ...(options.agent ? { agent: options.agent } : {}),
   });
   // Stopped mid-call: record nothing; the next run attempts it again with the same webhook-id.
-  if (result.error === 'aborted') return false;
+  if (result.error === 'aborted') return null;
   const outcome: AttemptOutcome = {
     success: result.success,
     status_code: result.status_code,
@@ -125,9 +182,11 @@ export async function attemptDelivery(services: Services, id: string, options: D
   };
   services.metrics.webhookResult(result.success);
   const after = Math.floor(services.clock() / 1000);
-  await handleCommand(ctx(), stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now: after });
-  if (!outcome.success) await disableIfFailingTooLong(services, state.endpoint_id, state.organization_id, after, options.logger);
-  return true;
+  const recording = (async () => {
+    await handleCommand(ctx(), stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now: after });
+    if (!outcome.success) await disableIfFailingTooLong(services, state.endpoint_id, state.organization_id, after, options.logger);
+  })();
+  return { recording };
 }
 
 /** An endpoint failing (no success at all) for five days is disabled; the event tells its owner why. */

@@ -5,6 +5,7 @@ import { PUBLIC_TYPE_OF } from '../domain/webhooks/eventTypes.ts';
 import { deliveryId, webhookDeliveryDecider, webhookDeliveryStream } from '../domain/webhooks/webhookDelivery.ts';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
 import { eventObject } from './eventObject.ts';
+import { webhooksApplied } from './webhooksApplied.ts';
 
 /**
  * Turns each announced event of a batch into one delivery per subscribed endpoint, each with its
@@ -18,14 +19,17 @@ export async function fanOut(services: Services, events: readonly RecordedEvent[
   // Endpoints come from their read model: wait until it has applied this batch, so an endpoint
   // created before an event is known when that event is fanned out.
   const last = announced[announced.length - 1]!.position;
-  if (services.projections && !(await services.projections.waitFor(last, 30_000))) throw new Error('webhook fan-out: the read models did not catch up');
+  if (!(await webhooksApplied(services, last, 30_000))) throw new Error('webhook fan-out: the read models did not catch up');
   const endpointsOf = new Map<string, Promise<EndpointDoc[]>>();
   const endpoints = (organizationId: string) => {
     let found = endpointsOf.get(organizationId);
     if (!found) endpointsOf.set(organizationId, (found = services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: organizationId, enabled: true } })));
     return found;
   };
-  let lastCreated: number | null = null;
+  // Built in log order, then appended together: the store commits concurrent appends in one
+  // transaction (one fsync for the batch instead of one per delivery), in the order they were
+  // made, so deliveries keep the log's order (the dispatcher's order per resource).
+  const creations: Array<() => Promise<{ position: number | null }>> = [];
   for (const event of announced) {
     const type = PUBLIC_TYPE_OF[event.type]!;
     const known = event.metadata.organization_id;
@@ -44,15 +48,19 @@ export async function fanOut(services: Services, events: readonly RecordedEvent[
     };
     for (const endpoint of subscribed) {
       const id = deliveryId(endpoint.id, event.id);
-      const result = await handleCommand(
-        { store: services.store, metadata },
-        webhookDeliveryStream(id),
-        webhookDeliveryDecider,
-        { type: 'Create', id, endpointId: endpoint.id, organizationId, eventId: event.id, eventType: type, resource: event.stream, payload, now: metadata.occurred_at },
-        { known: [] },
+      creations.push(() =>
+        handleCommand(
+          { store: services.store, metadata },
+          webhookDeliveryStream(id),
+          webhookDeliveryDecider,
+          { type: 'Create', id, endpointId: endpoint.id, organizationId, eventId: event.id, eventType: type, resource: event.stream, payload, now: metadata.occurred_at },
+          { known: [] },
+        ),
       );
-      if (result.position !== null) lastCreated = result.position;
     }
   }
+  const results = await Promise.all(creations.map((create) => create()));
+  let lastCreated: number | null = null;
+  for (const r of results) if (r.position !== null) lastCreated = Math.max(lastCreated ?? 0, r.position);
   return lastCreated;
 }

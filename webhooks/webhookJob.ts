@@ -1,13 +1,17 @@
 import type { BackgroundJob, Services } from '../app/services.ts';
+import { guardedAgent } from '../automation/sendWebhook.ts';
 import { secretBox } from '../commands/webhooks/secretBox.ts';
 import { SOURCE_STREAM_PREFIXES } from '../domain/webhooks/eventTypes.ts';
 import { followFromCheckpoint } from '../projections/followFromCheckpoint.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
-import { dispatchDue } from './webhookDispatch.ts';
+import { dispatchPass } from './webhookDispatch.ts';
 import { fanOut } from './webhookFanout.ts';
+import { webhooksApplied } from './webhooksApplied.ts';
 
 export const WEBHOOK_FANOUT_CHECKPOINT = 'webhook_fanout';
-const BATCH_EVENTS = 200;
+// Large batches: each costs a projection wait, the deliveries' group commit and a checkpoint
+// commit, however many events it holds, so a backlog (a burst of sales, a restart) drains fast.
+const BATCH_EVENTS = 2000;
 const CONCURRENCY = 16;
 
 export type WebhookJobOptions = {
@@ -30,6 +34,9 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
     async start(services: Services, logger: Logger) {
       const controller = new AbortController();
       const box = secretBox(services.secrets.jwt);
+      const c = services.config;
+      // Keep-alive connections per endpoint origin, up to the dispatcher's concurrency.
+      const agent = guardedAgent({ allowHosts: c.WEBHOOK_ALLOW_HOSTS, timeoutMs: c.WEBHOOK_TIMEOUT_MS, connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS, connections: CONCURRENCY });
       let stopped = false;
 
       // The dispatcher: one pass at a time; a poke during a pass asks for one more after it.
@@ -47,7 +54,9 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
           try {
             do {
               again = false;
-              await dispatchDue(services, { box, logger, signal: controller.signal, concurrency: CONCURRENCY });
+              const { full } = await dispatchPass(services, { box, logger, signal: controller.signal, concurrency: CONCURRENCY, agent });
+              // A full batch: more are due now, without waiting for the timer.
+              if (full) again = true;
             } while (again && !stopped);
           } catch (error) {
             if (!stopped) logger.error({ err: error }, 'webhook dispatch failed; retrying at the next tick');
@@ -64,10 +73,10 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
         async handle(events) {
           const created = await fanOut(services, events);
           if (created === null) return;
-          return async () => {
-            // The dispatcher finds deliveries in their read model: let it apply them first.
-            await services.projections?.waitFor(created, 10_000);
-            dispatch();
+          return () => {
+            // The dispatcher finds deliveries in their read model: it is poked once that has
+            // applied them, while the fan-out goes on with the next batch.
+            void webhooksApplied(services, created, 10_000).then(dispatch, dispatch);
           };
         },
         remedy: `restore the read store that goes with this log, or delete the checkpoint ${WEBHOOK_FANOUT_CHECKPOINT} to announce the log's events again (each delivery is recorded once per endpoint and event)`,
@@ -82,6 +91,7 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
           if (timer) clearTimeout(timer);
           await following.stop();
           await pass;
+          await agent.destroy().catch(() => undefined);
         },
       };
     },

@@ -3,7 +3,7 @@ import type { EventMetadata, RecordedEvent } from '../../eventStore/eventStore.t
 import { handleCommand, type CommandContext } from '../../commands/handleCommand.ts';
 import type { CardSummary } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, type InvoiceEvent } from '../../domain/checkout/invoice.ts';
-import { organizationDecider, organizationStream, type OrganizationEvent } from '../../domain/identity/organization.ts';
+import { addressLines, organizationDecider, organizationStream, type OrganizationEvent } from '../../domain/identity/organization.ts';
 import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot } from '../../domain/receipts/receipt.ts';
 import { receiptEmail } from '../../domain/receipts/receiptMessage.ts';
 import { fold } from '../../domain/shared/decider.ts';
@@ -12,6 +12,7 @@ import { followFromCheckpoint } from '../../projections/followFromCheckpoint.ts'
 import { RECEIPTS, type ReceiptDoc } from '../../projections/receipts/receiptProjection.ts';
 import type { Config } from '../config.ts';
 import type { BackgroundJob, Services } from '../services.ts';
+import { dueNotices, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
 import { smtpMailer, type Mailer } from './smtpMailer.ts';
 
 export const RECEIPT_CHECKPOINT = 'receipt_outbox';
@@ -53,6 +54,7 @@ async function snapshotOf(services: Services, invoiceId: string, paid: { card: C
     invoice_number: number,
     organization_id,
     organization_name: organization.status === 'active' ? organization.name : '',
+    organization_address: organization.status === 'active' ? addressLines(organization.address) : [],
     lines,
     total,
     currency,
@@ -141,6 +143,15 @@ export const receiptOutboxJob: BackgroundJob = {
         .finally(() => inFlight.delete(invoiceId));
       inFlight.set(invoiceId, sending);
     };
+    // Notices (to the organization's people) go out the same way, keyed apart from invoices.
+    const sendOneNotice = (key: string) => {
+      const slot = `notice:${key}`;
+      if (!mailer || stopped || inFlight.has(slot)) return;
+      const sending = sendNotice(services, mailer, key, logger)
+        .catch((error: unknown) => logger.error({ err: error, notice: key }, 'outbox: could not record a notice send'))
+        .finally(() => inFlight.delete(slot));
+      inFlight.set(slot, sending);
+    };
 
     let polling: Promise<void> | null = null;
     const poll = () => {
@@ -148,6 +159,7 @@ export const receiptOutboxJob: BackgroundJob = {
       polling = (async () => {
         try {
           for (const doc of await dueReceipts(services)) send(doc.id);
+          for (const doc of await dueNotices(services, SEND_BATCH)) sendOneNotice(doc.id);
         } catch (error) {
           logger.error({ err: error }, 'receipt outbox: could not read the due receipts; trying again at the next tick');
         } finally {
@@ -157,16 +169,22 @@ export const receiptOutboxJob: BackgroundJob = {
     };
     const following = await followFromCheckpoint(services, logger, {
       checkpoint: RECEIPT_CHECKPOINT,
-      streamPrefixes: ['invoice-'],
+      // Endpoints too: an endpoint disabled for failing tells the organization's owners.
+      streamPrefixes: ['invoice-', 'webhook_endpoint-'],
       batchSize: BATCH_EVENTS,
       async handle(events) {
         const queued: string[] = [];
+        const notices: string[] = [];
         for (const event of events) {
           if (event.type === 'InvoicePaid' && (await queueReceipt(services, event, logger))) queued.push(event.stream.slice('invoice-'.length));
+          if (event.type === 'WebhookEndpointDisabled') notices.push(...(await queueEndpointDisabledNotices(services, event)));
         }
-        return () => queued.forEach(send);
+        return () => {
+          queued.forEach(send);
+          notices.forEach(sendOneNotice);
+        };
       },
-      remedy: `restore the read store that goes with this log, or delete the checkpoint ${RECEIPT_CHECKPOINT} to look at every paid invoice again (a receipt is queued once per invoice)`,
+      remedy: `restore the read store that goes with this log, or delete the checkpoint ${RECEIPT_CHECKPOINT} to look at every paid invoice and disabled endpoint again (a receipt is queued once per invoice, a notice once per owner and cause)`,
       failure: 'receipt outbox failed; retrying from its checkpoint',
     }).catch((error: unknown) => {
       mailer?.close();

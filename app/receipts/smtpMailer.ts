@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 
-export type OutgoingMail = { from: string; to: string; subject: string; text: string; html: string; messageId: string };
+export type OutgoingMail = { from: string; to: string; subject: string; text: string; html?: string; messageId: string };
 
 export type Mailer = {
   send(mail: OutgoingMail): Promise<void>;

@@ -72,12 +72,22 @@ const statusCommand = (status: 'paused' | 'active', word: 'pause' | 'resume'): C
 export const sequencePauseCommand = statusCommand('paused', 'pause');
 export const sequenceResumeCommand = statusCommand('active', 'resume');
 
-type TriggerRow = { trigger_id: number; organization_id: string; sequence_id: number; name: string; enabled: boolean; received_count: number; catch_url: string };
+type TriggerRow = {
+  trigger_id: number;
+  organization_id: string;
+  sequence_id: number;
+  name: string;
+  enabled: boolean;
+  received_count: number;
+  /** Null for an event trigger, which starts on `event_type` instead. */
+  catch_url: string | null;
+  event_type: string | null;
+};
 
 export const triggerListCommand: CliCommand = {
   path: ['trigger', 'list'],
   usage: 'trigger list [--org ORG]',
-  description: 'List webhook triggers with their catch URLs (the URL is the secret).',
+  description: 'List triggers: webhook triggers with their catch URLs (the URL is the secret), event triggers with their event type.',
   options: { org: 'string' },
   async run({ services, options, catchUp }): Promise<TriggerRow[]> {
     await catchUp();
@@ -93,15 +103,16 @@ export const triggerListCommand: CliCommand = {
         name: t.name,
         enabled: t.enabled,
         received_count: t.received_count,
-        catch_url: catchUrl(services, sequence.route_key, t.route_key),
+        catch_url: t.trigger_type === 'event' ? null : catchUrl(services, sequence.route_key, t.route_key),
+        event_type: t.event_type ?? null,
       });
     }
     return rows;
   },
   format: (rows: TriggerRow[]) =>
     table(
-      ['ID', 'SEQUENCE', 'ENABLED', 'RECEIVED', 'NAME', 'CATCH URL'],
-      rows.map((r) => [String(r.trigger_id), String(r.sequence_id), r.enabled ? 'yes' : 'no', String(r.received_count), r.name, r.catch_url]),
+      ['ID', 'SEQUENCE', 'ENABLED', 'RECEIVED', 'NAME', 'CATCH URL / EVENT'],
+      rows.map((r) => [String(r.trigger_id), String(r.sequence_id), r.enabled ? 'yes' : 'no', String(r.received_count), r.name, r.catch_url ?? `on ${r.event_type}`]),
     ),
 };
 

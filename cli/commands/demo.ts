@@ -73,7 +73,8 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     ...[...archived.values()].map((o) => ({ id: o.route_key, slug: o.slug, uuid: o.uuid, status: 'archived' as const })),
   ].map((o) => ({ ...o, checkout_url: checkoutUrl(base, o.slug) }));
   const trigger = (imported.sections.sequences as SequenceImportResult[])[0]!.triggers[0]!;
-  const [, , , sequenceKey, triggerKey] = trigger.catch_path.split('/');
+  // The demo file's trigger is a webhook trigger: it has a catch path.
+  const [, , , sequenceKey, triggerKey] = trigger.catch_path!.split('/');
   return {
     organization: { id: DEMO_ORGANIZATION_ID },
     user: { id: user.id, email: user.email },

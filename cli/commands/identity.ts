@@ -4,6 +4,10 @@ import {
   createUser,
   revokeApiKey,
 } from '../../commands/identity/identityCommands.ts';
+import { updateOrganization } from '../../commands/identity/accountCommands.ts';
+import type { OrganizationAddress } from '../../domain/identity/organization.ts';
+import { addressLines } from '../../domain/identity/organization.ts';
+import { Address } from '../../api/routes/manage/organizationRoutes.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
 
@@ -19,6 +23,42 @@ export const orgCreateCommand: CliCommand = {
     return createOrganization(commandContext(), { name, timezone });
   },
   format: (o: { id: string; name: string; timezone: string }) => `organization ${o.id} created: ${o.name} (${o.timezone})`,
+};
+
+const ADDRESS_OPTIONS = { line1: 'line1', line2: 'line2', 'postal-code': 'postal_code', city: 'city', region: 'region', country: 'country' } as const;
+
+export const orgUpdateCommand: CliCommand = {
+  path: ['org', 'update'],
+  usage: 'org update ORG [--name N] [--timezone TZ] [--line1 L --city C --country CC [--line2 L] [--postal-code P] [--region R] | --no-address]',
+  maxArgs: 1,
+  description: "Change an organization's name, time zone or postal address (receipts and invoice PDFs print the name and address). The address options give the whole address; --no-address removes it.",
+  options: { name: 'string', timezone: 'string', line1: 'string', line2: 'string', 'postal-code': 'string', city: 'string', region: 'string', country: 'string', 'no-address': 'boolean' },
+  async run({ args, options, commandContext }) {
+    const organizationId = args[0];
+    if (!organizationId) throw new CliUsageError('org update takes the organization id (org_…)');
+    const name = typeof options.name === 'string' ? options.name : undefined;
+    const timezone = typeof options.timezone === 'string' ? options.timezone : undefined;
+    if (timezone !== undefined && !isTimeZone(timezone)) throw new CliUsageError(`--timezone: unknown time zone '${timezone}'`);
+    const given = Object.entries(ADDRESS_OPTIONS).filter(([option]) => typeof options[option] === 'string');
+    let address: OrganizationAddress | null | undefined;
+    if (options['no-address'] === true) {
+      if (given.length > 0) throw new CliUsageError('--no-address removes the address: give it without the address options');
+      address = null;
+    } else if (given.length > 0) {
+      // The same rules as PATCH /manage/api/organization.
+      const parsed = Address.safeParse(Object.fromEntries(given.map(([option, field]) => [field, options[option]])));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const option = Object.entries(ADDRESS_OPTIONS).find(([, field]) => field === issue.path[0])?.[0] ?? String(issue.path[0]);
+        throw new CliUsageError(`--${option}: ${issue.code === 'invalid_type' ? 'is required with the other address options' : issue.message}`);
+      }
+      address = parsed.data;
+    }
+    if (name === undefined && timezone === undefined && address === undefined) throw new CliUsageError('org update needs --name, --timezone, address options or --no-address');
+    return updateOrganization(commandContext(organizationId), organizationId, { name, timezone, address });
+  },
+  format: (o: { id: string; name: string; timezone: string; address: OrganizationAddress | null }) =>
+    [`organization ${o.id}: ${o.name} (${o.timezone})`, ...addressLines(o.address).map((l) => `  ${l}`)].join('\n'),
 };
 
 export const userCreateCommand: CliCommand = {

@@ -12,7 +12,7 @@ import { importCommand, productArchiveCommand, productPublishCommand } from './c
 import { offerArchiveCommand, offerPublishCommand, replaySessionCommand } from './checkout.ts';
 import { demoCommand } from './demo.ts';
 import { apiKeyListCommand, offerListCommand, orgListCommand, productListCommand, sessionListCommand, workflowListCommand } from './lists.ts';
-import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, userCreateCommand } from './identity.ts';
+import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, orgUpdateCommand, userCreateCommand } from './identity.ts';
 import { projectionsRebuildCommand } from './projections.ts';
 import { backupCommand } from './backup.ts';
 import { eventsCopyCommand } from './events.ts';
@@ -28,6 +28,7 @@ export const allCommands: CliCommand[] = [
   serveCommand,
   demoCommand,
   orgCreateCommand,
+  orgUpdateCommand,
   orgListCommand,
   userCreateCommand,
   userResetPasswordCommand,

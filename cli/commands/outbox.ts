@@ -2,7 +2,7 @@ import { receiptUrl } from '../../app/receipts/receiptOutbox.ts';
 import { formatMoney, receiptEmail } from '../../domain/receipts/receiptMessage.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
 import type { Filter } from '../../readStore/readStore.ts';
-import { RECEIPTS, type ReceiptDoc } from '../../projections/receipts/receiptProjection.ts';
+import { NOTICES, RECEIPTS, type NoticeDoc, type ReceiptDoc } from '../../projections/receipts/receiptProjection.ts';
 import { CliUsageError, type CliCommand } from '../command.ts';
 
 type ListedReceipt = {
@@ -47,9 +47,21 @@ export const outboxListCommand: CliCommand = {
       queued_at: d.queued_at,
       sent_at: d.sent_at,
     }));
-    return { smtp: Boolean(services.config.SMTP_URL), receipts };
+    // Notices to the organization's people (an endpoint disabled...) share the outbox.
+    const notices = (await services.readStore.find<NoticeDoc>(NOTICES, { filter, sort: [['queued_at', -1]], limit })).map((d) => ({
+      notice_id: d.id,
+      organization_id: d.organization_id,
+      to: d.notice.to,
+      subject: d.notice.subject,
+      status: d.status,
+      attempts: d.attempts,
+      last_error: d.last_error,
+      queued_at: d.queued_at,
+      sent_at: d.sent_at,
+    }));
+    return { smtp: Boolean(services.config.SMTP_URL), receipts, notices };
   },
-  format: (r: { smtp: boolean; receipts: ListedReceipt[] }) =>
+  format: (r: { smtp: boolean; receipts: ListedReceipt[]; notices: Array<{ notice_id: string; to: string; subject: string; status: string }> }) =>
     [
       ...(r.receipts.length === 0 ? ['No receipts in the outbox.'] : []),
       ...r.receipts.map(
@@ -58,6 +70,7 @@ export const outboxListCommand: CliCommand = {
             x.status === 'queued' && x.last_error ? `  last error: ${x.last_error}` : ''
           }`,
       ),
+      ...(r.notices.length === 0 ? [] : ['', 'Notices:', ...r.notices.map((n) => `${n.notice_id}  ${n.to}  ${n.status}  ${n.subject}`)]),
       ...(r.smtp ? [] : [NO_SMTP]),
     ].join('\n'),
 };
@@ -76,7 +89,7 @@ type ShownReceipt = {
 
 export const outboxShowCommand: CliCommand = {
   path: ['outbox', 'show'],
-  usage: 'outbox show INVOICE_ID',
+  usage: 'outbox show INVOICE_ID|NOTICE_ID',
   maxArgs: 1,
   description: 'Show one receipt email as it is (or was) sent, with the link to its receipt page and PDF.',
   async run({ services, args, catchUp }) {
@@ -84,7 +97,13 @@ export const outboxShowCommand: CliCommand = {
     if (!invoiceId) throw new CliUsageError('outbox show takes the invoice id (see `commerce outbox list`)');
     await catchUp();
     const doc = await services.readStore.get<ReceiptDoc>(RECEIPTS, invoiceId);
-    if (!doc) throw notFound('Receipt');
+    if (!doc) {
+      // A notice's id (from `outbox list`) shows that notice.
+      const notice = await services.readStore.get<NoticeDoc>(NOTICES, invoiceId);
+      if (!notice) throw notFound('Receipt');
+      const { to, subject, text } = notice.notice;
+      return { invoice_id: notice.id, status: notice.status, attempts: notice.attempts, last_error: notice.last_error, from: services.config.RECEIPT_FROM, to, subject, text, receipt_url: '' };
+    }
     const url = receiptUrl(services.config, doc.token);
     const email = receiptEmail(doc.receipt, url);
     return {
@@ -101,7 +120,7 @@ export const outboxShowCommand: CliCommand = {
   },
   format: (r: ShownReceipt) =>
     [
-      `${r.status === 'sent' ? 'Sent' : 'Queued'} receipt of invoice ${r.invoice_id}${r.attempts > 0 ? ` (${r.attempts} attempt${r.attempts > 1 ? 's' : ''})` : ''}`,
+      `${r.status === 'sent' ? 'Sent' : 'Queued'} ${r.receipt_url === '' ? 'notice' : 'receipt of invoice'} ${r.invoice_id}${r.attempts > 0 ? ` (${r.attempts} attempt${r.attempts > 1 ? 's' : ''})` : ''}`,
       ...(r.status === 'queued' && r.last_error ? [`Last error: ${r.last_error}`] : []),
       `From: ${r.from}`,
       `To: ${r.to}`,

@@ -3,7 +3,7 @@ import type { Action } from '../../domain/automation/actions.ts';
 import { sequenceDecider, sequenceStream, type SequenceState, type SequenceStatus } from '../../domain/automation/sequence.ts';
 import { triggerDecider, triggerStream, type TriggerState } from '../../domain/automation/trigger.ts';
 import { fold } from '../../domain/shared/decider.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
+import { conflict, notFound } from '../../domain/shared/domainError.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
 import { allocateId } from '../idAllocator.ts';
 
@@ -60,12 +60,13 @@ export async function setSequenceStatus(ctx: CommandContext, id: number, status:
 
 export async function createTrigger(
   ctx: CommandContext,
-  input: { organizationId: string; sequenceId: number; name: string; enabled?: boolean; key?: string | null; id?: number },
+  input: { organizationId: string; sequenceId: number; name: string; enabled?: boolean; key?: string | null; id?: number; eventType?: string },
 ): Promise<{ id: number; route_key: string }> {
   const sequence = fold(sequenceDecider, (await ctx.store.readStream(sequenceStream(input.sequenceId))) as never);
   const id = input.id ?? (await allocateId(ctx.store, TRIGGER_COUNTER, ctx.metadata));
-  const routeKey = newRouteKey();
-  await claimRouteKey(ctx, routeKey, id);
+  // An event trigger has no catch URL: no route key is claimed for it.
+  const routeKey = input.eventType === undefined ? newRouteKey() : '';
+  if (input.eventType === undefined) await claimRouteKey(ctx, routeKey, id);
   await handleCommand(ctx, triggerStream(id), triggerDecider, {
     type: 'CreateTrigger',
     id,
@@ -76,6 +77,7 @@ export async function createTrigger(
     name: input.name,
     enabled: input.enabled ?? true,
     routeKey,
+    ...(input.eventType === undefined ? {} : { eventType: input.eventType }),
     now: ctx.metadata.occurred_at,
   });
   return { id, route_key: routeKey };
@@ -85,6 +87,7 @@ export async function createTrigger(
 export async function replaceTrigger(ctx: CommandContext, id: number, organizationId?: string): Promise<{ id: number; route_key: string }> {
   const state = await loadTrigger(ctx, id);
   if (state.status === 'none' || (organizationId !== undefined && state.organizationId !== organizationId)) throw notFound('Trigger');
+  if (state.triggerType === 'event') throw conflict('event_trigger', 'An event trigger has no catch URL to replace.');
   const routeKey = newRouteKey();
   await claimRouteKey(ctx, routeKey, id);
   await handleCommand(ctx, triggerStream(id), triggerDecider, { type: 'ReplaceTrigger', routeKey, now: ctx.metadata.occurred_at });

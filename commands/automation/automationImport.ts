@@ -12,6 +12,7 @@ import {
   type Action,
 } from '../../domain/automation/actions.ts';
 import { FIXED_PRICE_NEEDS_OFFERS, SLUG } from '../../domain/promos/promo.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.ts';
 import { conflict } from '../../domain/shared/domainError.ts';
 import { applyEach, filePath } from '../import/importIssues.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
@@ -62,7 +63,17 @@ export const SequenceImport = z.strictObject({
   status: z.enum(['active', 'paused']).default('active'),
   actions: z.array(z.discriminatedUnion('type', [SendWebhookImport, EnrolImport])).max(50).default([]),
   triggers: z
-    .array(z.strictObject({ key: identifier, name: z.string().trim().min(1).max(255), enabled: z.boolean().default(true) }))
+    .array(
+      z.strictObject({
+        key: identifier,
+        name: z.string().trim().min(1).max(255),
+        enabled: z.boolean().default(true),
+        event_type: z
+          .enum(WEBHOOK_EVENT_TYPES)
+          .optional()
+          .describe('Makes it an event trigger: the sequence starts on each event of this type (no catch URL); left out, a webhook trigger with a catch URL.'),
+      }),
+    )
     .max(50)
     .default([]),
 });
@@ -102,7 +113,8 @@ export type SequenceImportResult = {
   sequence_id: number;
   created: boolean;
   changed: boolean;
-  triggers: Array<{ key: string; trigger_id: number; created: boolean; catch_path: string }>;
+  /** `catch_path` is null for an event trigger, which `event_type` names. */
+  triggers: Array<{ key: string; trigger_id: number; created: boolean; catch_path: string | null; event_type: string | null }>;
 };
 
 function duplicateIssues(values: string[], path: (i: number) => string, what: string): ImportIssue[] {
@@ -163,18 +175,30 @@ export const sequencesSection = importSection({
       for (const t of s.triggers) {
         const triggerId = await claimTriggerKey(ctx.command, ctx.organizationId, id, t.key);
         const found = await loadTrigger(ctx.command, triggerId);
+        if (found.status !== 'none' && (found.eventType ?? null) !== (t.event_type ?? null)) {
+          throw conflict('trigger_kind_changed', `Trigger ${t.key} exists as ${found.eventType ? `an event trigger on ${found.eventType}` : 'a webhook trigger'}: a trigger's kind and event type cannot change; give it another key.`);
+        }
         if (found.status !== 'none' && found.enabled !== t.enabled) await setTriggerEnabled(ctx.command, triggerId, t.enabled);
         const ensured =
           found.status !== 'none'
             ? { id: triggerId, route_key: found.routeKey, created: false }
-            : { ...(await createTrigger(ctx.command, { id: triggerId, organizationId: ctx.organizationId, sequenceId: id, key: t.key, name: t.name, enabled: t.enabled })), created: true };
-        triggers.push({ key: t.key, trigger_id: ensured.id, created: ensured.created, catch_path: `/hooks/catch/${sequence.route_key}/${ensured.route_key}` });
+            : {
+                ...(await createTrigger(ctx.command, { id: triggerId, organizationId: ctx.organizationId, sequenceId: id, key: t.key, name: t.name, enabled: t.enabled, ...(t.event_type ? { eventType: t.event_type } : {}) })),
+                created: true,
+              };
+        triggers.push({
+          key: t.key,
+          trigger_id: ensured.id,
+          created: ensured.created,
+          catch_path: t.event_type ? null : `/hooks/catch/${sequence.route_key}/${ensured.route_key}`,
+          event_type: t.event_type ?? null,
+        });
       }
       return { key: s.key, sequence_id: id, created: sequence.created, changed, triggers };
     }),
   describe: (results: SequenceImportResult[]) =>
     results.flatMap((r) => [
       `sequence ${r.key} (${r.sequence_id}) ${r.created ? 'created' : r.changed ? 'updated' : 'unchanged'}`,
-      ...r.triggers.map((t) => `  trigger ${t.key} (${t.trigger_id}) ${t.created ? 'created' : 'already there'}: ${t.catch_path}`),
+      ...r.triggers.map((t) => `  trigger ${t.key} (${t.trigger_id}) ${t.created ? 'created' : 'already there'}: ${t.catch_path ?? `on ${t.event_type}`}`),
     ]),
 });

@@ -40,7 +40,8 @@ export async function testRunTrigger(ctx: CommandContext, organizationId: string
         sequence_id: trigger.sequenceId,
         organization_id: organizationId,
         method: trigger.sample.method,
-        webhook_payload: trigger.sample.payload,
+        // An event trigger's sample is an event: replayed as one.
+        ...(trigger.triggerType === 'event' ? { webhook_payload: {}, event: trigger.sample.payload } : { webhook_payload: trigger.sample.payload }),
         webhook_query: trigger.sample.query as Record<string, string | string[]>,
         headers: trigger.sample.headers,
         received_at: now,

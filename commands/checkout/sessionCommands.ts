@@ -1,3 +1,4 @@
+import type { RedirectUrls } from '../../domain/checkout/redirectUrls.ts';
 import { customAlphabet } from 'nanoid';
 import {
   PAYMENT_ATTEMPT_TIMEOUT,
@@ -43,6 +44,8 @@ export type CreateSessionInput = {
   promo: string | null;
   /** The promo's current tier price of the offer, when the promo has a tier in force. */
   promoPrice?: { amount: number; tier: string } | null;
+  /** This session's own success_url / cancel_url (the hosted page prefers them to the offer's). */
+  redirects?: RedirectUrls;
   id?: string;
 };
 
@@ -71,6 +74,8 @@ export async function createSession(ctx: CommandContext, input: CreateSessionInp
       metadata: input.metadata,
       promo: input.promo,
       promo_tier: input.promoPrice?.tier ?? null,
+      ...(input.redirects?.success_url ? { success_url: input.redirects.success_url } : {}),
+      ...(input.redirects?.cancel_url ? { cancel_url: input.redirects.cancel_url } : {}),
     },
     expiresIn: input.expiresIn,
     now: ctx.metadata.occurred_at,

@@ -1,5 +1,5 @@
 import { apiKeyDecider, apiKeyStream } from '../../domain/identity/apiKey.ts';
-import { organizationDecider, organizationStream } from '../../domain/identity/organization.ts';
+import { organizationDecider, organizationStream, type OrganizationAddress } from '../../domain/identity/organization.ts';
 import { normalizeEmail, userDecider, userEmailStream, userStream, type Passkey, type Role, type UserState } from '../../domain/identity/user.ts';
 import {
   signInAttemptsStream,
@@ -248,18 +248,20 @@ export async function removeMember(ctx: CommandContext, organizationId: string, 
 export async function updateOrganization(
   ctx: CommandContext,
   organizationId: string,
-  changes: { name?: string; timezone?: string },
-): Promise<{ id: string; name: string; timezone: string }> {
+  changes: { name?: string; timezone?: string; address?: OrganizationAddress | null },
+): Promise<{ id: string; name: string; timezone: string; address: OrganizationAddress | null }> {
   const current = await loadOrganization(ctx.store, organizationId);
   if (!current) throw notFound('Organization');
   const result = await handleCommand(ctx, organizationStream(organizationId), organizationDecider, {
     type: 'UpdateOrganization',
     name: changes.name ?? current.name,
     timezone: changes.timezone ?? current.timezone,
+    // Left out: kept; null: removed.
+    address: changes.address === undefined ? current.address : changes.address,
     now: now(ctx),
   });
   const state = result.state as Exclude<typeof result.state, { status: 'none' }>;
-  return { id: state.id, name: state.name, timezone: state.timezone };
+  return { id: state.id, name: state.name, timezone: state.timezone, address: state.address };
 }
 
 /** An API key of the organization, as its stream says (another organization's answers as unknown). */

@@ -1,5 +1,12 @@
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
+import { isWebhookEventType, type WebhookEventType } from '../webhooks/eventTypes.ts';
+
+/**
+ * A webhook trigger starts its sequence on a request to its catch URL; an event trigger on each
+ * event of its type the organization's log records (a sale, an expiry...), with no URL at all.
+ */
+export type TriggerType = 'webhook' | 'event';
 
 export type TriggerEvent =
   | DomainEvent<
@@ -10,9 +17,11 @@ export type TriggerEvent =
         sequence_id: number;
         key: string | null;
         name: string;
-        trigger_type: 'webhook';
+        trigger_type: TriggerType;
+        /** The event type an event trigger starts on (absent for webhook triggers). */
+        event_type?: WebhookEventType;
         enabled: boolean;
-        /** The secret second segment of the catch URL. */
+        /** The secret second segment of the catch URL; empty for an event trigger, which has none. */
         route_key: string;
         created_at: number;
       }
@@ -44,6 +53,8 @@ export type TriggerCommand =
       name: string;
       enabled: boolean;
       routeKey: string;
+      /** An event trigger's event type; absent for a webhook trigger. */
+      eventType?: string;
       now: number;
     }
   | { type: 'ReplaceTrigger'; routeKey: string; now: number }
@@ -52,7 +63,18 @@ export type TriggerCommand =
 
 export type TriggerState =
   | { status: 'none' }
-  | { status: 'created'; id: number; organizationId: string; sequenceId: number; name: string; enabled: boolean; routeKey: string; sample?: TriggerSample };
+  | {
+      status: 'created';
+      id: number;
+      organizationId: string;
+      sequenceId: number;
+      name: string;
+      enabled: boolean;
+      routeKey: string;
+      triggerType: TriggerType;
+      eventType?: WebhookEventType;
+      sample?: TriggerSample;
+    };
 
 export const triggerStream = (id: number) => `automation_trigger-${id}`;
 
@@ -66,7 +88,17 @@ export const triggerDecider: Decider<TriggerState, TriggerCommand, TriggerEvent>
     switch (event.type) {
       case 'TriggerCreated': {
         const d = event.data;
-        return { status: 'created', id: d.id, organizationId: d.organization_id, sequenceId: d.sequence_id, name: d.name, enabled: d.enabled, routeKey: d.route_key };
+        return {
+          status: 'created',
+          id: d.id,
+          organizationId: d.organization_id,
+          sequenceId: d.sequence_id,
+          name: d.name,
+          enabled: d.enabled,
+          routeKey: d.route_key,
+          triggerType: d.trigger_type ?? 'webhook',
+          ...(d.event_type ? { eventType: d.event_type } : {}),
+        };
       }
       case 'TriggerReplaced':
         return state.status === 'none' ? state : { ...state, routeKey: event.data.route_key };
@@ -84,6 +116,9 @@ export const triggerDecider: Decider<TriggerState, TriggerCommand, TriggerEvent>
         if (state.status !== 'none') throw conflict('trigger_exists', 'The trigger already exists.');
         if (command.sequenceOrganizationId !== command.organizationId) throw notFound('Sequence');
         if (command.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
+        if (command.eventType !== undefined && !isWebhookEventType(command.eventType)) {
+          throw invalid('invalid_event_type', 'The event_type field must be one of the event types of event webhooks.', 'event_type');
+        }
         return {
           type: 'TriggerCreated',
           data: {
@@ -92,14 +127,16 @@ export const triggerDecider: Decider<TriggerState, TriggerCommand, TriggerEvent>
             sequence_id: command.sequenceId,
             key: command.key,
             name: command.name,
-            trigger_type: 'webhook',
+            trigger_type: command.eventType === undefined ? 'webhook' : 'event',
+            ...(command.eventType === undefined ? {} : { event_type: command.eventType }),
             enabled: command.enabled,
-            route_key: command.routeKey,
+            route_key: command.eventType === undefined ? command.routeKey : '',
             created_at: command.now,
           },
         };
       case 'ReplaceTrigger':
         if (state.status === 'none') throw notFound('Trigger');
+        if (state.triggerType === 'event') throw conflict('event_trigger', 'An event trigger has no catch URL to replace.');
         return { type: 'TriggerReplaced', data: { route_key: command.routeKey, replaced_at: command.now } };
       case 'SetTriggerEnabled':
         if (state.status === 'none') throw notFound('Trigger');

@@ -18,6 +18,12 @@ export type ReceivedWebhook = {
   dedupe_key: string | null;
   /** A test run of the sequence against the trigger's chosen sample (recorded, run, never a sample itself). */
   test?: true;
+  /**
+   * Set when an event trigger started it: the event as event webhooks send it (`{id, type,
+   * created, organization_id, data: {object}}`), `{{event.…}}` in templates. The request fields
+   * above are then empty (method `EVENT`).
+   */
+  event?: Record<string, unknown>;
 };
 
 export type SkipReason = 'trigger_disabled' | 'sequence_paused';

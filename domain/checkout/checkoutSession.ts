@@ -1,3 +1,4 @@
+import { isRedirectUrl } from './redirectUrls.ts';
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { DomainError, conflict, invalid, notFound } from '../shared/domainError.ts';
 
@@ -33,6 +34,9 @@ export type CheckoutSessionEvent =
         promo: string | null;
         /** The promo tier whose price the session took; null without a promo or when none was in force. */
         promo_tier: string | null;
+        /** Set for this session by its creator: override the offer's for the full-page checkout (absent: the offer's). */
+        success_url?: string;
+        cancel_url?: string;
         expires_at: number;
         created_at: number;
       }
@@ -159,6 +163,10 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
         const { expiresIn } = command;
         if (!Number.isInteger(expiresIn) || expiresIn < MIN_EXPIRES_IN || expiresIn > MAX_EXPIRES_IN) {
           throw invalid('invalid_expires_in', `The expires_in field must be between ${MIN_EXPIRES_IN} and ${MAX_EXPIRES_IN} seconds.`, 'expires_in');
+        }
+        for (const field of ['success_url', 'cancel_url'] as const) {
+          const url = command.session[field];
+          if (url !== undefined && !isRedirectUrl(url)) throw invalid('invalid_redirect_url', `The ${field} field must be an http or https URL.`, field);
         }
         return {
           type: 'CheckoutSessionCreated',

@@ -45,6 +45,9 @@ export type SessionView = {
   payment: CardSummary | null;
   last_decline: { code: string; decline_code: string | null } | null;
   invoice: InvoiceView | null;
+  /** This session's own success_url / cancel_url, when its creator gave them. */
+  success_url?: string;
+  cancel_url?: string;
 };
 
 export type CheckoutEvent = CheckoutSessionEvent | InvoiceEvent;
@@ -73,6 +76,8 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
       payment: null,
       last_decline: null,
       invoice: null,
+      ...(d.success_url ? { success_url: d.success_url } : {}),
+      ...(d.cancel_url ? { cancel_url: d.cancel_url } : {}),
     };
   }
   if (view === null) return null;

@@ -1,17 +1,36 @@
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
 
+/** The seller's postal address, as receipts and invoices print it. */
+export type OrganizationAddress = {
+  line1: string;
+  line2: string | null;
+  postal_code: string | null;
+  city: string;
+  region: string | null;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string;
+};
+
 export type OrganizationEvent =
   | DomainEvent<'OrganizationCreated', { id: string; name: string; timezone: string; created_at: number }>
-  | DomainEvent<'OrganizationUpdated', { name: string; timezone: string; updated_at: number }>;
+  /** `address` absent (events recorded before addresses were): the address stays as it was. */
+  | DomainEvent<'OrganizationUpdated', { name: string; timezone: string; address?: OrganizationAddress | null; updated_at: number }>;
 
 export type OrganizationCommand =
   | { type: 'CreateOrganization'; id: string; name: string; timezone: string; now: number }
-  | { type: 'UpdateOrganization'; name: string; timezone: string; now: number };
+  | { type: 'UpdateOrganization'; name: string; timezone: string; address: OrganizationAddress | null; now: number };
 
 export type OrganizationState =
   | { status: 'none' }
-  | { status: 'active'; id: string; name: string; timezone: string };
+  | { status: 'active'; id: string; name: string; timezone: string; address: OrganizationAddress | null };
+
+/** The address as printed lines: street lines, postal code with city, region, country. */
+export function addressLines(address: OrganizationAddress | null | undefined): string[] {
+  if (!address) return [];
+  const cityLine = [address.postal_code, address.city].filter(Boolean).join(' ');
+  return [address.line1, address.line2, cityLine, address.region, address.country].filter((l): l is string => typeof l === 'string' && l.trim() !== '');
+}
 
 export const organizationStream = (id: string) => `organization-${id}`;
 
@@ -20,9 +39,15 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
   evolve(state, event) {
     switch (event.type) {
       case 'OrganizationCreated':
-        return { status: 'active', id: event.data.id, name: event.data.name, timezone: event.data.timezone };
+        return { status: 'active', id: event.data.id, name: event.data.name, timezone: event.data.timezone, address: null };
       case 'OrganizationUpdated':
-        return state.status === 'active' ? { ...state, name: event.data.name, timezone: event.data.timezone } : state;
+        if (state.status !== 'active') return state;
+        return {
+          ...state,
+          name: event.data.name,
+          timezone: event.data.timezone,
+          address: event.data.address === undefined ? state.address : event.data.address,
+        };
     }
   },
   decide(command, state) {
@@ -36,8 +61,8 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
         };
       case 'UpdateOrganization':
         if (state.status === 'none') throw notFound('Organization');
-        if (state.name === command.name && state.timezone === command.timezone) return [];
-        return { type: 'OrganizationUpdated', data: { name: command.name, timezone: command.timezone, updated_at: command.now } };
+        if (state.name === command.name && state.timezone === command.timezone && JSON.stringify(state.address) === JSON.stringify(command.address)) return [];
+        return { type: 'OrganizationUpdated', data: { name: command.name, timezone: command.timezone, address: command.address, updated_at: command.now } };
     }
   },
 };

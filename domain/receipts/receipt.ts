@@ -8,6 +8,8 @@ export type ReceiptSnapshot = {
   invoice_number: number;
   organization_id: string;
   organization_name: string;
+  /** The seller's postal address as printed lines (absent on receipts queued before addresses were). */
+  organization_address?: string[];
   lines: SessionLine[];
   total: number;
   currency: string;

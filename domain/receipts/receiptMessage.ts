@@ -35,6 +35,7 @@ export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string): ReceiptEma
     `Your receipt and the invoice as a PDF: ${receiptUrl}`,
     '',
     r.organization_name,
+    ...(r.organization_address ?? []),
   ].join('\n');
   const rows = r.lines.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td align="right">${escapeHtml(formatMoney(l.amount, r.currency))}</td></tr>`).join('');
   const html =
@@ -42,6 +43,6 @@ export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string): ReceiptEma
     `<p>${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>` +
     `<table>${rows}<tr><th align="left">Total</th><th align="right">${escapeHtml(total)}</th></tr></table>` +
     `<p><a href="${escapeHtml(receiptUrl)}">Your receipt and the invoice as a PDF</a></p>` +
-    `<p>${escapeHtml(r.organization_name)}</p>`;
+    `<p>${[r.organization_name, ...(r.organization_address ?? [])].map(escapeHtml).join('<br>')}</p>`;
   return { subject, text, html };
 }

@@ -4,6 +4,7 @@ import type { SequenceEvent } from '../../domain/automation/sequence.ts';
 import type { TriggerEvent, TriggerSample } from '../../domain/automation/trigger.ts';
 import type { WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
 import type { StepResult, WorkflowEvent } from '../../domain/automation/workflow.ts';
+import type { WebhookEventType } from '../../domain/webhooks/eventTypes.ts';
 import type { Projection } from '../projection.ts';
 
 export const SEQUENCES = 'automation_sequences';
@@ -32,10 +33,15 @@ export type TriggerDoc = {
   sequence_id: number;
   key: string | null;
   name: string;
-  trigger_type: 'webhook';
+  trigger_type: 'webhook' | 'event';
+  /** What an event trigger starts on (absent for webhook triggers). */
+  event_type?: WebhookEventType;
   enabled: boolean;
+  /** Empty for an event trigger (it has no catch URL). */
   route_key: string;
   received_count: number;
+  /** Where it was created in the log: an event trigger starts on events recorded after it only. */
+  created_position?: number;
   created_at: number;
   /** The received request a person chose as the sample record (absent until one is). */
   sample?: TriggerSample;
@@ -130,12 +136,16 @@ type AutomationEvent = SequenceEvent | TriggerEvent | WebhookReceptionEvent | Wo
 /** Sequences, triggers, received samples (for the trigger test route) and workflow runs. */
 export const automationProjection: Projection = {
   name: 'automation',
+  // 2: triggers record where they were created (event triggers start on later events only).
+  version: 2,
   collections: [SEQUENCES, TRIGGERS, SAMPLES, WORKFLOWS],
   writeOnly: [SAMPLES],
   indexes: [
     { collection: SEQUENCES, fields: ['organization_id'] },
     { collection: TRIGGERS, fields: ['organization_id'] },
     { collection: TRIGGERS, fields: ['sequence_id'] },
+    // The event-trigger subscriber: the enabled triggers of an organization's event type.
+    { collection: TRIGGERS, fields: ['organization_id', 'event_type'] },
     { collection: SAMPLES, fields: ['trigger_id', 'position'] },
     // The management list of workflow runs, newest first, and a run by its id.
     { collection: WORKFLOWS, fields: ['organization_id', 'workflow_id'] },
@@ -198,10 +208,12 @@ export const automationProjection: Projection = {
           sequence_id: d.sequence_id,
           key: d.key ?? null,
           name: d.name,
-          trigger_type: 'webhook',
+          trigger_type: d.trigger_type ?? 'webhook',
+          ...(d.event_type ? { event_type: d.event_type } : {}),
           enabled: d.enabled,
           route_key: d.route_key,
           received_count: 0,
+          created_position: recorded.position,
           created_at: d.created_at,
         } satisfies TriggerDoc);
         return;
@@ -237,7 +249,8 @@ export const automationProjection: Projection = {
           position: recorded.position,
           event_id: recorded.id,
           method: d.method,
-          payload: d.webhook_payload,
+          // An event trigger's sample is the event it started on.
+          payload: d.event ?? d.webhook_payload,
           query: d.webhook_query,
           headers: d.headers,
           received_at: d.received_at,

@@ -14,6 +14,8 @@ type PageConfig = {
   nonce: string | null;
   parentOrigin: string | null;
   promo: string | null;
+  /** A session its creator made for this page (`?session=`): opened rather than a new one created. */
+  session?: string;
   buttonText?: string | null;
   /** A recurring plan: the price and how often it renews ("per month"). */
   recurring?: { per: string; amount: number; currency: string } | null;
@@ -458,7 +460,7 @@ function keepSession(id: string | null): void {
 
 /** The kept session when it can still be shown: completed (the thank-you page) or open (pay on). */
 async function restoreSession(): Promise<SessionView | null> {
-  const id = keptSession();
+  const id = cfg.session ?? keptSession();
   if (!id) return null;
   const r = await api<{ session: SessionView }>(`/api/checkout/sessions/${encodeURIComponent(id)}`);
   if (r.ok && (r.body.session.status === 'completed' || r.body.session.status === 'open')) return r.body.session;
@@ -480,6 +482,7 @@ const REFUSALS: Record<string, string> = {
   invalid_customer_token: 'Your sign-in has expired. Please sign in again, then reopen the checkout.',
   live_mode_unavailable: 'This checkout is not taking payments yet.',
   not_found: 'This offer is no longer available.',
+  session_unavailable: 'This checkout has expired. Please go back to the shop and try again.',
 };
 
 /** No checkout here: the page is shown (it tells the buyer why) and the SDK's flow ends with `error`. */
@@ -582,6 +585,8 @@ async function main(): Promise<void> {
     }
   }
   const kept = await restoreSession();
+  // A session made for this page that has expired: no other session in its place.
+  if (!kept && cfg.session) return refuse({ ok: false, status: 410, body: { code: 'session_unavailable', message: 'The checkout session has expired.' } });
   if (kept?.status === 'completed') {
     session = kept;
     finished = true;

@@ -35,7 +35,7 @@ describe('import sections promos and sequences', () => {
     const [sequence] = first.sections.sequences as SequenceImportResult[];
     expect(sequence).toMatchObject({ key: 'signups', created: true, triggers: [{ key: 'form', created: true }] });
     expect(first.sections.promos).toEqual([{ slug: 'imp-launch', created: true, changed: true }]);
-    const catchPath = sequence!.triggers[0]!.catch_path;
+    const catchPath = sequence!.triggers[0]!.catch_path!;
     expect((await server.fetch(catchPath, { method: 'POST' })).status).toBe(200);
 
     const head = await server.services.store.headPosition();

@@ -30,7 +30,7 @@ describe('sequence and trigger keys are claimed on streams; sequences made befor
     const imported = await importSequence(mine.organizationId, ['form', 'second']);
     expect(imported).toMatchObject({ sequence_id: old.id, created: false, changed: true });
     expect(imported.triggers).toEqual([
-      { key: 'form', trigger_id: oldTrigger.id, created: false, catch_path: `/hooks/catch/${old.route_key}/${oldTrigger.route_key}` },
+      { key: 'form', trigger_id: oldTrigger.id, created: false, catch_path: `/hooks/catch/${old.route_key}/${oldTrigger.route_key}`, event_type: null },
       expect.objectContaining({ key: 'second', created: true }),
     ]);
     expect(await server.services.store.readStream(KEY_CLAIMS_BACKFILLED_STREAM)).toHaveLength(1);

@@ -1,6 +1,6 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiKeyDecider } from '../../domain/identity/apiKey.ts';
-import { organizationDecider } from '../../domain/identity/organization.ts';
+import { addressLines, organizationDecider } from '../../domain/identity/organization.ts';
 import { userDecider } from '../../domain/identity/user.ts';
 import { deciderSpec } from '../../domain/shared/specification.ts';
 
@@ -16,12 +16,21 @@ describe('organization', () => {
     spec.given([]).when({ type: 'CreateOrganization', id: 'org_1', name: '  ', timezone: 'UTC', now: 100 }).thenThrows('invalid_name');
   });
   it('records an update only when something changed', () => {
-    spec.given([created]).when({ type: 'UpdateOrganization', name: 'Acme', timezone: 'UTC', now: 200 }).then([]);
+    spec.given([created]).when({ type: 'UpdateOrganization', name: 'Acme', timezone: 'UTC', address: null, now: 200 }).then([]);
     spec
       .given([created])
-      .when({ type: 'UpdateOrganization', name: 'Acme BV', timezone: 'Europe/Amsterdam', now: 200 })
-      .then([{ type: 'OrganizationUpdated', data: { name: 'Acme BV', timezone: 'Europe/Amsterdam', updated_at: 200 } }]);
-    spec.given([]).when({ type: 'UpdateOrganization', name: 'X', timezone: 'UTC', now: 200 }).thenThrows('not_found');
+      .when({ type: 'UpdateOrganization', name: 'Acme BV', timezone: 'Europe/Amsterdam', address: null, now: 200 })
+      .then([{ type: 'OrganizationUpdated', data: { name: 'Acme BV', timezone: 'Europe/Amsterdam', address: null, updated_at: 200 } }]);
+    spec.given([]).when({ type: 'UpdateOrganization', name: 'X', timezone: 'UTC', address: null, now: 200 }).thenThrows('not_found');
+  });
+  it('keeps its address: set, unchanged, and kept by an update recorded before addresses were', () => {
+    const address = { line1: 'Keizersgracht 1', line2: null, postal_code: '1015 CJ', city: 'Amsterdam', region: null, country: 'NL' };
+    const set = { type: 'OrganizationUpdated', data: { name: 'Acme', timezone: 'UTC', address, updated_at: 200 } } as const;
+    spec.given([created]).when({ type: 'UpdateOrganization', name: 'Acme', timezone: 'UTC', address, now: 200 }).then([set]);
+    spec.given([created, set]).when({ type: 'UpdateOrganization', name: 'Acme', timezone: 'UTC', address: { ...address }, now: 300 }).then([]);
+    const legacy = { type: 'OrganizationUpdated', data: { name: 'Acme NV', timezone: 'UTC', updated_at: 300 } } as const;
+    spec.given([created, set, legacy]).when({ type: 'UpdateOrganization', name: 'Acme NV', timezone: 'UTC', address, now: 400 }).then([]);
+    expect(addressLines(address)).toEqual(['Keizersgracht 1', '1015 CJ Amsterdam', 'NL']);
   });
 });
 

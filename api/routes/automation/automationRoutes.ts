@@ -34,7 +34,15 @@ const TriggerTest = z.object({
   success: z.boolean(),
   message: z.string(),
   samples: z.array(Sample),
-  data: z.object({ trigger_id: z.number().int(), trigger_name: z.string(), waiting_for_webhook: z.boolean(), catch_url: z.string() }),
+  data: z.object({
+    trigger_id: z.number().int(),
+    trigger_name: z.string(),
+    waiting_for_webhook: z.boolean(),
+    /** Null for an event trigger, which starts on `event_type` instead of a request. */
+    catch_url: z.string().nullable(),
+    /** Only on an event trigger (the spec's shape stays as it is for webhook triggers). */
+    event_type: z.string().optional(),
+  }),
 });
 const Step = z.object({
   step: z.number().int(),
@@ -85,10 +93,12 @@ export const automationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
         trigger_id: trigger.trigger_id,
         trigger_name: trigger.name,
         waiting_for_webhook: samples.length === 0,
-        catch_url: `${baseUrl(services, request)}/hooks/catch/${sequence.route_key}/${trigger.route_key}`,
+        catch_url: trigger.trigger_type === 'event' ? null : `${baseUrl(services, request)}/hooks/catch/${sequence.route_key}/${trigger.route_key}`,
+        ...(trigger.event_type ? { event_type: trigger.event_type } : {}),
       };
       if (samples.length === 0) {
-        return { success: false, message: 'Waiting for the first webhook: send a request to the catch URL.', samples: [], data };
+        const waiting = trigger.event_type ? `Waiting for the first ${trigger.event_type} event.` : 'Waiting for the first webhook: send a request to the catch URL.';
+        return { success: false, message: waiting, samples: [], data };
       }
       return {
         success: true,

@@ -12,11 +12,11 @@ import { loadStripeAccount } from '../../../commands/payments/stripeAccountComma
 import { invoiceDecider, invoiceStream } from '../../../domain/checkout/invoice.ts';
 import { fold } from '../../../domain/shared/decider.ts';
 import { checkoutSessionStream, type SessionCustomer } from '../../../domain/checkout/checkoutSession.ts';
-import { evolveSessionView } from '../../../domain/checkout/sessionView.ts';
+import { evolveSessionView, type SessionView } from '../../../domain/checkout/sessionView.ts';
 import { DomainError } from '../../../domain/shared/domainError.ts';
 import { findOfferByRef, findSession } from '../../../projections/checkout/checkoutQueries.ts';
 import { promoPriceForOffer } from '../../../projections/promos/promoQueries.ts';
-import { commandContext } from '../../context.ts';
+import { baseUrl, commandContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { validateHeadersInPlace } from '../../validateHeadersInPlace.ts';
 import { ErrorSchema } from '../schemas.ts';
@@ -38,6 +38,9 @@ import {
 } from './checkoutSchemas.ts';
 
 const SessionResponse = z.object({ session: SessionSchema, offer: OfferRefSchema });
+const CreatedResponse = SessionResponse.extend({
+  url: z.string().optional().describe("The hosted checkout page of this very session (a full page: send the buyer there); it honours the session's success_url and cancel_url."),
+});
 const errors = { 400: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 410: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema };
 
 /**
@@ -79,11 +82,17 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
   }
 
   /** The 201 of a session creation, from the session's first event: what its creator answered. */
-  async function createdResponse(id: string): Promise<StoredResponse | null> {
+  async function createdResponse(id: string, base: string): Promise<StoredResponse | null> {
     const [created] = await services.store.readStream(checkoutSessionStream(id));
     const snapshot = created ? snapshotOf([created], []) : null;
     if (!snapshot) return null;
-    return { status: 201, body: { session: presentSession(snapshot.view, nowSeconds()), offer: sessionOfferRef(snapshot.view) } };
+    return createdBody(snapshot.view, base);
+  }
+
+  /** The 201: the session, its offer, and the hosted page of this session (which redirects as the session says). */
+  function createdBody(view: SessionView, base: string): StoredResponse {
+    const url = `${base}/checkout/${encodeURIComponent(view.offer.id)}?session=${encodeURIComponent(view.id)}${view.mode === 'live' ? '&mode=live' : ''}`;
+    return { status: 201, body: { session: presentSession(view, nowSeconds()), offer: sessionOfferRef(view), url } };
   }
 
   // OPTIONS /api/checkout itself: the prefix's wildcard preflight route does not cover it.
@@ -125,11 +134,12 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         summary: 'Create a checkout session for a published offer (public). Send Idempotency-Key to retry safely.',
         headers: IdempotencyHeaders,
         body: CreateSessionBody,
-        response: { 201: SessionResponse, ...errors },
+        response: { 201: CreatedResponse, ...errors },
       },
     },
     async (request, reply) => {
       const body = request.body;
+      const redirects = { ...(body.success_url ? { success_url: body.success_url } : {}), ...(body.cancel_url ? { cancel_url: body.cancel_url } : {}) };
       // Found before the key is looked at, since the key lives in the offer's organization. An
       // unknown offer is refused without touching the key; whether it is still published is
       // checked inside, so a retry after the offer was archived replays the first answer.
@@ -137,7 +147,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       if (!offer) throw notFound('Offer');
       const create = async (sessionId: string, takeover = false): Promise<StoredResponse> => {
         // A takeover of a key whose first request died after creating its session: that session is the answer.
-        const existing = takeover ? await createdResponse(sessionId) : null;
+        const existing = takeover ? await createdResponse(sessionId, baseUrl(services, request)) : null;
         if (existing) return existing;
         if (offer.status !== 'published') throw notFound('Offer');
         // Live takes real money through the organization's own Stripe account; without one, say what to connect.
@@ -167,17 +177,18 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
             expiresIn: body.expires_in,
             promo: body.promo ?? null,
             promoPrice,
+            redirects,
           });
         } catch (error) {
           // The first request of this key, only slow, created it meanwhile.
-          const raced = error instanceof DomainError && error.code === 'session_exists' ? await createdResponse(sessionId) : null;
+          const raced = error instanceof DomainError && error.code === 'session_exists' ? await createdResponse(sessionId, baseUrl(services, request)) : null;
           if (raced) return raced;
           throw error;
         }
         const [event] = created.events;
         const view = event ? evolveSessionView(null, event) : null;
         if (!view) throw new Error('session not created');
-        return { status: 201, body: { session: presentSession(view, nowSeconds()), offer: sessionOfferRef(view) } };
+        return createdBody(view, baseUrl(services, request));
       };
       const key = request.headers['idempotency-key'];
       const result = key

@@ -1,3 +1,4 @@
+import { isRedirectUrl } from '../../../domain/checkout/redirectUrls.ts';
 import { z } from 'zod';
 import { effectiveStatus, type CustomerInput } from '../../../domain/checkout/checkoutSession.ts';
 import type { InvoiceView, SessionView } from '../../../domain/checkout/sessionView.ts';
@@ -79,6 +80,8 @@ const MetadataSchema = z
   .refine((m) => Object.keys(m).length <= 20, { message: 'The metadata field must not have more than 20 keys.' });
 
 const OfferParam = z.string().trim().min(1).max(200);
+/** The same rule as the offer's success_url and cancel_url (redirectUrls.ts). */
+const RedirectUrlField = z.string().refine(isRedirectUrl, 'must be an absolute http or https URL of at most 2048 characters');
 
 export const CreateSessionBody = z
   .object({
@@ -93,6 +96,10 @@ export const CreateSessionBody = z
       .max(100)
       .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a promo slug')
       .optional(),
+    success_url: RedirectUrlField.optional().describe(
+      "Where the full-page checkout of this session (the answer's url) sends the buyer after paying, instead of the offer's; {CHECKOUT_SESSION_ID} is replaced by the session id.",
+    ),
+    cancel_url: RedirectUrlField.optional().describe("Where it sends the buyer who cancels, instead of the offer's; {CHECKOUT_SESSION_ID} as in success_url."),
   })
   .refine((b) => b.offer !== undefined || b.offer_id !== undefined, {
     message: 'The offer field is required.',

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
+import { readSessionSnapshot } from '../../../commands/checkout/sessionSnapshot.ts';
 import { findOfferByRef } from '../../../projections/checkout/checkoutQueries.ts';
 import { loadStripeAccount } from '../../../commands/payments/stripeAccountCommands.ts';
 import { offerRef } from '../checkout/checkoutSchemas.ts';
@@ -28,6 +29,8 @@ const QueryFields = {
     .max(300)
     .transform((u) => new URL(u).origin),
   promo: RouteKey,
+  /** A session created for this page (POST /api/checkout/sessions answers its url): the page opens it. */
+  session: z.string().min(1).max(64).regex(/^cs_[A-Za-z0-9_]+$/, 'session must be a checkout session id'),
 };
 
 const PageQuery = z.object(QueryFields).partial();
@@ -56,7 +59,10 @@ function pageParams(offer: string, query: Record<string, unknown>): { params: Pa
     nonce: field(QueryFields.nonce, query.nonce, 'nonce', bad),
     parentOrigin: field(QueryFields.origin, query.origin, 'origin', bad),
     promo: field(QueryFields.promo, query.promo, 'promo', bad),
+    session: field(QueryFields.session, query.session, 'session', bad),
   };
+  // A session's page is the full page its creator sends the buyer to; a frame belongs to the SDK's flow.
+  if (params.session != null && params.frame !== null) bad.push('session');
   field(QueryFields.size, query.size, 'size', bad);
   return { params, bad };
 }
@@ -158,12 +164,25 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
         }),
       );
     }
+    // The session the link names, from the log (it may be newer than the read models): of this offer only.
+    const wanted = params.session ?? null;
+    const session = wanted === null ? null : ((await readSessionSnapshot(services.store, wanted))?.view ?? null);
+    if (wanted !== null && (!session || session.offer.uuid !== found.uuid)) {
+      return reply.code(404).send(
+        renderMissingPage(params, cspNonce, page, {
+          code: 'session_not_found',
+          title: 'This checkout is not available',
+          text: 'The checkout link is wrong or belongs to another offer. Please go back to the shop and try again.',
+        }),
+      );
+    }
     const init = {
       offer: offerRef(found),
       theme: found.theme,
       pages: found.pages,
       firstPage: found.pages[0] ?? null,
-      redirects: { success_url: found.success_url, cancel_url: found.cancel_url },
+      // A session's own URLs win over the offer's (each one on its own).
+      redirects: { success_url: session?.success_url ?? found.success_url, cancel_url: session?.cancel_url ?? found.cancel_url },
     };
     // The plan as the catalog has it now (the offer keeps its charges, not its interval).
     const plan = await services.readStore.get<PlanDoc>(CATALOG_PLANS, found.plan.plan_id);

@@ -25,6 +25,8 @@ export type PageParams = {
   nonce: string | null;
   parentOrigin: string | null;
   promo: string | null;
+  /** The session the page opens (`?session=`), or null: the page creates one. */
+  session?: string | null;
 };
 
 const PREVIEW_PRICE = 'Price set when the session is created';
@@ -282,6 +284,7 @@ export function renderCheckoutPage(
       nonce: params.nonce,
       parentOrigin: params.parentOrigin,
       promo: params.promo,
+      ...(params.session ? { session: params.session } : {}),
       buttonText,
       recurring: extras.recurring,
       live: Boolean(extras.stripeJsUrl),

@@ -60,10 +60,11 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
     async (request) => {
       const { organizationId } = requireOrganization(request);
       const result = (await importOne(request, organizationId, sequencesSection as ImportSection, request.body)) as {
-        triggers: Array<{ catch_path: string }>;
+        triggers: Array<{ catch_path: string | null }>;
       } & Record<string, unknown>;
       const base = baseUrl(services, request);
-      return { ...result, triggers: result.triggers.map((t) => ({ ...t, catch_url: `${base}${t.catch_path}` })) };
+      // An event trigger has no catch URL (null).
+      return { ...result, triggers: result.triggers.map((t) => ({ ...t, catch_url: t.catch_path === null ? null : `${base}${t.catch_path}` })) };
     },
   );
 
@@ -82,7 +83,7 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
     '/manage/api/triggers',
     {
       onRequest: app.authenticateSession,
-      schema: { ...manageRoute, summary: 'Triggers with their catch URLs.', querystring: z.object({ trigger_type: z.enum(['webhook']).optional() }), response: { 200: List, ...manageErrors } },
+      schema: { ...manageRoute, summary: 'Triggers with their catch URLs (null for an event trigger, which names its event_type).', querystring: z.object({ trigger_type: z.enum(['webhook', 'event']).optional() }), response: { 200: List, ...manageErrors } },
     },
     async (request) => {
       const { organizationId } = requireOrganization(request);
@@ -94,7 +95,8 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
         data: docs.map(({ id: _id, organization_id: _o, route_key, trigger_id, ...rest }) => ({
           id: trigger_id,
           ...rest,
-          catch_url: catchUrl(request, sequences.get(rest.sequence_id) ?? '', route_key),
+          event_type: rest.event_type ?? null,
+          catch_url: rest.trigger_type === 'event' ? null : catchUrl(request, sequences.get(rest.sequence_id) ?? '', route_key),
         })),
       };
     },

@@ -12,6 +12,7 @@ import { passkeyRoutes } from './passkeyRoutes.ts';
 import { paymentRoutes } from './paymentRoutes.ts';
 import { productRoutes } from './productRoutes.ts';
 import { salesStatsRoutes } from './salesStatsRoutes.ts';
+import { webhookEndpointManageRoutes } from '../webhooks/webhookEndpointRoutes.ts';
 
 /** Everything under /manage/api: sign-in and sessions, then the organization-scoped resources. */
 export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
@@ -27,4 +28,5 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(salesStatsRoutes, { services });
   await app.register(passkeyRoutes, { services });
   await app.register(paymentRoutes, { services });
+  await app.register(webhookEndpointManageRoutes, { services });
 };

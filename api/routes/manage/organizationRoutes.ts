@@ -31,7 +31,29 @@ const isTimeZone = (tz: string) => {
 };
 const TimeZone = z.string().min(1).max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Amsterdam');
 
-const Organization = z.object({ id: z.string(), name: z.string(), timezone: z.string() });
+const Text = (max: number) => z.string().trim().min(1).max(max);
+const OptionalText = (max: number) => z.string().trim().max(max).nullable().default(null).transform((v) => (v === '' ? null : v));
+/** The postal address receipts and invoices print under the organization's name. */
+export const Address = z.strictObject({
+  line1: Text(200),
+  line2: OptionalText(200),
+  postal_code: OptionalText(32),
+  city: Text(120),
+  region: OptionalText(120),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code (ISO 3166-1 alpha-2), such as NL')
+    .transform((c) => c.toUpperCase()),
+});
+const AddressOut = z.object({
+  line1: z.string(),
+  line2: z.string().nullable(),
+  postal_code: z.string().nullable(),
+  city: z.string(),
+  region: z.string().nullable(),
+  country: z.string(),
+});
+const Organization = z.object({ id: z.string(), name: z.string(), timezone: z.string(), address: AddressOut.nullable() });
 const Member = z.object({ id: z.string(), email: z.string(), role: Role, joined_at: z.number().int() });
 const ApiKey = z.object({
   id: z.string(),
@@ -57,7 +79,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       const { organizationId } = requireOrganization(request);
       const org = await loadOrganization(services.store, organizationId);
       if (!org) throw notFound('Organization');
-      return { id: org.id, name: org.name, timezone: org.timezone };
+      return { id: org.id, name: org.name, timezone: org.timezone, address: org.address };
     },
   );
 
@@ -67,8 +89,12 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       onRequest: app.authenticateSession,
       schema: {
         ...manageRoute,
-        summary: "Change the organization's name or time zone (owners). Dates in the dashboard follow the time zone.",
-        body: z.strictObject({ name: z.string().trim().min(1).max(255).optional(), timezone: TimeZone.optional() }),
+        summary: "Change the organization's name, time zone or postal address (owners). Dates in the dashboard follow the time zone; receipts print the name and address.",
+        body: z.strictObject({
+          name: z.string().trim().min(1).max(255).optional(),
+          timezone: TimeZone.optional(),
+          address: Address.nullable().optional().describe('null removes it; left out, it stays.'),
+        }),
         response: { 200: Organization, ...manageErrors },
       },
     },

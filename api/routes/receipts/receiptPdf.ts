@@ -22,6 +22,12 @@ export function receiptPdf(r: ReceiptSnapshot): Promise<Buffer> {
   const width = doc.page.width - left - doc.page.margins.right;
 
   doc.font('Helvetica-Bold').fontSize(18).text(r.organization_name);
+  // The seller's postal address under its name, as an invoice must show it.
+  if (r.organization_address?.length) {
+    doc.font('Helvetica').fontSize(10).fillColor('#444444');
+    for (const line of r.organization_address) doc.text(line);
+    doc.fillColor('#000000');
+  }
   doc.moveDown(0.5);
   doc.font('Helvetica').fontSize(12).text(`${invoiceLabel(r)} (paid)`);
   doc.fontSize(10).fillColor('#444444');

@@ -34,7 +34,7 @@ function receiptPage(doc: ReceiptDoc, nonce: string): string {
 table{width:100%;border-collapse:collapse}td,th{padding:.35rem 0;text-align:left}.n{text-align:right}tfoot th{border-top:1px solid #999}</style>
 </head><body><main>
 <h1>${escapeHtml(r.organization_name)}</h1>
-<p id="invoice-number">${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>
+${r.organization_address?.length ? `<address id="seller-address">${r.organization_address.map(escapeHtml).join('<br>')}</address>\n` : ''}<p id="invoice-number">${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>
 <table><tbody>${rows}</tbody><tfoot><tr><th>Total</th><th class="n" id="total">${escapeHtml(formatMoney(r.total, r.currency))}</th></tr></tfoot></table>
 <p><a id="pdf" href="/receipts/${escapeHtml(doc.token)}/invoice.pdf" download="invoice-${r.invoice_number}.pdf">Download the invoice (PDF)</a></p>
 </main></body></html>`;

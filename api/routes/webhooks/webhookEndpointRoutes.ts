@@ -19,7 +19,12 @@ import {
   type DeliveryDoc,
   type EndpointDoc,
 } from '../../../projections/webhooks/webhookProjection.ts';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { CommandContext } from '../../../commands/handleCommand.ts';
 import { commandContext } from '../../context.ts';
+import { requireOwner } from '../../plugins/sessionAuth.ts';
+import { manageContext } from '../manage/manageContext.ts';
+import { manageErrors, manageRoute } from '../manage/manageSchemas.ts';
 import { notFound } from '../../errors.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 import { decimalInteger, ErrorSchema, protectedRoute, RouteKey } from '../schemas.ts';
@@ -61,7 +66,6 @@ const Delivery = z.object({
 });
 
 const Params = z.object({ id: RouteKey });
-const errors = { 401: ErrorSchema, 404: ErrorSchema, 422: ErrorSchema };
 
 const present = (d: EndpointDoc): z.infer<typeof Endpoint> => ({
   id: d.id,
@@ -73,8 +77,48 @@ const present = (d: EndpointDoc): z.infer<typeof Endpoint> => ({
   updated_at: d.updated_at,
 });
 
+/**
+ * How one set of endpoint routes is reached: the bearer API (an API key) or the management API
+ * (a person's session cookie; owners only, as for API keys, since a secret is shown).
+ */
+type Access = {
+  /** `/api` or `/manage/api`. */
+  prefix: string;
+  onRequest: (app: Parameters<FastifyPluginAsyncZod>[0]) => onRequestHookHandler;
+  schema: Record<string, unknown>;
+  errors: Record<number, typeof ErrorSchema>;
+  organizationOf(request: FastifyRequest): string;
+  context(services: Services, request: FastifyRequest): CommandContext;
+};
+
+const bearer: Access = {
+  prefix: '/api',
+  onRequest: (app) => app.authenticate,
+  schema: protectedRoute,
+  errors: { 401: ErrorSchema, 404: ErrorSchema, 422: ErrorSchema },
+  organizationOf: (request) => requireAuth(request).organizationId,
+  context: commandContext,
+};
+
+const manage: Access = {
+  prefix: '/manage/api',
+  onRequest: (app) => app.authenticateSession,
+  schema: manageRoute,
+  errors: manageErrors,
+  organizationOf: (request) => requireOwner(request).organizationId,
+  context: manageContext,
+};
+
 /** Event webhook endpoints of the caller's organization (bearer API key), as the CLI manages them. */
-export const webhookEndpointRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+export const webhookEndpointRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => endpointRoutes(app, services, bearer);
+
+/** The same, through the management API (session cookie, CSRF token; owners only). */
+export const webhookEndpointManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => endpointRoutes(app, services, manage);
+
+async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: Access): Promise<void> {
+  const { prefix, schema: routeSchema } = access;
+  const errors = access.errors;
+  const authenticate = access.onRequest(app);
   const box = secretBox(services.secrets.jwt);
   const own = async (organizationId: string, id: string) => {
     const doc = await services.readStore.get<EndpointDoc>(WEBHOOK_ENDPOINTS, id);
@@ -83,46 +127,46 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<{ services: Services }
   };
 
   app.get(
-    '/api/webhook-endpoints',
-    { onRequest: app.authenticate, schema: { ...protectedRoute, summary: "The organization's event webhook endpoints (never their secrets).", response: { 200: z.object({ data: z.array(Endpoint) }), 401: ErrorSchema } } },
+    `${prefix}/webhook-endpoints`,
+    { onRequest: authenticate, schema: { ...routeSchema, summary: "The organization's event webhook endpoints (never their secrets).", response: { 200: z.object({ data: z.array(Endpoint) }), ...errors } } },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = { organizationId: access.organizationOf(request) };
       const docs = await services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: auth.organizationId }, sort: [['created_at', 1]] });
       return { data: docs.map(present) };
     },
   );
 
   app.post(
-    '/api/webhook-endpoints',
+    `${prefix}/webhook-endpoints`,
     {
-      onRequest: app.authenticate,
+      onRequest: authenticate,
       schema: {
-        ...protectedRoute,
+        ...routeSchema,
         summary: 'Subscribe a URL to event webhooks; the answer holds the signing secret, once.',
         body: z.object({ url: Url, event_types: EventTypes, enabled: z.boolean().default(true) }).strict(),
         response: { 201: WithSecret, ...errors },
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
+      const auth = { organizationId: access.organizationOf(request) };
       const { url, event_types: eventTypes, enabled } = request.body;
-      const created = await createWebhookEndpoint(commandContext(services, request), box, { organizationId: auth.organizationId, url, eventTypes, enabled });
+      const created = await createWebhookEndpoint(access.context(services, request), box, { organizationId: auth.organizationId, url, eventTypes, enabled });
       return reply.code(201).send(created);
     },
   );
 
   app.get(
-    '/api/webhook-endpoints/:id',
-    { onRequest: app.authenticate, schema: { ...protectedRoute, summary: 'One event webhook endpoint.', params: Params, response: { 200: Endpoint, ...errors } } },
-    async (request) => present(await own(requireAuth(request).organizationId, request.params.id)),
+    `${prefix}/webhook-endpoints/:id`,
+    { onRequest: authenticate, schema: { ...routeSchema, summary: 'One event webhook endpoint.', params: Params, response: { 200: Endpoint, ...errors } } },
+    async (request) => present(await own(access.organizationOf(request), request.params.id)),
   );
 
   app.patch(
-    '/api/webhook-endpoints/:id',
+    `${prefix}/webhook-endpoints/:id`,
     {
-      onRequest: app.authenticate,
+      onRequest: authenticate,
       schema: {
-        ...protectedRoute,
+        ...routeSchema,
         summary: 'Change the URL or event types, or enable (again) or disable the endpoint.',
         params: Params,
         body: z.object({ url: Url.optional(), event_types: EventTypes.optional(), enabled: z.boolean().optional() }).strict(),
@@ -130,19 +174,19 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<{ services: Services }
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = { organizationId: access.organizationOf(request) };
       const { url, event_types: eventTypes, enabled } = request.body;
-      const updated = await updateWebhookEndpoint(commandContext(services, request), auth.organizationId, request.params.id, { url, eventTypes, enabled });
+      const updated = await updateWebhookEndpoint(access.context(services, request), auth.organizationId, request.params.id, { url, eventTypes, enabled });
       return updated;
     },
   );
 
   app.post(
-    '/api/webhook-endpoints/:id/rotate-secret',
+    `${prefix}/webhook-endpoints/:id/rotate-secret`,
     {
-      onRequest: app.authenticate,
+      onRequest: authenticate,
       schema: {
-        ...protectedRoute,
+        ...routeSchema,
         summary: 'A new signing secret, shown once; the previous one keeps signing beside it for the overlap.',
         params: Params,
         body: z.object({ overlap_seconds: z.number().int().min(0).max(7 * 86_400).default(DEFAULT_ROTATION_OVERLAP_SECONDS) }).strict().default({ overlap_seconds: DEFAULT_ROTATION_OVERLAP_SECONDS }),
@@ -150,17 +194,17 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<{ services: Services }
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
-      return rotateWebhookSecret(commandContext(services, request), box, auth.organizationId, request.params.id, request.body.overlap_seconds);
+      const auth = { organizationId: access.organizationOf(request) };
+      return rotateWebhookSecret(access.context(services, request), box, auth.organizationId, request.params.id, request.body.overlap_seconds);
     },
   );
 
   app.get(
-    '/api/webhook-endpoints/:id/deliveries',
+    `${prefix}/webhook-endpoints/:id/deliveries`,
     {
-      onRequest: app.authenticate,
+      onRequest: authenticate,
       schema: {
-        ...protectedRoute,
+        ...routeSchema,
         summary: "The endpoint's deliveries, newest first, each with every attempt.",
         params: Params,
         querystring: z.object({ status: z.enum(['pending', 'succeeded', 'failed']).optional(), limit: decimalInteger(1, 250).default(50) }),
@@ -168,7 +212,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<{ services: Services }
       },
     },
     async (request) => {
-      const auth = requireAuth(request);
+      const auth = { organizationId: access.organizationOf(request) };
       await own(auth.organizationId, request.params.id);
       const { status, limit } = request.query;
       const deliveries = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
@@ -206,30 +250,30 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<{ services: Services }
   );
 
   app.post(
-    '/api/webhook-deliveries/:id/resend',
+    `${prefix}/webhook-deliveries/:id/resend`,
     {
-      onRequest: app.authenticate,
+      onRequest: authenticate,
       schema: {
-        ...protectedRoute,
+        ...routeSchema,
         summary: 'Send a delivery again, once, with the same webhook-id and body.',
         params: Params,
         response: { 202: z.object({ id: z.string(), status: z.literal('pending') }), 409: ErrorSchema, ...errors },
       },
     },
     async (request, reply) => {
-      const auth = requireAuth(request);
-      const result = await resendWebhookDelivery(commandContext(services, request), auth.organizationId, request.params.id);
+      const auth = { organizationId: access.organizationOf(request) };
+      const result = await resendWebhookDelivery(access.context(services, request), auth.organizationId, request.params.id);
       return reply.code(202).send(result);
     },
   );
   // Last: route walkers (the security tests) meet the reads before the delete.
   app.delete(
-    '/api/webhook-endpoints/:id',
-    { onRequest: app.authenticate, schema: { ...protectedRoute, summary: 'Delete the endpoint; nothing more is sent to it.', params: Params, response: { 204: z.null(), ...errors } } },
+    `${prefix}/webhook-endpoints/:id`,
+    { onRequest: authenticate, schema: { ...routeSchema, summary: 'Delete the endpoint; nothing more is sent to it.', params: Params, response: { 204: z.null(), ...errors } } },
     async (request, reply) => {
-      const auth = requireAuth(request);
-      await deleteWebhookEndpoint(commandContext(services, request), auth.organizationId, request.params.id);
+      const auth = { organizationId: access.organizationOf(request) };
+      await deleteWebhookEndpoint(access.context(services, request), auth.organizationId, request.params.id);
       return reply.code(204).send(null);
     },
   );
-};
+}

@@ -1,0 +1,266 @@
+/**
+ * Event-webhook delivery, measured in one process on a real SQLite data directory with the
+ * service's own projections and background jobs (the fan-out subscriber and the dispatcher):
+ *
+ * (a) Throughput: N sales are recorded while no webhook job runs, then the job starts and the
+ *     time until a loopback receiver has answered 2xx to every `checkout.session.completed`
+ *     (fan-out, signing, the POST, the attempt recorded) gives deliveries per second. The
+ *     reference, in the same run: a bare undici POST loop with the same concurrency as the
+ *     dispatcher (16) and a body of the same size, to the same receiver.
+ * (b) Lag: sales at a steady rate (200 per second for 30 s by default) while the job runs; for
+ *     each, the time from the sale's commit (paySession returned: CheckoutSessionCompleted is
+ *     durably appended) to the receiver's 2xx for its webhook. p50, p99 and max.
+ *
+ * Sales are made through the command layer (createSession, startSession, paySession with the test
+ * card: the same events the public checkout routes append), not over HTTP: 200 sales a second is
+ * 600 public requests a second, which the 2 shared cores of the CI machine cannot sustain beside
+ * the service's own work.
+ *
+ *   node bin/run-ts.js bench/webhookDelivery.ts [--sales 2000] [--rate 200] [--seconds 30]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { Pool } from 'undici';
+import { loadConfig } from '../app/config.ts';
+import { compose } from '../app/compose.ts';
+import type { Services } from '../app/services.ts';
+import { createSession, paySession } from '../commands/checkout/sessionCommands.ts';
+import { publishOffer, upsertOffer } from '../commands/checkout/offerCommands.ts';
+import type { CommandContext } from '../commands/handleCommand.ts';
+import { createOrganization } from '../commands/identity/identityCommands.ts';
+import { paymentProviderFor } from '../commands/payments/paymentProviders.ts';
+import { secretBox } from '../commands/webhooks/secretBox.ts';
+import { createWebhookEndpoint } from '../commands/webhooks/webhookEndpointCommands.ts';
+import { findOfferByRef } from '../projections/checkout/checkoutQueries.ts';
+import { webhookJob } from '../webhooks/webhookJob.ts';
+
+const CONCURRENCY = 16;
+const GOOD_CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' };
+const quiet = { error: (o: unknown, m: string) => console.error(m, o), info: () => undefined };
+
+type Receiver = { url: string; answered: Map<string, number>; count(): number; close(): Promise<void> };
+
+/** A loopback receiver that answers 200 at once and notes when it answered each session's webhook. */
+async function startReceiver(): Promise<Receiver> {
+  const answered = new Map<string, number>();
+  let count = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+      count++;
+      const body = Buffer.concat(chunks).toString('utf8');
+      // The reference's bodies are not webhooks: only count them.
+      const id = /"object":\{"id":"(cs_[A-Za-z0-9_]+)"/.exec(body)?.[1];
+      if (id && !answered.has(id)) answered.set(id, performance.now());
+    });
+  });
+  server.keepAliveTimeout = 10_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    answered,
+    count: () => count,
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
+
+type Shop = { services: Services & { close(): Promise<void> }; ctx: () => CommandContext; offer: NonNullable<Awaited<ReturnType<typeof findOfferByRef>>>; dataDir: string };
+
+async function openShop(receiverUrl: string): Promise<Shop> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'commerce-bench-hooks-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
+  const services = await compose(config, { runProjections: true, logger: quiet });
+  const system = (organizationId: string | null): CommandContext => ({
+    store: services.store,
+    metadata: { correlation_id: 'bench', actor: { type: 'cli' }, organization_id: organizationId, occurred_at: Math.floor(services.clock() / 1000) },
+  });
+  const org = await createOrganization(system(null), { name: 'Bench shop', timezone: 'UTC' });
+  const content = {
+    name: 'Pro plan',
+    theme: { primary_color: '#3355ff' },
+    pages: [{ id: 'pay', type: 'checkout', title: 'Checkout', blocks: [] }],
+    plan: { product_id: 'bench-product', plan_id: 'plan_monthly', plan_name: 'monthly', charges: [{ id: 'c1', name: 'Pro monthly', amount: 1900 }] },
+    currency: 'EUR',
+  };
+  const upserted = await upsertOffer(system(org.id), { organizationId: org.id, slug: 'bench-pro', ...content } as never);
+  await publishOffer(system(org.id), upserted.uuid);
+  await createWebhookEndpoint(system(org.id), secretBox(services.secrets.jwt), { organizationId: org.id, url: `${receiverUrl}/hooks`, eventTypes: ['checkout.session.completed'], enabled: true });
+  const head = await services.store.headPosition();
+  if (head !== null) await services.projections?.waitFor(head, 30_000);
+  const offer = await findOfferByRef(services.readStore, 'bench-pro');
+  if (!offer) throw new Error('bench offer not found');
+  return { services, ctx: () => system(org.id), offer, dataDir };
+}
+
+let counter = 0;
+/** One sale through the command layer; resolves when CheckoutSessionCompleted is durably appended. */
+async function sale(shop: Shop): Promise<string> {
+  const id = `cs_bench${Date.now().toString(36)}${(counter++).toString(36)}`;
+  const ctx = shop.ctx();
+  await createSession(ctx, { id, offer: shop.offer, customer: null, metadata: {}, mode: 'test', expiresIn: 86_400, promo: null });
+  const paid = await paySession(ctx, id, { card: GOOD_CARD, customer: { email: `buyer${counter}@example.com`, name: null } as never }, paymentProviderFor, shop.services.clock());
+  if ((paid as { status?: string }).status === 'declined') throw new Error('bench sale declined');
+  return id;
+}
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** The reference: `total` POSTs of `body` over one keep-alive undici Pool, `CONCURRENCY` at a time. */
+async function undiciLoop(url: string, body: string, total: number): Promise<number> {
+  const origin = new URL(url);
+  const pool = new Pool(origin.origin, { connections: CONCURRENCY });
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < total) {
+      next++;
+      const res = await pool.request({ path: '/hooks', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`reference got ${res.statusCode}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return total / seconds;
+}
+
+export async function runDeliveryThroughput(opts: { sales?: number; log?: (s: string) => void } = {}) {
+  const sales = opts.sales ?? 2000;
+  const log = opts.log ?? (() => undefined);
+  const receiver = await startReceiver();
+  const shop = await openShop(receiver.url);
+  try {
+    log(`recording ${sales} sales with no webhook job running`);
+    for (let i = 0; i < sales; i += 20) await Promise.all(Array.from({ length: Math.min(20, sales - i) }, () => sale(shop)));
+    const head = await shop.services.store.headPosition();
+    if (head !== null) await shop.services.projections?.waitFor(head, 120_000);
+    log('starting the webhook job');
+    // BENCH_PROFILE=file.cpuprofile: a CPU profile of the delivery phase alone.
+    const profiler = process.env.BENCH_PROFILE ? await startProfile() : null;
+    const started = performance.now();
+    const job = await webhookJob({ pollMs: 1000 }).start(shop.services, quiet);
+    await until(() => receiver.answered.size >= sales, 600_000, 'every webhook');
+    const ours = sales / ((performance.now() - started) / 1000);
+    if (profiler) await profiler.stop(process.env.BENCH_PROFILE!);
+    await job.stop();
+    // The same size of body as a webhook of this run (a webhook is about 1.3 KB).
+    const body = JSON.stringify({ pad: 'x'.repeat(1200) });
+    const reference = await undiciLoop(receiver.url, body, sales);
+    return { name: `webhooks delivered per second (${sales} sales, concurrency ${CONCURRENCY})`, ours, reference, ratio: ours / reference, unit: 'deliveries/s' };
+  } finally {
+    await shop.services.close();
+    await receiver.close();
+    rmSync(shop.dataDir, { recursive: true, force: true });
+  }
+}
+
+async function startProfile() {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(file: string) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+export async function runDeliveryLag(opts: { rate?: number; seconds?: number; log?: (s: string) => void } = {}) {
+  const rate = opts.rate ?? 200;
+  const seconds = opts.seconds ?? 30;
+  const log = opts.log ?? (() => undefined);
+  const receiver = await startReceiver();
+  const shop = await openShop(receiver.url);
+  const job = await webhookJob({ pollMs: 1000 }).start(shop.services, quiet);
+  try {
+    const committed = new Map<string, number>();
+    const inFlight = new Set<Promise<void>>();
+    const total = rate * seconds;
+    const started = performance.now();
+    let behind = 0;
+    log(`${rate} sales per second for ${seconds} s`);
+    for (let i = 0; i < total; i++) {
+      // Open loop: each sale starts at its scheduled time, whether or not earlier ones finished.
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      else if (wait < -100) behind++;
+      const p = sale(shop).then((id) => void committed.set(id, performance.now()));
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+    }
+    await Promise.all(inFlight);
+    const salesSeconds = (performance.now() - started) / 1000;
+    await until(() => receiver.answered.size >= total, 300_000, 'every webhook');
+    const lags = [...committed].map(([id, at]) => receiver.answered.get(id)! - at).sort((a, b) => a - b);
+    return {
+      achievedRate: total / salesSeconds,
+      behind,
+      p50: percentile(lags, 50),
+      p99: percentile(lags, 99),
+      max: lags[lags.length - 1]!,
+      sales: total,
+    };
+  } finally {
+    await job.stop();
+    await shop.services.close();
+    await receiver.close();
+    rmSync(shop.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** For bench/run.ts: both figures, with short defaults unless BENCH_WEBHOOK_SECONDS is set. */
+export async function runWebhookDeliveryBench() {
+  const throughput = await runDeliveryThroughput({ sales: Number(process.env.BENCH_WEBHOOK_SALES ?? 2000) });
+  const lag = await runDeliveryLag({ rate: Number(process.env.BENCH_WEBHOOK_RATE ?? 200), seconds: Number(process.env.BENCH_WEBHOOK_SECONDS ?? 30) });
+  return [
+    throughput,
+    { figure: `delivery lag p50 at ${lag.achievedRate.toFixed(0)} sales/s (${lag.sales} sales)`, value: lag.p50, unit: 'ms' },
+    { figure: `delivery lag p99 at ${lag.achievedRate.toFixed(0)} sales/s (${lag.sales} sales)`, value: lag.p99, unit: 'ms', ratio: lag.p99 <= 1000 ? 'goal ≤ 1000 met' : 'goal ≤ 1000 missed' },
+  ];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const arg = (name: string, fallback: number) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i > 0 ? Number(process.argv[i + 1]) : fallback;
+  };
+  const log = (s: string) => process.stderr.write(`${s}\n`);
+  const only = process.argv.includes('--lag-only') ? 'lag' : process.argv.includes('--throughput-only') ? 'throughput' : 'both';
+  if (only !== 'lag') {
+    const t = await runDeliveryThroughput({ sales: arg('sales', 2000), log });
+    console.log(`throughput: ours ${t.ours.toFixed(0)} deliveries/s, undici loop ${t.reference.toFixed(0)} req/s, ratio ${t.ratio.toFixed(2)} (goal ≥ 0.5)`);
+  }
+  if (only !== 'throughput') {
+    const l = await runDeliveryLag({ rate: arg('rate', 200), seconds: arg('seconds', 30), log });
+    console.log(
+      `lag: ${l.sales} sales at ${l.achievedRate.toFixed(0)}/s (${l.behind} started >100 ms late): p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms (goal p99 ≤ 1000 ms)`,
+    );
+  }
+}
