@@ -21,6 +21,7 @@ import { OfferPage } from './pages/OffersPage.tsx';
 import { PromoPage } from './pages/PromosPage.tsx';
 // Payments, webhook endpoints and apps (docs/dashboard-pages.md).
 import { PaymentsPage } from './pages/PaymentsPage.tsx';
+import { NewWebhookPage, WebhookPage, WebhooksPage } from './pages/WebhooksPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };
@@ -58,6 +59,9 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/automation', page: AutomationPage, nav: 'automation' },
   { path: '/dashboard/developers', page: DevelopersPage, nav: 'developers' },
   { path: '/dashboard/developers/events', page: EventLogPage, nav: 'developers' },
+  { path: '/dashboard/developers/webhooks', page: WebhooksPage, nav: 'developers' },
+  { path: '/dashboard/developers/webhooks/new', page: NewWebhookPage, nav: 'developers' },
+  { path: '/dashboard/developers/webhooks/:id', page: WebhookPage, nav: 'developers' },
   { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },
   { path: '/dashboard/settings/payments', page: PaymentsPage, nav: 'settings' },
   // Catalog, Offers, Promos and Automation detail pages (docs/dashboard-pages.md).
