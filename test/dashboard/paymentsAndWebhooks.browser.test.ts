@@ -3,16 +3,20 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';
 import { startFakeStripe, type FakeStripe } from '../helpers/fakeStripe.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import { verified, WEBHOOK_ENV } from '../webhooks/webhookFixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { invitedPerson, paidSession, seriousAxeViolations, watchCsp } from './dashboardFixtures.ts';
 
 /**
  * Settings → Payments (Stripe connected, replaced, disconnected), a refund of a paid test-mode
- * invoice from its session's page and its place in the timeline, in a real Chromium against a
- * real server. DASHBOARD_SCREENSHOTS=<dir> also writes each page at 1280 and 390 px wide.
+ * invoice from its session's page and its place in the timeline, and Developers → Webhook
+ * endpoints (a delivery of a test sale reaching a loopback receiver, verified with the Standard
+ * Webhooks library), in a real Chromium against a real server. DASHBOARD_SCREENSHOTS=<dir> also
+ * writes each page at 1280 and 390 px wide.
  */
-describe('dashboard pages: payments and refunds', () => {
+describe('dashboard pages: payments, refunds, webhook endpoints', () => {
   let server: TestServer;
   let stripe: FakeStripe;
   let chrome: Awaited<ReturnType<typeof launchChromium>>;
@@ -21,6 +25,7 @@ describe('dashboard pages: payments and refunds', () => {
   let origin: string;
   let csp: string[];
   let sessionId: string;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const shots = process.env.DASHBOARD_SCREENSHOTS;
 
   const h1 = (name: string) => page.getByRole('heading', { name, level: 1 }).waitFor({ timeout: 30_000 });
@@ -42,7 +47,8 @@ describe('dashboard pages: payments and refunds', () => {
 
   beforeAll(async () => {
     stripe = await startFakeStripe();
-    server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '10000', ...stripe.env } });
+    receiver = await startReceiver();
+    server = await startTestServer({ env: { ...WEBHOOK_ENV, ...stripe.env } });
     chrome = await launchChromium();
     context = chrome.context;
     page = await context.newPage();
@@ -65,6 +71,7 @@ describe('dashboard pages: payments and refunds', () => {
     await chrome?.close();
     await server?.close({ remove: true });
     await stripe?.close();
+    await receiver?.close();
   }, 120_000);
 
   it('connects Stripe from Settings → Payments: a wrong key is refused beside its field, the answer shows the masked key and the webhook URL, never a secret', async () => {
@@ -141,6 +148,106 @@ describe('dashboard pages: payments and refunds', () => {
     // Nothing left to refund: no action.
     expect(await invoice.getByRole('button', { name: 'Refund…' }).count()).toBe(0);
     await check('session-refunded');
+    expect(csp).toEqual([]);
+  }, 120_000);
+
+  it('adds a webhook endpoint (its secret shown once), and a test sale reaches the receiver, listed with its attempt; Resend sends it again', async () => {
+    await page.goto(`${origin}/dashboard/developers`);
+    await h1('Developers');
+    await page.getByRole('navigation', { name: 'Developers' }).getByRole('link', { name: 'Webhook endpoints' }).click();
+    await page.getByText('No webhook endpoints yet').waitFor();
+    await check('webhooks-empty');
+    await page.getByRole('link', { name: 'Add an endpoint' }).click();
+    await page.getByRole('heading', { name: 'Add a webhook endpoint' }).waitFor();
+
+    // Nothing typed, nothing chosen: the server's messages beside the URL and the events.
+    await page.getByRole('button', { name: 'Select none' }).click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await expect.poll(() => page.getByLabel('Endpoint URL').getAttribute('aria-invalid')).toBe('true');
+    await page.locator('#event-types-error').waitFor();
+    await check('webhook-new');
+
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/hooks/commerce`);
+    await page.getByRole('checkbox', { name: /checkout\.session\.completed/ }).check();
+    await page.getByRole('checkbox', { name: /invoice\.refunded/ }).check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secretField = page.getByLabel("The endpoint's signing secret");
+    await secretField.waitFor();
+    const secret = (await secretField.textContent())!.trim();
+    expect(secret).toMatch(/^whsec_/);
+    await check('webhook-created');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+    expect(await page.content()).not.toContain(secret);
+    await page.getByText('No deliveries yet').waitFor();
+
+    // A test sale: the receiver gets it, signed with that secret.
+    await paidSession(server, 'pro-plan', { email: 'hooked@example.com' });
+    await expect.poll(() => receiver.calls.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    const first = receiver.calls[0]!;
+    expect(first.url).toBe('/hooks/commerce');
+    const body = verified(secret, first);
+    expect(body.type).toBe('checkout.session.completed');
+    expect(body.data.object.customer_email).toBe('hooked@example.com');
+
+    // Listed with its attempt.
+    const deliveries = page.getByRole('list', { name: 'Deliveries, newest first' });
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return deliveries.getByText('succeeded', { exact: true }).count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(1);
+    await deliveries.getByText('Attempts').first().click();
+    await deliveries.getByText(/#1 .*succeeded · HTTP 200/).waitFor();
+    await check('webhook');
+
+    // Resend: the same event again, same webhook-id.
+    await deliveries.getByRole('button', { name: /^Resend checkout\.session\.completed/ }).click();
+    await expect.poll(() => receiver.calls.length, { timeout: 30_000 }).toBe(2);
+    expect(receiver.calls[1]!.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(verified(secret, receiver.calls[1]!).id).toBe(body.id);
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return deliveries.getByText('2 attempts').count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(1);
+  }, 180_000);
+
+  it('disables and enables an endpoint, rotates its secret (the new one shown once, both signing), and deletes it', async () => {
+    const endpointCard = page.getByRole('region', { name: 'Endpoint', exact: true });
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await endpointCard.getByText('Disabled', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await endpointCard.getByText('Enabled', { exact: true }).waitFor();
+
+    await page.getByLabel('Keep the previous secret for').selectOption({ label: '1 hour' });
+    await page.getByRole('button', { name: /^Rotate secret/ }).click();
+    await page.getByRole('button', { name: /^Yes, make a new secret/ }).click();
+    const secretField = page.getByLabel("The endpoint's signing secret");
+    await secretField.waitFor();
+    const rotated = (await secretField.textContent())!.trim();
+    expect(rotated).toMatch(/^whsec_/);
+    // During the overlap, each request carries two signatures: the new secret verifies the next sale.
+    const before = receiver.calls.length;
+    await paidSession(server, 'pro-plan', { email: 'rotated@example.com' });
+    await expect.poll(() => receiver.calls.length, { timeout: 30_000 }).toBeGreaterThan(before);
+    const call = receiver.calls.at(-1)!;
+    expect(String(call.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verified(rotated, call).data.object.customer_email).toBe('rotated@example.com');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.content()).not.toContain(rotated);
+
+    await page.getByRole('button', { name: /^Delete http/ }).click();
+    await page.getByRole('button', { name: /^Yes, delete/ }).click();
+    await page.getByText('No webhook endpoints yet').waitFor();
     expect(csp).toEqual([]);
   }, 120_000);
 });
