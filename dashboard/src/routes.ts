@@ -21,6 +21,7 @@ import { OfferPage } from './pages/OffersPage.tsx';
 import { PromoPage } from './pages/PromosPage.tsx';
 // Payments, webhook endpoints and apps (docs/dashboard-pages.md).
 import { PaymentsPage } from './pages/PaymentsPage.tsx';
+import { ConnectedAppsPage, OAuthAppsPage } from './pages/OAuthAppsPage.tsx';
 import { NewWebhookPage, WebhookPage, WebhooksPage } from './pages/WebhooksPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
@@ -60,10 +61,12 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/developers', page: DevelopersPage, nav: 'developers' },
   { path: '/dashboard/developers/events', page: EventLogPage, nav: 'developers' },
   { path: '/dashboard/developers/webhooks', page: WebhooksPage, nav: 'developers' },
+  { path: '/dashboard/developers/oauth-apps', page: OAuthAppsPage, nav: 'developers' },
   { path: '/dashboard/developers/webhooks/new', page: NewWebhookPage, nav: 'developers' },
   { path: '/dashboard/developers/webhooks/:id', page: WebhookPage, nav: 'developers' },
   { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },
   { path: '/dashboard/settings/payments', page: PaymentsPage, nav: 'settings' },
+  { path: '/dashboard/settings/connected-apps', page: ConnectedAppsPage, nav: 'settings' },
   // Catalog, Offers, Promos and Automation detail pages (docs/dashboard-pages.md).
   { path: '/dashboard/catalog/new', page: ProductPage, nav: 'catalog' },
   { path: '/dashboard/catalog/:id', page: ProductPage, nav: 'catalog' },
