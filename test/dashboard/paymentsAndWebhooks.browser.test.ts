@@ -245,6 +245,14 @@ describe('dashboard pages: payments, refunds, webhook endpoints', () => {
     await page.getByRole('button', { name: 'I have copied it' }).click();
     expect(await page.content()).not.toContain(rotated);
 
+    // The list, with the endpoint and its state; its URL leads back to it.
+    await page.getByRole('link', { name: '← Webhook endpoints' }).click();
+    const list = page.getByRole('table', { name: 'Webhook endpoints' });
+    await list.getByText('2 of 11').waitFor(); // (a column hidden on phones)
+    expect(await list.getByText('Enabled').count()).toBe(1);
+    await check('webhooks');
+    await list.getByRole('link', { name: /hooks\/commerce/ }).click();
+    await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
     await page.getByRole('button', { name: /^Delete http/ }).click();
     await page.getByRole('button', { name: /^Yes, delete/ }).click();
     await page.getByText('No webhook endpoints yet').waitFor();

@@ -117,7 +117,7 @@ function EndpointList() {
                   </>
                 ),
               },
-              { header: 'Events', cell: (e) => (e.event_types.length === WEBHOOK_EVENTS.length ? 'All' : `${e.event_types.length} of ${WEBHOOK_EVENTS.length}`) },
+              { header: 'Events', wide: true, cell: (e) => (e.event_types.length === WEBHOOK_EVENTS.length ? 'All' : `${e.event_types.length} of ${WEBHOOK_EVENTS.length}`) },
               { header: 'Status', cell: (e) => <Badge status={endpointStatus(e)}>{endpointStatusLabel(e)}</Badge> },
               { header: 'Created', wide: true, cell: (e) => <span class="nowrap">{formatDateTime(e.created_at)}</span> },
             ]}
@@ -373,7 +373,7 @@ function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; o
         ) : (
           <p class="muted">The secret is shown only when it is made. Rotate it to get a new one; the previous one can keep signing beside it while you deploy the new one.</p>
         )}
-        <div class="form-row">
+        <div class="form-row secret-row">
           <Field label="Keep the previous secret for" name="overlap_seconds" error={actionError}>
             {(c) => (
               <Select {...c} value={overlap} onValue={setOverlap}>
