@@ -34,6 +34,7 @@ import { promoRoutes } from './routes/promos/promoRoutes.ts';
 import { webhookEndpointRoutes } from './routes/webhooks/webhookEndpointRoutes.ts';
 import { openApiWebhooks } from './routes/webhooks/webhookSchemas.ts';
 import { receiptRoutes } from './routes/receipts/receiptRoutes.ts';
+import { oauthRoutes } from './routes/oauth/oauthRoutes.ts';
 
 export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */
@@ -132,12 +133,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       openapi: '3.1.0',
       info: {
         title: 'Commerce service API',
-        description: 'Offers, pricing, invoices and checkout. Protected routes take `Authorization: Bearer <api key>`.',
+        description: 'Offers, pricing, invoices and checkout. Protected routes take `Authorization: Bearer <api key>`, or an OAuth access token an app was granted (docs/oauth.md).',
         version: '0.1.0',
       },
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'An API key: csk_key_…' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key (csk_key_…, every route of its organization), or an OAuth access token (the routes its scopes name; see /.well-known/oauth-authorization-server).' },
           session: { type: 'apiKey', in: 'cookie', name: 'commerce_session', description: 'A signed-in person (management routes); writes also need the X-CSRF-Token header.' },
         },
       },
@@ -176,6 +177,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(webhookEndpointRoutes, { services });
   await app.register(manageRoutes, { services });
   await app.register(receiptRoutes, { services });
+  await app.register(oauthRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }

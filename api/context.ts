@@ -5,9 +5,12 @@ import type { Services } from '../app/services.ts';
 
 /** The metadata every event of this request carries: request id, actor, organization, time. */
 export function commandContext(services: Services, request: FastifyRequest, organizationId?: string | null): CommandContext {
-  const actor: Actor = request.auth
-    ? { type: 'api_key', id: request.auth.apiKeyId, user_id: request.auth.userId }
-    : { type: 'public', ip: request.ip };
+  const auth = request.auth;
+  const actor: Actor = auth?.oauth
+    ? { type: 'oauth_app', id: auth.oauth.clientId, user_id: auth.userId, grant_id: auth.oauth.grantId }
+    : auth?.apiKeyId
+      ? { type: 'api_key', id: auth.apiKeyId, user_id: auth.userId }
+      : { type: 'public', ip: request.ip };
   const metadata: EventMetadata = {
     correlation_id: request.id,
     actor,

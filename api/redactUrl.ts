@@ -8,6 +8,8 @@ const SENSITIVE_QUERY_NAMES = new Set([
   'key', 'apikey', 'xapikey', 'secret', 'clientsecret', 'password', 'passwd', 'pwd',
   'auth', 'authorization', 'bearer', 'credential', 'credentials', 'session', 'sessionid',
   'signature', 'sig', 'card', 'cardnumber', 'number', 'pan', 'cvc', 'cvv',
+  // OAuth: an authorization code, a PKCE verifier (RFC 6749, RFC 7636).
+  'code', 'codeverifier',
 ]);
 
 function isSensitiveQueryName(name: string): boolean {

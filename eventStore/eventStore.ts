@@ -9,6 +9,10 @@ export type ExpectedRevision = 'any' | 'no_stream' | number;
 
 export type Actor =
   | { type: 'api_key'; id: string; user_id: string }
+  /** An app acting with an OAuth access token a user granted (grant_id names the consent). */
+  | { type: 'oauth_app'; id: string; user_id: string; grant_id: string }
+  /** An app at the authorization server's endpoints (token, revocation), by its client id. */
+  | { type: 'oauth_client'; id: string }
   | { type: 'user'; id: string }
   | { type: 'public'; ip?: string }
   | { type: 'cli' }

@@ -4,6 +4,7 @@ import { catalogProjection } from './catalog/catalogProjection.ts';
 import { checkoutProjection } from './checkout/checkoutProjection.ts';
 import { eventLogProjection } from './eventLog/eventLogProjection.ts';
 import { identityProjection } from './identity/identityProjection.ts';
+import { oauthProjection } from './oauth/oauthProjection.ts';
 import type { Projection } from './projection.ts';
 import { promoProjection } from './promos/promoProjection.ts';
 import { receiptProjection } from './receipts/receiptProjection.ts';
@@ -22,4 +23,5 @@ export const allProjections: readonly Projection[] = [
   receiptProjection,
   eventLogProjection,
   salesStatsProjection,
+  oauthProjection,
 ];

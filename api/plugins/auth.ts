@@ -6,8 +6,18 @@ import { API_KEY_USE_EVERY_SECONDS, recordApiKeyUse } from '../../commands/ident
 import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../projections/identity/identityProjection.ts';
 import type { Services } from '../../app/services.ts';
 import { unauthenticated } from '../errors.ts';
+import { oauthBearer } from './oauthBearer.ts';
 
-export type AuthContext = { apiKeyId: string; userId: string; organizationId: string };
+/**
+ * Who calls: an API key (full access), or an app's OAuth access token (`oauth` set; only the
+ * routes its scopes name). Either way a user acting in one organization.
+ */
+export type AuthContext = {
+  apiKeyId: string | null;
+  oauth: { clientId: string; grantId: string; scopes: string[] } | null;
+  userId: string;
+  organizationId: string;
+};
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -123,14 +133,22 @@ export const authPlugin = fp(
       if (!key || !matches || key.doc.revoked_at !== null || expired(key.doc)) return unauthenticated();
       key.verified = given;
       noteUse(request, key.doc);
-      request.auth = { apiKeyId: key.doc.id, userId: key.doc.user_id, organizationId: key.doc.organization_id };
+      request.auth = { apiKeyId: key.doc.id, oauth: null, userId: key.doc.user_id, organizationId: key.doc.organization_id };
       return undefined;
     };
     // A callback hook with a synchronous path for a key already read: no promise per request.
     app.decorate('authenticate', (request: FastifyRequest, reply: FastifyReply, done: HookDone) => {
       const token = bearerToken(request, reply);
-      const parsed = token ? parseApiKey(token) : null;
-      if (!parsed) return done(unauthenticated());
+      if (!token) return done(unauthenticated());
+      const parsed = parseApiKey(token);
+      if (!parsed) {
+        // Not an API key's shape: an OAuth access token, or nothing we issued.
+        oauthBearer(services, request, reply, token).then(
+          () => done(),
+          (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+        );
+        return;
+      }
       const known = cachedKey(parsed.id);
       if (known !== undefined) return done(admit(request, parsed.secret, known));
       loadKey(parsed.id).then(

@@ -29,6 +29,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** onRequest hook of the management routes: the session cookie, and on writes the CSRF check. */
     authenticateSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    /**
+     * The session of the cookie, without the CSRF check: for server-rendered pages whose forms
+     * carry the CSRF token in their body (the OAuth consent page checks it itself).
+     */
+    sessionOfCookie: (request: FastifyRequest, reply: FastifyReply) => Promise<SessionContext>;
     /** onRequest hook of the routes that start a session: refuses a cross-site form (login CSRF). */
     sameOriginOnly: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   }
@@ -63,7 +68,7 @@ const csrfRefused = () => new HttpError(403, 'csrf_failed', 'The request failed 
  * then Origin against our own; either may be absent from non-browser clients, which the token
  * still covers.
  */
-function crossSite(services: Services, request: FastifyRequest): boolean {
+export function crossSite(services: Services, request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
   const origin = request.headers.origin;
@@ -80,7 +85,7 @@ export const sessionAuthPlugin = fp(
       if (crossSite(services, request)) throw csrfRefused();
     });
 
-    app.decorate('authenticateSession', async (request: FastifyRequest, reply: FastifyReply) => {
+    const sessionOfCookie = async (request: FastifyRequest, reply: FastifyReply, checkCsrfHeader: boolean): Promise<SessionContext> => {
       const cookie = sessionCookieValue(request);
       const parsed = cookie ? parseSessionCookie(cookie) : null;
       if (!cookie || !parsed) throw unauthenticated();
@@ -91,7 +96,7 @@ export const sessionAuthPlugin = fp(
         clearSessionCookie(request, reply);
         throw unauthenticated();
       }
-      if (!SAFE_METHODS.has(request.method)) {
+      if (checkCsrfHeader && !SAFE_METHODS.has(request.method)) {
         const token = request.headers[CSRF_HEADER];
         if (crossSite(services, request) || typeof token !== 'string' || !csrfTokenMatches(cookie, token)) throw csrfRefused();
       }
@@ -104,7 +109,7 @@ export const sessionAuthPlugin = fp(
         );
       }
       const organizationId = user.currentOrganizationId;
-      request.userSession = {
+      return {
         sessionId: session.id,
         userId: user.id,
         email: user.email,
@@ -113,6 +118,14 @@ export const sessionAuthPlugin = fp(
         memberships: user.memberships,
         cookieValue: cookie,
       };
+    };
+
+    app.decorate('authenticateSession', async (request: FastifyRequest, reply: FastifyReply) => {
+      request.userSession = await sessionOfCookie(request, reply, true);
+    });
+    app.decorate('sessionOfCookie', async (request: FastifyRequest, reply: FastifyReply) => {
+      request.userSession = await sessionOfCookie(request, reply, false);
+      return request.userSession;
     });
   },
   { name: 'session-auth' },

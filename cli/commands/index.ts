@@ -13,6 +13,7 @@ import { offerArchiveCommand, offerPublishCommand, replaySessionCommand } from '
 import { demoCommand } from './demo.ts';
 import { apiKeyListCommand, offerListCommand, orgListCommand, productListCommand, sessionListCommand, workflowListCommand } from './lists.ts';
 import { apiKeyCreateCommand, apiKeyRevokeCommand, orgCreateCommand, orgUpdateCommand, userCreateCommand } from './identity.ts';
+import { oauthAppCommands } from './oauthApps.ts';
 import { projectionsRebuildCommand } from './projections.ts';
 import { backupCommand } from './backup.ts';
 import { eventsCopyCommand } from './events.ts';
@@ -35,6 +36,7 @@ export const allCommands: CliCommand[] = [
   apiKeyCreateCommand,
   apiKeyListCommand,
   apiKeyRevokeCommand,
+  ...oauthAppCommands,
   importCommand,
   productListCommand,
   productPublishCommand,

@@ -25,6 +25,8 @@ describe('media types of JSON routes', () => {
     async (contentType) => {
       expect(bodyRoutes.length).toBeGreaterThan(3);
       for (const route of bodyRoutes) {
+        // OAuth's endpoints and its consent form take form bodies by RFC 6749 (and only those).
+        if (contentType === 'application/x-www-form-urlencoded' && route.url.startsWith('/oauth/')) continue;
         const response = await server.fetch(fillPath(route.url, () => 'x'), { method: route.method, token, headers: { 'content-type': contentType }, body: '{"offer":"x"}' });
         const label = `${route.method} ${route.url}: ${response.status}`;
         // The catalog's writes deny every caller in onRequest, before any body is read.

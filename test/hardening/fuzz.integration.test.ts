@@ -158,8 +158,11 @@ type FuzzRequest = {
   withToken: boolean;
 };
 
-/** Routes that serve HTML pages to browsers (found by asking each GET route for text/html). */
-const htmlPages = new Set<string>();
+/**
+ * Routes that serve HTML pages to browsers (found by asking each GET route for text/html), and
+ * the OAuth authorization server's browser-facing routes, whose errors a person reads as a page.
+ */
+const htmlPages = new Set<string>(['/oauth/*', '/oauth/interaction/:uid']);
 
 /** Real ids of seeded data, so hostile bodies and queries also reach handlers past the lookup. */
 let realIds: string[] = [];

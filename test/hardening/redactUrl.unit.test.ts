@@ -9,6 +9,9 @@ describe('redactUrl (what a log line may show of a URL)', () => {
     ['/api/checkout?offer=4242-4242-4242-4242', '/api/checkout?offer=[REDACTED]'],
     ['/x?Card%5FNumber=1&password=hunter2&per_page=50', '/x?Card%5FNumber=[REDACTED]&password=[REDACTED]&per_page=50'],
     ['/x?bad=%E0%A4%A&token=abc', '/x?bad=%E0%A4%A&token=[REDACTED]'],
+    // OAuth: a code on a callback, a verifier, a refresh token or client secret put in a query.
+    ['/callback?code=SplxlOBeZQQYbYS6WxSbIA&state=xyz', '/callback?code=[REDACTED]&state=xyz'],
+    ['/oauth/token?code_verifier=dBjftJeZ4CVP&refresh_token=tGzv3JOkF0XG&client_secret=cs_abc', '/oauth/token?code_verifier=[REDACTED]&refresh_token=[REDACTED]&client_secret=[REDACTED]'],
   ])('%s → %s', (url, expected) => {
     expect(redactUrl(url)).toBe(expected);
   });

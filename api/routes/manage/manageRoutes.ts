@@ -6,6 +6,7 @@ import { catalogFacetRoutes } from './catalogFacetRoutes.ts';
 import { checkoutManageRoutes } from './checkoutManageRoutes.ts';
 import { eventLogRoutes } from './eventLogRoutes.ts';
 import { offerPreviewRoutes } from './offerPreviewRoutes.ts';
+import { oauthAppRoutes } from './oauthAppRoutes.ts';
 import { offerRoutes } from './offerRoutes.ts';
 import { organizationRoutes } from './organizationRoutes.ts';
 import { passkeyRoutes } from './passkeyRoutes.ts';
@@ -29,4 +30,5 @@ export const manageRoutes: FastifyPluginAsync<{ services: Services }> = async (a
   await app.register(passkeyRoutes, { services });
   await app.register(paymentRoutes, { services });
   await app.register(webhookEndpointManageRoutes, { services });
+  await app.register(oauthAppRoutes, { services });
 };

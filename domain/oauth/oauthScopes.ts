@@ -1,0 +1,32 @@
+/**
+ * The scopes an app may ask for, and the one each bearer route needs. An API key is not limited
+ * by scopes; an OAuth token reaches only the routes its scopes name. The table is the documented
+ * contract (docs/oauth.md); a bearer route it does not name is refused to every OAuth token.
+ */
+export const OAUTH_SCOPES = {
+  'identity:read': 'See your email and the organization you connected (GET /api/users/me).',
+  'catalog:read': 'Read the products, plans and prices of the catalog.',
+  'checkout:read': 'Read checkout sessions and their history, with buyers’ emails.',
+  'automation:read': 'Read automation triggers’ test data and workflow runs.',
+  'webhooks:read': 'Read event webhook endpoints and their deliveries.',
+  'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
+} as const;
+
+export type OAuthScope = keyof typeof OAUTH_SCOPES;
+
+export const isOAuthScope = (scope: string): scope is OAuthScope => Object.hasOwn(OAUTH_SCOPES, scope);
+
+const READ = new Set(['GET', 'HEAD']);
+
+/** The scope a bearer route (its registered URL, e.g. `/api/catalog/products/:product`) needs. */
+export function scopeForRoute(method: string, routeUrl: string): OAuthScope | null {
+  const read = READ.has(method);
+  if (routeUrl === '/api/users/me') return read ? 'identity:read' : null;
+  if (routeUrl.startsWith('/api/catalog/')) return read ? 'catalog:read' : null;
+  if (routeUrl.startsWith('/api/checkout/sessions')) return read ? 'checkout:read' : null;
+  if (routeUrl.startsWith('/api/automation/')) return read ? 'automation:read' : null;
+  if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
+    return read ? 'webhooks:read' : 'webhooks:write';
+  }
+  return null;
+}
