@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import * as oauth from 'oauth4webapi';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';
@@ -13,7 +14,7 @@ import { invitedPerson, paidSession, seriousAxeViolations, watchCsp } from './da
  * Settings → Payments (Stripe connected, replaced, disconnected), a refund of a paid test-mode
  * invoice from its session's page and its place in the timeline, and Developers → Webhook
  * endpoints (a delivery of a test sale reaching a loopback receiver, verified with the Standard
- * Webhooks library), in a real Chromium against a real server. DASHBOARD_SCREENSHOTS=<dir> also
+ * Webhooks library), OAuth apps and connected apps (an app driven by oauth4webapi), in a real Chromium against a real server. DASHBOARD_SCREENSHOTS=<dir> also
  * writes each page at 1280 and 390 px wide.
  */
 describe('dashboard pages: payments, refunds, webhook endpoints', () => {
@@ -26,6 +27,7 @@ describe('dashboard pages: payments, refunds, webhook endpoints', () => {
   let csp: string[];
   let sessionId: string;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let person: Awaited<ReturnType<typeof invitedPerson>>;
   const shots = process.env.DASHBOARD_SCREENSHOTS;
 
   const h1 = (name: string) => page.getByRole('heading', { name, level: 1 }).waitFor({ timeout: 30_000 });
@@ -55,7 +57,7 @@ describe('dashboard pages: payments, refunds, webhook endpoints', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     csp = watchCsp(page);
     origin = server.url.replace('127.0.0.1', 'localhost');
-    const person = await invitedPerson(server, { organizations: [{ name: 'Refund Shop', timezone: 'Europe/Paris' }] });
+    person = await invitedPerson(server, { organizations: [{ name: 'Refund Shop', timezone: 'Europe/Paris' }] });
     await makeOffer(server, person.organizationIds[0]!, { slug: 'pro-plan' });
     sessionId = await paidSession(server, 'pro-plan', { email: 'refund-me@example.com', name: 'Rita Refund' });
     await server.settle();
@@ -258,4 +260,74 @@ describe('dashboard pages: payments, refunds, webhook endpoints', () => {
     await page.getByText('No webhook endpoints yet').waitFor();
     expect(csp).toEqual([]);
   }, 120_000);
+
+  it('registers an OAuth app (a refused redirect URI shown beside the field, the client secret shown once), and the app a person connects shows in Connected apps until disconnected', async () => {
+    await page.goto(`${origin}/dashboard/developers`);
+    await h1('Developers');
+    await page.getByRole('navigation', { name: 'Developers' }).getByRole('link', { name: 'OAuth apps' }).click();
+    await page.getByText('No OAuth apps yet').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Acme Sync');
+    await page.getByLabel('Redirect URIs').fill('http://app.example/callback');
+    await page.getByRole('button', { name: 'Register app' }).click();
+    await expect.poll(() => page.getByLabel('Redirect URIs').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#redirect-uris-error').textContent()).toMatch(/^Line 1: The redirect URI/);
+    await check('oauth-apps');
+
+    const callback = await startReceiver();
+    const redirectUri = `${callback.url}/callback`;
+    await page.getByLabel('Redirect URIs').fill(redirectUri);
+    await page.getByRole('button', { name: 'Register app' }).click();
+    const secretField = page.getByLabel("The app's client secret");
+    await secretField.waitFor();
+    const clientSecret = (await secretField.textContent())!.trim();
+    const clientId = (await page.getByLabel("The app's client id").textContent())!.trim();
+    expect(clientId).toMatch(/^app_/);
+    await page.getByRole('table', { name: 'OAuth apps' }).getByText(redirectUri).waitFor();
+    await check('oauth-app-created');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.content()).not.toContain(clientSecret);
+
+    // The app, driven by oauth4webapi, gets a person's consent (the same person, signed in on the service's own address).
+    await page.goto(`${origin}/dashboard/settings/connected-apps`);
+    await page.getByText('No connected apps').waitFor();
+    await check('connected-apps-empty');
+    const signIn = await context.request.post(`${server.url}/manage/api/sign-in`, { data: { email: person.email, password: 'correct horse battery' }, headers: { 'sec-fetch-site': 'same-origin' } });
+    expect(signIn.status()).toBe(200);
+    const insecure = { [oauth.allowInsecureRequests]: true };
+    const issuer = new URL(server.url);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    const client = { client_id: clientId };
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(as.authorization_endpoint!);
+    for (const [k, v] of Object.entries({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'identity:read catalog:read', state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    const consentPage = await context.newPage();
+    await consentPage.goto(url.href);
+    await consentPage.waitForURL(/\/oauth\/interaction\//);
+    await Promise.all([consentPage.waitForURL((u) => u.href.startsWith(redirectUri), { timeout: 30_000 }), consentPage.getByRole('button', { name: 'Allow' }).click()]);
+    const params = oauth.validateAuthResponse(as, client, new URL(consentPage.url()), state);
+    await consentPage.close();
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(clientSecret), params, redirectUri, verifier, insecure));
+    const me = () => fetch(`${server.url}/api/users/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } }).then((r) => r.status);
+    expect(await me()).toBe(200);
+    await callback.close();
+
+    await page.reload();
+    const connected = page.getByRole('table', { name: 'Connected apps' });
+    await connected.getByText('Acme Sync').waitFor();
+    expect(await connected.getByText('catalog:read').count()).toBe(1);
+    expect(await connected.getByText('Refund Shop').count()).toBe(1);
+    await check('connected-apps');
+    await page.getByRole('button', { name: 'Disconnect Acme Sync' }).click();
+    await page.getByRole('button', { name: /^Yes, disconnect: Acme Sync/ }).click();
+    await page.getByText('No connected apps').waitFor();
+    expect(await me()).toBe(401);
+
+    // Deleting the app.
+    await page.goto(`${origin}/dashboard/developers/oauth-apps`);
+    await page.getByRole('button', { name: 'Delete Acme Sync' }).click();
+    await page.getByRole('button', { name: /^Yes, delete: Acme Sync/ }).click();
+    await page.getByText('No OAuth apps yet').waitFor();
+    expect(csp).toEqual([]);
+  }, 180_000);
 });
