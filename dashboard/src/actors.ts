@@ -19,8 +19,18 @@ export function actorLabel(actor: Actor, members: Member[] = []): string {
   }
 }
 
-/** "CheckoutSessionPaymentDeclined" → "Payment declined" (the session and invoice prefixes go). */
+/** Types whose words alone read badly. */
+const LABELS: Record<string, string> = {
+  InvoiceRefunded: 'Refunded',
+  InvoiceDisputed: 'Disputed by the buyer (chargeback)',
+  InvoiceUnowedPaymentRefunded: 'Payment refunded: the invoice could no longer be paid',
+  InvoicePaymentIntentCreated: 'Stripe payment started',
+};
+
+/** "CheckoutSessionPaymentDeclined" → "Session payment declined"; a few types have their own words. */
 export function eventLabel(type: string): string {
+  const label = LABELS[type];
+  if (label) return label;
   const words = type
     .replace(/^CheckoutSession/, 'Session')
     .replace(/([a-z])([A-Z])/g, '$1 $2')

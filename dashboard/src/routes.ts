@@ -19,6 +19,10 @@ import { TriggerPage, WorkflowPage } from './pages/AutomationRunPages.tsx';
 import { ProductPage } from './pages/CatalogPage.tsx';
 import { OfferPage } from './pages/OffersPage.tsx';
 import { PromoPage } from './pages/PromosPage.tsx';
+// Payments, webhook endpoints and apps (docs/dashboard-pages.md).
+import { PaymentsPage } from './pages/PaymentsPage.tsx';
+import { ConnectedAppsPage, OAuthAppsPage } from './pages/OAuthAppsPage.tsx';
+import { NewWebhookPage, WebhookPage, WebhooksPage } from './pages/WebhooksPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };
@@ -56,7 +60,13 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/automation', page: AutomationPage, nav: 'automation' },
   { path: '/dashboard/developers', page: DevelopersPage, nav: 'developers' },
   { path: '/dashboard/developers/events', page: EventLogPage, nav: 'developers' },
+  { path: '/dashboard/developers/webhooks', page: WebhooksPage, nav: 'developers' },
+  { path: '/dashboard/developers/oauth-apps', page: OAuthAppsPage, nav: 'developers' },
+  { path: '/dashboard/developers/webhooks/new', page: NewWebhookPage, nav: 'developers' },
+  { path: '/dashboard/developers/webhooks/:id', page: WebhookPage, nav: 'developers' },
   { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },
+  { path: '/dashboard/settings/payments', page: PaymentsPage, nav: 'settings' },
+  { path: '/dashboard/settings/connected-apps', page: ConnectedAppsPage, nav: 'settings' },
   // Catalog, Offers, Promos and Automation detail pages (docs/dashboard-pages.md).
   { path: '/dashboard/catalog/new', page: ProductPage, nav: 'catalog' },
   { path: '/dashboard/catalog/:id', page: ProductPage, nav: 'catalog' },

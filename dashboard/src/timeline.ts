@@ -52,5 +52,11 @@ export function changes(before: SessionState | null, after: SessionState): strin
     const b = show(after[field]);
     if (a !== b) out.push(`${field.replace('_', ' ')}: ${field === 'total' ? formatMoney(before.total, before.currency) : a} → ${field === 'total' ? formatMoney(after.total, after.currency) : b}`);
   }
+  // A refund or a dispute leaves the invoice paid: say what moved.
+  const [was, is] = [before.invoice, after.invoice];
+  if (is && (was?.amount_refunded ?? 0) !== (is.amount_refunded ?? 0)) {
+    out.push(`refunded: ${formatMoney(was?.amount_refunded ?? 0, is.currency)} → ${formatMoney(is.amount_refunded ?? 0, is.currency)} of ${formatMoney(is.total, is.currency)}`);
+  }
+  if (is && (was?.disputes ?? 0) !== (is.disputes ?? 0)) out.push(`disputes: ${was?.disputes ?? 0} → ${is.disputes ?? 0}`);
   return out;
 }

@@ -3,7 +3,18 @@
 export type Actor = { type: 'api_key'; id: string; user_id: string } | { type: 'user'; id: string } | { type: 'public'; ip?: string } | { type: 'cli' } | { type: 'system'; name: string };
 
 export type Customer = { email: string | null; name: string | null; user_id?: string | null };
-export type Invoice = { id: string; number: number; status: 'open' | 'paid' | 'void'; total: number; currency: string; customer?: Customer | null };
+export type Invoice = {
+  id: string;
+  number: number;
+  status: 'open' | 'paid' | 'void';
+  total: number;
+  currency: string;
+  customer?: Customer | null;
+  /** Refunded so far (minor units); absent until a first refund. */
+  amount_refunded?: number;
+  /** Disputes (chargebacks) opened against its payment. */
+  disputes?: number;
+};
 
 /** An item of GET /checkout/sessions. */
 export type SessionItem = {

@@ -7,6 +7,8 @@ export function DevelopersTabs({ current }: { current: string }) {
       current={current}
       tabs={[
         { href: '/dashboard/developers', label: 'API keys' },
+        { href: '/dashboard/developers/webhooks', label: 'Webhook endpoints' },
+        { href: '/dashboard/developers/oauth-apps', label: 'OAuth apps' },
         { href: '/dashboard/developers/events', label: 'Event log' },
       ]}
     />

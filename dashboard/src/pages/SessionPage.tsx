@@ -6,8 +6,10 @@ import { CopyButton } from '../components/CopyButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
+import { RefundForm } from '../components/RefundForm.tsx';
 import { formatDateTime, formatDateTimeSeconds, formatMoney } from '../format.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
+import { useSession } from '../session.ts';
 import { changes, entryIndexAt, momentOf, statusAt } from '../timeline.ts';
 import type { Member, SessionDetail, SessionState } from '../types.ts';
 import { useApi } from '../useApi.ts';
@@ -20,6 +22,7 @@ export function SessionPage({ params }: PageProps) {
   const { query } = useLocation();
   const detail = useApi<SessionDetail>(`/checkout/sessions/${encodeURIComponent(params.id!)}`);
   const members = useApi<{ data: Member[] }>('/members');
+  const owner = useSession()?.current_organization?.role === 'owner';
   const back = <Link href="/dashboard/sales">← Sales</Link>;
 
   if (detail.error) {
@@ -168,12 +171,32 @@ export function SessionPage({ params }: PageProps) {
                 <dd>{formatMoney(state.invoice.total, state.invoice.currency)}</dd>
                 <dt>Billed to</dt>
                 <dd>{[state.invoice.customer?.name, state.invoice.customer?.email].filter(Boolean).join(' · ') || '—'}</dd>
+                {(state.invoice.amount_refunded ?? 0) > 0 && (
+                  <>
+                    <dt>Refunded</dt>
+                    <dd>
+                      {formatMoney(state.invoice.amount_refunded, state.invoice.currency)}
+                      {state.invoice.amount_refunded! >= state.invoice.total ? ' (in full)' : ` of ${formatMoney(state.invoice.total, state.invoice.currency)}`}
+                    </dd>
+                  </>
+                )}
+                {(state.invoice.disputes ?? 0) > 0 && (
+                  <>
+                    <dt>Disputes</dt>
+                    <dd>
+                      <Badge status="failed">{state.invoice.disputes === 1 ? '1 dispute' : `${state.invoice.disputes} disputes`}</Badge>
+                      <span class="row-sub">{state.mode === 'live' ? "Answer it in Stripe's dashboard." : ''}</span>
+                    </dd>
+                  </>
+                )}
                 <dt>Id</dt>
                 <dd>
                   <code>{state.invoice.id}</code>
                 </dd>
               </dl>
-            ) : (
+            ) : null}
+            {state.invoice && latest && owner && state.invoice.status === 'paid' && <RefundForm invoice={state.invoice} onRefunded={detail.reload} />}
+            {!state.invoice && (
               <EmptyState title="No invoice yet">The invoice is made when the buyer starts the checkout.</EmptyState>
             )}
           </Card>

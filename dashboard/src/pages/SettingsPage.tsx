@@ -9,6 +9,7 @@ import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
+import { SettingsTabs } from '../components/SettingsTabs.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../format.ts';
 import { isPasskeyCancel, passkeysSupported, registerPasskey } from '../passkey.ts';
@@ -26,6 +27,7 @@ export function SettingsPage() {
   return (
     <>
       <PageHeader title="Settings" description="Your organization, the people in it, and how you sign in." />
+      <SettingsTabs current="/dashboard/settings" />
       <OrganizationSettings owner={owner} />
       <Members owner={owner} me={session?.user.id ?? ''} />
       <Sessions />

@@ -1,0 +1,171 @@
+import { useState } from 'preact/hooks';
+import { api, type ApiError } from '../api.ts';
+import { Badge } from '../components/Badge.tsx';
+import { Button } from '../components/Button.tsx';
+import { Card } from '../components/Card.tsx';
+import { ConfirmButton } from '../components/ConfirmButton.tsx';
+import { CopyField } from '../components/CopyButton.tsx';
+import { Field, Input, OtherErrors } from '../components/Field.tsx';
+import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
+import { PageHeader } from '../components/PageHeader.tsx';
+import { SettingsTabs } from '../components/SettingsTabs.tsx';
+import { formatDateTime } from '../format.ts';
+import { useSession } from '../session.ts';
+import { useApi } from '../useApi.ts';
+import { asApiError } from './pageKit.tsx';
+
+/** GET /manage/api/payments/stripe: never a secret, the key masked (docs/stripe.md). */
+export type StripeAccount = {
+  connected: boolean;
+  key_type?: 'secret' | 'restricted';
+  mode?: 'test' | 'live';
+  secret_key?: string;
+  publishable_key?: string;
+  connected_at?: number;
+  webhook_url: string;
+};
+
+const STRIPE_EVENTS = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded', 'charge.dispute.created'];
+
+/** Settings → Payments: the organization's own Stripe account, which live sessions are paid through. */
+export function PaymentsPage() {
+  const session = useSession();
+  const owner = session?.current_organization?.role === 'owner';
+  const account = useApi<StripeAccount>('/payments/stripe');
+  // The PUT and DELETE answer the new state: shown at once, without asking again.
+  const [answer, setAnswer] = useState<StripeAccount | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const current = answer ?? account.data;
+
+  return (
+    <>
+      <PageHeader title="Settings" description="Your organization, the people in it, and how you sign in." />
+      <SettingsTabs current="/dashboard/settings/payments" />
+      <ErrorNotice error={account.error ?? error} />
+      {!current && !account.error && <Loading />}
+      {current && (
+        <>
+          <Card title="Stripe" id="stripe" actions={<Badge status={current.connected ? 'active' : 'draft'}>{current.connected ? 'Connected' : 'Not connected'}</Badge>}>
+            {current.connected ? (
+              <>
+                <dl class="details">
+                  <dt>Mode</dt>
+                  <dd>{current.mode === 'live' ? 'Live: real money' : 'Test: Stripe test cards only'}</dd>
+                  <dt>{current.key_type === 'restricted' ? 'Restricted key' : 'Secret key'}</dt>
+                  <dd>
+                    <code>{current.secret_key}</code>
+                  </dd>
+                  <dt>Publishable key</dt>
+                  <dd>
+                    <code class="break">{current.publishable_key}</code>
+                  </dd>
+                  <dt>Connected</dt>
+                  <dd>{formatDateTime(current.connected_at)}</dd>
+                </dl>
+                <p class="muted">Live checkout sessions are paid through this account. The secret key and the webhook signing secret are stored encrypted and never shown again.</p>
+                {owner && !editing && (
+                  <div class="form-actions">
+                    <Button onClick={() => setEditing(true)}>Replace the keys</Button>
+                    <ConfirmButton
+                      label="Disconnect"
+                      what="Stripe"
+                      onConfirm={async () => {
+                        setError(null);
+                        try {
+                          setAnswer(await api.delete<StripeAccount>('/payments/stripe'));
+                        } catch (err) {
+                          setError(asApiError(err));
+                        }
+                      }}
+                    />
+                  </div>
+                )}
+              </>
+            ) : (
+              <p>
+                No Stripe account is connected: checkout sessions in <strong>live</strong> mode are refused until one is. Test mode keeps working with the built-in test cards.
+              </p>
+            )}
+            {owner && (!current.connected || editing) && (
+              <ConnectForm
+                replacing={current.connected}
+                onDone={(a) => {
+                  setAnswer(a);
+                  setEditing(false);
+                }}
+                onCancel={current.connected ? () => setEditing(false) : undefined}
+              />
+            )}
+            {!owner && <p class="muted">Only owners connect or disconnect Stripe.</p>}
+          </Card>
+          <Card title="Stripe's webhook" id="stripe-webhook">
+            <p>In Stripe's dashboard (Developers → Webhooks), add an endpoint with this URL, then paste its signing secret above:</p>
+            <CopyField text={current.webhook_url} label="Webhook URL for Stripe" />
+            <p class="muted">Select these events:</p>
+            <ul class="plain-list">
+              {STRIPE_EVENTS.map((e) => (
+                <li key={e}>
+                  <code>{e}</code>
+                </li>
+              ))}
+            </ul>
+          </Card>
+        </>
+      )}
+    </>
+  );
+}
+
+function ConnectForm({ replacing, onDone, onCancel }: { replacing: boolean; onDone: (a: StripeAccount) => void; onCancel?: (() => void) | undefined }) {
+  const [secretKey, setSecretKey] = useState('');
+  const [publishableKey, setPublishableKey] = useState('');
+  const [webhookSecret, setWebhookSecret] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const a = await api.put<StripeAccount>('/payments/stripe', { secret_key: secretKey, publishable_key: publishableKey, webhook_secret: webhookSecret });
+      // The secrets leave the page's memory once sent.
+      setSecretKey('');
+      setWebhookSecret('');
+      setPublishableKey('');
+      onDone(a);
+    } catch (err) {
+      setError(asApiError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  // Write-only: type="password" and no autofill, so a secret is never shown or kept by the browser.
+  const secret = { type: 'password', autoComplete: 'off', spellcheck: false } as const;
+  return (
+    <form onSubmit={submit} noValidate class="stack-form" aria-label={replacing ? 'Replace the Stripe keys' : 'Connect Stripe'}>
+      <h3>{replacing ? 'Replace the keys' : 'Connect a Stripe account'}</h3>
+      <Field label="Secret or restricted key" name="secret_key" error={error} hint="sk_live_…, sk_test_… or rk_…, from Stripe's Developers → API keys. A restricted key needs write access to PaymentIntents and Refunds, and read access to Charges.">
+        {(c) => <Input {...c} {...secret} required maxLength={255} placeholder="sk_live_…" value={secretKey} onValue={setSecretKey} />}
+      </Field>
+      <Field label="Publishable key" name="publishable_key" error={error} hint="pk_…, from the same mode as the secret key.">
+        {(c) => <Input {...c} required autoComplete="off" spellcheck={false} maxLength={255} placeholder="pk_live_…" value={publishableKey} onValue={setPublishableKey} />}
+      </Field>
+      <Field label="Webhook signing secret" name="webhook_secret" error={error} hint="whsec_…, from the endpoint you add in Stripe (the URL is below).">
+        {(c) => <Input {...c} {...secret} required maxLength={255} placeholder="whsec_…" value={webhookSecret} onValue={setWebhookSecret} />}
+      </Field>
+      <OtherErrors error={error} shown={['secret_key', 'publishable_key', 'webhook_secret']} />
+      <div class="form-actions">
+        <Button type="submit" variant="primary" busy={busy}>
+          {replacing ? 'Save the new keys' : 'Connect Stripe'}
+        </Button>
+        {onCancel && (
+          <Button variant="ghost" onClick={onCancel}>
+            Cancel
+          </Button>
+        )}
+      </div>
+      {replacing && <Notice>The new keys replace the old ones at once.</Notice>}
+    </form>
+  );
+}

@@ -1,0 +1,18 @@
+/**
+ * The event types an endpoint subscribes to, with a few words each. The dashboard may not import
+ * server code (eslint boundaries), so the list is repeated here; a unit test keeps it equal to
+ * domain/webhooks/eventTypes.ts.
+ */
+export const WEBHOOK_EVENTS: { type: string; description: string }[] = [
+  { type: 'checkout.session.completed', description: 'a session is paid' },
+  { type: 'checkout.session.expired', description: 'a session expires unpaid' },
+  { type: 'invoice.paid', description: 'an invoice is paid' },
+  { type: 'invoice.voided', description: 'an open invoice is voided' },
+  { type: 'invoice.refunded', description: 'a paid invoice is refunded, in part or in full' },
+  { type: 'invoice.disputed', description: 'the buyer disputes a payment (chargeback)' },
+  { type: 'promo.participant.enrolled', description: 'someone is enrolled in a promo' },
+  { type: 'product.published', description: 'a product is published' },
+  { type: 'product.archived', description: 'a product is archived' },
+  { type: 'offer.published', description: 'an offer is published' },
+  { type: 'workflow.failed', description: 'an automation workflow fails' },
+];
