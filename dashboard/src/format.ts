@@ -1,12 +1,13 @@
 /** Dates in the organization's timezone (Settings), money in its currency; all from Intl. */
 import { organizationTimezone } from './session.ts';
+import { LOCALE } from './locale.ts';
 
 const cache = new Map<string, Intl.DateTimeFormat>();
 function formatter(options: Intl.DateTimeFormatOptions, timeZone: string): Intl.DateTimeFormat {
   const key = `${timeZone}|${JSON.stringify(options)}`;
   let f = cache.get(key);
   if (!f) {
-    f = new Intl.DateTimeFormat(undefined, { ...options, timeZone });
+    f = new Intl.DateTimeFormat(LOCALE, { ...options, timeZone });
     cache.set(key, f);
   }
   return f;
@@ -35,7 +36,7 @@ export function formatDate(t: number | null | undefined, timeZone = organization
 /** "3 minutes ago", "in 2 hours". */
 export function formatRelative(t: number, now = Date.now()): string {
   const seconds = Math.round((toDate(t).getTime() - now) / 1000);
-  const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  const rtf = new Intl.RelativeTimeFormat(LOCALE, { numeric: 'auto' });
   const units: [Intl.RelativeTimeFormatUnit, number][] = [
     ['day', 86400],
     ['hour', 3600],
@@ -72,7 +73,7 @@ export function formatMoney(minor: number | null | undefined, currency: string |
   if (minor === null || minor === undefined) return '—';
   const code = (currency ?? 'USD').toUpperCase();
   try {
-    const f = new Intl.NumberFormat(undefined, { style: 'currency', currency: code });
+    const f = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: code });
     const digits = f.resolvedOptions().maximumFractionDigits ?? 2;
     return f.format(minor / 10 ** digits);
   } catch {

@@ -1,3 +1,5 @@
+// First: a browser language tag Intl refuses is shadowed before any library formats with it.
+import './locale.ts';
 import { render } from 'preact';
 import { App } from './App.tsx';
 import { bootSession } from './session.ts';

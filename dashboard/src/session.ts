@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, setCsrfToken } from './api.ts';
+import { LOCALE } from './locale.ts';
 
 export type Role = 'owner' | 'member';
 export type Organization = { id: string; name: string; timezone: string; role: Role };
@@ -80,5 +81,5 @@ export async function signOut(): Promise<void> {
 
 /** The organization's timezone (dates show in it), else the browser's. */
 export function organizationTimezone(): string {
-  return current?.current_organization?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return current?.current_organization?.timezone ?? new Intl.DateTimeFormat(LOCALE).resolvedOptions().timeZone;
 }

@@ -14,7 +14,13 @@ let found: Promise<FoundChromium> | null = null;
  * test/helpers/chromium.ts's choice. Without one it throws one line saying how to get one, so
  * call it first in a beforeAll: the file then fails at once.
  */
-export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+/**
+ * `locale: null` leaves the browser its own language (from LANG: `en-US@posix` under LANG=C), to
+ * test pages against a tag Intl refuses; `env` adds to the browser's environment.
+ */
+export async function launchChromium(
+  options: { locale?: string | null; env?: Record<string, string> } = {},
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   found ??= findChromium();
   const browser = await found;
   const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
@@ -23,11 +29,11 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
     // playwright passes the fresh profile as --user-data-dir itself.
     context = await chromium.launchPersistentContext(profile, {
       executablePath: browser.executablePath,
-      env: { ...process.env, ...browser.env },
+      env: { ...process.env, ...browser.env, ...options.env },
       headless: true,
       // The prices the tests read are en-US; the bundled Chromium would take navigator.language
       // from LANG, and an unset LANG gives 'en-US@posix', which Intl refuses.
-      locale: 'en-US',
+      ...(options.locale === null ? {} : { locale: options.locale ?? 'en-US' }),
       viewport: { width: 1200, height: 800 },
       args: CHROMIUM_ARGS,
       timeout: 60_000,

@@ -1,12 +1,13 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import { formatMoney } from '../format.ts';
+import { LOCALE } from '../locale.ts';
 
 export type ChartDay = { date: string; completed: number; amount: number };
 
 const label = (date: string) => {
   const [, m, d] = date.split('-');
-  return `${Number(d)} ${new Date(Date.UTC(2000, Number(m) - 1, 1)).toLocaleString(undefined, { month: 'short', timeZone: 'UTC' })}`;
+  return `${Number(d)} ${new Date(Date.UTC(2000, Number(m) - 1, 1)).toLocaleString(LOCALE, { month: 'short', timeZone: 'UTC' })}`;
 };
 
 /**

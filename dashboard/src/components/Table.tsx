@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { PageMeta } from '../api.ts';
+import { LOCALE } from '../locale.ts';
 
 export type Column<T> = {
   header: ComponentChildren;
@@ -61,7 +62,7 @@ export function Table<T>({
 /** "1–25 of 1,204" and Previous / Next (the service's Laravel meta). */
 export function Pagination({ meta, onPage, label = 'Pages' }: { meta: PageMeta; onPage: (page: number) => void; label?: string }) {
   if (meta.total === 0) return null;
-  const n = new Intl.NumberFormat();
+  const n = new Intl.NumberFormat(LOCALE);
   return (
     <nav class="pagination" aria-label={label}>
       <span class="pagination-info">

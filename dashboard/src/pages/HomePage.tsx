@@ -12,11 +12,12 @@ import { Link } from '../router.tsx';
 import { useSession } from '../session.ts';
 import type { SessionItem } from '../types.ts';
 import { useApi } from '../useApi.ts';
+import { LOCALE } from '../locale.ts';
 
 type Day = { date: string; from: number; to: number; created: number; completed: number; expired: number; amounts: Record<string, number> };
 type Stats = { timezone: string; days: Day[]; totals: Omit<Day, 'date'>; open_sessions: number };
 
-const n = (v: number) => new Intl.NumberFormat().format(v);
+const n = (v: number) => new Intl.NumberFormat(LOCALE).format(v);
 
 /** Amounts of several currencies, each in its own; none is zero in the organization's main one. */
 const amounts = (a: Record<string, number>, main: string) =>
