@@ -33,7 +33,8 @@ export function SalesChart({ days, currency }: { days: ChartDay[]; currency: str
         height: 240,
         legend: { show: false },
         cursor: { drag: { x: false, y: false }, points: { show: false } },
-        scales: { x: { time: false, range: [-0.6, days.length - 0.4] }, amount: { range: (_u, _min, max) => [0, Math.max(max, 1) * 1.1] }, count: { range: (_u, _min, max) => [0, Math.max(max, 1) * 1.1] } },
+        // The amount axis spans at least 10.00 (minor units): an empty month reads $0 … $10, not $0.01 three times.
+        scales: { x: { time: false, range: [-0.6, days.length - 0.4] }, amount: { range: (_u, _min, max) => [0, Math.max(max, 1000) * 1.1] }, count: { range: (_u, _min, max) => [0, Math.max(max, 1) * 1.1] } },
         axes: [
           { ...axis, values: (_u, splits) => splits.map((i) => (Number.isInteger(i) && days[i] ? label(days[i]!.date) : '')), space: 60 },
           { ...axis, scale: 'amount', values: (_u, splits) => splits.map(money), size: 70 },
