@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStripe, stripeSecretBox } from '../../commands/payments/stripeAccountCommands.ts';
+import { connectStripe, stripeSecrets } from '../../commands/payments/stripeAccountCommands.ts';
 import { startFakeStripe, type FakeAccount, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -181,7 +181,7 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
     // A second organization with its own Stripe account: its secret signs, but only for its own endpoint.
     const other = await signedInPerson(server);
     const otherAccount = stripe.account();
-    await connectStripe(server.cliContext(other.organizationId), stripeSecretBox(server.services.secrets.data), {
+    await connectStripe(server.cliContext(other.organizationId), stripeSecrets(server.services), {
       organizationId: other.organizationId,
       secretKey: otherAccount.secretKey,
       publishableKey: otherAccount.publishableKey,
@@ -367,7 +367,7 @@ describe('Stripe credentials sealed under another key', { timeout: 60_000 }, () 
     try {
       const org = await server.identity('Moved shop');
       const account = stripe.account();
-      await connectStripe(server.cliContext(org.organizationId), stripeSecretBox(server.services.secrets.data), {
+      await connectStripe(server.cliContext(org.organizationId), stripeSecrets(server.services), {
         organizationId: org.organizationId,
         secretKey: account.secretKey,
         publishableKey: account.publishableKey,
