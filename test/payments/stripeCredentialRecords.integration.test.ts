@@ -60,7 +60,8 @@ describe('Stripe credentials records', { timeout: 120_000 }, () => {
 
   it('is a collection no projection owns, so `projections rebuild` keeps it and live payments go on', async () => {
     for (const p of allProjections) expect(p.collections).not.toContain(STRIPE_CREDENTIALS);
-    let { server, slug } = await connectedShop('Rebuilt shop');
+    const shop = await connectedShop('Rebuilt shop');
+    let server = shop.server;
     try {
       const before = await server.services.readStore.find(STRIPE_CREDENTIALS);
       expect(before).toHaveLength(1);
@@ -71,7 +72,7 @@ describe('Stripe credentials records', { timeout: 120_000 }, () => {
       server = await startTestServer({ dataDir, env: env() });
       expect(await server.services.readStore.find(STRIPE_CREDENTIALS)).toEqual(before);
       // Sealed under the same key, found by the id in the event: the payment starts.
-      const started = await startPayment(server, slug);
+      const started = await startPayment(server, shop.slug);
       expect(started.status).toBe(200);
       expect(((await started.json()) as { payment_intent: { id: string } }).payment_intent.id).toMatch(/^pi_/);
     } finally {
