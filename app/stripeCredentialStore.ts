@@ -14,8 +14,6 @@ type RecordDoc = SealedStripeCredentials & { id: string };
 const idOf = (organizationId: string, credentialsId: string) => `${organizationId}:${credentialsId}`;
 
 export function readStoreStripeCredentials(readStore: ReadStore): StripeCredentialRecords {
-  let indexed: Promise<void> | null = null;
-  const ready = () => (indexed ??= readStore.ensureIndex(STRIPE_CREDENTIALS, ['organization_id']));
   return {
     async put(record) {
       await readStore.upsert(STRIPE_CREDENTIALS, { id: idOf(record.organization_id, record.credentials_id), ...record });
@@ -26,10 +24,8 @@ export function readStoreStripeCredentials(readStore: ReadStore): StripeCredenti
       const { id: _id, ...record } = doc;
       return record;
     },
-    async deleteAll(organizationId, keep) {
-      await ready();
-      const docs = await readStore.find<RecordDoc>(STRIPE_CREDENTIALS, { filter: { organization_id: organizationId } });
-      for (const doc of docs) if (doc.credentials_id !== keep) await readStore.delete(STRIPE_CREDENTIALS, doc.id);
+    async delete(organizationId, credentialsId) {
+      await readStore.delete(STRIPE_CREDENTIALS, idOf(organizationId, credentialsId));
     },
   };
 }

@@ -50,8 +50,20 @@ export function summarize(state: StripeAccountState): StripeAccountSummary {
 }
 
 /**
+ * Deletes the records named by the stream's connections before revision `upTo` (ours): only
+ * those, so of two reconnects at once neither deletes the record the other's (later) event names.
+ */
+async function deleteReplaced(ctx: CommandContext, records: StripeCredentialRecords, organizationId: string, upTo: number): Promise<void> {
+  const events = await ctx.store.readStream(stripeAccountStream(organizationId));
+  for (const e of events) {
+    const id = e.revision < upTo && e.type === 'StripeAccountConnected' ? (e.data as { credentials_id?: string }).credentials_id : undefined;
+    if (id !== undefined) await records.delete(organizationId, id);
+  }
+}
+
+/**
  * Checks the three values, seals the two secrets into a new credentials record, then records the
- * connection naming it, then deletes the organization's older records. A failure in between
+ * connection naming it, then deletes the records earlier connections named. A failure in between
  * leaves an orphan record no event names, never a connection without its record.
  */
 export async function connectStripe(ctx: CommandContext, secrets: StripeSecrets, input: ConnectStripeInput): Promise<StripeAccountSummary> {
@@ -86,7 +98,7 @@ export async function connectStripe(ctx: CommandContext, secrets: StripeSecrets,
     },
     now: ctx.metadata.occurred_at,
   });
-  await secrets.records.deleteAll(input.organizationId, credentialsId);
+  await deleteReplaced(ctx, secrets.records, input.organizationId, result.revision);
   return summarize(result.state);
 }
 
@@ -97,7 +109,7 @@ export async function disconnectStripe(ctx: CommandContext, records: StripeCrede
     organizationId,
     now: ctx.metadata.occurred_at,
   });
-  await records.deleteAll(organizationId);
+  await deleteReplaced(ctx, records, organizationId, result.revision);
   return summarize(result.state);
 }
 

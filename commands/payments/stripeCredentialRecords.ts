@@ -16,6 +16,5 @@ export interface StripeCredentialRecords {
   put(record: SealedStripeCredentials): Promise<void>;
   /** The organization's record with this id; null when there is none (never another organization's). */
   get(organizationId: string, credentialsId: string): Promise<SealedStripeCredentials | null>;
-  /** Deletes the organization's records, but the one named `keep` if given. */
-  deleteAll(organizationId: string, keep?: string): Promise<void>;
+  delete(organizationId: string, credentialsId: string): Promise<void>;
 }

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { CommandContext } from '../../commands/handleCommand.ts';
+import type { EventStore } from '../../eventStore/eventStore.ts';
 import { STRIPE_CREDENTIALS } from '../../app/stripeCredentialStore.ts';
 import { connectStripe, disconnectStripe, stripeSecretBox, stripeSecrets } from '../../commands/payments/stripeAccountCommands.ts';
 import { stripeAccountStream } from '../../domain/payments/stripeAccount.ts';
@@ -114,16 +116,49 @@ describe('Stripe credentials records', { timeout: 120_000 }, () => {
   });
 
   it('is replaced on reconnect and deleted on disconnect', async () => {
-    const { server, organizationId } = await connectedShop('Leaving shop');
+    const { server, organizationId, slug } = await connectedShop('Leaving shop');
     try {
-      const first = await server.services.readStore.find<{ id: string; credentials_id: string }>(STRIPE_CREDENTIALS, { filter: { organization_id: organizationId } });
-      expect(first).toHaveLength(1);
+      const initial = await server.services.readStore.find<{ id: string; credentials_id: string }>(STRIPE_CREDENTIALS, { filter: { organization_id: organizationId } });
+      expect(initial).toHaveLength(1);
       const other = stripe.account();
       const owner = server.cliContext(organizationId);
       await connectStripe(owner, stripeSecrets(server.services), { organizationId, secretKey: other.secretKey, publishableKey: other.publishableKey, webhookSecret: other.webhookSecret });
       const second = await server.services.readStore.find<{ id: string; credentials_id: string }>(STRIPE_CREDENTIALS, { filter: { organization_id: organizationId } });
       expect(second).toHaveLength(1);
-      expect(second[0]!.credentials_id).not.toBe(first[0]!.credentials_id);
+      expect(second[0]!.credentials_id).not.toBe(initial[0]!.credentials_id);
+
+      // Two reconnects overlapping: A appends first, but its clean-up reads the stream only after B
+      // has appended (the real event store, held back once past A's append). The record kept is
+      // the one the last event (B's) names.
+      const [a, b] = [stripe.account(), stripe.account()];
+      let bDone!: () => void;
+      const bFinished = new Promise<void>((resolve) => (bDone = resolve));
+      let appended = false;
+      const real = server.services.store;
+      const heldBack: EventStore = Object.assign(Object.create(real) as EventStore, {
+        append: async (...args: Parameters<EventStore['append']>) => {
+          const r = await real.append(...args);
+          appended = true;
+          return r;
+        },
+        readStream: async (stream: string) => {
+          if (appended) await bFinished;
+          return real.readStream(stream);
+        },
+      });
+      const connect = (ctx: CommandContext, acc: FakeAccount) =>
+        connectStripe(ctx, stripeSecrets(server.services), { organizationId, secretKey: acc.secretKey, publishableKey: acc.publishableKey, webhookSecret: acc.webhookSecret });
+      const first = connect({ ...owner, store: heldBack }, a);
+      await vi.waitFor(() => expect(appended).toBe(true));
+      await connect(owner, b);
+      bDone();
+      await first;
+      const events = await server.services.store.readStream(stripeAccountStream(organizationId));
+      const current = (events.at(-1)!.data as { credentials_id: string; key_last4: string });
+      expect(current.key_last4).toBe(b.secretKey.slice(-4));
+      const kept = await server.services.readStore.find<{ id: string; credentials_id: string }>(STRIPE_CREDENTIALS, { filter: { organization_id: organizationId } });
+      expect(kept.map((r) => r.credentials_id)).toEqual([current.credentials_id]);
+      expect((await startPayment(server, slug)).status).toBe(200);
 
       await disconnectStripe(owner, server.services.stripeCredentials, organizationId);
       expect(await server.services.readStore.find(STRIPE_CREDENTIALS, { filter: { organization_id: organizationId } })).toEqual([]);
