@@ -13,6 +13,7 @@ import { ConfigError, isProductionProfile, type Config } from './config.ts';
 import { esdbConnectionStringProblem, isEventStoreUrl } from './eventStoreUrl.ts';
 import { createMetrics } from './metrics.ts';
 import { stripeClientFactory } from '../commands/payments/stripeProvider.ts';
+import { readStoreStripeCredentials } from './stripeCredentialStore.ts';
 import { observeEventStore } from './observedEventStore.ts';
 import { projectionLag } from './readiness.ts';
 import type { Clock, Services } from './services.ts';
@@ -107,6 +108,7 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
     readStore,
     clock: options.clock ?? Date.now,
     secrets,
+    stripeCredentials: readStoreStripeCredentials(readStore),
     payments: { stripe: stripeClientFactory(config) },
     projections,
     metrics,

@@ -2,6 +2,7 @@ import type { EventStore } from '../eventStore/eventStore.ts';
 import type { Logger, ProjectionRunner } from '../projections/projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
 import type { StripeClientFactory } from '../commands/payments/paymentProvider.ts';
+import type { StripeCredentialRecords } from '../commands/payments/stripeCredentialRecords.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -16,6 +17,8 @@ export type Services = {
   clock: Clock;
   /** jwt signs service_jwt tokens (and seals webhook secrets); data seals payment-provider credentials. */
   secrets: { jwt: Uint8Array; data: Uint8Array };
+  /** The sealed Stripe credentials, kept outside the event log (app/stripeCredentialStore.ts). */
+  stripeCredentials: StripeCredentialRecords;
   /** Payment providers that need per-organization credentials (Stripe), picked by the composition root. */
   payments: { stripe: StripeClientFactory };
   /**

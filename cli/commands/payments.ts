@@ -1,5 +1,5 @@
 import { refundInvoice, type RefundResult } from '../../commands/payments/livePayments.ts';
-import { connectStripe, disconnectStripe, stripeSecretBox, type StripeAccountSummary } from '../../commands/payments/stripeAccountCommands.ts';
+import { connectStripe, disconnectStripe, stripeSecrets, type StripeAccountSummary } from '../../commands/payments/stripeAccountCommands.ts';
 import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
@@ -16,7 +16,7 @@ export const stripeConnectCommand: CliCommand = {
   options: { org: 'string', 'secret-key': 'string', 'publishable-key': 'string', 'webhook-secret': 'string' },
   async run({ services, options, commandContext }) {
     const org = requireOption(options, 'org');
-    return connectStripe(commandContext(org), stripeSecretBox(services.secrets.data), {
+    return connectStripe(commandContext(org), stripeSecrets(services), {
       organizationId: org,
       secretKey: requireOption(options, 'secret-key'),
       publishableKey: requireOption(options, 'publishable-key'),
@@ -31,9 +31,9 @@ export const stripeDisconnectCommand: CliCommand = {
   usage: 'stripe disconnect --org ORG',
   description: "Disconnect an organization's Stripe account: new live sessions are refused from then on.",
   options: { org: 'string' },
-  async run({ options, commandContext }) {
+  async run({ services, options, commandContext }) {
     const org = requireOption(options, 'org');
-    return disconnectStripe(commandContext(org), org);
+    return disconnectStripe(commandContext(org), services.stripeCredentials, org);
   },
   format: describe,
 };

@@ -8,7 +8,8 @@ import { completePaidInvoiceSession, startSession } from '../checkout/sessionCom
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
 import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type StripeClientFactory } from './paymentProvider.ts';
 import type { EventStore } from '../../eventStore/eventStore.ts';
-import { stripeCredentials, stripeSecretBox, type StripeCredentials } from './stripeAccountCommands.ts';
+import { stripeCredentials, stripeSecrets, type StripeCredentials } from './stripeAccountCommands.ts';
+import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';
 
 export const LIVE_UNAVAILABLE_MESSAGE =
   'Live mode needs a connected Stripe account: an owner connects one with PUT /manage/api/payments/stripe or `commerce stripe connect` (secret key, publishable key and webhook signing secret).';
@@ -17,13 +18,13 @@ export const liveModeUnavailable = (kind: 'invalid' | 'conflict' = 'invalid') =>
   new DomainError(kind, 'live_mode_unavailable', LIVE_UNAVAILABLE_MESSAGE, kind === 'invalid' ? { mode: [LIVE_UNAVAILABLE_MESSAGE] } : undefined);
 
 /** What live payments need of the service (app/services.ts provides it). */
-export type Services = { store: EventStore; secrets: { data: Uint8Array }; payments: { stripe: StripeClientFactory } };
+export type Services = { store: EventStore; secrets: { data: Uint8Array }; stripeCredentials: StripeCredentialRecords; payments: { stripe: StripeClientFactory } };
 
 type Live = { provider: LivePaymentProvider; credentials: StripeCredentials };
 
 /** The organization's Stripe provider and credentials; null when it has no connected account. */
 export async function liveProviderOf(services: Services, organizationId: string): Promise<Live | null> {
-  const credentials = await stripeCredentials(services.store, stripeSecretBox(services.secrets.data), organizationId);
+  const credentials = await stripeCredentials(services.store, stripeSecrets(services), organizationId);
   return credentials ? { provider: services.payments.stripe(credentials.secretKey), credentials } : null;
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { describeSecretKey, stripeAccountDecider, stripeAccountStream, type StripeAccountState } from '../../domain/payments/stripeAccount.ts';
 import { fold } from '../../domain/shared/decider.ts';
 import { DomainError, invalid, notFound } from '../../domain/shared/domainError.ts';
@@ -5,9 +6,21 @@ import type { EventStore } from '../../eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
 import { organizationExists } from '../identity/identityCommands.ts';
 import { secretBox, type SecretBox } from '../webhooks/secretBox.ts';
+import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';
 
 /** Its own HKDF purpose: a sealed Stripe key cannot be opened as anything else, nor the reverse. */
 export const stripeSecretBox = (dataKey: Uint8Array): SecretBox => secretBox(dataKey, 'commerce stripe credentials');
+
+/** What seals the secrets and where the sealed records are kept. */
+export type StripeSecrets = { box: SecretBox; records: StripeCredentialRecords };
+
+/** From the service's parts; the box is made on use, so a deployment that never connects Stripe generates no data key. */
+export const stripeSecrets = (services: { secrets: { data: Uint8Array }; stripeCredentials: StripeCredentialRecords }): StripeSecrets => ({
+  get box() {
+    return stripeSecretBox(services.secrets.data);
+  },
+  records: services.stripeCredentials,
+});
 
 /** What anyone may see of a connection: never a secret, only the key's kind, mode and last four. */
 export type StripeAccountSummary =
@@ -36,8 +49,24 @@ export function summarize(state: StripeAccountState): StripeAccountSummary {
   };
 }
 
-/** Checks the three values, seals the two secrets and records the connection. */
-export async function connectStripe(ctx: CommandContext, box: SecretBox, input: ConnectStripeInput): Promise<StripeAccountSummary> {
+/**
+ * Deletes the records named by the stream's connections before revision `upTo` (ours): only
+ * those, so of two reconnects at once neither deletes the record the other's (later) event names.
+ */
+async function deleteReplaced(ctx: CommandContext, records: StripeCredentialRecords, organizationId: string, upTo: number): Promise<void> {
+  const events = await ctx.store.readStream(stripeAccountStream(organizationId));
+  for (const e of events) {
+    const id = e.revision < upTo && e.type === 'StripeAccountConnected' ? (e.data as { credentials_id?: string }).credentials_id : undefined;
+    if (id !== undefined) await records.delete(organizationId, id);
+  }
+}
+
+/**
+ * Checks the three values, seals the two secrets into a new credentials record, then records the
+ * connection naming it, then deletes the records earlier connections named. A failure in between
+ * leaves an orphan record no event names, never a connection without its record.
+ */
+export async function connectStripe(ctx: CommandContext, secrets: StripeSecrets, input: ConnectStripeInput): Promise<StripeAccountSummary> {
   if (!(await organizationExists(ctx, input.organizationId))) throw notFound('Organization');
   const key = describeSecretKey(input.secretKey);
   if (!key) throw invalid('invalid_secret_key', 'The secret key must be a Stripe secret or restricted key (sk_test_…, sk_live_…, rk_test_…, rk_live_…).', 'secret_key');
@@ -49,6 +78,14 @@ export async function connectStripe(ctx: CommandContext, box: SecretBox, input: 
   if (!/^whsec_[A-Za-z0-9+/=]{8,}$/.test(input.webhookSecret)) {
     throw invalid('invalid_webhook_secret', "The webhook secret must be the endpoint's signing secret (whsec_…).", 'webhook_secret');
   }
+  const credentialsId = `scr_${randomBytes(12).toString('hex')}`;
+  const { box } = secrets;
+  await secrets.records.put({
+    organization_id: input.organizationId,
+    credentials_id: credentialsId,
+    sealed_secret_key: box.seal(input.secretKey),
+    sealed_webhook_secret: box.seal(input.webhookSecret),
+  });
   const result = await handleCommand(ctx, stripeAccountStream(input.organizationId), stripeAccountDecider, {
     type: 'Connect',
     account: {
@@ -57,36 +94,54 @@ export async function connectStripe(ctx: CommandContext, box: SecretBox, input: 
       key_mode: key.mode,
       key_last4: key.last4,
       publishable_key: input.publishableKey,
-      sealed_secret_key: box.seal(input.secretKey),
-      sealed_webhook_secret: box.seal(input.webhookSecret),
+      credentials_id: credentialsId,
     },
     now: ctx.metadata.occurred_at,
   });
+  await deleteReplaced(ctx, secrets.records, input.organizationId, result.revision);
   return summarize(result.state);
 }
 
-export async function disconnectStripe(ctx: CommandContext, organizationId: string): Promise<StripeAccountSummary> {
+/** Records the disconnection, then deletes the organization's sealed credentials. */
+export async function disconnectStripe(ctx: CommandContext, records: StripeCredentialRecords, organizationId: string): Promise<StripeAccountSummary> {
   const result = await handleCommand(ctx, stripeAccountStream(organizationId), stripeAccountDecider, {
     type: 'Disconnect',
     organizationId,
     now: ctx.metadata.occurred_at,
   });
+  await deleteReplaced(ctx, records, organizationId, result.revision);
   return summarize(result.state);
 }
 
-/** The organization's opened credentials, for a call to Stripe; null when none is connected. */
-export async function stripeCredentials(store: EventStore, box: SecretBox, organizationId: string): Promise<StripeCredentials | null> {
+const unreadable = () =>
+  new DomainError(
+    'conflict',
+    'stripe_credentials_unreadable',
+    "The organization's Stripe credentials cannot be read here (decrypted with this service's DATA_ENCRYPTION_KEY, or found in this read store); an owner must connect the Stripe account again.",
+  );
+
+/**
+ * The organization's opened credentials, for a call to Stripe; null when none is connected. The
+ * sealed secrets come from the credentials record the connection's event names. Legacy path: a
+ * connection recorded before credentials records existed has no credentials_id and carries its
+ * sealed secrets in the event itself, read from there (an upcast on read; nothing is rewritten).
+ */
+export async function stripeCredentials(store: EventStore, secrets: StripeSecrets, organizationId: string): Promise<StripeCredentials | null> {
   const state = await loadStripeAccount(store, organizationId);
   if (state.status !== 'connected') return null;
   const a = state.account;
+  let sealed: { sealed_secret_key: string; sealed_webhook_secret: string } | null;
+  if (a.credentials_id !== undefined) {
+    // Missing when the event log was copied without the read store (`events copy`), or the read store lost.
+    sealed = await secrets.records.get(organizationId, a.credentials_id);
+  } else {
+    sealed = a.sealed_secret_key !== undefined && a.sealed_webhook_secret !== undefined ? { sealed_secret_key: a.sealed_secret_key, sealed_webhook_secret: a.sealed_webhook_secret } : null;
+  }
+  if (!sealed) throw unreadable();
   try {
-    return { secretKey: box.open(a.sealed_secret_key), webhookSecret: box.open(a.sealed_webhook_secret), publishableKey: a.publishable_key, mode: a.key_mode };
+    return { secretKey: secrets.box.open(sealed.sealed_secret_key), webhookSecret: secrets.box.open(sealed.sealed_webhook_secret), publishableKey: a.publishable_key, mode: a.key_mode };
   } catch {
-    // Sealed under another key: DATA_ENCRYPTION_KEY changed, or the log was copied to another data directory.
-    throw new DomainError(
-      'conflict',
-      'stripe_credentials_unreadable',
-      "The organization's Stripe credentials cannot be decrypted with this service's DATA_ENCRYPTION_KEY; an owner must connect the Stripe account again.",
-    );
+    // Sealed under another key: DATA_ENCRYPTION_KEY changed, or the data was copied to another data directory.
+    throw unreadable();
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStripe, stripeSecretBox } from '../../commands/payments/stripeAccountCommands.ts';
+import { connectStripe, stripeSecrets } from '../../commands/payments/stripeAccountCommands.ts';
 import { startFakeStripe, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { flowResult, launchChromium, openPage, startFlow } from '../sdk/sdkFixtures.ts';
@@ -28,7 +28,7 @@ describe('a live checkout with Stripe in Chromium', { timeout: 120_000 }, () => 
     server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '10000', ...stripe.env } });
     const org = await server.identity('Live shop');
     const account = stripe.account();
-    await connectStripe(server.cliContext(org.organizationId), stripeSecretBox(server.services.secrets.data), {
+    await connectStripe(server.cliContext(org.organizationId), stripeSecrets(server.services), {
       organizationId: org.organizationId,
       secretKey: account.secretKey,
       publishableKey: account.publishableKey,

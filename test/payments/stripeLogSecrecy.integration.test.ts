@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import { connectStripe, stripeSecretBox } from '../../commands/payments/stripeAccountCommands.ts';
+import { connectStripe, stripeSecrets } from '../../commands/payments/stripeAccountCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { startFakeStripe, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
@@ -28,7 +28,7 @@ describe('logs of a live payment', () => {
     // A key Stripe does not know (rolled since): its calls fail, and the failure is logged.
     const unknownKey = 'sk_test_unknownKey0123456789abcdef';
     await withServices(dataDir, async (services, ctx) => {
-      const box = stripeSecretBox(services.secrets.data);
+      const box = stripeSecrets(services);
       await connectStripe(ctx(organizationId), box, { organizationId, secretKey: account.secretKey, publishableKey: account.publishableKey, webhookSecret: account.webhookSecret });
       await connectStripe(ctx(broken), box, { organizationId: broken, secretKey: unknownKey, publishableKey: 'pk_test_unknownKey0123456789', webhookSecret: 'whsec_unknownSecret0123456789' });
       for (const [org, slug] of [[organizationId, 'live-logs'], [broken, 'broken-logs']] as const) {

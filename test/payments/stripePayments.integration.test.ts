@@ -1,7 +1,8 @@
+import Database from 'better-sqlite3';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStripe, stripeSecretBox } from '../../commands/payments/stripeAccountCommands.ts';
+import { connectStripe, stripeSecrets } from '../../commands/payments/stripeAccountCommands.ts';
 import { startFakeStripe, type FakeAccount, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -82,6 +83,28 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
     const raw = Buffer.concat(files.map((f) => readFileSync(join(server.dataDir, f))));
     expect(raw.includes(account.secretKey.slice(8))).toBe(false);
     expect(raw.includes(account.webhookSecret.slice(6))).toBe(false);
+    // Not even sealed in the log: the event names the credentials record, and the events table
+    // holds neither sealed value (they live in the read store's stripe_credentials only).
+    expect(connected?.data).not.toHaveProperty('sealed_secret_key');
+    expect(connected?.data).not.toHaveProperty('sealed_webhook_secret');
+    const credentialsId = (connected?.data as { credentials_id: string }).credentials_id;
+    expect(credentialsId).toMatch(/^scr_/);
+    const record = await server.services.stripeCredentials.get(owner.organizationId, credentialsId);
+    expect(record?.sealed_secret_key).toMatch(/^v1\./);
+    const db = new Database(join(server.dataDir, 'commerce.db'), { readonly: true });
+    try {
+      const rows = db.prepare('SELECT type, data, metadata FROM events').all() as Array<{ type: string; data: string; metadata: string }>;
+      expect(rows.some((r) => r.type === 'StripeAccountConnected' && r.data.includes(credentialsId))).toBe(true);
+      const table = rows.map((r) => r.data + r.metadata).join('\n');
+      for (const sealed of [record!.sealed_secret_key, record!.sealed_webhook_secret]) {
+        expect(table.includes(sealed)).toBe(false);
+        // Nor its ciphertext part alone (the text after the IV and tag).
+        expect(table.includes(sealed.split('.')[3]!)).toBe(false);
+      }
+      expect(table).not.toContain('sealed_');
+    } finally {
+      db.close();
+    }
     // The sealing key, generated on first use beside the database, is the owner's alone.
     expect((statSync(join(server.dataDir, 'data-encryption-key')).mode & 0o777).toString(8)).toBe('600');
   });
@@ -181,7 +204,7 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
     // A second organization with its own Stripe account: its secret signs, but only for its own endpoint.
     const other = await signedInPerson(server);
     const otherAccount = stripe.account();
-    await connectStripe(server.cliContext(other.organizationId), stripeSecretBox(server.services.secrets.data), {
+    await connectStripe(server.cliContext(other.organizationId), stripeSecrets(server.services), {
       organizationId: other.organizationId,
       secretKey: otherAccount.secretKey,
       publishableKey: otherAccount.publishableKey,
@@ -367,7 +390,7 @@ describe('Stripe credentials sealed under another key', { timeout: 60_000 }, () 
     try {
       const org = await server.identity('Moved shop');
       const account = stripe.account();
-      await connectStripe(server.cliContext(org.organizationId), stripeSecretBox(server.services.secrets.data), {
+      await connectStripe(server.cliContext(org.organizationId), stripeSecrets(server.services), {
         organizationId: org.organizationId,
         secretKey: account.secretKey,
         publishableKey: account.publishableKey,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { refundInvoice } from '../../../commands/payments/livePayments.ts';
-import { connectStripe, disconnectStripe, loadStripeAccount, stripeSecretBox, summarize } from '../../../commands/payments/stripeAccountCommands.ts';
+import { connectStripe, disconnectStripe, loadStripeAccount, stripeSecrets, summarize } from '../../../commands/payments/stripeAccountCommands.ts';
 import { baseUrl } from '../../context.ts';
 import { requireOrganization, requireOwner } from '../../plugins/sessionAuth.ts';
 import { ErrorSchema } from '../schemas.ts';
@@ -71,7 +71,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     async (request) => {
       const { organizationId } = requireOwner(request);
       const { secret_key: secretKey, publishable_key: publishableKey, webhook_secret: webhookSecret } = request.body;
-      const summary = await connectStripe(manageContext(services, request), stripeSecretBox(services.secrets.data), { organizationId, secretKey, publishableKey, webhookSecret });
+      const summary = await connectStripe(manageContext(services, request), stripeSecrets(services), { organizationId, secretKey, publishableKey, webhookSecret });
       return { ...summary, webhook_url: webhookUrl(request, organizationId) };
     },
   );
@@ -84,7 +84,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     },
     async (request) => {
       const { organizationId } = requireOwner(request);
-      const summary = await disconnectStripe(manageContext(services, request), organizationId);
+      const summary = await disconnectStripe(manageContext(services, request), services.stripeCredentials, organizationId);
       return { ...summary, webhook_url: webhookUrl(request, organizationId) };
     },
   );
