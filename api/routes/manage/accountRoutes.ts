@@ -1,13 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import {
@@ -37,7 +30,7 @@ import { clearSessionCookie, requireSession, sessionCookieValue, setSessionCooki
 import { ErrorSchema } from '../schemas.ts';
 import { manageContext } from './manageContext.ts';
 import { AuthenticationResponse, Email, Id, manageErrors, manageRoute, Password, RegistrationResponse, SessionAnswer } from './manageSchemas.ts';
-import { challengeToken, readChallengeToken, relyingParty } from './webauthn.ts';
+import { challengeToken, readChallengeToken, registrationOptions, relyingParty, verifiedRegistration } from './webauthn.ts';
 
 const P = '/manage/api';
 /** Laravel's auth.failed: the same words for an unknown email, a wrong password and a bad passkey. */
@@ -251,17 +244,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     async (request) => {
       const user = await readInvitation(services.store, request.body.token, Math.floor(services.clock() / 1000));
       if (!user) throw invitationGone();
-      const { rpID, rpName } = relyingParty(services, request);
-      const options = await generateRegistrationOptions({
-        rpName,
-        rpID,
-        userName: user.email,
-        userID: new TextEncoder().encode(user.id),
-        attestationType: 'none',
-        excludeCredentials: user.passkeys.map((p) => ({ id: p.credential_id, transports: p.transports as never })),
-        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
-      });
-      return { options: options as unknown as Record<string, unknown>, challenge_token: await challengeToken(services, options.challenge, 'register', user.id) };
+      return registrationOptions(services, request, user);
     },
   );
 
@@ -285,30 +268,8 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     async (request, reply) => {
       const user = await readInvitation(services.store, request.body.token, Math.floor(services.clock() / 1000));
       if (!user) throw invitationGone();
-      const expectedChallenge = await readChallengeToken(services, request.body.challenge_token, 'register', user.id);
-      const { rpID, origin } = relyingParty(services, request);
-      const refused = () => new HttpError(422, 'passkey_invalid', 'The passkey could not be verified.', { response: ['The passkey could not be verified.'] });
-      let verification;
-      try {
-        verification = await verifyRegistrationResponse({
-          response: request.body.response as RegistrationResponseJSON,
-          expectedChallenge,
-          expectedOrigin: origin,
-          expectedRPID: rpID,
-          requireUserVerification: false,
-        });
-      } catch {
-        throw refused();
-      }
-      if (!verification.verified) throw refused();
-      const { credential } = verification.registrationInfo;
-      const accepted = await acceptInvitationWithPasskey(manageContext(services, request), request.body.token, {
-        credential_id: credential.id,
-        public_key: Buffer.from(credential.publicKey).toString('base64url'),
-        counter: credential.counter,
-        transports: credential.transports ?? [],
-        name: request.body.name ?? 'Passkey',
-      });
+      const passkey = await verifiedRegistration(services, request, { userId: user.id, challengeToken: request.body.challenge_token, response: request.body.response, name: request.body.name });
+      const accepted = await acceptInvitationWithPasskey(manageContext(services, request), request.body.token, passkey);
       return signIn(request, reply, accepted, 'invitation');
     },
   );

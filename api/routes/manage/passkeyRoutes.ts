@@ -1,4 +1,3 @@
-import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
@@ -8,7 +7,7 @@ import { HttpError } from '../../errors.ts';
 import { requireSession } from '../../plugins/sessionAuth.ts';
 import { manageContext } from './manageContext.ts';
 import { manageErrors, manageRoute, RegistrationResponse } from './manageSchemas.ts';
-import { challengeToken, readChallengeToken, relyingParty } from './webauthn.ts';
+import { registrationOptions, verifiedRegistration } from './webauthn.ts';
 
 const P = '/manage/api/passkeys';
 
@@ -53,17 +52,7 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       const s = requireSession(request);
       const user = await loadUser(services.store, s.userId);
       if (!user) throw unauthenticated();
-      const { rpID, rpName } = relyingParty(services, request);
-      const options = await generateRegistrationOptions({
-        rpName,
-        rpID,
-        userName: user.email,
-        userID: new TextEncoder().encode(user.id),
-        attestationType: 'none',
-        excludeCredentials: user.passkeys.map((p) => ({ id: p.credential_id, transports: p.transports as never })),
-        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
-      });
-      return { options: options as unknown as Record<string, unknown>, challenge_token: await challengeToken(services, options.challenge, 'register', user.id) };
+      return registrationOptions(services, request, user);
     },
   );
 
@@ -80,30 +69,8 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     },
     async (request, reply) => {
       const s = requireSession(request);
-      const expectedChallenge = await readChallengeToken(services, request.body.challenge_token, 'register', s.userId);
-      const { rpID, origin } = relyingParty(services, request);
-      const refused = () => new HttpError(422, 'passkey_invalid', 'The passkey could not be verified.', { response: ['The passkey could not be verified.'] });
-      let verification;
-      try {
-        verification = await verifyRegistrationResponse({
-          response: request.body.response as RegistrationResponseJSON,
-          expectedChallenge,
-          expectedOrigin: origin,
-          expectedRPID: rpID,
-          requireUserVerification: false,
-        });
-      } catch {
-        throw refused();
-      }
-      if (!verification.verified) throw refused();
-      const { credential } = verification.registrationInfo;
-      const added = await addPasskey(manageContext(services, request), s.userId, {
-        credential_id: credential.id,
-        public_key: Buffer.from(credential.publicKey).toString('base64url'),
-        counter: credential.counter,
-        transports: credential.transports ?? [],
-        name: request.body.name ?? 'Passkey',
-      });
+      const passkey = await verifiedRegistration(services, request, { userId: s.userId, challengeToken: request.body.challenge_token, response: request.body.response, name: request.body.name });
+      const added = await addPasskey(manageContext(services, request), s.userId, passkey);
       return reply.code(201).send({ id: added.credential_id, name: added.name, registered_at: added.registered_at, last_used_at: null });
     },
   );

@@ -1,3 +1,4 @@
+import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyRequest } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Services } from '../../../app/services.ts';
@@ -52,4 +53,61 @@ export async function readChallengeToken(
     if (error instanceof HttpError) throw error;
     throw challengeInvalid();
   }
+}
+
+/**
+ * Options for `navigator.credentials.create()` to register a passkey of this user (an invitation's
+ * or a signed-in person's), and the challenge token the answer must carry back.
+ */
+export async function registrationOptions(
+  services: Services,
+  request: FastifyRequest,
+  user: { id: string; email: string; passkeys: readonly { credential_id: string; transports: readonly string[] }[] },
+): Promise<{ options: Record<string, unknown>; challenge_token: string }> {
+  const { rpID, rpName } = relyingParty(services, request);
+  const options = await generateRegistrationOptions({
+    rpName,
+    rpID,
+    userName: user.email,
+    userID: new TextEncoder().encode(user.id),
+    attestationType: 'none',
+    excludeCredentials: user.passkeys.map((p) => ({ id: p.credential_id, transports: p.transports as never })),
+    authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+  });
+  return { options: options as unknown as Record<string, unknown>, challenge_token: await challengeToken(services, options.challenge, 'register', user.id) };
+}
+
+/**
+ * The passkey a registration answer proves, checked against the challenge its token carries for
+ * this user; 422 `passkey_invalid` when it does not verify.
+ */
+export async function verifiedRegistration(
+  services: Services,
+  request: FastifyRequest,
+  answer: { userId: string; challengeToken: string; response: unknown; name: string | undefined },
+): Promise<{ credential_id: string; public_key: string; counter: number; transports: string[]; name: string }> {
+  const expectedChallenge = await readChallengeToken(services, answer.challengeToken, 'register', answer.userId);
+  const { rpID, origin } = relyingParty(services, request);
+  const refused = () => new HttpError(422, 'passkey_invalid', 'The passkey could not be verified.', { response: ['The passkey could not be verified.'] });
+  let verification;
+  try {
+    verification = await verifyRegistrationResponse({
+      response: answer.response as RegistrationResponseJSON,
+      expectedChallenge,
+      expectedOrigin: origin,
+      expectedRPID: rpID,
+      requireUserVerification: false,
+    });
+  } catch {
+    throw refused();
+  }
+  if (!verification.verified) throw refused();
+  const { credential } = verification.registrationInfo;
+  return {
+    credential_id: credential.id,
+    public_key: Buffer.from(credential.publicKey).toString('base64url'),
+    counter: credential.counter,
+    transports: credential.transports ?? [],
+    name: answer.name ?? 'Passkey',
+  };
 }
