@@ -101,6 +101,11 @@ export interface EventStore {
   headPosition(): Promise<number | null>;
   /** Catch-up from the checkpoint, then live. The handler gets batches in log order, one at a time. */
   subscribe(handler: SubscriptionHandler, options: SubscribeOptions): Subscription;
+  /**
+   * Another process or thread has appended: subscriptions look for its events now instead of at
+   * their next poll. Absent where subscriptions are pushed by the server (EventStoreDB).
+   */
+  wake?(): void;
   close(): Promise<void>;
 }
 

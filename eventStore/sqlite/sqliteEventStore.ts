@@ -15,7 +15,7 @@ import {
   type SubscriptionHandler,
 } from '../eventStore.ts';
 import { deepFreeze } from '../../lib/deepFreeze.ts';
-import { openDatabase, unavailableReason } from '../../sqlite/openDatabase.ts';
+import { DEFAULT_BUSY_TIMEOUT_MS, isBusy, openDatabase, unavailableReason } from '../../sqlite/openDatabase.ts';
 
 export type SqliteEventStoreOptions = {
   /** Path of the database file (shared with the read store in the embedded profile). */
@@ -180,7 +180,39 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     return { results: appends.map((request) => appendOne(request, written)), written };
   });
 
-  function flush(): void {
+  /*
+   * The write lock is first asked for without waiting: while another connection holds it (the
+   * server's subscriber thread committing read models, the CLI), the batch waits on a timer
+   * instead of in SQLite's busy handler, which would sleep on the event loop; requests go on being
+   * served meanwhile and join the batch. Once it has waited busyTimeoutMs, the next try waits in
+   * SQLite as any other write does, and fails as unavailable if the lock is still held.
+   */
+  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+  const waitNot = db.prepare('PRAGMA busy_timeout = 0');
+  const waitAgain = db.prepare(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  let busySince: number | null = null;
+  const BUSY_RETRY_MS = 1;
+
+  /** The batch committed, or null when another connection held the write lock and `wait` was false. */
+  function commitBatch(batch: PendingAppend[], wait: boolean): { outcomes: Outcome[]; written: EventRow[] } | null {
+    if (!wait) waitNot.get();
+    try {
+      try {
+        return commitBatchFast.immediate(batch);
+      } catch (error) {
+        if (!(error instanceof PartlyWritten)) throw error;
+        return commitBatchBySavepoints.immediate(batch);
+      }
+    } catch (error) {
+      if (!wait && isBusy(error)) return null;
+      throw error;
+    } finally {
+      if (!wait) waitAgain.get();
+    }
+  }
+
+  /** Commits the queued appends; `waitForLock` as any other write (appendMany keeps this process's order, close). */
+  function flush(waitForLock = false): void {
     flushScheduled = false;
     const batch = pending;
     pending = [];
@@ -188,13 +220,19 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     let outcomes;
     let written: EventRow[];
     try {
-      try {
-        ({ outcomes, written } = commitBatchFast.immediate(batch));
-      } catch (error) {
-        if (!(error instanceof PartlyWritten)) throw error;
-        ({ outcomes, written } = commitBatchBySavepoints.immediate(batch));
+      const wait = waitForLock || (busySince !== null && Date.now() - busySince >= busyTimeoutMs);
+      const committed = commitBatch(batch, wait);
+      if (!committed) {
+        busySince ??= Date.now();
+        pending = batch.concat(pending);
+        flushScheduled = true;
+        setTimeout(() => flush(), BUSY_RETRY_MS);
+        return;
       }
+      busySince = null;
+      ({ outcomes, written } = committed);
     } catch (error) {
+      busySince = null;
       const reason = unavailableReason(error);
       const failure = reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error;
       for (const request of batch) request.reject(failure);
@@ -289,6 +327,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
    */
   let commits = 0;
   let endSeenAtCommit = -1;
+  /** Events a wake() reads ahead into the window for the subscriptions. */
+  const WAKE_READ_LIMIT = 1000;
 
   /*
    * Our own commit continues the window when its first event directly follows the window's end:
@@ -523,7 +563,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
         pending.push({ stream, events, expected, resolve, reject });
         if (!flushScheduled) {
           flushScheduled = true;
-          setImmediate(flush);
+          setImmediate(() => flush());
         }
       });
     },
@@ -532,7 +572,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       if (closed) return Promise.reject(new Error('event store is closed'));
       if (appends.length === 0) return Promise.resolve([]);
       // Appends queued for the group commit go first: this process's appends keep their order.
-      flush();
+      flush(true);
       let outcome;
       try {
         outcome = commitMany.immediate(appends);
@@ -556,11 +596,26 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       return headStmt.get()?.position ?? null;
     },
     subscribe,
+    wake() {
+      // Another process or thread appended. When the window reaches the file's end, read what it
+      // appended into the window once, for every subscription to share (as for our own commits);
+      // a window that ends short of it, or a read that fills the page, leaves the end unknown, and
+      // each subscription asks the database itself.
+      if (!closed && endSeenAtCommit === commits) {
+        try {
+          if (readTail(recentTo, WAKE_READ_LIMIT, undefined, false).events.length >= WAKE_READ_LIMIT) endSeenAtCommit = -1;
+        } catch {
+          // A locked or failing file: the subscriptions' own reads meet it and retry as they do.
+          endSeenAtCommit = -1;
+        }
+      }
+      appended.emit('appended');
+    },
     async close() {
       if (closed) return;
       // Subscriptions end first: polling a closed database would fail them with an error.
       await Promise.all([...subscriptions].map((s) => s.stop()));
-      flush();
+      flush(true);
       closed = true;
       db.close();
     },
