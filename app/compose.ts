@@ -6,12 +6,12 @@ import { backupDataDir, BackupRefused, type BackupResult } from '../sqlite/backu
 import { openSqliteEventStore } from '../eventStore/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../projections/allProjections.ts';
 import { watchProjections } from '../projections/checkpointWatcher.ts';
-import { startProjections, type Logger } from '../projections/projectionRunner.ts';
+import { startProjections, type Logger, type ProjectionRunner } from '../projections/projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
 import { openSqliteReadStore } from '../readStore/sqlite/sqliteReadStore.ts';
 import { ConfigError, isProductionProfile, type Config } from './config.ts';
 import { esdbConnectionStringProblem, isEventStoreUrl } from './eventStoreUrl.ts';
-import { createMetrics } from './metrics.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import { stripeClientFactory } from '../commands/payments/stripeProvider.ts';
 import { readStoreStripeCredentials } from './stripeCredentialStore.ts';
 import { observeEventStore } from './observedEventStore.ts';
@@ -76,6 +76,17 @@ export type ComposeOptions = {
    * checkpoints: the `serve` of the embedded profile does; a projection worker must not.
    */
   lazyCheckpoints?: boolean;
+  /**
+   * Projections running elsewhere in this process (the server's subscriber thread), known through
+   * their progress: used as Services.projections instead of running or watching them here.
+   */
+  projections?: ProjectionRunner;
+  /** Told after each append of this process's (the server tells its subscriber thread). */
+  onAppended?: () => void;
+  /** When running them: told whenever a projection's position moves. */
+  onProjectionProgress?: () => void;
+  /** Where this process's figures go (the subscriber thread forwards its own to the server's). */
+  metrics?: Metrics;
   clock?: Clock;
   logger: Logger;
 };
@@ -92,15 +103,20 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
       return data;
     },
   };
-  const metrics = createMetrics();
+  const metrics = options.metrics ?? createMetrics();
   const opened = await openStores(config);
-  const store = observeEventStore(opened.store, metrics);
+  const store = observeEventStore(opened.store, metrics, options.onAppended);
   const readStore = opened.readStore;
-  const projections = options.runProjections
-    ? await startProjections(store, readStore, allProjections, options.logger, { lazyCheckpoints: options.lazyCheckpoints ?? false })
-    : options.watchProjections
-      ? watchProjections(readStore, allProjections)
-      : null;
+  const projections = options.projections
+    ? options.projections
+    : options.runProjections
+      ? await startProjections(store, readStore, allProjections, options.logger, {
+          lazyCheckpoints: options.lazyCheckpoints ?? false,
+          ...(options.onProjectionProgress ? { onProgress: options.onProjectionProgress } : {}),
+        })
+      : options.watchProjections
+        ? watchProjections(readStore, allProjections)
+        : null;
   metrics.setProjectionLagSource(() => projectionLag({ store, readStore, projections: allProjections, runner: projections }));
   return {
     config,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { esdbConnectionStringProblem } from './eventStoreUrl.ts';
@@ -121,6 +122,11 @@ export const ConfigSchema = z.object({
   RUN_PROJECTIONS: z.enum(['auto', 'true', 'false']).default('auto'),
   /** Whether `serve` runs the background jobs (automation); auto as for RUN_PROJECTIONS. */
   RUN_BACKGROUND_JOBS: z.enum(['auto', 'true', 'false']).default('auto'),
+  /**
+   * Whether `serve` runs its projections (and background jobs) on a worker thread of their own,
+   * leaving the main thread to HTTP. auto: yes when the machine has more than one core.
+   */
+  SUBSCRIBER_THREAD: z.enum(['auto', 'true', 'false']).default('auto'),
   /** How long a worker's lease on a projection or a job lasts unless renewed (a third of it). */
   LEASE_TTL_MS: whole(z.number().int().min(1000).max(600_000)).default(15_000),
   /** Embedded profile: how long a write waits for another process's transaction on the file before answering 503. */
@@ -166,6 +172,11 @@ export function isProductionProfile(config: Config): boolean {
 export function runsInApi(config: Config, setting: 'RUN_PROJECTIONS' | 'RUN_BACKGROUND_JOBS'): boolean {
   const value = config[setting];
   return value === 'auto' ? !isProductionProfile(config) : value === 'true';
+}
+
+/** Resolves SUBSCRIBER_THREAD: auto means yes with a core to spare (one thread only adds its hand-offs there). */
+export function usesSubscriberThread(config: Config, cores: number = availableParallelism()): boolean {
+  return config.SUBSCRIBER_THREAD === 'auto' ? cores > 1 : config.SUBSCRIBER_THREAD === 'true';
 }
 
 export class ConfigError extends Error {

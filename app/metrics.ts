@@ -15,6 +15,8 @@ export type Metrics = {
   eventsAppended(types: readonly string[]): void;
   /** One outbound webhook call finished (a 2xx within the time-out counts as success). */
   webhookResult(success: boolean): void;
+  /** What the server's subscriber thread counted (events its jobs appended, their webhook calls). */
+  addCounts(counts: { appended: ReadonlyArray<readonly [string, number]>; webhooks: { success: number; failure: number } }): void;
   /** Called at each scrape to report how far each projection is behind the head of the log. */
   setProjectionLagSource(source: () => Promise<ProjectionLag[]>): void;
   /** The exposition text and its content type. */
@@ -69,6 +71,11 @@ export function createMetrics(): Metrics {
     },
     webhookResult(success) {
       webhooks.inc({ result: success ? 'success' : 'failure' });
+    },
+    addCounts(counts) {
+      for (const [type, n] of counts.appended) appendedSinceScrape.set(type, (appendedSinceScrape.get(type) ?? 0) + n);
+      if (counts.webhooks.success > 0) webhooks.inc({ result: 'success' }, counts.webhooks.success);
+      if (counts.webhooks.failure > 0) webhooks.inc({ result: 'failure' }, counts.webhooks.failure);
     },
     setProjectionLagSource(source) {
       lagSource = source;

@@ -2,26 +2,30 @@ import type { EventStore } from '../eventStore/eventStore.ts';
 import type { Metrics } from './metrics.ts';
 
 /**
- * A decorator over any event store adapter: counts the events each successful append wrote.
+ * A decorator over any event store adapter: counts the events each successful append wrote, and
+ * tells `onAppended` (the server's subscriber thread, which then looks for them at once).
  * It wraps the port, so it works the same on SQLite and EventStoreDB.
  */
-export function observeEventStore(store: EventStore, metrics: Metrics): EventStore {
+export function observeEventStore(store: EventStore, metrics: Metrics, onAppended: () => void = () => undefined): EventStore {
   return {
     async append(stream, events, expected) {
       const result = await store.append(stream, events, expected);
       metrics.eventsAppended(events.map((e) => e.type));
+      onAppended();
       return result;
     },
     atomicAppendMany: store.atomicAppendMany,
     async appendMany(appends) {
       const results = await store.appendMany(appends);
       metrics.eventsAppended(appends.flatMap((a) => a.events.map((e) => e.type)));
+      onAppended();
       return results;
     },
     readStream: (stream) => store.readStream(stream),
     readAll: (options) => store.readAll(options),
     headPosition: () => store.headPosition(),
     subscribe: (handler, options) => store.subscribe(handler, options),
+    ...(store.wake ? { wake: () => store.wake!() } : {}),
     close: () => store.close(),
   };
 }

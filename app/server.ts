@@ -1,47 +1,67 @@
 import { buildApp } from '../api/app.ts';
 import { runJobsUnderLeases } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
-import { isProductionProfile, runsInApi, type Config } from './config.ts';
+import { isProductionProfile, runsInApi, usesSubscriberThread, type Config } from './config.ts';
+import { createMetrics } from './metrics.ts';
+import { startSubscriberThread, type ThreadLog } from './thread/subscriberThread.ts';
 import { workerId } from './leasedWork.ts';
 import { recordServerUrl } from './serverUrlFile.ts';
 
 /**
  * Starts the API, with its projections and background jobs on the embedded profile (on the
- * production profile workers run those: RUN_PROJECTIONS / RUN_BACKGROUND_JOBS). SIGTERM or SIGINT stops taking
- * connections, lets in-flight requests finish, then stops subscribers at a checkpoint.
+ * production profile workers run those: RUN_PROJECTIONS / RUN_BACKGROUND_JOBS), on a subscriber
+ * thread of their own when the machine has a core to spare (SUBSCRIBER_THREAD). SIGTERM or SIGINT
+ * stops taking connections, lets in-flight requests finish, then stops subscribers at a checkpoint.
  */
 export async function startServer(config: Config): Promise<{ url: string; close(): Promise<void> }> {
-  let logError: (obj: object, msg: string) => void = (o, m) => console.error(m, o);
+  let log: ThreadLog = { error: (o, m) => console.error(m, o), warn: (o, m) => console.error(m, o), info: () => undefined };
   const runProjections = runsInApi(config, 'RUN_PROJECTIONS');
-  const services = await compose(config, {
-    runProjections,
-    watchProjections: !runProjections,
-    // Nobody else waits on the stored checkpoints of the embedded profile's one process (the CLI
-    // beside it catches up by itself); on the production profile other API processes and the
-    // automation worker may watch them, so there every batch's checkpoint is stored.
-    lazyCheckpoints: runProjections && !isProductionProfile(config),
-    logger: { error: (o, m) => logError(o, m), info: () => undefined },
-  });
+  const runJobs = runsInApi(config, 'RUN_BACKGROUND_JOBS');
+  const metrics = createMetrics();
+  // The projections, and the jobs with them, on their own thread where there is a core for it.
+  const thread = runProjections && usesSubscriberThread(config) ? await startSubscriberThread(config, { runJobs, metrics, log: () => log }) : null;
+  let services: Awaited<ReturnType<typeof compose>>;
+  try {
+    services = await compose(config, {
+      runProjections: runProjections && !thread,
+      watchProjections: !runProjections,
+      // Nobody else waits on the stored checkpoints of the embedded profile's one process (the CLI
+      // beside it catches up by itself); on the production profile other API processes and the
+      // automation worker may watch them, so there every batch's checkpoint is stored.
+      lazyCheckpoints: runProjections && !isProductionProfile(config),
+      ...(thread ? { projections: thread.projections, onAppended: thread.appended } : {}),
+      metrics,
+      logger: { error: (o, m) => log.error(o, m), info: () => undefined },
+    });
+  } catch (error) {
+    await thread?.stop();
+    throw error;
+  }
   const app = await buildApp(services, { logger: { level: config.LOG_LEVEL } });
-  logError = (o, m) => app.log.error(o, m);
+  log = { error: (o, m) => app.log.error(o, m), warn: (o, m) => app.log.warn(o, m), info: (o, m) => app.log.info(o, m) };
   try {
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (error) {
     // The port is taken (or not ours to bind): stop the projections too, so the process ends
     // with the error instead of living on headless.
     await app.close();
+    await thread?.stop();
     await services.close();
     throw error;
   }
   // Only once we serve: a process that cannot listen must not take the automation lease.
   // Under leases, as in the automation worker: two `serve` on one data directory (a process
   // manager's cluster mode) must not both run every workflow, each calling its receivers.
-  const jobs = runsInApi(config, 'RUN_BACKGROUND_JOBS')
-    ? runJobsUnderLeases(services, { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) }, {
-        owner: workerId(),
-        ttlMs: config.LEASE_TTL_MS,
-      })
-    : { stop: async () => undefined };
+  // (The subscriber thread takes them under leases too, and stops them on its own stop.)
+  thread?.startJobs();
+  if (thread) app.log.info({ projections: true, background_jobs: runJobs }, 'projections and background jobs run on the subscriber thread');
+  const jobs =
+    runJobs && !thread
+      ? runJobsUnderLeases(services, { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) }, {
+          owner: workerId(),
+          ttlMs: config.LEASE_TTL_MS,
+        })
+      : { stop: async () => undefined };
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
@@ -55,8 +75,10 @@ export async function startServer(config: Config): Promise<{ url: string; close(
       forgetUrl();
       await app.close();
       await jobs.stop();
-      // 3. Projections run here apply what those appended, so the read models stop exactly at the head.
-      const head = runProjections ? await services.store.headPosition() : null;
+      // 3. Projections run here apply what those appended, so the read models stop exactly at the
+      // head (the subscriber thread does the same on its own stop).
+      await thread?.stop();
+      const head = runProjections && !thread ? await services.store.headPosition() : null;
       if (head !== null && services.projections && !(await services.projections.waitFor(head, 10_000))) {
         app.log.warn({ head, checkpoint: services.projections.checkpoint() }, 'projections did not reach the head before shutdown');
       }

@@ -35,6 +35,8 @@ export type ProjectionRunnerOptions = {
   lazyCheckpoints?: boolean;
   /** Events a lazy runner may apply past its stored checkpoint; a crash re-reads at most these. */
   maxUnstoredEvents?: number;
+  /** Called whenever a projection's position moves (the subscriber thread tells the API's thread). */
+  onProgress?: () => void;
 };
 
 /**
@@ -144,7 +146,9 @@ export async function startProjections(
     return min === Number.POSITIVE_INFINITY ? null : min;
   };
 
+  const onProgress = options.onProgress ?? (() => undefined);
   const settleWaiters = () => {
+    onProgress();
     const low = lowest();
     if (low === null) return;
     for (const w of waiters) {

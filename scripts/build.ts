@@ -19,7 +19,8 @@ const started = Date.now();
 rmSync(dist, { recursive: true, force: true });
 const service = await esbuild.build({
   absWorkingDir: root,
-  entryPoints: { commerce: 'cli/main.ts' },
+  // The server's subscriber thread is started from its own file (app/thread/subscriberThread.ts finds it beside the chunks).
+  entryPoints: { commerce: 'cli/main.ts', 'subscriber-thread': 'app/thread/subscriberThreadEntry.ts' },
   bundle: true,
   // node_modules stay where npm put them: native better-sqlite3, and the production install's own packages.
   packages: 'external',

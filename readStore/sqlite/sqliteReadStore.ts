@@ -87,10 +87,15 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
     else table(op.collection).delete.run(op.id);
   };
 
-  const commitTx = db.transaction((name: string, ops: WriteOp[], expected: number | null, next: number) => {
+  /** A write with its document already serialized. */
+  type Row = { op: 'upsert'; t: TableStatements; id: string; json: string } | { op: 'delete'; t: TableStatements; id: string };
+  const commitTx = db.transaction((name: string, rows: Row[], expected: number | null, next: number) => {
     const actual = readCheckpointStmt.get(name)?.position ?? null;
     if (actual !== expected) throw new CheckpointConflictError(name, expected, actual);
-    for (const op of ops) applyOp(op);
+    for (const row of rows) {
+      if (row.op === 'upsert') row.t.upsert.run(row.id, row.json);
+      else row.t.delete.run(row.id);
+    }
     writeCheckpointStmt.run(name, next);
   });
 
@@ -137,7 +142,10 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
       return readCheckpointStmt.get(name)?.position ?? null;
     },
     async commit(name, ops, { expected, next }) {
-      commitTx.immediate(name, ops, expected, next);
+      // Serialized before the transaction: the file's write lock, which the event log's appends
+      // wait for, is held only for the writes themselves.
+      const rows = ops.map((op): Row => (op.op === 'upsert' ? { op: 'upsert', t: table(op.collection), id: op.doc.id, json: JSON.stringify(op.doc) } : { op: 'delete', t: table(op.collection), id: op.id }));
+      commitTx.immediate(name, rows, expected, next);
     },
     async reset(name, collections) {
       resetTx.immediate(name, collections);
