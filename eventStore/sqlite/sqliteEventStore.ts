@@ -16,6 +16,7 @@ import {
 } from '../eventStore.ts';
 import { deepFreeze } from '../../lib/deepFreeze.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, isBusy, openDatabase, unavailableReason } from '../../sqlite/openDatabase.ts';
+import { openWalSync, type SyncFile } from './walSync.ts';
 
 export type SqliteEventStoreOptions = {
   /** Path of the database file (shared with the read store in the embedded profile). */
@@ -24,6 +25,8 @@ export type SqliteEventStoreOptions = {
   pollIntervalMs?: number;
   /** How long an append waits for another process's write lock before failing with StoreUnavailableError. */
   busyTimeoutMs?: number;
+  /** How the WAL file is synced (fdatasync); tests hold it to see what waits for the disk. */
+  syncWal?: SyncFile;
 };
 
 type PendingAppend = {
@@ -33,6 +36,13 @@ type PendingAppend = {
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 };
+/** An appendMany waiting for its turn: its own transaction, all or nothing. */
+type PendingMany = {
+  many: readonly StreamAppend[];
+  resolve: (results: AppendResult[]) => void;
+  reject: (error: unknown) => void;
+};
+type Pending = PendingAppend | PendingMany;
 
 type EventRow = {
   position: number;
@@ -57,13 +67,21 @@ CREATE TABLE IF NOT EXISTS events (
 );`;
 
 /**
- * Event store on one SQLite file. Appends made in the same turn of the event loop are committed
- * together in one transaction (group commit): each commit is fsynced (synchronous=FULL), so a
- * resolved append is on disk, and concurrent requests share the cost of one fsync.
+ * Event store on one SQLite file. Appends are committed together in one transaction (group
+ * commit), and an append resolves only once its commit is synced to disk. The sync runs off the
+ * event loop (walSync.ts), and the appends made while it runs are committed together once it
+ * returns: requests keep being served while the disk works, and concurrent ones share one sync.
+ *
+ * Subscriptions and readAll see an event of this process's only once it is on disk, as another
+ * connection sees a synchronous=FULL commit: nothing reacts to (sends a webhook for, projects) an
+ * event a power loss could still take back. readStream sees every commit at once, so a command
+ * decides on the stream's latest revision; what it appends is synced after what it read.
  */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   const db = openDatabase(options.file, { synchronous: 'FULL', busyTimeoutMs: options.busyTimeoutMs });
   db.exec(SCHEMA);
+  // After each sync, what queued up meanwhile is committed and the next sync starts.
+  const walSync = openWalSync(db, options.file, () => flush(), options.syncWal);
   const pollIntervalMs = options.pollIntervalMs ?? 200;
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
@@ -81,8 +99,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const readStreamAfterStmt = db.prepare<[string, number], EventRow>(
     'SELECT * FROM events WHERE stream = ? AND revision > ? ORDER BY revision',
   );
-  const readAllStmt = db.prepare<[number, number], EventRow>(
-    'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
+  const readAllStmt = db.prepare<[number, number, number], EventRow>(
+    'SELECT * FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?',
   );
   const headStmt = db.prepare<[], { position: number | null }>('SELECT max(position) AS position FROM events');
   const savepointStmt = db.prepare('SAVEPOINT append_one');
@@ -91,7 +109,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const readAllFiltered = new Map<string, Database.Statement<unknown[], EventRow>>();
 
   const subscriptions = new Set<Subscription>();
-  let pending: PendingAppend[] = [];
+  let pending: Pending[] = [];
   let flushScheduled = false;
   let closed = false;
 
@@ -182,10 +200,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
 
   /*
    * The write lock is first asked for without waiting: while another connection holds it (the
-   * server's subscriber thread committing read models, the CLI), the batch waits on a timer
+   * server's subscriber thread committing read models, the CLI), the queue waits on a timer
    * instead of in SQLite's busy handler, which would sleep on the event loop; requests go on being
-   * served meanwhile and join the batch. Once it has waited busyTimeoutMs, the next try waits in
-   * SQLite as any other write does, and fails as unavailable if the lock is still held.
+   * served meanwhile and join the queue. Once it has waited busyTimeoutMs, or when the store
+   * closes, the next try waits in SQLite as any other write does, and fails as unavailable if the
+   * lock is still held.
    */
   const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
   const waitNot = db.prepare('PRAGMA busy_timeout = 0');
@@ -193,61 +212,147 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   let busySince: number | null = null;
   const BUSY_RETRY_MS = 1;
 
-  /** The batch committed, or null when another connection held the write lock and `wait` was false. */
-  function commitBatch(batch: PendingAppend[], wait: boolean): { outcomes: Outcome[]; written: EventRow[] } | null {
-    if (!wait) waitNot.get();
+  /** Runs one transaction; `LockBusy` when another connection held the write lock and `wait` was false. */
+  function inTransaction<T>(run: () => T, wait: boolean): T | typeof LockBusy {
+    if (wait) return run();
+    waitNot.get();
     try {
-      try {
-        return commitBatchFast.immediate(batch);
-      } catch (error) {
-        if (!(error instanceof PartlyWritten)) throw error;
-        return commitBatchBySavepoints.immediate(batch);
-      }
+      return run();
     } catch (error) {
-      if (!wait && isBusy(error)) return null;
+      if (isBusy(error)) return LockBusy;
       throw error;
     } finally {
-      if (!wait) waitAgain.get();
+      waitAgain.get();
     }
   }
 
-  /** Commits the queued appends; `waitForLock` as any other write (appendMany keeps this process's order, close). */
-  function flush(waitForLock = false): void {
+  /**
+   * Commits the queued appends, in order: consecutive single appends in one group transaction, an
+   * appendMany in its own. Waits while a sync runs (it calls flush again when it returns), and
+   * while another connection holds the write lock (a timer calls it again).
+   */
+  function flush(): void {
     flushScheduled = false;
-    const batch = pending;
+    if (walSync.syncing || pending.length === 0) return;
+    const queue = pending;
     pending = [];
-    if (batch.length === 0) return;
-    let outcomes;
-    let written: EventRow[];
-    try {
-      const wait = waitForLock || (busySince !== null && Date.now() - busySince >= busyTimeoutMs);
-      const committed = commitBatch(batch, wait);
-      if (!committed) {
-        busySince ??= Date.now();
-        pending = batch.concat(pending);
-        flushScheduled = true;
-        setTimeout(() => flush(), BUSY_RETRY_MS);
-        return;
-      }
-      busySince = null;
-      ({ outcomes, written } = committed);
-    } catch (error) {
-      busySince = null;
-      const reason = unavailableReason(error);
-      const failure = reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error;
-      for (const request of batch) request.reject(failure);
+    if (walSync.failure !== null) {
+      for (const item of queue) item.reject(walSync.failure);
       return;
     }
-    commits += 1;
-    rememberWritten(written);
+    const wait = closed || (busySince !== null && Date.now() - busySince >= busyTimeoutMs);
+    let group: PendingAppend[] = [];
+    let rest: Pending[] | null = null;
+    for (let i = 0; i < queue.length; i++) {
+      const item = queue[i]!;
+      if (!('many' in item)) {
+        group.push(item);
+        continue;
+      }
+      if (!commitGroup(group, wait)) {
+        rest = [...group, ...queue.slice(i)];
+        break;
+      }
+      group = [];
+      if (!commitAppendMany(item, wait)) {
+        rest = queue.slice(i);
+        break;
+      }
+    }
+    if (rest === null && !commitGroup(group, wait)) rest = group;
+    walSync.start();
+    if (rest === null) {
+      busySince = null;
+      return;
+    }
+    busySince ??= Date.now();
+    pending = rest.concat(pending);
+    flushScheduled = true;
+    setTimeout(flush, BUSY_RETRY_MS);
+  }
+
+  /** Commits one group; false when the write lock was busy (nothing written, the group to go again). */
+  function commitGroup(batch: PendingAppend[], wait: boolean): boolean {
+    if (batch.length === 0) return true;
+    let committed;
+    try {
+      committed = inTransaction(() => {
+        try {
+          return commitBatchFast.immediate(batch);
+        } catch (error) {
+          if (!(error instanceof PartlyWritten)) throw error;
+          return commitBatchBySavepoints.immediate(batch);
+        }
+      }, wait);
+    } catch (error) {
+      const failure = unavailable(error);
+      for (const request of batch) request.reject(failure);
+      return true;
+    }
+    if (committed === LockBusy) return false;
+    const { outcomes, written } = committed;
     // The head moved: reads from here on look again (the cached streams we appended to, above all).
     headThisTurn = null;
-    outcomes.forEach((outcome, i) => {
-      const request = batch[i]!;
-      if (outcome.ok) request.resolve(outcome.result);
-      else request.reject(outcome.error);
-    });
-    appended.emit('appended');
+    walSync.committed(
+      written[0]?.position ?? null,
+      () => {
+        durable(written);
+        outcomes.forEach((outcome, i) => {
+          const request = batch[i]!;
+          if (outcome.ok) request.resolve(outcome.result);
+          else request.reject(outcome.error);
+        });
+        appended.emit('appended');
+      },
+      (error) => {
+        for (const request of batch) request.reject(error);
+      },
+    );
+    return true;
+  }
+
+  /** Commits one appendMany; false when the write lock was busy. */
+  function commitAppendMany(item: PendingMany, wait: boolean): boolean {
+    let outcome;
+    try {
+      outcome = inTransaction(() => commitMany.immediate(item.many), wait);
+    } catch (error) {
+      item.reject(unavailable(error));
+      return true;
+    }
+    if (outcome === LockBusy) return false;
+    headThisTurn = null;
+    const { results, written } = outcome;
+    walSync.committed(
+      written[0]?.position ?? null,
+      () => {
+        durable(written);
+        item.resolve(results);
+        appended.emit('appended');
+      },
+      item.reject,
+    );
+    return true;
+  }
+
+  /** A failed commit as the port names it: StoreUnavailableError when the machine, not the write, is at fault. */
+  function unavailable(error: unknown): unknown {
+    const reason = unavailableReason(error);
+    return reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error;
+  }
+
+  function schedule(item: Pending): void {
+    pending.push(item);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
+  }
+
+  /** A commit of ours is on disk: the subscriptions may read it. */
+  function durable(written: EventRow[]): void {
+    commits += 1;
+    rememberWritten(written);
   }
 
   // Recorded events are shared between readers (the recent window, the stream cache): frozen, so
@@ -272,8 +377,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const sizeOf = (row: EventRow) => row.data.length + row.metadata.length;
 
   function queryAll(from: number, limit: number, streamPrefixes: readonly string[] | undefined): Scan {
+    // Below this process's first event still waiting for its fsync (a commit of another process
+    // is taken as it comes: with synchronous=FULL it is visible only once synced).
+    const cap = walSync.durableCap();
     if (!streamPrefixes || streamPrefixes.length === 0) {
-      const rows = readAllStmt.all(from, limit);
+      const rows = readAllStmt.all(from, cap, limit);
       const events = rows.map(toRecorded);
       return { events, scannedTo: events.length > 0 ? events[events.length - 1]!.position : from, bytes: rows.map(sizeOf) };
     }
@@ -291,7 +399,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     }
     // Bounded by the head read first, so a short answer means everything up to the head was seen
     // (positions only grow: a later commit, ours or another process's, lands above it).
-    const head = headStmt.get()?.position ?? 0;
+    const head = Math.min(headStmt.get()?.position ?? 0, cap);
     const events = stmt.all(from, head, ...streamPrefixes.map((p) => `${p}*`), limit).map(toRecorded);
     return { events, scannedTo: events.length === limit ? events[events.length - 1]!.position : Math.max(from, head) };
   }
@@ -319,7 +427,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const RECENT_MAX = 20_000;
   const RECENT_MAX_BYTES = 64 * 1024 * 1024;
   /*
-   * Commits of this process so far, and their count when a query last found nothing past
+   * Commits of this process on disk so far, and their count when a query last found nothing past
    * recentTo. While the two are equal, only another process can have appended since; a
    * subscription that was not woken by its poll timer need not ask (the timer asks within
    * pollIntervalMs, as it always has for other processes' appends). That spares every
@@ -559,32 +667,16 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   return {
     append(stream, events, expected) {
       if (closed) return Promise.reject(new Error('event store is closed'));
-      return new Promise<AppendResult>((resolve, reject) => {
-        pending.push({ stream, events, expected, resolve, reject });
-        if (!flushScheduled) {
-          flushScheduled = true;
-          setImmediate(() => flush());
-        }
-      });
+      if (walSync.failure !== null) return Promise.reject(walSync.failure);
+      return new Promise<AppendResult>((resolve, reject) => schedule({ stream, events, expected, resolve, reject }));
     },
     atomicAppendMany: true,
     appendMany(appends) {
       if (closed) return Promise.reject(new Error('event store is closed'));
+      if (walSync.failure !== null) return Promise.reject(walSync.failure);
       if (appends.length === 0) return Promise.resolve([]);
-      // Appends queued for the group commit go first: this process's appends keep their order.
-      flush(true);
-      let outcome;
-      try {
-        outcome = commitMany.immediate(appends);
-      } catch (error) {
-        const reason = unavailableReason(error);
-        return Promise.reject(reason ? new StoreUnavailableError(`event log: ${reason}; nothing was written`, { cause: error }) : error);
-      }
-      commits += 1;
-      rememberWritten(outcome.written);
-      headThisTurn = null;
-      appended.emit('appended');
-      return Promise.resolve(outcome.results);
+      // In the same queue as single appends: this process's appends keep their order.
+      return new Promise<AppendResult[]>((resolve, reject) => schedule({ many: appends, resolve, reject }));
     },
     async readStream(stream) {
       return readStreamSync(stream);
@@ -615,12 +707,18 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       if (closed) return;
       // Subscriptions end first: polling a closed database would fail them with an error.
       await Promise.all([...subscriptions].map((s) => s.stop()));
-      flush(true);
       closed = true;
+      // The appends queued last are committed (once a sync running returns) and synced before the file closes.
+      flush();
+      await walSync.idle();
+      walSync.close();
       db.close();
     },
   };
 }
+
+/** What a transaction that could not have the write lock at once gives back (nothing was written). */
+const LockBusy = Symbol('LockBusy');
 
 /** An append failed after some of its rows were inserted: its batch is redone append by append. */
 class PartlyWritten extends Error {}

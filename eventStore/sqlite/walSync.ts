@@ -1,0 +1,140 @@
+import type Database from 'better-sqlite3';
+import { closeSync, existsSync, fdatasync, fsyncSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { StoreUnavailableError } from '../eventStore.ts';
+
+/** A commit waiting for the sync that makes it durable. */
+type Waiter = {
+  /** Position of its first event (null when it wrote none): readers stay below it until it is durable. */
+  first: number | null;
+  settle: () => void;
+  fail: (error: unknown) => void;
+};
+
+export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
+
+export type WalSync = {
+  /** Registers a commit just made: `settle` runs once a sync started after it returns (`fail` if it failed). */
+  committed(first: number | null, settle: () => void, fail: (error: unknown) => void): void;
+  /** Starts a sync of what was committed, unless one is running (the commits then wait for the next). */
+  start(): void;
+  /** A sync is running: commits made now would wait for the next one anyway. */
+  readonly syncing: boolean;
+  /** The highest position readers may see: below the first event still waiting for its sync. */
+  durableCap(): number;
+  /** Set once a sync failed: what was committed since is not known to be on disk, so no append is taken. */
+  readonly failure: unknown;
+  /** Resolves once no commit waits for a sync and none runs. */
+  idle(): Promise<void>;
+  close(): void;
+};
+
+/**
+ * Group commit with the sync off the event loop. The connection commits with synchronous=NORMAL
+ * (SQLite writes the WAL frames without syncing them); this then syncs the WAL file on the libuv
+ * thread pool and settles the commits it covers only afterwards, so an acknowledged append is on
+ * disk, as with synchronous=FULL. `onSynced` runs after each sync: the store commits there what
+ * queued up meanwhile, in one transaction, and starts the next sync (one at a time, so batches
+ * grow with the disk's latency, as they did while the fsync held the event loop).
+ *
+ * Why that is as durable: fdatasync flushes every written page of the file, whoever wrote it, and
+ * the file's size; the WAL is written in order, so once it returns every frame up to the last
+ * commit is on disk. A checkpoint (which moves frames into the database file and may then reuse
+ * the WAL) syncs the WAL before and the database file after, in NORMAL as in FULL. NORMAL in WAL
+ * mode keeps the file consistent through a power loss; it only drops the commits not synced yet,
+ * which here were never acknowledged. The WAL's directory entry is synced once at open; the WAL
+ * is only deleted when the last connection closes, and this one stays open.
+ */
+export function openWalSync(db: Database.Database, file: string, onSynced: () => void, syncFile: SyncFile = fdatasync): WalSync {
+  const walFile = `${file}-wal`;
+  const wal = file !== ':memory:' && db.pragma('journal_mode', { simple: true }) === 'wal' && existsSync(walFile);
+  let waiting: Waiter[] = [];
+  if (!wal) {
+    // No WAL file to sync (an in-memory database): SQLite syncs in the commit, settled at once.
+    db.pragma('synchronous = FULL');
+    return {
+      committed: (_first, settle) => waiting.push({ first: null, settle, fail: () => undefined }),
+      start() {
+        const done = waiting;
+        waiting = [];
+        for (const w of done) w.settle();
+      },
+      syncing: false,
+      durableCap: () => Number.MAX_SAFE_INTEGER,
+      failure: null,
+      idle: () => Promise.resolve(),
+      close: () => undefined,
+    };
+  }
+  db.pragma('synchronous = NORMAL');
+  const fd = openSync(walFile, 'r');
+  const dir = openSync(dirname(walFile), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+
+  /** The commits the sync in flight covers (null when none runs). */
+  let covered: Waiter[] | null = null;
+  let failure: unknown = null;
+  /** After a failed sync: readers stay below the first event it left unsettled, for good. */
+  let failedCap = Number.MAX_SAFE_INTEGER;
+  let idleWaiters: Array<() => void> = [];
+
+  function start(): void {
+    if (covered !== null || waiting.length === 0) return;
+    const these = waiting;
+    waiting = [];
+    covered = these;
+    syncFile(fd, (error) => {
+      covered = null;
+      if (error && failure === null) {
+        failure = new StoreUnavailableError(`event log: fsync failed (${error.code ?? error.message}); restart the service`, { cause: error });
+      }
+      if (failure !== null) {
+        // After a failed sync the kernel may have dropped the pages it could not write, and a
+        // later sync would succeed without them: nothing unsettled is known to be on disk.
+        const all = these.concat(waiting);
+        waiting = [];
+        for (const w of all) if (w.first !== null) failedCap = Math.min(failedCap, w.first - 1);
+        for (const w of all) w.fail(failure);
+      } else {
+        for (const w of these) w.settle();
+      }
+      onSynced();
+      if (covered === null && waiting.length === 0) {
+        const done = idleWaiters;
+        idleWaiters = [];
+        for (const resolve of done) resolve();
+      }
+    });
+  }
+
+  return {
+    committed(first, settle, fail) {
+      if (failure !== null) return fail(failure);
+      waiting.push({ first, settle, fail });
+    },
+    start,
+    get syncing() {
+      return covered !== null;
+    },
+    durableCap() {
+      if (failure !== null) return failedCap;
+      for (const w of covered ?? []) if (w.first !== null) return w.first - 1;
+      for (const w of waiting) if (w.first !== null) return w.first - 1;
+      return Number.MAX_SAFE_INTEGER;
+    },
+    get failure() {
+      return failure;
+    },
+    idle() {
+      if (covered === null && waiting.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    close() {
+      closeSync(fd);
+    },
+  };
+}
