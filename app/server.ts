@@ -3,7 +3,8 @@ import { runJobsUnderLeases } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
 import { isProductionProfile, runsInApi, usesSubscriberThread, type Config } from './config.ts';
 import { createMetrics } from './metrics.ts';
-import { startSubscriberThread, type ThreadLog } from './thread/subscriberThread.ts';
+import { reportedProjections } from './thread/reportedProjections.ts';
+import { startSubscriberThread, type SubscriberThread, type ThreadLog } from './thread/subscriberThread.ts';
 import { workerId } from './leasedWork.ts';
 import { recordServerUrl } from './serverUrlFile.ts';
 
@@ -18,24 +19,30 @@ export async function startServer(config: Config): Promise<{ url: string; close(
   const runProjections = runsInApi(config, 'RUN_PROJECTIONS');
   const runJobs = runsInApi(config, 'RUN_BACKGROUND_JOBS');
   const metrics = createMetrics();
-  // The projections, and the jobs with them, on their own thread where there is a core for it.
-  const thread = runProjections && usesSubscriberThread(config) ? await startSubscriberThread(config, { runJobs, metrics, log: () => log }) : null;
-  let services: Awaited<ReturnType<typeof compose>>;
-  try {
-    services = await compose(config, {
-      runProjections: runProjections && !thread,
-      watchProjections: !runProjections,
-      // Nobody else waits on the stored checkpoints of the embedded profile's one process (the CLI
-      // beside it catches up by itself); on the production profile other API processes and the
-      // automation worker may watch them, so there every batch's checkpoint is stored.
-      lazyCheckpoints: runProjections && !isProductionProfile(config),
-      ...(thread ? { projections: thread.projections, onAppended: thread.appended } : {}),
-      metrics,
-      logger: { error: (o, m) => log.error(o, m), info: () => undefined },
-    });
-  } catch (error) {
-    await thread?.stop();
-    throw error;
+  // The projections, and the jobs with them, on their own thread where there is a core for it;
+  // this thread learns their progress from the thread's reports.
+  const threaded = runProjections && usesSubscriberThread(config);
+  const reported = threaded ? reportedProjections() : null;
+  let thread: SubscriberThread | null = null;
+  // First, so a refused configuration or data directory fails here, before any thread starts.
+  const services = await compose(config, {
+    runProjections: runProjections && !threaded,
+    watchProjections: !runProjections,
+    // Nobody else waits on the stored checkpoints of the embedded profile's one process (the CLI
+    // beside it catches up by itself); on the production profile other API processes and the
+    // automation worker may watch them, so there every batch's checkpoint is stored.
+    lazyCheckpoints: runProjections && !isProductionProfile(config),
+    ...(reported ? { projections: reported, onAppended: () => thread?.appended() } : {}),
+    metrics,
+    logger: { error: (o, m) => log.error(o, m), info: () => undefined },
+  });
+  if (reported) {
+    try {
+      thread = await startSubscriberThread(config, { runJobs, metrics, log: () => log, projections: reported });
+    } catch (error) {
+      await services.close();
+      throw error;
+    }
   }
   const app = await buildApp(services, { logger: { level: config.LOG_LEVEL } });
   log = { error: (o, m) => app.log.error(o, m), warn: (o, m) => app.log.warn(o, m), info: (o, m) => app.log.info(o, m) };

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { Config } from '../config.ts';
+import { ConfigError, type Config } from '../config.ts';
 import type { Metrics } from '../metrics.ts';
 import { reportedProjections, type ReportedProjections } from './reportedProjections.ts';
 import type { FromSubscribers, LogLevel, ToSubscribers } from './threadMessages.ts';
@@ -47,8 +47,11 @@ function threadEntry(): { file: URL; entry?: string } {
  * start. Should the thread die later, it is started again (with back-off) from the stored
  * checkpoints, as a restarted process would be.
  */
-export function startSubscriberThread(config: Config, options: { runJobs: boolean; metrics: Metrics; log: () => ThreadLog }): Promise<SubscriberThread> {
-  const projections = reportedProjections();
+export function startSubscriberThread(
+  config: Config,
+  options: { runJobs: boolean; metrics: Metrics; log: () => ThreadLog; projections?: ReportedProjections },
+): Promise<SubscriberThread> {
+  const projections = options.projections ?? reportedProjections();
   const { file, entry } = threadEntry();
   let current: Worker | null = null;
   let jobsStarted = false;
@@ -87,7 +90,8 @@ export function startSubscriberThread(config: Config, options: { runJobs: boolea
             options.log()[message.level](message.obj, message.msg);
             break;
           case 'failed':
-            failure = new Error(message.message);
+            // A configuration refused in the thread is refused as the server's own would be (exit code 2).
+            failure = message.name === 'ConfigError' ? new ConfigError(message.message) : new Error(message.message);
             void worker.terminate();
             break;
           case 'stopped':

@@ -56,7 +56,7 @@ try {
     logger: projectionLogger,
   });
 } catch (error) {
-  send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+  send({ type: 'failed', name: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) });
   port.close();
 }
 

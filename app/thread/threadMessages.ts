@@ -13,7 +13,7 @@ export type FromSubscribers =
   | { type: 'metrics'; appended: Array<[eventType: string, count: number]>; webhooks: { success: number; failure: number } }
   | { type: 'log'; level: LogLevel; msg: string; obj: Record<string, unknown> }
   /** Starting failed (the thread then ends): the server reports it as its own start's failure. */
-  | { type: 'failed'; message: string }
+  | { type: 'failed'; name: string; message: string }
   | { type: 'stopped' };
 
 /** From the server's thread to the subscriber thread. */
