@@ -24,10 +24,30 @@ export const isReadableStream = (stream: string) => READABLE_STREAMS.some((p) =>
 /** Fields that hold a secret (a Send Webhook signing secret) or a hash of one, at any depth. */
 const SECRET_FIELDS = new Set(['signing_secret', 'secret', 'secret_hash', 'password_hash', 'token_hash']);
 
+/** The value with every secret field's value replaced; the value itself (not a copy) when it holds none. */
 export function redact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redact);
+  return holdsSecret(value) ? redactCopy(value) : value;
+}
+
+// Most events hold no secret (a webhook's whole payload, above all): a walk that allocates nothing
+// spares copying each of them.
+function holdsSecret(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsSecret(value[i])) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (SECRET_FIELDS.has(key) || holdsSecret((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
+function redactCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactCopy);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELDS.has(k) ? '[redacted]' : redact(v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELDS.has(k) ? '[redacted]' : redactCopy(v)]));
   }
   return value;
 }
