@@ -24,7 +24,14 @@ import type { Clock, Services } from './services.ts';
  */
 export type Stores = { store: EventStore; readStore: ReadStore };
 
-export async function openStores(config: Config): Promise<Stores> {
+/**
+ * The WAL's length (pages, 64 MiB of 4 KiB) at which the API thread's connections checkpoint it
+ * themselves when the subscriber thread, which commits read models several times a second, does
+ * that work: a bound for when that thread is gone, not a figure they should reach.
+ */
+export const WAL_BOUND_PAGES = 16_384;
+
+export async function openStores(config: Config, options: { checkpointsElsewhere?: boolean } = {}): Promise<Stores> {
   if (isProductionProfile(config)) {
     // Loaded only here: their clients take a quarter of a second to load, which every CLI
     // command and every start of the embedded profile would otherwise pay.
@@ -37,7 +44,9 @@ export async function openStores(config: Config): Promise<Stores> {
   }
   const file = join(resolve(config.DATA_DIR), 'commerce.db');
   const busyTimeoutMs = config.SQLITE_BUSY_TIMEOUT_MS;
-  return { store: openSqliteEventStore({ file, busyTimeoutMs }), readStore: openSqliteReadStore({ file, busyTimeoutMs }) };
+  // A checkpoint syncs the WAL and the database file on the thread that commits: leave it to another.
+  const autocheckpointPages = options.checkpointsElsewhere ? WAL_BOUND_PAGES : undefined;
+  return { store: openSqliteEventStore({ file, busyTimeoutMs, autocheckpointPages }), readStore: openSqliteReadStore({ file, busyTimeoutMs, autocheckpointPages }) };
 }
 
 /**
@@ -78,7 +87,8 @@ export type ComposeOptions = {
   lazyCheckpoints?: boolean;
   /**
    * Projections running elsewhere in this process (the server's subscriber thread), known through
-   * their progress: used as Services.projections instead of running or watching them here.
+   * their progress: used as Services.projections instead of running or watching them here. That
+   * thread's connections also take the WAL checkpoints over (WAL_BOUND_PAGES).
    */
   projections?: ProjectionRunner;
   /** Told after each append of this process's (the server tells its subscriber thread). */
@@ -104,7 +114,7 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
     },
   };
   const metrics = options.metrics ?? createMetrics();
-  const opened = await openStores(config);
+  const opened = await openStores(config, { checkpointsElsewhere: options.projections !== undefined });
   const store = observeEventStore(opened.store, metrics, options.onAppended);
   const readStore = opened.readStore;
   const projections = options.projections

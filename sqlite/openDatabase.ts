@@ -29,7 +29,7 @@ export function unavailableReason(error: unknown): string | null {
  * may use one file at once: WAL lets readers run beside the one writer, and busy_timeout makes a
  * writer wait for the other's short transaction instead of failing.
  */
-export function openDatabase(file: string, options: { synchronous: 'FULL' | 'NORMAL'; busyTimeoutMs?: number }): Database.Database {
+export function openDatabase(file: string, options: { synchronous: 'FULL' | 'NORMAL'; busyTimeoutMs?: number; autocheckpointPages?: number }): Database.Database {
   if (file !== ':memory:') {
     // The file holds what only the service may read (signing secrets of Send Webhook actions,
     // catch-URL keys, buyers' emails), as jwt-secret beside it does: the owner's alone, as SQLite
@@ -42,5 +42,7 @@ export function openDatabase(file: string, options: { synchronous: 'FULL' | 'NOR
   db.pragma(`synchronous = ${options.synchronous}`);
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
   db.pragma('foreign_keys = ON');
+  // SQLite's own default is 1,000 pages; a connection that leaves checkpoints to another sets more.
+  if (options.autocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.autocheckpointPages))}`);
   return db;
 }

@@ -25,6 +25,8 @@ export type SqliteEventStoreOptions = {
   pollIntervalMs?: number;
   /** How long an append waits for another process's write lock before failing with StoreUnavailableError. */
   busyTimeoutMs?: number;
+  /** The WAL's length (pages) at which a commit of this connection checkpoints it (SQLite's default: 1,000). */
+  autocheckpointPages?: number;
   /** How the WAL file is synced (fdatasync); tests hold it to see what waits for the disk. */
   syncWal?: SyncFile;
 };
@@ -78,7 +80,7 @@ CREATE TABLE IF NOT EXISTS events (
  * decides on the stream's latest revision; what it appends is synced after what it read.
  */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
-  const db = openDatabase(options.file, { synchronous: 'FULL', busyTimeoutMs: options.busyTimeoutMs });
+  const db = openDatabase(options.file, { synchronous: 'FULL', busyTimeoutMs: options.busyTimeoutMs, autocheckpointPages: options.autocheckpointPages });
   db.exec(SCHEMA);
   // After each sync, what queued up meanwhile is committed and the next sync starts.
   const walSync = openWalSync(db, options.file, () => flush(), options.syncWal);

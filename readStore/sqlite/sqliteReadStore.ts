@@ -30,8 +30,8 @@ CREATE TABLE IF NOT EXISTS leases (
  * expressions. synchronous=NORMAL: read models can always be rebuilt from the event log, and a
  * checkpoint never gets ahead of the writes it covers.
  */
-export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: number }): ReadStore {
-  const db = openDatabase(options.file, { synchronous: 'NORMAL', busyTimeoutMs: options.busyTimeoutMs });
+export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: number; autocheckpointPages?: number }): ReadStore {
+  const db = openDatabase(options.file, { synchronous: 'NORMAL', busyTimeoutMs: options.busyTimeoutMs, autocheckpointPages: options.autocheckpointPages });
   db.exec(SCHEMA);
 
   const readCheckpointStmt = db.prepare<[string], { position: number | null }>(

@@ -102,3 +102,31 @@ describe('the SQLite event store beside another connection on its file', () => {
     await vi.waitFor(() => expect(seen.filter((e) => e.type === 'After')).toHaveLength(4), { timeout: 5000 });
   });
 });
+
+describe('WAL checkpoints left to another connection', () => {
+  it('a connection with a high autocheckpoint bound leaves the WAL to the connection that checkpoints', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wal-bound-'));
+    const path = join(dir, 'commerce.db');
+    const api = openSqliteEventStore({ file: path, autocheckpointPages: 16_384 });
+    const walPages = () => {
+      const probe = new Database(path);
+      try {
+        // Its answer gives the WAL's length in frames (copying them leaves the length as it is).
+        return (probe.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]?.log ?? 0;
+      } catch {
+        return -1;
+      }
+    };
+    try {
+      // Well past SQLite's default of 1,000 pages, in commits of this connection alone.
+      const big = 'x'.repeat(3000);
+      for (let i = 0; i < 60; i++) {
+        await api.append(`bulk-${i}`, Array.from({ length: 40 }, () => ({ id: randomUUID(), type: 'Bulk', data: { big }, metadata })), 'no_stream');
+      }
+      expect(walPages()).toBeGreaterThan(1000);
+    } finally {
+      await api.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
