@@ -9,7 +9,7 @@ export type ThreadLog = Record<LogLevel, (obj: object, msg: string) => void>;
 export type SubscriberThread = {
   /** The projections as the thread reports them: Services.projections of the server thread. */
   projections: ReportedProjections;
-  /** The server appended events: the thread reads them at once (told once per turn of the event loop). */
+  /** The server appended events: the thread reads them at once, or under a steady load within WAKE_EVERY_MS. */
   appended(): void;
   /** The server listens: the thread starts the background jobs (if it runs them). */
   startJobs(): void;
