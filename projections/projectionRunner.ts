@@ -1,5 +1,6 @@
 import type { EventStore, RecordedEvent, Subscription } from '../eventStore/eventStore.ts';
 import { assertCheckpointInLog } from './assertCheckpointInLog.ts';
+import { projectionPositions } from './projectionPositions.ts';
 import { DocCache } from './docCache.ts';
 import type { Projection } from './projection.ts';
 import { CheckpointConflictError, type ReadStore, type WriteOp } from '../readStore/readStore.ts';
@@ -132,31 +133,14 @@ export async function startProjections(
   const maxUnstored = options.maxUnstoredEvents ?? MAX_UNSTORED_EVENTS;
   await upgradeProjections(store, readStore, projections, logger);
   await ensureIndexes(readStore, projections);
-  const positions = new Map<string, number | null>();
-  const waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
+  const positions = projectionPositions();
   const subscriptions = new Map<string, Subscription>();
   let stopped = false;
-
-  const lowest = (): number | null => {
-    let min: number | null = Number.POSITIVE_INFINITY;
-    for (const p of positions.values()) {
-      if (p === null) return null;
-      min = Math.min(min, p);
-    }
-    return min === Number.POSITIVE_INFINITY ? null : min;
-  };
-
   const onProgress = options.onProgress ?? (() => undefined);
-  const settleWaiters = () => {
+  /** The projection got to `position`: the waits it meets settle, and whoever follows progress is told. */
+  const moved = (name: string, position: number | null) => {
+    positions.set(name, position);
     onProgress();
-    const low = lowest();
-    if (low === null) return;
-    for (const w of waiters) {
-      if (low >= w.position) {
-        waiters.delete(w);
-        w.resolve(true);
-      }
-    }
   };
 
   const run = async (projection: Projection) => {
@@ -178,8 +162,7 @@ export async function startProjections(
       if (stopped) break;
       stored = position = from;
       let unstored = 0;
-      positions.set(projection.name, from);
-      settleWaiters();
+      moved(projection.name, from);
       // A new one on every (re)start: after a checkpoint conflict another writer's documents count.
       const cache = new DocCache(undefined, new Set(projection.writeOnly));
       const subscription = store.subscribe(
@@ -194,8 +177,7 @@ export async function startProjections(
             unstored = 0;
           }
           position = next;
-          positions.set(projection.name, next);
-          settleWaiters();
+          moved(projection.name, next);
         },
         { after: from },
       );
@@ -231,32 +213,14 @@ export async function startProjections(
   const loops = projections.map((p) => run(p));
 
   return {
-    waitFor(position, timeoutMs = 5000) {
-      const low = lowest();
-      if (low !== null && low >= position) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const waiter = {
-          position,
-          resolve: (ok: boolean) => {
-            clearTimeout(timer);
-            resolve(ok);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          resolve(false);
-        }, timeoutMs);
-        waiters.add(waiter);
-      });
-    },
-    checkpoint: lowest,
+    waitFor: (position, timeoutMs) => positions.waitFor(position, timeoutMs),
+    checkpoint: () => positions.lowest(),
     checkpointOf: (name) => positions.get(name),
     async stop() {
       stopped = true;
       await Promise.all([...subscriptions.values()].map((s) => s.stop()));
       await Promise.all(loops);
-      for (const w of waiters) w.resolve(false);
-      waiters.clear();
+      positions.close();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { projectionPositions } from '../../projections/projectionPositions.ts';
 import type { ProjectionRunner } from '../../projections/projectionRunner.ts';
 import type { Positions } from './threadMessages.ts';
 
@@ -14,56 +15,16 @@ export type ReportedProjections = ProjectionRunner & {
  * checkpointOf answers undefined and callers ask the read store.
  */
 export function reportedProjections(): ReportedProjections {
-  const positions = new Map<string, number | null>();
-  const waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
-  let stopped = false;
-
-  const lowest = (): number | null => {
-    let min = Number.POSITIVE_INFINITY;
-    for (const p of positions.values()) {
-      if (p === null) return null;
-      min = Math.min(min, p);
-    }
-    return min === Number.POSITIVE_INFINITY ? null : min;
-  };
-
+  const positions = projectionPositions();
   return {
     report(reported) {
       for (const [name, position] of reported) positions.set(name, position);
-      const low = lowest();
-      if (low === null) return;
-      for (const w of waiters) {
-        if (low >= w.position) {
-          waiters.delete(w);
-          w.resolve(true);
-        }
-      }
     },
-    waitFor(position, timeoutMs = 5000) {
-      if (stopped) return Promise.resolve(false);
-      const low = lowest();
-      if (low !== null && low >= position) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        const waiter = {
-          position,
-          resolve: (ok: boolean) => {
-            clearTimeout(timer);
-            resolve(ok);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(waiter);
-          resolve(false);
-        }, timeoutMs);
-        waiters.add(waiter);
-      });
-    },
-    checkpoint: lowest,
+    waitFor: (position, timeoutMs) => positions.waitFor(position, timeoutMs),
+    checkpoint: () => positions.lowest(),
     checkpointOf: (name) => positions.get(name),
     async stop() {
-      stopped = true;
-      for (const w of waiters) w.resolve(false);
-      waiters.clear();
+      positions.close();
     },
   };
 }
