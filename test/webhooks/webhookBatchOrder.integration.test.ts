@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compose } from '../../app/compose.ts';
+import { loadConfig } from '../../app/config.ts';
+import { archiveProduct, type ProductWriteResult } from '../../commands/catalog/productCommands.ts';
+import type { CommandContext } from '../../commands/handleCommand.ts';
+import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { runImport } from '../../commands/import/importFile.ts';
+import { secretBox } from '../../commands/webhooks/secretBox.ts';
+import { createWebhookEndpoint } from '../../commands/webhooks/webhookEndpointCommands.ts';
+import { WEBHOOK_DELIVERIES, type DeliveryDoc } from '../../projections/webhooks/webhookProjection.ts';
+import { webhookJob } from '../../webhooks/webhookJob.ts';
+import { families, product } from '../catalog/catalogFixtures.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import { manualClock } from '../helpers/testServer.ts';
+import { answer, WEBHOOK_ENV } from './webhookFixtures.ts';
+
+const logger = { error: (o: object, m: string) => console.error(m, o), info: () => undefined };
+
+/**
+ * The deliveries a fan-out batch creates are sent from memory, without the dispatcher's query: two
+ * events of one resource in the same batch still go one after the other, and a failure of the
+ * first holds the second back until the first succeeds on its retry.
+ */
+describe('event webhooks sent straight from the fan-out', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'commerce-hooks-batch-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("keeps one resource's events in order within one batch: the second waits for the first's retry", { timeout: 60_000 }, async () => {
+    const clock = manualClock();
+    const services = await compose(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, clock, logger });
+    const receiver = await startReceiver((_call, res, index) => (index === 0 ? answer(500)(res) : answer(200)(res)));
+    let job: { stop(): Promise<void> } | undefined;
+    try {
+      const ctx = (organizationId: string | null): CommandContext => ({
+        store: services.store,
+        metadata: { correlation_id: 'test', actor: { type: 'cli' }, organization_id: organizationId, occurred_at: Math.floor(clock() / 1000) },
+      });
+      const org = await createOrganization(ctx(null), { name: 'Batch Order Org', timezone: 'UTC' });
+      const endpoint = await createWebhookEndpoint(ctx(org.id), secretBox(services.secrets.jwt), {
+        organizationId: org.id,
+        url: receiver.url,
+        eventTypes: ['product.published', 'product.archived'],
+      });
+      const catchUp = async () => {
+        const head = await services.store.headPosition();
+        if (head !== null) await services.projections!.waitFor(head, 30_000);
+      };
+      const imported = await runImport({ command: ctx(org.id), organizationId: org.id, catchUp }, { families, products: [product('batched')] });
+      const [published] = imported.sections.products as ProductWriteResult[];
+      await archiveProduct(ctx(org.id), published!.product_id);
+      await catchUp();
+
+      // Both events are in the log before the job starts: its fan-out meets them in one batch.
+      job = await webhookJob({ pollMs: 50 }).start(services, logger);
+      const deliveries = async () =>
+        (await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, { filter: { endpoint_id: endpoint.id }, sort: [['position', 1]] })).map((d) => [d.event_type, d.status, d.attempts]);
+      await expect.poll(deliveries, { timeout: 20_000 }).toEqual([
+        ['product.published', 'pending', 1],
+        ['product.archived', 'pending', 0],
+      ]);
+      expect(receiver.calls).toHaveLength(1);
+
+      clock.advance(5_000);
+      await expect.poll(() => receiver.calls.length, { timeout: 20_000 }).toBe(3);
+      expect(receiver.calls.map((c) => JSON.parse(c.body).type)).toEqual(['product.published', 'product.published', 'product.archived']);
+      await expect.poll(deliveries, { timeout: 20_000 }).toEqual([
+        ['product.published', 'succeeded', 2],
+        ['product.archived', 'succeeded', 1],
+      ]);
+    } finally {
+      await job?.stop();
+      await services.close();
+      await receiver.close();
+    }
+  });
+});
