@@ -6,7 +6,7 @@ export const orderKey = (endpointId: string, resource: string) => `${endpointId}
 
 /** Past this many keys, those the read model has applied are forgotten. */
 const TOUCHED_PRUNE_AT = 10_000;
-/** Outcomes wait this long for others, so a burst of calls records in a few commits. */
+/** Outcomes wait at most this long for the other calls' under way, so a burst of calls records in a few commits. */
 const RECORD_EVERY_MS = 25;
 
 /**
@@ -21,6 +21,7 @@ export class InFlight {
   private readonly waiting: Array<() => void> = [];
   private queued: Array<() => void> = [];
   private timer: NodeJS.Timeout | null = null;
+  private soon = false;
   private readonly pending = new Set<Promise<unknown>>();
   /** The log's head when the job started: what earlier runs wrote is in the read model once it is past this. */
   private floor = -1;
@@ -90,7 +91,14 @@ export class InFlight {
     const done = new Promise<T>((resolve, reject) => {
       this.queued.push(() => void write().then(resolve, reject));
     });
-    if (!this.timer) this.timer = setTimeout(() => this.flush(), RECORD_EVERY_MS);
+    // Every call under way has its record queued (a lone call above all): nothing is worth
+    // waiting for, so they go at the next turn; otherwise within RECORD_EVERY_MS.
+    if (this.queued.length >= Math.max(1, this.running)) {
+      if (!this.soon) {
+        this.soon = true;
+        setImmediate(() => this.flush());
+      }
+    } else if (!this.timer) this.timer = setTimeout(() => this.flush(), RECORD_EVERY_MS);
     const tracked = done.catch(() => undefined);
     this.pending.add(tracked);
     void tracked.then(() => this.pending.delete(tracked));
@@ -98,7 +106,9 @@ export class InFlight {
   }
 
   private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    this.soon = false;
     const now = this.queued;
     this.queued = [];
     for (const write of now) write();
@@ -106,7 +116,6 @@ export class InFlight {
 
   /** Writes every queued record now and waits for all of them. */
   async drain(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
     this.flush();
     await Promise.all(this.pending);
   }

@@ -221,6 +221,8 @@ export async function callAndRecord(services: Services, delivery: Attemptable, e
     idempotencyKey: state.event_id,
     nowMs: services.clock,
     signal: options.signal,
+    // Our own JSON and headers: not checked again on every call as a seller's template is.
+    ownRequest: true,
     ...(options.agent ? { agent: options.agent } : {}),
   });
   if (result.error === 'aborted') return null;
