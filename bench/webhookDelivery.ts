@@ -159,7 +159,7 @@ export async function runDeliveryThroughput(opts: { sales?: number; log?: (s: st
     const body = JSON.stringify({ pad: 'x'.repeat(1200) });
     await undiciLoop(receiver.url, body, 2000);
     log('starting the webhook job');
-    // BENCH_PROFILE=file.cpuprofile: a CPU profile of the delivery phase alone.
+    // BENCH_PROFILE=file.cpuprofile: a CPU profile of the delivery phase alone (and of the reference, beside it).
     const profiler = process.env.BENCH_PROFILE ? await startProfile() : null;
     const started = performance.now();
     const cpu = process.cpuUsage();
@@ -171,7 +171,9 @@ export async function runDeliveryThroughput(opts: { sales?: number; log?: (s: st
     await job.stop();
     // The same size of body as a webhook of this run (a webhook is about 1.3 KB).
     const referenceCpu = process.cpuUsage();
+    const referenceProfiler = process.env.BENCH_PROFILE ? await startProfile() : null;
     const reference = await undiciLoop(receiver.url, body, sales);
+    if (referenceProfiler) await referenceProfiler.stop(process.env.BENCH_PROFILE!.replace(/(\.cpuprofile)?$/, '.reference.cpuprofile'));
     const referenceCpuMs = cpuMs(referenceCpu) / sales;
     return { name: `webhooks delivered per second (${sales} sales, concurrency ${CONCURRENCY})`, ours, reference, ratio: ours / reference, unit: 'deliveries/s', oursCpuMs, referenceCpuMs };
   } finally {

@@ -15,53 +15,73 @@ import { orderKey, type InFlight } from './inFlight.ts';
 export async function deliverCreated(services: Services, created: readonly CreatedDelivery[], options: DispatchOptions & { inFlight: InFlight }): Promise<number> {
   const { inFlight } = options;
   const groups = new Map<string, CreatedDelivery[]>();
+  const stopped = new Set<string>();
   for (const d of created) {
     const key = orderKey(d.state.endpoint_id, d.resource);
+    // Claimed at once, before anything is awaited: the dispatcher, which may find them in the
+    // read model while these wait for a slot, leaves them alone. (One it holds already, and what
+    // follows it for the same resource, are its own.)
+    if (stopped.has(key) || !inFlight.claim(d.state.id!)) {
+      stopped.add(key);
+      continue;
+    }
     const group = groups.get(key);
     if (group) group.push(d);
     else groups.set(key, [d]);
   }
-  const firstAt = new Map([...groups].map(([key, group]) => [key, group[0]!.position]));
-  // The read model must show what came before these deliveries for their keys to be judged by it.
-  if (!(await inFlight.applied(services, new Map([...groups].map(([key, group]) => [key, group.at(-1)!.position])), 10_000))) return created.length;
-  const older = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
-    filter: {
-      status: 'pending',
-      endpoint_id: { $in: [...new Set(created.map((d) => d.state.endpoint_id))] },
-      resource: { $in: [...new Set(created.map((d) => d.resource))] },
-    },
-  });
-  for (const p of older) {
-    const key = orderKey(p.endpoint_id, p.resource);
-    if (p.position < (firstAt.get(key) ?? -1)) groups.delete(key);
-  }
-  const endpoints = endpointsOfPass(services);
+  const leave = (group: readonly CreatedDelivery[]) => {
+    for (const d of group) inFlight.release(d.state.id!);
+  };
   let sent = 0;
   const records: Array<Promise<void>> = [];
-  const failed = (id: string) => (error: unknown) => {
-    options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
-  };
-  await Promise.all(
-    [...groups.values()].map(async (group) => {
-      for (const d of group) {
-        const id = d.state.id!;
-        const endpoint = await endpoints(d.state.endpoint_id);
-        // Disabled or deleted since the fan-out: the dispatcher abandons it.
-        if (!endpoint?.enabled || options.signal.aborted || !inFlight.claim(id)) return;
-        let made: Awaited<ReturnType<typeof callAndRecord>> = null;
-        try {
-          made = await inFlight.slot(() => (options.signal.aborted ? Promise.resolve(null) : callAndRecord(services, d, endpoint, options)));
-        } catch (error) {
-          failed(id)(error);
-        }
-        if (!made) return inFlight.release(id);
-        sent += 1;
-        records.push(made.recording.catch(failed(id)).finally(() => inFlight.release(id)));
-        // A failure is retried on its schedule by the dispatcher; the resource's later deliveries wait for it there.
-        if (!made.outcome.success) return;
+  try {
+    // The read model must show what came before these deliveries for their keys to be judged by it.
+    if (!(await inFlight.applied(services, new Map([...groups].map(([key, group]) => [key, group.at(-1)!.position])), 10_000))) return created.length;
+    const older = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
+      filter: {
+        status: 'pending',
+        endpoint_id: { $in: [...new Set(created.map((d) => d.state.endpoint_id))] },
+        resource: { $in: [...new Set(created.map((d) => d.resource))] },
+      },
+    });
+    for (const p of older) {
+      const key = orderKey(p.endpoint_id, p.resource);
+      const group = groups.get(key);
+      if (group && p.position < group[0]!.position) {
+        leave(group);
+        groups.delete(key);
       }
-    }),
-  );
-  await Promise.all(records);
+    }
+    const endpoints = endpointsOfPass(services);
+    const failed = (id: string) => (error: unknown) => {
+      options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
+    };
+    await Promise.all(
+      [...groups.entries()].map(async ([key, group]) => {
+        for (const [i, d] of group.entries()) {
+          const id = d.state.id!;
+          let made: Awaited<ReturnType<typeof callAndRecord>> = null;
+          try {
+            const endpoint = await endpoints(d.state.endpoint_id);
+            // Disabled or deleted since the fan-out: the dispatcher abandons it.
+            if (endpoint?.enabled) made = await inFlight.slot(() => (options.signal.aborted ? Promise.resolve(null) : callAndRecord(services, d, endpoint, options)));
+          } catch (error) {
+            failed(id)(error);
+          }
+          // What is left of the resource's deliveries goes to the dispatcher, in order.
+          groups.set(key, group.slice(made ? i + 1 : i));
+          if (!made) return;
+          sent += 1;
+          records.push(made.recording.catch(failed(id)).finally(() => inFlight.release(id)));
+          // A failure is retried on its schedule by the dispatcher; the resource's later deliveries wait for it there.
+          if (!made.outcome.success) return;
+        }
+      }),
+    );
+  } finally {
+    // Released only once recorded: the dispatcher must not call again what is being recorded.
+    await Promise.allSettled(records);
+    for (const group of groups.values()) leave(group);
+  }
   return created.length - sent;
 }

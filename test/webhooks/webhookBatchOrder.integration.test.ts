@@ -12,8 +12,11 @@ import { secretBox } from '../../commands/webhooks/secretBox.ts';
 import { createWebhookEndpoint } from '../../commands/webhooks/webhookEndpointCommands.ts';
 import { WEBHOOK_DELIVERIES, type DeliveryDoc } from '../../projections/webhooks/webhookProjection.ts';
 import { webhookJob } from '../../webhooks/webhookJob.ts';
+import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
+import { WEBHOOK_ATTEMPTS, type AttemptDoc } from '../../projections/webhooks/webhookProjection.ts';
 import { families, product } from '../catalog/catalogFixtures.ts';
-import { startReceiver } from '../helpers/receiver.ts';
+import { offerContent } from '../checkout/checkoutFixtures.ts';
+import { answerOkAfter, startReceiver } from '../helpers/receiver.ts';
 import { manualClock } from '../helpers/testServer.ts';
 import { answer, WEBHOOK_ENV } from './webhookFixtures.ts';
 
@@ -25,19 +28,27 @@ const logger = { error: (o: object, m: string) => console.error(m, o), info: () 
  * first holds the second back until the first succeeds on its retry.
  */
 describe('event webhooks sent straight from the fan-out', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'commerce-hooks-batch-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDirs: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'commerce-hooks-batch-'));
+    dataDirs.push(dir);
+    return dir;
+  };
+  afterAll(() => {
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  });
+  const contextOf = (services: { store: CommandContext['store'] }, clock: () => number) => (organizationId: string | null): CommandContext => ({
+    store: services.store,
+    metadata: { correlation_id: 'test', actor: { type: 'cli' }, organization_id: organizationId, occurred_at: Math.floor(clock() / 1000) },
+  });
 
   it("keeps one resource's events in order within one batch: the second waits for the first's retry", { timeout: 60_000 }, async () => {
     const clock = manualClock();
-    const services = await compose(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, clock, logger });
+    const services = await compose(loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, clock, logger });
     const receiver = await startReceiver((_call, res, index) => (index === 0 ? answer(500)(res) : answer(200)(res)));
     let job: { stop(): Promise<void> } | undefined;
     try {
-      const ctx = (organizationId: string | null): CommandContext => ({
-        store: services.store,
-        metadata: { correlation_id: 'test', actor: { type: 'cli' }, organization_id: organizationId, occurred_at: Math.floor(clock() / 1000) },
-      });
+      const ctx = contextOf(services, clock);
       const org = await createOrganization(ctx(null), { name: 'Batch Order Org', timezone: 'UTC' });
       const endpoint = await createWebhookEndpoint(ctx(org.id), secretBox(services.secrets.jwt), {
         organizationId: org.id,
@@ -70,6 +81,41 @@ describe('event webhooks sent straight from the fan-out', () => {
         ['product.published', 'succeeded', 2],
         ['product.archived', 'succeeded', 1],
       ]);
+    } finally {
+      await job?.stop();
+      await services.close();
+      await receiver.close();
+    }
+  });
+
+  it('calls each delivery once while the dispatcher polls beside the direct sends, and records each call', { timeout: 60_000 }, async () => {
+    const clock = Date.now;
+    const services = await compose(loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, logger });
+    // Slow enough that most deliveries wait for one of the 16 slots while the dispatcher, polling
+    // every few milliseconds, finds them due in the read model.
+    const receiver = await startReceiver(answerOkAfter(40));
+    let job: { stop(): Promise<void> } | undefined;
+    try {
+      const ctx = contextOf(services, clock);
+      const org = await createOrganization(ctx(null), { name: 'Once Org', timezone: 'UTC' });
+      await createWebhookEndpoint(ctx(org.id), secretBox(services.secrets.jwt), { organizationId: org.id, url: receiver.url, eventTypes: ['offer.published'] });
+      const offers = 48;
+      for (let i = 0; i < offers; i++) {
+        const offer = await upsertOffer(ctx(org.id), { organizationId: org.id, slug: `once-${i}`, ...offerContent() });
+        await publishOffer(ctx(org.id), offer.uuid);
+      }
+      const head = await services.store.headPosition();
+      await services.projections!.waitFor(head!, 30_000);
+
+      job = await webhookJob({ pollMs: 2 }).start(services, logger);
+      await expect.poll(async () => (await services.readStore.find<AttemptDoc>(WEBHOOK_ATTEMPTS, {})).length, { timeout: 30_000 }).toBe(offers);
+      await job.stop();
+      job = undefined;
+      const ids = receiver.calls.map((c) => String(c.headers['webhook-id']));
+      expect(new Set(ids).size).toBe(offers);
+      expect(ids).toHaveLength(offers);
+      const attempts = await services.readStore.find<AttemptDoc>(WEBHOOK_ATTEMPTS, {});
+      expect(attempts.every((a) => a.attempt === 1 && a.success)).toBe(true);
     } finally {
       await job?.stop();
       await services.close();
