@@ -7,7 +7,8 @@ export const orderKey = (endpointId: string, resource: string) => `${endpointId}
 /** Past this many keys, those the read model has applied are forgotten. */
 const TOUCHED_PRUNE_AT = 10_000;
 /** Outcomes wait at most this long for the other calls' under way, so a burst of calls records in a few commits. */
-const RECORD_EVERY_MS = 25;
+const RECORD_EVERY_MS = 50;
+const RECORD_BATCH = 256;
 
 /**
  * What the webhook job's two senders share (the dispatcher, which finds due deliveries in the
@@ -91,9 +92,11 @@ export class InFlight {
     const done = new Promise<T>((resolve, reject) => {
       this.queued.push(() => void write().then(resolve, reject));
     });
-    // Every call under way has its record queued (a lone call above all): nothing is worth
-    // waiting for, so they go at the next turn; otherwise within RECORD_EVERY_MS.
-    if (this.queued.length >= Math.max(1, this.running)) {
+    // Every call under way has its record queued (a lone call above all) and no more wait for a
+    // slot: nothing is worth waiting for, so they go at the next turn. Under a backlog (every slot
+    // taken) they gather for RECORD_EVERY_MS or RECORD_BATCH records: each commit is an fsync.
+    const saturated = this.running >= this.concurrency;
+    if (this.queued.length >= RECORD_BATCH || (!saturated && this.queued.length >= Math.max(1, this.running))) {
       if (!this.soon) {
         this.soon = true;
         setImmediate(() => this.flush());
