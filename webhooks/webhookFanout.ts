@@ -5,6 +5,7 @@ import { PUBLIC_TYPE_OF } from '../domain/webhooks/eventTypes.ts';
 import { deliveryId, webhookDeliveryDecider, webhookDeliveryStream, type WebhookDeliveryState } from '../domain/webhooks/webhookDelivery.ts';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
 import { eventObject } from './eventObject.ts';
+import type { SeenStreams } from './seenStreams.ts';
 import { webhooksApplied } from './webhooksApplied.ts';
 
 /** A delivery the fan-out has just recorded: its stream as written, for a call without reading it again. */
@@ -16,7 +17,9 @@ export type CreatedDelivery = { stream: string; state: WebhookDeliveryState; kno
  * nothing twice: a delivery's stream is named after (endpoint, event). Returns the deliveries it
  * created, in log order, or null when the batch announced nothing.
  */
-export async function fanOut(services: Services, events: readonly RecordedEvent[]): Promise<CreatedDelivery[] | null> {
+export async function fanOut(services: Services, events: readonly RecordedEvent[], seen?: SeenStreams): Promise<CreatedDelivery[] | null> {
+  seen?.see(events);
+  const reader = seen ? seen.over(services.store) : services.store;
   const announced = events.filter((e) => PUBLIC_TYPE_OF[e.type] !== undefined);
   if (announced.length === 0) return null;
   // Endpoints come from their read model: wait until it has applied this batch, so an endpoint
@@ -37,7 +40,7 @@ export async function fanOut(services: Services, events: readonly RecordedEvent[
     const type = PUBLIC_TYPE_OF[event.type]!;
     const known = event.metadata.organization_id;
     if (known !== null && !(await endpoints(known)).some((e) => e.event_types.includes(type))) continue;
-    const built = await eventObject(services.store, type, event);
+    const built = await eventObject(reader, type, event);
     const organizationId = known ?? built?.organizationId ?? null;
     if (!built || organizationId === null) continue;
     const subscribed = (await endpoints(organizationId)).filter((e) => e.event_types.includes(type) && e.created_position < event.position);

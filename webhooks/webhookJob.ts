@@ -6,6 +6,7 @@ import { followFromCheckpoint } from '../projections/followFromCheckpoint.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { deliverCreated } from './deliverCreated.ts';
 import { InFlight } from './inFlight.ts';
+import { SeenStreams } from './seenStreams.ts';
 import { dispatchPass } from './webhookDispatch.ts';
 import { fanOut } from './webhookFanout.ts';
 import { webhooksApplied } from './webhooksApplied.ts';
@@ -46,6 +47,7 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
       inFlight.startedAt(await services.store.headPosition());
       const options = { box, logger, signal: controller.signal, concurrency: CONCURRENCY, agent, inFlight };
       const direct = new Set<Promise<void>>();
+      const seen = new SeenStreams();
 
       // The dispatcher: one pass at a time; a poke during a pass asks for one more after it.
       let pass: Promise<void> | null = null;
@@ -79,7 +81,7 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
         streamPrefixes: SOURCE_STREAM_PREFIXES,
         batchSize: BATCH_EVENTS,
         async handle(events) {
-          const created = await fanOut(services, events);
+          const created = await fanOut(services, events, seen);
           if (!created || created.length === 0) return;
           // Sent while the fan-out goes on with the next batch (their creations are recorded: a
           // crash now leaves them due for the dispatcher). What these sends leave over is the
