@@ -2,8 +2,8 @@ import type { EventStore, RecordedEvent } from '../eventStore/eventStore.ts';
 
 /** The streams a sale's webhook is built from (eventObject folds them): short, read once per sale. */
 const KEPT_PREFIXES = ['checkout_session-', 'invoice-'] as const;
-/** About a few thousand sales in flight (their session and invoice streams). */
-const MAX_STREAMS = 4_000;
+/** About two thousand sales in flight (their session and invoice streams). */
+const MAX_STREAMS = 2_000;
 
 /**
  * The checkout session and invoice streams as the fan-out's subscription has delivered them, so
