@@ -16,6 +16,12 @@ export const WEBHOOK_FANOUT_CHECKPOINT = 'webhook_fanout';
 // commit, however many events it holds, so a backlog (a burst of sales, a restart) drains fast.
 const BATCH_EVENTS = 2000;
 const CONCURRENCY = 16;
+/**
+ * Deliveries held in memory for the direct sends at most (their bodies, about 1.5 KB each): past
+ * it (a backlog after a restart, a burst to slow receivers) a batch's deliveries are left to the
+ * dispatcher, which takes them from the read model a pass at a time.
+ */
+const MAX_HELD = 5_000;
 
 export type WebhookJobOptions = {
   /**
@@ -23,6 +29,8 @@ export type WebhookJobOptions = {
    * process created). Deliveries this process fans out are sent at once, without waiting for it.
    */
   pollMs?: number;
+  /** Deliveries held in memory for the direct sends at most (MAX_HELD). */
+  maxHeld?: number;
 };
 
 /**
@@ -33,6 +41,7 @@ export type WebhookJobOptions = {
  */
 export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
   const pollMs = jobOptions.pollMs ?? 1000;
+  const maxHeld = jobOptions.maxHeld ?? MAX_HELD;
   return {
     name: 'webhooks',
     async start(services: Services, logger: Logger) {
@@ -47,6 +56,7 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
       inFlight.startedAt(await services.store.headPosition());
       const options = { box, logger, signal: controller.signal, concurrency: CONCURRENCY, agent, inFlight };
       const direct = new Set<Promise<void>>();
+      let held = 0;
       const seen = new SeenStreams();
 
       // The dispatcher: one pass at a time; a poke during a pass asks for one more after it.
@@ -87,13 +97,21 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
           // crash now leaves them due for the dispatcher). What these sends leave over is the
           // dispatcher's, poked once the read model shows it.
           const last = created.at(-1)!.position;
+          if (held + created.length > maxHeld) {
+            void webhooksApplied(services, last, 10_000).then(dispatch, dispatch);
+            return;
+          }
+          held += created.length;
           const sending: Promise<void> = deliverCreated(services, created, options)
             .then((left) => (left > 0 ? webhooksApplied(services, last, 10_000).then(dispatch) : undefined))
             .catch((error: unknown) => {
               if (!stopped) logger.error({ err: error }, 'webhook direct sends failed; the dispatcher takes them over');
               dispatch();
             })
-            .finally(() => direct.delete(sending));
+            .finally(() => {
+              held -= created.length;
+              direct.delete(sending);
+            });
           direct.add(sending);
         },
         remedy: `restore the read store that goes with this log, or delete the checkpoint ${WEBHOOK_FANOUT_CHECKPOINT} to announce the log's events again (each delivery is recorded once per endpoint and event)`,

@@ -122,4 +122,28 @@ describe('event webhooks sent straight from the fan-out', () => {
       await receiver.close();
     }
   });
+
+  it('leaves a batch to the dispatcher when the direct sends hold too many, which delivers it all the same', { timeout: 60_000 }, async () => {
+    const services = await compose(loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, logger });
+    const receiver = await startReceiver();
+    let job: { stop(): Promise<void> } | undefined;
+    try {
+      const ctx = contextOf(services, Date.now);
+      const org = await createOrganization(ctx(null), { name: 'Held Org', timezone: 'UTC' });
+      await createWebhookEndpoint(ctx(org.id), secretBox(services.secrets.jwt), { organizationId: org.id, url: receiver.url, eventTypes: ['offer.published'] });
+      // None held in memory: every delivery goes through the read model and the dispatcher.
+      job = await webhookJob({ pollMs: 60_000, maxHeld: 0 }).start(services, logger);
+      for (let i = 0; i < 3; i++) {
+        const offer = await upsertOffer(ctx(org.id), { organizationId: org.id, slug: `held-${i}`, ...offerContent() });
+        await publishOffer(ctx(org.id), offer.uuid);
+      }
+      // Poked once the read model shows them (the next timed pass is a minute away).
+      await expect.poll(async () => (await services.readStore.find<AttemptDoc>(WEBHOOK_ATTEMPTS, {})).length, { timeout: 20_000 }).toBe(3);
+      expect(new Set(receiver.calls.map((c) => String(c.headers['webhook-id']))).size).toBe(3);
+    } finally {
+      await job?.stop();
+      await services.close();
+      await receiver.close();
+    }
+  });
 });
