@@ -156,6 +156,7 @@ export async function runDeliveryThroughput(opts: { sales?: number; log?: (s: st
     if (head !== null) await shop.services.projections?.waitFor(head, 120_000);
     // The HTTP client and server code warmed up (JIT-compiled) for both sides alike: measured
     // cold, our run would pay undici's warm-up and hand the reference, run after it, a warm one.
+    // The same size of body as a webhook of this run (a webhook is about 1.3 KB).
     const body = JSON.stringify({ pad: 'x'.repeat(1200) });
     await undiciLoop(receiver.url, body, 2000);
     log('starting the webhook job');
@@ -169,7 +170,6 @@ export async function runDeliveryThroughput(opts: { sales?: number; log?: (s: st
     const oursCpuMs = cpuMs(cpu) / sales;
     if (profiler) await profiler.stop(process.env.BENCH_PROFILE!);
     await job.stop();
-    // The same size of body as a webhook of this run (a webhook is about 1.3 KB).
     const referenceCpu = process.cpuUsage();
     const referenceProfiler = process.env.BENCH_PROFILE ? await startProfile() : null;
     const reference = await undiciLoop(receiver.url, body, sales);
