@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import type { SendWebhookAction } from '../domain/automation/actions.ts';
 import { isWebhookUrl, unsendableHeader } from '../domain/automation/actions.ts';
 import { jsonProblem, renderJsonTemplate, type TemplateScope } from '../domain/automation/template.ts';
@@ -221,7 +221,8 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   // refuses at each call (a network error, retried): said once, as what it is.
   const header = options.ownRequest ? null : unsendableHeader(headers);
   if (header !== null) return { ...failure('invalid_headers'), message: `The ${header} header holds a line break or control character; the request was not sent.` };
-  const host = new URL(action.url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const target = new URL(action.url);
+  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   // Literal addresses never reach the resolver: judge them here.
   const literalReason = isIP(host) && !options.allowHosts.includes(host) ? classifyAddress(host) : null;
   if (literalReason !== null) return { ...failure('blocked_address'), message: blockedAddressMessage(host, host, literalReason) };
@@ -236,11 +237,13 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
     });
   const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
   try {
-    const response = await request(action.url, {
+    // The URL parsed once, here, rather than again by undici's request() on every call.
+    const response = await agent.request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
       method: action.method,
       headers,
       body: payload === '' ? null : payload,
-      dispatcher: agent,
       signal,
     });
     const responseBody = await readCapped(response.body as never);
