@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import type { SendWebhookAction } from '../domain/automation/actions.ts';
 import { isWebhookUrl, unsendableHeader } from '../domain/automation/actions.ts';
 import { jsonProblem, renderJsonTemplate, type TemplateScope } from '../domain/automation/template.ts';
@@ -41,6 +41,11 @@ export type SendOptions = {
    * the same guarded lookup when it opens); absent, each call opens and closes its own.
    */
   agent?: Agent;
+  /**
+   * The body and headers are the caller's own (JSON it serialized, headers it made), not rendered
+   * from a seller's template: they are not checked again on every call (event webhooks).
+   */
+  ownRequest?: boolean;
 };
 
 /** A keep-alive undici Agent behind the SSRF guard: one pool of `connections` per origin. */
@@ -175,18 +180,24 @@ export function prepareRequest(action: SendWebhookAction, scope: TemplateScope, 
   return { payload, headers };
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= MAX_RESPONSE_BODY) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY).toString('utf8');
+/** The response body up to MAX_RESPONSE_BODY (by its events: an async iterator per call costs more than the call's own parsing). */
+function readCapped(body: NodeJS.ReadableStream & { destroy(): void }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY).toString('utf8'));
+    body.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= MAX_RESPONSE_BODY) {
+        // Settled here: what the destroyed stream reports after this changes nothing.
+        done();
+        body.destroy();
+      }
+    });
+    body.on('end', done);
+    body.on('error', reject);
+  });
 }
 
 function arrayHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string[]> {
@@ -204,13 +215,14 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   // The payload is a JSON template (checked when the sequence is saved), but a string value put
   // outside quotes, or a template saved before that check, can still render something else:
   // the receiver would get it as application/json, so it is not sent.
-  const problem = jsonProblem(payload);
+  const problem = options.ownRequest ? null : jsonProblem(payload);
   if (problem !== null) return { ...failure('invalid_payload'), message: `The payload rendered from the template is not JSON (${problem}); it was not sent.` };
   // Refused on save since; an action recorded before can hold a line break, which the HTTP client
   // refuses at each call (a network error, retried): said once, as what it is.
-  const header = unsendableHeader(headers);
+  const header = options.ownRequest ? null : unsendableHeader(headers);
   if (header !== null) return { ...failure('invalid_headers'), message: `The ${header} header holds a line break or control character; the request was not sent.` };
-  const host = new URL(action.url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const target = new URL(action.url);
+  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   // Literal addresses never reach the resolver: judge them here.
   const literalReason = isIP(host) && !options.allowHosts.includes(host) ? classifyAddress(host) : null;
   if (literalReason !== null) return { ...failure('blocked_address'), message: blockedAddressMessage(host, host, literalReason) };
@@ -225,11 +237,13 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
     });
   const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
   try {
-    const response = await request(action.url, {
+    // The URL parsed once, here, rather than again by undici's request() on every call.
+    const response = await agent.request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
       method: action.method,
       headers,
       body: payload === '' ? null : payload,
-      dispatcher: agent,
       signal,
     });
     const responseBody = await readCapped(response.body as never);

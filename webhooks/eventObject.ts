@@ -13,6 +13,9 @@ import { CATALOG_PRODUCTS, catalogProjection, type ProductDoc } from '../project
 import { checkoutProjection, OFFERS, type OfferDoc } from '../projections/checkout/checkoutProjection.ts';
 import { foldDocs } from './foldDocs.ts';
 
+/** What building an object reads: the log (or the fan-out's copy of the streams it has seen). */
+type Reader = Pick<EventStore, 'readStream' | 'readAll'>;
+
 /** The resource an event is about, as it stood right after that event, and who owns it. */
 export type EventObject = { object: Record<string, unknown>; organizationId: string | null };
 
@@ -20,7 +23,7 @@ const upTo = (events: RecordedEvent[], position: number) => events.filter((e) =>
 const tail = (stream: string) => stream.slice(stream.indexOf('-') + 1);
 
 /** A session folded from its own stream and its invoice's (as the history route does), up to `position`. */
-async function sessionAt(store: EventStore, sessionId: string, position: number): Promise<SessionView | null> {
+async function sessionAt(store: Reader, sessionId: string, position: number): Promise<SessionView | null> {
   const sessionEvents = upTo(await store.readStream(checkoutSessionStream(sessionId)), position);
   const started = sessionEvents.find((e) => e.type === 'CheckoutSessionStarted');
   const invoiceEvents = started ? upTo(await store.readStream(invoiceStream((started.data as { invoice_id: string }).invoice_id)), position) : [];
@@ -34,7 +37,7 @@ async function sessionAt(store: EventStore, sessionId: string, position: number)
  * then goes unannounced rather than half-described). Every object comes from the resource's own
  * streams folded up to the event, never from a read model.
  */
-export async function eventObject(store: EventStore, type: WebhookEventType, event: RecordedEvent): Promise<EventObject | null> {
+export async function eventObject(store: Reader, type: WebhookEventType, event: RecordedEvent): Promise<EventObject | null> {
   const at = event.metadata.occurred_at;
   switch (type) {
     case 'checkout.session.completed':
@@ -121,7 +124,7 @@ function announced(type: WebhookEventType, event: RecordedEvent): Record<string,
  * recorded before receptions carried their outcome started at WorkflowStarted, whose log
  * position is its id.
  */
-async function workflowStart(store: EventStore, workflowId: number, receptionStream: string | undefined): Promise<RecordedEvent | undefined> {
+async function workflowStart(store: Reader, workflowId: number, receptionStream: string | undefined): Promise<RecordedEvent | undefined> {
   if (receptionStream) {
     const events = await store.readStream(receptionStream);
     const reception = (await receptionsIn(events)).find((r) => r.outcome.status === 'started' && r.outcome.workflow_id === workflowId);

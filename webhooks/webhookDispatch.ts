@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Agent } from 'undici';
 import type { Services } from '../app/services.ts';
 import { retryable, sendOnce } from '../automation/sendWebhook.ts';
-import type { EventMetadata } from '../eventStore/eventStore.ts';
+import type { EventMetadata, RecordedEvent } from '../eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../commands/handleCommand.ts';
 import type { SecretBox } from '../commands/webhooks/secretBox.ts';
 import { loadWebhookEndpoint } from '../commands/webhooks/webhookEndpointCommands.ts';
@@ -14,10 +14,12 @@ import {
   webhookDeliveryStream,
   type AttemptOutcome,
   type WebhookDeliveryEvent,
+  type WebhookDeliveryState,
 } from '../domain/webhooks/webhookDelivery.ts';
-import { signingSecrets, webhookEndpointDecider, webhookEndpointStream } from '../domain/webhooks/webhookEndpoint.ts';
+import { signingSecrets, webhookEndpointDecider, webhookEndpointStream, type WebhookEndpointState } from '../domain/webhooks/webhookEndpoint.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type DeliveryDoc, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
+import { InFlight, orderKey } from './inFlight.ts';
 
 /** What an attempt keeps of the receiver's answer. */
 export const RESPONSE_EXCERPT_CHARS = 1024;
@@ -31,6 +33,8 @@ export type DispatchOptions = {
   concurrency: number;
   /** Keep-alive connections shared by the job's attempts (guardedAgent); absent, one per attempt. */
   agent?: Agent;
+  /** Shared with the job's direct sends (claims, the concurrency limit, batched records); absent, one of its own. */
+  inFlight?: InFlight;
 };
 
 /**
@@ -44,26 +48,45 @@ export async function dispatchDue(services: Services, options: DispatchOptions):
   return (await dispatchPass(services, options)).attempted;
 }
 
+/**
+ * The due deliveries that go first for their resource and endpoint, in log order: one query for
+ * the pending deliveries of the batch's keys (due or waiting for a retry), and the oldest of each
+ * key is the one that may go.
+ */
+export async function firstOfTheirResource(services: Services, due: readonly DeliveryDoc[]): Promise<DeliveryDoc[]> {
+  if (due.length === 0) return [];
+  const pending = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
+    filter: { status: 'pending', endpoint_id: { $in: [...new Set(due.map((d) => d.endpoint_id))] }, resource: { $in: [...new Set(due.map((d) => d.resource))] } },
+  });
+  const oldest = new Map<string, number>();
+  for (const p of pending) {
+    const key = orderKey(p.endpoint_id, p.resource);
+    const at = oldest.get(key);
+    if (at === undefined || p.position < at) oldest.set(key, p.position);
+  }
+  const seen = new Set<string>();
+  const ready: DeliveryDoc[] = [];
+  for (const d of due) {
+    const key = orderKey(d.endpoint_id, d.resource);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if ((oldest.get(key) ?? d.position) >= d.position) ready.push(d);
+  }
+  return ready;
+}
+
 /** One pass, saying whether it found a full batch due (then the caller goes again at once). */
 export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean }> {
+  const inFlight = options.inFlight ?? new InFlight(options.concurrency);
   const now = Math.floor(services.clock() / 1000);
   const due = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
     filter: { status: 'pending', next_attempt_at: { $lte: now } },
     sort: [['position', 1]],
     limit: DUE_BATCH,
   });
-  const seen = new Set<string>();
-  const ready: DeliveryDoc[] = [];
-  for (const d of due) {
-    const key = `${d.endpoint_id}|${d.resource}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const earlier = await services.readStore.count(WEBHOOK_DELIVERIES, { endpoint_id: d.endpoint_id, resource: d.resource, status: 'pending', position: { $lt: d.position } });
-    if (earlier === 0) ready.push(d);
-  }
-  let next = 0;
+  const ready = await firstOfTheirResource(services, due);
   let attempted = 0;
-  // Each outcome is recorded while the worker goes on to its next call: the records of the
+  // Each outcome is recorded while the call's slot goes to the next one: the records of the
   // pass's concurrent calls share group commits instead of each call waiting for its own fsync.
   // The pass ends when every record is written; one lost to a crash makes the call again, with
   // the same webhook-id (at least once).
@@ -73,24 +96,35 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
     // under this service secret) must not hold up the others; it stays due for the next pass.
     options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
   };
-  const worker = async () => {
-    while (next < ready.length && !options.signal.aborted) {
-      const id = ready[next++]!.id;
+  const endpoints = endpointsOfPass(services);
+  await Promise.all(
+    ready.map(async (d) => {
+      // The direct send of a delivery just created has it: not twice at once.
+      if (!inFlight.claim(d.id)) return;
+      let made: { recording: Promise<void> } | null = null;
       try {
-        const made = await attemptAndRecord(services, id, options);
-        if (made) {
-          attempted += 1;
-          records.push(made.recording.catch(failed(id)));
-        }
+        made = await inFlight.slot(() => (options.signal.aborted ? Promise.resolve(null) : attemptAndRecord(services, d.id, { ...options, inFlight }, endpoints)));
       } catch (error) {
-        failed(id)(error);
+        failed(d.id)(error);
       }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, ready.length) }, worker));
+      if (!made) return inFlight.release(d.id);
+      attempted += 1;
+      records.push(made.recording.catch(failed(d.id)).finally(() => inFlight.release(d.id)));
+    }),
+  );
   await Promise.all(records);
   // Only when it got something done: a full batch all held back behind earlier retries would spin.
   return { attempted, full: due.length === DUE_BATCH && attempted > 0 };
+}
+
+/** Endpoints as their streams say, read once per pass (or per fan-out batch) rather than once per delivery. */
+export function endpointsOfPass(services: Services): (id: string) => Promise<WebhookEndpointState | null> {
+  const loaded = new Map<string, Promise<WebhookEndpointState | null>>();
+  return (id) => {
+    let found = loaded.get(id);
+    if (!found) loaded.set(id, (found = loadWebhookEndpoint(services, id)));
+    return found;
+  };
 }
 
 /*
@@ -132,19 +166,38 @@ export async function attemptDelivery(services: Services, id: string, options: D
  * As attemptDelivery, but resolves once the call is made: with the recording of its outcome under
  * way (wrapped, so awaiting this does not wait for it), or null when no call was made.
  */
-export async function attemptAndRecord(services: Services, id: string, options: DispatchOptions): Promise<{ recording: Promise<void> } | null> {
+export async function attemptAndRecord(
+  services: Services,
+  id: string,
+  options: DispatchOptions,
+  endpoints: (id: string) => Promise<WebhookEndpointState | null> = (endpointId) => loadWebhookEndpoint(services, endpointId),
+): Promise<{ recording: Promise<void> } | null> {
   const stream = webhookDeliveryStream(id);
   const recorded = await services.store.readStream(stream);
   const state = fold(webhookDeliveryDecider, recorded as unknown as WebhookDeliveryEvent[]);
-  const nowMs = services.clock();
-  const now = Math.floor(nowMs / 1000);
+  const now = Math.floor(services.clock() / 1000);
   if (state.id === null || state.status !== 'pending' || state.next_attempt_at === null || state.next_attempt_at > now) return null;
-  const ctx = () => context(services, state.organization_id, `webhook_${state.event_id}`);
-  const endpoint = await loadWebhookEndpoint(services, state.endpoint_id);
+  const endpoint = await endpoints(state.endpoint_id);
   if (!endpoint || !endpoint.enabled) {
-    await handleCommand(ctx(), stream, webhookDeliveryDecider, { type: 'Abandon', reason: endpoint ? 'endpoint_disabled' : 'endpoint_deleted', now }, { known: recorded });
+    await handleCommand(context(services, state.organization_id, `webhook_${state.event_id}`), stream, webhookDeliveryDecider, { type: 'Abandon', reason: endpoint ? 'endpoint_disabled' : 'endpoint_deleted', now }, { known: recorded });
     return null;
   }
+  const resource = (recorded[0]!.data as { resource: string }).resource;
+  return callAndRecord(services, { stream, state, known: recorded, resource }, endpoint, options);
+}
+
+/** A pending delivery as its stream has it, ready for a call. */
+export type Attemptable = { stream: string; state: WebhookDeliveryState; known: readonly RecordedEvent[]; resource: string };
+
+/**
+ * Signs and sends one pending delivery to its (enabled) endpoint, then has its outcome recorded
+ * (batched with others' when `options.inFlight` is given). Null when stopped mid-call: nothing is
+ * recorded, and the next run attempts it again with the same webhook-id.
+ */
+export async function callAndRecord(services: Services, delivery: Attemptable, endpoint: WebhookEndpointState, options: DispatchOptions): Promise<{ recording: Promise<void>; outcome: AttemptOutcome } | null> {
+  const { state, stream } = delivery;
+  const nowMs = services.clock();
+  const now = Math.floor(nowMs / 1000);
   const timestamp = new Date(nowMs);
   // One signature per secret in force: during a rotation's overlap receivers holding either verify.
   const signature = signingSecrets(endpoint, now)
@@ -154,7 +207,7 @@ export async function attemptAndRecord(services: Services, id: string, options: 
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
     'webhook-id': state.event_id,
-    'webhook-timestamp': String(Math.floor(nowMs / 1000)),
+    'webhook-timestamp': String(now),
     'webhook-signature': signature,
   };
   const c = services.config;
@@ -168,9 +221,10 @@ export async function attemptAndRecord(services: Services, id: string, options: 
     idempotencyKey: state.event_id,
     nowMs: services.clock,
     signal: options.signal,
+    // Our own JSON and headers: not checked again on every call as a seller's template is.
+    ownRequest: true,
     ...(options.agent ? { agent: options.agent } : {}),
   });
-  // Stopped mid-call: record nothing; the next run attempts it again with the same webhook-id.
   if (result.error === 'aborted') return null;
   const outcome: AttemptOutcome = {
     success: result.success,
@@ -181,12 +235,15 @@ export async function attemptAndRecord(services: Services, id: string, options: 
     response_excerpt: result.response_body.slice(0, RESPONSE_EXCERPT_CHARS),
   };
   services.metrics.webhookResult(result.success);
-  const after = Math.floor(services.clock() / 1000);
-  const recording = (async () => {
-    await handleCommand(ctx(), stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now: after });
+  const write = async () => {
+    const after = Math.floor(services.clock() / 1000);
+    // The stream as read (or just created): no second read unless another writer moved it.
+    const recorded = await handleCommand(context(services, state.organization_id, `webhook_${state.event_id}`), stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now: after }, { known: delivery.known });
+    options.inFlight?.touch(orderKey(state.endpoint_id, delivery.resource), recorded.position);
     if (!outcome.success) await disableIfFailingTooLong(services, state.endpoint_id, state.organization_id, after, options.logger);
-  })();
-  return { recording };
+  };
+  const recording = options.inFlight ? options.inFlight.record(write) : write();
+  return { recording, outcome };
 }
 
 /** An endpoint failing (no success at all) for five days is disabled; the event tells its owner why. */

@@ -83,9 +83,10 @@ describe('event webhooks', () => {
     expect(unsubscribed.calls).toHaveLength(0);
     expect(foreign.calls).toHaveLength(0);
 
-    // Every attempt is recorded; the session list now carries the buyer and the invoice number.
+    // Every attempt is recorded (once the call has returned: the receiver may see it first); the
+    // session list now carries the buyer and the invoice number.
+    await expect.poll(async () => (await deliveriesOf(server, endpoint.id)).map((d) => d.status), { timeout: 20_000 }).toEqual(['succeeded', 'succeeded']);
     const deliveries = await deliveriesOf(server, endpoint.id);
-    expect(deliveries.map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
     const [attempt] = await attemptsOf(server, deliveries[0]!.id);
     expect(attempt).toMatchObject({ attempt: 1, success: true, status_code: 200, response_excerpt: '{"ok":true}', error: null });
     const list = (await (await server.fetch('/api/checkout/sessions', { token: org.token })).json()) as Body;
@@ -161,6 +162,23 @@ describe('event webhooks', () => {
     await fannedOut(server);
     expect(await deliveriesOf(server, off.id)).toEqual([]);
     expect(disabled.calls).toHaveLength(0);
+  });
+
+  it('reads a response body that never ends only up to its cap: the call counts as answered, its first KB kept', { timeout: 60_000 }, async () => {
+    const org = await server.identity();
+    const endless = await receiver((_call, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = 'x'.repeat(8192);
+      const timer = setInterval(() => res.write(chunk), 5);
+      res.on('close', () => clearInterval(timer));
+    });
+    const endpoint = await subscribe(server, org.organizationId, endless.url, ['offer.published']);
+    await server.settle();
+    await makeOffer(server, org.organizationId);
+    // Read to its end, the body would outlast the call's time-out (WEBHOOK_TIMEOUT_MS) and the attempt fail.
+    await expect.poll(async () => (await deliveriesOf(server, endpoint.id))[0]?.status, { timeout: 20_000 }).toBe('succeeded');
+    const [attempt] = await attemptsOf(server, (await deliveriesOf(server, endpoint.id))[0]!.id);
+    expect(attempt).toMatchObject({ success: true, status_code: 200, error: null, response_excerpt: 'x'.repeat(1024) });
   });
 
   it('signs with both secrets during a rotation overlap', { timeout: 60_000 }, async () => {

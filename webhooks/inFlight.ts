@@ -1,0 +1,125 @@
+import type { Services } from '../app/services.ts';
+import { webhooksApplied } from './webhooksApplied.ts';
+
+/** Deliveries of one resource to one endpoint go in order: this is what they share. */
+export const orderKey = (endpointId: string, resource: string) => `${endpointId}|${resource}`;
+
+/** Past this many keys, those the read model has applied are forgotten. */
+const TOUCHED_PRUNE_AT = 10_000;
+/** Outcomes wait at most this long for the other calls' under way, so a burst of calls records in a few commits. */
+const RECORD_EVERY_MS = 50;
+const RECORD_BATCH = 256;
+
+/**
+ * What the webhook job's two senders share (the dispatcher, which finds due deliveries in the
+ * read model, and the direct sends of deliveries the fan-out just created): the calls under way,
+ * one concurrency limit, the keys this process wrote to lately, and the batching of records.
+ */
+export class InFlight {
+  private readonly claimed = new Set<string>();
+  private readonly touched = new Map<string, number>();
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  private queued: Array<() => void> = [];
+  private timer: NodeJS.Timeout | null = null;
+  private soon = false;
+  private readonly pending = new Set<Promise<unknown>>();
+  /** The log's head when the job started: what earlier runs wrote is in the read model once it is past this. */
+  private floor = -1;
+
+  constructor(readonly concurrency: number) {}
+
+  /** Deliveries written before this process started count as written at `position`. */
+  startedAt(position: number | null): void {
+    this.floor = position ?? -1;
+  }
+
+  /** Claims a delivery for one call; false when the other sender has it. */
+  claim(id: string): boolean {
+    if (this.claimed.has(id)) return false;
+    this.claimed.add(id);
+    return true;
+  }
+
+  release(id: string): void {
+    this.claimed.delete(id);
+  }
+
+  /** Runs `work` once fewer than `concurrency` calls of either sender are under way. */
+  async slot<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
+    this.running += 1;
+    try {
+      return await work();
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  /** This process wrote an event of a delivery with `key` at `position`. */
+  touch(key: string, position: number | null): void {
+    if (position === null) return;
+    if ((this.touched.get(key) ?? -1) < position) this.touched.set(key, position);
+  }
+
+  /**
+   * Resolves true once the webhooks read model shows every delivery event written for `keys`
+   * before this call, by this process or an earlier one (then the pending deliveries it finds for
+   * them can be trusted), false after `timeoutMs`. The caller's own deliveries, written at
+   * `positions`, count from now on for the next caller.
+   */
+  async applied(services: Services, positions: ReadonlyMap<string, number>, timeoutMs: number): Promise<boolean> {
+    let position = this.floor;
+    for (const key of positions.keys()) position = Math.max(position, this.touched.get(key) ?? -1);
+    for (const [key, at] of positions) this.touch(key, at);
+    if (this.touched.size > TOUCHED_PRUNE_AT) {
+      const at = services.projections?.checkpointOf('webhooks') ?? null;
+      if (at !== null) for (const [key, p] of this.touched) if (p <= at) this.touched.delete(key);
+    }
+    if (position < 0) return true;
+    const ok = await webhooksApplied(services, position, timeoutMs);
+    if (ok && this.floor <= position) this.floor = -1;
+    return ok;
+  }
+
+  /**
+   * Runs `write` with the other writes queued within a few milliseconds, all in one turn of the
+   * event loop: their appends share one group commit (one transaction, one fsync) instead of one
+   * each as the calls' answers trickle in.
+   */
+  record<T>(write: () => Promise<T>): Promise<T> {
+    const done = new Promise<T>((resolve, reject) => {
+      this.queued.push(() => void write().then(resolve, reject));
+    });
+    // Every call under way has its record queued (a lone call above all) and no more wait for a
+    // slot: nothing is worth waiting for, so they go at the next turn. Under a backlog (every slot
+    // taken) they gather for RECORD_EVERY_MS or RECORD_BATCH records: each commit is an fsync.
+    const saturated = this.running >= this.concurrency;
+    if (this.queued.length >= RECORD_BATCH || (!saturated && this.queued.length >= Math.max(1, this.running))) {
+      if (!this.soon) {
+        this.soon = true;
+        setImmediate(() => this.flush());
+      }
+    } else if (!this.timer) this.timer = setTimeout(() => this.flush(), RECORD_EVERY_MS);
+    const tracked = done.catch(() => undefined);
+    this.pending.add(tracked);
+    void tracked.then(() => this.pending.delete(tracked));
+    return done;
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.soon = false;
+    const now = this.queued;
+    this.queued = [];
+    for (const write of now) write();
+  }
+
+  /** Writes every queued record now and waits for all of them. */
+  async drain(): Promise<void> {
+    this.flush();
+    await Promise.all(this.pending);
+  }
+}
