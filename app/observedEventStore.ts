@@ -22,6 +22,7 @@ export function observeEventStore(store: EventStore, metrics: Metrics, onAppende
       return results;
     },
     readStream: (stream) => store.readStream(stream),
+    readEvent: (stream, revision) => store.readEvent(stream, revision),
     readAll: (options) => store.readAll(options),
     headPosition: () => store.headPosition(),
     subscribe: (handler, options) => store.subscribe(handler, options),

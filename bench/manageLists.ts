@@ -8,11 +8,13 @@
  * The event-log view (GET /manage/api/events) is measured the same way, over as many log events
  * as sessions: a page filtered by type, and a page near the end of the log (`after`).
  *
- * The read-model documents are written straight into the read store (as the checkout and catalog
- * projections would), since what is measured is the reading.
+ * The read-model documents are written straight into the read store (as the checkout, catalog and
+ * event-log projections would), since what is measured is the reading; the events an event-log
+ * page shows are appended to the log, where the page reads them.
  *
  *   node bin/run-ts.js bench/manageLists.ts [--duration 3] [--connections 10]
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,6 +26,7 @@ import { inviteUser } from '../commands/identity/accountCommands.ts';
 import { createOrganization, createUser } from '../commands/identity/identityCommands.ts';
 import { CATALOG_PRODUCTS } from '../projections/catalog/catalogProjection.ts';
 import { CHECKOUT_SESSIONS } from '../projections/checkout/checkoutProjection.ts';
+import type { StreamAppend } from '../eventStore/eventStore.ts';
 import { EVENT_LOG, type EventLogDoc } from '../projections/eventLog/eventLogProjection.ts';
 import type { Doc, WriteOp } from '../readStore/readStore.ts';
 import { benchFlags, load } from './processes.ts';
@@ -68,13 +71,22 @@ function productDoc(i: number): Doc {
   };
 }
 
-/** One event of the organization's log as the event_log projection keeps it; one in ten a ProductPublished. */
-function eventDoc(i: number): EventLogDoc {
-  const published = i % 10 === 0;
+/**
+ * One event of the organization's log, as the event_log projection indexes it, and the event it
+ * points to (the page reads it from the log); one in ten a BenchPublished. Types no projection
+ * applies, and no organization in the metadata, so the running projections leave them alone.
+ */
+function logEvent(i: number): { doc: EventLogDoc; event: StreamAppend } {
+  const type = i % 10 === 0 ? 'BenchPublished' : 'BenchNoted';
+  const stream = `bench_log-${i}`;
+  const occurredAt = 1_700_000_000 + i;
   return {
-    id: `ev-${i}`, organization_id: ORG, position: i + 1, stream: published ? `product-${i}` : `checkout_session-cs_bench${i}`, revision: 0,
-    type: published ? 'ProductPublished' : 'CheckoutSessionCreated', occurred_at: 1_700_000_000 + i, actor: { type: 'cli' }, correlation_id: 'bench',
-    data: { i },
+    doc: { id: `ev-${i}`, organization_id: ORG, position: i + 1, stream, revision: 0, type, occurred_at: occurredAt },
+    event: {
+      stream,
+      expected: 'no_stream',
+      events: [{ id: randomUUID(), type, data: { i, note: 'an event of the bench organization' }, metadata: { correlation_id: 'bench', actor: { type: 'cli' }, organization_id: null, occurred_at: occurredAt } }],
+    },
   };
 }
 
@@ -104,7 +116,9 @@ async function startWith(sessions: number, products: number): Promise<Server> {
   }
   // As many log events as sessions: the event-log view's pages at 1,000 and at 100,000.
   for (let i = 0; i < sessions; i += 5000) {
-    await write(Array.from({ length: Math.min(5000, sessions - i) }, (_, n) => ({ op: 'upsert' as const, collection: EVENT_LOG, doc: eventDoc(i + n) })));
+    const batch = Array.from({ length: Math.min(5000, sessions - i) }, (_, n) => logEvent(i + n));
+    await services.store.appendMany(batch.map((b) => b.event));
+    await write(batch.map(({ doc }) => ({ op: 'upsert' as const, collection: EVENT_LOG, doc })));
   }
   for (let i = 0; i < products; i += 5000) {
     await write(Array.from({ length: Math.min(5000, products - i) }, (_, n) => ({ op: 'upsert' as const, collection: CATALOG_PRODUCTS, doc: productDoc(i + n) })));
@@ -134,7 +148,7 @@ export async function runManageListsBench(opts: { duration?: number; connections
       ['first page of the session list', () => '/manage/api/checkout/sessions'],
       ['last page of the session list', (total) => `/manage/api/checkout/sessions?page=${lastPage(total)}`],
       ['buyer-email search', () => '/manage/api/checkout/sessions?email=buyer42@example.com'],
-      ['event-log page by type', () => '/manage/api/events?type=ProductPublished&limit=50'],
+      ['event-log page by type', () => '/manage/api/events?type=BenchPublished&limit=50'],
       ['event-log page near the end', (total) => `/manage/api/events?limit=50&after=${total - 100}`],
     ];
     const rows: Row[] = [];

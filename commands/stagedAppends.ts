@@ -78,6 +78,9 @@ export function stageAppends(base: EventStore): StagedAppends {
       const from = baseRevision(entry) + 1;
       return [...entry.base, ...entry.staged.map((event, i): RecordedEvent => ({ ...event, stream, revision: from + i, position: -1 }))];
     },
+    async readEvent(stream, revision) {
+      return (await store.readStream(stream))[revision] ?? null;
+    },
     readAll: (options) => base.readAll(options),
     headPosition: () => base.headPosition(),
     subscribe: (handler, options) => base.subscribe(handler, options),

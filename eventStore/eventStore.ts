@@ -96,6 +96,8 @@ export interface EventStore {
   readonly atomicAppendMany: boolean;
   /** The whole stream in revision order; [] when it does not exist. */
   readStream(stream: string): Promise<RecordedEvent[]>;
+  /** One event of a stream by its revision; null when the stream has none there. */
+  readEvent(stream: string, revision: number): Promise<RecordedEvent | null>;
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** The position of the last event in the log (null when empty). */
   headPosition(): Promise<number | null>;

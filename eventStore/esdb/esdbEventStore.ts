@@ -210,6 +210,20 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
       return out;
     },
 
+    async readEvent(stream, revision) {
+      if (!Number.isSafeInteger(revision) || revision < 0) return null;
+      try {
+        for await (const resolved of client.readStream(stream, { fromRevision: BigInt(revision), direction: FORWARDS, maxCount: 1 }) as AsyncIterable<ResolvedEvent>) {
+          const event = toRecordedEvent(resolved.event);
+          return event && event.revision === revision ? event : null;
+        }
+      } catch (error) {
+        if (isStreamNotFound(error)) return null;
+        throw toPortError(error);
+      }
+      return null;
+    },
+
     readAll,
 
     async headPosition() {

@@ -98,6 +98,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     'INSERT INTO events (id, stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const readStreamStmt = db.prepare<[string], EventRow>('SELECT * FROM events WHERE stream = ? ORDER BY revision');
+  const readEventStmt = db.prepare<[string, number], EventRow>('SELECT * FROM events WHERE stream = ? AND revision = ?');
   const readStreamAfterStmt = db.prepare<[string, number], EventRow>(
     'SELECT * FROM events WHERE stream = ? AND revision > ? ORDER BY revision',
   );
@@ -682,6 +683,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     },
     async readStream(stream) {
       return readStreamSync(stream);
+    },
+    async readEvent(stream, revision) {
+      const row = readEventStmt.get(stream, revision);
+      // An event of ours still waiting for its sync is not shown, as readAll does not show it.
+      return row && row.position <= walSync.durableCap() ? toRecorded(row) : null;
     },
     async readAll(opts) {
       return readAllSync(opts).events;

@@ -36,6 +36,19 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
     // A prefix of letters only: stream prefixes are matched literally by every backend.
     const prefix = () => `t${randomUUID().replace(/[^a-f]/g, '').slice(0, 10)}x`;
 
+    it('readEvent finds one event by stream and revision, and null where there is none', async () => {
+      const store = await open();
+      const p = prefix();
+      await store.append(`${p}-one`, [newEvent('First'), newEvent('Second')], 'no_stream');
+      const second = await store.readEvent(`${p}-one`, 1);
+      expect(second?.type).toBe('Second');
+      expect(second?.stream).toBe(`${p}-one`);
+      expect(second?.revision).toBe(1);
+      expect(second).toEqual((await store.readStream(`${p}-one`))[1]);
+      expect(await store.readEvent(`${p}-one`, 2)).toBeNull();
+      expect(await store.readEvent(`${p}-none`, 0)).toBeNull();
+    });
+
     it('appendMany appends to several streams in order, each with its expected revision, and a retry of the same events writes nothing twice', async () => {
       const store = await open();
       const p = prefix();

@@ -1,4 +1,4 @@
-import { UnavailableError, type AppendResult, type EventStoreDBClient, type Filter, type ResolvedEvent } from '@eventstore/db-client';
+import { StreamNotFoundError, UnavailableError, type AppendResult, type EventStoreDBClient, type Filter, type ResolvedEvent } from '@eventstore/db-client';
 import { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError, WrongExpectedRevisionError, type NewEvent } from '../../../eventStore/eventStore.ts';
@@ -32,6 +32,43 @@ describe('EventStoreDB adapter (no server)', () => {
     await expect(store.append('s-1', [event(), { ...event(), id: '1b6d3f0e-8a43-4b39-9a8c-0f4a5b9f8f11' }], 'no_stream')).rejects.toBeInstanceOf(
       StoreUnavailableError,
     );
+  });
+
+  it('readEvent reads one event from its revision, null for a missing stream or revision, 503 when the server is gone', async () => {
+    let options: { fromRevision?: bigint; maxCount?: number } | undefined;
+    const stored: ResolvedEvent = {
+      event: {
+        streamId: 'product-1',
+        id: '6f1c3a52-54a4-4c2e-9d27-9c1f0d9d7a10',
+        revision: 3n,
+        type: 'ProductPublished',
+        created: new Date(0),
+        data: { at: 1 },
+        metadata: event().metadata,
+        isJson: true,
+        position: { commit: 8192n, prepare: 8192n },
+      },
+    } as ResolvedEvent;
+    const found = openEsdbEventStore({
+      readStream: (_stream: string, o: typeof options) => {
+        options = o;
+        return (async function* () {
+          yield stored;
+        })();
+      },
+    } as unknown as EventStoreDBClient);
+    expect(await found.readEvent('product-1', 3)).toMatchObject({ stream: 'product-1', revision: 3, position: 8192, type: 'ProductPublished' });
+    expect(options).toMatchObject({ fromRevision: 3n, maxCount: 1 });
+    // The stream ends before the revision asked for: the server starts from the next one there is, if any.
+    expect(await found.readEvent('product-1', 2)).toBeNull();
+    const missing = openEsdbEventStore(fakeClient(async () => ({ success: true, nextExpectedRevision: 0n, position: undefined }), async function* () {
+      throw new StreamNotFoundError();
+    }));
+    expect(await missing.readEvent('product-2', 0)).toBeNull();
+    const gone = openEsdbEventStore(fakeClient(async () => ({ success: true, nextExpectedRevision: 0n, position: undefined }), async function* () {
+      throw new UnavailableError();
+    }));
+    await expect(gone.readEvent('product-1', 0)).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it('an unsuccessful append result (throwOnAppendFailure=false in the connection string) is a conflict', async () => {
