@@ -355,7 +355,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   /** A commit of ours is on disk: the subscriptions may read it. */
   function durable(written: EventRow[]): void {
     commits += 1;
-    rememberWritten(written);
+    // Kept for the subscriptions of this connection: a store with none (the server's thread, its
+    // projections on the subscriber thread) parses and holds nothing; its reads ask the file.
+    if (subscriptions.size > 0) rememberWritten(written);
   }
 
   // Recorded events are shared between readers (the recent window, the stream cache): frozen, so

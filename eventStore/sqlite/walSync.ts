@@ -11,6 +11,12 @@ type Waiter = {
   fail: (error: unknown) => void;
 };
 
+/**
+ * Syncs of the WAL running at once. A commit made while one runs starts its own at once rather
+ * than waiting for it to return and then for its own: an append waits about one sync, not two.
+ */
+const MAX_SYNCS_IN_FLIGHT = 2;
+
 export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
 
 export type WalSync = {
@@ -75,38 +81,42 @@ export function openWalSync(db: Database.Database, file: string, onSynced: () =>
     closeSync(dir);
   }
 
-  /** The commits the sync in flight covers (null when none runs). */
-  let covered: Waiter[] | null = null;
+  /** The syncs in flight, oldest first, each with the commits it covers. */
+  let inFlight: Waiter[][] = [];
   let failure: unknown = null;
   /** After a failed sync: readers stay below the first event it left unsettled, for good. */
   let failedCap = Number.MAX_SAFE_INTEGER;
   let idleWaiters: Array<() => void> = [];
 
   function start(): void {
-    if (covered !== null || waiting.length === 0) return;
+    if (inFlight.length >= MAX_SYNCS_IN_FLIGHT || waiting.length === 0) return;
     const these = waiting;
     waiting = [];
-    covered = these;
+    inFlight.push(these);
     syncFile(fd, (error) => {
-      covered = null;
+      // A sync puts on disk all that was written before it started: the syncs started before it
+      // are done too, whichever returns first.
+      const at = inFlight.indexOf(these);
+      const done = at === -1 ? [] : inFlight.splice(0, at + 1).flat();
       if (error && failure === null) {
         failure = new StoreUnavailableError(`event log: fsync failed (${error.code ?? error.message}); restart the service`, { cause: error });
       }
       if (failure !== null) {
         // After a failed sync the kernel may have dropped the pages it could not write, and a
         // later sync would succeed without them: nothing unsettled is known to be on disk.
-        const all = these.concat(waiting);
+        const all = done.concat(inFlight.flat(), waiting);
+        inFlight = [];
         waiting = [];
         for (const w of all) if (w.first !== null) failedCap = Math.min(failedCap, w.first - 1);
         for (const w of all) w.fail(failure);
       } else {
-        for (const w of these) w.settle();
+        for (const w of done) w.settle();
       }
       onSynced();
-      if (covered === null && waiting.length === 0) {
-        const done = idleWaiters;
+      if (inFlight.length === 0 && waiting.length === 0) {
+        const resolved = idleWaiters;
         idleWaiters = [];
-        for (const resolve of done) resolve();
+        for (const resolve of resolved) resolve();
       }
     });
   }
@@ -118,11 +128,11 @@ export function openWalSync(db: Database.Database, file: string, onSynced: () =>
     },
     start,
     get syncing() {
-      return covered !== null;
+      return inFlight.length >= MAX_SYNCS_IN_FLIGHT;
     },
     durableCap() {
       if (failure !== null) return failedCap;
-      for (const w of covered ?? []) if (w.first !== null) return w.first - 1;
+      for (const sync of inFlight) for (const w of sync) if (w.first !== null) return w.first - 1;
       for (const w of waiting) if (w.first !== null) return w.first - 1;
       return Number.MAX_SAFE_INTEGER;
     },
@@ -130,7 +140,7 @@ export function openWalSync(db: Database.Database, file: string, onSynced: () =>
       return failure;
     },
     idle() {
-      if (covered === null && waiting.length === 0) return Promise.resolve();
+      if (inFlight.length === 0 && waiting.length === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
     close() {

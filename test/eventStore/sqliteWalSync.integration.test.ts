@@ -58,25 +58,32 @@ describe('SQLite event store: an append answers once its commit is synced', () =
     await vi.waitFor(() => expect(delivered.map((e) => e.position)).toEqual([position]), { timeout: 10_000 });
   });
 
-  it('appends made while a sync runs are committed together once it returns, and share the next sync', async () => {
+  it('a commit made while one sync runs starts its own; past two in flight, appends wait and go together; a sync settles those started before it', async () => {
     const { store, held } = heldStore();
-    const first = store.append('queued-1', [newEvent()], 'no_stream');
+    let firstAnswered = false;
+    const first = store.append('queued-1', [newEvent()], 'no_stream').then((r) => ((firstAnswered = true), r));
     await vi.waitFor(() => expect(held).toHaveLength(1));
+    // A second commit does not wait for the first sync: it is written and synced beside it.
     const second = store.append('queued-2', [newEvent()], 'no_stream');
-    const third = store.appendMany([{ stream: 'queued-3', events: [newEvent(), newEvent()], expected: 'no_stream' }]);
-    await nextTurn();
-    // Not committed yet: they wait for the sync in flight.
-    expect(await store.readStream('queued-2')).toEqual([]);
-
-    held.shift()!();
-    const a = await first;
-    await vi.waitFor(() => expect(held).toHaveLength(1));
+    await vi.waitFor(() => expect(held).toHaveLength(2));
     expect((await store.readStream('queued-2')).length).toBe(1);
-    held.shift()!();
-    const [b, [c]] = await Promise.all([second, third]);
-    expect([a.position, b.position, c!.position]).toEqual([a.position, a.position + 1, a.position + 3]);
-    expect(held).toHaveLength(0);
-    expect((await store.readAll({ after: null, limit: 10 })).map((e) => e.stream)).toEqual(['queued-1', 'queued-2', 'queued-3', 'queued-3']);
+    // Two syncs in flight: these wait, in order, for one of them to return.
+    const third = store.append('queued-3', [newEvent()], 'no_stream');
+    const fourth = store.appendMany([{ stream: 'queued-4', events: [newEvent(), newEvent()], expected: 'no_stream' }]);
+    await nextTurn();
+    expect(await store.readStream('queued-3')).toEqual([]);
+
+    // The second sync returns first: it put the first commit on disk too.
+    held.splice(1, 1)[0]!();
+    const [a, b] = await Promise.all([first, second]);
+    expect(firstAnswered).toBe(true);
+    // The queued appends then go in one commit, with one sync.
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    expect((await store.readStream('queued-3')).length).toBe(1);
+    while (held.length > 0) held.shift()!();
+    const [c, [d]] = await Promise.all([third, fourth]);
+    expect([b.position, c.position, d!.position]).toEqual([a.position + 1, a.position + 2, a.position + 4]);
+    expect((await store.readAll({ after: null, limit: 10 })).map((e) => e.stream)).toEqual(['queued-1', 'queued-2', 'queued-3', 'queued-4', 'queued-4']);
   });
 
   it('a failed sync refuses the appends it covered and every append after it, and readers never see them', async () => {
