@@ -71,8 +71,9 @@ CREATE TABLE IF NOT EXISTS events (
 /**
  * Event store on one SQLite file. Appends are committed together in one transaction (group
  * commit), and an append resolves only once its commit is synced to disk. The sync runs off the
- * event loop (walSync.ts), and the appends made while it runs are committed together once it
- * returns: requests keep being served while the disk works, and concurrent ones share one sync.
+ * event loop (walSync.ts, two at most at once), and the appends made while the syncs are busy are
+ * committed together once one returns: requests keep being served while the disk works, and
+ * concurrent ones share one sync.
  *
  * Subscriptions and readAll see an event of this process's only once it is on disk, as another
  * connection sees a synchronous=FULL commit: nothing reacts to (sends a webhook for, projects) an
@@ -231,7 +232,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
 
   /**
    * Commits the queued appends, in order: consecutive single appends in one group transaction, an
-   * appendMany in its own. Waits while a sync runs (it calls flush again when it returns), and
+   * appendMany in its own. Waits while the syncs are busy (one calls flush again when it returns), and
    * while another connection holds the write lock (a timer calls it again).
    */
   function flush(): void {

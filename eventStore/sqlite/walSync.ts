@@ -22,9 +22,9 @@ export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) 
 export type WalSync = {
   /** Registers a commit just made: `settle` runs once a sync started after it returns (`fail` if it failed). */
   committed(first: number | null, settle: () => void, fail: (error: unknown) => void): void;
-  /** Starts a sync of what was committed, unless one is running (the commits then wait for the next). */
+  /** Starts a sync of what was committed, unless MAX_SYNCS_IN_FLIGHT run (the commits then wait for the next). */
   start(): void;
-  /** A sync is running: commits made now would wait for the next one anyway. */
+  /** As many syncs run as may: commits made now would wait for the next one anyway. */
   readonly syncing: boolean;
   /** The highest position readers may see: below the first event still waiting for its sync. */
   durableCap(): number;
@@ -39,9 +39,9 @@ export type WalSync = {
  * Group commit with the sync off the event loop. The connection commits with synchronous=NORMAL
  * (SQLite writes the WAL frames without syncing them); this then syncs the WAL file on the libuv
  * thread pool and settles the commits it covers only afterwards, so an acknowledged append is on
- * disk, as with synchronous=FULL. `onSynced` runs after each sync: the store commits there what
- * queued up meanwhile, in one transaction, and starts the next sync (one at a time, so batches
- * grow with the disk's latency, as they did while the fsync held the event loop).
+ * disk, as with synchronous=FULL. A commit starts its sync at once while fewer than
+ * MAX_SYNCS_IN_FLIGHT run; past that, appends queue, and `onSynced` (run after each sync) commits
+ * what queued up in one transaction and starts its sync, so batches grow with the disk's latency.
  *
  * Why that is as durable: fdatasync flushes every written page of the file, whoever wrote it, and
  * the file's size; the WAL is written in order, so once it returns every frame up to the last
