@@ -9,7 +9,7 @@ import { allProjections } from '../../projections/allProjections.ts';
 import type { Logger } from '../../projections/projectionRunner.ts';
 import { runJobsUnderLeases } from '../backgroundJobs.ts';
 import { compose } from '../compose.ts';
-import type { Config } from '../config.ts';
+import { isProductionProfile, type Config } from '../config.ts';
 import { workerId } from '../leasedWork.ts';
 import type { Running } from '../leasedWork.ts';
 import { forwardedMetrics } from './forwardedMetrics.ts';
@@ -49,8 +49,9 @@ const sendMetrics = () => {
 try {
   services = await compose(config, {
     runProjections: true,
-    // The server thread learns positions from our reports, not from the stored checkpoints.
-    lazyCheckpoints: true,
+    // The server thread learns positions from our reports, not from the stored checkpoints; on
+    // the production profile other processes may wait on those, so there every batch's is stored.
+    lazyCheckpoints: !isProductionProfile(config),
     onProjectionProgress: reportProgress,
     metrics,
     logger: projectionLogger,
