@@ -13,13 +13,21 @@ import { isProductionProfile, type Config } from '../config.ts';
 import { workerId } from '../leasedWork.ts';
 import type { Running } from '../leasedWork.ts';
 import { forwardedMetrics } from './forwardedMetrics.ts';
+import { lowerThreadPriority } from './lowerThreadPriority.ts';
 import { loggable, type FromSubscribers, type LogLevel, type Positions, type ToSubscribers } from './threadMessages.ts';
 
 /** How often counted figures go to the server thread: well within any scrape interval. */
 const METRICS_EVERY_MS = 1000;
+/**
+ * Requests first: when the cores are busy, this thread yields to the one that answers them (at
+ * nice 5 it still gets about a quarter of a core the other wants, so it keeps up), and catches up
+ * as soon as they are not.
+ */
+const NICENESS = 5;
 
 const port = parentPort;
 if (!port) throw new Error('subscriberThreadEntry runs as a worker thread of `commerce serve`');
+lowerThreadPriority(NICENESS);
 const { config, runJobs } = workerData as { config: Config; runJobs: boolean };
 
 const send = (message: FromSubscribers) => port.postMessage(message);

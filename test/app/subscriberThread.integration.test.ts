@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
 import { allProjections } from '../../projections/allProjections.ts';
@@ -43,6 +43,13 @@ describe.each(['true', 'false'])('serve with SUBSCRIBER_THREAD=%s', (mode) => {
     // Its jobs log taking their leases after the line that says where they run.
     await eventually(async () => proc.output().includes('lease taken'), 20_000);
     expect(proc.output().includes('projections and background jobs run on the subscriber thread')).toBe(mode === 'true');
+  });
+
+  it.runIf(process.platform === 'linux')('gives the subscriber thread, alone, a lower priority than the thread that answers requests', () => {
+    // The 19th field of a task's stat is its nice value.
+    const nice = readdirSync(`/proc/${proc.child.pid}/task`).map((tid) => Number(readFileSync(`/proc/${proc.child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+    expect(nice.filter((n) => n === 5)).toHaveLength(mode === 'true' ? 1 : 0);
+    expect(nice.filter((n) => n === 0).length).toBeGreaterThan(0);
   });
 
   it('runs the workflow a webhook starts, projects it, and counts what the subscribers did in /metrics', async () => {
