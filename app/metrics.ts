@@ -30,6 +30,7 @@ export function createMetrics(): Metrics {
   const httpRequest = registerHttpRequestMetrics(registry);
   // Counted in a plain map per append and added to the counter at scrape (as for the HTTP series).
   const appendedSinceScrape = new Map<string, number>();
+  const countAppended = (type: string, n: number) => appendedSinceScrape.set(type, (appendedSinceScrape.get(type) ?? 0) + n);
   new Counter({
     name: 'events_appended_total',
     help: 'Events appended to the event store by this process, by event type.',
@@ -67,13 +68,13 @@ export function createMetrics(): Metrics {
     registry,
     httpRequest,
     eventsAppended(types) {
-      for (const type of types) appendedSinceScrape.set(type, (appendedSinceScrape.get(type) ?? 0) + 1);
+      for (const type of types) countAppended(type, 1);
     },
     webhookResult(success) {
       webhooks.inc({ result: success ? 'success' : 'failure' });
     },
     addCounts(counts) {
-      for (const [type, n] of counts.appended) appendedSinceScrape.set(type, (appendedSinceScrape.get(type) ?? 0) + n);
+      for (const [type, n] of counts.appended) countAppended(type, n);
       if (counts.webhooks.success > 0) webhooks.inc({ result: 'success' }, counts.webhooks.success);
       if (counts.webhooks.failure > 0) webhooks.inc({ result: 'failure' }, counts.webhooks.failure);
     },

@@ -82,20 +82,19 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
     return t;
   };
 
-  const applyOp = (op: WriteOp) => {
-    if (op.op === 'upsert') table(op.collection).upsert.run(op.doc.id, JSON.stringify(op.doc));
-    else table(op.collection).delete.run(op.id);
+  /** A write with its document already serialized, ready to run. */
+  type Row = { op: 'upsert'; t: TableStatements; id: string; json: string } | { op: 'delete'; t: TableStatements; id: string };
+  const toRow = (op: WriteOp): Row =>
+    op.op === 'upsert' ? { op: 'upsert', t: table(op.collection), id: op.doc.id, json: JSON.stringify(op.doc) } : { op: 'delete', t: table(op.collection), id: op.id };
+  const runRow = (row: Row) => {
+    if (row.op === 'upsert') row.t.upsert.run(row.id, row.json);
+    else row.t.delete.run(row.id);
   };
 
-  /** A write with its document already serialized. */
-  type Row = { op: 'upsert'; t: TableStatements; id: string; json: string } | { op: 'delete'; t: TableStatements; id: string };
   const commitTx = db.transaction((name: string, rows: Row[], expected: number | null, next: number) => {
     const actual = readCheckpointStmt.get(name)?.position ?? null;
     if (actual !== expected) throw new CheckpointConflictError(name, expected, actual);
-    for (const row of rows) {
-      if (row.op === 'upsert') row.t.upsert.run(row.id, row.json);
-      else row.t.delete.run(row.id);
-    }
+    for (const row of rows) runRow(row);
     writeCheckpointStmt.run(name, next);
   });
 
@@ -128,10 +127,10 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
       return prepared(`SELECT count(*) AS n FROM ${tableName(collection)} WHERE ${where}`).get(...params)?.n ?? 0;
     },
     async upsert(collection, doc) {
-      applyOp({ op: 'upsert', collection, doc });
+      runRow(toRow({ op: 'upsert', collection, doc }));
     },
     async delete(collection, id) {
-      applyOp({ op: 'delete', collection, id });
+      runRow(toRow({ op: 'delete', collection, id }));
     },
     async ensureIndex(collection, fields) {
       table(collection);
@@ -144,8 +143,7 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
     async commit(name, ops, { expected, next }) {
       // Serialized before the transaction: the file's write lock, which the event log's appends
       // wait for, is held only for the writes themselves.
-      const rows = ops.map((op): Row => (op.op === 'upsert' ? { op: 'upsert', t: table(op.collection), id: op.doc.id, json: JSON.stringify(op.doc) } : { op: 'delete', t: table(op.collection), id: op.id }));
-      commitTx.immediate(name, rows, expected, next);
+      commitTx.immediate(name, ops.map(toRow), expected, next);
     },
     async reset(name, collections) {
       resetTx.immediate(name, collections);
