@@ -6,6 +6,7 @@ import { createMetrics } from './metrics.ts';
 import { reportedProjections } from './thread/reportedProjections.ts';
 import { startSubscriberThread, type SubscriberThread, type ThreadLog } from './thread/subscriberThread.ts';
 import { workerId } from './leasedWork.ts';
+import { projectionsAtHead } from '../projections/projectionsAtHead.ts';
 import { recordServerUrl } from './serverUrlFile.ts';
 
 /**
@@ -85,10 +86,7 @@ export async function startServer(config: Config): Promise<{ url: string; close(
       // 3. Projections run here apply what those appended, so the read models stop exactly at the
       // head (the subscriber thread does the same on its own stop).
       await thread?.stop();
-      const head = runProjections && !thread ? await services.store.headPosition() : null;
-      if (head !== null && services.projections && !(await services.projections.waitFor(head, 10_000))) {
-        app.log.warn({ head, checkpoint: services.projections.checkpoint() }, 'projections did not reach the head before shutdown');
-      }
+      if (runProjections && !thread && services.projections) await projectionsAtHead(services.store, services.projections, (o, m) => app.log.warn(o, m));
       await services.close();
     })());
   return { url, close };

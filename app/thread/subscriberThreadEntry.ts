@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { allProjections } from '../../projections/allProjections.ts';
+import { projectionsAtHead } from '../../projections/projectionsAtHead.ts';
 import type { Logger } from '../../projections/projectionRunner.ts';
 import { runJobsUnderLeases } from '../backgroundJobs.ts';
 import { compose } from '../compose.ts';
@@ -83,12 +84,7 @@ if (services) {
       stopping = true;
       void (async () => {
         await jobs?.stop();
-        // The projections apply what the jobs and the last requests appended: the read models stop exactly at the head.
-        const head = await running.store.headPosition();
-        const runner = running.projections!;
-        if (head !== null && !(await runner.waitFor(head, 10_000))) {
-          log('warn')({ head, checkpoint: runner.checkpoint() }, 'projections did not reach the head before shutdown');
-        }
+        await projectionsAtHead(running.store, running.projections!, log('warn'));
         await running.close();
         clearInterval(metricsTimer);
         sendMetrics();
