@@ -1,6 +1,5 @@
 import type { Services } from '../app/services.ts';
-import { WEBHOOK_DELIVERIES, type DeliveryDoc } from '../projections/webhooks/webhookProjection.ts';
-import { callAndRecord, endpointsOfPass, type DispatchOptions } from './webhookDispatch.ts';
+import { callAndRecord, endpointsOfPass, oldestPending, type DispatchOptions } from './webhookDispatch.ts';
 import type { CreatedDelivery } from './webhookFanout.ts';
 import { orderKey, type InFlight } from './inFlight.ts';
 
@@ -37,17 +36,9 @@ export async function deliverCreated(services: Services, created: readonly Creat
   try {
     // The read model must show what came before these deliveries for their keys to be judged by it.
     if (!(await inFlight.applied(services, new Map([...groups].map(([key, group]) => [key, group.at(-1)!.position])), 10_000))) return created.length;
-    const older = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
-      filter: {
-        status: 'pending',
-        endpoint_id: { $in: [...new Set(created.map((d) => d.state.endpoint_id))] },
-        resource: { $in: [...new Set(created.map((d) => d.resource))] },
-      },
-    });
-    for (const p of older) {
-      const key = orderKey(p.endpoint_id, p.resource);
-      const group = groups.get(key);
-      if (group && p.position < group[0]!.position) {
+    const oldest = await oldestPending(services, created.map((d) => ({ endpoint_id: d.state.endpoint_id, resource: d.resource })));
+    for (const [key, group] of groups) {
+      if ((oldest.get(key) ?? Number.POSITIVE_INFINITY) < group[0]!.position) {
         leave(group);
         groups.delete(key);
       }

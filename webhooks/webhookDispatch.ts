@@ -55,15 +55,7 @@ export async function dispatchDue(services: Services, options: DispatchOptions):
  */
 export async function firstOfTheirResource(services: Services, due: readonly DeliveryDoc[]): Promise<DeliveryDoc[]> {
   if (due.length === 0) return [];
-  const pending = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
-    filter: { status: 'pending', endpoint_id: { $in: [...new Set(due.map((d) => d.endpoint_id))] }, resource: { $in: [...new Set(due.map((d) => d.resource))] } },
-  });
-  const oldest = new Map<string, number>();
-  for (const p of pending) {
-    const key = orderKey(p.endpoint_id, p.resource);
-    const at = oldest.get(key);
-    if (at === undefined || p.position < at) oldest.set(key, p.position);
-  }
+  const oldest = await oldestPending(services, due);
   const seen = new Set<string>();
   const ready: DeliveryDoc[] = [];
   for (const d of due) {
@@ -73,6 +65,23 @@ export async function firstOfTheirResource(services: Services, due: readonly Del
     if ((oldest.get(key) ?? d.position) >= d.position) ready.push(d);
   }
   return ready;
+}
+
+/**
+ * The log position of the oldest pending delivery (due or waiting for a retry) of each endpoint
+ * and resource among `of`, by orderKey: one query for them all.
+ */
+export async function oldestPending(services: Services, of: ReadonlyArray<{ endpoint_id: string; resource: string }>): Promise<Map<string, number>> {
+  const pending = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
+    filter: { status: 'pending', endpoint_id: { $in: [...new Set(of.map((d) => d.endpoint_id))] }, resource: { $in: [...new Set(of.map((d) => d.resource))] } },
+  });
+  const oldest = new Map<string, number>();
+  for (const p of pending) {
+    const key = orderKey(p.endpoint_id, p.resource);
+    const at = oldest.get(key);
+    if (at === undefined || p.position < at) oldest.set(key, p.position);
+  }
+  return oldest;
 }
 
 /** One pass, saying whether it found a full batch due (then the caller goes again at once). */
