@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError, type EventStore, type RecordedEvent } from '../../eventStore/eventStore.ts';
 import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
+import { tempSqliteFile } from '../contracts/storeFixtures.ts';
+import { holdWriteLock } from '../helpers/sqliteStores.ts';
 
 const metadata = { correlation_id: 'test', actor: { type: 'cli' as const }, organization_id: null, occurred_at: 1_700_000_000 };
 const event = (type = 'Tested') => ({ id: randomUUID(), type, data: { n: 1 }, metadata });
@@ -21,22 +20,14 @@ describe('the SQLite event store beside another connection on its file', () => {
     for (const step of cleanup.splice(0).reverse()) await step();
   });
   const file = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'shared-file-'));
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-    return join(dir, 'commerce.db');
+    const { file: path, dispose } = tempSqliteFile();
+    cleanup.push(dispose);
+    return path;
   };
-  const open = (path: string, options: { busyTimeoutMs?: number; pollIntervalMs?: number } = {}): EventStore => {
+  const open = (path: string, options: { busyTimeoutMs?: number; pollIntervalMs?: number; autocheckpointPages?: number } = {}): EventStore => {
     const store = openSqliteEventStore({ file: path, ...options });
     cleanup.push(() => store.close());
     return store;
-  };
-  const holdWriteLock = (path: string) => {
-    const other = new Database(path);
-    other.exec('BEGIN IMMEDIATE');
-    return () => {
-      other.exec('COMMIT');
-      other.close();
-    };
   };
 
   it('an append waits for the write lock off the event loop, and commits once it is free', async () => {
@@ -101,32 +92,20 @@ describe('the SQLite event store beside another connection on its file', () => {
     await vi.waitFor(() => expect(filtered).toHaveLength(4), { timeout: 5000 });
     await vi.waitFor(() => expect(seen.filter((e) => e.type === 'After')).toHaveLength(4), { timeout: 5000 });
   });
-});
-
-describe('WAL checkpoints left to another connection', () => {
   it('a connection with a high autocheckpoint bound leaves the WAL to the connection that checkpoints', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wal-bound-'));
-    const path = join(dir, 'commerce.db');
-    const api = openSqliteEventStore({ file: path, autocheckpointPages: 16_384 });
-    const walPages = () => {
-      const probe = new Database(path);
-      try {
-        // Its answer gives the WAL's length in frames (copying them leaves the length as it is).
-        return (probe.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]?.log ?? 0;
-      } catch {
-        return -1;
-      }
-    };
+    const path = file();
+    const api = open(path, { autocheckpointPages: 16_384 });
+    // Well past SQLite's default of 1,000 pages, in commits of this connection alone.
+    const big = 'x'.repeat(3000);
+    for (let i = 0; i < 60; i++) {
+      await api.append(`bulk-${i}`, Array.from({ length: 40 }, () => ({ id: randomUUID(), type: 'Bulk', data: { big }, metadata })), 'no_stream');
+    }
+    const probe = new Database(path);
     try {
-      // Well past SQLite's default of 1,000 pages, in commits of this connection alone.
-      const big = 'x'.repeat(3000);
-      for (let i = 0; i < 60; i++) {
-        await api.append(`bulk-${i}`, Array.from({ length: 40 }, () => ({ id: randomUUID(), type: 'Bulk', data: { big }, metadata })), 'no_stream');
-      }
-      expect(walPages()).toBeGreaterThan(1000);
+      // Its answer gives the WAL's length in frames (copying them leaves the length as it is).
+      expect((probe.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log).toBeGreaterThan(1000);
     } finally {
-      await api.close();
-      rmSync(dir, { recursive: true, force: true });
+      probe.close();
     }
   });
 });

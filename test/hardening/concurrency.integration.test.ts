@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.t
 import type { Decider, DomainEvent } from '../../domain/shared/decider.ts';
 import { DomainError } from '../../domain/shared/domainError.ts';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';
+import { holdWriteLock } from '../helpers/sqliteStores.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /**
@@ -172,19 +172,9 @@ describe('another process holding the data file locked past the wait', () => {
   });
   afterAll(() => server.close({ remove: true }));
 
-  /** What a long transaction in another process (a sqlite3 shell, a backup tool) looks like. */
-  const holdWriteLock = () => {
-    const other = new Database(join(server.dataDir, 'commerce.db'));
-    other.exec('BEGIN IMMEDIATE');
-    return () => {
-      other.exec('COMMIT');
-      other.close();
-    };
-  };
-
   it('an append fails with StoreUnavailableError, writes nothing, and goes through once the lock is gone', async () => {
     const head = await server.services.store.headPosition();
-    const release = holdWriteLock();
+    const release = holdWriteLock(join(server.dataDir, 'commerce.db'));
     try {
       await expect(handleCommand({ store: server.services.store, metadata: metadata(1) }, 'counter_test-locked', counter, { n: 1 })).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(await server.services.store.headPosition()).toBe(head);
@@ -198,7 +188,7 @@ describe('another process holding the data file locked past the wait', () => {
   it('a request then answers 503 with Retry-After (not 500), and the same request succeeds afterwards', async () => {
     const create = () =>
       server.fetch('/api/checkout/sessions', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'locked-1' }, body: JSON.stringify({ offer: offerSlug }) });
-    const release = holdWriteLock();
+    const release = holdWriteLock(join(server.dataDir, 'commerce.db'));
     let busy: Response;
     try {
       busy = await create();

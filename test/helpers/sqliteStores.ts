@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,4 +25,17 @@ export function openTempStores(cleanup: Array<() => Promise<void> | void>, prefi
     await readStore.close();
   });
   return { file, store, readStore };
+}
+
+/**
+ * What a long transaction in another process (a sqlite3 shell, a backup tool) looks like: a
+ * connection holding the file's write lock until the returned function is called.
+ */
+export function holdWriteLock(file: string): () => void {
+  const other = new Database(file);
+  other.exec('BEGIN IMMEDIATE');
+  return () => {
+    other.exec('COMMIT');
+    other.close();
+  };
 }
