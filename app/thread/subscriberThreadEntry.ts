@@ -20,9 +20,9 @@ import { loggable, type FromSubscribers, type LogLevel, type Positions, type ToS
 /** How often counted figures go to the server thread: well within any scrape interval. */
 const METRICS_EVERY_MS = 1000;
 /**
- * Requests first: when the cores are busy, this thread yields to the one that answers them (at
- * nice 5 it still gets about a quarter of a core the other wants, so it keeps up), and catches up
- * as soon as they are not.
+ * Requests first: when the cores are busy, this thread yields to the one that answers them (5 nice
+ * steps below it, it still gets about a quarter of a core the other wants, so it keeps up), and
+ * catches up as soon as they are not.
  */
 const NICENESS = 5;
 

@@ -46,10 +46,12 @@ describe.each(['true', 'false'])('serve with SUBSCRIBER_THREAD=%s', (mode) => {
   });
 
   it.runIf(process.platform === 'linux')('gives the subscriber thread, alone, a lower priority than the thread that answers requests', () => {
-    // The 19th field of a task's stat is its nice value.
-    const nice = readdirSync(`/proc/${proc.child.pid}/task`).map((tid) => Number(readFileSync(`/proc/${proc.child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
-    expect(nice.filter((n) => n === 5)).toHaveLength(mode === 'true' ? 1 : 0);
-    expect(nice.filter((n) => n === 0).length).toBeGreaterThan(0);
+    // The 19th field of a task's stat is its nice value; the process's own task is its main thread.
+    const niceOf = (tid: string) => Number(readFileSync(`/proc/${proc.child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    const main = niceOf(String(proc.child.pid));
+    const others = readdirSync(`/proc/${proc.child.pid}/task`).map(niceOf);
+    // Five steps below the main thread (the test may itself run under nice), at most 19.
+    expect(others.filter((n) => n !== main)).toEqual(mode === 'true' && main < 19 ? [Math.min(19, main + 5)] : []);
   });
 
   it('runs the workflow a webhook starts, projects it, and counts what the subscribers did in /metrics', async () => {
