@@ -38,7 +38,8 @@ export type SendOptions = {
   signal: AbortSignal;
   /**
    * A long-lived dispatcher from guardedAgent (keep-alive connections per origin, each vetted by
-   * the same guarded lookup when it opens); absent, each call opens and closes its own.
+   * the same guarded lookup when it opens); absent, each call opens and closes its own. Calls on a
+   * shared agent are not tied to `signal` once made: its owner destroys the agent to end them.
    */
   agent?: Agent;
   /**
@@ -180,23 +181,39 @@ export function prepareRequest(action: SendWebhookAction, scope: TemplateScope, 
   return { payload, headers };
 }
 
-/** The response body up to MAX_RESPONSE_BODY (by its events: an async iterator per call costs more than the call's own parsing). */
-function readCapped(body: NodeJS.ReadableStream & { destroy(): void }): Promise<string> {
+/**
+ * The response body up to MAX_RESPONSE_BODY (by its events: an async iterator per call costs more
+ * than the call's own parsing), failing with a TimeoutError past `timeoutMs` when given.
+ */
+function readCapped(body: NodeJS.ReadableStream & { destroy(): void }, timeoutMs?: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = () => resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY).toString('utf8'));
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            reject(Object.assign(new Error('the response body took too long'), { name: 'TimeoutError' }));
+            body.destroy();
+          }, timeoutMs);
+    // Settled at the first of these: what the destroyed stream reports after that changes nothing.
+    const done = () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY).toString('utf8'));
+    };
     body.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
       if (size >= MAX_RESPONSE_BODY) {
-        // Settled here: what the destroyed stream reports after this changes nothing.
         done();
         body.destroy();
       }
     });
     body.on('end', done);
-    body.on('error', reject);
+    body.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
   });
 }
 
@@ -235,7 +252,11 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
       connections: 1,
       pipelining: 0,
     });
-  const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
+  // A call on a shared agent gets no AbortSignal: one joined from the caller's and a timeout's
+  // costs more CPU than the call itself. Its agent's headers time-out bounds the wait for an
+  // answer, the body has its own, and the agent's owner destroys it to end calls at shutdown.
+  const signal = options.agent ? undefined : AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
+  if (options.signal.aborted) return failure('aborted');
   try {
     // The URL parsed once, here, rather than again by undici's request() on every call.
     const response = await agent.request({
@@ -244,9 +265,9 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
       method: action.method,
       headers,
       body: payload === '' ? null : payload,
-      signal,
+      ...(signal ? { signal } : {}),
     });
-    const responseBody = await readCapped(response.body as never);
+    const responseBody = await readCapped(response.body as never, signal ? undefined : options.timeoutMs);
     const status = response.statusCode;
     return { success: status >= 200 && status < 300, status_code: status, response_body: responseBody, headers: arrayHeaders(response.headers), ...base };
   } catch (error) {

@@ -123,12 +123,14 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
         async stop() {
           stopped = true;
           controller.abort();
+          // Ends the calls under way (they carry no signal of their own): reported as aborted, not recorded.
+          const closing = agent.destroy().catch(() => undefined);
           if (timer) clearTimeout(timer);
           await following.stop();
           await Promise.all(direct);
           await pass;
           await inFlight.drain();
-          await agent.destroy().catch(() => undefined);
+          await closing;
         },
       };
     },

@@ -150,6 +150,21 @@ describe('event webhooks', () => {
     expect(hanging.calls).toHaveLength(1);
   });
 
+  it('records a receiver that sends its headers and then stalls its body as a timeout', { timeout: 60_000 }, async () => {
+    const org = await server.identity();
+    const stalling = await receiver((_call, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('half an answer');
+    });
+    const endpoint = await subscribe(server, org.organizationId, stalling.url, ['offer.published']);
+    await server.settle();
+    await makeOffer(server, org.organizationId);
+    await expect.poll(async () => (await deliveriesOf(server, endpoint.id))[0]?.attempts ?? 0, { timeout: 20_000 }).toBe(1);
+    const [delivery] = await deliveriesOf(server, endpoint.id);
+    expect(delivery!.status).toBe('pending');
+    expect((await attemptsOf(server, delivery!.id))[0]).toMatchObject({ success: false, status_code: 0, error: 'timeout' });
+  });
+
   it('sends nothing to a disabled endpoint', { timeout: 60_000 }, async () => {
     const org = await server.identity();
     const witness = await receiver();
