@@ -47,6 +47,8 @@ export type SendOptions = {
    * from a seller's template: they are not checked again on every call (event webhooks).
    */
   ownRequest?: boolean;
+  /** false: the result's `headers` stay empty (event webhooks record none of them). */
+  responseHeaders?: boolean;
 };
 
 /** A keep-alive undici Agent behind the SSRF guard: one pool of `connections` per origin. */
@@ -225,10 +227,30 @@ function arrayHeaders(headers: Record<string, string | string[] | undefined>): R
   return out;
 }
 
+/** Where a URL sends a call: parsed once per URL, not on every call to it. */
+type Target = { origin: string; path: string; host: string; literal: boolean } | null;
+const targets = new Map<string, Target>();
+const MAX_TARGETS = 1000;
+
+function targetOf(url: string): Target {
+  let target = targets.get(url);
+  if (target !== undefined) return target;
+  if (!isWebhookUrl(url)) target = null;
+  else {
+    const parsed = new URL(url);
+    const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, host, literal: isIP(host) !== 0 };
+  }
+  if (targets.size >= MAX_TARGETS) targets.clear();
+  targets.set(url, target);
+  return target;
+}
+
 async function attempt(action: SendWebhookAction, payload: string, headers: Record<string, string>, options: SendOptions): Promise<WebhookResult> {
   const base = { url: action.url, payload, method: action.method.toLowerCase() };
   const failure = (error: string): WebhookResult => ({ success: false, status_code: 0, response_body: '', headers: {}, ...base, error });
-  if (!isWebhookUrl(action.url)) return failure('invalid_url');
+  const target = targetOf(action.url);
+  if (target === null) return failure('invalid_url');
   // The payload is a JSON template (checked when the sequence is saved), but a string value put
   // outside quotes, or a template saved before that check, can still render something else:
   // the receiver would get it as application/json, so it is not sent.
@@ -238,10 +260,9 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   // refuses at each call (a network error, retried): said once, as what it is.
   const header = options.ownRequest ? null : unsendableHeader(headers);
   if (header !== null) return { ...failure('invalid_headers'), message: `The ${header} header holds a line break or control character; the request was not sent.` };
-  const target = new URL(action.url);
-  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const { host } = target;
   // Literal addresses never reach the resolver: judge them here.
-  const literalReason = isIP(host) && !options.allowHosts.includes(host) ? classifyAddress(host) : null;
+  const literalReason = target.literal && !options.allowHosts.includes(host) ? classifyAddress(host) : null;
   if (literalReason !== null) return { ...failure('blocked_address'), message: blockedAddressMessage(host, host, literalReason) };
   const agent =
     options.agent ??
@@ -258,10 +279,10 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   const signal = options.agent ? undefined : AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
   if (options.signal.aborted) return failure('aborted');
   try {
-    // The URL parsed once, here, rather than again by undici's request() on every call.
+    // The URL parsed once, by targetOf, rather than again by undici's request() on every call.
     const response = await agent.request({
       origin: target.origin,
-      path: `${target.pathname}${target.search}`,
+      path: target.path,
       method: action.method,
       headers,
       body: payload === '' ? null : payload,
@@ -269,7 +290,8 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
     });
     const responseBody = await readCapped(response.body as never, signal ? undefined : options.timeoutMs);
     const status = response.statusCode;
-    return { success: status >= 200 && status < 300, status_code: status, response_body: responseBody, headers: arrayHeaders(response.headers), ...base };
+    const responseHeaders = options.responseHeaders === false ? {} : arrayHeaders(response.headers);
+    return { success: status >= 200 && status < 300, status_code: status, response_body: responseBody, headers: responseHeaders, ...base };
   } catch (error) {
     const code = errorCode(error, options.signal);
     const blocked = code === 'blocked_address' ? blockedIn(error) : null;

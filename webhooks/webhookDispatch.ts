@@ -232,6 +232,7 @@ export async function callAndRecord(services: Services, delivery: Attemptable, e
     signal: options.signal,
     // Our own JSON and headers: not checked again on every call as a seller's template is.
     ownRequest: true,
+    responseHeaders: false,
     ...(options.agent ? { agent: options.agent } : {}),
   });
   if (result.error === 'aborted') return null;
