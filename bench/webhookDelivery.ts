@@ -81,7 +81,7 @@ type Shop = { services: Services & { close(): Promise<void> }; ctx: () => Comman
 async function openShop(receiverUrl: string): Promise<Shop> {
   const dataDir = mkdtempSync(join(tmpdir(), 'commerce-bench-hooks-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
-  // As `commerce serve` composes the embedded profile (app/server.ts): lazy projection checkpoints.
+  // What `commerce serve` runs on its subscriber thread (app/server.ts), here on one thread: the projections with lazy checkpoints.
   const services = await compose(config, { runProjections: true, lazyCheckpoints: true, logger: quiet });
   const system = (organizationId: string | null): CommandContext => ({
     store: services.store,
