@@ -311,3 +311,31 @@ export async function refundInvoice(ctx: CommandContext, services: Services, org
     currency: invoice.invoice.currency,
   };
 }
+
+export type CancelOutcome = { payment_intent_id: string; outcome: 'canceled' | 'refused'; status: string | null; message?: string };
+
+/**
+ * Cancels in Stripe the PaymentIntents of a void invoice (its session expired), as Stripe Checkout
+ * does when a session expires: a buyer whose page is still open can no longer pay for nothing.
+ * Keyed per invoice and PaymentIntent, so a repeat changes nothing. A refusal (the payment
+ * succeeded meanwhile, and is refunded as unowed when reported; already cancelled; unknown) is
+ * final; Stripe out of reach throws, for the caller to try again. Nothing for an invoice that is
+ * not void, holds no PaymentIntent, or whose organization has no Stripe account any more.
+ */
+export async function cancelVoidInvoicePayments(services: Services, invoiceId: string): Promise<CancelOutcome[]> {
+  const invoice = fold(invoiceDecider, (await services.store.readStream(invoiceStream(invoiceId))) as never) as InvoiceState;
+  if (invoice.status !== 'void' || !invoice.paymentIntents?.length) return [];
+  const live = await liveProviderOf(services, invoice.invoice.organization_id);
+  if (!live) return [];
+  const outcomes: CancelOutcome[] = [];
+  for (const paymentId of invoice.paymentIntents) {
+    try {
+      const canceled = await live.provider.cancelPayment({ paymentId, idempotencyKey: `commerce-${invoiceId}-cancel-${paymentId}` });
+      outcomes.push({ payment_intent_id: paymentId, outcome: 'canceled', status: canceled.status });
+    } catch (error) {
+      if (!(error instanceof PaymentProviderError) || error.providerCode === null) throw error;
+      outcomes.push({ payment_intent_id: paymentId, outcome: 'refused', status: null, message: error.message });
+    }
+  }
+  return outcomes;
+}

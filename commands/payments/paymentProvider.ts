@@ -74,6 +74,8 @@ export interface LivePaymentProvider {
   readonly name: string;
   createPayment(request: { amount: number; currency: string; metadata: Record<string, string>; idempotencyKey: string; description: string; receiptEmail: string | null }): Promise<LivePayment>;
   retrievePayment(id: string): Promise<LivePayment>;
+  /** Cancels a payment nobody can pay any more (its invoice is void): the buyer's page can no longer confirm it. */
+  cancelPayment(request: { paymentId: string; idempotencyKey: string }): Promise<LivePayment>;
   /** Refunds all that is left of the payment, or `amount`; answers with the charge's running refunded total. */
   refund(request: { paymentId: string; amount: number | null; idempotencyKey: string }): Promise<{ id: string; chargeId: string; amountRefunded: number }>;
   retrieveCharge(id: string): Promise<{ id: string; paymentId: string | null; amountRefunded: number }>;

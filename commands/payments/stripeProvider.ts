@@ -90,6 +90,12 @@ export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefin
         const stripe = await connect();
         return present(await call('read a payment', () => stripe.paymentIntents.retrieve(id, { expand: ['latest_charge'] })));
       },
+      async cancelPayment(request) {
+        const stripe = await connect();
+        return present(
+          await call('cancel a payment', () => stripe.paymentIntents.cancel(request.paymentId, { cancellation_reason: 'abandoned' }, { idempotencyKey: request.idempotencyKey })),
+        );
+      },
       async refund(request) {
         const stripe = await connect();
         const refund = await call('refund a payment', () =>

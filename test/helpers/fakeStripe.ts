@@ -7,7 +7,8 @@ import Stripe from 'stripe';
  * A stand-in for Stripe on loopback, for machines that cannot reach Stripe. It answers only the
  * calls this service makes, with the shapes of Stripe's API reference
  * (https://docs.stripe.com/api): PaymentIntents create / retrieve (expand[]=latest_charge) /
- * confirm, Refunds create, Charges retrieve, each under the account of the secret key that calls
+ * confirm / cancel (from the statuses Stripe allows it, else 400 payment_intent_unexpected_state),
+ * Refunds create, Charges retrieve, each under the account of the secret key that calls
  * it (another account's objects answer 404 resource_missing, as Stripe does), with idempotency
  * keys replayed. It also serves a stand-in for Stripe.js (`/v3/`) implementing only `Stripe(pk)`,
  * `elements({clientSecret})`, `create('payment')`, `mount` and `confirmPayment`: its Payment
@@ -18,6 +19,8 @@ export type FakeAccount = { secretKey: string; publishableKey: string; webhookSe
 type Obj = Record<string, unknown>;
 type Call = { method: string; path: string; account: string | null; idempotencyKey: string | null; body: Record<string, string> };
 
+/** The statuses from which Stripe lets a PaymentIntent be cancelled. */
+const CANCELABLE = new Set(['requires_payment_method', 'requires_capture', 'requires_confirmation', 'requires_action', 'processing']);
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -99,7 +102,10 @@ export type FakeStripe = {
   account(): FakeAccount;
   paymentIntent(id: string): Obj | undefined;
   charge(id: string): Obj | undefined;
-  /** Makes a confirmed PaymentIntent succeed (as a buyer paying with 4242… would), with its charge. */
+  /**
+   * Makes a PaymentIntent succeed (as a buyer paying with 4242… would), with its charge, whatever
+   * its status: a payment that reached Stripe before anything here cancelled it.
+   */
   succeed(paymentIntentId: string, card?: { brand: string; last4: string }): Obj;
   /** A refund made in Stripe's dashboard: the charge's amount_refunded grows. */
   refundInDashboard(chargeId: string, amount: number): Obj;
@@ -126,6 +132,17 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req') });
     res.end(JSON.stringify(body));
   };
+
+  // Stripe's answer to a confirm or cancel that the PaymentIntent's status no longer allows.
+  const unexpectedBody = (intent: Obj, verb: string) => ({
+    error: {
+      type: 'invalid_request_error',
+      code: 'payment_intent_unexpected_state',
+      message: `You cannot ${verb} this PaymentIntent because it has a status of ${String(intent.status)}.`,
+      payment_intent: strip(intent as Obj & { account: string }),
+    },
+  });
+  const unexpectedState = (res: ServerResponse, intent: Obj, verb: string) => send(res, 400, unexpectedBody(intent, verb));
 
   function makeCharge(account: string, intent: Obj, card: { brand: string; last4: string }): Obj & { account: string } {
     const charge = {
@@ -184,6 +201,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const intent = intents.get(confirm[1]!);
       const account = [...accounts.values()].find((a) => a.publishableKey === body.key);
       if (!intent || !account || intent.account !== account.secretKey || intent.client_secret !== body.client_secret) return missing(res, 'payment_intent', confirm[1]!);
+      if (intent.status === 'canceled' || intent.status === 'succeeded') return unexpectedState(res, intent, 'confirm');
       const number = body['payment_method_data[card][number]'] ?? '';
       if (number === '4242424242424242') return send(res, 200, succeed(intent.id as string));
       Object.assign(intent, {
@@ -239,6 +257,14 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const expand = [...url.searchParams.entries()].some(([k, v]) => k.startsWith('expand') && v === 'latest_charge');
       const latest = typeof intent.latest_charge === 'string' && expand ? strip(charges.get(intent.latest_charge)!) : intent.latest_charge;
       return send(res, 200, { ...strip(intent), latest_charge: latest });
+    }
+    const cancelPath = /^\/v1\/payment_intents\/([^/]+)\/cancel$/.exec(url.pathname);
+    if (req.method === 'POST' && cancelPath) {
+      const intent = intents.get(cancelPath[1]!);
+      if (!intent || intent.account !== account) return missing(res, 'payment_intent', cancelPath[1]!);
+      if (!CANCELABLE.has(intent.status as string)) return answer(400, unexpectedBody(intent, 'cancel'));
+      Object.assign(intent, { status: 'canceled', canceled_at: now(), cancellation_reason: body.cancellation_reason ?? null });
+      return answer(200, strip(intent));
     }
     const chargePath = /^\/v1\/charges\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && chargePath) {

@@ -249,6 +249,37 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
     expect(returned[0]!.data).toMatchObject({ payment_intent_id: pi.id, amount: intent.amount, reason: 'invoice_void' });
   });
 
+  it("cancels an expired live session's PaymentIntent in Stripe, once, so the buyer's open page can no longer pay it", async () => {
+    const { sessionId, invoiceId, pi } = await liveSession();
+    clock.advance(25 * 3600 * 1000);
+    const { expireSession } = await import('../../commands/checkout/sessionCommands.ts');
+    try {
+      await expireSession(server.cliContext(owner.organizationId), sessionId);
+    } finally {
+      clock.advance(-25 * 3600 * 1000);
+    }
+    await expect.poll(() => stripe.paymentIntent(pi.id)?.status, { timeout: 20_000 }).toBe('canceled');
+    expect(stripe.paymentIntent(pi.id)).toMatchObject({ cancellation_reason: 'abandoned' });
+    const cancelKeys = () => stripe.calls.filter((c) => c.path === `/v1/payment_intents/${pi.id}/cancel`).map((c) => c.idempotencyKey);
+    expect(cancelKeys()).toEqual([`commerce-${invoiceId}-cancel-${pi.id}`]);
+    // The Payment Element still on the buyer's screen confirms: Stripe refuses.
+    const confirm = await fetch(`${stripe.url}/v1/payment_intents/${pi.id}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_secret: pi.client_secret, key: pi.publishable_key, 'payment_method_data[type]': 'card', 'payment_method_data[card][number]': '4242424242424242' }),
+    });
+    expect(confirm.status).toBe(400);
+    expect(await confirm.json()).toMatchObject({ error: { code: 'payment_intent_unexpected_state' } });
+    // Asked again (a restart before the checkpoint moved): the same key, so Stripe answers as the first time.
+    const { cancelVoidInvoicePayments } = await import('../../commands/payments/livePayments.ts');
+    expect(await cancelVoidInvoicePayments(server.services, invoiceId)).toEqual([{ payment_intent_id: pi.id, outcome: 'canceled', status: 'canceled' }]);
+    expect(new Set(cancelKeys())).toEqual(new Set([`commerce-${invoiceId}-cancel-${pi.id}`]));
+    // A session still open keeps its PaymentIntent.
+    const open = await liveSession();
+    expect(await cancelVoidInvoicePayments(server.services, open.invoiceId)).toEqual([]);
+    expect(stripe.paymentIntent(open.pi.id)?.status).toBe('requires_payment_method');
+  });
+
   it('refunds in part and in full through Stripe, records dashboard refunds and disputes from webhooks, and announces them', async () => {
     const { sessionId, invoiceId, total, pi } = await liveSession();
     const intent = stripe.succeed(pi.id);
