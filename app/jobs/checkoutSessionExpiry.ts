@@ -3,7 +3,8 @@ import { expireSession } from '../../commands/checkout/sessionCommands.ts';
 import type { CommandContext } from '../../commands/handleCommand.ts';
 import { CHECKOUT_SESSIONS, type SessionDoc } from '../../projections/checkout/checkoutProjection.ts';
 import type { Logger } from '../../projections/projectionRunner.ts';
-import type { BackgroundJob, Services } from '../services.ts';
+import type { Services } from '../services.ts';
+import { intervalJob } from './intervalJob.ts';
 
 const BATCH = 200;
 
@@ -43,35 +44,12 @@ export async function expireDueSessions(services: Services, logger?: Logger): Pr
   return expired;
 }
 
-export const checkoutSessionExpiryJob: BackgroundJob = {
+export const checkoutSessionExpiryJob = intervalJob({
   name: 'checkout-session-expiry',
-  async start(services, logger) {
-    let stopped = false;
-    let running: Promise<void> | null = null;
-    const tick = () => {
-      // One pass at a time: a slow pass is not overtaken by the next tick.
-      if (running) return;
-      running = (async () => {
-        try {
-          const expired = await expireDueSessions(services, logger);
-          if (expired > 0) logger.info({ expired }, 'checkout sessions expired');
-        } catch (error) {
-          logger.error({ err: error }, 'checkout session expiry failed; retrying at the next tick');
-        } finally {
-          running = null;
-        }
-      })();
-    };
-    const timer = setInterval(() => {
-      if (!stopped) tick();
-    }, services.config.CHECKOUT_EXPIRY_INTERVAL_MS);
-    timer.unref();
-    return {
-      async stop() {
-        stopped = true;
-        clearInterval(timer);
-        await running;
-      },
-    };
+  intervalMs: (services) => services.config.CHECKOUT_EXPIRY_INTERVAL_MS,
+  async pass(services, logger) {
+    const expired = await expireDueSessions(services, logger);
+    if (expired > 0) logger.info({ expired }, 'checkout sessions expired');
   },
-};
+  failure: 'checkout session expiry failed; retrying at the next tick',
+});

@@ -60,7 +60,7 @@ async function clientMetadata(store: EventStore, clientId: string): Promise<Adap
 export function oidcAdapterClass(readStore: ReadStore, store: EventStore, clock: () => number): new (name: string) => Adapter {
   let indexed: Promise<void> | null = null;
   const ready = () =>
-    (indexed ??= Promise.all([readStore.ensureIndex(OAUTH_RECORDS, ['grant_id']), readStore.ensureIndex(OAUTH_RECORDS, ['uid_hash'])]).then(() => undefined));
+    (indexed ??= ensureRecordIndexes(readStore));
 
   return class ReadStoreAdapter implements Adapter {
     constructor(private readonly model: string) {}
@@ -129,6 +129,21 @@ export function oidcAdapterClass(readStore: ReadStore, store: EventStore, clock:
       for (const doc of docs) if (doc.model === this.model) await readStore.delete(OAUTH_RECORDS, doc.id);
     }
   };
+}
+
+const ensureRecordIndexes = (readStore: ReadStore) =>
+  Promise.all(['grant_id', 'uid_hash', 'expires_at'].map((field) => readStore.ensureIndex(OAUTH_RECORDS, [field]))).then(() => undefined);
+
+/**
+ * Deletes up to `limit` records expired at `now` (Unix ms), oldest first; returns how many. A
+ * lookup deletes an expired record it meets, but most are never looked up again (each access
+ * token of a connection, hourly; every consent page left unanswered): without this they pile up.
+ */
+export async function deleteExpiredRecords(readStore: ReadStore, now: number, limit: number): Promise<number> {
+  await ensureRecordIndexes(readStore);
+  const expired = await readStore.find<RecordDoc>(OAUTH_RECORDS, { filter: { expires_at: { $lte: now } }, sort: [['expires_at', 1]], limit });
+  for (const doc of expired) await readStore.delete(OAUTH_RECORDS, doc.id);
+  return expired.length;
 }
 
 /** Every record of a grant, whatever its model: a revoked connection leaves no token behind. */
