@@ -61,6 +61,17 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
   const deliver = (organizationId: string, event: { body: string; signature: string }) =>
     server.fetch(`/webhooks/stripe/${organizationId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.body });
 
+  /** Records the session's expiry as the expiry job would a day later (the clock goes back after). */
+  async function expireNow(sessionId: string) {
+    clock.advance(25 * 3600 * 1000);
+    const { expireSession } = await import('../../commands/checkout/sessionCommands.ts');
+    try {
+      await expireSession(server.cliContext(owner.organizationId), sessionId);
+    } finally {
+      clock.advance(-25 * 3600 * 1000);
+    }
+  }
+
   const sessionOf = async (id: string) => ((await (await server.fetch(`/api/checkout/sessions/${id}`)).json()) as { session: { status: string } }).session;
   const invoiceEvents = async (invoiceId: string) => server.services.store.readStream(`invoice-${invoiceId}`);
 
@@ -223,13 +234,7 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
 
   it('never pays nor reopens an expired session\'s invoice when its payment is reported late', async () => {
     const { sessionId, invoiceId, pi } = await liveSession();
-    clock.advance(25 * 3600 * 1000);
-    const { expireSession } = await import('../../commands/checkout/sessionCommands.ts');
-    try {
-      await expireSession(server.cliContext(owner.organizationId), sessionId);
-    } finally {
-      clock.advance(-25 * 3600 * 1000);
-    }
+    await expireNow(sessionId);
     const intent = stripe.succeed(pi.id);
     const late = await deliver(owner.organizationId, stripe.signedEvent(account, 'payment_intent.succeeded', intent));
     expect(late.status).toBe(200);
@@ -251,13 +256,7 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
 
   it("cancels an expired live session's PaymentIntent in Stripe, once, so the buyer's open page can no longer pay it", async () => {
     const { sessionId, invoiceId, pi } = await liveSession();
-    clock.advance(25 * 3600 * 1000);
-    const { expireSession } = await import('../../commands/checkout/sessionCommands.ts');
-    try {
-      await expireSession(server.cliContext(owner.organizationId), sessionId);
-    } finally {
-      clock.advance(-25 * 3600 * 1000);
-    }
+    await expireNow(sessionId);
     await expect.poll(() => stripe.paymentIntent(pi.id)?.status, { timeout: 20_000 }).toBe('canceled');
     expect(stripe.paymentIntent(pi.id)).toMatchObject({ cancellation_reason: 'abandoned' });
     const cancelKeys = () => stripe.calls.filter((c) => c.path === `/v1/payment_intents/${pi.id}/cancel`).map((c) => c.idempotencyKey);
