@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 const draft = (extra: Record<string, unknown> = {}) => ({
   slug: 'not-saved-yet',
@@ -20,8 +20,9 @@ describe('the live preview of a draft offer', () => {
   let server: TestServer;
   let owner: ManageClient;
   let stranger: ManageClient;
+  const clock = manualClock();
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ clock });
     owner = (await signedInPerson(server)).client;
     stranger = (await signedInPerson(server)).client;
     const product = { key: 'pro', name: 'Pro', plans: [{ name: 'monthly', display_name: 'Monthly', renew_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 2900 }] }] };
@@ -62,6 +63,40 @@ describe('the live preview of a draft offer', () => {
     const unknown = await owner.request('GET', `/manage/api/offers/preview/${'A'.repeat(32)}`);
     expect(unknown.status).toBe(404);
     expect((await fetch(`${server.url}${made.body.url}`)).status).toBe(401);
+  });
+
+  it('shows a draft from any process on the same data (behind a load balancer), until it expires', { timeout: 60_000 }, async () => {
+    const made = await owner.json<{ url: string; expires_at: number }>('POST', '/manage/api/offers/preview', draft());
+    expect(made.body.expires_at).toBe(Math.floor((clock() + 15 * 60 * 1000) / 1000));
+    const other = await startTestServer({ dataDir: server.dataDir, clock, runProjections: false });
+    try {
+      const seen = await fetch(`${other.url}${made.body.url}`, { headers: { cookie: `commerce_session=${owner.cookie}` } });
+      expect(seen.status).toBe(200);
+      expect(await seen.text()).toContain('Ship faster');
+    } finally {
+      await other.close();
+    }
+    // Only the token's hash is stored.
+    const token = made.body.url.split('/').at(-1)!;
+    const stored = await server.services.readStore.find('offer_previews', {});
+    expect(stored.length).toBeGreaterThan(0);
+    expect(JSON.stringify(stored)).not.toContain(token);
+
+    clock.advance(15 * 60 * 1000);
+    const expired = await owner.request('GET', made.body.url);
+    expect(expired.status).toBe(404);
+    expect(await expired.text()).toContain('This preview has expired');
+  });
+
+  it('keeps the 50 latest drafts of an organization', { timeout: 60_000 }, async () => {
+    const urls: string[] = [];
+    for (let i = 0; i < 51; i++) {
+      clock.advance(1);
+      urls.push((await owner.json<{ url: string }>('POST', '/manage/api/offers/preview', draft())).body.url);
+    }
+    expect((await owner.request('GET', urls[0]!)).status).toBe(404);
+    expect((await owner.request('GET', urls[1]!)).status).toBe(200);
+    expect((await owner.request('GET', urls[50]!)).status).toBe(200);
   });
 
   it('refuses an invalid draft with the import\'s field errors', async () => {

@@ -7,28 +7,19 @@ import { OfferImport } from '../../../commands/checkout/offerImport.ts';
 import { intervalWords } from '../../../domain/catalog/intervalWords.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
 import { sdkAssets } from '../hostedCheckout/sdkAssets.ts';
-import { renderCheckoutPage, renderMissingPage, type CheckoutInit, type PageExtras, type PageParams } from '../hostedCheckout/renderCheckoutPage.ts';
+import { renderCheckoutPage, renderMissingPage, type PageParams } from '../hostedCheckout/renderCheckoutPage.ts';
 import { manageErrors, manageRoute } from './manageSchemas.ts';
-
-/** How long a draft stays viewable, and how many the process keeps (the oldest go first). */
-const TTL_MS = 15 * 60 * 1000;
-const MAX_DRAFTS = 2000;
-
-type Draft = { organizationId: string; init: CheckoutInit; extras: PageExtras; expires: number };
+import { offerPreviewDrafts } from './offerPreviewDrafts.ts';
 
 /**
  * The live preview of an offer being edited, before it is saved or published: the dashboard POSTs
  * the form as it stands (the import's offer, validated the same way) and frames the answer's URL,
  * which renders the hosted checkout page in preview mode (payment off, no session, no write). The
- * draft is kept in this process's memory for a short while, under an unguessable token, and only
- * the organization that made it can view it.
+ * draft is kept for a short while under an unguessable token (offerPreviewDrafts), and only the
+ * organization that made it can view it.
  */
 export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
-  const drafts = new Map<string, Draft>();
-  const sweep = (now: number) => {
-    for (const [token, draft] of drafts) if (draft.expires <= now) drafts.delete(token);
-    while (drafts.size >= MAX_DRAFTS) drafts.delete(drafts.keys().next().value!);
-  };
+  const drafts = offerPreviewDrafts(services.readStore, services.clock);
 
   app.post(
     '/manage/api/offers/preview',
@@ -49,10 +40,7 @@ export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       const plan = product?.plans.find((p) => p.name === offer.plan);
       const per = plan?.type === 'recurring' ? intervalWords(plan.renew_interval) : null;
       const amount = plan ? plan.charges.reduce((sum, c) => sum + c.amount, 0) : 0;
-      const now = Date.now();
-      sweep(now);
-      const token = randomBytes(24).toString('base64url');
-      drafts.set(token, {
+      const { token, expiresAt } = await drafts.keep({
         organizationId,
         init: {
           offer: { id: offer.slug, slug: offer.slug, name: offer.name },
@@ -62,9 +50,8 @@ export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> =
           redirects: { success_url: offer.success_url, cancel_url: offer.cancel_url },
         },
         extras: { recurring: per && plan ? { per, amount, currency: plan.currency_code } : null, shopUrl: offer.shop_url ?? null },
-        expires: now + TTL_MS,
       });
-      return reply.code(201).send({ url: `/manage/api/offers/preview/${token}`, expires_at: Math.floor((now + TTL_MS) / 1000) });
+      return reply.code(201).send({ url: `/manage/api/offers/preview/${token}`, expires_at: Math.floor(expiresAt / 1000) });
     },
   );
 
@@ -76,7 +63,7 @@ export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> =
     },
     async (request, reply) => {
       const { organizationId } = requireOrganization(request);
-      const draft = drafts.get(request.params.token);
+      const draft = await drafts.find(request.params.token, organizationId);
       const nonce = randomBytes(18).toString('base64url');
       const { page } = await sdkAssets();
       reply
@@ -91,7 +78,7 @@ export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> =
         .header('cache-control', 'no-store');
       const params: PageParams = { offerRef: draft?.init.offer.slug ?? '', mode: 'preview', frame: null, nonce: null, parentOrigin: null, promo: null };
       // Another organization's token answers like an expired one.
-      if (!draft || draft.organizationId !== organizationId || draft.expires <= Date.now()) {
+      if (!draft) {
         return reply.code(404).send(renderMissingPage(params, nonce, page, { code: 'preview_expired', title: 'This preview has expired', text: 'Change the form to draw it again.' }));
       }
       return reply.send(renderCheckoutPage(draft.init, params, nonce, page, draft.extras));
