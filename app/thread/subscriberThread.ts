@@ -49,7 +49,14 @@ function threadEntry(): { file: URL; entry?: string } {
  */
 export function startSubscriberThread(
   config: Config,
-  options: { runJobs: boolean; metrics: Metrics; log: () => ThreadLog; projections?: ReportedProjections },
+  options: {
+    runJobs: boolean;
+    metrics: Metrics;
+    log: () => ThreadLog;
+    projections?: ReportedProjections;
+    /** Called with each thread started, the first and every restart (diagnostics; tests end one as a crash would). */
+    onSpawn?: (worker: Worker) => void;
+  },
 ): Promise<SubscriberThread> {
   const projections = options.projections ?? reportedProjections();
   const { file, entry } = threadEntry();
@@ -67,6 +74,7 @@ export function startSubscriberThread(
   const spawn = () =>
     new Promise<void>((resolve, reject) => {
       const worker = new Worker(file, { workerData: { entry, config, runJobs: options.runJobs } });
+      options.onSpawn?.(worker);
       let ready = false;
       let failure: Error | null = null;
       exited = new Promise<void>((done) => worker.once('exit', () => done()));
