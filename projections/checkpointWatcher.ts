@@ -1,8 +1,7 @@
 import type { Projection } from './projection.ts';
+import { projectionPositions } from './projectionPositions.ts';
 import type { ProjectionRunner } from './projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
-
-type Waiter = { position: number; deadline: number; resolve: (ok: boolean) => void };
 
 /**
  * A ProjectionRunner for a process that does not run the projections itself (an API process on
@@ -15,45 +14,22 @@ export function watchProjections(
   projections: readonly Projection[],
   pollIntervalMs = 25,
 ): ProjectionRunner {
-  let lowest: number | null = null;
-  let stopped = false;
+  const positions = projectionPositions();
+  // Every projection unknown until read: the lowest is none until each has been.
+  for (const p of projections) positions.set(p.name, null);
   let polling = false;
-  const waiters = new Set<Waiter>();
-
-  const refresh = async (): Promise<number | null> => {
-    let low = Number.POSITIVE_INFINITY;
-    for (const p of projections) {
-      const checkpoint = await readStore.readCheckpoint(p.name);
-      if (checkpoint === null) return (lowest = null);
-      low = Math.min(low, checkpoint);
-    }
-    return (lowest = low === Number.POSITIVE_INFINITY ? null : low);
-  };
-
-  const settle = (low: number | null) => {
-    const now = Date.now();
-    for (const w of waiters) {
-      const reached = low !== null && low >= w.position;
-      if (reached || now >= w.deadline || stopped) {
-        waiters.delete(w);
-        w.resolve(reached);
-      }
-    }
-  };
 
   const poll = async () => {
     if (polling) return;
     polling = true;
     try {
-      while (waiters.size > 0) {
-        let low: number | null = lowest;
+      while (positions.waiting() > 0) {
         try {
-          low = await refresh();
+          for (const p of projections) positions.set(p.name, await readStore.readCheckpoint(p.name));
         } catch {
-          // A read store hiccup: the waiters keep waiting until their deadline.
+          // A read store hiccup: the waits go on until their time-out.
         }
-        settle(low);
-        if (waiters.size > 0) await new Promise((r) => setTimeout(r, pollIntervalMs));
+        if (positions.waiting() > 0) await new Promise((r) => setTimeout(r, pollIntervalMs));
       }
     } finally {
       polling = false;
@@ -62,19 +38,15 @@ export function watchProjections(
 
   return {
     waitFor(position, timeoutMs = 5000) {
-      if (stopped) return Promise.resolve(false);
-      if (lowest !== null && lowest >= position) return Promise.resolve(true);
-      return new Promise<boolean>((resolve) => {
-        waiters.add({ position, deadline: Date.now() + timeoutMs, resolve });
-        void poll();
-      });
+      const waited = positions.waitFor(position, timeoutMs);
+      void poll();
+      return waited;
     },
-    checkpoint: () => lowest,
+    checkpoint: () => positions.lowest(),
     // The worker moves checkpoints behind our back: callers must ask the store, never a cached value.
     checkpointOf: () => undefined,
     async stop() {
-      stopped = true;
-      settle(lowest);
+      positions.close();
     },
   };
 }

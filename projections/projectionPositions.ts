@@ -11,6 +11,8 @@ export type ProjectionPositions = {
   lowest(): number | null;
   /** Resolves true once every projection is at `position` or past it, false after `timeoutMs` or on close. */
   waitFor(position: number, timeoutMs?: number): Promise<boolean>;
+  /** How many waits are pending (a poller runs while there are). */
+  waiting(): number;
   /** Ends every wait (false), and any later one at once. */
   close(): void;
 };
@@ -43,6 +45,7 @@ export function projectionPositions(): ProjectionPositions {
     },
     get: (name) => positions.get(name),
     lowest,
+    waiting: () => waiters.size,
     waitFor(position, timeoutMs = 5000) {
       if (closed) return Promise.resolve(false);
       const low = lowest();
