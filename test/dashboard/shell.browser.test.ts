@@ -94,6 +94,7 @@ describe('dashboard shell', () => {
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByText('These credentials do not match our records.').waitFor();
+    expect(await page.getByRole('button', { name: 'Sign in', exact: true }).isEnabled()).toBe(true); // busy ends with the failure
 
     // A page asked for while signed out: sign in, then that page.
     await page.goto(`${origin}/dashboard/settings`);
@@ -144,6 +145,15 @@ describe('dashboard shell', () => {
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
     });
+    // No passkey yet: the browser's prompt fails as a cancelled one does (NotAllowedError), which
+    // is no error to show; the button is busy, then free again.
+    await context.clearCookies(); // signed out: the sign-in page stays
+    await keyPage.goto(`${origin}/dashboard/sign-in`);
+    const busy = await watchBusy(keyPage, 'Sign in with a passkey');
+    await keyPage.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await expect.poll(busy, { timeout: 15_000 }).toEqual(['true', null]);
+    expect(await keyPage.getByRole('alert').count()).toBe(0);
+
     await keyPage.goto(`${origin}/dashboard/invitation#token=${person.token}`);
     await keyPage.getByRole('button', { name: 'Use a passkey instead' }).click();
     await keyPage.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
@@ -208,3 +218,15 @@ describe('dashboard shell', () => {
     await phone.close();
   });
 });
+
+/** The values the button's aria-busy takes from now on (null when it is removed), to read after a click. */
+async function watchBusy(page: Page, name: string): Promise<() => Promise<Array<string | null>>> {
+  await page.getByRole('button', { name, exact: true }).waitFor();
+  await page.evaluate((label) => {
+    const button = [...document.querySelectorAll('button')].find((b) => b.textContent?.trim() === label)!;
+    const seen: Array<string | null> = [];
+    (window as unknown as { busySeen: typeof seen }).busySeen = seen;
+    new MutationObserver(() => seen.push(button.getAttribute('aria-busy'))).observe(button, { attributes: true, attributeFilter: ['aria-busy'] });
+  }, name);
+  return () => page.evaluate(() => (window as unknown as { busySeen: Array<string | null> }).busySeen);
+}

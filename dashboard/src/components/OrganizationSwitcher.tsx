@@ -1,8 +1,7 @@
-import { useState } from 'preact/hooks';
-import type { ApiError } from '../api.ts';
 import { NAV, type NavKey } from '../routes.ts';
 import { navigate } from '../router.tsx';
 import { switchOrganization, useSession } from '../session.ts';
+import { useAction } from '../useAction.ts';
 
 /**
  * The organization the person works in, and the others they belong to. Switching reloads the
@@ -11,8 +10,7 @@ import { switchOrganization, useSession } from '../session.ts';
  */
 export function OrganizationSwitcher({ nav }: { nav: NavKey }) {
   const session = useSession();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, run } = useAction<'switch'>();
   const current = session?.current_organization;
   if (!session || !current) return null;
   const all = [current, ...session.organizations].sort((a, b) => a.name.localeCompare(b.name));
@@ -33,19 +31,13 @@ export function OrganizationSwitcher({ nav }: { nav: NavKey }) {
         id="org-switcher"
         class="input"
         value={current.id}
-        disabled={busy}
+        disabled={busy === 'switch'}
         onChange={async (e) => {
           const id = (e.target as HTMLSelectElement).value;
-          setBusy(true);
-          setError(null);
-          try {
+          await run('switch', async () => {
             await switchOrganization(id);
             navigate(NAV.find((n) => n.key === nav)?.href ?? '/dashboard');
-          } catch (err) {
-            setError((err as ApiError).message);
-          } finally {
-            setBusy(false);
-          }
+          });
         }}
       >
         {all.map((o) => (
@@ -56,7 +48,7 @@ export function OrganizationSwitcher({ nav }: { nav: NavKey }) {
       </select>
       {error && (
         <p class="field-error" role="alert">
-          {error}
+          {error.message}
         </p>
       )}
     </div>

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { formatMoney } from '../format.ts';
-import { asApiError, toMajor, toMinor } from '../pages/pageKit.tsx';
+import { toMajor, toMinor } from '../pages/pageKit.tsx';
 import type { Invoice } from '../types.ts';
+import { useAction } from '../useAction.ts';
 import { Button } from './Button.tsx';
 import { Field, Input, OtherErrors } from './Field.tsx';
 
@@ -15,8 +16,7 @@ export function RefundForm({ invoice, onRefunded }: { invoice: Invoice; onRefund
   const [open, setOpen] = useState(false);
   const [partial, setPartial] = useState(false);
   const [amount, setAmount] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'refund'>();
   if (left <= 0) return null;
   if (!open) {
     return (
@@ -27,9 +27,7 @@ export function RefundForm({ invoice, onRefunded }: { invoice: Invoice; onRefund
   }
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run('refund', async () => {
       // An amount that is not one is sent as-is (NaN → null fails zod), so the server says why beside the field.
       const body = partial ? { amount: Number.isFinite(toMinor(amount, invoice.currency)) ? toMinor(amount, invoice.currency) : amount } : {};
       await api.post(`/invoices/${encodeURIComponent(invoice.id)}/refunds`, body);
@@ -37,11 +35,7 @@ export function RefundForm({ invoice, onRefunded }: { invoice: Invoice; onRefund
       setPartial(false);
       setAmount('');
       onRefunded();
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="refund-form" onSubmit={submit} noValidate aria-label="Refund">
@@ -65,7 +59,7 @@ export function RefundForm({ invoice, onRefunded }: { invoice: Invoice; onRefund
       )}
       <OtherErrors error={error} shown={partial ? ['amount'] : []} />
       <div class="form-actions">
-        <Button type="submit" variant="danger" busy={busy}>
+        <Button type="submit" variant="danger" busy={busy === 'refund'}>
           {partial ? 'Refund this amount' : `Refund ${formatMoney(left, invoice.currency)}`}
         </Button>
         <Button variant="ghost" onClick={() => setOpen(false)}>

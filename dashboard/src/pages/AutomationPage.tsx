@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type ApiError, type Paged } from '../api.ts';
+import { api, type Paged } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
@@ -12,8 +12,9 @@ import { Pagination, Table } from '../components/Table.tsx';
 import { formatDateTime } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
+import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
-import { asApiError, pageOfList, sampleFields, takenError } from './pageKit.tsx';
+import { pageOfList, sampleFields, takenError } from './pageKit.tsx';
 
 export type SendWebhook = { type: 'send_webhook'; url: string; method: string; payload: string; headers: Record<string, string>; signed?: boolean };
 export type Enrol = { type: 'enrol_in_promo'; promo: string; email: string; reference: string };
@@ -33,26 +34,18 @@ export function AutomationPage() {
   const triggers = useApi<{ data: Trigger[] }>('/triggers', { trigger_type: 'webhook' });
   const wstatus = query.get('status') ?? '';
   const workflows = useApi<Paged<Workflow>>('/workflows', { page: Number(query.get('wpage') ?? 1) || 1, per_page: 25, status: wstatus });
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, error, run } = useAction();
   const names = new Map((sequences.data?.data ?? []).map((s) => [s.id, s.name]));
   const create = (
     <Link class="btn btn-primary" href="/dashboard/automation/sequences/new">
       New sequence
     </Link>
   );
-  const act = async (label: string, run: () => Promise<unknown>) => {
-    setBusy(label);
-    setError(null);
-    try {
-      await run();
+  const act = (label: string, work: () => Promise<unknown>) =>
+    run(label, async () => {
+      await work();
       triggers.reload();
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(null);
-    }
-  };
+    });
   const seqPage = sequences.data ? pageOfList(sequences.data.data, Number(query.get('spage') ?? 1) || 1) : null;
   const trigPage = triggers.data ? pageOfList(triggers.data.data, Number(query.get('tpage') ?? 1) || 1) : null;
   return (
@@ -196,8 +189,7 @@ export function SequencePage({ params }: PageProps) {
   const [status, setStatus] = useState<'active' | 'paused'>('active');
   const [actions, setActions] = useState<ActionForm[]>([newAction('send_webhook')]);
   const [trigs, setTrigs] = useState<TriggerForm[]>([{ key: 'incoming', name: 'Incoming webhook', enabled: true }]);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction<'save'>();
   const [saved, setSaved] = useState<string | null>(null);
   const payloadRefs = useRef<Array<HTMLTextAreaElement | null>>([]);
 
@@ -230,10 +222,8 @@ export function SequencePage({ params }: PageProps) {
 
   const save = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     setSaved(null);
-    try {
+    await run('save', async () => {
       if (isNew && (await api.get<{ data: Sequence[] }>('/sequences')).data.some((s) => s.key === key.trim())) throw takenError('key', 'A sequence');
       const answer = await api.post<{ sequence_id: number }>('/sequences', { key: key.trim(), name: name.trim(), status, actions: actions.map(actionBody), triggers: trigs.map((t) => ({ ...t, key: t.key.trim(), name: t.name.trim() })) });
       setSaved(isNew ? 'Sequence created. Point a webhook at a trigger\'s catch URL to start it.' : 'Sequence saved.');
@@ -242,11 +232,7 @@ export function SequencePage({ params }: PageProps) {
         sequences.reload();
         triggers.reload();
       }
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const back = <Link href="/dashboard/automation">← Automation</Link>;
@@ -456,7 +442,7 @@ export function SequencePage({ params }: PageProps) {
         </Card>
         <OtherErrors error={error} shown={shown} />
         <div class="form-actions">
-          <Button type="submit" variant="primary" busy={busy}>
+          <Button type="submit" variant="primary" busy={busy === 'save'}>
             {isNew ? 'Create sequence' : 'Save changes'}
           </Button>
         </div>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
@@ -10,11 +10,12 @@ import { PageHeader } from '../components/PageHeader.tsx';
 import { formatDateTimeSeconds } from '../format.ts';
 import { Link, navigate } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
+import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 import { ACTION_LABEL, type Sample, type Sequence, type Trigger, type Workflow } from './AutomationPage.tsx';
-import { asApiError } from './pageKit.tsx';
 
 type ReceivedSample = Sample & { id: string; event_id?: string; repeated: boolean };
+type TriggerAction = 'enable' | 'rotate' | 'choose' | 'test';
 
 /** Asks again every `ms` while `on`: the answers a page waits for (a webhook, a running workflow). */
 function usePoll(reload: () => void, on: boolean, ms = 1000) {
@@ -37,8 +38,7 @@ export function TriggerPage({ params }: PageProps) {
   const triggers = useApi<{ data: Trigger[] }>('/triggers');
   const sequences = useApi<{ data: Sequence[] }>('/sequences');
   const samples = useApi<{ data: ReceivedSample[]; chosen: Sample | null }>(`/triggers/${encodeURIComponent(id)}/samples`);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, error, run } = useAction<TriggerAction>();
   const [notice, setNotice] = useState<string | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const trigger = triggers.data?.data.find((t) => String(t.id) === id);
@@ -48,23 +48,17 @@ export function TriggerPage({ params }: PageProps) {
   usePoll(samples.reload, !samples.error && trigger !== undefined, 1000);
   const shownSample = received.find((s) => s.id === selected) ?? received[0];
 
-  const act = async (label: string, run: () => Promise<unknown>, done?: string) => {
-    setBusy(label);
-    setError(null);
+  /** Answers the route's answer, or undefined when it failed (the error shows). */
+  async function act<T>(label: TriggerAction, work: () => Promise<T>, done?: string): Promise<T | undefined> {
     setNotice(null);
-    try {
-      const answer = await run();
+    return run(label, async () => {
+      const answer = await work();
       if (done) setNotice(done);
       triggers.reload();
       samples.reload();
       return answer;
-    } catch (e) {
-      setError(asApiError(e));
-      return undefined;
-    } finally {
-      setBusy(null);
-    }
-  };
+    });
+  }
 
   const back = <Link href="/dashboard/automation">← Automation</Link>;
   if (!trigger) {
@@ -169,8 +163,8 @@ export function TriggerPage({ params }: PageProps) {
               variant="primary"
               busy={busy === 'test'}
               onClick={async () => {
-                const run = (await act('test', () => api.post<{ workflow_id: number }>(`/triggers/${trigger.id}/test-run`))) as { workflow_id: number } | undefined;
-                if (run) navigate(`/dashboard/automation/workflows/${run.workflow_id}`);
+                const started = await act('test', () => api.post<{ workflow_id: number }>(`/triggers/${trigger.id}/test-run`));
+                if (started) navigate(`/dashboard/automation/workflows/${started.workflow_id}`);
               }}
             >
               Test-run the sequence
@@ -188,8 +182,7 @@ export function TriggerPage({ params }: PageProps) {
 export function WorkflowPage({ params }: PageProps) {
   const workflow = useApi<Workflow>(`/workflows/${encodeURIComponent(params.id!)}`);
   const sequences = useApi<{ data: Sequence[] }>('/sequences');
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction<'rerun'>();
   const w = workflow.data;
   usePoll(workflow.reload, w?.status === 'running' || (w !== undefined && w.steps.length === 0 && w.status !== 'completed'), 1000);
   const back = <Link href="/dashboard/automation">← Automation</Link>;
@@ -203,18 +196,11 @@ export function WorkflowPage({ params }: PageProps) {
     );
   }
   const sequence = sequences.data?.data.find((s) => s.id === w.sequence_id);
-  const rerun = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const rerun = () =>
+    run('rerun', async () => {
       await api.post(`/workflows/${w.id}/rerun`);
       workflow.reload();
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <>
       <PageHeader
@@ -227,7 +213,7 @@ export function WorkflowPage({ params }: PageProps) {
         }
         actions={
           w.status === 'failed' && (
-            <Button variant="primary" busy={busy} onClick={rerun}>
+            <Button variant="primary" busy={busy === 'rerun'} onClick={rerun}>
               Re-run from the failed step
             </Button>
           )

@@ -1,4 +1,4 @@
-import { api, type ApiError, type Paged } from '../api.ts';
+import { api, type Paged } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
@@ -10,9 +10,10 @@ import { Pagination, Table } from '../components/Table.tsx';
 import { formatDateTime, formatMoney } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
+import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 import { useEffect, useState } from 'preact/hooks';
-import { asApiError, toMajor, toMinor } from './pageKit.tsx';
+import { toMajor, toMinor } from './pageKit.tsx';
 
 type Charge = { amount: number; currency_code?: string };
 export type Plan = {
@@ -137,8 +138,7 @@ export function ProductPage({ params }: PageProps) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [plans, setPlans] = useState<PlanForm[]>([emptyPlan()]);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, error, run } = useAction<'save' | 'publish' | 'archive' | 'restore'>();
   const [saved, setSaved] = useState<string | null>(null);
 
   const fill = (p: Product) => {
@@ -156,8 +156,6 @@ export function ProductPage({ params }: PageProps) {
 
   const save = async (event: Event) => {
     event.preventDefault();
-    setBusy('save');
-    setError(null);
     setSaved(null);
     const body = {
       name: name.trim() || null,
@@ -167,30 +165,20 @@ export function ProductPage({ params }: PageProps) {
         ? { family: product.family, features: product.features, twins: product.twins, status: product.status, published: product.published_at !== null }
         : { family: null }),
     };
-    try {
+    await run('save', async () => {
       const answer = isNew ? await api.post<Product>('/products', { key: key.trim(), ...body }) : await api.put<Product>(`/products/${encodeURIComponent(product!.id)}`, body);
       fill(answer);
       setSaved(isNew ? 'Product created.' : 'Product saved.');
       if (isNew) navigate(`/dashboard/catalog/${encodeURIComponent(answer.id)}`, { replace: true });
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(null);
-    }
+    });
   };
 
   const lifecycle = async (action: 'publish' | 'archive' | 'restore') => {
-    setBusy(action);
-    setError(null);
     setSaved(null);
-    try {
+    await run(action, async () => {
       fill(await api.post<Product>(`/products/${encodeURIComponent(product!.id)}/${action}`));
       setSaved({ publish: 'Product published.', archive: 'Product archived.', restore: 'Product restored.' }[action]);
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(null);
-    }
+    });
   };
 
   const back = <Link href="/dashboard/catalog">← Catalog</Link>;

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
@@ -14,6 +14,7 @@ import { Table } from '../components/Table.tsx';
 import { formatDate, formatDateTime } from '../format.ts';
 import { useSession } from '../session.ts';
 import type { Member } from '../types.ts';
+import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
 type ApiKey = { id: string; name: string; user_id: string; created_at: number; expires_at: number | null; revoked_at: number | null };
@@ -43,27 +44,21 @@ function ApiKeys() {
   const members = useApi<{ data: Member[] }>('/members');
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState('Never');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'create'>();
   const [created, setCreated] = useState<(ApiKey & { token: string }) | null>(null);
-  const [actionError, setActionError] = useState<ApiError | null>(null);
+  // A row's revocation: its error shows above the table, not under the form.
+  const rows = useAction<'revoke'>();
   const now = Date.now() / 1000;
 
   const create = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run('create', async () => {
       const days = EXPIRIES.find((x) => x.label === expiry)?.days ?? null;
       const key = await api.post<ApiKey & { token: string }>('/api-keys', { name, expires_at: days ? Math.floor(now) + days * 86_400 : null });
       setCreated(key);
       setName('');
       keys.reload();
-    } catch (err) {
-      setError(err as ApiError);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const status = (k: ApiKey) => (k.revoked_at ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active');
@@ -98,7 +93,7 @@ function ApiKeys() {
             )}
           </Field>
           <div class="field field-button">
-            <Button type="submit" variant="primary" busy={busy}>
+            <Button type="submit" variant="primary" busy={busy === 'create'}>
               Create key
             </Button>
           </div>
@@ -106,7 +101,7 @@ function ApiKeys() {
         <OtherErrors error={error} shown={['name', 'expires_at']} />
       </Card>
       <Card title="API keys" id="keys">
-        <ErrorNotice error={keys.error ?? actionError} />
+        <ErrorNotice error={keys.error ?? rows.error} />
         {keys.data && (
           <Table
             caption="API keys"
@@ -134,15 +129,12 @@ function ApiKeys() {
                     <ConfirmButton
                       label="Revoke"
                       what={k.name}
-                      onConfirm={async () => {
-                        setActionError(null);
-                        try {
+                      onConfirm={() =>
+                        rows.run('revoke', async () => {
                           await api.delete(`/api-keys/${encodeURIComponent(k.id)}`);
                           keys.reload();
-                        } catch (err) {
-                          setActionError(err as ApiError);
-                        }
-                      }}
+                        })
+                      }
                     />
                   ) : null,
               },

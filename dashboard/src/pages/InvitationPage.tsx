@@ -6,6 +6,7 @@ import { Loading, Notice } from '../components/Notice.tsx';
 import { acceptInvitationWithPasskey, isPasskeyCancel, passkeysSupported } from '../passkey.ts';
 import { Link, navigate } from '../router.tsx';
 import { setSession, type SessionAnswer } from '../session.ts';
+import { useAction } from '../useAction.ts';
 
 type Invitation = { email: string; expires_at: number; has_password: boolean };
 
@@ -19,8 +20,7 @@ export function InvitationPage() {
   const [invitation, setInvitation] = useState<Invitation | null>(null);
   const [loadError, setLoadError] = useState<ApiError | null>(null);
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState<'password' | 'passkey' | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'password' | 'passkey'>();
 
   useEffect(() => {
     document.title = 'Invitation · Dashboard';
@@ -36,28 +36,13 @@ export function InvitationPage() {
     navigate('/dashboard', { replace: true }); // drops the used token from the address bar and history
   };
 
+  // Both stay busy once signed in: the page is leaving for the dashboard.
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy('password');
-    setError(null);
-    try {
-      done(await api.post<SessionAnswer>('/invitations/accept', { token, password }, { allowUnauthenticated: true }));
-    } catch (e) {
-      setError(e as ApiError);
-      setBusy(null);
-    }
+    await run('password', async () => done(await api.post<SessionAnswer>('/invitations/accept', { token, password }, { allowUnauthenticated: true })), { keepBusy: true });
   };
 
-  const passkey = async () => {
-    setBusy('passkey');
-    setError(null);
-    try {
-      done(await acceptInvitationWithPasskey(token));
-    } catch (e) {
-      if (!isPasskeyCancel(e)) setError(e instanceof ApiError ? e : new ApiError(0, 'passkey_failed', (e as Error).message));
-      setBusy(null);
-    }
-  };
+  const passkey = () => run('passkey', async () => done(await acceptInvitationWithPasskey(token)), { keepBusy: true, ignore: isPasskeyCancel });
 
   return (
     <main class="auth" id="main">

@@ -15,8 +15,9 @@ import { Pagination, Table } from '../components/Table.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
 import { setQuery, useLocation } from '../router.tsx';
 import { useSession } from '../session.ts';
+import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
-import { asApiError, pageOfList } from './pageKit.tsx';
+import { pageOfList } from './pageKit.tsx';
 
 /** The management routes of docs/oauth.md. */
 type OAuthApp = { client_id: string; name: string; redirect_uris: string[]; public: boolean; token_endpoint_auth_method: string; created_at: number };
@@ -49,17 +50,15 @@ function OAuthApps() {
   const [name, setName] = useState('');
   const [uris, setUris] = useState('');
   const [isPublic, setPublic] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [actionError, setActionError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'register'>();
+  // A row's deletion: its error shows above the table, not under the form.
+  const rows = useAction<'delete'>();
   const [created, setCreated] = useState<(OAuthApp & { client_secret: string | null }) | null>(null);
   const paged = apps.data ? pageOfList(apps.data.data, page) : null;
 
   const register = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run('register', async () => {
       const redirectUris = uris
         .split('\n')
         .map((u) => u.trim())
@@ -69,11 +68,7 @@ function OAuthApps() {
       setUris('');
       setPublic(false);
       apps.reload();
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const uriErrors = redirectErrors(error);
 
@@ -111,14 +106,14 @@ function OAuthApps() {
           </label>
           <OtherErrors error={error} shown={['name', 'public', 'redirect_uris', ...Object.keys(error?.fields ?? {}).filter((k) => k.startsWith('redirect_uris.'))]} />
           <div class="form-actions">
-            <Button type="submit" variant="primary" busy={busy}>
+            <Button type="submit" variant="primary" busy={busy === 'register'}>
               Register app
             </Button>
           </div>
         </form>
       </Card>
       <Card title="OAuth apps" id="oauth-apps">
-        <ErrorNotice error={apps.error ?? actionError} />
+        <ErrorNotice error={apps.error ?? rows.error} />
         {!paged && !apps.error && <Loading />}
         {paged && (
           <>
@@ -158,15 +153,12 @@ function OAuthApps() {
                     <ConfirmButton
                       label="Delete"
                       what={a.name}
-                      onConfirm={async () => {
-                        setActionError(null);
-                        try {
+                      onConfirm={() =>
+                        rows.run('delete', async () => {
                           await api.delete(`/oauth-apps/${encodeURIComponent(a.client_id)}`);
                           apps.reload();
-                        } catch (err) {
-                          setActionError(asApiError(err));
-                        }
-                      }}
+                        })
+                      }
                     />
                   ),
                 },
@@ -217,7 +209,7 @@ export function ConnectedAppsPage() {
   const { query } = useLocation();
   const page = Number(query.get('page') ?? 1);
   const list = useApi<{ data: Connection[] }>('/connected-apps');
-  const [error, setError] = useState<ApiError | null>(null);
+  const { error, run } = useAction<'disconnect'>();
   // The session lists the other organizations beside the current one.
   const orgName = (id: string) => [session?.current_organization, ...(session?.organizations ?? [])].find((o) => o?.id === id)?.name ?? id;
   const paged = list.data ? pageOfList(list.data.data, page) : null;
@@ -266,15 +258,12 @@ export function ConnectedAppsPage() {
                     <ConfirmButton
                       label="Disconnect"
                       what={c.app_name}
-                      onConfirm={async () => {
-                        setError(null);
-                        try {
+                      onConfirm={() =>
+                        run('disconnect', async () => {
                           await api.delete(`/connected-apps/${encodeURIComponent(c.id)}`);
                           list.reload();
-                        } catch (err) {
-                          setError(asApiError(err));
-                        }
-                      }}
+                        })
+                      }
                     />
                   ),
                 },

@@ -12,6 +12,7 @@ import { Pagination, Table } from '../components/Table.tsx';
 import { formatMoney } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
+import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 import type { Product } from './CatalogPage.tsx';
 import { asApiError, takenError } from './pageKit.tsx';
@@ -109,8 +110,7 @@ export function OfferPage({ params }: PageProps) {
   const [color, setColor] = useState('#4f46e5');
   const [buttonText, setButtonText] = useState('Pay now');
   const [pages, setPages] = useState<OfferPage[]>(starterPages(''));
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
+  const { busy, error, run } = useAction<'save' | 'publish' | 'archive'>();
   const [saved, setSaved] = useState<string | null>(null);
 
   const fill = (o: Offer, productKey: string | undefined) => {
@@ -171,33 +171,21 @@ export function OfferPage({ params }: PageProps) {
 
   const save = async (event: Event) => {
     event.preventDefault();
-    setBusy('save');
-    setError(null);
     setSaved(null);
-    try {
+    await run('save', async () => {
       if (isNew && body().slug && (await api.get<Offer>(`/offers/${encodeURIComponent(body().slug)}`).then(() => true, () => false))) throw takenError('slug', 'An offer');
       const answer = isNew ? await api.post<Offer>('/offers', body()) : await api.put<Offer>(`/offers/${encodeURIComponent(offer!.slug)}`, body());
       fill(answer, product);
       setSaved(isNew ? 'Offer created. Publish it to open its checkout link.' : 'Offer saved.');
       if (isNew) navigate(`/dashboard/offers/${encodeURIComponent(answer.slug)}`, { replace: true });
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(null);
-    }
+    });
   };
   const setStatus = async (action: 'publish' | 'archive') => {
-    setBusy(action);
-    setError(null);
     setSaved(null);
-    try {
+    await run(action, async () => {
       fill(await api.post<Offer>(`/offers/${encodeURIComponent(offer!.slug)}/${action}`), product);
       setSaved(action === 'publish' ? 'Offer published: its checkout link works now.' : 'Offer archived.');
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(null);
-    }
+    });
   };
 
   const setPage = (i: number, change: Partial<OfferPage>) => setPages(pages.map((p, j) => (j === i ? { ...p, ...change } : p)));

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
@@ -11,8 +11,8 @@ import { PageHeader } from '../components/PageHeader.tsx';
 import { SettingsTabs } from '../components/SettingsTabs.tsx';
 import { formatDateTime } from '../format.ts';
 import { useSession } from '../session.ts';
+import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
-import { asApiError } from './pageKit.tsx';
 
 /** GET /manage/api/payments/stripe: never a secret, the key masked (docs/stripe.md). */
 export type StripeAccount = {
@@ -35,7 +35,7 @@ export function PaymentsPage() {
   // The PUT and DELETE answer the new state: shown at once, without asking again.
   const [answer, setAnswer] = useState<StripeAccount | null>(null);
   const [editing, setEditing] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { error, run } = useAction<'disconnect'>();
   const current = answer ?? account.data;
 
   return (
@@ -70,14 +70,7 @@ export function PaymentsPage() {
                     <ConfirmButton
                       label="Disconnect"
                       what="Stripe"
-                      onConfirm={async () => {
-                        setError(null);
-                        try {
-                          setAnswer(await api.delete<StripeAccount>('/payments/stripe'));
-                        } catch (err) {
-                          setError(asApiError(err));
-                        }
-                      }}
+                      onConfirm={() => run('disconnect', async () => setAnswer(await api.delete<StripeAccount>('/payments/stripe')))}
                     />
                   </div>
                 )}
@@ -121,24 +114,17 @@ function ConnectForm({ replacing, onDone, onCancel }: { replacing: boolean; onDo
   const [secretKey, setSecretKey] = useState('');
   const [publishableKey, setPublishableKey] = useState('');
   const [webhookSecret, setWebhookSecret] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'connect'>();
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run('connect', async () => {
       const a = await api.put<StripeAccount>('/payments/stripe', { secret_key: secretKey, publishable_key: publishableKey, webhook_secret: webhookSecret });
       // The secrets leave the page's memory once sent.
       setSecretKey('');
       setWebhookSecret('');
       setPublishableKey('');
       onDone(a);
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   // Write-only: type="password" and no autofill, so a secret is never shown or kept by the browser.
   const secret = { type: 'password', autoComplete: 'off', spellcheck: false } as const;
@@ -156,7 +142,7 @@ function ConnectForm({ replacing, onDone, onCancel }: { replacing: boolean; onDo
       </Field>
       <OtherErrors error={error} shown={['secret_key', 'publishable_key', 'webhook_secret']} />
       <div class="form-actions">
-        <Button type="submit" variant="primary" busy={busy}>
+        <Button type="submit" variant="primary" busy={busy === 'connect'}>
           {replacing ? 'Save the new keys' : 'Connect Stripe'}
         </Button>
         {onCancel && (

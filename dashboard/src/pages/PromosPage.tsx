@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type ApiError, type Paged } from '../api.ts';
+import { api, type Paged } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
@@ -11,8 +11,9 @@ import { Pagination, Table } from '../components/Table.tsx';
 import { formatDateTime, formatMoney, zonedTimeToUnix } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
+import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
-import { asApiError, pageOfList, takenError, toMajor, toMinor, zonedParts } from './pageKit.tsx';
+import { pageOfList, takenError, toMajor, toMinor, zonedParts } from './pageKit.tsx';
 
 type Tier = { name: string; price: number | null; discount_percent: number | null; until: number | null; max_participants: number | null };
 type Promo = { slug: string; name: string; starts_at: number; ends_at: number; tiers: Tier[]; offers?: string[] | null; participants_count: number };
@@ -119,8 +120,7 @@ export function PromoPage({ params }: PageProps) {
   const [end, setEnd] = useState<[string, string]>(['', '18:00']);
   const [tiers, setTiers] = useState<TierForm[]>([emptyTier()]);
   const [chosenOffers, setChosenOffers] = useState<string[]>([]);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction<'save'>();
   const [saved, setSaved] = useState<string | null>(null);
   const now = useNow();
 
@@ -142,8 +142,6 @@ export function PromoPage({ params }: PageProps) {
 
   const save = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     setSaved(null);
     const at = ([date, time]: [string, string]) => (date ? zonedTimeToUnix(date, time || '00:00') : Number.NaN);
     const body = {
@@ -160,18 +158,14 @@ export function PromoPage({ params }: PageProps) {
         max_participants: t.max.trim() ? num(t.max) : null,
       })),
     };
-    try {
+    await run('save', async () => {
       const current = await api.get<{ data: Promo[] }>('/promos');
       if (isNew && current.data.some((p) => p.slug === body.slug)) throw takenError('slug', 'A promo');
       const answer = await api.post<Promo>('/promos', body);
       setSaved(isNew ? 'Promo created.' : 'Promo saved.');
       promos.reload();
       if (isNew) navigate(`/dashboard/promos/${encodeURIComponent(answer.slug ?? body.slug)}`, { replace: true });
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const setTier = (i: number, change: Partial<TierForm>) => setTiers(tiers.map((t, j) => (j === i ? { ...t, ...change } : t)));
 
@@ -300,7 +294,7 @@ export function PromoPage({ params }: PageProps) {
         </Card>
         <OtherErrors error={error} shown={shown} />
         <div class="form-actions">
-          <Button type="submit" variant="primary" busy={busy}>
+          <Button type="submit" variant="primary" busy={busy === 'save'}>
             {isNew ? 'Create promo' : 'Save changes'}
           </Button>
         </div>

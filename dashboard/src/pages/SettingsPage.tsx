@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
@@ -15,6 +15,7 @@ import { formatDate, formatDateTime, formatRelative } from '../format.ts';
 import { isPasskeyCancel, passkeysSupported, registerPasskey } from '../passkey.ts';
 import { loadSession, useSession } from '../session.ts';
 import type { Member } from '../types.ts';
+import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
 type Organization = { id: string; name: string; timezone: string };
@@ -45,8 +46,7 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
   const org = useApi<Organization>('/organization');
   const [name, setName] = useState('');
   const [timezone, setTimezone] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'save'>();
   const [saved, setSaved] = useState(false);
   useEffect(() => {
     if (org.data) {
@@ -57,18 +57,12 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
 
   const save = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     setSaved(false);
-    try {
+    await run('save', async () => {
       await api.patch<Organization>('/organization', { name, timezone });
       await loadSession(); // the navigation's name and every date's time zone follow
       setSaved(true);
-    } catch (err) {
-      setError(err as ApiError);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -93,7 +87,7 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
           <OtherErrors error={error} shown={['name', 'timezone']} />
           {saved && <Notice tone="success">Saved.</Notice>}
           {owner ? (
-            <Button type="submit" variant="primary" busy={busy}>
+            <Button type="submit" variant="primary" busy={busy === 'save'}>
               Save
             </Button>
           ) : (
@@ -109,39 +103,29 @@ function Members({ owner, me }: { owner: boolean; me: string }) {
   const members = useApi<{ data: Member[] }>('/members');
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('member');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [actionError, setActionError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'invite'>();
+  // A row's role change or removal: its error shows above the table, not under the form.
+  const rows = useAction<'member'>();
   const [invited, setInvited] = useState<{ email: string; link: string | null } | null>(null);
 
   const invite = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run('invite', async () => {
       const m = await api.post<Member & { invitation_link: string | null }>('/members', { email, role });
       setInvited({ email: m.email, link: m.invitation_link });
       setEmail('');
       members.reload();
-    } catch (err) {
-      setError(err as ApiError);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
-  const act = async (work: () => Promise<unknown>) => {
-    setActionError(null);
-    try {
+  const act = (work: () => Promise<unknown>) =>
+    rows.run('member', async () => {
       await work();
       members.reload();
-    } catch (err) {
-      setActionError(err as ApiError);
-    }
-  };
+    });
 
   return (
     <Card title="Members" id="members">
-      <ErrorNotice error={members.error ?? actionError} />
+      <ErrorNotice error={members.error ?? rows.error} />
       {invited && (
         <div class="notice notice-success" role="status">
           {invited.link ? (
@@ -198,7 +182,7 @@ function Members({ owner, me }: { owner: boolean; me: string }) {
             )}
           </Field>
           <div class="field field-button">
-            <Button type="submit" variant="primary" busy={busy}>
+            <Button type="submit" variant="primary" busy={busy === 'invite'}>
               Invite
             </Button>
           </div>
@@ -219,7 +203,7 @@ function device(ua: string | null): string {
 
 function Sessions() {
   const sessions = useApi<{ data: UserSession[] }>('/sessions');
-  const [error, setError] = useState<ApiError | null>(null);
+  const { error, run } = useAction<'revoke'>();
   return (
     <Card title="Your sessions" id="sessions">
       <p class="muted">Where you are signed in. Revoke a session you do not recognise: it is signed out at once.</p>
@@ -249,15 +233,12 @@ function Sessions() {
                   <ConfirmButton
                     label="Revoke"
                     what={`${device(s.user_agent)} session`}
-                    onConfirm={async () => {
-                      setError(null);
-                      try {
+                    onConfirm={() =>
+                      run('revoke', async () => {
                         await api.delete(`/sessions/${encodeURIComponent(s.id)}`);
                         sessions.reload();
-                      } catch (err) {
-                        setError(err as ApiError);
-                      }
-                    }}
+                      })
+                    }
                   />
                 ),
             },
@@ -271,22 +252,19 @@ function Sessions() {
 function Passkeys() {
   const passkeys = useApi<{ data: Passkey[] }>('/passkeys');
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'add' | 'remove'>();
   const add = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await registerPasskey(name.trim() || undefined);
-      setName('');
-      passkeys.reload();
-      await loadSession().catch(() => undefined);
-    } catch (err) {
-      if (!isPasskeyCancel(err)) setError(err as ApiError);
-    } finally {
-      setBusy(false);
-    }
+    await run(
+      'add',
+      async () => {
+        await registerPasskey(name.trim() || undefined);
+        setName('');
+        passkeys.reload();
+        await loadSession().catch(() => undefined);
+      },
+      { ignore: isPasskeyCancel },
+    );
   };
   return (
     <Card title="Passkeys" id="passkeys">
@@ -308,15 +286,12 @@ function Passkeys() {
                 <ConfirmButton
                   label="Remove"
                   what={p.name}
-                  onConfirm={async () => {
-                    setError(null);
-                    try {
+                  onConfirm={() =>
+                    run('remove', async () => {
                       await api.delete(`/passkeys/${encodeURIComponent(p.id)}`);
                       passkeys.reload();
-                    } catch (err) {
-                      setError(err as ApiError);
-                    }
-                  }}
+                    })
+                  }
                 />
               ),
             },
@@ -330,7 +305,7 @@ function Passkeys() {
             {(c) => <Input {...c} maxLength={100} value={name} onValue={setName} />}
           </Field>
           <div class="field field-button">
-            <Button type="submit" busy={busy}>
+            <Button type="submit" busy={busy === 'add'}>
               Add a passkey
             </Button>
           </div>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type ApiError } from '../api.ts';
+import { api } from '../api.ts';
 import { Button } from '../components/Button.tsx';
 import { Field, Input } from '../components/Field.tsx';
 import { Notice } from '../components/Notice.tsx';
@@ -7,14 +7,14 @@ import { isPasskeyCancel, passkeysSupported, signInWithPasskey } from '../passke
 import { navigate, useLocation } from '../router.tsx';
 import { setSession, type SessionAnswer } from '../session.ts';
 import { safeNext } from '../signInHref.ts';
+import { useAction } from '../useAction.ts';
 
 export function SignInPage() {
   const { query } = useLocation();
   const next = safeNext(query.get('next'));
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState<'password' | 'passkey' | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'password' | 'passkey'>();
   useEffect(() => {
     document.title = 'Sign in · Dashboard';
   }, []);
@@ -24,28 +24,13 @@ export function SignInPage() {
     navigate(next, { replace: true });
   };
 
+  // Both stay busy once signed in: the page is leaving for `next`.
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy('password');
-    setError(null);
-    try {
-      done(await api.post<SessionAnswer>('/sign-in', { email, password }, { allowUnauthenticated: true }));
-    } catch (e) {
-      setError(e as ApiError);
-      setBusy(null);
-    }
+    await run('password', async () => done(await api.post<SessionAnswer>('/sign-in', { email, password }, { allowUnauthenticated: true })), { keepBusy: true });
   };
 
-  const passkey = async () => {
-    setBusy('passkey');
-    setError(null);
-    try {
-      done(await signInWithPasskey());
-    } catch (e) {
-      if (!isPasskeyCancel(e)) setError(e as ApiError);
-      setBusy(null);
-    }
-  };
+  const passkey = () => run('passkey', async () => done(await signInWithPasskey()), { keepBusy: true, ignore: isPasskeyCancel });
 
   // One message for the form unless it names a field we show.
   const formMessage = error && !error.field('email') && !error.field('password') ? error.message : null;

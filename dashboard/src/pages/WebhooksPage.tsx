@@ -16,9 +16,10 @@ import { Pagination, Table } from '../components/Table.tsx';
 import { formatDateTime, formatDateTimeSeconds } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import { useSession } from '../session.ts';
+import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 import { WEBHOOK_EVENTS } from '../webhookEventTypes.ts';
-import { asApiError, pageOfList } from './pageKit.tsx';
+import { pageOfList } from './pageKit.tsx';
 
 /** The management routes of docs/event-webhooks.md (owners only; never a secret but once). */
 export type WebhookEndpoint = {
@@ -187,20 +188,11 @@ function SecretOnce({ secret, onDone, rotated }: { secret: string; onDone: () =>
 export function NewWebhookPage() {
   const [url, setUrl] = useState('');
   const [types, setTypes] = useState<string[]>(['checkout.session.completed', 'invoice.paid']);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'create'>();
   const [created, setCreated] = useState<(WebhookEndpoint & { secret: string }) | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      setCreated(await api.post<WebhookEndpoint & { secret: string }>('/webhook-endpoints', { url: url.trim(), event_types: types }));
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
+    await run('create', async () => setCreated(await api.post<WebhookEndpoint & { secret: string }>('/webhook-endpoints', { url: url.trim(), event_types: types })));
   };
   return (
     <>
@@ -225,7 +217,7 @@ export function NewWebhookPage() {
               <EventChecks value={types} onValue={setTypes} error={error} />
               <OtherErrors error={error} shown={['url', 'event_types', ...WEBHOOK_EVENTS.map((_, i) => `event_types.${i}`)]} />
               <div class="form-actions">
-                <Button type="submit" variant="primary" busy={busy}>
+                <Button type="submit" variant="primary" busy={busy === 'create'}>
                   Add endpoint
                 </Button>
                 <Link href={BASE} class="btn btn-ghost">
@@ -284,35 +276,21 @@ function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; o
   const path = `/webhook-endpoints/${encodeURIComponent(endpoint.id)}`;
   const [url, setUrl] = useState(endpoint.url);
   const [types, setTypes] = useState(endpoint.event_types);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [actionError, setActionError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useAction<'save'>();
+  // Enable, disable, delete and rotate: their error shows at the top of the card, not under the form.
+  const actions = useAction<'enable' | 'disable' | 'delete' | 'rotate'>();
   const [overlap, setOverlap] = useState('24 hours');
   const [rotated, setRotated] = useState<{ secret: string; previous_secret_expires_at: number } | null>(null);
   const [saved, setSaved] = useState(false);
 
   const save = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     setSaved(false);
-    try {
+    await run('save', async () => {
       await api.patch(path, { url: url.trim(), event_types: types });
       setSaved(true);
       onChange();
-    } catch (err) {
-      setError(asApiError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const act = async (work: () => Promise<unknown>) => {
-    setActionError(null);
-    try {
-      await work();
-    } catch (err) {
-      setActionError(asApiError(err));
-    }
+    });
   };
 
   return (
@@ -322,7 +300,7 @@ function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; o
         id="endpoint"
         actions={<Badge status={endpointStatus(endpoint)}>{endpointStatusLabel(endpoint)}</Badge>}
       >
-        <ErrorNotice error={actionError} />
+        <ErrorNotice error={actions.error} />
         {endpoint.disabled_reason === 'failing' && (
           <Notice tone="warning">The service disabled this endpoint after five days of failed deliveries. Fix the receiver, enable it again, then resend what failed.</Notice>
         )}
@@ -336,9 +314,9 @@ function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; o
         </dl>
         <div class="form-actions">
           {endpoint.enabled ? (
-            <Button onClick={() => act(async () => (await api.patch(path, { enabled: false }), onChange()))}>Disable</Button>
+            <Button onClick={() => actions.run('disable', async () => (await api.patch(path, { enabled: false }), onChange()))}>Disable</Button>
           ) : (
-            <Button variant="primary" onClick={() => act(async () => (await api.patch(path, { enabled: true }), onChange()))}>
+            <Button variant="primary" onClick={() => actions.run('enable', async () => (await api.patch(path, { enabled: true }), onChange()))}>
               Enable
             </Button>
           )}
@@ -346,7 +324,7 @@ function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; o
             label="Delete"
             what={endpoint.url}
             onConfirm={() =>
-              act(async () => {
+              actions.run('delete', async () => {
                 await api.delete(path);
                 navigate(BASE);
               })
@@ -361,7 +339,7 @@ function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; o
           <OtherErrors error={error} shown={['url', 'event_types', ...WEBHOOK_EVENTS.map((_, i) => `event_types.${i}`)]} />
           {saved && <Notice tone="success">Saved.</Notice>}
           <div class="form-actions">
-            <Button type="submit" variant="primary" busy={busy}>
+            <Button type="submit" variant="primary" busy={busy === 'save'}>
               Save
             </Button>
           </div>
@@ -374,7 +352,7 @@ function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; o
           <p class="muted">The secret is shown only when it is made. Rotate it to get a new one; the previous one can keep signing beside it while you deploy the new one.</p>
         )}
         <div class="form-row secret-row">
-          <Field label="Keep the previous secret for" name="overlap_seconds" error={actionError}>
+          <Field label="Keep the previous secret for" name="overlap_seconds" error={actions.error}>
             {(c) => (
               <Select {...c} value={overlap} onValue={setOverlap}>
                 {OVERLAPS.map((o) => (
@@ -389,7 +367,7 @@ function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; o
               what={endpoint.url}
               confirm="Yes, make a new secret"
               onConfirm={() =>
-                act(async () => {
+                actions.run('rotate', async () => {
                   const seconds = OVERLAPS.find((o) => o.label === overlap)?.seconds ?? 86_400;
                   setRotated(await api.post<{ secret: string; previous_secret_expires_at: number }>(`${path}/rotate-secret`, { overlap_seconds: seconds }));
                 })
@@ -410,19 +388,16 @@ function Deliveries({ endpointId }: { endpointId: string }) {
   const page = Number(query.get('page') ?? 1);
   // The route answers the newest 250 at most; the page shows them 25 at a time.
   const list = useApi<{ data: Delivery[] }>(`/webhook-endpoints/${encodeURIComponent(endpointId)}/deliveries`, { status, limit: 250 });
-  const [error, setError] = useState<ApiError | null>(null);
+  const { error, run } = useAction();
   const [resent, setResent] = useState<string | null>(null);
   const paged = list.data ? pageOfList(list.data.data, page) : null;
   const resend = async (d: Delivery) => {
-    setError(null);
     setResent(null);
-    try {
+    await run(d.id, async () => {
       await api.post(`/webhook-deliveries/${encodeURIComponent(d.id)}/resend`);
       setResent(d.id);
       list.reload();
-    } catch (err) {
-      setError(asApiError(err));
-    }
+    });
   };
   return (
     <Card

@@ -1,0 +1,47 @@
+import { useState } from 'preact/hooks';
+import type { ApiError } from './api.ts';
+import { asApiError } from './pages/pageKit.tsx';
+
+export type ActionOptions = {
+  /** A failure that is no error to show (a cancelled passkey prompt): busy clears, no error is kept. */
+  ignore?: (error: unknown) => boolean;
+  /** Busy stays set after success: the page navigates away, its buttons stay disabled till it does. */
+  keepBusy?: boolean;
+};
+
+/** The two states an action drives; useState's setters in useAction, plain functions in a test. */
+export type ActionSetters<K> = { setBusy: (kind: K | null) => void; setError: (error: ApiError | null) => void };
+
+/**
+ * The write a button or form starts: the last error is cleared and `kind` marked busy while `work`
+ * runs; a failure is kept as an ApiError for the form's fields. It never throws: the answer is
+ * `work`'s value, or undefined when it failed.
+ */
+export async function runAction<K, T>(state: ActionSetters<K>, kind: K, work: () => Promise<T>, options: ActionOptions = {}): Promise<T | undefined> {
+  state.setBusy(kind);
+  state.setError(null);
+  try {
+    const value = await work();
+    if (!options.keepBusy) state.setBusy(null);
+    return value;
+  } catch (e) {
+    if (!options.ignore?.(e)) state.setError(asApiError(e));
+    state.setBusy(null);
+    return undefined;
+  }
+}
+
+export type Action<K extends string> = {
+  /** Which action is running ('save', 'publish', a row's id…), or null. */
+  busy: K | null;
+  /** The last action's failure, for <Field>, <OtherErrors> or <ErrorNotice>. */
+  error: ApiError | null;
+  run: <T>(kind: K, work: () => Promise<T>, options?: ActionOptions) => Promise<T | undefined>;
+};
+
+/** The busy and error states of a page's writes, and `run` to start one (see runAction). */
+export function useAction<K extends string = string>(): Action<K> {
+  const [busy, setBusy] = useState<K | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  return { busy, error, run: (kind, work, options) => runAction({ setBusy, setError }, kind, work, options) };
+}
