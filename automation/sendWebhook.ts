@@ -264,6 +264,7 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   // Literal addresses never reach the resolver: judge them here.
   const literalReason = target.literal && !options.allowHosts.includes(host) ? classifyAddress(host) : null;
   if (literalReason !== null) return { ...failure('blocked_address'), message: blockedAddressMessage(host, host, literalReason) };
+  if (options.signal.aborted) return failure('aborted');
   const agent =
     options.agent ??
     new Agent({
@@ -277,7 +278,6 @@ async function attempt(action: SendWebhookAction, payload: string, headers: Reco
   // costs more CPU than the call itself. Its agent's headers time-out bounds the wait for an
   // answer, the body has its own, and the agent's owner destroys it to end calls at shutdown.
   const signal = options.agent ? undefined : AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
-  if (options.signal.aborted) return failure('aborted');
   try {
     // The URL parsed once, by targetOf, rather than again by undici's request() on every call.
     const response = await agent.request({
