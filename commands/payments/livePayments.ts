@@ -325,7 +325,14 @@ export type CancelOutcome = { payment_intent_id: string; outcome: 'canceled' | '
 export async function cancelVoidInvoicePayments(services: Services, invoiceId: string): Promise<CancelOutcome[]> {
   const invoice = fold(invoiceDecider, (await services.store.readStream(invoiceStream(invoiceId))) as never) as InvoiceState;
   if (invoice.status !== 'void' || !invoice.paymentIntents?.length) return [];
-  const live = await liveProviderOf(services, invoice.invoice.organization_id);
+  let live: Live | null;
+  try {
+    live = await liveProviderOf(services, invoice.invoice.organization_id);
+  } catch (error) {
+    // Credentials this service cannot open (an owner must connect again): no retry would change that.
+    if (!(error instanceof DomainError)) throw error;
+    return invoice.paymentIntents.map((paymentId) => ({ payment_intent_id: paymentId, outcome: 'refused', status: null, message: error.message }));
+  }
   if (!live) return [];
   const outcomes: CancelOutcome[] = [];
   for (const paymentId of invoice.paymentIntents) {

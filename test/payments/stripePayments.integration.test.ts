@@ -427,10 +427,26 @@ describe('Stripe credentials sealed under another key', { timeout: 60_000 }, () 
         webhookSecret: account.webhookSecret,
       });
       const slug = (await makeOffer(server, org.organizationId)).slug;
+      // A live session with its PaymentIntent, made while the credentials could be read.
+      const json = { 'content-type': 'application/json' };
+      const open = (await (await server.fetch('/api/checkout/sessions', { method: 'POST', headers: json, body: JSON.stringify({ offer: slug, mode: 'live' }) })).json()) as { session: { id: string } };
+      const started = await server.fetch(`/api/checkout/sessions/${open.session.id}/payment-intent`, { method: 'POST', headers: json, body: JSON.stringify({ email: 'buyer@example.com' }) });
+      const { invoice } = (await started.json()) as { invoice: { id: string } };
       const dataDir = server.dataDir;
       await server.close();
       // The same log under another DATA_ENCRYPTION_KEY (a copy to another data directory, say).
-      server = await startTestServer({ dataDir, env: { CHECKOUT_RATE_LIMIT: '10000', DATA_ENCRYPTION_KEY: 'ab'.repeat(32), ...stripe.env } });
+      const clock = manualClock();
+      server = await startTestServer({ dataDir, clock, env: { CHECKOUT_RATE_LIMIT: '10000', DATA_ENCRYPTION_KEY: 'ab'.repeat(32), ...stripe.env } });
+      // Its expiry cannot cancel the PaymentIntent (the keys cannot be opened): said, and not retried forever.
+      clock.advance(25 * 3600 * 1000);
+      const { expireSession } = await import('../../commands/checkout/sessionCommands.ts');
+      await expireSession(server.cliContext(org.organizationId), open.session.id);
+      const { cancelVoidInvoicePayments } = await import('../../commands/payments/livePayments.ts');
+      const [outcome] = await cancelVoidInvoicePayments(server.services, invoice.id);
+      expect(outcome).toMatchObject({ outcome: 'refused', message: expect.stringMatching(/connect the Stripe account again/) });
+      const voided = (await server.services.store.readStream(`invoice-${invoice.id}`)).find((e) => e.type === 'InvoiceVoided')!;
+      await expect.poll(() => server.services.readStore.readCheckpoint('job:void-invoice-payments'), { timeout: 20_000 }).toBeGreaterThanOrEqual(voided.position);
+      expect(stripe.calls.filter((c) => c.path.endsWith('/cancel'))).toEqual([]);
       const post = (path: string, body: string, headers: Record<string, string> = {}) =>
         server.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
       const created = (await (await post('/api/checkout/sessions', JSON.stringify({ offer: slug, mode: 'live' }))).json()) as { session: { id: string } };
