@@ -278,63 +278,57 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   /** Commits one group; false when the write lock was busy (nothing written, the group to go again). */
   function commitGroup(batch: PendingAppend[], wait: boolean): boolean {
     if (batch.length === 0) return true;
-    let committed;
-    try {
-      committed = inTransaction(() => {
+    return commitOne(
+      () => {
         try {
           return commitBatchFast.immediate(batch);
         } catch (error) {
           if (!(error instanceof PartlyWritten)) throw error;
           return commitBatchBySavepoints.immediate(batch);
         }
-      }, wait);
-    } catch (error) {
-      const failure = unavailable(error);
-      for (const request of batch) request.reject(failure);
-      return true;
-    }
-    if (committed === LockBusy) return false;
-    const { outcomes, written } = committed;
-    // The head moved: reads from here on look again (the cached streams we appended to, above all).
-    headThisTurn = null;
-    walSync.committed(
-      written[0]?.position ?? null,
-      () => {
-        durable(written);
+      },
+      wait,
+      ({ outcomes }) =>
         outcomes.forEach((outcome, i) => {
           const request = batch[i]!;
           if (outcome.ok) request.resolve(outcome.result);
           else request.reject(outcome.error);
-        });
-        appended.emit('appended');
-      },
+        }),
       (error) => {
         for (const request of batch) request.reject(error);
       },
     );
-    return true;
   }
 
   /** Commits one appendMany; false when the write lock was busy. */
   function commitAppendMany(item: PendingMany, wait: boolean): boolean {
-    let outcome;
+    return commitOne(() => commitMany.immediate(item.many), wait, ({ results }) => item.resolve(results), item.reject);
+  }
+
+  /**
+   * Runs one commit: `settle` once its sync returns (then the subscriptions hear of it), `fail` if
+   * the commit or its sync failed; false when the write lock was busy (nothing written).
+   */
+  function commitOne<T extends { written: EventRow[] }>(run: () => T, wait: boolean, settle: (committed: T) => void, fail: (error: unknown) => void): boolean {
+    let committed;
     try {
-      outcome = inTransaction(() => commitMany.immediate(item.many), wait);
+      committed = inTransaction(run, wait);
     } catch (error) {
-      item.reject(unavailable(error));
+      fail(unavailable(error));
       return true;
     }
-    if (outcome === LockBusy) return false;
+    if (committed === LockBusy) return false;
+    // The head moved: reads from here on look again (the cached streams we appended to, above all).
     headThisTurn = null;
-    const { results, written } = outcome;
+    const done = committed;
     walSync.committed(
-      written[0]?.position ?? null,
+      done.written[0]?.position ?? null,
       () => {
-        durable(written);
-        item.resolve(results);
+        durable(done.written);
+        settle(done);
         appended.emit('appended');
       },
-      item.reject,
+      fail,
     );
     return true;
   }
