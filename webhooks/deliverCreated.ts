@@ -1,5 +1,5 @@
 import type { Services } from '../app/services.ts';
-import { callAndRecord, endpointsOfPass, oldestPending, type DispatchOptions } from './webhookDispatch.ts';
+import { callAndRecord, callInSlot, endpointsOfPass, oldestPending, type DispatchOptions } from './webhookDispatch.ts';
 import type { CreatedDelivery } from './webhookFanout.ts';
 import { orderKey, type InFlight } from './inFlight.ts';
 
@@ -44,26 +44,18 @@ export async function deliverCreated(services: Services, created: readonly Creat
       }
     }
     const endpoints = endpointsOfPass(services);
-    const failed = (id: string) => (error: unknown) => {
-      options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
-    };
     await Promise.all(
       [...groups.entries()].map(async ([key, group]) => {
         for (const [i, d] of group.entries()) {
-          const id = d.state.id!;
-          let made: Awaited<ReturnType<typeof callAndRecord>> = null;
-          try {
+          const made = await callInSlot(d.state.id!, options, records, async () => {
             const endpoint = await endpoints(d.state.endpoint_id);
             // Disabled or deleted since the fan-out: the dispatcher abandons it.
-            if (endpoint?.enabled) made = await inFlight.slot(() => (options.signal.aborted ? Promise.resolve(null) : callAndRecord(services, d, endpoint, options)));
-          } catch (error) {
-            failed(id)(error);
-          }
+            return endpoint?.enabled ? callAndRecord(services, d, endpoint, options) : null;
+          });
           // What is left of the resource's deliveries goes to the dispatcher, in order.
           groups.set(key, group.slice(made ? i + 1 : i));
           if (!made) return;
           sent += 1;
-          records.push(made.recording.catch(failed(id)).finally(() => inFlight.release(id)));
           // A failure is retried on its schedule by the dispatcher; the resource's later deliveries wait for it there.
           if (!made.outcome.success) return;
         }

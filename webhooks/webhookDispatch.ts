@@ -100,30 +100,44 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
   // The pass ends when every record is written; one lost to a crash makes the call again, with
   // the same webhook-id (at least once).
   const records: Array<Promise<void>> = [];
-  const failed = (id: string) => (error: unknown) => {
-    // One delivery that cannot be attempted (its record conflicted, its secret cannot be opened
-    // under this service secret) must not hold up the others; it stays due for the next pass.
-    options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
-  };
   const endpoints = endpointsOfPass(services);
+  const shared = { ...options, inFlight };
   await Promise.all(
     ready.map(async (d) => {
       // The direct send of a delivery just created has it: not twice at once.
       if (!inFlight.claim(d.id)) return;
-      let made: { recording: Promise<void> } | null = null;
-      try {
-        made = await inFlight.slot(() => (options.signal.aborted ? Promise.resolve(null) : attemptAndRecord(services, d.id, { ...options, inFlight }, endpoints)));
-      } catch (error) {
-        failed(d.id)(error);
-      }
+      const made = await callInSlot(d.id, shared, records, () => attemptAndRecord(services, d.id, shared, endpoints));
       if (!made) return inFlight.release(d.id);
       attempted += 1;
-      records.push(made.recording.catch(failed(d.id)).finally(() => inFlight.release(d.id)));
     }),
   );
   await Promise.all(records);
   // Only when it got something done: a full batch all held back behind earlier retries would spin.
   return { attempted, full: due.length === DUE_BATCH && attempted > 0 };
+}
+
+/**
+ * Makes `call` for the claimed delivery `id` in one of the job's slots (none once stopped). Its
+ * record, once made, joins `records` and releases the claim when written; a delivery that cannot
+ * be attempted or recorded (its record conflicted, its secret cannot be opened under this service
+ * secret) is logged and must not hold up the others: it stays due. Null when no call was made
+ * (the claim is then the caller's to release).
+ */
+export async function callInSlot<Made extends { recording: Promise<void> }>(
+  id: string,
+  options: DispatchOptions & { inFlight: InFlight },
+  records: Array<Promise<void>>,
+  call: () => Promise<Made | null>,
+): Promise<Made | null> {
+  const failed = (error: unknown) => options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
+  let made: Made | null = null;
+  try {
+    made = await options.inFlight.slot(() => (options.signal.aborted ? Promise.resolve(null) : call()));
+  } catch (error) {
+    failed(error);
+  }
+  if (made) records.push(made.recording.catch(failed).finally(() => options.inFlight.release(id)));
+  return made;
 }
 
 /** Endpoints as their streams say, read once per pass (or per fan-out batch) rather than once per delivery. */
