@@ -5,6 +5,9 @@ import { dirname } from 'node:path';
 /** How long a write waits for another process's transaction on the file (SQLITE_BUSY_TIMEOUT_MS). */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
+/** The busy timeout a connection is opened with, in whole milliseconds (DEFAULT_BUSY_TIMEOUT_MS when not given). */
+export const busyTimeoutOf = (ms: number | undefined): number => Math.max(0, Math.floor(ms ?? DEFAULT_BUSY_TIMEOUT_MS));
+
 /** SQLite's answer when the wait ran out: another connection kept the file locked. */
 export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -40,7 +43,7 @@ export function openDatabase(file: string, options: { synchronous: 'FULL' | 'NOR
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${options.synchronous}`);
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
+  db.pragma(`busy_timeout = ${busyTimeoutOf(options.busyTimeoutMs)}`);
   db.pragma('foreign_keys = ON');
   // SQLite's own default is 1,000 pages; a connection that leaves checkpoints to another sets more.
   if (options.autocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.autocheckpointPages))}`);

@@ -15,7 +15,7 @@ import {
   type SubscriptionHandler,
 } from '../eventStore.ts';
 import { deepFreeze } from '../../lib/deepFreeze.ts';
-import { DEFAULT_BUSY_TIMEOUT_MS, isBusy, openDatabase, unavailableReason } from '../../sqlite/openDatabase.ts';
+import { busyTimeoutOf, isBusy, openDatabase, unavailableReason } from '../../sqlite/openDatabase.ts';
 import { openWalSync, type SyncFile } from './walSync.ts';
 
 export type SqliteEventStoreOptions = {
@@ -210,7 +210,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
    * closes, the next try waits in SQLite as any other write does, and fails as unavailable if the
    * lock is still held.
    */
-  const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS));
+  const busyTimeoutMs = busyTimeoutOf(options.busyTimeoutMs);
   const waitNot = db.prepare('PRAGMA busy_timeout = 0');
   const waitAgain = db.prepare(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
   let busySince: number | null = null;
