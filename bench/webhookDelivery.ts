@@ -42,6 +42,7 @@ import { Webhook } from 'standardwebhooks';
 import { guardedAgent, sendOnce } from '../automation/sendWebhook.ts';
 import { PUBLIC_TYPE_OF, SOURCE_STREAM_PREFIXES } from '../domain/webhooks/eventTypes.ts';
 import { eventObject } from '../webhooks/eventObject.ts';
+import { webhookBody } from '../webhooks/webhookFanout.ts';
 import { SeenStreams } from '../webhooks/seenStreams.ts';
 
 const CONCURRENCY = 16;
@@ -179,7 +180,7 @@ async function floorLoop(shop: Shop, url: string, sales: number, from: number | 
       if (PUBLIC_TYPE_OF[event.type] !== 'checkout.session.completed') continue;
       const built = await eventObject(reader, 'checkout.session.completed', event);
       if (!built) continue;
-      const payload = JSON.stringify({ id: event.id, type: 'checkout.session.completed', created: event.metadata.occurred_at, organization_id: built.organizationId, data: { object: built.object } });
+      const payload = webhookBody(event, 'checkout.session.completed', built.organizationId!, built.object);
       if (running >= CONCURRENCY) await new Promise<void>((r) => waiting.push(r));
       running++;
       const now = Math.floor(Date.now() / 1000);

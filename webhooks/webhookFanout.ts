@@ -1,12 +1,16 @@
 import type { Services } from '../app/services.ts';
 import type { EventMetadata, RecordedEvent } from '../eventStore/eventStore.ts';
 import { handleCommand } from '../commands/handleCommand.ts';
-import { PUBLIC_TYPE_OF } from '../domain/webhooks/eventTypes.ts';
+import { PUBLIC_TYPE_OF, type WebhookEventType } from '../domain/webhooks/eventTypes.ts';
 import { deliveryId, webhookDeliveryDecider, webhookDeliveryStream, type WebhookDeliveryState } from '../domain/webhooks/webhookDelivery.ts';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
 import { eventObject } from './eventObject.ts';
 import type { SeenStreams } from './seenStreams.ts';
 import { webhooksApplied } from './webhooksApplied.ts';
+
+/** A webhook's body, fixed when its delivery is created: `{id, type, created, organization_id, data: {object}}`. */
+export const webhookBody = (event: RecordedEvent, type: WebhookEventType, organizationId: string, object: Record<string, unknown>): string =>
+  JSON.stringify({ id: event.id, type, created: event.metadata.occurred_at, organization_id: organizationId, data: { object } });
 
 /** A delivery the fan-out has just recorded: its stream as written, for a call without reading it again. */
 export type CreatedDelivery = { stream: string; state: WebhookDeliveryState; known: RecordedEvent[]; resource: string; position: number };
@@ -45,7 +49,7 @@ export async function fanOut(services: Services, events: readonly RecordedEvent[
     if (!built || organizationId === null) continue;
     const subscribed = (await endpoints(organizationId)).filter((e) => e.event_types.includes(type) && e.created_position < event.position);
     if (subscribed.length === 0) continue;
-    const payload = JSON.stringify({ id: event.id, type, created: event.metadata.occurred_at, organization_id: organizationId, data: { object: built.object } });
+    const payload = webhookBody(event, type, organizationId, built.object);
     const metadata: EventMetadata = {
       correlation_id: event.metadata.correlation_id,
       actor: { type: 'system', name: 'webhooks' },
