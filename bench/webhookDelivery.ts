@@ -235,7 +235,7 @@ export async function runDeliveryThroughput(opts: { sales?: number; warmup?: num
     const body = JSON.stringify({ pad: 'x'.repeat(1200) });
     await undiciLoop(receiver.url, body, 2000);
     log('starting the webhook job');
-    // BENCH_PROFILE=file.cpuprofile: a CPU profile of the delivery phase alone (and of the reference, beside it).
+    // BENCH_PROFILE=file.cpuprofile: a CPU profile of the delivery phase alone (and of the reference and the floor, beside it).
     const profiler = process.env.BENCH_PROFILE ? await startProfile() : null;
     const started = performance.now();
     const cpu = process.cpuUsage();
@@ -251,7 +251,9 @@ export async function runDeliveryThroughput(opts: { sales?: number; warmup?: num
     if (referenceProfiler) await referenceProfiler.stop(process.env.BENCH_PROFILE!.replace(/(\.cpuprofile)?$/, '.reference.cpuprofile'));
     const referenceCpuMs = cpuMs(referenceCpu) / sales;
     const floorCpu = process.cpuUsage();
+    const floorProfiler = process.env.BENCH_PROFILE ? await startProfile() : null;
     const floor = await floorLoop(shop, receiver.url, sales, from);
+    if (floorProfiler) await floorProfiler.stop(process.env.BENCH_PROFILE!.replace(/(\.cpuprofile)?$/, '.floor.cpuprofile'));
     const floorCpuMs = cpuMs(floorCpu) / sales;
     return {
       name: `webhooks delivered per second (${sales} sales, concurrency ${CONCURRENCY})`,

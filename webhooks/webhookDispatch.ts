@@ -167,7 +167,7 @@ function signerFor(box: SecretBox, sealed: string): Webhook {
   return signer;
 }
 
-function context(services: Services, organizationId: string, correlation: string): CommandContext {
+export function webhookContext(services: Services, organizationId: string, correlation: string): CommandContext {
   const metadata: EventMetadata = {
     correlation_id: correlation,
     actor: { type: 'system', name: 'webhooks' },
@@ -202,7 +202,7 @@ export async function attemptAndRecord(
   if (state.id === null || state.status !== 'pending' || state.next_attempt_at === null || state.next_attempt_at > now) return null;
   const endpoint = await endpoints(state.endpoint_id);
   if (!endpoint || !endpoint.enabled) {
-    await handleCommand(context(services, state.organization_id, `webhook_${state.event_id}`), stream, webhookDeliveryDecider, { type: 'Abandon', reason: endpoint ? 'endpoint_disabled' : 'endpoint_deleted', now }, { known: recorded });
+    await handleCommand(webhookContext(services, state.organization_id, `webhook_${state.event_id}`), stream, webhookDeliveryDecider, { type: 'Abandon', reason: endpoint ? 'endpoint_disabled' : 'endpoint_deleted', now }, { known: recorded });
     return null;
   }
   const resource = (recorded[0]!.data as { resource: string }).resource;
@@ -219,29 +219,44 @@ export type Attemptable = { stream: string; state: WebhookDeliveryState; known: 
  */
 export async function callAndRecord(services: Services, delivery: Attemptable, endpoint: WebhookEndpointState, options: DispatchOptions): Promise<{ recording: Promise<void>; outcome: AttemptOutcome } | null> {
   const { state, stream } = delivery;
+  const outcome = await callOnce(services, state, endpoint, options);
+  if (!outcome) return null;
+  const write = async () => {
+    const after = Math.floor(services.clock() / 1000);
+    // The stream as read (or just created): no second read unless another writer moved it.
+    const recorded = await handleCommand(webhookContext(services, state.organization_id, `webhook_${state.event_id}`), stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now: after }, { known: delivery.known });
+    options.inFlight?.touch(orderKey(state.endpoint_id, delivery.resource), recorded.position);
+    if (!outcome.success) await disableIfFailingTooLong(services, state.endpoint_id, state.organization_id, after, options.logger);
+  };
+  const recording = options.inFlight ? options.inFlight.record(write) : write();
+  return { recording, outcome };
+}
+
+/** Signs and POSTs one webhook to its endpoint: its outcome, or null when the job stopped mid-call. */
+export async function callOnce(services: Services, message: { event_id: string; payload: string }, endpoint: WebhookEndpointState, options: DispatchOptions): Promise<AttemptOutcome | null> {
   const nowMs = services.clock();
   const now = Math.floor(nowMs / 1000);
   const timestamp = new Date(nowMs);
   // One signature per secret in force: during a rotation's overlap receivers holding either verify.
   const signature = signingSecrets(endpoint, now)
-    .map((sealed) => signerFor(options.box, sealed).sign(state.event_id, timestamp, state.payload))
+    .map((sealed) => signerFor(options.box, sealed).sign(message.event_id, timestamp, message.payload))
     .join(' ');
   const headers = {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
-    'webhook-id': state.event_id,
+    'webhook-id': message.event_id,
     'webhook-timestamp': String(now),
     'webhook-signature': signature,
   };
   const c = services.config;
   const started = performance.now();
-  const result = await sendOnce(endpoint.url, state.payload, headers, {
+  const result = await sendOnce(endpoint.url, message.payload, headers, {
     allowHosts: c.WEBHOOK_ALLOW_HOSTS,
     timeoutMs: c.WEBHOOK_TIMEOUT_MS,
     connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS,
     maxAttempts: 1,
     retryBaseMs: 0,
-    idempotencyKey: state.event_id,
+    idempotencyKey: message.event_id,
     nowMs: services.clock,
     signal: options.signal,
     // Our own JSON and headers: not checked again on every call as a seller's template is.
@@ -250,7 +265,8 @@ export async function callAndRecord(services: Services, delivery: Attemptable, e
     ...(options.agent ? { agent: options.agent } : {}),
   });
   if (result.error === 'aborted') return null;
-  const outcome: AttemptOutcome = {
+  services.metrics.webhookResult(result.success);
+  return {
     success: result.success,
     status_code: result.status_code,
     error: result.error ?? null,
@@ -258,23 +274,13 @@ export async function callAndRecord(services: Services, delivery: Attemptable, e
     duration_ms: Math.round(performance.now() - started),
     response_excerpt: result.response_body.slice(0, RESPONSE_EXCERPT_CHARS),
   };
-  services.metrics.webhookResult(result.success);
-  const write = async () => {
-    const after = Math.floor(services.clock() / 1000);
-    // The stream as read (or just created): no second read unless another writer moved it.
-    const recorded = await handleCommand(context(services, state.organization_id, `webhook_${state.event_id}`), stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now: after }, { known: delivery.known });
-    options.inFlight?.touch(orderKey(state.endpoint_id, delivery.resource), recorded.position);
-    if (!outcome.success) await disableIfFailingTooLong(services, state.endpoint_id, state.organization_id, after, options.logger);
-  };
-  const recording = options.inFlight ? options.inFlight.record(write) : write();
-  return { recording, outcome };
 }
 
 /** An endpoint failing (no success at all) for five days is disabled; the event tells its owner why. */
-async function disableIfFailingTooLong(services: Services, endpointId: string, organizationId: string, now: number, logger: Logger): Promise<void> {
+export async function disableIfFailingTooLong(services: Services, endpointId: string, organizationId: string, now: number, logger: Logger): Promise<void> {
   const doc = await services.readStore.get<EndpointDoc>(WEBHOOK_ENDPOINTS, endpointId);
   if (!doc?.enabled || doc.failing_since === null || now - doc.failing_since < DISABLE_AFTER_FAILING_SECONDS) return;
-  const result = await handleCommand(context(services, organizationId, `webhook_endpoint_${endpointId}`), webhookEndpointStream(endpointId), webhookEndpointDecider, {
+  const result = await handleCommand(webhookContext(services, organizationId, `webhook_endpoint_${endpointId}`), webhookEndpointStream(endpointId), webhookEndpointDecider, {
     type: 'DisableFailing',
     failingSince: doc.failing_since,
     now,

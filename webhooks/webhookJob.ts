@@ -3,25 +3,20 @@ import { guardedAgent } from '../automation/sendWebhook.ts';
 import { secretBox } from '../commands/webhooks/secretBox.ts';
 import { SOURCE_STREAM_PREFIXES } from '../domain/webhooks/eventTypes.ts';
 import { followFromCheckpoint } from '../projections/followFromCheckpoint.ts';
+import { WEBHOOK_DELIVERIES, type DeliveryDoc } from '../projections/webhooks/webhookProjection.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
-import { deliverCreated } from './deliverCreated.ts';
 import { InFlight } from './inFlight.ts';
 import { SeenStreams } from './seenStreams.ts';
 import { dispatchPass } from './webhookDispatch.ts';
-import { fanOut } from './webhookFanout.ts';
+import { fanOut, type PlannedDelivery } from './webhookFanout.ts';
+import { sendPlanned } from './sendPlanned.ts';
 import { webhooksApplied } from './webhooksApplied.ts';
 
 export const WEBHOOK_FANOUT_CHECKPOINT = 'webhook_fanout';
-// Large batches: each costs a projection wait, the deliveries' group commit and a checkpoint
-// commit, however many events it holds, so a backlog (a burst of sales, a restart) drains fast.
+// Large batches: each costs a projection wait, its records' group commit and a checkpoint commit,
+// however many events it holds, so a backlog (a burst of sales, a restart) drains fast.
 const BATCH_EVENTS = 2000;
 const CONCURRENCY = 16;
-/**
- * Deliveries held in memory for the direct sends at most (their bodies, about 1.5 KB each): past
- * it (a backlog after a restart, a burst to slow receivers) a batch's deliveries are left to the
- * dispatcher, which takes them from the read model a pass at a time.
- */
-const MAX_HELD = 5_000;
 
 export type WebhookJobOptions = {
   /**
@@ -29,19 +24,24 @@ export type WebhookJobOptions = {
    * process created). Deliveries this process fans out are sent at once, without waiting for it.
    */
   pollMs?: number;
-  /** Deliveries held in memory for the direct sends at most (MAX_HELD). */
-  maxHeld?: number;
+  /** False: the fan-out sends nothing itself, every delivery goes through the read model and the dispatcher. */
+  direct?: boolean;
+  /** How long a fan-out batch waits for its calls before it records the slow ones pending (1 s). */
+  batchWaitMs?: number;
 };
+
+/** The job stopped while a batch was being sent: the fan-out's checkpoint stays before it. */
+class StoppedDuringBatch extends Error {}
 
 /**
  * Event webhooks: a subscriber of the log (from its checkpoint) that fans announced events out into
- * recorded deliveries and sends them at once from memory, and a dispatcher that attempts the due
- * ones the read model shows (retries, resends, what a restart left, what the direct sends left to
- * it), on a timer and when poked. Due times are recorded, so nothing waits in memory across a restart.
+ * deliveries, sends them at once from memory and records what became of each (sendPlanned), and a
+ * dispatcher that attempts the due ones the read model shows (retries, resends, what a restart or
+ * a slow receiver left), on a timer and when poked. Due times are recorded, so nothing waits in
+ * memory across a restart.
  */
 export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
   const pollMs = jobOptions.pollMs ?? 1000;
-  const maxHeld = jobOptions.maxHeld ?? MAX_HELD;
   return {
     name: 'webhooks',
     async start(services: Services, logger: Logger) {
@@ -53,11 +53,14 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
       let stopped = false;
       const inFlight = new InFlight(CONCURRENCY);
       // Deliveries earlier runs left pending are judged by the read model once it has applied them.
-      inFlight.startedAt(await services.store.headPosition());
-      const options = { box, logger, signal: controller.signal, concurrency: CONCURRENCY, agent, inFlight };
-      const direct = new Set<Promise<void>>();
-      let held = 0;
+      const head = await services.store.headPosition();
+      inFlight.startedAt(head);
+      const options = { box, logger, signal: controller.signal, concurrency: CONCURRENCY, agent, inFlight, direct: jobOptions.direct ?? true, ...(jobOptions.batchWaitMs !== undefined ? { waitMs: jobOptions.batchWaitMs } : {}) };
+      const late = new Set<Promise<void>>();
       const seen = new SeenStreams();
+      // Events up to here may have had their deliveries recorded already (by an earlier run, or
+      // by a failed try of a batch): those are looked up before anything is sent again.
+      let handledUpTo = head ?? -1;
 
       // The dispatcher: one pass at a time; a poke during a pass asks for one more after it.
       let pass: Promise<void> | null = null;
@@ -91,29 +94,18 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
         streamPrefixes: SOURCE_STREAM_PREFIXES,
         batchSize: BATCH_EVENTS,
         async handle(events) {
-          const created = await fanOut(services, events, seen);
-          if (!created || created.length === 0) return;
-          // Sent while the fan-out goes on with the next batch (their creations are recorded: a
-          // crash now leaves them due for the dispatcher). What these sends leave over is the
-          // dispatcher's, poked once the read model shows it.
-          const last = created.at(-1)!.position;
-          if (held + created.length > maxHeld) {
-            void webhooksApplied(services, last, 10_000).then(dispatch, dispatch);
-            return;
-          }
-          held += created.length;
-          const sending: Promise<void> = deliverCreated(services, created, options)
-            .then((left) => (left > 0 ? webhooksApplied(services, last, 10_000).then(dispatch) : undefined))
-            .catch((error: unknown) => {
-              if (!stopped) logger.error({ err: error }, 'webhook direct sends failed; the dispatcher takes them over');
-              dispatch();
-            })
-            .finally(() => {
-              held -= created.length;
-              direct.delete(sending);
-            });
-          direct.add(sending);
+          let planned = await fanOut(services, events, seen);
+          if (!planned || planned.length === 0) return;
+          if (planned[0]!.source <= handledUpTo) planned = await notRecorded(services, planned);
+          handledUpTo = Math.max(handledUpTo, planned.at(-1)?.source ?? -1);
+          const sent = await sendPlanned(services, planned, options);
+          const tracked = sent.late.finally(() => late.delete(tracked));
+          late.add(tracked);
+          if (sent.stopped) throw new StoppedDuringBatch();
+          // What was left to the dispatcher is poked once the read model shows it.
+          if (sent.pending > 0 && sent.position !== null) void webhooksApplied(services, sent.position, 10_000).then(dispatch, dispatch);
         },
+        isStop: (error) => error instanceof StoppedDuringBatch,
         remedy: `restore the read store that goes with this log, or delete the checkpoint ${WEBHOOK_FANOUT_CHECKPOINT} to announce the log's events again (each delivery is recorded once per endpoint and event)`,
         failure: 'webhook fan-out failed; retrying from its checkpoint',
       });
@@ -127,7 +119,7 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
           const closing = agent.destroy().catch(() => undefined);
           if (timer) clearTimeout(timer);
           await following.stop();
-          await Promise.all(direct);
+          await Promise.all(late);
           await pass;
           await inFlight.drain();
           await closing;
@@ -138,3 +130,12 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
 }
 
 export const webhooksJob = webhookJob();
+
+/** The planned deliveries the read model does not show recorded yet (once it has applied the log up to its head). */
+async function notRecorded(services: Services, planned: PlannedDelivery[]): Promise<PlannedDelivery[]> {
+  const head = await services.store.headPosition();
+  if (head !== null && !(await webhooksApplied(services, head, 30_000))) throw new Error('webhook fan-out: the read models did not catch up');
+  const recorded = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, { filter: { id: { $in: planned.map((d) => d.id) } } });
+  const ids = new Set(recorded.map((d) => d.id));
+  return planned.filter((d) => !ids.has(d.id));
+}

@@ -136,7 +136,7 @@ export const webhookEndpointDeleteCommand: CliCommand = {
   format: (r: { id: string }) => `webhook endpoint ${r.id} deleted`,
 };
 
-type DeliveryRow = Omit<DeliveryDoc, 'position' | 'resource'> & { attempt_log: Array<Omit<AttemptDoc, 'id' | 'delivery_id' | 'endpoint_id' | 'organization_id' | 'event_id'>> };
+type DeliveryRow = Omit<DeliveryDoc, 'position' | 'resource' | 'sent_in'> & { attempt_log: Array<Omit<AttemptDoc, 'id' | 'delivery_id' | 'endpoint_id' | 'organization_id' | 'event_id'>> };
 
 export const webhookEndpointDeliveriesCommand: CliCommand = {
   path: ['webhook-endpoint', 'deliveries'],
@@ -160,7 +160,7 @@ export const webhookEndpointDeliveriesCommand: CliCommand = {
       limit,
     });
     return Promise.all(
-      deliveries.map(async ({ position: _p, resource: _r, ...d }): Promise<DeliveryRow> => {
+      deliveries.map(async ({ position: _p, resource: _r, sent_in: _s, ...d }): Promise<DeliveryRow> => {
         const attempts = await services.readStore.find<AttemptDoc>(WEBHOOK_ATTEMPTS, { filter: { delivery_id: d.id }, sort: [['attempt', 1]] });
         return { ...d, attempt_log: attempts.map(({ id: _i, delivery_id: _d, endpoint_id: _e, organization_id: _o, event_id: _v, ...a }) => a) };
       }),
@@ -188,9 +188,11 @@ export const webhookEndpointResendCommand: CliCommand = {
   description: 'Send a delivery again, once, with the same webhook-id and body (the running service sends it).',
   options: { org: 'string' },
   maxArgs: 1,
-  async run({ options, args, commandContext }) {
+  async run({ services, options, args, commandContext }) {
     const org = requireOption(options, 'org');
-    return resendWebhookDelivery(commandContext(org), org, idArg(args, 'webhook-endpoint resend'));
+    const id = idArg(args, 'webhook-endpoint resend');
+    const sentIn = (await services.readStore.get<DeliveryDoc>(WEBHOOK_DELIVERIES, id))?.sent_in;
+    return resendWebhookDelivery(commandContext(org), org, id, sentIn);
   },
   format: (r: { id: string }) => `delivery ${r.id} queued to be sent again`,
 };

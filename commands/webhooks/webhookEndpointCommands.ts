@@ -10,7 +10,7 @@ import {
   type WebhookEndpointEvent,
   type WebhookEndpointState,
 } from '../../domain/webhooks/webhookEndpoint.ts';
-import { webhookDeliveryDecider, webhookDeliveryStream } from '../../domain/webhooks/webhookDelivery.ts';
+import { webhookDeliveryDecider, webhookDeliveryStream, type WebhookDeliveriesSentEvent } from '../../domain/webhooks/webhookDelivery.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
 import { generateSigningSecret, type SecretBox } from './secretBox.ts';
 
@@ -123,8 +123,22 @@ export async function loadWebhookEndpoint(ctx: Pick<CommandContext, 'store'>, id
   return state.id === null || state.deleted ? null : state;
 }
 
-/** Sends a delivery again, once, with the same `webhook-id` and body. */
-export async function resendWebhookDelivery(ctx: CommandContext, organizationId: string, id: string): Promise<{ id: string; status: 'pending' }> {
-  await handleCommand(ctx, webhookDeliveryStream(id), webhookDeliveryDecider, { type: 'Resend', organizationId, now: ctx.metadata.occurred_at });
+/**
+ * Sends a delivery again, once, with the same `webhook-id` and body. One sent from the fan-out
+ * at its first attempt has no stream of its own: `sentIn` (the read model's pointer to its
+ * batch's record) gives it one, from the body the batch recorded.
+ */
+export async function resendWebhookDelivery(ctx: CommandContext, organizationId: string, id: string, sentIn?: string | null): Promise<{ id: string; status: 'pending' }> {
+  const stream = webhookDeliveryStream(id);
+  const known = await ctx.store.readStream(stream);
+  const sent = known.length === 0 && sentIn ? await sentDelivery(ctx, sentIn, id) : undefined;
+  await handleCommand(ctx, stream, webhookDeliveryDecider, { type: 'Resend', organizationId, now: ctx.metadata.occurred_at, ...(sent ? { sent } : {}) }, { known });
   return { id, status: 'pending' };
+}
+
+async function sentDelivery(ctx: CommandContext, sentIn: string, id: string) {
+  if (!sentIn.startsWith('webhook_sent-')) return undefined;
+  const [event] = (await ctx.store.readStream(sentIn)) as unknown as WebhookDeliveriesSentEvent[];
+  const delivery = event?.data.deliveries.find((d) => d.id === id);
+  return event && delivery ? { endpointId: event.data.endpoint_id, organizationId: event.data.organization_id, delivery } : undefined;
 }

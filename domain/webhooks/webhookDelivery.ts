@@ -41,6 +41,8 @@ export type WebhookDeliveryEvent =
         resource: string;
         payload: string;
         created_at: number;
+        /** Attempts recorded before this stream existed (a delivery sent in a batch, reopened to be resent). */
+        prior_attempts?: number;
       }
     >
   | DomainEvent<'WebhookDeliveryAttempted', AttemptOutcome & { attempt: number; manual: boolean; attempted_at: number; next_attempt_at: number | null }>
@@ -60,7 +62,13 @@ export type WebhookDeliveryCommand =
       now: number;
     }
   | { type: 'RecordAttempt'; outcome: AttemptOutcome; now: number }
-  | { type: 'Resend'; organizationId: string; now: number }
+  | {
+      type: 'Resend';
+      organizationId: string;
+      now: number;
+      /** The delivery as a batch recorded it, when it has no stream of its own yet. */
+      sent?: { endpointId: string; organizationId: string; delivery: SentDelivery };
+    }
   | { type: 'Abandon'; reason: 'endpoint_disabled' | 'endpoint_deleted'; now: number };
 
 export type WebhookDeliveryState = {
@@ -108,6 +116,7 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryState, WebhookDelive
           event_type: d.event_type,
           payload: d.payload,
           status: 'pending',
+          attempts: d.prior_attempts ?? 0,
           next_attempt_at: d.created_at,
         };
       }
@@ -131,6 +140,7 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryState, WebhookDelive
         data: { id, endpoint_id: endpointId, organization_id: organizationId, event_id: eventId, event_type: eventType, resource, payload, created_at: now },
       };
     }
+    if (state.id === null && command.type === 'Resend' && command.sent?.organizationId === command.organizationId) return reopened(command.sent, command.now);
     if (state.id === null) throw notFound('Webhook delivery', 'webhook_delivery_not_found');
     switch (command.type) {
       case 'RecordAttempt': {
@@ -152,3 +162,56 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryState, WebhookDelive
     }
   },
 };
+
+/**
+ * A delivery whose first attempt succeeded straight from the fan-out, recorded with the others of
+ * its batch to the same endpoint in one event (no stream of its own until it is resent).
+ */
+export type SentDelivery = {
+  id: string;
+  event_id: string;
+  event_type: WebhookEventType;
+  resource: string;
+  payload: string;
+  created_at: number;
+  status_code: number;
+  duration_ms: number;
+  response_excerpt: string;
+  attempted_at: number;
+};
+
+export type WebhookDeliveriesSentEvent = DomainEvent<'WebhookDeliveriesSent', { endpoint_id: string; organization_id: string; deliveries: SentDelivery[] }>;
+
+/** One batch's record, in a stream named after its first delivery: recorded once, whatever a replay of the fan-out makes. */
+export const webhookSentStream = (firstDeliveryId: string) => `webhook_sent-${firstDeliveryId}`;
+
+export const webhookSentDecider: Decider<{ recorded: boolean }, { type: 'RecordSent'; endpointId: string; organizationId: string; deliveries: SentDelivery[] }, WebhookDeliveriesSentEvent> = {
+  initialState: () => ({ recorded: false }),
+  evolve: () => ({ recorded: true }),
+  decide(command, state) {
+    if (state.recorded || command.deliveries.length === 0) return [];
+    return { type: 'WebhookDeliveriesSent', data: { endpoint_id: command.endpointId, organization_id: command.organizationId, deliveries: command.deliveries } };
+  },
+};
+
+/** A batch-recorded delivery given a stream of its own, to be sent once more: its creation as recorded, then the request. */
+function reopened(sent: { endpointId: string; organizationId: string; delivery: SentDelivery }, now: number): WebhookDeliveryEvent[] {
+  const d = sent.delivery;
+  return [
+    {
+      type: 'WebhookDeliveryCreated',
+      data: {
+        id: d.id,
+        endpoint_id: sent.endpointId,
+        organization_id: sent.organizationId,
+        event_id: d.event_id,
+        event_type: d.event_type,
+        resource: d.resource,
+        payload: d.payload,
+        created_at: d.created_at,
+        prior_attempts: 1,
+      },
+    },
+    { type: 'WebhookDeliveryResendRequested', data: { requested_at: now } },
+  ];
+}

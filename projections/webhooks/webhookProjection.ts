@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../eventStore/eventStore.ts';
 import type { WebhookEventType } from '../../domain/webhooks/eventTypes.ts';
-import type { DeliveryStatus, WebhookDeliveryEvent } from '../../domain/webhooks/webhookDelivery.ts';
+import type { DeliveryStatus, WebhookDeliveriesSentEvent, WebhookDeliveryEvent } from '../../domain/webhooks/webhookDelivery.ts';
 import type { DisabledReason, WebhookEndpointEvent } from '../../domain/webhooks/webhookEndpoint.ts';
 import type { Projection } from '../projection.ts';
 
@@ -38,6 +38,8 @@ export type DeliveryDoc = {
   updated_at: number;
   /** Log position of its creation: the dispatcher's order (internal, never shown). */
   position: number;
+  /** The batch record's stream, for one sent from the fan-out without a stream of its own (internal, never shown). */
+  sent_in?: string;
 };
 
 export type AttemptDoc = {
@@ -81,9 +83,10 @@ export const webhookProjection: Projection = {
     'WebhookDeliveryAttempted',
     'WebhookDeliveryResendRequested',
     'WebhookDeliveryAbandoned',
+    'WebhookDeliveriesSent',
   ],
   async apply(recorded: RecordedEvent, tx) {
-    const event = recorded as unknown as WebhookEndpointEvent | WebhookDeliveryEvent;
+    const event = recorded as unknown as WebhookEndpointEvent | WebhookDeliveryEvent | WebhookDeliveriesSentEvent;
     const id = streamId(recorded.stream);
     const at = recorded.metadata.occurred_at;
     switch (event.type) {
@@ -125,12 +128,51 @@ export const webhookProjection: Projection = {
         }
         return;
       }
+      case 'WebhookDeliveriesSent': {
+        const { endpoint_id, organization_id, deliveries } = event.data;
+        for (const d of deliveries) {
+          tx.upsert(WEBHOOK_DELIVERIES, {
+            id: d.id,
+            endpoint_id,
+            organization_id,
+            event_id: d.event_id,
+            event_type: d.event_type,
+            resource: d.resource,
+            status: 'succeeded',
+            attempts: 1,
+            next_attempt_at: null,
+            created_at: d.created_at,
+            updated_at: d.attempted_at,
+            position: recorded.position,
+            sent_in: recorded.stream,
+          } satisfies DeliveryDoc);
+          tx.upsert(WEBHOOK_ATTEMPTS, {
+            id: `${d.id}:1`,
+            delivery_id: d.id,
+            endpoint_id,
+            organization_id,
+            event_id: d.event_id,
+            attempt: 1,
+            manual: false,
+            success: true,
+            status_code: d.status_code,
+            error: null,
+            duration_ms: d.duration_ms,
+            response_excerpt: d.response_excerpt,
+            attempted_at: d.attempted_at,
+            next_attempt_at: null,
+          } satisfies AttemptDoc);
+        }
+        const endpoint = await tx.get<EndpointDoc>(WEBHOOK_ENDPOINTS, endpoint_id);
+        if (endpoint && endpoint.failing_since !== null && deliveries.length > 0) tx.upsert(WEBHOOK_ENDPOINTS, { ...endpoint, failing_since: null } satisfies EndpointDoc);
+        return;
+      }
       case 'WebhookDeliveryCreated': {
-        const { payload: _payload, ...d } = event.data;
+        const { payload: _payload, prior_attempts, ...d } = event.data;
         tx.upsert(WEBHOOK_DELIVERIES, {
           ...d,
           status: 'pending',
-          attempts: 0,
+          attempts: prior_attempts ?? 0,
           next_attempt_at: d.created_at,
           updated_at: d.created_at,
           position: recorded.position,

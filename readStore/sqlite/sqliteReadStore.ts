@@ -166,8 +166,9 @@ function tableName(collection: string): string {
   return `rm_${collection}`;
 }
 
+/** `id` is the table's key column (a lookup by ids uses its index); other paths are read from the document. */
 function jsonPath(field: string): string {
-  return `json_extract(doc, '$.${assertFieldPath(field)}')`;
+  return field === 'id' ? 'id' : `json_extract(doc, '$.${assertFieldPath(field)}')`;
 }
 
 function bindable(value: unknown): unknown {

@@ -92,8 +92,10 @@ describe('event webhooks', () => {
     const list = (await (await server.fetch('/api/checkout/sessions', { token: org.token })).json()) as Body;
     expect(list.data[0]).toMatchObject({ id: sessionId, customer_email: 'buyer@example.com', invoice_number: invoice.number });
 
-    // Resent by hand: the same webhook-id and body, once more.
-    await resendWebhookDelivery(server.cliContext(org.organizationId), org.organizationId, deliveries[0]!.id);
+    // Resent by hand (recorded with its batch, it gets a stream of its own now): the same webhook-id and body, once more.
+    expect((await server.fetch(`/api/webhook-deliveries/${deliveries[0]!.id}/resend`, { method: 'POST', token: other.token })).status).toBe(404);
+    const resend = await server.fetch(`/api/webhook-deliveries/${deliveries[0]!.id}/resend`, { method: 'POST', token: org.token });
+    expect(resend.status).toBe(202);
     await expect.poll(() => subscribed.calls.length, { timeout: 20_000 }).toBe(3);
     const resent = subscribed.calls[2]!;
     const first = subscribed.calls.find((c) => c.headers['webhook-id'] === resent.headers['webhook-id'])!;
@@ -103,7 +105,7 @@ describe('event webhooks', () => {
       [1, false],
       [2, true],
     ]);
-    // Another organization cannot resend it.
+    // Another organization cannot resend it (before, above, nor now it has a stream of its own).
     await expect(resendWebhookDelivery(server.cliContext(other.organizationId), other.organizationId, deliveries[0]!.id)).rejects.toThrow('not found');
   });
 

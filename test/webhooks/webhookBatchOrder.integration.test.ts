@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -123,7 +124,7 @@ describe('event webhooks sent straight from the fan-out', () => {
     }
   });
 
-  it('leaves a batch to the dispatcher when the direct sends hold too many, which delivers it all the same', { timeout: 60_000 }, async () => {
+  it('leaves every delivery to the dispatcher when the fan-out sends none itself, which delivers them all the same', { timeout: 60_000 }, async () => {
     const services = await compose(loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, logger });
     const receiver = await startReceiver();
     let job: { stop(): Promise<void> } | undefined;
@@ -132,7 +133,7 @@ describe('event webhooks sent straight from the fan-out', () => {
       const org = await createOrganization(ctx(null), { name: 'Held Org', timezone: 'UTC' });
       await createWebhookEndpoint(ctx(org.id), secretBox(services.secrets.jwt), { organizationId: org.id, url: receiver.url, eventTypes: ['offer.published'] });
       // None held in memory: every delivery goes through the read model and the dispatcher.
-      job = await webhookJob({ pollMs: 60_000, maxHeld: 0 }).start(services, logger);
+      job = await webhookJob({ pollMs: 60_000, direct: false }).start(services, logger);
       for (let i = 0; i < 3; i++) {
         const offer = await upsertOffer(ctx(org.id), { organizationId: org.id, slug: `held-${i}`, ...offerContent() });
         await publishOffer(ctx(org.id), offer.uuid);
@@ -144,6 +145,43 @@ describe('event webhooks sent straight from the fan-out', () => {
       await job?.stop();
       await services.close();
       await receiver.close();
+    }
+  });
+  it("records a slow call pending once its batch stops waiting, and its outcome when it answers; the other endpoint's is not held back", { timeout: 60_000 }, async () => {
+    const services = await compose(loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, logger });
+    const held: ServerResponse[] = [];
+    // Answers only when the test lets it (well within the 1 s call time-out of WEBHOOK_ENV).
+    const slow = await startReceiver((_call, res) => void held.push(res));
+    const fast = await startReceiver();
+    let job: { stop(): Promise<void> } | undefined;
+    try {
+      const ctx = contextOf(services, Date.now);
+      const org = await createOrganization(ctx(null), { name: 'Slow Org', timezone: 'UTC' });
+      const box = secretBox(services.secrets.jwt);
+      const slowEndpoint = await createWebhookEndpoint(ctx(org.id), box, { organizationId: org.id, url: slow.url, eventTypes: ['offer.published'] });
+      const fastEndpoint = await createWebhookEndpoint(ctx(org.id), box, { organizationId: org.id, url: fast.url, eventTypes: ['offer.published'] });
+      job = await webhookJob({ pollMs: 20, batchWaitMs: 50 }).start(services, logger);
+      const offer = await upsertOffer(ctx(org.id), { organizationId: org.id, slug: 'slow-1', ...offerContent() });
+      await publishOffer(ctx(org.id), offer.uuid);
+      const statusOf = async (endpointId: string) =>
+        (await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, { filter: { endpoint_id: endpointId } })).map((d) => [d.status, d.attempts]);
+
+      // The batch recorded the fast one sent and the slow one pending while its call is under way;
+      // the dispatcher, polling every 20 ms, leaves the claimed call alone.
+      await expect.poll(async () => [await statusOf(fastEndpoint.id), await statusOf(slowEndpoint.id)], { timeout: 20_000 }).toEqual([[['succeeded', 1]], [['pending', 0]]]);
+      expect(held).toHaveLength(1);
+      held[0]!.writeHead(200, { 'content-type': 'text/plain' }).end('late');
+      await expect.poll(() => statusOf(slowEndpoint.id), { timeout: 20_000 }).toEqual([['succeeded', 1]]);
+      const [delivery] = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, { filter: { endpoint_id: slowEndpoint.id } });
+      const attempts = await services.readStore.find<AttemptDoc>(WEBHOOK_ATTEMPTS, { filter: { delivery_id: delivery!.id } });
+      expect(attempts).toMatchObject([{ attempt: 1, success: true, response_excerpt: 'late' }]);
+      expect(slow.calls).toHaveLength(1);
+      expect(fast.calls).toHaveLength(1);
+    } finally {
+      await job?.stop();
+      await services.close();
+      await slow.close();
+      await fast.close();
     }
   });
 });

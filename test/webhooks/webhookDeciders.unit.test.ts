@@ -4,7 +4,9 @@ import { asArray, fold } from '../../domain/shared/decider.ts';
 import {
   MAX_ATTEMPTS,
   webhookDeliveryDecider,
+  webhookSentDecider,
   type AttemptOutcome,
+  type SentDelivery,
   type WebhookDeliveryEvent,
   type WebhookDeliveryState,
 } from '../../domain/webhooks/webhookDelivery.ts';
@@ -58,6 +60,39 @@ describe('webhook delivery decider', () => {
     const after = run(resent.events, { type: 'RecordAttempt', outcome: failure, now: 1101 });
     expect(after.decided[0]).toMatchObject({ data: { attempt: 2, manual: true, next_attempt_at: null } });
     expect(after.state.status).toBe('failed');
+  });
+
+  it('reopens a delivery recorded with its batch when it is resent: its creation as recorded, one prior attempt, then the request', () => {
+    const delivery: SentDelivery = {
+      id: 'd1',
+      event_id: 'e1',
+      event_type: 'invoice.paid',
+      resource: 'invoice-1',
+      payload: '{"a":1}',
+      created_at: 1000,
+      status_code: 200,
+      duration_ms: 3,
+      response_excerpt: 'ok',
+      attempted_at: 1001,
+    };
+    const sent = { endpointId: 'we_1', organizationId: 'org_1', delivery };
+    // Without the batch's record, or for another organization, there is nothing to resend.
+    expect(() => run([], { type: 'Resend', organizationId: 'org_1', now: 1100 })).toThrow('not found');
+    expect(() => run([], { type: 'Resend', organizationId: 'org_2', now: 1100, sent })).toThrow('not found');
+    const reopened = run([], { type: 'Resend', organizationId: 'org_1', now: 1100, sent });
+    expect(reopened.decided.map((e) => e.type)).toEqual(['WebhookDeliveryCreated', 'WebhookDeliveryResendRequested']);
+    expect(reopened.state).toMatchObject({ id: 'd1', payload: '{"a":1}', event_id: 'e1', status: 'pending', attempts: 1, next_attempt_at: 1100, manual: true });
+    const after = run(reopened.events, { type: 'RecordAttempt', outcome: { ...failure, success: true, status_code: 200 }, now: 1101 });
+    expect(after.decided[0]).toMatchObject({ data: { attempt: 2, manual: true } });
+  });
+
+  it("records a batch's sent deliveries once, and an empty batch not at all", () => {
+    const command = { type: 'RecordSent' as const, endpointId: 'we_1', organizationId: 'org_1', deliveries: [] as SentDelivery[] };
+    expect(asArray(webhookSentDecider.decide(command, webhookSentDecider.initialState()))).toEqual([]);
+    const one = { ...command, deliveries: [{ id: 'd1' } as SentDelivery] };
+    const [recorded] = asArray(webhookSentDecider.decide(one, webhookSentDecider.initialState()));
+    expect(recorded).toMatchObject({ type: 'WebhookDeliveriesSent', data: { endpoint_id: 'we_1', organization_id: 'org_1', deliveries: [{ id: 'd1' }] } });
+    expect(asArray(webhookSentDecider.decide(one, fold(webhookSentDecider, [recorded!])))).toEqual([]);
   });
 });
 

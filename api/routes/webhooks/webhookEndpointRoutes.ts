@@ -262,7 +262,8 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
     },
     async (request, reply) => {
       const auth = { organizationId: access.organizationOf(request) };
-      const result = await resendWebhookDelivery(access.context(services, request), auth.organizationId, request.params.id);
+      const sentIn = (await services.readStore.get<DeliveryDoc>(WEBHOOK_DELIVERIES, request.params.id))?.sent_in;
+      const result = await resendWebhookDelivery(access.context(services, request), auth.organizationId, request.params.id, sentIn);
       return reply.code(202).send(result);
     },
   );

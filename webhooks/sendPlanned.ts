@@ -1,0 +1,225 @@
+import type { Services } from '../app/services.ts';
+import { handleCommand, type CommandResult } from '../commands/handleCommand.ts';
+import type { RecordedEvent } from '../eventStore/eventStore.ts';
+import {
+  webhookDeliveryDecider,
+  webhookDeliveryStream,
+  webhookSentDecider,
+  webhookSentStream,
+  type AttemptOutcome,
+  type SentDelivery,
+  type WebhookDeliveryEvent,
+  type WebhookDeliveryState,
+} from '../domain/webhooks/webhookDelivery.ts';
+import { callOnce, disableIfFailingTooLong, endpointsOfPass, oldestPending, webhookContext, type DispatchOptions } from './webhookDispatch.ts';
+import { orderKey, type InFlight } from './inFlight.ts';
+import type { PlannedDelivery } from './webhookFanout.ts';
+
+/**
+ * How long a batch waits for its calls before it records the slow ones as pending (their outcome
+ * is recorded when they end): a hanging receiver must not hold every other seller's webhooks back.
+ */
+const BATCH_WAIT_MS = 1000;
+/** Deliveries per batch record at most: about 400 KB, well under EventStoreDB's 1 MiB append. */
+const SENT_PER_RECORD = 250;
+
+export type SendPlannedOptions = DispatchOptions & {
+  inFlight: InFlight;
+  /** How long the batch waits for its calls (BATCH_WAIT_MS). */
+  waitMs?: number;
+  /** False: nothing is called from here, every delivery is recorded pending for the dispatcher. */
+  direct?: boolean;
+};
+
+export type SentBatch = {
+  /** Deliveries recorded pending (left to the dispatcher, or to be retried). */
+  pending: number;
+  /** The log position of the last record made. */
+  position: number | null;
+  /** Calls still under way when the batch was recorded: each records its outcome when it ends. */
+  late: Promise<void>;
+  /** The job stopped during the batch: some deliveries were neither sent nor recorded. */
+  stopped: boolean;
+};
+
+type Fate = { kind: 'sent' | 'failed'; outcome: AttemptOutcome; at: number };
+
+/**
+ * Sends a fan-out batch's planned deliveries at once, from memory, and then records each with
+ * what became of it: those that succeeded in one event per endpoint (`WebhookDeliveriesSent`, up
+ * to SENT_PER_RECORD each), a failed one in a stream of its own with its attempt (the dispatcher
+ * retries it), the rest in streams of their own, pending (the dispatcher sends them). A crash
+ * before these records sends the batch again from the fan-out's checkpoint, with the same
+ * `webhook-id`s.
+ *
+ * Order: a resource's deliveries to one endpoint go one after the other; a failure leaves the
+ * rest to the dispatcher, behind the failed one, and so does an older delivery of the resource
+ * still pending. Calls still under way after `waitMs` are recorded pending, claimed until their
+ * own outcome is recorded.
+ */
+export async function sendPlanned(services: Services, planned: readonly PlannedDelivery[], options: SendPlannedOptions): Promise<SentBatch> {
+  const { inFlight } = options;
+  const groups = new Map<string, PlannedDelivery[]>();
+  const claimed: PlannedDelivery[] = [];
+  for (const d of planned) {
+    // Claimed elsewhere: a late call of an earlier run of this batch records it.
+    if (!inFlight.claim(d.id)) continue;
+    claimed.push(d);
+    const key = orderKey(d.endpointId, d.resource);
+    const group = groups.get(key);
+    if (group) group.push(d);
+    else groups.set(key, [d]);
+  }
+  if (claimed.length === 0) return { pending: 0, position: null, late: Promise.resolve(), stopped: false };
+
+  const fates = new Map<string, Fate>();
+  const under = new Map<string, Promise<AttemptOutcome | null>>();
+  let open = options.direct !== false;
+  if (open) {
+    // The read model must show this process's and earlier runs' records for these keys before its pending deliveries are trusted.
+    const shown = await inFlight.applied(services, new Map([...groups.keys()].map((key) => [key, -1])), 10_000);
+    const oldest = shown ? await oldestPending(services, claimed.map((d) => ({ endpoint_id: d.endpointId, resource: d.resource }))) : null;
+    const endpoints = endpointsOfPass(services);
+    const sends = Promise.all(
+      [...groups].map(async ([key, group]) => {
+        if (!oldest || oldest.has(key)) return;
+        for (const d of group) {
+          const endpoint = open ? await endpoints(d.endpointId) : null;
+          // Disabled or deleted since the fan-out: recorded pending, the dispatcher abandons it.
+          if (!endpoint?.enabled) return;
+          const outcome = await inFlight.slot(async () => {
+            if (!open || options.signal.aborted) return undefined;
+            const call = callOnce(services, { event_id: d.eventId, payload: d.payload }, endpoint, options);
+            under.set(d.id, call);
+            return call;
+          });
+          // Closed while it waited for a slot, or during the call (then the late calls have it).
+          if (outcome === undefined || !open) return;
+          under.delete(d.id);
+          if (outcome === null) return;
+          fates.set(d.id, { kind: outcome.success ? 'sent' : 'failed', outcome, at: Math.floor(services.clock() / 1000) });
+          if (!outcome.success) return;
+        }
+      }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([sends, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.waitMs ?? BATCH_WAIT_MS)))]);
+    clearTimeout(timer);
+    open = false;
+  }
+  const stopped = options.signal.aborted;
+
+  // The records, made together in log order: the store commits them in one transaction, in the order they were made.
+  const sentBy = new Map<string, Array<{ d: PlannedDelivery; fate: Fate }>>();
+  const records: Array<Promise<unknown>> = [];
+  const lateCalls: Array<Promise<void>> = [];
+  let pending = 0;
+  let position: number | null = null;
+  const at = (result: { position: number | null }) => {
+    if (result.position !== null && (position === null || result.position > position)) position = result.position;
+  };
+  const failedEndpoints = new Map<string, string>();
+  const release = (d: PlannedDelivery) => inFlight.release(d.id);
+  for (const d of claimed) {
+    const fate = fates.get(d.id);
+    if (fate?.kind === 'sent') {
+      const list = sentBy.get(d.endpointId);
+      if (list) list.push({ d, fate });
+      else sentBy.set(d.endpointId, [{ d, fate }]);
+      continue;
+    }
+    const call = under.get(d.id);
+    // Neither sent nor under way nor called, and the job stops: left out, so the checkpoint stays and the next run sends it.
+    if (stopped && !fate && !call) {
+      release(d);
+      continue;
+    }
+    pending += 1;
+    const created = create(services, d);
+    records.push(created.then(at));
+    if (fate) {
+      failedEndpoints.set(d.endpointId, d.organizationId);
+      records.push(
+        created
+          .then(async (c) => {
+            const attempted = await recordAttempt(services, d, c, fate.outcome);
+            at(attempted);
+            inFlight.touch(orderKey(d.endpointId, d.resource), attempted.position);
+          })
+          .finally(() => release(d)),
+      );
+    } else if (call) {
+      // Recorded pending now; its outcome, once known, joins the job's other records.
+      lateCalls.push(
+        Promise.all([created, call])
+          .then(([c, outcome]) => (outcome ? inFlight.record(async () => inFlight.touch(orderKey(d.endpointId, d.resource), (await recordAttempt(services, d, c, outcome)).position)) : undefined))
+          .catch((error: unknown) => options.logger.error({ err: error, delivery: d.id }, 'webhook delivery could not be recorded; it stays pending'))
+          .finally(() => release(d)),
+      );
+    } else records.push(created.finally(() => release(d)));
+    records.push(created.then((c) => inFlight.touch(orderKey(d.endpointId, d.resource), c.position)));
+  }
+  for (const [endpointId, list] of sentBy) {
+    for (let i = 0; i < list.length; i += SENT_PER_RECORD) {
+      const chunk = list.slice(i, i + SENT_PER_RECORD);
+      const first = chunk[0]!.d;
+      const deliveries: SentDelivery[] = chunk.map(({ d, fate }) => ({
+        id: d.id,
+        event_id: d.eventId,
+        event_type: d.eventType,
+        resource: d.resource,
+        payload: d.payload,
+        created_at: d.created_at,
+        status_code: fate.outcome.status_code,
+        duration_ms: fate.outcome.duration_ms,
+        response_excerpt: fate.outcome.response_excerpt,
+        attempted_at: fate.at,
+      }));
+      const recorded = handleCommand(
+        webhookContext(services, first.organizationId, first.correlation),
+        webhookSentStream(first.id),
+        webhookSentDecider,
+        { type: 'RecordSent', endpointId, organizationId: first.organizationId, deliveries },
+        { known: [] },
+      );
+      records.push(recorded.then(at).finally(() => chunk.forEach(({ d }) => release(d))));
+    }
+  }
+  // Every record settled before any failure is reported: a claim released early would let a replay of the batch skip a delivery.
+  const failure = (await Promise.allSettled(records)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
+  const now = Math.floor(services.clock() / 1000);
+  for (const [endpointId, organizationId] of failedEndpoints) await disableIfFailingTooLong(services, endpointId, organizationId, now, options.logger);
+  return { pending, position, late: Promise.all(lateCalls).then(() => undefined), stopped };
+}
+
+type Created = CommandResult<WebhookDeliveryState, WebhookDeliveryEvent> & { known: RecordedEvent[] };
+
+/** A delivery's own stream, created pending (nothing when an earlier run of the batch created it). */
+async function create(services: Services, d: PlannedDelivery): Promise<Created> {
+  const stream = webhookDeliveryStream(d.id);
+  const ctx = webhookContext(services, d.organizationId, d.correlation);
+  const result = await handleCommand(
+    ctx,
+    stream,
+    webhookDeliveryDecider,
+    { type: 'Create', id: d.id, endpointId: d.endpointId, organizationId: d.organizationId, eventId: d.eventId, eventType: d.eventType, resource: d.resource, payload: d.payload, now: d.created_at },
+    { known: [] },
+  );
+  // The stream as appended, for the attempt's record without reading it again (a one-event stream is folded whole).
+  const known: RecordedEvent[] =
+    result.position === null ? [] : [{ id: '', type: result.events[0]!.type, data: result.events[0]!.data, metadata: ctx.metadata, stream, revision: result.revision, position: result.position }];
+  return { ...result, known };
+}
+
+/** A call's outcome on the delivery's own stream (read again only when an earlier run had created it). */
+function recordAttempt(services: Services, d: PlannedDelivery, created: Created, outcome: AttemptOutcome) {
+  const known = created.known.length > 0 ? { known: created.known } : {};
+  return handleCommand(
+    webhookContext(services, d.organizationId, `webhook_${d.eventId}`),
+    webhookDeliveryStream(d.id),
+    webhookDeliveryDecider,
+    { type: 'RecordAttempt', outcome, now: Math.floor(services.clock() / 1000) },
+    known,
+  );
+}
