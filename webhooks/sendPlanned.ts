@@ -103,8 +103,20 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
       }),
     );
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([sends, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.waitMs ?? BATCH_WAIT_MS)))]);
-    clearTimeout(timer);
+    try {
+      await Promise.race([sends, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.waitMs ?? BATCH_WAIT_MS)))]);
+    } catch (error) {
+      // Nothing recorded (the fan-out tries the batch again): the claims go, a call's once it ends.
+      open = false;
+      for (const d of claimed) {
+        const call = under.get(d.id);
+        if (call) void call.finally(() => inFlight.release(d.id));
+        else inFlight.release(d.id);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
     open = false;
   }
   const stopped = options.signal.aborted;
