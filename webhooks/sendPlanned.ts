@@ -119,9 +119,24 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
     }
     open = false;
   }
-  const stopped = options.signal.aborted;
+  return recordFates(services, claimed, fates, under, options);
+}
 
-  // The records, made together in log order: the store commits them in one transaction, in the order they were made.
+/**
+ * A batch's records, made together in log order (the store commits them in one transaction, in
+ * the order they were made): the sent ones per endpoint, each failed one with its attempt, the
+ * rest pending, a call still under way with its outcome once it ends. Each claim is released once
+ * its delivery's record is written.
+ */
+async function recordFates(
+  services: Services,
+  claimed: readonly PlannedDelivery[],
+  fates: ReadonlyMap<string, Fate>,
+  under: ReadonlyMap<string, Promise<AttemptOutcome | null>>,
+  options: SendPlannedOptions,
+): Promise<SentBatch> {
+  const { inFlight } = options;
+  const stopped = options.signal.aborted;
   const sentBy = new Map<string, Array<{ d: PlannedDelivery; fate: Fate }>>();
   const records: Array<Promise<unknown>> = [];
   const lateCalls: Array<Promise<void>> = [];
