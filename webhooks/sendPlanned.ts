@@ -20,8 +20,9 @@ import type { PlannedDelivery } from './webhookFanout.ts';
  * is recorded when they end): a hanging receiver must not hold every other seller's webhooks back.
  */
 const BATCH_WAIT_MS = 1000;
-/** Deliveries per batch record at most: about 400 KB, well under EventStoreDB's 1 MiB append. */
+/** Deliveries per batch record at most, and their bodies' characters: well under EventStoreDB's 1 MiB append. */
 const SENT_PER_RECORD = 250;
+const SENT_CHARS_PER_RECORD = 512 * 1024;
 
 export type SendPlannedOptions = DispatchOptions & {
   inFlight: InFlight;
@@ -47,7 +48,7 @@ type Fate = { kind: 'sent' | 'failed'; outcome: AttemptOutcome; at: number };
 /**
  * Sends a fan-out batch's planned deliveries at once, from memory, and then records each with
  * what became of it: those that succeeded in one event per endpoint (`WebhookDeliveriesSent`, up
- * to SENT_PER_RECORD each), a failed one in a stream of its own with its attempt (the dispatcher
+ * to SENT_PER_RECORD or SENT_CHARS_PER_RECORD each), a failed one in a stream of its own with its attempt (the dispatcher
  * retries it), the rest in streams of their own, pending (the dispatcher sends them). A crash
  * before these records sends the batch again from the fan-out's checkpoint, with the same
  * `webhook-id`s.
@@ -187,8 +188,7 @@ async function recordFates(
     records.push(created.then((c) => inFlight.touch(orderKey(d.endpointId, d.resource), c.position)));
   }
   for (const [endpointId, list] of sentBy) {
-    for (let i = 0; i < list.length; i += SENT_PER_RECORD) {
-      const chunk = list.slice(i, i + SENT_PER_RECORD);
+    for (const chunk of inRecords(list)) {
       const first = chunk[0]!.d;
       const deliveries: SentDelivery[] = chunk.map(({ d, fate }) => ({
         id: d.id,
@@ -249,4 +249,22 @@ function recordAttempt(services: Services, d: PlannedDelivery, created: Created,
     { type: 'RecordAttempt', outcome, now: Math.floor(services.clock() / 1000) },
     known,
   );
+}
+
+/** Sent deliveries split into records of at most SENT_PER_RECORD, and SENT_CHARS_PER_RECORD of bodies (one larger alone in its own). */
+export function inRecords<T extends { d: PlannedDelivery }>(list: readonly T[]): T[][] {
+  const records: T[][] = [];
+  let record: T[] = [];
+  let chars = 0;
+  for (const item of list) {
+    if (record.length > 0 && (record.length >= SENT_PER_RECORD || chars + item.d.payload.length > SENT_CHARS_PER_RECORD)) {
+      records.push(record);
+      record = [];
+      chars = 0;
+    }
+    record.push(item);
+    chars += item.d.payload.length;
+  }
+  if (record.length > 0) records.push(record);
+  return records;
 }
