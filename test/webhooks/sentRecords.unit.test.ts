@@ -6,11 +6,11 @@ const sent = (n: number, chars: number) => Array.from({ length: n }, (_, i) => (
 const sizes = (records: Array<Array<{ d: PlannedDelivery }>>) => records.map((r) => r.length);
 
 describe("a batch's sent deliveries in records", () => {
-  it('holds at most 250 deliveries and 512 KiB of bodies per record, in order, a larger body alone', () => {
-    expect(sizes(inRecords(sent(600, 100)))).toEqual([250, 250, 100]);
-    // 100 KiB bodies: five fit in 512 KiB.
-    expect(sizes(inRecords(sent(12, 100 * 1024)))).toEqual([5, 5, 2]);
-    expect(sizes(inRecords(sent(2, 600 * 1024)))).toEqual([1, 1]);
+  it('holds at most 64 deliveries and 96 KiB of bodies per record, in order, a larger body alone', () => {
+    expect(sizes(inRecords(sent(150, 100)))).toEqual([64, 64, 22]);
+    // 20 KiB bodies: four fit in 96 KiB.
+    expect(sizes(inRecords(sent(10, 20 * 1024)))).toEqual([4, 4, 2]);
+    expect(sizes(inRecords(sent(2, 200 * 1024)))).toEqual([1, 1]);
     expect(inRecords(sent(600, 100)).flat().map((s) => s.d.id)).toEqual(sent(600, 100).map((s) => s.d.id));
     expect(inRecords([])).toEqual([]);
   });
