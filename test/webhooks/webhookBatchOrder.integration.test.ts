@@ -12,7 +12,7 @@ import { runImport } from '../../commands/import/importFile.ts';
 import { secretBox } from '../../commands/webhooks/secretBox.ts';
 import { createWebhookEndpoint } from '../../commands/webhooks/webhookEndpointCommands.ts';
 import { WEBHOOK_DELIVERIES, type DeliveryDoc } from '../../projections/webhooks/webhookProjection.ts';
-import { webhookJob } from '../../webhooks/webhookJob.ts';
+import { WEBHOOK_FANOUT_CHECKPOINT, webhookJob } from '../../webhooks/webhookJob.ts';
 import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
 import { WEBHOOK_ATTEMPTS, type AttemptDoc } from '../../projections/webhooks/webhookProjection.ts';
 import { families, product } from '../catalog/catalogFixtures.ts';
@@ -182,6 +182,40 @@ describe('event webhooks sent straight from the fan-out', () => {
       await services.close();
       await slow.close();
       await fast.close();
+    }
+  });
+  it('sends nothing again that it recorded when its fan-out starts over from before the records (a crash before its checkpoint moved)', { timeout: 60_000 }, async () => {
+    const services = await compose(loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, logger });
+    const receiver = await startReceiver();
+    let job: { stop(): Promise<void> } | undefined;
+    try {
+      const ctx = contextOf(services, Date.now);
+      const org = await createOrganization(ctx(null), { name: 'Replay Org', timezone: 'UTC' });
+      await createWebhookEndpoint(ctx(org.id), secretBox(services.secrets.jwt), { organizationId: org.id, url: receiver.url, eventTypes: ['offer.published'] });
+      const publish = async (slug: string) => {
+        const offer = await upsertOffer(ctx(org.id), { organizationId: org.id, slug, ...offerContent() });
+        await publishOffer(ctx(org.id), offer.uuid);
+      };
+      const succeeded = async () => (await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, { filter: { status: 'succeeded' } })).length;
+      job = await webhookJob({ pollMs: 50 }).start(services, logger);
+      for (let i = 0; i < 3; i++) await publish(`replay-${i}`);
+      await expect.poll(succeeded, { timeout: 20_000 }).toBe(3);
+      await job.stop();
+
+      // The checkpoint gone: the fan-out reads the log from its start again.
+      await services.readStore.reset(WEBHOOK_FANOUT_CHECKPOINT, []);
+      await publish('replay-3');
+      job = await webhookJob({ pollMs: 50 }).start(services, logger);
+      const head = (await services.store.headPosition())!;
+      await expect.poll(async () => (await services.readStore.readCheckpoint(WEBHOOK_FANOUT_CHECKPOINT)) ?? -1, { timeout: 20_000 }).toBeGreaterThanOrEqual(head);
+      await expect.poll(succeeded, { timeout: 20_000 }).toBe(4);
+      const ids = receiver.calls.map((c) => String(c.headers['webhook-id']));
+      expect(ids).toHaveLength(4);
+      expect(new Set(ids).size).toBe(4);
+    } finally {
+      await job?.stop();
+      await services.close();
+      await receiver.close();
     }
   });
 });
