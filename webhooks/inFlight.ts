@@ -12,7 +12,7 @@ const RECORD_BATCH = 256;
 
 /**
  * What the webhook job's two senders share (the dispatcher, which finds due deliveries in the
- * read model, and the direct sends of deliveries the fan-out just created): the calls under way,
+ * read model, and the fan-out's sends of the deliveries it just planned): the calls under way,
  * one concurrency limit, the keys this process wrote to lately, and the batching of records.
  */
 export class InFlight {

@@ -33,7 +33,7 @@ export type DispatchOptions = {
   concurrency: number;
   /** Keep-alive connections shared by the job's attempts (guardedAgent); absent, one per attempt. */
   agent?: Agent;
-  /** Shared with the job's direct sends (claims, the concurrency limit, batched records); absent, one of its own. */
+  /** Shared with the fan-out's sends (claims, the concurrency limit, batched records); absent, one of its own. */
   inFlight?: InFlight;
 };
 

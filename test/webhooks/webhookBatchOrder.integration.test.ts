@@ -24,9 +24,10 @@ import { answer, WEBHOOK_ENV } from './webhookFixtures.ts';
 const logger = { error: (o: object, m: string) => console.error(m, o), info: () => undefined };
 
 /**
- * The deliveries a fan-out batch creates are sent from memory, without the dispatcher's query: two
- * events of one resource in the same batch still go one after the other, and a failure of the
- * first holds the second back until the first succeeds on its retry.
+ * The deliveries a fan-out batch plans are sent from memory, then recorded: two events of one
+ * resource in the same batch still go one after the other, a failure of the first holds the
+ * second back until the first succeeds on its retry, a slow call is recorded pending, and a batch
+ * handled again sends nothing it recorded.
  */
 describe('event webhooks sent straight from the fan-out', () => {
   const dataDirs: string[] = [];
@@ -89,7 +90,7 @@ describe('event webhooks sent straight from the fan-out', () => {
     }
   });
 
-  it('calls each delivery once while the dispatcher polls beside the direct sends, and records each call', { timeout: 60_000 }, async () => {
+  it('calls each delivery once while the dispatcher polls beside the fan-out, and records each call', { timeout: 60_000 }, async () => {
     const clock = Date.now;
     const services = await compose(loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, logger });
     // Slow enough that most deliveries wait for one of the 16 slots while the dispatcher, polling
@@ -132,7 +133,7 @@ describe('event webhooks sent straight from the fan-out', () => {
       const ctx = contextOf(services, Date.now);
       const org = await createOrganization(ctx(null), { name: 'Held Org', timezone: 'UTC' });
       await createWebhookEndpoint(ctx(org.id), secretBox(services.secrets.jwt), { organizationId: org.id, url: receiver.url, eventTypes: ['offer.published'] });
-      // None held in memory: every delivery goes through the read model and the dispatcher.
+      // Nothing sent from the fan-out: every delivery goes through the read model and the dispatcher.
       job = await webhookJob({ pollMs: 60_000, direct: false }).start(services, logger);
       for (let i = 0; i < 3; i++) {
         const offer = await upsertOffer(ctx(org.id), { organizationId: org.id, slug: `held-${i}`, ...offerContent() });
