@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { runCli } from '../helpers/serverProcess.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { verified, WEBHOOK_ENV } from './webhookFixtures.ts';
 
@@ -61,10 +62,32 @@ describe('webhook endpoint routes (bearer API key)', () => {
       expect((await server.fetch(`/api/webhook-endpoints/${endpoint.id}/deliveries`, { token: other.token })).status).toBe(404);
 
       expect((await server.fetch(`/api/webhook-deliveries/${deliveries.data[0].id}/resend`, { method: 'POST', token: other.token })).status).toBe(404);
-      const resend = await server.fetch(`/api/webhook-deliveries/${deliveries.data[0].id}/resend`, { method: 'POST', token: org.token });
-      expect(resend.status).toBe(202);
+      // The CLI beside the running service: the delivery was recorded with its batch, the resend gives it a stream of its own.
+      const cli = (...args: string[]) => runCli(args, { DATA_DIR: server.dataDir });
+      const listed = await cli('webhook-endpoint', 'deliveries', endpoint.id, '--org', org.organizationId, '--json');
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ id: deliveries.data[0].id, status: 'succeeded', attempts: 1, attempt_log: [{ attempt: 1, success: true }] }]);
+      // Where it was recorded is internal: neither the CLI nor the API shows it.
+      expect(JSON.parse(listed.stdout)[0]).not.toHaveProperty('sent_in');
+      expect(deliveries.data[0]).not.toHaveProperty('sent_in');
+      const resentByCli = await cli('webhook-endpoint', 'resend', deliveries.data[0].id, '--org', org.organizationId);
+      expect(resentByCli.code, resentByCli.stderr).toBe(0);
       await expect.poll(() => r.calls.length, { timeout: 20_000 }).toBe(2);
       expect(r.calls[1]!.headers['webhook-id']).toBe(r.calls[0]!.headers['webhook-id']);
+      expect(r.calls[1]!.body).toBe(r.calls[0]!.body);
+      await expect
+        .poll(async () => {
+          const body = (await (await server.fetch(`/api/webhook-endpoints/${endpoint.id}/deliveries`, { token: org.token })).json()) as Body;
+          return body.data[0].attempt_log.map((a: Body) => [a.attempt, a.manual, a.success]);
+        }, { timeout: 10_000 })
+        .toEqual([
+          [1, false, true],
+          [2, true, true],
+        ]);
+      const resend = await server.fetch(`/api/webhook-deliveries/${deliveries.data[0].id}/resend`, { method: 'POST', token: org.token });
+      expect(resend.status).toBe(202);
+      await expect.poll(() => r.calls.length, { timeout: 20_000 }).toBe(3);
+      expect(r.calls[2]!.headers['webhook-id']).toBe(r.calls[0]!.headers['webhook-id']);
 
       const rotated = (await (await server.fetch(`/api/webhook-endpoints/${endpoint.id}/rotate-secret`, { ...send('POST', { overlap_seconds: 0 }), token: org.token })).json()) as Body;
       expect(rotated.secret).toMatch(/^whsec_/);
