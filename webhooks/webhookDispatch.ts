@@ -38,17 +38,6 @@ export type DispatchOptions = {
 };
 
 /**
- * One pass: up to DUE_BATCH deliveries due now are attempted once (more may be due when it
- * returns `full`), oldest first, and never ahead of an older
- * delivery of the same resource to the same endpoint that is still pending (in order per
- * resource). The read model only finds candidates: each is checked against its own stream before
- * the call, so a lagging read model cannot make a second attempt out of one that was recorded.
- */
-export async function dispatchDue(services: Services, options: DispatchOptions): Promise<number> {
-  return (await dispatchPass(services, options)).attempted;
-}
-
-/**
  * The due deliveries that go first for their resource and endpoint, in log order: one query for
  * the pending deliveries of the batch's keys (due or waiting for a retry), and the oldest of each
  * key is the one that may go.
@@ -84,7 +73,13 @@ export async function oldestPending(services: Services, of: ReadonlyArray<{ endp
   return oldest;
 }
 
-/** One pass, saying whether it found a full batch due (then the caller goes again at once). */
+/**
+ * One pass: up to DUE_BATCH deliveries due now are attempted once (more may be due when it
+ * returns `full`: then the caller goes again at once), oldest first, and never ahead of an older
+ * delivery of the same resource to the same endpoint that is still pending (in order per
+ * resource). The read model only finds candidates: each is checked against its own stream before
+ * the call, so a lagging read model cannot make a second attempt out of one that was recorded.
+ */
 export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean }> {
   const inFlight = options.inFlight ?? new InFlight(options.concurrency);
   const now = Math.floor(services.clock() / 1000);
@@ -177,17 +172,10 @@ export function webhookContext(services: Services, organizationId: string, corre
   return { store: services.store, metadata };
 }
 
-/** Attempts one delivery if its stream says it is due; records the outcome. True when a call was made. */
-export async function attemptDelivery(services: Services, id: string, options: DispatchOptions): Promise<boolean> {
-  const made = await attemptAndRecord(services, id, options);
-  if (!made) return false;
-  await made.recording;
-  return true;
-}
-
 /**
- * As attemptDelivery, but resolves once the call is made: with the recording of its outcome under
- * way (wrapped, so awaiting this does not wait for it), or null when no call was made.
+ * Attempts one delivery if its stream says it is due; resolves once the call is made, with the
+ * recording of its outcome under way (wrapped, so awaiting this does not wait for it), or null
+ * when no call was made.
  */
 export async function attemptAndRecord(
   services: Services,
