@@ -66,13 +66,11 @@ export class InFlight {
   /**
    * Resolves true once the webhooks read model shows every delivery event written for `keys`
    * before this call, by this process or an earlier one (then the pending deliveries it finds for
-   * them can be trusted), false after `timeoutMs`. The caller's own deliveries, written at
-   * `positions`, count from now on for the next caller.
+   * them can be trusted), false after `timeoutMs`.
    */
-  async applied(services: Services, positions: ReadonlyMap<string, number>, timeoutMs: number): Promise<boolean> {
+  async applied(services: Services, keys: Iterable<string>, timeoutMs: number): Promise<boolean> {
     let position = this.floor;
-    for (const key of positions.keys()) position = Math.max(position, this.touched.get(key) ?? -1);
-    for (const [key, at] of positions) this.touch(key, at);
+    for (const key of keys) position = Math.max(position, this.touched.get(key) ?? -1);
     if (this.touched.size > TOUCHED_PRUNE_AT) {
       const at = services.projections?.checkpointOf('webhooks') ?? null;
       if (at !== null) for (const [key, p] of this.touched) if (p <= at) this.touched.delete(key);

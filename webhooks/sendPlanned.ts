@@ -82,7 +82,7 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
   let open = options.direct !== false;
   if (open) {
     // The read model must show this process's and earlier runs' records for these keys before its pending deliveries are trusted.
-    const shown = await inFlight.applied(services, new Map([...groups.keys()].map((key) => [key, -1])), 10_000);
+    const shown = await inFlight.applied(services, groups.keys(), 10_000);
     const oldest = shown ? await oldestPending(services, claimed.map((d) => ({ endpoint_id: d.endpointId, resource: d.resource }))) : null;
     const endpoints = endpointsOfPass(services);
     const sends = Promise.all(
