@@ -167,29 +167,29 @@ async function recordFates(
       continue;
     }
     pending += 1;
-    const created = create(services, d);
-    records.push(created.then(at));
+    const key = orderKey(d.endpointId, d.resource);
+    const written = (result: { position: number | null }) => {
+      at(result);
+      inFlight.touch(key, result.position);
+    };
+    const created = create(services, d).then((c) => {
+      written(c);
+      return c;
+    });
+    const attempted = async (c: Created, outcome: AttemptOutcome) => written(await recordAttempt(services, d, c, outcome));
     if (fate) {
       failedEndpoints.set(d.endpointId, d.organizationId);
-      records.push(
-        created
-          .then(async (c) => {
-            const attempted = await recordAttempt(services, d, c, fate.outcome);
-            at(attempted);
-            inFlight.touch(orderKey(d.endpointId, d.resource), attempted.position);
-          })
-          .finally(() => release(d)),
-      );
+      records.push(created.then((c) => attempted(c, fate.outcome)).finally(() => release(d)));
     } else if (call) {
+      records.push(created);
       // Recorded pending now; its outcome, once known, joins the job's other records.
       lateCalls.push(
         Promise.all([created, call])
-          .then(([c, outcome]) => (outcome ? inFlight.record(async () => inFlight.touch(orderKey(d.endpointId, d.resource), (await recordAttempt(services, d, c, outcome)).position)) : undefined))
+          .then(([c, outcome]) => (outcome ? inFlight.record(() => attempted(c, outcome)) : undefined))
           .catch((error: unknown) => options.logger.error({ err: error, delivery: d.id }, 'webhook delivery could not be recorded; it stays pending'))
           .finally(() => release(d)),
       );
     } else records.push(created.finally(() => release(d)));
-    records.push(created.then((c) => inFlight.touch(orderKey(d.endpointId, d.resource), c.position)));
   }
   for (const [endpointId, list] of sentBy) {
     for (const chunk of inRecords(list)) {
@@ -228,13 +228,14 @@ type Created = CommandResult<WebhookDeliveryState, WebhookDeliveryEvent> & { kno
 
 /** A delivery's own stream, created pending (nothing when an earlier run of the batch created it). */
 async function create(services: Services, d: PlannedDelivery): Promise<Created> {
+  const { source: _source, correlation: _correlation, created_at: createdAt, ...creation } = d;
   const stream = webhookDeliveryStream(d.id);
   const ctx = webhookContext(services, d.organizationId, d.correlation);
   const result = await handleCommand(
     ctx,
     stream,
     webhookDeliveryDecider,
-    { type: 'Create', id: d.id, endpointId: d.endpointId, organizationId: d.organizationId, eventId: d.eventId, eventType: d.eventType, resource: d.resource, payload: d.payload, now: d.created_at },
+    { type: 'Create', ...creation, now: createdAt },
     { known: [] },
   );
   // The stream as appended, for the attempt's record without reading it again (a one-event stream is folded whole).

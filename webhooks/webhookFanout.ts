@@ -1,7 +1,7 @@
 import type { Services } from '../app/services.ts';
 import type { RecordedEvent } from '../eventStore/eventStore.ts';
 import { PUBLIC_TYPE_OF, type WebhookEventType } from '../domain/webhooks/eventTypes.ts';
-import { deliveryId } from '../domain/webhooks/webhookDelivery.ts';
+import { deliveryId, type DeliveryCreation } from '../domain/webhooks/webhookDelivery.ts';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
 import { eventObject } from './eventObject.ts';
 import type { SeenStreams } from './seenStreams.ts';
@@ -12,15 +12,7 @@ export const webhookBody = (event: RecordedEvent, type: WebhookEventType, organi
   JSON.stringify({ id: event.id, type, created: event.metadata.occurred_at, organization_id: organizationId, data: { object } });
 
 /** A delivery the fan-out has planned (nothing recorded yet): one announced event for one subscribed endpoint. */
-export type PlannedDelivery = {
-  id: string;
-  endpointId: string;
-  organizationId: string;
-  eventId: string;
-  eventType: WebhookEventType;
-  /** The stream of the resource the event is about: its deliveries to one endpoint go in order. */
-  resource: string;
-  payload: string;
+export type PlannedDelivery = DeliveryCreation & {
   /** The announced event's log position and its correlation id. */
   source: number;
   correlation: string;

@@ -49,18 +49,20 @@ export type WebhookDeliveryEvent =
   | DomainEvent<'WebhookDeliveryResendRequested', { requested_at: number }>
   | DomainEvent<'WebhookDeliveryAbandoned', { reason: 'endpoint_disabled' | 'endpoint_deleted'; abandoned_at: number }>;
 
+/** What a delivery is created with: one event, for one endpoint, its body fixed. */
+export type DeliveryCreation = {
+  id: string;
+  endpointId: string;
+  organizationId: string;
+  eventId: string;
+  eventType: WebhookEventType;
+  /** The stream of the resource the event is about: its deliveries to one endpoint go in order. */
+  resource: string;
+  payload: string;
+};
+
 export type WebhookDeliveryCommand =
-  | {
-      type: 'Create';
-      id: string;
-      endpointId: string;
-      organizationId: string;
-      eventId: string;
-      eventType: WebhookEventType;
-      resource: string;
-      payload: string;
-      now: number;
-    }
+  | ({ type: 'Create'; now: number } & DeliveryCreation)
   | { type: 'RecordAttempt'; outcome: AttemptOutcome; now: number }
   | {
       type: 'Resend';
