@@ -24,6 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { Session } from 'node:inspector/promises';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { loadConfig } from '../app/config.ts';
@@ -308,39 +309,41 @@ const cpuMs = (from: NodeJS.CpuUsage) => {
   return (user + system) / 1000;
 };
 
-async function startProfile() {
+/** An inspector session that starts recording now and writes what `stop` returns to a file. */
+async function inspectorRecording(start: (session: Session) => Promise<unknown>, stop: (session: Session) => Promise<object>) {
   const { Session } = await import('node:inspector/promises');
   const { writeFileSync } = await import('node:fs');
   const session = new Session();
   session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 100 });
-  await session.post('Profiler.start');
+  await start(session);
   return {
     async stop(file: string) {
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(file, JSON.stringify(profile));
+      writeFileSync(file, JSON.stringify(await stop(session)));
       session.disconnect();
     },
   };
 }
 
-/** Every allocation of the delivery phase, sampled, including what the garbage collector took back (BENCH_HEAP=file.heapprofile). */
-async function startHeapSampling() {
-  const { Session } = await import('node:inspector/promises');
-  const { writeFileSync } = await import('node:fs');
-  const session = new Session();
-  session.connect();
-  await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-  return {
-    async stop(file: string) {
-      const { profile } = await session.post('HeapProfiler.stopSampling');
-      writeFileSync(file, JSON.stringify(profile));
-      session.disconnect();
+/** A CPU profile, sampled every 100 µs (BENCH_PROFILE=file.cpuprofile). */
+const startProfile = () =>
+  inspectorRecording(
+    async (session) => {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 100 });
+      await session.post('Profiler.start');
     },
-  };
-}
+    async (session) => (await session.post('Profiler.stop')).profile,
+  );
+
+/** Every allocation of the delivery phase, sampled, including what the garbage collector took back (BENCH_HEAP=file.heapprofile). */
+const startHeapSampling = () =>
+  inspectorRecording(
+    async (session) => {
+      await session.post('HeapProfiler.enable');
+      await session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    },
+    async (session) => (await session.post('HeapProfiler.stopSampling')).profile,
+  );
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
