@@ -39,6 +39,11 @@ describe('event webhooks sent straight from the fan-out', () => {
   afterAll(() => {
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
+  /** Publishes an offer of the organization: one `offer.published` event. */
+  const publish = async (ctx: CommandContext, organizationId: string, slug: string) => {
+    const offer = await upsertOffer(ctx, { organizationId, slug, ...offerContent() });
+    await publishOffer(ctx, offer.uuid);
+  };
   const contextOf = (services: { store: CommandContext['store'] }, clock: () => number) => (organizationId: string | null): CommandContext => ({
     store: services.store,
     metadata: { correlation_id: 'test', actor: { type: 'cli' }, organization_id: organizationId, occurred_at: Math.floor(clock() / 1000) },
@@ -103,8 +108,7 @@ describe('event webhooks sent straight from the fan-out', () => {
       await createWebhookEndpoint(ctx(org.id), secretBox(services.secrets.jwt), { organizationId: org.id, url: receiver.url, eventTypes: ['offer.published'] });
       const offers = 48;
       for (let i = 0; i < offers; i++) {
-        const offer = await upsertOffer(ctx(org.id), { organizationId: org.id, slug: `once-${i}`, ...offerContent() });
-        await publishOffer(ctx(org.id), offer.uuid);
+        await publish(ctx(org.id), org.id, `once-${i}`);
       }
       const head = await services.store.headPosition();
       await services.projections!.waitFor(head!, 30_000);
@@ -136,8 +140,7 @@ describe('event webhooks sent straight from the fan-out', () => {
       // Nothing sent from the fan-out: every delivery goes through the read model and the dispatcher.
       job = await webhookJob({ pollMs: 60_000, direct: false }).start(services, logger);
       for (let i = 0; i < 3; i++) {
-        const offer = await upsertOffer(ctx(org.id), { organizationId: org.id, slug: `held-${i}`, ...offerContent() });
-        await publishOffer(ctx(org.id), offer.uuid);
+        await publish(ctx(org.id), org.id, `held-${i}`);
       }
       // Poked once the read model shows them (the next timed pass is a minute away).
       await expect.poll(async () => (await services.readStore.find<AttemptDoc>(WEBHOOK_ATTEMPTS, {})).length, { timeout: 20_000 }).toBe(3);
@@ -148,6 +151,7 @@ describe('event webhooks sent straight from the fan-out', () => {
       await receiver.close();
     }
   });
+
   it("records a slow call pending once its batch stops waiting, and its outcome when it answers; the other endpoint's is not held back", { timeout: 60_000 }, async () => {
     const services = await compose(loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, logger });
     const held: ServerResponse[] = [];
@@ -162,8 +166,7 @@ describe('event webhooks sent straight from the fan-out', () => {
       const slowEndpoint = await createWebhookEndpoint(ctx(org.id), box, { organizationId: org.id, url: slow.url, eventTypes: ['offer.published'] });
       const fastEndpoint = await createWebhookEndpoint(ctx(org.id), box, { organizationId: org.id, url: fast.url, eventTypes: ['offer.published'] });
       job = await webhookJob({ pollMs: 20, batchWaitMs: 50 }).start(services, logger);
-      const offer = await upsertOffer(ctx(org.id), { organizationId: org.id, slug: 'slow-1', ...offerContent() });
-      await publishOffer(ctx(org.id), offer.uuid);
+      await publish(ctx(org.id), org.id, 'slow-1');
       const statusOf = async (endpointId: string) =>
         (await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, { filter: { endpoint_id: endpointId } })).map((d) => [d.status, d.attempts]);
 
@@ -185,6 +188,7 @@ describe('event webhooks sent straight from the fan-out', () => {
       await fast.close();
     }
   });
+
   it('sends nothing again that it recorded when its fan-out starts over from before the records (a crash before its checkpoint moved)', { timeout: 60_000 }, async () => {
     const services = await compose(loadConfig({ DATA_DIR: tempDir(), LOG_LEVEL: 'silent', ...WEBHOOK_ENV }), { runProjections: true, logger });
     const receiver = await startReceiver();
@@ -193,19 +197,15 @@ describe('event webhooks sent straight from the fan-out', () => {
       const ctx = contextOf(services, Date.now);
       const org = await createOrganization(ctx(null), { name: 'Replay Org', timezone: 'UTC' });
       await createWebhookEndpoint(ctx(org.id), secretBox(services.secrets.jwt), { organizationId: org.id, url: receiver.url, eventTypes: ['offer.published'] });
-      const publish = async (slug: string) => {
-        const offer = await upsertOffer(ctx(org.id), { organizationId: org.id, slug, ...offerContent() });
-        await publishOffer(ctx(org.id), offer.uuid);
-      };
       const succeeded = async () => (await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, { filter: { status: 'succeeded' } })).length;
       job = await webhookJob({ pollMs: 50 }).start(services, logger);
-      for (let i = 0; i < 3; i++) await publish(`replay-${i}`);
+      for (let i = 0; i < 3; i++) await publish(ctx(org.id), org.id, `replay-${i}`);
       await expect.poll(succeeded, { timeout: 20_000 }).toBe(3);
       await job.stop();
 
       // The checkpoint gone: the fan-out reads the log from its start again.
       await services.readStore.reset(WEBHOOK_FANOUT_CHECKPOINT, []);
-      await publish('replay-3');
+      await publish(ctx(org.id), org.id, 'replay-3');
       job = await webhookJob({ pollMs: 50 }).start(services, logger);
       const head = (await services.store.headPosition())!;
       await expect.poll(async () => (await services.readStore.readCheckpoint(WEBHOOK_FANOUT_CHECKPOINT)) ?? -1, { timeout: 20_000 }).toBeGreaterThanOrEqual(head);
