@@ -4,7 +4,7 @@ import * as oauth from 'oauth4webapi';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../commands/identity/identityCommands.ts';
-import { OAUTH_RECORDS } from '../../api/routes/oauth/oidcStorage.ts';
+import { findAccessToken, OAUTH_RECORDS } from '../../api/routes/oauth/oidcStorage.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { seedOrganization } from '../helpers/seed.ts';
@@ -216,19 +216,22 @@ describe('OAuth 2.0 for apps, through the consent page in Chromium', () => {
 
   it('lets the person list and disconnect the apps they connected, which ends the tokens', async () => {
     const tokens = await codeFlow('identity:read catalog:read');
-    let list: { body: { data: Array<{ id: string; client_id: string; organization_id: string; scopes: string[] }> } } | undefined;
+    // Earlier tests left connections of the same app: wait for this flow's own (its grant).
+    const grantId = (await findAccessToken(server.services.readStore, tokens.access_token, Date.now()))!.grantId;
+    type Connection = { id: string; client_id: string; organization_id: string; scopes: string[] };
+    let connection: Connection | undefined;
     await expect
       .poll(async () => {
-        list = await owner.client.json('GET', '/manage/api/connected-apps');
-        return list.body.data.length;
+        const list: { body: { data: Connection[] } } = await owner.client.json('GET', '/manage/api/connected-apps');
+        connection = list.body.data.find((c) => c.id === grantId);
+        return connection;
       })
-      .toBeGreaterThan(0);
-    const connection = list!.body.data[0]!;
-    expect(connection).toMatchObject({ client_id: client.client_id, organization_id: owner.organizationId, scopes: ['identity:read', 'catalog:read'] });
+      .toBeDefined();
+    expect(connection!).toMatchObject({ client_id: client.client_id, organization_id: owner.organizationId, scopes: ['identity:read', 'catalog:read'] });
     // Another person cannot disconnect it.
-    expect((await other.client.request('DELETE', `/manage/api/connected-apps/${connection.id}`)).status).toBe(404);
+    expect((await other.client.request('DELETE', `/manage/api/connected-apps/${grantId}`)).status).toBe(404);
     expect((await api('/api/users/me', tokens.access_token)).status).toBe(200);
-    expect((await owner.client.request('DELETE', `/manage/api/connected-apps/${connection.id}`)).status).toBe(204);
+    expect((await owner.client.request('DELETE', `/manage/api/connected-apps/${grantId}`)).status).toBe(204);
     expect((await api('/api/users/me', tokens.access_token)).status).toBe(401);
     const refresh = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure);
     await expect(oauth.processRefreshTokenResponse(as, client, refresh)).rejects.toMatchObject({ error: 'invalid_grant' });
