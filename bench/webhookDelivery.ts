@@ -303,8 +303,8 @@ export async function runDeliveryThroughput(opts: { sales?: number; warmup?: num
     const rounds: Round[] = [];
     for (let i = 0; i < roundCount; i++) {
       log(`round ${i + 1} of ${roundCount}: ${sales} sales recorded with no webhook job running, then delivered`);
-      // BENCH_PROFILE=file.cpuprofile (or BENCH_HEAP=file.heapprofile): the first round's delivery phase (and its reference and floor, beside it).
-      const profile = i === 0 ? { cpu: process.env.BENCH_PROFILE, heap: process.env.BENCH_HEAP } : {};
+      // BENCH_PROFILE=file.cpuprofile (or BENCH_HEAP=file.heapprofile): the last (warmest) round's delivery phase (and its reference and floor, beside it).
+      const profile = i === roundCount - 1 ? { cpu: process.env.BENCH_PROFILE, heap: process.env.BENCH_HEAP } : {};
       const round = await throughputRound(shop, receiver, body, sales, profile);
       rounds.push(round);
       log(`  ours ${round.ours.toFixed(0)}/s, bare loop ${round.reference.toFixed(0)}/s, ratio ${(round.ours / round.reference).toFixed(2)}; floor ratio ${(round.floor / round.reference).toFixed(2)}`);
