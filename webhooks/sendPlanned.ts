@@ -85,28 +85,37 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
     const shown = await inFlight.applied(services, groups.keys(), 10_000);
     const oldest = shown ? await oldestPending(services, claimed.map((d) => ({ endpoint_id: d.endpointId, resource: d.resource }))) : null;
     const endpoints = endpointsOfPass(services);
-    const sends = Promise.all(
-      [...groups].map(async ([key, group]) => {
-        if (!oldest || oldest.has(key)) return;
-        for (const d of group) {
-          const endpoint = open ? await endpoints(d.endpointId) : null;
-          // Disabled or deleted since the fan-out: recorded pending, the dispatcher abandons it.
-          if (!endpoint?.enabled) return;
-          const outcome = await inFlight.slot(async () => {
-            if (!open || options.signal.aborted) return undefined;
-            const call = callOnce(services, { event_id: d.eventId, payload: d.payload }, endpoint, options);
-            under.set(d.id, call);
-            return call;
-          });
-          // Closed while it waited for a slot, or during the call (then the late calls have it).
-          if (outcome === undefined || !open) return;
-          under.delete(d.id);
-          if (outcome === null) return;
-          fates.set(d.id, { kind: outcome.success ? 'sent' : 'failed', outcome, at: Math.floor(services.clock() / 1000) });
-          if (!outcome.success) return;
-        }
-      }),
-    );
+    const sendGroup = async (key: string, group: readonly PlannedDelivery[]) => {
+      if (!oldest || oldest.has(key)) return;
+      for (const d of group) {
+        const endpoint = open ? await endpoints(d.endpointId) : null;
+        // Disabled or deleted since the fan-out: recorded pending, the dispatcher abandons it.
+        if (!endpoint?.enabled) return;
+        const outcome = await inFlight.slot(async () => {
+          if (!open || options.signal.aborted) return undefined;
+          const call = callOnce(services, { event_id: d.eventId, payload: d.payload }, endpoint, options);
+          under.set(d.id, call);
+          return call;
+        });
+        // Closed while it waited for a slot, or during the call (then the late calls have it).
+        if (outcome === undefined || !open) return;
+        under.delete(d.id);
+        if (outcome === null) return;
+        fates.set(d.id, { kind: outcome.success ? 'sent' : 'failed', outcome, at: Math.floor(services.clock() / 1000) });
+        if (!outcome.success) return;
+      }
+    };
+    // As many senders as calls may run at once, each taking the next group in log order: a
+    // batch's thousands of groups do not each hold a promise waiting for a slot.
+    const queue = [...groups];
+    let next = 0;
+    const sender = async () => {
+      while (next < queue.length) {
+        const [key, group] = queue[next++]!;
+        await sendGroup(key, group);
+      }
+    };
+    const sends = Promise.all(Array.from({ length: Math.min(inFlight.concurrency, queue.length) }, sender));
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([sends, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.waitMs ?? BATCH_WAIT_MS)))]);
