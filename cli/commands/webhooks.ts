@@ -9,12 +9,12 @@ import {
   type EndpointSummary,
 } from '../../commands/webhooks/webhookEndpointCommands.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.ts';
+import { attemptsByDelivery } from '../../projections/webhooks/attemptsByDelivery.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
 import {
-  WEBHOOK_ATTEMPTS,
   WEBHOOK_DELIVERIES,
-  WEBHOOK_ENDPOINTS,
   type AttemptDoc,
+  WEBHOOK_ENDPOINTS,
   type DeliveryDoc,
   type EndpointDoc,
 } from '../../projections/webhooks/webhookProjection.ts';
@@ -159,12 +159,11 @@ export const webhookEndpointDeliveriesCommand: CliCommand = {
       sort: [['created_at', -1]],
       limit,
     });
-    return Promise.all(
-      deliveries.map(async ({ position: _p, resource: _r, sent_in: _s, ...d }): Promise<DeliveryRow> => {
-        const attempts = await services.readStore.find<AttemptDoc>(WEBHOOK_ATTEMPTS, { filter: { delivery_id: d.id }, sort: [['attempt', 1]] });
-        return { ...d, attempt_log: attempts.map(({ id: _i, delivery_id: _d, endpoint_id: _e, organization_id: _o, event_id: _v, ...a }) => a) };
-      }),
-    );
+    const attemptsOf = await attemptsByDelivery(services.readStore, deliveries.map((d) => d.id));
+    return deliveries.map(({ position: _p, resource: _r, sent_in: _s, ...d }): DeliveryRow => ({
+      ...d,
+      attempt_log: (attemptsOf.get(d.id) ?? []).map(({ id: _i, delivery_id: _d, endpoint_id: _e, organization_id: _o, event_id: _v, ...a }) => a),
+    }));
   },
   format: (rows: DeliveryRow[]) =>
     rows.length === 0

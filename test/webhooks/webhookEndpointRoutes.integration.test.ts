@@ -88,6 +88,21 @@ describe('webhook endpoint routes (bearer API key)', () => {
       expect(resend.status).toBe(202);
       await expect.poll(() => r.calls.length, { timeout: 20_000 }).toBe(3);
       expect(r.calls[2]!.headers['webhook-id']).toBe(r.calls[0]!.headers['webhook-id']);
+      // A page of deliveries, each with its own attempts (read for the whole page at once), in the API and the CLI.
+      await makeOffer(server, org.organizationId);
+      await expect.poll(() => r.calls.length, { timeout: 20_000 }).toBe(4);
+      const attemptsOnPage = (page: Body[]) => page.map((d) => [d.event_id, d.attempt_log.map((a: Body) => a.attempt)]);
+      const expected = [
+        [r.calls[3]!.headers['webhook-id'], [1]],
+        [r.calls[0]!.headers['webhook-id'], [1, 2, 3]],
+      ];
+      await expect
+        .poll(async () => attemptsOnPage(((await (await server.fetch(`/api/webhook-endpoints/${endpoint.id}/deliveries`, { token: org.token })).json()) as Body).data), {
+          timeout: 10_000,
+        })
+        .toEqual(expected);
+      const page = await cli('webhook-endpoint', 'deliveries', endpoint.id, '--org', org.organizationId, '--json');
+      expect(attemptsOnPage(JSON.parse(page.stdout))).toEqual(expected);
 
       const rotated = (await (await server.fetch(`/api/webhook-endpoints/${endpoint.id}/rotate-secret`, { ...send('POST', { overlap_seconds: 0 }), token: org.token })).json()) as Body;
       expect(rotated.secret).toMatch(/^whsec_/);

@@ -11,11 +11,10 @@ import {
   updateWebhookEndpoint,
 } from '../../../commands/webhooks/webhookEndpointCommands.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../domain/webhooks/eventTypes.ts';
+import { attemptsByDelivery } from '../../../projections/webhooks/attemptsByDelivery.ts';
 import {
-  WEBHOOK_ATTEMPTS,
   WEBHOOK_DELIVERIES,
   WEBHOOK_ENDPOINTS,
-  type AttemptDoc,
   type DeliveryDoc,
   type EndpointDoc,
 } from '../../../projections/webhooks/webhookProjection.ts';
@@ -220,31 +219,30 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
         sort: [['created_at', -1]],
         limit,
       });
-      const data = await Promise.all(
-        deliveries.map(async (d) => {
-          const attempts = await services.readStore.find<AttemptDoc>(WEBHOOK_ATTEMPTS, { filter: { delivery_id: d.id }, sort: [['attempt', 1]] });
-          return {
-            id: d.id,
-            event_id: d.event_id,
-            event_type: d.event_type,
-            status: d.status,
-            attempts: d.attempts,
-            next_attempt_at: d.next_attempt_at,
-            created_at: d.created_at,
-            attempt_log: attempts.map(({ attempt, manual, success, status_code, error, duration_ms, response_excerpt, attempted_at, next_attempt_at }) => ({
-              attempt,
-              manual,
-              success,
-              status_code,
-              error,
-              duration_ms,
-              response_excerpt,
-              attempted_at,
-              next_attempt_at,
-            })),
-          };
-        }),
-      );
+      const attemptsOf = await attemptsByDelivery(services.readStore, deliveries.map((d) => d.id));
+      const data = deliveries.map((d) => {
+        const attempts = attemptsOf.get(d.id) ?? [];
+        return {
+          id: d.id,
+          event_id: d.event_id,
+          event_type: d.event_type,
+          status: d.status,
+          attempts: d.attempts,
+          next_attempt_at: d.next_attempt_at,
+          created_at: d.created_at,
+          attempt_log: attempts.map(({ attempt, manual, success, status_code, error, duration_ms, response_excerpt, attempted_at, next_attempt_at }) => ({
+            attempt,
+            manual,
+            success,
+            status_code,
+            error,
+            duration_ms,
+            response_excerpt,
+            attempted_at,
+            next_attempt_at,
+          })),
+        };
+      });
       return { data };
     },
   );
