@@ -13,8 +13,8 @@ import { attemptsByDelivery } from '../../projections/webhooks/attemptsByDeliver
 import { notFound } from '../../domain/shared/domainError.ts';
 import {
   WEBHOOK_DELIVERIES,
-  type AttemptDoc,
   WEBHOOK_ENDPOINTS,
+  type AttemptDoc,
   type DeliveryDoc,
   type EndpointDoc,
 } from '../../projections/webhooks/webhookProjection.ts';
