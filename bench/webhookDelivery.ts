@@ -5,8 +5,8 @@
  * (a) Throughput: N sales are recorded while no webhook job runs, then the job starts and the
  *     time until a loopback receiver has answered 2xx to every `checkout.session.completed`
  *     (fan-out, signing, the POST, the attempt recorded) gives deliveries per second. The
- *     reference, in the same run: a bare undici POST loop with the same concurrency as the
- *     dispatcher (16) and a body of the same size, to the same receiver.
+ *     reference, in the same run: a bare undici POST loop with the concurrency the job gives one
+ *     endpoint (16) and a body of the same size, to the same receiver.
  * (b) Lag: sales at a steady rate (200 per second for 30 s by default) while the job runs; for
  *     each, the time from the sale's commit (paySession returned: CheckoutSessionCompleted is
  *     durably appended) to the receiver's 2xx for its webhook. p50, p99 and max.
@@ -49,6 +49,7 @@ import { eventObject } from '../webhooks/eventObject.ts';
 import { webhookBody } from '../webhooks/webhookFanout.ts';
 import { SeenStreams } from '../webhooks/seenStreams.ts';
 
+/** The job's calls at once to one endpoint (PER_ENDPOINT in webhooks/webhookJob.ts): the bench has one. */
 const CONCURRENCY = 16;
 const REFERENCE_POSTS = 10_000;
 const GOOD_CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' };

@@ -19,7 +19,8 @@ export class InFlight {
   private readonly claimed = new Set<string>();
   private readonly touched = new Map<string, number>();
   private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly runningTo = new Map<string, number>();
+  private readonly waiting: Array<{ endpointId: string; go: () => void }> = [];
   private queued: Array<() => void> = [];
   private timer: NodeJS.Timeout | null = null;
   private soon = false;
@@ -27,7 +28,14 @@ export class InFlight {
   /** The log's head when the job started: what earlier runs wrote is in the read model once it is past this. */
   private floor = -1;
 
-  constructor(readonly concurrency: number) {}
+  /**
+   * At most `concurrency` calls at once in all, and `perEndpoint` to one endpoint: an endpoint that
+   * hangs holds its own share, never every slot, so other sellers' webhooks go on.
+   */
+  constructor(
+    readonly concurrency: number,
+    readonly perEndpoint: number = concurrency,
+  ) {}
 
   /** Deliveries written before this process started count as written at `position`. */
   startedAt(position: number | null): void {
@@ -45,16 +53,38 @@ export class InFlight {
     this.claimed.delete(id);
   }
 
-  /** Runs `work` once fewer than `concurrency` calls of either sender are under way. */
-  async slot<T>(work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
-    this.running += 1;
+  /** Runs `work` (a call to `endpointId`) once both limits leave room for it. */
+  async slot<T>(endpointId: string, work: () => Promise<T>): Promise<T> {
+    if (this.hasRoom(endpointId)) this.take(endpointId);
+    // A slot handed over by `free` is taken for us before we are woken.
+    else await new Promise<void>((go) => this.waiting.push({ endpointId, go }));
     try {
       return await work();
     } finally {
-      this.running -= 1;
-      this.waiting.shift()?.();
+      this.free(endpointId);
     }
+  }
+
+  private hasRoom(endpointId: string): boolean {
+    return this.running < this.concurrency && (this.runningTo.get(endpointId) ?? 0) < this.perEndpoint;
+  }
+
+  private take(endpointId: string): void {
+    this.running += 1;
+    this.runningTo.set(endpointId, (this.runningTo.get(endpointId) ?? 0) + 1);
+  }
+
+  /** Gives the freed slot to the first waiter whose endpoint has room (the others keep their place). */
+  private free(endpointId: string): void {
+    this.running -= 1;
+    const left = this.runningTo.get(endpointId)! - 1;
+    if (left === 0) this.runningTo.delete(endpointId);
+    else this.runningTo.set(endpointId, left);
+    const next = this.waiting.findIndex((w) => this.hasRoom(w.endpointId));
+    if (next < 0) return;
+    const [waiter] = this.waiting.splice(next, 1);
+    this.take(waiter!.endpointId);
+    waiter!.go();
   }
 
   /** This process wrote an event of a delivery with `key` at `position`. */
@@ -93,7 +123,7 @@ export class InFlight {
     // Every call under way has its record queued (a lone call above all) and no more wait for a
     // slot: nothing is worth waiting for, so they go at the next turn. Under a backlog (every slot
     // taken) they gather for RECORD_EVERY_MS or RECORD_BATCH records: each commit is an fsync.
-    const saturated = this.running >= this.concurrency;
+    const saturated = this.running >= this.concurrency || this.waiting.length > 0;
     if (this.queued.length >= RECORD_BATCH || (!saturated && this.queued.length >= Math.max(1, this.running))) {
       if (!this.soon) {
         this.soon = true;

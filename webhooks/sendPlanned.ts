@@ -91,7 +91,7 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
         const endpoint = open ? await endpoints(d.endpointId) : null;
         // Disabled or deleted since the fan-out: recorded pending, the dispatcher abandons it.
         if (!endpoint?.enabled) return;
-        const outcome = await inFlight.slot(async () => {
+        const outcome = await inFlight.slot(d.endpointId, async () => {
           if (!open || options.signal.aborted) return undefined;
           const call = callOnce(services, { event_id: d.eventId, payload: d.payload }, endpoint, options);
           under.set(d.id, call);
@@ -105,17 +105,28 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
         if (!outcome.success) return;
       }
     };
-    // As many senders as calls may run at once, each taking the next group in log order: a
-    // batch's thousands of groups do not each hold a promise waiting for a slot.
-    const queue = [...groups];
-    let next = 0;
-    const sender = async () => {
-      while (next < queue.length) {
-        const [key, group] = queue[next++]!;
-        await sendGroup(key, group);
-      }
-    };
-    const sends = Promise.all(Array.from({ length: Math.min(inFlight.concurrency, queue.length) }, sender));
+    // Each endpoint's groups in log order, taken by as many senders as it may have calls at once:
+    // a batch's groups do not each hold a promise waiting for a slot, and an endpoint that hangs
+    // holds up its own groups only.
+    const byEndpoint = new Map<string, Array<[string, PlannedDelivery[]]>>();
+    for (const entry of groups) {
+      const endpointId = entry[1][0]!.endpointId;
+      const queue = byEndpoint.get(endpointId);
+      if (queue) queue.push(entry);
+      else byEndpoint.set(endpointId, [entry]);
+    }
+    const senders: Array<Promise<void>> = [];
+    for (const queue of byEndpoint.values()) {
+      let next = 0;
+      const sender = async () => {
+        while (next < queue.length) {
+          const [key, group] = queue[next++]!;
+          await sendGroup(key, group);
+        }
+      };
+      for (let i = 0; i < Math.min(inFlight.perEndpoint, queue.length); i++) senders.push(sender());
+    }
+    const sends = Promise.all(senders);
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([sends, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.waitMs ?? BATCH_WAIT_MS)))]);

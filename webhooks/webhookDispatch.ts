@@ -30,7 +30,9 @@ export type DispatchOptions = {
   box: SecretBox;
   logger: Logger;
   signal: AbortSignal;
+  /** Calls at once in all, and to one endpoint (its agent's connections per origin). */
   concurrency: number;
+  perEndpoint: number;
   /** Keep-alive connections shared by the job's attempts (guardedAgent); absent, one per attempt. */
   agent?: Agent;
   /** Shared with the fan-out's sends (claims, the concurrency limit, batched records); absent, one of its own. */
@@ -81,7 +83,7 @@ export async function oldestPending(services: Services, of: ReadonlyArray<{ endp
  * the call, so a lagging read model cannot make a second attempt out of one that was recorded.
  */
 export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean }> {
-  const inFlight = options.inFlight ?? new InFlight(options.concurrency);
+  const inFlight = options.inFlight ?? new InFlight(options.concurrency, options.perEndpoint);
   const now = Math.floor(services.clock() / 1000);
   const due = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
     filter: { status: 'pending', next_attempt_at: { $lte: now } },
@@ -101,7 +103,7 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
     ready.map(async (d) => {
       // The direct send of a delivery just created has it: not twice at once.
       if (!inFlight.claim(d.id)) return;
-      const made = await callInSlot(d.id, shared, records, () => attemptAndRecord(services, d.id, shared, endpoints));
+      const made = await callInSlot(d, shared, records, () => attemptAndRecord(services, d.id, shared, endpoints));
       if (!made) return inFlight.release(d.id);
       attempted += 1;
     }),
@@ -112,14 +114,14 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
 }
 
 /**
- * Makes `call` for the claimed delivery `id` in one of the job's slots (none once stopped). Its
- * record, once made, joins `records` and releases the claim when written; a delivery that cannot
- * be attempted or recorded (its record conflicted, its secret cannot be opened under this service
- * secret) is logged and must not hold up the others: it stays due. Null when no call was made
- * (the claim is then the caller's to release).
+ * Makes `call` for the claimed delivery `id` in one of the job's slots for its endpoint (none once
+ * stopped). Its record, once made, joins `records` and releases the claim when written; a delivery
+ * that cannot be attempted or recorded (its record conflicted, its secret cannot be opened under
+ * this service secret) is logged and must not hold up the others: it stays due. Null when no call
+ * was made (the claim is then the caller's to release).
  */
 export async function callInSlot<Made extends { recording: Promise<void> }>(
-  id: string,
+  { id, endpoint_id: endpointId }: { id: string; endpoint_id: string },
   options: DispatchOptions & { inFlight: InFlight },
   records: Array<Promise<void>>,
   call: () => Promise<Made | null>,
@@ -127,7 +129,7 @@ export async function callInSlot<Made extends { recording: Promise<void> }>(
   const failed = (error: unknown) => options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
   let made: Made | null = null;
   try {
-    made = await options.inFlight.slot(() => (options.signal.aborted ? Promise.resolve(null) : call()));
+    made = await options.inFlight.slot(endpointId, () => (options.signal.aborted ? Promise.resolve(null) : call()));
   } catch (error) {
     failed(error);
   }

@@ -16,7 +16,12 @@ export const WEBHOOK_FANOUT_CHECKPOINT = 'webhook_fanout';
 // Large batches: each costs a projection wait, its records' group commit and a checkpoint commit,
 // however many events it holds, so a backlog (a burst of sales, a restart) drains fast.
 const BATCH_EVENTS = 2000;
-const CONCURRENCY = 16;
+/**
+ * Calls at once: PER_ENDPOINT to one endpoint (its origin's keep-alive connections), CONCURRENCY
+ * in all, so endpoints that hang hold their own share and the others' webhooks go on.
+ */
+const PER_ENDPOINT = 16;
+const CONCURRENCY = 64;
 
 export type WebhookJobOptions = {
   /**
@@ -48,14 +53,14 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
       const controller = new AbortController();
       const box = secretBox(services.secrets.jwt);
       const c = services.config;
-      // Keep-alive connections per endpoint origin, up to the dispatcher's concurrency.
-      const agent = guardedAgent({ allowHosts: c.WEBHOOK_ALLOW_HOSTS, timeoutMs: c.WEBHOOK_TIMEOUT_MS, connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS, connections: CONCURRENCY });
+      // Keep-alive connections per endpoint origin, as many as one endpoint's calls at once.
+      const agent = guardedAgent({ allowHosts: c.WEBHOOK_ALLOW_HOSTS, timeoutMs: c.WEBHOOK_TIMEOUT_MS, connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS, connections: PER_ENDPOINT });
       let stopped = false;
-      const inFlight = new InFlight(CONCURRENCY);
+      const inFlight = new InFlight(CONCURRENCY, PER_ENDPOINT);
       // Deliveries earlier runs left pending are judged by the read model once it has applied them.
       const head = await services.store.headPosition();
       inFlight.startedAt(head);
-      const options = { box, logger, signal: controller.signal, concurrency: CONCURRENCY, agent, inFlight, direct: jobOptions.direct ?? true, ...(jobOptions.batchWaitMs !== undefined ? { waitMs: jobOptions.batchWaitMs } : {}) };
+      const options = { box, logger, signal: controller.signal, concurrency: CONCURRENCY, perEndpoint: PER_ENDPOINT, agent, inFlight, direct: jobOptions.direct ?? true, ...(jobOptions.batchWaitMs !== undefined ? { waitMs: jobOptions.batchWaitMs } : {}) };
       const late = new Set<Promise<void>>();
       const seen = new SeenStreams();
       // Events up to here may have had their deliveries recorded already (by an earlier run, or
