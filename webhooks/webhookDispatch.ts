@@ -25,6 +25,7 @@ import { InFlight, orderKey } from './inFlight.ts';
 export const RESPONSE_EXCERPT_CHARS = 1024;
 const USER_AGENT = 'commerce-service-webhooks/0.1';
 const DUE_BATCH = 1000;
+const PASS_WAIT_MS = 1000;
 
 export type DispatchOptions = {
   box: SecretBox;
@@ -35,6 +36,8 @@ export type DispatchOptions = {
   perEndpoint: number;
   /** Keep-alive connections shared by the job's attempts (guardedAgent); absent, one per attempt. */
   agent?: Agent;
+  /** How long a dispatcher pass waits for its calls before it leaves the slow ones running (PASS_WAIT_MS). */
+  passWaitMs?: number;
   /** Shared with the fan-out's sends (claims, the concurrency limit, batched records); absent, one of its own. */
   inFlight?: InFlight;
 };
@@ -82,7 +85,7 @@ export async function oldestPending(services: Services, of: ReadonlyArray<{ endp
  * resource). The read model only finds candidates: each is checked against its own stream before
  * the call, so a lagging read model cannot make a second attempt out of one that was recorded.
  */
-export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean }> {
+export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean; late: Promise<void> }> {
   const inFlight = options.inFlight ?? new InFlight(options.concurrency, options.perEndpoint);
   const now = Math.floor(services.clock() / 1000);
   const due = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
@@ -99,7 +102,7 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
   const records: Array<Promise<void>> = [];
   const endpoints = endpointsOfPass(services);
   const shared = { ...options, inFlight };
-  await Promise.all(
+  const calls = Promise.all(
     ready.map(async (d) => {
       // The direct send of a delivery just created has it: not twice at once.
       if (!inFlight.claim(d.id)) return;
@@ -107,10 +110,15 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
       if (!made) return inFlight.release(d.id);
       attempted += 1;
     }),
-  );
-  await Promise.all(records);
-  // Only when it got something done: a full batch all held back behind earlier retries would spin.
-  return { attempted, full: due.length === DUE_BATCH && attempted > 0 };
+  ).then(() => Promise.all(records).then(() => undefined));
+  // A pass waits PASS_WAIT_MS for its calls, then leaves the slow ones running (claimed until
+  // their outcome is recorded): the next pass, and the deliveries that fall due meanwhile, do not
+  // wait behind an endpoint that hangs.
+  let timer: NodeJS.Timeout | undefined;
+  const done = await Promise.race([calls.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.passWaitMs ?? PASS_WAIT_MS)))]);
+  clearTimeout(timer);
+  // Only when it got everything done: a full batch all held back behind earlier retries, or still under way, would spin.
+  return { attempted, full: done && due.length === DUE_BATCH && attempted > 0, late: done ? Promise.resolve() : calls };
 }
 
 /**

@@ -82,7 +82,9 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
           try {
             do {
               again = false;
-              const { full } = await dispatchPass(services, options);
+              const { full, late: slow } = await dispatchPass(services, options);
+              const tracked = slow.catch((error: unknown) => logger.error({ err: error }, 'webhook dispatch: a call left running failed')).finally(() => late.delete(tracked));
+              late.add(tracked);
               // A full batch: more are due now, without waiting for the timer.
               if (full) again = true;
             } while (again && !stopped);
