@@ -126,8 +126,9 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
           const closing = agent.destroy().catch(() => undefined);
           if (timer) clearTimeout(timer);
           await following.stop();
-          await Promise.all(late);
+          // The pass first: the calls it leaves running join `late` when it returns.
           await pass;
+          await Promise.all(late);
           await inFlight.drain();
           await closing;
         },
