@@ -48,6 +48,7 @@ import { PUBLIC_TYPE_OF, SOURCE_STREAM_PREFIXES } from '../domain/webhooks/event
 import { eventObject } from '../webhooks/eventObject.ts';
 import { webhookBody } from '../webhooks/webhookFanout.ts';
 import { SeenStreams } from '../webhooks/seenStreams.ts';
+import { median } from './processes.ts';
 
 /** The job's calls at once to one endpoint (PER_ENDPOINT in webhooks/webhookJob.ts): the bench has one. */
 const CONCURRENCY = 16;
@@ -269,12 +270,6 @@ async function throughputRound(shop: Shop, receiver: Receiver, body: string, sal
     floorCpuMs: cpuMs(floorCpu) / sales,
   };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /**
  * `rounds` rounds (5 by default), each ours then the bare loop then the floor on fresh sales: on
