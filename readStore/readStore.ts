@@ -10,7 +10,11 @@ export type Scalar = string | number | boolean | null;
 /** Field paths may be dotted (`family.id`). A bare value means equality. */
 /** A range may combine bounds (`{ $gte: from, $lt: to }`); each bound given must hold. */
 export type Range = { $lt?: number; $lte?: number; $gt?: number; $gte?: number };
-export type Condition = Scalar | { $in: Scalar[] } | Range;
+/**
+ * `$in`: the field is one of the values; `$nin`: none of them. As in MongoDB, a null in the list
+ * stands for a null or missing field: `$in` then matches it, `$nin` then does not (and does otherwise).
+ */
+export type Condition = Scalar | { $in: Scalar[] } | { $nin: Scalar[] } | Range;
 export type Filter = Record<string, Condition>;
 
 export type SortDirection = 1 | -1;

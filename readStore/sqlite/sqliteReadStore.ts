@@ -198,6 +198,13 @@ function conditionSql(path: string, condition: Condition): [string, unknown[]] {
     const clauses = [...inList, ...orNull];
     return [clauses.length === 0 ? '0' : `(${clauses.join(' OR ')})`, values];
   }
+  if ('$nin' in condition) {
+    // NOT IN never matches NULL either: a null or missing field is none of the values, unless null is one of them.
+    const values = condition.$nin.filter((v) => v !== null);
+    const nullListed = values.length < condition.$nin.length;
+    const notIn = values.length > 0 ? `${path} NOT IN (${values.map(() => '?').join(', ')})` : '1';
+    return [nullListed ? `(${path} IS NOT NULL AND ${notIn})` : `(${path} IS NULL OR ${notIn})`, values];
+  }
   const bounds: Array<[keyof Range, string]> = [['$lt', '<'], ['$lte', '<='], ['$gt', '>'], ['$gte', '>=']];
   const given = bounds.filter(([op]) => condition[op] !== undefined);
   if (given.length === 0) return ['1', []];

@@ -84,6 +84,20 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       expect(await store.find('c', { limit: 0 })).toEqual([]);
     });
 
+    it('$nin matches what is none of the values: a null or missing field too, unless null is listed', async () => {
+      const store = await open();
+      await store.upsert('c', { id: 'a', status: 'open' });
+      await store.upsert('c', { id: 'b', status: null });
+      await store.upsert('c', { id: 'c' });
+      await store.upsert('c', { id: 'd', status: 'paid' });
+      await store.upsert('c', { id: 'e', status: 'void' });
+      expect(ids(await store.find('c', { filter: { status: { $nin: ['open', 'paid'] } } }))).toEqual(['b', 'c', 'e']);
+      expect(ids(await store.find('c', { filter: { status: { $nin: ['open', null] } } }))).toEqual(['d', 'e']);
+      expect(ids(await store.find('c', { filter: { status: { $nin: [] } } }))).toEqual(['a', 'b', 'c', 'd', 'e']);
+      expect(ids(await store.find('c', { filter: { id: { $nin: ['a', 'e'] }, status: { $nin: [null] } } }))).toEqual(['d']);
+      expect(await store.count('c', { status: { $nin: ['void'] } })).toBe(4);
+    });
+
     it('sorts null and missing values first ascending and last descending', async () => {
       const store = await open();
       await store.upsert('c', { id: 'a', at: 5 });

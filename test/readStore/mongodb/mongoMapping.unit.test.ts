@@ -38,7 +38,7 @@ const duplicateKey = () =>
   });
 
 describe('MongoDB mapping', () => {
-  it('maps equality, null, booleans, $in and ranges, dotted paths, and id to _id', () => {
+  it('maps equality, null, booleans, $in, $nin and ranges, dotted paths, and id to _id', () => {
     expect(
       toMongoFilter({
         tag: 'a',
@@ -48,6 +48,7 @@ describe('MongoDB mapping', () => {
         price: { $gte: 100 },
         status: { $in: ['open', 'paid'] },
         id: { $in: ['p1'] },
+        endpoint_id: { $nin: ['we_1', null] },
       }),
     ).toEqual({
       tag: 'a',
@@ -57,6 +58,7 @@ describe('MongoDB mapping', () => {
       price: { $gte: 100 },
       status: { $in: ['open', 'paid'] },
       _id: { $in: ['p1'] },
+      endpoint_id: { $nin: ['we_1', null] },
       _deleted: { $ne: true },
     });
     // Every read leaves out the tombstones that commits without a transaction leave.
