@@ -20,6 +20,8 @@ export class InFlight {
   private readonly touched = new Map<string, number>();
   private running = 0;
   private readonly runningTo = new Map<string, number>();
+  /** Calls to each endpoint under way or waiting for a slot. */
+  private readonly heldBy = new Map<string, number>();
   private readonly waiting: Array<{ endpointId: string; go: () => void }> = [];
   private queued: Array<() => void> = [];
   private timer: NodeJS.Timeout | null = null;
@@ -55,14 +57,43 @@ export class InFlight {
 
   /** Runs `work` (a call to `endpointId`) once both limits leave room for it. */
   async slot<T>(endpointId: string, work: () => Promise<T>): Promise<T> {
-    if (this.hasRoom(endpointId)) this.take(endpointId);
-    // A slot handed over by `free` is taken for us before we are woken.
-    else await new Promise<void>((go) => this.waiting.push({ endpointId, go }));
+    this.heldBy.set(endpointId, (this.heldBy.get(endpointId) ?? 0) + 1);
     try {
-      return await work();
+      if (this.hasRoom(endpointId)) this.take(endpointId);
+      // A slot handed over by `free` is taken for us before we are woken.
+      else await new Promise<void>((go) => this.waiting.push({ endpointId, go }));
+      try {
+        return await work();
+      } finally {
+        this.free(endpointId);
+      }
     } finally {
-      this.free(endpointId);
+      const held = this.heldBy.get(endpointId)! - 1;
+      if (held === 0) this.heldBy.delete(endpointId);
+      else this.heldBy.set(endpointId, held);
     }
+  }
+
+  /** Endpoints with as many calls under way or waiting as they may have: a due delivery of theirs could only wait. */
+  busyEndpoints(): string[] {
+    return [...this.heldBy].filter(([, held]) => held >= this.perEndpoint).map(([endpointId]) => endpointId);
+  }
+
+  /**
+   * Claims, in order, the deliveries that are not claimed already and fit in their endpoint's room
+   * (its limit less its calls under way or waiting); the rest are left for a later pass, so an
+   * endpoint that hangs holds no more claims than calls.
+   */
+  claimWithinRoom<T extends { id: string; endpoint_id: string }>(deliveries: readonly T[]): T[] {
+    const taken = new Map<string, number>();
+    const claimed: T[] = [];
+    for (const d of deliveries) {
+      const n = taken.get(d.endpoint_id) ?? 0;
+      if (n >= this.perEndpoint - (this.heldBy.get(d.endpoint_id) ?? 0) || !this.claim(d.id)) continue;
+      taken.set(d.endpoint_id, n + 1);
+      claimed.push(d);
+    }
+    return claimed;
   }
 
   private hasRoom(endpointId: string): boolean {

@@ -38,6 +38,8 @@ export type DispatchOptions = {
   agent?: Agent;
   /** How long a dispatcher pass waits for its calls before it leaves the slow ones running (PASS_WAIT_MS). */
   passWaitMs?: number;
+  /** Due deliveries a pass reads at most (DUE_BATCH). */
+  dueBatch?: number;
   /** Shared with the fan-out's sends (claims, the concurrency limit, batched records); absent, one of its own. */
   inFlight?: InFlight;
 };
@@ -79,21 +81,26 @@ export async function oldestPending(services: Services, of: ReadonlyArray<{ endp
 }
 
 /**
- * One pass: up to DUE_BATCH deliveries due now are attempted once (more may be due when it
- * returns `full`: then the caller goes again at once), oldest first, and never ahead of an older
- * delivery of the same resource to the same endpoint that is still pending (in order per
- * resource). The read model only finds candidates: each is checked against its own stream before
+ * One pass: of the DUE_BATCH oldest deliveries due now, to endpoints that can take more calls,
+ * those that fit in their endpoint's room are attempted once (more may be due when it returns
+ * `full`: then the caller goes again at once), oldest first, and never ahead of an older delivery
+ * of the same resource to the same endpoint that is still pending (in order per resource). The read model only finds candidates: each is checked against its own stream before
  * the call, so a lagging read model cannot make a second attempt out of one that was recorded.
  */
 export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean; late: Promise<void> }> {
   const inFlight = options.inFlight ?? new InFlight(options.concurrency, options.perEndpoint);
   const now = Math.floor(services.clock() / 1000);
+  const dueBatch = options.dueBatch ?? DUE_BATCH;
+  // Endpoints that can take no more calls are left out of the query: one that hangs with a
+  // backlog of due deliveries would otherwise fill every page, and the others' would wait behind it.
+  const busy = inFlight.busyEndpoints();
   const due = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
-    filter: { status: 'pending', next_attempt_at: { $lte: now } },
+    filter: { status: 'pending', next_attempt_at: { $lte: now }, ...(busy.length > 0 ? { endpoint_id: { $nin: busy } } : {}) },
     sort: [['position', 1]],
-    limit: DUE_BATCH,
+    limit: dueBatch,
   });
-  const ready = await firstOfTheirResource(services, due);
+  // The direct sends of deliveries just created have theirs: not twice at once.
+  const ready = inFlight.claimWithinRoom(await firstOfTheirResource(services, due));
   let attempted = 0;
   // Each outcome is recorded while the call's slot goes to the next one: the records of the
   // pass's concurrent calls share group commits instead of each call waiting for its own fsync.
@@ -104,8 +111,6 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
   const shared = { ...options, inFlight };
   const calls = Promise.all(
     ready.map(async (d) => {
-      // The direct send of a delivery just created has it: not twice at once.
-      if (!inFlight.claim(d.id)) return;
       const made = await callInSlot(d, shared, records, () => attemptAndRecord(services, d.id, shared, endpoints));
       if (!made) return inFlight.release(d.id);
       attempted += 1;
@@ -118,7 +123,7 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
   const done = await Promise.race([calls.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.passWaitMs ?? PASS_WAIT_MS)))]);
   clearTimeout(timer);
   // Only when it got everything done: a full batch all held back behind earlier retries, or still under way, would spin.
-  return { attempted, full: done && due.length === DUE_BATCH && attempted > 0, late: done ? Promise.resolve() : calls };
+  return { attempted, full: done && due.length === dueBatch && attempted > 0, late: done ? Promise.resolve() : calls };
 }
 
 /**

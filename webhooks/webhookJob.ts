@@ -33,6 +33,8 @@ export type WebhookJobOptions = {
   direct?: boolean;
   /** How long a fan-out batch waits for its calls before it records the slow ones pending (1 s). */
   batchWaitMs?: number;
+  /** Due deliveries the dispatcher reads at a time (1,000). */
+  dueBatch?: number;
 };
 
 /** The job stopped while a batch was being sent: the fan-out's checkpoint stays before it. */
@@ -60,7 +62,7 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
       // Deliveries earlier runs left pending are judged by the read model once it has applied them.
       const head = await services.store.headPosition();
       inFlight.startedAt(head);
-      const options = { box, logger, signal: controller.signal, concurrency: CONCURRENCY, perEndpoint: PER_ENDPOINT, agent, inFlight, direct: jobOptions.direct ?? true, ...(jobOptions.batchWaitMs !== undefined ? { waitMs: jobOptions.batchWaitMs } : {}) };
+      const options = { box, logger, signal: controller.signal, concurrency: CONCURRENCY, perEndpoint: PER_ENDPOINT, agent, inFlight, direct: jobOptions.direct ?? true, ...(jobOptions.batchWaitMs !== undefined ? { waitMs: jobOptions.batchWaitMs } : {}), ...(jobOptions.dueBatch !== undefined ? { dueBatch: jobOptions.dueBatch } : {}) };
       const late = new Set<Promise<void>>();
       const seen = new SeenStreams();
       // Events up to here may have had their deliveries recorded already (by an earlier run, or
