@@ -74,26 +74,12 @@ export class InFlight {
     }
   }
 
-  /** Endpoints with as many calls under way or waiting as they may have: a due delivery of theirs could only wait. */
+  /**
+   * Endpoints with as many calls under way or waiting for a slot as they may have at once: a due
+   * delivery of theirs could only wait behind those.
+   */
   busyEndpoints(): string[] {
     return [...this.heldBy].filter(([, held]) => held >= this.perEndpoint).map(([endpointId]) => endpointId);
-  }
-
-  /**
-   * Claims, in order, the deliveries that are not claimed already and fit in their endpoint's room
-   * (its limit less its calls under way or waiting); the rest are left for a later pass, so an
-   * endpoint that hangs holds no more claims than calls.
-   */
-  claimWithinRoom<T extends { id: string; endpoint_id: string }>(deliveries: readonly T[]): T[] {
-    const taken = new Map<string, number>();
-    const claimed: T[] = [];
-    for (const d of deliveries) {
-      const n = taken.get(d.endpoint_id) ?? 0;
-      if (n >= this.perEndpoint - (this.heldBy.get(d.endpoint_id) ?? 0) || !this.claim(d.id)) continue;
-      taken.set(d.endpoint_id, n + 1);
-      claimed.push(d);
-    }
-    return claimed;
   }
 
   private hasRoom(endpointId: string): boolean {

@@ -81,26 +81,26 @@ export async function oldestPending(services: Services, of: ReadonlyArray<{ endp
 }
 
 /**
- * One pass: of the DUE_BATCH oldest deliveries due now, to endpoints that can take more calls,
- * those that fit in their endpoint's room are attempted once (more may be due when it returns
- * `full`: then the caller goes again at once), oldest first, and never ahead of an older delivery
- * of the same resource to the same endpoint that is still pending (in order per resource). The read model only finds candidates: each is checked against its own stream before
+ * One pass: up to DUE_BATCH deliveries due now, to endpoints with room for a call, are attempted
+ * once (more may be due when it returns `full`: then the caller goes again at once), oldest
+ * first, and never ahead of an older delivery of the same resource to the same endpoint that is
+ * still pending (in order per resource). The read model only finds candidates: each is checked against its own stream before
  * the call, so a lagging read model cannot make a second attempt out of one that was recorded.
  */
 export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean; late: Promise<void> }> {
   const inFlight = options.inFlight ?? new InFlight(options.concurrency, options.perEndpoint);
   const now = Math.floor(services.clock() / 1000);
   const dueBatch = options.dueBatch ?? DUE_BATCH;
-  // Endpoints that can take no more calls are left out of the query: one that hangs with a
-  // backlog of due deliveries would otherwise fill every page, and the others' would wait behind it.
+  // Endpoints with no room are left out of the query: the deliveries of one that hangs with a
+  // backlog, claimed by an earlier pass and waiting for its slots, would fill every page and
+  // the other endpoints' would wait behind them until that backlog was gone.
   const busy = inFlight.busyEndpoints();
   const due = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
     filter: { status: 'pending', next_attempt_at: { $lte: now }, ...(busy.length > 0 ? { endpoint_id: { $nin: busy } } : {}) },
     sort: [['position', 1]],
     limit: dueBatch,
   });
-  // The direct sends of deliveries just created have theirs: not twice at once.
-  const ready = inFlight.claimWithinRoom(await firstOfTheirResource(services, due));
+  const ready = await firstOfTheirResource(services, due);
   let attempted = 0;
   // Each outcome is recorded while the call's slot goes to the next one: the records of the
   // pass's concurrent calls share group commits instead of each call waiting for its own fsync.
@@ -111,6 +111,8 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
   const shared = { ...options, inFlight };
   const calls = Promise.all(
     ready.map(async (d) => {
+      // The direct send of a delivery just created has it: not twice at once.
+      if (!inFlight.claim(d.id)) return;
       const made = await callInSlot(d, shared, records, () => attemptAndRecord(services, d.id, shared, endpoints));
       if (!made) return inFlight.release(d.id);
       attempted += 1;

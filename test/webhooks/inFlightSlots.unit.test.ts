@@ -33,19 +33,19 @@ describe('InFlight slots', () => {
     await Promise.all(all);
   });
 
-  it('names the endpoints with no room, and claims only what fits in each endpoint’s room', async () => {
-    const slots = new InFlight(10, 2);
-    const calls = [call(), call(), call()];
-    const under = [slots.slot('A', () => calls[0]!.ended), slots.slot('A', () => calls[1]!.ended), slots.slot('B', () => calls[2]!.ended)];
+  it('names the endpoints with as many calls under way or waiting as they may have', async () => {
+    const slots = new InFlight(3, 2);
+    const calls = [call(), call(), call(), call()];
+    const under = [slots.slot('A', () => calls[0]!.ended), slots.slot('B', () => calls[1]!.ended)];
+    expect(slots.busyEndpoints()).toEqual([]);
+    under.push(slots.slot('A', () => calls[2]!.ended));
     expect(slots.busyEndpoints()).toEqual(['A']);
-    slots.claim('b-held');
-    const due = ['a1', 'b1', 'b-held', 'b2', 'c1', 'c2', 'c3'].map((id) => ({ id, endpoint_id: id[0]!.toUpperCase() }));
-    // A has no room, B room for one (b-held is claimed elsewhere), C for two.
-    expect(slots.claimWithinRoom(due).map((d) => d.id)).toEqual(['b1', 'c1', 'c2']);
-    expect(slots.claim('c1')).toBe(false);
-    expect(slots.claim('b2')).toBe(true);
+    // C waits for a slot in all: one call held, its limit is two.
+    under.push(slots.slot('C', () => calls[3]!.ended));
+    expect(slots.busyEndpoints()).toEqual(['A']);
+    calls[0]!.end();
+    await expect.poll(() => slots.busyEndpoints()).toEqual([]);
     calls.forEach((c) => c.end());
     await Promise.all(under);
-    expect(slots.busyEndpoints()).toEqual([]);
   });
 });
