@@ -18,6 +18,7 @@ import {
 } from '../domain/webhooks/webhookDelivery.ts';
 import { signingSecrets, webhookEndpointDecider, webhookEndpointStream, type WebhookEndpointState } from '../domain/webhooks/webhookEndpoint.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
+import type { ReadStore } from '../readStore/readStore.ts';
 import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type DeliveryDoc, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
 import { InFlight, orderKey } from './inFlight.ts';
 
@@ -45,9 +46,9 @@ export type DispatchOptions = {
 };
 
 /**
- * The due deliveries that go first for their resource and endpoint, in log order: one query for
- * the pending deliveries of the batch's keys (due or waiting for a retry), and the oldest of each
- * key is the one that may go.
+ * The due deliveries that go first for their resource and endpoint: one query for the pending
+ * deliveries of the batch's keys (due or waiting for a retry), and the oldest of each key in the
+ * log is the one that may go, wherever it stands in `due`.
  */
 export async function firstOfTheirResource(services: Services, due: readonly DeliveryDoc[]): Promise<DeliveryDoc[]> {
   if (due.length === 0) return [];
@@ -56,9 +57,9 @@ export async function firstOfTheirResource(services: Services, due: readonly Del
   const ready: DeliveryDoc[] = [];
   for (const d of due) {
     const key = orderKey(d.endpoint_id, d.resource);
-    if (seen.has(key)) continue;
+    if (seen.has(key) || (oldest.get(key) ?? d.position) < d.position) continue;
     seen.add(key);
-    if ((oldest.get(key) ?? d.position) >= d.position) ready.push(d);
+    ready.push(d);
   }
   return ready;
 }
@@ -81,25 +82,36 @@ export async function oldestPending(services: Services, of: ReadonlyArray<{ endp
 }
 
 /**
+ * A page of the deliveries due at `now`, earliest due first, those to the `busy` endpoints left
+ * out: the deliveries of an endpoint that hangs with a backlog, claimed by an earlier pass and
+ * waiting for its slots, would fill every page, and the other endpoints' wait behind them until
+ * that backlog is gone. The order is the (status, next_attempt_at) index's: a page is read off
+ * the index, not sorted out of every due delivery on each pass.
+ */
+export function dueDeliveries(readStore: ReadStore, now: number, busy: readonly string[], limit: number): Promise<DeliveryDoc[]> {
+  return readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
+    filter: { status: 'pending', next_attempt_at: { $lte: now }, ...(busy.length > 0 ? { endpoint_id: { $nin: [...busy] } } : {}) },
+    sort: [
+      ['next_attempt_at', 1],
+      ['position', 1],
+    ],
+    limit,
+  });
+}
+
+/**
  * One pass: up to DUE_BATCH deliveries due now, to endpoints with room for a call, are attempted
- * once (more may be due when it returns `full`: then the caller goes again at once), oldest
- * first, and never ahead of an older delivery of the same resource to the same endpoint that is
- * still pending (in order per resource). The read model only finds candidates: each is checked against its own stream before
- * the call, so a lagging read model cannot make a second attempt out of one that was recorded.
+ * once (more may be due when it returns `full`: then the caller goes again at once), earliest
+ * due first, and never ahead of an older delivery of the same resource to the same endpoint
+ * that is still pending (in order per resource). The read model only finds candidates: each is
+ * checked against its own stream before the call, so a lagging read model cannot make a second
+ * attempt out of one that was recorded.
  */
 export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean; late: Promise<void> }> {
   const inFlight = options.inFlight ?? new InFlight(options.concurrency, options.perEndpoint);
   const now = Math.floor(services.clock() / 1000);
   const dueBatch = options.dueBatch ?? DUE_BATCH;
-  // Endpoints with no room are left out of the query: the deliveries of one that hangs with a
-  // backlog, claimed by an earlier pass and waiting for its slots, would fill every page and
-  // the other endpoints' would wait behind them until that backlog was gone.
-  const busy = inFlight.busyEndpoints();
-  const due = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
-    filter: { status: 'pending', next_attempt_at: { $lte: now }, ...(busy.length > 0 ? { endpoint_id: { $nin: busy } } : {}) },
-    sort: [['position', 1]],
-    limit: dueBatch,
-  });
+  const due = await dueDeliveries(services.readStore, now, inFlight.busyEndpoints(), dueBatch);
   const ready = await firstOfTheirResource(services, due);
   let attempted = 0;
   // Each outcome is recorded while the call's slot goes to the next one: the records of the
