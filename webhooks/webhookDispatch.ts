@@ -26,6 +26,8 @@ import { InFlight, orderKey } from './inFlight.ts';
 export const RESPONSE_EXCERPT_CHARS = 1024;
 const USER_AGENT = 'commerce-service-webhooks/0.1';
 const DUE_BATCH = 1000;
+/** Pages a pass reads at most while it finds too little it may send (DUE_BATCH each). */
+const DUE_PAGES = 10;
 const PASS_WAIT_MS = 1000;
 
 export type DispatchOptions = {
@@ -88,31 +90,42 @@ export async function oldestPending(services: Services, of: ReadonlyArray<{ endp
  * that backlog is gone. The order is the (status, next_attempt_at) index's: a page is read off
  * the index, not sorted out of every due delivery on each pass.
  */
-export function dueDeliveries(readStore: ReadStore, now: number, busy: readonly string[], limit: number): Promise<DeliveryDoc[]> {
+export function dueDeliveries(readStore: ReadStore, now: number, busy: readonly string[], limit: number, skip = 0): Promise<DeliveryDoc[]> {
   return readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
     filter: { status: 'pending', next_attempt_at: { $lte: now }, ...(busy.length > 0 ? { endpoint_id: { $nin: [...busy] } } : {}) },
     sort: [
       ['next_attempt_at', 1],
       ['position', 1],
     ],
+    skip,
     limit,
   });
 }
 
 /**
- * One pass: up to DUE_BATCH deliveries due now, to endpoints with room for a call, are attempted
- * once (more may be due when it returns `full`: then the caller goes again at once), earliest
+ * One pass: deliveries due now, to endpoints with room for a call, are attempted once, earliest
  * due first, and never ahead of an older delivery of the same resource to the same endpoint
- * that is still pending (in order per resource). The read model only finds candidates: each is
- * checked against its own stream before the call, so a lagging read model cannot make a second
- * attempt out of one that was recorded.
+ * that is still pending (in order per resource). It reads a page of DUE_BATCH, and the next ones
+ * (DUE_PAGES at most) while it has claimed fewer than half a page: deliveries held back behind
+ * their resource's retry, or claimed by the fan-out's sends, must not fill every page it reads.
+ * More may be due when it returns `full`: then the caller goes again at once. The read model
+ * only finds candidates: each is checked against its own stream before the call, so a lagging
+ * read model cannot make a second attempt out of one that was recorded.
  */
 export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean; late: Promise<void> }> {
   const inFlight = options.inFlight ?? new InFlight(options.concurrency, options.perEndpoint);
   const now = Math.floor(services.clock() / 1000);
   const dueBatch = options.dueBatch ?? DUE_BATCH;
-  const due = await dueDeliveries(services.readStore, now, inFlight.busyEndpoints(), dueBatch);
-  const ready = await firstOfTheirResource(services, due);
+  const busy = inFlight.busyEndpoints();
+  const claimed: DeliveryDoc[] = [];
+  let more = false;
+  for (let page = 0; page < DUE_PAGES && claimed.length < dueBatch / 2; page++) {
+    const due = await dueDeliveries(services.readStore, now, busy, dueBatch, page * dueBatch);
+    // The direct send of a delivery just created has it: not twice at once.
+    for (const d of await firstOfTheirResource(services, due)) if (inFlight.claim(d.id)) claimed.push(d);
+    more = due.length === dueBatch;
+    if (!more) break;
+  }
   let attempted = 0;
   // Each outcome is recorded while the call's slot goes to the next one: the records of the
   // pass's concurrent calls share group commits instead of each call waiting for its own fsync.
@@ -122,9 +135,7 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
   const endpoints = endpointsOfPass(services);
   const shared = { ...options, inFlight };
   const calls = Promise.all(
-    ready.map(async (d) => {
-      // The direct send of a delivery just created has it: not twice at once.
-      if (!inFlight.claim(d.id)) return;
+    claimed.map(async (d) => {
       const made = await callInSlot(d, shared, records, () => attemptAndRecord(services, d.id, shared, endpoints));
       if (!made) return inFlight.release(d.id);
       attempted += 1;
@@ -136,8 +147,8 @@ export async function dispatchPass(services: Services, options: DispatchOptions)
   let timer: NodeJS.Timeout | undefined;
   const done = await Promise.race([calls.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.passWaitMs ?? PASS_WAIT_MS)))]);
   clearTimeout(timer);
-  // Only when it got everything done: a full batch all held back behind earlier retries, or still under way, would spin.
-  return { attempted, full: done && due.length === dueBatch && attempted > 0, late: done ? Promise.resolve() : calls };
+  // Only when it got everything done: pages all held back behind earlier retries, or still under way, would spin.
+  return { attempted, full: done && more && attempted > 0, late: done ? Promise.resolve() : calls };
 }
 
 /**

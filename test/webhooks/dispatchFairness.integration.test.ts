@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { archiveProduct, type ProductWriteResult } from '../../commands/catalog/productCommands.ts';
+import { runImport } from '../../commands/import/importFile.ts';
+import { families, product } from '../catalog/catalogFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { manualClock } from '../helpers/testServer.ts';
+import { answer } from './webhookFixtures.ts';
 import { openWebhookShop } from './webhookShop.ts';
 
 /** One endpoint's calls at once (webhooks/webhookJob.ts). */
@@ -36,5 +41,30 @@ describe('the dispatcher beside an endpoint that hangs with a backlog', () => {
     expect(JSON.parse(healthy.calls[0]!.body)).toMatchObject({ type: 'offer.published', organization_id: other });
     // The hanging endpoint has its share of calls under way, no more.
     expect(hanging.calls).toHaveLength(PER_ENDPOINT);
+  });
+
+  it('reads past a page of deliveries held back behind their resource’s retry', { timeout: 60_000 }, async () => {
+    // Time stands still: the failed deliveries' retries never fall due in this test.
+    const shop = await openWebhookShop({ clock: manualClock() });
+    const failing = await startReceiver((_call, res) => answer(503)(res));
+    const healthy = await startReceiver();
+    closing.push(() => shop.close(), () => failing.close(), () => healthy.close());
+    const catalog = await shop.organization('Catalog Churn');
+    const other = await shop.organization('Other Seller');
+    await shop.endpoint(catalog, failing.url, ['product.published', 'product.archived']);
+    await shop.endpoint(other, healthy.url, ['offer.published']);
+    // Six products published, then archived: each archive waits behind its product's failed publish.
+    const imported = await runImport(
+      { command: shop.ctx(catalog), organizationId: catalog, catchUp: shop.catchUp },
+      { families, products: Array.from({ length: 6 }, (_, i) => product(`churn-${i}`)) },
+    );
+    for (const p of imported.sections.products as ProductWriteResult[]) await archiveProduct(shop.ctx(catalog), p.product_id);
+    await shop.publish(other, 'behind-the-churn');
+    await shop.catchUp();
+
+    await shop.startJob({ pollMs: 20, direct: false, dueBatch: 4 });
+    await expect.poll(() => healthy.calls.length, { timeout: 20_000 }).toBe(1);
+    // Each publish was tried once, and no archive went ahead of its publish.
+    expect(failing.calls.map((c) => JSON.parse(c.body).type)).toEqual(Array(6).fill('product.published'));
   });
 });
