@@ -87,8 +87,9 @@ export async function oldestPending(services: Services, of: ReadonlyArray<{ endp
  * A page of the deliveries due at `now`, earliest due first, those to the `busy` endpoints left
  * out: the deliveries of an endpoint that hangs with a backlog, claimed by an earlier pass and
  * waiting for its slots, would fill every page, and the other endpoints' wait behind them until
- * that backlog is gone. The order is the (status, next_attempt_at) index's: a page is read off
- * the index, not sorted out of every due delivery on each pass.
+ * that backlog is gone. The order is the webhooks projection's (status, next_attempt_at,
+ * position, id) index's: a page is read off the index, not sorted out of every due delivery on
+ * each pass.
  */
 export function dueDeliveries(readStore: ReadStore, now: number, busy: readonly string[], limit: number, skip = 0): Promise<DeliveryDoc[]> {
   return readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {

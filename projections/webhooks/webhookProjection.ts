@@ -81,7 +81,7 @@ export const webhookProjection: Projection = {
   writeOnly: [WEBHOOK_ATTEMPTS],
   indexes: [
     { collection: WEBHOOK_ENDPOINTS, fields: ['organization_id', 'created_at'] },
-    { collection: WEBHOOK_DELIVERIES, fields: ['status', 'next_attempt_at'] },
+    { collection: WEBHOOK_DELIVERIES, fields: ['status', 'next_attempt_at', 'position', 'id'] },
     { collection: WEBHOOK_DELIVERIES, fields: ['endpoint_id', 'resource', 'status', 'position'] },
     { collection: WEBHOOK_DELIVERIES, fields: ['endpoint_id', 'created_at'] },
     { collection: WEBHOOK_ATTEMPTS, fields: ['delivery_id', 'attempt'] },
