@@ -82,6 +82,11 @@ export class InFlight {
     return [...this.heldBy].filter(([, held]) => held >= this.perEndpoint).map(([endpointId]) => endpointId);
   }
 
+  /** The calls `endpointId` may have at once beyond those under way or waiting for a slot. */
+  roomFor(endpointId: string): number {
+    return Math.max(0, this.perEndpoint - (this.heldBy.get(endpointId) ?? 0));
+  }
+
   private hasRoom(endpointId: string): boolean {
     return this.running < this.concurrency && (this.runningTo.get(endpointId) ?? 0) < this.perEndpoint;
   }

@@ -105,9 +105,11 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
         if (!outcome.success) return;
       }
     };
-    // Each endpoint's groups in log order, taken by as many senders as it may have calls at once:
-    // a batch's groups do not each hold a promise waiting for a slot, and an endpoint that hangs
-    // holds up its own groups only.
+    // Each endpoint's groups in log order, taken by as many senders as it has room for calls: a
+    // batch's groups do not each hold a promise waiting for a slot, an endpoint that hangs holds
+    // up its own groups only, and one with every call taken (by earlier batches' calls to a
+    // receiver that hangs, or the dispatcher's) gets none: its deliveries are recorded pending
+    // for the dispatcher at once, rather than the batch waiting for its slots.
     const byEndpoint = new Map<string, Array<[string, PlannedDelivery[]]>>();
     for (const entry of groups) {
       const endpointId = entry[1][0]!.endpointId;
@@ -116,7 +118,7 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
       else byEndpoint.set(endpointId, [entry]);
     }
     const senders: Array<Promise<void>> = [];
-    for (const queue of byEndpoint.values()) {
+    for (const [endpointId, queue] of byEndpoint) {
       let next = 0;
       const sender = async () => {
         while (next < queue.length) {
@@ -124,7 +126,7 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
           await sendGroup(key, group);
         }
       };
-      for (let i = 0; i < Math.min(inFlight.perEndpoint, queue.length); i++) senders.push(sender());
+      for (let i = 0; i < Math.min(inFlight.roomFor(endpointId), queue.length); i++) senders.push(sender());
     }
     const sends = Promise.all(senders);
     let timer: NodeJS.Timeout | undefined;

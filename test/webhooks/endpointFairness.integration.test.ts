@@ -1,21 +1,30 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { archiveProduct, type ProductWriteResult } from '../../commands/catalog/productCommands.ts';
 import { runImport } from '../../commands/import/importFile.ts';
+import { secretBox } from '../../commands/webhooks/secretBox.ts';
+import { SOURCE_STREAM_PREFIXES } from '../../domain/webhooks/eventTypes.ts';
+import { WEBHOOK_DELIVERIES, type DeliveryDoc } from '../../projections/webhooks/webhookProjection.ts';
+import { InFlight } from '../../webhooks/inFlight.ts';
+import { sendPlanned } from '../../webhooks/sendPlanned.ts';
+import { fanOut } from '../../webhooks/webhookFanout.ts';
 import { families, product } from '../catalog/catalogFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { manualClock } from '../helpers/testServer.ts';
 import { answer } from './webhookFixtures.ts';
 import { openWebhookShop } from './webhookShop.ts';
 
+const logger = { error: (o: object, m: string) => console.error(m, o), info: () => undefined };
+
 /** One endpoint's calls at once (webhooks/webhookJob.ts). */
 const PER_ENDPOINT = 16;
 
 /**
- * The dispatcher reads the oldest due deliveries a page at a time: an endpoint that hangs, with
- * more due than a page holds, must not fill every page with deliveries it cannot take, or the
- * other sellers' retries and resends wait until its backlog is gone.
+ * One seller's endpoint that hangs, or a backlog of its deliveries, must not hold back another
+ * seller's webhooks: the dispatcher reads due deliveries a page at a time, and pages full of
+ * deliveries it cannot send must not stop it; the fan-out records a batch once its calls are
+ * made, and must not wait for an endpoint with every call taken.
  */
-describe('the dispatcher beside an endpoint that hangs with a backlog', () => {
+describe('sellers beside an endpoint that hangs or a backlog', () => {
   const closing: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const close of closing.splice(0).reverse()) await close();
@@ -66,5 +75,43 @@ describe('the dispatcher beside an endpoint that hangs with a backlog', () => {
     await expect.poll(() => healthy.calls.length, { timeout: 20_000 }).toBe(1);
     // Each publish was tried once, and no archive went ahead of its publish.
     expect(failing.calls.map((c) => JSON.parse(c.body).type)).toEqual(Array(6).fill('product.published'));
+  });
+
+  it('records a batch at once when an endpoint in it has every call taken, its deliveries left pending', { timeout: 60_000 }, async () => {
+    const shop = await openWebhookShop();
+    const hanging = await startReceiver(() => undefined);
+    const healthy = await startReceiver();
+    closing.push(() => shop.close(), () => hanging.close(), () => healthy.close());
+    const slow = await shop.organization('Every Call Taken');
+    const other = await shop.organization('Other Seller');
+    const taken = await shop.endpoint(slow, hanging.url, ['offer.published']);
+    await shop.endpoint(other, healthy.url, ['offer.published']);
+    const from = await shop.services.store.headPosition();
+    await shop.publish(slow, 'taken-1');
+    await shop.publish(other, 'free-1');
+    await shop.catchUp();
+
+    // The slow seller's endpoint has all its calls at once taken, as by an earlier batch's calls
+    // to a receiver that hangs: they end when the test says so.
+    const inFlight = new InFlight(64, 16);
+    let end!: () => void;
+    const ended = new Promise<void>((r) => (end = r));
+    const holding = Array.from({ length: 16 }, () => inFlight.slot(taken.id, () => ended));
+    const events = await shop.services.store.readAll({ after: from, limit: 1000, streamPrefixes: SOURCE_STREAM_PREFIXES });
+    const planned = (await fanOut(shop.services, events))!;
+    expect(planned.map((d) => d.endpointId)).toContain(taken.id);
+    let recorded: Awaited<ReturnType<typeof sendPlanned>> | null = null;
+    const options = { box: secretBox(shop.services.secrets.jwt), logger, signal: new AbortController().signal, concurrency: 64, perEndpoint: 16, inFlight };
+    // A batch would wait a minute for its calls: it has none under way to wait for.
+    void sendPlanned(shop.services, planned, { ...options, waitMs: 60_000 }).then((r) => (recorded = r));
+    await expect.poll(() => recorded, { timeout: 20_000 }).not.toBeNull();
+    expect(recorded!.pending).toBe(1);
+    expect(healthy.calls).toHaveLength(1);
+    expect(hanging.calls).toHaveLength(0);
+    await shop.catchUp();
+    const [left] = await shop.services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, { filter: { endpoint_id: taken.id } });
+    expect(left).toMatchObject({ status: 'pending', attempts: 0 });
+    end();
+    await Promise.all(holding);
   });
 });
