@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Services } from '../app/services.ts';
 import { handleCommand, type CommandResult } from '../commands/handleCommand.ts';
 import type { RecordedEvent } from '../eventStore/eventStore.ts';
@@ -18,8 +19,11 @@ import type { PlannedDelivery } from './webhookFanout.ts';
 /**
  * How long a batch waits for its calls before it records the slow ones as pending (their outcome
  * is recorded when they end): a hanging receiver must not hold every other seller's webhooks back.
+ * It waits BATCH_WAIT_MS at most, and stops sooner once no call has ended for BATCH_IDLE_MS: the
+ * calls left then are to receivers that hang, and the next batch waits behind this one.
  */
 const BATCH_WAIT_MS = 1000;
+const BATCH_IDLE_MS = 200;
 /**
  * Deliveries per batch record at most, and their bodies' characters: under EventStoreDB's 1 MiB
  * append, and the record's JSON under V8's large-object size (about 128 KB), which the collector
@@ -30,8 +34,9 @@ const SENT_CHARS_PER_RECORD = 96 * 1024;
 
 export type SendPlannedOptions = DispatchOptions & {
   inFlight: InFlight;
-  /** How long the batch waits for its calls (BATCH_WAIT_MS). */
+  /** How long the batch waits for its calls at most (BATCH_WAIT_MS), and once none has ended for a while (BATCH_IDLE_MS). */
   waitMs?: number;
+  idleMs?: number;
   /** False: nothing is called from here, every delivery is recorded pending for the dispatcher. */
   direct?: boolean;
 };
@@ -59,8 +64,8 @@ type Fate = { kind: 'sent' | 'failed'; outcome: AttemptOutcome; at: number };
  *
  * Order: a resource's deliveries to one endpoint go one after the other; a failure leaves the
  * rest to the dispatcher, behind the failed one, and so does an older delivery of the resource
- * still pending. Calls still under way after `waitMs` are recorded pending, claimed until their
- * own outcome is recorded.
+ * still pending. Calls still under way when the batch stops waiting (`waitMs`, or `idleMs` after
+ * the last call ended) are recorded pending, claimed until their own outcome is recorded.
  */
 export async function sendPlanned(services: Services, planned: readonly PlannedDelivery[], options: SendPlannedOptions): Promise<SentBatch> {
   const { inFlight } = options;
@@ -85,6 +90,7 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
     const shown = await inFlight.applied(services, groups.keys(), 10_000);
     const oldest = shown ? await oldestPending(services, claimed.map((d) => ({ endpoint_id: d.endpointId, resource: d.resource }))) : null;
     const endpoints = endpointsOfPass(services);
+    let endedAt = performance.now();
     const sendGroup = async (key: string, group: readonly PlannedDelivery[]) => {
       if (!oldest || oldest.has(key)) return;
       for (const d of group) {
@@ -97,6 +103,7 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
           under.set(d.id, call);
           return call;
         });
+        endedAt = performance.now();
         // Closed while it waited for a slot, or during the call (then the late calls have it).
         if (outcome === undefined || !open) return;
         under.delete(d.id);
@@ -131,7 +138,16 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
     const sends = Promise.all(senders);
     let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([sends, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.waitMs ?? BATCH_WAIT_MS)))]);
+      const waitMs = options.waitMs ?? BATCH_WAIT_MS;
+      const idleMs = Math.min(options.idleMs ?? BATCH_IDLE_MS, waitMs);
+      const started = performance.now();
+      const stalled = new Promise<void>((resolve) => {
+        timer = setInterval(() => {
+          const now = performance.now();
+          if (now - started >= waitMs || now - endedAt >= idleMs) resolve();
+        }, Math.max(5, Math.floor(idleMs / 4)));
+      });
+      await Promise.race([sends, stalled]);
     } catch (error) {
       // Nothing recorded (the fan-out tries the batch again): the claims go, a call's once it ends.
       open = false;
@@ -142,7 +158,7 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
       }
       throw error;
     } finally {
-      clearTimeout(timer);
+      clearInterval(timer);
     }
     open = false;
   }

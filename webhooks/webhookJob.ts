@@ -31,7 +31,7 @@ export type WebhookJobOptions = {
   pollMs?: number;
   /** False: the fan-out sends nothing itself, every delivery goes through the read model and the dispatcher. */
   direct?: boolean;
-  /** How long a fan-out batch waits for its calls before it records the slow ones pending (1 s). */
+  /** How long a fan-out batch waits for its calls at most before it records the slow ones pending (1 s; 0.2 s after the last call ended). */
   batchWaitMs?: number;
   /** Due deliveries the dispatcher reads at a time (1,000). */
   dueBatch?: number;

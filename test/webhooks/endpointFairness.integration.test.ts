@@ -114,4 +114,28 @@ describe('sellers beside an endpoint that hangs or a backlog', () => {
     end();
     await Promise.all(holding);
   });
+
+  it('records a batch once only calls that hang are left, without waiting its whole time for them', { timeout: 60_000 }, async () => {
+    const shop = await openWebhookShop({ env: { WEBHOOK_TIMEOUT_MS: '120000' } });
+    const hanging = await startReceiver(() => undefined);
+    const healthy = await startReceiver();
+    closing.push(() => shop.close(), () => hanging.close(), () => healthy.close());
+    const slow = await shop.organization('Hangs Mid-Batch');
+    const other = await shop.organization('Other Seller');
+    const stuck = await shop.endpoint(slow, hanging.url, ['offer.published']);
+    await shop.endpoint(other, healthy.url, ['offer.published']);
+    // In the log before the job starts: one batch, with a call that hangs.
+    await shop.publish(slow, 'hangs-1');
+    await shop.publish(other, 'first');
+    await shop.catchUp();
+
+    // A batch may wait a minute for its calls, but not for calls that have stopped making progress.
+    await shop.startJob({ pollMs: 50, batchWaitMs: 60_000 });
+    await expect.poll(() => healthy.calls.length, { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => hanging.calls.length, { timeout: 20_000 }).toBe(1);
+    await shop.publish(other, 'second');
+    await expect.poll(() => healthy.calls.length, { timeout: 20_000 }).toBe(2);
+    const [left] = await shop.services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, { filter: { endpoint_id: stuck.id } });
+    expect(left).toMatchObject({ status: 'pending', attempts: 0 });
+  });
 });
