@@ -12,7 +12,7 @@ import {
   type WebhookDeliveryEvent,
   type WebhookDeliveryState,
 } from '../domain/webhooks/webhookDelivery.ts';
-import { callOnce, disableIfFailingTooLong, endpointsOfPass, oldestPending, webhookContext, type DispatchOptions } from './webhookDispatch.ts';
+import { callOnce, disableIfFailingTooLong, endpointsOfPass, oldestPending, recordOutcome, webhookContext, type DispatchOptions } from './webhookDispatch.ts';
 import { orderKey, type InFlight } from './inFlight.ts';
 import type { PlannedDelivery } from './webhookFanout.ts';
 
@@ -214,7 +214,9 @@ async function recordFates(
       written(c);
       return c;
     });
-    const attempted = async (c: Created, outcome: AttemptOutcome) => written(await recordAttempt(services, d, c, outcome));
+    // The stream as created is known: read again only when an earlier run had created it.
+    const attempted = async (c: Created, outcome: AttemptOutcome) =>
+      written(await recordOutcome(services, { stream: webhookDeliveryStream(d.id), organizationId: d.organizationId, eventId: d.eventId }, outcome, Math.floor(services.clock() / 1000), c.known));
     if (fate) {
       failedEndpoints.set(d.endpointId, d.organizationId);
       records.push(created.then((c) => attempted(c, fate.outcome)).finally(() => release(d)));
@@ -282,17 +284,6 @@ async function create(services: Services, d: PlannedDelivery): Promise<Created> 
   return { ...result, known };
 }
 
-/** A call's outcome on the delivery's own stream (read again only when an earlier run had created it). */
-function recordAttempt(services: Services, d: PlannedDelivery, created: Created, outcome: AttemptOutcome) {
-  const known = created.known.length > 0 ? { known: created.known } : {};
-  return handleCommand(
-    webhookContext(services, d.organizationId, `webhook_${d.eventId}`),
-    webhookDeliveryStream(d.id),
-    webhookDeliveryDecider,
-    { type: 'RecordAttempt', outcome, now: Math.floor(services.clock() / 1000) },
-    known,
-  );
-}
 
 /** Sent deliveries split into records of at most SENT_PER_RECORD, and SENT_CHARS_PER_RECORD of bodies (one larger alone in its own). */
 export function inRecords<T extends { d: PlannedDelivery }>(list: readonly T[]): T[][] {

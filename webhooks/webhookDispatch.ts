@@ -253,12 +253,27 @@ export async function callAndRecord(services: Services, delivery: Attemptable, e
   const write = async () => {
     const after = Math.floor(services.clock() / 1000);
     // The stream as read (or just created): no second read unless another writer moved it.
-    const recorded = await handleCommand(webhookContext(services, state.organization_id, `webhook_${state.event_id}`), stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now: after }, { known: delivery.known });
+    const recorded = await recordOutcome(services, { stream, organizationId: state.organization_id, eventId: state.event_id }, outcome, after, delivery.known);
     options.inFlight?.touch(orderKey(state.endpoint_id, delivery.resource), recorded.position);
     if (!outcome.success) await disableIfFailingTooLong(services, state.endpoint_id, state.organization_id, after, options.logger);
   };
   const recording = options.inFlight ? options.inFlight.record(write) : write();
   return { recording, outcome };
+}
+
+/**
+ * A call's outcome on its delivery's stream. `known`: the stream as last read or appended, so it
+ * is not read again (empty: read it, as when an earlier run created the delivery).
+ */
+export function recordOutcome(
+  services: Services,
+  delivery: { stream: string; organizationId: string; eventId: string },
+  outcome: AttemptOutcome,
+  now: number,
+  known: readonly RecordedEvent[],
+) {
+  const ctx = webhookContext(services, delivery.organizationId, `webhook_${delivery.eventId}`);
+  return handleCommand(ctx, delivery.stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now }, known.length > 0 ? { known } : {});
 }
 
 /** Signs and POSTs one webhook to its endpoint: its outcome, or null when the job stopped mid-call. */
