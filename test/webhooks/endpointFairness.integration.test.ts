@@ -30,7 +30,7 @@ describe('sellers beside an endpoint that hangs or a backlog', () => {
     for (const close of closing.splice(0).reverse()) await close();
   });
 
-  it("reads past that endpoint's backlog to the other endpoints' due deliveries", { timeout: 60_000 }, async () => {
+  it("the dispatcher reads past a hanging endpoint's backlog to the other endpoints' due deliveries", { timeout: 60_000 }, async () => {
     const shop = await openWebhookShop({ env: { WEBHOOK_TIMEOUT_MS: '120000' } });
     const hanging = await startReceiver(() => undefined);
     const healthy = await startReceiver();
@@ -52,7 +52,7 @@ describe('sellers beside an endpoint that hangs or a backlog', () => {
     expect(hanging.calls).toHaveLength(PER_ENDPOINT);
   });
 
-  it('reads past a page of deliveries held back behind their resource’s retry', { timeout: 60_000 }, async () => {
+  it('the dispatcher reads past a page of deliveries held back behind their resource’s retry', { timeout: 60_000 }, async () => {
     // Time stands still: the failed deliveries' retries never fall due in this test.
     const shop = await openWebhookShop({ clock: manualClock() });
     const failing = await startReceiver((_call, res) => answer(503)(res));
@@ -77,7 +77,7 @@ describe('sellers beside an endpoint that hangs or a backlog', () => {
     expect(failing.calls.map((c) => JSON.parse(c.body).type)).toEqual(Array(6).fill('product.published'));
   });
 
-  it('records a batch at once when an endpoint in it has every call taken, its deliveries left pending', { timeout: 60_000 }, async () => {
+  it('a fan-out batch is recorded at once when an endpoint in it has every call taken, its deliveries left pending', { timeout: 60_000 }, async () => {
     const shop = await openWebhookShop();
     const hanging = await startReceiver(() => undefined);
     const healthy = await startReceiver();
@@ -115,7 +115,7 @@ describe('sellers beside an endpoint that hangs or a backlog', () => {
     await Promise.all(holding);
   });
 
-  it('records a batch once only calls that hang are left, without waiting its whole time for them', { timeout: 60_000 }, async () => {
+  it('a fan-out batch is recorded once only calls that hang are left, without waiting its whole time for them', { timeout: 60_000 }, async () => {
     const shop = await openWebhookShop({ env: { WEBHOOK_TIMEOUT_MS: '120000' } });
     const hanging = await startReceiver(() => undefined);
     const healthy = await startReceiver();
