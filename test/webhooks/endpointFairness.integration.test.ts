@@ -49,7 +49,7 @@ describe('sellers beside an endpoint that hangs or a backlog', () => {
     await expect.poll(() => healthy.calls.length, { timeout: 20_000 }).toBe(1);
     expect(JSON.parse(healthy.calls[0]!.body)).toMatchObject({ type: 'offer.published', organization_id: other });
     // The hanging endpoint has its share of calls under way, no more.
-    expect(hanging.calls).toHaveLength(PER_ENDPOINT);
+    await expect.poll(() => hanging.calls.length, { timeout: 20_000 }).toBe(PER_ENDPOINT);
   });
 
   it('the dispatcher reads past a page of deliveries held back behind their resource’s retry', { timeout: 60_000 }, async () => {
