@@ -20,8 +20,6 @@ export class InFlight {
   private readonly touched = new Map<string, number>();
   private running = 0;
   private readonly runningTo = new Map<string, number>();
-  /** Calls to each endpoint under way or waiting for a slot. */
-  private readonly heldBy = new Map<string, number>();
   private readonly waiting: Array<{ endpointId: string; go: () => void }> = [];
   private queued: Array<() => void> = [];
   private timer: NodeJS.Timeout | null = null;
@@ -57,21 +55,21 @@ export class InFlight {
 
   /** Runs `work` (a call to `endpointId`) once both limits leave room for it. */
   async slot<T>(endpointId: string, work: () => Promise<T>): Promise<T> {
-    this.heldBy.set(endpointId, (this.heldBy.get(endpointId) ?? 0) + 1);
+    if (this.hasRoom(endpointId)) this.take(endpointId);
+    // A slot handed over by `free` is taken for us before we are woken.
+    else await new Promise<void>((go) => this.waiting.push({ endpointId, go }));
     try {
-      if (this.hasRoom(endpointId)) this.take(endpointId);
-      // A slot handed over by `free` is taken for us before we are woken.
-      else await new Promise<void>((go) => this.waiting.push({ endpointId, go }));
-      try {
-        return await work();
-      } finally {
-        this.free(endpointId);
-      }
+      return await work();
     } finally {
-      const held = this.heldBy.get(endpointId)! - 1;
-      if (held === 0) this.heldBy.delete(endpointId);
-      else this.heldBy.set(endpointId, held);
+      this.free(endpointId);
     }
+  }
+
+  /** Calls to each endpoint under way or waiting for a slot. */
+  private held(): Map<string, number> {
+    const held = new Map(this.runningTo);
+    for (const w of this.waiting) held.set(w.endpointId, (held.get(w.endpointId) ?? 0) + 1);
+    return held;
   }
 
   /**
@@ -79,12 +77,14 @@ export class InFlight {
    * delivery of theirs could only wait behind those.
    */
   busyEndpoints(): string[] {
-    return [...this.heldBy].filter(([, held]) => held >= this.perEndpoint).map(([endpointId]) => endpointId);
+    return [...this.held()].filter(([, held]) => held >= this.perEndpoint).map(([endpointId]) => endpointId);
   }
 
   /** The calls `endpointId` may have at once beyond those under way or waiting for a slot. */
   roomFor(endpointId: string): number {
-    return Math.max(0, this.perEndpoint - (this.heldBy.get(endpointId) ?? 0));
+    let held = this.runningTo.get(endpointId) ?? 0;
+    for (const w of this.waiting) if (w.endpointId === endpointId) held += 1;
+    return Math.max(0, this.perEndpoint - held);
   }
 
   private hasRoom(endpointId: string): boolean {
