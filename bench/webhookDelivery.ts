@@ -61,11 +61,25 @@ const quiet = { error: (o: unknown, m: string) => console.error(m, o), info: () 
 
 type Receiver = { url: string; answered: Map<string, number>; count(): number; close(): Promise<void> };
 
+/** A loopback HTTP server with `handle` for its requests; `close` ends its connections too. */
+async function listen(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(handle);
+  server.keepAliveTimeout = 10_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
+
 /** A loopback receiver that answers 200 at once and notes when it answered each session's webhook. */
 async function startReceiver(): Promise<Receiver> {
   const answered = new Map<string, number>();
   let count = 0;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = await listen((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -78,35 +92,14 @@ async function startReceiver(): Promise<Receiver> {
       if (id && !answered.has(id)) answered.set(id, performance.now());
     });
   });
-  server.keepAliveTimeout = 10_000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    answered,
-    count: () => count,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
-  };
+  return { ...server, answered, count: () => count };
 }
+
+/** A loopback receiver that takes every request and never answers. */
+const startHangingReceiver = () => listen(() => undefined);
 
 /** An organization selling one published offer, with an endpoint for its `checkout.session.completed`. */
 type Seller = { ctx: () => CommandContext; offer: NonNullable<Awaited<ReturnType<typeof findOfferByRef>>> };
-/** A loopback receiver that takes every request and never answers. */
-async function startHangingReceiver(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(() => undefined);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
-  };
-}
-
 type Shop = Seller & { services: Services & { close(): Promise<void> }; dataDir: string };
 
 async function openShop(receiverUrl: string): Promise<Shop> {
