@@ -72,12 +72,18 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       ]);
     });
 
-    it('$in with null also matches a null or missing field; limit 0 finds nothing', async () => {
+    /** A store whose collection `c` holds a status that is set, null, missing, and another set. */
+    const withStatuses = async () => {
       const store = await open();
       await store.upsert('c', { id: 'a', status: 'open' });
       await store.upsert('c', { id: 'b', status: null });
       await store.upsert('c', { id: 'c' });
       await store.upsert('c', { id: 'd', status: 'paid' });
+      return store;
+    };
+
+    it('$in with null also matches a null or missing field; limit 0 finds nothing', async () => {
+      const store = await withStatuses();
       expect(ids(await store.find('c', { filter: { status: { $in: ['open', null] } } }))).toEqual(['a', 'b', 'c']);
       expect(ids(await store.find('c', { filter: { status: { $in: [null] } } }))).toEqual(['b', 'c']);
       expect(await store.count('c', { status: { $in: ['paid', null] } })).toBe(3);
@@ -85,11 +91,7 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
     });
 
     it('$nin matches what is none of the values: a null or missing field too, unless null is listed', async () => {
-      const store = await open();
-      await store.upsert('c', { id: 'a', status: 'open' });
-      await store.upsert('c', { id: 'b', status: null });
-      await store.upsert('c', { id: 'c' });
-      await store.upsert('c', { id: 'd', status: 'paid' });
+      const store = await withStatuses();
       await store.upsert('c', { id: 'e', status: 'void' });
       expect(ids(await store.find('c', { filter: { status: { $nin: ['open', 'paid'] } } }))).toEqual(['b', 'c', 'e']);
       expect(ids(await store.find('c', { filter: { status: { $nin: ['open', null] } } }))).toEqual(['d', 'e']);

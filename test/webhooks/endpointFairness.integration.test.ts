@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { archiveProduct, type ProductWriteResult } from '../../commands/catalog/productCommands.ts';
 import { runImport } from '../../commands/import/importFile.ts';
 import { secretBox } from '../../commands/webhooks/secretBox.ts';
@@ -8,10 +9,11 @@ import { InFlight } from '../../webhooks/inFlight.ts';
 import { sendPlanned } from '../../webhooks/sendPlanned.ts';
 import { fanOut } from '../../webhooks/webhookFanout.ts';
 import { families, product } from '../catalog/catalogFixtures.ts';
-import { startReceiver } from '../helpers/receiver.ts';
+import type { ReceivedCall } from '../helpers/receiver.ts';
 import { manualClock } from '../helpers/testServer.ts';
 import { answer } from './webhookFixtures.ts';
-import { openWebhookShop } from './webhookShop.ts';
+import type { WebhookEventType } from '../../domain/webhooks/eventTypes.ts';
+import { closedAfterEach, type openWebhookShop } from './webhookShop.ts';
 
 const logger = { error: (o: object, m: string) => console.error(m, o), info: () => undefined };
 
@@ -25,20 +27,24 @@ const PER_ENDPOINT = 16;
  * made, and must not wait for an endpoint with every call taken.
  */
 describe('sellers beside an endpoint that hangs or a backlog', () => {
-  const closing: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const close of closing.splice(0).reverse()) await close();
-  });
+  const open = closedAfterEach();
+  /**
+   * A shop with two sellers: `name`, whose receiver answers with `respond` (never, by default),
+   * subscribed to `eventTypes`, and another whose receiver answers 200, subscribed to offers.
+   */
+  const twoSellers = async (name: string, options: { respond?: (call: ReceivedCall, res: ServerResponse) => void; eventTypes?: WebhookEventType[]; shop?: Parameters<typeof openWebhookShop>[0] } = {}) => {
+    const shop = await open.shop(options.shop);
+    const troubled = await open.receiver(options.respond ?? (() => undefined));
+    const healthy = await open.receiver();
+    const slow = await shop.organization(name);
+    const other = await shop.organization('Other Seller');
+    const endpoint = await shop.endpoint(slow, troubled.url, options.eventTypes ?? ['offer.published']);
+    await shop.endpoint(other, healthy.url, ['offer.published']);
+    return { shop, troubled, healthy, slow, other, endpoint };
+  };
 
   it("the dispatcher reads past a hanging endpoint's backlog to the other endpoints' due deliveries", { timeout: 60_000 }, async () => {
-    const shop = await openWebhookShop({ env: { WEBHOOK_TIMEOUT_MS: '120000' } });
-    const hanging = await startReceiver(() => undefined);
-    const healthy = await startReceiver();
-    closing.push(() => shop.close(), () => hanging.close(), () => healthy.close());
-    const slow = await shop.organization('Hanging Backlog');
-    const other = await shop.organization('Other Seller');
-    await shop.endpoint(slow, hanging.url, ['offer.published']);
-    await shop.endpoint(other, healthy.url, ['offer.published']);
+    const { shop, troubled: hanging, healthy, slow, other } = await twoSellers('Hanging Backlog', { shop: { env: { WEBHOOK_TIMEOUT_MS: '120000' } } });
     // More due to the hanging endpoint than a page of the dispatcher holds, all older than the other seller's.
     for (let i = 0; i < 30; i++) await shop.publish(slow, `backlog-${i}`);
     await shop.publish(other, 'other-1');
@@ -54,14 +60,11 @@ describe('sellers beside an endpoint that hangs or a backlog', () => {
 
   it('the dispatcher reads past a page of deliveries held back behind their resource’s retry', { timeout: 60_000 }, async () => {
     // Time stands still: the failed deliveries' retries never fall due in this test.
-    const shop = await openWebhookShop({ clock: manualClock() });
-    const failing = await startReceiver((_call, res) => answer(503)(res));
-    const healthy = await startReceiver();
-    closing.push(() => shop.close(), () => failing.close(), () => healthy.close());
-    const catalog = await shop.organization('Catalog Churn');
-    const other = await shop.organization('Other Seller');
-    await shop.endpoint(catalog, failing.url, ['product.published', 'product.archived']);
-    await shop.endpoint(other, healthy.url, ['offer.published']);
+    const { shop, troubled: failing, healthy, slow: catalog, other } = await twoSellers('Catalog Churn', {
+      respond: (_call, res) => answer(503)(res),
+      eventTypes: ['product.published', 'product.archived'],
+      shop: { clock: manualClock() },
+    });
     // Six products published, then archived: each archive waits behind its product's failed publish.
     const imported = await runImport(
       { command: shop.ctx(catalog), organizationId: catalog, catchUp: shop.catchUp },
@@ -78,14 +81,7 @@ describe('sellers beside an endpoint that hangs or a backlog', () => {
   });
 
   it('a fan-out batch is recorded at once when an endpoint in it has every call taken, its deliveries left pending', { timeout: 60_000 }, async () => {
-    const shop = await openWebhookShop();
-    const hanging = await startReceiver(() => undefined);
-    const healthy = await startReceiver();
-    closing.push(() => shop.close(), () => hanging.close(), () => healthy.close());
-    const slow = await shop.organization('Every Call Taken');
-    const other = await shop.organization('Other Seller');
-    const taken = await shop.endpoint(slow, hanging.url, ['offer.published']);
-    await shop.endpoint(other, healthy.url, ['offer.published']);
+    const { shop, troubled: hanging, healthy, slow, other, endpoint: taken } = await twoSellers('Every Call Taken');
     const from = await shop.services.store.headPosition();
     await shop.publish(slow, 'taken-1');
     await shop.publish(other, 'free-1');
@@ -116,14 +112,7 @@ describe('sellers beside an endpoint that hangs or a backlog', () => {
   });
 
   it('a fan-out batch is recorded once only calls that hang are left, without waiting its whole time for them', { timeout: 60_000 }, async () => {
-    const shop = await openWebhookShop({ env: { WEBHOOK_TIMEOUT_MS: '120000' } });
-    const hanging = await startReceiver(() => undefined);
-    const healthy = await startReceiver();
-    closing.push(() => shop.close(), () => hanging.close(), () => healthy.close());
-    const slow = await shop.organization('Hangs Mid-Batch');
-    const other = await shop.organization('Other Seller');
-    const stuck = await shop.endpoint(slow, hanging.url, ['offer.published']);
-    await shop.endpoint(other, healthy.url, ['offer.published']);
+    const { shop, troubled: hanging, healthy, slow, other, endpoint: stuck } = await twoSellers('Hangs Mid-Batch', { shop: { env: { WEBHOOK_TIMEOUT_MS: '120000' } } });
     // In the log before the job starts: one batch, with a call that hangs.
     await shop.publish(slow, 'hangs-1');
     await shop.publish(other, 'first');

@@ -1,14 +1,14 @@
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { archiveProduct, type ProductWriteResult } from '../../commands/catalog/productCommands.ts';
 import { runImport } from '../../commands/import/importFile.ts';
 import { WEBHOOK_ATTEMPTS, WEBHOOK_DELIVERIES, type AttemptDoc, type DeliveryDoc } from '../../projections/webhooks/webhookProjection.ts';
 import { WEBHOOK_FANOUT_CHECKPOINT } from '../../webhooks/webhookJob.ts';
 import { families, product } from '../catalog/catalogFixtures.ts';
-import { answerOkAfter, startReceiver } from '../helpers/receiver.ts';
+import { answerOkAfter } from '../helpers/receiver.ts';
 import { manualClock } from '../helpers/testServer.ts';
 import { answer } from './webhookFixtures.ts';
-import { openWebhookShop } from './webhookShop.ts';
+import { closedAfterEach } from './webhookShop.ts';
 
 /**
  * The deliveries a fan-out batch plans are sent from memory, then recorded: two events of one
@@ -17,21 +17,7 @@ import { openWebhookShop } from './webhookShop.ts';
  * handled again sends nothing it recorded.
  */
 describe('event webhooks sent straight from the fan-out', () => {
-  const closing: Array<() => Promise<void>> = [];
-  afterEach(async () => {
-    for (const close of closing.splice(0).reverse()) await close();
-  });
-  /** A shop and receivers, closed after the test (the receivers first). */
-  const open = async (options: Parameters<typeof openWebhookShop>[0] = {}) => {
-    const shop = await openWebhookShop(options);
-    closing.push(() => shop.close());
-    return shop;
-  };
-  const receiving = async (...args: Parameters<typeof startReceiver>) => {
-    const receiver = await startReceiver(...args);
-    closing.push(() => receiver.close());
-    return receiver;
-  };
+  const { shop: open, receiver: receiving } = closedAfterEach();
 
   it("keeps one resource's events in order within one batch: the second waits for the first's retry", { timeout: 60_000 }, async () => {
     const clock = manualClock();

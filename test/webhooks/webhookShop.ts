@@ -10,8 +10,10 @@ import { createOrganization } from '../../commands/identity/identityCommands.ts'
 import { secretBox } from '../../commands/webhooks/secretBox.ts';
 import { createWebhookEndpoint } from '../../commands/webhooks/webhookEndpointCommands.ts';
 import type { WebhookEventType } from '../../domain/webhooks/eventTypes.ts';
+import { afterEach } from 'vitest';
 import { webhookJob, type WebhookJobOptions } from '../../webhooks/webhookJob.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
+import { startReceiver } from '../helpers/receiver.ts';
 import { WEBHOOK_ENV } from './webhookFixtures.ts';
 
 const logger = { error: (o: object, m: string) => console.error(m, o), info: () => undefined };
@@ -58,6 +60,29 @@ export async function openWebhookShop(options: { clock?: Clock; env?: Record<str
       await Promise.all(jobs.map((j) => j.stop()));
       await services.close();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * For a describe block: the shops and receivers opened through it are closed after each test,
+ * the receivers before the shop.
+ */
+export function closedAfterEach() {
+  const closing: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closing.splice(0).reverse()) await close();
+  });
+  return {
+    async shop(options?: Parameters<typeof openWebhookShop>[0]) {
+      const shop = await openWebhookShop(options);
+      closing.push(() => shop.close());
+      return shop;
+    },
+    async receiver(...args: Parameters<typeof startReceiver>) {
+      const receiver = await startReceiver(...args);
+      closing.push(() => receiver.close());
+      return receiver;
     },
   };
 }
