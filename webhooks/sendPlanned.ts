@@ -284,7 +284,6 @@ async function create(services: Services, d: PlannedDelivery): Promise<Created> 
   return { ...result, known };
 }
 
-
 /** Sent deliveries split into records of at most SENT_PER_RECORD, and SENT_CHARS_PER_RECORD of bodies (one larger alone in its own). */
 export function inRecords<T extends { d: PlannedDelivery }>(list: readonly T[]): T[][] {
   const records: T[][] = [];
