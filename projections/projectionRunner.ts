@@ -113,8 +113,19 @@ export async function upgradeProjections(store: EventStore, readStore: ReadStore
   }
 }
 
+/**
+ * Each projection's collections get the indexes it declares, and lose those an earlier version
+ * declared: read models are cleared, not dropped, on a rebuild, so an index left over would
+ * otherwise cost every write for good.
+ */
 export async function ensureIndexes(readStore: ReadStore, projections: readonly Projection[]): Promise<void> {
-  for (const p of projections) for (const i of p.indexes ?? []) await readStore.ensureIndex(i.collection, i.fields);
+  for (const p of projections) {
+    for (const collection of p.collections) {
+      const declared = (p.indexes ?? []).filter((i) => i.collection === collection).map((i) => i.fields);
+      for (const fields of declared) await readStore.ensureIndex(collection, fields);
+      await readStore.dropIndexesExcept(collection, declared);
+    }
+  }
 }
 
 /**

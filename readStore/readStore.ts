@@ -45,6 +45,11 @@ export interface ReadStore {
   delete(collection: string, id: string): Promise<void>;
   /** Declares the fields a query filters or sorts on, so the backend can index them. Idempotent. */
   ensureIndex(collection: string, fields: string[]): Promise<void>;
+  /**
+   * Drops the collection's indexes that ensureIndex made for fields other than `declared` (an
+   * index a projection no longer declares still costs every write). Idempotent.
+   */
+  dropIndexesExcept(collection: string, declared: readonly string[][]): Promise<void>;
   readCheckpoint(name: string): Promise<number | null>;
   /** Applies the writes and moves the checkpoint in one atomic step (compare-and-set on the checkpoint). */
   commit(name: string, ops: WriteOp[], checkpoint: CheckpointUpdate): Promise<void>;

@@ -10,6 +10,7 @@ import {
   MongoTopologyClosedError,
   type AnyBulkWriteOperation,
   type Document,
+  type IndexDescriptionInfo,
   type MongoClientOptions,
   type Sort,
 } from 'mongodb';
@@ -143,6 +144,23 @@ export function toIndexSpec(fields: string[]): Record<string, 1> | null {
   const keys = Object.keys(spec);
   return keys.length === 0 || (keys.length === 1 && keys[0] === '_id') ? null : spec;
 }
+
+/**
+ * The names of the collection's indexes (as listIndexes describes them) that ensureIndex made and
+ * no `declared` fields ask for any more. Its indexes carry the name the driver gives a key pattern
+ * (`status_1_next_attempt_at_1`); one under another name was made by hand and is not ours to drop.
+ */
+export function staleIndexNames(existing: readonly Pick<IndexDescriptionInfo, 'name' | 'key'>[], declared: readonly string[][]): string[] {
+  const nameOf = (key: Record<string, unknown>) => Object.entries(key).map(([field, direction]) => `${field}_${String(direction)}`).join('_');
+  const wanted = new Set(declared.flatMap((fields) => {
+    const spec = toIndexSpec([...fields]);
+    return spec ? [nameOf(spec)] : [];
+  }));
+  return existing.flatMap((index) => (index.name && index.name !== '_id_' && index.name === nameOf(index.key) && !wanted.has(index.name) ? [index.name] : []));
+}
+
+/** What listIndexes says of a collection not made yet (NamespaceNotFound), and dropIndex of an index another process dropped first (IndexNotFound): nothing to drop. */
+export const isAlreadyGone = (error: unknown): boolean => error instanceof MongoServerError && (error.code === 26 || error.code === 27);
 
 /** Groups a batch's writes per collection, in order, as bulk operations. */
 export function toBulkWrites(ops: WriteOp[], guardedAt?: number): Map<string, AnyBulkWriteOperation[]> {

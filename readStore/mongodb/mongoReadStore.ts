@@ -1,4 +1,4 @@
-import { MongoClient, type ClientSession, type Db } from 'mongodb';
+import { MongoClient, type ClientSession, type Db, type IndexDescriptionInfo } from 'mongodb';
 import { CheckpointConflictError, type CheckpointUpdate, type Doc, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
 import {
   CHECKPOINTS,
@@ -10,7 +10,9 @@ import {
   collectionName,
   duplicateKeyRetries,
   fromMongoDoc,
+  isAlreadyGone,
   isDuplicateKey,
+  staleIndexNames,
   supportsTransactions,
   toBulkWrites,
   toCheckpointError,
@@ -141,6 +143,18 @@ export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close
     async ensureIndex(collection, fields) {
       const spec = toIndexSpec(fields);
       if (spec) await db.collection(collectionName(collection)).createIndex(spec);
+    },
+    async dropIndexesExcept(collection, declared) {
+      const c = db.collection(collectionName(collection));
+      const existing = await c.listIndexes().toArray().catch((error: unknown) => {
+        if (isAlreadyGone(error)) return [];
+        throw error;
+      });
+      for (const name of staleIndexNames(existing as IndexDescriptionInfo[], declared)) {
+        await c.dropIndex(name).catch((error: unknown) => {
+          if (!isAlreadyGone(error)) throw error;
+        });
+      }
     },
     readCheckpoint: (name) => readCheckpoint(name),
     async commit(name, ops, checkpoint) {

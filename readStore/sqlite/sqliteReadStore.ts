@@ -134,8 +134,12 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
     },
     async ensureIndex(collection, fields) {
       table(collection);
-      const name = `idx_${[collection, ...fields].join('_').replace(/[^A-Za-z0-9_]/g, '_')}`;
-      db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${tableName(collection)} (${fields.map(jsonPath).join(', ')})`);
+      db.exec(`CREATE INDEX IF NOT EXISTS ${indexName(collection, fields)} ON ${tableName(collection)} (${fields.map(jsonPath).join(', ')})`);
+    },
+    async dropIndexesExcept(collection, declared) {
+      const keep = new Set(declared.map((fields) => indexName(collection, fields)));
+      const made = db.prepare<[string], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'idx\\_%' ESCAPE '\\'`).all(tableName(collection));
+      for (const { name } of made) if (!keep.has(name)) db.exec(`DROP INDEX IF EXISTS ${name}`);
     },
     async readCheckpoint(name) {
       return readCheckpointStmt.get(name)?.position ?? null;
@@ -165,6 +169,9 @@ function tableName(collection: string): string {
   if (!/^[A-Za-z0-9_]+$/.test(collection)) throw new Error(`invalid collection name: ${collection}`);
   return `rm_${collection}`;
 }
+
+/** The name ensureIndex gives an index: how dropIndexesExcept tells its own from SQLite's (`sqlite_autoindex_…`). */
+const indexName = (collection: string, fields: readonly string[]) => `idx_${[collection, ...fields].join('_').replace(/[^A-Za-z0-9_]/g, '_')}`;
 
 /** `id` is the table's key column (a lookup by ids uses its index); other paths are read from the document. */
 function jsonPath(field: string): string {

@@ -164,6 +164,18 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       ]);
     });
 
+    it('dropIndexesExcept keeps the declared indexes, is idempotent, and queries still answer', async () => {
+      const store = await seeded();
+      await store.ensureIndex('products', ['tag']);
+      await store.ensureIndex('products', ['family.id', 'price']);
+      await store.dropIndexesExcept('products', [['family.id', 'price']]);
+      await store.dropIndexesExcept('products', [['family.id', 'price']]);
+      await store.dropIndexesExcept('products', [['id']]);
+      await store.dropIndexesExcept('not_yet_written', [['tag']]);
+      expect(ids(await store.find('products', { filter: { tag: 'a' }, sort: [['price', 1]] }))).toEqual(['p1', 'p4']);
+      expect(ids(await store.find('products', { filter: { 'family.id': 'f1' }, sort: [['price', 1]] }))).toEqual(['p1', 'p3']);
+    });
+
     it('commit applies the writes and moves the checkpoint together', async () => {
       const store = await seeded();
       expect(await store.readCheckpoint('catalog')).toBeNull();

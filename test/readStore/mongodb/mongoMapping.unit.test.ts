@@ -9,6 +9,7 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
   MongoWriteConcernError,
+  type IndexDescriptionInfo,
 } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../../eventStore/eventStore.ts';
@@ -18,7 +19,9 @@ import {
   asUnavailable,
   collectionName,
   fromMongoDoc,
+  isAlreadyGone,
   isDuplicateKey,
+  staleIndexNames,
   supportsTransactions,
   toBulkWrites,
   toCheckpointError,
@@ -104,6 +107,28 @@ describe('MongoDB mapping', () => {
     expect(collectionName('checkout_sessions')).toBe('checkout_sessions');
     expect(() => collectionName('system.users')).toThrow();
     expect(() => collectionName('$cmd')).toThrow();
+  });
+
+  it('names the indexes no declaration asks for any more, never _id_', () => {
+    const existing: IndexDescriptionInfo[] = [
+      { v: 2, name: '_id_', key: { _id: 1 } },
+      { v: 2, name: 'status_1_next_attempt_at_1', key: { status: 1, next_attempt_at: 1 } },
+      { v: 2, name: 'status_1_next_attempt_at_1_position_1__id_1', key: { status: 1, next_attempt_at: 1, position: 1, _id: 1 } },
+      { v: 2, name: 'next_attempt_at_1_status_1', key: { next_attempt_at: 1, status: 1 } },
+      { v: 2, name: 'ops_by_org', key: { organization_id: 1 } },
+    ];
+    const declared = [['status', 'next_attempt_at', 'position', 'id'], ['id']];
+    // The same fields in another order are another index: it goes too; one named by hand stays.
+    expect(staleIndexNames(existing, declared)).toEqual(['status_1_next_attempt_at_1', 'next_attempt_at_1_status_1']);
+    expect(staleIndexNames(existing, [])).toEqual(['status_1_next_attempt_at_1', 'status_1_next_attempt_at_1_position_1__id_1', 'next_attempt_at_1_status_1']);
+  });
+
+  it('takes a collection not made yet, or an index already dropped, as nothing to drop', () => {
+    const server = (code: number, codeName: string) => new MongoServerError({ message: codeName, code, codeName });
+    expect(isAlreadyGone(server(26, 'NamespaceNotFound'))).toBe(true);
+    expect(isAlreadyGone(server(27, 'IndexNotFound'))).toBe(true);
+    expect(isAlreadyGone(duplicateKey())).toBe(false);
+    expect(isAlreadyGone(new MongoNetworkError('connection reset'))).toBe(false);
   });
 
   it('groups a batch per collection; without a transaction, writes are guarded by position', () => {
