@@ -45,7 +45,9 @@ describe('read-model indexes follow what the projections declare', () => {
     // What that version made, beside which every delivery written paid for a second index.
     await readStore.ensureIndex(WEBHOOK_DELIVERIES, ['status', 'next_attempt_at']);
     // And an index made by hand (an operator's), which is not the store's to drop.
-    new Database(file).exec(`CREATE INDEX by_hand ON rm_${WEBHOOK_DELIVERIES} (json_extract(doc, '$.organization_id'))`);
+    const operator = new Database(file);
+    operator.exec(`CREATE INDEX by_hand ON rm_${WEBHOOK_DELIVERIES} (json_extract(doc, '$.organization_id'))`);
+    operator.close();
 
     await catchUpProjections(store, readStore, allProjections);
     expect(indexesOf(file, WEBHOOK_DELIVERIES)).toEqual([
