@@ -80,11 +80,10 @@ export class InFlight {
     return [...this.held()].filter(([, held]) => held >= this.perEndpoint).map(([endpointId]) => endpointId);
   }
 
-  /** The calls `endpointId` may have at once beyond those under way or waiting for a slot. */
-  roomFor(endpointId: string): number {
-    let held = this.runningTo.get(endpointId) ?? 0;
-    for (const w of this.waiting) if (w.endpointId === endpointId) held += 1;
-    return Math.max(0, this.perEndpoint - held);
+  /** The calls each endpoint may have at once beyond those under way or waiting for a slot, as they stand now. */
+  room(): (endpointId: string) => number {
+    const held = this.held();
+    return (endpointId) => Math.max(0, this.perEndpoint - (held.get(endpointId) ?? 0));
   }
 
   private hasRoom(endpointId: string): boolean {

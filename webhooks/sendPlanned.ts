@@ -125,6 +125,7 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
       else byEndpoint.set(endpointId, [entry]);
     }
     const senders: Array<Promise<void>> = [];
+    const roomFor = inFlight.room();
     for (const [endpointId, queue] of byEndpoint) {
       let next = 0;
       const sender = async () => {
@@ -133,7 +134,7 @@ export async function sendPlanned(services: Services, planned: readonly PlannedD
           await sendGroup(key, group);
         }
       };
-      for (let i = 0; i < Math.min(inFlight.roomFor(endpointId), queue.length); i++) senders.push(sender());
+      for (let i = 0; i < Math.min(roomFor(endpointId), queue.length); i++) senders.push(sender());
     }
     const sends = Promise.all(senders);
     let timer: NodeJS.Timeout | undefined;

@@ -139,7 +139,7 @@ function needsRestore(value: unknown): boolean {
  * at best a no-op, and some MongoDB-compatible servers refuse it (IndexOptionsConflict: same key
  * pattern, another name), so it is not asked for.
  */
-export function toIndexSpec(fields: string[]): Record<string, 1> | null {
+export function toIndexSpec(fields: readonly string[]): Record<string, 1> | null {
   const spec = Object.fromEntries(fields.map((f) => [mongoField(f), 1 as const]));
   const keys = Object.keys(spec);
   return keys.length === 0 || (keys.length === 1 && keys[0] === '_id') ? null : spec;
@@ -153,7 +153,7 @@ export function toIndexSpec(fields: string[]): Record<string, 1> | null {
 export function staleIndexNames(existing: readonly Pick<IndexDescriptionInfo, 'name' | 'key'>[], declared: readonly string[][]): string[] {
   const nameOf = (key: Record<string, unknown>) => Object.entries(key).map(([field, direction]) => `${field}_${String(direction)}`).join('_');
   const wanted = new Set(declared.flatMap((fields) => {
-    const spec = toIndexSpec([...fields]);
+    const spec = toIndexSpec(fields);
     return spec ? [nameOf(spec)] : [];
   }));
   return existing.flatMap((index) => (index.name && index.name !== '_id_' && index.name === nameOf(index.key) && !wanted.has(index.name) ? [index.name] : []));
