@@ -18,6 +18,7 @@ import { WEBHOOK_DELIVERIES, webhookProjection, type DeliveryDoc } from '../proj
 import type { WriteOp } from '../readStore/readStore.ts';
 import { compose } from '../app/compose.ts';
 import { loadConfig } from '../app/config.ts';
+import { ensureIndexes } from '../projections/projectionRunner.ts';
 import { dueDeliveries } from '../webhooks/webhookDispatch.ts';
 import { median } from './processes.ts';
 
@@ -33,7 +34,7 @@ const dir = mkdtempSync(join(tmpdir(), 'commerce-bench-due-'));
 const services = await compose(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }), { runProjections: false, logger: { error: () => undefined, info: () => undefined } });
 const store = services.readStore;
 try {
-  for (const index of webhookProjection.indexes ?? []) if (index.collection === WEBHOOK_DELIVERIES) await store.ensureIndex(index.collection, index.fields);
+  await ensureIndexes(store, [webhookProjection]);
   const now = 1_800_000_000;
   const ops: WriteOp[] = [];
   for (let i = 0; i < due * 2; i++) {
