@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isShopUrl, SLUG, type OfferContent } from '../../domain/checkout/offer.ts';
-import { isRedirectUrl } from '../../domain/checkout/redirectUrls.ts';
+import { isRedirectUrl, MAX_REDIRECT_ORIGINS, normalizeOrigin } from '../../domain/checkout/redirectUrls.ts';
 import { loadProductByKey } from '../catalog/productCommands.ts';
 import { applyEach, filePath, ImportValidationError } from '../import/importIssues.ts';
 import { importSection, type ImportContext, type ImportIssue } from '../import/importSection.ts';
@@ -43,6 +43,22 @@ const PageImport = z.strictObject({
 
 const RedirectUrlImport = z.string().refine(isRedirectUrl, 'Use an absolute http or https URL of at most 2048 characters.');
 
+/**
+ * Origins a public caller may send success_url and cancel_url on, written as the browser writes
+ * them (`HTTPS://Shop.example:443/` becomes `https://shop.example`), each once. Offers and the
+ * organization's settings take the same list.
+ */
+export const RedirectOrigins = z
+  .array(
+    z
+      .string()
+      .trim()
+      .refine((v) => normalizeOrigin(v) !== null, 'Use an http or https origin such as https://shop.example: scheme, host and port, without a path.')
+      .transform((v) => normalizeOrigin(v)!),
+  )
+  .max(MAX_REDIRECT_ORIGINS)
+  .transform((origins) => [...new Set(origins)]);
+
 export const OfferImport = z
   .strictObject({
     slug: z
@@ -60,6 +76,9 @@ export const OfferImport = z
     pages: z.array(PageImport).min(1).max(20),
     success_url: RedirectUrlImport.optional().describe('where the full-page checkout sends the buyer after paying; {CHECKOUT_SESSION_ID} is replaced by the session id.'),
     cancel_url: RedirectUrlImport.optional().describe('where the full-page checkout sends the buyer who cancels; {CHECKOUT_SESSION_ID} as in success_url.'),
+    allowed_redirect_origins: RedirectOrigins.optional().describe(
+      'origins (https://shop.example) a browser or other caller without an API key may send success_url and cancel_url on when it creates a session; none by default.',
+    ),
     published: z.boolean().default(false),
     shop_url: httpsUrl
       .refine(isShopUrl, 'shop_url must be an http or https URL without a user name or password, such as https://shop.example.com')
@@ -111,6 +130,7 @@ async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: numb
     pages: offer.pages,
     ...(offer.success_url ? { success_url: offer.success_url } : {}),
     ...(offer.cancel_url ? { cancel_url: offer.cancel_url } : {}),
+    ...(offer.allowed_redirect_origins?.length ? { allowed_redirect_origins: offer.allowed_redirect_origins } : {}),
     plan: {
       product_id: product.routeKey,
       plan_id: plan.id,

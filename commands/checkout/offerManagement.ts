@@ -15,7 +15,17 @@ const invalidField = (field: string, message: string) => new DomainError('invali
 export async function offerPlanContent(
   ctx: Pick<CommandContext, 'store'>,
   organizationId: string,
-  input: { name: string; product: string; plan: string; theme: OfferContent['theme']; pages: OfferContent['pages'] },
+  input: {
+    name: string;
+    product: string;
+    plan: string;
+    theme: OfferContent['theme'];
+    pages: OfferContent['pages'];
+    success_url?: string | undefined;
+    cancel_url?: string | undefined;
+    shop_url?: string | undefined;
+    allowed_redirect_origins?: string[] | undefined;
+  },
 ): Promise<OfferContent> {
   const product = await loadProductByKey(ctx, organizationId, input.product);
   if (!product) throw invalidField('product', `No product with key ${input.product} in this organization.`);
@@ -33,6 +43,11 @@ export async function offerPlanContent(
       charges: plan.charges.map((c, n) => ({ id: c.id, name: plan.charges.length === 1 ? plan.display_name : `${plan.display_name} (${n + 1})`, amount: c.amount })),
     },
     currency: plan.currency_code,
+    // Only those given: an offer saved without them has none (as a re-import without them).
+    ...(input.success_url ? { success_url: input.success_url } : {}),
+    ...(input.cancel_url ? { cancel_url: input.cancel_url } : {}),
+    ...(input.shop_url ? { shop_url: input.shop_url } : {}),
+    ...(input.allowed_redirect_origins?.length ? { allowed_redirect_origins: input.allowed_redirect_origins } : {}),
   };
 }
 

@@ -245,11 +245,19 @@ export async function removeMember(ctx: CommandContext, organizationId: string, 
   await handleCommand(ctx, userStream(userId), userDecider, { type: 'RemoveMember', organizationId, now: now(ctx) });
 }
 
+export type OrganizationSettings = {
+  id: string;
+  name: string;
+  timezone: string;
+  address: OrganizationAddress | null;
+  allowed_redirect_origins: string[];
+};
+
 export async function updateOrganization(
   ctx: CommandContext,
   organizationId: string,
-  changes: { name?: string; timezone?: string; address?: OrganizationAddress | null },
-): Promise<{ id: string; name: string; timezone: string; address: OrganizationAddress | null }> {
+  changes: { name?: string; timezone?: string; address?: OrganizationAddress | null; allowed_redirect_origins?: string[] },
+): Promise<OrganizationSettings> {
   const current = await loadOrganization(ctx.store, organizationId);
   if (!current) throw notFound('Organization');
   const result = await handleCommand(ctx, organizationStream(organizationId), organizationDecider, {
@@ -258,10 +266,11 @@ export async function updateOrganization(
     timezone: changes.timezone ?? current.timezone,
     // Left out: kept; null: removed.
     address: changes.address === undefined ? current.address : changes.address,
+    ...(changes.allowed_redirect_origins ? { allowed_redirect_origins: changes.allowed_redirect_origins } : {}),
     now: now(ctx),
   });
   const state = result.state as Exclude<typeof result.state, { status: 'none' }>;
-  return { id: state.id, name: state.name, timezone: state.timezone, address: state.address };
+  return { id: state.id, name: state.name, timezone: state.timezone, address: state.address, allowed_redirect_origins: state.allowed_redirect_origins };
 }
 
 /** An API key of the organization, as its stream says (another organization's answers as unknown). */

@@ -1,4 +1,4 @@
-import { isRedirectUrl, type RedirectUrls } from './redirectUrls.ts';
+import { checkRedirectOrigins, isRedirectUrl, type RedirectUrls } from './redirectUrls.ts';
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
 import { MAX_AMOUNT } from '../shared/money.ts';
@@ -47,6 +47,11 @@ export type OfferContent = {
    * of events when absent, so offers written before it existed read the same.
    */
   shop_url?: string | null;
+  /**
+   * Origins (`https://shop.example`) a public caller may send success_url and cancel_url on when
+   * it creates a session; a seller's bearer call may send any. Left out of events when empty.
+   */
+  allowed_redirect_origins?: string[];
 } & RedirectUrls;
 
 export type OfferEvent =
@@ -98,11 +103,12 @@ export function isShopUrl(value: string): boolean {
 /** The shop URL as events carry it: only when there is one. */
 const shopUrlField = (shopUrl: string | null | undefined) => (shopUrl ? { shop_url: shopUrl } : {});
 
-/** Only the redirect URLs that are set: offers without them keep recording (and comparing) what they did. */
-function redirects(content: RedirectUrls): RedirectUrls {
+/** Only the redirect URLs and origins that are set: offers without them keep recording (and comparing) what they did. */
+function redirects(content: RedirectUrls & { allowed_redirect_origins?: string[] | undefined }): RedirectUrls & { allowed_redirect_origins?: string[] } {
   return {
     ...(content.success_url ? { success_url: content.success_url } : {}),
     ...(content.cancel_url ? { cancel_url: content.cancel_url } : {}),
+    ...(content.allowed_redirect_origins?.length ? { allowed_redirect_origins: content.allowed_redirect_origins } : {}),
   };
 }
 
@@ -111,6 +117,7 @@ function checkContent(content: OfferContent): void {
     const url = content[field];
     if (url && !isRedirectUrl(url)) throw invalid('invalid_redirect_url', `The ${field} field must be an http or https URL.`, field);
   }
+  checkRedirectOrigins(content.allowed_redirect_origins);
   if (content.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
   if (content.shop_url && !isShopUrl(content.shop_url)) {
     throw invalid('invalid_shop_url', 'The shop_url field must be an http or https URL, such as https://shop.example.com.', 'shop_url');
@@ -160,8 +167,8 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
       case 'OfferUpdated': {
         if (state.status === 'none') return state;
         const { updated_at: _at, ...content } = event.data;
-        // An update without shop_url or a redirect URL removed it.
-        const { success_url: _s, cancel_url: _c, ...kept } = state;
+        // An update without shop_url, a redirect URL or allowed origins removed them.
+        const { success_url: _s, cancel_url: _c, allowed_redirect_origins: _o, ...kept } = state;
         return { ...kept, ...content, shop_url: content.shop_url ?? null };
       }
       case 'OfferPublished':

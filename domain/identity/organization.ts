@@ -1,3 +1,4 @@
+import { checkRedirectOrigins } from '../checkout/redirectUrls.ts';
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
 
@@ -15,15 +16,25 @@ export type OrganizationAddress = {
 export type OrganizationEvent =
   | DomainEvent<'OrganizationCreated', { id: string; name: string; timezone: string; created_at: number }>
   /** `address` absent (events recorded before addresses were): the address stays as it was. */
-  | DomainEvent<'OrganizationUpdated', { name: string; timezone: string; address?: OrganizationAddress | null; updated_at: number }>;
+  | DomainEvent<'OrganizationUpdated', { name: string; timezone: string; address?: OrganizationAddress | null; updated_at: number }>
+  /** Origins a public caller may send a session's success_url and cancel_url on, for every offer. */
+  | DomainEvent<'OrganizationRedirectOriginsChanged', { allowed_redirect_origins: string[]; updated_at: number }>;
 
 export type OrganizationCommand =
   | { type: 'CreateOrganization'; id: string; name: string; timezone: string; now: number }
-  | { type: 'UpdateOrganization'; name: string; timezone: string; address: OrganizationAddress | null; now: number };
+  | {
+      type: 'UpdateOrganization';
+      name: string;
+      timezone: string;
+      address: OrganizationAddress | null;
+      /** Left out: kept as it is. */
+      allowed_redirect_origins?: string[];
+      now: number;
+    };
 
 export type OrganizationState =
   | { status: 'none' }
-  | { status: 'active'; id: string; name: string; timezone: string; address: OrganizationAddress | null };
+  | { status: 'active'; id: string; name: string; timezone: string; address: OrganizationAddress | null; allowed_redirect_origins: string[] };
 
 /** The address as printed lines: street lines, postal code with city, region, country. */
 export function addressLines(address: OrganizationAddress | null | undefined): string[] {
@@ -39,7 +50,7 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
   evolve(state, event) {
     switch (event.type) {
       case 'OrganizationCreated':
-        return { status: 'active', id: event.data.id, name: event.data.name, timezone: event.data.timezone, address: null };
+        return { status: 'active', id: event.data.id, name: event.data.name, timezone: event.data.timezone, address: null, allowed_redirect_origins: [] };
       case 'OrganizationUpdated':
         if (state.status !== 'active') return state;
         return {
@@ -48,6 +59,8 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
           timezone: event.data.timezone,
           address: event.data.address === undefined ? state.address : event.data.address,
         };
+      case 'OrganizationRedirectOriginsChanged':
+        return state.status === 'active' ? { ...state, allowed_redirect_origins: event.data.allowed_redirect_origins } : state;
     }
   },
   decide(command, state) {
@@ -59,10 +72,19 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
           type: 'OrganizationCreated',
           data: { id: command.id, name: command.name, timezone: command.timezone, created_at: command.now },
         };
-      case 'UpdateOrganization':
+      case 'UpdateOrganization': {
         if (state.status === 'none') throw notFound('Organization');
-        if (state.name === command.name && state.timezone === command.timezone && JSON.stringify(state.address) === JSON.stringify(command.address)) return [];
-        return { type: 'OrganizationUpdated', data: { name: command.name, timezone: command.timezone, address: command.address, updated_at: command.now } };
+        checkRedirectOrigins(command.allowed_redirect_origins);
+        const events: OrganizationEvent[] = [];
+        if (state.name !== command.name || state.timezone !== command.timezone || JSON.stringify(state.address) !== JSON.stringify(command.address)) {
+          events.push({ type: 'OrganizationUpdated', data: { name: command.name, timezone: command.timezone, address: command.address, updated_at: command.now } });
+        }
+        const origins = command.allowed_redirect_origins;
+        if (origins && JSON.stringify(origins) !== JSON.stringify(state.allowed_redirect_origins)) {
+          events.push({ type: 'OrganizationRedirectOriginsChanged', data: { allowed_redirect_origins: origins, updated_at: command.now } });
+        }
+        return events;
+      }
     }
   },
 };

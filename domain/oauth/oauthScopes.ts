@@ -7,6 +7,7 @@ export const OAUTH_SCOPES = {
   'identity:read': 'See your email and the organization you connected (GET /api/users/me).',
   'catalog:read': 'Read the products, plans and prices of the catalog.',
   'checkout:read': 'Read checkout sessions and their history, with buyers’ emails.',
+  'checkout:write': 'Create checkout sessions that send buyers back to any address the app chooses.',
   'automation:read': 'Read automation triggers’ test data and workflow runs.',
   'webhooks:read': 'Read event webhook endpoints and their deliveries.',
   'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
@@ -23,6 +24,7 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   const read = READ.has(method);
   if (routeUrl === '/api/users/me') return read ? 'identity:read' : null;
   if (routeUrl.startsWith('/api/catalog/')) return read ? 'catalog:read' : null;
+  if (routeUrl === '/api/checkout/sessions' && method === 'POST') return 'checkout:write';
   if (routeUrl.startsWith('/api/checkout/sessions')) return read ? 'checkout:read' : null;
   if (routeUrl.startsWith('/api/automation/')) return read ? 'automation:read' : null;
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {

@@ -27,6 +27,8 @@ export type OfferDoc = {
   /** Where the full-page checkout sends the buyer after paying and on cancel (domain/checkout/redirectUrls.ts). */
   success_url?: string;
   cancel_url?: string;
+  /** Origins a public caller may send those URLs on (domain/checkout/offer.ts); absent when none. */
+  allowed_redirect_origins?: string[];
   status: OfferStatus;
   created_at: number;
   updated_at: number;
@@ -87,8 +89,8 @@ async function applyOffer(event: OfferEvent, uuid: string, occurredAt: number, t
   switch (event.type) {
     case 'OfferUpdated': {
       const { updated_at, ...content } = event.data;
-      // An update without a redirect URL removes it.
-      const { success_url: _s, cancel_url: _c, ...kept } = offer;
+      // An update without a redirect URL or allowed origins removes them.
+      const { success_url: _s, cancel_url: _c, allowed_redirect_origins: _o, ...kept } = offer;
       tx.upsert(OFFERS, { ...kept, ...content, shop_url: content.shop_url ?? null, updated_at });
       return;
     }

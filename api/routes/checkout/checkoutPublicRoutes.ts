@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { customerFromToken } from '../../../commands/checkout/customerToken.ts';
 import { requestFingerprint, withIdempotencyKey, type StoredResponse } from '../../../commands/checkout/idempotency.ts';
+import { assertRedirectsAllowed } from '../../../commands/checkout/redirectOrigins.ts';
 import { cancelSession, createSession, newSessionId, paySession, startSession } from '../../../commands/checkout/sessionCommands.ts';
 import { readSessionSnapshot, snapshotEtag, snapshotOf, type SessionSnapshot } from '../../../commands/checkout/sessionSnapshot.ts';
 import { paymentProviderFor } from '../../../commands/payments/paymentProviders.ts';
@@ -128,10 +129,15 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     '/sessions',
     {
       config: { rateLimit },
+      // A seller's server may send its API key (or an app its OAuth token): then it sets any
+      // success_url and cancel_url, as Stripe's secret key does. A wrong credential is a 401, never
+      // a quiet downgrade to public. Browsers cannot send one: CORS does not allow the header.
+      onRequest: (request, reply, done) => (request.headers.authorization === undefined ? done() : app.authenticate(request, reply, done)),
       // Checks Idempotency-Key without handing fastify a copy of every header (validateHeadersInPlace.ts).
       validatorCompiler: validateHeadersInPlace,
       schema: {
-        summary: 'Create a checkout session for a published offer (public). Send Idempotency-Key to retry safely.',
+        summary:
+          "Create a checkout session for a published offer (public; a seller's API key may be sent to set any success_url and cancel_url). Send Idempotency-Key to retry safely.",
         headers: IdempotencyHeaders,
         body: CreateSessionBody,
         response: { 201: CreatedResponse, ...errors },
@@ -144,12 +150,15 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       // unknown offer is refused without touching the key; whether it is still published is
       // checked inside, so a retry after the offer was archived replays the first answer.
       const offer = await findOfferByRef(services.readStore, (body.offer ?? body.offer_id)!);
-      if (!offer) throw notFound('Offer');
+      // A credential acts for its own organization only: another's offer is as unknown as on every bearer route.
+      if (!offer || (request.auth && request.auth.organizationId !== offer.organization_id)) throw notFound('Offer');
       const create = async (sessionId: string, takeover = false): Promise<StoredResponse> => {
         // A takeover of a key whose first request died after creating its session: that session is the answer.
         const existing = takeover ? await createdResponse(sessionId, baseUrl(services, request)) : null;
         if (existing) return existing;
         if (offer.status !== 'published') throw notFound('Offer');
+        // Without the seller's credential, only the origins the seller allowed (open redirects otherwise).
+        if (!request.auth) await assertRedirectsAllowed(services.store, offer, redirects);
         // Live takes real money through the organization's own Stripe account; without one, say what to connect.
         if (body.mode === 'live' && (await loadStripeAccount(services.store, offer.organization_id)).status !== 'connected') {
           throw liveModeUnavailable();

@@ -27,6 +27,10 @@ const view = (o: KnownOffer) => ({
   plan: o.plan,
   price: o.price,
   currency: o.currency,
+  success_url: o.success_url ?? null,
+  cancel_url: o.cancel_url ?? null,
+  shop_url: o.shop_url ?? null,
+  allowed_redirect_origins: o.allowed_redirect_origins ?? [],
   published_at: o.publishedAt,
   archived_at: o.archivedAt,
 });
@@ -83,7 +87,7 @@ export const offerRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
     `${P}/:offer`,
     {
       onRequest: app.authenticateSession,
-      schema: { ...manageRoute, summary: "Edit an offer's name, plan, theme and pages (its slug stays).", params: Params, body: OfferImport, response: { 200: Offer, ...manageErrors } },
+      schema: { ...manageRoute, summary: "Edit an offer's name, plan, theme, pages, redirect URLs and allowed redirect origins (its slug stays; a field left out is removed).", params: Params, body: OfferImport, response: { 200: Offer, ...manageErrors } },
     },
     async (request) => {
       const { organizationId } = requireOrganization(request);

@@ -11,6 +11,7 @@ import {
   updateOrganization,
 } from '../../../commands/identity/accountCommands.ts';
 import { createApiKey, createUser, revokeApiKey } from '../../../commands/identity/identityCommands.ts';
+import { RedirectOrigins } from '../../../commands/checkout/offerImport.ts';
 import { DomainError } from '../../../domain/shared/domainError.ts';
 import { API_KEYS, MEMBERS, type ApiKeyDoc, type MemberDoc } from '../../../projections/identity/identityProjection.ts';
 import { baseUrl } from '../../context.ts';
@@ -53,7 +54,13 @@ const AddressOut = z.object({
   region: z.string().nullable(),
   country: z.string(),
 });
-const Organization = z.object({ id: z.string(), name: z.string(), timezone: z.string(), address: AddressOut.nullable() });
+const Organization = z.object({
+  id: z.string(),
+  name: z.string(),
+  timezone: z.string(),
+  address: AddressOut.nullable(),
+  allowed_redirect_origins: z.array(z.string()).describe('Origins on which a caller without an API key may send success_url and cancel_url, for every offer.'),
+});
 const Member = z.object({ id: z.string(), email: z.string(), role: Role, joined_at: z.number().int() });
 const ApiKey = z.object({
   id: z.string(),
@@ -79,7 +86,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       const { organizationId } = requireOrganization(request);
       const org = await loadOrganization(services.store, organizationId);
       if (!org) throw notFound('Organization');
-      return { id: org.id, name: org.name, timezone: org.timezone, address: org.address };
+      return { id: org.id, name: org.name, timezone: org.timezone, address: org.address, allowed_redirect_origins: org.allowed_redirect_origins };
     },
   );
 
@@ -89,11 +96,15 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       onRequest: app.authenticateSession,
       schema: {
         ...manageRoute,
-        summary: "Change the organization's name, time zone or postal address (owners). Dates in the dashboard follow the time zone; receipts print the name and address.",
+        summary:
+          "Change the organization's name, time zone, postal address or allowed redirect origins (owners). Dates in the dashboard follow the time zone; receipts print the name and address.",
         body: z.strictObject({
           name: z.string().trim().min(1).max(255).optional(),
           timezone: TimeZone.optional(),
           address: Address.nullable().optional().describe('null removes it; left out, it stays.'),
+          allowed_redirect_origins: RedirectOrigins.optional().describe(
+            'Origins (https://shop.example) on which a caller without an API key (a browser) may send success_url and cancel_url for any offer of the organization; [] allows none; left out, it stays.',
+          ),
         }),
         response: { 200: Organization, ...manageErrors },
       },
