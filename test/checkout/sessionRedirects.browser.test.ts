@@ -9,8 +9,8 @@ type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /*
  * One flow's own success_url and cancel_url: the shop's server creates the session with them
- * (overriding the offer's) and sends the buyer to the session's hosted page, which in Chromium
- * takes the buyer there, {CHECKOUT_SESSION_ID} filled in.
+ * (overriding the offer's), with its API key, and sends the buyer to the session's hosted page,
+ * which in Chromium takes the buyer there, {CHECKOUT_SESSION_ID} filled in.
  */
 describe('success_url and cancel_url of one session', { timeout: 120_000 }, () => {
   let server: TestServer;
@@ -18,6 +18,7 @@ describe('success_url and cancel_url of one session', { timeout: 120_000 }, () =
   let chrome: Awaited<ReturnType<typeof launchChromium>>;
   let slug = '';
   let otherSlug = '';
+  let apiKey = '';
   const errors: string[] = [];
   // Moved on only by the last test (a session past its expiry).
   const clock = manualClock();
@@ -29,8 +30,13 @@ describe('success_url and cancel_url of one session', { timeout: 120_000 }, () =
       res.end('<!doctype html><title>Shop</title><p>Back at the shop</p>');
     });
     const org = await server.identity('Shop');
+    apiKey = org.token;
     const offer = await makeOffer(server, org.organizationId, {
-      content: { success_url: `${shop.url}/offer-thanks?s={CHECKOUT_SESSION_ID}`, cancel_url: `${shop.url}/offer-cart?s={CHECKOUT_SESSION_ID}` },
+      content: {
+        success_url: `${shop.url}/offer-thanks?s={CHECKOUT_SESSION_ID}`,
+        cancel_url: `${shop.url}/offer-cart?s={CHECKOUT_SESSION_ID}`,
+        allowed_redirect_origins: [shop.url],
+      },
     });
     slug = offer.slug;
     otherSlug = (await makeOffer(server, org.organizationId, { slug: `other-${Date.now()}` })).slug;
@@ -44,7 +50,7 @@ describe('success_url and cancel_url of one session', { timeout: 120_000 }, () =
   });
 
   const createSession = async (body: Record<string, unknown>) => {
-    const created = await server.fetch('/api/checkout/sessions', json({ offer: slug, ...body }));
+    const created = await server.fetch('/api/checkout/sessions', { ...json({ offer: slug, ...body }), token: apiKey });
     return { status: created.status, body: (await created.json()) as Body };
   };
   const open = (url: string): Promise<Page> => openPage(chrome.context, url, { errors, ready: () => !(document.getElementById('co-pay') as HTMLButtonElement | null)?.disabled });
@@ -85,6 +91,19 @@ describe('success_url and cancel_url of one session', { timeout: 120_000 }, () =
     await plainPage.click('#co-cancel');
     await plainPage.waitForURL(`${shop.url}/offer-cart?s=${plain.body.session.id}`, { timeout: 30_000 });
     await plainPage.close();
+  });
+
+  it("takes a caller without the key (the shop's page) to a URL on the origin the offer allows, and refuses another origin", async () => {
+    const created = await server.fetch('/api/checkout/sessions', json({ offer: slug, cancel_url: `${shop.url}/from-the-page?s={CHECKOUT_SESSION_ID}` }));
+    expect(created.status).toBe(201);
+    const body = (await created.json()) as Body;
+    const page = await open(body.url as string);
+    await page.click('#co-cancel');
+    await page.waitForURL(`${shop.url}/from-the-page?s=${body.session.id}`, { timeout: 30_000 });
+    await page.close();
+    const elsewhere = await server.fetch('/api/checkout/sessions', json({ offer: slug, cancel_url: 'https://evil.example/cart' }));
+    expect(elsewhere.status).toBe(422);
+    expect(((await elsewhere.json()) as Body).code).toBe('redirect_url_not_allowed');
   });
 
   it('refuses a URL that is not http or https, as the offer does', async () => {
