@@ -7,6 +7,7 @@ import { CopyButton } from '../components/CopyButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
+import { originErrorNames, originLines, OriginsField } from '../components/OriginsField.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { Pagination, Table } from '../components/Table.tsx';
 import { formatMoney } from '../format.ts';
@@ -30,6 +31,10 @@ type Offer = {
   plan: { product_id: string; plan_id: string; plan_name: string } & Record<string, unknown>;
   price: number;
   currency: string;
+  success_url?: string | null;
+  cancel_url?: string | null;
+  shop_url?: string | null;
+  allowed_redirect_origins?: string[];
   published_at: number | null;
 };
 
@@ -110,6 +115,7 @@ export function OfferPage({ params }: PageProps) {
   const [color, setColor] = useState('#4f46e5');
   const [buttonText, setButtonText] = useState('Pay now');
   const [pages, setPages] = useState<OfferPage[]>(starterPages(''));
+  const [origins, setOrigins] = useState('');
   const { busy, error, run } = useAction<'save' | 'publish' | 'archive'>();
   const [saved, setSaved] = useState<string | null>(null);
 
@@ -122,6 +128,7 @@ export function OfferPage({ params }: PageProps) {
     setColor(o.theme.primary_color);
     setButtonText(o.theme.button_text ?? 'Pay now');
     setPages(o.pages);
+    setOrigins((o.allowed_redirect_origins ?? []).join('\n'));
   };
   const productList = products.data?.data ?? [];
   useEffect(() => {
@@ -143,6 +150,11 @@ export function OfferPage({ params }: PageProps) {
     plan,
     theme: { ...(offer?.theme ?? {}), primary_color: color, button_text: buttonText.trim() || 'Pay now' },
     pages,
+    // Not edited here, but kept: the route removes what a save leaves out, as a re-import does.
+    ...(offer?.success_url ? { success_url: offer.success_url } : {}),
+    ...(offer?.cancel_url ? { cancel_url: offer.cancel_url } : {}),
+    ...(offer?.shop_url ? { shop_url: offer.shop_url } : {}),
+    allowed_redirect_origins: originLines(origins),
     published: offer?.status === 'published',
   });
 
@@ -220,7 +232,7 @@ export function OfferPage({ params }: PageProps) {
     );
   }
 
-  const shown = ['slug', 'name', 'product', 'plan', 'theme.primary_color', 'theme.button_text', ...pages.flatMap((p, i) => [`pages.${i}.id`, `pages.${i}.title`, `pages.${i}.type`, ...p.blocks.flatMap((_, b) => [`pages.${i}.blocks.${b}.text`, `pages.${i}.blocks.${b}.url`, `pages.${i}.blocks.${b}.items`])])];
+  const shown = [...originErrorNames(error), 'slug', 'name', 'product', 'plan', 'theme.primary_color', 'theme.button_text', ...pages.flatMap((p, i) => [`pages.${i}.id`, `pages.${i}.title`, `pages.${i}.type`, ...p.blocks.flatMap((_, b) => [`pages.${i}.blocks.${b}.text`, `pages.${i}.blocks.${b}.url`, `pages.${i}.blocks.${b}.items`])])];
   const published = offer?.status === 'published';
   return (
     <>
@@ -329,6 +341,12 @@ export function OfferPage({ params }: PageProps) {
                 {(c) => <Input {...c} value={buttonText} onValue={setButtonText} />}
               </Field>
             </div>
+            <OriginsField
+              value={origins}
+              onValue={setOrigins}
+              error={error}
+              hint="One per line, such as https://shop.example. A page on one of these may send its own success_url and cancel_url for this offer (the organization's settings allow origins for every offer); your server may send any with its API key."
+            />
           </Card>
           <Card
             title="Pages"

@@ -8,6 +8,7 @@ import { CopyField } from '../components/CopyButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
+import { originErrorNames, originLines, OriginsField } from '../components/OriginsField.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { SettingsTabs } from '../components/SettingsTabs.tsx';
 import { Table } from '../components/Table.tsx';
@@ -18,7 +19,7 @@ import type { Member } from '../types.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
-type Organization = { id: string; name: string; timezone: string };
+type Organization = { id: string; name: string; timezone: string; allowed_redirect_origins: string[] };
 type UserSession = { id: string; current: boolean; method: string; ip: string | null; user_agent: string | null; signed_in_at: number; last_seen_at: number; expires_at: number };
 type Passkey = { id: string; name: string; registered_at: number; last_used_at: number | null };
 
@@ -46,12 +47,14 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
   const org = useApi<Organization>('/organization');
   const [name, setName] = useState('');
   const [timezone, setTimezone] = useState('');
+  const [origins, setOrigins] = useState('');
   const { busy, error, run } = useAction<'save'>();
   const [saved, setSaved] = useState(false);
   useEffect(() => {
     if (org.data) {
       setName(org.data.name);
       setTimezone(org.data.timezone);
+      setOrigins(org.data.allowed_redirect_origins.join('\n'));
     }
   }, [org.data]);
 
@@ -59,7 +62,8 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
     e.preventDefault();
     setSaved(false);
     await run('save', async () => {
-      await api.patch<Organization>('/organization', { name, timezone });
+      const saved = await api.patch<Organization>('/organization', { name, timezone, allowed_redirect_origins: originLines(origins) });
+      setOrigins(saved.allowed_redirect_origins.join('\n'));
       await loadSession(); // the navigation's name and every date's time zone follow
       setSaved(true);
     });
@@ -84,7 +88,14 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
               )}
             </Field>
           </div>
-          <OtherErrors error={error} shown={['name', 'timezone']} />
+          <OriginsField
+            value={origins}
+            onValue={setOrigins}
+            error={error}
+            disabled={!owner}
+            hint="One per line, such as https://shop.example. A page on one of these may send its own success_url and cancel_url when it creates a checkout session, for every offer; your server may send any with its API key. Scheme, host and port must match exactly."
+          />
+          <OtherErrors error={error} shown={['name', 'timezone', ...originErrorNames(error)]} />
           {saved && <Notice tone="success">Saved.</Notice>}
           {owner ? (
             <Button type="submit" variant="primary" busy={busy === 'save'}>
