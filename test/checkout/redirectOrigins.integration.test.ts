@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../commands/identity/identityCommands.ts';
+import { ImportValidationError, runImport, validateImport } from '../../commands/import/importFile.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { json } from './checkoutFixtures.ts';
@@ -167,5 +168,25 @@ describe('who may set a session\'s success_url and cancel_url', () => {
     const member = await signedInPerson(server, { organizationId, role: 'member' });
     expect((await member.client.json('GET', '/manage/api/organization')).status).toBe(200);
     expect((await member.client.json('PATCH', '/manage/api/organization', { allowed_redirect_origins: ['https://evil.example'] })).status).toBe(403);
+  });
+
+  it('takes an offer\'s origins from the import file too, which refuses one that is not an origin', async () => {
+    const file = (origins: string[]) => ({
+      offers: [{ ...offerBody('imported-offer'), allowed_redirect_origins: origins }],
+    });
+    try {
+      validateImport(file(['https://shop.example/cart']));
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ImportValidationError);
+      expect((error as ImportValidationError).issues).toEqual([{ path: 'offers[0].allowed_redirect_origins[0]', message: expect.stringContaining('https://shop.example') }]);
+    }
+    await runImport({ command: server.cliContext(organizationId), organizationId, catchUp: server.settle }, file(['https://imported.example']));
+    await server.settle();
+    expect((await create({ offer: 'imported-offer', success_url: 'https://imported.example/thanks' })).status).toBe(201);
+    // Imported again without them: none allowed.
+    await runImport({ command: server.cliContext(organizationId), organizationId, catchUp: server.settle }, { offers: [offerBody('imported-offer')] });
+    await server.settle();
+    expect((await create({ offer: 'imported-offer', success_url: 'https://imported.example/thanks' })).status).toBe(422);
   });
 });
