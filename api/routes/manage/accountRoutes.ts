@@ -93,7 +93,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       method,
       ip: request.ip ?? null,
       userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'].slice(0, 512) : null,
-      previousSessionId: previous?.sessionId ?? null,
+      previous,
     });
     setSessionCookie(request, reply, started.cookieValue, SESSION_ABSOLUTE_SECONDS);
     return sessionAnswer(services, user, started.state, started.cookieValue);
