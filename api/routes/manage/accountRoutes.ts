@@ -196,7 +196,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.get(
     `${P}/invitations/:token`,
     {
-      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      config: { rateLimit: SIGN_IN_PER_ADDRESS, secretPath: true },
       schema: {
         ...publicRoute,
         summary: 'The invitation behind a link: whom it is for and until when (410 once used or expired).',
