@@ -118,6 +118,10 @@ describe('membership invitations', () => {
     const owner = await signedInPerson(server);
     const invited = await invite(owner.client, 'Newcomer@Example.com');
     const token = tokenOf(invited.body.invitation_link);
+    // Another organization inviting the same email leaves this link as it was.
+    const elsewhere = await signedInPerson(server);
+    const second = await invite(elsewhere.client, 'newcomer@example.com', 'owner');
+    expect(second.status).toBe(201);
     const shown = await manageClient(server).json('POST', '/manage/api/invitations/lookup', { token });
     expect(shown).toMatchObject({ status: 200, body: { kind: 'membership', email: 'newcomer@example.com', role: 'member', organization: { name: expect.any(String) } } });
 
@@ -132,6 +136,11 @@ describe('membership invitations', () => {
     const members = await owner.client.json<Listed>('GET', '/manage/api/members');
     expect(members.body.data.find((m) => m.email === 'newcomer@example.com')).toMatchObject({ id: accepted.body.user.id, status: 'active' });
     expect((await invite(owner.client, 'newcomer@example.com')).body).toMatchObject({ code: 'already_a_member' });
+
+    // Signed in, the newcomer finds the other organization's invitation and accepts it.
+    const pending = await newcomer.json<Pending>('GET', '/manage/api/invitations');
+    expect(pending.body.data).toEqual([expect.objectContaining({ id: second.body.id, organization: expect.objectContaining({ id: elsewhere.organizationId }), role: 'owner' })]);
+    expect((await newcomer.json('POST', `/manage/api/invitations/${second.body.id}/accept`, {})).status).toBe(200);
   });
 
   it('owners revoke a pending invitation; members and other organizations cannot', async () => {
