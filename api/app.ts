@@ -17,7 +17,7 @@ import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
 import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
 import { quietConnectionsOnClose } from './quietConnectionsOnClose.ts';
-import { redactApiKeys, redactUrl } from './redactUrl.ts';
+import { redactApiKeys, redactSecretPath, secretPathStart } from './redactUrl.ts';
 import { requestIdFor, setCommonHeaders } from './responseHeaders.ts';
 import { automationRoutes } from './routes/automation/automationRoutes.ts';
 import { openApiOperationsOnly } from './routes/automation/anyHttpMethod.ts';
@@ -48,6 +48,10 @@ declare module 'fastify' {
     /** Every route registered so far, one entry per method. */
     registeredRoutes: () => readonly RegisteredRoute[];
   }
+  interface FastifyContextConfig {
+    /** The path itself is a secret (a receipt link, a catch URL): the access log redacts it. */
+    secretPath?: boolean;
+  }
 }
 
 /**
@@ -60,6 +64,8 @@ function trustProxyOption(trust: Services['config']['TRUST_PROXY']): boolean | s
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
+  // The static starts of the routes whose path is a secret, filled as routes are registered.
+  const secretPathStarts: string[][] = [];
   const app = Fastify({
     logger:
       options.logger === undefined || options.logger === false
@@ -74,10 +80,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
               streamWrite: (line: string) => redactApiKeys(line),
             },
             serializers: {
-              req: (req: { method: string; url: string; id: string; ip?: string }) => ({
+              req: (req: { method: string; url: string; id: string; ip?: string; is404?: boolean; routeOptions?: { url?: string; config?: { secretPath?: boolean } } }) => ({
                 id: req.id,
                 method: req.method,
-                url: redactUrl(req.url),
+                url: redactSecretPath(
+                  req.url,
+                  // Anything but a routed request (no routeOptions) is judged as one that reached no route.
+                  { pattern: req.routeOptions?.url ?? null, secret: req.routeOptions?.config?.secretPath === true, matched: req.routeOptions !== undefined && req.is404 !== true },
+                  secretPathStarts,
+                ),
                 ip: req.ip,
               }),
             },
@@ -119,6 +130,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.decorate('registeredRoutes', () => routes);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, config: route.config, schema: route.schema });
+    if (route.config?.secretPath) secretPathStarts.push(secretPathStart(route.url));
   });
 
   // Callback-style hooks (here and in the plugins): an async hook costs a promise per request.

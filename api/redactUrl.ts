@@ -49,13 +49,14 @@ const REDACTED_CATCH_PATH = '/hooks/catch/[REDACTED]';
 const percentDecoded = (text: string) => text.replace(/%([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
 /**
- * Whether a path may name a catch URL, read as loosely as any router or proxy on the way could:
+ * Whether a path may hold these segments one after another with at least one segment after them
+ * (`hooks`, `catch` for a catch URL), read as loosely as any router or proxy on the way could:
  * percent-decoded until nothing changes (the router decodes once; a proxy may decode again), any
  * run of `/` or `\` one separator, `.` segments dropped, any case, anywhere in the path (an
  * absolute-form target starts with the scheme and host). A typo that reaches no route still
- * carries the keys, so it is redacted too: a false alarm costs a log line's detail, a miss a secret.
+ * carries the secret, so it is redacted too: a false alarm costs a log line's detail, a miss a secret.
  */
-function mayBeCatchPath(path: string): boolean {
+function mayBeUnder(path: string, start: readonly string[]): boolean {
   let decoded = path;
   for (let round = 0; round < 5 && decoded.includes('%'); round++) {
     const next = percentDecoded(decoded);
@@ -63,11 +64,14 @@ function mayBeCatchPath(path: string): boolean {
     decoded = next;
   }
   const segments = decoded.toLowerCase().split(/[/\\]+/).filter((segment) => segment !== '' && segment !== '.');
-  for (let i = 0; i + 2 < segments.length; i++) {
-    if (segments[i] === 'hooks' && segments[i + 1] === 'catch') return true;
+  for (let i = 0; i + start.length < segments.length; i++) {
+    if (start.every((word, j) => segments[i + j] === word)) return true;
   }
   return false;
 }
+
+const CATCH_SEGMENTS = ['hooks', 'catch'];
+const mayBeCatchPath = (path: string) => mayBeUnder(path, CATCH_SEGMENTS);
 
 /** The URL with its path replaced by /hooks/catch/[REDACTED] when the path may name a catch URL. */
 function redactCatchPath(url: string): string {
@@ -97,4 +101,37 @@ export function redactUrl(url: string): string {
       return isSensitiveQueryName(name) ? `${sep}${key}=[REDACTED]` : whole;
     })
     .replace(/\d(?:[ -]?\d){12,18}/g, (run) => (looksLikeCardNumber(run.replace(/\D/g, '')) ? '[REDACTED]' : run));
+}
+
+/**
+ * The static start of a route pattern, up to its first parameter, as lower-case segments
+ * (`/receipts/:token/invoice.pdf` gives `receipts`): the part before the secret.
+ */
+export function secretPathStart(pattern: string): string[] {
+  const segments: string[] = [];
+  for (const segment of pattern.split('/')) {
+    if (segment === '') continue;
+    if (segment.startsWith(':') || segment.includes('*')) break;
+    segments.push(segment.toLowerCase());
+  }
+  return segments;
+}
+
+/**
+ * The URL as a log line of a route whose path is itself a secret (a receipt, a catch URL, an
+ * invitation) may show it. A request that reached such a route is logged as the route's pattern
+ * with each parameter [REDACTED]; one that reached no route is redacted after the static start of
+ * any such route it may name (read loosely, as the catch URL is), since a mistyped secret link
+ * still carries the secret. Routes opt in with `config: { secretPath: true }`.
+ */
+export function redactSecretPath(url: string, route: { pattern: string | null; secret: boolean; matched: boolean }, secretStarts: readonly (readonly string[])[]): string {
+  const cut = url.search(/[?#]/);
+  const path = cut === -1 ? url : url.slice(0, cut);
+  const rest = cut === -1 ? '' : url.slice(cut);
+  if (route.secret && route.pattern) return redactUrl(route.pattern.replace(/:[^/]+|\*/g, '[REDACTED]') + rest);
+  if (!route.matched) {
+    const start = secretStarts.find((words) => words.length > 0 && mayBeUnder(path, words));
+    if (start) return redactUrl(`/${start.join('/')}/[REDACTED]${rest}`);
+  }
+  return redactUrl(url);
 }

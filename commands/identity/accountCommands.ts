@@ -21,6 +21,7 @@ import {
   hashPassword,
   parseInvitationToken,
   passwordMatches,
+  secretHashMatches,
   sha256Hex,
 } from './accountSecrets.ts';
 
@@ -173,14 +174,21 @@ export async function verifyPassword(ctx: CommandContext, email: string, passwor
 export type StartedSession = { sessionId: string; cookieValue: string; state: KnownSession };
 
 /**
- * A new session for the user. A session the request already carried is ended first (rotation):
- * whatever id an attacker may have planted before sign-in is worthless after it.
+ * A new session for the user. A session the request already carried is ended first (rotation),
+ * but only when the cookie's secret verifies: a cookie naming someone else's session id with a
+ * made-up secret must not sign that person out. A planted id is worthless after sign-in either
+ * way, since the new session has a new id.
  */
 export async function startSession(
   ctx: CommandContext,
-  input: { userId: string; method: SignInMethod; ip: string | null; userAgent: string | null; previousSessionId: string | null },
+  input: { userId: string; method: SignInMethod; ip: string | null; userAgent: string | null; previous: { sessionId: string; secret: string } | null },
 ): Promise<StartedSession> {
-  if (input.previousSessionId) await endSession(ctx, input.previousSessionId, 'rotated', input.userId).catch(() => undefined);
+  if (input.previous) {
+    const previous = await loadSession(ctx.store, input.previous.sessionId);
+    if (previous.status === 'active' && secretHashMatches(input.previous.secret, previous.secretHash)) {
+      await endSession(ctx, input.previous.sessionId, 'rotated', input.userId).catch(() => undefined);
+    }
+  }
   const credential = generateSessionCredential();
   const result = await handleCommand(
     ctx,

@@ -21,6 +21,17 @@ export function parseInvitationToken(token: string): { userId: string; tokenHash
   return match ? { userId: match[1]!, tokenHash: sha256Hex(match[2]!) } : null;
 }
 
+/** `<invitation id>.<secret>` for a membership invitation: the id finds its stream, the secret's hash is checked. */
+export function generateMembershipInvitationToken(invitationId: string): { token: string; tokenHash: string } {
+  const secret = secret32();
+  return { token: `${invitationId}.${secret}`, tokenHash: sha256Hex(secret) };
+}
+
+export function parseMembershipInvitationToken(token: string): { invitationId: string; tokenHash: string } | null {
+  const match = /^(inv_[0-9a-f]{24})\.([0-9A-Za-z]{32})$/.exec(token);
+  return match ? { invitationId: match[1]!, tokenHash: sha256Hex(match[2]!) } : null;
+}
+
 /** The session cookie's value `<session id>.<secret>`; only the secret's hash is recorded. */
 export function generateSessionCredential(): { sessionId: string; cookieValue: string; secretHash: string } {
   const sessionId = `ses_${id16()}`;

@@ -3,6 +3,7 @@ import { setUnauthenticatedHandler } from './api.ts';
 import { Layout } from './components/Layout.tsx';
 import { Loading, Notice } from './components/Notice.tsx';
 import { PageHeader } from './components/PageHeader.tsx';
+import { PendingInvitations } from './components/PendingInvitations.tsx';
 import { Redirect } from './components/Redirect.tsx';
 import { InvitationPage } from './pages/InvitationPage.tsx';
 import { SignInPage } from './pages/SignInPage.tsx';
@@ -46,6 +47,7 @@ export function App() {
       <Layout nav="home">
         <PageHeader title="No organization" />
         <Notice>You belong to no organization yet. Ask an owner to invite you to theirs.</Notice>
+        <PendingInvitations />
       </Layout>
     );
   }

@@ -66,4 +66,5 @@ export type HistoryEntry = {
 
 export type SessionDetail = SessionState & { history: HistoryEntry[] };
 
-export type Member = { id: string; email: string; role: 'owner' | 'member'; joined_at: number };
+/** A member, or a person invited (`status: 'invited'`, id `inv_…`) who has not accepted yet. */
+export type Member = { id: string; email: string; role: 'owner' | 'member'; status: 'active' | 'invited'; joined_at: number | null; invitation_expires_at: number | null };

@@ -22,8 +22,9 @@ export type Passkey = {
  * own their organization, so an absent role reads as `owner`.
  */
 export type UserEvent =
-  | DomainEvent<'UserCreated', { id: string; email: string; organization_id: string; created_at: number; role?: Role }>
-  | DomainEvent<'UserJoinedOrganization', { organization_id: string; joined_at: number; role?: Role }>
+  | DomainEvent<'UserCreated', { id: string; email: string; organization_id: string; created_at: number; role?: Role; invitation_id?: string }>
+  /** `invitation_id`: the membership invitation the person accepted (absent: added by the operator's CLI). */
+  | DomainEvent<'UserJoinedOrganization', { organization_id: string; joined_at: number; role?: Role; invitation_id?: string }>
   | DomainEvent<'UserSwitchedOrganization', { organization_id: string }>
   | DomainEvent<'UserInvited', { token_hash: string; expires_at: number; invited_at: number }>
   | DomainEvent<'UserPasswordSet', { password_hash: string; set_at: number; via: 'invitation' }>
@@ -34,8 +35,18 @@ export type UserEvent =
   | DomainEvent<'MemberRemoved', { organization_id: string; removed_at: number }>;
 
 export type UserCommand =
-  | { type: 'CreateUser'; id: string; email: string; organizationId: string; role?: Role; now: number }
-  | { type: 'JoinOrganization'; organizationId: string; role?: Role; now: number }
+  | {
+      type: 'CreateUser';
+      id: string;
+      email: string;
+      organizationId: string;
+      role?: Role;
+      /** The account made by accepting a membership invitation, with the way in its person chose. */
+      invitationId?: string;
+      credential?: { passwordHash: string } | { passkey: Omit<Passkey, 'registered_at'> };
+      now: number;
+    }
+  | { type: 'JoinOrganization'; organizationId: string; role?: Role; invitationId?: string; now: number }
   | { type: 'SwitchOrganization'; organizationId: string }
   | { type: 'InviteUser'; tokenHash: string; expiresAt: number; now: number }
   /** The caller checked the invitation token against `tokenHash` (the hash of what was presented). */
@@ -130,7 +141,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   decide(command, state) {
     if (command.type === 'CreateUser') {
       if (state.status !== 'none') throw conflict('user_exists', 'The user already exists.');
-      return {
+      const created: UserEvent = {
         type: 'UserCreated',
         data: {
           id: command.id,
@@ -138,8 +149,17 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
           organization_id: command.organizationId,
           created_at: command.now,
           ...(command.role ? { role: command.role } : {}),
+          ...(command.invitationId ? { invitation_id: command.invitationId } : {}),
         },
       };
+      const credential = command.credential;
+      if (!credential) return created;
+      return [
+        created,
+        'passwordHash' in credential
+          ? { type: 'UserPasswordSet', data: { password_hash: credential.passwordHash, set_at: command.now, via: 'invitation' } }
+          : { type: 'PasskeyRegistered', data: { ...credential.passkey, registered_at: command.now, via: 'invitation' } },
+      ];
     }
     if (state.status === 'none') throw notFound('User');
     switch (command.type) {
@@ -147,7 +167,12 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         if (state.memberships.includes(command.organizationId)) return [];
         return {
           type: 'UserJoinedOrganization',
-          data: { organization_id: command.organizationId, joined_at: command.now, ...(command.role ? { role: command.role } : {}) },
+          data: {
+            organization_id: command.organizationId,
+            joined_at: command.now,
+            ...(command.role ? { role: command.role } : {}),
+            ...(command.invitationId ? { invitation_id: command.invitationId } : {}),
+          },
         };
       case 'SwitchOrganization':
         if (!state.memberships.includes(command.organizationId)) {

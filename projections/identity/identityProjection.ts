@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../../eventStore/eventStore.ts';
 import type { ApiKeyEvent } from '../../domain/identity/apiKey.ts';
 import type { OrganizationEvent } from '../../domain/identity/organization.ts';
+import type { MembershipInvitationEvent } from '../../domain/identity/membershipInvitation.ts';
 import type { Role, UserEvent } from '../../domain/identity/user.ts';
 import type { UserSessionEvent } from '../../domain/identity/userSession.ts';
 import type { Projection, ProjectionTx } from '../projection.ts';
@@ -21,6 +22,19 @@ export type UserDoc = {
 };
 /** One per (organization, user): what the members list reads. */
 export type MemberDoc = { id: string; organization_id: string; user_id: string; email: string; role: Role; joined_at: number };
+/**
+ * A membership invitation not yet settled: `pending` (the members list shows it as invited, the
+ * invitee's dashboard offers it), or `accepted` until the membership it made is recorded.
+ */
+export type InvitationDoc = {
+  id: string;
+  organization_id: string;
+  email: string;
+  role: Role;
+  status: 'pending' | 'accepted';
+  invited_at: number;
+  expires_at: number;
+};
 /** A sign-in session as its owner lists it: never its secret's hash. */
 export type UserSessionDoc = {
   id: string;
@@ -54,18 +68,21 @@ export const USERS = 'users';
 export const API_KEYS = 'api_keys';
 export const MEMBERS = 'members';
 export const USER_SESSIONS = 'user_sessions';
+export const INVITATIONS = 'membership_invitations';
 
-type IdentityEvent = OrganizationEvent | UserEvent | ApiKeyEvent | UserSessionEvent;
+type IdentityEvent = OrganizationEvent | UserEvent | ApiKeyEvent | UserSessionEvent | MembershipInvitationEvent;
 
 const memberId = (organizationId: string, userId: string) => `${organizationId}:${userId}`;
 
 /** Organizations, users and API keys (hashes only), as the auth hook and /api/users/me read them. */
 export const identityProjection: Projection = {
   name: 'identity',
-  // 2: members, sessions, roles and credentials' presence on users.
-  version: 2,
-  collections: [ORGANIZATIONS, USERS, API_KEYS, MEMBERS, USER_SESSIONS],
+  // 2: members, sessions, roles and credentials' presence on users. 3: membership invitations.
+  version: 3,
+  collections: [ORGANIZATIONS, USERS, API_KEYS, MEMBERS, USER_SESSIONS, INVITATIONS],
   indexes: [
+    { collection: INVITATIONS, fields: ['organization_id', 'email'] },
+    { collection: INVITATIONS, fields: ['email', 'invited_at'] },
     { collection: MEMBERS, fields: ['organization_id', 'email'] },
     { collection: USER_SESSIONS, fields: ['user_id', 'signed_in_at'] },
     { collection: API_KEYS, fields: ['organization_id', 'created_at'] },
@@ -88,6 +105,10 @@ export const identityProjection: Projection = {
     'SignedIn',
     'SessionTouched',
     'SignedOut',
+    'MembershipInvited',
+    'MembershipInvitationAccepted',
+    'MembershipInvitationDeclined',
+    'MembershipInvitationRevoked',
   ],
   async apply(recorded: RecordedEvent, tx: ProjectionTx) {
     const event = recorded as unknown as IdentityEvent;
@@ -118,6 +139,7 @@ export const identityProjection: Projection = {
         };
         tx.upsert(USERS, doc);
         tx.upsert(MEMBERS, { id: memberId(organization_id, userId), organization_id, user_id: userId, email, role, joined_at: created_at } satisfies MemberDoc);
+        if (event.data.invitation_id) tx.delete(INVITATIONS, event.data.invitation_id);
         return;
       }
       case 'UserJoinedOrganization': {
@@ -133,6 +155,7 @@ export const identityProjection: Projection = {
           });
           tx.upsert(MEMBERS, { id: memberId(org, id), organization_id: org, user_id: id, email: user.email, role, joined_at: event.data.joined_at } satisfies MemberDoc);
         }
+        if (event.data.invitation_id) tx.delete(INVITATIONS, event.data.invitation_id);
         return;
       }
       case 'MemberRoleChanged': {
@@ -209,6 +232,28 @@ export const identityProjection: Projection = {
         if (user) tx.upsert(USERS, { ...user, current_organization_id: event.data.organization_id });
         return;
       }
+      case 'MembershipInvited': {
+        const d = event.data;
+        tx.upsert(INVITATIONS, {
+          id: d.id,
+          organization_id: d.organization_id,
+          email: d.email,
+          role: d.role,
+          status: 'pending',
+          invited_at: d.invited_at,
+          expires_at: d.expires_at,
+        } satisfies InvitationDoc);
+        return;
+      }
+      case 'MembershipInvitationAccepted': {
+        const invitation = await tx.get<InvitationDoc>(INVITATIONS, id);
+        if (invitation) tx.upsert(INVITATIONS, { ...invitation, status: 'accepted' });
+        return;
+      }
+      case 'MembershipInvitationDeclined':
+      case 'MembershipInvitationRevoked':
+        tx.delete(INVITATIONS, id);
+        return;
       case 'ApiKeyCreated':
         tx.upsert(API_KEYS, { ...event.data, expires_at: event.data.expires_at ?? null, revoked_at: null } satisfies ApiKeyDoc);
         return;

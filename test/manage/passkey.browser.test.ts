@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inviteUser } from '../../commands/identity/accountCommands.ts';
 import { createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
+import { signedInPerson } from '../helpers/manageClient.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 type Answer = { status: number; body: Record<string, unknown> };
@@ -82,5 +83,27 @@ describe('passkeys in a real browser', () => {
 
     const events = await server.services.store.readStream(`user-${user.id}`);
     expect(events.map((e) => e.type)).toEqual(['UserCreated', 'UserInvited', 'PasskeyRegistered', 'PasskeyUsed']);
+  });
+
+  it('a membership invitation of an email without an account makes the account with a passkey, as a member', async () => {
+    const owner = await signedInPerson(server);
+    const invited = await owner.client.json<{ invitation_link: string }>('POST', '/manage/api/members', { email: 'passkey-new@example.com', role: 'member' });
+    const token = invited.body.invitation_link.split('#token=')[1]!;
+    await page.goto(`${origin}/dashboard/sign-in`);
+    const registered = await page.evaluate(async (token): Promise<Answer> => {
+      const post = async (path: string, body: unknown) => {
+        const r = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+      };
+      const { body } = await post('/manage/api/invitations/passkey/options', { token });
+      const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(body.options as never);
+      const credential = (await navigator.credentials.create({ publicKey })) as PublicKeyCredential;
+      return post('/manage/api/invitations/passkey', { token, challenge_token: body.challenge_token, name: 'Phone', response: credential.toJSON() });
+    }, token);
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+    expect(registered.body).toMatchObject({ user: { email: 'passkey-new@example.com', has_password: false, passkeys: 1 }, current_organization: { id: owner.organizationId, role: 'member' } });
+    const userId = (registered.body.user as { id: string }).id;
+    const events = await server.services.store.readStream(`user-${userId}`);
+    expect(events.map((e) => e.type)).toEqual(['UserCreated', 'PasskeyRegistered']);
   });
 });

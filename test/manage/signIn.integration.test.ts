@@ -22,7 +22,7 @@ describe('signing in to the management routes', () => {
 
     const client = manageClient(server);
     const shown = await client.json('GET', `/manage/api/invitations/${invitation.token}`);
-    expect(shown).toEqual({ status: 200, body: { email: 'invited@example.com', expires_at: invitation.expires_at, has_password: false } });
+    expect(shown).toEqual({ status: 200, body: { kind: 'account', email: 'invited@example.com', expires_at: invitation.expires_at, has_password: false } });
 
     const short = await client.json('POST', '/manage/api/invitations/accept', { token: invitation.token, password: 'short' });
     expect(short.status).toBe(422);

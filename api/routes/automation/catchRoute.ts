@@ -116,6 +116,7 @@ export const catchRoute: FastifyPluginAsyncZod<{ services: Services }> = async (
     '/hooks/catch/:sequence/:trigger',
     {
       config: {
+        secretPath: true,
         rateLimit: {
           max: services.config.CATCH_RATE_LIMIT_MAX,
           timeWindow: services.config.CATCH_RATE_LIMIT_WINDOW_MS,

@@ -22,14 +22,21 @@ import {
   type ActiveUser,
   type StartedSession,
 } from '../../../commands/identity/accountCommands.ts';
-import { csrfTokenFor, parseSessionCookie } from '../../../commands/identity/accountSecrets.ts';
-import type { UserSessionDoc } from '../../../projections/identity/identityProjection.ts';
-import { USER_SESSIONS } from '../../../projections/identity/identityProjection.ts';
+import { csrfTokenFor, parseMembershipInvitationToken, parseSessionCookie } from '../../../commands/identity/accountSecrets.ts';
+import {
+  acceptMembershipInvitation,
+  acceptMembershipInvitationWithNewAccount,
+  declineMembershipInvitation,
+  newAccountInvitation,
+  readMembershipInvitation,
+} from '../../../commands/identity/invitationCommands.ts';
+import type { InvitationDoc, OrganizationDoc, UserSessionDoc } from '../../../projections/identity/identityProjection.ts';
+import { INVITATIONS, ORGANIZATIONS, USER_SESSIONS } from '../../../projections/identity/identityProjection.ts';
 import { HttpError } from '../../errors.ts';
 import { clearSessionCookie, requireSession, sessionCookieValue, setSessionCookie } from '../../plugins/sessionAuth.ts';
 import { ErrorSchema } from '../schemas.ts';
 import { manageContext } from './manageContext.ts';
-import { AuthenticationResponse, Email, Id, manageErrors, manageRoute, Password, RegistrationResponse, SessionAnswer } from './manageSchemas.ts';
+import { AuthenticationResponse, Email, Id, manageErrors, manageRoute, Password, RegistrationResponse, Role, SessionAnswer } from './manageSchemas.ts';
 import { challengeToken, readChallengeToken, registrationOptions, relyingParty, verifiedRegistration } from './webauthn.ts';
 
 const P = '/manage/api';
@@ -93,7 +100,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       method,
       ip: request.ip ?? null,
       userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'].slice(0, 512) : null,
-      previousSessionId: previous?.sessionId ?? null,
+      previous,
     });
     setSessionCookie(request, reply, started.cookieValue, SESSION_ABSOLUTE_SECONDS);
     return sessionAnswer(services, user, started.state, started.cookieValue);
@@ -193,22 +200,62 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   const InvitationToken = z.string().min(1).max(200);
   const invitationGone = () => new HttpError(410, 'invitation_invalid', 'The invitation link is invalid or has expired.');
 
-  app.get(
-    `${P}/invitations/:token`,
+
+  const InvitationInfo = z.object({
+    kind: z.enum(['account', 'membership']).describe('`account`: a link to set up (or reset) how a person signs in; `membership`: an invitation to join an organization.'),
+    email: z.string(),
+    expires_at: z.number().int(),
+    has_password: z.boolean().optional().describe('`account` links only.'),
+    id: z.string().optional().describe('`membership` only: the invitation, for a signed-in person to accept.'),
+    organization: z.object({ name: z.string() }).optional(),
+    role: Role.optional(),
+  });
+
+  /**
+   * What a link stands for. A membership invitation says nothing of whether its email has an
+   * account: whoever holds the link (the inviter, until invitations are emailed) learns nothing.
+   */
+  const invitationInfo = async (token: string): Promise<z.infer<typeof InvitationInfo>> => {
+    const at = Math.floor(services.clock() / 1000);
+    if (parseMembershipInvitationToken(token)) {
+      const invitation = await readMembershipInvitation(services.store, token, at);
+      const org = invitation && (await loadOrganization(services.store, invitation.organizationId));
+      if (!invitation || !org) throw invitationGone();
+      return { kind: 'membership', id: invitation.id, email: invitation.email, expires_at: invitation.expiresAt, organization: { name: org.name }, role: invitation.role };
+    }
+    const user = await readInvitation(services.store, token, at);
+    if (!user) throw invitationGone();
+    return { kind: 'account', email: user.email, expires_at: user.invitation!.expiresAt, has_password: user.passwordHash !== null };
+  };
+
+  app.post(
+    `${P}/invitations/lookup`,
     {
+      onRequest: app.sameOriginOnly,
       config: { rateLimit: SIGN_IN_PER_ADDRESS },
       schema: {
         ...publicRoute,
-        summary: 'The invitation behind a link: whom it is for and until when (410 once used or expired).',
-        params: z.object({ token: InvitationToken }),
-        response: { 200: z.object({ email: z.string(), expires_at: z.number().int(), has_password: z.boolean() }), ...publicErrors },
+        summary: 'The invitation behind a link (the token from its fragment): whom it is for and until when (410 once used, replaced or expired).',
+        body: z.object({ token: InvitationToken }),
+        response: { 200: InvitationInfo, ...publicErrors },
       },
     },
-    async (request) => {
-      const user = await readInvitation(services.store, request.params.token, Math.floor(services.clock() / 1000));
-      if (!user) throw invitationGone();
-      return { email: user.email, expires_at: user.invitation!.expiresAt, has_password: user.passwordHash !== null };
+    async (request) => invitationInfo(request.body.token),
+  );
+
+  app.get(
+    `${P}/invitations/:token`,
+    {
+      // The token is the path: the access log shows it redacted.
+      config: { rateLimit: SIGN_IN_PER_ADDRESS, secretPath: true },
+      schema: {
+        ...publicRoute,
+        summary: 'Deprecated: POST /manage/api/invitations/lookup keeps the token out of the path.',
+        params: z.object({ token: InvitationToken }),
+        response: { 200: InvitationInfo, ...publicErrors },
+      },
     },
+    async (request) => invitationInfo(request.params.token),
   );
 
   app.post(
@@ -218,16 +265,34 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       config: { rateLimit: SIGN_IN_PER_ADDRESS },
       schema: {
         ...publicRoute,
-        summary: 'Accept an invitation (or a password reset) by setting a password: signs in.',
+        summary: 'Accept a link by setting a password: signs in.',
+        description:
+          'An `account` link (or password reset) sets the password of its person. A `membership` link makes the account of an email that has none, as a member; an email with an account answers 409 `account_exists` (its person signs in and accepts the invitation there).',
         body: z.object({ token: InvitationToken, password: Password }),
-        response: { 200: SessionAnswer, ...publicErrors },
+        response: { 200: SessionAnswer, 409: ErrorSchema, ...publicErrors },
       },
     },
     async (request, reply) => {
-      const user = await acceptInvitationWithPassword(manageContext(services, request), request.body.token, request.body.password);
+      const ctx = manageContext(services, request);
+      const { token, password } = request.body;
+      const user = parseMembershipInvitationToken(token)
+        ? await acceptMembershipInvitationWithNewAccount(ctx, token, { password })
+        : await acceptInvitationWithPassword(ctx, token, password);
       return signIn(request, reply, user, 'invitation');
     },
   );
+
+  /** The user a link registers a passkey for: an account link's person, or the account a membership link would make. */
+  const passkeySubject = async (token: string): Promise<{ id: string; email: string; passkeys: ActiveUser['passkeys'] }> => {
+    const at = Math.floor(services.clock() / 1000);
+    if (parseMembershipInvitationToken(token)) {
+      const made = await newAccountInvitation(services.store, token, at);
+      return { id: made.userId, email: made.email, passkeys: [] };
+    }
+    const user = await readInvitation(services.store, token, at);
+    if (!user) throw invitationGone();
+    return user;
+  };
 
   app.post(
     `${P}/invitations/passkey/options`,
@@ -238,14 +303,10 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
         ...publicRoute,
         summary: 'Options for navigator.credentials.create() to register a passkey with an invitation.',
         body: z.object({ token: InvitationToken }),
-        response: { 200: z.object({ options: z.record(z.string(), z.unknown()), challenge_token: z.string() }), ...publicErrors },
+        response: { 200: z.object({ options: z.record(z.string(), z.unknown()), challenge_token: z.string() }), 409: ErrorSchema, ...publicErrors },
       },
     },
-    async (request) => {
-      const user = await readInvitation(services.store, request.body.token, Math.floor(services.clock() / 1000));
-      if (!user) throw invitationGone();
-      return registrationOptions(services, request, user);
-    },
+    async (request) => registrationOptions(services, request, await passkeySubject(request.body.token)),
   );
 
   app.post(
@@ -262,15 +323,92 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
           name: z.string().trim().min(1).max(100).optional(),
           response: RegistrationResponse,
         }),
-        response: { 200: SessionAnswer, ...publicErrors },
+        response: { 200: SessionAnswer, 409: ErrorSchema, ...publicErrors },
       },
     },
     async (request, reply) => {
-      const user = await readInvitation(services.store, request.body.token, Math.floor(services.clock() / 1000));
-      if (!user) throw invitationGone();
-      const passkey = await verifiedRegistration(services, request, { userId: user.id, challengeToken: request.body.challenge_token, response: request.body.response, name: request.body.name });
-      const accepted = await acceptInvitationWithPasskey(manageContext(services, request), request.body.token, passkey);
+      const { token } = request.body;
+      const subject = await passkeySubject(token);
+      const passkey = await verifiedRegistration(services, request, { userId: subject.id, challengeToken: request.body.challenge_token, response: request.body.response, name: request.body.name });
+      const ctx = manageContext(services, request);
+      const accepted = parseMembershipInvitationToken(token)
+        ? await acceptMembershipInvitationWithNewAccount(ctx, token, { passkey })
+        : await acceptInvitationWithPasskey(ctx, token, passkey);
       return signIn(request, reply, accepted, 'invitation');
+    },
+  );
+
+  const PendingInvitation = z.object({
+    id: z.string(),
+    organization: z.object({ id: z.string(), name: z.string() }),
+    role: Role,
+    invited_at: z.number().int(),
+    expires_at: z.number().int(),
+  });
+
+  app.get(
+    `${P}/invitations`,
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: "The signed-in person's pending invitations to organizations, to accept or decline.",
+        response: { 200: z.object({ data: z.array(PendingInvitation) }), ...manageErrors },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const now = Math.floor(services.clock() / 1000);
+      const docs = await services.readStore.find<InvitationDoc>(INVITATIONS, { filter: { email: s.email }, sort: [['invited_at', -1]], limit: 200 });
+      const data = [];
+      for (const doc of docs) {
+        if (doc.expires_at <= now || s.memberships.includes(doc.organization_id)) continue;
+        const org = await services.readStore.get<OrganizationDoc>(ORGANIZATIONS, doc.organization_id);
+        if (org) data.push({ id: doc.id, organization: { id: org.id, name: org.name }, role: doc.role, invited_at: doc.invited_at, expires_at: doc.expires_at });
+      }
+      return { data };
+    },
+  );
+
+  const InvitationParams = z.object({ invitation: Id });
+
+  app.post(
+    `${P}/invitations/:invitation/accept`,
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: 'Accept an invitation of your own email: you join the organization (with the role it names) and work in it.',
+        params: InvitationParams,
+        body: z.object({}).optional(),
+        response: { 200: SessionAnswer, 410: ErrorSchema, ...manageErrors },
+      },
+    },
+    async (request) => {
+      const s = requireSession(request);
+      const user = await acceptMembershipInvitation(manageContext(services, request), s.userId, request.params.invitation);
+      const session = await loadSession(services.store, s.sessionId);
+      if (session.status === 'none') throw new HttpError(401, 'unauthenticated', 'Unauthenticated.');
+      return sessionAnswer(services, user, session, s.cookieValue);
+    },
+  );
+
+  app.post(
+    `${P}/invitations/:invitation/decline`,
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: 'Decline an invitation of your own email.',
+        params: InvitationParams,
+        body: z.object({}).optional(),
+        response: { 204: z.null(), ...manageErrors },
+      },
+    },
+    async (request, reply) => {
+      const s = requireSession(request);
+      await declineMembershipInvitation(manageContext(services, request), s.userId, request.params.invitation);
+      return reply.code(204).send(null);
     },
   );
 

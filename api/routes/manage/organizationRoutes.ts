@@ -5,15 +5,15 @@ import {
   apiKeyOfOrganization,
   changeMemberRole,
   invitationPath,
-  inviteIfNeeded,
   loadOrganization,
   removeMember,
   updateOrganization,
 } from '../../../commands/identity/accountCommands.ts';
-import { createApiKey, createUser, revokeApiKey } from '../../../commands/identity/identityCommands.ts';
+import { createApiKey, revokeApiKey } from '../../../commands/identity/identityCommands.ts';
 import { RedirectOrigins } from '../../../commands/checkout/offerImport.ts';
+import { inviteMember, revokeMembershipInvitation } from '../../../commands/identity/invitationCommands.ts';
 import { DomainError } from '../../../domain/shared/domainError.ts';
-import { API_KEYS, MEMBERS, type ApiKeyDoc, type MemberDoc } from '../../../projections/identity/identityProjection.ts';
+import { API_KEYS, INVITATIONS, MEMBERS, type ApiKeyDoc, type InvitationDoc, type MemberDoc } from '../../../projections/identity/identityProjection.ts';
 import { baseUrl } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization, requireOwner } from '../../plugins/sessionAuth.ts';
@@ -61,7 +61,14 @@ const Organization = z.object({
   address: AddressOut.nullable(),
   allowed_redirect_origins: z.array(z.string()).describe('Origins on which a caller without an API key may send success_url and cancel_url, for every offer.'),
 });
-const Member = z.object({ id: z.string(), email: z.string(), role: Role, joined_at: z.number().int() });
+const Member = z.object({
+  id: z.string().describe('The user id of a member; the invitation id (`inv_…`) of a person invited.'),
+  email: z.string(),
+  role: Role,
+  status: z.enum(['active', 'invited']).describe('`invited`: a pending invitation, not yet a member.'),
+  joined_at: z.number().int().nullable(),
+  invitation_expires_at: z.number().int().nullable(),
+});
 const ApiKey = z.object({
   id: z.string(),
   name: z.string(),
@@ -72,7 +79,8 @@ const ApiKey = z.object({
   last_used_at: z.number().int().nullable().describe('When a request last authenticated with the key, to within five minutes; null if never.'),
 });
 
-const memberView = (m: MemberDoc) => ({ id: m.user_id, email: m.email, role: m.role, joined_at: m.joined_at });
+const memberView = (m: MemberDoc) => ({ id: m.user_id, email: m.email, role: m.role, status: 'active' as const, joined_at: m.joined_at, invitation_expires_at: null });
+const invitedView = (i: InvitationDoc) => ({ id: i.id, email: i.email, role: i.role, status: 'invited' as const, joined_at: null, invitation_expires_at: i.expires_at });
 const keyView = (k: ApiKeyDoc) => ({ id: k.id, name: k.name, user_id: k.user_id, created_at: k.created_at, expires_at: k.expires_at, revoked_at: k.revoked_at, last_used_at: k.last_used_at ?? null });
 
 const lastOwner = () => new DomainError('conflict', 'last_owner', 'An organization keeps at least one owner.');
@@ -120,11 +128,18 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
 
   app.get(
     `${P}/members`,
-    { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: 'The members of the organization, by email.', response: { 200: z.object({ data: z.array(Member) }), ...manageErrors } } },
+    {
+      onRequest: app.authenticateSession,
+      schema: { ...manageRoute, summary: 'The members of the organization and the people invited, by email.', response: { 200: z.object({ data: z.array(Member) }), ...manageErrors } },
+    },
     async (request) => {
       const { organizationId } = requireOrganization(request);
       const docs = await services.readStore.find<MemberDoc>(MEMBERS, { filter: { organization_id: organizationId }, sort: [['email', 1]], limit: 1000 });
-      return { data: docs.map(memberView) };
+      const invited = await services.readStore.find<InvitationDoc>(INVITATIONS, { filter: { organization_id: organizationId, status: 'pending' }, sort: [['email', 1]], limit: 1000 });
+      const members = new Set(docs.map((d) => d.email));
+      return {
+        data: [...docs.map(memberView), ...invited.filter((i) => !members.has(i.email)).map(invitedView)].sort((a, b) => a.email.localeCompare(b.email)),
+      };
     },
   );
 
@@ -134,24 +149,25 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       onRequest: app.authenticateSession,
       schema: {
         ...manageRoute,
-        summary: 'Invite a person (owners): answers the one-time invitation link (24 h) while they cannot sign in yet.',
+        summary: 'Invite a person (owners): a pending membership they accept themselves, with its one-time link (24 h).',
+        description:
+          'The answer is the same whether or not the email has an account: the person joins only by accepting, signed in as themselves (or by setting up their account through the link when the email has none). Inviting again replaces the pending invitation and its link.',
         body: z.strictObject({ email: Email, role: Role.default('member') }),
-        response: { 201: Member.extend({ invitation_link: z.string().nullable(), invitation_expires_at: z.number().int().nullable() }), ...manageErrors },
+        response: { 201: Member.extend({ invitation_link: z.string() }), ...manageErrors },
       },
     },
     async (request, reply) => {
-      const { organizationId } = requireOwner(request);
+      const { organizationId, userId } = requireOwner(request);
       const ctx = manageContext(services, request);
-      const user = await createUser(ctx, { email: request.body.email, organizationId, role: request.body.role });
-      if (!user.joined) throw new DomainError('conflict', 'already_a_member', 'That person is already a member.');
-      const invitation = await inviteIfNeeded(ctx, user.id);
+      const invitation = await inviteMember(ctx, { organizationId, email: request.body.email, role: request.body.role, invitedBy: userId });
       return reply.code(201).send({
-        id: user.id,
-        email: user.email,
-        role: request.body.role,
-        joined_at: ctx.metadata.occurred_at,
-        invitation_link: invitation ? `${baseUrl(services, request)}${invitationPath(invitation.token)}` : null,
-        invitation_expires_at: invitation?.expires_at ?? null,
+        id: invitation.id,
+        email: invitation.email,
+        role: invitation.role,
+        status: 'invited' as const,
+        joined_at: null,
+        invitation_expires_at: invitation.expires_at,
+        invitation_link: `${baseUrl(services, request)}${invitationPath(invitation.token)}`,
       });
     },
   );
@@ -170,7 +186,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       if (!member) throw notFound('Member');
       if (member.role === 'owner' && request.body.role !== 'owner' && (await ownersOf(organizationId)) <= 1) throw lastOwner();
       const user = await changeMemberRole(manageContext(services, request), organizationId, request.params.user, request.body.role);
-      return { id: user.id, email: user.email, role: user.roles[organizationId]!, joined_at: member.joined_at };
+      return memberView({ ...member, role: user.roles[organizationId]! });
     },
   );
 
@@ -178,10 +194,14 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
     `${P}/members/:user`,
     {
       onRequest: app.authenticateSession,
-      schema: { ...manageRoute, summary: 'Remove a member from the organization (owners).', params: MemberParams, response: { 204: z.null(), ...manageErrors } },
+      schema: { ...manageRoute, summary: 'Remove a member, or revoke a pending invitation (`inv_…`), of the organization (owners).', params: MemberParams, response: { 204: z.null(), ...manageErrors } },
     },
     async (request, reply) => {
-      const { organizationId } = requireOwner(request);
+      const { organizationId, userId } = requireOwner(request);
+      if (request.params.user.startsWith('inv_')) {
+        await revokeMembershipInvitation(manageContext(services, request), organizationId, request.params.user, userId);
+        return reply.code(204).send(null);
+      }
       const member = await services.readStore.get<MemberDoc>(MEMBERS, `${organizationId}:${request.params.user}`);
       if (!member) throw notFound('Member');
       if (member.role === 'owner' && (await ownersOf(organizationId)) <= 1) throw lastOwner();

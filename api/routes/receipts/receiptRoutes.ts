@@ -48,7 +48,7 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
   const { services } = opts;
   const r = app.withTypeProvider<ZodTypeProvider>();
 
-  r.get('/receipts/:token', { schema: { summary: 'Receipt page (HTML) of a paid invoice, by the link in the receipt email', params: Params } }, async (request, reply) => {
+  r.get('/receipts/:token', { config: { secretPath: true }, schema: { summary: 'Receipt page (HTML) of a paid invoice, by the link in the receipt email', params: Params } }, async (request, reply) => {
     const doc = await receiptByToken(services, request.params.token);
     const nonce = randomBytes(18).toString('base64url');
     return privateHeaders(reply)
@@ -57,7 +57,7 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
       .send(receiptPage(doc, nonce));
   });
 
-  r.get('/receipts/:token/invoice.pdf', { schema: { summary: 'The paid invoice as a PDF, by the link in the receipt email', params: Params } }, async (request, reply) => {
+  r.get('/receipts/:token/invoice.pdf', { config: { secretPath: true }, schema: { summary: 'The paid invoice as a PDF, by the link in the receipt email', params: Params } }, async (request, reply) => {
     const doc = await receiptByToken(services, request.params.token);
     const pdf = await receiptPdf(doc.receipt);
     return privateHeaders(reply)

@@ -5,6 +5,7 @@ import { Card } from '../components/Card.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
+import { PendingInvitations } from '../components/PendingInvitations.tsx';
 import { SalesChart } from '../components/SalesChart.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDateTime, formatMoney } from '../format.ts';
@@ -40,6 +41,7 @@ export function HomePage() {
   return (
     <>
       <PageHeader title="Home" description={`Your sales at a glance. Days run in ${session?.current_organization?.timezone ?? 'your organization’s time zone'}.`} />
+      <PendingInvitations />
       <ErrorNotice error={stats.error} />
       {!stats.data && stats.loading && <Loading />}
       {stats.data && today && (

@@ -117,12 +117,12 @@ function Members({ owner, me }: { owner: boolean; me: string }) {
   const { busy, error, run } = useAction<'invite'>();
   // A row's role change or removal: its error shows above the table, not under the form.
   const rows = useAction<'member'>();
-  const [invited, setInvited] = useState<{ email: string; link: string | null } | null>(null);
+  const [invited, setInvited] = useState<{ email: string; link: string } | null>(null);
 
   const invite = async (e: Event) => {
     e.preventDefault();
     await run('invite', async () => {
-      const m = await api.post<Member & { invitation_link: string | null }>('/members', { email, role });
+      const m = await api.post<Member & { invitation_link: string }>('/members', { email, role });
       setInvited({ email: m.email, link: m.invitation_link });
       setEmail('');
       members.reload();
@@ -139,16 +139,11 @@ function Members({ owner, me }: { owner: boolean; me: string }) {
       <ErrorNotice error={members.error ?? rows.error} />
       {invited && (
         <div class="notice notice-success" role="status">
-          {invited.link ? (
-            <>
-              <p>
-                Send this link to <strong>{invited.email}</strong>: it works once, for 24 hours, and lets them set a password or a passkey.
-              </p>
-              <CopyField text={invited.link} label="Invitation link" />
-            </>
-          ) : (
-            <p>{invited.email} can already sign in: they now see this organization in their switcher.</p>
-          )}
+          <p>
+            <strong>{invited.email}</strong> is invited. Send them this link: it works once, for 24 hours. They join when they accept, signed in with their
+            own account, or by setting up their account through the link if they have none.
+          </p>
+          <CopyField text={invited.link} label="Invitation link" />
         </div>
       )}
       {members.data && (
@@ -161,7 +156,7 @@ function Members({ owner, me }: { owner: boolean; me: string }) {
             {
               header: 'Role',
               cell: (m) =>
-                owner && m.id !== me ? (
+                owner && m.id !== me && m.status === 'active' ? (
                   <select class="input input-sm" aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => act(() => api.patch(`/members/${encodeURIComponent(m.id)}`, { role: (e.target as HTMLSelectElement).value }))}>
                     <option value="owner">Owner</option>
                     <option value="member">Member</option>
@@ -170,11 +165,25 @@ function Members({ owner, me }: { owner: boolean; me: string }) {
                   <Badge status={m.role === 'owner' ? 'active' : 'draft'}>{m.role === 'owner' ? 'Owner' : 'Member'}</Badge>
                 ),
             },
-            { header: 'Joined', wide: true, cell: (m) => formatDate(m.joined_at) },
+            {
+              header: 'Joined',
+              wide: true,
+              cell: (m) =>
+                m.status === 'invited' ? (
+                  (m.invitation_expires_at ?? 0) * 1000 > Date.now() ? <Badge status="open">Invited</Badge> : <Badge status="expired">Invitation expired</Badge>
+                ) : (
+                  formatDate(m.joined_at)
+                ),
+            },
             {
               header: <span class="sr-only">Actions</span>,
               align: 'right',
-              cell: (m) => (owner && m.id !== me ? <ConfirmButton label="Remove" what={m.email} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} /> : null),
+              cell: (m) =>
+                !owner || m.id === me ? null : m.status === 'invited' ? (
+                  <ConfirmButton label="Revoke" what={`the invitation of ${m.email}`} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} />
+                ) : (
+                  <ConfirmButton label="Remove" what={m.email} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} />
+                ),
             },
           ]}
         />
