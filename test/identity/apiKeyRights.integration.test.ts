@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roleForRoute } from '../../domain/identity/bearerAccess.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
+import { enumerateRoutes, fillPath } from '../helpers/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 type Key = { id: string; token: string; user_id: string; user_email: string | null; revoked_at: number | null };
@@ -50,6 +52,33 @@ describe('API keys act with their creator’s current rights', () => {
     await expect.poll(async () => (await revocations()).map((e) => e.data), { timeout: 10_000 }).toEqual([{ revoked_at: expect.any(Number), reason: 'member_removed' }]);
     expect((await revocations())[0]!.metadata.actor).toEqual({ type: 'system', name: 'api-key-revocation' });
     expect((await server.fetch('/api/checkout/sessions', { token })).status).toBe(401);
+  });
+
+  it('on every bearer route: a demoted owner’s key answers as an owner’s on members’ routes and 403 on owners’, a removed one’s 401', async () => {
+    const owner = await signedInPerson(server);
+    const demoted = await signedInPerson(server, { organizationId: owner.organizationId, role: 'owner' });
+    const removed = await signedInPerson(server, { organizationId: owner.organizationId, role: 'owner' });
+    const keyOf = async (person: typeof owner) => (await person.client.json<Key>('POST', '/manage/api/api-keys', { name: 'k' })).body.token;
+    const [ownerKey, demotedKey, removedKey] = [await keyOf(owner), await keyOf(demoted), await keyOf(removed)];
+    await server.settle();
+    expect((await owner.client.json('PATCH', `/manage/api/members/${demoted.userId}`, { role: 'member' })).status).toBe(200);
+    expect((await owner.client.request('DELETE', `/manage/api/members/${removed.userId}`)).status).toBe(204);
+    const routes = enumerateRoutes(server.app).filter((r) => r.protected && r.method !== 'HEAD');
+    expect(routes.length).toBeGreaterThan(15);
+    const call = (method: string, url: string, token: string) =>
+      server.fetch(fillPath(url, () => 'x'), { method, token, ...(method === 'GET' || method === 'DELETE' ? {} : { body: '{}', headers: { 'content-type': 'application/json' } }) });
+    for (const { method, url } of routes) {
+      const asOwner = (await call(method, url, ownerKey)).status;
+      const asDemoted = (await call(method, url, demotedKey)).status;
+      const asRemoved = (await call(method, url, removedKey)).status;
+      expect(asRemoved, `${method} ${url}`).toBe(401);
+      if (roleForRoute(method, url) === 'owner') {
+        expect(asDemoted, `${method} ${url}`).toBe(403);
+        expect([401, 403], `${method} ${url}`).not.toContain(asOwner);
+      } else {
+        expect(asDemoted, `${method} ${url}`).toBe(asOwner);
+      }
+    }
   });
 
   it('shows the owners whose each key is, a removed person’s included', async () => {

@@ -1,6 +1,9 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roleForRoute } from '../../domain/identity/bearerAccess.ts';
+import { OAUTH_SCOPES } from '../../domain/oauth/oauthScopes.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
+import { enumerateRoutes, fillPath } from '../helpers/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
@@ -145,6 +148,27 @@ describe('OAuth tokens within the granting person’s current role', () => {
     await server.settle();
     expect((await owner.client.request('DELETE', `/manage/api/members/${second.userId}`)).status).toBe(204);
     expect((await api('GET', '/api/checkout/sessions', granted.access_token)).status).toBe(401);
+  });
+
+  it('on every bearer route: a token a member granted with every scope asked reaches no owners’ route, and is refused once they leave', async () => {
+    const member = await signedInPerson(server, { organizationId: owner.organizationId, role: 'member' });
+    const flow = await consentPage(member, Object.keys(OAUTH_SCOPES).join(' '));
+    const granted = await flow.tokens(await flow.allow(owner.organizationId));
+    const routes = enumerateRoutes(server.app).filter((r) => r.protected && r.method !== 'HEAD');
+    const call = (method: string, url: string) =>
+      server.fetch(fillPath(url, () => 'x'), { method, token: granted.access_token, ...(method === 'GET' || method === 'DELETE' ? {} : { body: '{}', headers: { 'content-type': 'application/json' } }) });
+    let owners = 0;
+    for (const { method, url } of routes) {
+      const status = (await call(method, url)).status;
+      if (roleForRoute(method, url) === 'owner') {
+        owners += 1;
+        expect(status, `${method} ${url}`).toBe(403);
+      } else expect(status, `${method} ${url}`).not.toBe(401);
+    }
+    expect(owners).toBe(8);
+    await server.settle();
+    expect((await owner.client.request('DELETE', `/manage/api/members/${member.userId}`)).status).toBe(204);
+    for (const { method, url } of routes) expect((await call(method, url)).status, `${method} ${url}`).toBe(401);
   });
 
   it('grants openid with an ES256 ID token, without sending the person back to the consent page', async () => {
