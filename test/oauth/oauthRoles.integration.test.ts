@@ -1,6 +1,9 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleCommand } from '../../commands/handleCommand.ts';
+import { createOrganization } from '../../commands/identity/identityCommands.ts';
 import { roleForRoute } from '../../domain/identity/bearerAccess.ts';
+import { userDecider, userStream } from '../../domain/identity/user.ts';
 import { OAUTH_SCOPES } from '../../domain/oauth/oauthScopes.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { enumerateRoutes, fillPath } from '../helpers/routes.ts';
@@ -169,6 +172,21 @@ describe('OAuth tokens within the granting person’s current role', () => {
     await server.settle();
     expect((await owner.client.request('DELETE', `/manage/api/members/${member.userId}`)).status).toBe(204);
     for (const { method, url } of routes) expect((await call(method, url)).status, `${method} ${url}`).toBe(401);
+  });
+
+  it('offers an owner’s scope only for the organizations the person owns, and grants it only there', async () => {
+    const person = await signedInPerson(server, { organizationId: owner.organizationId, role: 'member' });
+    const mine = await createOrganization(server.cliContext(), { name: 'Their Own Shop', timezone: 'UTC' });
+    await handleCommand(server.cliContext(mine.id), userStream(person.userId), userDecider, { type: 'JoinOrganization', organizationId: mine.id, role: 'owner', now: 1 });
+    const first = await consentPage(person, 'checkout:read webhooks:write');
+    expect(listOf(first.html, 'scopes')).toMatch(/webhooks:write<\/code>.*Only in the organizations you own: Their Own Shop\./);
+    expect(first.html).not.toContain('refused-scopes');
+    const asMember = await first.tokens(await first.allow(owner.organizationId));
+    expect(asMember.scope).toBe('checkout:read');
+    const second = await consentPage(person, 'checkout:read webhooks:write');
+    const asOwner = await second.tokens(await second.allow(mine.id));
+    expect(asOwner.scope?.split(' ').sort()).toEqual(['checkout:read', 'webhooks:write']);
+    expect((await api('POST', '/api/webhook-endpoints', asOwner.access_token, newEndpoint)).status).toBe(201);
   });
 
   it('grants openid with an ES256 ID token, without sending the person back to the consent page', async () => {
