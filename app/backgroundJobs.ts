@@ -7,6 +7,7 @@ import { runUnderLeases, type Running } from './leasedWork.ts';
 import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
 import { voidInvoicePaymentsJob } from './jobs/voidInvoicePayments.ts';
 import { oauthRecordsSweepJob } from './jobs/oauthRecordsSweep.ts';
+import { apiKeyRevocationJob } from './jobs/apiKeyRevocation.ts';
 import { receiptOutboxJob } from './receipts/receiptOutbox.ts';
 import type { BackgroundJob, Services } from './services.ts';
 
@@ -17,7 +18,7 @@ export type { BackgroundJob };
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob, receiptOutboxJob, eventTriggerJob, voidInvoicePaymentsJob, oauthRecordsSweepJob];
+export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob, receiptOutboxJob, eventTriggerJob, voidInvoicePaymentsJob, oauthRecordsSweepJob, apiKeyRevocationJob];
 
 export async function startBackgroundJobs(
   services: Services,

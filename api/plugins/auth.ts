@@ -6,11 +6,13 @@ import { API_KEY_USE_EVERY_SECONDS, recordApiKeyUse } from '../../commands/ident
 import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../projections/identity/identityProjection.ts';
 import type { Services } from '../../app/services.ts';
 import { unauthenticated } from '../errors.ts';
+import { checkBearerRole } from './bearerRole.ts';
 import { oauthBearer } from './oauthBearer.ts';
 
 /**
- * Who calls: an API key (full access), or an app's OAuth access token (`oauth` set; only the
- * routes its scopes name). Either way a user acting in one organization.
+ * Who calls: an API key (what its creator's role allows now), or an app's OAuth access token
+ * (`oauth` set; the routes its scopes name, within its granting person's role now). Either way a
+ * user acting in one organization.
  */
 export type AuthContext = {
   apiKeyId: string | null;
@@ -126,17 +128,24 @@ export const authPlugin = fp(
         request.log.warn({ err: error, api_key: doc.id }, 'recording an API key use failed');
       });
     };
-    const admit = (request: FastifyRequest, secret: string, key: KnownKey): Error | undefined => {
+    const admit = (request: FastifyRequest, secret: string, key: KnownKey, done: HookDone): void => {
       const given = Buffer.from(secret);
       const seen = key?.verified;
       const matches = seen && seen.length === given.length ? timingSafeEqual(seen, given) : secretMatches(secret, key?.hash ?? NO_HASH);
-      if (!key || !matches || key.doc.revoked_at !== null || expired(key.doc)) return unauthenticated();
+      if (!key || !matches || key.doc.revoked_at !== null || expired(key.doc)) return done(unauthenticated());
       key.verified = given;
-      noteUse(request, key.doc);
-      request.auth = { apiKeyId: key.doc.id, oauth: null, userId: key.doc.user_id, organizationId: key.doc.organization_id };
-      return undefined;
+      const { doc } = key;
+      // The key acts with its creator's rights as they are now (GitHub's rule for organization
+      // tokens): narrowed by a demotion, dead once they leave, before its revocation is recorded.
+      checkBearerRole(services, request, doc.user_id, doc.organization_id).then(
+        () => {
+          noteUse(request, doc);
+          request.auth = { apiKeyId: doc.id, oauth: null, userId: doc.user_id, organizationId: doc.organization_id };
+          done();
+        },
+        (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+      );
     };
-    // A callback hook with a synchronous path for a key already read: no promise per request.
     app.decorate('authenticate', (request: FastifyRequest, reply: FastifyReply, done: HookDone) => {
       const token = bearerToken(request, reply);
       if (!token) return done(unauthenticated());
@@ -150,9 +159,9 @@ export const authPlugin = fp(
         return;
       }
       const known = cachedKey(parsed.id);
-      if (known !== undefined) return done(admit(request, parsed.secret, known));
+      if (known !== undefined) return admit(request, parsed.secret, known, done);
       loadKey(parsed.id).then(
-        (key) => done(admit(request, parsed.secret, key)),
+        (key) => admit(request, parsed.secret, key, done),
         (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
       );
     });

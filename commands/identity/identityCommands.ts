@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
-import { apiKeyDecider, apiKeyStream } from '../../domain/identity/apiKey.ts';
+import { apiKeyDecider, apiKeyStream, type ApiKeyRevokeReason } from '../../domain/identity/apiKey.ts';
 import { organizationDecider, organizationStream } from '../../domain/identity/organization.ts';
 import { normalizeEmail, userDecider, userEmailStream, userStream, type Role } from '../../domain/identity/user.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
@@ -110,7 +110,26 @@ export async function recordApiKeyUse(ctx: CommandContext, id: string): Promise<
   return { recorded: result.events.length > 0 };
 }
 
-export async function revokeApiKey(ctx: CommandContext, id: string): Promise<{ id: string; revoked: boolean }> {
-  const result = await handleCommand(ctx, apiKeyStream(id), apiKeyDecider, { type: 'RevokeApiKey', now: nowSeconds(ctx) });
+export async function revokeApiKey(ctx: CommandContext, id: string, reason: ApiKeyRevokeReason = 'manual'): Promise<{ id: string; revoked: boolean }> {
+  const result = await handleCommand(ctx, apiKeyStream(id), apiKeyDecider, { type: 'RevokeApiKey', reason, now: nowSeconds(ctx) });
   return { id, revoked: result.events.length > 0 };
+}
+
+/**
+ * Revokes, with reason `member_removed`, each of `keyIds` that the person created in the
+ * organization before their removal (the `MemberRemoved` at log position `removedAt`). The key's
+ * own stream decides: a key of someone else, or one made after they joined again, stays.
+ */
+export async function revokeKeysOfRemovedMember(
+  ctx: CommandContext,
+  input: { userId: string; organizationId: string; removedAt: number; keyIds: readonly string[] },
+): Promise<string[]> {
+  const revoked: string[] = [];
+  for (const id of input.keyIds) {
+    const [created] = await ctx.store.readStream(apiKeyStream(id));
+    const data = created?.data as { user_id?: string; organization_id?: string } | undefined;
+    if (!created || data?.user_id !== input.userId || data.organization_id !== input.organizationId || created.position > input.removedAt) continue;
+    if ((await revokeApiKey(ctx, id, 'member_removed')).revoked) revoked.push(id);
+  }
+  return revoked;
 }

@@ -18,9 +18,16 @@ export type ApiKeyEvent =
         expires_at?: number | null;
       }
     >
-  | DomainEvent<'ApiKeyRevoked', { revoked_at: number }>
+  /** `reason` is absent from revocations recorded before reasons were. */
+  | DomainEvent<'ApiKeyRevoked', { revoked_at: number; reason?: ApiKeyRevokeReason }>
   /** The key authenticated a request: recorded at most once per `every` seconds, not per request. */
   | DomainEvent<'ApiKeyUsed', { used_at: number }>;
+
+/**
+ * manual: an owner (dashboard, management route) or the CLI revoked it; member_removed: its
+ * creator left the organization, and a key acts with its creator's rights.
+ */
+export type ApiKeyRevokeReason = 'manual' | 'member_removed';
 
 export type ApiKeyCommand =
   | {
@@ -36,7 +43,7 @@ export type ApiKeyCommand =
       expiresAt: number | null;
       now: number;
     }
-  | { type: 'RevokeApiKey'; now: number }
+  | { type: 'RevokeApiKey'; reason: ApiKeyRevokeReason; now: number }
   /** Records a use unless one was recorded less than `every` seconds before `now`. */
   | { type: 'RecordApiKeyUse'; now: number; every: number };
 
@@ -82,7 +89,7 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
       case 'RevokeApiKey':
         if (state.status === 'none') throw notFound('API key');
         if (state.status === 'revoked') return [];
-        return { type: 'ApiKeyRevoked', data: { revoked_at: command.now } };
+        return { type: 'ApiKeyRevoked', data: { revoked_at: command.now, reason: command.reason } };
       case 'RecordApiKeyUse':
         // A use that raced a revocation, or one too soon after the last, records nothing.
         if (state.status !== 'active') return [];

@@ -145,6 +145,8 @@ describe('dashboard pages', () => {
     await h1('Developers');
     const keys = page.getByRole('table', { name: 'API keys' });
     await keys.getByText('Build server').waitFor();
+    // Whose the key is: it acts with that person's current role.
+    await keys.getByRole('row', { name: /Build server/ }).getByText(`${person.email} (owner)`).waitFor();
     expect(await page.content()).not.toContain(token);
     await keys.getByRole('button', { name: 'Revoke Build server' }).click();
     await keys.getByRole('button', { name: /Yes, revoke/ }).click();

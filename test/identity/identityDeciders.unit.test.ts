@@ -83,10 +83,11 @@ describe('API key', () => {
   it('belongs to an organization the user is a member of', () => {
     spec.given([]).when({ ...create, userIsMember: false }).thenThrows('not_a_member');
   });
-  it('is revoked once', () => {
-    spec.given([keyCreated]).when({ type: 'RevokeApiKey', now: 9 }).then([{ type: 'ApiKeyRevoked', data: { revoked_at: 9 } }]);
-    spec.given([keyCreated, { type: 'ApiKeyRevoked', data: { revoked_at: 9 } }]).when({ type: 'RevokeApiKey', now: 10 }).then([]);
-    spec.given([]).when({ type: 'RevokeApiKey', now: 10 }).thenThrows('not_found');
+  it('is revoked once, the event naming why', () => {
+    spec.given([keyCreated]).when({ type: 'RevokeApiKey', reason: 'manual', now: 9 }).then([{ type: 'ApiKeyRevoked', data: { revoked_at: 9, reason: 'manual' } }]);
+    spec.given([keyCreated]).when({ type: 'RevokeApiKey', reason: 'member_removed', now: 9 }).then([{ type: 'ApiKeyRevoked', data: { revoked_at: 9, reason: 'member_removed' } }]);
+    spec.given([keyCreated, { type: 'ApiKeyRevoked', data: { revoked_at: 9 } }]).when({ type: 'RevokeApiKey', reason: 'member_removed', now: 10 }).then([]);
+    spec.given([]).when({ type: 'RevokeApiKey', reason: 'manual', now: 10 }).thenThrows('not_found');
   });
   it('records a use at most once per interval, and none once revoked', () => {
     const used = (at: number) => ({ type: 'ApiKeyUsed', data: { used_at: at } }) as const;

@@ -330,15 +330,14 @@ describe('OAuth 2.0 for apps, through the consent page in Chromium', () => {
     expect((await context.request.post(`${server.url}/manage/api/sign-out`, { headers: { 'x-csrf-token': csrf, 'sec-fetch-site': 'same-origin' }, data: {} })).status()).toBe(204);
     const { url } = await authorizationUrl('identity:read');
     await page.goto(url.href);
-    await page.waitForURL(/\/dashboard\/sign-in\?return_to=/);
-    const returnTo = new URL(page.url()).searchParams.get('return_to')!;
-    expect(returnTo).toMatch(/^\/oauth\/interaction\/[\w-]+$/);
-    const signIn = await context.request.post(`${server.url}/manage/api/sign-in`, {
-      data: { email: owner.email, password: owner.password },
-      headers: { 'sec-fetch-site': 'same-origin' },
-    });
-    expect(signIn.status()).toBe(200);
-    await page.goto(`${server.url}${returnTo}`);
+    await page.waitForURL(/\/dashboard\/sign-in\?next=/);
+    const next = new URL(page.url()).searchParams.get('next')!;
+    expect(next).toMatch(/^\/oauth\/interaction\/[\w-]+$/);
+    // The dashboard's own sign-in form, as the person uses it: it leads back to the consent page.
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL((u) => u.pathname === next, { timeout: 30_000 });
     await expect.poll(() => page.locator('#app-name').textContent()).toBe('Acme Sync');
   }, 120_000);
 });

@@ -13,7 +13,7 @@ import { createApiKey, revokeApiKey } from '../../../commands/identity/identityC
 import { RedirectOrigins } from '../../../commands/checkout/offerImport.ts';
 import { inviteMember, revokeMembershipInvitation } from '../../../commands/identity/invitationCommands.ts';
 import { DomainError } from '../../../domain/shared/domainError.ts';
-import { API_KEYS, INVITATIONS, MEMBERS, type ApiKeyDoc, type InvitationDoc, type MemberDoc } from '../../../projections/identity/identityProjection.ts';
+import { API_KEYS, INVITATIONS, MEMBERS, USERS, type ApiKeyDoc, type InvitationDoc, type MemberDoc, type UserDoc } from '../../../projections/identity/identityProjection.ts';
 import { baseUrl } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization, requireOwner } from '../../plugins/sessionAuth.ts';
@@ -73,6 +73,7 @@ const ApiKey = z.object({
   id: z.string(),
   name: z.string(),
   user_id: z.string(),
+  user_email: z.string().nullable().describe('Whose key it is: its creator, whose current role bounds what it may do (null if unknown).'),
   created_at: z.number().int(),
   expires_at: z.number().int().nullable(),
   revoked_at: z.number().int().nullable(),
@@ -81,7 +82,7 @@ const ApiKey = z.object({
 
 const memberView = (m: MemberDoc) => ({ id: m.user_id, email: m.email, role: m.role, status: 'active' as const, joined_at: m.joined_at, invitation_expires_at: null });
 const invitedView = (i: InvitationDoc) => ({ id: i.id, email: i.email, role: i.role, status: 'invited' as const, joined_at: null, invitation_expires_at: i.expires_at });
-const keyView = (k: ApiKeyDoc) => ({ id: k.id, name: k.name, user_id: k.user_id, created_at: k.created_at, expires_at: k.expires_at, revoked_at: k.revoked_at, last_used_at: k.last_used_at ?? null });
+const keyView = (k: ApiKeyDoc, emails: ReadonlyMap<string, string>) => ({ id: k.id, name: k.name, user_id: k.user_id, user_email: emails.get(k.user_id) ?? null, created_at: k.created_at, expires_at: k.expires_at, revoked_at: k.revoked_at, last_used_at: k.last_used_at ?? null });
 
 const lastOwner = () => new DomainError('conflict', 'last_owner', 'An organization keeps at least one owner.');
 
@@ -212,11 +213,15 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
 
   app.get(
     `${P}/api-keys`,
-    { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: "The organization's API keys, newest first (owners; never their tokens).", response: { 200: z.object({ data: z.array(ApiKey) }), ...manageErrors } } },
+    { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: "The organization's API keys, newest first, with whose each is (owners; never their tokens).", response: { 200: z.object({ data: z.array(ApiKey) }), ...manageErrors } } },
     async (request) => {
       const { organizationId } = requireOwner(request);
       const docs = await services.readStore.find<ApiKeyDoc>(API_KEYS, { filter: { organization_id: organizationId }, sort: [['created_at', -1]], limit: 1000 });
-      return { data: docs.map(keyView) };
+      // Whose each key is, by the users' documents: a removed member's email included.
+      const ids = [...new Set(docs.map((k) => k.user_id))];
+      const users = ids.length > 0 ? await services.readStore.find<UserDoc>(USERS, { filter: { id: { $in: ids } } }) : [];
+      const emails = new Map(users.map((u) => [u.id, u.email]));
+      return { data: docs.map((k) => keyView(k, emails)) };
     },
   );
 
@@ -232,13 +237,14 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       },
     },
     async (request, reply) => {
-      const { organizationId, userId } = requireOwner(request);
+      const { organizationId, userId, email } = requireOwner(request);
       const ctx = manageContext(services, request);
       const key = await createApiKey(ctx, { userId, organizationId, name: request.body.name, expiresAt: request.body.expires_at });
       return reply.code(201).send({
         id: key.id,
         name: request.body.name,
         user_id: userId,
+        user_email: email,
         created_at: ctx.metadata.occurred_at,
         expires_at: key.expires_at,
         revoked_at: null,

@@ -37,12 +37,23 @@ function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
+/** What `openid` lets an app know: who the person is, as an ID token. */
+export const OPENID_DESCRIPTION = 'Know who you are: an ID token (signed by this service) with your user id.';
+
+const describe = (scope: string) => (scope === 'openid' ? OPENID_DESCRIPTION : OAUTH_SCOPES[scope as OAuthScope]);
+
 export type ConsentView = {
   action: string;
   appName: string;
   clientId: string;
   email: string;
-  scopes: OAuthScope[];
+  /**
+   * What the app gets if allowed; `onlyIn`: the organizations (names) where the person's role
+   * lets them grant it, when that is not all of theirs.
+   */
+  scopes: Array<{ scope: string; onlyIn: string[] | null }>;
+  /** Asked for, but the person's role grants it in none of their organizations. */
+  refused: string[];
   organizations: Array<{ id: string; name: string }>;
   currentOrganizationId: string | null;
   csrfToken: string;
@@ -51,8 +62,16 @@ export type ConsentView = {
 
 export function renderConsentPage(view: ConsentView): string {
   const scopes = view.scopes
-    .map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(OAUTH_SCOPES[s])}</li>`)
+    .map(
+      ({ scope, onlyIn }) =>
+        `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(describe(scope))}${onlyIn ? ` <em class="note">Only in the organizations you own: ${escapeHtml(onlyIn.join(', '))}.</em>` : ''}</li>`,
+    )
     .join('');
+  const refused = view.refused.length
+    ? `<p>It also asks for the following, which you cannot grant: they need an owner of the organization.</p>
+<ul id="refused-scopes">${view.refused.map((s) => `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(describe(s))}</li>`).join('')}</ul>`
+    : '';
+  const none = view.scopes.length === 0 ? '<li>Nothing you may grant.</li>' : '';
   const options = view.organizations
     .map((o) => `<option value="${escapeHtml(o.id)}"${o.id === view.currentOrganizationId ? ' selected' : ''}>${escapeHtml(o.name)}</option>`)
     .join('');
@@ -60,7 +79,8 @@ export function renderConsentPage(view: ConsentView): string {
     `Allow ${view.appName}?`,
     `<h1>Allow <span id="app-name">${escapeHtml(view.appName)}</span> to access your organization?</h1>
 <p>Signed in as <strong>${escapeHtml(view.email)}</strong>. The app <strong>${escapeHtml(view.appName)}</strong> (<code>${escapeHtml(view.clientId)}</code>) asks to:</p>
-<ul id="scopes">${scopes}</ul>
+<ul id="scopes">${scopes}${none}</ul>
+${refused}
 <form method="post" action="${escapeHtml(view.action)}">
 <input type="hidden" name="csrf_token" value="${escapeHtml(view.csrfToken)}">
 <label for="organization">In the organization</label>

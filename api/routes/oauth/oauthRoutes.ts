@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provid
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { z } from 'zod';
 import { csrfTokenMatches } from '../../../commands/identity/accountSecrets.ts';
-import { loadOrganization } from '../../../commands/identity/accountCommands.ts';
+import { loadOrganization, loadUser } from '../../../commands/identity/accountCommands.ts';
 import type { CommandContext } from '../../../commands/handleCommand.ts';
 import {
   denyConsent,
@@ -14,7 +14,7 @@ import {
   recordTokensIssued,
   revokeOAuthGrant,
 } from '../../../commands/oauth/oauthCommands.ts';
-import { isOAuthScope } from '../../../domain/oauth/oauthScopes.ts';
+import { requestedScopes, splitGrantable } from '../../../domain/identity/bearerAccess.ts';
 import type { Actor } from '../../../eventStore/eventStore.ts';
 import type { Services } from '../../../app/services.ts';
 import { baseUrl } from '../../context.ts';
@@ -185,13 +185,14 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
       if (!flow) return expired(reply);
       const session = await scope.sessionOfCookie(request, reply).catch(() => null);
       if (!session) {
+        // The dashboard's sign-in page comes back to `next` once signed in.
         const returnTo = interactionPath(request.params.uid);
-        return reply.redirect(`/dashboard/sign-in?return_to=${encodeURIComponent(returnTo)}`, 303);
+        return reply.redirect(`/dashboard/sign-in?next=${encodeURIComponent(returnTo)}`, 303);
       }
       const clientId = String(flow.details.params.client_id ?? '');
       const oauthApp = await appOfClient(services, clientId);
       if (!oauthApp) return expired(reply);
-      const organizations = [];
+      const organizations: Array<{ id: string; name: string }> = [];
       for (const id of session.memberships) {
         const org = await loadOrganization(services.store, id);
         if (org) organizations.push({ id: org.id, name: org.name });
@@ -200,6 +201,15 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
         return html(reply, 403, renderMessagePage('No organization', 'You are not a member of any organization, so there is nothing to connect.'));
       }
       organizations.sort((a, b) => a.name.localeCompare(b.name));
+      // Each scope offered only where the person's role lets them grant it (their stream: now).
+      const roles = (await loadUser(services.store, session.userId))?.roles ?? {};
+      const offered: Array<{ scope: string; onlyIn: string[] | null }> = [];
+      const refused: string[] = [];
+      for (const scope of requestedScopes(String(flow.details.params.scope ?? ''))) {
+        const where = organizations.filter((o) => splitGrantable(roles[o.id] ?? null, [scope]).granted.length > 0);
+        if (where.length === 0) refused.push(scope);
+        else offered.push({ scope, onlyIn: where.length === organizations.length ? null : where.map((o) => o.name) });
+      }
       const redirectUri = String(flow.details.params.redirect_uri ?? '');
       const redirect = URL.parse(redirectUri);
       const body = renderConsentPage({
@@ -207,7 +217,8 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
         appName: oauthApp.name,
         clientId,
         email: session.email,
-        scopes: String(flow.details.params.scope ?? '').split(' ').filter(isOAuthScope),
+        scopes: offered,
+        refused,
         organizations,
         currentOrganizationId: session.organizationId,
         csrfToken: csrfTokenOf(session),
@@ -227,7 +238,7 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
       const flow = await detailsOf(request, reply, request.params.uid);
       if (!flow) return expired(reply);
       const clientId = String(flow.details.params.client_id ?? '');
-      const scopes = String(flow.details.params.scope ?? '').split(' ').filter(isOAuthScope);
+      const scopes = requestedScopes(String(flow.details.params.scope ?? ''));
       const cmd: CommandContext = {
         store: services.store,
         metadata: {
@@ -252,11 +263,27 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
       if (!session.memberships.includes(request.body.organization_id)) {
         return html(reply, 404, renderMessagePage('Organization not found', 'Choose one of your organizations.'));
       }
+      // Only what the person's role in that organization allows now; the rest is refused to the
+      // app (its token's `scope` tells it), never asked again: a scope neither granted nor
+      // refused would send the person back to this page.
+      const role = (await loadUser(services.store, session.userId))?.roles[request.body.organization_id] ?? null;
+      const { granted, refused } = splitGrantable(role, scopes);
+      if (scopes.length > 0 && granted.length === 0) {
+        await denyConsent(cmd, { clientId, userId: session.userId, scopes });
+        const to = await provider.interactionResult(
+          request.raw,
+          reply.raw,
+          { error: 'access_denied', error_description: 'None of the requested scopes may be granted by this person in this organization.' },
+          { mergeWithLastSubmission: false },
+        );
+        return reply.redirect(to, 303);
+      }
       // Our own id (the grant's stream is named after it); oidc-provider keeps a given jti.
       const grant = new provider.Grant({ jti: newGrantId(), accountId: session.userId, clientId } as { accountId: string; clientId: string });
-      if (scopes.length > 0) grant.addOIDCScope(scopes.join(' '));
+      if (granted.length > 0) grant.addOIDCScope(granted.join(' '));
+      if (refused.length > 0) grant.rejectOIDCScope(refused.join(' '));
       const grantId = await grant.save();
-      await grantConsent(cmd, { grantId, clientId, userId: session.userId, organizationId: request.body.organization_id, scopes });
+      await grantConsent(cmd, { grantId, clientId, userId: session.userId, organizationId: request.body.organization_id, scopes: granted });
       const to = await provider.interactionResult(
         request.raw,
         reply.raw,

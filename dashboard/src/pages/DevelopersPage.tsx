@@ -17,7 +17,7 @@ import type { Member } from '../types.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
-type ApiKey = { id: string; name: string; user_id: string; created_at: number; expires_at: number | null; revoked_at: number | null };
+type ApiKey = { id: string; name: string; user_id: string; user_email: string | null; created_at: number; expires_at: number | null; revoked_at: number | null };
 
 const EXPIRIES: { label: string; days: number | null }[] = [
   { label: 'Never', days: null },
@@ -62,7 +62,12 @@ function ApiKeys() {
   };
 
   const status = (k: ApiKey) => (k.revoked_at ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active');
-  const who = (id: string) => members.data?.data.find((m) => m.id === id)?.email ?? id;
+  // A key acts with its creator's current role; a removed creator's key is revoked.
+  const who = (k: ApiKey) => {
+    const member = members.data?.data.find((m) => m.id === k.user_id);
+    const email = k.user_email ?? member?.email ?? k.user_id;
+    return member ? `${email} (${member.role})` : email;
+  };
 
   return (
     <>
@@ -118,7 +123,7 @@ function ApiKeys() {
                 ),
               },
               { header: 'Status', cell: (k) => <Badge status={status(k)} /> },
-              { header: 'Created by', wide: true, cell: (k) => who(k.user_id) },
+              { header: 'Created by', wide: true, cell: (k) => who(k) },
               { header: 'Created', wide: true, cell: (k) => <span class="nowrap">{formatDateTime(k.created_at)}</span> },
               { header: 'Expires', wide: true, cell: (k) => (k.expires_at ? formatDate(k.expires_at) : 'Never') },
               {

@@ -6,7 +6,7 @@ import { Notice } from '../components/Notice.tsx';
 import { isPasskeyCancel, passkeysSupported, signInWithPasskey } from '../passkey.ts';
 import { navigate, useLocation } from '../router.tsx';
 import { setSession, type SessionAnswer } from '../session.ts';
-import { safeNext } from '../signInHref.ts';
+import { outsideDashboard, safeNext } from '../signInHref.ts';
 import { useAction } from '../useAction.ts';
 
 export function SignInPage() {
@@ -21,7 +21,8 @@ export function SignInPage() {
 
   const done = (answer: SessionAnswer) => {
     setSession(answer);
-    navigate(next, { replace: true });
+    // Signed in, App renders <Redirect> to `next`, which loads a page outside the dashboard itself.
+    if (!outsideDashboard(next)) navigate(next, { replace: true });
   };
 
   // Both stay busy once signed in: the page is leaving for `next`.
