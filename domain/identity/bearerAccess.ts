@@ -23,6 +23,8 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'PATCH /api/catalog/products/:product': 'member',
   'DELETE /api/catalog/products/:product': 'member',
   'GET /api/checkout/sessions': 'member',
+  // Public without a credential; with one, its redirect URLs are the seller's to set (members edit offers).
+  'POST /api/checkout/sessions': 'member',
   'GET /api/checkout/sessions/:id/history': 'member',
   'GET /api/automation/triggers/:trigger_id/test': 'member',
   'GET /api/automation/workflows/:workflow_id': 'member',
