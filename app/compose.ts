@@ -7,6 +7,7 @@ import { openSqliteEventStore } from '../eventStore/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../projections/allProjections.ts';
 import { watchProjections } from '../projections/checkpointWatcher.ts';
 import { startProjections, type Logger, type ProjectionRunner } from '../projections/projectionRunner.ts';
+import { servedReadModels } from '../projections/readModelGenerations.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
 import { openSqliteReadStore } from '../readStore/sqlite/sqliteReadStore.ts';
 import { ConfigError, isProductionProfile, type Config } from './config.ts';
@@ -116,7 +117,9 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
   const metrics = options.metrics ?? createMetrics();
   const opened = await openStores(config, { checkpointsElsewhere: options.projections !== undefined });
   const store = observeEventStore(opened.store, metrics, options.onAppended);
-  const readStore = opened.readStore;
+  // Readers see each projection's read models in the generation served (a rebuild writes the next
+  // one beside it); the projection runner takes the store under this view.
+  const readStore = servedReadModels(opened.readStore, allProjections);
   const projections = options.projections
     ? options.projections
     : options.runProjections
