@@ -235,7 +235,8 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
       let position = named;
       if (position === null) {
         // Several events, or an idempotent replay: read the last one's position back. The events
-        // are written: a failure here is "not now", and a retry is recognised as already done.
+        // are written; a failure here is "not now" (503), and a retry decides again on the
+        // stream that holds them.
         try {
           position = await positionOfRevision(stream, result.nextExpectedRevision);
         } catch (error) {
