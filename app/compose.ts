@@ -7,10 +7,11 @@ import { openSqliteEventStore } from '../eventStore/sqlite/sqliteEventStore.ts';
 import { allProjections } from '../projections/allProjections.ts';
 import { watchProjections } from '../projections/checkpointWatcher.ts';
 import { startProjections, type Logger, type ProjectionRunner } from '../projections/projectionRunner.ts';
+import { servedReadModels } from '../projections/readModelGenerations.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
 import { openSqliteReadStore } from '../readStore/sqlite/sqliteReadStore.ts';
 import { ConfigError, isProductionProfile, type Config } from './config.ts';
-import { esdbConnectionStringProblem, isEventStoreUrl } from './eventStoreUrl.ts';
+import { esdbConnectionStringProblem, isEventStoreUrl, toEsdbConnectionString } from './eventStoreUrl.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { stripeClientFactory } from '../commands/payments/stripeProvider.ts';
 import { readStoreStripeCredentials } from './stripeCredentialStore.ts';
@@ -40,7 +41,7 @@ export async function openStores(config: Config, options: { checkpointsElsewhere
       import('../eventStore/esdb/esdbEventStore.ts'),
     ]);
     const readStore = await openMongoReadStore(config.MONGODB_URL!, config.MONGODB_DB);
-    return { store: openEsdbEventStore(config.EVENTSTORE_URL!), readStore };
+    return { store: openEsdbEventStore(toEsdbConnectionString(config.EVENTSTORE_URL!)), readStore };
   }
   const file = join(resolve(config.DATA_DIR), 'commerce.db');
   const busyTimeoutMs = config.SQLITE_BUSY_TIMEOUT_MS;
@@ -51,13 +52,13 @@ export async function openStores(config: Config, options: { checkpointsElsewhere
 
 /**
  * An event store by location, for `commerce events copy`: an EventStoreDB connection string
- * (esdb:// or esdb+discover://), or an embedded data directory holding commerce.db.
+ * (esdb://, kurrentdb:// and their +discover forms), or an embedded data directory holding commerce.db.
  */
 export async function openEventStoreAt(location: string): Promise<EventStore> {
   if (isEventStoreUrl(location)) {
     const problem = esdbConnectionStringProblem(location);
     if (problem) throw new ConfigError(`invalid event store address: ${problem}`);
-    return (await import('../eventStore/esdb/esdbEventStore.ts')).openEsdbEventStore(location);
+    return (await import('../eventStore/esdb/esdbEventStore.ts')).openEsdbEventStore(toEsdbConnectionString(location));
   }
   return openSqliteEventStore({ file: join(resolve(location), 'commerce.db') });
 }
@@ -116,7 +117,9 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
   const metrics = options.metrics ?? createMetrics();
   const opened = await openStores(config, { checkpointsElsewhere: options.projections !== undefined });
   const store = observeEventStore(opened.store, metrics, options.onAppended);
-  const readStore = opened.readStore;
+  // Readers see each projection's read models in the generation served (a rebuild writes the next
+  // one beside it); the projection runner takes the store under this view.
+  const readStore = servedReadModels(opened.readStore, allProjections);
   const projections = options.projections
     ? options.projections
     : options.runProjections

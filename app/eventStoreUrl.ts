@@ -1,10 +1,9 @@
 /**
- * Which connection strings the EventStoreDB adapter takes. The client it uses
- * (`@eventstore/db-client` 6.2.1, parseConnectionString.js) reads `esdb://` and
- * `esdb+discover://` only; KurrentDB's documentation writes `kurrentdb://` (and `kdb://`), which
- * that parser refuses, though the rest of the string means the same. Such a string is refused
- * here with the fix spelled out, rather than mistaken for something else (a directory name, for
- * `events copy --to`).
+ * Which connection strings the EventStoreDB adapter takes: `esdb://` and `esdb+discover://`, and
+ * KurrentDB's spelling of the same, `kurrentdb://` and `kdb://` (each with `+discover`). The
+ * client in use (`@eventstore/db-client` 6.2.1, parseConnectionString.js) reads the `esdb`
+ * schemes only and speaks the same gRPC protocol to KurrentDB servers, so a KurrentDB string is
+ * handed to it with its scheme rewritten; the rest of the string means the same to both.
  */
 const ESDB = /^esdb(\+discover)?:\/\//i;
 const KURRENTDB = /^(kurrentdb|kdb)(\+discover)?:\/\//i;
@@ -16,10 +15,12 @@ export function isEventStoreUrl(location: string): boolean {
 
 /** Why the adapter cannot take `url`, or null when it can. */
 export function esdbConnectionStringProblem(url: string): string | null {
-  const kurrent = KURRENTDB.exec(url);
-  if (kurrent) {
-    const scheme = `esdb${kurrent[2] ?? ''}://`;
-    return `the EventStoreDB client in use (@eventstore/db-client 6.2.1) reads esdb:// and esdb+discover:// only: write ${scheme} in place of ${kurrent[0]} (the rest of the string means the same)`;
-  }
-  return ESDB.test(url) ? null : 'expected an esdb:// or esdb+discover:// connection string';
+  return isEventStoreUrl(url)
+    ? null
+    : 'expected an esdb://, esdb+discover://, kurrentdb://, kurrentdb+discover://, kdb:// or kdb+discover:// connection string';
+}
+
+/** The string as the client reads it: a KurrentDB scheme becomes its `esdb` equivalent. */
+export function toEsdbConnectionString(url: string): string {
+  return url.replace(KURRENTDB, (_scheme, _name: string, discover: string | undefined) => `esdb${discover ?? ''}://`);
 }

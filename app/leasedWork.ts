@@ -10,7 +10,10 @@ export type LeaseOptions = {
   owner: string;
   ttlMs: number;
   logger: Logger;
-  /** Milliseconds since the epoch; leases compare the holders' clocks, so keep them in sync (NTP). */
+  /**
+   * Milliseconds since the epoch: this worker's own bookkeeping (when to renew, heartbeats). The
+   * lease itself runs on the store's clock where it has one (MongoDB).
+   */
   now?: () => number;
   /**
    * The workers that share these leases (one kind of worker: `projections`, `jobs`). Each one

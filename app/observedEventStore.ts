@@ -25,6 +25,7 @@ export function observeEventStore(store: EventStore, metrics: Metrics, onAppende
     readEvent: (stream, revision) => store.readEvent(stream, revision),
     readAll: (options) => store.readAll(options),
     headPosition: () => store.headPosition(),
+    ...(store.endPosition ? { endPosition: () => store.endPosition!() } : {}),
     subscribe: (handler, options) => store.subscribe(handler, options),
     ...(store.wake ? { wake: () => store.wake!() } : {}),
     close: () => store.close(),

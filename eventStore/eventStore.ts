@@ -51,8 +51,17 @@ export type AppendResult = {
 };
 
 export type ReadAllOptions = {
-  /** Exclusive: events after this position. null reads from the start. */
+  /**
+   * Exclusive: events after this position, which must be null (the start) or a position the store
+   * handed out (an event's or a checkpoint's): EventStoreDB cannot read from inside a record.
+   */
   after: number | null;
+  /**
+   * Inclusive, and taking the place of `after`: events from this position on. For a number that may
+   * be an event's position (an old workflow id): where no record starts there, EventStoreDB answers
+   * nothing, SQLite the events after it; the caller checks the first event's position.
+   */
+  from?: number;
   limit: number;
   /** Only streams whose name starts with one of these prefixes (all when omitted). */
   streamPrefixes?: readonly string[];
@@ -101,6 +110,13 @@ export interface EventStore {
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** The position of the last event in the log (null when empty). */
   headPosition(): Promise<number | null>;
+  /**
+   * The position of the log's last record of any kind, past which no checkpoint can lie: on
+   * EventStoreDB the server's own records (`$`-streams) follow our events, and a filtered
+   * subscription's checkpoints may name them. Absent where the log holds our events only (SQLite):
+   * headPosition is that position.
+   */
+  endPosition?(): Promise<number | null>;
   /** Catch-up from the checkpoint, then live. The handler gets batches in log order, one at a time. */
   subscribe(handler: SubscriptionHandler, options: SubscribeOptions): Subscription;
   /**

@@ -49,6 +49,8 @@ export async function followFromCheckpoint(
           await moveTo(events[events.length - 1]!.position);
           if (after) await after();
         },
+        // onCheckpoint hands only positions a resume can start after without skipping an event
+        // (on EventStoreDB, a record's own position: see toCheckpointPosition).
         { after: checkpoint, batchSize: options.batchSize, streamPrefixes: options.streamPrefixes, onCheckpoint: moveTo },
       );
       current = subscription;

@@ -5,6 +5,16 @@ import { DocCache } from './docCache.ts';
 import type { Projection } from './projection.ts';
 import { CheckpointConflictError, type ReadStore, type WriteOp } from '../readStore/readStore.ts';
 import { UnitOfWork } from './unitOfWork.ts';
+import {
+  PROJECTION_VERSIONS,
+  ProjectionDowngradeError,
+  generationView,
+  newGeneration,
+  rawReadStore,
+  type VersionDoc,
+} from './readModelGenerations.ts';
+
+export { PROJECTION_VERSIONS };
 
 export type Logger = {
   error: (obj: object, msg: string) => void;
@@ -81,36 +91,99 @@ export async function applyBatch(
   return next;
 }
 
-/** Where the read store records which version of each projection's code built its read models. */
-export const PROJECTION_VERSIONS = 'projection_versions';
-
-type VersionDoc = { id: string; version: number };
+/**
+ * The generation of a projection's read models this process applies events to, made ready: the
+ * one served when it was built by this version of the code; otherwise (an upgrade that changed
+ * what `apply` makes of past events) a new one, built from the event log beside the one served,
+ * which is switched to once caught up (readModelGenerations.ts). Read models from before versions
+ * were recorded count as version 1. Refuses to go back to an older version (ProjectionDowngradeError).
+ * Another process building the same generation at the same time (a rolling restart) shares its
+ * checkpoint: each goes on from where the other got.
+ */
+async function servedGeneration(store: EventStore, readStore: ReadStore, projection: Projection, logger: Logger): Promise<string> {
+  const raw = rawReadStore(readStore);
+  const wanted = projection.version ?? 1;
+  const recorded = await raw.get<VersionDoc>(PROJECTION_VERSIONS, projection.name);
+  const built = recorded?.version ?? ((await raw.readCheckpoint(projection.name)) === null ? null : 1);
+  if (built === wanted) {
+    if (!recorded) await raw.upsert(PROJECTION_VERSIONS, { id: projection.name, version: wanted });
+    return recorded?.suffix ?? '';
+  }
+  if (built === null) {
+    await raw.upsert(PROJECTION_VERSIONS, { id: projection.name, version: wanted });
+    return '';
+  }
+  if (built > wanted) throw new ProjectionDowngradeError(projection.name, built, wanted);
+  logger.info({ projection: projection.name, from: built, to: wanted }, 'projection code changed: building its read models from the event log beside the ones served');
+  const started = performance.now();
+  // By version only: every process of this version builds (or goes on building) the same one.
+  const suffix = `__v${wanted}`;
+  const { events } = await buildGeneration(store, generationView(raw, projection, suffix), projection, true);
+  await switchGeneration(raw, projection, recorded, suffix);
+  logger.info({ projection: projection.name, events, ms: Math.round(performance.now() - started) }, 'projection rebuilt: now served');
+  return suffix;
+}
 
 /**
- * Rebuilds, from the event log, each projection whose read models were built by another version
- * of its code (an upgrade that changed what `apply` makes of past events), and records the
- * version of a new one. Read models from before versions were recorded count as version 1.
- * Runs before a process applies anything; the rebuild goes on from its stored checkpoint if
- * another process rebuilds the same projection at the same time (a rolling restart).
+ * Makes every projection's read models current for this version of its code (servedGeneration)
+ * and returns the generation of each: what a process applies events to.
  */
-export async function upgradeProjections(store: EventStore, readStore: ReadStore, projections: readonly Projection[], logger: Logger): Promise<void> {
-  for (const projection of projections) {
-    const wanted = projection.version ?? 1;
-    const recorded = await readStore.get<VersionDoc>(PROJECTION_VERSIONS, projection.name);
-    const built = recorded?.version ?? ((await readStore.readCheckpoint(projection.name)) === null ? null : 1);
-    if (built === wanted) {
-      if (!recorded) await readStore.upsert(PROJECTION_VERSIONS, { id: projection.name, version: wanted });
-      continue;
-    }
-    if (built === null) {
-      await readStore.upsert(PROJECTION_VERSIONS, { id: projection.name, version: wanted });
-      continue;
-    }
-    logger.info({ projection: projection.name, from: built, to: wanted }, 'projection code changed: rebuilding its read models from the event log');
-    const started = performance.now();
-    const { events } = await rebuildProjection(store, readStore, projection);
-    logger.info({ projection: projection.name, events, ms: Math.round(performance.now() - started) }, 'projection rebuilt');
+export async function upgradeProjections(
+  store: EventStore,
+  readStore: ReadStore,
+  projections: readonly Projection[],
+  logger: Logger,
+): Promise<Map<string, string>> {
+  const suffixes = new Map<string, string>();
+  for (const projection of projections) suffixes.set(projection.name, await servedGeneration(store, readStore, projection, logger));
+  return suffixes;
+}
+
+/** The switch to a generation: one write of the record readers go by; the one served two switches ago is dropped. */
+async function switchGeneration(raw: ReadStore, projection: Projection, recorded: VersionDoc | null, suffix: string): Promise<void> {
+  const served = recorded?.suffix ?? '';
+  await raw.upsert(PROJECTION_VERSIONS, { id: projection.name, version: projection.version ?? 1, suffix, previous: served } satisfies VersionDoc);
+  const stale = recorded?.previous;
+  if (stale !== undefined && stale !== suffix && stale !== served) {
+    await generationView(raw, projection, stale).reset(projection.name, projection.collections);
   }
+}
+
+/**
+ * Applies the whole log to one generation of a projection (through its view), from its stored
+ * checkpoint when `resume` and it has one, else from an emptied generation. Another process
+ * applying to the same generation meanwhile makes our commit fail the checkpoint compare-and-set:
+ * we go on from the checkpoint it stored.
+ */
+async function buildGeneration(
+  store: EventStore,
+  view: ReadStore,
+  projection: Projection,
+  resume: boolean,
+  onProgress: (done: number, total: number) => void = () => undefined,
+  batchSize = 1000,
+): Promise<{ events: number }> {
+  let checkpoint = resume ? await view.readCheckpoint(projection.name) : null;
+  if (checkpoint === null) await view.reset(projection.name, projection.collections);
+  await ensureIndexes(view, [projection]);
+  const head = (await store.headPosition()) ?? 0;
+  let seen = 0;
+  for (let conflicts = 0; ; ) {
+    const events = await store.readAll({ after: checkpoint, limit: batchSize });
+    if (events.length === 0) break;
+    try {
+      checkpoint = await applyBatch(view, projection, events, checkpoint);
+    } catch (error) {
+      if (!(error instanceof CheckpointConflictError) || ++conflicts > 100) throw error;
+      checkpoint = await view.readCheckpoint(projection.name);
+      continue;
+    }
+    conflicts = 0;
+    seen += events.length;
+    onProgress(Math.min(checkpoint, head), head);
+  }
+  onProgress(head, head);
+  return { events: seen };
 }
 
 /**
@@ -142,8 +215,9 @@ export async function startProjections(
 ): Promise<ProjectionRunner> {
   const lazy = options.lazyCheckpoints ?? false;
   const maxUnstored = options.maxUnstoredEvents ?? MAX_UNSTORED_EVENTS;
-  await upgradeProjections(store, readStore, projections, logger);
-  await ensureIndexes(readStore, projections);
+  const raw = rawReadStore(readStore);
+  const generations = await upgradeProjections(store, raw, projections, logger);
+  for (const p of projections) await ensureIndexes(generationView(raw, p, generations.get(p.name)!), [p]);
   const positions = projectionPositions();
   const subscriptions = new Map<string, Subscription>();
   let stopped = false;
@@ -159,13 +233,24 @@ export async function startProjections(
     // it, so another process moving it (the CLI) fails the commit and we restart from its value.
     let stored: number | null = null;
     let position: number | null = null;
+    let generation = generations.get(projection.name)!;
+    let readStore = generationView(raw, projection, generation);
     while (!stopped) {
       let from: number | null;
       try {
+        if (stored !== null || position !== null) {
+          // A restart: another process may have switched the generation served (a rebuild).
+          const next = await servedGeneration(store, raw, projection, logger);
+          if (next !== generation) {
+            generation = next;
+            readStore = generationView(raw, projection, next);
+            logger.info({ projection: projection.name, generation: next || '(first)' }, 'projection follows the generation now served');
+          }
+        }
         from = await readStore.readCheckpoint(projection.name);
       } catch (error) {
         // A reset under way (MongoDB), or the read store out of reach: wait and look again; never end the loop.
-        logger.error({ err: error, projection: projection.name }, 'projection cannot read its checkpoint; retrying');
+        logger.error({ err: error, projection: projection.name }, 'projection cannot start from its checkpoint; retrying');
         await new Promise((r) => setTimeout(r, 1000));
         continue;
       }
@@ -217,7 +302,7 @@ export async function startProjections(
   };
 
   for (const p of projections) {
-    const checkpoint = await readStore.readCheckpoint(p.name);
+    const checkpoint = await generationView(raw, p, generations.get(p.name)!).readCheckpoint(p.name);
     await assertCheckpointInLog(store, p.name, checkpoint, `rebuild its read models from this log (\`commerce projections rebuild ${p.name}\`), or restore the read store that goes with it`);
     positions.set(p.name, checkpoint);
   }
@@ -237,10 +322,10 @@ export async function startProjections(
 }
 
 /**
- * Drops a projection's read model and replays the whole log into it, reporting progress. A server
- * running beside it (its runner's next commit fails on the reset, and it starts again from our
- * checkpoint) may apply some of the same events first: our commit then fails the checkpoint
- * compare-and-set, and we go on from the checkpoint it stored, as catchUpProjections does.
+ * Replays the whole log into a new generation of a projection's read models, reporting progress,
+ * and switches readers to it once caught up (the one served goes on being served until then). A
+ * process running the projection meets the switch at its next commit (the checkpoint of the
+ * generation it applied to is gone) and follows the new one.
  */
 export async function rebuildProjection(
   store: EventStore,
@@ -249,29 +334,15 @@ export async function rebuildProjection(
   onProgress: (done: number, total: number) => void = () => undefined,
   batchSize = 1000,
 ): Promise<{ events: number }> {
-  await readStore.reset(projection.name, projection.collections);
-  await ensureIndexes(readStore, [projection]);
-  const head = (await store.headPosition()) ?? 0;
-  let checkpoint: number | null = null;
-  let seen = 0;
-  for (let conflicts = 0; ; ) {
-    const events = await store.readAll({ after: checkpoint, limit: batchSize });
-    if (events.length === 0) break;
-    try {
-      checkpoint = await applyBatch(readStore, projection, events, checkpoint);
-    } catch (error) {
-      if (!(error instanceof CheckpointConflictError) || ++conflicts > 100) throw error;
-      checkpoint = await readStore.readCheckpoint(projection.name);
-      continue;
-    }
-    conflicts = 0;
-    seen += events.length;
-    onProgress(Math.min(checkpoint, head), head);
-  }
-  onProgress(head, head);
-  // Only now: a rebuild cut short leaves the old version recorded, so the next start rebuilds again.
-  await readStore.upsert(PROJECTION_VERSIONS, { id: projection.name, version: projection.version ?? 1 });
-  return { events: seen };
+  const raw = rawReadStore(readStore);
+  const recorded = await raw.get<VersionDoc>(PROJECTION_VERSIONS, projection.name);
+  const suffix = newGeneration(projection.version ?? 1);
+  const result = await buildGeneration(store, generationView(raw, projection, suffix), projection, false, onProgress, batchSize);
+  await switchGeneration(raw, projection, recorded, suffix);
+  // The generation served until now keeps its documents (readers that have not seen the switch
+  // yet read them) but loses its checkpoint, so a process applying to it conflicts and follows.
+  await generationView(raw, projection, recorded?.suffix ?? '').reset(projection.name, []);
+  return result;
 }
 
 /**
@@ -286,9 +357,11 @@ export async function catchUpProjections(
   batchSize = 1000,
   logger: Logger = { error: () => undefined, info: () => undefined },
 ): Promise<void> {
-  await upgradeProjections(store, readStore, projections, logger);
-  await ensureIndexes(readStore, projections);
+  const raw = rawReadStore(readStore);
+  const generations = await upgradeProjections(store, raw, projections, logger);
   for (const projection of projections) {
+    const readStore = generationView(raw, projection, generations.get(projection.name)!);
+    await ensureIndexes(readStore, [projection]);
     for (let conflicts = 0; ; ) {
       const checkpoint = await readStore.readCheckpoint(projection.name);
       const events = await store.readAll({ after: checkpoint, limit: batchSize });

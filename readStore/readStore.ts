@@ -56,10 +56,12 @@ export interface ReadStore {
   /** Drops the collections and the checkpoint, for a rebuild from the event log. */
   reset(name: string, collections: string[]): Promise<void>;
   /**
-   * Takes or renews the lease `name` for `owner` until `now + ttlMs`: true when `owner` holds it
-   * (it was free, expired, or already its own). Leases keep work on one worker at a time; they are
-   * not what keeps read models correct (the checkpoint compare-and-set is), so a short overlap
-   * after a pause or clock skew costs a conflict, never a double write.
+   * Takes or renews the lease `name` for `owner` for `ttlMs`: true when `owner` holds it (it was
+   * free, expired, or already its own). Time is the store's own clock where it has one (MongoDB:
+   * the server's `$$NOW`, so workers' clocks never meet); `now` serves where it has none (SQLite:
+   * one machine). Leases keep work on one worker at a time; they are not what keeps read models
+   * correct (the checkpoint compare-and-set is), so a short overlap after a pause costs a
+   * conflict, never a double write.
    */
   acquireLease(name: string, owner: string, ttlMs: number, now: number): Promise<boolean>;
   /** Gives the lease up at once (on a clean stop) if `owner` holds it. */

@@ -130,6 +130,6 @@ async function workflowStart(store: Reader, workflowId: number, receptionStream:
     const reception = (await receptionsIn(events)).find((r) => r.outcome.status === 'started' && r.outcome.workflow_id === workflowId);
     return reception && events.find((e) => e.position === reception.position && e.type === 'WebhookReceived');
   }
-  const [start] = await store.readAll({ after: workflowId - 1, limit: 1, streamPrefixes: ['automation_webhook-'] });
+  const [start] = await store.readAll({ after: null, from: workflowId, limit: 1, streamPrefixes: ['automation_webhook-'] });
   return start && start.position === workflowId && start.type === 'WorkflowStarted' ? start : undefined;
 }

@@ -10,7 +10,7 @@ export const eventsCopyCommand: CliCommand = {
   path: ['events', 'copy'],
   usage: 'events copy --from DIR --to URL|DIR',
   description:
-    'Copy an embedded deployment\'s whole event log (DIR holds commerce.db) to EventStoreDB (esdb://…) or another data directory, in order and idempotently; then run `projections rebuild` where it landed.',
+    'Copy an embedded deployment\'s whole event log (DIR holds commerce.db) to EventStoreDB / KurrentDB (esdb://… or kurrentdb://…) or another data directory, in order and idempotently; then run `projections rebuild` where it landed.',
   options: { from: 'string', to: 'string' },
   standalone: true,
   async run({ options, interactive }) {

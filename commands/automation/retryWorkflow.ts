@@ -31,6 +31,6 @@ export async function retryWorkflow(
 }
 
 async function legacyReceptionStream(ctx: CommandContext, workflowId: number): Promise<string | undefined> {
-  const [started] = await ctx.store.readAll({ after: workflowId - 1, limit: 1, streamPrefixes: ['automation_webhook-'] });
+  const [started] = await ctx.store.readAll({ after: null, from: workflowId, limit: 1, streamPrefixes: ['automation_webhook-'] });
   return started && started.position === workflowId && started.type === 'WorkflowStarted' ? started.stream : undefined;
 }

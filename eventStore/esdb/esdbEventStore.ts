@@ -5,6 +5,7 @@ import {
   FORWARDS,
   START,
   type AllStreamResolvedEvent,
+  type Position,
   type ResolvedEvent,
 } from '@eventstore/db-client';
 import type {
@@ -20,12 +21,15 @@ import { appendOneByOne } from '../appendOneByOne.ts';
 import {
   fromAppendResult,
   fromGlobalPosition,
+  isInvalidPosition,
   isStreamNotFound,
   isWrongExpectedVersion,
   matchesPrefixes,
+  serverVersionProblem,
   toEsdbExpectedRevision,
   toEventData,
   toPortError,
+  toGlobalPosition,
   toRecordedEvent,
   toSubscriptionFilter,
   toWrongExpectedRevision,
@@ -41,6 +45,28 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
   const owned = typeof clientOrUrl === 'string';
   const client = owned ? EventStoreDBClient.connectionString(clientOrUrl) : clientOrUrl;
   const subscriptions = new Set<Subscription>();
+  let serverAccepted = false;
+
+  /**
+   * Refuses a server version known to make subscriptions skip events. Asked again after a refusal
+   * (the client asks the server once per connection), so an upgraded server is taken without a restart.
+   */
+  async function checkServer(): Promise<void> {
+    if (serverAccepted) return;
+    // `capabilities` is the client's own memoised ServerFeatures call (protected in its types).
+    const features = (client as unknown as { capabilities?: Promise<{ serverVersion: string }> }).capabilities;
+    if (features) {
+      let version: string;
+      try {
+        version = (await features).serverVersion;
+      } catch (error) {
+        throw toPortError(error);
+      }
+      const problem = serverVersionProblem(version);
+      if (problem) throw new UnsupportedServerError(problem);
+    }
+    serverAccepted = true;
+  }
 
   /** The position of one stream event: a point read, for appends whose result does not name it. */
   async function positionOfRevision(stream: string, revision: bigint): Promise<number> {
@@ -51,30 +77,43 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
     throw new Error(`event ${revision} of ${stream} was appended but cannot be read back`);
   }
 
-  async function readAll({ after, limit, streamPrefixes }: ReadAllOptions): Promise<RecordedEvent[]> {
+  async function readAll({ after, from, limit, streamPrefixes }: ReadAllOptions): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     if (limit <= 0) return out;
-    // Reading from a position is inclusive, so the event at `after` comes first and is skipped.
-    // The client's readAll has no server-side filter: system events and other prefixes are skipped here.
-    const read = client.readAll({
-      fromPosition: after === null ? START : fromGlobalPosition(after),
-      direction: FORWARDS,
-      resolveLinkTos: false,
-    });
-    try {
-      for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
-        const event = toRecordedEvent(resolved.event);
-        if (!event || (after !== null && event.position <= after)) continue;
-        if (!matchesPrefixes(event.stream, streamPrefixes)) continue;
-        out.push(event);
-        if (out.length >= limit) break;
+    // Reading from a position is inclusive: from `after` the event there comes first and is
+    // skipped. The client's readAll has no server-side filter: system events and other prefixes
+    // are skipped here, and pages are read on until `limit` events of ours are found.
+    let start: Position | typeof START = from !== undefined ? fromGlobalPosition(from) : after === null ? START : fromGlobalPosition(after);
+    let skipThrough: Position | null = from === undefined && after !== null ? fromGlobalPosition(after) : null;
+    const pageSize = Math.min(Math.max(limit + 1, READ_PAGE_MIN), READ_PAGE_MAX);
+    for (;;) {
+      const read = client.readAll({ fromPosition: start, direction: FORWARDS, resolveLinkTos: false, maxCount: pageSize });
+      let records = 0;
+      let lastRecord: Position | null = null;
+      try {
+        for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+          records += 1;
+          const position = resolved.event?.position ?? resolved.link?.position;
+          if (position) {
+            if (skipThrough && !isAfter(position, skipThrough)) continue;
+            lastRecord = position;
+          }
+          const event = toRecordedEvent(resolved.event);
+          if (!event || !matchesPrefixes(event.stream, streamPrefixes)) continue;
+          out.push(event);
+          if (out.length >= limit) break;
+        }
+      } catch (error) {
+        // `from` names a position no record starts at (an id that never was a position).
+        if (from !== undefined && isInvalidPosition(error)) return out;
+        throw toPortError(error);
+      } finally {
+        await stopReading(read);
       }
-    } catch (error) {
-      throw toPortError(error);
-    } finally {
-      await stopReading(read);
+      if (out.length >= limit || records < pageSize || lastRecord === null) return out;
+      start = lastRecord;
+      skipThrough = lastRecord;
     }
-    return out;
   }
 
   function subscribe(handler: SubscriptionHandler, options: SubscribeOptions): Subscription {
@@ -89,10 +128,11 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
     let reached: number | null = null;
     let busy = false;
     let stopped = false;
+    let checked = false;
 
     /** Passes the server's checkpoint on once every event before it has gone to the handler. */
     const passCheckpoint = async () => {
-      if (stopped || reached === null || !onCheckpoint || busy || batch.length > 0 || source.readableLength > 0) return;
+      if (stopped || !checked || reached === null || !onCheckpoint || busy || batch.length > 0 || source.readableLength > 0) return;
       const position = reached;
       reached = null;
       if (covered !== null && position <= covered) return;
@@ -105,22 +145,31 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
       }
     };
 
-    // Subscribing from a position is exclusive: delivery starts after the checkpoint.
-    const source = client.subscribeToAll({
-      fromPosition: options.after === null ? START : fromGlobalPosition(options.after),
-      resolveLinkTos: false,
-      filter: toSubscriptionFilter(prefixes, {
-        onCheckpoint: async (position) => {
-          reached = Math.max(reached ?? 0, position);
-          await passCheckpoint();
-        },
-        // Ends the subscription with it, as a failing handler does.
-        onError: (error) => source.destroy(error instanceof Error ? error : new Error(String(error))),
-      }),
-    });
+    // Subscribing from a position is exclusive: delivery starts after the checkpoint. The
+    // stream's buffer holds a whole batch: the client's default (16 objects) would end a catch-up
+    // batch after a few dozen events, since a batch takes what has already arrived.
+    const source = client.subscribeToAll(
+      {
+        fromPosition: options.after === null ? START : fromGlobalPosition(options.after),
+        resolveLinkTos: false,
+        filter: toSubscriptionFilter(prefixes, {
+          onCheckpoint: async (position) => {
+            reached = Math.max(reached ?? 0, position);
+            await passCheckpoint();
+          },
+          // Ends the subscription with it, as a failing handler does.
+          onError: (error) => source.destroy(error instanceof Error ? error : new Error(String(error))),
+        }),
+      },
+      { highWaterMark: Math.max(batchSize, 16) },
+    );
 
     const run = async () => {
       try {
+        // Nothing is delivered, and no checkpoint passed on, before the server's version passed.
+        await checkServer();
+        checked = true;
+        await passCheckpoint();
         for await (const resolved of source as AsyncIterable<AllStreamResolvedEvent>) {
           if (stopped) break;
           const event = toRecordedEvent(resolved.event);
@@ -186,7 +235,8 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
       let position = named;
       if (position === null) {
         // Several events, or an idempotent replay: read the last one's position back. The events
-        // are written: a failure here is "not now", and a retry is recognised as already done.
+        // are written; a failure here is "not now" (503), and a retry decides again on the
+        // stream that holds them.
         try {
           position = await positionOfRevision(stream, result.nextExpectedRevision);
         } catch (error) {
@@ -242,6 +292,23 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
       return null;
     },
 
+    async endPosition() {
+      // The last record of any stream: a filtered subscription's checkpoints may name the
+      // server's own records past our last event.
+      const read = client.readAll({ fromPosition: END, direction: BACKWARDS, resolveLinkTos: false, maxCount: 1 });
+      try {
+        for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+          const position = resolved.event?.position ?? resolved.link?.position;
+          if (position) return toGlobalPosition(position);
+        }
+      } catch (error) {
+        throw toPortError(error);
+      } finally {
+        await stopReading(read);
+      }
+      return null;
+    },
+
     subscribe,
 
     async close() {
@@ -250,6 +317,20 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
     },
   };
   return store;
+}
+
+/** A readAll's page: enough for the caller's limit plus the `after` event, within bounds. */
+const READ_PAGE_MIN = 100;
+const READ_PAGE_MAX = 4096;
+
+/** Whether `a` comes after `b` in `$all`. */
+function isAfter(a: Position, b: Position): boolean {
+  return a.commit > b.commit || (a.commit === b.commit && a.prepare > b.prepare);
+}
+
+/** The server refuses a version known to lose events (serverVersionProblem). */
+export class UnsupportedServerError extends Error {
+  override readonly name = 'UnsupportedServerError';
 }
 
 /** Leaving a read early: destroying the stream alone would leave its gRPC call open. */

@@ -1,12 +1,15 @@
 import {
   ANY,
+  CancelledError,
   DeadlineExceededError,
+  InvalidArgumentError,
   MaxAppendSizeExceededError,
   NO_STREAM,
   NotLeaderError,
   StreamNotFoundError,
   TimeoutError,
   UnavailableError,
+  UnknownError,
   WrongExpectedVersionError,
   excludeSystemEvents,
   jsonEvent,
@@ -71,12 +74,23 @@ export function isStreamNotFound(error: unknown): error is StreamNotFoundError {
 }
 
 /**
+ * The server refused to read `$all` from a position no record starts at (its ReadAllResult
+ * InvalidPosition). The client has no class of its own for it: it arrives as the class of a status
+ * the client does not name, with the server's message. Not seen against a real server here.
+ */
+export function isInvalidPosition(error: unknown): boolean {
+  return (error instanceof UnknownError || error instanceof InvalidArgumentError) && /position/i.test(error.message);
+}
+
+/**
  * The client's errors as the port's. Those that mean "not now" (no server reachable, no leader, the
- * call's deadline passed, the server's own operation timeout) as StoreUnavailableError; an append
- * over the server's MaxAppendSize as EventsTooLargeError; any other error as it is.
+ * call's deadline passed, the server's own operation timeout, the call cancelled by the server or
+ * the channel going down while a node shuts down) as StoreUnavailableError; an append over the
+ * server's MaxAppendSize as EventsTooLargeError; any other error as it is.
  * The server answers a commit, prepare or forward timeout with gRPC status ABORTED ("Operation
  * timed out"), which the client raises as TimeoutError: an append that timed out may or may not
- * be written, and retrying it with the same event ids is recognised (idempotent append).
+ * be written. A retry of the request decides again on the stream as it then is, with new event
+ * ids: it is recognised as done only where the command sees its first attempt's events.
  */
 export function toPortError(error: unknown): unknown {
   if (error instanceof MaxAppendSizeExceededError) {
@@ -86,7 +100,8 @@ export function toPortError(error: unknown): unknown {
     error instanceof UnavailableError ||
     error instanceof NotLeaderError ||
     error instanceof DeadlineExceededError ||
-    error instanceof TimeoutError
+    error instanceof TimeoutError ||
+    error instanceof CancelledError
   ) {
     // The client's messages are often empty: its class names what happened.
     return new StoreUnavailableError(`EventStoreDB: ${error.constructor.name}${error.message ? `: ${error.message}` : ''}`, { cause: error });
@@ -112,6 +127,36 @@ export function toGlobalPosition(position: Position): number {
 }
 
 /**
+ * The position a server checkpoint lets a job resume after, or null when it names no record. A
+ * resume after our position p asks the server for (p, p): only a checkpoint whose commit and
+ * prepare positions are equal (every record written through gRPC) names the record at p. Others
+ * are dropped, so a restart scans that stretch again rather than skip an event: KurrentDB 25.0.0
+ * sends (end of log, 0) after an empty page (KurrentDB issue #4970), and EventStoreDB 24.10.0 to
+ * 24.10.4 can send (-1, -1) to a subscription that has matched nothing yet.
+ */
+export function toCheckpointPosition(position: Position): number | null {
+  if (position.commit !== position.prepare || position.commit === NO_POSITION) return null;
+  return toSafeNumber(position.commit, 'checkpoint position');
+}
+
+/**
+ * Why a server of this version cannot run our subscriptions, or null. KurrentDB 25.0.0 sends
+ * filtered `$all` checkpoints past an event it has not delivered (issue #4970, fixed by PR #4975 in
+ * 25.0.1 and 24.10.5; the 24.10 line never shipped the fault). Our checkpoints drop such
+ * positions, and the version is refused as well, so a fault of the same release we have not
+ * noticed cannot lose events either. An unknown version (a server that does not say) passes.
+ */
+export function serverVersionProblem(version: string): string | null {
+  const match = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!match) return null;
+  const [major, minor, patch] = match.slice(1).map(Number) as [number, number, number];
+  if (major === 25 && minor === 0 && patch === 0) {
+    return `KurrentDB ${version} can make a subscription skip an event (KurrentDB issue #4970): upgrade to 25.0.1 or later (docs/scaling-out-notes.md lists the supported versions)`;
+  }
+  return null;
+}
+
+/**
  * How often a filtered subscription reports how far it has looked: every CHECKPOINT_INTERVAL
  * times the server's search window (32 events by default), so about every 1,000 events of other
  * streams: one checkpoint commit per thousand skipped events, not per page.
@@ -120,9 +165,9 @@ export const CHECKPOINT_INTERVAL = 32;
 
 /**
  * The server-side filter of a subscription: the stream prefixes asked for, or every non-system
- * event. `onCheckpoint` gets the position of each checkpoint the server sends: the last event it
- * looked at (EventStoreDB's catch-up sends the last position of a page, or where an empty page
- * began), so resuming after it skips nothing the filter lets through. Whatever fails there goes to
+ * event. `onCheckpoint` gets the position of each checkpoint the server sends that names a record
+ * (toCheckpointPosition): the last record it looked at, so resuming after it skips nothing the
+ * filter lets through. Whatever fails there goes to
  * `onError`, never back to the client: its Subscription awaits checkpointReached inside a stream
  * transform that leaves a rejection unhandled and the stream stalled.
  */
@@ -133,7 +178,8 @@ export function toSubscriptionFilter(
   const checkpointReached = checkpoints
     ? async (_subscription: unknown, position: Position) => {
         try {
-          await checkpoints.onCheckpoint(toSafeNumber(position.commit, 'checkpoint position'));
+          const resumable = toCheckpointPosition(position);
+          if (resumable !== null) await checkpoints.onCheckpoint(resumable);
         } catch (error) {
           checkpoints.onError(error);
         }

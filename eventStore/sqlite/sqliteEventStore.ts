@@ -687,7 +687,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       return row && row.position <= walSync.durableCap() ? toRecorded(row) : null;
     },
     async readAll(opts) {
-      return readAllSync(opts).events;
+      // Positions are integers: from p is after p - 1.
+      return readAllSync(opts.from === undefined ? opts : { ...opts, after: opts.from - 1 }).events;
     },
     async headPosition() {
       return headStmt.get()?.position ?? null;

@@ -10,6 +10,7 @@ import {
   MongoTopologyClosedError,
   type AnyBulkWriteOperation,
   type Document,
+  type Filter as MongoFilter,
   type IndexDescriptionInfo,
   type MongoClientOptions,
   type Sort,
@@ -59,6 +60,25 @@ export function fromCheckpointDoc(projection: string, doc: CheckpointDoc | null)
  */
 export const MONGO_CLIENT_OPTIONS = { ignoreUndefined: true } as const satisfies MongoClientOptions;
 export const LEASES = '_leases';
+
+/** expires_at: a date on the server's clock (milliseconds in leases an older version wrote). */
+export type LeaseDoc = { _id: string; owner: string; expires_at: Date | number };
+
+/**
+ * A lease's filter and update, on the server's clock (`$$NOW`): the workers' clocks never meet,
+ * so one running ahead cannot take a lease its holder still counts as live. The filter matches a
+ * lease `owner` holds or one that ran out; when none matches, the upsert's insert collides with
+ * the holder's `_id` (duplicate key: held by someone else). `expires_at` is a date; `$toDate`
+ * also reads the milliseconds an older version stored.
+ */
+export function leaseFilter(name: string, owner: string): MongoFilter<LeaseDoc> {
+  return { _id: name, $or: [{ owner }, { $expr: { $lte: [{ $toDate: '$expires_at' }, '$$NOW'] } }] };
+}
+
+export function leaseUpdate(owner: string, ttlMs: number): Document[] {
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new Error(`invalid lease lifetime: ${ttlMs} ms`);
+  return [{ $set: { owner, expires_at: { $add: ['$$NOW', ttlMs] } } }];
+}
 
 const COLLECTION = /^[A-Za-z][A-Za-z0-9_]*$/;
 

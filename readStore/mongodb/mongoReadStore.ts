@@ -3,6 +3,7 @@ import { CheckpointConflictError, type CheckpointUpdate, type Doc, type Query, t
 import {
   CHECKPOINTS,
   LEASES,
+  type LeaseDoc,
   type CheckpointDoc,
   fromCheckpointDoc,
   resetFence,
@@ -12,6 +13,8 @@ import {
   fromMongoDoc,
   isAlreadyGone,
   isDuplicateKey,
+  leaseFilter,
+  leaseUpdate,
   staleIndexNames,
   supportsTransactions,
   toBulkWrites,
@@ -23,7 +26,6 @@ import {
   withUnavailableErrors,
 } from './mongoMapping.ts';
 
-type LeaseDoc = { _id: string; owner: string; expires_at: number };
 
 /**
  * Read store on MongoDB (production profile): one collection per read-model collection, `_id` =
@@ -169,15 +171,10 @@ export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close
       for (const collection of collections) await db.collection(collectionName(collection)).deleteMany({});
       await checkpoints.deleteOne({ _id: name, resetting: true });
     },
-    async acquireLease(name, owner, ttlMs, now) {
+    // `now` (the caller's clock) is not used: the server's is (leaseFilter).
+    async acquireLease(name, owner, ttlMs) {
       try {
-        // Matches a lease we hold or one that expired; when none matches the upsert's insert
-        // collides with the current holder's _id, which means "held by someone else".
-        await leases.updateOne(
-          { _id: name, $or: [{ owner }, { expires_at: { $lte: now } }] },
-          { $set: { owner, expires_at: now + ttlMs } },
-          { upsert: true },
-        );
+        await leases.updateOne(leaseFilter(name, owner), leaseUpdate(owner, ttlMs), { upsert: true });
         return true;
       } catch (error) {
         if (isDuplicateKey(error)) return false;

@@ -8,6 +8,7 @@ import {
   type RecordedEvent,
 } from '../../eventStore/eventStore.ts';
 import { allocateId } from '../../commands/idAllocator.ts';
+import { assertCheckpointInLog } from '../../projections/assertCheckpointInLog.ts';
 import { useStoreFixtures, type StoreFixture } from './storeFixtures.ts';
 
 /**
@@ -201,6 +202,61 @@ export function eventStoreContract(name: string, factory: EventStoreFactory): vo
       const ours = seen.filter((e) => e.stream.startsWith(p));
       expect(ours.map((e) => e.type)).toEqual(['E0', 'F0', 'E1', 'F1', 'E2', 'F2', 'E3', 'F3', 'E4', 'F4']);
       expect(new Set(seen.map((e) => e.position)).size).toBe(seen.length);
+    });
+
+    it('reads all from an event\'s own position (inclusive `from`), as a lookup of an old workflow id does', async () => {
+      const store = await open();
+      const p = prefix();
+      await store.append(`${p}-a`, [newEvent('A1'), newEvent('A2')], 'no_stream');
+      await store.append(`${p}-b`, [newEvent('B1')], 'no_stream');
+      const [a1, a2, b1] = await store.readAll({ after: null, limit: 10, streamPrefixes: [p] });
+      expect((await store.readAll({ after: null, from: a2!.position, limit: 1, streamPrefixes: [p] })).map((e) => e.type)).toEqual(['A2']);
+      expect((await store.readAll({ after: null, from: a1!.position, limit: 5, streamPrefixes: [p] })).map((e) => e.type)).toEqual(['A1', 'A2', 'B1']);
+      expect(await store.readAll({ after: null, from: b1!.position + 1, limit: 5, streamPrefixes: [p] })).toEqual([]);
+    });
+
+    it('a job resuming from the checkpoints its filtered subscription handed it misses no event and repeats none', async () => {
+      const store = await open();
+      const p = prefix();
+      const other = prefix();
+      // A long run of other streams' events, none of the job's: the subscription looks past them
+      // and hands the job checkpoints (EventStoreDB: every 32 search windows of 32 records).
+      for (let i = 0; i < 3; i++) await store.append(`${other}-${i}`, Array.from({ length: 600 }, (_, n) => newEvent('Other', { n })), 'no_stream');
+      let stored: number | null = null;
+      const received: string[] = [];
+      const checkpoints: number[] = [];
+      const follow = (after: number | null) =>
+        store.subscribe(
+          async (events) => {
+            received.push(...events.map((e) => e.type));
+            stored = events[events.length - 1]!.position;
+          },
+          {
+            after,
+            streamPrefixes: [p],
+            batchSize: 100,
+            onCheckpoint: async (position) => {
+              checkpoints.push(position);
+              stored = position;
+            },
+          },
+        );
+      const first = follow(null);
+      await until(() => checkpoints.length >= 1);
+      await first.stop();
+      // Inside the log, though past the job's last event (none) and perhaps on a server record.
+      await expect(assertCheckpointInLog(store, 'job', stored, 'rebuild')).resolves.toBeUndefined();
+      // The job's first event lands at the end of the log, where a faulty checkpoint points.
+      await store.append(`${p}-s`, [newEvent('Mine1')], 'no_stream');
+      const second = follow(stored);
+      await until(() => received.length >= 1);
+      await second.stop();
+      await expect(assertCheckpointInLog(store, 'job', stored, 'rebuild')).resolves.toBeUndefined();
+      await store.append(`${p}-s`, [newEvent('Mine2')], 0);
+      const third = follow(stored);
+      await until(() => received.length >= 2);
+      await third.stop();
+      expect(received).toEqual(['Mine1', 'Mine2']);
     });
 
     it('reads nothing after the head, and a subscription from the head delivers only what comes next', async () => {

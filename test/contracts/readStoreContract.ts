@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CheckpointConflictError, type Doc, type ReadStore } from '../../readStore/readStore.ts';
-import { useStoreFixtures, type StoreFixture } from './storeFixtures.ts';
+import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
+import type { Projection } from '../../projections/projection.ts';
+import { catchUpProjections, rebuildProjection } from '../../projections/projectionRunner.ts';
+import { servedReadModels } from '../../projections/readModelGenerations.ts';
+import { newEvent, until } from './eventStoreContract.ts';
+import { tempSqliteFile, useStoreFixtures, type StoreFixture } from './storeFixtures.ts';
 
 /** A fresh, empty store location for one test, and connections to it (one per "process"). */
 export type ReadStoreFixture = StoreFixture<ReadStore>;
@@ -310,29 +315,84 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       expect(await store.count('products')).toBe(1);
     });
 
+    it('rebuild while reading: readers see the served read models whole until the rebuilt ones are switched to, then those whole', async () => {
+      // The events come from a SQLite log beside the read store under test.
+      const log = tempSqliteFile();
+      const store = openSqliteEventStore({ file: log.file });
+      try {
+        const [writer, reader] = (await connections(2)) as [ReadStore, ReadStore];
+        for (let i = 0; i < 30; i++) await store.append(`said-${i}`, [{ ...newEvent('Said', { word: `w${i}` }) }], 'no_stream');
+        let gate: Promise<void> | null = null;
+        let applied = 0;
+        let halfway!: () => void;
+        const reachedHalfway = new Promise<void>((resolve) => (halfway = resolve));
+        const words = (version: number): Projection => ({
+          name: 'words',
+          ...(version === 1 ? {} : { version }),
+          collections: ['words'],
+          eventTypes: ['Said'],
+          async apply(event, tx) {
+            applied += 1;
+            if (gate && applied === 15) {
+              halfway();
+              await gate;
+            }
+            const word = (event.data as { word: string }).word;
+            tx.upsert('words', { id: event.stream, word: version === 1 ? word : word.toUpperCase() });
+          },
+        });
+        await catchUpProjections(store, writer, [words(1)]);
+        // Another process's reader, which looks the generation up again on every call.
+        const served = servedReadModels(reader, [words(1)], 0);
+        const wordsServed = async () => (await served.find<Doc & { word: string }>('words', { limit: 100 })).map((d) => d.word);
+        expect(await wordsServed()).toHaveLength(30);
+
+        let release!: () => void;
+        gate = new Promise<void>((resolve) => (release = resolve));
+        applied = 0;
+        const rebuilding = rebuildProjection(store, writer, words(2), undefined, 10);
+        await reachedHalfway;
+        // Half of the new read models are written: the served ones are still read, whole.
+        const during = await wordsServed();
+        expect(during).toHaveLength(30);
+        expect(during.every((w) => w.startsWith('w'))).toBe(true);
+        expect(await served.count('words')).toBe(30);
+        release();
+        await rebuilding;
+        const after = await wordsServed();
+        expect(after).toHaveLength(30);
+        expect(after.every((w) => w.startsWith('W'))).toBe(true);
+        expect(await served.readCheckpoint('words')).toBe(await store.headPosition());
+      } finally {
+        await store.close();
+        await log.dispose();
+      }
+    });
+
     it('leases: one holder at a time, renewable by its holder, taken over after expiry, released', async () => {
+      // Real time: a store with a clock of its own (MongoDB's $$NOW) goes by it, not by `now`.
       const [a, b] = (await connections(2)) as [ReadStore, ReadStore];
       const lease = `projection:${randomUUID()}`;
-      const t0 = 1_000_000;
-      expect(await a.acquireLease(lease, 'worker-a', 10_000, t0)).toBe(true);
-      expect(await b.acquireLease(lease, 'worker-b', 10_000, t0 + 1)).toBe(false);
-      expect(await a.acquireLease(lease, 'worker-a', 10_000, t0 + 5_000)).toBe(true);
-      // Renewed at +5 s for 10 s: still held at +12 s, free at +15 s.
-      expect(await b.acquireLease(lease, 'worker-b', 10_000, t0 + 12_000)).toBe(false);
-      expect(await b.acquireLease(lease, 'worker-b', 10_000, t0 + 15_000)).toBe(true);
-      expect(await a.acquireLease(lease, 'worker-a', 10_000, t0 + 15_001)).toBe(false);
+      expect(await a.acquireLease(lease, 'worker-a', 10_000, Date.now())).toBe(true);
+      expect(await b.acquireLease(lease, 'worker-b', 10_000, Date.now())).toBe(false);
+      expect(await a.acquireLease(lease, 'worker-a', 10_000, Date.now())).toBe(true);
+      expect(await b.acquireLease(lease, 'worker-b', 10_000, Date.now())).toBe(false);
+      // Renewed for a short while only: once that has run out, another worker takes it.
+      expect(await a.acquireLease(lease, 'worker-a', 200, Date.now())).toBe(true);
+      await until(() => b.acquireLease(lease, 'worker-b', 10_000, Date.now()));
+      expect(await a.acquireLease(lease, 'worker-a', 10_000, Date.now())).toBe(false);
       await a.releaseLease(lease, 'worker-a');
-      expect(await a.acquireLease(lease, 'worker-a', 10_000, t0 + 15_002)).toBe(false);
+      expect(await a.acquireLease(lease, 'worker-a', 10_000, Date.now())).toBe(false);
       await b.releaseLease(lease, 'worker-b');
-      expect(await a.acquireLease(lease, 'worker-a', 10_000, t0 + 15_003)).toBe(true);
-      expect(await a.acquireLease(`${lease}-other`, 'worker-b', 10_000, t0)).toBe(true);
+      expect(await a.acquireLease(lease, 'worker-a', 10_000, Date.now())).toBe(true);
+      expect(await a.acquireLease(`${lease}-other`, 'worker-b', 10_000, Date.now())).toBe(true);
     });
 
     it('leases: of many racing for a free lease, exactly one wins', async () => {
       const stores = await connections(3);
       const lease = `race:${randomUUID()}`;
       const results = await Promise.all(
-        Array.from({ length: 9 }, (_, i) => stores[i % 3]!.acquireLease(lease, `w${i}`, 10_000, 5_000)),
+        Array.from({ length: 9 }, (_, i) => stores[i % 3]!.acquireLease(lease, `w${i}`, 10_000, Date.now())),
       );
       expect(results.filter(Boolean)).toHaveLength(1);
     });

@@ -17,6 +17,7 @@ import {
 import { CheckpointConflictError, type Doc, type ReadStore } from '../../readStore/readStore.ts';
 import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
 import { openTempStores } from '../helpers/sqliteStores.ts';
+import { ProjectionDowngradeError, servedReadModels } from '../../projections/readModelGenerations.ts';
 
 type Tally = Doc & { positions: number[] };
 
@@ -188,7 +189,7 @@ describe('projection runner checkpoints', () => {
     expect(server.conflicts.some((c) => c.actual !== null && c.actual > (c.expected ?? 0))).toBe(true);
   });
 
-  it('a rebuild from the CLI beside a running server finishes when the server applies some of the events first', async () => {
+  it('a rebuild from the CLI beside a running server: the server serves and updates the old read models until the switch, then follows the rebuilt ones', async () => {
     const file = dataFile();
     const server = open(file);
     const cli = open(file);
@@ -196,10 +197,12 @@ describe('projection runner checkpoints', () => {
     const counted: number[] = [];
     for (let i = 0; i < 12; i++) counted.push(await append(server, 'Counted'));
     await caughtUp(runner, counted.at(-1)!);
+    // What the server's routes read: the generation served, looked up on every call.
+    const served = servedReadModels(server.readStore, [counter], 0);
+    const servedTally = async () => (await served.get<Tally>('tallies', 'all'))?.positions ?? [];
 
-    // Just before the rebuild commits its second batch, an event reaches the server: its runner's
-    // commit fails on the reset, it starts again from the rebuild's first checkpoint and applies
-    // everything after it, new event included.
+    // Half-way through the rebuild an event reaches the server: it applies it to the read models
+    // it serves, which stay whole.
     let interfered = false;
     const rebuilding: ReadStore = {
       ...cli.readStore,
@@ -208,6 +211,7 @@ describe('projection runner checkpoints', () => {
           interfered = true;
           counted.push(await append(server, 'Counted'));
           await caughtUp(runner, counted.at(-1)!);
+          expect(await servedTally()).toEqual(counted);
         }
         return cli.readStore.commit(name, ops, checkpoint);
       },
@@ -215,16 +219,16 @@ describe('projection runner checkpoints', () => {
     const { events } = await rebuildProjection(cli.store, rebuilding, counter, undefined, 4);
 
     expect(interfered).toBe(true);
-    expect(server.conflicts.length).toBeGreaterThan(0);
-    // The rebuild's second commit met the server's checkpoint, and it went on from there.
-    expect(cli.conflicts.map((c) => c.expected)).toEqual([counted[3]]);
-    expect(events).toBe(4);
-    expect(await cli.readStore.readCheckpoint('counter')).toBe(counted.at(-1));
-    expect(await tally(cli)).toEqual(counted);
-    // And the server goes on from it too.
+    expect(events).toBe(13);
+    expect(cli.conflicts).toEqual([]);
+    expect(await servedTally()).toEqual(counted);
+    expect(await served.readCheckpoint('counter')).toBe(counted.at(-1));
+    // The server's next commit meets the switch (the old generation's checkpoint is gone): it
+    // follows the rebuilt read models from their checkpoint.
     counted.push(await append(server, 'Counted'));
     await caughtUp(runner, counted.at(-1)!);
-    expect(await tally(server)).toEqual(counted);
+    expect(server.conflicts.length).toBeGreaterThan(0);
+    expect(await servedTally()).toEqual(counted);
   });
 });
 
@@ -247,10 +251,12 @@ describe('projection versions: an upgrade that changes what a projection makes o
     },
   });
   const say = (store: EventStore, word: string) => store.append(`said-${randomUUID()}`, [{ id: randomUUID(), type: 'Said', data: { word }, metadata }], 'no_stream');
-  const wordsIn = async (readStore: ReadStore) => (await readStore.find<Doc & { word: string }>('words')).map((d) => d.word).sort();
+  /** As readers see them: the generation served. */
+  const wordsIn = async (readStore: ReadStore) =>
+    (await servedReadModels(readStore, [words(1)], 0).find<Doc & { word: string }>('words')).map((d) => d.word).sort();
   const versionIn = async (readStore: ReadStore) => (await readStore.get<Doc & { version: number }>(PROJECTION_VERSIONS, 'words'))?.version;
-  /** A document no event made: a rebuild drops it, an ordinary start leaves it. */
-  const plantMarker = (readStore: ReadStore) => readStore.upsert('words', { id: 'marker', word: 'marker' });
+  /** A document no event made, in the read models served: a rebuild leaves it behind, an ordinary start keeps it. */
+  const plantMarker = (readStore: ReadStore) => servedReadModels(readStore, [words(1)], 0).upsert('words', { id: 'marker', word: 'marker' });
 
   it('a start with a new version rebuilds the read models from the log; the same version again leaves them', async () => {
     const { store, readStore } = open();
@@ -296,5 +302,47 @@ describe('projection versions: an upgrade that changes what a projection makes o
     await catchUpProjections(store, readStore, [words(2)]);
     expect(await wordsIn(readStore)).toEqual(['ONE']);
     expect(await versionIn(readStore)).toBe(2);
+  });
+
+  it('an upgrade builds the new read models beside the ones served, which readers see whole until the switch', async () => {
+    const { store, readStore } = open();
+    for (const w of ['alpha', 'beta', 'gamma', 'delta']) await say(store, w);
+    await catchUpProjections(store, readStore, [words(1)]);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let halfway!: () => void;
+    const reachedHalfway = new Promise<void>((resolve) => (halfway = resolve));
+    let applied = 0;
+    const slow: Projection = {
+      ...words(2),
+      async apply(event, tx) {
+        if (++applied === 3) {
+          halfway();
+          await gate;
+        }
+        await words(2).apply(event, tx);
+      },
+    };
+    const upgrading = startProjections(store, readStore, [slow], quiet);
+    await reachedHalfway;
+    expect(await wordsIn(readStore)).toEqual(['alpha', 'beta', 'delta', 'gamma']);
+    expect(await versionIn(readStore)).toBe(1);
+    release();
+    const runner = await upgrading;
+    cleanup.push(() => runner.stop());
+    expect(await wordsIn(readStore)).toEqual(['ALPHA', 'BETA', 'DELTA', 'GAMMA']);
+    expect(await versionIn(readStore)).toBe(2);
+  });
+
+  it('refuses to rebuild back to an older version (a fleet of mixed versions): the newer read models stay served', async () => {
+    const { store, readStore } = open();
+    await say(store, 'kept');
+    await catchUpProjections(store, readStore, [words(2)]);
+    await catchUpProjections(store, readStore, [words(3)]);
+    expect(await versionIn(readStore)).toBe(3);
+    await expect(startProjections(store, readStore, [words(2)], quiet)).rejects.toBeInstanceOf(ProjectionDowngradeError);
+    await expect(catchUpProjections(store, readStore, [words(1)])).rejects.toThrow(/served at version 3, built by newer code than this process runs \(version 1\)/);
+    expect(await versionIn(readStore)).toBe(3);
+    expect(await wordsIn(readStore)).toEqual(['KEPT']);
   });
 });

@@ -1,5 +1,6 @@
 import {
   ANY,
+  CancelledError,
   DeadlineExceededError,
   MaxAppendSizeExceededError,
   NO_STREAM,
@@ -8,6 +9,7 @@ import {
   TimeoutError,
   UnavailableError,
   WrongExpectedVersionError,
+  convertToCommandError,
   type AllStreamRecordedEvent,
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
@@ -28,6 +30,9 @@ import {
   toSubscriptionFilter,
   toWrongExpectedRevision,
   CHECKPOINT_INTERVAL,
+  isInvalidPosition,
+  serverVersionProblem,
+  toCheckpointPosition,
 } from '../../../eventStore/esdb/esdbMapping.ts';
 
 const metadata: EventMetadata = {
@@ -91,12 +96,19 @@ describe('EventStoreDB mapping', () => {
     // The shape @grpc/grpc-js hands NotLeaderError: metadata naming the leader.
     const notLeader = new NotLeaderError({ metadata: { getMap: () => ({ 'leader-endpoint-host': 'node2', 'leader-endpoint-port': '2113' }) } } as never);
     // TimeoutError: the server's commit/prepare timeout, sent as gRPC ABORTED ("Operation timed out").
+    // CancelledError: the call cancelled by the server or the channel (a node shutting down), as
+    // the client converts gRPC CANCELLED.
+    const cancelled = convertToCommandError({ code: 1, details: 'Cancelled', message: '1 CANCELLED: Cancelled', name: 'Error' } as never);
+    expect(cancelled).toBeInstanceOf(CancelledError);
     for (const error of [new UnavailableError(), new DeadlineExceededError(), new TimeoutError(), notLeader]) {
       const mapped = toPortError(error);
       expect(mapped).toBeInstanceOf(StoreUnavailableError);
       expect((mapped as StoreUnavailableError).message).toBe(`EventStoreDB: ${error.constructor.name}`);
       expect((mapped as StoreUnavailableError).cause).toBe(error);
     }
+    const mappedCancel = toPortError(cancelled);
+    expect(mappedCancel).toBeInstanceOf(StoreUnavailableError);
+    expect((mappedCancel as StoreUnavailableError).message).toBe('EventStoreDB: CancelledError: 1 CANCELLED: Cancelled');
     const conflict = new WrongExpectedVersionError(undefined, { streamName: 's', expected: 0n, current: 1n });
     const missing = new StreamNotFoundError(undefined, 's');
     const plain = new Error('boom');
@@ -221,9 +233,14 @@ describe('subscription filters and their checkpoints', () => {
     // The client's Subscription calls checkpointReached(subscription, {commit, prepare}) for each
     // checkpoint message; the server sends the last position it looked at.
     await filter.checkpointReached!(null as never, { commit: 1_234_567n, prepare: 1_234_567n });
-    // A checkpoint where an empty page began may be a record of a legacy transaction: its commit position counts.
+    // KurrentDB 25.0.0 after an empty page (issue #4970): (end of log, 0). Resuming after its
+    // commit position would skip the event appended there next: dropped, as is (-1, -1) (24.10.0-4).
+    await filter.checkpointReached!(null as never, { commit: 2_000_000n, prepare: 0n });
+    await filter.checkpointReached!(null as never, { commit: 2n ** 64n - 1n, prepare: 2n ** 64n - 1n });
     await filter.checkpointReached!(null as never, { commit: 2_000_000n, prepare: 1_999_000n });
-    expect(reached).toEqual([1_234_567, 2_000_000]);
+    await filter.checkpointReached!(null as never, { commit: 2_100_000n, prepare: 2_100_000n });
+    expect(reached).toEqual([1_234_567, 2_100_000]);
+    expect(errors).toEqual([]);
     // A failure goes to onError; the client's transform, which awaits this, never sees a rejection.
     await expect(filter.checkpointReached!(null as never, { commit: 2n ** 60n, prepare: 2n ** 60n })).resolves.toBeUndefined();
     expect(errors).toHaveLength(1);
@@ -231,5 +248,28 @@ describe('subscription filters and their checkpoints', () => {
     const all = toSubscriptionFilter(undefined);
     expect(all).toMatchObject({ filterOn: 'eventType', regex: '^[^$].*', checkpointInterval: CHECKPOINT_INTERVAL });
     expect(all.checkpointReached).toBeUndefined();
+  });
+});
+
+describe('server checkpoints, versions and refusals', () => {
+  it('a checkpoint names a record only when its commit and prepare positions are equal', () => {
+    expect(toCheckpointPosition({ commit: 4096n, prepare: 4096n })).toBe(4096);
+    expect(toCheckpointPosition({ commit: 0n, prepare: 0n })).toBe(0);
+    expect(toCheckpointPosition({ commit: 9000n, prepare: 0n })).toBeNull();
+    expect(toCheckpointPosition({ commit: 2n ** 64n - 1n, prepare: 2n ** 64n - 1n })).toBeNull();
+  });
+
+  it('refuses KurrentDB 25.0.0 (issue #4970) and takes the versions that fixed it, later ones and unknown ones', () => {
+    expect(serverVersionProblem('25.0.0.1582')).toMatch(/KurrentDB 25\.0\.0\.1582 can make a subscription skip an event.*25\.0\.1/);
+    for (const version of ['25.0.1.0', '24.10.5.0', '24.10.4', '22.10.3.0', '25.1.0', '26.0.3.0', 'unknown', '']) {
+      expect(serverVersionProblem(version)).toBeNull();
+    }
+  });
+
+  it("recognises the server's refusal of a read from inside a record, as the client converts it, and nothing else", () => {
+    const invalid = convertToCommandError({ code: 3, details: 'Invalid position', message: '3 INVALID_ARGUMENT: Invalid position', name: 'Error' } as never);
+    expect(isInvalidPosition(invalid)).toBe(true);
+    expect(isInvalidPosition(new UnavailableError())).toBe(false);
+    expect(isInvalidPosition(convertToCommandError({ code: 13, details: 'boom', message: '13 INTERNAL: boom', name: 'Error' } as never))).toBe(false);
   });
 });

@@ -151,3 +151,35 @@ describe('MongoDB guarded commits on a standalone server (no server)', () => {
     expect(duplicateKeyRetries(new MongoServerError({ message: 'E11000', code: 11000 }), writes)).toBeNull();
   });
 });
+
+describe('leases on the server clock', () => {
+  it("takes and renews a lease with the server's $$NOW, never the caller's clock", async () => {
+    const calls: Array<{ filter: unknown; update: unknown; options: unknown }> = [];
+    let holder: string | null = null;
+    const leases = {
+      async updateOne(filter: { $or: Array<{ owner?: string }> }, update: unknown, options: unknown) {
+        calls.push({ filter, update, options });
+        // As the server answers when the filter matches nobody: the upsert's insert meets the holder's _id.
+        const owner = filter.$or[0]!.owner!;
+        if (holder !== null && holder !== owner) throw new MongoServerError({ message: 'E11000 duplicate key error', code: 11000 });
+        holder = owner;
+        return { acknowledged: true, matchedCount: 1, modifiedCount: 1 };
+      },
+    };
+    const db = { collection: () => leases } as unknown as Db;
+    const store = mongoReadStore({ close: async () => undefined } as unknown as MongoClient, db, false);
+    // A caller whose clock runs an hour ahead: nothing of it reaches the server.
+    const skewed = Date.now() + 3_600_000;
+    expect(await store.acquireLease('projection:catalog', 'worker-a', 15_000, skewed)).toBe(true);
+    expect(await store.acquireLease('projection:catalog', 'worker-b', 15_000, skewed)).toBe(false);
+    const sent = JSON.stringify(calls, (_k, v: unknown) => v);
+    expect(sent).not.toContain(String(skewed));
+    expect(sent).not.toContain(String(skewed + 15_000));
+    expect(calls[0]).toEqual({
+      filter: { _id: 'projection:catalog', $or: [{ owner: 'worker-a' }, { $expr: { $lte: [{ $toDate: '$expires_at' }, '$$NOW'] } }] },
+      // An update pipeline: $$NOW is the server's time when it applies the update.
+      update: [{ $set: { owner: 'worker-a', expires_at: { $add: ['$$NOW', 15_000] } } }],
+      options: { upsert: true },
+    });
+  });
+});
