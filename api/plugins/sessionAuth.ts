@@ -29,6 +29,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** onRequest hook of the management routes: the session cookie, and on writes the CSRF check. */
     authenticateSession: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    /** authenticateSession, then 403 unless the person owns the organization they work in. */
+    authenticateOwner: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
     /**
      * The session of the cookie, without the CSRF check: for server-rendered pages whose forms
      * carry the CSRF token in their body (the OAuth consent page checks it itself).
@@ -122,6 +124,11 @@ export const sessionAuthPlugin = fp(
 
     app.decorate('authenticateSession', async (request: FastifyRequest, reply: FastifyReply) => {
       request.userSession = await sessionOfCookie(request, reply, true);
+    });
+    // Before the body is validated: a member learns nothing of what only owners may send.
+    app.decorate('authenticateOwner', async (request: FastifyRequest, reply: FastifyReply) => {
+      request.userSession = await sessionOfCookie(request, reply, true);
+      requireOwner(request);
     });
     app.decorate('sessionOfCookie', async (request: FastifyRequest, reply: FastifyReply) => {
       request.userSession = await sessionOfCookie(request, reply, false);

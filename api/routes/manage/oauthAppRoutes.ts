@@ -73,7 +73,7 @@ export const oauthAppRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
 
   app.get(
     `${P}/oauth-apps`,
-    { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: "The organization's OAuth apps, newest first (owners; never their secrets).", response: { 200: z.object({ data: z.array(OAuthApp) }), ...manageErrors } } },
+    { onRequest: app.authenticateOwner, schema: { ...manageRoute, summary: "The organization's OAuth apps, newest first (owners; never their secrets).", response: { 200: z.object({ data: z.array(OAuthApp) }), ...manageErrors } } },
     async (request) => {
       const { organizationId } = requireOwner(request);
       const docs = await services.readStore.find<OAuthAppDoc>(OAUTH_APPS, { filter: { organization_id: organizationId }, sort: [['created_at', -1]], limit: 1000 });
@@ -84,7 +84,7 @@ export const oauthAppRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
   app.post(
     `${P}/oauth-apps`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: {
         ...manageRoute,
         summary: 'Register an OAuth app (owners): the client secret is in this answer only; a public app gets none.',
@@ -107,7 +107,7 @@ export const oauthAppRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
 
   app.get(
     `${P}/oauth-apps/:client_id`,
-    { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: 'One OAuth app (owners).', params: ClientParams, response: { 200: OAuthApp, ...manageErrors } } },
+    { onRequest: app.authenticateOwner, schema: { ...manageRoute, summary: 'One OAuth app (owners).', params: ClientParams, response: { 200: OAuthApp, ...manageErrors } } },
     async (request) => {
       const { organizationId } = requireOwner(request);
       const state = await ownApp(organizationId, request.params.client_id);
@@ -118,7 +118,7 @@ export const oauthAppRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
   app.patch(
     `${P}/oauth-apps/:client_id`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: {
         ...manageRoute,
         summary: 'Rename an OAuth app or replace its redirect URIs (owners).',
@@ -142,7 +142,7 @@ export const oauthAppRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
   app.delete(
     `${P}/oauth-apps/:client_id`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: { ...manageRoute, summary: 'Delete an OAuth app (owners): its tokens answer 401 from then on.', params: ClientParams, response: { 204: z.null(), ...manageErrors } },
     },
     async (request, reply) => {

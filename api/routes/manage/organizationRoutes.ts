@@ -102,7 +102,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
   app.patch(
     `${P}/organization`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: {
         ...manageRoute,
         summary:
@@ -147,7 +147,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
   app.post(
     `${P}/members`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: {
         ...manageRoute,
         summary: 'Invite a person (owners): a pending membership they accept themselves, with its one-time link (24 h).',
@@ -178,7 +178,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
   app.patch(
     `${P}/members/:user`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: { ...manageRoute, summary: "Change a member's role (owners).", params: MemberParams, body: z.strictObject({ role: Role }), response: { 200: Member, ...manageErrors } },
     },
     async (request) => {
@@ -194,7 +194,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
   app.delete(
     `${P}/members/:user`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: { ...manageRoute, summary: 'Remove a member, or revoke a pending invitation (`inv_…`), of the organization (owners).', params: MemberParams, response: { 204: z.null(), ...manageErrors } },
     },
     async (request, reply) => {
@@ -213,7 +213,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
 
   app.get(
     `${P}/api-keys`,
-    { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: "The organization's API keys, newest first, with whose each is (owners; never their tokens).", response: { 200: z.object({ data: z.array(ApiKey) }), ...manageErrors } } },
+    { onRequest: app.authenticateOwner, schema: { ...manageRoute, summary: "The organization's API keys, newest first, with whose each is (owners; never their tokens).", response: { 200: z.object({ data: z.array(ApiKey) }), ...manageErrors } } },
     async (request) => {
       const { organizationId } = requireOwner(request);
       const docs = await services.readStore.find<ApiKeyDoc>(API_KEYS, { filter: { organization_id: organizationId }, sort: [['created_at', -1]], limit: 1000 });
@@ -228,7 +228,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
   app.post(
     `${P}/api-keys`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: {
         ...manageRoute,
         summary: 'Create an API key in your name (owners): the token is in this answer only.',
@@ -257,7 +257,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
   app.delete(
     `${P}/api-keys/:key`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: { ...manageRoute, summary: 'Revoke an API key (owners): it answers 401 from then on.', params: z.object({ key: Id }), response: { 204: z.null(), ...manageErrors } },
     },
     async (request, reply) => {

@@ -60,7 +60,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.put(
     `${P}/payments/stripe`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: {
         ...manageRoute,
         summary: 'Connect (or reconnect) a Stripe account (owners): live sessions then take payments through it. The keys are stored encrypted and never shown again.',
@@ -79,7 +79,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.delete(
     `${P}/payments/stripe`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: { ...manageRoute, summary: 'Disconnect the Stripe account (owners): new live sessions are refused from then on.', response: { 200: StripeAccount, ...manageErrors } },
     },
     async (request) => {
@@ -92,7 +92,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.post(
     `${P}/invoices/:id/refunds`,
     {
-      onRequest: app.authenticateSession,
+      onRequest: app.authenticateOwner,
       schema: {
         ...manageRoute,
         summary: 'Refund a paid invoice in full, or `amount` of it (owners): through Stripe for a live payment; recorded on the invoice and sent as invoice.refunded.',

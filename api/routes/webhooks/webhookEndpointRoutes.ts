@@ -101,7 +101,7 @@ const bearer: Access = {
 
 const manage: Access = {
   prefix: '/manage/api',
-  onRequest: (app) => app.authenticateSession,
+  onRequest: (app) => app.authenticateOwner,
   schema: manageRoute,
   errors: manageErrors,
   organizationOf: (request) => requireOwner(request).organizationId,
