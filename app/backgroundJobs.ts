@@ -8,6 +8,7 @@ import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
 import { voidInvoicePaymentsJob } from './jobs/voidInvoicePayments.ts';
 import { oauthRecordsSweepJob } from './jobs/oauthRecordsSweep.ts';
 import { apiKeyRevocationJob } from './jobs/apiKeyRevocation.ts';
+import { membershipAcceptanceJob } from './jobs/membershipAcceptance.ts';
 import { receiptOutboxJob } from './receipts/receiptOutbox.ts';
 import type { BackgroundJob, Services } from './services.ts';
 
@@ -18,7 +19,7 @@ export type { BackgroundJob };
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob, receiptOutboxJob, eventTriggerJob, voidInvoicePaymentsJob, oauthRecordsSweepJob, apiKeyRevocationJob];
+export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob, receiptOutboxJob, eventTriggerJob, voidInvoicePaymentsJob, oauthRecordsSweepJob, apiKeyRevocationJob, membershipAcceptanceJob];
 
 export async function startBackgroundJobs(
   services: Services,

@@ -121,6 +121,27 @@ async function joinedThrough(store: EventStore, userId: string, invitationId: st
   });
 }
 
+/**
+ * Records the membership an accepted invitation gives, if its acceptance was recorded and the
+ * membership was not (a crash between the two appends). A person who joined through it and has
+ * since left or been removed is not added back; an account that was never made is left to its link.
+ */
+export async function finishAcceptedMembership(ctx: CommandContext, invitationId: string): Promise<boolean> {
+  const state = await loadMembershipInvitation(ctx.store, invitationId);
+  if (state.status !== 'accepted' || state.acceptedBy === null) return false;
+  const userId = state.acceptedBy;
+  if (!(await loadUser(ctx.store, userId))) return false;
+  if (await joinedThrough(ctx.store, userId, invitationId, state.invitedAt)) return false;
+  const joined = await handleCommand(ctx, userStream(userId), userDecider, {
+    type: 'JoinOrganization',
+    organizationId: state.organizationId,
+    role: state.role,
+    invitationId,
+    now: now(ctx),
+  });
+  return joined.events.length > 0;
+}
+
 export async function declineMembershipInvitation(ctx: CommandContext, userId: string, invitationId: string): Promise<void> {
   const user = await loadUser(ctx.store, userId);
   if (!user) throw notFound('User');
