@@ -6,6 +6,7 @@ import { API_KEY_USE_EVERY_SECONDS, recordApiKeyUse } from '../../commands/ident
 import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../projections/identity/identityProjection.ts';
 import type { Services } from '../../app/services.ts';
 import { unauthenticated } from '../errors.ts';
+import { readModelsAtHead } from './readYourWrites.ts';
 import { oauthBearer } from './oauthBearer.ts';
 
 /**
@@ -150,8 +151,11 @@ export const authPlugin = fp(
         return;
       }
       const known = cachedKey(parsed.id);
-      if (known !== undefined) return done(admit(request, parsed.secret, known));
-      loadKey(parsed.id).then(
+      if (known) return done(admit(request, parsed.secret, known));
+      // An unknown id may be a key made a moment ago: once the identity projection has applied
+      // the log up to its head (bounded), look again before answering 401.
+      const unknownAtHead = async (key: KnownKey) => (key === null && (await readModelsAtHead(services)) ? loadKey(parsed.id) : key);
+      (known === null ? unknownAtHead(null) : loadKey(parsed.id).then(unknownAtHead)).then(
         (key) => done(admit(request, parsed.secret, key)),
         (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
       );

@@ -16,6 +16,8 @@ import { decimalInteger } from '../schemas.ts';
 import { manageContext } from './manageContext.ts';
 import { pageOf, PageQuery } from './managePaging.ts';
 import { manageErrors, manageRoute } from './manageSchemas.ts';
+import { findOrAwaitStream } from '../../plugins/readYourWrites.ts';
+import { workflowStream } from '../../../domain/automation/workflow.ts';
 
 const IntId = decimalInteger(1, Number.MAX_SAFE_INTEGER);
 const Doc = z.record(z.string(), z.unknown());
@@ -211,9 +213,14 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
   app.get(
     '/manage/api/workflows/:id',
     { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: 'A workflow run with its steps and their results.', params: z.object({ id: IntId }), response: { 200: Doc, ...manageErrors } } },
-    async (request) => {
+    async (request, reply) => {
       const { organizationId } = requireOrganization(request);
-      const [doc] = await services.readStore.find<WorkflowDoc>(WORKFLOWS, { filter: { workflow_id: request.params.id }, limit: 1 });
+      const workflowId = request.params.id;
+      const doc = await findOrAwaitStream(services, reply, {
+        stream: workflowStream(workflowId),
+        find: async () => (await services.readStore.find<WorkflowDoc>(WORKFLOWS, { filter: { workflow_id: workflowId }, limit: 1 }))[0] ?? null,
+        organizationId,
+      });
       if (!doc || doc.organization_id !== organizationId) throw notFound('Workflow');
       const { id: _id, organization_id: _o, workflow_id, ...rest } = doc;
       return { id: workflow_id, ...rest };
