@@ -123,8 +123,8 @@ export function findPublishedOffer(services: Services, reply: FastifyReply, ref:
  * Read-your-writes for every client. A request's appends (whatever command made them) are
  * tracked through the event store decorator; a write answers `Commerce-Position` with the
  * highest position it reached, and this process remembers it for the session, key or grant that
- * wrote. A later request by the same caller, or one sending `Commerce-Position` back (another
- * process, another tab), waits before its handler, at most READ_WAIT_MS, until the read models
+ * wrote. A later read by the same caller, or any request sending `Commerce-Position` back
+ * (another process, another tab), waits before its handler, at most READ_WAIT_MS, until the read models
  * have reached that position, then answers as usual, with `Commerce-Stale: true` if they had not.
  */
 export const readYourWritesPlugin = fp(
@@ -157,7 +157,8 @@ export const readYourWritesPlugin = fp(
       } catch (error) {
         return go(error as Error);
       }
-      const client = clientOf(request);
+      // Reads only: a write decides on its streams, and where one looks a read model up it waits itself.
+      const client = request.method === 'GET' || request.method === 'HEAD' ? clientOf(request) : null;
       const mine = client === null ? undefined : remembered.get(client);
       const wanted = Math.max(asked ?? -1, mine ?? -1);
       const at = services.projections?.checkpoint() ?? null;
