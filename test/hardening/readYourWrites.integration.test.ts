@@ -54,9 +54,21 @@ describe('read-your-writes with the projections lagging (API and projection work
     await worker?.stop();
     worker = null;
   };
-  /** A request sent while the worker is stopped, then the worker started: what the request answers. */
+  /**
+   * A request sent while the worker is stopped; once it has been answered, or is waiting for the
+   * read models, the worker starts: what the request answers. (Started at once, the worker could
+   * catch up before the request is read, and an answer that did not wait would pass unseen.)
+   */
   const whileWorkerStarts = async <T>(request: Promise<T>): Promise<T> => {
-    const [answer] = await Promise.all([request, startWorker()]);
+    let settled = false;
+    const answer = request.finally(() => {
+      settled = true;
+    });
+    // Background jobs may be waiting already: this request's wait is one more.
+    const runner = server.services.projections!;
+    const before = runner.waiting();
+    while (!settled && runner.waiting() <= before) await new Promise((r) => setTimeout(r, 2));
+    await startWorker();
     return answer;
   };
 
