@@ -99,8 +99,30 @@ describe('read-your-writes with the projections lagging (API and projection work
     expect(live.status).toBe(200);
     expect(live.body.status).toBe('published');
 
-    // And the buyer's link works at once: a session made from the offer's stream, its GET waiting for it.
-    const created = await server.fetch('/api/checkout/sessions', json({ offer: offer.body.id }));
+    // The integration's key sees the product by id, though the key did not write it.
+    const byKey = await whileWorkerStarts(server.fetch(`/api/catalog/products/${product.body.id}`, { token }));
+    expect(byKey.status).toBe(200);
+    await stopWorker();
+
+    // The checkout link works at once: its page and its init data wait for the offer's stream.
+    const publishedOffer = async (slug: string) => {
+      const made = await owner.json<{ id: string }>('POST', '/manage/api/offers', offerBody(slug, 'now-pro'));
+      expect((await owner.json('POST', `/manage/api/offers/${made.body.id}/publish`)).status).toBe(200);
+      return made.body.id;
+    };
+    const linked = await publishedOffer('now-offer-page');
+    const pageRead = await whileWorkerStarts(server.fetch(`/checkout/${linked}`, { headers: { accept: 'text/html' } }));
+    expect(pageRead.status).toBe(200);
+    await stopWorker();
+    const initialized = await publishedOffer('now-offer-init');
+    const init = await whileWorkerStarts(server.fetch(`/api/checkout?offer=${initialized}`));
+    expect(init.status).toBe(200);
+    await stopWorker();
+
+    // A buyer's session for an offer published a moment ago (decided on the offer's stream), and
+    // its public GET waiting for it.
+    const sold = await publishedOffer('now-offer-sell');
+    const created = await server.fetch('/api/checkout/sessions', json({ offer: sold }));
     expect(created.status).toBe(201);
     const { session } = (await created.json()) as { session: { id: string } };
     const read = await whileWorkerStarts(server.fetch(`/api/checkout/sessions/${session.id}`));
