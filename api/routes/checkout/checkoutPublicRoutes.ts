@@ -18,7 +18,7 @@ import { DomainError } from '../../../domain/shared/domainError.ts';
 import { findOfferByRef, findSession } from '../../../projections/checkout/checkoutQueries.ts';
 import { loadOffer, offerUuidOfRef } from '../../../commands/checkout/offerCommands.ts';
 import { encodeRouteKey } from '../../../lib/routeKeys.ts';
-import { findOrAwaitStream, findPublishedOffer, POSITION_HEADER, STALE_HEADER } from '../../plugins/readYourWrites.ts';
+import { findOrAwaitStream, findPublishedOffer, POSITION_HEADER, readModelsAtHead, STALE_HEADER } from '../../plugins/readYourWrites.ts';
 import { promoPriceForOffer } from '../../../projections/promos/promoQueries.ts';
 import { baseUrl, commandContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
@@ -178,6 +178,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         }
         const customer = await resolveCustomer(body.customer, offer.organization_id);
         // An unknown, ended or sold-out promo, or one for other offers, is recorded but leaves the offer's own price.
+        // The promo's tier hangs on its participant count, a read model: let it reach the log's head first (bounded).
+        if (body.promo) await readModelsAtHead(services);
         const promoPrice = body.promo
           ? await promoPriceForOffer(services.readStore, {
               slug: body.promo,

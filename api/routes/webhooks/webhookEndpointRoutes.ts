@@ -28,7 +28,7 @@ import { notFound } from '../../errors.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 import { decimalInteger, ErrorSchema, protectedRoute, RouteKey } from '../schemas.ts';
 import { webhookEndpointStream } from '../../../domain/webhooks/webhookEndpoint.ts';
-import { findOrAwaitStream } from '../../plugins/readYourWrites.ts';
+import { findOrAwaitStream, readModelsAtHead } from '../../plugins/readYourWrites.ts';
 
 const EventTypes = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).max(WEBHOOK_EVENT_TYPES.length);
 const Url = z.string().min(1).max(2048).describe('An http or https URL; private addresses are refused when sent to, unless allowed (WEBHOOK_ALLOW_HOSTS).');
@@ -266,7 +266,9 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
     },
     async (request, reply) => {
       const auth = { organizationId: access.organizationOf(request) };
-      const sentIn = (await services.readStore.get<DeliveryDoc>(WEBHOOK_DELIVERIES, request.params.id))?.sent_in;
+      // The read model points to the stream a delivery sent at once was recorded in: a miss waits for the head (bounded).
+      const delivery = () => services.readStore.get<DeliveryDoc>(WEBHOOK_DELIVERIES, request.params.id);
+      const sentIn = ((await delivery()) ?? ((await readModelsAtHead(services)) ? await delivery() : null))?.sent_in;
       const result = await resendWebhookDelivery(access.context(services, request), auth.organizationId, request.params.id, sentIn);
       return reply.code(202).send(result);
     },
