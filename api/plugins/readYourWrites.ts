@@ -124,8 +124,9 @@ export function findPublishedOffer(services: Services, reply: FastifyReply, ref:
  * tracked through the event store decorator; a write answers `Commerce-Position` with the
  * highest position it reached, and this process remembers it for the session, key or grant that
  * wrote. A later read by the same caller, or any request sending `Commerce-Position` back
- * (another process, another tab), waits before its handler, at most READ_WAIT_MS, until the read models
- * have reached that position, then answers as usual, with `Commerce-Stale: true` if they had not.
+ * (another process, another tab), waits before its handler, at most READ_WAIT_MS, until the read
+ * models have reached that position, then answers as usual, with `Commerce-Stale: true` if they
+ * had not.
  */
 export const readYourWritesPlugin = fp(
   async (app: FastifyInstance, { services }: { services: Services }) => {

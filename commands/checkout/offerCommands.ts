@@ -89,6 +89,9 @@ export async function offerUuidOfRef(ctx: Pick<CommandContext, 'store'>, ref: st
   } else if (parsed.kind === 'route_key') {
     const stream = await allocatedStream(ctx.store, OFFER_COUNTER, parsed.number);
     if (stream?.startsWith('offer-')) return stream.slice('offer-'.length);
+    // A key allocated without naming its stream may still be an offer's, which wins over a slug:
+    // only the read model knows.
+    if (stream === null && (await ctx.store.readEvent(`counter-${OFFER_COUNTER}`, parsed.number - 1))) return null;
   }
   const claim = await ctx.store.readEvent(offerSlugStream(ref), 0);
   return claim ? (claim.data as { offer_uuid: string }).offer_uuid : null;
