@@ -15,6 +15,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { sessionAuthPlugin } from './plugins/sessionAuth.ts';
 import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
 import { observabilityPlugin } from './plugins/observability.ts';
+import { readYourWritesPlugin } from './plugins/readYourWrites.ts';
 import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
 import { quietConnectionsOnClose } from './quietConnectionsOnClose.ts';
 import { redactApiKeys, redactSecretPath, secretPathStart } from './redactUrl.ts';
@@ -165,6 +166,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(observabilityPlugin, { services });
   await app.register(authPlugin, { services });
   await app.register(sessionAuthPlugin, { services });
+  await app.register(readYourWritesPlugin, { services });
   // Routes opt in with `config: { rateLimit: { max, timeWindow, keyGenerator } }`.
   await app.register(fastifyRateLimit, {
     global: false,

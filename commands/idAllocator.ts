@@ -1,7 +1,7 @@
 import { timeOrderedUuid } from './timeOrderedUuid.ts';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from '../eventStore/eventStore.ts';
 
-type Waiter = { metadata: EventMetadata; resolve: (id: number) => void; reject: (error: unknown) => void };
+type Waiter = { metadata: EventMetadata; subject: string | undefined; resolve: (id: number) => void; reject: (error: unknown) => void };
 type Counter = { known: number | null; waiting: Waiter[]; running: boolean };
 
 /**
@@ -14,8 +14,12 @@ type Counter = { known: number | null; waiting: Waiter[]; running: boolean };
  * Callers of one process are served together: whoever is waiting when an append starts gets one
  * event each in that single append. A burst of N concurrent callers then costs one append, not N
  * rounds of conflicts (which, retried one winner at a time, used to exhaust the retries).
+ *
+ * `subject` names the stream the id is for: the counter's event then maps the id (a route key)
+ * back to that stream, so a command addressed by route key finds its stream in the log alone
+ * (allocatedStream), not in a read model that may not have caught up.
  */
-export function allocateId(store: EventStore, counter: string, metadata: EventMetadata): Promise<number> {
+export function allocateId(store: EventStore, counter: string, metadata: EventMetadata, subject?: string): Promise<number> {
   const stream = `counter-${counter}`;
   const counters = state.get(store) ?? new Map<string, Counter>();
   state.set(store, counters);
@@ -26,7 +30,7 @@ export function allocateId(store: EventStore, counter: string, metadata: EventMe
   }
   const c = entry;
   return new Promise<number>((resolve, reject) => {
-    c.waiting.push({ metadata, resolve, reject });
+    c.waiting.push({ metadata, subject, resolve, reject });
     if (!c.running) void drain(store, stream, c);
   });
 }
@@ -56,7 +60,7 @@ async function appendGroup(store: EventStore, stream: string, c: Counter, group:
   let known = c.known ?? -1;
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
-      const events = group.map((w, i) => ({ id: timeOrderedUuid(), type: 'IdAllocated', data: { id: known + 2 + i }, metadata: w.metadata }));
+      const events = group.map((w, i) => ({ id: timeOrderedUuid(), type: 'IdAllocated', data: { id: known + 2 + i, ...(w.subject ? { stream: w.subject } : {}) }, metadata: w.metadata }));
       const { revision } = await store.append(stream, events, known === -1 ? 'no_stream' : known);
       c.known = revision;
       return revision - group.length + 2;
@@ -74,4 +78,15 @@ const state = new WeakMap<EventStore, Map<string, Counter>>();
 async function lastRevision(store: EventStore, stream: string): Promise<number> {
   const events = await store.readStream(stream);
   return events.length === 0 ? -1 : events[events.length - 1]!.revision;
+}
+
+/**
+ * The stream an id of `counter` was allocated for, from the counter's own event (null for an id
+ * not allocated, or allocated without naming its stream).
+ */
+export async function allocatedStream(store: EventStore, counter: string, id: number): Promise<string | null> {
+  if (!Number.isSafeInteger(id) || id < 1) return null;
+  const event = await store.readEvent(`counter-${counter}`, id - 1);
+  const stream = (event?.data as { stream?: unknown } | undefined)?.stream;
+  return typeof stream === 'string' ? stream : null;
 }

@@ -45,6 +45,7 @@ export function watchProjections(
     checkpoint: () => positions.lowest(),
     // The worker moves checkpoints behind our back: callers must ask the store, never a cached value.
     checkpointOf: () => undefined,
+    waiting: () => positions.waiting(),
     async stop() {
       positions.close();
     },

@@ -33,6 +33,8 @@ export type ProjectionRunner = {
    * CLI) show up once this runner's subscription meets them.
    */
   checkpointOf(name: string): number | null | undefined;
+  /** How many waitFor calls are pending: requests waiting for the read models (a gauge, and a test's seam). */
+  waiting(): number;
   stop(): Promise<void>;
 };
 
@@ -312,6 +314,7 @@ export async function startProjections(
     waitFor: (position, timeoutMs) => positions.waitFor(position, timeoutMs),
     checkpoint: () => positions.lowest(),
     checkpointOf: (name) => positions.get(name),
+    waiting: () => positions.waiting(),
     async stop() {
       stopped = true;
       await Promise.all([...subscriptions.values()].map((s) => s.stop()));

@@ -7,6 +7,7 @@ import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../projections/
 import type { Services } from '../../app/services.ts';
 import { unauthenticated } from '../errors.ts';
 import { checkBearerRole } from './bearerRole.ts';
+import { readModelsAtHead } from './readYourWrites.ts';
 import { oauthBearer } from './oauthBearer.ts';
 
 /**
@@ -159,8 +160,11 @@ export const authPlugin = fp(
         return;
       }
       const known = cachedKey(parsed.id);
-      if (known !== undefined) return admit(request, parsed.secret, known, done);
-      loadKey(parsed.id).then(
+      if (known) return admit(request, parsed.secret, known, done);
+      // An unknown id may be a key made a moment ago: once the identity projection has applied
+      // the log up to its head (bounded), look again before answering 401.
+      const unknownAtHead = async (key: KnownKey) => (key === null && (await readModelsAtHead(services)) ? loadKey(parsed.id) : key);
+      (known === null ? unknownAtHead(null) : loadKey(parsed.id).then(unknownAtHead)).then(
         (key) => admit(request, parsed.secret, key, done),
         (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
       );

@@ -23,6 +23,7 @@ export function reportedProjections(): ReportedProjections {
     waitFor: (position, timeoutMs) => positions.waitFor(position, timeoutMs),
     checkpoint: () => positions.lowest(),
     checkpointOf: (name) => positions.get(name),
+    waiting: () => positions.waiting(),
     async stop() {
       positions.close();
     },

@@ -101,7 +101,7 @@ export async function upsertProductByKey(
     const planIds = await allocatePlanIds(ctx, state, input.desired);
     try {
       if (state.status === 'none') {
-        const number = await allocateId(ctx.store, PRODUCT_COUNTER, ctx.metadata);
+        const number = await allocateId(ctx.store, PRODUCT_COUNTER, ctx.metadata, productStream(productId));
         const routeKey = encodeRouteKey(number);
         const result = await handleCommand(ctx, productStream(productId), productDecider, {
           type: 'CreateProduct',

@@ -2,7 +2,9 @@ import { productDecider, productStream, type DesiredProduct, type ProductDetails
 import { fold } from '../../domain/shared/decider.ts';
 import { notFound } from '../../domain/shared/domainError.ts';
 import type { CommandContext } from '../handleCommand.ts';
-import { archiveProduct, publishProduct, upsertProductByKey } from './productCommands.ts';
+import { decodeRouteKey } from '../../lib/routeKeys.ts';
+import { allocatedStream } from '../idAllocator.ts';
+import { archiveProduct, PRODUCT_COUNTER, publishProduct, upsertProductByKey } from './productCommands.ts';
 
 export type KnownProduct = Exclude<ProductState, { status: 'none' }>;
 
@@ -11,6 +13,18 @@ export async function loadOrganizationProduct(ctx: CommandContext, organizationI
   const state = fold(productDecider, (await ctx.store.readStream(productStream(productId))) as unknown as ProductEvent[]);
   if (state.status === 'none' || state.organizationId !== organizationId) throw notFound('Product');
   return state;
+}
+
+/**
+ * The product id of a route key, from the product counter's event alone; null when the log does
+ * not say (an unknown key, or one allocated before the counter named its stream). The
+ * organization is checked by whoever loads the product (loadOrganizationProduct).
+ */
+export async function productIdOfRouteKey(ctx: Pick<CommandContext, 'store'>, routeKey: string): Promise<string | null> {
+  const number = decodeRouteKey(routeKey);
+  if (number === null) return null;
+  const stream = await allocatedStream(ctx.store, PRODUCT_COUNTER, number);
+  return stream?.startsWith('product-') ? stream.slice('product-'.length) : null;
 }
 
 /** Create by key or bring to `desired`: the very command `commerce import` runs, answered with the state it left. */

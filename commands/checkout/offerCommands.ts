@@ -10,9 +10,12 @@ import { fold } from '../../domain/shared/decider.ts';
 import { DomainError } from '../../domain/shared/domainError.ts';
 import { WrongExpectedRevisionError } from '../../eventStore/eventStore.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
-import { allocateId } from '../idAllocator.ts';
+import { allocatedStream, allocateId } from '../idAllocator.ts';
 import { encodeRouteKey } from '../../lib/routeKeys.ts';
-import { reservedSlugMessage } from '../../lib/offerRef.ts';
+import { parseOfferRef, reservedSlugMessage } from '../../lib/offerRef.ts';
+
+/** The counter offer ids (route keys) come from. */
+export const OFFER_COUNTER = 'offer';
 
 export type OfferInput = OfferContent & { organizationId: string; slug: string };
 export type OfferSummary = { uuid: string; id: string; slug: string; name: string; created: boolean };
@@ -50,7 +53,7 @@ export async function upsertOffer(ctx: CommandContext, input: OfferInput): Promi
   if (state.status === 'none') {
     // The check runs before an id is allocated, so refused content does not use up route keys.
     offerDecider.decide({ type: 'CreateOffer', uuid, id: 1, organizationId, slug, now: 0, ...content }, state);
-    const id = await allocateId(ctx.store, 'offer', ctx.metadata);
+    const id = await allocateId(ctx.store, OFFER_COUNTER, ctx.metadata, stream);
     await handleCommand(ctx, stream, offerDecider, { type: 'CreateOffer', uuid, id, organizationId, slug, now: ctx.metadata.occurred_at, ...content });
     return { uuid, id: encodeRouteKey(id), slug, name: content.name, created: true };
   }
@@ -70,4 +73,26 @@ export async function publishOffer(ctx: CommandContext, uuid: string): Promise<{
 export async function archiveOffer(ctx: CommandContext, uuid: string): Promise<{ uuid: string; status: string; changed: boolean }> {
   const result = await handleCommand(ctx, offerStream(uuid), offerDecider, { type: 'ArchiveOffer', now: ctx.metadata.occurred_at });
   return { uuid, status: result.state.status, changed: result.events.length > 0 };
+}
+
+/**
+ * The UUID of the offer a reference (UUID, route key or slug) names, from the event log alone (the
+ * offer's stream, the id counter, the slug's claim), with findOfferByRef's precedence: a UUID or
+ * route key that names an offer wins over a slug. Null when the log does not say (no such offer,
+ * or a route key allocated before the counter named its stream): the caller may then ask the
+ * read model.
+ */
+export async function offerUuidOfRef(ctx: Pick<CommandContext, 'store'>, ref: string): Promise<string | null> {
+  const parsed = parseOfferRef(ref);
+  if (parsed.kind === 'uuid') {
+    if (await ctx.store.readEvent(offerStream(parsed.uuid), 0)) return parsed.uuid;
+  } else if (parsed.kind === 'route_key') {
+    const stream = await allocatedStream(ctx.store, OFFER_COUNTER, parsed.number);
+    if (stream?.startsWith('offer-')) return stream.slice('offer-'.length);
+    // A key allocated without naming its stream may still be an offer's, which wins over a slug:
+    // only the read model knows.
+    if (stream === null && (await ctx.store.readEvent(`counter-${OFFER_COUNTER}`, parsed.number - 1))) return null;
+  }
+  const claim = await ctx.store.readEvent(offerSlugStream(ref), 0);
+  return claim ? (claim.data as { offer_uuid: string }).offer_uuid : null;
 }

@@ -23,6 +23,18 @@ export class ApiError extends Error {
 }
 
 let csrfToken: string | null = null;
+/**
+ * The highest log position a write of this page reached (the Commerce-Position answer header):
+ * sent back on reads, so the service answers them once its read models show those
+ * writes (read-your-writes, docs/api.md), whichever process serves them.
+ */
+let position: number | null = null;
+
+/** Keeps the higher of the known position and one an answer carries. */
+export function notePosition(header: string | null): void {
+  const value = header !== null && /^\d+$/.test(header) ? Number(header) : null;
+  if (value !== null && (position === null || value > position)) position = value;
+}
 let onUnauthenticated: () => void = () => undefined;
 
 export function setCsrfToken(token: string | null): void {
@@ -54,6 +66,7 @@ export async function request<T>(method: string, path: string, body?: unknown, o
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  if ((method === 'GET' || method === 'HEAD') && position !== null) headers['commerce-position'] = String(position);
   let response: Response;
   try {
     response = await fetch(`/manage/api${path}`, {
@@ -67,6 +80,7 @@ export async function request<T>(method: string, path: string, body?: unknown, o
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiError(0, 'network_error', 'The service could not be reached. Check your connection and try again.');
   }
+  notePosition(response.headers.get('commerce-position'));
   if (response.status === 204) return undefined as T;
   const text = await response.text();
   let json: unknown = null;

@@ -9,8 +9,12 @@ export type ActionOptions = {
   keepBusy?: boolean;
 };
 
-/** The two states an action drives; useState's setters in useAction, plain functions in a test. */
-export type ActionSetters<K> = { setBusy: (kind: K | null) => void; setError: (error: ApiError | null) => void };
+/**
+ * The states an action drives; useState's setters in useAction, plain functions in a test.
+ * `setFailed` names the action the kept error belongs to, so the page shows it beside that
+ * action's button (or under its form), not wherever another action's errors go.
+ */
+export type ActionSetters<K> = { setBusy: (kind: K | null) => void; setError: (error: ApiError | null) => void; setFailed?: (kind: K | null) => void };
 
 /**
  * The write a button or form starts: the last error is cleared and `kind` marked busy while `work`
@@ -20,12 +24,16 @@ export type ActionSetters<K> = { setBusy: (kind: K | null) => void; setError: (e
 export async function runAction<K, T>(state: ActionSetters<K>, kind: K, work: () => Promise<T>, options: ActionOptions = {}): Promise<T | undefined> {
   state.setBusy(kind);
   state.setError(null);
+  state.setFailed?.(null);
   try {
     const value = await work();
     if (!options.keepBusy) state.setBusy(null);
     return value;
   } catch (e) {
-    if (!options.ignore?.(e)) state.setError(asApiError(e));
+    if (!options.ignore?.(e)) {
+      state.setError(asApiError(e));
+      state.setFailed?.(kind);
+    }
     state.setBusy(null);
     return undefined;
   }
@@ -36,6 +44,13 @@ export type Action<K extends string> = {
   busy: K | null;
   /** The last action's failure, for <Field>, <OtherErrors> or <ErrorNotice>. */
   error: ApiError | null;
+  /** Which action failed last (null when the last one did not). */
+  failed: K | null;
+  /**
+   * The last failure if it was one of these actions', else null: a form shows errorOf('save'),
+   * a button its own (<Button error={errorOf('publish')}>), each where the person looks.
+   */
+  errorOf: (...kinds: K[]) => ApiError | null;
   run: <T>(kind: K, work: () => Promise<T>, options?: ActionOptions) => Promise<T | undefined>;
 };
 
@@ -43,5 +58,12 @@ export type Action<K extends string> = {
 export function useAction<K extends string = string>(): Action<K> {
   const [busy, setBusy] = useState<K | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
-  return { busy, error, run: (kind, work, options) => runAction({ setBusy, setError }, kind, work, options) };
+  const [failed, setFailed] = useState<K | null>(null);
+  return {
+    busy,
+    error,
+    failed,
+    errorOf: (...kinds) => (failed !== null && kinds.includes(failed) ? error : null),
+    run: (kind, work, options) => runAction({ setBusy, setError, setFailed }, kind, work, options),
+  };
 }

@@ -65,4 +65,16 @@ describe("useAction's runAction", () => {
     expect(state.busy).toBeNull();
     expect(state.error?.message).toBe('Wrong email or password.');
   });
+
+  it('names the action a kept error belongs to, so its button shows it and the form does not', async () => {
+    const failed = { kind: null as string | null };
+    const { state, setters } = page();
+    const withFailed = { ...setters, setFailed: (k: string | null) => void (failed.kind = k) };
+    await runAction(withFailed, 'publish', () => Promise.reject(new ApiError(409, 'offer_archived', 'An archived offer cannot be published again.')));
+    expect(failed.kind).toBe('publish');
+    expect(state.error?.message).toBe('An archived offer cannot be published again.');
+    // The next action clears it, and a success leaves none.
+    await runAction(withFailed, 'save', async () => 'saved');
+    expect(failed.kind).toBeNull();
+  });
 });

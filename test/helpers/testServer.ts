@@ -49,12 +49,18 @@ export async function startTestServer(
     env?: Record<string, string>;
     /** false: no projections in this process (read models stay as they are); settle() then fails. */
     runProjections?: boolean;
+    /**
+     * With runProjections false: read the checkpoints another process's projections store (the
+     * production API's topology), so settle() and read-your-writes wait for that process.
+     */
+    watchProjections?: boolean;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'commerce-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
   const services = await compose(config, {
     runProjections: options.runProjections ?? true,
+    watchProjections: options.watchProjections ?? false,
     ...(options.clock ? { clock: options.clock } : {}),
     logger: { error: (o, m) => console.error(m, o), info: () => undefined },
   });

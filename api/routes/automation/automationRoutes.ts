@@ -16,6 +16,9 @@ import { baseUrl } from '../../context.ts';
 import { notFound } from '../../errors.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 import { decimalInteger, ErrorSchema, protectedRoute } from '../schemas.ts';
+import { findOrAwaitStream } from '../../plugins/readYourWrites.ts';
+import { triggerStream } from '../../../domain/automation/trigger.ts';
+import { workflowStream } from '../../../domain/automation/workflow.ts';
 
 
 const IntId = decimalInteger(1, Number.MAX_SAFE_INTEGER);
@@ -78,9 +81,14 @@ export const automationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
         response: { 200: TriggerTest, 401: ErrorSchema, 404: ErrorSchema, 422: ErrorSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const auth = requireAuth(request);
-      const trigger = await readStore.get<TriggerDoc>(TRIGGERS, String(request.params.trigger_id));
+      const triggerId = request.params.trigger_id;
+      const trigger = await findOrAwaitStream(services, reply, {
+        stream: triggerStream(triggerId),
+        find: () => readStore.get<TriggerDoc>(TRIGGERS, String(triggerId)),
+        organizationId: auth.organizationId,
+      });
       if (!trigger || trigger.organization_id !== auth.organizationId) throw notFound('Trigger');
       const sequence = await readStore.get<SequenceDoc>(SEQUENCES, String(trigger.sequence_id));
       if (!sequence) throw notFound('Trigger');
@@ -128,9 +136,14 @@ export const automationRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
         response: { 200: Workflow, 401: ErrorSchema, 404: ErrorSchema, 422: ErrorSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const auth = requireAuth(request);
-      const doc = await readStore.get<WorkflowDoc>(WORKFLOWS, String(request.params.workflow_id));
+      const workflowId = request.params.workflow_id;
+      const doc = await findOrAwaitStream(services, reply, {
+        stream: workflowStream(workflowId),
+        find: () => readStore.get<WorkflowDoc>(WORKFLOWS, String(workflowId)),
+        organizationId: auth.organizationId,
+      });
       if (!doc || doc.organization_id !== auth.organizationId) throw notFound('Workflow');
       const { id: _id, organization_id: _org, ...workflow } = doc;
       return workflow;

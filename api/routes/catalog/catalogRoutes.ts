@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
@@ -19,6 +19,9 @@ import {
 } from './catalogSchemas.ts';
 import { ProductPageCache } from './productPageCache.ts';
 import { pageEnvelope } from '../../pagination.ts';
+import { findOrAwaitStream } from '../../plugins/readYourWrites.ts';
+import { productIdOfRouteKey } from '../../../commands/catalog/productManagement.ts';
+import { productStream } from '../../../domain/catalog/product.ts';
 
 const PATH = '/api/catalog/products';
 const ProductParams = z.object({ product: RouteKey.describe('The product route key.') });
@@ -91,8 +94,16 @@ export const catalogRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     const known = services.projections?.checkpointOf(catalogProjection.name);
     return known !== undefined ? known : services.readStore.readCheckpoint(catalogProjection.name);
   };
-  const readProduct = async (request: FastifyRequest, routeKey: string) => {
-    const product = await findProduct(services.readStore, requireAuth(request).organizationId, routeKey);
+  const readProduct = async (request: FastifyRequest, reply: FastifyReply, routeKey: string) => {
+    const organizationId = requireAuth(request).organizationId;
+    const product = await findOrAwaitStream(services, reply, {
+      stream: async () => {
+        const id = await productIdOfRouteKey(services, routeKey);
+        return id === null ? null : productStream(id);
+      },
+      find: () => findProduct(services.readStore, organizationId, routeKey),
+      organizationId,
+    });
     if (!product) throw notFound('Product');
     return product;
   };
@@ -139,7 +150,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
         response: { 200: Product, ...errors },
       },
     },
-    async (request) => productResource(await readProduct(request, request.params.product)),
+    async (request, reply) => productResource(await readProduct(request, reply, request.params.product)),
   );
 
   app.get(
@@ -154,8 +165,8 @@ export const catalogRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
         response: { 200: z.object({ data: z.array(PlanResource) }), ...errors },
       },
     },
-    async (request) => {
-      const product = await readProduct(request, request.params.product);
+    async (request, reply) => {
+      const product = await readProduct(request, reply, request.params.product);
       return { data: (await listPlans(services.readStore, product)).map(planResource) };
     },
   );

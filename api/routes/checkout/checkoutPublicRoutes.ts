@@ -1,4 +1,5 @@
 import fastifyCors from '@fastify/cors';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
@@ -16,6 +17,9 @@ import { checkoutSessionStream, type SessionCustomer } from '../../../domain/che
 import { evolveSessionView, type SessionView } from '../../../domain/checkout/sessionView.ts';
 import { DomainError } from '../../../domain/shared/domainError.ts';
 import { findOfferByRef, findSession } from '../../../projections/checkout/checkoutQueries.ts';
+import { loadOffer, offerUuidOfRef } from '../../../commands/checkout/offerCommands.ts';
+import { encodeRouteKey } from '../../../lib/routeKeys.ts';
+import { findOrAwaitStream, findPublishedOffer, POSITION_HEADER, readModelsAtHead, STALE_HEADER } from '../../plugins/readYourWrites.ts';
 import { promoPriceForOffer } from '../../../projections/promos/promoQueries.ts';
 import { baseUrl, commandContext } from '../../context.ts';
 import { notFound } from '../../errors.ts';
@@ -53,7 +57,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
   await app.register(fastifyCors, {
     origin: '*',
     methods: ['GET', 'POST', 'OPTIONS'],
-    allowedHeaders: ['Content-Type', 'Accept', 'Idempotency-Key', 'X-Request-Id'],
+    allowedHeaders: ['Content-Type', 'Accept', 'Idempotency-Key', 'X-Request-Id', POSITION_HEADER],
     exposedHeaders: [
       'X-Request-Id',
       'Retry-After',
@@ -61,6 +65,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
       'Idempotent-Replayed',
+      // Read-your-writes (plugins/readYourWrites.ts): a page sends the position back on its reads.
+      POSITION_HEADER,
+      STALE_HEADER,
       // The revision a write answered at, for a page to compare with a later GET's.
       'ETag',
     ],
@@ -80,6 +87,21 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     const snapshot = await readSessionSnapshot(services.store, id);
     if (!snapshot) throw notFound('Checkout session');
     return snapshot;
+  }
+
+  /**
+   * The offer a session is created for, from its stream (a command decides on the log: an offer
+   * published a moment ago sells at once); the read model only for a route key allocated before
+   * the offer counter named its stream.
+   */
+  async function offerForSession(request: FastifyRequest, ref: string) {
+    const uuid = await offerUuidOfRef(services, ref);
+    const state = uuid === null ? null : await loadOffer(commandContext(services, request), uuid);
+    if (state && state.status !== 'none') {
+      const { uuid: offerUuid, id, organizationId, slug, name, plan, currency, price, status } = state;
+      return { uuid: offerUuid, route_key: encodeRouteKey(id), organization_id: organizationId, slug, name, plan, currency, price, status };
+    }
+    return findOfferByRef(services.readStore, ref);
   }
 
   /** The 201 of a session creation, from the session's first event: what its creator answered. */
@@ -117,9 +139,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const ref = (request.query.offer ?? request.query.offer_id)!;
-      const offer = await findOfferByRef(services.readStore, ref);
+      const offer = await findPublishedOffer(services, reply, ref);
       if (!offer || offer.status !== 'published') throw notFound('Offer');
       return { offer: offerRef(offer), theme: offer.theme, pages: offer.pages, firstPage: offer.pages[0] ?? null };
     },
@@ -149,7 +171,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       // Found before the key is looked at, since the key lives in the offer's organization. An
       // unknown offer is refused without touching the key; whether it is still published is
       // checked inside, so a retry after the offer was archived replays the first answer.
-      const offer = await findOfferByRef(services.readStore, (body.offer ?? body.offer_id)!);
+      const offer = await offerForSession(request, (body.offer ?? body.offer_id)!);
       // A credential acts for its own organization only: another's offer is as unknown as on every bearer route.
       if (!offer || (request.auth && request.auth.organizationId !== offer.organization_id)) throw notFound('Offer');
       const create = async (sessionId: string, takeover = false): Promise<StoredResponse> => {
@@ -165,6 +187,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         }
         const customer = await resolveCustomer(body.customer, offer.organization_id);
         // An unknown, ended or sold-out promo, or one for other offers, is recorded but leaves the offer's own price.
+        // The promo's tier hangs on its participant count, a read model: let it reach the log's head first (bounded).
+        if (body.promo) await readModelsAtHead(services);
         const promoPrice = body.promo
           ? await promoPriceForOffer(services.readStore, {
               slug: body.promo,
@@ -234,7 +258,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       },
     },
     async (request, reply) => {
-      const doc = await findSession(services.readStore, request.params.id);
+      const id = request.params.id;
+      const doc = await findOrAwaitStream(services, reply, { stream: checkoutSessionStream(id), find: () => findSession(services.readStore, id) });
       if (!doc) throw notFound('Checkout session');
       reply.header('etag', snapshotEtag({ sessionRevision: doc.session_revision, invoiceRevision: doc.invoice_revision }));
       return { session: presentSession(doc, nowSeconds()), offer: sessionOfferRef(doc) };

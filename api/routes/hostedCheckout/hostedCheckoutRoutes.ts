@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { readSessionSnapshot } from '../../../commands/checkout/sessionSnapshot.ts';
-import { findOfferByRef } from '../../../projections/checkout/checkoutQueries.ts';
+import { findPublishedOffer } from '../../plugins/readYourWrites.ts';
 import { loadStripeAccount } from '../../../commands/payments/stripeAccountCommands.ts';
 import { offerRef } from '../checkout/checkoutSchemas.ts';
 import { RouteKey } from '../schemas.ts';
@@ -153,7 +153,7 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
     }
     // Read here rather than through GET /api/checkout by app.inject: an injected request comes from
     // 127.0.0.1, so every buyer's page view counted against one shared rate-limit bucket.
-    const found = offer !== null && RouteKey.safeParse(offer).success ? await findOfferByRef(services.readStore, offer) : null;
+    const found = offer !== null && RouteKey.safeParse(offer).success ? await findPublishedOffer(services, reply, offer) : null;
     if (!found || found.status !== 'published') {
       return reply.code(404).send(
         renderMissingPage(params, cspNonce, page, {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
-import { loadTrigger, replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../../commands/automation/automationCommands.ts';
+import { loadSequence, loadTrigger, replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../../commands/automation/automationCommands.ts';
 import { promosSection, sequencesSection, PromoImport, SequenceImport } from '../../../commands/automation/automationImport.ts';
 import { retryWorkflow } from '../../../commands/automation/retryWorkflow.ts';
 import { chooseTriggerSample, testRunTrigger } from '../../../commands/automation/triggerSamples.ts';
@@ -16,6 +16,9 @@ import { decimalInteger } from '../schemas.ts';
 import { manageContext } from './manageContext.ts';
 import { pageOf, PageQuery } from './managePaging.ts';
 import { manageErrors, manageRoute } from './manageSchemas.ts';
+import { workflowStream } from '../../../domain/automation/workflow.ts';
+import { findOrAwaitStream, readModelsAtHead } from '../../plugins/readYourWrites.ts';
+import { promoStream } from '../../../domain/promos/promo.ts';
 
 const IntId = decimalInteger(1, Number.MAX_SAFE_INTEGER);
 const Doc = z.record(z.string(), z.unknown());
@@ -128,8 +131,8 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
       const { organizationId } = requireOrganization(request);
       const trigger = await ownTrigger(organizationId, request.params.id);
       const rotated = await replaceTrigger(manageContext(services, request), request.params.id, organizationId);
-      const sequence = await services.readStore.find<SequenceDoc>(SEQUENCES, { filter: { sequence_id: trigger.sequenceId }, limit: 1 });
-      return { id: rotated.id, catch_url: catchUrl(request, sequence[0]?.route_key ?? '', rotated.route_key) };
+      const sequence = await loadSequence(services, trigger.sequenceId);
+      return { id: rotated.id, catch_url: catchUrl(request, sequence?.routeKey ?? '', rotated.route_key) };
     },
   );
 
@@ -164,6 +167,8 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
     async (request) => {
       const { organizationId } = requireOrganization(request);
       await ownTrigger(organizationId, request.params.id);
+      // Samples are a read model of the trigger's receptions: a request received a moment ago counts.
+      await readModelsAtHead(services);
       const sample = await services.readStore.get<SampleDoc>(SAMPLES, request.body.sample_id);
       if (!sample || sample.trigger_id !== request.params.id) throw notFound('Sample');
       const chosen = { method: sample.method, payload: sample.payload, query: sample.query, headers: sample.headers, received_at: sample.received_at };
@@ -211,9 +216,14 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
   app.get(
     '/manage/api/workflows/:id',
     { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: 'A workflow run with its steps and their results.', params: z.object({ id: IntId }), response: { 200: Doc, ...manageErrors } } },
-    async (request) => {
+    async (request, reply) => {
       const { organizationId } = requireOrganization(request);
-      const [doc] = await services.readStore.find<WorkflowDoc>(WORKFLOWS, { filter: { workflow_id: request.params.id }, limit: 1 });
+      const workflowId = request.params.id;
+      const doc = await findOrAwaitStream(services, reply, {
+        stream: workflowStream(workflowId),
+        find: async () => (await services.readStore.find<WorkflowDoc>(WORKFLOWS, { filter: { workflow_id: workflowId }, limit: 1 }))[0] ?? null,
+        organizationId,
+      });
       if (!doc || doc.organization_id !== organizationId) throw notFound('Workflow');
       const { id: _id, organization_id: _o, workflow_id, ...rest } = doc;
       return { id: workflow_id, ...rest };
@@ -265,9 +275,10 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
       onRequest: app.authenticateSession,
       schema: { ...manageRoute, summary: "A promo's participants.", params: z.object({ slug: z.string().min(1).max(100).regex(/^[a-z0-9-]+$/, 'must be a promo slug') }), querystring: PageQuery, response: { 200: z.object({ data: z.array(Doc), meta: Doc }), ...manageErrors } },
     },
-    async (request) => {
+    async (request, reply) => {
       const { organizationId } = requireOrganization(request);
-      const promo = await services.readStore.get<PromoDoc>(PROMOS, request.params.slug);
+      const slug = request.params.slug;
+      const promo = await findOrAwaitStream(services, reply, { stream: promoStream(slug), find: () => services.readStore.get<PromoDoc>(PROMOS, slug), organizationId });
       if (!promo || promo.organization_id !== organizationId) throw notFound('Promo');
       const { page, per_page } = request.query;
       const filter = { slug: request.params.slug };

@@ -15,6 +15,7 @@ import { requireOrganization } from '../../plugins/sessionAuth.ts';
 import { manageContext } from './manageContext.ts';
 import { pageOf, PageQuery } from './managePaging.ts';
 import { manageErrors, manageRoute } from './manageSchemas.ts';
+import { readModelsAtHead } from '../../plugins/readYourWrites.ts';
 
 /** As the import file's lookup_key and feature id. */
 const Identifier = z
@@ -78,6 +79,8 @@ export const catalogFacetRoutes: FastifyPluginAsyncZod<{ services: Services }> =
     async (request) => {
       const { organizationId } = requireOrganization(request);
       const { lookup_key } = request.params;
+      // An index of many streams, read to decide: first the read models reach the log's head (bounded).
+      await readModelsAtHead(services);
       const doc = await services.readStore.get<FamilyDoc>(CATALOG_FAMILIES, familyDocId(organizationId, lookup_key));
       if (!doc) throw notFound('Family');
       const products = await editAll(request, organizationId, doc.product_ids, (details) =>
@@ -118,6 +121,8 @@ export const catalogFacetRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       const { organizationId } = requireOrganization(request);
       const { id } = request.params;
       const { name, description } = request.body;
+      // An index of many streams, read to decide: first the read models reach the log's head (bounded).
+      await readModelsAtHead(services);
       const doc = await services.readStore.get<FeatureDoc>(CATALOG_FEATURES, featureDocId(organizationId, id));
       if (!doc) throw notFound('Feature');
       const products = await editAll(request, organizationId, doc.product_ids, (details) =>

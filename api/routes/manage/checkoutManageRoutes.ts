@@ -10,6 +10,8 @@ import { presentSession, SessionIdParams, sessionOfferRef } from '../checkout/ch
 import { decimalInteger } from '../schemas.ts';
 import { pageOf, PageQuery } from './managePaging.ts';
 import { manageErrors, manageRoute } from './manageSchemas.ts';
+import { findOrAwaitStream } from '../../plugins/readYourWrites.ts';
+import { invoiceStream } from '../../../domain/checkout/invoice.ts';
 
 const UNIX = decimalInteger(0, 253_402_300_799);
 
@@ -133,9 +135,14 @@ export const checkoutManageRoutes: FastifyPluginAsyncZod<{ services: Services }>
       onRequest: app.authenticateSession,
       schema: { ...manageRoute, summary: "An invoice with its session's audit history.", params: SessionIdParams, response: { 200: Item, ...manageErrors } },
     },
-    async (request) => {
+    async (request, reply) => {
       const { organizationId } = requireOrganization(request);
-      const link = await services.readStore.get<{ id: string; session_id: string }>(CHECKOUT_INVOICES, request.params.id);
+      const invoiceId = request.params.id;
+      const link = await findOrAwaitStream(services, reply, {
+        stream: invoiceStream(invoiceId),
+        find: () => services.readStore.get<{ id: string; session_id: string }>(CHECKOUT_INVOICES, invoiceId),
+        organizationId,
+      });
       const history = link ? await sessionHistory(services.store, link.session_id) : null;
       const last = history?.entries.at(-1);
       if (!history || history.organizationId !== organizationId || !last?.state.invoice) throw notFound('Invoice');

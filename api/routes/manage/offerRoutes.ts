@@ -6,6 +6,7 @@ import { changeOfferStatus, loadOrganizationOffer, offerPlanContent, saveOffer, 
 import { encodeRouteKey } from '../../../lib/routeKeys.ts';
 import { OFFERS, type OfferDoc } from '../../../projections/checkout/checkoutProjection.ts';
 import { findOfferByRef } from '../../../projections/checkout/checkoutQueries.ts';
+import { offerUuidOfRef } from '../../../commands/checkout/offerCommands.ts';
 import { HttpError, notFound } from '../../errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
 import { manageContext } from './manageContext.ts';
@@ -37,7 +38,10 @@ const view = (o: KnownOffer) => ({
 
 /** Offers: the import's validation and commands, with the signed-in person as actor. */
 export const offerRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  // The log first, as for products (productRoutes.ts); loadOrganizationOffer checks the organization.
   const resolve = async (organizationId: string, ref: string) => {
+    const fromLog = await offerUuidOfRef(services, ref);
+    if (fromLog !== null) return fromLog;
     const doc = await findOfferByRef(services.readStore, ref);
     if (!doc || doc.organization_id !== organizationId) throw notFound('Offer');
     return doc.id;

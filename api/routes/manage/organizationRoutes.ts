@@ -19,6 +19,7 @@ import { notFound } from '../../errors.ts';
 import { requireOrganization, requireOwner } from '../../plugins/sessionAuth.ts';
 import { manageContext } from './manageContext.ts';
 import { Email, Id, manageErrors, manageRoute, Role } from './manageSchemas.ts';
+import { readModelsAtHead } from '../../plugins/readYourWrites.ts';
 
 const P = '/manage/api';
 
@@ -183,6 +184,8 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
     },
     async (request) => {
       const { organizationId } = requireOwner(request);
+      // Members and the owner count are read models: they first reach the log's head (bounded).
+      await readModelsAtHead(services);
       const member = await services.readStore.get<MemberDoc>(MEMBERS, `${organizationId}:${request.params.user}`);
       if (!member) throw notFound('Member');
       if (member.role === 'owner' && request.body.role !== 'owner' && (await ownersOf(organizationId)) <= 1) throw lastOwner();
@@ -203,6 +206,8 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
         await revokeMembershipInvitation(manageContext(services, request), organizationId, request.params.user, userId);
         return reply.code(204).send(null);
       }
+      // Members and the owner count are read models: they first reach the log's head (bounded).
+      await readModelsAtHead(services);
       const member = await services.readStore.get<MemberDoc>(MEMBERS, `${organizationId}:${request.params.user}`);
       if (!member) throw notFound('Member');
       if (member.role === 'owner' && (await ownersOf(organizationId)) <= 1) throw lastOwner();

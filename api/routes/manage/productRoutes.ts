@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { desiredProduct, familyOf, FamilyImport, ProductImport } from '../../../commands/catalog/catalogImport.ts';
-import { changeProductLifecycle, loadOrganizationProduct, saveProduct, type KnownProduct } from '../../../commands/catalog/productManagement.ts';
+import { changeProductLifecycle, loadOrganizationProduct, productIdOfRouteKey, saveProduct, type KnownProduct } from '../../../commands/catalog/productManagement.ts';
 import type { Family } from '../../../domain/catalog/product.ts';
 import { CATALOG_PLANS, type PlanDoc } from '../../../projections/catalog/catalogProjection.ts';
 import { findProduct, listProducts } from '../../../projections/catalog/catalogQueries.ts';
@@ -68,7 +68,12 @@ const desired = (body: Body, key: string) => {
 const Params = z.object({ product: RouteKey });
 
 export const productRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  // The log first (commands decide on streams, and a product made a moment ago may not be in the
+  // read model yet); the read model for route keys allocated before the counter named streams.
+  // Whoever loads the product checks its organization (loadOrganizationProduct).
   const resolve = async (organizationId: string, routeKey: string) => {
+    const fromLog = await productIdOfRouteKey(services, routeKey);
+    if (fromLog !== null) return fromLog;
     const doc = await findProduct(services.readStore, organizationId, routeKey);
     if (!doc) throw notFound('Product');
     return doc.id;

@@ -5,6 +5,8 @@ import { SLUG } from '../../../domain/promos/promo.ts';
 import { findPromo, publicPromo } from '../../../projections/promos/promoQueries.ts';
 import { notFound } from '../../errors.ts';
 import { ErrorSchema } from '../schemas.ts';
+import { findOrAwaitStream } from '../../plugins/readYourWrites.ts';
+import { promoStream } from '../../../domain/promos/promo.ts';
 
 const Tier = z.object({
   name: z.string(),
@@ -51,8 +53,9 @@ export const promoRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
         response: { 200: PublicPromo, 404: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema },
       },
     },
-    async (request) => {
-      const promo = await findPromo(services.readStore, request.params.slug);
+    async (request, reply) => {
+      const slug = request.params.slug;
+      const promo = await findOrAwaitStream(services, reply, { stream: promoStream(slug), find: () => findPromo(services.readStore, slug) });
       if (!promo) throw notFound('Promo');
       return publicPromo(promo, Math.floor(services.clock() / 1000));
     },

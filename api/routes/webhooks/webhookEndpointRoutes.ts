@@ -18,7 +18,7 @@ import {
   type DeliveryDoc,
   type EndpointDoc,
 } from '../../../projections/webhooks/webhookProjection.ts';
-import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { CommandContext } from '../../../commands/handleCommand.ts';
 import { commandContext } from '../../context.ts';
 import { requireOwner } from '../../plugins/sessionAuth.ts';
@@ -27,6 +27,8 @@ import { manageErrors, manageRoute } from '../manage/manageSchemas.ts';
 import { notFound } from '../../errors.ts';
 import { requireAuth } from '../../plugins/auth.ts';
 import { decimalInteger, ErrorSchema, protectedRoute, RouteKey } from '../schemas.ts';
+import { webhookEndpointStream } from '../../../domain/webhooks/webhookEndpoint.ts';
+import { findOrAwaitStream, readModelsAtHead } from '../../plugins/readYourWrites.ts';
 
 const EventTypes = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).max(WEBHOOK_EVENT_TYPES.length);
 const Url = z.string().min(1).max(2048).describe('An http or https URL; private addresses are refused when sent to, unless allowed (WEBHOOK_ALLOW_HOSTS).');
@@ -119,8 +121,12 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
   const errors = access.errors;
   const authenticate = access.onRequest(app);
   const box = secretBox(services.secrets.jwt);
-  const own = async (organizationId: string, id: string) => {
-    const doc = await services.readStore.get<EndpointDoc>(WEBHOOK_ENDPOINTS, id);
+  const own = async (organizationId: string, id: string, reply: FastifyReply) => {
+    const doc = await findOrAwaitStream(services, reply, {
+      stream: webhookEndpointStream(id),
+      find: () => services.readStore.get<EndpointDoc>(WEBHOOK_ENDPOINTS, id),
+      organizationId,
+    });
     if (!doc || doc.organization_id !== organizationId) throw notFound('Webhook endpoint');
     return doc;
   };
@@ -157,7 +163,7 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
   app.get(
     `${prefix}/webhook-endpoints/:id`,
     { onRequest: authenticate, schema: { ...routeSchema, summary: 'One event webhook endpoint.', params: Params, response: { 200: Endpoint, ...errors } } },
-    async (request) => present(await own(access.organizationOf(request), request.params.id)),
+    async (request, reply) => present(await own(access.organizationOf(request), request.params.id, reply)),
   );
 
   app.patch(
@@ -210,9 +216,9 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
         response: { 200: z.object({ data: z.array(Delivery) }), ...errors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const auth = { organizationId: access.organizationOf(request) };
-      await own(auth.organizationId, request.params.id);
+      await own(auth.organizationId, request.params.id, reply);
       const { status, limit } = request.query;
       const deliveries = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
         filter: { endpoint_id: request.params.id, ...(status ? { status } : {}) },
@@ -260,7 +266,9 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
     },
     async (request, reply) => {
       const auth = { organizationId: access.organizationOf(request) };
-      const sentIn = (await services.readStore.get<DeliveryDoc>(WEBHOOK_DELIVERIES, request.params.id))?.sent_in;
+      // The read model points to the stream a delivery sent at once was recorded in: a miss waits for the head (bounded).
+      const delivery = () => services.readStore.get<DeliveryDoc>(WEBHOOK_DELIVERIES, request.params.id);
+      const sentIn = ((await delivery()) ?? ((await readModelsAtHead(services)) ? await delivery() : null))?.sent_in;
       const result = await resendWebhookDelivery(access.context(services, request), auth.organizationId, request.params.id, sentIn);
       return reply.code(202).send(result);
     },

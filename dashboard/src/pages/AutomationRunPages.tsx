@@ -38,7 +38,7 @@ export function TriggerPage({ params }: PageProps) {
   const triggers = useApi<{ data: Trigger[] }>('/triggers');
   const sequences = useApi<{ data: Sequence[] }>('/sequences');
   const samples = useApi<{ data: ReceivedSample[]; chosen: Sample | null }>(`/triggers/${encodeURIComponent(id)}/samples`);
-  const { busy, error, run } = useAction<TriggerAction>();
+  const { busy, errorOf, run } = useAction<TriggerAction>();
   const [notice, setNotice] = useState<string | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const trigger = triggers.data?.data.find((t) => String(t.id) === id);
@@ -84,13 +84,12 @@ export function TriggerPage({ params }: PageProps) {
           </>
         }
         actions={
-          <Button busy={busy === 'enable'} onClick={() => act('enable', () => api.post(`/triggers/${trigger.id}/${trigger.enabled ? 'disable' : 'enable'}`), trigger.enabled ? 'Trigger disabled: its catch URL answers 404.' : 'Trigger enabled.')}>
+          <Button busy={busy === 'enable'} error={errorOf('enable')} onClick={() => act('enable', () => api.post(`/triggers/${trigger.id}/${trigger.enabled ? 'disable' : 'enable'}`), trigger.enabled ? 'Trigger disabled: its catch URL answers 404.' : 'Trigger enabled.')}>
             {trigger.enabled ? 'Disable' : 'Enable'}
           </Button>
         }
       />
       {notice && <Notice tone="success">{notice}</Notice>}
-      <ErrorNotice error={error} />
       <Card title="Catch URL" id="catch">
         <div class="copy-field">
           <code class="copy-value" aria-label="Catch URL">
@@ -99,7 +98,7 @@ export function TriggerPage({ params }: PageProps) {
           <CopyButton text={trigger.catch_url} label="Copy URL" />
         </div>
         <p class="field-hint">Send any HTTP request to it (POST JSON, a form, GET with a query): each one starts the sequence. Anyone with the URL can start it; rotate it if it leaks.</p>
-        <Button size="sm" variant="danger" busy={busy === 'rotate'} onClick={() => act('rotate', () => api.post(`/triggers/${trigger.id}/rotate`), 'New catch URL: the old one stopped working.')}>
+        <Button size="sm" variant="danger" busy={busy === 'rotate'} error={errorOf('rotate')} onClick={() => act('rotate', () => api.post(`/triggers/${trigger.id}/rotate`), 'New catch URL: the old one stopped working.')}>
           Rotate URL
         </Button>
       </Card>
@@ -145,7 +144,7 @@ export function TriggerPage({ params }: PageProps) {
                   <summary>Headers</summary>
                   <pre class="code">{json(shownSample.headers)}</pre>
                 </details>
-                <Button variant="primary" busy={busy === 'choose'} onClick={() => act('choose', () => api.put(`/triggers/${trigger.id}/sample`, { sample_id: shownSample.id }), 'Chosen as the sample: its fields are offered in the action editor.')}>
+                <Button variant="primary" busy={busy === 'choose'} error={errorOf('choose')} onClick={() => act('choose', () => api.put(`/triggers/${trigger.id}/sample`, { sample_id: shownSample.id }), 'Chosen as the sample: its fields are offered in the action editor.')}>
                   Use as sample
                 </Button>
               </div>
@@ -162,6 +161,7 @@ export function TriggerPage({ params }: PageProps) {
             <Button
               variant="primary"
               busy={busy === 'test'}
+              error={errorOf('test')}
               onClick={async () => {
                 const started = await act('test', () => api.post<{ workflow_id: number }>(`/triggers/${trigger.id}/test-run`));
                 if (started) navigate(`/dashboard/automation/workflows/${started.workflow_id}`);

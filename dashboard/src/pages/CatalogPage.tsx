@@ -138,7 +138,9 @@ export function ProductPage({ params }: PageProps) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [plans, setPlans] = useState<PlanForm[]>([emptyPlan()]);
-  const { busy, error, run } = useAction<'save' | 'publish' | 'archive' | 'restore'>();
+  const { busy, errorOf, run } = useAction<'save' | 'publish' | 'archive' | 'restore'>();
+  // The form's errors under the form; each header action's beside its button.
+  const error = errorOf('save');
   const [saved, setSaved] = useState<string | null>(null);
 
   const fill = (p: Product) => {
@@ -202,16 +204,16 @@ export function ProductPage({ params }: PageProps) {
           product && (
             <>
               {product.status === 'active' && !product.published_at && (
-                <Button variant="primary" busy={busy === 'publish'} onClick={() => lifecycle('publish')}>
+                <Button variant="primary" busy={busy === 'publish'} error={errorOf('publish')} onClick={() => lifecycle('publish')}>
                   Publish
                 </Button>
               )}
               {product.status === 'active' ? (
-                <Button variant="danger" busy={busy === 'archive'} onClick={() => lifecycle('archive')}>
+                <Button variant="danger" busy={busy === 'archive'} error={errorOf('archive')} onClick={() => lifecycle('archive')}>
                   Archive
                 </Button>
               ) : (
-                <Button busy={busy === 'restore'} onClick={() => lifecycle('restore')}>
+                <Button busy={busy === 'restore'} error={errorOf('restore')} onClick={() => lifecycle('restore')}>
                   Restore
                 </Button>
               )}

@@ -116,7 +116,9 @@ export function OfferPage({ params }: PageProps) {
   const [buttonText, setButtonText] = useState('Pay now');
   const [pages, setPages] = useState<OfferPage[]>(starterPages(''));
   const [origins, setOrigins] = useState('');
-  const { busy, error, run } = useAction<'save' | 'publish' | 'archive'>();
+  const { busy, errorOf, run } = useAction<'save' | 'publish' | 'archive'>();
+  // The form's errors under the form; each header action's beside its button.
+  const error = errorOf('save');
   const [saved, setSaved] = useState<string | null>(null);
 
   const fill = (o: Offer, productKey: string | undefined) => {
@@ -244,12 +246,12 @@ export function OfferPage({ params }: PageProps) {
           offer && (
             <>
               {offer.status !== 'published' && (
-                <Button variant="primary" busy={busy === 'publish'} onClick={() => setStatus('publish')}>
+                <Button variant="primary" busy={busy === 'publish'} error={errorOf('publish')} onClick={() => setStatus('publish')}>
                   Publish
                 </Button>
               )}
               {offer.status !== 'archived' && (
-                <Button variant="danger" busy={busy === 'archive'} onClick={() => setStatus('archive')}>
+                <Button variant="danger" busy={busy === 'archive'} error={errorOf('archive')} onClick={() => setStatus('archive')}>
                   Archive
                 </Button>
               )}
