@@ -173,7 +173,7 @@ function checkPromo(c: Extract<PromoCommand, { type: 'CreatePromo' }>): void {
     if (c.offers.some((slug) => typeof slug !== 'string' || slug === '')) throw invalid('invalid_offers', 'The offers field must hold offer slugs.', 'offers');
   }
   // The session route takes any promo slug from the buyer: a fixed price that priced every offer
-  // of the organization sold a 999.00 offer for the 1.00 meant for another one.
+  // of the organization would sell a 999.00 offer for the 1.00 meant for another one.
   if (c.offers === null && c.tiers.some((t) => t.price !== null)) {
     throw invalid('offers_required', FIXED_PRICE_NEEDS_OFFERS, 'offers');
   }
