@@ -111,8 +111,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
 
-  // fastify parses text/plain by default, so a JSON route handed text got past the media type and
-  // failed validation (422) as a string. Routes take JSON only; the catch route adds its own parsers.
+  // fastify parses text/plain by default, so a JSON route handed text would get past the media
+  // type and fail validation (422) as a string. Routes take JSON only; the catch route adds its own parsers.
   app.removeContentTypeParser('text/plain');
   // fastify's own JSON parser (a __proto__ or constructor.prototype key refused, as by default),
   // after a scan of the text for nesting deeper than MAX_JSON_DEPTH.

@@ -4,7 +4,7 @@ import { HttpError } from './errors.ts';
  * How deeply a request body may nest objects and arrays (`{}` and `[]` count one level each).
  * Without a limit a body a few thousand levels deep is accepted and then breaks what reads it:
  * SQLite's JSON functions stop at 1000 levels (the read model's indexes parse every document, so
- * the projection failed on it for ever) and JSON.stringify overflows the stack near 5000.
+ * the projection would fail on it for ever) and JSON.stringify overflows the stack near 5000.
  * MongoDB refuses documents deeper than 100, and a projection wraps a payload in a few levels of
  * its own, so 64 leaves room on every backend and far more than any real sender nests.
  */

@@ -11,8 +11,8 @@ type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
  * Node's `server.close()` ends the connections it counts as idle and waits for the rest, with the
  * timer that would expire them stopped. It counts a connection that has not yet sent a whole
  * request as busy (a browser's preconnected socket, a client gone quiet mid-headers), so one such
- * socket kept SIGTERM from ever finishing. And a request in flight at close was answered
- * `Connection: keep-alive`, which left its socket open, and the close waiting, for the 72-s
+ * socket would keep SIGTERM from ever finishing; and a request in flight at close would be
+ * answered `Connection: keep-alive`, leaving its socket open, and the close waiting, for the
  * keep-alive timeout. So on close: connections with no response under way end now, new ones are
  * refused, and each response in flight says `Connection: close` and ends its socket.
  */

@@ -34,8 +34,8 @@ export const WAL_BOUND_PAGES = 16_384;
 
 export async function openStores(config: Config, options: { checkpointsElsewhere?: boolean } = {}): Promise<Stores> {
   if (isProductionProfile(config)) {
-    // Loaded only here: their clients take a quarter of a second to load, which every CLI
-    // command and every start of the embedded profile would otherwise pay.
+    // Loaded only here: their clients are slow to load, which every CLI command and every start
+    // of the embedded profile would otherwise pay for.
     const [{ openMongoReadStore }, { openEsdbEventStore }] = await Promise.all([
       import('../readStore/mongodb/mongoReadStore.ts'),
       import('../eventStore/esdb/esdbEventStore.ts'),

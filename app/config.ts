@@ -40,8 +40,8 @@ const TrustProxy = z
   });
 
 /**
- * A whole number written in decimal digits: z.coerce.number() (Number()) also took `1e3`, `0x10`
- * and ` 12 `, which nobody means in a port or a limit, while paths and queries were strict.
+ * A whole number written in decimal digits, as in paths and queries: z.coerce.number() (Number())
+ * also takes `1e3`, `0x10` and ` 12 `, which nobody means in a port or a limit.
  */
 const whole = (number: z.ZodNumber) => z.string().regex(/^\d+$/, 'expected a whole number in decimal digits').transform(Number).pipe(number);
 

@@ -52,8 +52,7 @@ export function handleCommand<State, Command, Event extends DomainEvent>(
  * Per store, the last command queued on each stream. Without turns, N commands racing on one hot
  * stream (a popular promo's enrolments from a burst of webhooks, run 16 at a time) all read the
  * same revision and land in the same group commit, where one wins and the others read, fold and
- * try again: a burst of 3,000 sign-ups enrolled ~25 a second, and 3% gave up on
- * `concurrent_update` after every retry.
+ * try again, until some give up on `concurrent_update` after every retry.
  */
 const turns = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
 
@@ -114,10 +113,10 @@ type Folded = { revision: number; lastEventId: string; state: unknown };
 
 /*
  * Per store and decider, the state each recently commanded stream was left in, so the next
- * command on it folds only the events appended since: a promo with N participants folded all N
- * on every enrolment (a burst into a 10,000-participant promo enrolled ~240 a second). A stream
- * only grows, by contiguous revisions, so the state at revision r still holds when the event read
- * at r is the one folded (checked by id); otherwise the whole stream is folded again.
+ * command on it folds only the events appended since, not all N participants of a promo on every
+ * enrolment. A stream only grows, by contiguous revisions, so the state at revision r still holds
+ * when the event read at r is the one folded (checked by id); otherwise the whole stream is
+ * folded again.
  */
 type FoldedStates = Generations<string, Folded>;
 const foldedByStore = new WeakMap<EventStore, WeakMap<object, FoldedStates>>();

@@ -13,7 +13,7 @@ type Counter = { known: number | null; waiting: Waiter[]; running: boolean };
  *
  * Callers of one process are served together: whoever is waiting when an append starts gets one
  * event each in that single append. A burst of N concurrent callers then costs one append, not N
- * rounds of conflicts (which, retried one winner at a time, used to exhaust the retries).
+ * rounds of conflicts, which, retried one winner at a time, would exhaust the retries.
  *
  * `subject` names the stream the id is for: the counter's event then maps the id (a route key)
  * back to that stream, so a command addressed by route key finds its stream in the log alone

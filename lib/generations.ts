@@ -2,8 +2,8 @@
  * A map that keeps about the `2 × size` entries last set or read, least recently used out first,
  * roughly: sets go to the young map; when it is full it becomes the old one and the previous old
  * one is dropped whole; a hit in the old map moves the entry back to the young one. No per-entry
- * bookkeeping, and no walk over a Map's deleted entries (evicting the oldest key one at a time
- * from a big Map cost 6% of a catch load). Shared by the projection runner's document cache and
+ * bookkeeping, and no walk over a Map's deleted entries, which evicting the oldest key one at a
+ * time from a big Map costs. Shared by the projection runner's document cache and
  * the command handler's folded states.
  */
 export class Generations<K, V> {

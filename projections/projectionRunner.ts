@@ -53,9 +53,9 @@ export type ProjectionRunnerOptions = {
 };
 
 /**
- * 1,000 events: under a catch URL's load (hundreds of small batches a second, most of them of
- * no interest to four projections out of five) that is one empty commit per projection every
- * few seconds instead of hundreds a second, while what it costs stays small: after a crash each
+ * 1,000 events: under a catch URL's load (many small batches, most of them of no interest to
+ * four projections out of five) that is one empty commit per projection every 1,000 events
+ * rather than one per batch, while what it costs stays small: after a crash each
  * projection re-reads at most 1,000 events it wrote nothing for (a clean stop stores them all),
  * and the CLI's catch-up beside a running server reads at most that many more per projection.
  */

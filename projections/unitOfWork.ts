@@ -8,7 +8,7 @@ import type { DocCache } from './docCache.ts';
  * Reads see the batch's own earlier writes first. A written document is frozen, not copied:
  * projections build each new version as a new object (`{ ...doc, field }`), and one that changed
  * a document after writing it, or one read back from the batch, fails loudly instead of
- * changing what is committed. (Copying every document twice cost a tenth of a busy catch URL's time.)
+ * changing what is committed; copying would cost every write two copies of its document.
  */
 export class UnitOfWork implements ProjectionTx {
   private readonly writes = new Map<string, WriteOp>();

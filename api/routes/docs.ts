@@ -65,8 +65,8 @@ ${rows}
     return reply.type('text/html; charset=utf-8').headers(PAGE_HEADERS).send(html);
   });
 
-  // The front page: where a person who opens the service's address goes next. A JSON 404 here
-  // read as "the service is broken". HTML for browsers (they ask for text/html), JSON otherwise.
+  // The front page: where a person who opens the service's address goes next (a 404 here would
+  // read as "the service is broken"). HTML for browsers (they ask for text/html), JSON otherwise.
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
     const doc = app.swagger() as unknown as OpenApiDoc;
     const has = (url: string) => app.hasRoute({ method: 'GET', url });

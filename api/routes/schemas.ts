@@ -15,10 +15,10 @@ export const RouteKey = z.string().min(1).max(128).regex(/^[A-Za-z0-9_-]+$/, 'mu
 
 /**
  * An integer in a path or a query string, written in decimal digits. z.coerce.number() reads
- * every numeric string JavaScript does, so `0x1`, `1e0` and `1.0` all named trigger 1, and
- * `per_page=1e2` read as 100: one id had many URLs (`007` too), and a typo could read as a
- * valid number. Anything but decimal digits (a sign allowed, no leading zero) gets Laravel's
- * "must be an integer"; then the field's bounds apply, so 20 digits read "must not be greater".
+ * every numeric string JavaScript does (`0x1`, `1e0`, `1.0`, `007`), which would give one id many
+ * URLs and let a typo read as a valid number. Anything but decimal digits (a sign allowed, no
+ * leading zero) gets Laravel's "must be an integer"; then the field's bounds apply, so 20 digits
+ * read "must not be greater".
  */
 export const decimalInteger = (min: number, max: number) =>
   z

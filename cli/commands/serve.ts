@@ -9,8 +9,8 @@ export const serveCommand: CliCommand = {
   longRunning: true,
   async run() {
     const config = loadConfig();
-    // Loaded here, not at the top: the HTTP layer takes a quarter of a second to load, which every
-    // other command would pay for nothing.
+    // Loaded here, not at the top: the HTTP layer is slow to load, which every other command would
+    // pay for nothing.
     const { startServer } = await import('../../app/server.ts');
     const server = await startServer(config).catch((error: unknown) => {
       if ((error as { code?: unknown }).code === 'EADDRINUSE') {

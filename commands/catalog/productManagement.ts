@@ -64,8 +64,8 @@ export type DetailsEdit = { id: string; version_number: number; changed: boolean
 /**
  * Edits one product's details (its family, its features) with the import's own command: the
  * same details otherwise, the same plans, status and publication, so the product gets one new
- * version, or none when nothing differs. `change` answers null when the product (as its stream
- * now says) no longer names what is edited: it is then left alone (null).
+ * version, or none when nothing differs. `change` answers null when the product, as its stream
+ * says, does not name what is edited: it is then left alone (null).
  */
 export async function editProductDetails(
   ctx: CommandContext,

@@ -32,8 +32,8 @@ function present(intent: Stripe.PaymentIntent): LivePayment {
 }
 
 /**
- * Loaded on first use: the package takes a fifth of a second or more to load, which every CLI
- * command and every start of a service that never takes a live payment would otherwise pay.
+ * Loaded on first use: the package is slow to load, which every CLI command and every start of
+ * a service that never takes a live payment would otherwise pay for.
  */
 let stripeModule: Promise<{ default: typeof Stripe }> | null = null;
 const loadStripe = () => (stripeModule ??= import('stripe'));

@@ -13,13 +13,13 @@ import { PromosPage } from './pages/PromosPage.tsx';
 import { SalesPage } from './pages/SalesPage.tsx';
 import { SessionPage } from './pages/SessionPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
-// The detail pages of Catalog, Offers, Promos and Automation (docs/dashboard-pages.md).
+// The detail pages of Catalog, Offers, Promos and Automation (docs/dashboard.md).
 import { SequencePage } from './pages/AutomationPage.tsx';
 import { TriggerPage, WorkflowPage } from './pages/AutomationRunPages.tsx';
 import { ProductPage } from './pages/CatalogPage.tsx';
 import { OfferPage } from './pages/OffersPage.tsx';
 import { PromoPage } from './pages/PromosPage.tsx';
-// Payments, webhook endpoints and apps (docs/dashboard-pages.md).
+// Payments, webhook endpoints and apps (docs/dashboard.md).
 import { PaymentsPage } from './pages/PaymentsPage.tsx';
 import { ConnectedAppsPage, OAuthAppsPage } from './pages/OAuthAppsPage.tsx';
 import { NewWebhookPage, WebhookPage, WebhooksPage } from './pages/WebhooksPage.tsx';
@@ -67,7 +67,7 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },
   { path: '/dashboard/settings/payments', page: PaymentsPage, nav: 'settings' },
   { path: '/dashboard/settings/connected-apps', page: ConnectedAppsPage, nav: 'settings' },
-  // Catalog, Offers, Promos and Automation detail pages (docs/dashboard-pages.md).
+  // Catalog, Offers, Promos and Automation detail pages (docs/dashboard.md).
   { path: '/dashboard/catalog/new', page: ProductPage, nav: 'catalog' },
   { path: '/dashboard/catalog/:id', page: ProductPage, nav: 'catalog' },
   { path: '/dashboard/offers/new', page: OfferPage, nav: 'offers' },

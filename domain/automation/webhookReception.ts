@@ -44,9 +44,9 @@ export type RepeatedWebhook = ReceivedWebhook & {
 };
 
 /**
- * Recorded before receptions carried their outcome: WebhookReceived without `outcome`, followed
- * in the same append by WorkflowStarted (the workflow's id was that event's log position; a copy
- * made since writes it as `workflow_id`) or WebhookSkipped. Never decided any more; read through
+ * The older shape of a reception, still found in logs: WebhookReceived without `outcome`,
+ * followed in the same append by WorkflowStarted (the workflow's id is that event's log position,
+ * or its `workflow_id` in a copy of the log) or WebhookSkipped. Never decided; read through
  * receptionsIn.
  */
 export type LegacyReceptionEvent =

@@ -45,8 +45,8 @@ export type PromoCommand =
 
 /**
  * The emails enrolled so far, newest first, as an immutable chain: adding one shares every
- * earlier link, so folding a promo's N enrolments takes N steps. (A Set copied per event took
- * N²/2: a promo with 3,000 participants enrolled about 40 a second.)
+ * earlier link, so folding a promo's N enrolments takes N steps, where a Set copied per event
+ * would take N²/2.
  */
 export type Enrolled = { readonly email: string; readonly earlier: Enrolled } | null;
 
@@ -80,8 +80,8 @@ const EMAIL = /^[^\s@"(),:;<>[\]\\]+@[^\s@"(),:;<>[\]\\]+\.[^\s@"(),:;<>[\]\\]+$
 export const MAX_EMAIL_LENGTH = 254;
 
 /**
- * Length first: EMAIL backtracks quadratically on a long string of dots (2 × 10⁵ characters took
- * 27 s), and an email can come from a webhook body of up to 1 MiB.
+ * Length first: EMAIL backtracks quadratically on a long string of dots, and an email can come
+ * from a webhook body of up to 1 MiB.
  */
 export const isEmail = (email: string): boolean => email.length <= MAX_EMAIL_LENGTH && EMAIL.test(email);
 
@@ -173,7 +173,7 @@ function checkPromo(c: Extract<PromoCommand, { type: 'CreatePromo' }>): void {
     if (c.offers.some((slug) => typeof slug !== 'string' || slug === '')) throw invalid('invalid_offers', 'The offers field must hold offer slugs.', 'offers');
   }
   // The session route takes any promo slug from the buyer: a fixed price that priced every offer
-  // of the organization sold a 999.00 offer for the 1.00 meant for another one.
+  // of the organization would sell a 999.00 offer for the 1.00 meant for another one.
   if (c.offers === null && c.tiers.some((t) => t.price !== null)) {
     throw invalid('offers_required', FIXED_PRICE_NEEDS_OFFERS, 'offers');
   }

@@ -151,7 +151,7 @@ export function serverVersionProblem(version: string): string | null {
   if (!match) return null;
   const [major, minor, patch] = match.slice(1).map(Number) as [number, number, number];
   if (major === 25 && minor === 0 && patch === 0) {
-    return `KurrentDB ${version} can make a subscription skip an event (KurrentDB issue #4970): upgrade to 25.0.1 or later (docs/scaling-out-notes.md lists the supported versions)`;
+    return `KurrentDB ${version} can make a subscription skip an event (KurrentDB issue #4970): upgrade to 25.0.1 or later (docs/operations.md lists the supported servers)`;
   }
   return null;
 }

@@ -411,8 +411,8 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
    * a query after `a` that returned rows up to `b` saw all committed rows in (a, b], and a later
    * commit (ours or the CLI's in another process) always gets a position above the highest ever
    * assigned, so that range is complete for good. Nothing past recentTo is ever assumed: a read
-   * reaching the end of the window asks the database for the rest, so appends by other processes
-   * are seen exactly as before (memoizing whole results, empty ones included, hid them).
+     * reaching the end of the window asks the database for the rest, so appends by other processes
+   * are always seen (memoizing whole results, empty ones included, would hide them).
    */
   let recent: RecordedEvent[] = [];
   let recentBytes: number[] = [];
@@ -421,7 +421,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   let recentTo = 0;
   /*
    * Bounded by count and by size: events of a few hundred bytes (a catch URL under load) fill the
-   * count first; a burst of 1 MiB webhooks would have kept 20,000 of them, gigabytes, until the
+   * count first; a count alone would let a burst of 1 MiB webhooks keep gigabytes, until the
    * process ran out of heap. Past either bound the older half goes.
    */
   const RECENT_MAX = 20_000;

@@ -136,7 +136,6 @@ type AutomationEvent = SequenceEvent | TriggerEvent | WebhookReceptionEvent | Wo
 /** Sequences, triggers, received samples (for the trigger test route) and workflow runs. */
 export const automationProjection: Projection = {
   name: 'automation',
-  // 2: triggers record where they were created (event triggers start on later events only).
   version: 2,
   collections: [SEQUENCES, TRIGGERS, SAMPLES, WORKFLOWS],
   writeOnly: [SAMPLES],

@@ -133,7 +133,6 @@ async function applySession(event: CheckoutEvent, stream: string, revision: numb
 /** Offers (found by slug, route key or UUID) and checkout sessions with their invoice. */
 export const checkoutProjection: Projection = {
   name: 'checkout',
-  // 2: a session's invoice carries its customer. 3: a session carries its streams' revisions (its ETag).
   version: 3,
   collections: [OFFERS, CHECKOUT_SESSIONS, CHECKOUT_INVOICES],
   indexes: [

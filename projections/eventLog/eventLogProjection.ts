@@ -83,9 +83,8 @@ function organizationOf(event: RecordedEvent): string | null {
  * The organization's events in log order, indexed by (organization, position) and (organization,
  * type, position): a page of `GET /manage/api/events` is one indexed query at any size of the log,
  * then one read of the log per event shown. A document says where its event is, not what it holds:
- * a copy of every event (a catch URL's whole payloads) cost a busy catch URL a sixth of its
- * throughput, for pages that are read now and then. Version 2: the documents of version 1 held
- * the redacted event.
+ * a copy of every event (a catch URL's whole payloads) would weigh on every append, for pages that
+ * are read now and then.
  */
 export const eventLogProjection: Projection = {
   name: 'event_log',

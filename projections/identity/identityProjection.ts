@@ -77,7 +77,6 @@ const memberId = (organizationId: string, userId: string) => `${organizationId}:
 /** Organizations, users and API keys (hashes only), as the auth hook and /api/users/me read them. */
 export const identityProjection: Projection = {
   name: 'identity',
-  // 2: members, sessions, roles and credentials' presence on users. 3: membership invitations.
   version: 3,
   collections: [ORGANIZATIONS, USERS, API_KEYS, MEMBERS, USER_SESSIONS, INVITATIONS],
   indexes: [

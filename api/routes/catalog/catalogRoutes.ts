@@ -86,8 +86,8 @@ function productPage(items: ProductDoc[], total: number, page: number, perPage: 
  */
 export const catalogRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   const cache = new ProductPageCache();
-  // The running projections know the catalog's checkpoint without a query (a stored-checkpoint
-  // query costs about a third of a cached page's time); a process without them asks the store.
+  // The running projections know the catalog's checkpoint without a query, which would cost a
+  // good part of what the cached page saves; a process without them asks the store.
   // A catalog the CLI applied from another process is seen once this process's subscription
   // meets it: within a second, as the CLI promises, though the detail route may show it first.
   const catalogCheckpoint = async () => {

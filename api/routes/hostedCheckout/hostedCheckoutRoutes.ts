@@ -152,7 +152,7 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
       );
     }
     // Read here rather than through GET /api/checkout by app.inject: an injected request comes from
-    // 127.0.0.1, so every buyer's page view counted against one shared rate-limit bucket.
+    // 127.0.0.1, so every buyer's page view would count against one shared rate-limit bucket.
     const found = offer !== null && RouteKey.safeParse(offer).success ? await findPublishedOffer(services, reply, offer) : null;
     if (!found || found.status !== 'published') {
       return reply.code(404).send(
