@@ -167,7 +167,7 @@ function blockedIn(error: unknown): BlockedAddressError | null {
 const CONTROLLED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer', 'proxy-connection']);
 
 /**
- * The signer of a secret. `whsec_…` secrets (the only form saved now) and any other string the
+ * The signer of a secret. `whsec_…` secrets (the form a secret is saved in) and any other string the
  * receiver's `new Webhook(secret)` accepts sign as that derives the key; a secret saved earlier in
  * a form it refuses signs with the secret's own characters as the key, which receivers verify with
  * `new Webhook(secret, { format: 'raw' })`.
