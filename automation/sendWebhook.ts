@@ -1,6 +1,6 @@
-import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { Agent } from 'undici';
 import type { SendWebhookAction } from '../domain/automation/actions.ts';
 import { isWebhookUrl, unsendableHeader } from '../domain/automation/actions.ts';
@@ -166,8 +166,33 @@ function blockedIn(error: unknown): BlockedAddressError | null {
 /** Framing and routing headers are ours to set: a configured value would break or redirect the request. */
 const CONTROLLED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer', 'proxy-connection']);
 
-/** The body the action sends, the headers it adds, its signature. */
-export function prepareRequest(action: SendWebhookAction, scope: TemplateScope, idempotencyKey: string, nowMs: number) {
+/**
+ * The signer of a secret. `whsec_…` secrets (the form a secret is saved in) and any other string the
+ * receiver's `new Webhook(secret)` accepts sign as that derives the key; a secret saved earlier in
+ * a form it refuses signs with the secret's own characters as the key, which receivers verify with
+ * `new Webhook(secret, { format: 'raw' })`.
+ */
+export function signerOf(secret: string): Webhook {
+  try {
+    return new Webhook(secret);
+  } catch {
+    return new Webhook(secret, { format: 'raw' });
+  }
+}
+
+/**
+ * The Standard Webhooks headers of one attempt: `webhook-id` is the step's idempotency key (the
+ * same on every attempt, so receivers dedupe on it), `webhook-timestamp` the attempt's time, and
+ * `webhook-signature` (`v1,<base64>`) when the action has a secret.
+ */
+export function attemptHeaders(headers: Record<string, string>, payload: string, idempotencyKey: string, signer: Webhook | null, nowMs: number): Record<string, string> {
+  const timestamp = Math.floor(nowMs / 1000);
+  const signed = { ...headers, 'webhook-id': idempotencyKey, 'webhook-timestamp': String(timestamp) };
+  return signer ? { ...signed, 'webhook-signature': signer.sign(idempotencyKey, new Date(timestamp * 1000), payload) } : signed;
+}
+
+/** The body the action sends and the headers it adds (attemptHeaders adds those of each attempt). */
+export function prepareRequest(action: SendWebhookAction, scope: TemplateScope, idempotencyKey: string) {
   const payload = action.method === 'GET' || action.payload === '' ? '' : renderJsonTemplate(action.payload, scope);
   const headers: Record<string, string> = { 'user-agent': USER_AGENT };
   for (const [name, value] of Object.entries(action.headers)) {
@@ -175,11 +200,6 @@ export function prepareRequest(action: SendWebhookAction, scope: TemplateScope, 
   }
   if (payload !== '' && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
   headers['idempotency-key'] = idempotencyKey;
-  if (action.signing_secret) {
-    const t = Math.floor(nowMs / 1000);
-    const v1 = createHmac('sha256', action.signing_secret).update(`${t}.${payload}`).digest('hex');
-    headers['webhook-signature'] = `t=${t},v1=${v1}`;
-  }
   return { payload, headers };
 }
 
@@ -323,12 +343,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * followed: a 3xx is the (unsuccessful) result. Returns the last attempt's result.
  */
 export async function sendWebhook(action: SendWebhookAction, scope: TemplateScope, options: SendOptions): Promise<{ result: WebhookResult; attempts: number }> {
-  const { payload, headers } = prepareRequest(action, scope, options.idempotencyKey, options.nowMs());
+  const { payload, headers } = prepareRequest(action, scope, options.idempotencyKey);
+  const signer = action.signing_secret ? signerOf(action.signing_secret) : null;
   let result: WebhookResult;
   let attempts = 0;
   for (;;) {
     attempts += 1;
-    result = await attempt(action, payload, headers, options);
+    result = await attempt(action, payload, attemptHeaders(headers, payload, options.idempotencyKey, signer, options.nowMs()), options);
     if (result.success || attempts >= options.maxAttempts || !retryable(result) || options.signal.aborted) break;
     await sleep(options.retryBaseMs * 2 ** (attempts - 1), options.signal);
     if (options.signal.aborted) break;

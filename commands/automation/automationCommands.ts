@@ -1,5 +1,5 @@
 import { nanoid } from 'nanoid';
-import type { Action } from '../../domain/automation/actions.ts';
+import type { ActionInput } from '../../domain/automation/actions.ts';
 import { sequenceDecider, sequenceStream, type SequenceState, type SequenceStatus } from '../../domain/automation/sequence.ts';
 import { triggerDecider, triggerStream, type TriggerState } from '../../domain/automation/trigger.ts';
 import { fold } from '../../domain/shared/decider.ts';
@@ -19,7 +19,7 @@ export const triggerKeyStream = (routeKey: string) => `automation_trigger_key-${
 
 export async function createSequence(
   ctx: CommandContext,
-  input: { organizationId: string; name: string; status?: SequenceStatus; actions: Action[]; key?: string | null; id?: number },
+  input: { organizationId: string; name: string; status?: SequenceStatus; actions: ActionInput[]; key?: string | null; id?: number },
 ): Promise<{ id: number; route_key: string }> {
   // An import brings the id its key claim names (automationKeys.ts).
   const id = input.id ?? (await allocateId(ctx.store, SEQUENCE_COUNTER, ctx.metadata));
@@ -42,7 +42,7 @@ export async function createSequence(
 export async function updateSequence(
   ctx: CommandContext,
   id: number,
-  input: { name: string; status: SequenceStatus; actions: Action[] },
+  input: { name: string; status: SequenceStatus; actions: ActionInput[] },
 ): Promise<{ changed: boolean }> {
   const result = await handleCommand(ctx, sequenceStream(id), sequenceDecider, { type: 'UpdateSequence', ...input, now: ctx.metadata.occurred_at });
   return { changed: result.events.length > 0 };

@@ -9,7 +9,9 @@ import {
   WEBHOOK_METHODS,
   isWebhookUrl,
   payloadTemplateIssue,
-  type Action,
+  SIGNING_SECRET_MESSAGE,
+  isSigningSecret,
+  type ActionInput,
 } from '../../domain/automation/actions.ts';
 import { FIXED_PRICE_NEEDS_OFFERS, SLUG } from '../../domain/promos/promo.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.ts';
@@ -41,7 +43,13 @@ const SendWebhookImport = z
         z.string().max(4096).regex(HEADER_VALUE, HEADER_VALUE_MESSAGE),
       )
       .default({}),
-    signing_secret: z.string().min(16).max(256).nullable().default(null),
+    signing_secret: z
+      .union([z.string().max(256).refine(isSigningSecret, SIGNING_SECRET_MESSAGE), z.strictObject({ from_step: z.number().int().min(0).max(49) })])
+      .nullable()
+      .optional()
+      .describe(
+        'Signs each call as Standard Webhooks. Write-only. Left out on an update: the step keeps the secret of the step at its position; `{"from_step": n}`: the secret of step n (from 0) as the sequence stands; null: unsigned.',
+      ),
   })
   .refine((a) => a.method !== 'GET' || a.payload === '', { path: ['payload'], message: 'Leave payload empty for GET.' })
   .superRefine((a, ctx) => {
@@ -166,7 +174,7 @@ export const sequencesSection = importSection({
       // Found by its key claim and decided on its own stream: the read models may lag or be stopped.
       const id = await claimSequenceKey(ctx.command, ctx.organizationId, s.key);
       const existing = await loadSequence(ctx.command, id);
-      const actions: Action[] = s.actions;
+      const actions: ActionInput[] = s.actions;
       const sequence = existing
         ? { id, route_key: existing.routeKey, created: false }
         : { ...(await createSequence(ctx.command, { id, organizationId: ctx.organizationId, key: s.key, name: s.name, status: s.status, actions })), created: true };

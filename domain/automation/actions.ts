@@ -11,9 +11,37 @@ export type SendWebhookAction = {
   /** A JSON string template; `{{webhook_payload.email}}` etc. are filled in as template.ts says. Empty for GET. */
   payload: string;
   headers: Record<string, string>;
-  /** When set, calls carry `Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`. */
+  /**
+   * When set, calls are signed as Standard Webhooks (`webhook-signature: v1,<base64>`), verifiable
+   * with `new Webhook(signing_secret)` of the `standardwebhooks` libraries. Saved secrets are
+   * `whsec_…` (isSigningSecret); the log can hold older ones in other forms (sendWebhook.ts).
+   */
   signing_secret: string | null;
 };
+
+/**
+ * A Send Webhook action as a sequence is created or updated with: its `signing_secret` may also
+ * be left out (keep the secret of the step at the same position) or name a step of the sequence
+ * as it stands whose secret it keeps, so an edit need not send the secret again.
+ */
+export type KeptSecret = { from_step: number };
+export type ActionInput = Action | (Omit<SendWebhookAction, 'signing_secret'> & { signing_secret?: string | null | KeptSecret });
+
+/**
+ * Standard Webhooks secrets: `whsec_` and the base64 of 24 to 64 random bytes (192–512 bits, the
+ * range the specification gives). That is what the receiver's library takes as it is; a string
+ * in another form would make it throw, or need a per-library option.
+ */
+const SECRET_FORM = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
+export function isSigningSecret(value: string): boolean {
+  const base64 = SECRET_FORM.exec(value)?.[1];
+  if (base64 === undefined) return false;
+  const bytes = (base64.length / 4) * 3 - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
+  return bytes >= 24 && bytes <= 64;
+}
+export const SIGNING_SECRET_MESSAGE =
+  'The signing secret must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes, ' +
+  'e.g. "whsec_" + the output of `openssl rand -base64 32` (the dashboard makes one for you).';
 
 export type EnrolInPromoAction = {
   type: 'enrol_in_promo';

@@ -1,6 +1,6 @@
 import type { Decider, DomainEvent } from '../shared/decider.ts';
 import { conflict, invalid, notFound } from '../shared/domainError.ts';
-import { HEADER_VALUE_MESSAGE, isWebhookUrl, payloadTemplateIssue, unsendableHeader, type Action } from './actions.ts';
+import { HEADER_VALUE_MESSAGE, isSigningSecret, isWebhookUrl, payloadTemplateIssue, SIGNING_SECRET_MESSAGE, unsendableHeader, type Action, type ActionInput } from './actions.ts';
 
 export type SequenceStatus = 'active' | 'paused';
 
@@ -34,10 +34,10 @@ export type SequenceCommand =
       name: string;
       status: SequenceStatus;
       routeKey: string;
-      actions: Action[];
+      actions: ActionInput[];
       now: number;
     }
-  | { type: 'UpdateSequence'; name: string; status: SequenceStatus; actions: Action[]; now: number }
+  | { type: 'UpdateSequence'; name: string; status: SequenceStatus; actions: ActionInput[]; now: number }
   | { type: 'PauseSequence'; now: number }
   | { type: 'ResumeSequence'; now: number };
 
@@ -76,7 +76,8 @@ export const sequenceDecider: Decider<SequenceState, SequenceCommand, SequenceEv
       case 'CreateSequence': {
         if (state.status !== 'none') throw conflict('sequence_exists', 'The sequence already exists.');
         if (command.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
-        command.actions.forEach(checkAction);
+        const actions = command.actions.map((a, i) => withSecret(a, i, []));
+        actions.forEach(checkAction);
         return {
           type: 'SequenceCreated',
           data: {
@@ -86,7 +87,7 @@ export const sequenceDecider: Decider<SequenceState, SequenceCommand, SequenceEv
             name: command.name,
             status: command.status,
             route_key: command.routeKey,
-            actions: command.actions,
+            actions,
             created_at: command.now,
           },
         };
@@ -94,10 +95,11 @@ export const sequenceDecider: Decider<SequenceState, SequenceCommand, SequenceEv
       case 'UpdateSequence': {
         if (state.status === 'none') throw notFound('Sequence');
         if (command.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
-        command.actions.forEach(checkAction);
-        const same = state.name === command.name && state.status === command.status && JSON.stringify(state.actions) === JSON.stringify(command.actions);
+        const actions = command.actions.map((a, i) => withSecret(a, i, state.actions));
+        actions.forEach(checkAction);
+        const same = state.name === command.name && state.status === command.status && JSON.stringify(state.actions) === JSON.stringify(actions);
         if (same) return [];
-        return { type: 'SequenceUpdated', data: { name: command.name, status: command.status, actions: command.actions, updated_at: command.now } };
+        return { type: 'SequenceUpdated', data: { name: command.name, status: command.status, actions, updated_at: command.now } };
       }
       case 'PauseSequence':
         if (state.status === 'none') throw notFound('Sequence');
@@ -108,6 +110,33 @@ export const sequenceDecider: Decider<SequenceState, SequenceCommand, SequenceEv
     }
   },
 };
+
+/**
+ * The secret an action signs with. Secrets are write-only (answers say `signed`), so an edit may
+ * leave one out to keep the secret of the step at the same position, or name the step whose
+ * secret it keeps (`from_step`, when steps moved). A kept secret is not checked again: one saved
+ * in an older form goes on signing.
+ */
+function withSecret(action: ActionInput, index: number, current: readonly Action[]): Action {
+  if (action.type !== 'send_webhook') return action;
+  const given = action.signing_secret;
+  const field = `actions.${index}.signing_secret`;
+  const secretOf = (step: number) => {
+    const held = current[step];
+    return held?.type === 'send_webhook' ? held.signing_secret : null;
+  };
+  let secret: string | null;
+  if (given === undefined) secret = secretOf(index);
+  else if (given === null) secret = null;
+  else if (typeof given === 'object') {
+    secret = secretOf(given.from_step);
+    if (secret === null) throw invalid('invalid_signing_secret', `from_step ${given.from_step}: the sequence has no signed Send Webhook at that position (counted from 0) whose secret to keep; give a secret, or null for none.`, field);
+  } else {
+    if (!isSigningSecret(given)) throw invalid('invalid_signing_secret', SIGNING_SECRET_MESSAGE, field);
+    secret = given;
+  }
+  return { ...action, signing_secret: secret };
+}
 
 function checkAction(action: Action, index: number): void {
   const field = `actions.${index}`;

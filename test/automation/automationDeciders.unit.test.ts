@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Action } from '../../domain/automation/actions.ts';
+import { isSigningSecret, type Action } from '../../domain/automation/actions.ts';
 import { sequenceDecider, type SequenceEvent } from '../../domain/automation/sequence.ts';
 import { triggerDecider, type TriggerEvent } from '../../domain/automation/trigger.ts';
 import { receptionsIn, webhookReceptionDecider, type ReceivedWebhook, type WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
@@ -46,6 +46,33 @@ describe('sequence decider', () => {
     })();
     expect(error?.message).toMatch(/^The payload of action actions\.1 \(send_webhook to https:\/\/example\.com\/h\) must be a JSON template: .+ reads not json, which is not JSON \(.+\)\.$/);
     expect(Object.keys(error?.fields ?? {})).toEqual(['actions.1.payload']);
+  });
+  it('takes Standard Webhooks secrets only: whsec_ and the base64 of 24 to 64 bytes', () => {
+    const secret = (bytes: number) => `whsec_${Buffer.alloc(bytes, 0xab).toString('base64')}`;
+    for (const ok of [secret(24), secret(32), secret(64), secret(25)]) expect(isSigningSecret(ok), ok).toBe(true);
+    for (const bad of [secret(23), secret(65), secret(32).slice(6), secret(32).slice(0, -1), 'whsec_' + '-'.repeat(32), `${secret(32)}\n`, 'whsec_writeonly_0123456789']) {
+      expect(isSigningSecret(bad), bad).toBe(false);
+      spec.given([]).when({ ...create, actions: [{ ...hook, signing_secret: bad }] }).thenThrows('invalid_signing_secret');
+    }
+  });
+  it('keeps a secret it is not given again: left out, the step at the same position; from_step, the step named; null, none', () => {
+    const a = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+    const legacy = 'an old secret, in no whsec_ form';
+    const signed: SequenceEvent = { ...created, data: { ...created.data, actions: [{ ...hook, signing_secret: a }, { ...hook, url: 'https://example.com/2', signing_secret: legacy }] } };
+    const { signing_secret: _s, ...unsaid } = hook;
+    const update = (actions: unknown[]) => ({ type: 'UpdateSequence' as const, name: 'Seq', status: 'active' as const, actions: actions as Action[], now: 7 });
+    const updated = (actions: Action[]): SequenceEvent[] => [{ type: 'SequenceUpdated', data: { name: 'Seq', status: 'active', actions, updated_at: 7 } }];
+    spec.given([signed]).when(update([unsaid, { ...unsaid, url: 'https://example.com/2' }])).then([]);
+    spec.given([signed]).when(update([{ ...unsaid, payload: '{"x":1}' }])).then(updated([{ ...hook, payload: '{"x":1}', signing_secret: a }]));
+    // Steps moved: each names the step whose secret it keeps, a legacy one included.
+    spec.given([signed]).when(update([{ ...unsaid, signing_secret: { from_step: 1 } }, { ...unsaid, signing_secret: { from_step: 0 } }, unsaid])).then(
+      updated([{ ...hook, signing_secret: legacy }, { ...hook, signing_secret: a }, hook]),
+    );
+    spec.given([signed]).when(update([{ ...unsaid, signing_secret: null }])).then(updated([hook]));
+    spec.given([signed]).when(update([{ ...unsaid, signing_secret: { from_step: 2 } }])).thenThrows('invalid_signing_secret');
+    spec.given([signed]).when(update([{ ...unsaid, signing_secret: legacy }])).thenThrows('invalid_signing_secret');
+    spec.given([]).when({ ...create, actions: [unsaid] }).then([created]);
+    spec.given([]).when({ ...create, actions: [{ ...unsaid, signing_secret: { from_step: 0 } }] }).thenThrows('invalid_signing_secret');
   });
   it('updates only when something changed', () => {
     const update = { type: 'UpdateSequence' as const, name: 'Seq', status: 'active' as const, actions: [hook], now: 7 };

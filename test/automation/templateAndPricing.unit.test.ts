@@ -47,14 +47,14 @@ describe('templates', () => {
   });
   it('adds Content-Type only when a payload is sent without one', () => {
     const action = { type: 'send_webhook' as const, url: 'https://x.test/', method: 'POST' as const, payload: '{}', headers: {}, signing_secret: null };
-    expect(prepareRequest(action, {}, 'k', 0).headers['content-type']).toBe('application/json');
-    expect(prepareRequest({ ...action, headers: { 'Content-Type': 'text/plain' } }, {}, 'k', 0).headers['content-type']).toBe('text/plain');
-    const framed = prepareRequest({ ...action, headers: { Host: '169.254.169.254', 'Content-Length': '1', 'Transfer-Encoding': 'chunked', 'Idempotency-Key': 'mine' } }, {}, 'k', 0).headers;
+    expect(prepareRequest(action, {}, 'k').headers['content-type']).toBe('application/json');
+    expect(prepareRequest({ ...action, headers: { 'Content-Type': 'text/plain' } }, {}, 'k').headers['content-type']).toBe('text/plain');
+    const framed = prepareRequest({ ...action, headers: { Host: '169.254.169.254', 'Content-Length': '1', 'Transfer-Encoding': 'chunked', 'Idempotency-Key': 'mine' } }, {}, 'k').headers;
     expect(framed).not.toHaveProperty('host');
     expect(framed).not.toHaveProperty('content-length');
     expect(framed).not.toHaveProperty('transfer-encoding');
     expect(framed['idempotency-key']).toBe('k');
-    const get = prepareRequest({ ...action, method: 'GET', payload: '' }, {}, 'k', 0);
+    const get = prepareRequest({ ...action, method: 'GET', payload: '' }, {}, 'k');
     expect(get.payload).toBe('');
     expect(get.headers['content-type']).toBeUndefined();
   });

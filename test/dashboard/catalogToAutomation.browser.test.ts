@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -173,8 +174,13 @@ describe('dashboard pages: catalog, offers, promos, automation', () => {
     await page.getByRole('button', { name: 'Add header' }).click();
     await page.getByLabel('Header 1 name').fill('x team');
     await page.getByLabel('Header 1 value').fill('growth');
-    await page.getByLabel('Signing secret (optional)').fill('whsec-test-secret-0123456789');
+    // A secret not in the Standard Webhooks form is refused beside its field; the editor makes one.
+    await page.getByLabel('Signing secret (optional)').fill('my-own-secret-0123456789');
     await page.getByRole('button', { name: 'Create sequence' }).click();
+    await expect.poll(() => page.getByLabel('Signing secret (optional)').getAttribute('aria-invalid'), { timeout: 15_000 }).toBe('true');
+    await page.getByRole('button', { name: 'Generate secret for step 1' }).click();
+    const secret = await page.getByLabel('Signing secret (optional)').inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     // The server refuses the header name (a space); its message shows beside that header.
     await expect.poll(() => page.getByLabel('Header 1 value').getAttribute('aria-invalid'), { timeout: 15_000 }).toBe('true');
     await page.getByLabel('Header 1 name').fill('x-team');
@@ -209,7 +215,9 @@ describe('dashboard pages: catalog, offers, promos, automation', () => {
     const call = receiver.calls.at(-1)!;
     expect(JSON.parse(call.body)).toEqual({ email: 'ada@example.com', source: 'dashboard' });
     expect(call.headers['x-team']).toBe('growth');
-    expect(call.headers['webhook-signature']).toMatch(/^t=\d+,v1=[0-9a-f]+$/);
+    // A receiver verifies the call with the standardwebhooks package and the secret it was shown.
+    const verify = (c: typeof call) => new Webhook(secret).verify(c.body, Object.fromEntries(Object.entries(c.headers).map(([k, v]) => [k, String(v)])));
+    expect(verify(call)).toEqual({ email: 'ada@example.com', source: 'dashboard' });
     await check('workflow');
 
     // The sample's fields are offered as insertions in the action editor.
@@ -217,9 +225,22 @@ describe('dashboard pages: catalog, offers, promos, automation', () => {
     await page.getByRole('button', { name: 'webhook_payload.plan.tier' }).click();
     expect(await page.getByLabel('Payload template (JSON)').inputValue()).toContain('{{webhook_payload.plan.tier}}');
     await check('sequence');
+    // Saved without typing the secret again: the step goes on signing with the same secret.
+    await page.getByLabel('Payload template (JSON)').fill('{"email":"{{webhook_payload.email}}","source":"dashboard","tier":"{{webhook_payload.plan.tier}}"}');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Sequence saved.').waitFor({ timeout: 15_000 });
+    await page.getByText('This step signs its calls.').waitFor();
+    await page.getByRole('link', { name: 'Samples and test run' }).click();
+    const calls = receiver.calls.length;
+    await page.getByRole('button', { name: 'Test-run the sequence' }).click();
+    await expect.poll(() => receiver.calls.length, { timeout: 30_000 }).toBeGreaterThan(calls);
+    expect(verify(receiver.calls.at(-1)!)).toEqual({ email: 'ada@example.com', source: 'dashboard', tier: 'gold' });
+    await page.getByRole('heading', { name: /^Workflow #\d+ \(test run\)$/, level: 1 }).waitFor({ timeout: 15_000 });
+    await page.getByRole('link', { name: 'Lead to CRM' }).click();
+    await page.getByText('This step signs its calls.').waitFor();
 
     await page.getByRole('link', { name: '← Automation' }).click();
-    await page.getByRole('link', { name: /^#\d+ \(test\)$/ }).waitFor({ timeout: 15_000 });
+    await page.getByRole('link', { name: /^#\d+ \(test\)$/ }).first().waitFor({ timeout: 15_000 });
     await check('automation');
   }, 120_000);
 

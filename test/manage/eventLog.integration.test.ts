@@ -27,7 +27,7 @@ describe('the event-log view', () => {
     await createSequence(server.cliContext(organizationId), {
       organizationId,
       name: 'Signed',
-      actions: [{ type: 'send_webhook', url: 'https://example.com/hook', method: 'POST', payload: '{}', headers: {}, signing_secret: 'whsec_supersecretvalue123' }],
+      actions: [{ type: 'send_webhook', url: 'https://example.com/hook', method: 'POST', payload: '{}', headers: {}, signing_secret: 'whsec_Y29tbWVyY2UtdGVzdC1ldmVudGxvZy1zZWNyZXQta2U=' }],
     });
   });
   afterAll(() => server.close({ remove: true }));
@@ -55,7 +55,7 @@ describe('the event-log view', () => {
     const all = await owner.json<Events>('GET', '/manage/api/events?limit=200');
     const text = JSON.stringify(all.body);
     expect(all.body.data.some((e) => e.stream.startsWith('automation_sequence-'))).toBe(true);
-    expect(text).not.toContain('whsec_supersecretvalue123');
+    expect(text).not.toContain('whsec_Y29tbWVyY2UtdGVzdC1ldmVudGxvZy1zZWNyZXQta2U=');
     expect(all.body.data.some((e) => e.stream.startsWith('user'))).toBe(false);
     // The stranger sees their own organization's creation, nothing of this one.
     const theirs = (await stranger.json<Events>('GET', '/manage/api/events?limit=200')).body.data;

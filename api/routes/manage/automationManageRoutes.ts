@@ -55,7 +55,8 @@ export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services 
       schema: {
         ...manageRoute,
         summary: 'Create a sequence with its actions and triggers, or update the one with this key, as `commerce import` does.',
-        description: 'A Send Webhook action\'s `signing_secret` is write-only; an update replaces the actions as given (send the secret again to keep signing).',
+        description:
+          'A Send Webhook action\'s `signing_secret` is write-only; an update replaces the actions as given, but a step whose `signing_secret` is left out keeps the secret of the step at its position, and `{"from_step": n}` keeps step n\'s (null stops signing).',
         body: SequenceImport,
         response: { 200: Doc, ...manageErrors },
       },

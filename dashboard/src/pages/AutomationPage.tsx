@@ -153,18 +153,28 @@ export function AutomationPage() {
 
 type HeaderRow = { name: string; value: string };
 type ActionForm =
-  | { type: 'send_webhook'; url: string; method: string; payload: string; headers: HeaderRow[]; secret: string; signed: boolean }
+  /** `from`: the step's position in the sequence as saved, whose secret it keeps when none is typed. */
+  | { type: 'send_webhook'; url: string; method: string; payload: string; headers: HeaderRow[]; secret: string; signed: boolean; from: number | null; generated: boolean }
   | { type: 'enrol_in_promo'; promo: string; email: string; reference: string };
 type TriggerForm = { key: string; name: string; enabled: boolean };
 
-const actionForm = (a: SendWebhook | Enrol): ActionForm =>
+const actionForm = (a: SendWebhook | Enrol, i: number): ActionForm =>
   a.type === 'send_webhook'
-    ? { type: 'send_webhook', url: a.url, method: a.method, payload: a.payload, headers: Object.entries(a.headers).map(([name, value]) => ({ name, value })), secret: '', signed: a.signed ?? false }
+    ? { type: 'send_webhook', url: a.url, method: a.method, payload: a.payload, headers: Object.entries(a.headers).map(([name, value]) => ({ name, value })), secret: '', signed: a.signed ?? false, from: i, generated: false }
     : { ...a };
 const newAction = (type: ActionForm['type']): ActionForm =>
   type === 'send_webhook'
-    ? { type, url: 'https://', method: 'POST', payload: '{\n  "email": "{{webhook_payload.email}}"\n}', headers: [], secret: '', signed: false }
+    ? { type, url: 'https://', method: 'POST', payload: '{\n  "email": "{{webhook_payload.email}}"\n}', headers: [], secret: '', signed: false, from: null, generated: false }
     : { type, promo: '', email: '{{webhook_payload.email}}', reference: '{{webhook_payload.ref}}' };
+
+/** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
+function newSigningSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}
+
+/** A typed or generated secret replaces the step's; none typed keeps the one it had (secrets are write-only). */
+const signingSecret = (a: Extract<ActionForm, { type: 'send_webhook' }>) => (a.secret ? a.secret : a.signed && a.from !== null ? { from_step: a.from } : null);
 const actionBody = (a: ActionForm) =>
   a.type === 'send_webhook'
     ? {
@@ -173,7 +183,7 @@ const actionBody = (a: ActionForm) =>
         method: a.method,
         payload: a.method === 'GET' ? '' : a.payload,
         headers: Object.fromEntries(a.headers.filter((h) => h.name.trim()).map((h) => [h.name.trim(), h.value])),
-        signing_secret: a.secret ? a.secret : null,
+        signing_secret: signingSecret(a),
       }
     : { type: a.type, promo: a.promo, email: a.email, reference: a.reference };
 
@@ -201,7 +211,7 @@ export function SequencePage({ params }: PageProps) {
     setKey(found.key ?? '');
     setName(found.name);
     setStatus(found.status);
-    setActions(found.actions.map(actionForm));
+    setActions(found.actions.map((a, i) => actionForm(a, i)));
     setTrigs(triggers.data.data.filter((t) => t.sequence_id === found.id).map((t) => ({ key: t.key ?? '', name: t.name, enabled: t.enabled })));
   }, [sequences.data, triggers.data]);
 
@@ -377,10 +387,33 @@ export function SequencePage({ params }: PageProps) {
                       label="Signing secret (optional)"
                       name={`actions.${i}.signing_secret`}
                       error={error}
-                      hint={a.signed ? 'This step signs its calls. The secret is never shown: type it again to keep signing, since saving without it stops signing.' : 'At least 16 characters. Each call is signed with it (Standard Webhooks); it is never shown again.'}
+                      hint={
+                        a.generated
+                          ? 'Copy this secret to the receiver now: it is never shown again once the sequence is saved. Receivers verify calls with it (Standard Webhooks).'
+                          : a.signed
+                            ? 'This step signs its calls. The secret is never shown: leave this empty to keep it, or type or generate one to replace it.'
+                            : 'Each call is signed with it (Standard Webhooks): whsec_ and the base64 of 24 to 64 random bytes. Generate one, or paste your own.'
+                      }
                     >
-                      {(c) => <Input {...c} type="password" value={a.secret} onValue={(v) => setAction(i, { secret: v })} autoComplete="new-password" />}
+                      {(c) =>
+                        a.generated ? (
+                          <Input {...c} type="text" readOnly value={a.secret} onValue={() => undefined} spellcheck={false} />
+                        ) : (
+                          <Input {...c} type="password" value={a.secret} onValue={(v) => setAction(i, { secret: v })} autoComplete="new-password" />
+                        )
+                      }
                     </Field>
+                    <div class="form-row">
+                      <Button size="sm" onClick={() => setAction(i, { secret: newSigningSecret(), generated: true })} aria-label={`Generate secret for step ${i + 1}`}>
+                        Generate secret
+                      </Button>
+                      {a.generated && <CopyButton text={a.secret} label="Copy secret" />}
+                      {(a.signed || a.secret) && (
+                        <Button size="sm" variant="ghost" onClick={() => setAction(i, { secret: '', signed: false, generated: false })} aria-label={`Stop signing step ${i + 1}`}>
+                          Stop signing
+                        </Button>
+                      )}
+                    </div>
                   </>
                 ) : (
                   <div class="form-row align-top">
