@@ -2,6 +2,7 @@ import type { BackgroundJob, Services } from '../app/services.ts';
 import type { EventMetadata, RecordedEvent } from '../eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../commands/handleCommand.ts';
 import { enrolParticipant } from '../commands/promos/promoCommands.ts';
+import { openSigningSecret, sendWebhookSecretBox } from '../commands/automation/sendWebhookSecrets.ts';
 import type { Action } from '../domain/automation/actions.ts';
 import { enrolmentFrom } from '../domain/automation/enrolment.ts';
 import { enrolActionForEvent } from '../domain/automation/eventScope.ts';
@@ -33,7 +34,8 @@ async function runAction(
 ): Promise<{ result: StepResult; attempts: number }> {
   const c = services.config;
   if (action.type === 'send_webhook') {
-    return sendWebhook(action, scope, {
+    const secret = action.signing_secret === null ? null : openSigningSecret(sendWebhookSecretBox(services.secrets.jwt), action.signing_secret);
+    return sendWebhook({ ...action, signing_secret: secret }, scope, {
       allowHosts: c.WEBHOOK_ALLOW_HOSTS,
       timeoutMs: c.WEBHOOK_TIMEOUT_MS,
       connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS,

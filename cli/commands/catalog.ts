@@ -1,3 +1,4 @@
+import { sendWebhookSecretBox } from '../../commands/automation/sendWebhookSecrets.ts';
 import { readFileSync } from 'node:fs';
 import { archiveProduct, publishProduct } from '../../commands/catalog/productCommands.ts';
 import { decodeRouteKey } from '../../lib/routeKeys.ts';
@@ -31,7 +32,7 @@ export const importCommand: CliCommand = {
       throw new CliUsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     const result = await runImport(
-      { command: ctx.commandContext(organizationId), organizationId, catchUp: ctx.catchUp },
+      { command: ctx.commandContext(organizationId), organizationId, catchUp: ctx.catchUp, sendWebhookSecrets: sendWebhookSecretBox(ctx.services.secrets.jwt) },
       parseImportJson(text),
     );
     // Where to try what was imported: each offer's hosted checkout page, and the SDK example page on it.

@@ -1,3 +1,4 @@
+import { sendWebhookSecretBox } from '../../commands/automation/sendWebhookSecrets.ts';
 import {
   createApiKey,
   createOrganization,
@@ -63,7 +64,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   }
   // Imported by key: a second run finds the same three products and records nothing new.
   const imported = await runImport(
-    { command: cmd, organizationId: DEMO_ORGANIZATION_ID, catchUp: ctx.catchUp },
+    { command: cmd, organizationId: DEMO_ORGANIZATION_ID, catchUp: ctx.catchUp, sendWebhookSecrets: sendWebhookSecretBox(ctx.services.secrets.jwt) },
     { ...demoCatalog, ...demoAutomation(cmd.metadata.occurred_at), offers: demoOffers.filter((o) => !archived.has(o.slug)) },
   );
   const base = serviceUrl(ctx.services);

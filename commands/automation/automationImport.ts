@@ -19,6 +19,7 @@ import { conflict } from '../../domain/shared/domainError.ts';
 import { applyEach, filePath } from '../import/importIssues.ts';
 import { importSection, type ImportIssue } from '../import/importSection.ts';
 import { createPromo, updatePromo } from '../promos/promoCommands.ts';
+import { sealActionSecrets } from './sendWebhookSecrets.ts';
 import { createSequence, createTrigger, loadSequence, loadTrigger, setTriggerEnabled, updateSequence } from './automationCommands.ts';
 import { backfillAutomationKeyClaims, claimSequenceKey, claimTriggerKey } from './automationKeys.ts';
 
@@ -174,7 +175,7 @@ export const sequencesSection = importSection({
       // Found by its key claim and decided on its own stream: the read models may lag or be stopped.
       const id = await claimSequenceKey(ctx.command, ctx.organizationId, s.key);
       const existing = await loadSequence(ctx.command, id);
-      const actions: ActionInput[] = s.actions;
+      const actions: ActionInput[] = sealActionSecrets(ctx.sendWebhookSecrets, s.actions, existing?.actions ?? []);
       const sequence = existing
         ? { id, route_key: existing.routeKey, created: false }
         : { ...(await createSequence(ctx.command, { id, organizationId: ctx.organizationId, key: s.key, name: s.name, status: s.status, actions })), created: true };

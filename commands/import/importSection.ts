@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { CommandContext } from '../handleCommand.ts';
+import type { SecretBox } from '../webhooks/secretBox.ts';
 import type { ImportIssue } from './importIssues.ts';
 
 export type { ImportIssue };
@@ -15,6 +16,8 @@ export type ImportContext = {
   organizationId: string;
   /** Brings the read models up to the log's head (what is written, not what is staged). */
   catchUp(): Promise<void>;
+  /** Seals Send Webhook signing secrets (sendWebhookSecretBox); without it a file giving one is refused. */
+  sendWebhookSecrets?: SecretBox;
 };
 
 /**

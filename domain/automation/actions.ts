@@ -25,7 +25,9 @@ export type SendWebhookAction = {
  * as it stands whose secret it keeps, so an edit need not send the secret again.
  */
 export type KeptSecret = { from_step: number };
-export type ActionInput = Action | (Omit<SendWebhookAction, 'signing_secret'> & { signing_secret?: string | null | KeptSecret });
+/** A new secret as the command sealed it for the log (the decider never sees it in plain text). */
+export type SealedSecret = { sealed: string };
+export type ActionInput = Action | (Omit<SendWebhookAction, 'signing_secret'> & { signing_secret?: string | null | KeptSecret | SealedSecret });
 
 /**
  * Standard Webhooks secrets: `whsec_` and the base64 of 24 to 64 random bytes (192–512 bits, the

@@ -128,6 +128,7 @@ function withSecret(action: ActionInput, index: number, current: readonly Action
   let secret: string | null;
   if (given === undefined) secret = secretOf(index);
   else if (given === null) secret = null;
+  else if (typeof given === 'object' && 'sealed' in given) secret = given.sealed;
   else if (typeof given === 'object') {
     secret = secretOf(given.from_step);
     if (secret === null) throw invalid('invalid_signing_secret', `from_step ${given.from_step}: the sequence has no signed Send Webhook at that position (counted from 0) whose secret to keep; give a secret, or null for none.`, field);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
+import { sendWebhookSecretBox } from '../../commands/automation/sendWebhookSecrets.ts';
 import { ImportValidationError, runImport } from '../../commands/import/importFile.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
@@ -28,7 +29,10 @@ describe('import sections promos and sequences', () => {
     ],
   });
   const run = (input: unknown) =>
-    runImport({ command: server.cliContext(me.organizationId), organizationId: me.organizationId, catchUp: server.settle }, input);
+    runImport(
+      { command: server.cliContext(me.organizationId), organizationId: me.organizationId, catchUp: server.settle, sendWebhookSecrets: sendWebhookSecretBox(server.services.secrets.jwt) },
+      input,
+    );
 
   it('creates promos, sequences and triggers; re-importing changes nothing, a changed file updates in place', async () => {
     const first = await run(file());
@@ -51,6 +55,19 @@ describe('import sections promos and sequences', () => {
     const everything = JSON.stringify(await server.services.readStore.find('automation_sequences'));
     expect(everything).toContain('https://crm.example.com/v2');
     expect(everything).not.toContain('whsec_Y29tbWVyY2UtdGVzdC1pbXBvcnQtc2VjcmV0LWtleS0=');
+    // Sealed at rest: the log holds no secret in plain text, only what the service's key opens.
+    const log = JSON.stringify(await server.services.store.readAll({ after: null, limit: 100_000 }));
+    expect(log).not.toContain('Y29tbWVyY2UtdGVzdC1pbXBvcnQtc2VjcmV0LWtleS0');
+    expect(log).toContain('"signing_secret":"v1.');
+  });
+
+  it('refuses a signing secret from a caller that cannot seal it, writing nothing', async () => {
+    const head = await server.services.store.headPosition();
+    const unsealed = runImport({ command: server.cliContext(me.organizationId), organizationId: me.organizationId, catchUp: server.settle }, file());
+    const error = await unsealed.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportValidationError);
+    expect((error as ImportValidationError).issues.map((i) => i.message).join('\n')).toContain('This caller cannot seal signing secrets.');
+    expect(await server.services.store.headPosition()).toBe(head);
   });
 
   it('lists every problem of a bad file and writes nothing', async () => {

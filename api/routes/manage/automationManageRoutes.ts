@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { sendWebhookSecretBox } from '../../../commands/automation/sendWebhookSecrets.ts';
 import { z } from 'zod';
 import type { Services } from '../../../app/services.ts';
 import { loadSequence, loadTrigger, replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../../commands/automation/automationCommands.ts';
@@ -30,10 +31,11 @@ const List = z.object({ data: z.array(Doc) });
  * read. A Send Webhook action's signing secret is write-only: answers say `signed`, never the secret.
  */
 export const automationManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const sendWebhookSecrets = sendWebhookSecretBox(services.secrets.jwt);
   // The answer is the import's own result (decided on streams alone): it waits for no projection.
   const importOne = async (request: Parameters<typeof manageContext>[1], organizationId: string, section: ImportSection, item: unknown) => {
     const command = manageContext(services, request);
-    const result = await runImport({ command, organizationId, catchUp: async () => undefined }, { [section.name]: [item] }, [section]);
+    const result = await runImport({ command, organizationId, catchUp: async () => undefined, sendWebhookSecrets }, { [section.name]: [item] }, [section]);
     return (result.sections[section.name] as unknown[])[0];
   };
   const catchUrl = (request: Parameters<typeof baseUrl>[1], sequenceKey: string, triggerKey: string) => `${baseUrl(services, request)}/hooks/catch/${sequenceKey}/${triggerKey}`;
