@@ -186,6 +186,25 @@ describe('read-your-writes with the projections lagging (API and projection work
     expect(((await list.json()) as { data: Array<{ id: string }> }).data.map((e) => e.id)).toContain(id);
   });
 
+  it('refuses a revoked API key from the moment its revocation is answered', async () => {
+    await startWorker();
+    const made = await owner.json<{ id: string; token: string }>('POST', '/manage/api/api-keys', { name: 'to revoke' });
+    await server.settle();
+    expect((await server.fetch('/api/checkout/sessions', { token: made.body.token })).status).toBe(200);
+    await stopWorker();
+    const runner = server.services.projections!;
+    const before = runner.waiting();
+    let answered = false;
+    const revoked = owner.request('DELETE', `/manage/api/api-keys/${made.body.id}`).finally(() => {
+      answered = true;
+    });
+    // The 204 waits for the read models; answered without waiting, the key is tried at once.
+    while (!answered && runner.waiting() <= before) await new Promise((r) => setTimeout(r, 2));
+    if (!answered) await startWorker();
+    expect((await revoked).status).toBe(204);
+    expect((await server.fetch('/api/checkout/sessions', { token: made.body.token })).status).toBe(401);
+  });
+
   it('lets another client wait for a position it sends back, and says stale after the bound', async () => {
     await startWorker();
     await server.settle();

@@ -19,7 +19,7 @@ import { notFound } from '../../errors.ts';
 import { requireOrganization, requireOwner } from '../../plugins/sessionAuth.ts';
 import { manageContext } from './manageContext.ts';
 import { Email, Id, manageErrors, manageRoute, Role } from './manageSchemas.ts';
-import { readModelsAtHead } from '../../plugins/readYourWrites.ts';
+import { readModelsAtHead, readModelsReached, STALE_HEADER } from '../../plugins/readYourWrites.ts';
 
 const P = '/manage/api';
 
@@ -269,6 +269,10 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       const { organizationId } = requireOwner(request);
       if (!(await apiKeyOfOrganization(services.store, organizationId, request.params.key))) throw notFound('API key');
       await revokeApiKey(manageContext(services, request), request.params.key);
+      // Keys are checked against the identity read model: the 204 waits (bounded) until it holds
+      // the revocation, so "answers 401 from then on" is true for whoever uses the key next.
+      const at = request.appendTrack?.position ?? null;
+      if (at !== null && !(await readModelsReached(services, at))) reply.header(STALE_HEADER, 'true');
       return reply.code(204).send(null);
     },
   );
