@@ -40,7 +40,7 @@ describe('accepting invitations in the dashboard', () => {
     await server?.close({ remove: true });
   });
 
-  it('a signed-in person sees an invitation on Home and accepts it; a link signed out asks to sign in, signed in accepts', async () => {
+  it('a signed-in person sees an invitation on Home and accepts it with its link; a link signed out asks to sign in, signed in accepts', async () => {
     const owner = await signedInPerson(server);
     const carol = await signedInPerson(server);
     const invited = await owner.client.json<{ id: string; invitation_link: string }>('POST', '/manage/api/members', { email: carol.email, role: 'member' });
@@ -52,9 +52,13 @@ describe('accepting invitations in the dashboard', () => {
     await card.getByText(/invited you to join as a member/).waitFor();
     expect(await seriousAxeViolations(page)).toEqual([]);
     if (shots) await page.screenshot({ path: `${shots}/home-invitation.png`, fullPage: true });
-    await card.getByRole('button', { name: 'Accept' }).click();
-    // She works in the organization that invited her now, and the invitation is gone.
+    // Home only declines: joining takes the link, which proves the invitation reached her.
+    await card.getByText(/open the invitation link they sent you/).waitFor();
+    expect(await card.getByRole('button', { name: 'Accept' }).count()).toBe(0);
     const ownerOrg = (await loadOrganization(server.services.store, owner.organizationId))!.name;
+    await page.goto(invited.body.invitation_link.replace('127.0.0.1', 'localhost'));
+    await page.getByRole('button', { name: `Accept and join ${ownerOrg}` }).click();
+    // She works in the organization that invited her now, and the invitation is gone.
     await expect.poll(() => page.locator('.topbar-title').textContent(), { timeout: 10_000 }).toBe(ownerOrg);
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
     await expect.poll(() => page.getByRole('region', { name: 'Invitations' }).count()).toBe(0);

@@ -85,12 +85,15 @@ describe('membership invitations', () => {
 
     // Someone else signed in cannot accept it.
     const other = await signedInPerson(server);
-    expect((await other.client.json('POST', `/manage/api/invitations/${invited.body.id}/accept`, {})).status).toBe(404);
+    const link = tokenOf(invited.body.invitation_link);
+    expect((await other.client.json('POST', `/manage/api/invitations/${invited.body.id}/accept`, { token: link })).status).toBe(404);
     expect((await other.client.json<Pending>('GET', '/manage/api/invitations')).body.data).toEqual([]);
 
     const pending = await dana.client.json<Pending>('GET', '/manage/api/invitations');
     expect(pending.body.data).toEqual([expect.objectContaining({ id: invited.body.id, organization: expect.objectContaining({ id: owner.organizationId }), role: 'owner' })]);
-    const accepted = await dana.client.json<{ current_organization: { id: string; role: string } }>('POST', `/manage/api/invitations/${invited.body.id}/accept`, {});
+    // Accepting takes the link: the invitation's id alone (from Home) does not do.
+    expect((await dana.client.json('POST', `/manage/api/invitations/${invited.body.id}/accept`, {})).status).toBe(422);
+    const accepted = await dana.client.json<{ current_organization: { id: string; role: string } }>('POST', `/manage/api/invitations/${invited.body.id}/accept`, { token: link });
     expect(accepted.status).toBe(200);
     expect(accepted.body.current_organization).toMatchObject({ id: owner.organizationId, role: 'owner' });
 
@@ -101,7 +104,7 @@ describe('membership invitations', () => {
 
     // Removed later, the used invitation cannot bring her back.
     expect((await owner.client.request('DELETE', `/manage/api/members/${dana.userId}`)).status).toBe(204);
-    expect((await dana.client.json('POST', `/manage/api/invitations/${invited.body.id}/accept`, {})).status).toBe(410);
+    expect((await dana.client.json('POST', `/manage/api/invitations/${invited.body.id}/accept`, { token: link })).status).toBe(410);
   });
 
   it('a declined invitation leaves no membership and no pending row', async () => {
@@ -109,7 +112,7 @@ describe('membership invitations', () => {
     const erin = await signedInPerson(server);
     const invited = await invite(owner.client, erin.email);
     expect((await erin.client.request('POST', `/manage/api/invitations/${invited.body.id}/decline`, {})).status).toBe(204);
-    expect((await erin.client.json('POST', `/manage/api/invitations/${invited.body.id}/accept`, {})).status).toBe(410);
+    expect((await erin.client.json('POST', `/manage/api/invitations/${invited.body.id}/accept`, { token: tokenOf(invited.body.invitation_link) })).status).toBe(410);
     await server.settle();
     expect((await owner.client.json<Listed>('GET', '/manage/api/members')).body.data.map((m) => m.email)).toEqual([owner.email]);
   });
@@ -137,10 +140,30 @@ describe('membership invitations', () => {
     expect(members.body.data.find((m) => m.email === 'newcomer@example.com')).toMatchObject({ id: accepted.body.user.id, status: 'active' });
     expect((await invite(owner.client, 'newcomer@example.com')).body).toMatchObject({ code: 'already_a_member' });
 
-    // Signed in, the newcomer finds the other organization's invitation and accepts it.
+    // Signed in, the newcomer sees the other organization's invitation, and joins it with its link.
     const pending = await newcomer.json<Pending>('GET', '/manage/api/invitations');
     expect(pending.body.data).toEqual([expect.objectContaining({ id: second.body.id, organization: expect.objectContaining({ id: elsewhere.organizationId }), role: 'owner' })]);
-    expect((await newcomer.json('POST', `/manage/api/invitations/${second.body.id}/accept`, {})).status).toBe(200);
+    expect((await newcomer.json('POST', `/manage/api/invitations/${second.body.id}/accept`, { token: tokenOf(second.body.invitation_link) })).status).toBe(200);
+  });
+
+  it('an account made through one organization’s link cannot join another without that one’s link', async () => {
+    // Org A's owner holds the link for an email with no account, and makes the account himself.
+    const attacker = await signedInPerson(server);
+    const bait = await invite(attacker.client, 'victim@v.example');
+    const hijacked = manageClient(server);
+    expect((await hijacked.json('POST', '/manage/api/invitations/accept', { token: tokenOf(bait.body.invitation_link), password: 'attacker passphrase' })).status).toBe(200);
+    // Org B invites the real person as an owner; its link goes to them, not to the attacker.
+    const orgB = await signedInPerson(server);
+    const real = await invite(orgB.client, 'victim@v.example', 'owner');
+    const other = await invite(attacker.client, 'someone-else@v.example');
+    await server.settle();
+    expect((await hijacked.json('POST', `/manage/api/invitations/${real.body.id}/accept`, {})).status).toBe(422);
+    // Another invitation's link, or a made-up one, does not open it either.
+    expect((await hijacked.json('POST', `/manage/api/invitations/${real.body.id}/accept`, { token: tokenOf(other.body.invitation_link) })).status).toBe(410);
+    expect((await hijacked.json('POST', `/manage/api/invitations/${real.body.id}/accept`, { token: `${real.body.id}.${'x'.repeat(32)}` })).status).toBe(410);
+    await server.settle();
+    expect((await orgB.client.json<Listed>('GET', '/manage/api/members')).body.data.find((m) => m.email === 'victim@v.example')).toMatchObject({ status: 'invited' });
+    expect((await hijacked.json('PUT', '/manage/api/session/organization', { organization_id: orgB.organizationId })).status).toBe(404);
   });
 
   it('owners revoke a pending invitation; members and other organizations cannot', async () => {

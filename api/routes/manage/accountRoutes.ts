@@ -378,15 +378,19 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       onRequest: app.authenticateSession,
       schema: {
         ...manageRoute,
-        summary: 'Accept an invitation of your own email: you join the organization (with the role it names) and work in it.',
+        summary: 'Accept an invitation of your own email with its link: you join the organization (with the role it names) and work in it.',
+        description:
+          "The link's token proves the invitation reached the person it was sent to: an account is made by whoever holds a link for an email that has none, so the account's email alone proves nothing to another organization.",
         params: InvitationParams,
-        body: z.object({}).optional(),
+        body: z.object({ token: InvitationToken.describe('The token from the invitation link’s fragment.') }),
         response: { 200: SessionAnswer, 410: ErrorSchema, ...manageErrors },
       },
     },
     async (request) => {
       const s = requireSession(request);
-      const user = await acceptMembershipInvitation(manageContext(services, request), s.userId, request.params.invitation);
+      const link = parseMembershipInvitationToken(request.body.token);
+      if (!link || link.invitationId !== request.params.invitation) throw invitationGone();
+      const user = await acceptMembershipInvitation(manageContext(services, request), s.userId, request.params.invitation, link.tokenHash);
       const session = await loadSession(services.store, s.sessionId);
       if (session.status === 'none') throw new HttpError(401, 'unauthenticated', 'Unauthenticated.');
       return sessionAnswer(services, user, session, s.cookieValue);

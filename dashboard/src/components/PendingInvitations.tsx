@@ -1,7 +1,5 @@
 import { api } from '../api.ts';
 import { formatDateTime } from '../format.ts';
-import { navigate } from '../router.tsx';
-import { setSession, type SessionAnswer } from '../session.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 import { Button } from './Button.tsx';
@@ -11,23 +9,15 @@ import { ErrorNotice } from './Notice.tsx';
 type PendingInvitation = { id: string; organization: { id: string; name: string }; role: 'owner' | 'member'; invited_at: number; expires_at: number };
 
 /**
- * The signed-in person's invitations to other organizations: they join one only by accepting it
- * here (or from its link), as themselves. Nothing shows when there are none.
+ * The signed-in person's invitations to other organizations. They join one by opening its link,
+ * signed in as themselves (the link proves the invitation reached them); here they may decline.
+ * Nothing shows when there are none.
  */
 export function PendingInvitations() {
   const pending = useApi<{ data: PendingInvitation[] }>('/invitations');
   const { busy, error, run } = useAction<string>();
   if (!pending.data?.data.length && !pending.error) return null;
 
-  const accept = (invitation: PendingInvitation) =>
-    run(
-      `accept:${invitation.id}`,
-      async () => {
-        setSession(await api.post<SessionAnswer>(`/invitations/${encodeURIComponent(invitation.id)}/accept`, {}));
-        navigate('/dashboard');
-      },
-      { keepBusy: true },
-    );
   const decline = (invitation: PendingInvitation) =>
     run(`decline:${invitation.id}`, async () => {
       await api.post(`/invitations/${encodeURIComponent(invitation.id)}/decline`, {});
@@ -42,12 +32,9 @@ export function PendingInvitations() {
           <li key={invitation.id} class="invitation-item">
             <p>
               <strong>{invitation.organization.name}</strong> invited you to join as {invitation.role === 'owner' ? 'an owner' : 'a member'}.{' '}
-              <span class="muted">Until {formatDateTime(invitation.expires_at)}.</span>
+              <span class="muted">Until {formatDateTime(invitation.expires_at)}.</span> To join, open the invitation link they sent you.
             </p>
             <div class="invitation-actions">
-              <Button variant="primary" size="sm" busy={busy === `accept:${invitation.id}`} disabled={busy !== null} onClick={() => accept(invitation)}>
-                Accept
-              </Button>
               <Button size="sm" busy={busy === `decline:${invitation.id}`} disabled={busy !== null} onClick={() => decline(invitation)}>
                 Decline
               </Button>

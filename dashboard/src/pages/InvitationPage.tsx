@@ -88,7 +88,7 @@ function MembershipInvitation({ token, invitation }: { token: string; invitation
       run(
         'accept',
         async () => {
-          setSession(await api.post<SessionAnswer>(`/invitations/${encodeURIComponent(invitation.id)}/accept`, {}));
+          setSession(await api.post<SessionAnswer>(`/invitations/${encodeURIComponent(invitation.id)}/accept`, { token }));
           navigate('/dashboard', { replace: true }); // drops the token from the address bar and history
         },
         { keepBusy: true },
