@@ -17,8 +17,8 @@ export const WEBHOOK_FANOUT_CHECKPOINT = 'webhook_fanout';
 // however many events it holds, so a backlog (a burst of sales, a restart) drains fast.
 const BATCH_EVENTS = 2000;
 /**
- * Calls at once: PER_ENDPOINT to one endpoint (its origin's keep-alive connections), CONCURRENCY
- * in all, so endpoints that hang hold their own share and the others' webhooks go on.
+ * Calls at once: PER_ENDPOINT to one endpoint, CONCURRENCY in all, so endpoints that hang hold
+ * their own share and the others' webhooks go on.
  */
 const PER_ENDPOINT = 16;
 const CONCURRENCY = 64;
@@ -55,8 +55,9 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
       const controller = new AbortController();
       const box = secretBox(services.secrets.jwt);
       const c = services.config;
-      // Keep-alive connections per endpoint origin, as many as one endpoint's calls at once.
-      const agent = guardedAgent({ allowHosts: c.WEBHOOK_ALLOW_HOSTS, timeoutMs: c.WEBHOOK_TIMEOUT_MS, connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS, connections: PER_ENDPOINT });
+      // Keep-alive connections per origin, as many as the calls at once in all: endpoints sharing an
+      // origin never queue for a connection, so one that hangs holds only its own PER_ENDPOINT.
+      const agent = guardedAgent({ allowHosts: c.WEBHOOK_ALLOW_HOSTS, timeoutMs: c.WEBHOOK_TIMEOUT_MS, connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS, connections: CONCURRENCY });
       let stopped = false;
       const inFlight = new InFlight(CONCURRENCY, PER_ENDPOINT);
       // Deliveries earlier runs left pending are judged by the read model once it has applied them.

@@ -58,6 +58,26 @@ describe('sellers beside an endpoint that hangs or a backlog', () => {
     await expect.poll(() => hanging.calls.length, { timeout: 20_000 }).toBe(PER_ENDPOINT);
   });
 
+  it('an endpoint that hangs does not delay another endpoint on the same origin', { timeout: 60_000 }, async () => {
+    const shop = await open.shop({ env: { WEBHOOK_TIMEOUT_MS: '120000' } });
+    // One host and port: a path that never answers, and one that answers at once.
+    const receiver = await open.receiver((call, res) => (call.url === '/hangs' ? undefined : answer(200)(res)));
+    const slow = await shop.organization('Same Origin Hangs');
+    const other = await shop.organization('Same Origin Answers');
+    await shop.endpoint(slow, `${receiver.url}/hangs`, ['offer.published']);
+    await shop.endpoint(other, `${receiver.url}/answers`, ['offer.published']);
+    await shop.startJob({ pollMs: 20 });
+    const to = (path: string) => receiver.calls.filter((c) => c.url === path);
+
+    for (let i = 0; i < PER_ENDPOINT + 4; i++) await shop.publish(slow, `hangs-${i}`);
+    await expect.poll(() => to('/hangs').length, { timeout: 20_000 }).toBe(PER_ENDPOINT);
+    await shop.publish(other, 'answers-1');
+    await expect.poll(() => to('/answers').length, { timeout: 20_000 }).toBe(1);
+    expect(JSON.parse(to('/answers')[0]!.body)).toMatchObject({ type: 'offer.published', organization_id: other });
+    // The hanging endpoint still has its share under way, no more.
+    expect(to('/hangs')).toHaveLength(PER_ENDPOINT);
+  });
+
   it('the dispatcher reads past a page of deliveries held back behind their resource’s retry', { timeout: 60_000 }, async () => {
     // Time stands still: the failed deliveries' retries never fall due in this test.
     const { shop, troubled: failing, healthy, slow: catalog, other } = await twoSellers('Catalog Churn', {
