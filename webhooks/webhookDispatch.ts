@@ -28,6 +28,12 @@ const USER_AGENT = 'commerce-service-webhooks/0.1';
 const DUE_BATCH = 1000;
 /** Pages a pass reads at most while it finds too little it may send (DUE_BATCH each). */
 const DUE_PAGES = 10;
+/**
+ * Attempts' records wait for others this long at most, or until this many gather: the calls'
+ * answers trickle in, and each commit of the log costs as much as many appends in it.
+ */
+const GATHER_MS = 5;
+const GATHER_MAX = 64;
 
 export type DispatchOptions = {
   box: SecretBox;
@@ -44,13 +50,19 @@ export type DispatchOptions = {
 
 /**
  * The due deliveries that go first for their resource and endpoint: one query for the pending
- * deliveries of the batch's keys (due or waiting for a retry), and the oldest of each key in the
- * log is the one that may go, wherever it stands in `due`.
+ * deliveries of the batch's keys (due or waiting for a retry) older than its newest, and the
+ * oldest of each key in the log is the one that may go, wherever it stands in `due`.
  */
 async function firstOfTheirResource(services: Services, due: readonly DeliveryDoc[]): Promise<DeliveryDoc[]> {
   if (due.length === 0) return [];
+  const newest = Math.max(...due.map((d) => d.position));
   const pending = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
-    filter: { status: 'pending', endpoint_id: { $in: [...new Set(due.map((d) => d.endpoint_id))] }, resource: { $in: [...new Set(due.map((d) => d.resource))] } },
+    filter: {
+      status: 'pending',
+      endpoint_id: { $in: [...new Set(due.map((d) => d.endpoint_id))] },
+      resource: { $in: [...new Set(due.map((d) => d.resource))] },
+      position: { $lt: newest },
+    },
   });
   const oldest = new Map<string, number>();
   for (const p of pending) {
@@ -120,6 +132,28 @@ export function startDispatcher(services: Services, options: DispatchOptions, po
   let again = false;
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
+  let gathering: { count: number; go: () => void; ready: Promise<void> } | null = null;
+
+  /** Resolves when the records gathered with this one may be written (GATHER_MS, or GATHER_MAX of them). */
+  const gathered = (): Promise<void> => {
+    if (!gathering) {
+      let go!: () => void;
+      const ready = new Promise<void>((resolve) => (go = resolve));
+      const current = { count: 0, go, ready };
+      const timeout = setTimeout(() => {
+        if (gathering === current) gathering = null;
+        go();
+      }, GATHER_MS);
+      void ready.then(() => clearTimeout(timeout));
+      gathering = current;
+    }
+    const current = gathering;
+    if (++current.count >= GATHER_MAX) {
+      gathering = null;
+      current.go();
+    }
+    return current.ready;
+  };
 
   const run = (): void => {
     if (stopped) return;
@@ -179,7 +213,7 @@ export function startDispatcher(services: Services, options: DispatchOptions, po
    */
   const attempt = async (d: DeliveryDoc, endpoints: (id: string) => Promise<WebhookEndpointState | null>): Promise<void> => {
     try {
-      const made = await inFlight.slot(d.endpoint_id, () => (options.signal.aborted ? Promise.resolve(null) : attemptAndRecord(services, d.id, options, endpoints)));
+      const made = await inFlight.slot(d.endpoint_id, () => (options.signal.aborted ? Promise.resolve(null) : attemptAndRecord(services, d.id, options, endpoints, gathered)));
       if (!made) return;
       const position = await made.recording;
       if (position !== null) written = Math.max(written, position);
@@ -248,8 +282,8 @@ export function webhookContext(services: Services, organizationId: string, corre
 
 /**
  * Attempts one delivery if its stream says it is due; resolves once the call is made, with the
- * recording of its outcome under way (wrapped, so awaiting this does not wait for it; it resolves
- * with the record's log position), or null when no call was made: not due, its endpoint disabled
+ * recording of its outcome under way (wrapped, so awaiting this does not wait for it; it is made
+ * with those `gathered` beside it, and resolves with the record's log position), or null when no call was made: not due, its endpoint disabled
  * or deleted (then it is abandoned), or the job stopped mid-call (nothing is recorded, and the
  * next run attempts it again with the same webhook-id).
  */
@@ -258,6 +292,7 @@ async function attemptAndRecord(
   id: string,
   options: DispatchOptions,
   endpoints: (id: string) => Promise<WebhookEndpointState | null>,
+  gathered: () => Promise<void>,
 ): Promise<{ recording: Promise<number | null> } | null> {
   const stream = webhookDeliveryStream(id);
   const known = await services.store.readStream(stream);
@@ -272,13 +307,14 @@ async function attemptAndRecord(
   }
   const outcome = await callOnce(services, state, endpoint, options);
   if (!outcome) return null;
-  const recording = (async () => {
-    const after = Math.floor(services.clock() / 1000);
+  // The attempt's time is its answer's, not its record's.
+  const after = Math.floor(services.clock() / 1000);
+  const recording = gathered().then(async () => {
     // The stream as read: no second read unless another writer moved it.
     const recorded = await handleCommand(context(), stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now: after }, { known });
     if (!outcome.success) await disableIfFailingTooLong(services, state.endpoint_id, state.organization_id, after, options.logger);
     return recorded.position;
-  })();
+  });
   return { recording };
 }
 
