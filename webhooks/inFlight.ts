@@ -49,6 +49,11 @@ export class InFlight {
     }
   }
 
+  /** Calls waiting for a slot, to any endpoint. */
+  queued(): number {
+    return this.waiting.length;
+  }
+
   /** Calls to `endpointId` under way or waiting for a slot. */
   held(endpointId: string): number {
     return this.heldBy.get(endpointId) ?? 0;

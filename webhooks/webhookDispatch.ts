@@ -111,14 +111,15 @@ export type Dispatcher = {
 /**
  * Sends the deliveries the read model shows due, each attempted once per pass and its outcome
  * recorded on its stream (the schedule sets the next attempt). A pass runs every `pollMs`, when
- * poked, and when an endpoint it had to leave (no room for a call, or a delivery waiting behind an
- * older one of its resource) records an attempt; it claims the due deliveries that go first for
- * their resource and endpoint, earliest due first, and leaves them to wait for a slot: it does not
- * wait for their calls, so an endpoint that hangs holds up only its own. It reads a page of
- * DUE_BATCH, and the next ones (DUE_PAGES at most) while it has claimed fewer than half a page:
- * deliveries held back behind their resource's retry must not fill every page it reads. The read
- * model only finds candidates: each is checked against its own stream before the call, so a
- * lagging read model cannot make a second attempt out of one that was recorded.
+ * poked, when an endpoint it had to leave (no room for a call, or a delivery waiting behind an
+ * older one of its resource) records an attempt, and after a full page once the calls waiting
+ * for a slot thin out. It claims the due deliveries that go first for their resource and
+ * endpoint, earliest due first, and leaves them to wait for a slot: it does not wait for their
+ * calls, so an endpoint that hangs holds up only its own. It reads a page of DUE_BATCH, and the
+ * next ones (DUE_PAGES at most) while it has claimed fewer than half a page: deliveries held back
+ * behind their resource's retry must not fill every page it reads. The read model only finds
+ * candidates: each is checked against its own stream before the call, so a lagging read model
+ * cannot make a second attempt out of one that was recorded.
  */
 export function startDispatcher(services: Services, options: DispatchOptions, pollMs: number): Dispatcher {
   const inFlight = new InFlight(options.concurrency, options.perEndpoint);
@@ -126,6 +127,8 @@ export function startDispatcher(services: Services, options: DispatchOptions, po
   const calls = new Set<Promise<void>>();
   /** Endpoints the last pass left due deliveries of: their next record asks for another pass. */
   let resume = new Set<string>();
+  /** The last pass claimed a full page: more may be due once the calls waiting for a slot thin out. */
+  let more = false;
   /** This process's latest record: a pass first waits for the read model to show it, so it does not find it still due. */
   let written = -1;
   let pass: Promise<void> | null = null;
@@ -167,8 +170,10 @@ export function startDispatcher(services: Services, options: DispatchOptions, po
         do {
           again = false;
           if (written >= 0) await webhooksApplied(services, written, 10_000);
-          // A full page claimed: more may be due now, without waiting for the timer.
-          if (await claimDue()) again = true;
+          more = await claimDue();
+          // A full page claimed: more may be due now, without waiting for the timer, unless a
+          // page's worth already waits for slots (a backlog is not claimed whole into memory).
+          if (more && inFlight.queued() < options.concurrency) again = true;
         } while (again && !stopped);
       } catch (error) {
         if (!stopped) options.logger.error({ err: error }, 'webhook dispatch failed; retrying at the next tick');
@@ -217,7 +222,8 @@ export function startDispatcher(services: Services, options: DispatchOptions, po
       if (!made) return;
       const position = await made.recording;
       if (position !== null) written = Math.max(written, position);
-      if (resume.has(d.endpoint_id) && inFlight.held(d.endpoint_id) < options.perEndpoint) {
+      if ((more && inFlight.queued() < options.concurrency) || (resume.has(d.endpoint_id) && inFlight.held(d.endpoint_id) < options.perEndpoint)) {
+        more = false;
         resume.delete(d.endpoint_id);
         run();
       }
