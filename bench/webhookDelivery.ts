@@ -4,12 +4,13 @@
  *
  * (a) Throughput: N sales are recorded while no webhook job runs, then the job starts and the
  *     time until a loopback receiver has answered 2xx to every `checkout.session.completed`
- *     (fan-out, signing, the POST, the attempt recorded) gives deliveries per second. The
- *     reference, in the same run: a bare undici POST loop with the concurrency the job gives one
- *     endpoint (16) and a body of the same size, to the same receiver.
+ *     (fan-out, the delivery recorded, the dispatcher's pass, signing, the POST, the attempt
+ *     recorded) gives deliveries per second. The reference, in the same run: a bare undici POST
+ *     loop with the concurrency the job gives one endpoint (16) and a body of the same size, to
+ *     the same receiver. Goal: ≥ 0.2 of the reference.
  * (b) Lag: sales at a steady rate (200 per second for 30 s by default) while the job runs; for
  *     each, the time from the sale's commit (paySession returned: CheckoutSessionCompleted is
- *     durably appended) to the receiver's 2xx for its webhook. p50, p99 and max.
+ *     durably appended) to the receiver's 2xx for its webhook. p50, p99 and max. Goal: p99 ≤ 1 s.
  *
  * Sales are made through the command layer (createSession, startSession, paySession with the test
  * card: the same events the public checkout routes append), not over HTTP: 200 sales a second is
@@ -21,8 +22,9 @@
  *
  *   node bin/run-ts.js bench/webhookDelivery.ts [--sales 2000] [--rounds 5] [--rate 200] [--seconds 30] [--hanging-every N]
  *
- * `--hanging-every N` (lag only): one sale in N goes to a second seller whose receiver never
- * answers; the lags are the other seller's.
+ * `--hanging-every N` (lag only): one sale in N goes to a second seller whose endpoint is a path
+ * on the same receiver (same host and port) that never answers; the lags are the first seller's.
+ * Goal: p99 ≤ 950 ms (50 ms of headroom under the 1 s goal).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -45,17 +47,13 @@ import { secretBox } from '../commands/webhooks/secretBox.ts';
 import { createWebhookEndpoint } from '../commands/webhooks/webhookEndpointCommands.ts';
 import { findOfferByRef } from '../projections/checkout/checkoutQueries.ts';
 import { webhookJob } from '../webhooks/webhookJob.ts';
-import { Webhook } from 'standardwebhooks';
-import { guardedAgent, sendOnce } from '../automation/sendWebhook.ts';
-import { PUBLIC_TYPE_OF, SOURCE_STREAM_PREFIXES } from '../domain/webhooks/eventTypes.ts';
-import { eventObject } from '../webhooks/eventObject.ts';
-import { webhookBody } from '../webhooks/webhookFanout.ts';
-import { SeenStreams } from '../webhooks/seenStreams.ts';
 import { median } from './processes.ts';
 
 /** The job's calls at once to one endpoint (PER_ENDPOINT in webhooks/webhookJob.ts): the bench has one. */
 const CONCURRENCY = 16;
 const REFERENCE_POSTS = 10_000;
+/** The path of the receiver that never answers (`--hanging-every`). */
+const HANGING_PATH = '/hangs';
 const GOOD_CARD = { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' };
 const quiet = { error: (o: unknown, m: string) => console.error(m, o), info: () => undefined };
 
@@ -75,11 +73,15 @@ async function listen(handle: (req: IncomingMessage, res: ServerResponse) => voi
   };
 }
 
-/** A loopback receiver that answers 200 at once and notes when it answered each session's webhook. */
+/**
+ * A loopback receiver that answers 200 at once and notes when it answered each session's webhook;
+ * a request to HANGING_PATH it takes and never answers.
+ */
 async function startReceiver(): Promise<Receiver> {
   const answered = new Map<string, number>();
   let count = 0;
   const server = await listen((req, res) => {
+    if (req.url === HANGING_PATH) return;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -95,9 +97,6 @@ async function startReceiver(): Promise<Receiver> {
   return { ...server, answered, count: () => count };
 }
 
-/** A loopback receiver that takes every request and never answers. */
-const startHangingReceiver = () => listen(() => undefined);
-
 /** An organization selling one published offer, with an endpoint for its `checkout.session.completed`. */
 type Seller = { ctx: () => CommandContext; offer: NonNullable<Awaited<ReturnType<typeof findOfferByRef>>> };
 type Shop = Seller & { services: Services & { close(): Promise<void> }; dataDir: string };
@@ -111,7 +110,7 @@ async function openShop(receiverUrl: string): Promise<Shop> {
   return { services, dataDir, ...seller };
 }
 
-async function openSeller(services: Services, receiverUrl: string, name: string, slug: string): Promise<Seller> {
+async function openSeller(services: Services, receiverUrl: string, name: string, slug: string, path = '/hooks'): Promise<Seller> {
   const system = (organizationId: string | null): CommandContext => ({
     store: services.store,
     metadata: { correlation_id: 'bench', actor: { type: 'cli' }, organization_id: organizationId, occurred_at: Math.floor(services.clock() / 1000) },
@@ -126,7 +125,7 @@ async function openSeller(services: Services, receiverUrl: string, name: string,
   };
   const upserted = await upsertOffer(system(org.id), { organizationId: org.id, slug, ...content } as never);
   await publishOffer(system(org.id), upserted.uuid);
-  await createWebhookEndpoint(system(org.id), secretBox(services.secrets.jwt), { organizationId: org.id, url: `${receiverUrl}/hooks`, eventTypes: ['checkout.session.completed'], enabled: true });
+  await createWebhookEndpoint(system(org.id), secretBox(services.secrets.jwt), { organizationId: org.id, url: `${receiverUrl}${path}`, eventTypes: ['checkout.session.completed'], enabled: true });
   const head = await services.store.headPosition();
   if (head !== null) await services.projections?.waitFor(head, 30_000);
   const offer = await findOfferByRef(services.readStore, slug);
@@ -173,58 +172,6 @@ async function undiciLoop(url: string, body: string, total: number): Promise<num
   return total / seconds;
 }
 
-/**
- * The floor, with the service's own parts but nothing recorded: the sales read from the log in
- * the fan-out's batches, each webhook's body built as the fan-out builds it, signed with the
- * `standardwebhooks` library, POSTed through the job's guarded agent with its concurrency. What
- * any design that reads the sale from the log and signs with the library pays before it records
- * anything. Deliveries per second.
- */
-async function floorLoop(shop: Shop, url: string, sales: number, from: number | null): Promise<number> {
-  const services = shop.services;
-  const c = services.config;
-  const agent = guardedAgent({ allowHosts: c.WEBHOOK_ALLOW_HOSTS, timeoutMs: c.WEBHOOK_TIMEOUT_MS, connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS, connections: CONCURRENCY });
-  const signer = new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`);
-  const signal = new AbortController().signal;
-  const seen = new SeenStreams();
-  const reader = seen.over(services.store);
-  let sent = 0;
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  const calls = new Set<Promise<void>>();
-  const started = performance.now();
-  let after = from;
-  for (;;) {
-    const events = await services.store.readAll({ after, limit: 2000, streamPrefixes: SOURCE_STREAM_PREFIXES });
-    if (events.length === 0) break;
-    after = events.at(-1)!.position;
-    seen.see(events);
-    for (const event of events) {
-      if (PUBLIC_TYPE_OF[event.type] !== 'checkout.session.completed') continue;
-      const built = await eventObject(reader, 'checkout.session.completed', event);
-      if (!built) continue;
-      const payload = webhookBody(event, 'checkout.session.completed', built.organizationId!, built.object);
-      if (running >= CONCURRENCY) await new Promise<void>((r) => waiting.push(r));
-      running++;
-      const now = Math.floor(Date.now() / 1000);
-      const headers = { 'content-type': 'application/json', 'user-agent': 'bench', 'webhook-id': event.id, 'webhook-timestamp': String(now), 'webhook-signature': signer.sign(event.id, new Date(now * 1000), payload) };
-      const call = sendOnce(`${url}/hooks`, payload, headers, { allowHosts: c.WEBHOOK_ALLOW_HOSTS, timeoutMs: c.WEBHOOK_TIMEOUT_MS, connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS, maxAttempts: 1, retryBaseMs: 0, idempotencyKey: event.id, nowMs: Date.now, signal, ownRequest: true, responseHeaders: false, agent }).then((r) => {
-        if (!r.success) throw new Error(`floor call failed: ${r.error ?? r.status_code}`);
-        sent++;
-        running--;
-        waiting.shift()?.();
-      });
-      calls.add(call);
-      void call.finally(() => calls.delete(call));
-    }
-  }
-  await Promise.all(calls);
-  const rate = sent / ((performance.now() - started) / 1000);
-  await agent.close();
-  if (sent !== sales) throw new Error(`floor sent ${sent} of ${sales}`);
-  return rate;
-}
-
 /** `count` sales through the command layer, 20 at a time; resolves once the projections have applied them. */
 async function recordSales(shop: Shop, count: number): Promise<void> {
   for (let i = 0; i < count; i += 20) await Promise.all(Array.from({ length: Math.min(20, count - i) }, () => sale(shop)));
@@ -232,25 +179,22 @@ async function recordSales(shop: Shop, count: number): Promise<void> {
   if (head !== null) await shop.services.projections?.waitFor(head, 120_000);
 }
 
-/** One round's figures: ours, the bare loop and the floor, measured one after the other on the same sales. */
+/** One round's figures: ours and the bare loop, measured one after the other. */
 type Round = {
   ours: number;
   reference: number;
-  floor: number;
   oursCpuMs: number;
   mainThreadCpuMs: number | null;
   otherThreadsCpuMs: number | null;
   referenceCpuMs: number;
-  floorCpuMs: number;
 };
 
 /**
  * One round: `sales` sales recorded while no webhook job runs, then (a) the job started and
- * timed until the receiver has answered every one of their webhooks, (b) the bare loop, (c) the
- * floor over the same sales. `profile` names the files of CPU profiles or the heap sampling.
+ * timed until the receiver has answered every one of their webhooks, (b) the bare loop.
+ * `profile` names the files of CPU profiles or the heap sampling.
  */
 async function throughputRound(shop: Shop, receiver: Receiver, body: string, sales: number, profile: { cpu?: string; heap?: string }): Promise<Round> {
-  const from = await shop.services.store.headPosition();
   const before = receiver.answered.size;
   await recordSales(shop, sales);
   const profiler = profile.cpu ? await startProfile() : profile.heap ? await startHeapSampling() : null;
@@ -271,24 +215,18 @@ async function throughputRound(shop: Shop, receiver: Receiver, body: string, sal
   const reference = await undiciLoop(receiver.url, body, Math.max(sales, REFERENCE_POSTS));
   if (referenceProfiler) await referenceProfiler.stop(profile.cpu!.replace(/(\.cpuprofile)?$/, '.reference.cpuprofile'));
   const referenceCpuMs = cpuMs(referenceCpu) / Math.max(sales, REFERENCE_POSTS);
-  const floorCpu = process.cpuUsage();
-  const floorProfiler = profile.cpu ? await startProfile() : null;
-  const floor = await floorLoop(shop, receiver.url, sales, from);
-  if (floorProfiler) await floorProfiler.stop(profile.cpu!.replace(/(\.cpuprofile)?$/, '.floor.cpuprofile'));
   return {
     ours,
     reference,
-    floor,
     oursCpuMs,
     mainThreadCpuMs: threadsBefore && threads ? (threads.main - threadsBefore.main) / sales : null,
     otherThreadsCpuMs: threadsBefore && threads ? (threads.others - threadsBefore.others) / sales : null,
     referenceCpuMs,
-    floorCpuMs: cpuMs(floorCpu) / sales,
   };
 }
 
 /**
- * `rounds` rounds (5 by default), each ours then the bare loop then the floor on fresh sales: on
+ * `rounds` rounds (5 by default), each ours then the bare loop on fresh sales: on
  * a shared machine the bare loop's speed swings by half from one moment to the next, so each
  * round's ratio compares neighbours in time, and the median round is the figure.
  */
@@ -301,8 +239,7 @@ export async function runDeliveryThroughput(opts: { sales?: number; warmup?: num
   const shop = await openShop(receiver.url);
   try {
     // Our code warmed up (JIT-compiled) as the reference's is below, as in a service that has been
-    // running: measured cold, a run of a few thousand deliveries is mostly compilation (the same
-    // sends with nothing recorded cost 0.4 ms of CPU each cold, 0.15 ms warm).
+    // running: measured cold, a run of a few thousand deliveries is mostly compilation.
     if (warmup > 0) {
       log(`warming up: ${warmup} sales delivered`);
       await recordSales(shop, warmup);
@@ -318,11 +255,11 @@ export async function runDeliveryThroughput(opts: { sales?: number; warmup?: num
     const rounds: Round[] = [];
     for (let i = 0; i < roundCount; i++) {
       log(`round ${i + 1} of ${roundCount}: ${sales} sales recorded with no webhook job running, then delivered`);
-      // BENCH_PROFILE=file.cpuprofile (or BENCH_HEAP=file.heapprofile): the last (warmest) round's delivery phase (and its reference and floor, beside it).
+      // BENCH_PROFILE=file.cpuprofile (or BENCH_HEAP=file.heapprofile): the last (warmest) round's delivery phase (and its reference, beside it).
       const profile = i === roundCount - 1 ? { cpu: process.env.BENCH_PROFILE, heap: process.env.BENCH_HEAP } : {};
       const round = await throughputRound(shop, receiver, body, sales, profile);
       rounds.push(round);
-      log(`  ours ${round.ours.toFixed(0)}/s, bare loop ${round.reference.toFixed(0)}/s, ratio ${(round.ours / round.reference).toFixed(2)}; floor ratio ${(round.floor / round.reference).toFixed(2)}`);
+      log(`  ours ${round.ours.toFixed(0)}/s, bare loop ${round.reference.toFixed(0)}/s, ratio ${(round.ours / round.reference).toFixed(2)}`);
     }
     const of = (pick: (r: Round) => number | null) => {
       const values = rounds.map(pick);
@@ -339,9 +276,6 @@ export async function runDeliveryThroughput(opts: { sales?: number; warmup?: num
       mainThreadCpuMs: of((r) => r.mainThreadCpuMs),
       otherThreadsCpuMs: of((r) => r.otherThreadsCpuMs),
       referenceCpuMs: of((r) => r.referenceCpuMs)!,
-      floor: of((r) => r.floor)!,
-      floorRatio: of((r) => r.floor / r.reference)!,
-      floorCpuMs: of((r) => r.floorCpuMs)!,
     };
   } finally {
     await shop.services.close();
@@ -417,8 +351,9 @@ const startHeapSampling = () =>
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
- * `hangingEvery`: every so many sales go to a second seller whose receiver takes each request and
- * never answers (each call held until WEBHOOK_TIMEOUT_MS, 15 s); the lags are the first seller's.
+ * `hangingEvery`: every so many sales go to a second seller whose endpoint is HANGING_PATH on the
+ * same receiver, which takes each request and never answers (each call held until
+ * WEBHOOK_TIMEOUT_MS, 15 s); the lags are the first seller's.
  */
 export async function runDeliveryLag(opts: { rate?: number; seconds?: number; hangingEvery?: number; log?: (s: string) => void } = {}) {
   const rate = opts.rate ?? 200;
@@ -426,9 +361,8 @@ export async function runDeliveryLag(opts: { rate?: number; seconds?: number; ha
   const hangingEvery = opts.hangingEvery ?? 0;
   const log = opts.log ?? (() => undefined);
   const receiver = await startReceiver();
-  const hanging = hangingEvery > 0 ? await startHangingReceiver() : null;
   const shop = await openShop(receiver.url);
-  const stalled = hanging ? await openSeller(shop.services, hanging.url, 'Bench shop that hangs', 'bench-hangs') : null;
+  const stalled = hangingEvery > 0 ? await openSeller(shop.services, receiver.url, 'Bench shop that hangs', 'bench-hangs', HANGING_PATH) : null;
   const job = await webhookJob({ pollMs: 1000 }).start(shop.services, quiet);
   try {
     const committed = new Map<string, number>();
@@ -436,7 +370,7 @@ export async function runDeliveryLag(opts: { rate?: number; seconds?: number; ha
     const total = rate * seconds;
     const started = performance.now();
     let behind = 0;
-    log(`${rate} sales per second for ${seconds} s${stalled ? `, one in ${hangingEvery} to a seller whose receiver hangs` : ''}`);
+    log(`${rate} sales per second for ${seconds} s${stalled ? `, one in ${hangingEvery} to a seller whose endpoint (on the same origin) hangs` : ''}`);
     for (let i = 0; i < total; i++) {
       // Open loop: each sale starts at its scheduled time, whether or not earlier ones finished.
       const due = started + (i * 1000) / rate;
@@ -464,7 +398,6 @@ export async function runDeliveryLag(opts: { rate?: number; seconds?: number; ha
     await job.stop();
     await shop.services.close();
     await receiver.close();
-    await hanging?.close();
     rmSync(shop.dataDir, { recursive: true, force: true });
   }
 }
@@ -475,7 +408,6 @@ export async function runWebhookDeliveryBench() {
   const lag = await runDeliveryLag({ rate: Number(process.env.BENCH_WEBHOOK_RATE ?? 200), seconds: Number(process.env.BENCH_WEBHOOK_SECONDS ?? 30) });
   return [
     throughput,
-    { figure: 'the same sends with nothing recorded (floor), ratio to the bare loop', value: throughput.floor, unit: 'deliveries/s', ratio: throughput.floorRatio },
     { figure: `delivery lag p50 at ${lag.achievedRate.toFixed(0)} sales/s (${lag.sales} sales)`, value: lag.p50, unit: 'ms' },
     { figure: `delivery lag p99 at ${lag.achievedRate.toFixed(0)} sales/s (${lag.sales} sales)`, value: lag.p99, unit: 'ms', ratio: lag.p99 <= 1000 ? 'goal ≤ 1000 met' : 'goal ≤ 1000 missed' },
   ];
@@ -491,21 +423,19 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (only !== 'lag') {
     const t = await runDeliveryThroughput({ sales: arg('sales', 2000), warmup: arg('warmup', 1000), rounds: arg('rounds', 5), log });
     console.log(`medians of ${t.ratios.length} rounds (ratios ${t.ratios.map((r) => r.toFixed(2)).join(', ')}):`);
-    console.log(`throughput: ours ${t.ours.toFixed(0)} deliveries/s, undici loop ${t.reference.toFixed(0)} req/s, ratio ${t.ratio.toFixed(2)} (goal ≥ 0.5)`);
+    console.log(`throughput: ours ${t.ours.toFixed(0)} deliveries/s, undici loop ${t.reference.toFixed(0)} req/s, ratio ${t.ratio.toFixed(2)} (goal ≥ 0.2)`);
     console.log(`CPU: ${t.oursCpuMs.toFixed(3)} ms per delivery, ${t.referenceCpuMs.toFixed(3)} ms per reference POST (receiver included in both)`);
     if (t.mainThreadCpuMs !== null && t.otherThreadsCpuMs !== null) {
       console.log(`  of ours: main thread ${t.mainThreadCpuMs.toFixed(3)} ms, other threads (GC helpers, libuv) ${t.otherThreadsCpuMs.toFixed(3)} ms per delivery`);
     }
-    console.log(
-      `floor (the sales read from the log, bodies built, signed with standardwebhooks, POSTed; nothing recorded): ${t.floor.toFixed(0)}/s, ratio ${t.floorRatio.toFixed(2)}, ${t.floorCpuMs.toFixed(3)} ms CPU per delivery`,
-    );
   }
   if (only !== 'throughput') {
     const hangingEvery = arg('hanging-every', 0);
     const l = await runDeliveryLag({ rate: arg('rate', 200), seconds: arg('seconds', 30), hangingEvery, log });
-    const of = hangingEvery > 0 ? ` (lags of the ${l.measured} to the seller whose receiver answers)` : '';
+    const of = hangingEvery > 0 ? ` (lags of the ${l.measured} to the endpoint that answers)` : '';
+    const goal = hangingEvery > 0 ? 950 : 1000;
     console.log(
-      `lag: ${l.sales} sales at ${l.achievedRate.toFixed(0)}/s (${l.behind} started >100 ms late)${of}: p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms (goal p99 ≤ 1000 ms)`,
+      `lag: ${l.sales} sales at ${l.achievedRate.toFixed(0)}/s (${l.behind} started >100 ms late)${of}: p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms (goal p99 ≤ ${goal} ms)`,
     );
   }
 }

@@ -13,7 +13,7 @@ import { CATALOG_PRODUCTS, catalogProjection, type ProductDoc } from '../project
 import { checkoutProjection, OFFERS, type OfferDoc } from '../projections/checkout/checkoutProjection.ts';
 import { foldDocs } from './foldDocs.ts';
 
-/** What building an object reads: the log (or the fan-out's copy of the streams it has seen). */
+/** What building an object reads: the log. */
 type Reader = Pick<EventStore, 'readStream' | 'readAll'>;
 
 /** The resource an event is about, as it stood right after that event, and who owns it. */

@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Agent } from 'undici';
 import type { Services } from '../app/services.ts';
 import { retryable, sendOnce } from '../automation/sendWebhook.ts';
-import type { EventMetadata, RecordedEvent } from '../eventStore/eventStore.ts';
+import type { EventMetadata } from '../eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../commands/handleCommand.ts';
 import type { SecretBox } from '../commands/webhooks/secretBox.ts';
 import { loadWebhookEndpoint } from '../commands/webhooks/webhookEndpointCommands.ts';
@@ -14,47 +14,62 @@ import {
   webhookDeliveryStream,
   type AttemptOutcome,
   type WebhookDeliveryEvent,
-  type WebhookDeliveryState,
 } from '../domain/webhooks/webhookDelivery.ts';
 import { signingSecrets, webhookEndpointDecider, webhookEndpointStream, type WebhookEndpointState } from '../domain/webhooks/webhookEndpoint.ts';
 import type { Logger } from '../projections/projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
 import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type DeliveryDoc, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
 import { InFlight, orderKey } from './inFlight.ts';
+import { webhooksApplied } from './webhooksApplied.ts';
 
 /** What an attempt keeps of the receiver's answer. */
-export const RESPONSE_EXCERPT_CHARS = 1024;
+const RESPONSE_EXCERPT_CHARS = 1024;
 const USER_AGENT = 'commerce-service-webhooks/0.1';
 const DUE_BATCH = 1000;
 /** Pages a pass reads at most while it finds too little it may send (DUE_BATCH each). */
 const DUE_PAGES = 10;
-const PASS_WAIT_MS = 1000;
+/**
+ * Attempts' records wait for others this long at most, or until this many gather: the calls'
+ * answers trickle in, and each commit of the log costs as much as many appends in it.
+ */
+const GATHER_MS = 5;
+const GATHER_MAX = 64;
 
 export type DispatchOptions = {
   box: SecretBox;
   logger: Logger;
   signal: AbortSignal;
-  /** Calls at once in all, and to one endpoint (its agent's connections per origin). */
+  /** Calls at once in all, and to one endpoint. */
   concurrency: number;
   perEndpoint: number;
-  /** Keep-alive connections shared by the job's attempts (guardedAgent); absent, one per attempt. */
+  /** Keep-alive connections shared by the attempts (guardedAgent); absent, one per attempt. */
   agent?: Agent;
-  /** How long a dispatcher pass waits for its calls before it leaves the slow ones running (PASS_WAIT_MS). */
-  passWaitMs?: number;
-  /** Due deliveries a pass reads at most (DUE_BATCH). */
+  /** Due deliveries a pass reads at a time (DUE_BATCH). */
   dueBatch?: number;
-  /** Shared with the fan-out's sends (claims, the concurrency limit, batched records); absent, one of its own. */
-  inFlight?: InFlight;
 };
 
 /**
  * The due deliveries that go first for their resource and endpoint: one query for the pending
- * deliveries of the batch's keys (due or waiting for a retry), and the oldest of each key in the
- * log is the one that may go, wherever it stands in `due`.
+ * deliveries of the batch's keys (due or waiting for a retry) older than its newest, and the
+ * oldest of each key in the log is the one that may go, wherever it stands in `due`.
  */
-export async function firstOfTheirResource(services: Services, due: readonly DeliveryDoc[]): Promise<DeliveryDoc[]> {
+async function firstOfTheirResource(services: Services, due: readonly DeliveryDoc[]): Promise<DeliveryDoc[]> {
   if (due.length === 0) return [];
-  const oldest = await oldestPending(services, due);
+  const newest = Math.max(...due.map((d) => d.position));
+  const pending = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
+    filter: {
+      status: 'pending',
+      endpoint_id: { $in: [...new Set(due.map((d) => d.endpoint_id))] },
+      resource: { $in: [...new Set(due.map((d) => d.resource))] },
+      position: { $lt: newest },
+    },
+  });
+  const oldest = new Map<string, number>();
+  for (const p of pending) {
+    const key = orderKey(p.endpoint_id, p.resource);
+    const at = oldest.get(key);
+    if (at === undefined || p.position < at) oldest.set(key, p.position);
+  }
   const seen = new Set<string>();
   const ready: DeliveryDoc[] = [];
   for (const d of due) {
@@ -64,23 +79,6 @@ export async function firstOfTheirResource(services: Services, due: readonly Del
     ready.push(d);
   }
   return ready;
-}
-
-/**
- * The log position of the oldest pending delivery (due or waiting for a retry) of each endpoint
- * and resource among `of`, by orderKey: one query for them all.
- */
-export async function oldestPending(services: Services, of: ReadonlyArray<{ endpoint_id: string; resource: string }>): Promise<Map<string, number>> {
-  const pending = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
-    filter: { status: 'pending', endpoint_id: { $in: [...new Set(of.map((d) => d.endpoint_id))] }, resource: { $in: [...new Set(of.map((d) => d.resource))] } },
-  });
-  const oldest = new Map<string, number>();
-  for (const p of pending) {
-    const key = orderKey(p.endpoint_id, p.resource);
-    const at = oldest.get(key);
-    if (at === undefined || p.position < at) oldest.set(key, p.position);
-  }
-  return oldest;
 }
 
 /**
@@ -103,81 +101,156 @@ export function dueDeliveries(readStore: ReadStore, now: number, busy: readonly 
   });
 }
 
+export type Dispatcher = {
+  /** Asks for a pass once the read model shows the log up to `position` (deliveries just recorded). */
+  poke(position: number | null): void;
+  /** Waits for the pass under way and every call it started (the caller aborts `signal` first to end them). */
+  stop(): Promise<void>;
+};
+
 /**
- * One pass: deliveries due now, to endpoints with room for a call, are attempted once, earliest
- * due first, and never ahead of an older delivery of the same resource to the same endpoint
- * that is still pending (in order per resource). It reads a page of DUE_BATCH, and the next ones
- * (DUE_PAGES at most) while it has claimed fewer than half a page: deliveries held back behind
- * their resource's retry, or claimed by the fan-out's sends, must not fill every page it reads.
- * More may be due when it returns `full`: then the caller goes again at once. The read model
- * only finds candidates: each is checked against its own stream before the call, so a lagging
- * read model cannot make a second attempt out of one that was recorded.
+ * Sends the deliveries the read model shows due, each attempted once per pass and its outcome
+ * recorded on its stream (the schedule sets the next attempt). A pass runs every `pollMs`, when
+ * poked, when an endpoint it had to leave (no room for a call, or a delivery waiting behind an
+ * older one of its resource) records an attempt, and after a full page once the calls waiting
+ * for a slot thin out. It claims the due deliveries that go first for their resource and
+ * endpoint, earliest due first, and leaves them to wait for a slot: it does not wait for their
+ * calls, so an endpoint that hangs holds up only its own. It reads a page of DUE_BATCH, and the
+ * next ones (DUE_PAGES at most) while it has claimed fewer than half a page: deliveries held back
+ * behind their resource's retry must not fill every page it reads. The read model only finds
+ * candidates: each is checked against its own stream before the call, so a lagging read model
+ * cannot make a second attempt out of one that was recorded.
  */
-export async function dispatchPass(services: Services, options: DispatchOptions): Promise<{ attempted: number; full: boolean; late: Promise<void> }> {
-  const inFlight = options.inFlight ?? new InFlight(options.concurrency, options.perEndpoint);
-  const now = Math.floor(services.clock() / 1000);
+export function startDispatcher(services: Services, options: DispatchOptions, pollMs: number): Dispatcher {
+  const inFlight = new InFlight(options.concurrency, options.perEndpoint);
   const dueBatch = options.dueBatch ?? DUE_BATCH;
-  const busy = inFlight.busyEndpoints();
-  const claimed: DeliveryDoc[] = [];
+  const calls = new Set<Promise<void>>();
+  /** Endpoints the last pass left due deliveries of: their next record asks for another pass. */
+  let resume = new Set<string>();
+  /** The last pass claimed a full page: more may be due once the calls waiting for a slot thin out. */
   let more = false;
-  for (let page = 0; page < DUE_PAGES && claimed.length < dueBatch / 2; page++) {
-    const due = await dueDeliveries(services.readStore, now, busy, dueBatch, page * dueBatch);
-    // The direct send of a delivery just created has it: not twice at once.
-    for (const d of await firstOfTheirResource(services, due)) if (inFlight.claim(d.id)) claimed.push(d);
-    more = due.length === dueBatch;
-    if (!more) break;
-  }
-  let attempted = 0;
-  // Each outcome is recorded while the call's slot goes to the next one: the records of the
-  // pass's concurrent calls share group commits instead of each call waiting for its own fsync.
-  // The pass ends when every record is written; one lost to a crash makes the call again, with
-  // the same webhook-id (at least once).
-  const records: Array<Promise<void>> = [];
-  const endpoints = endpointsOfPass(services);
-  const shared = { ...options, inFlight };
-  const calls = Promise.all(
-    claimed.map(async (d) => {
-      const made = await callInSlot(d, shared, records, () => attemptAndRecord(services, d.id, shared, endpoints));
-      if (!made) return inFlight.release(d.id);
-      attempted += 1;
-    }),
-  ).then(() => Promise.all(records).then(() => undefined));
-  // A pass waits PASS_WAIT_MS for its calls, then leaves the slow ones running (claimed until
-  // their outcome is recorded): the next pass, and the deliveries that fall due meanwhile, do not
-  // wait behind an endpoint that hangs.
-  let timer: NodeJS.Timeout | undefined;
-  const done = await Promise.race([calls.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.passWaitMs ?? PASS_WAIT_MS)))]);
-  clearTimeout(timer);
-  // Only when it got everything done: pages all held back behind earlier retries, or still under way, would spin.
-  return { attempted, full: done && more && attempted > 0, late: done ? Promise.resolve() : calls };
+  /** This process's latest record: a pass first waits for the read model to show it, so it does not find it still due. */
+  let written = -1;
+  let pass: Promise<void> | null = null;
+  let again = false;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  let gathering: { count: number; go: () => void; ready: Promise<void> } | null = null;
+
+  /** Resolves when the records gathered with this one may be written (GATHER_MS, or GATHER_MAX of them). */
+  const gathered = (): Promise<void> => {
+    if (!gathering) {
+      let go!: () => void;
+      const ready = new Promise<void>((resolve) => (go = resolve));
+      const current = { count: 0, go, ready };
+      const timeout = setTimeout(() => {
+        if (gathering === current) gathering = null;
+        go();
+      }, GATHER_MS);
+      void ready.then(() => clearTimeout(timeout));
+      gathering = current;
+    }
+    const current = gathering;
+    if (++current.count >= GATHER_MAX) {
+      gathering = null;
+      current.go();
+    }
+    return current.ready;
+  };
+
+  const run = (): void => {
+    if (stopped) return;
+    if (pass) {
+      again = true;
+      return;
+    }
+    if (timer) clearTimeout(timer);
+    pass = (async () => {
+      try {
+        do {
+          again = false;
+          if (written >= 0) await webhooksApplied(services, written, 10_000);
+          more = await claimDue();
+          // A full page claimed: more may be due now, without waiting for the timer, unless a
+          // page's worth already waits for slots (a backlog is not claimed whole into memory).
+          if (more && inFlight.queued() < options.concurrency) again = true;
+        } while (again && !stopped);
+      } catch (error) {
+        if (!stopped) options.logger.error({ err: error }, 'webhook dispatch failed; retrying at the next tick');
+      } finally {
+        pass = null;
+        if (!stopped) timer = setTimeout(run, pollMs);
+      }
+    })();
+  };
+
+  /** One pass: claims what may go and starts its calls; true when it claimed from a full page. */
+  const claimDue = async (): Promise<boolean> => {
+    const now = Math.floor(services.clock() / 1000);
+    const busy = inFlight.busyEndpoints();
+    resume = new Set(busy);
+    const claimed: DeliveryDoc[] = [];
+    let full = false;
+    for (let page = 0; page < DUE_PAGES && claimed.length < dueBatch / 2; page++) {
+      const due = await dueDeliveries(services.readStore, now, busy, dueBatch, page * dueBatch);
+      const ready = new Set(await firstOfTheirResource(services, due));
+      for (const d of due) {
+        if (!ready.has(d)) resume.add(d.endpoint_id);
+        else if (inFlight.claim(d.id)) claimed.push(d);
+      }
+      full = due.length === dueBatch;
+      if (!full) break;
+    }
+    const endpoints = endpointsOfPass(services);
+    for (const d of claimed) {
+      const call = attempt(d, endpoints);
+      calls.add(call);
+      void call.finally(() => calls.delete(call));
+    }
+    return full && claimed.length > 0;
+  };
+
+  /**
+   * A claimed delivery attempted in one of its endpoint's slots (none once stopped); the claim is
+   * released once its outcome is written. A delivery that cannot be attempted or recorded (its
+   * record conflicted, its secret cannot be opened under this service secret) is logged and must
+   * not hold up the others: it stays due.
+   */
+  const attempt = async (d: DeliveryDoc, endpoints: (id: string) => Promise<WebhookEndpointState | null>): Promise<void> => {
+    try {
+      const made = await inFlight.slot(d.endpoint_id, () => (options.signal.aborted ? Promise.resolve(null) : attemptAndRecord(services, d.id, options, endpoints, gathered)));
+      if (!made) return;
+      const position = await made.recording;
+      if (position !== null) written = Math.max(written, position);
+      if ((more && inFlight.queued() < options.concurrency) || (resume.has(d.endpoint_id) && inFlight.held(d.endpoint_id) < options.perEndpoint)) {
+        more = false;
+        resume.delete(d.endpoint_id);
+        run();
+      }
+    } catch (error) {
+      options.logger.error({ err: error, delivery: d.id }, 'webhook delivery could not be attempted');
+    } finally {
+      inFlight.release(d.id);
+    }
+  };
+
+  run();
+  return {
+    poke(position) {
+      if (position !== null) written = Math.max(written, position);
+      run();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await pass;
+      await Promise.all(calls);
+    },
+  };
 }
 
-/**
- * Makes `call` for the claimed delivery `id` in one of the job's slots for its endpoint (none once
- * stopped). Its record, once made, joins `records` and releases the claim when written; a delivery
- * that cannot be attempted or recorded (its record conflicted, its secret cannot be opened under
- * this service secret) is logged and must not hold up the others: it stays due. Null when no call
- * was made (the claim is then the caller's to release).
- */
-export async function callInSlot<Made extends { recording: Promise<void> }>(
-  { id, endpoint_id: endpointId }: { id: string; endpoint_id: string },
-  options: DispatchOptions & { inFlight: InFlight },
-  records: Array<Promise<void>>,
-  call: () => Promise<Made | null>,
-): Promise<Made | null> {
-  const failed = (error: unknown) => options.logger.error({ err: error, delivery: id }, 'webhook delivery could not be attempted');
-  let made: Made | null = null;
-  try {
-    made = await options.inFlight.slot(endpointId, () => (options.signal.aborted ? Promise.resolve(null) : call()));
-  } catch (error) {
-    failed(error);
-  }
-  if (made) records.push(made.recording.catch(failed).finally(() => options.inFlight.release(id)));
-  return made;
-}
-
-/** Endpoints as their streams say, read once per pass (or per fan-out batch) rather than once per delivery. */
-export function endpointsOfPass(services: Services): (id: string) => Promise<WebhookEndpointState | null> {
+/** Endpoints as their streams say, read once per pass rather than once per delivery. */
+function endpointsOfPass(services: Services): (id: string) => Promise<WebhookEndpointState | null> {
   const loaded = new Map<string, Promise<WebhookEndpointState | null>>();
   return (id) => {
     let found = loaded.get(id);
@@ -215,69 +288,44 @@ export function webhookContext(services: Services, organizationId: string, corre
 
 /**
  * Attempts one delivery if its stream says it is due; resolves once the call is made, with the
- * recording of its outcome under way (wrapped, so awaiting this does not wait for it), or null
- * when no call was made.
+ * recording of its outcome under way (wrapped, so awaiting this does not wait for it; it is made
+ * with those `gathered` beside it, and resolves with the record's log position), or null when no call was made: not due, its endpoint disabled
+ * or deleted (then it is abandoned), or the job stopped mid-call (nothing is recorded, and the
+ * next run attempts it again with the same webhook-id).
  */
-export async function attemptAndRecord(
+async function attemptAndRecord(
   services: Services,
   id: string,
   options: DispatchOptions,
-  endpoints: (id: string) => Promise<WebhookEndpointState | null> = (endpointId) => loadWebhookEndpoint(services, endpointId),
-): Promise<{ recording: Promise<void> } | null> {
+  endpoints: (id: string) => Promise<WebhookEndpointState | null>,
+  gathered: () => Promise<void>,
+): Promise<{ recording: Promise<number | null> } | null> {
   const stream = webhookDeliveryStream(id);
-  const recorded = await services.store.readStream(stream);
-  const state = fold(webhookDeliveryDecider, recorded as unknown as WebhookDeliveryEvent[]);
+  const known = await services.store.readStream(stream);
+  const state = fold(webhookDeliveryDecider, known as unknown as WebhookDeliveryEvent[]);
   const now = Math.floor(services.clock() / 1000);
   if (state.id === null || state.status !== 'pending' || state.next_attempt_at === null || state.next_attempt_at > now) return null;
+  const context = () => webhookContext(services, state.organization_id, `webhook_${state.event_id}`);
   const endpoint = await endpoints(state.endpoint_id);
   if (!endpoint || !endpoint.enabled) {
-    await handleCommand(webhookContext(services, state.organization_id, `webhook_${state.event_id}`), stream, webhookDeliveryDecider, { type: 'Abandon', reason: endpoint ? 'endpoint_disabled' : 'endpoint_deleted', now }, { known: recorded });
+    await handleCommand(context(), stream, webhookDeliveryDecider, { type: 'Abandon', reason: endpoint ? 'endpoint_disabled' : 'endpoint_deleted', now }, { known });
     return null;
   }
-  const resource = (recorded[0]!.data as { resource: string }).resource;
-  return callAndRecord(services, { stream, state, known: recorded, resource }, endpoint, options);
-}
-
-/** A pending delivery as its stream has it, ready for a call. */
-export type Attemptable = { stream: string; state: WebhookDeliveryState; known: readonly RecordedEvent[]; resource: string };
-
-/**
- * Signs and sends one pending delivery to its (enabled) endpoint, then has its outcome recorded
- * (batched with others' when `options.inFlight` is given). Null when stopped mid-call: nothing is
- * recorded, and the next run attempts it again with the same webhook-id.
- */
-export async function callAndRecord(services: Services, delivery: Attemptable, endpoint: WebhookEndpointState, options: DispatchOptions): Promise<{ recording: Promise<void>; outcome: AttemptOutcome } | null> {
-  const { state, stream } = delivery;
   const outcome = await callOnce(services, state, endpoint, options);
   if (!outcome) return null;
-  const write = async () => {
-    const after = Math.floor(services.clock() / 1000);
-    // The stream as read (or just created): no second read unless another writer moved it.
-    const recorded = await recordOutcome(services, { stream, organizationId: state.organization_id, eventId: state.event_id }, outcome, after, delivery.known);
-    options.inFlight?.touch(orderKey(state.endpoint_id, delivery.resource), recorded.position);
+  // The attempt's time is its answer's, not its record's.
+  const after = Math.floor(services.clock() / 1000);
+  const recording = gathered().then(async () => {
+    // The stream as read: no second read unless another writer moved it.
+    const recorded = await handleCommand(context(), stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now: after }, { known });
     if (!outcome.success) await disableIfFailingTooLong(services, state.endpoint_id, state.organization_id, after, options.logger);
-  };
-  const recording = options.inFlight ? options.inFlight.record(write) : write();
-  return { recording, outcome };
-}
-
-/**
- * A call's outcome on its delivery's stream. `known`: the stream as last read or appended, so it
- * is not read again (empty: read it, as when an earlier run created the delivery).
- */
-export function recordOutcome(
-  services: Services,
-  delivery: { stream: string; organizationId: string; eventId: string },
-  outcome: AttemptOutcome,
-  now: number,
-  known: readonly RecordedEvent[],
-) {
-  const ctx = webhookContext(services, delivery.organizationId, `webhook_${delivery.eventId}`);
-  return handleCommand(ctx, delivery.stream, webhookDeliveryDecider, { type: 'RecordAttempt', outcome, now }, known.length > 0 ? { known } : {});
+    return recorded.position;
+  });
+  return { recording };
 }
 
 /** Signs and POSTs one webhook to its endpoint: its outcome, or null when the job stopped mid-call. */
-export async function callOnce(services: Services, message: { event_id: string; payload: string }, endpoint: WebhookEndpointState, options: DispatchOptions): Promise<AttemptOutcome | null> {
+async function callOnce(services: Services, message: { event_id: string; payload: string }, endpoint: WebhookEndpointState, options: DispatchOptions): Promise<AttemptOutcome | null> {
   const nowMs = services.clock();
   const now = Math.floor(nowMs / 1000);
   const timestamp = new Date(nowMs);
@@ -321,7 +369,7 @@ export async function callOnce(services: Services, message: { event_id: string; 
 }
 
 /** An endpoint failing (no success at all) for five days is disabled; the event tells its owner why. */
-export async function disableIfFailingTooLong(services: Services, endpointId: string, organizationId: string, now: number, logger: Logger): Promise<void> {
+async function disableIfFailingTooLong(services: Services, endpointId: string, organizationId: string, now: number, logger: Logger): Promise<void> {
   const doc = await services.readStore.get<EndpointDoc>(WEBHOOK_ENDPOINTS, endpointId);
   if (!doc?.enabled || doc.failing_since === null || now - doc.failing_since < DISABLE_AFTER_FAILING_SECONDS) return;
   const result = await handleCommand(webhookContext(services, organizationId, `webhook_endpoint_${endpointId}`), webhookEndpointStream(endpointId), webhookEndpointDecider, {

@@ -1,33 +1,27 @@
 import type { Services } from '../app/services.ts';
+import { handleCommand } from '../commands/handleCommand.ts';
 import type { RecordedEvent } from '../eventStore/eventStore.ts';
 import { PUBLIC_TYPE_OF, type WebhookEventType } from '../domain/webhooks/eventTypes.ts';
-import { deliveryId, type DeliveryCreation } from '../domain/webhooks/webhookDelivery.ts';
+import { deliveryId, webhookDeliveryDecider, webhookDeliveryStream, type DeliveryCreation } from '../domain/webhooks/webhookDelivery.ts';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
 import { eventObject } from './eventObject.ts';
-import type { SeenStreams } from './seenStreams.ts';
+import { orderKey } from './inFlight.ts';
+import { webhookContext } from './webhookDispatch.ts';
 import { webhooksApplied } from './webhooksApplied.ts';
 
 /** A webhook's body, fixed when its delivery is created: `{id, type, created, organization_id, data: {object}}`. */
 export const webhookBody = (event: RecordedEvent, type: WebhookEventType, organizationId: string, object: Record<string, unknown>): string =>
   JSON.stringify({ id: event.id, type, created: event.metadata.occurred_at, organization_id: organizationId, data: { object } });
 
-/** A delivery the fan-out has planned (nothing recorded yet): one announced event for one subscribed endpoint. */
-export type PlannedDelivery = DeliveryCreation & {
-  /** The announced event's log position and its correlation id. */
-  source: number;
-  correlation: string;
-  created_at: number;
-};
+type Planned = DeliveryCreation & { correlation: string };
 
 /**
- * Turns each announced event of a batch into one delivery per subscribed endpoint, each with its
- * body fixed now, in log order; records nothing (the sender records each delivery once it knows
- * its fate). A delivery's id is (endpoint, event): planned again from the same events (a crash
- * before the checkpoint moved), it is the same delivery. Null when the batch announced nothing.
+ * Records one delivery, pending, for each announced event of a batch and each endpoint subscribed
+ * to it, its body fixed now; the dispatcher sends them. A delivery's id is (endpoint, event), so a
+ * batch handled again (a crash before the checkpoint moved) records nothing twice. Resolves with
+ * the log position of the last record (null when none was made).
  */
-export async function fanOut(services: Services, events: readonly RecordedEvent[], seen?: SeenStreams): Promise<PlannedDelivery[] | null> {
-  seen?.see(events);
-  const reader = seen ? seen.over(services.store) : services.store;
+export async function fanOut(services: Services, events: readonly RecordedEvent[]): Promise<number | null> {
   const announced = events.filter((e) => PUBLIC_TYPE_OF[e.type] !== undefined);
   if (announced.length === 0) return null;
   // Endpoints come from their read model: wait until it has applied this batch, so an endpoint
@@ -40,32 +34,37 @@ export async function fanOut(services: Services, events: readonly RecordedEvent[
     if (!found) endpointsOf.set(organizationId, (found = services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: organizationId, enabled: true } })));
     return found;
   };
-  const now = Math.floor(services.clock() / 1000);
-  const planned: PlannedDelivery[] = [];
+  // A resource's deliveries to one endpoint, in log order: the dispatcher sends them in the order recorded.
+  const byKey = new Map<string, Planned[]>();
   for (const event of announced) {
     const type = PUBLIC_TYPE_OF[event.type]!;
     const known = event.metadata.organization_id;
     if (known !== null && !(await endpoints(known)).some((e) => e.event_types.includes(type))) continue;
-    const built = await eventObject(reader, type, event);
+    const built = await eventObject(services.store, type, event);
     const organizationId = known ?? built?.organizationId ?? null;
     if (!built || organizationId === null) continue;
     const subscribed = (await endpoints(organizationId)).filter((e) => e.event_types.includes(type) && e.created_position < event.position);
     if (subscribed.length === 0) continue;
     const payload = webhookBody(event, type, organizationId, built.object);
     for (const endpoint of subscribed) {
-      planned.push({
-        id: deliveryId(endpoint.id, event.id),
-        endpointId: endpoint.id,
-        organizationId,
-        eventId: event.id,
-        eventType: type,
-        resource: event.stream,
-        payload,
-        source: event.position,
-        correlation: event.metadata.correlation_id,
-        created_at: now,
-      });
+      const d: Planned = { id: deliveryId(endpoint.id, event.id), endpointId: endpoint.id, organizationId, eventId: event.id, eventType: type, resource: event.stream, payload, correlation: event.metadata.correlation_id };
+      const key = orderKey(endpoint.id, event.stream);
+      const group = byKey.get(key);
+      if (group) group.push(d);
+      else byKey.set(key, [d]);
     }
   }
-  return planned;
+  const now = Math.floor(services.clock() / 1000);
+  let position: number | null = null;
+  const create = async ({ correlation, ...d }: Planned) => {
+    const created = await handleCommand(webhookContext(services, d.organizationId, correlation), webhookDeliveryStream(d.id), webhookDeliveryDecider, { type: 'Create', ...d, now }, { known: [] });
+    if (created.position !== null && (position === null || created.position > position)) position = created.position;
+  };
+  // Keys side by side (their appends share group commits), each key's one after the other.
+  await Promise.all(
+    [...byKey.values()].map(async (group) => {
+      for (const d of group) await create(d);
+    }),
+  );
+  return position;
 }

@@ -41,7 +41,7 @@ export type WebhookDeliveryEvent =
         resource: string;
         payload: string;
         created_at: number;
-        /** Attempts recorded before this stream existed (a delivery sent in a batch, reopened to be resent). */
+        /** Attempts recorded before this stream existed (a delivery of a `WebhookDeliveriesSent` event, reopened to be resent). */
         prior_attempts?: number;
       }
     >
@@ -166,8 +166,9 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryState, WebhookDelive
 };
 
 /**
- * A delivery whose first attempt succeeded straight from the fan-out, recorded with the others of
- * its batch to the same endpoint in one event (no stream of its own until it is resent).
+ * A delivery recorded with others of its endpoint in one `WebhookDeliveriesSent` event once its
+ * first attempt succeeded. Logs may hold such events: the projection and a resend read them; the
+ * webhook job records every delivery in a stream of its own.
  */
 export type SentDelivery = {
   id: string;
@@ -183,18 +184,6 @@ export type SentDelivery = {
 };
 
 export type WebhookDeliveriesSentEvent = DomainEvent<'WebhookDeliveriesSent', { endpoint_id: string; organization_id: string; deliveries: SentDelivery[] }>;
-
-/** One batch's record, in a stream named after its first delivery: recorded once, whatever a replay of the fan-out makes. */
-export const webhookSentStream = (firstDeliveryId: string) => `webhook_sent-${firstDeliveryId}`;
-
-export const webhookSentDecider: Decider<{ recorded: boolean }, { type: 'RecordSent'; endpointId: string; organizationId: string; deliveries: SentDelivery[] }, WebhookDeliveriesSentEvent> = {
-  initialState: () => ({ recorded: false }),
-  evolve: () => ({ recorded: true }),
-  decide(command, state) {
-    if (state.recorded || command.deliveries.length === 0) return [];
-    return { type: 'WebhookDeliveriesSent', data: { endpoint_id: command.endpointId, organization_id: command.organizationId, deliveries: command.deliveries } };
-  },
-};
 
 /** A batch-recorded delivery given a stream of its own, to be sent once more: its creation as recorded, then the request. */
 function reopened(sent: { endpointId: string; organizationId: string; delivery: SentDelivery }, now: number): WebhookDeliveryEvent[] {

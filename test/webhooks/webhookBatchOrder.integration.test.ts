@@ -11,12 +11,12 @@ import { answer } from './webhookFixtures.ts';
 import { closedAfterEach } from './webhookShop.ts';
 
 /**
- * The deliveries a fan-out batch plans are sent from memory, then recorded: two events of one
- * resource in the same batch still go one after the other, a failure of the first holds the
- * second back until the first succeeds on its retry, a slow call is recorded pending, and a batch
+ * A fan-out batch's deliveries are recorded, then sent by the dispatcher: two events of one
+ * resource in the same batch go one after the other, a failure of the first holds the second
+ * back until the first succeeds on its retry, a slow call is recorded pending, and a batch
  * handled again sends nothing it recorded.
  */
-describe('event webhooks sent straight from the fan-out', () => {
+describe('event webhooks of one fan-out batch', () => {
   const { shop: open, receiver: receiving } = closedAfterEach();
 
   it("keeps one resource's events in order within one batch: the second waits for the first's retry", { timeout: 60_000 }, async () => {
@@ -52,7 +52,7 @@ describe('event webhooks sent straight from the fan-out', () => {
   it('calls each delivery once while the dispatcher polls beside the fan-out, and records each call', { timeout: 60_000 }, async () => {
     const shop = await open();
     // Slow enough that most deliveries wait for one of the 16 slots while the dispatcher, polling
-    // every few milliseconds, finds them due in the read model.
+    // every few milliseconds, finds them still due in the read model.
     const receiver = await receiving(answerOkAfter(40));
     const org = await shop.organization('Once Org');
     await shop.endpoint(org, receiver.url, ['offer.published']);
@@ -70,20 +70,19 @@ describe('event webhooks sent straight from the fan-out', () => {
     expect((await attempts()).every((a) => a.attempt === 1 && a.success)).toBe(true);
   });
 
-  it('leaves every delivery to the dispatcher when the fan-out sends none itself, which delivers them all the same', { timeout: 60_000 }, async () => {
+  it('pokes the dispatcher once the read model shows the deliveries recorded, without waiting for its timer', { timeout: 60_000 }, async () => {
     const shop = await open();
     const receiver = await receiving();
     const org = await shop.organization('Held Org');
     await shop.endpoint(org, receiver.url, ['offer.published']);
-    // Nothing sent from the fan-out: every delivery goes through the read model and the dispatcher.
-    await shop.startJob({ pollMs: 60_000, direct: false });
+    await shop.startJob({ pollMs: 60_000 });
     for (let i = 0; i < 3; i++) await shop.publish(org, `held-${i}`);
     // Poked once the read model shows them (the next timed pass is a minute away).
     await expect.poll(async () => (await shop.services.readStore.find<AttemptDoc>(WEBHOOK_ATTEMPTS, {})).length, { timeout: 20_000 }).toBe(3);
     expect(new Set(receiver.calls.map((c) => String(c.headers['webhook-id']))).size).toBe(3);
   });
 
-  it("records a slow call pending once its batch stops waiting, and its outcome when it answers; the other endpoint's is not held back", { timeout: 60_000 }, async () => {
+  it("records a slow call pending while it is under way, and its outcome when it answers; the other endpoint's is not held back", { timeout: 60_000 }, async () => {
     const shop = await open();
     const held: ServerResponse[] = [];
     // Answers only when the test lets it (well within the 1 s call time-out of WEBHOOK_ENV).
@@ -92,13 +91,13 @@ describe('event webhooks sent straight from the fan-out', () => {
     const org = await shop.organization('Slow Org');
     const slowEndpoint = await shop.endpoint(org, slow.url, ['offer.published']);
     const fastEndpoint = await shop.endpoint(org, fast.url, ['offer.published']);
-    await shop.startJob({ pollMs: 20, batchWaitMs: 50 });
+    await shop.startJob({ pollMs: 20 });
     await shop.publish(org, 'slow-1');
     const statusOf = async (endpointId: string) =>
       (await shop.services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, { filter: { endpoint_id: endpointId } })).map((d) => [d.status, d.attempts]);
 
-    // The batch recorded the fast one sent and the slow one pending while its call is under way;
-    // the dispatcher, polling every 20 ms, leaves the claimed call alone.
+    // The fast one recorded sent and the slow one pending while its call is under way; the
+    // dispatcher, polling every 20 ms, leaves the claimed call alone.
     await expect.poll(async () => [await statusOf(fastEndpoint.id), await statusOf(slowEndpoint.id)], { timeout: 20_000 }).toEqual([[['succeeded', 1]], [['pending', 0]]]);
     expect(held).toHaveLength(1);
     held[0]!.writeHead(200, { 'content-type': 'text/plain' }).end('late');

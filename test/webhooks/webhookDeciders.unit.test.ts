@@ -4,7 +4,6 @@ import { asArray, fold } from '../../domain/shared/decider.ts';
 import {
   MAX_ATTEMPTS,
   webhookDeliveryDecider,
-  webhookSentDecider,
   type AttemptOutcome,
   type SentDelivery,
   type WebhookDeliveryEvent,
@@ -84,15 +83,6 @@ describe('webhook delivery decider', () => {
     expect(reopened.state).toMatchObject({ id: 'd1', payload: '{"a":1}', event_id: 'e1', status: 'pending', attempts: 1, next_attempt_at: 1100, manual: true });
     const after = run(reopened.events, { type: 'RecordAttempt', outcome: { ...failure, success: true, status_code: 200 }, now: 1101 });
     expect(after.decided[0]).toMatchObject({ data: { attempt: 2, manual: true } });
-  });
-
-  it("records a batch's sent deliveries once, and an empty batch not at all", () => {
-    const command = { type: 'RecordSent' as const, endpointId: 'we_1', organizationId: 'org_1', deliveries: [] as SentDelivery[] };
-    expect(asArray(webhookSentDecider.decide(command, webhookSentDecider.initialState()))).toEqual([]);
-    const one = { ...command, deliveries: [{ id: 'd1' } as SentDelivery] };
-    const [recorded] = asArray(webhookSentDecider.decide(one, webhookSentDecider.initialState()));
-    expect(recorded).toMatchObject({ type: 'WebhookDeliveriesSent', data: { endpoint_id: 'we_1', organization_id: 'org_1', deliveries: [{ id: 'd1' }] } });
-    expect(asArray(webhookSentDecider.decide(one, fold(webhookSentDecider, [recorded!])))).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { makeOffer } from '../checkout/checkoutFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { runCli } from '../helpers/serverProcess.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { deliveryId, type SentDelivery } from '../../domain/webhooks/webhookDelivery.ts';
 import { verified, WEBHOOK_ENV } from './webhookFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -62,7 +63,7 @@ describe('webhook endpoint routes (bearer API key)', () => {
       expect((await server.fetch(`/api/webhook-endpoints/${endpoint.id}/deliveries`, { token: other.token })).status).toBe(404);
 
       expect((await server.fetch(`/api/webhook-deliveries/${deliveries.data[0].id}/resend`, { method: 'POST', token: other.token })).status).toBe(404);
-      // The CLI beside the running service: the delivery was recorded with its batch, the resend gives it a stream of its own.
+      // The CLI beside the running service.
       const cli = (...args: string[]) => runCli(args, { DATA_DIR: server.dataDir });
       const listed = await cli('webhook-endpoint', 'deliveries', endpoint.id, '--org', org.organizationId, '--json');
       expect(listed.code, listed.stderr).toBe(0);
@@ -114,6 +115,50 @@ describe('webhook endpoint routes (bearer API key)', () => {
       expect((await server.fetch(`/api/webhook-endpoints/${endpoint.id}`, { method: 'DELETE', token: org.token })).status).toBe(204);
       expect((await server.fetch(`/api/webhook-endpoints/${endpoint.id}`, { token: org.token })).status).toBe(404);
       expect((await server.fetch('/api/webhook-endpoints')).status).toBe(401);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('reads a log that holds deliveries recorded together (WebhookDeliveriesSent): lists them, and resends one', { timeout: 60_000 }, async () => {
+    const org = await server.identity('Sent Together');
+    const r = await startReceiver();
+    try {
+      const endpoint = (await (await server.fetch('/api/webhook-endpoints', { ...send('POST', { url: r.url, event_types: ['offer.published'] }), token: org.token })).json()) as Body;
+      const eventId = crypto.randomUUID();
+      const payload = JSON.stringify({ id: eventId, type: 'offer.published', created: 1000, organization_id: org.organizationId, data: { object: { id: 'offer-1' } } });
+      const delivery: SentDelivery = {
+        id: deliveryId(endpoint.id, eventId),
+        event_id: eventId,
+        event_type: 'offer.published',
+        resource: 'offer-1',
+        payload,
+        created_at: 1000,
+        status_code: 200,
+        duration_ms: 3,
+        response_excerpt: 'ok',
+        attempted_at: 1001,
+      };
+      const metadata = { correlation_id: 'test', actor: { type: 'system' as const, name: 'webhooks' }, organization_id: org.organizationId, occurred_at: 1001 };
+      await server.services.store.append(
+        `webhook_sent-${delivery.id}`,
+        [{ id: crypto.randomUUID(), type: 'WebhookDeliveriesSent', data: { endpoint_id: endpoint.id, organization_id: org.organizationId, deliveries: [delivery] }, metadata }],
+        'no_stream',
+      );
+      await server.settle();
+      const listed = async () => ((await (await server.fetch(`/api/webhook-endpoints/${endpoint.id}/deliveries`, { token: org.token })).json()) as Body).data;
+      expect(await listed()).toMatchObject([{ id: delivery.id, status: 'succeeded', attempts: 1, attempt_log: [{ attempt: 1, success: true, status_code: 200 }] }]);
+
+      expect((await server.fetch(`/api/webhook-deliveries/${delivery.id}/resend`, { method: 'POST', token: org.token })).status).toBe(202);
+      await expect.poll(() => r.calls.length, { timeout: 20_000 }).toBe(1);
+      expect(r.calls[0]!.headers['webhook-id']).toBe(eventId);
+      expect(verified(endpoint.secret, r.calls[0]!)).toEqual(JSON.parse(payload));
+      await expect
+        .poll(async () => (await listed())[0].attempt_log.map((a: Body) => [a.attempt, a.manual, a.success]), { timeout: 10_000 })
+        .toEqual([
+          [1, false, true],
+          [2, true, true],
+        ]);
     } finally {
       await r.close();
     }
