@@ -1,16 +1,16 @@
 import { automationJob } from '../automation/workflowRunner.ts';
 import { eventTriggerJob } from '../webhooks/eventTriggerJob.ts';
 import { webhooksJob } from '../webhooks/webhookJob.ts';
-import type { Logger } from '../projections/projectionRunner.ts';
+import type { Logger } from '../platform/es/projectionRunner.ts';
 import { checkoutCompletionJob } from './jobs/checkoutCompletion.ts';
-import { runUnderLeases, type Running } from './leasedWork.ts';
+import { runUnderLeases, type Running } from '../platform/runtime/leasedWork.ts';
 import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
 import { voidInvoicePaymentsJob } from './jobs/voidInvoicePayments.ts';
 import { oauthRecordsSweepJob } from './jobs/oauthRecordsSweep.ts';
 import { apiKeyRevocationJob } from './jobs/apiKeyRevocation.ts';
 import { membershipAcceptanceJob } from './jobs/membershipAcceptance.ts';
 import { receiptOutboxJob } from './receipts/receiptOutbox.ts';
-import type { BackgroundJob, Services } from './services.ts';
+import type { BackgroundJob, Services } from '../platform/runtime/services.ts';
 
 export type { BackgroundJob };
 

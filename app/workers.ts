@@ -1,11 +1,11 @@
-import { allProjections } from '../projections/allProjections.ts';
-import { startProjections, type Logger } from '../projections/projectionRunner.ts';
-import type { Projection } from '../projections/projection.ts';
+import { allProjections } from './allProjections.ts';
+import { startProjections, type Logger } from '../platform/es/projectionRunner.ts';
+import type { Projection } from '../platform/es/projection.ts';
 import { backgroundJobs, runJobsUnderLeases, type BackgroundJob } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
-import type { Config } from './config.ts';
-import { runUnderLeases, workerId, type Running } from './leasedWork.ts';
-import type { Services } from './services.ts';
+import type { Config } from '../platform/runtime/config.ts';
+import { runUnderLeases, workerId, type Running } from '../platform/runtime/leasedWork.ts';
+import type { Services } from '../platform/runtime/services.ts';
 
 /**
  * Worker processes of the same program. Each projection, and each background job, runs in one

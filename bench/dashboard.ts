@@ -14,13 +14,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { buildApp } from '../api/app.ts';
+import { buildApp } from '../app/httpApp.ts';
 import { compose } from '../app/compose.ts';
-import { loadConfig } from '../app/config.ts';
+import { loadConfig } from '../platform/runtime/config.ts';
 import { inviteUser } from '../commands/identity/accountCommands.ts';
 import { createOrganization, createUser } from '../commands/identity/identityCommands.ts';
 import { CHECKOUT_SESSIONS } from '../projections/checkout/checkoutProjection.ts';
-import type { Doc, WriteOp } from '../readStore/readStore.ts';
+import type { Doc, WriteOp } from '../platform/readStore/readStore.ts';
 import { launchChromium } from '../test/sdk/sdkFixtures.ts';
 
 const ORG = 'org_dash_bench';

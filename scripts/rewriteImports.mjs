@@ -11,25 +11,25 @@ import { fileURLToPath } from 'node:url';
 /** Repository-relative paths: where each module was, and where it lives now. */
 export const MOVES = {
   // The event store port and its adapters, reached by commands/ and projections/ alike.
-  'commands/eventStore.ts': 'eventStore/eventStore.ts',
-  'commands/appendOneByOne.ts': 'eventStore/appendOneByOne.ts',
-  'commands/copyEvents.ts': 'eventStore/copyEvents.ts',
-  'commands/sqlite/sqliteEventStore.ts': 'eventStore/sqlite/sqliteEventStore.ts',
-  'commands/esdb/esdbEventStore.ts': 'eventStore/esdb/esdbEventStore.ts',
-  'commands/esdb/esdbMapping.ts': 'eventStore/esdb/esdbMapping.ts',
+  'commands/eventStore.ts': 'platform/eventStore/eventStore.ts',
+  'commands/appendOneByOne.ts': 'platform/eventStore/appendOneByOne.ts',
+  'commands/copyEvents.ts': 'platform/eventStore/copyEvents.ts',
+  'commands/sqlite/sqliteEventStore.ts': 'platform/eventStore/sqlite/sqliteEventStore.ts',
+  'commands/esdb/esdbEventStore.ts': 'platform/eventStore/esdb/esdbEventStore.ts',
+  'commands/esdb/esdbMapping.ts': 'platform/eventStore/esdb/esdbMapping.ts',
   // The read store port and its adapters.
-  'projections/readStore.ts': 'readStore/readStore.ts',
-  'projections/sqlite/sqliteReadStore.ts': 'readStore/sqlite/sqliteReadStore.ts',
-  'projections/mongodb/mongoReadStore.ts': 'readStore/mongodb/mongoReadStore.ts',
-  'projections/mongodb/mongoMapping.ts': 'readStore/mongodb/mongoMapping.ts',
+  'projections/readStore.ts': 'platform/readStore/readStore.ts',
+  'projections/sqlite/sqliteReadStore.ts': 'platform/readStore/sqlite/sqliteReadStore.ts',
+  'projections/mongodb/mongoReadStore.ts': 'platform/readStore/mongodb/mongoReadStore.ts',
+  'projections/mongodb/mongoMapping.ts': 'platform/readStore/mongodb/mongoMapping.ts',
   // SQLite plumbing both SQLite adapters (and backups) open files through.
-  'commands/sqlite/openDatabase.ts': 'sqlite/openDatabase.ts',
-  'commands/sqlite/backupDataDir.ts': 'sqlite/backupDataDir.ts',
+  'commands/sqlite/openDatabase.ts': 'platform/sqlite/openDatabase.ts',
+  'commands/sqlite/backupDataDir.ts': 'platform/sqlite/backupDataDir.ts',
   // Helpers with no domain rules in them, used across layers.
-  'domain/shared/deepFreeze.ts': 'lib/deepFreeze.ts',
-  'domain/shared/generations.ts': 'lib/generations.ts',
-  'commands/routeKeys.ts': 'lib/routeKeys.ts',
-  'commands/checkout/offerRef.ts': 'lib/offerRef.ts',
+  'domain/shared/deepFreeze.ts': 'platform/lib/deepFreeze.ts',
+  'domain/shared/generations.ts': 'platform/lib/generations.ts',
+  'commands/routeKeys.ts': 'platform/lib/routeKeys.ts',
+  'commands/checkout/offerRef.ts': 'platform/lib/offerRef.ts',
   // Tests mirror the tree.
   'test/esdb/esdbEventStore.unit.test.ts': 'test/eventStore/esdb/esdbEventStore.unit.test.ts',
   'test/esdb/esdbMapping.unit.test.ts': 'test/eventStore/esdb/esdbMapping.unit.test.ts',

@@ -1,8 +1,8 @@
 import { Workflow } from '../api/routes/automation/automationRoutes.ts';
 import { productResource } from '../api/routes/catalog/catalogRoutes.ts';
 import { presentSessionResource } from '../api/routes/checkout/sessionResource.ts';
-import type { EventStore, RecordedEvent } from '../eventStore/eventStore.ts';
-import { encodeRouteKey } from '../lib/routeKeys.ts';
+import type { EventStore, RecordedEvent } from '../platform/eventStore/eventStore.ts';
+import { encodeRouteKey } from '../platform/lib/routeKeys.ts';
 import { receptionsIn } from '../domain/automation/webhookReception.ts';
 import { checkoutSessionStream } from '../domain/checkout/checkoutSession.ts';
 import { invoiceStream } from '../domain/checkout/invoice.ts';

@@ -1,4 +1,4 @@
-import type { Services } from '../app/services.ts';
+import type { Services } from '../platform/runtime/services.ts';
 import { webhooksApplied } from './webhooksApplied.ts';
 
 /** Deliveries of one resource to one endpoint go in order: this is what they share. */

@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent } from '../eventStore/eventStore.ts';
+import type { EventStore, RecordedEvent } from '../platform/eventStore/eventStore.ts';
 
 /** The streams a sale's webhook is built from (eventObject folds them): short, read once per sale. */
 const KEPT_PREFIXES = ['checkout_session-', 'invoice-'] as const;

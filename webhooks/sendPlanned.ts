@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import type { Services } from '../app/services.ts';
-import { handleCommand, type CommandResult } from '../commands/handleCommand.ts';
-import type { RecordedEvent } from '../eventStore/eventStore.ts';
+import type { Services } from '../platform/runtime/services.ts';
+import { handleCommand, type CommandResult } from '../platform/es/handleCommand.ts';
+import type { RecordedEvent } from '../platform/eventStore/eventStore.ts';
 import {
   webhookDeliveryDecider,
   webhookDeliveryStream,

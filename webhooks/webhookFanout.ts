@@ -1,5 +1,5 @@
-import type { Services } from '../app/services.ts';
-import type { RecordedEvent } from '../eventStore/eventStore.ts';
+import type { Services } from '../platform/runtime/services.ts';
+import type { RecordedEvent } from '../platform/eventStore/eventStore.ts';
 import { PUBLIC_TYPE_OF, type WebhookEventType } from '../domain/webhooks/eventTypes.ts';
 import { deliveryId, type DeliveryCreation } from '../domain/webhooks/webhookDelivery.ts';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';

@@ -1,10 +1,10 @@
-import type { BackgroundJob, Services } from '../app/services.ts';
+import type { BackgroundJob, Services } from '../platform/runtime/services.ts';
 import { guardedAgent } from '../automation/sendWebhook.ts';
 import { secretBox } from '../commands/webhooks/secretBox.ts';
 import { SOURCE_STREAM_PREFIXES } from '../domain/webhooks/eventTypes.ts';
-import { followFromCheckpoint } from '../projections/followFromCheckpoint.ts';
+import { followFromCheckpoint } from '../platform/es/followFromCheckpoint.ts';
 import { WEBHOOK_DELIVERIES, type DeliveryDoc } from '../projections/webhooks/webhookProjection.ts';
-import type { Logger } from '../projections/projectionRunner.ts';
+import type { Logger } from '../platform/es/projectionRunner.ts';
 import { InFlight } from './inFlight.ts';
 import { SeenStreams } from './seenStreams.ts';
 import { dispatchPass } from './webhookDispatch.ts';

@@ -4,10 +4,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { hashBytes, parseApiKey, secretMatches } from '../../commands/identity/credentials.ts';
 import { API_KEY_USE_EVERY_SECONDS, recordApiKeyUse } from '../../commands/identity/identityCommands.ts';
 import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../projections/identity/identityProjection.ts';
-import type { Services } from '../../app/services.ts';
-import { unauthenticated } from '../errors.ts';
+import type { Services } from '../../platform/runtime/services.ts';
+import { unauthenticated } from '../../platform/http/errors.ts';
 import { checkBearerRole } from './bearerRole.ts';
-import { readModelsAtHead } from './readYourWrites.ts';
+import { readModelsAtHead } from '../../platform/http/plugins/readYourWrites.ts';
 import { oauthBearer } from './oauthBearer.ts';
 
 /**

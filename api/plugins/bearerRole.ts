@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { loadUser } from '../../commands/identity/accountCommands.ts';
 import { mayCallRoute } from '../../domain/identity/bearerAccess.ts';
 import type { Role } from '../../domain/identity/user.ts';
-import type { Services } from '../../app/services.ts';
-import { unauthenticated, unauthorized } from '../errors.ts';
+import type { Services } from '../../platform/runtime/services.ts';
+import { unauthenticated, unauthorized } from '../../platform/http/errors.ts';
 
 /**
  * The bearer credential's person as they stand now: their role in the organization, read from

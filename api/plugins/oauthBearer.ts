@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loadOAuthApp, loadOAuthGrant } from '../../commands/oauth/oauthCommands.ts';
 import { findAccessToken } from '../routes/oauth/oidcStorage.ts';
 import { scopeForRoute } from '../../domain/oauth/oauthScopes.ts';
-import type { Services } from '../../app/services.ts';
-import { HttpError, unauthenticated } from '../errors.ts';
+import type { Services } from '../../platform/runtime/services.ts';
+import { HttpError, unauthenticated } from '../../platform/http/errors.ts';
 import { checkBearerRole } from './bearerRole.ts';
 
 /** Opaque access tokens as oidc-provider mints them: base64url, 43 characters. */

@@ -4,9 +4,9 @@ import { loadSession, loadUser, SESSION_TOUCH_EVERY_SECONDS, touchSession } from
 import { csrfTokenFor, csrfTokenMatches, parseSessionCookie, secretHashMatches } from '../../commands/identity/accountSecrets.ts';
 import type { Role } from '../../domain/identity/user.ts';
 import { sessionLive } from '../../domain/identity/userSession.ts';
-import type { Services } from '../../app/services.ts';
-import { baseUrl } from '../context.ts';
-import { HttpError, unauthenticated, unauthorized } from '../errors.ts';
+import type { Services } from '../../platform/runtime/services.ts';
+import { baseUrl } from '../../platform/http/context.ts';
+import { HttpError, unauthenticated, unauthorized } from '../../platform/http/errors.ts';
 
 export const SESSION_COOKIE = 'commerce_session';
 export const CSRF_HEADER = 'x-csrf-token';

@@ -1,10 +1,10 @@
 import { revokeKeysOfRemovedMember } from '../../commands/identity/identityCommands.ts';
 import type { UserEvent } from '../../domain/identity/user.ts';
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
-import { followFromCheckpoint } from '../../projections/followFromCheckpoint.ts';
-import type { Logger } from '../../projections/projectionRunner.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { followFromCheckpoint } from '../../platform/es/followFromCheckpoint.ts';
+import type { Logger } from '../../platform/es/projectionRunner.ts';
 import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../projections/identity/identityProjection.ts';
-import type { BackgroundJob, Services } from '../services.ts';
+import type { BackgroundJob, Services } from '../../platform/runtime/services.ts';
 
 export const API_KEY_REVOCATION_CHECKPOINT = 'job:api-key-revocation';
 

@@ -1,9 +1,9 @@
 import { completePaidInvoiceSession } from '../../commands/checkout/sessionCommands.ts';
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
-import { DomainError } from '../../domain/shared/domainError.ts';
-import type { Logger } from '../../projections/projectionRunner.ts';
-import { followFromCheckpoint } from '../../projections/followFromCheckpoint.ts';
-import type { BackgroundJob, Services } from '../services.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { DomainError } from '../../platform/domain/domainError.ts';
+import type { Logger } from '../../platform/es/projectionRunner.ts';
+import { followFromCheckpoint } from '../../platform/es/followFromCheckpoint.ts';
+import type { BackgroundJob, Services } from '../../platform/runtime/services.ts';
 
 export const CHECKOUT_COMPLETION_CHECKPOINT = 'job:checkout-completion';
 

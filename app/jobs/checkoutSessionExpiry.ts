@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expireSession } from '../../commands/checkout/sessionCommands.ts';
-import type { CommandContext } from '../../commands/handleCommand.ts';
+import type { CommandContext } from '../../platform/es/handleCommand.ts';
 import { CHECKOUT_SESSIONS, type SessionDoc } from '../../projections/checkout/checkoutProjection.ts';
-import type { Logger } from '../../projections/projectionRunner.ts';
-import type { Services } from '../services.ts';
-import { intervalJob } from './intervalJob.ts';
+import type { Logger } from '../../platform/es/projectionRunner.ts';
+import type { Services } from '../../platform/runtime/services.ts';
+import { intervalJob } from '../../platform/runtime/intervalJob.ts';
 
 const BATCH = 200;
 

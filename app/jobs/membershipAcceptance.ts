@@ -1,8 +1,8 @@
 import { finishAcceptedMembership } from '../../commands/identity/invitationCommands.ts';
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
-import { followFromCheckpoint } from '../../projections/followFromCheckpoint.ts';
-import type { Logger } from '../../projections/projectionRunner.ts';
-import type { BackgroundJob, Services } from '../services.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { followFromCheckpoint } from '../../platform/es/followFromCheckpoint.ts';
+import type { Logger } from '../../platform/es/projectionRunner.ts';
+import type { BackgroundJob, Services } from '../../platform/runtime/services.ts';
 
 export const MEMBERSHIP_ACCEPTANCE_CHECKPOINT = 'job:membership-acceptance';
 const PREFIX = 'membership_invitation-';

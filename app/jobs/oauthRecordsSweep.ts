@@ -1,5 +1,5 @@
 import { deleteExpiredRecords } from '../../api/routes/oauth/oidcStorage.ts';
-import { intervalJob } from './intervalJob.ts';
+import { intervalJob } from '../../platform/runtime/intervalJob.ts';
 
 /** Records deleted per batch: each batch is one query, then a delete per record. */
 const BATCH = 500;

@@ -1,14 +1,14 @@
-import type { EventMetadata, RecordedEvent } from '../../eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../../commands/handleCommand.ts';
+import type { EventMetadata, RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { organizationDecider, organizationStream, type OrganizationEvent } from '../../domain/identity/organization.ts';
 import { endpointDisabledText, noticeDecider, noticeStream, type NoticeEvent } from '../../domain/receipts/notice.ts';
 import { retryDelaySeconds } from '../../domain/receipts/receipt.ts';
-import { fold } from '../../domain/shared/decider.ts';
+import { fold } from '../../platform/domain/decider.ts';
 import { webhookEndpointDecider, type WebhookEndpointEvent } from '../../domain/webhooks/webhookEndpoint.ts';
 import { MEMBERS, type MemberDoc } from '../../projections/identity/identityProjection.ts';
-import type { Logger } from '../../projections/projectionRunner.ts';
+import type { Logger } from '../../platform/es/projectionRunner.ts';
 import { NOTICES, type NoticeDoc } from '../../projections/receipts/receiptProjection.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../../platform/runtime/services.ts';
 import type { Mailer } from './smtpMailer.ts';
 
 function context(services: Services, organizationId: string, key: string): CommandContext {

@@ -1,17 +1,17 @@
 import { nanoid } from 'nanoid';
-import type { EventMetadata, RecordedEvent } from '../../eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../../commands/handleCommand.ts';
+import type { EventMetadata, RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 import type { CardSummary } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, type InvoiceEvent } from '../../domain/checkout/invoice.ts';
 import { addressLines, organizationDecider, organizationStream, type OrganizationEvent } from '../../domain/identity/organization.ts';
 import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot } from '../../domain/receipts/receipt.ts';
 import { receiptEmail } from '../../domain/receipts/receiptMessage.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import type { Logger } from '../../projections/projectionRunner.ts';
-import { followFromCheckpoint } from '../../projections/followFromCheckpoint.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import type { Logger } from '../../platform/es/projectionRunner.ts';
+import { followFromCheckpoint } from '../../platform/es/followFromCheckpoint.ts';
 import { RECEIPTS, type ReceiptDoc } from '../../projections/receipts/receiptProjection.ts';
-import type { Config } from '../config.ts';
-import type { BackgroundJob, Services } from '../services.ts';
+import type { Config } from '../../platform/runtime/config.ts';
+import type { BackgroundJob, Services } from '../../platform/runtime/services.ts';
 import { dueNotices, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
 import { smtpMailer, type Mailer } from './smtpMailer.ts';
 

@@ -5,14 +5,14 @@
  * thread, and learns from it when the server appended, so it reads new events at once.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { allProjections } from '../../projections/allProjections.ts';
-import { projectionsAtHead } from '../../projections/projectionsAtHead.ts';
-import type { Logger } from '../../projections/projectionRunner.ts';
+import { allProjections } from '../allProjections.ts';
+import { projectionsAtHead } from '../../platform/es/projectionsAtHead.ts';
+import type { Logger } from '../../platform/es/projectionRunner.ts';
 import { runJobsUnderLeases } from '../backgroundJobs.ts';
 import { compose } from '../compose.ts';
-import { isProductionProfile, type Config } from '../config.ts';
-import { workerId } from '../leasedWork.ts';
-import type { Running } from '../leasedWork.ts';
+import { isProductionProfile, type Config } from '../../platform/runtime/config.ts';
+import { workerId } from '../../platform/runtime/leasedWork.ts';
+import type { Running } from '../../platform/runtime/leasedWork.ts';
 import { forwardedMetrics } from './forwardedMetrics.ts';
 import { lowerThreadPriority } from './lowerThreadPriority.ts';
 import { loggable, type FromSubscribers, type LogLevel, type Positions, type ToSubscribers } from './threadMessages.ts';

@@ -9,10 +9,10 @@ import {
   type WorkflowDoc,
 } from '../../projections/automation/automationProjection.ts';
 import { PROMOS, type PromoDoc } from '../../projections/promos/promoProjection.ts';
-import type { Services } from '../../app/services.ts';
-import { serviceBaseUrl } from '../../app/serverUrlFile.ts';
-import type { Filter } from '../../readStore/readStore.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
+import type { Services } from '../../platform/runtime/services.ts';
+import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
+import type { Filter } from '../../platform/readStore/readStore.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
 import { CliUsageError, type CliCommand, type CliContext } from '../command.ts';
 
 function idArg(args: string[], what: string): number {

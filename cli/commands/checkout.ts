@@ -1,7 +1,7 @@
 import { archiveOffer, publishOffer } from '../../commands/checkout/offerCommands.ts';
 import { sessionHistory, stateAt, type HistoryEntry } from '../../commands/checkout/sessionHistory.ts';
 import type { SessionView } from '../../domain/checkout/sessionView.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
 import { findOfferByRef } from '../../projections/checkout/checkoutQueries.ts';
 import { CliUsageError, type CliCommand } from '../command.ts';
 

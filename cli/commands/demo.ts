@@ -4,7 +4,7 @@ import {
   createUser,
   organizationExists,
 } from '../../commands/identity/identityCommands.ts';
-import { runImport } from '../../commands/import/importFile.ts';
+import { runImport } from '../../app/import/importFile.ts';
 import type { ProductWriteResult } from '../../commands/catalog/productCommands.ts';
 import type { CliCommand, CliContext } from '../command.ts';
 import { demoCatalog } from './demoCatalog.ts';

@@ -1,4 +1,4 @@
-import { serviceBaseUrl } from '../../app/serverUrlFile.ts';
+import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import { WORKFLOWS, type WorkflowDoc } from '../../projections/automation/automationProjection.ts';
 import { CATALOG_PRODUCTS, type ProductDoc } from '../../projections/catalog/catalogProjection.ts';
 import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from '../../projections/checkout/checkoutProjection.ts';

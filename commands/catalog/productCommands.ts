@@ -8,12 +8,12 @@ import {
   type ProductKeyClaimedEvent,
   type ProductState,
 } from '../../domain/catalog/product.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError } from '../../eventStore/eventStore.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
-import { allocateId } from '../idAllocator.ts';
-import { encodeRouteKey } from '../../lib/routeKeys.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { DomainError, notFound } from '../../platform/domain/domainError.ts';
+import { WrongExpectedRevisionError } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { allocateId } from '../../platform/es/idAllocator.ts';
+import { encodeRouteKey } from '../../platform/lib/routeKeys.ts';
 
 /** Counter names of allocateId: the integer ids behind product and plan route keys. */
 export const PRODUCT_COUNTER = 'product';

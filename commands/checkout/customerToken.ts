@@ -1,6 +1,6 @@
 import { jwtVerify } from 'jose';
 import type { SessionCustomer } from '../../domain/checkout/checkoutSession.ts';
-import { invalid } from '../../domain/shared/domainError.ts';
+import { invalid } from '../../platform/domain/domainError.ts';
 
 /**
  * A customer identified by a signed user token: the service_jwt of /api/users/me (HS256, our

@@ -1,7 +1,7 @@
 import type { OfferContent, OfferState } from '../../domain/checkout/offer.ts';
-import { DomainError, notFound } from '../../domain/shared/domainError.ts';
+import { DomainError, notFound } from '../../platform/domain/domainError.ts';
 import { loadProductByKey } from '../catalog/productCommands.ts';
-import type { CommandContext } from '../handleCommand.ts';
+import type { CommandContext } from '../../platform/es/handleCommand.ts';
 import { archiveOffer, loadOffer, publishOffer, upsertOffer } from './offerCommands.ts';
 
 export type KnownOffer = Exclude<OfferState, { status: 'none' }>;

@@ -1,8 +1,8 @@
 import { offerDecider, offerStream } from '../../domain/checkout/offer.ts';
 import { disallowedRedirects, type RedirectUrls } from '../../domain/checkout/redirectUrls.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { DomainError } from '../../domain/shared/domainError.ts';
-import type { EventStore } from '../../eventStore/eventStore.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { DomainError } from '../../platform/domain/domainError.ts';
+import type { EventStore } from '../../platform/eventStore/eventStore.ts';
 import { loadOrganization } from '../identity/accountCommands.ts';
 
 /**

@@ -11,11 +11,11 @@ import {
 } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts';
 import type { OfferPlan } from '../../domain/checkout/offer.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../handleCommand.ts';
-import { allocateId } from '../idAllocator.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { DomainError, notFound } from '../../platform/domain/domainError.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { allocateId } from '../../platform/es/idAllocator.ts';
 import type { CardInput, PaymentProvider } from '../payments/paymentProvider.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,7 +1,7 @@
 import { checkoutSessionStream } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceStream } from '../../domain/checkout/invoice.ts';
 import { evolveSessionView, viewAt, type CheckoutEvent, type SessionView } from '../../domain/checkout/sessionView.ts';
-import type { Actor, EventStore, RecordedEvent } from '../../eventStore/eventStore.ts';
+import type { Actor, EventStore, RecordedEvent } from '../../platform/eventStore/eventStore.ts';
 
 export type HistoryEntry = {
   /** 1-based: the state after the n-th event of the session and its invoice. */

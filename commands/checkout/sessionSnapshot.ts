@@ -1,7 +1,7 @@
 import { checkoutSessionStream } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceStream } from '../../domain/checkout/invoice.ts';
 import { evolveSessionView, type CheckoutEvent, type SessionView } from '../../domain/checkout/sessionView.ts';
-import type { EventStore, RecordedEvent } from '../../eventStore/eventStore.ts';
+import type { EventStore, RecordedEvent } from '../../platform/eventStore/eventStore.ts';
 
 /** A session as its streams hold it: the view the GET serves, and the revisions it was folded at. */
 export type SessionSnapshot = {

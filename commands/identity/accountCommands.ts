@@ -10,10 +10,10 @@ import {
   type SignInMethod,
   type UserSessionState,
 } from '../../domain/identity/userSession.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError, type EventStore } from '../../eventStore/eventStore.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { DomainError, notFound } from '../../platform/domain/domainError.ts';
+import { WrongExpectedRevisionError, type EventStore } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
 import {
   dummyPasswordHash,
   generateInvitationToken,

@@ -3,9 +3,9 @@ import { customAlphabet } from 'nanoid';
 import { apiKeyDecider, apiKeyStream, type ApiKeyRevokeReason } from '../../domain/identity/apiKey.ts';
 import { organizationDecider, organizationStream } from '../../domain/identity/organization.ts';
 import { normalizeEmail, userDecider, userEmailStream, userStream, type Role } from '../../domain/identity/user.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError } from '../../eventStore/eventStore.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
+import { WrongExpectedRevisionError } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { generateApiKey } from './credentials.ts';
 
 const shortId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 12);

@@ -7,10 +7,10 @@ import {
   type MembershipInvitationState,
 } from '../../domain/identity/membershipInvitation.ts';
 import { normalizeEmail, userDecider, userEmailStream, userStream, type Passkey, type Role } from '../../domain/identity/user.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError, type EventStore } from '../../eventStore/eventStore.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { DomainError, notFound } from '../../platform/domain/domainError.ts';
+import { WrongExpectedRevisionError, type EventStore } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { INVITATION_TTL_SECONDS, loadUser, userIdByEmail, type ActiveUser } from './accountCommands.ts';
 import { generateMembershipInvitationToken, hashPassword, parseMembershipInvitationToken, sha256Hex } from './accountSecrets.ts';
 

@@ -1,6 +1,6 @@
 import { customAlphabet } from 'nanoid';
-import { fold } from '../../domain/shared/decider.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
 import { oauthAppDecider, oauthAppStream, type OAuthAppEvent, type OAuthAppState } from '../../domain/oauth/oauthApp.ts';
 import {
   oauthGrantDecider,
@@ -10,8 +10,8 @@ import {
   type OAuthGrantState,
 } from '../../domain/oauth/oauthGrant.ts';
 import { userDecider, userStream } from '../../domain/identity/user.ts';
-import type { EventStore } from '../../eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../handleCommand.ts';
+import type { EventStore } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { hashSecret } from '../identity/credentials.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

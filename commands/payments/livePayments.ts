@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, invoiceStream, type InvoiceState } from '../../domain/checkout/invoice.ts';
 import { stripeEventDecider, stripeEventStream } from '../../domain/payments/stripeEvent.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { DomainError, conflict, invalid, notFound } from '../../domain/shared/domainError.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { DomainError, conflict, invalid, notFound } from '../../platform/domain/domainError.ts';
 import { completePaidInvoiceSession, startSession } from '../checkout/sessionCommands.ts';
-import { handleCommand, type CommandContext } from '../handleCommand.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type StripeClientFactory } from './paymentProvider.ts';
-import type { EventStore } from '../../eventStore/eventStore.ts';
+import type { EventStore } from '../../platform/eventStore/eventStore.ts';
 import { stripeCredentials, stripeSecrets, type StripeCredentials } from './stripeAccountCommands.ts';
 import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describeSecretKey, stripeAccountDecider, stripeAccountStream, type StripeAccountState } from '../../domain/payments/stripeAccount.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { DomainError, invalid, notFound } from '../../domain/shared/domainError.ts';
-import type { EventStore } from '../../eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../handleCommand.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { DomainError, invalid, notFound } from '../../platform/domain/domainError.ts';
+import type { EventStore } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { organizationExists } from '../identity/identityCommands.ts';
 import { secretBox, type SecretBox } from '../webhooks/secretBox.ts';
 import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';

@@ -1,5 +1,5 @@
 import { promoDecider, promoStream, type PromoOffers, type PromoTier } from '../../domain/promos/promo.ts';
-import { handleCommand, type CommandContext } from '../handleCommand.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 
 export async function createPromo(
   ctx: CommandContext,

@@ -1,6 +1,6 @@
 import { isRedirectUrl } from './redirectUrls.ts';
-import type { Decider, DomainEvent } from '../shared/decider.ts';
-import { DomainError, conflict, invalid, notFound } from '../shared/domainError.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
+import { DomainError, conflict, invalid, notFound } from '../../platform/domain/domainError.ts';
 
 export type SessionMode = 'test' | 'live';
 export type SessionStatus = 'open' | 'completed' | 'expired';

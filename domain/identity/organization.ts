@@ -1,6 +1,6 @@
 import { checkRedirectOrigins } from '../checkout/redirectUrls.ts';
-import type { Decider, DomainEvent } from '../shared/decider.ts';
-import { conflict, invalid, notFound } from '../shared/domainError.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
+import { conflict, invalid, notFound } from '../../platform/domain/domainError.ts';
 
 /** The seller's postal address, as receipts and invoices print it. */
 export type OrganizationAddress = {

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../shared/decider.ts';
-import { conflict, notFound } from '../shared/domainError.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
+import { conflict, notFound } from '../../platform/domain/domainError.ts';
 
 /**
  * One consent: a person let an app act in one of their organizations with some scopes. The

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../shared/decider.ts';
-import { notFound } from '../shared/domainError.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
 
 /** `sk_test_…`/`rk_test_…` keys reach Stripe's test mode; `_live_` ones take real money. */
 export type StripeKeyMode = 'test' | 'live';

@@ -1,4 +1,4 @@
-import type { Decider, DomainEvent } from '../shared/decider.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
 
 /**
  * One Stripe event as this service handled it, on a stream named after its id: Stripe delivers at

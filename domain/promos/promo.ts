@@ -1,6 +1,6 @@
-import type { Decider, DomainEvent } from '../shared/decider.ts';
-import { conflict, invalid, notFound } from '../shared/domainError.ts';
-import { MAX_AMOUNT } from '../shared/money.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
+import { conflict, invalid, notFound } from '../../platform/domain/domainError.ts';
+import { MAX_AMOUNT } from '../../platform/domain/money.ts';
 
 /**
  * A tier prices the offer (a fixed `price` in minor units, or `discount_percent` off the offer's

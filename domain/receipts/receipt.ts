@@ -1,6 +1,6 @@
 import type { CardSummary, SessionLine } from '../checkout/checkoutSession.ts';
-import type { Decider, DomainEvent } from '../shared/decider.ts';
-import { notFound } from '../shared/domainError.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
 
 /** What a receipt shows, copied from the paid invoice when it is queued: the receipt never changes after. */
 export type ReceiptSnapshot = {

@@ -1,8 +1,8 @@
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
-import { encodeRouteKey } from '../../lib/routeKeys.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { encodeRouteKey } from '../../platform/lib/routeKeys.ts';
 import type { OfferEvent, OfferPage, OfferPlan, OfferStatus, OfferTheme } from '../../domain/checkout/offer.ts';
 import { evolveSessionView, type CheckoutEvent, type SessionView } from '../../domain/checkout/sessionView.ts';
-import type { Projection, ProjectionTx } from '../projection.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/projection.ts';
 
 export const OFFERS = 'offers';
 export const CHECKOUT_SESSIONS = 'checkout_sessions';

@@ -1,10 +1,10 @@
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
 import type { ApiKeyEvent } from '../../domain/identity/apiKey.ts';
 import type { OrganizationEvent } from '../../domain/identity/organization.ts';
 import type { MembershipInvitationEvent } from '../../domain/identity/membershipInvitation.ts';
 import type { Role, UserEvent } from '../../domain/identity/user.ts';
 import type { UserSessionEvent } from '../../domain/identity/userSession.ts';
-import type { Projection, ProjectionTx } from '../projection.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/projection.ts';
 
 export type OrganizationDoc = { id: string; name: string; timezone: string; created_at: number; updated_at: number };
 export type UserDoc = {

@@ -1,7 +1,7 @@
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
 import type { OAuthAppEvent } from '../../domain/oauth/oauthApp.ts';
 import type { OAuthGrantEvent } from '../../domain/oauth/oauthGrant.ts';
-import type { Projection, ProjectionTx } from '../projection.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/projection.ts';
 
 /** A registered app as its owners list it: never its secret's hash. */
 export type OAuthAppDoc = {

@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
 import type { PromoEvent, PromoOffers, PromoTier } from '../../domain/promos/promo.ts';
-import type { Projection } from '../projection.ts';
+import type { Projection } from '../../platform/es/projection.ts';
 
 export const PROMOS = 'promos';
 export const PROMO_PARTICIPANTS = 'promo_participants';

@@ -1,6 +1,6 @@
 import type { Notice, NoticeEvent } from '../../domain/receipts/notice.ts';
 import type { ReceiptEvent, ReceiptSnapshot } from '../../domain/receipts/receipt.ts';
-import type { Projection } from '../projection.ts';
+import type { Projection } from '../../platform/es/projection.ts';
 
 export const RECEIPTS = 'receipts';
 export const NOTICES = 'outbox_notices';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
-import { ImportValidationError, runImport } from '../../commands/import/importFile.ts';
+import { ImportValidationError, runImport } from '../../app/import/importFile.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 describe('import sections promos and sequences', () => {

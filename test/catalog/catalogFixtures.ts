@@ -1,4 +1,4 @@
-import { runImport, type ImportResult } from '../../commands/import/importFile.ts';
+import { runImport, type ImportResult } from '../../app/import/importFile.ts';
 import type { ProductWriteResult } from '../../commands/catalog/productCommands.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 

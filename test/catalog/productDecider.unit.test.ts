@@ -7,7 +7,7 @@ import {
   type ProductDetails,
   type ProductEvent,
 } from '../../domain/catalog/product.ts';
-import { deciderSpec } from '../../domain/shared/specification.ts';
+import { deciderSpec } from '../../platform/domain/specification.ts';
 
 const spec = deciderSpec(productDecider);
 

@@ -7,7 +7,7 @@ import {
 } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, type InvoiceEvent } from '../../domain/checkout/invoice.ts';
 import { offerDecider, type OfferContent, type OfferEvent } from '../../domain/checkout/offer.ts';
-import { deciderSpec } from '../../domain/shared/specification.ts';
+import { deciderSpec } from '../../platform/domain/specification.ts';
 
 const content: OfferContent = {
   name: 'Pro plan',

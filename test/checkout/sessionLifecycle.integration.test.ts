@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expireDueSessions } from '../../app/jobs/checkoutSessionExpiry.ts';
-import { handleCommand } from '../../commands/handleCommand.ts';
+import { handleCommand } from '../../platform/es/handleCommand.ts';
 import { checkoutSessionDecider, checkoutSessionStream } from '../../domain/checkout/checkoutSession.ts';
 import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStores } from '../../app/compose.ts';
-import { loadConfig } from '../../app/config.ts';
-import { allProjections } from '../../projections/allProjections.ts';
-import { startProjections } from '../../projections/projectionRunner.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
+import { allProjections } from '../../app/allProjections.ts';
+import { startProjections } from '../../platform/es/projectionRunner.ts';
 import { GOOD_CARD, json } from '../checkout/checkoutFixtures.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

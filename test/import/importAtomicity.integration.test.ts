@@ -1,13 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendOneByOne } from '../../eventStore/appendOneByOne.ts';
+import { appendOneByOne } from '../../platform/eventStore/appendOneByOne.ts';
 import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
 import { archiveProduct, type ProductWriteResult } from '../../commands/catalog/productCommands.ts';
 import { archiveOffer, loadOffer } from '../../commands/checkout/offerCommands.ts';
 import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
-import type { EventStore } from '../../eventStore/eventStore.ts';
-import { ImportValidationError, runImport, type ImportResult } from '../../commands/import/importFile.ts';
+import type { EventStore } from '../../platform/eventStore/eventStore.ts';
+import { ImportValidationError, runImport, type ImportResult } from '../../app/import/importFile.ts';
 import { productStream } from '../../domain/catalog/product.ts';
 import { SEQUENCES, TRIGGERS, type SequenceDoc, type TriggerDoc } from '../../projections/automation/automationProjection.ts';
 import { runCli } from '../helpers/serverProcess.ts';

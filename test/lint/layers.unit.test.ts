@@ -13,38 +13,37 @@ async function ruleIds(filePath: string, code: string): Promise<string[]> {
 describe('layer lint rules', () => {
   it('refuses a run-time import cycle', async () => {
     // lib/offerRef.ts imports lib/routeKeys.ts; routeKeys importing offerRef back closes a cycle.
-    const ids = await ruleIds('lib/routeKeys.ts', "import { parseOfferRef } from './offerRef.ts';\nexport const probe = parseOfferRef;\n");
+    const ids = await ruleIds('platform/lib/routeKeys.ts', "import { parseOfferRef } from './offerRef.ts';\nexport const probe = parseOfferRef;\n");
     expect(ids).toContain('import-x/no-cycle');
   }, 60_000);
 
   it('lets a type-only import point back (erased at run time)', async () => {
-    const ids = await ruleIds('lib/routeKeys.ts', "import type { OfferRef } from './offerRef.ts';\nexport type Probe = OfferRef;\n");
+    const ids = await ruleIds('platform/lib/routeKeys.ts', "import type { OfferRef } from './offerRef.ts';\nexport type Probe = OfferRef;\n");
     expect(ids).not.toContain('import-x/no-cycle');
   }, 60_000);
 
   it.each([
-    ['eventStore/probe.ts', '../commands/handleCommand.ts'],
-    ['eventStore/probe.ts', '../readStore/readStore.ts'],
-    ['readStore/probe.ts', '../eventStore/eventStore.ts'],
-    ['sqlite/probe.ts', '../eventStore/eventStore.ts'],
-    ['projections/probe.ts', '../commands/handleCommand.ts'],
-    ['commands/probe.ts', '../projections/projectionRunner.ts'],
+    ['platform/eventStore/probe.ts', '../es/handleCommand.ts'],
+    ['platform/eventStore/probe.ts', '../readStore/readStore.ts'],
+    ['platform/readStore/probe.ts', '../eventStore/eventStore.ts'],
+    ['platform/sqlite/probe.ts', '../eventStore/eventStore.ts'],
+    ['platform/es/probe.ts', '../../app/compose.ts'],
     // Write code decides on streams: it reaches no read model, not even through the read store port.
-    ['commands/probe.ts', '../readStore/readStore.ts'],
+    ['commands/probe.ts', '../platform/readStore/readStore.ts'],
     ['api/probe.ts', '../app/compose.ts'],
-    ['automation/probe.ts', '../api/app.ts'],
+    ['automation/probe.ts', '../webhooks/webhookJob.ts'],
     ['app/probe.ts', '../cli/main.ts'],
-    ['lib/probe.ts', '../domain/shared/money.ts'],
+    ['platform/lib/probe.ts', '../es/handleCommand.ts'],
   ])('refuses %s importing %s', async (file, target) => {
     const ids = await ruleIds(file, `import * as upward from '${target}';\nexport const probe = upward;\n`);
     expect(ids).toContain('import-x/no-restricted-paths');
   }, 60_000);
 
   it.each([
-    ['commands/probe.ts', '../eventStore/eventStore.ts'],
-    ['projections/probe.ts', '../readStore/readStore.ts'],
-    ['api/probe.ts', '../app/services.ts'],
-    ['app/probe.ts', '../api/app.ts'],
+    ['commands/probe.ts', '../platform/eventStore/eventStore.ts'],
+    ['projections/probe.ts', '../platform/readStore/readStore.ts'],
+    ['api/probe.ts', '../platform/runtime/services.ts'],
+    ['app/probe.ts', './httpApp.ts'],
     ['cli/probe.ts', '../app/compose.ts'],
   ])('lets %s import %s', async (file, target) => {
     const ids = await ruleIds(file, `import * as below from '${target}';\nexport const probe = below;\n`);

@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleCommand } from '../../commands/handleCommand.ts';
+import { handleCommand } from '../../platform/es/handleCommand.ts';
 import { createOrganization } from '../../commands/identity/identityCommands.ts';
 import { roleForRoute } from '../../domain/identity/bearerAccess.ts';
 import { userDecider, userStream } from '../../domain/identity/user.ts';

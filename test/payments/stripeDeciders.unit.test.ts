@@ -3,7 +3,7 @@ import { secretBox } from '../../commands/webhooks/secretBox.ts';
 import { stripeSecretBox } from '../../commands/payments/stripeAccountCommands.ts';
 import { invoiceDecider, type InvoiceEvent, type InvoiceState } from '../../domain/checkout/invoice.ts';
 import { describeSecretKey, stripeAccountDecider } from '../../domain/payments/stripeAccount.ts';
-import { fold, asArray } from '../../domain/shared/decider.ts';
+import { fold, asArray } from '../../platform/domain/decider.ts';
 
 const created: InvoiceEvent = {
   type: 'InvoiceCreated',

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compose } from '../../app/compose.ts';
-import { loadConfig, runsInApi } from '../../app/config.ts';
-import { runUnderLease } from '../../app/leasedWork.ts';
+import { loadConfig, runsInApi } from '../../platform/runtime/config.ts';
+import { runUnderLease } from '../../platform/runtime/leasedWork.ts';
 import { startProjectionWorker } from '../../app/workers.ts';
 import { createOrganization } from '../../commands/identity/identityCommands.ts';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import { ORGANIZATIONS } from '../../projections/identity/identityProjection.ts';
-import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
+import { openSqliteReadStore } from '../../platform/readStore/sqlite/sqliteReadStore.ts';
 import { until } from '../contracts/eventStoreContract.ts';
 
 type WorkerProcess = { child: ChildProcess; lines: string[]; exited: Promise<number | null> };

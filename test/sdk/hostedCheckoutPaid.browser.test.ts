@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../../commands/import/importFile.ts';
+import { runImport } from '../../app/import/importFile.ts';
 import { CHECKOUT_SESSIONS } from '../../projections/checkout/checkoutProjection.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { launchChromium, openPage } from './sdkFixtures.ts';

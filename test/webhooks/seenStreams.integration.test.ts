@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventStore, NewEvent } from '../../eventStore/eventStore.ts';
+import type { EventStore, NewEvent } from '../../platform/eventStore/eventStore.ts';
 import { SeenStreams } from '../../webhooks/seenStreams.ts';
 import { openTempStores } from '../helpers/sqliteStores.ts';
 

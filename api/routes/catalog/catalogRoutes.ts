@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { catalogProjection, type PlanDoc, type ProductDoc } from '../../../projections/catalog/catalogProjection.ts';
 import { findProduct, listPlans, listProducts } from '../../../projections/catalog/catalogQueries.ts';
-import { baseUrl } from '../../context.ts';
-import { notFound, unauthorized } from '../../errors.ts';
+import { baseUrl } from '../../../platform/http/context.ts';
+import { notFound, unauthorized } from '../../../platform/http/errors.ts';
 import { requireAuth } from '../../plugins/auth.ts';
-import { ErrorSchema, protectedRoute, RouteKey } from '../schemas.ts';
+import { ErrorSchema, protectedRoute, RouteKey } from '../../../platform/http/schemas.ts';
 import {
   DEFAULT_PER_PAGE,
   MAX_PER_PAGE,
@@ -18,8 +18,8 @@ import {
   ProductPage,
 } from './catalogSchemas.ts';
 import { ProductPageCache } from './productPageCache.ts';
-import { pageEnvelope } from '../../pagination.ts';
-import { findOrAwaitStream } from '../../plugins/readYourWrites.ts';
+import { pageEnvelope } from '../../../platform/http/pagination.ts';
+import { findOrAwaitStream } from '../../../platform/http/plugins/readYourWrites.ts';
 import { productIdOfRouteKey } from '../../../commands/catalog/productManagement.ts';
 import { productStream } from '../../../domain/catalog/product.ts';
 

@@ -1,13 +1,13 @@
-import { pageEnvelope, PageLinksSchema, PageMetaSchema } from '../../pagination.ts';
+import { pageEnvelope, PageLinksSchema, PageMetaSchema } from '../../../platform/http/pagination.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { sessionHistory, stateAt } from '../../../commands/checkout/sessionHistory.ts';
 import { listSessions } from '../../../projections/checkout/checkoutQueries.ts';
-import { baseUrl } from '../../context.ts';
-import { notFound } from '../../errors.ts';
+import { baseUrl } from '../../../platform/http/context.ts';
+import { notFound } from '../../../platform/http/errors.ts';
 import { requireAuth } from '../../plugins/auth.ts';
-import { decimalInteger, ErrorSchema, protectedRoute } from '../schemas.ts';
+import { decimalInteger, ErrorSchema, protectedRoute } from '../../../platform/http/schemas.ts';
 import { SessionIdParams } from './checkoutSchemas.ts';
 import { presentSessionResource, SessionResourceSchema } from './sessionResource.ts';
 

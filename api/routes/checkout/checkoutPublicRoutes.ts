@@ -2,7 +2,7 @@ import fastifyCors from '@fastify/cors';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { customerFromToken } from '../../../commands/checkout/customerToken.ts';
 import { requestFingerprint, withIdempotencyKey, type StoredResponse } from '../../../commands/checkout/idempotency.ts';
 import { assertRedirectsAllowed } from '../../../commands/checkout/redirectOrigins.ts';
@@ -12,19 +12,19 @@ import { paymentProviderFor } from '../../../commands/payments/paymentProviders.
 import { liveModeUnavailable, liveProviderOf, prepareLivePayment, settlePaymentIntent } from '../../../commands/payments/livePayments.ts';
 import { loadStripeAccount } from '../../../commands/payments/stripeAccountCommands.ts';
 import { invoiceDecider, invoiceStream } from '../../../domain/checkout/invoice.ts';
-import { fold } from '../../../domain/shared/decider.ts';
+import { fold } from '../../../platform/domain/decider.ts';
 import { checkoutSessionStream, type SessionCustomer } from '../../../domain/checkout/checkoutSession.ts';
 import { evolveSessionView, type SessionView } from '../../../domain/checkout/sessionView.ts';
-import { DomainError } from '../../../domain/shared/domainError.ts';
+import { DomainError } from '../../../platform/domain/domainError.ts';
 import { findOfferByRef, findSession } from '../../../projections/checkout/checkoutQueries.ts';
 import { loadOffer, offerUuidOfRef } from '../../../commands/checkout/offerCommands.ts';
-import { encodeRouteKey } from '../../../lib/routeKeys.ts';
-import { findOrAwaitStream, findPublishedOffer, POSITION_HEADER, readModelsAtHead, STALE_HEADER } from '../../plugins/readYourWrites.ts';
+import { encodeRouteKey } from '../../../platform/lib/routeKeys.ts';
+import { findOrAwaitStream, findPublishedOffer, POSITION_HEADER, readModelsAtHead, STALE_HEADER } from '../../../platform/http/plugins/readYourWrites.ts';
 import { promoPriceForOffer } from '../../../projections/promos/promoQueries.ts';
-import { baseUrl, commandContext } from '../../context.ts';
-import { notFound } from '../../errors.ts';
-import { validateHeadersInPlace } from '../../validateHeadersInPlace.ts';
-import { ErrorSchema } from '../schemas.ts';
+import { baseUrl, commandContext } from '../../../platform/http/context.ts';
+import { notFound } from '../../../platform/http/errors.ts';
+import { validateHeadersInPlace } from '../../../platform/http/validateHeadersInPlace.ts';
+import { ErrorSchema } from '../../../platform/http/schemas.ts';
 import {
   CheckoutQuery,
   CreateSessionBody,

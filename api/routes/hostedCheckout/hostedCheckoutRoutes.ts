@@ -2,17 +2,17 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { readSessionSnapshot } from '../../../commands/checkout/sessionSnapshot.ts';
-import { findPublishedOffer } from '../../plugins/readYourWrites.ts';
+import { findPublishedOffer } from '../../../platform/http/plugins/readYourWrites.ts';
 import { loadStripeAccount } from '../../../commands/payments/stripeAccountCommands.ts';
 import { offerRef } from '../checkout/checkoutSchemas.ts';
-import { RouteKey } from '../schemas.ts';
+import { RouteKey } from '../../../platform/http/schemas.ts';
 import { renderExamplePage } from './examplePage.ts';
 import { renderCheckoutPage, renderMissingPage, type PageExtras, type PageParams } from './renderCheckoutPage.ts';
 import { CATALOG_PLANS, type PlanDoc } from '../../../projections/catalog/catalogProjection.ts';
 import { intervalWords } from '../../../domain/catalog/intervalWords.ts';
-import { sdkAssets, type Asset } from './sdkAssets.ts';
+import { sdkAssets, type Asset } from '../../../platform/http/sdkAssets.ts';
 
 const FrameParam = z
   .string()

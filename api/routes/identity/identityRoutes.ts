@@ -7,10 +7,10 @@ import {
   type OrganizationDoc,
   type UserDoc,
 } from '../../../projections/identity/identityProjection.ts';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { requireAuth } from '../../plugins/auth.ts';
-import { unauthenticated } from '../../errors.ts';
-import { ErrorSchema, protectedRoute } from '../schemas.ts';
+import { unauthenticated } from '../../../platform/http/errors.ts';
+import { ErrorSchema, protectedRoute } from '../../../platform/http/schemas.ts';
 
 const Organization = z.object({ id: z.string(), name: z.string(), timezone: z.string() });
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { editProductDetails, type DetailsEdit } from '../../../commands/catalog/productManagement.ts';
 import {
   CATALOG_FAMILIES,
@@ -10,12 +10,12 @@ import {
   type FamilyDoc,
   type FeatureDoc,
 } from '../../../projections/catalog/catalogFacetsProjection.ts';
-import { notFound } from '../../errors.ts';
+import { notFound } from '../../../platform/http/errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
-import { manageContext } from './manageContext.ts';
-import { pageOf, PageQuery } from './managePaging.ts';
-import { manageErrors, manageRoute } from './manageSchemas.ts';
-import { readModelsAtHead } from '../../plugins/readYourWrites.ts';
+import { manageContext } from '../../../platform/http/manage/manageContext.ts';
+import { pageOf, PageQuery } from '../../../platform/http/manage/managePaging.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
+import { readModelsAtHead } from '../../../platform/http/plugins/readYourWrites.ts';
 
 /** As the import file's lookup_key and feature id. */
 const Identifier = z

@@ -1,16 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { sessionHistory } from '../../../commands/checkout/sessionHistory.ts';
 import { CHECKOUT_INVOICES, CHECKOUT_SESSIONS, checkoutProjection, type SessionDoc } from '../../../projections/checkout/checkoutProjection.ts';
-import type { Filter, Range } from '../../../readStore/readStore.ts';
-import { notFound } from '../../errors.ts';
+import type { Filter, Range } from '../../../platform/readStore/readStore.ts';
+import { notFound } from '../../../platform/http/errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
 import { presentSession, SessionIdParams, sessionOfferRef } from '../checkout/checkoutSchemas.ts';
-import { decimalInteger } from '../schemas.ts';
-import { pageOf, PageQuery } from './managePaging.ts';
-import { manageErrors, manageRoute } from './manageSchemas.ts';
-import { findOrAwaitStream } from '../../plugins/readYourWrites.ts';
+import { decimalInteger } from '../../../platform/http/schemas.ts';
+import { pageOf, PageQuery } from '../../../platform/http/manage/managePaging.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
+import { findOrAwaitStream } from '../../../platform/http/plugins/readYourWrites.ts';
 import { invoiceStream } from '../../../domain/checkout/invoice.ts';
 
 const UNIX = decimalInteger(0, 253_402_300_799);

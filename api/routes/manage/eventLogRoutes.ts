@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
-import type { RecordedEvent } from '../../../eventStore/eventStore.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
+import type { RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
 import { EVENT_LOG, eventView, isReadableStream, type EventLogDoc } from '../../../projections/eventLog/eventLogProjection.ts';
-import type { Filter } from '../../../readStore/readStore.ts';
-import { notFound } from '../../errors.ts';
+import type { Filter } from '../../../platform/readStore/readStore.ts';
+import { notFound } from '../../../platform/http/errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
-import { decimalInteger } from '../schemas.ts';
-import { manageErrors, manageRoute } from './manageSchemas.ts';
+import { decimalInteger } from '../../../platform/http/schemas.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 
 const Event = z.object({
   id: z.string(),

@@ -15,11 +15,11 @@ import {
   type OAuthConnectionDoc,
 } from '../../../projections/oauth/oauthProjection.ts';
 import { redirectUriProblem } from '../../../domain/oauth/redirectUri.ts';
-import type { Services } from '../../../app/services.ts';
-import { notFound } from '../../errors.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
+import { notFound } from '../../../platform/http/errors.ts';
 import { requireOwner, requireSession } from '../../plugins/sessionAuth.ts';
-import { manageContext } from './manageContext.ts';
-import { manageErrors, manageRoute } from './manageSchemas.ts';
+import { manageContext } from '../../../platform/http/manage/manageContext.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 
 const P = '/manage/api';
 

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { loadProductByKey } from '../../../commands/catalog/productCommands.ts';
 import { OfferImport } from '../../../commands/checkout/offerImport.ts';
 import { intervalWords } from '../../../domain/catalog/intervalWords.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
-import { sdkAssets } from '../hostedCheckout/sdkAssets.ts';
+import { sdkAssets } from '../../../platform/http/sdkAssets.ts';
 import { renderCheckoutPage, renderMissingPage, type PageParams } from '../hostedCheckout/renderCheckoutPage.ts';
-import { manageErrors, manageRoute } from './manageSchemas.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 import { offerPreviewDrafts } from './offerPreviewDrafts.ts';
 
 /**

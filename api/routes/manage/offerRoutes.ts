@@ -1,17 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { OfferImport } from '../../../commands/checkout/offerImport.ts';
 import { changeOfferStatus, loadOrganizationOffer, offerPlanContent, saveOffer, type KnownOffer } from '../../../commands/checkout/offerManagement.ts';
-import { encodeRouteKey } from '../../../lib/routeKeys.ts';
+import { encodeRouteKey } from '../../../platform/lib/routeKeys.ts';
 import { OFFERS, type OfferDoc } from '../../../projections/checkout/checkoutProjection.ts';
 import { findOfferByRef } from '../../../projections/checkout/checkoutQueries.ts';
 import { offerUuidOfRef } from '../../../commands/checkout/offerCommands.ts';
-import { HttpError, notFound } from '../../errors.ts';
+import { HttpError, notFound } from '../../../platform/http/errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
-import { manageContext } from './manageContext.ts';
-import { pageOf, PageQuery } from './managePaging.ts';
-import { manageErrors, manageRoute } from './manageSchemas.ts';
+import { manageContext } from '../../../platform/http/manage/manageContext.ts';
+import { pageOf, PageQuery } from '../../../platform/http/manage/managePaging.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 
 const P = '/manage/api/offers';
 const Params = z.object({ offer: z.string().min(1).max(100).regex(/^[A-Za-z0-9-]+$/, 'must be an offer slug, route key or UUID') });

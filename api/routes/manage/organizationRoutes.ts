@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import {
   apiKeyOfOrganization,
   changeMemberRole,
@@ -12,14 +12,14 @@ import {
 import { createApiKey, revokeApiKey } from '../../../commands/identity/identityCommands.ts';
 import { RedirectOrigins } from '../../../commands/checkout/offerImport.ts';
 import { inviteMember, revokeMembershipInvitation } from '../../../commands/identity/invitationCommands.ts';
-import { DomainError } from '../../../domain/shared/domainError.ts';
+import { DomainError } from '../../../platform/domain/domainError.ts';
 import { API_KEYS, INVITATIONS, MEMBERS, USERS, type ApiKeyDoc, type InvitationDoc, type MemberDoc, type UserDoc } from '../../../projections/identity/identityProjection.ts';
-import { baseUrl } from '../../context.ts';
-import { notFound } from '../../errors.ts';
+import { baseUrl } from '../../../platform/http/context.ts';
+import { notFound } from '../../../platform/http/errors.ts';
 import { requireOrganization, requireOwner } from '../../plugins/sessionAuth.ts';
-import { manageContext } from './manageContext.ts';
-import { Email, Id, manageErrors, manageRoute, Role } from './manageSchemas.ts';
-import { readModelsAtHead } from '../../plugins/readYourWrites.ts';
+import { manageContext } from '../../../platform/http/manage/manageContext.ts';
+import { Email, Id, manageErrors, manageRoute, Role } from '../../../platform/http/manage/manageSchemas.ts';
+import { readModelsAtHead } from '../../../platform/http/plugins/readYourWrites.ts';
 
 const P = '/manage/api';
 

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { addPasskey, loadUser, removePasskey } from '../../../commands/identity/accountCommands.ts';
 import { USERS, type UserDoc } from '../../../projections/identity/identityProjection.ts';
-import { HttpError } from '../../errors.ts';
+import { HttpError } from '../../../platform/http/errors.ts';
 import { requireSession } from '../../plugins/sessionAuth.ts';
-import { manageContext } from './manageContext.ts';
-import { manageErrors, manageRoute, RegistrationResponse } from './manageSchemas.ts';
+import { manageContext } from '../../../platform/http/manage/manageContext.ts';
+import { manageErrors, manageRoute, RegistrationResponse } from '../../../platform/http/manage/manageSchemas.ts';
 import { registrationOptions, verifiedRegistration } from './webauthn.ts';
 
 const P = '/manage/api/passkeys';

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { refundInvoice } from '../../../commands/payments/livePayments.ts';
 import { connectStripe, disconnectStripe, loadStripeAccount, stripeSecrets, summarize } from '../../../commands/payments/stripeAccountCommands.ts';
-import { baseUrl } from '../../context.ts';
+import { baseUrl } from '../../../platform/http/context.ts';
 import { requireOrganization, requireOwner } from '../../plugins/sessionAuth.ts';
-import { ErrorSchema } from '../schemas.ts';
-import { manageContext } from './manageContext.ts';
-import { manageErrors, manageRoute } from './manageSchemas.ts';
+import { ErrorSchema } from '../../../platform/http/schemas.ts';
+import { manageContext } from '../../../platform/http/manage/manageContext.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 
 const P = '/manage/api';
 

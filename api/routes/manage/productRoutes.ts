@@ -1,17 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { desiredProduct, familyOf, FamilyImport, ProductImport } from '../../../commands/catalog/catalogImport.ts';
 import { changeProductLifecycle, loadOrganizationProduct, productIdOfRouteKey, saveProduct, type KnownProduct } from '../../../commands/catalog/productManagement.ts';
 import type { Family } from '../../../domain/catalog/product.ts';
 import { CATALOG_PLANS, type PlanDoc } from '../../../projections/catalog/catalogProjection.ts';
 import { findProduct, listProducts } from '../../../projections/catalog/catalogQueries.ts';
-import { notFound } from '../../errors.ts';
+import { notFound } from '../../../platform/http/errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
-import { RouteKey } from '../schemas.ts';
-import { manageContext } from './manageContext.ts';
-import { manageErrors, manageRoute } from './manageSchemas.ts';
-import { PageQuery, pageOf } from './managePaging.ts';
+import { RouteKey } from '../../../platform/http/schemas.ts';
+import { manageContext } from '../../../platform/http/manage/manageContext.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
+import { PageQuery, pageOf } from '../../../platform/http/manage/managePaging.ts';
 
 const P = '/manage/api/products';
 

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { loadOrganization } from '../../../commands/identity/accountCommands.ts';
-import { lastDays } from '../../../lib/zonedDays.ts';
+import { lastDays } from '../../../platform/lib/zonedDays.ts';
 import { CHECKOUT_SESSIONS } from '../../../projections/checkout/checkoutProjection.ts';
 import { SALES_BUCKETS, type SalesBucketDoc } from '../../../projections/salesStats/salesStatsProjection.ts';
-import { notFound } from '../../errors.ts';
+import { notFound } from '../../../platform/http/errors.ts';
 import { requireOrganization } from '../../plugins/sessionAuth.ts';
-import { decimalInteger } from '../schemas.ts';
-import { manageErrors, manageRoute } from './manageSchemas.ts';
+import { decimalInteger } from '../../../platform/http/schemas.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 
 const Day = z.object({
   date: z.string().describe('YYYY-MM-DD in the organization’s time zone.'),

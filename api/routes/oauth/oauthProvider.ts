@@ -4,7 +4,7 @@ import { loadOAuthApp } from '../../../commands/oauth/oauthCommands.ts';
 import { oidcAdapterClass } from './oidcStorage.ts';
 import { OAUTH_SCOPES } from '../../../domain/oauth/oauthScopes.ts';
 import { USERS, type UserDoc } from '../../../projections/identity/identityProjection.ts';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { escapeHtml } from './consentPage.ts';
 
 /** Where the authorization server's endpoints live (the issuer is the service's origin). */

@@ -5,7 +5,7 @@ import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { z } from 'zod';
 import { csrfTokenMatches } from '../../../commands/identity/accountSecrets.ts';
 import { loadOrganization, loadUser } from '../../../commands/identity/accountCommands.ts';
-import type { CommandContext } from '../../../commands/handleCommand.ts';
+import type { CommandContext } from '../../../platform/es/handleCommand.ts';
 import {
   denyConsent,
   grantConsent,
@@ -15,11 +15,11 @@ import {
   revokeOAuthGrant,
 } from '../../../commands/oauth/oauthCommands.ts';
 import { requestedScopes, splitGrantable } from '../../../domain/identity/bearerAccess.ts';
-import type { Actor } from '../../../eventStore/eventStore.ts';
-import type { Services } from '../../../app/services.ts';
-import { baseUrl } from '../../context.ts';
-import { HttpError } from '../../errors.ts';
-import { DEFAULT_HTML_CSP } from '../../plugins/securityHeaders.ts';
+import type { Actor } from '../../../platform/eventStore/eventStore.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
+import { baseUrl } from '../../../platform/http/context.ts';
+import { HttpError } from '../../../platform/http/errors.ts';
+import { DEFAULT_HTML_CSP } from '../../../platform/http/plugins/securityHeaders.ts';
 import { crossSite, csrfTokenOf } from '../../plugins/sessionAuth.ts';
 import { consentPagePolicy, renderConsentPage, renderMessagePage } from './consentPage.ts';
 import { appOfClient, interactionPath, oauthProviders, revokedInRequest } from './oauthProvider.ts';

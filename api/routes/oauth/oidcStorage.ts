@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { EventStore } from '../../../eventStore/eventStore.ts';
-import type { ReadStore } from '../../../readStore/readStore.ts';
+import type { EventStore } from '../../../platform/eventStore/eventStore.ts';
+import type { ReadStore } from '../../../platform/readStore/readStore.ts';
 import { loadOAuthApp } from '../../../commands/oauth/oauthCommands.ts';
 
 /**

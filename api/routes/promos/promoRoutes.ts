@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { SLUG } from '../../../domain/promos/promo.ts';
 import { findPromo, publicPromo } from '../../../projections/promos/promoQueries.ts';
-import { notFound } from '../../errors.ts';
-import { ErrorSchema } from '../schemas.ts';
-import { findOrAwaitStream } from '../../plugins/readYourWrites.ts';
+import { notFound } from '../../../platform/http/errors.ts';
+import { ErrorSchema } from '../../../platform/http/schemas.ts';
+import { findOrAwaitStream } from '../../../platform/http/plugins/readYourWrites.ts';
 import { promoStream } from '../../../domain/promos/promo.ts';
 
 const Tier = z.object({

@@ -3,9 +3,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { receiptPdf } from './receiptPdf.ts';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { formatDate, formatMoney, invoiceLabel } from '../../../domain/receipts/receiptMessage.ts';
-import { notFound } from '../../../domain/shared/domainError.ts';
+import { notFound } from '../../../platform/domain/domainError.ts';
 import { RECEIPTS, type ReceiptDoc } from '../../../projections/receipts/receiptProjection.ts';
 import { escapeHtml } from '../hostedCheckout/html.ts';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { buildDashboardAssets as BuildDashboardAssets } from '../../../dashboard/build.ts';
-import type { Asset } from '../hostedCheckout/sdkAssets.ts';
+import type { Asset } from '../sdkAssets.ts';
 
 export type DashboardFiles = { js: Asset; css: Asset };
 

@@ -1,14 +1,14 @@
 
-import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import { WrongExpectedRevisionError } from '../../eventStore/eventStore.ts';
-import { organizationExists } from '../identity/identityCommands.ts';
-import { stageAppends } from '../stagedAppends.ts';
-import { filePath, ImportValidationError, type ImportIssue } from './importIssues.ts';
+import { DomainError, notFound } from '../../platform/domain/domainError.ts';
+import { WrongExpectedRevisionError } from '../../platform/eventStore/eventStore.ts';
+import { organizationExists } from '../../commands/identity/identityCommands.ts';
+import { stageAppends } from '../../platform/es/stagedAppends.ts';
+import { filePath, ImportValidationError, type ImportIssue } from '../../platform/import/importIssues.ts';
 import { importSections } from './importSections.ts';
-import { importIssueMessage } from './importIssueMessage.ts';
-import type { ImportContext, ImportSection } from './importSection.ts';
+import { importIssueMessage } from '../../platform/import/importIssueMessage.ts';
+import type { ImportContext, ImportSection } from '../../platform/import/importSection.ts';
 
-export { ImportValidationError } from './importIssues.ts';
+export { ImportValidationError } from '../../platform/import/importIssues.ts';
 
 export type ImportResult = {
   organization_id: string;

@@ -1,7 +1,7 @@
 import { timeOrderedUuid } from './timeOrderedUuid.ts';
-import { asArray, type Decider, type DomainEvent } from '../domain/shared/decider.ts';
+import { asArray, type Decider, type DomainEvent } from '../domain/decider.ts';
 import { deepFreeze } from '../lib/deepFreeze.ts';
-import { DomainError } from '../domain/shared/domainError.ts';
+import { DomainError } from '../domain/domainError.ts';
 import { Generations } from '../lib/generations.ts';
 import { WrongExpectedRevisionError, type EventMetadata, type EventStore, type NewEvent, type RecordedEvent } from '../eventStore/eventStore.ts';
 

@@ -1,7 +1,7 @@
-import { promosSection, sequencesSection } from '../automation/automationImport.ts';
-import { familiesSection, productsSection } from '../catalog/catalogImport.ts';
-import { offersSection } from '../checkout/offerImport.ts';
-import type { ImportSection } from './importSection.ts';
+import { promosSection, sequencesSection } from '../../commands/automation/automationImport.ts';
+import { familiesSection, productsSection } from '../../commands/catalog/catalogImport.ts';
+import { offersSection } from '../../commands/checkout/offerImport.ts';
+import type { ImportSection } from '../../platform/import/importSection.ts';
 
 /**
  * The sections `commerce import` understands, applied in this order (a section may refer to those

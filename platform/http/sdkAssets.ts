@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import type { buildSdkAssets as BuildSdkAssets } from '../../../sdk/build.ts';
+import type { buildSdkAssets as BuildSdkAssets } from '../../sdk/build.ts';
 
 export type Asset = { body: string; gzip: Buffer; etag: string };
 export type Assets = { sdk: Asset; esm: Asset; page: string };
@@ -18,7 +18,7 @@ let pending: Promise<Assets> | null = null;
 /** Run from source (tsx, vitest), this module is a .ts file; compiled, it is part of dist/. */
 const fromSource = import.meta.url.endsWith('.ts');
 // A variable, not a literal: the compiled service must not bundle the SDK build, nor esbuild with it.
-const sdkBuildModule = '../../../sdk/build.ts';
+const sdkBuildModule = '../../sdk/build.ts';
 
 /**
  * The SDK scripts and the hosted page's script, read once per process. The compiled service

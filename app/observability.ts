@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { z } from 'zod';
-import type { Services } from '../../app/services.ts';
-import { checkReadiness } from '../../app/readiness.ts';
-import { allProjections } from '../../projections/allProjections.ts';
+import type { Services } from '../platform/runtime/services.ts';
+import { checkReadiness } from '../platform/runtime/readiness.ts';
+import { allProjections } from './allProjections.ts';
 
 const Health = z.object({ status: z.literal('ok') });
 const Ready = z.object({

@@ -1,6 +1,6 @@
 import type { EventStore } from '../eventStore/eventStore.ts';
-import type { Projection } from '../projections/projection.ts';
-import type { ProjectionRunner } from '../projections/projectionRunner.ts';
+import type { Projection } from '../es/projection.ts';
+import type { ProjectionRunner } from '../es/projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
 import type { Clock } from './services.ts';
 import type { ProjectionLag } from './metrics.ts';

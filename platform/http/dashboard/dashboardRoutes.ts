@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../../app/services.ts';
-import type { Asset } from '../hostedCheckout/sdkAssets.ts';
+import type { Services } from '../../runtime/services.ts';
+import type { Asset } from '../sdkAssets.ts';
 import { dashboardAssets } from './dashboardAssets.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Services } from '../../../app/services.ts';
-import type { CommandContext } from '../../../commands/handleCommand.ts';
+import type { Services } from '../../runtime/services.ts';
+import type { CommandContext } from '../../es/handleCommand.ts';
 
 /**
  * Event metadata of a management request: the signed-in person as actor, their current

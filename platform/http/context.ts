@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Actor, EventMetadata } from '../eventStore/eventStore.ts';
-import type { CommandContext } from '../commands/handleCommand.ts';
-import type { Services } from '../app/services.ts';
+import type { CommandContext } from '../es/handleCommand.ts';
+import type { Services } from '../runtime/services.ts';
 
 /** The metadata every event of this request carries: request id, actor, organization, time. */
 export function commandContext(services: Services, request: FastifyRequest, organizationId?: string | null): CommandContext {

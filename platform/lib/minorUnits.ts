@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_AMOUNT } from '../domain/shared/money.ts';
+import { MAX_AMOUNT } from '../domain/money.ts';
 
 /**
  * An amount in minor units as import files write it, with messages for the person editing the

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { Logger } from '../projections/projectionRunner.ts';
+import type { Logger } from '../es/projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
 
 export type Running = { stop(): Promise<void> };

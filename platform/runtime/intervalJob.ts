@@ -1,5 +1,5 @@
-import type { Logger } from '../../projections/projectionRunner.ts';
-import type { BackgroundJob, Services } from '../services.ts';
+import type { Logger } from '../es/projectionRunner.ts';
+import type { BackgroundJob, Services } from './services.ts';
 
 /**
  * A background job that runs `pass` every `intervalMs(services)`, one pass at a time (a slow pass

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CommandContext } from '../handleCommand.ts';
+import type { CommandContext } from '../es/handleCommand.ts';
 import type { ImportIssue } from './importIssues.ts';
 
 export type { ImportIssue };

@@ -1,4 +1,4 @@
-import { DomainError } from '../../domain/shared/domainError.ts';
+import { DomainError } from '../domain/domainError.ts';
 
 /** One problem with an import file: where (its path in the file, `offers[1].slug`) and what. */
 export type ImportIssue = { path: string; message: string };

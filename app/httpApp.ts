@@ -1,5 +1,5 @@
 import fastifyRateLimit from '@fastify/rate-limit';
-import { MonotonicRateLimitStore } from './plugins/monotonicRateLimitStore.ts';
+import { MonotonicRateLimitStore } from '../platform/http/plugins/monotonicRateLimitStore.ts';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import {
@@ -8,34 +8,34 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import type { Services } from '../app/services.ts';
-import { answerClientError, answerFrameworkError, registerErrorHandlers } from './errors.ts';
-import { exceedsJsonDepth, jsonTooDeep } from './jsonDepth.ts';
-import { authPlugin } from './plugins/auth.ts';
-import { sessionAuthPlugin } from './plugins/sessionAuth.ts';
-import { jsonErrorsPlugin } from './plugins/jsonErrors.ts';
-import { observabilityPlugin } from './plugins/observability.ts';
-import { readYourWritesPlugin } from './plugins/readYourWrites.ts';
-import { securityHeadersPlugin } from './plugins/securityHeaders.ts';
-import { quietConnectionsOnClose } from './quietConnectionsOnClose.ts';
-import { redactApiKeys, redactSecretPath, secretPathStart } from './redactUrl.ts';
-import { requestIdFor, setCommonHeaders } from './responseHeaders.ts';
-import { automationRoutes } from './routes/automation/automationRoutes.ts';
-import { openApiOperationsOnly } from './routes/automation/anyHttpMethod.ts';
-import { catchRoute } from './routes/automation/catchRoute.ts';
-import { stripeWebhookRoute } from './routes/payments/stripeWebhookRoute.ts';
-import { catalogRoutes } from './routes/catalog/catalogRoutes.ts';
-import { checkoutRoutes } from './routes/checkout/checkoutRoutes.ts';
-import { docsRoutes } from './routes/docs.ts';
-import { hostedCheckoutRoutes } from './routes/hostedCheckout/hostedCheckoutRoutes.ts';
-import { dashboardRoutes } from './routes/dashboard/dashboardRoutes.ts';
-import { identityRoutes } from './routes/identity/identityRoutes.ts';
-import { manageRoutes } from './routes/manage/manageRoutes.ts';
-import { promoRoutes } from './routes/promos/promoRoutes.ts';
-import { webhookEndpointRoutes } from './routes/webhooks/webhookEndpointRoutes.ts';
-import { openApiWebhooks } from './routes/webhooks/webhookSchemas.ts';
-import { receiptRoutes } from './routes/receipts/receiptRoutes.ts';
-import { oauthRoutes } from './routes/oauth/oauthRoutes.ts';
+import type { Services } from '../platform/runtime/services.ts';
+import { answerClientError, answerFrameworkError, registerErrorHandlers } from '../platform/http/errors.ts';
+import { exceedsJsonDepth, jsonTooDeep } from '../platform/http/jsonDepth.ts';
+import { authPlugin } from '../api/plugins/auth.ts';
+import { sessionAuthPlugin } from '../api/plugins/sessionAuth.ts';
+import { jsonErrorsPlugin } from '../platform/http/plugins/jsonErrors.ts';
+import { observabilityPlugin } from './observability.ts';
+import { readYourWritesPlugin } from '../platform/http/plugins/readYourWrites.ts';
+import { securityHeadersPlugin } from '../platform/http/plugins/securityHeaders.ts';
+import { quietConnectionsOnClose } from '../platform/http/quietConnectionsOnClose.ts';
+import { redactApiKeys, redactSecretPath, secretPathStart } from '../platform/http/redactUrl.ts';
+import { requestIdFor, setCommonHeaders } from '../platform/http/responseHeaders.ts';
+import { automationRoutes } from '../api/routes/automation/automationRoutes.ts';
+import { openApiOperationsOnly } from '../api/routes/automation/anyHttpMethod.ts';
+import { catchRoute } from '../api/routes/automation/catchRoute.ts';
+import { stripeWebhookRoute } from '../api/routes/payments/stripeWebhookRoute.ts';
+import { catalogRoutes } from '../api/routes/catalog/catalogRoutes.ts';
+import { checkoutRoutes } from '../api/routes/checkout/checkoutRoutes.ts';
+import { docsRoutes } from './docsRoutes.ts';
+import { hostedCheckoutRoutes } from '../api/routes/hostedCheckout/hostedCheckoutRoutes.ts';
+import { dashboardRoutes } from '../platform/http/dashboard/dashboardRoutes.ts';
+import { identityRoutes } from '../api/routes/identity/identityRoutes.ts';
+import { manageRoutes } from './manageRoutes.ts';
+import { promoRoutes } from '../api/routes/promos/promoRoutes.ts';
+import { webhookEndpointRoutes } from '../api/routes/webhooks/webhookEndpointRoutes.ts';
+import { openApiWebhooks } from '../api/routes/webhooks/webhookSchemas.ts';
+import { receiptRoutes } from '../api/routes/receipts/receiptRoutes.ts';
+import { oauthRoutes } from '../api/routes/oauth/oauthRoutes.ts';
 
 export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */
