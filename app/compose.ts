@@ -13,8 +13,8 @@ import { openSqliteReadStore } from '../platform/readStore/sqlite/sqliteReadStor
 import { ConfigError, isProductionProfile, type Config } from '../platform/runtime/config.ts';
 import { esdbConnectionStringProblem, isEventStoreUrl, toEsdbConnectionString } from '../platform/runtime/eventStoreUrl.ts';
 import { createMetrics, type Metrics } from '../platform/runtime/metrics.ts';
-import { stripeClientFactory } from '../commands/payments/stripeProvider.ts';
-import { readStoreStripeCredentials } from './stripeCredentialStore.ts';
+import { stripeClientFactory } from '../modules/payments/stripeProvider.ts';
+import { readStoreStripeCredentials } from '../modules/payments/stripeCredentialStore.ts';
 import { observeEventStore } from '../platform/runtime/observedEventStore.ts';
 import { projectionLag } from '../platform/runtime/readiness.ts';
 import type { Clock, Services } from '../platform/runtime/services.ts';

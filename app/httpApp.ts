@@ -11,8 +11,8 @@ import {
 import type { Services } from '../platform/runtime/services.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from '../platform/http/errors.ts';
 import { exceedsJsonDepth, jsonTooDeep } from '../platform/http/jsonDepth.ts';
-import { authPlugin } from '../api/plugins/auth.ts';
-import { sessionAuthPlugin } from '../api/plugins/sessionAuth.ts';
+import { authPlugin } from '../modules/identity/http/auth.ts';
+import { sessionAuthPlugin } from '../modules/identity/http/sessionAuth.ts';
 import { jsonErrorsPlugin } from '../platform/http/plugins/jsonErrors.ts';
 import { observabilityPlugin } from './observability.ts';
 import { readYourWritesPlugin } from '../platform/http/plugins/readYourWrites.ts';
@@ -23,19 +23,19 @@ import { requestIdFor, setCommonHeaders } from '../platform/http/responseHeaders
 import { automationRoutes } from '../api/routes/automation/automationRoutes.ts';
 import { openApiOperationsOnly } from '../api/routes/automation/anyHttpMethod.ts';
 import { catchRoute } from '../api/routes/automation/catchRoute.ts';
-import { stripeWebhookRoute } from '../api/routes/payments/stripeWebhookRoute.ts';
-import { catalogRoutes } from '../api/routes/catalog/catalogRoutes.ts';
-import { checkoutRoutes } from '../api/routes/checkout/checkoutRoutes.ts';
+import { stripeWebhookRoute } from '../modules/payments/http/stripeWebhookRoute.ts';
+import { catalogRoutes } from '../modules/catalog/http/catalogRoutes.ts';
+import { checkoutRoutes } from '../modules/checkout/http/checkoutRoutes.ts';
 import { docsRoutes } from './docsRoutes.ts';
-import { hostedCheckoutRoutes } from '../api/routes/hostedCheckout/hostedCheckoutRoutes.ts';
+import { hostedCheckoutRoutes } from '../modules/checkout/http/hostedCheckout/hostedCheckoutRoutes.ts';
 import { dashboardRoutes } from '../platform/http/dashboard/dashboardRoutes.ts';
-import { identityRoutes } from '../api/routes/identity/identityRoutes.ts';
+import { identityRoutes } from '../modules/identity/http/identityRoutes.ts';
 import { manageRoutes } from './manageRoutes.ts';
-import { promoRoutes } from '../api/routes/promos/promoRoutes.ts';
+import { promoRoutes } from '../modules/promos/http/promoRoutes.ts';
 import { webhookEndpointRoutes } from '../api/routes/webhooks/webhookEndpointRoutes.ts';
 import { openApiWebhooks } from '../api/routes/webhooks/webhookSchemas.ts';
-import { receiptRoutes } from '../api/routes/receipts/receiptRoutes.ts';
-import { oauthRoutes } from '../api/routes/oauth/oauthRoutes.ts';
+import { receiptRoutes } from '../modules/receipts/http/receiptRoutes.ts';
+import { oauthRoutes } from '../modules/oauth/http/oauthRoutes.ts';
 
 export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */

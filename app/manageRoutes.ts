@@ -1,18 +1,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../platform/runtime/services.ts';
-import { accountRoutes } from '../api/routes/manage/accountRoutes.ts';
+import { accountRoutes } from '../modules/identity/http/accountRoutes.ts';
 import { automationManageRoutes } from '../api/routes/manage/automationManageRoutes.ts';
-import { catalogFacetRoutes } from '../api/routes/manage/catalogFacetRoutes.ts';
-import { checkoutManageRoutes } from '../api/routes/manage/checkoutManageRoutes.ts';
-import { eventLogRoutes } from '../api/routes/manage/eventLogRoutes.ts';
-import { offerPreviewRoutes } from '../api/routes/manage/offerPreviewRoutes.ts';
-import { oauthAppRoutes } from '../api/routes/manage/oauthAppRoutes.ts';
-import { offerRoutes } from '../api/routes/manage/offerRoutes.ts';
-import { organizationRoutes } from '../api/routes/manage/organizationRoutes.ts';
-import { passkeyRoutes } from '../api/routes/manage/passkeyRoutes.ts';
-import { paymentRoutes } from '../api/routes/manage/paymentRoutes.ts';
-import { productRoutes } from '../api/routes/manage/productRoutes.ts';
-import { salesStatsRoutes } from '../api/routes/manage/salesStatsRoutes.ts';
+import { catalogFacetRoutes } from '../modules/catalog/http/catalogFacetRoutes.ts';
+import { checkoutManageRoutes } from '../modules/checkout/http/checkoutManageRoutes.ts';
+import { eventLogRoutes } from '../modules/reporting/http/eventLogRoutes.ts';
+import { offerPreviewRoutes } from '../modules/checkout/http/offerPreviewRoutes.ts';
+import { oauthAppRoutes } from '../modules/oauth/http/oauthAppRoutes.ts';
+import { offerRoutes } from '../modules/checkout/http/offerRoutes.ts';
+import { organizationRoutes } from '../modules/identity/http/organizationRoutes.ts';
+import { passkeyRoutes } from '../modules/identity/http/passkeyRoutes.ts';
+import { paymentRoutes } from '../modules/payments/http/paymentRoutes.ts';
+import { productRoutes } from '../modules/catalog/http/productRoutes.ts';
+import { salesStatsRoutes } from '../modules/reporting/http/salesStatsRoutes.ts';
 import { webhookEndpointManageRoutes } from '../api/routes/webhooks/webhookEndpointRoutes.ts';
 
 /** Everything under /manage/api: sign-in and sessions, then the organization-scoped resources. */

@@ -1,7 +1,7 @@
 import type { BackgroundJob, Services } from '../platform/runtime/services.ts';
 import type { EventMetadata, RecordedEvent } from '../platform/eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../platform/es/handleCommand.ts';
-import { enrolParticipant } from '../commands/promos/promoCommands.ts';
+import { enrolParticipant } from '../modules/promos/promoCommands.ts';
 import type { Action } from '../domain/automation/actions.ts';
 import { enrolmentFrom } from '../domain/automation/enrolment.ts';
 import { enrolActionForEvent } from '../domain/automation/eventScope.ts';

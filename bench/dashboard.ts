@@ -17,9 +17,9 @@ import { pathToFileURL } from 'node:url';
 import { buildApp } from '../app/httpApp.ts';
 import { compose } from '../app/compose.ts';
 import { loadConfig } from '../platform/runtime/config.ts';
-import { inviteUser } from '../commands/identity/accountCommands.ts';
-import { createOrganization, createUser } from '../commands/identity/identityCommands.ts';
-import { CHECKOUT_SESSIONS } from '../projections/checkout/checkoutProjection.ts';
+import { inviteUser } from '../modules/identity/accountCommands.ts';
+import { createOrganization, createUser } from '../modules/identity/identityCommands.ts';
+import { CHECKOUT_SESSIONS } from '../modules/checkout/checkoutProjection.ts';
 import type { Doc, WriteOp } from '../platform/readStore/readStore.ts';
 import { launchChromium } from '../test/sdk/sdkFixtures.ts';
 

@@ -22,12 +22,12 @@ import { pathToFileURL } from 'node:url';
 import { buildApp } from '../app/httpApp.ts';
 import { compose } from '../app/compose.ts';
 import { loadConfig } from '../platform/runtime/config.ts';
-import { inviteUser } from '../commands/identity/accountCommands.ts';
-import { createOrganization, createUser } from '../commands/identity/identityCommands.ts';
-import { CATALOG_PRODUCTS } from '../projections/catalog/catalogProjection.ts';
-import { CHECKOUT_SESSIONS } from '../projections/checkout/checkoutProjection.ts';
+import { inviteUser } from '../modules/identity/accountCommands.ts';
+import { createOrganization, createUser } from '../modules/identity/identityCommands.ts';
+import { CATALOG_PRODUCTS } from '../modules/catalog/catalogProjection.ts';
+import { CHECKOUT_SESSIONS } from '../modules/checkout/checkoutProjection.ts';
 import type { StreamAppend } from '../platform/eventStore/eventStore.ts';
-import { EVENT_LOG, type EventLogDoc } from '../projections/eventLog/eventLogProjection.ts';
+import { EVENT_LOG, type EventLogDoc } from '../modules/reporting/eventLogProjection.ts';
 import type { Doc, WriteOp } from '../platform/readStore/readStore.ts';
 import { benchFlags, load } from './processes.ts';
 

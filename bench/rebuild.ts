@@ -16,7 +16,7 @@ import { loadConfig } from '../platform/runtime/config.ts';
 import type { NewEvent, RecordedEvent } from '../platform/eventStore/eventStore.ts';
 import type { CommandContext } from '../platform/es/handleCommand.ts';
 import { runImport } from '../app/import/importFile.ts';
-import { createApiKey, createOrganization, createUser } from '../commands/identity/identityCommands.ts';
+import { createApiKey, createOrganization, createUser } from '../modules/identity/identityCommands.ts';
 import { allProjections } from '../app/allProjections.ts';
 import { rebuildProjection } from '../platform/es/projectionRunner.ts';
 

@@ -1,7 +1,7 @@
 
 import { DomainError, notFound } from '../../platform/domain/domainError.ts';
 import { WrongExpectedRevisionError } from '../../platform/eventStore/eventStore.ts';
-import { organizationExists } from '../../commands/identity/identityCommands.ts';
+import { organizationExists } from '../../modules/identity/identityCommands.ts';
 import { stageAppends } from '../../platform/es/stagedAppends.ts';
 import { filePath, ImportValidationError, type ImportIssue } from '../../platform/import/importIssues.ts';
 import { importSections } from './importSections.ts';

@@ -1,6 +1,6 @@
 import { promosSection, sequencesSection } from '../../commands/automation/automationImport.ts';
-import { familiesSection, productsSection } from '../../commands/catalog/catalogImport.ts';
-import { offersSection } from '../../commands/checkout/offerImport.ts';
+import { familiesSection, productsSection } from '../../modules/catalog/catalogImport.ts';
+import { offersSection } from '../../modules/checkout/offerImport.ts';
 import type { ImportSection } from '../../platform/import/importSection.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { replaceTrigger, setSequenceStatus } from '../../commands/automation/automationCommands.ts';
-import { currentTier, promoState } from '../../domain/promos/pricing.ts';
+import { currentTier, promoState } from '../../modules/promos/domain/pricing.ts';
 import {
   SEQUENCES,
   TRIGGERS,
@@ -8,7 +8,7 @@ import {
   type TriggerDoc,
   type WorkflowDoc,
 } from '../../projections/automation/automationProjection.ts';
-import { PROMOS, type PromoDoc } from '../../projections/promos/promoProjection.ts';
+import { PROMOS, type PromoDoc } from '../../modules/promos/promoProjection.ts';
 import type { Services } from '../../platform/runtime/services.ts';
 import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import type { Filter } from '../../platform/readStore/readStore.ts';

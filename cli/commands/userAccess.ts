@@ -1,5 +1,5 @@
 import type { Services } from '../../platform/runtime/services.ts';
-import { inviteIfNeeded, invitationPath, inviteUser, userIdByEmail } from '../../commands/identity/accountCommands.ts';
+import { inviteIfNeeded, invitationPath, inviteUser, userIdByEmail } from '../../modules/identity/accountCommands.ts';
 import type { CommandContext } from '../../platform/es/handleCommand.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { serviceUrl } from './automation.ts';

@@ -11,12 +11,12 @@ import {
   payloadTemplateIssue,
   type Action,
 } from '../../domain/automation/actions.ts';
-import { FIXED_PRICE_NEEDS_OFFERS, SLUG } from '../../domain/promos/promo.ts';
+import { FIXED_PRICE_NEEDS_OFFERS, SLUG } from '../../modules/promos/domain/promo.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.ts';
 import { conflict } from '../../platform/domain/domainError.ts';
 import { applyEach, filePath } from '../../platform/import/importIssues.ts';
 import { importSection, type ImportIssue } from '../../platform/import/importSection.ts';
-import { createPromo, updatePromo } from '../promos/promoCommands.ts';
+import { createPromo, updatePromo } from '../../modules/promos/promoCommands.ts';
 import { createSequence, createTrigger, loadSequence, loadTrigger, setTriggerEnabled, updateSequence } from './automationCommands.ts';
 import { backfillAutomationKeyClaims, claimSequenceKey, claimTriggerKey } from './automationKeys.ts';
 

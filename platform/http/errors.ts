@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { EventsTooLargeError, StoreUnavailableError } from '../eventStore/eventStore.ts';
-import { PaymentProviderError } from '../../commands/payments/paymentProvider.ts';
+import { PaymentProviderError } from '../../modules/payments/paymentProvider.ts';
 import { DomainError, type DomainErrorKind } from '../domain/domainError.ts';
 import { commonHeaderLines, newRequestId, setCommonHeaders } from './responseHeaders.ts';
 import { fieldErrors } from './validationMessages.ts';

@@ -1,8 +1,8 @@
 import type { EventStore } from '../eventStore/eventStore.ts';
 import type { Logger, ProjectionRunner } from '../es/projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
-import type { StripeClientFactory } from '../../commands/payments/paymentProvider.ts';
-import type { StripeCredentialRecords } from '../../commands/payments/stripeCredentialRecords.ts';
+import type { StripeClientFactory } from '../../modules/payments/paymentProvider.ts';
+import type { StripeCredentialRecords } from '../../modules/payments/stripeCredentialRecords.ts';
 import type { Config } from './config.ts';
 import type { Metrics } from './metrics.ts';
 

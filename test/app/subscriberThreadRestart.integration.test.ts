@@ -8,7 +8,7 @@ import { loadConfig } from '../../platform/runtime/config.ts';
 import { createMetrics } from '../../platform/runtime/metrics.ts';
 import { reportedProjections } from '../../app/thread/reportedProjections.ts';
 import { startSubscriberThread, type SubscriberThread } from '../../app/thread/subscriberThread.ts';
-import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { createOrganization } from '../../modules/identity/identityCommands.ts';
 
 /** The subscriber thread ending unexpectedly (an uncaught error, an out-of-memory): started again from the stored checkpoints. */
 describe('a subscriber thread that ends unexpectedly', () => {

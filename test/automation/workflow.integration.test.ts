@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPromo } from '../../commands/promos/promoCommands.ts';
+import { createPromo } from '../../modules/promos/promoCommands.ts';
 import { sequenceStream } from '../../domain/automation/sequence.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

@@ -6,7 +6,7 @@ import {
   type PlanInput,
   type ProductDetails,
   type ProductEvent,
-} from '../../domain/catalog/product.ts';
+} from '../../modules/catalog/domain/product.ts';
 import { deciderSpec } from '../../platform/domain/specification.ts';
 
 const spec = deciderSpec(productDecider);

@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compose } from '../../app/compose.ts';
 import { loadConfig } from '../../platform/runtime/config.ts';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
+import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
 import type { CommandContext } from '../../platform/es/handleCommand.ts';
-import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { createOrganization } from '../../modules/identity/identityCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { GOOD_CARD, json, makeOffer, offerContent } from './checkoutFixtures.ts';
 

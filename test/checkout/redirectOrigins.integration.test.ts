@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../commands/identity/identityCommands.ts';
+import { createApiKey } from '../../modules/identity/identityCommands.ts';
 import { ImportValidationError, runImport, validateImport } from '../../app/import/importFile.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

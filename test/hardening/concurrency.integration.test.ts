@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type EventMetadata, type EventStore } from '../../platform/eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { allocateId } from '../../platform/es/idAllocator.ts';
-import { createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
+import { createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
 import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
 import { DomainError } from '../../platform/domain/domainError.ts';

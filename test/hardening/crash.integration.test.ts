@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
+import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
 import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
 import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import { openSqliteReadStore } from '../../platform/readStore/sqlite/sqliteReadStore.ts';

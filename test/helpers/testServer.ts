@@ -8,7 +8,7 @@ import { compose } from '../../app/compose.ts';
 import { loadConfig } from '../../platform/runtime/config.ts';
 import type { Clock, Services } from '../../platform/runtime/services.ts';
 import type { CommandContext } from '../../platform/es/handleCommand.ts';
-import { createApiKey, createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
+import { createApiKey, createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
 
 export type ManualClock = Clock & { set(ms: number): void; advance(ms: number): void };
 

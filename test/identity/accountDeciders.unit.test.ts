@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { userDecider } from '../../domain/identity/user.ts';
-import { sessionLive, userSessionDecider } from '../../domain/identity/userSession.ts';
+import { userDecider } from '../../modules/identity/domain/user.ts';
+import { sessionLive, userSessionDecider } from '../../modules/identity/domain/userSession.ts';
 import { fold } from '../../platform/domain/decider.ts';
 import { deciderSpec } from '../../platform/domain/specification.ts';
 

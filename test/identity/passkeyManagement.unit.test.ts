@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { userDecider } from '../../domain/identity/user.ts';
+import { userDecider } from '../../modules/identity/domain/user.ts';
 import { fold } from '../../platform/domain/decider.ts';
 import { deciderSpec } from '../../platform/domain/specification.ts';
 

@@ -7,9 +7,9 @@ import { compose } from '../../app/compose.ts';
 import { loadConfig, runsInApi } from '../../platform/runtime/config.ts';
 import { runUnderLease } from '../../platform/runtime/leasedWork.ts';
 import { startProjectionWorker } from '../../app/workers.ts';
-import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { createOrganization } from '../../modules/identity/identityCommands.ts';
 import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
-import { ORGANIZATIONS } from '../../projections/identity/identityProjection.ts';
+import { ORGANIZATIONS } from '../../modules/identity/identityProjection.ts';
 import { openSqliteReadStore } from '../../platform/readStore/sqlite/sqliteReadStore.ts';
 import { until } from '../contracts/eventStoreContract.ts';
 

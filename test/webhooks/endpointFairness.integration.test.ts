@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { archiveProduct, type ProductWriteResult } from '../../commands/catalog/productCommands.ts';
+import { archiveProduct, type ProductWriteResult } from '../../modules/catalog/productCommands.ts';
 import { runImport } from '../../app/import/importFile.ts';
 import { secretBox } from '../../commands/webhooks/secretBox.ts';
 import { SOURCE_STREAM_PREFIXES } from '../../domain/webhooks/eventTypes.ts';

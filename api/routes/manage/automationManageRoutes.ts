@@ -8,17 +8,17 @@ import { chooseTriggerSample, testRunTrigger } from '../../../commands/automatio
 import { runImport } from '../../../app/import/importFile.ts';
 import type { ImportSection } from '../../../platform/import/importSection.ts';
 import { SAMPLES, SEQUENCES, TRIGGERS, WORKFLOWS, type SampleDoc, type SequenceDoc, type TriggerDoc, type WorkflowDoc } from '../../../projections/automation/automationProjection.ts';
-import { PROMOS, PROMO_PARTICIPANTS, type PromoDoc } from '../../../projections/promos/promoProjection.ts';
+import { PROMOS, PROMO_PARTICIPANTS, type PromoDoc } from '../../../modules/promos/promoProjection.ts';
 import { baseUrl } from '../../../platform/http/context.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { requireOrganization } from '../../plugins/sessionAuth.ts';
+import { requireOrganization } from '../../../modules/identity/http/sessionAuth.ts';
 import { decimalInteger } from '../../../platform/http/schemas.ts';
 import { manageContext } from '../../../platform/http/manage/manageContext.ts';
 import { pageOf, PageQuery } from '../../../platform/http/manage/managePaging.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 import { workflowStream } from '../../../domain/automation/workflow.ts';
 import { findOrAwaitStream, readModelsAtHead } from '../../../platform/http/plugins/readYourWrites.ts';
-import { promoStream } from '../../../domain/promos/promo.ts';
+import { promoStream } from '../../../modules/promos/domain/promo.ts';
 
 const IntId = decimalInteger(1, Number.MAX_SAFE_INTEGER);
 const Doc = z.record(z.string(), z.unknown());

@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Services } from '../../runtime/services.ts';
 import { trackingAppends, type AppendTrack } from '../../lib/appendTracker.ts';
-import { offerUuidOfRef } from '../../../commands/checkout/offerCommands.ts';
-import { offerStream } from '../../../domain/checkout/offer.ts';
-import type { OfferDoc } from '../../../projections/checkout/checkoutProjection.ts';
-import { findOfferByRef } from '../../../projections/checkout/checkoutQueries.ts';
+import { offerUuidOfRef } from '../../../modules/checkout/offerCommands.ts';
+import { offerStream } from '../../../modules/checkout/domain/offer.ts';
+import type { OfferDoc } from '../../../modules/checkout/checkoutProjection.ts';
+import { findOfferByRef } from '../../../modules/checkout/checkoutQueries.ts';
 import { HttpError } from '../errors.ts';
 
 /** A write's answer: the global log position its appends reached. Sent back on a read, it waits for it. */
