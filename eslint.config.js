@@ -35,6 +35,28 @@ const layerZones = [
   { target: 'dashboard/src', from: SERVER },
 ];
 
+// A module reaches another only through that module's index.ts (its domain/ files excepted:
+// pure code, which the domain/ folders of other modules import directly).
+const MODULES = ['identity', 'catalog', 'checkout', 'promos', 'oauth', 'payments', 'receipts', 'reporting'];
+const moduleZones = MODULES.flatMap((target) =>
+  MODULES.filter((other) => other !== target).map((other) => ({
+    target: `./modules/${target}`,
+    from: `./modules/${other}`,
+    except: ['./index.ts', './domain'],
+    message: `modules/${target} uses modules/${other} through its index.ts only.`,
+  })),
+);
+// ...and outside domain/, not even the domain/ files: those come through index.ts too.
+const domainZones = MODULES.flatMap((target) =>
+  MODULES.filter((other) => other !== target).map((other) => ({
+    target: [`./modules/${target}/*.ts`, `./modules/${target}/!(domain)/**/*`],
+    from: `./modules/${other}/domain/**/*`,
+    message: `modules/${target} uses modules/${other} through its index.ts only.`,
+  })),
+);
+// Nothing but bin/, cli/ and tests imports the composition root.
+const appZone = { target: ['./platform', './modules', './domain', './commands', './projections', './api', './automation', './webhooks', './sdk'], from: './app', message: 'app/ is the composition root: only bin/, cli/ and tests import it.' };
+
 // Files that still reach across a boundary, each for a reason noted in docs/architecture.md.
 const BOUNDARY_EXCEPTIONS = [
   'platform/http/errors.ts',
@@ -63,7 +85,7 @@ export default tseslint.config(
     rules: {
       // Type-only imports are erased at run time, so they may point back; values may not.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      'import-x/no-restricted-paths': ['error', { zones: layerZones.flatMap(zoneFor) }],
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones.flatMap(zoneFor), ...moduleZones, ...domainZones, appZone] }],
     },
   },
   {

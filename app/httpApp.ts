@@ -11,7 +11,7 @@ import {
 import type { Services } from '../platform/runtime/services.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from '../platform/http/errors.ts';
 import { exceedsJsonDepth, jsonTooDeep } from '../platform/http/jsonDepth.ts';
-import { authPlugin } from '../modules/identity/http/auth.ts';
+import { authPlugin } from '../modules/oauth/http/auth.ts';
 import { sessionAuthPlugin } from '../modules/identity/http/sessionAuth.ts';
 import { jsonErrorsPlugin } from '../platform/http/plugins/jsonErrors.ts';
 import { observabilityPlugin } from './observability.ts';

@@ -1,6 +1,6 @@
 import type { OfferContent, OfferState } from './domain/offer.ts';
 import { DomainError, notFound } from '../../platform/domain/domainError.ts';
-import { loadProductByKey } from '../catalog/productCommands.ts';
+import { loadProductByKey } from '../catalog/index.ts';
 import type { CommandContext } from '../../platform/es/handleCommand.ts';
 import { archiveOffer, loadOffer, publishOffer, upsertOffer } from './offerCommands.ts';
 

@@ -3,7 +3,7 @@ import { disallowedRedirects, type RedirectUrls } from './domain/redirectUrls.ts
 import { fold } from '../../platform/domain/decider.ts';
 import { DomainError } from '../../platform/domain/domainError.ts';
 import type { EventStore } from '../../platform/eventStore/eventStore.ts';
-import { loadOrganization } from '../identity/accountCommands.ts';
+import { loadOrganization } from '../identity/index.ts';
 
 /**
  * Refuses the success_url and cancel_url of a caller without the seller's credential unless the

@@ -16,7 +16,7 @@ import { DomainError, notFound } from '../../platform/domain/domainError.ts';
 import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { allocateId } from '../../platform/es/idAllocator.ts';
-import type { CardInput, PaymentProvider } from '../payments/paymentProvider.ts';
+import type { CardInput, PaymentProvider } from '../payments/index.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 24 of 62 symbols: about 143 bits, so a session id is unguessable (it is the public handle). */

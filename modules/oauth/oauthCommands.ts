@@ -9,10 +9,10 @@ import {
   type OAuthGrantRevokeReason,
   type OAuthGrantState,
 } from './domain/oauthGrant.ts';
-import { userDecider, userStream } from '../identity/domain/user.ts';
+import { userDecider, userStream } from '../identity/index.ts';
 import type { EventStore } from '../../platform/eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
-import { hashSecret } from '../identity/credentials.ts';
+import { hashSecret } from '../identity/index.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const clientIdPart = customAlphabet(alphabet, 20);

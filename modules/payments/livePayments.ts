@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput } from '../checkout/domain/checkoutSession.ts';
-import { invoiceDecider, invoiceStream, type InvoiceState } from '../checkout/domain/invoice.ts';
+import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput } from '../checkout/index.ts';
+import { invoiceDecider, invoiceStream, type InvoiceState } from '../checkout/index.ts';
 import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
 import { fold } from '../../platform/domain/decider.ts';
 import { DomainError, conflict, invalid, notFound } from '../../platform/domain/domainError.ts';
-import { completePaidInvoiceSession, startSession } from '../checkout/sessionCommands.ts';
+import { completePaidInvoiceSession, startSession } from '../checkout/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type StripeClientFactory } from './paymentProvider.ts';
 import type { EventStore } from '../../platform/eventStore/eventStore.ts';

@@ -1,4 +1,4 @@
-import type { CardSummary } from '../checkout/domain/checkoutSession.ts';
+import type { CardSummary } from '../checkout/index.ts';
 
 /** Card details as the buyer typed them. They reach the provider and nothing else: never an event, never a log. */
 export type CardInput = { number: string; exp_month: number; exp_year: number; cvc: string };

@@ -1,4 +1,4 @@
-import type { SessionMode } from '../checkout/domain/checkoutSession.ts';
+import type { SessionMode } from '../checkout/index.ts';
 import type { PaymentProvider } from './paymentProvider.ts';
 import { testPaymentProvider } from './testPaymentProvider.ts';
 

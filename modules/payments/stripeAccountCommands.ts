@@ -4,7 +4,7 @@ import { fold } from '../../platform/domain/decider.ts';
 import { DomainError, invalid, notFound } from '../../platform/domain/domainError.ts';
 import type { EventStore } from '../../platform/eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
-import { organizationExists } from '../identity/identityCommands.ts';
+import { organizationExists } from '../identity/index.ts';
 import { secretBox, type SecretBox } from '../../commands/webhooks/secretBox.ts';
 import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';
 

@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { CardSummary } from '../checkout/domain/checkoutSession.ts';
+import type { CardSummary } from '../checkout/index.ts';
 import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type ProviderEvent, type StripeClientFactory } from './paymentProvider.ts';
 
 /** One API call's wait; Stripe's SDK default is 80 s, longer than a buyer waits for a page. */

@@ -14,7 +14,7 @@ import {
 } from '../../../projections/automation/automationProjection.ts';
 import { baseUrl } from '../../../platform/http/context.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { requireAuth } from '../../../modules/identity/http/auth.ts';
+import { requireAuth } from '../../../modules/oauth/http/auth.ts';
 import { decimalInteger, ErrorSchema, protectedRoute } from '../../../platform/http/schemas.ts';
 import { findOrAwaitStream } from '../../../platform/http/plugins/readYourWrites.ts';
 import { triggerStream } from '../../../domain/automation/trigger.ts';

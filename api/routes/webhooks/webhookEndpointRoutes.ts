@@ -25,7 +25,7 @@ import { requireOwner } from '../../../modules/identity/http/sessionAuth.ts';
 import { manageContext } from '../../../platform/http/manage/manageContext.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { requireAuth } from '../../../modules/identity/http/auth.ts';
+import { requireAuth } from '../../../modules/oauth/http/auth.ts';
 import { decimalInteger, ErrorSchema, protectedRoute, RouteKey } from '../../../platform/http/schemas.ts';
 import { webhookEndpointStream } from '../../../domain/webhooks/webhookEndpoint.ts';
 import { findOrAwaitStream, readModelsAtHead } from '../../../platform/http/plugins/readYourWrites.ts';

@@ -11,7 +11,7 @@ import {
   type FeatureDoc,
 } from '../catalogFacetsProjection.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { requireOrganization } from '../../identity/http/sessionAuth.ts';
+import { requireOrganization } from '../../identity/index.ts';
 import { manageContext } from '../../../platform/http/manage/manageContext.ts';
 import { pageOf, PageQuery } from '../../../platform/http/manage/managePaging.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';

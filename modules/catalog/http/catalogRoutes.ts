@@ -6,7 +6,7 @@ import { catalogProjection, type PlanDoc, type ProductDoc } from '../catalogProj
 import { findProduct, listPlans, listProducts } from '../catalogQueries.ts';
 import { baseUrl } from '../../../platform/http/context.ts';
 import { notFound, unauthorized } from '../../../platform/http/errors.ts';
-import { requireAuth } from '../../identity/http/auth.ts';
+import { requireAuth } from '../../oauth/index.ts';
 import { ErrorSchema, protectedRoute, RouteKey } from '../../../platform/http/schemas.ts';
 import {
   DEFAULT_PER_PAGE,

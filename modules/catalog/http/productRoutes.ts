@@ -7,7 +7,7 @@ import type { Family } from '../domain/product.ts';
 import { CATALOG_PLANS, type PlanDoc } from '../catalogProjection.ts';
 import { findProduct, listProducts } from '../catalogQueries.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { requireOrganization } from '../../identity/http/sessionAuth.ts';
+import { requireOrganization } from '../../identity/index.ts';
 import { RouteKey } from '../../../platform/http/schemas.ts';
 import { manageContext } from '../../../platform/http/manage/manageContext.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';

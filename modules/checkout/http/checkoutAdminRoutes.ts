@@ -6,7 +6,7 @@ import { sessionHistory, stateAt } from '../sessionHistory.ts';
 import { listSessions } from '../checkoutQueries.ts';
 import { baseUrl } from '../../../platform/http/context.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { requireAuth } from '../../identity/http/auth.ts';
+import { requireAuth } from '../../oauth/index.ts';
 import { decimalInteger, ErrorSchema, protectedRoute } from '../../../platform/http/schemas.ts';
 import { SessionIdParams } from './checkoutSchemas.ts';
 import { presentSessionResource, SessionResourceSchema } from '../resources.ts';

@@ -5,7 +5,7 @@ import { sessionHistory } from '../sessionHistory.ts';
 import { CHECKOUT_INVOICES, CHECKOUT_SESSIONS, checkoutProjection, type SessionDoc } from '../checkoutProjection.ts';
 import type { Filter, Range } from '../../../platform/readStore/readStore.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { requireOrganization } from '../../identity/http/sessionAuth.ts';
+import { requireOrganization } from '../../identity/index.ts';
 import { presentSession, SessionIdParams, sessionOfferRef } from './checkoutSchemas.ts';
 import { decimalInteger } from '../../../platform/http/schemas.ts';
 import { pageOf, PageQuery } from '../../../platform/http/manage/managePaging.ts';

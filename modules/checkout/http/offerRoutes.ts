@@ -8,7 +8,7 @@ import { OFFERS, type OfferDoc } from '../checkoutProjection.ts';
 import { findOfferByRef } from '../checkoutQueries.ts';
 import { offerUuidOfRef } from '../offerCommands.ts';
 import { HttpError, notFound } from '../../../platform/http/errors.ts';
-import { requireOrganization } from '../../identity/http/sessionAuth.ts';
+import { requireOrganization } from '../../identity/index.ts';
 import { manageContext } from '../../../platform/http/manage/manageContext.ts';
 import { pageOf, PageQuery } from '../../../platform/http/manage/managePaging.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';

@@ -8,7 +8,7 @@ import {
   type UserDoc,
 } from '../identityProjection.ts';
 import type { Services } from '../../../platform/runtime/services.ts';
-import { requireAuth } from './auth.ts';
+import { requireAuth } from '../../oauth/index.ts';
 import { unauthenticated } from '../../../platform/http/errors.ts';
 import { ErrorSchema, protectedRoute } from '../../../platform/http/schemas.ts';
 

@@ -10,7 +10,7 @@ import {
   updateOrganization,
 } from '../accountCommands.ts';
 import { createApiKey, revokeApiKey } from '../identityCommands.ts';
-import { RedirectOrigins } from '../../checkout/offerImport.ts';
+import { RedirectOrigins } from '../../checkout/index.ts';
 import { inviteMember, revokeMembershipInvitation } from '../invitationCommands.ts';
 import { DomainError } from '../../../platform/domain/domainError.ts';
 import { API_KEYS, INVITATIONS, MEMBERS, USERS, type ApiKeyDoc, type InvitationDoc, type MemberDoc, type UserDoc } from '../identityProjection.ts';

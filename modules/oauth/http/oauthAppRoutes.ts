@@ -17,7 +17,7 @@ import {
 import { redirectUriProblem } from '../domain/redirectUri.ts';
 import type { Services } from '../../../platform/runtime/services.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { requireOwner, requireSession } from '../../identity/http/sessionAuth.ts';
+import { requireOwner, requireSession } from '../../identity/index.ts';
 import { manageContext } from '../../../platform/http/manage/manageContext.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 

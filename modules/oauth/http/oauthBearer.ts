@@ -4,7 +4,7 @@ import { findAccessToken } from './oidcStorage.ts';
 import { scopeForRoute } from '../domain/oauthScopes.ts';
 import type { Services } from '../../../platform/runtime/services.ts';
 import { HttpError, unauthenticated } from '../../../platform/http/errors.ts';
-import { checkBearerRole } from '../../identity/http/bearerRole.ts';
+import { checkBearerRole } from './bearerRole.ts';
 
 /** Opaque access tokens as oidc-provider mints them: base64url, 43 characters. */
 const ACCESS_TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,200}$/;

@@ -3,7 +3,7 @@ import type { Configuration, KoaContextWithOIDC, Provider } from 'oidc-provider'
 import { loadOAuthApp } from '../oauthCommands.ts';
 import { oidcAdapterClass } from './oidcStorage.ts';
 import { OAUTH_SCOPES } from '../domain/oauthScopes.ts';
-import { USERS, type UserDoc } from '../../identity/identityProjection.ts';
+import { USERS, type UserDoc } from '../../identity/index.ts';
 import type { Services } from '../../../platform/runtime/services.ts';
 import { escapeHtml } from './consentPage.ts';
 

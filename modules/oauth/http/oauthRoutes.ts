@@ -3,8 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { z } from 'zod';
-import { csrfTokenMatches } from '../../identity/accountSecrets.ts';
-import { loadOrganization, loadUser } from '../../identity/accountCommands.ts';
+import { csrfTokenMatches } from '../../identity/index.ts';
+import { loadOrganization, loadUser } from '../../identity/index.ts';
 import type { CommandContext } from '../../../platform/es/handleCommand.ts';
 import {
   denyConsent,
@@ -14,13 +14,13 @@ import {
   recordTokensIssued,
   revokeOAuthGrant,
 } from '../oauthCommands.ts';
-import { requestedScopes, splitGrantable } from '../../identity/domain/bearerAccess.ts';
+import { requestedScopes, splitGrantable } from '../../identity/index.ts';
 import type { Actor } from '../../../platform/eventStore/eventStore.ts';
 import type { Services } from '../../../platform/runtime/services.ts';
 import { baseUrl } from '../../../platform/http/context.ts';
 import { HttpError } from '../../../platform/http/errors.ts';
 import { DEFAULT_HTML_CSP } from '../../../platform/http/plugins/securityHeaders.ts';
-import { crossSite, csrfTokenOf } from '../../identity/http/sessionAuth.ts';
+import { crossSite, csrfTokenOf } from '../../identity/index.ts';
 import { consentPagePolicy, renderConsentPage, renderMessagePage } from './consentPage.ts';
 import { appOfClient, interactionPath, oauthProviders, revokedInRequest } from './oauthProvider.ts';
 

@@ -4,7 +4,7 @@ import type { Services } from '../../../platform/runtime/services.ts';
 import { refundInvoice } from '../livePayments.ts';
 import { connectStripe, disconnectStripe, loadStripeAccount, stripeSecrets, summarize } from '../stripeAccountCommands.ts';
 import { baseUrl } from '../../../platform/http/context.ts';
-import { requireOrganization, requireOwner } from '../../identity/http/sessionAuth.ts';
+import { requireOrganization, requireOwner } from '../../identity/index.ts';
 import { ErrorSchema } from '../../../platform/http/schemas.ts';
 import { manageContext } from '../../../platform/http/manage/manageContext.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';

@@ -7,7 +7,7 @@ import type { Services } from '../../../platform/runtime/services.ts';
 import { formatDate, formatMoney, invoiceLabel } from '../domain/receiptMessage.ts';
 import { notFound } from '../../../platform/domain/domainError.ts';
 import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
-import { escapeHtml } from '../../checkout/http/hostedCheckout/html.ts';
+import { escapeHtml } from '../../../platform/http/html.ts';
 
 /** The token in a receipt link: nanoid(32). Anything else cannot name a receipt. */
 const Token = z.string().regex(/^[A-Za-z0-9_-]{32}$/, 'The receipt link is not valid.');

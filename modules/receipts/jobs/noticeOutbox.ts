@@ -1,11 +1,11 @@
 import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../../../platform/es/handleCommand.ts';
-import { organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/domain/organization.ts';
+import { organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
 import { endpointDisabledText, noticeDecider, noticeStream, type NoticeEvent } from '../domain/notice.ts';
 import { retryDelaySeconds } from '../domain/receipt.ts';
 import { fold } from '../../../platform/domain/decider.ts';
 import { webhookEndpointDecider, type WebhookEndpointEvent } from '../../../domain/webhooks/webhookEndpoint.ts';
-import { MEMBERS, type MemberDoc } from '../../identity/identityProjection.ts';
+import { MEMBERS, type MemberDoc } from '../../identity/index.ts';
 import type { Logger } from '../../../platform/es/projectionRunner.ts';
 import { NOTICES, type NoticeDoc } from '../receiptProjection.ts';
 import type { Services } from '../../../platform/runtime/services.ts';

@@ -1,9 +1,9 @@
 import { nanoid } from 'nanoid';
 import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
 import { handleCommand, type CommandContext } from '../../../platform/es/handleCommand.ts';
-import type { CardSummary } from '../../checkout/domain/checkoutSession.ts';
-import { invoiceDecider, type InvoiceEvent } from '../../checkout/domain/invoice.ts';
-import { addressLines, organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/domain/organization.ts';
+import type { CardSummary } from '../../checkout/index.ts';
+import { invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
+import { addressLines, organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
 import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot } from '../domain/receipt.ts';
 import { receiptEmail } from '../domain/receiptMessage.ts';
 import { fold } from '../../../platform/domain/decider.ts';

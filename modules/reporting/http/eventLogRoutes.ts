@@ -5,7 +5,7 @@ import type { RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
 import { EVENT_LOG, eventView, isReadableStream, type EventLogDoc } from '../eventLogProjection.ts';
 import type { Filter } from '../../../platform/readStore/readStore.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { requireOrganization } from '../../identity/http/sessionAuth.ts';
+import { requireOrganization } from '../../identity/index.ts';
 import { decimalInteger } from '../../../platform/http/schemas.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 

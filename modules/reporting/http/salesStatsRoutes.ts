@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/services.ts';
-import { loadOrganization } from '../../identity/accountCommands.ts';
+import { loadOrganization } from '../../identity/index.ts';
 import { lastDays } from '../zonedDays.ts';
-import { CHECKOUT_SESSIONS } from '../../checkout/checkoutProjection.ts';
+import { CHECKOUT_SESSIONS } from '../../checkout/index.ts';
 import { SALES_BUCKETS, type SalesBucketDoc } from '../salesStatsProjection.ts';
 import { notFound } from '../../../platform/http/errors.ts';
-import { requireOrganization } from '../../identity/http/sessionAuth.ts';
+import { requireOrganization } from '../../identity/index.ts';
 import { decimalInteger } from '../../../platform/http/schemas.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
 

@@ -5,13 +5,13 @@ import { z } from 'zod';
 import type { Services } from '../../../../platform/runtime/services.ts';
 import { readSessionSnapshot } from '../../sessionSnapshot.ts';
 import { findPublishedOffer } from '../../../../platform/http/plugins/readYourWrites.ts';
-import { loadStripeAccount } from '../../../payments/stripeAccountCommands.ts';
+import { loadStripeAccount } from '../../../payments/index.ts';
 import { offerRef } from '../checkoutSchemas.ts';
 import { RouteKey } from '../../../../platform/http/schemas.ts';
 import { renderExamplePage } from './examplePage.ts';
 import { renderCheckoutPage, renderMissingPage, type PageExtras, type PageParams } from './renderCheckoutPage.ts';
-import { CATALOG_PLANS, type PlanDoc } from '../../../catalog/catalogProjection.ts';
-import { intervalWords } from '../../../catalog/domain/intervalWords.ts';
+import { CATALOG_PLANS, type PlanDoc } from '../../../catalog/index.ts';
+import { intervalWords } from '../../../catalog/index.ts';
 import { sdkAssets, type Asset } from '../../../../platform/http/sdkAssets.ts';
 
 const FrameParam = z

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { loadUser } from '../accountCommands.ts';
-import { mayCallRoute } from '../domain/bearerAccess.ts';
-import type { Role } from '../domain/user.ts';
+import { loadUser } from '../../identity/index.ts';
+import { mayCallRoute } from '../../identity/index.ts';
+import type { Role } from '../../identity/index.ts';
 import type { Services } from '../../../platform/runtime/services.ts';
 import { unauthenticated, unauthorized } from '../../../platform/http/errors.ts';
 

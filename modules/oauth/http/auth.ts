@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { timingSafeEqual } from 'node:crypto';
-import { hashBytes, parseApiKey, secretMatches } from '../credentials.ts';
-import { API_KEY_USE_EVERY_SECONDS, recordApiKeyUse } from '../identityCommands.ts';
-import { API_KEYS, identityProjection, type ApiKeyDoc } from '../identityProjection.ts';
+import { hashBytes, parseApiKey, secretMatches } from '../../identity/index.ts';
+import { API_KEY_USE_EVERY_SECONDS, recordApiKeyUse } from '../../identity/index.ts';
+import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../identity/index.ts';
 import type { Services } from '../../../platform/runtime/services.ts';
 import { unauthenticated } from '../../../platform/http/errors.ts';
 import { checkBearerRole } from './bearerRole.ts';
 import { readModelsAtHead } from '../../../platform/http/plugins/readYourWrites.ts';
-import { oauthBearer } from '../../oauth/http/oauthBearer.ts';
+import { oauthBearer } from './oauthBearer.ts';
 
 /**
  * Who calls: an API key (what its creator's role allows now), or an app's OAuth access token
