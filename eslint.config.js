@@ -63,7 +63,7 @@ const BOUNDARY_EXCEPTIONS = [
   'platform/http/plugins/readYourWrites.ts',
   'platform/http/sdkAssets.ts',
   'platform/runtime/services.ts',
-  'api/routes/manage/automationManageRoutes.ts',
+  'platform/import/importFile.ts',
 ];
 
 const adapterPatterns = [

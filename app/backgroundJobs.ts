@@ -1,16 +1,7 @@
-import { automationJob } from '../automation/workflowRunner.ts';
-import { eventTriggerJob } from '../webhooks/eventTriggerJob.ts';
-import { webhooksJob } from '../webhooks/webhookJob.ts';
 import type { Logger } from '../platform/es/projectionRunner.ts';
-import { checkoutCompletionJob } from '../modules/checkout/jobs/checkoutCompletion.ts';
 import { runUnderLeases, type Running } from '../platform/runtime/leasedWork.ts';
-import { checkoutSessionExpiryJob } from '../modules/checkout/jobs/checkoutSessionExpiry.ts';
-import { voidInvoicePaymentsJob } from '../modules/payments/jobs/voidInvoicePayments.ts';
-import { oauthRecordsSweepJob } from '../modules/oauth/jobs/oauthRecordsSweep.ts';
-import { apiKeyRevocationJob } from '../modules/identity/jobs/apiKeyRevocation.ts';
-import { membershipAcceptanceJob } from '../modules/identity/jobs/membershipAcceptance.ts';
-import { receiptOutboxJob } from '../modules/receipts/jobs/receiptOutbox.ts';
 import type { BackgroundJob, Services } from '../platform/runtime/services.ts';
+import { modules } from './modules.ts';
 
 export type { BackgroundJob };
 
@@ -19,7 +10,7 @@ export type { BackgroundJob };
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob, receiptOutboxJob, eventTriggerJob, voidInvoicePaymentsJob, oauthRecordsSweepJob, apiKeyRevocationJob, membershipAcceptanceJob];
+export const backgroundJobs: BackgroundJob[] = modules.flatMap((m) => m.jobs);
 
 export async function startBackgroundJobs(
   services: Services,

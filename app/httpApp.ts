@@ -20,22 +20,12 @@ import { securityHeadersPlugin } from '../platform/http/plugins/securityHeaders.
 import { quietConnectionsOnClose } from '../platform/http/quietConnectionsOnClose.ts';
 import { redactApiKeys, redactSecretPath, secretPathStart } from '../platform/http/redactUrl.ts';
 import { requestIdFor, setCommonHeaders } from '../platform/http/responseHeaders.ts';
-import { automationRoutes } from '../api/routes/automation/automationRoutes.ts';
 import { openApiOperationsOnly } from '../api/routes/automation/anyHttpMethod.ts';
-import { catchRoute } from '../api/routes/automation/catchRoute.ts';
-import { stripeWebhookRoute } from '../modules/payments/http/stripeWebhookRoute.ts';
-import { catalogRoutes } from '../modules/catalog/http/catalogRoutes.ts';
-import { checkoutRoutes } from '../modules/checkout/http/checkoutRoutes.ts';
 import { docsRoutes } from './docsRoutes.ts';
-import { hostedCheckoutRoutes } from '../modules/checkout/http/hostedCheckout/hostedCheckoutRoutes.ts';
 import { dashboardRoutes } from '../platform/http/dashboard/dashboardRoutes.ts';
-import { identityRoutes } from '../modules/identity/http/identityRoutes.ts';
 import { manageRoutes } from './manageRoutes.ts';
-import { promoRoutes } from '../modules/promos/http/promoRoutes.ts';
-import { webhookEndpointRoutes } from '../api/routes/webhooks/webhookEndpointRoutes.ts';
+import { modules } from './modules.ts';
 import { openApiWebhooks } from '../api/routes/webhooks/webhookSchemas.ts';
-import { receiptRoutes } from '../modules/receipts/http/receiptRoutes.ts';
-import { oauthRoutes } from '../modules/oauth/http/oauthRoutes.ts';
 
 export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */
@@ -179,19 +169,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     }),
   });
 
-  await app.register(identityRoutes, { services });
-  await app.register(catalogRoutes, { services });
-  await app.register(checkoutRoutes, { services });
-  await app.register(hostedCheckoutRoutes, { services });
+  for (const route of modules.flatMap((m) => m.routes)) await app.register(route, { services });
   await app.register(dashboardRoutes, { services });
-  await app.register(catchRoute, { services });
-  await app.register(stripeWebhookRoute, { services });
-  await app.register(automationRoutes, { services });
-  await app.register(promoRoutes, { services });
-  await app.register(webhookEndpointRoutes, { services });
   await app.register(manageRoutes, { services });
-  await app.register(receiptRoutes, { services });
-  await app.register(oauthRoutes, { services });
   await app.register(docsRoutes);
   return app;
 }

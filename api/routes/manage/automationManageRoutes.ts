@@ -5,7 +5,7 @@ import { loadSequence, loadTrigger, replaceTrigger, setSequenceStatus, setTrigge
 import { promosSection, sequencesSection, PromoImport, SequenceImport } from '../../../commands/automation/automationImport.ts';
 import { retryWorkflow } from '../../../commands/automation/retryWorkflow.ts';
 import { chooseTriggerSample, testRunTrigger } from '../../../commands/automation/triggerSamples.ts';
-import { runImport } from '../../../app/import/importFile.ts';
+import { runImport } from '../../../platform/import/importFile.ts';
 import type { ImportSection } from '../../../platform/import/importSection.ts';
 import { SAMPLES, SEQUENCES, TRIGGERS, WORKFLOWS, type SampleDoc, type SequenceDoc, type TriggerDoc, type WorkflowDoc } from '../../../projections/automation/automationProjection.ts';
 import { PROMOS, PROMO_PARTICIPANTS, type PromoDoc } from '../../../modules/promos/promoProjection.ts';
