@@ -1,8 +1,7 @@
-// Lint guards the dependency direction as well as the code: domain/ stays pure, only the
-// composition root (app/compose.ts) picks concrete storage adapters, no run-time import cycle,
-// and no layer imports one above it (see docs/architecture.md for the picture):
-//   lib, domain ← sqlite ← eventStore, readStore; eventStore ← commands (no read store);
-//   eventStore, readStore ← projections; commands, projections ← api, automation ← webhooks ← app ← cli ← bin
+// Lint guards the layout (docs/architecture.md, "Boundaries"): a module reaches another only
+// through its index.ts, domain/ folders stay pure, platform/ builds on no feature, nothing but
+// cli/, bin/ and tests imports app/, only app/compose.ts picks concrete storage adapters, and no
+// run-time import cycle.
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 

@@ -34,6 +34,12 @@ describe('layer lint rules', () => {
     ['automation/probe.ts', '../webhooks/webhookJob.ts'],
     ['app/probe.ts', '../cli/main.ts'],
     ['platform/lib/probe.ts', '../es/handleCommand.ts'],
+    // platform/ builds on no feature.
+    ['platform/es/probe.ts', '../../modules/checkout/index.ts'],
+    // A module reaches another through its index.ts only, and never the composition root.
+    ['modules/checkout/probe.ts', '../catalog/productCommands.ts'],
+    ['modules/checkout/http/probe.ts', '../../catalog/domain/product.ts'],
+    ['modules/checkout/probe.ts', '../../app/modules.ts'],
   ])('refuses %s importing %s', async (file, target) => {
     const ids = await ruleIds(file, `import * as upward from '${target}';\nexport const probe = upward;\n`);
     expect(ids).toContain('import-x/no-restricted-paths');
@@ -45,8 +51,29 @@ describe('layer lint rules', () => {
     ['api/probe.ts', '../platform/runtime/services.ts'],
     ['app/probe.ts', './httpApp.ts'],
     ['cli/probe.ts', '../app/compose.ts'],
+    ['modules/checkout/probe.ts', '../catalog/index.ts'],
+    ['modules/checkout/probe.ts', '../../platform/es/handleCommand.ts'],
+    ['modules/checkout/domain/probe.ts', '../../catalog/domain/product.ts'],
   ])('lets %s import %s', async (file, target) => {
     const ids = await ruleIds(file, `import * as below from '${target}';\nexport const probe = below;\n`);
     expect(ids).not.toContain('import-x/no-restricted-paths');
+  }, 60_000);
+
+  it.each([
+    ['modules/checkout/domain/probe.ts', 'node:crypto'],
+    ['modules/checkout/domain/probe.ts', '../../catalog/index.ts'],
+    ['modules/checkout/domain/probe.ts', '../checkoutQueries.ts'],
+    ['platform/domain/probe.ts', '../es/handleCommand.ts'],
+  ])('keeps %s pure: refuses %s', async (file, target) => {
+    const ids = await ruleIds(file, `import * as outside from '${target}';\nexport const probe = outside;\n`);
+    expect(ids).toContain('no-restricted-imports');
+  }, 60_000);
+
+  it.each([
+    ['modules/checkout/domain/probe.ts', '../../../platform/domain/money.ts'],
+    ['modules/checkout/domain/probe.ts', './offer.ts'],
+  ])('lets the pure %s import %s', async (file, target) => {
+    const ids = await ruleIds(file, `import * as pure from '${target}';\nexport const probe = pure;\n`);
+    expect(ids).not.toContain('no-restricted-imports');
   }, 60_000);
 });
