@@ -2,10 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Services } from '../../runtime/services.ts';
 import { trackingAppends, type AppendTrack } from '../../lib/appendTracker.ts';
-import { offerUuidOfRef } from '../../../modules/checkout/offerCommands.ts';
-import { offerStream } from '../../../modules/checkout/domain/offer.ts';
-import type { OfferDoc } from '../../../modules/checkout/checkoutProjection.ts';
-import { findOfferByRef } from '../../../modules/checkout/checkoutQueries.ts';
 import { HttpError } from '../errors.ts';
 
 /** A write's answer: the global log position its appends reached. Sent back on a read, it waits for it. */
@@ -105,18 +101,6 @@ export async function findOrAwaitStream<T>(services: Services, reply: FastifyRep
   if (at !== null && at >= last.position) return found;
   if (!(await readModelsReached(services, last.position))) reply.header(STALE_HEADER, 'true');
   return lookup.find();
-}
-
-/** A published offer by reference for the public routes and pages (findOrAwaitStream). */
-export function findPublishedOffer(services: Services, reply: FastifyReply, ref: string): Promise<OfferDoc | null> {
-  return findOrAwaitStream(services, reply, {
-    stream: async () => {
-      const uuid = await offerUuidOfRef(services, ref);
-      return uuid === null ? null : offerStream(uuid);
-    },
-    find: () => findOfferByRef(services.readStore, ref),
-    ready: (offer) => offer.status === 'published',
-  });
 }
 
 /**

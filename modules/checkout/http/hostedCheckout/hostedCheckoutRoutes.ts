@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../../platform/runtime/services.ts';
 import { readSessionSnapshot } from '../../sessionSnapshot.ts';
-import { findPublishedOffer } from '../../../../platform/http/plugins/readYourWrites.ts';
+import { findPublishedOffer } from '../publishedOffer.ts';
 import { loadStripeAccount } from '../../../payments/index.ts';
 import { offerRef } from '../checkoutSchemas.ts';
 import { RouteKey } from '../../../../platform/http/schemas.ts';
