@@ -1,5 +1,5 @@
 import { Workflow } from '../api/routes/automation/automationRoutes.ts';
-import { productResource } from '../modules/catalog/http/catalogRoutes.ts';
+import { productResource } from '../modules/catalog/resources.ts';
 import { presentSessionResource } from '../modules/checkout/resources.ts';
 import type { EventStore, RecordedEvent } from '../platform/eventStore/eventStore.ts';
 import { encodeRouteKey } from '../platform/lib/routeKeys.ts';

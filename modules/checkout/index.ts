@@ -3,3 +3,4 @@ export { type CardSummary, checkoutSessionDecider, checkoutSessionStream, type C
 export { invoiceDecider, type InvoiceEvent, type InvoiceState, invoiceStream } from './domain/invoice.ts';
 export { RedirectOrigins } from './offerImport.ts';
 export { completePaidInvoiceSession, startSession } from './sessionCommands.ts';
+export { presentSessionResource, type SessionResource, SessionResourceSchema } from './resources.ts';

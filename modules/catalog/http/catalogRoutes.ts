@@ -22,6 +22,7 @@ import { pageEnvelope } from '../../../platform/http/pagination.ts';
 import { findOrAwaitStream } from '../../../platform/http/plugins/readYourWrites.ts';
 import { productIdOfRouteKey } from '../productManagement.ts';
 import { productStream } from '../domain/product.ts';
+import { productResource } from '../resources.ts';
 
 const PATH = '/api/catalog/products';
 const ProductParams = z.object({ product: RouteKey.describe('The product route key.') });
@@ -37,22 +38,6 @@ const listItem = (p: ProductDoc): ListItem => ({
   description: p.description,
   family: p.family,
   version_number: p.version_number,
-  status: p.status,
-  published_at: p.published_at,
-  archived_at: p.archived_at,
-});
-
-export const productResource = (p: ProductDoc): z.infer<typeof Product> => ({
-  id: p.route_key,
-  name: p.name,
-  display_name: p.display_name,
-  description: p.description,
-  created_at: p.created_at,
-  updated_at: p.updated_at,
-  family: p.family,
-  version_number: p.version_number,
-  features: p.features,
-  twins: p.twins,
   status: p.status,
   published_at: p.published_at,
   archived_at: p.archived_at,
