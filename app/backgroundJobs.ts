@@ -10,15 +10,17 @@ export type { BackgroundJob };
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = modules.flatMap((m) => m.jobs);
+export async function backgroundJobs(): Promise<BackgroundJob[]> {
+  return (await Promise.all(modules.map((m) => m.jobs()))).flat();
+}
 
 export async function startBackgroundJobs(
   services: Services,
   logger: Logger,
-  jobs: readonly BackgroundJob[] = backgroundJobs,
+  jobs?: readonly BackgroundJob[],
 ): Promise<{ stop(): Promise<void> }> {
   const started: Array<{ stop(): Promise<void> }> = [];
-  for (const job of jobs) started.push(await job.start(services, logger));
+  for (const job of jobs ?? (await backgroundJobs())) started.push(await job.start(services, logger));
   return {
     async stop() {
       await Promise.all(started.map((j) => j.stop()));
@@ -35,7 +37,7 @@ export function runJobsUnderLeases(
   services: Services,
   logger: Logger,
   lease: { owner: string; ttlMs: number },
-  jobs: readonly BackgroundJob[] = backgroundJobs,
+  jobs: readonly BackgroundJob[],
 ): Running {
   return runUnderLeases(
     jobs.map((job) => ({ name: `job:${job.name}`, start: () => startBackgroundJobs(services, logger, [job]) })),

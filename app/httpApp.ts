@@ -169,7 +169,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     }),
   });
 
-  for (const route of modules.flatMap((m) => m.routes)) await app.register(route, { services });
+  const moduleRoutes = await Promise.all(modules.map((m) => m.routes()));
+  for (const route of moduleRoutes.flat()) await app.register(route, { services });
   await app.register(dashboardRoutes, { services });
   await app.register(manageRoutes, { services });
   await app.register(docsRoutes);

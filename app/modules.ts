@@ -1,8 +1,3 @@
-import { automationJob } from '../automation/workflowRunner.ts';
-import { automationRoutes } from '../api/routes/automation/automationRoutes.ts';
-import { catchRoute } from '../api/routes/automation/catchRoute.ts';
-import { automationManageRoutes } from '../api/routes/manage/automationManageRoutes.ts';
-import { webhookEndpointManageRoutes, webhookEndpointRoutes } from '../api/routes/webhooks/webhookEndpointRoutes.ts';
 import { promosSection, sequencesSection } from '../commands/automation/automationImport.ts';
 import { catalogModule } from '../modules/catalog/module.ts';
 import { checkoutModule } from '../modules/checkout/module.ts';
@@ -16,25 +11,23 @@ import type { ImportSection } from '../platform/import/importSection.ts';
 import type { FeatureModule } from '../platform/runtime/featureModule.ts';
 import { automationProjection } from '../projections/automation/automationProjection.ts';
 import { webhookProjection } from '../projections/webhooks/webhookProjection.ts';
-import { eventTriggerJob } from '../webhooks/eventTriggerJob.ts';
-import { webhooksJob } from '../webhooks/webhookJob.ts';
 
 // Automation and event webhooks still live in the layer folders; these two entries gather them.
 const automationModule: FeatureModule = {
   name: 'automation',
   projections: [automationProjection],
-  routes: [catchRoute, automationRoutes],
-  manageRoutes: [automationManageRoutes],
-  jobs: [automationJob],
+  routes: async () => [(await import('../api/routes/automation/catchRoute.ts')).catchRoute, (await import('../api/routes/automation/automationRoutes.ts')).automationRoutes],
+  manageRoutes: async () => [(await import('../api/routes/manage/automationManageRoutes.ts')).automationManageRoutes],
+  jobs: async () => [(await import('../automation/workflowRunner.ts')).automationJob],
   importSections: [promosSection as ImportSection, sequencesSection as ImportSection],
 };
 
 const webhooksModule: FeatureModule = {
   name: 'webhooks',
   projections: [webhookProjection],
-  routes: [webhookEndpointRoutes],
-  manageRoutes: [webhookEndpointManageRoutes],
-  jobs: [webhooksJob, eventTriggerJob],
+  routes: async () => [(await import('../api/routes/webhooks/webhookEndpointRoutes.ts')).webhookEndpointRoutes],
+  manageRoutes: async () => [(await import('../api/routes/webhooks/webhookEndpointRoutes.ts')).webhookEndpointManageRoutes],
+  jobs: async () => [(await import('../webhooks/webhookJob.ts')).webhooksJob, (await import('../webhooks/eventTriggerJob.ts')).eventTriggerJob],
   importSections: [],
 };
 

@@ -1,5 +1,5 @@
 import { buildApp } from './httpApp.ts';
-import { runJobsUnderLeases } from './backgroundJobs.ts';
+import { backgroundJobs, runJobsUnderLeases } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
 import { isProductionProfile, runsInApi, usesSubscriberThread, type Config } from '../platform/runtime/config.ts';
 import { createMetrics } from '../platform/runtime/metrics.ts';
@@ -65,10 +65,12 @@ export async function startServer(config: Config): Promise<{ url: string; close(
   if (thread) app.log.info({ projections: true, background_jobs: runJobs }, 'projections and background jobs run on the subscriber thread');
   const jobs =
     runJobs && !thread
-      ? runJobsUnderLeases(services, { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) }, {
-          owner: workerId(),
-          ttlMs: config.LEASE_TTL_MS,
-        })
+      ? runJobsUnderLeases(
+          services,
+          { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) },
+          { owner: workerId(), ttlMs: config.LEASE_TTL_MS },
+          await backgroundJobs(),
+        )
       : { stop: async () => undefined };
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

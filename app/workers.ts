@@ -38,12 +38,12 @@ export async function startProjectionWorker(
 export async function startAutomationWorker(
   config: Config,
   logger: Logger,
-  jobs: readonly BackgroundJob[] = backgroundJobs,
+  jobs?: readonly BackgroundJob[],
 ): Promise<Worker> {
   // Automation reads read models (triggers, workflows), so it waits for the projection worker's checkpoints.
   const services = await compose(config, { runProjections: false, watchProjections: true, logger });
   const owner = workerId();
-  const leased = runJobsUnderLeases(services, logger, { owner, ttlMs: config.LEASE_TTL_MS }, jobs);
+  const leased = runJobsUnderLeases(services, logger, { owner, ttlMs: config.LEASE_TTL_MS }, jobs ?? (await backgroundJobs()));
   return { owner, services, stop: stopAll([leased], services) };
 }
 

@@ -1,11 +1,4 @@
 import { checkoutProjection } from './checkoutProjection.ts';
-import { checkoutRoutes } from './http/checkoutRoutes.ts';
-import { hostedCheckoutRoutes } from './http/hostedCheckout/hostedCheckoutRoutes.ts';
-import { checkoutManageRoutes } from './http/checkoutManageRoutes.ts';
-import { offerPreviewRoutes } from './http/offerPreviewRoutes.ts';
-import { offerRoutes } from './http/offerRoutes.ts';
-import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
-import { checkoutCompletionJob } from './jobs/checkoutCompletion.ts';
 import { offersSection } from './offerImport.ts';
 import type { ImportSection } from '../../platform/import/importSection.ts';
 import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
@@ -13,8 +6,8 @@ import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
 export const checkoutModule: FeatureModule = {
   name: 'checkout',
   projections: [checkoutProjection],
-  routes: [checkoutRoutes, hostedCheckoutRoutes],
-  manageRoutes: [checkoutManageRoutes, offerPreviewRoutes, offerRoutes],
-  jobs: [checkoutSessionExpiryJob, checkoutCompletionJob],
+  routes: async () => [(await import('./http/checkoutRoutes.ts')).checkoutRoutes, (await import('./http/hostedCheckout/hostedCheckoutRoutes.ts')).hostedCheckoutRoutes],
+  manageRoutes: async () => [(await import('./http/checkoutManageRoutes.ts')).checkoutManageRoutes, (await import('./http/offerPreviewRoutes.ts')).offerPreviewRoutes, (await import('./http/offerRoutes.ts')).offerRoutes],
+  jobs: async () => [(await import('./jobs/checkoutSessionExpiry.ts')).checkoutSessionExpiryJob, (await import('./jobs/checkoutCompletion.ts')).checkoutCompletionJob],
   importSections: [offersSection as ImportSection],
 };

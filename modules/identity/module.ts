@@ -1,17 +1,11 @@
 import { identityProjection } from './identityProjection.ts';
-import { identityRoutes } from './http/identityRoutes.ts';
-import { accountRoutes } from './http/accountRoutes.ts';
-import { organizationRoutes } from './http/organizationRoutes.ts';
-import { passkeyRoutes } from './http/passkeyRoutes.ts';
-import { apiKeyRevocationJob } from './jobs/apiKeyRevocation.ts';
-import { membershipAcceptanceJob } from './jobs/membershipAcceptance.ts';
 import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
 
 export const identityModule: FeatureModule = {
   name: 'identity',
   projections: [identityProjection],
-  routes: [identityRoutes],
-  manageRoutes: [accountRoutes, organizationRoutes, passkeyRoutes],
-  jobs: [apiKeyRevocationJob, membershipAcceptanceJob],
+  routes: async () => [(await import('./http/identityRoutes.ts')).identityRoutes],
+  manageRoutes: async () => [(await import('./http/accountRoutes.ts')).accountRoutes, (await import('./http/organizationRoutes.ts')).organizationRoutes, (await import('./http/passkeyRoutes.ts')).passkeyRoutes],
+  jobs: async () => [(await import('./jobs/apiKeyRevocation.ts')).apiKeyRevocationJob, (await import('./jobs/membershipAcceptance.ts')).membershipAcceptanceJob],
   importSections: [],
 };

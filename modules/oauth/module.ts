@@ -1,14 +1,11 @@
 import { oauthProjection } from './oauthProjection.ts';
-import { oauthRoutes } from './http/oauthRoutes.ts';
-import { oauthAppRoutes } from './http/oauthAppRoutes.ts';
-import { oauthRecordsSweepJob } from './jobs/oauthRecordsSweep.ts';
 import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
 
 export const oauthModule: FeatureModule = {
   name: 'oauth',
   projections: [oauthProjection],
-  routes: [oauthRoutes],
-  manageRoutes: [oauthAppRoutes],
-  jobs: [oauthRecordsSweepJob],
+  routes: async () => [(await import('./http/oauthRoutes.ts')).oauthRoutes],
+  manageRoutes: async () => [(await import('./http/oauthAppRoutes.ts')).oauthAppRoutes],
+  jobs: async () => [(await import('./jobs/oauthRecordsSweep.ts')).oauthRecordsSweepJob],
   importSections: [],
 };

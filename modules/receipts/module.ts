@@ -1,13 +1,11 @@
 import { receiptProjection } from './receiptProjection.ts';
-import { receiptRoutes } from './http/receiptRoutes.ts';
-import { receiptOutboxJob } from './jobs/receiptOutbox.ts';
 import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
 
 export const receiptsModule: FeatureModule = {
   name: 'receipts',
   projections: [receiptProjection],
-  routes: [receiptRoutes],
-  manageRoutes: [],
-  jobs: [receiptOutboxJob],
+  routes: async () => [(await import('./http/receiptRoutes.ts')).receiptRoutes],
+  manageRoutes: async () => [],
+  jobs: async () => [(await import('./jobs/receiptOutbox.ts')).receiptOutboxJob],
   importSections: [],
 };

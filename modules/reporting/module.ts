@@ -1,14 +1,12 @@
 import { eventLogProjection } from './eventLogProjection.ts';
 import { salesStatsProjection } from './salesStatsProjection.ts';
-import { eventLogRoutes } from './http/eventLogRoutes.ts';
-import { salesStatsRoutes } from './http/salesStatsRoutes.ts';
 import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
 
 export const reportingModule: FeatureModule = {
   name: 'reporting',
   projections: [eventLogProjection, salesStatsProjection],
-  routes: [],
-  manageRoutes: [eventLogRoutes, salesStatsRoutes],
-  jobs: [],
+  routes: async () => [],
+  manageRoutes: async () => [(await import('./http/eventLogRoutes.ts')).eventLogRoutes, (await import('./http/salesStatsRoutes.ts')).salesStatsRoutes],
+  jobs: async () => [],
   importSections: [],
 };

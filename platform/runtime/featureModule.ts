@@ -6,17 +6,21 @@ import type { BackgroundJob, Services } from './services.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each module picks its own type provider (zod or none)
 export type RoutePlugin = FastifyPluginAsync<{ services: Services }, RawServerDefault, any>;
 
-/** What a feature module gives the composition root; app/modules.ts lists them all. */
+/**
+ * What a feature module gives the composition root; app/modules.ts lists them all. Routes and
+ * jobs load when the server or a worker starts them: a CLI command that composes the stores needs
+ * the projections alone.
+ */
 export type FeatureModule = Readonly<{
   name: string;
   /** Its read models. */
   projections: readonly Projection[];
   /** Its routes on the public API and its hosted pages. */
-  routes: readonly RoutePlugin[];
+  routes: () => Promise<readonly RoutePlugin[]>;
   /** Its routes under /manage/api, the dashboard's. */
-  manageRoutes: readonly RoutePlugin[];
+  manageRoutes: () => Promise<readonly RoutePlugin[]>;
   /** Its subscribers and schedulers. */
-  jobs: readonly BackgroundJob[];
+  jobs: () => Promise<readonly BackgroundJob[]>;
   /** Its sections of `commerce import`, in the order they apply. */
   importSections: readonly ImportSection[];
 }>;
