@@ -53,6 +53,13 @@ const domainZones = MODULES.flatMap((target) =>
     message: `modules/${target} uses modules/${other} through its index.ts only.`,
   })),
 );
+// ...and platform/ through the index.ts of each of its parts (es/, http/, runtime/…).
+const platformZones = PLATFORM.map((part) => ({
+  target: './modules',
+  from: `./${part}`,
+  except: ['./index.ts'],
+  message: `modules/ use ${part}/ through its index.ts only.`,
+}));
 // Nothing but bin/, cli/ and tests imports the composition root.
 const appZone = { target: ['./platform', './modules', './domain', './commands', './projections', './api', './automation', './webhooks', './sdk'], from: './app', message: 'app/ is the composition root: only bin/, cli/ and tests import it.' };
 
@@ -83,7 +90,7 @@ export default tseslint.config(
     rules: {
       // Type-only imports are erased at run time, so they may point back; values may not.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      'import-x/no-restricted-paths': ['error', { zones: [...layerZones.flatMap(zoneFor), ...moduleZones, ...domainZones, appZone] }],
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones.flatMap(zoneFor), ...moduleZones, ...domainZones, ...platformZones, appZone] }],
     },
   },
   {

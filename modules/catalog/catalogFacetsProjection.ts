@@ -1,6 +1,6 @@
 import type { ProductEvent, ProductDetails } from './domain/product.ts';
-import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
-import type { Projection, ProjectionTx } from '../../platform/es/projection.ts';
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 
 /** A family as the organization's products name it, with the products that do. */
 export type FamilyDoc = { id: string; organization_id: string; lookup_key: string; family_id: string; name: string; product_ids: string[] };

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { MAX_AMOUNT } from '../../platform/domain/money.ts';
-import { currencyCode, minorUnits } from '../../platform/lib/minorUnits.ts';
+import { MAX_AMOUNT } from '../../platform/domain/index.ts';
+import { currencyCode, minorUnits } from '../../platform/lib/index.ts';
 import type { DesiredProduct, Family, PlanInput } from './domain/product.ts';
-import { applyEach, filePath } from '../../platform/import/importIssues.ts';
-import { importSection, type ImportIssue } from '../../platform/import/importSection.ts';
+import { applyEach, filePath } from '../../platform/import/index.ts';
+import { importSection, type ImportIssue } from '../../platform/import/index.ts';
 import { upsertProductByKey, type ProductWriteResult } from './productCommands.ts';
 
 /** ISO 8601 durations as plans use them: P1M, P1Y, P14D, PT12H… (no fractions, not empty). */

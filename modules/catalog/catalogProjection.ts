@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import { productEventTypes, type Family, type Feature, type Plan, type ProductEvent, type Twin } from './domain/product.ts';
-import type { Projection, ProjectionTx } from '../../platform/es/projection.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 
 export const CATALOG_PRODUCTS = 'catalog_products';
 export const CATALOG_PLANS = 'catalog_plans';

@@ -1,4 +1,4 @@
-import type { ReadStore } from '../../platform/readStore/readStore.ts';
+import type { ReadStore } from '../../platform/readStore/index.ts';
 import { CATALOG_PLANS, CATALOG_PRODUCTS, type PlanDoc, type ProductDoc } from './catalogProjection.ts';
 
 /** The queries the catalog routes and the CLI run against the catalog read model. */

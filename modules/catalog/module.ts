@@ -1,8 +1,8 @@
 import { catalogProjection } from './catalogProjection.ts';
 import { catalogFacetsProjection } from './catalogFacetsProjection.ts';
 import { familiesSection, productsSection } from './catalogImport.ts';
-import type { ImportSection } from '../../platform/import/importSection.ts';
-import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
+import type { ImportSection } from '../../platform/import/index.ts';
+import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const catalogModule: FeatureModule = {
   name: 'catalog',

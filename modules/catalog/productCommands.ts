@@ -8,12 +8,12 @@ import {
   type ProductKeyClaimedEvent,
   type ProductState,
 } from './domain/product.ts';
-import { fold } from '../../platform/domain/decider.ts';
-import { DomainError, notFound } from '../../platform/domain/domainError.ts';
-import { WrongExpectedRevisionError } from '../../platform/eventStore/eventStore.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
-import { allocateId } from '../../platform/es/idAllocator.ts';
-import { encodeRouteKey } from '../../platform/lib/routeKeys.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { DomainError, notFound } from '../../platform/domain/index.ts';
+import { WrongExpectedRevisionError } from '../../platform/eventStore/index.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/index.ts';
+import { allocateId } from '../../platform/es/index.ts';
+import { encodeRouteKey } from '../../platform/lib/index.ts';
 
 /** Counter names of allocateId: the integer ids behind product and plan route keys. */
 export const PRODUCT_COUNTER = 'product';

@@ -1,9 +1,9 @@
 import { productDecider, productStream, type DesiredProduct, type ProductDetails, type ProductEvent, type ProductState } from './domain/product.ts';
-import { fold } from '../../platform/domain/decider.ts';
-import { notFound } from '../../platform/domain/domainError.ts';
-import type { CommandContext } from '../../platform/es/handleCommand.ts';
-import { decodeRouteKey } from '../../platform/lib/routeKeys.ts';
-import { allocatedStream } from '../../platform/es/idAllocator.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { notFound } from '../../platform/domain/index.ts';
+import type { CommandContext } from '../../platform/es/index.ts';
+import { decodeRouteKey } from '../../platform/lib/index.ts';
+import { allocatedStream } from '../../platform/es/index.ts';
 import { archiveProduct, PRODUCT_COUNTER, publishProduct, upsertProductByKey } from './productCommands.ts';
 
 export type KnownProduct = Exclude<ProductState, { status: 'none' }>;

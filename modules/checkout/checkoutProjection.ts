@@ -1,8 +1,8 @@
-import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
-import { encodeRouteKey } from '../../platform/lib/routeKeys.ts';
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
+import { encodeRouteKey } from '../../platform/lib/index.ts';
 import type { OfferEvent, OfferPage, OfferPlan, OfferStatus, OfferTheme } from './domain/offer.ts';
 import { evolveSessionView, type CheckoutEvent, type SessionView } from './domain/sessionView.ts';
-import type { Projection, ProjectionTx } from '../../platform/es/projection.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 
 export const OFFERS = 'offers';
 export const CHECKOUT_SESSIONS = 'checkout_sessions';

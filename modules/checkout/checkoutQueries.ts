@@ -1,5 +1,5 @@
-import { parseOfferRef } from '../../platform/lib/offerRef.ts';
-import type { Filter, ReadStore } from '../../platform/readStore/readStore.ts';
+import { parseOfferRef } from '../../platform/lib/index.ts';
+import type { Filter, ReadStore } from '../../platform/readStore/index.ts';
 import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from './checkoutProjection.ts';
 
 /**

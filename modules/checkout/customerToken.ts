@@ -1,6 +1,6 @@
 import { jwtVerify } from 'jose';
 import type { SessionCustomer } from './domain/checkoutSession.ts';
-import { invalid } from '../../platform/domain/domainError.ts';
+import { invalid } from '../../platform/domain/index.ts';
 
 /**
  * A customer identified by a signed user token: the service_jwt of /api/users/me (HS256, our

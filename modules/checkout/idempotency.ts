@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { DomainError } from '../../platform/domain/domainError.ts';
-import { WrongExpectedRevisionError, type RecordedEvent } from '../../platform/eventStore/eventStore.ts';
-import { toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { DomainError } from '../../platform/domain/index.ts';
+import { WrongExpectedRevisionError, type RecordedEvent } from '../../platform/eventStore/index.ts';
+import { toNewEvent, type CommandContext } from '../../platform/es/index.ts';
 
 /** Keys are kept this long (Stripe's 24 hours); after that a key may be used again. */
 export const IDEMPOTENCY_TTL_SECONDS = 86_400;

@@ -1,7 +1,7 @@
 import { checkoutProjection } from './checkoutProjection.ts';
 import { offersSection } from './offerImport.ts';
-import type { ImportSection } from '../../platform/import/importSection.ts';
-import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
+import type { ImportSection } from '../../platform/import/index.ts';
+import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const checkoutModule: FeatureModule = {
   name: 'checkout',

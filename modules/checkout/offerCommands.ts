@@ -6,13 +6,13 @@ import {
   type OfferContent,
   type OfferState,
 } from './domain/offer.ts';
-import { fold } from '../../platform/domain/decider.ts';
-import { DomainError } from '../../platform/domain/domainError.ts';
-import { WrongExpectedRevisionError } from '../../platform/eventStore/eventStore.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
-import { allocatedStream, allocateId } from '../../platform/es/idAllocator.ts';
-import { encodeRouteKey } from '../../platform/lib/routeKeys.ts';
-import { parseOfferRef, reservedSlugMessage } from '../../platform/lib/offerRef.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { DomainError } from '../../platform/domain/index.ts';
+import { WrongExpectedRevisionError } from '../../platform/eventStore/index.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/index.ts';
+import { allocatedStream, allocateId } from '../../platform/es/index.ts';
+import { encodeRouteKey } from '../../platform/lib/index.ts';
+import { parseOfferRef, reservedSlugMessage } from '../../platform/lib/index.ts';
 
 /** The counter offer ids (route keys) come from. */
 export const OFFER_COUNTER = 'offer';

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { isShopUrl, SLUG, type OfferContent } from './domain/offer.ts';
 import { isRedirectUrl, MAX_REDIRECT_ORIGINS, normalizeOrigin } from './domain/redirectUrls.ts';
 import { loadProductByKey } from '../catalog/index.ts';
-import { applyEach, filePath, ImportValidationError } from '../../platform/import/importIssues.ts';
-import { importSection, type ImportContext, type ImportIssue } from '../../platform/import/importSection.ts';
-import { reservedSlugMessage } from '../../platform/lib/offerRef.ts';
+import { applyEach, filePath, ImportValidationError } from '../../platform/import/index.ts';
+import { importSection, type ImportContext, type ImportIssue } from '../../platform/import/index.ts';
+import { reservedSlugMessage } from '../../platform/lib/index.ts';
 import { publishOffer, upsertOffer, type OfferSummary } from './offerCommands.ts';
 
 const HEX = /^#[0-9a-fA-F]{6}$/;

@@ -1,7 +1,7 @@
 import type { OfferContent, OfferState } from './domain/offer.ts';
-import { DomainError, notFound } from '../../platform/domain/domainError.ts';
+import { DomainError, notFound } from '../../platform/domain/index.ts';
 import { loadProductByKey } from '../catalog/index.ts';
-import type { CommandContext } from '../../platform/es/handleCommand.ts';
+import type { CommandContext } from '../../platform/es/index.ts';
 import { archiveOffer, loadOffer, publishOffer, upsertOffer } from './offerCommands.ts';
 
 export type KnownOffer = Exclude<OfferState, { status: 'none' }>;

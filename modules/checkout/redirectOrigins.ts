@@ -1,8 +1,8 @@
 import { offerDecider, offerStream } from './domain/offer.ts';
 import { disallowedRedirects, type RedirectUrls } from './domain/redirectUrls.ts';
-import { fold } from '../../platform/domain/decider.ts';
-import { DomainError } from '../../platform/domain/domainError.ts';
-import type { EventStore } from '../../platform/eventStore/eventStore.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { DomainError } from '../../platform/domain/index.ts';
+import type { EventStore } from '../../platform/eventStore/index.ts';
 import { loadOrganization } from '../identity/index.ts';
 
 /**

@@ -11,11 +11,11 @@ import {
 } from './domain/checkoutSession.ts';
 import { invoiceDecider, invoiceStream } from './domain/invoice.ts';
 import type { OfferPlan } from './domain/offer.ts';
-import { fold } from '../../platform/domain/decider.ts';
-import { DomainError, notFound } from '../../platform/domain/domainError.ts';
-import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
-import { allocateId } from '../../platform/es/idAllocator.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { DomainError, notFound } from '../../platform/domain/index.ts';
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
+import { allocateId } from '../../platform/es/index.ts';
 import type { CardInput, PaymentProvider } from '../payments/index.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,7 +1,7 @@
 import { checkoutSessionStream } from './domain/checkoutSession.ts';
 import { invoiceStream } from './domain/invoice.ts';
 import { evolveSessionView, viewAt, type CheckoutEvent, type SessionView } from './domain/sessionView.ts';
-import type { Actor, EventStore, RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import type { Actor, EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
 
 export type HistoryEntry = {
   /** 1-based: the state after the n-th event of the session and its invoice. */

@@ -1,7 +1,7 @@
 import { checkoutSessionStream } from './domain/checkoutSession.ts';
 import { invoiceStream } from './domain/invoice.ts';
 import { evolveSessionView, type CheckoutEvent, type SessionView } from './domain/sessionView.ts';
-import type { EventStore, RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
 
 /** A session as its streams hold it: the view the GET serves, and the revisions it was folded at. */
 export type SessionSnapshot = {

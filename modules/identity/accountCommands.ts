@@ -10,10 +10,10 @@ import {
   type SignInMethod,
   type UserSessionState,
 } from './domain/userSession.ts';
-import { fold } from '../../platform/domain/decider.ts';
-import { DomainError, notFound } from '../../platform/domain/domainError.ts';
-import { WrongExpectedRevisionError, type EventStore } from '../../platform/eventStore/eventStore.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { DomainError, notFound } from '../../platform/domain/index.ts';
+import { WrongExpectedRevisionError, type EventStore } from '../../platform/eventStore/index.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/index.ts';
 import {
   dummyPasswordHash,
   generateInvitationToken,

@@ -3,9 +3,9 @@ import { customAlphabet } from 'nanoid';
 import { apiKeyDecider, apiKeyStream, type ApiKeyRevokeReason } from './domain/apiKey.ts';
 import { organizationDecider, organizationStream } from './domain/organization.ts';
 import { normalizeEmail, userDecider, userEmailStream, userStream, type Role } from './domain/user.ts';
-import { notFound } from '../../platform/domain/domainError.ts';
-import { WrongExpectedRevisionError } from '../../platform/eventStore/eventStore.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { notFound } from '../../platform/domain/index.ts';
+import { WrongExpectedRevisionError } from '../../platform/eventStore/index.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/index.ts';
 import { generateApiKey } from './credentials.ts';
 
 const shortId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 12);

@@ -1,10 +1,10 @@
-import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { ApiKeyEvent } from './domain/apiKey.ts';
 import type { OrganizationEvent } from './domain/organization.ts';
 import type { MembershipInvitationEvent } from './domain/membershipInvitation.ts';
 import type { Role, UserEvent } from './domain/user.ts';
 import type { UserSessionEvent } from './domain/userSession.ts';
-import type { Projection, ProjectionTx } from '../../platform/es/projection.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 
 export type OrganizationDoc = { id: string; name: string; timezone: string; created_at: number; updated_at: number };
 export type UserDoc = {

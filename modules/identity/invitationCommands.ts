@@ -7,10 +7,10 @@ import {
   type MembershipInvitationState,
 } from './domain/membershipInvitation.ts';
 import { normalizeEmail, userDecider, userEmailStream, userStream, type Passkey, type Role } from './domain/user.ts';
-import { fold } from '../../platform/domain/decider.ts';
-import { DomainError, notFound } from '../../platform/domain/domainError.ts';
-import { WrongExpectedRevisionError, type EventStore } from '../../platform/eventStore/eventStore.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { DomainError, notFound } from '../../platform/domain/index.ts';
+import { WrongExpectedRevisionError, type EventStore } from '../../platform/eventStore/index.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/index.ts';
 import { INVITATION_TTL_SECONDS, loadUser, userIdByEmail, type ActiveUser } from './accountCommands.ts';
 import { generateMembershipInvitationToken, hashPassword, parseMembershipInvitationToken, sha256Hex } from './accountSecrets.ts';
 

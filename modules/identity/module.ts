@@ -1,5 +1,5 @@
 import { identityProjection } from './identityProjection.ts';
-import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
+import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const identityModule: FeatureModule = {
   name: 'identity',

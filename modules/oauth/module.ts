@@ -1,5 +1,5 @@
 import { oauthProjection } from './oauthProjection.ts';
-import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
+import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const oauthModule: FeatureModule = {
   name: 'oauth',

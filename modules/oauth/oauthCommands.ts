@@ -1,6 +1,6 @@
 import { customAlphabet } from 'nanoid';
-import { fold } from '../../platform/domain/decider.ts';
-import { notFound } from '../../platform/domain/domainError.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { notFound } from '../../platform/domain/index.ts';
 import { oauthAppDecider, oauthAppStream, type OAuthAppEvent, type OAuthAppState } from './domain/oauthApp.ts';
 import {
   oauthGrantDecider,
@@ -10,8 +10,8 @@ import {
   type OAuthGrantState,
 } from './domain/oauthGrant.ts';
 import { userDecider, userStream } from '../identity/index.ts';
-import type { EventStore } from '../../platform/eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
+import type { EventStore } from '../../platform/eventStore/index.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { hashSecret } from '../identity/index.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

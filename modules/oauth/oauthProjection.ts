@@ -1,7 +1,7 @@
-import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { OAuthAppEvent } from './domain/oauthApp.ts';
 import type { OAuthGrantEvent } from './domain/oauthGrant.ts';
-import type { Projection, ProjectionTx } from '../../platform/es/projection.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 
 /** A registered app as its owners list it: never its secret's hash. */
 export type OAuthAppDoc = {

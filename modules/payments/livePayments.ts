@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput } from '../checkout/index.ts';
 import { invoiceDecider, invoiceStream, type InvoiceState } from '../checkout/index.ts';
 import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
-import { fold } from '../../platform/domain/decider.ts';
-import { DomainError, conflict, invalid, notFound } from '../../platform/domain/domainError.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
 import { completePaidInvoiceSession, startSession } from '../checkout/index.ts';
-import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type StripeClientFactory } from './paymentProvider.ts';
-import type { EventStore } from '../../platform/eventStore/eventStore.ts';
+import type { EventStore } from '../../platform/eventStore/index.ts';
 import { stripeCredentials, stripeSecrets, type StripeCredentials } from './stripeAccountCommands.ts';
 import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';
 

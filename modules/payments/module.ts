@@ -1,4 +1,4 @@
-import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
+import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const paymentsModule: FeatureModule = {
   name: 'payments',

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describeSecretKey, stripeAccountDecider, stripeAccountStream, type StripeAccountState } from './domain/stripeAccount.ts';
-import { fold } from '../../platform/domain/decider.ts';
-import { DomainError, invalid, notFound } from '../../platform/domain/domainError.ts';
-import type { EventStore } from '../../platform/eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { DomainError, invalid, notFound } from '../../platform/domain/index.ts';
+import type { EventStore } from '../../platform/eventStore/index.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { organizationExists } from '../identity/index.ts';
 import { secretBox, type SecretBox } from '../../commands/webhooks/secretBox.ts';
 import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';

@@ -1,5 +1,5 @@
 import type { SealedStripeCredentials, StripeCredentialRecords } from './stripeCredentialRecords.ts';
-import type { ReadStore } from '../../platform/readStore/readStore.ts';
+import type { ReadStore } from '../../platform/readStore/index.ts';
 
 /**
  * Sealed Stripe credentials, in the read store beside the read models but owned by no projection

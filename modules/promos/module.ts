@@ -1,5 +1,5 @@
 import { promoProjection } from './promoProjection.ts';
-import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
+import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const promosModule: FeatureModule = {
   name: 'promos',

@@ -1,5 +1,5 @@
 import { promoDecider, promoStream, type PromoOffers, type PromoTier } from './domain/promo.ts';
-import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 
 export async function createPromo(
   ctx: CommandContext,

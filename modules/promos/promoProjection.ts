@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { PromoEvent, PromoOffers, PromoTier } from './domain/promo.ts';
-import type { Projection } from '../../platform/es/projection.ts';
+import type { Projection } from '../../platform/es/index.ts';
 
 export const PROMOS = 'promos';
 export const PROMO_PARTICIPANTS = 'promo_participants';

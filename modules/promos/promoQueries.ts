@@ -1,5 +1,5 @@
 import { currentTier, priceUnderPromo, promoPricesOffer, promoState, tierEndsAt, type PromoPrice } from './domain/pricing.ts';
-import type { ReadStore } from '../../platform/readStore/readStore.ts';
+import type { ReadStore } from '../../platform/readStore/index.ts';
 import { PROMOS, type PromoDoc } from './promoProjection.ts';
 
 export async function findPromo(readStore: ReadStore, slug: string): Promise<PromoDoc | null> {

@@ -1,5 +1,5 @@
 import { receiptProjection } from './receiptProjection.ts';
-import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
+import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const receiptsModule: FeatureModule = {
   name: 'receipts',

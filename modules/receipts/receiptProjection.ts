@@ -1,6 +1,6 @@
 import type { Notice, NoticeEvent } from './domain/notice.ts';
 import type { ReceiptEvent, ReceiptSnapshot } from './domain/receipt.ts';
-import type { Projection } from '../../platform/es/projection.ts';
+import type { Projection } from '../../platform/es/index.ts';
 
 export const RECEIPTS = 'receipts';
 export const NOTICES = 'outbox_notices';

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
-import type { Projection, ProjectionTx } from '../../platform/es/projection.ts';
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 
 /**
  * The streams a seller may read: their business records. Identity streams (users, sessions, keys,

@@ -1,6 +1,6 @@
 import { eventLogProjection } from './eventLogProjection.ts';
 import { salesStatsProjection } from './salesStatsProjection.ts';
-import type { FeatureModule } from '../../platform/runtime/featureModule.ts';
+import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const reportingModule: FeatureModule = {
   name: 'reporting',

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
-import type { Projection, ProjectionTx } from '../../platform/es/projection.ts';
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 
 /** What a session is worth, noted when it is created: its completion event carries neither. */
 export const SALES_STATS_SESSIONS = 'sales_stats_sessions';

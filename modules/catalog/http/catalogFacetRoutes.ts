@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { editProductDetails, type DetailsEdit } from '../productManagement.ts';
 import {
   CATALOG_FAMILIES,
@@ -10,12 +10,12 @@ import {
   type FamilyDoc,
   type FeatureDoc,
 } from '../catalogFacetsProjection.ts';
-import { notFound } from '../../../platform/http/errors.ts';
+import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
-import { manageContext } from '../../../platform/http/manage/manageContext.ts';
-import { pageOf, PageQuery } from '../../../platform/http/manage/managePaging.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
-import { readModelsAtHead } from '../../../platform/http/plugins/readYourWrites.ts';
+import { manageContext } from '../../../platform/http/index.ts';
+import { pageOf, PageQuery } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
+import { readModelsAtHead } from '../../../platform/http/index.ts';
 
 /** As the import file's lookup_key and feature id. */
 const Identifier = z

@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { catalogProjection, type PlanDoc, type ProductDoc } from '../catalogProjection.ts';
 import { findProduct, listPlans, listProducts } from '../catalogQueries.ts';
-import { baseUrl } from '../../../platform/http/context.ts';
-import { notFound, unauthorized } from '../../../platform/http/errors.ts';
+import { baseUrl } from '../../../platform/http/index.ts';
+import { notFound, unauthorized } from '../../../platform/http/index.ts';
 import { requireAuth } from '../../oauth/index.ts';
-import { ErrorSchema, protectedRoute, RouteKey } from '../../../platform/http/schemas.ts';
+import { ErrorSchema, protectedRoute, RouteKey } from '../../../platform/http/index.ts';
 import {
   DEFAULT_PER_PAGE,
   MAX_PER_PAGE,
@@ -18,8 +18,8 @@ import {
   ProductPage,
 } from './catalogSchemas.ts';
 import { ProductPageCache } from './productPageCache.ts';
-import { pageEnvelope } from '../../../platform/http/pagination.ts';
-import { findOrAwaitStream } from '../../../platform/http/plugins/readYourWrites.ts';
+import { pageEnvelope } from '../../../platform/http/index.ts';
+import { findOrAwaitStream } from '../../../platform/http/index.ts';
 import { productIdOfRouteKey } from '../productManagement.ts';
 import { productStream } from '../domain/product.ts';
 import { productResource } from '../resources.ts';

@@ -1,6 +1,6 @@
-import { PageLinksSchema, PageMetaSchema } from '../../../platform/http/pagination.ts';
+import { PageLinksSchema, PageMetaSchema } from '../../../platform/http/index.ts';
 import { z } from 'zod';
-import { decimalInteger } from '../../../platform/http/schemas.ts';
+import { decimalInteger } from '../../../platform/http/index.ts';
 
 /** Largest page of the product list: bigger pages answer 422 rather than being clipped silently. */
 export const MAX_PER_PAGE = 500;

@@ -1,17 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { desiredProduct, familyOf, FamilyImport, ProductImport } from '../catalogImport.ts';
 import { changeProductLifecycle, loadOrganizationProduct, productIdOfRouteKey, saveProduct, type KnownProduct } from '../productManagement.ts';
 import type { Family } from '../domain/product.ts';
 import { CATALOG_PLANS, type PlanDoc } from '../catalogProjection.ts';
 import { findProduct, listProducts } from '../catalogQueries.ts';
-import { notFound } from '../../../platform/http/errors.ts';
+import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
-import { RouteKey } from '../../../platform/http/schemas.ts';
-import { manageContext } from '../../../platform/http/manage/manageContext.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
-import { PageQuery, pageOf } from '../../../platform/http/manage/managePaging.ts';
+import { RouteKey } from '../../../platform/http/index.ts';
+import { manageContext } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
+import { PageQuery, pageOf } from '../../../platform/http/index.ts';
 
 const P = '/manage/api/products';
 

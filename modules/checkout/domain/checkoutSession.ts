@@ -1,6 +1,6 @@
 import { isRedirectUrl } from './redirectUrls.ts';
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { DomainError, conflict, invalid, notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { DomainError, conflict, invalid, notFound } from '../../../platform/domain/index.ts';
 
 export type SessionMode = 'test' | 'live';
 export type SessionStatus = 'open' | 'completed' | 'expired';

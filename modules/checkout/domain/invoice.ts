@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { conflict, notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { conflict, notFound } from '../../../platform/domain/index.ts';
 import { sameCustomer, type CardSummary, type SessionCustomer, type SessionLine } from './checkoutSession.ts';
 
 export type InvoiceStatus = 'open' | 'paid' | 'void';

@@ -1,4 +1,4 @@
-import { invalid } from '../../../platform/domain/domainError.ts';
+import { invalid } from '../../../platform/domain/index.ts';
 
 /**
  * Where the hosted checkout page sends the buyer after paying (success_url) or on cancel

@@ -1,16 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { sessionHistory } from '../sessionHistory.ts';
 import { CHECKOUT_INVOICES, CHECKOUT_SESSIONS, checkoutProjection, type SessionDoc } from '../checkoutProjection.ts';
-import type { Filter, Range } from '../../../platform/readStore/readStore.ts';
-import { notFound } from '../../../platform/http/errors.ts';
+import type { Filter, Range } from '../../../platform/readStore/index.ts';
+import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
 import { presentSession, SessionIdParams, sessionOfferRef } from './checkoutSchemas.ts';
-import { decimalInteger } from '../../../platform/http/schemas.ts';
-import { pageOf, PageQuery } from '../../../platform/http/manage/managePaging.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
-import { findOrAwaitStream } from '../../../platform/http/plugins/readYourWrites.ts';
+import { decimalInteger } from '../../../platform/http/index.ts';
+import { pageOf, PageQuery } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
+import { findOrAwaitStream } from '../../../platform/http/index.ts';
 import { invoiceStream } from '../domain/invoice.ts';
 
 const UNIX = decimalInteger(0, 253_402_300_799);

@@ -2,7 +2,7 @@ import fastifyCors from '@fastify/cors';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { customerFromToken } from '../customerToken.ts';
 import { requestFingerprint, withIdempotencyKey, type StoredResponse } from '../idempotency.ts';
 import { assertRedirectsAllowed } from '../redirectOrigins.ts';
@@ -12,20 +12,20 @@ import { paymentProviderFor } from '../../payments/index.ts';
 import { liveModeUnavailable, liveProviderOf, prepareLivePayment, settlePaymentIntent } from '../../payments/index.ts';
 import { loadStripeAccount } from '../../payments/index.ts';
 import { invoiceDecider, invoiceStream } from '../domain/invoice.ts';
-import { fold } from '../../../platform/domain/decider.ts';
+import { fold } from '../../../platform/domain/index.ts';
 import { checkoutSessionStream, type SessionCustomer } from '../domain/checkoutSession.ts';
 import { evolveSessionView, type SessionView } from '../domain/sessionView.ts';
-import { DomainError } from '../../../platform/domain/domainError.ts';
+import { DomainError } from '../../../platform/domain/index.ts';
 import { findOfferByRef, findSession } from '../checkoutQueries.ts';
 import { loadOffer, offerUuidOfRef } from '../offerCommands.ts';
-import { encodeRouteKey } from '../../../platform/lib/routeKeys.ts';
-import { findOrAwaitStream, POSITION_HEADER, readModelsAtHead, STALE_HEADER } from '../../../platform/http/plugins/readYourWrites.ts';
+import { encodeRouteKey } from '../../../platform/lib/index.ts';
+import { findOrAwaitStream, POSITION_HEADER, readModelsAtHead, STALE_HEADER } from '../../../platform/http/index.ts';
 import { findPublishedOffer } from './publishedOffer.ts';
 import { promoPriceForOffer } from '../../promos/index.ts';
-import { baseUrl, commandContext } from '../../../platform/http/context.ts';
-import { notFound } from '../../../platform/http/errors.ts';
-import { validateHeadersInPlace } from '../../../platform/http/validateHeadersInPlace.ts';
-import { ErrorSchema } from '../../../platform/http/schemas.ts';
+import { baseUrl, commandContext } from '../../../platform/http/index.ts';
+import { notFound } from '../../../platform/http/index.ts';
+import { validateHeadersInPlace } from '../../../platform/http/index.ts';
+import { ErrorSchema } from '../../../platform/http/index.ts';
 import {
   CheckoutQuery,
   CreateSessionBody,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { checkoutAdminRoutes } from './checkoutAdminRoutes.ts';
 import { checkoutPublicRoutes } from './checkoutPublicRoutes.ts';
 

@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto';
-import type { ReadStore } from '../../../platform/readStore/readStore.ts';
+import type { ReadStore } from '../../../platform/readStore/index.ts';
 import type { CheckoutInit, PageExtras } from './hostedCheckout/renderCheckoutPage.ts';
 
 /**

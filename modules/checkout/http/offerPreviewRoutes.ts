@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { loadProductByKey } from '../../catalog/index.ts';
 import { OfferImport } from '../offerImport.ts';
 import { intervalWords } from '../../catalog/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
-import { sdkAssets } from '../../../platform/http/sdkAssets.ts';
+import { sdkAssets } from '../../../platform/http/index.ts';
 import { renderCheckoutPage, renderMissingPage, type PageParams } from './hostedCheckout/renderCheckoutPage.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 import { offerPreviewDrafts } from './offerPreviewDrafts.ts';
 
 /**

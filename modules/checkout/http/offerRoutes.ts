@@ -1,17 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { OfferImport } from '../offerImport.ts';
 import { changeOfferStatus, loadOrganizationOffer, offerPlanContent, saveOffer, type KnownOffer } from '../offerManagement.ts';
-import { encodeRouteKey } from '../../../platform/lib/routeKeys.ts';
+import { encodeRouteKey } from '../../../platform/lib/index.ts';
 import { OFFERS, type OfferDoc } from '../checkoutProjection.ts';
 import { findOfferByRef } from '../checkoutQueries.ts';
 import { offerUuidOfRef } from '../offerCommands.ts';
-import { HttpError, notFound } from '../../../platform/http/errors.ts';
+import { HttpError, notFound } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
-import { manageContext } from '../../../platform/http/manage/manageContext.ts';
-import { pageOf, PageQuery } from '../../../platform/http/manage/managePaging.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
+import { manageContext } from '../../../platform/http/index.ts';
+import { pageOf, PageQuery } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 
 const P = '/manage/api/offers';
 const Params = z.object({ offer: z.string().min(1).max(100).regex(/^[A-Za-z0-9-]+$/, 'must be an offer slug, route key or UUID') });

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { findOrAwaitStream } from '../../../platform/http/plugins/readYourWrites.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
+import { findOrAwaitStream } from '../../../platform/http/index.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import type { OfferDoc } from '../checkoutProjection.ts';
 import { findOfferByRef } from '../checkoutQueries.ts';
 import { offerStream } from '../domain/offer.ts';

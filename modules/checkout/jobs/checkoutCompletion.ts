@@ -1,9 +1,9 @@
 import { completePaidInvoiceSession } from '../sessionCommands.ts';
-import type { RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
-import { DomainError } from '../../../platform/domain/domainError.ts';
-import type { Logger } from '../../../platform/es/projectionRunner.ts';
-import { followFromCheckpoint } from '../../../platform/es/followFromCheckpoint.ts';
-import type { BackgroundJob, Services } from '../../../platform/runtime/services.ts';
+import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
+import { DomainError } from '../../../platform/domain/index.ts';
+import type { Logger } from '../../../platform/es/index.ts';
+import { followFromCheckpoint } from '../../../platform/es/index.ts';
+import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 
 export const CHECKOUT_COMPLETION_CHECKPOINT = 'job:checkout-completion';
 

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { conflict, invalid, notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { conflict, invalid, notFound } from '../../../platform/domain/index.ts';
 
 /**
  * Only the hash of the key's secret is ever recorded; the secret is shown once, at creation.

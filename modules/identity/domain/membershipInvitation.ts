@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { DomainError, notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { DomainError, notFound } from '../../../platform/domain/index.ts';
 import { normalizeEmail, type Role } from './user.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { checkRedirectOrigins } from '../../checkout/domain/redirectUrls.ts';
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { conflict, invalid, notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { conflict, invalid, notFound } from '../../../platform/domain/index.ts';
 
 /** The seller's postal address, as receipts and invoices print it. */
 export type OrganizationAddress = {

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { conflict, DomainError, notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { conflict, DomainError, notFound } from '../../../platform/domain/index.ts';
 
 /** `owner` manages members and API keys; `member` does everything else. */
 export type Role = 'owner' | 'member';

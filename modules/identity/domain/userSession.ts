@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { conflict, notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { conflict, notFound } from '../../../platform/domain/index.ts';
 
 /**
  * A signed-in person's server-side session, one stream each. Only the SHA-256 of the session

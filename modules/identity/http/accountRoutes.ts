@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import {
   acceptInvitationWithPassword,
   acceptInvitationWithPasskey,
@@ -32,11 +32,11 @@ import {
 } from '../invitationCommands.ts';
 import type { InvitationDoc, OrganizationDoc, UserSessionDoc } from '../identityProjection.ts';
 import { INVITATIONS, ORGANIZATIONS, USER_SESSIONS } from '../identityProjection.ts';
-import { HttpError } from '../../../platform/http/errors.ts';
+import { HttpError } from '../../../platform/http/index.ts';
 import { clearSessionCookie, requireSession, sessionCookieValue, setSessionCookie } from './sessionAuth.ts';
-import { ErrorSchema } from '../../../platform/http/schemas.ts';
-import { manageContext } from '../../../platform/http/manage/manageContext.ts';
-import { AuthenticationResponse, Email, Id, manageErrors, manageRoute, Password, RegistrationResponse, Role, SessionAnswer } from '../../../platform/http/manage/manageSchemas.ts';
+import { ErrorSchema } from '../../../platform/http/index.ts';
+import { manageContext } from '../../../platform/http/index.ts';
+import { AuthenticationResponse, Email, Id, manageErrors, manageRoute, Password, RegistrationResponse, Role, SessionAnswer } from '../../../platform/http/index.ts';
 import { challengeToken, readChallengeToken, registrationOptions, relyingParty, verifiedRegistration } from './webauthn.ts';
 
 const P = '/manage/api';

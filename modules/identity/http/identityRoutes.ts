@@ -7,10 +7,10 @@ import {
   type OrganizationDoc,
   type UserDoc,
 } from '../identityProjection.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { requireAuth } from '../../oauth/index.ts';
-import { unauthenticated } from '../../../platform/http/errors.ts';
-import { ErrorSchema, protectedRoute } from '../../../platform/http/schemas.ts';
+import { unauthenticated } from '../../../platform/http/index.ts';
+import { ErrorSchema, protectedRoute } from '../../../platform/http/index.ts';
 
 const Organization = z.object({ id: z.string(), name: z.string(), timezone: z.string() });
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import {
   apiKeyOfOrganization,
   changeMemberRole,
@@ -12,14 +12,14 @@ import {
 import { createApiKey, revokeApiKey } from '../identityCommands.ts';
 import { RedirectOrigins } from '../../checkout/index.ts';
 import { inviteMember, revokeMembershipInvitation } from '../invitationCommands.ts';
-import { DomainError } from '../../../platform/domain/domainError.ts';
+import { DomainError } from '../../../platform/domain/index.ts';
 import { API_KEYS, INVITATIONS, MEMBERS, USERS, type ApiKeyDoc, type InvitationDoc, type MemberDoc, type UserDoc } from '../identityProjection.ts';
-import { baseUrl } from '../../../platform/http/context.ts';
-import { notFound } from '../../../platform/http/errors.ts';
+import { baseUrl } from '../../../platform/http/index.ts';
+import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization, requireOwner } from './sessionAuth.ts';
-import { manageContext } from '../../../platform/http/manage/manageContext.ts';
-import { Email, Id, manageErrors, manageRoute, Role } from '../../../platform/http/manage/manageSchemas.ts';
-import { readModelsAtHead } from '../../../platform/http/plugins/readYourWrites.ts';
+import { manageContext } from '../../../platform/http/index.ts';
+import { Email, Id, manageErrors, manageRoute, Role } from '../../../platform/http/index.ts';
+import { readModelsAtHead } from '../../../platform/http/index.ts';
 
 const P = '/manage/api';
 

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { addPasskey, loadUser, removePasskey } from '../accountCommands.ts';
 import { USERS, type UserDoc } from '../identityProjection.ts';
-import { HttpError } from '../../../platform/http/errors.ts';
+import { HttpError } from '../../../platform/http/index.ts';
 import { requireSession } from './sessionAuth.ts';
-import { manageContext } from '../../../platform/http/manage/manageContext.ts';
-import { manageErrors, manageRoute, RegistrationResponse } from '../../../platform/http/manage/manageSchemas.ts';
+import { manageContext } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute, RegistrationResponse } from '../../../platform/http/index.ts';
 import { registrationOptions, verifiedRegistration } from './webauthn.ts';
 
 const P = '/manage/api/passkeys';

@@ -4,9 +4,9 @@ import { loadSession, loadUser, SESSION_TOUCH_EVERY_SECONDS, touchSession } from
 import { csrfTokenFor, csrfTokenMatches, parseSessionCookie, secretHashMatches } from '../accountSecrets.ts';
 import type { Role } from '../domain/user.ts';
 import { sessionLive } from '../domain/userSession.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
-import { baseUrl } from '../../../platform/http/context.ts';
-import { HttpError, unauthenticated, unauthorized } from '../../../platform/http/errors.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
+import { baseUrl } from '../../../platform/http/index.ts';
+import { HttpError, unauthenticated, unauthorized } from '../../../platform/http/index.ts';
 
 export const SESSION_COOKIE = 'commerce_session';
 export const CSRF_HEADER = 'x-csrf-token';

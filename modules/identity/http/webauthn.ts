@@ -1,9 +1,9 @@
 import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyRequest } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
-import type { Services } from '../../../platform/runtime/services.ts';
-import { baseUrl } from '../../../platform/http/context.ts';
-import { HttpError } from '../../../platform/http/errors.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
+import { baseUrl } from '../../../platform/http/index.ts';
+import { HttpError } from '../../../platform/http/index.ts';
 
 /**
  * The relying party is the service's own origin: BASE_URL when set, else the request's host

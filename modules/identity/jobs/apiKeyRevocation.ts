@@ -1,10 +1,10 @@
 import { revokeKeysOfRemovedMember } from '../identityCommands.ts';
 import type { UserEvent } from '../domain/user.ts';
-import type { RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
-import { followFromCheckpoint } from '../../../platform/es/followFromCheckpoint.ts';
-import type { Logger } from '../../../platform/es/projectionRunner.ts';
+import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
+import { followFromCheckpoint } from '../../../platform/es/index.ts';
+import type { Logger } from '../../../platform/es/index.ts';
 import { API_KEYS, identityProjection, type ApiKeyDoc } from '../identityProjection.ts';
-import type { BackgroundJob, Services } from '../../../platform/runtime/services.ts';
+import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 
 export const API_KEY_REVOCATION_CHECKPOINT = 'job:api-key-revocation';
 

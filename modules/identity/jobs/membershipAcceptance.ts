@@ -1,8 +1,8 @@
 import { finishAcceptedMembership } from '../invitationCommands.ts';
-import type { RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
-import { followFromCheckpoint } from '../../../platform/es/followFromCheckpoint.ts';
-import type { Logger } from '../../../platform/es/projectionRunner.ts';
-import type { BackgroundJob, Services } from '../../../platform/runtime/services.ts';
+import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
+import { followFromCheckpoint } from '../../../platform/es/index.ts';
+import type { Logger } from '../../../platform/es/index.ts';
+import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 
 export const MEMBERSHIP_ACCEPTANCE_CHECKPOINT = 'job:membership-acceptance';
 const PREFIX = 'membership_invitation-';

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { conflict, notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { conflict, notFound } from '../../../platform/domain/index.ts';
 
 /**
  * A third-party app an organization's owner registered: its client id, redirect URIs (matched

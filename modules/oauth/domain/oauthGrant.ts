@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { conflict, notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { conflict, notFound } from '../../../platform/domain/index.ts';
 
 /**
  * One consent: a person let an app act in one of their organizations with some scopes. The

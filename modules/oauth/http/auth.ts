@@ -4,10 +4,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { hashBytes, parseApiKey, secretMatches } from '../../identity/index.ts';
 import { API_KEY_USE_EVERY_SECONDS, recordApiKeyUse } from '../../identity/index.ts';
 import { API_KEYS, identityProjection, type ApiKeyDoc } from '../../identity/index.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
-import { unauthenticated } from '../../../platform/http/errors.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
+import { unauthenticated } from '../../../platform/http/index.ts';
 import { checkBearerRole } from './bearerRole.ts';
-import { readModelsAtHead } from '../../../platform/http/plugins/readYourWrites.ts';
+import { readModelsAtHead } from '../../../platform/http/index.ts';
 import { oauthBearer } from './oauthBearer.ts';
 
 /**

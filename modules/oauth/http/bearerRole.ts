@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { loadUser } from '../../identity/index.ts';
 import { mayCallRoute } from '../../identity/index.ts';
 import type { Role } from '../../identity/index.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
-import { unauthenticated, unauthorized } from '../../../platform/http/errors.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
+import { unauthenticated, unauthorized } from '../../../platform/http/index.ts';
 
 /**
  * The bearer credential's person as they stand now: their role in the organization, read from

@@ -15,11 +15,11 @@ import {
   type OAuthConnectionDoc,
 } from '../oauthProjection.ts';
 import { redirectUriProblem } from '../domain/redirectUri.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
-import { notFound } from '../../../platform/http/errors.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
+import { notFound } from '../../../platform/http/index.ts';
 import { requireOwner, requireSession } from '../../identity/index.ts';
-import { manageContext } from '../../../platform/http/manage/manageContext.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
+import { manageContext } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 
 const P = '/manage/api';
 

@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loadOAuthApp, loadOAuthGrant } from '../oauthCommands.ts';
 import { findAccessToken } from './oidcStorage.ts';
 import { scopeForRoute } from '../domain/oauthScopes.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
-import { HttpError, unauthenticated } from '../../../platform/http/errors.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
+import { HttpError, unauthenticated } from '../../../platform/http/index.ts';
 import { checkBearerRole } from './bearerRole.ts';
 
 /** Opaque access tokens as oidc-provider mints them: base64url, 43 characters. */

@@ -4,7 +4,7 @@ import { loadOAuthApp } from '../oauthCommands.ts';
 import { oidcAdapterClass } from './oidcStorage.ts';
 import { OAUTH_SCOPES } from '../domain/oauthScopes.ts';
 import { USERS, type UserDoc } from '../../identity/index.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { escapeHtml } from './consentPage.ts';
 
 /** Where the authorization server's endpoints live (the issuer is the service's origin). */

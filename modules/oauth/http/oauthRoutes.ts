@@ -5,7 +5,7 @@ import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { z } from 'zod';
 import { csrfTokenMatches } from '../../identity/index.ts';
 import { loadOrganization, loadUser } from '../../identity/index.ts';
-import type { CommandContext } from '../../../platform/es/handleCommand.ts';
+import type { CommandContext } from '../../../platform/es/index.ts';
 import {
   denyConsent,
   grantConsent,
@@ -15,11 +15,11 @@ import {
   revokeOAuthGrant,
 } from '../oauthCommands.ts';
 import { requestedScopes, splitGrantable } from '../../identity/index.ts';
-import type { Actor } from '../../../platform/eventStore/eventStore.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
-import { baseUrl } from '../../../platform/http/context.ts';
-import { HttpError } from '../../../platform/http/errors.ts';
-import { DEFAULT_HTML_CSP } from '../../../platform/http/plugins/securityHeaders.ts';
+import type { Actor } from '../../../platform/eventStore/index.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
+import { baseUrl } from '../../../platform/http/index.ts';
+import { HttpError } from '../../../platform/http/index.ts';
+import { DEFAULT_HTML_CSP } from '../../../platform/http/index.ts';
 import { crossSite, csrfTokenOf } from '../../identity/index.ts';
 import { consentPagePolicy, renderConsentPage, renderMessagePage } from './consentPage.ts';
 import { appOfClient, interactionPath, oauthProviders, revokedInRequest } from './oauthProvider.ts';

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { EventStore } from '../../../platform/eventStore/eventStore.ts';
-import type { ReadStore } from '../../../platform/readStore/readStore.ts';
+import type { EventStore } from '../../../platform/eventStore/index.ts';
+import type { ReadStore } from '../../../platform/readStore/index.ts';
 import { loadOAuthApp } from '../oauthCommands.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { deleteExpiredRecords } from '../http/oidcStorage.ts';
-import { intervalJob } from '../../../platform/runtime/intervalJob.ts';
+import { intervalJob } from '../../../platform/runtime/index.ts';
 
 /** Records deleted per batch: each batch is one query, then a delete per record. */
 const BATCH = 500;

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { notFound } from '../../../platform/domain/index.ts';
 
 /** `sk_test_…`/`rk_test_…` keys reach Stripe's test mode; `_live_` ones take real money. */
 export type StripeKeyMode = 'test' | 'live';

@@ -1,4 +1,4 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
 
 /**
  * One Stripe event as this service handled it, on a stream named after its id: Stripe delivers at

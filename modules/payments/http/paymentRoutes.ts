@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { refundInvoice } from '../livePayments.ts';
 import { connectStripe, disconnectStripe, loadStripeAccount, stripeSecrets, summarize } from '../stripeAccountCommands.ts';
-import { baseUrl } from '../../../platform/http/context.ts';
+import { baseUrl } from '../../../platform/http/index.ts';
 import { requireOrganization, requireOwner } from '../../identity/index.ts';
-import { ErrorSchema } from '../../../platform/http/schemas.ts';
-import { manageContext } from '../../../platform/http/manage/manageContext.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
+import { ErrorSchema } from '../../../platform/http/index.ts';
+import { manageContext } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 
 const P = '/manage/api';
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { handleStripeWebhook } from '../livePayments.ts';
-import type { CommandContext } from '../../../platform/es/handleCommand.ts';
-import { ErrorSchema } from '../../../platform/http/schemas.ts';
+import type { CommandContext } from '../../../platform/es/index.ts';
+import { ErrorSchema } from '../../../platform/http/index.ts';
 
 /** Stripe's events are small; a body far over this is not one of them. */
 const BODY_LIMIT = 512 * 1024;

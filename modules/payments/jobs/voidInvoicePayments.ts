@@ -1,8 +1,8 @@
 import { cancelVoidInvoicePayments } from '../livePayments.ts';
-import type { RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
-import { followFromCheckpoint } from '../../../platform/es/followFromCheckpoint.ts';
-import type { Logger } from '../../../platform/es/projectionRunner.ts';
-import type { BackgroundJob, Services } from '../../../platform/runtime/services.ts';
+import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
+import { followFromCheckpoint } from '../../../platform/es/index.ts';
+import type { Logger } from '../../../platform/es/index.ts';
+import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 
 export const VOID_INVOICE_PAYMENTS_CHECKPOINT = 'job:void-invoice-payments';
 

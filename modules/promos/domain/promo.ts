@@ -1,6 +1,6 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { conflict, invalid, notFound } from '../../../platform/domain/domainError.ts';
-import { MAX_AMOUNT } from '../../../platform/domain/money.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { conflict, invalid, notFound } from '../../../platform/domain/index.ts';
+import { MAX_AMOUNT } from '../../../platform/domain/index.ts';
 
 /**
  * A tier prices the offer (a fixed `price` in minor units, or `discount_percent` off the offer's

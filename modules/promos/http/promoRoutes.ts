@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { SLUG } from '../domain/promo.ts';
 import { findPromo, publicPromo } from '../promoQueries.ts';
-import { notFound } from '../../../platform/http/errors.ts';
-import { ErrorSchema } from '../../../platform/http/schemas.ts';
-import { findOrAwaitStream } from '../../../platform/http/plugins/readYourWrites.ts';
+import { notFound } from '../../../platform/http/index.ts';
+import { ErrorSchema } from '../../../platform/http/index.ts';
+import { findOrAwaitStream } from '../../../platform/http/index.ts';
 import { promoStream } from '../domain/promo.ts';
 
 const Tier = z.object({

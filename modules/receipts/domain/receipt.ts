@@ -1,6 +1,6 @@
 import type { CardSummary, SessionLine } from '../../checkout/domain/checkoutSession.ts';
-import type { Decider, DomainEvent } from '../../../platform/domain/decider.ts';
-import { notFound } from '../../../platform/domain/domainError.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { notFound } from '../../../platform/domain/index.ts';
 
 /** What a receipt shows, copied from the paid invoice when it is queued: the receipt never changes after. */
 export type ReceiptSnapshot = {

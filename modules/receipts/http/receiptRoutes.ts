@@ -3,11 +3,11 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { receiptPdf } from './receiptPdf.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { formatDate, formatMoney, invoiceLabel } from '../domain/receiptMessage.ts';
-import { notFound } from '../../../platform/domain/domainError.ts';
+import { notFound } from '../../../platform/domain/index.ts';
 import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
-import { escapeHtml } from '../../../platform/http/html.ts';
+import { escapeHtml } from '../../../platform/http/index.ts';
 
 /** The token in a receipt link: nanoid(32). Anything else cannot name a receipt. */
 const Token = z.string().regex(/^[A-Za-z0-9_-]{32}$/, 'The receipt link is not valid.');

@@ -1,14 +1,14 @@
-import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../../../platform/es/handleCommand.ts';
+import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/index.ts';
+import { handleCommand, type CommandContext } from '../../../platform/es/index.ts';
 import { organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
 import { endpointDisabledText, noticeDecider, noticeStream, type NoticeEvent } from '../domain/notice.ts';
 import { retryDelaySeconds } from '../domain/receipt.ts';
-import { fold } from '../../../platform/domain/decider.ts';
+import { fold } from '../../../platform/domain/index.ts';
 import { webhookEndpointDecider, type WebhookEndpointEvent } from '../../../domain/webhooks/webhookEndpoint.ts';
 import { MEMBERS, type MemberDoc } from '../../identity/index.ts';
-import type { Logger } from '../../../platform/es/projectionRunner.ts';
+import type { Logger } from '../../../platform/es/index.ts';
 import { NOTICES, type NoticeDoc } from '../receiptProjection.ts';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import type { Mailer } from '../smtpMailer.ts';
 
 function context(services: Services, organizationId: string, key: string): CommandContext {

@@ -1,17 +1,17 @@
 import { nanoid } from 'nanoid';
-import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../../../platform/es/handleCommand.ts';
+import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/index.ts';
+import { handleCommand, type CommandContext } from '../../../platform/es/index.ts';
 import type { CardSummary } from '../../checkout/index.ts';
 import { invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
 import { addressLines, organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
 import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot } from '../domain/receipt.ts';
 import { receiptEmail } from '../domain/receiptMessage.ts';
-import { fold } from '../../../platform/domain/decider.ts';
-import type { Logger } from '../../../platform/es/projectionRunner.ts';
-import { followFromCheckpoint } from '../../../platform/es/followFromCheckpoint.ts';
+import { fold } from '../../../platform/domain/index.ts';
+import type { Logger } from '../../../platform/es/index.ts';
+import { followFromCheckpoint } from '../../../platform/es/index.ts';
 import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
-import type { Config } from '../../../platform/runtime/config.ts';
-import type { BackgroundJob, Services } from '../../../platform/runtime/services.ts';
+import type { Config } from '../../../platform/runtime/index.ts';
+import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 import { dueNotices, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
 import { smtpMailer, type Mailer } from '../smtpMailer.ts';
 

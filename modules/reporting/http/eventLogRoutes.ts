@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
-import type { RecordedEvent } from '../../../platform/eventStore/eventStore.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
+import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
 import { EVENT_LOG, eventView, isReadableStream, type EventLogDoc } from '../eventLogProjection.ts';
-import type { Filter } from '../../../platform/readStore/readStore.ts';
-import { notFound } from '../../../platform/http/errors.ts';
+import type { Filter } from '../../../platform/readStore/index.ts';
+import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
-import { decimalInteger } from '../../../platform/http/schemas.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
+import { decimalInteger } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 
 const Event = z.object({
   id: z.string(),

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../platform/runtime/services.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
 import { loadOrganization } from '../../identity/index.ts';
 import { lastDays } from '../zonedDays.ts';
 import { CHECKOUT_SESSIONS } from '../../checkout/index.ts';
 import { SALES_BUCKETS, type SalesBucketDoc } from '../salesStatsProjection.ts';
-import { notFound } from '../../../platform/http/errors.ts';
+import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
-import { decimalInteger } from '../../../platform/http/schemas.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
+import { decimalInteger } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 
 const Day = z.object({
   date: z.string().describe('YYYY-MM-DD in the organization’s time zone.'),

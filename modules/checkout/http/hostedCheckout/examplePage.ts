@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../../../platform/http/html.ts';
+import { escapeHtml } from '../../../../platform/http/index.ts';
 
 /** The queueing stub sellers paste before the async <script src=".../sdk.js">: calls made early are kept. */
 export const SDK_STUB =

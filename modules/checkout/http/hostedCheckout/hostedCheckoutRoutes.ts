@@ -2,17 +2,17 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../../platform/runtime/services.ts';
+import type { Services } from '../../../../platform/runtime/index.ts';
 import { readSessionSnapshot } from '../../sessionSnapshot.ts';
 import { findPublishedOffer } from '../publishedOffer.ts';
 import { loadStripeAccount } from '../../../payments/index.ts';
 import { offerRef } from '../checkoutSchemas.ts';
-import { RouteKey } from '../../../../platform/http/schemas.ts';
+import { RouteKey } from '../../../../platform/http/index.ts';
 import { renderExamplePage } from './examplePage.ts';
 import { renderCheckoutPage, renderMissingPage, type PageExtras, type PageParams } from './renderCheckoutPage.ts';
 import { CATALOG_PLANS, type PlanDoc } from '../../../catalog/index.ts';
 import { intervalWords } from '../../../catalog/index.ts';
-import { sdkAssets, type Asset } from '../../../../platform/http/sdkAssets.ts';
+import { sdkAssets, type Asset } from '../../../../platform/http/index.ts';
 
 const FrameParam = z
   .string()

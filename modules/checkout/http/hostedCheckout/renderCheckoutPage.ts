@@ -1,4 +1,4 @@
-import { escapeHtml, jsonForScript } from '../../../../platform/http/html.ts';
+import { escapeHtml, jsonForScript } from '../../../../platform/http/index.ts';
 
 export type CheckoutInit = {
   offer: { id: string; slug: string; name: string };
