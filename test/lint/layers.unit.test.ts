@@ -41,6 +41,7 @@ describe('layer lint rules', () => {
     ['modules/checkout/http/probe.ts', '../../catalog/domain/product.ts'],
     ['modules/checkout/probe.ts', '../../app/modules.ts'],
     ['modules/checkout/probe.ts', '../../platform/es/handleCommand.ts'],
+    ['modules/checkout/probe.ts', '../../webhooks/webhookJob.ts'],
   ])('refuses %s importing %s', async (file, target) => {
     const ids = await ruleIds(file, `import * as upward from '${target}';\nexport const probe = upward;\n`);
     expect(ids).toContain('import-x/no-restricted-paths');
