@@ -66,6 +66,12 @@ const platformZones = PLATFORM.map((part) => ({
   except: ['./index.ts'],
   message: `modules/ use ${part}/ through its index.ts only.`,
 }));
+// A module's write code decides on streams: no read store, no projection, no query.
+const writeSideZone = {
+  target: ['./modules/*/*Commands.ts', './modules/*/*Management.ts', './modules/*/*Import.ts', './modules/*/livePayments.ts'],
+  from: ['./platform/readStore/**/*', './modules/*/*Projection.ts', './modules/*/*Queries.ts'],
+  message: 'Write code decides on streams; it reads no read model.',
+};
 // Nothing but bin/, cli/ and tests imports the composition root.
 const appZone = { target: ['./platform', './modules', './domain', './commands', './projections', './api', './automation', './webhooks', './sdk'], from: './app', message: 'app/ is the composition root: only bin/, cli/ and tests import it.' };
 
@@ -96,7 +102,7 @@ export default tseslint.config(
     rules: {
       // Type-only imports are erased at run time, so they may point back; values may not.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      'import-x/no-restricted-paths': ['error', { zones: [...layerZones.flatMap(zoneFor), ...moduleZones, ...domainZones, ...platformZones, appZone] }],
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones.flatMap(zoneFor), ...moduleZones, ...domainZones, ...platformZones, writeSideZone, appZone] }],
     },
   },
   {

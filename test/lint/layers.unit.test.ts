@@ -42,6 +42,9 @@ describe('layer lint rules', () => {
     ['modules/checkout/probe.ts', '../../app/modules.ts'],
     ['modules/checkout/probe.ts', '../../platform/es/handleCommand.ts'],
     ['modules/checkout/probe.ts', '../../webhooks/webhookJob.ts'],
+    // Write code decides on streams: it reaches no read model, not even its own module's.
+    ['modules/checkout/probeCommands.ts', '../../platform/readStore/index.ts'],
+    ['modules/checkout/probeCommands.ts', './checkoutQueries.ts'],
   ])('refuses %s importing %s', async (file, target) => {
     const ids = await ruleIds(file, `import * as upward from '${target}';\nexport const probe = upward;\n`);
     expect(ids).toContain('import-x/no-restricted-paths');
