@@ -1,50 +1,86 @@
-// Lint guards the dependency direction as well as the code: domain/ stays pure, only the
-// composition root (app/compose.ts) picks concrete storage adapters, no run-time import cycle,
-// and no layer imports one above it (see docs/architecture.md for the picture):
-//   lib, domain ← sqlite ← eventStore, readStore; eventStore ← commands (no read store);
-//   eventStore, readStore ← projections; commands, projections ← api, automation ← webhooks ← app ← cli ← bin
+// Lint guards the layout (docs/architecture.md, "Layers"): a module reaches another only
+// through its index.ts, domain/ folders stay pure, platform/ builds on no feature, nothing but
+// cli/, bin/ and tests imports app/, only app/compose.ts picks concrete storage adapters, and no
+// run-time import cycle.
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
-// Every top-level folder of server code, and the folders each may not import from.
-const SERVER = ['lib', 'domain', 'sqlite', 'eventStore', 'readStore', 'commands', 'projections', 'api', 'automation', 'webhooks', 'app', 'cli', 'bin', 'sdk'];
+// Every top-level folder of server code. platform/ holds what every feature builds on; the
+// layer folders below it (domain, commands, projections, api) keep what is not a module yet.
+const SERVER = ['platform', 'modules', 'domain', 'commands', 'projections', 'api', 'automation', 'webhooks', 'app', 'cli', 'bin', 'sdk'];
 const except = (...allowed) => SERVER.filter((layer) => !allowed.includes(layer));
+const PLATFORM = ['platform/domain', 'platform/lib', 'platform/sqlite', 'platform/eventStore', 'platform/readStore', 'platform/es', 'platform/import', 'platform/http', 'platform/runtime'];
+const platformExcept = (...allowed) => PLATFORM.filter((part) => !allowed.includes(part));
 const layerZones = [
-  { target: 'lib', from: except('lib') },
-  { target: 'domain', from: except('domain') },
-  { target: 'sqlite', from: except('sqlite', 'lib') },
+  // platform/ builds on nothing above it: no feature, no composition root.
+  { target: 'platform', from: except('platform') },
+  { target: 'platform/domain', from: platformExcept('platform/domain') },
+  { target: 'platform/lib', from: platformExcept('platform/lib', 'platform/domain') },
+  { target: 'platform/sqlite', from: platformExcept('platform/sqlite', 'platform/lib') },
   // The event store and the read store are siblings: neither reaches into the other.
-  { target: 'eventStore', from: except('eventStore', 'sqlite', 'lib', 'domain') },
-  { target: 'readStore', from: except('readStore', 'sqlite', 'lib', 'domain') },
-  // The write side and the read side are siblings too: commands decide from streams, not read
-  // models, so they do not reach the read store either.
-  { target: 'commands', from: except('commands', 'eventStore', 'lib', 'domain') },
-  { target: 'projections', from: except('projections', 'eventStore', 'readStore', 'lib', 'domain') },
-  // The API and the automation worker are given app/'s Services (and the API its readiness check);
-  // everything else in app/ composes them, so it sits above.
-  {
-    target: 'api',
-    from: except('api', 'commands', 'projections', 'eventStore', 'readStore', 'lib', 'domain', 'sdk'),
-    except: ['./services.ts', './readiness.ts'],
-  },
-  {
-    target: 'automation',
-    from: except('automation', 'commands', 'projections', 'eventStore', 'readStore', 'lib', 'domain'),
-    except: ['./services.ts'],
-  },
-  // Event webhooks carry each resource as its GET route shows it, so they reuse the routes'
-  // presenters, and Send Webhook's guarded delivery from automation/.
-  {
-    target: 'webhooks',
-    from: except('webhooks', 'api', 'automation', 'commands', 'projections', 'eventStore', 'readStore', 'lib', 'domain'),
-    except: ['./services.ts'],
-  },
+  { target: 'platform/eventStore', from: platformExcept('platform/eventStore', 'platform/sqlite', 'platform/lib', 'platform/domain') },
+  { target: 'platform/readStore', from: platformExcept('platform/readStore', 'platform/sqlite', 'platform/lib', 'platform/domain') },
+  // Write code decides on streams, not read models, so it does not reach the read store either.
+  { target: 'commands', from: [...except('commands', 'platform', 'modules', 'domain'), 'platform/readStore'] },
+  { target: 'projections', from: except('projections', 'platform', 'modules', 'domain') },
+  { target: 'api', from: except('api', 'platform', 'modules', 'commands', 'projections', 'domain', 'sdk') },
+  { target: 'automation', from: except('automation', 'platform', 'modules', 'commands', 'projections', 'domain') },
+  { target: 'webhooks', from: except('webhooks', 'platform', 'modules', 'api', 'automation', 'commands', 'projections', 'domain') },
+  // Modules build on platform/ and each other; automation's and webhooks' layer folders sit above.
+  { target: 'modules', from: except('modules', 'platform', 'commands', 'domain') },
+  // Two pieces of event webhooks serve modules too, until webhooks is a module: the secret box
+  // payments seals Stripe keys with, and the endpoint whose disabling receipts tells owners of.
+  { target: 'modules', from: ['commands'], except: ['./webhooks/secretBox.ts'] },
+  { target: 'modules', from: ['domain'], except: ['./webhooks/webhookEndpoint.ts'] },
   { target: 'app', from: ['cli', 'bin', 'sdk'] },
   { target: 'cli', from: ['bin', 'sdk'] },
   // The browser SDK ships alone: it imports no server code.
   { target: 'sdk', from: except('sdk') },
   // The dashboard runs in the browser and talks to the service over HTTP only.
   { target: 'dashboard/src', from: SERVER },
+];
+
+// A module reaches another only through that module's index.ts (its domain/ files excepted:
+// pure code, which the domain/ folders of other modules import directly).
+const MODULES = ['identity', 'catalog', 'checkout', 'promos', 'oauth', 'payments', 'receipts', 'reporting'];
+const moduleZones = MODULES.flatMap((target) =>
+  MODULES.filter((other) => other !== target).map((other) => ({
+    target: `./modules/${target}`,
+    from: `./modules/${other}`,
+    except: ['./index.ts', './domain'],
+    message: `modules/${target} uses modules/${other} through its index.ts only.`,
+  })),
+);
+// ...and outside domain/, not even the domain/ files: those come through index.ts too.
+const domainZones = MODULES.flatMap((target) =>
+  MODULES.filter((other) => other !== target).map((other) => ({
+    target: [`./modules/${target}/*.ts`, `./modules/${target}/!(domain)/**/*`],
+    from: `./modules/${other}/domain/**/*`,
+    message: `modules/${target} uses modules/${other} through its index.ts only.`,
+  })),
+);
+// ...and platform/ through the index.ts of each of its parts (es/, http/, runtime/…).
+const platformZones = PLATFORM.map((part) => ({
+  target: './modules',
+  from: `./${part}`,
+  except: ['./index.ts'],
+  message: `modules/ use ${part}/ through its index.ts only.`,
+}));
+// A module's write code decides on streams: no read store, no projection, no query.
+const writeSideZone = {
+  target: ['./modules/*/*Commands.ts', './modules/*/*Management.ts', './modules/*/*Import.ts', './modules/*/livePayments.ts'],
+  from: ['./platform/readStore/**/*', './modules/*/*Projection.ts', './modules/*/*Queries.ts'],
+  message: 'Write code decides on streams; it reads no read model.',
+};
+// Nothing but bin/, cli/ and tests imports the composition root.
+const appZone = { target: ['./platform', './modules', './domain', './commands', './projections', './api', './automation', './webhooks', './sdk'], from: './app', message: 'app/ is the composition root: only bin/, cli/ and tests import it.' };
+
+// Files that still reach across a boundary, each for a reason noted in docs/architecture.md.
+const BOUNDARY_EXCEPTIONS = [
+  'platform/http/errors.ts',
+  'platform/http/sdkAssets.ts',
+  'platform/runtime/services.ts',
+  'platform/import/importFile.ts',
 ];
 
 const adapterPatterns = [
@@ -66,7 +102,7 @@ export default tseslint.config(
     rules: {
       // Type-only imports are erased at run time, so they may point back; values may not.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      'import-x/no-restricted-paths': ['error', { zones: layerZones.flatMap(zoneFor) }],
+      'import-x/no-restricted-paths': ['error', { zones: [...layerZones.flatMap(zoneFor), ...moduleZones, ...domainZones, ...platformZones, writeSideZone, appZone] }],
     },
   },
   {
@@ -82,20 +118,10 @@ export default tseslint.config(
     ignores: ['app/compose.ts', '**/sqlite/**', '**/esdb/**', '**/mongodb/**', 'test/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: adapterPatterns }] },
   },
-  {
-    files: ['domain/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { regex: '^(?!\\.{1,2}/)', message: 'domain/ is pure: it imports nothing outside itself (no packages, no node: modules).' },
-            { regex: '^\\.\\./\\.\\./', message: 'domain/ imports nothing outside domain/.' },
-          ],
-        },
-      ],
-    },
-  },
+  { files: BOUNDARY_EXCEPTIONS, rules: { 'import-x/no-restricted-paths': 'off' } },
+  ...pureDomain(['platform/domain/**'], '^(?!\\./)'),
+  ...pureDomain(['modules/*/domain/**'], '^(?!\\./|\\.\\./\\.\\./\\w+/domain/|\\.\\./\\.\\./\\.\\./platform/domain/)'),
+  ...pureDomain(['domain/**'], '^(?!\\./|\\.\\./\\w+/|\\.\\./\\.\\./platform/domain/|\\.\\./\\.\\./modules/\\w+/domain/)'),
 );
 
 /** One no-restricted-paths zone per forbidden folder (an `except` must lie inside its `from`). */
@@ -103,7 +129,22 @@ function zoneFor({ target, from, except: allowed = [] }) {
   return from.map((layer) => ({
     target: `./${target}`,
     from: `./${layer}`,
-    ...(layer === 'app' && allowed.length ? { except: allowed } : {}),
+    ...(allowed.length ? { except: allowed } : {}),
     message: `${target}/ sits below ${layer}/ (or beside it) in the layers of docs/architecture.md; move the shared piece down instead.`,
   }));
+}
+
+/** domain/ folders are pure: they import other domain code only (no packages, no node: modules). */
+function pureDomain(files, allowedOnly) {
+  return [
+    {
+      files,
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          { patterns: [{ regex: allowedOnly, message: 'domain/ is pure: it imports nothing but domain code (platform/domain/ and the domain/ folders of modules).' }] },
+        ],
+      },
+    },
+  ];
 }

@@ -1,16 +1,7 @@
-import { automationJob } from '../automation/workflowRunner.ts';
-import { eventTriggerJob } from '../webhooks/eventTriggerJob.ts';
-import { webhooksJob } from '../webhooks/webhookJob.ts';
-import type { Logger } from '../projections/projectionRunner.ts';
-import { checkoutCompletionJob } from './jobs/checkoutCompletion.ts';
-import { runUnderLeases, type Running } from './leasedWork.ts';
-import { checkoutSessionExpiryJob } from './jobs/checkoutSessionExpiry.ts';
-import { voidInvoicePaymentsJob } from './jobs/voidInvoicePayments.ts';
-import { oauthRecordsSweepJob } from './jobs/oauthRecordsSweep.ts';
-import { apiKeyRevocationJob } from './jobs/apiKeyRevocation.ts';
-import { membershipAcceptanceJob } from './jobs/membershipAcceptance.ts';
-import { receiptOutboxJob } from './receipts/receiptOutbox.ts';
-import type { BackgroundJob, Services } from './services.ts';
+import type { Logger } from '../platform/es/projectionRunner.ts';
+import { runUnderLeases, type Running } from '../platform/runtime/leasedWork.ts';
+import type { BackgroundJob, Services } from '../platform/runtime/services.ts';
+import { modules } from './modules.ts';
 
 export type { BackgroundJob };
 
@@ -19,15 +10,17 @@ export type { BackgroundJob };
  * profile): subscribers and schedulers. Projections are started by compose() itself, since
  * every reader needs them.
  */
-export const backgroundJobs: BackgroundJob[] = [automationJob, checkoutSessionExpiryJob, checkoutCompletionJob, webhooksJob, receiptOutboxJob, eventTriggerJob, voidInvoicePaymentsJob, oauthRecordsSweepJob, apiKeyRevocationJob, membershipAcceptanceJob];
+export async function backgroundJobs(): Promise<BackgroundJob[]> {
+  return (await Promise.all(modules.map((m) => m.jobs()))).flat();
+}
 
 export async function startBackgroundJobs(
   services: Services,
   logger: Logger,
-  jobs: readonly BackgroundJob[] = backgroundJobs,
+  jobs?: readonly BackgroundJob[],
 ): Promise<{ stop(): Promise<void> }> {
   const started: Array<{ stop(): Promise<void> }> = [];
-  for (const job of jobs) started.push(await job.start(services, logger));
+  for (const job of jobs ?? (await backgroundJobs())) started.push(await job.start(services, logger));
   return {
     async stop() {
       await Promise.all(started.map((j) => j.stop()));
@@ -44,7 +37,7 @@ export function runJobsUnderLeases(
   services: Services,
   logger: Logger,
   lease: { owner: string; ttlMs: number },
-  jobs: readonly BackgroundJob[] = backgroundJobs,
+  jobs: readonly BackgroundJob[],
 ): Running {
   return runUnderLeases(
     jobs.map((job) => ({ name: `job:${job.name}`, start: () => startBackgroundJobs(services, logger, [job]) })),

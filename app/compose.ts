@@ -1,23 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { EventStore } from '../eventStore/eventStore.ts';
-import { backupDataDir, BackupRefused, type BackupResult } from '../sqlite/backupDataDir.ts';
-import { openSqliteEventStore } from '../eventStore/sqlite/sqliteEventStore.ts';
-import { allProjections } from '../projections/allProjections.ts';
-import { watchProjections } from '../projections/checkpointWatcher.ts';
-import { startProjections, type Logger, type ProjectionRunner } from '../projections/projectionRunner.ts';
-import { servedReadModels } from '../projections/readModelGenerations.ts';
-import type { ReadStore } from '../readStore/readStore.ts';
-import { openSqliteReadStore } from '../readStore/sqlite/sqliteReadStore.ts';
-import { ConfigError, isProductionProfile, type Config } from './config.ts';
-import { esdbConnectionStringProblem, isEventStoreUrl, toEsdbConnectionString } from './eventStoreUrl.ts';
-import { createMetrics, type Metrics } from './metrics.ts';
-import { stripeClientFactory } from '../commands/payments/stripeProvider.ts';
-import { readStoreStripeCredentials } from './stripeCredentialStore.ts';
-import { observeEventStore } from './observedEventStore.ts';
-import { projectionLag } from './readiness.ts';
-import type { Clock, Services } from './services.ts';
+import type { EventStore } from '../platform/eventStore/eventStore.ts';
+import { backupDataDir, BackupRefused, type BackupResult } from '../platform/sqlite/backupDataDir.ts';
+import { openSqliteEventStore } from '../platform/eventStore/sqlite/sqliteEventStore.ts';
+import { allProjections } from './allProjections.ts';
+import { watchProjections } from '../platform/es/checkpointWatcher.ts';
+import { startProjections, type Logger, type ProjectionRunner } from '../platform/es/projectionRunner.ts';
+import { servedReadModels } from '../platform/es/readModelGenerations.ts';
+import type { ReadStore } from '../platform/readStore/readStore.ts';
+import { openSqliteReadStore } from '../platform/readStore/sqlite/sqliteReadStore.ts';
+import { ConfigError, isProductionProfile, type Config } from '../platform/runtime/config.ts';
+import { esdbConnectionStringProblem, isEventStoreUrl, toEsdbConnectionString } from '../platform/runtime/eventStoreUrl.ts';
+import { createMetrics, type Metrics } from '../platform/runtime/metrics.ts';
+import { stripeClientFactory } from '../modules/payments/stripeProvider.ts';
+import { readStoreStripeCredentials } from '../modules/payments/stripeCredentialStore.ts';
+import { observeEventStore } from '../platform/runtime/observedEventStore.ts';
+import { projectionLag } from '../platform/runtime/readiness.ts';
+import type { Clock, Services } from '../platform/runtime/services.ts';
 
 /**
  * The composition root: the one module that picks concrete adapters. Everything else receives
@@ -37,8 +37,8 @@ export async function openStores(config: Config, options: { checkpointsElsewhere
     // Loaded only here: their clients are slow to load, which every CLI command and every start
     // of the embedded profile would otherwise pay for.
     const [{ openMongoReadStore }, { openEsdbEventStore }] = await Promise.all([
-      import('../readStore/mongodb/mongoReadStore.ts'),
-      import('../eventStore/esdb/esdbEventStore.ts'),
+      import('../platform/readStore/mongodb/mongoReadStore.ts'),
+      import('../platform/eventStore/esdb/esdbEventStore.ts'),
     ]);
     const readStore = await openMongoReadStore(config.MONGODB_URL!, config.MONGODB_DB);
     return { store: openEsdbEventStore(toEsdbConnectionString(config.EVENTSTORE_URL!)), readStore };
@@ -58,12 +58,12 @@ export async function openEventStoreAt(location: string): Promise<EventStore> {
   if (isEventStoreUrl(location)) {
     const problem = esdbConnectionStringProblem(location);
     if (problem) throw new ConfigError(`invalid event store address: ${problem}`);
-    return (await import('../eventStore/esdb/esdbEventStore.ts')).openEsdbEventStore(toEsdbConnectionString(location));
+    return (await import('../platform/eventStore/esdb/esdbEventStore.ts')).openEsdbEventStore(toEsdbConnectionString(location));
   }
   return openSqliteEventStore({ file: join(resolve(location), 'commerce.db') });
 }
 
-/** `commerce backup`: a consistent copy of the embedded profile's data directory (see sqlite/backupDataDir.ts). */
+/** `commerce backup`: a consistent copy of the embedded profile's data directory (see platform/sqlite/backupDataDir.ts). */
 export function backupEmbeddedData(config: Config, to: string): BackupResult {
   if (isProductionProfile(config)) {
     throw new BackupRefused("backup copies the embedded profile's data directory; back EventStoreDB and MongoDB up with their own tools");

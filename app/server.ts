@@ -1,13 +1,13 @@
-import { buildApp } from '../api/app.ts';
-import { runJobsUnderLeases } from './backgroundJobs.ts';
+import { buildApp } from './httpApp.ts';
+import { backgroundJobs, runJobsUnderLeases } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
-import { isProductionProfile, runsInApi, usesSubscriberThread, type Config } from './config.ts';
-import { createMetrics } from './metrics.ts';
+import { isProductionProfile, runsInApi, usesSubscriberThread, type Config } from '../platform/runtime/config.ts';
+import { createMetrics } from '../platform/runtime/metrics.ts';
 import { reportedProjections } from './thread/reportedProjections.ts';
 import { startSubscriberThread, type SubscriberThread, type ThreadLog } from './thread/subscriberThread.ts';
-import { workerId } from './leasedWork.ts';
-import { projectionsAtHead } from '../projections/projectionsAtHead.ts';
-import { recordServerUrl } from './serverUrlFile.ts';
+import { workerId } from '../platform/runtime/leasedWork.ts';
+import { projectionsAtHead } from '../platform/es/projectionsAtHead.ts';
+import { recordServerUrl } from '../platform/runtime/serverUrlFile.ts';
 
 /**
  * Starts the API, with its projections and background jobs on the embedded profile (on the
@@ -65,10 +65,12 @@ export async function startServer(config: Config): Promise<{ url: string; close(
   if (thread) app.log.info({ projections: true, background_jobs: runJobs }, 'projections and background jobs run on the subscriber thread');
   const jobs =
     runJobs && !thread
-      ? runJobsUnderLeases(services, { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) }, {
-          owner: workerId(),
-          ttlMs: config.LEASE_TTL_MS,
-        })
+      ? runJobsUnderLeases(
+          services,
+          { error: (o, m) => app.log.error(o, m), info: (o, m) => app.log.info(o, m) },
+          { owner: workerId(), ttlMs: config.LEASE_TTL_MS },
+          await backgroundJobs(),
+        )
       : { stop: async () => undefined };
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;

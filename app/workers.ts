@@ -1,11 +1,11 @@
-import { allProjections } from '../projections/allProjections.ts';
-import { startProjections, type Logger } from '../projections/projectionRunner.ts';
-import type { Projection } from '../projections/projection.ts';
+import { allProjections } from './allProjections.ts';
+import { startProjections, type Logger } from '../platform/es/projectionRunner.ts';
+import type { Projection } from '../platform/es/projection.ts';
 import { backgroundJobs, runJobsUnderLeases, type BackgroundJob } from './backgroundJobs.ts';
 import { compose } from './compose.ts';
-import type { Config } from './config.ts';
-import { runUnderLeases, workerId, type Running } from './leasedWork.ts';
-import type { Services } from './services.ts';
+import type { Config } from '../platform/runtime/config.ts';
+import { runUnderLeases, workerId, type Running } from '../platform/runtime/leasedWork.ts';
+import type { Services } from '../platform/runtime/services.ts';
 
 /**
  * Worker processes of the same program. Each projection, and each background job, runs in one
@@ -38,12 +38,12 @@ export async function startProjectionWorker(
 export async function startAutomationWorker(
   config: Config,
   logger: Logger,
-  jobs: readonly BackgroundJob[] = backgroundJobs,
+  jobs?: readonly BackgroundJob[],
 ): Promise<Worker> {
   // Automation reads read models (triggers, workflows), so it waits for the projection worker's checkpoints.
   const services = await compose(config, { runProjections: false, watchProjections: true, logger });
   const owner = workerId();
-  const leased = runJobsUnderLeases(services, logger, { owner, ttlMs: config.LEASE_TTL_MS }, jobs);
+  const leased = runJobsUnderLeases(services, logger, { owner, ttlMs: config.LEASE_TTL_MS }, jobs ?? (await backgroundJobs()));
   return { owner, services, stop: stopAll([leased], services) };
 }
 

@@ -1,7 +1,7 @@
-import type { BackgroundJob, Services } from '../app/services.ts';
-import type { EventMetadata, RecordedEvent } from '../eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../commands/handleCommand.ts';
-import { enrolParticipant } from '../commands/promos/promoCommands.ts';
+import type { BackgroundJob, Services } from '../platform/runtime/services.ts';
+import type { EventMetadata, RecordedEvent } from '../platform/eventStore/eventStore.ts';
+import { handleCommand, type CommandContext } from '../platform/es/handleCommand.ts';
+import { enrolParticipant } from '../modules/promos/promoCommands.ts';
 import { openSigningSecret, sendWebhookSecretBox } from '../commands/automation/sendWebhookSecrets.ts';
 import type { Action } from '../domain/automation/actions.ts';
 import { enrolmentFrom } from '../domain/automation/enrolment.ts';
@@ -9,10 +9,10 @@ import { enrolActionForEvent } from '../domain/automation/eventScope.ts';
 import type { TemplateScope } from '../domain/automation/template.ts';
 import { receptionsIn, type ReceivedWebhook } from '../domain/automation/webhookReception.ts';
 import { nextStep, workflowDecider, workflowStream, type StepResult } from '../domain/automation/workflow.ts';
-import { fold } from '../domain/shared/decider.ts';
-import { DomainError } from '../domain/shared/domainError.ts';
-import { followFromCheckpoint } from '../projections/followFromCheckpoint.ts';
-import type { Logger } from '../projections/projectionRunner.ts';
+import { fold } from '../platform/domain/decider.ts';
+import { DomainError } from '../platform/domain/domainError.ts';
+import { followFromCheckpoint } from '../platform/es/followFromCheckpoint.ts';
+import type { Logger } from '../platform/es/projectionRunner.ts';
 import { sendWebhook } from './sendWebhook.ts';
 
 export const AUTOMATION_CHECKPOINT = 'automation_runner';

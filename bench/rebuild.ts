@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { compose } from '../app/compose.ts';
-import { loadConfig } from '../app/config.ts';
-import type { NewEvent, RecordedEvent } from '../eventStore/eventStore.ts';
-import type { CommandContext } from '../commands/handleCommand.ts';
-import { runImport } from '../commands/import/importFile.ts';
-import { createApiKey, createOrganization, createUser } from '../commands/identity/identityCommands.ts';
-import { allProjections } from '../projections/allProjections.ts';
-import { rebuildProjection } from '../projections/projectionRunner.ts';
+import { loadConfig } from '../platform/runtime/config.ts';
+import type { NewEvent, RecordedEvent } from '../platform/eventStore/eventStore.ts';
+import type { CommandContext } from '../platform/es/handleCommand.ts';
+import { runImport } from '../app/import/importFile.ts';
+import { createApiKey, createOrganization, createUser } from '../modules/identity/identityCommands.ts';
+import { allProjections } from '../app/allProjections.ts';
+import { rebuildProjection } from '../platform/es/projectionRunner.ts';
 
 export type RebuildFigures = { projections: number; logEvents: number; events: number; rebuildEventsPerSecond: number; rawInsertsPerSecond: number; ratio: number };
 

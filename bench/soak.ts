@@ -9,8 +9,8 @@
 import { rmSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { load, type LoadRequest } from './loadClient.ts';
-import { publishOffer, upsertOffer } from '../commands/checkout/offerCommands.ts';
-import { runImport } from '../commands/import/importFile.ts';
+import { publishOffer, upsertOffer } from '../modules/checkout/offerCommands.ts';
+import { runImport } from '../app/import/importFile.ts';
 import { offerContent } from '../test/checkout/checkoutFixtures.ts';
 import { seedIdentity, startServerProcess, tempDataDir, withServices } from '../test/helpers/serverProcess.ts';
 

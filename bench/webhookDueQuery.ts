@@ -15,10 +15,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { WEBHOOK_DELIVERIES, webhookProjection, type DeliveryDoc } from '../projections/webhooks/webhookProjection.ts';
-import type { WriteOp } from '../readStore/readStore.ts';
+import type { WriteOp } from '../platform/readStore/readStore.ts';
 import { compose } from '../app/compose.ts';
-import { loadConfig } from '../app/config.ts';
-import { ensureIndexes } from '../projections/projectionRunner.ts';
+import { loadConfig } from '../platform/runtime/config.ts';
+import { ensureIndexes } from '../platform/es/projectionRunner.ts';
 import { dueDeliveries } from '../webhooks/webhookDispatch.ts';
 import { median } from './processes.ts';
 

@@ -1,5 +1,5 @@
-import type { CommandContext } from '../commands/handleCommand.ts';
-import type { Services } from '../app/services.ts';
+import type { CommandContext } from '../platform/es/handleCommand.ts';
+import type { Services } from '../platform/runtime/services.ts';
 
 export type CliOptions = Record<string, string | boolean | undefined>;
 

@@ -1,16 +1,16 @@
 import { Workflow } from '../api/routes/automation/automationRoutes.ts';
-import { productResource } from '../api/routes/catalog/catalogRoutes.ts';
-import { presentSessionResource } from '../api/routes/checkout/sessionResource.ts';
-import type { EventStore, RecordedEvent } from '../eventStore/eventStore.ts';
-import { encodeRouteKey } from '../lib/routeKeys.ts';
+import { productResource } from '../modules/catalog/resources.ts';
+import { presentSessionResource } from '../modules/checkout/resources.ts';
+import type { EventStore, RecordedEvent } from '../platform/eventStore/eventStore.ts';
+import { encodeRouteKey } from '../platform/lib/routeKeys.ts';
 import { receptionsIn } from '../domain/automation/webhookReception.ts';
-import { checkoutSessionStream } from '../domain/checkout/checkoutSession.ts';
-import { invoiceStream } from '../domain/checkout/invoice.ts';
-import { evolveSessionView, viewAt, type CheckoutEvent, type SessionView } from '../domain/checkout/sessionView.ts';
+import { checkoutSessionStream } from '../modules/checkout/domain/checkoutSession.ts';
+import { invoiceStream } from '../modules/checkout/domain/invoice.ts';
+import { evolveSessionView, viewAt, type CheckoutEvent, type SessionView } from '../modules/checkout/domain/sessionView.ts';
 import type { WebhookEventType } from '../domain/webhooks/eventTypes.ts';
 import { automationProjection, WORKFLOWS, type WorkflowDoc } from '../projections/automation/automationProjection.ts';
-import { CATALOG_PRODUCTS, catalogProjection, type ProductDoc } from '../projections/catalog/catalogProjection.ts';
-import { checkoutProjection, OFFERS, type OfferDoc } from '../projections/checkout/checkoutProjection.ts';
+import { CATALOG_PRODUCTS, catalogProjection, type ProductDoc } from '../modules/catalog/catalogProjection.ts';
+import { checkoutProjection, OFFERS, type OfferDoc } from '../modules/checkout/checkoutProjection.ts';
 import { foldDocs } from './foldDocs.ts';
 
 /** What building an object reads: the log. */

@@ -1,14 +1,14 @@
-import type { BackgroundJob, Services } from '../app/services.ts';
-import { handleCommand } from '../commands/handleCommand.ts';
+import type { BackgroundJob, Services } from '../platform/runtime/services.ts';
+import { handleCommand } from '../platform/es/handleCommand.ts';
 import { nextWorkflowId } from '../commands/automation/workflowIds.ts';
 import { sequenceDecider, sequenceStream } from '../domain/automation/sequence.ts';
 import { webhookReceptionDecider, webhookReceptionStream, type ReceivedWebhook } from '../domain/automation/webhookReception.ts';
-import { fold } from '../domain/shared/decider.ts';
+import { fold } from '../platform/domain/decider.ts';
 import { PUBLIC_TYPE_OF, SOURCE_STREAM_PREFIXES } from '../domain/webhooks/eventTypes.ts';
-import { WrongExpectedRevisionError, type EventMetadata, type RecordedEvent } from '../eventStore/eventStore.ts';
+import { WrongExpectedRevisionError, type EventMetadata, type RecordedEvent } from '../platform/eventStore/eventStore.ts';
 import { TRIGGERS, type TriggerDoc } from '../projections/automation/automationProjection.ts';
-import { followFromCheckpoint } from '../projections/followFromCheckpoint.ts';
-import type { Logger } from '../projections/projectionRunner.ts';
+import { followFromCheckpoint } from '../platform/es/followFromCheckpoint.ts';
+import type { Logger } from '../platform/es/projectionRunner.ts';
 import { eventObject } from './eventObject.ts';
 
 export const EVENT_TRIGGER_CHECKPOINT = 'event_triggers';

@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../eventStore/eventStore.ts';
-import type { Projection, ProjectionTx } from '../projections/projection.ts';
-import type { Doc } from '../readStore/readStore.ts';
+import type { RecordedEvent } from '../platform/eventStore/eventStore.ts';
+import type { Projection, ProjectionTx } from '../platform/es/projection.ts';
+import type { Doc } from '../platform/readStore/readStore.ts';
 
 /**
  * Runs a projection's own `apply` over a resource's events in memory: the document its read model

@@ -1,13 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import type { Agent } from 'undici';
-import type { Services } from '../app/services.ts';
+import type { Services } from '../platform/runtime/services.ts';
 import { retryable, sendOnce } from '../automation/sendWebhook.ts';
-import type { EventMetadata } from '../eventStore/eventStore.ts';
-import { handleCommand, type CommandContext } from '../commands/handleCommand.ts';
+import type { EventMetadata } from '../platform/eventStore/eventStore.ts';
+import { handleCommand, type CommandContext } from '../platform/es/handleCommand.ts';
 import type { SecretBox } from '../commands/webhooks/secretBox.ts';
 import { loadWebhookEndpoint } from '../commands/webhooks/webhookEndpointCommands.ts';
-import { fold } from '../domain/shared/decider.ts';
+import { fold } from '../platform/domain/decider.ts';
 import {
   DISABLE_AFTER_FAILING_SECONDS,
   webhookDeliveryDecider,
@@ -16,8 +16,8 @@ import {
   type WebhookDeliveryEvent,
 } from '../domain/webhooks/webhookDelivery.ts';
 import { signingSecrets, webhookEndpointDecider, webhookEndpointStream, type WebhookEndpointState } from '../domain/webhooks/webhookEndpoint.ts';
-import type { Logger } from '../projections/projectionRunner.ts';
-import type { ReadStore } from '../readStore/readStore.ts';
+import type { Logger } from '../platform/es/projectionRunner.ts';
+import type { ReadStore } from '../platform/readStore/readStore.ts';
 import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type DeliveryDoc, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';
 import { InFlight, orderKey } from './inFlight.ts';
 import { webhooksApplied } from './webhooksApplied.ts';

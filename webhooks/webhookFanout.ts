@@ -1,6 +1,6 @@
-import type { Services } from '../app/services.ts';
-import { handleCommand } from '../commands/handleCommand.ts';
-import type { RecordedEvent } from '../eventStore/eventStore.ts';
+import type { Services } from '../platform/runtime/services.ts';
+import { handleCommand } from '../platform/es/handleCommand.ts';
+import type { RecordedEvent } from '../platform/eventStore/eventStore.ts';
 import { PUBLIC_TYPE_OF, type WebhookEventType } from '../domain/webhooks/eventTypes.ts';
 import { deliveryId, webhookDeliveryDecider, webhookDeliveryStream, type DeliveryCreation } from '../domain/webhooks/webhookDelivery.ts';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../projections/webhooks/webhookProjection.ts';

@@ -1,9 +1,9 @@
-import type { BackgroundJob, Services } from '../app/services.ts';
+import type { BackgroundJob, Services } from '../platform/runtime/services.ts';
 import { guardedAgent } from '../automation/sendWebhook.ts';
 import { secretBox } from '../commands/webhooks/secretBox.ts';
 import { SOURCE_STREAM_PREFIXES } from '../domain/webhooks/eventTypes.ts';
-import { followFromCheckpoint } from '../projections/followFromCheckpoint.ts';
-import type { Logger } from '../projections/projectionRunner.ts';
+import { followFromCheckpoint } from '../platform/es/followFromCheckpoint.ts';
+import type { Logger } from '../platform/es/projectionRunner.ts';
 import { startDispatcher } from './webhookDispatch.ts';
 import { fanOut } from './webhookFanout.ts';
 

@@ -1,4 +1,4 @@
-import type { Services } from '../app/services.ts';
+import type { Services } from '../platform/runtime/services.ts';
 
 const PROJECTION = 'webhooks';
 

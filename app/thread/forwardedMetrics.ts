@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import type { Metrics } from '../metrics.ts';
+import type { Metrics } from '../../platform/runtime/metrics.ts';
 import type { FromSubscribers } from './threadMessages.ts';
 
 type Counts = Extract<FromSubscribers, { type: 'metrics' }>;

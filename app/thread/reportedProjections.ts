@@ -1,5 +1,5 @@
-import { projectionPositions } from '../../projections/projectionPositions.ts';
-import type { ProjectionRunner } from '../../projections/projectionRunner.ts';
+import { projectionPositions } from '../../platform/es/projectionPositions.ts';
+import type { ProjectionRunner } from '../../platform/es/projectionRunner.ts';
 import type { Positions } from './threadMessages.ts';
 
 export type ReportedProjections = ProjectionRunner & {

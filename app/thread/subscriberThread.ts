@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { ConfigError, type Config } from '../config.ts';
-import type { Metrics } from '../metrics.ts';
+import { ConfigError, type Config } from '../../platform/runtime/config.ts';
+import type { Metrics } from '../../platform/runtime/metrics.ts';
 import { reportedProjections, type ReportedProjections } from './reportedProjections.ts';
 import type { FromSubscribers, LogLevel, ToSubscribers } from './threadMessages.ts';
 

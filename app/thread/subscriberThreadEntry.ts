@@ -5,14 +5,14 @@
  * thread, and learns from it when the server appended, so it reads new events at once.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { allProjections } from '../../projections/allProjections.ts';
-import { projectionsAtHead } from '../../projections/projectionsAtHead.ts';
-import type { Logger } from '../../projections/projectionRunner.ts';
-import { runJobsUnderLeases } from '../backgroundJobs.ts';
+import { allProjections } from '../allProjections.ts';
+import { projectionsAtHead } from '../../platform/es/projectionsAtHead.ts';
+import type { Logger } from '../../platform/es/projectionRunner.ts';
+import { backgroundJobs, runJobsUnderLeases } from '../backgroundJobs.ts';
 import { compose } from '../compose.ts';
-import { isProductionProfile, type Config } from '../config.ts';
-import { workerId } from '../leasedWork.ts';
-import type { Running } from '../leasedWork.ts';
+import { isProductionProfile, type Config } from '../../platform/runtime/config.ts';
+import { workerId } from '../../platform/runtime/leasedWork.ts';
+import type { Running } from '../../platform/runtime/leasedWork.ts';
 import { forwardedMetrics } from './forwardedMetrics.ts';
 import { lowerThreadPriority } from './lowerThreadPriority.ts';
 import { loggable, type FromSubscribers, type LogLevel, type Positions, type ToSubscribers } from './threadMessages.ts';
@@ -72,6 +72,7 @@ try {
 
 if (services) {
   const running = services;
+  const allJobs = runJobs ? await backgroundJobs() : [];
   let jobs: Running | null = null;
   let stopping = false;
   const metricsTimer = setInterval(sendMetrics, METRICS_EVERY_MS);
@@ -79,7 +80,7 @@ if (services) {
     if (message.type === 'appended') running.store.wake?.();
     else if (message.type === 'start-jobs' && runJobs && !jobs && !stopping) {
       // Under leases, as in the automation worker: two `serve` on one data directory must not both run every workflow.
-      jobs = runJobsUnderLeases(running, jobLogger, { owner: workerId(), ttlMs: config.LEASE_TTL_MS });
+      jobs = runJobsUnderLeases(running, jobLogger, { owner: workerId(), ttlMs: config.LEASE_TTL_MS }, allJobs);
     } else if (message.type === 'stop' && !stopping) {
       stopping = true;
       void (async () => {

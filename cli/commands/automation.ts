@@ -1,5 +1,5 @@
 import { replaceTrigger, setSequenceStatus } from '../../commands/automation/automationCommands.ts';
-import { currentTier, promoState } from '../../domain/promos/pricing.ts';
+import { currentTier, promoState } from '../../modules/promos/domain/pricing.ts';
 import {
   SEQUENCES,
   TRIGGERS,
@@ -8,11 +8,11 @@ import {
   type TriggerDoc,
   type WorkflowDoc,
 } from '../../projections/automation/automationProjection.ts';
-import { PROMOS, type PromoDoc } from '../../projections/promos/promoProjection.ts';
-import type { Services } from '../../app/services.ts';
-import { serviceBaseUrl } from '../../app/serverUrlFile.ts';
-import type { Filter } from '../../readStore/readStore.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
+import { PROMOS, type PromoDoc } from '../../modules/promos/promoProjection.ts';
+import type { Services } from '../../platform/runtime/services.ts';
+import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
+import type { Filter } from '../../platform/readStore/readStore.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
 import { CliUsageError, type CliCommand, type CliContext } from '../command.ts';
 
 function idArg(args: string[], what: string): number {
@@ -26,7 +26,7 @@ export const orgFilter = (options: CliContext['options']): Filter => (typeof opt
 
 /**
  * Where the service answers, as the CLI tells people: BASE_URL, else the URL the running `serve` of
- * this data directory recorded, else HOST and PORT of the CLI's environment (app/serverUrlFile.ts).
+ * this data directory recorded, else HOST and PORT of the CLI's environment (platform/runtime/serverUrlFile.ts).
  */
 export function serviceUrl(services: Services): string {
   return serviceBaseUrl(services.config);

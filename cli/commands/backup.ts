@@ -1,5 +1,5 @@
 import { backupEmbeddedData, BackupRefused, type BackupResult } from '../../app/compose.ts';
-import { loadConfig } from '../../app/config.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
 import { CliUsageError, type CliCommand } from '../command.ts';
 
 export const backupCommand: CliCommand = {

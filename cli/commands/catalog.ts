@@ -1,16 +1,16 @@
 import { sendWebhookSecretBox } from '../../commands/automation/sendWebhookSecrets.ts';
 import { readFileSync } from 'node:fs';
-import { archiveProduct, publishProduct } from '../../commands/catalog/productCommands.ts';
-import { decodeRouteKey } from '../../lib/routeKeys.ts';
-import { DomainError, notFound } from '../../domain/shared/domainError.ts';
-import type { ProductDoc } from '../../projections/catalog/catalogProjection.ts';
-import { findProductAnyOrganization, findProductByKey } from '../../projections/catalog/catalogQueries.ts';
-import { parseImportJson, runImport, type ImportResult } from '../../commands/import/importFile.ts';
-import { importSections } from '../../commands/import/importSections.ts';
-import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
-import { serviceBaseUrl } from '../../app/serverUrlFile.ts';
+import { archiveProduct, publishProduct } from '../../modules/catalog/productCommands.ts';
+import { decodeRouteKey } from '../../platform/lib/routeKeys.ts';
+import { DomainError, notFound } from '../../platform/domain/domainError.ts';
+import type { ProductDoc } from '../../modules/catalog/catalogProjection.ts';
+import { findProductAnyOrganization, findProductByKey } from '../../modules/catalog/catalogQueries.ts';
+import { parseImportJson, runImport, type ImportResult } from '../../app/import/importFile.ts';
+import { importSections } from '../../app/import/importSections.ts';
+import type { OfferImportResult } from '../../modules/checkout/offerImport.ts';
+import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import { checkoutUrl } from './lists.ts';
-import { findOfferByRef } from '../../projections/checkout/checkoutQueries.ts';
+import { findOfferByRef } from '../../modules/checkout/checkoutQueries.ts';
 import { CliUsageError, requireOption, type CliCommand, type CliContext } from '../command.ts';
 
 type ImportLinks = { checkout_links: Array<{ slug: string; published: boolean; url: string }>; sdk_example_url: string | null };

@@ -1,8 +1,8 @@
-import { archiveOffer, publishOffer } from '../../commands/checkout/offerCommands.ts';
-import { sessionHistory, stateAt, type HistoryEntry } from '../../commands/checkout/sessionHistory.ts';
-import type { SessionView } from '../../domain/checkout/sessionView.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
-import { findOfferByRef } from '../../projections/checkout/checkoutQueries.ts';
+import { archiveOffer, publishOffer } from '../../modules/checkout/offerCommands.ts';
+import { sessionHistory, stateAt, type HistoryEntry } from '../../modules/checkout/sessionHistory.ts';
+import type { SessionView } from '../../modules/checkout/domain/sessionView.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
+import { findOfferByRef } from '../../modules/checkout/checkoutQueries.ts';
 import { CliUsageError, type CliCommand } from '../command.ts';
 
 type OfferLifecycleResult = { id: string; slug: string; uuid: string; organization_id: string; status: string; changed: boolean };

@@ -4,9 +4,9 @@ import {
   createOrganization,
   createUser,
   organizationExists,
-} from '../../commands/identity/identityCommands.ts';
-import { runImport } from '../../commands/import/importFile.ts';
-import type { ProductWriteResult } from '../../commands/catalog/productCommands.ts';
+} from '../../modules/identity/identityCommands.ts';
+import { runImport } from '../../app/import/importFile.ts';
+import type { ProductWriteResult } from '../../modules/catalog/productCommands.ts';
 import type { CliCommand, CliContext } from '../command.ts';
 import { demoCatalog } from './demoCatalog.ts';
 import { demoAutomation, DEMO_PROMO_SLUG } from './demoAutomation.ts';
@@ -14,9 +14,9 @@ import { catchUrl, serviceUrl } from './automation.ts';
 import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
 import { demoOffers } from './demoOffer.ts';
 import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
-import type { OfferImportResult } from '../../commands/checkout/offerImport.ts';
-import type { OfferDoc } from '../../projections/checkout/checkoutProjection.ts';
-import { findOfferByRef } from '../../projections/checkout/checkoutQueries.ts';
+import type { OfferImportResult } from '../../modules/checkout/offerImport.ts';
+import type { OfferDoc } from '../../modules/checkout/checkoutProjection.ts';
+import { findOfferByRef } from '../../modules/checkout/checkoutQueries.ts';
 import { checkoutUrl } from './lists.ts';
 
 export const DEMO_ORGANIZATION_ID = 'org_demo';

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openEventStoreAt } from '../../app/compose.ts';
-import { isEventStoreUrl } from '../../app/eventStoreUrl.ts';
-import { copyEvents, type CopyResult } from '../../eventStore/copyEvents.ts';
+import { isEventStoreUrl } from '../../platform/runtime/eventStoreUrl.ts';
+import { copyEvents, type CopyResult } from '../../platform/eventStore/copyEvents.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { progressBar } from '../progressBar.ts';
 

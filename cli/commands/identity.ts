@@ -3,11 +3,11 @@ import {
   createOrganization,
   createUser,
   revokeApiKey,
-} from '../../commands/identity/identityCommands.ts';
-import { updateOrganization } from '../../commands/identity/accountCommands.ts';
-import type { OrganizationAddress } from '../../domain/identity/organization.ts';
-import { addressLines } from '../../domain/identity/organization.ts';
-import { Address } from '../../api/routes/manage/organizationRoutes.ts';
+} from '../../modules/identity/identityCommands.ts';
+import { updateOrganization } from '../../modules/identity/accountCommands.ts';
+import type { OrganizationAddress } from '../../modules/identity/domain/organization.ts';
+import { addressLines } from '../../modules/identity/domain/organization.ts';
+import { Address } from '../../modules/identity/http/organizationRoutes.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
 

@@ -1,9 +1,9 @@
-import { serviceBaseUrl } from '../../app/serverUrlFile.ts';
+import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import { WORKFLOWS, type WorkflowDoc } from '../../projections/automation/automationProjection.ts';
-import { CATALOG_PRODUCTS, type ProductDoc } from '../../projections/catalog/catalogProjection.ts';
-import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from '../../projections/checkout/checkoutProjection.ts';
-import { API_KEYS, ORGANIZATIONS, USERS, type ApiKeyDoc, type OrganizationDoc, type UserDoc } from '../../projections/identity/identityProjection.ts';
-import { effectiveStatus } from '../../domain/checkout/checkoutSession.ts';
+import { CATALOG_PRODUCTS, type ProductDoc } from '../../modules/catalog/catalogProjection.ts';
+import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from '../../modules/checkout/checkoutProjection.ts';
+import { API_KEYS, ORGANIZATIONS, USERS, type ApiKeyDoc, type OrganizationDoc, type UserDoc } from '../../modules/identity/identityProjection.ts';
+import { effectiveStatus } from '../../modules/checkout/domain/checkoutSession.ts';
 import { CliUsageError, type CliCommand, type CliContext } from '../command.ts';
 import { orgFilter, table } from './automation.ts';
 import { money } from './checkout.ts';

@@ -1,7 +1,7 @@
-import { deleteOAuthApp, loadOAuthApp, registerOAuthApp } from '../../commands/oauth/oauthCommands.ts';
-import { redirectUriProblem } from '../../domain/oauth/redirectUri.ts';
-import { OAUTH_APPS, type OAuthAppDoc } from '../../projections/oauth/oauthProjection.ts';
-import { organizationExists } from '../../commands/identity/identityCommands.ts';
+import { deleteOAuthApp, loadOAuthApp, registerOAuthApp } from '../../modules/oauth/oauthCommands.ts';
+import { redirectUriProblem } from '../../modules/oauth/domain/redirectUri.ts';
+import { OAUTH_APPS, type OAuthAppDoc } from '../../modules/oauth/oauthProjection.ts';
+import { organizationExists } from '../../modules/identity/identityCommands.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { orgFilter, table } from './automation.ts';
 

@@ -1,8 +1,8 @@
-import { receiptUrl } from '../../app/receipts/receiptOutbox.ts';
-import { formatMoney, receiptEmail } from '../../domain/receipts/receiptMessage.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
-import type { Filter } from '../../readStore/readStore.ts';
-import { NOTICES, RECEIPTS, type NoticeDoc, type ReceiptDoc } from '../../projections/receipts/receiptProjection.ts';
+import { receiptUrl } from '../../modules/receipts/jobs/receiptOutbox.ts';
+import { formatMoney, receiptEmail } from '../../modules/receipts/domain/receiptMessage.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
+import type { Filter } from '../../platform/readStore/readStore.ts';
+import { NOTICES, RECEIPTS, type NoticeDoc, type ReceiptDoc } from '../../modules/receipts/receiptProjection.ts';
 import { CliUsageError, type CliCommand } from '../command.ts';
 
 type ListedReceipt = {

@@ -1,8 +1,8 @@
-import { refundInvoice, type RefundResult } from '../../commands/payments/livePayments.ts';
-import { connectStripe, disconnectStripe, stripeSecrets, type StripeAccountSummary } from '../../commands/payments/stripeAccountCommands.ts';
-import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
+import { refundInvoice, type RefundResult } from '../../modules/payments/livePayments.ts';
+import { connectStripe, disconnectStripe, stripeSecrets, type StripeAccountSummary } from '../../modules/payments/stripeAccountCommands.ts';
+import { invoiceDecider, invoiceStream } from '../../modules/checkout/domain/invoice.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 
 const describe = (s: StripeAccountSummary) =>

@@ -1,5 +1,5 @@
-import { allProjections } from '../../projections/allProjections.ts';
-import { rebuildProjection } from '../../projections/projectionRunner.ts';
+import { allProjections } from '../../app/allProjections.ts';
+import { rebuildProjection } from '../../platform/es/projectionRunner.ts';
 import { CliUsageError, type CliCommand } from '../command.ts';
 import { progressBar } from '../progressBar.ts';
 

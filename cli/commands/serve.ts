@@ -1,4 +1,4 @@
-import { loadConfig } from '../../app/config.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
 import type { CliCommand } from '../command.ts';
 import { exitOnSignal } from '../exitOnSignal.ts';
 

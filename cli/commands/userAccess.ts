@@ -1,6 +1,6 @@
-import type { Services } from '../../app/services.ts';
-import { inviteIfNeeded, invitationPath, inviteUser, userIdByEmail } from '../../commands/identity/accountCommands.ts';
-import type { CommandContext } from '../../commands/handleCommand.ts';
+import type { Services } from '../../platform/runtime/services.ts';
+import { inviteIfNeeded, invitationPath, inviteUser, userIdByEmail } from '../../modules/identity/accountCommands.ts';
+import type { CommandContext } from '../../platform/es/handleCommand.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { serviceUrl } from './automation.ts';
 

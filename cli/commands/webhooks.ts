@@ -10,7 +10,7 @@ import {
 } from '../../commands/webhooks/webhookEndpointCommands.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.ts';
 import { attemptsByDelivery } from '../../projections/webhooks/attemptsByDelivery.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
 import {
   WEBHOOK_DELIVERIES,
   WEBHOOK_ENDPOINTS,

@@ -1,6 +1,6 @@
-import { loadConfig } from '../../app/config.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
 import type { Worker } from '../../app/workers.ts';
-import type { Logger } from '../../projections/projectionRunner.ts';
+import type { Logger } from '../../platform/es/projectionRunner.ts';
 import type { CliCommand } from '../command.ts';
 import { exitOnSignal } from '../exitOnSignal.ts';
 

@@ -2,10 +2,10 @@ import { nanoid } from 'nanoid';
 import type { ActionInput } from '../../domain/automation/actions.ts';
 import { sequenceDecider, sequenceStream, type SequenceState, type SequenceStatus } from '../../domain/automation/sequence.ts';
 import { triggerDecider, triggerStream, type TriggerState } from '../../domain/automation/trigger.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { conflict, notFound } from '../../domain/shared/domainError.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
-import { allocateId } from '../idAllocator.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { conflict, notFound } from '../../platform/domain/domainError.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { allocateId } from '../../platform/es/idAllocator.ts';
 
 /** Counter names of allocateId: sequence and trigger ids. */
 export const SEQUENCE_COUNTER = 'automation_sequence';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { minorUnits } from '../minorUnits.ts';
+import { minorUnits } from '../../platform/lib/minorUnits.ts';
 import {
   DEFAULT_EMAIL_TEMPLATE,
   DEFAULT_REFERENCE_TEMPLATE,
@@ -13,12 +13,12 @@ import {
   isSigningSecret,
   type ActionInput,
 } from '../../domain/automation/actions.ts';
-import { FIXED_PRICE_NEEDS_OFFERS, SLUG } from '../../domain/promos/promo.ts';
+import { FIXED_PRICE_NEEDS_OFFERS, SLUG } from '../../modules/promos/domain/promo.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.ts';
-import { conflict } from '../../domain/shared/domainError.ts';
-import { applyEach, filePath } from '../import/importIssues.ts';
-import { importSection, type ImportIssue } from '../import/importSection.ts';
-import { createPromo, updatePromo } from '../promos/promoCommands.ts';
+import { conflict } from '../../platform/domain/domainError.ts';
+import { applyEach, filePath } from '../../platform/import/importIssues.ts';
+import { importSection, type ImportIssue } from '../../platform/import/importSection.ts';
+import { createPromo, updatePromo } from '../../modules/promos/promoCommands.ts';
 import { sealActionSecrets } from './sendWebhookSecrets.ts';
 import { createSequence, createTrigger, loadSequence, loadTrigger, setTriggerEnabled, updateSequence } from './automationCommands.ts';
 import { backfillAutomationKeyClaims, claimSequenceKey, claimTriggerKey } from './automationKeys.ts';

@@ -6,9 +6,9 @@ import {
   type SequenceKeyClaimedEvent,
 } from '../../domain/automation/sequence.ts';
 import { triggerImportKeyStream, triggerStream, type TriggerEvent, type TriggerKeyClaimedEvent } from '../../domain/automation/trigger.ts';
-import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../../eventStore/eventStore.ts';
-import { toNewEvent, type CommandContext } from '../handleCommand.ts';
-import { allocateId } from '../idAllocator.ts';
+import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../../platform/eventStore/eventStore.ts';
+import { toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { allocateId } from '../../platform/es/idAllocator.ts';
 import { SEQUENCE_COUNTER, TRIGGER_COUNTER } from './automationCommands.ts';
 
 const digest = (...parts: Array<string | number>) => createHash('sha256').update(parts.join('\u0000')).digest('hex');

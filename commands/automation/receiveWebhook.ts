@@ -6,10 +6,10 @@ import {
   webhookReceptionStream,
   type ReceivedWebhook,
 } from '../../domain/automation/webhookReception.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import type { EventMetadata, EventStore } from '../../eventStore/eventStore.ts';
-import { handleCommand } from '../handleCommand.ts';
-import { timeOrderedUuid } from '../timeOrderedUuid.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import type { EventMetadata, EventStore } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand } from '../../platform/es/handleCommand.ts';
+import { timeOrderedUuid } from '../../platform/es/timeOrderedUuid.ts';
 import { loadTrigger, triggerKeyStream } from './automationCommands.ts';
 import { nextWorkflowId } from './workflowIds.ts';
 

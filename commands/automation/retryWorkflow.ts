@@ -1,7 +1,7 @@
 import { workflowDecider, workflowStream } from '../../domain/automation/workflow.ts';
 import { receptionsIn, type WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
-import { notFound } from '../../domain/shared/domainError.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../handleCommand.ts';
+import { notFound } from '../../platform/domain/domainError.ts';
+import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/handleCommand.ts';
 
 /**
  * Re-runs a failed workflow from its failed step: WorkflowRetried on the workflow's stream, then a

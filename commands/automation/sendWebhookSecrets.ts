@@ -1,5 +1,5 @@
 import type { Action, ActionInput } from '../../domain/automation/actions.ts';
-import { invalid } from '../../domain/shared/domainError.ts';
+import { invalid } from '../../platform/domain/domainError.ts';
 import { secretBox, type SecretBox } from '../webhooks/secretBox.ts';
 
 /**

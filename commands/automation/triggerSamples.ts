@@ -1,11 +1,11 @@
 import { sequenceDecider, sequenceStream } from '../../domain/automation/sequence.ts';
 import { triggerDecider, triggerStream, type TriggerSample } from '../../domain/automation/trigger.ts';
 import { webhookReceptionDecider, webhookReceptionStream } from '../../domain/automation/webhookReception.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { conflict, notFound } from '../../domain/shared/domainError.ts';
-import { handleCommand, type CommandContext } from '../handleCommand.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { conflict, notFound } from '../../platform/domain/domainError.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { nextWorkflowId } from './workflowIds.ts';
-import { timeOrderedUuid } from '../timeOrderedUuid.ts';
+import { timeOrderedUuid } from '../../platform/es/timeOrderedUuid.ts';
 import { loadTrigger } from './automationCommands.ts';
 
 /** Makes a received request the trigger's sample record (the caller found it among the trigger's samples). */

@@ -1,5 +1,5 @@
-import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from '../../eventStore/eventStore.ts';
-import { timeOrderedUuid } from '../timeOrderedUuid.ts';
+import { WrongExpectedRevisionError, type EventMetadata, type EventStore } from '../../platform/eventStore/eventStore.ts';
+import { timeOrderedUuid } from '../../platform/es/timeOrderedUuid.ts';
 
 /**
  * Workflow ids are reserved in blocks: one WorkflowIdsReserved event on this stream per BLOCK

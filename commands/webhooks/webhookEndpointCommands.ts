@@ -1,7 +1,7 @@
 import { customAlphabet } from 'nanoid';
 import { isWebhookUrl } from '../../domain/automation/actions.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { DomainError } from '../../domain/shared/domainError.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { DomainError } from '../../platform/domain/domainError.ts';
 import { isWebhookEventType, type WebhookEventType } from '../../domain/webhooks/eventTypes.ts';
 import {
   webhookEndpointDecider,
@@ -11,7 +11,7 @@ import {
   type WebhookEndpointState,
 } from '../../domain/webhooks/webhookEndpoint.ts';
 import { webhookDeliveryDecider, webhookDeliveryStream, type WebhookDeliveriesSentEvent } from '../../domain/webhooks/webhookDelivery.ts';
-import { handleCommand, type CommandContext } from '../handleCommand.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
 import { generateSigningSecret, type SecretBox } from './secretBox.ts';
 
 const endpointKey = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 24);

@@ -1,4 +1,4 @@
-import { isEmail, MAX_EMAIL_LENGTH } from '../promos/promo.ts';
+import { isEmail, MAX_EMAIL_LENGTH } from '../../modules/promos/domain/promo.ts';
 import type { EnrolInPromoAction } from './actions.ts';
 import { renderTextTemplate, type TemplateScope } from './template.ts';
 

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../shared/decider.ts';
-import { conflict, invalid, notFound } from '../shared/domainError.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
+import { conflict, invalid, notFound } from '../../platform/domain/domainError.ts';
 import { isWebhookEventType, type WebhookEventType } from '../webhooks/eventTypes.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Decider, DomainEvent } from '../shared/decider.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
 import type { Action } from './actions.ts';
 
 /** How long a repeated Idempotency-Key / Webhook-Id replays the first answer. */

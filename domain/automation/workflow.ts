@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../shared/decider.ts';
-import { conflict } from '../shared/domainError.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
+import { conflict } from '../../platform/domain/domainError.ts';
 
 /**
  * The run of one workflow, step by step. A step is started, then completed with its result;

@@ -1,5 +1,5 @@
-import type { Decider, DomainEvent } from '../shared/decider.ts';
-import { DomainError, notFound } from '../shared/domainError.ts';
+import type { Decider, DomainEvent } from '../../platform/domain/decider.ts';
+import { DomainError, notFound } from '../../platform/domain/domainError.ts';
 import type { WebhookEventType } from './eventTypes.ts';
 
 /**

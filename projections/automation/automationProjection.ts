@@ -1,11 +1,11 @@
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
 import type { Action } from '../../domain/automation/actions.ts';
 import type { SequenceEvent } from '../../domain/automation/sequence.ts';
 import type { TriggerEvent, TriggerSample } from '../../domain/automation/trigger.ts';
 import type { WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
 import type { StepResult, WorkflowEvent } from '../../domain/automation/workflow.ts';
 import type { WebhookEventType } from '../../domain/webhooks/eventTypes.ts';
-import type { Projection } from '../projection.ts';
+import type { Projection } from '../../platform/es/projection.ts';
 
 export const SEQUENCES = 'automation_sequences';
 export const TRIGGERS = 'automation_triggers';

@@ -1,4 +1,4 @@
-import type { ReadStore } from '../../readStore/readStore.ts';
+import type { ReadStore } from '../../platform/readStore/readStore.ts';
 import { WEBHOOK_ATTEMPTS, type AttemptDoc } from './webhookProjection.ts';
 
 /** The attempts of each of `deliveryIds`, first to last: one query for a page of deliveries, not one per delivery. */

@@ -1,8 +1,8 @@
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
 import type { WebhookEventType } from '../../domain/webhooks/eventTypes.ts';
 import type { DeliveryStatus, WebhookDeliveriesSentEvent, WebhookDeliveryEvent } from '../../domain/webhooks/webhookDelivery.ts';
 import type { DisabledReason, WebhookEndpointEvent } from '../../domain/webhooks/webhookEndpoint.ts';
-import type { Projection } from '../projection.ts';
+import type { Projection } from '../../platform/es/projection.ts';
 
 export const WEBHOOK_ENDPOINTS = 'webhook_endpoints';
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../api/jsonDepth.ts';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../platform/http/jsonDepth.ts';
 
 /** The depth of a parsed value, as the scan must count it: each object and array one level. */
 function depthOf(value: unknown): number {

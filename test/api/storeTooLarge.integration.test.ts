@@ -1,6 +1,6 @@
 import { MaxAppendSizeExceededError } from '@eventstore/db-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toPortError } from '../../eventStore/esdb/esdbMapping.ts';
+import { toPortError } from '../../platform/eventStore/esdb/esdbMapping.ts';
 import { automationFixture, TEST_ENV } from '../automation/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

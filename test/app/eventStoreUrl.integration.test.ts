@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openEventStoreAt } from '../../app/compose.ts';
-import { ConfigError, loadConfig } from '../../app/config.ts';
-import { toEsdbConnectionString } from '../../app/eventStoreUrl.ts';
+import { ConfigError, loadConfig } from '../../platform/runtime/config.ts';
+import { toEsdbConnectionString } from '../../platform/runtime/eventStoreUrl.ts';
 
 const MONGODB_URL = 'mongodb://mongo:27017/?replicaSet=rs0';
 

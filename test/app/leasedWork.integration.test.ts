@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runUnderLeases, type LeasedWork, type Running } from '../../app/leasedWork.ts';
-import type { ReadStore } from '../../readStore/readStore.ts';
-import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
+import { runUnderLeases, type LeasedWork, type Running } from '../../platform/runtime/leasedWork.ts';
+import type { ReadStore } from '../../platform/readStore/readStore.ts';
+import { openSqliteReadStore } from '../../platform/readStore/sqlite/sqliteReadStore.ts';
 
 const TTL = 3000;
 const quiet = { error: () => undefined, info: () => undefined };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../app/config.ts';
+import { ConfigError, loadConfig } from '../../platform/runtime/config.ts';
 
 describe('number settings', () => {
   it('take whole numbers in decimal digits', () => {

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compose } from '../../app/compose.ts';
-import { loadConfig } from '../../app/config.ts';
-import { createMetrics } from '../../app/metrics.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
+import { createMetrics } from '../../platform/runtime/metrics.ts';
 import { reportedProjections } from '../../app/thread/reportedProjections.ts';
 import { startSubscriberThread, type SubscriberThread } from '../../app/thread/subscriberThread.ts';
-import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { createOrganization } from '../../modules/identity/identityCommands.ts';
 
 /** The subscriber thread ending unexpectedly (an uncaught error, an out-of-memory): started again from the stored checkpoints. */
 describe('a subscriber thread that ends unexpectedly', () => {

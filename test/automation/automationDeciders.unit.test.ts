@@ -4,8 +4,8 @@ import { sequenceDecider, type SequenceEvent } from '../../domain/automation/seq
 import { triggerDecider, type TriggerEvent } from '../../domain/automation/trigger.ts';
 import { receptionsIn, webhookReceptionDecider, type ReceivedWebhook, type WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
 import { nextStep, workflowDecider, type WorkflowEvent } from '../../domain/automation/workflow.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { deciderSpec } from '../../domain/shared/specification.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { deciderSpec } from '../../platform/domain/specification.ts';
 
 const hook: Action = { type: 'send_webhook', url: 'https://example.com/h', method: 'POST', payload: '{}', headers: {}, signing_secret: null };
 const created: SequenceEvent = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
 import { sendWebhookSecretBox } from '../../commands/automation/sendWebhookSecrets.ts';
-import { ImportValidationError, runImport } from '../../commands/import/importFile.ts';
+import { ImportValidationError, runImport } from '../../app/import/importFile.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 describe('import sections promos and sequences', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
 import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
 import { KEY_CLAIMS_BACKFILLED_STREAM } from '../../commands/automation/automationKeys.ts';
-import { runImport } from '../../commands/import/importFile.ts';
+import { runImport } from '../../app/import/importFile.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 describe('sequence and trigger keys are claimed on streams; sequences made before claims existed are found', () => {

@@ -4,7 +4,7 @@ import { replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../comm
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { automationFixture, TEST_ENV } from './fixtures.ts';
 import { automationProjection, SAMPLES, SAMPLES_KEPT } from '../../projections/automation/automationProjection.ts';
-import { rebuildProjection } from '../../projections/projectionRunner.ts';
+import { rebuildProjection } from '../../platform/es/projectionRunner.ts';
 import { AUTOMATION_CHECKPOINT } from '../../automation/workflowRunner.ts';
 import { eventually } from '../helpers/receiver.ts';
 import { webhookReceptionStream } from '../../domain/automation/webhookReception.ts';

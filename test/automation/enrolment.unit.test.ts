@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EMAIL_TEMPLATE, DEFAULT_REFERENCE_TEMPLATE, type EnrolInPromoAction } from '../../domain/automation/actions.ts';
 import { enrolmentFrom } from '../../domain/automation/enrolment.ts';
-import { isEmail } from '../../domain/promos/promo.ts';
+import { isEmail } from '../../modules/promos/domain/promo.ts';
 
 describe('enrol-in-promo fields taken from the webhook payload', () => {
   const action: EnrolInPromoAction = { type: 'enrol_in_promo', promo: 'launch', email: DEFAULT_EMAIL_TEMPLATE, reference: DEFAULT_REFERENCE_TEMPLATE };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROMO_PARTICIPANTS } from '../../projections/promos/promoProjection.ts';
+import { PROMO_PARTICIPANTS } from '../../modules/promos/promoProjection.ts';
 import { WORKFLOWS, type WorkflowDoc } from '../../projections/automation/automationProjection.ts';
 import { EVENT_TRIGGER_CHECKPOINT, eventReceptionStream, startEventTriggers } from '../../webhooks/eventTriggerJob.ts';
 import { GOOD_CARD, json, makeOffer } from '../checkout/checkoutFixtures.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPromo, enrolParticipant } from '../../commands/promos/promoCommands.ts';
-import { promoPriceForOffer } from '../../projections/promos/promoQueries.ts';
+import { createPromo, enrolParticipant } from '../../modules/promos/promoCommands.ts';
+import { promoPriceForOffer } from '../../modules/promos/promoQueries.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 describe('GET /api/promos/{slug}', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { prepareRequest } from '../../automation/sendWebhook.ts';
 import { jsonProblem, jsonTemplateProblem, renderJsonTemplate, renderTextTemplate } from '../../domain/automation/template.ts';
-import { currentTier, discountedAmount, priceUnderPromo, promoPricesOffer, promoState, tierEndsAt, type PromoFacts } from '../../domain/promos/pricing.ts';
-import { promoDecider, type PromoEvent } from '../../domain/promos/promo.ts';
-import { deciderSpec } from '../../domain/shared/specification.ts';
+import { currentTier, discountedAmount, priceUnderPromo, promoPricesOffer, promoState, tierEndsAt, type PromoFacts } from '../../modules/promos/domain/pricing.ts';
+import { promoDecider, type PromoEvent } from '../../modules/promos/domain/promo.ts';
+import { deciderSpec } from '../../platform/domain/specification.ts';
 
 describe('templates', () => {
   const scope = { webhook_payload: { email: 'a"b\\c@example.com', n: 3, o: { x: [1] }, nil: null }, webhook_query: { q: 'v' } };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPromo } from '../../commands/promos/promoCommands.ts';
+import { createPromo } from '../../modules/promos/promoCommands.ts';
 import { sequenceStream } from '../../domain/automation/sequence.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nextWorkflowId } from '../../commands/automation/workflowIds.ts';
-import type { EventMetadata } from '../../eventStore/eventStore.ts';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
+import type { EventMetadata } from '../../platform/eventStore/eventStore.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import { newEvent } from '../contracts/eventStoreContract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'commerce-wfids-'));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AUTOMATION_CHECKPOINT } from '../../automation/workflowRunner.ts';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import { webhookReceptionStream } from '../../domain/automation/webhookReception.ts';
 import { newEvent } from '../contracts/eventStoreContract.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nextStep, workflowDecider } from '../../domain/automation/workflow.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { deciderSpec } from '../../domain/shared/specification.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { deciderSpec } from '../../platform/domain/specification.ts';
 
 const step = (n: number, success: boolean) => [
   { type: 'WorkflowStepStarted', data: { workflow_id: 7, step: n, action: 'send_webhook', started_at: 1 } },

@@ -1,5 +1,5 @@
-import { runImport, type ImportResult } from '../../commands/import/importFile.ts';
-import type { ProductWriteResult } from '../../commands/catalog/productCommands.ts';
+import { runImport, type ImportResult } from '../../app/import/importFile.ts';
+import type { ProductWriteResult } from '../../modules/catalog/productCommands.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 
 export const plan = (name: string, over: Record<string, unknown> = {}) => ({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImportValidationError, parseImportJson } from '../../commands/import/importFile.ts';
+import { ImportValidationError, parseImportJson } from '../../app/import/importFile.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { families, importProducts, plan, product, productResults } from './catalogFixtures.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { intervalWords } from '../../domain/catalog/intervalWords.ts';
+import { intervalWords } from '../../modules/catalog/domain/intervalWords.ts';
 
 describe('intervalWords', () => {
   it('says how often a plan renews as a buyer reads it', () => {

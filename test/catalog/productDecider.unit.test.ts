@@ -6,8 +6,8 @@ import {
   type PlanInput,
   type ProductDetails,
   type ProductEvent,
-} from '../../domain/catalog/product.ts';
-import { deciderSpec } from '../../domain/shared/specification.ts';
+} from '../../modules/catalog/domain/product.ts';
+import { deciderSpec } from '../../platform/domain/specification.ts';
 
 const spec = deciderSpec(productDecider);
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/serverProcess.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { encodeRouteKey } from '../../lib/routeKeys.ts';
-import { offerSlugStream, SLUG } from '../../domain/checkout/offer.ts';
+import { encodeRouteKey } from '../../platform/lib/routeKeys.ts';
+import { offerSlugStream, SLUG } from '../../modules/checkout/domain/offer.ts';
 import { GOOD_CARD, json, legacyOffer, makeOffer } from './checkoutFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

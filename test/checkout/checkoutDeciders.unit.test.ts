@@ -4,10 +4,10 @@ import {
   effectiveStatus,
   type CheckoutSessionEvent,
   type SessionCustomer,
-} from '../../domain/checkout/checkoutSession.ts';
-import { invoiceDecider, type InvoiceEvent } from '../../domain/checkout/invoice.ts';
-import { offerDecider, type OfferContent, type OfferEvent } from '../../domain/checkout/offer.ts';
-import { deciderSpec } from '../../domain/shared/specification.ts';
+} from '../../modules/checkout/domain/checkoutSession.ts';
+import { invoiceDecider, type InvoiceEvent } from '../../modules/checkout/domain/invoice.ts';
+import { offerDecider, type OfferContent, type OfferEvent } from '../../modules/checkout/domain/offer.ts';
+import { deciderSpec } from '../../platform/domain/specification.ts';
 
 const content: OfferContent = {
   name: 'Pro plan',

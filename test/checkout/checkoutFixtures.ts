@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import { handleCommand, toNewEvent } from '../../commands/handleCommand.ts';
-import { allocateId } from '../../commands/idAllocator.ts';
-import { encodeRouteKey } from '../../lib/routeKeys.ts';
-import { offerDecider, offerSlugStream, offerStream, type OfferContent } from '../../domain/checkout/offer.ts';
+import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
+import { handleCommand, toNewEvent } from '../../platform/es/handleCommand.ts';
+import { allocateId } from '../../platform/es/idAllocator.ts';
+import { encodeRouteKey } from '../../platform/lib/routeKeys.ts';
+import { offerDecider, offerSlugStream, offerStream, type OfferContent } from '../../modules/checkout/domain/offer.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 
 export const offerContent = (overrides: Partial<OfferContent> = {}): OfferContent => ({

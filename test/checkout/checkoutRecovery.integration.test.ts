@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cancelSession, startSession } from '../../commands/checkout/sessionCommands.ts';
-import { StoreUnavailableError, type EventStore, type NewEvent } from '../../eventStore/eventStore.ts';
-import { handleCommand } from '../../commands/handleCommand.ts';
-import { checkoutSessionDecider, checkoutSessionStream } from '../../domain/checkout/checkoutSession.ts';
-import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts';
-import { fold } from '../../domain/shared/decider.ts';
+import { cancelSession, startSession } from '../../modules/checkout/sessionCommands.ts';
+import { StoreUnavailableError, type EventStore, type NewEvent } from '../../platform/eventStore/eventStore.ts';
+import { handleCommand } from '../../platform/es/handleCommand.ts';
+import { checkoutSessionDecider, checkoutSessionStream } from '../../modules/checkout/domain/checkoutSession.ts';
+import { invoiceDecider, invoiceStream } from '../../modules/checkout/domain/invoice.ts';
+import { fold } from '../../platform/domain/decider.ts';
 import { withServices } from '../helpers/serverProcess.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { GOOD_CARD, json, makeOffer } from './checkoutFixtures.ts';

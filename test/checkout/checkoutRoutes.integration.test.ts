@@ -1,8 +1,8 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveOffer } from '../../commands/checkout/offerCommands.ts';
-import { createPromo } from '../../commands/promos/promoCommands.ts';
-import type { PromoOffers } from '../../domain/promos/promo.ts';
+import { archiveOffer } from '../../modules/checkout/offerCommands.ts';
+import { createPromo } from '../../modules/promos/promoCommands.ts';
+import type { PromoOffers } from '../../modules/promos/domain/promo.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { DECLINED_CARD, GOOD_CARD, json, makeOffer, offerContent } from './checkoutFixtures.ts';
 

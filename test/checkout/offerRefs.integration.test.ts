@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import { allocateId } from '../../commands/idAllocator.ts';
-import { decodeRouteKey, encodeRouteKey } from '../../lib/routeKeys.ts';
-import { ROUTE_KEY_IDS_IN_REACH } from '../../lib/offerRef.ts';
-import { offerSlugStream, SLUG } from '../../domain/checkout/offer.ts';
-import { DomainError } from '../../domain/shared/domainError.ts';
+import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
+import { allocateId } from '../../platform/es/idAllocator.ts';
+import { decodeRouteKey, encodeRouteKey } from '../../platform/lib/routeKeys.ts';
+import { ROUTE_KEY_IDS_IN_REACH } from '../../platform/lib/offerRef.ts';
+import { offerSlugStream, SLUG } from '../../modules/checkout/domain/offer.ts';
+import { DomainError } from '../../platform/domain/domainError.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { cheapOffer as cheap, json, legacyOffer, makeOffer } from './checkoutFixtures.ts';
 

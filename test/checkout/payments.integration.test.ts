@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compose } from '../../app/compose.ts';
-import { loadConfig } from '../../app/config.ts';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import type { CommandContext } from '../../commands/handleCommand.ts';
-import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
+import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
+import type { CommandContext } from '../../platform/es/handleCommand.ts';
+import { createOrganization } from '../../modules/identity/identityCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { GOOD_CARD, json, makeOffer, offerContent } from './checkoutFixtures.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../commands/identity/identityCommands.ts';
-import { ImportValidationError, runImport, validateImport } from '../../commands/import/importFile.ts';
+import { createApiKey } from '../../modules/identity/identityCommands.ts';
+import { ImportValidationError, runImport, validateImport } from '../../app/import/importFile.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { json } from './checkoutFixtures.ts';

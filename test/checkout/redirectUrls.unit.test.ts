@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { disallowedRedirects, normalizeOrigin, redirectOrigin } from '../../domain/checkout/redirectUrls.ts';
-import { scopeForRoute } from '../../domain/oauth/oauthScopes.ts';
+import { disallowedRedirects, normalizeOrigin, redirectOrigin } from '../../modules/checkout/domain/redirectUrls.ts';
+import { scopeForRoute } from '../../modules/oauth/domain/oauthScopes.ts';
 
 describe('redirect origins', () => {
   it('normalizes an allowed origin as the browser writes it, and refuses anything more than an origin', () => {

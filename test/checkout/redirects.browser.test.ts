@@ -1,8 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import { ImportValidationError, runImport, validateImport } from '../../commands/import/importFile.ts';
-import { DomainError } from '../../domain/shared/domainError.ts';
+import { upsertOffer } from '../../modules/checkout/offerCommands.ts';
+import { ImportValidationError, runImport, validateImport } from '../../app/import/importFile.ts';
+import { DomainError } from '../../platform/domain/domainError.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { launchChromium, openPage } from '../sdk/sdkFixtures.ts';

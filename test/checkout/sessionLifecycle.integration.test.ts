@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { expireDueSessions } from '../../app/jobs/checkoutSessionExpiry.ts';
-import { handleCommand } from '../../commands/handleCommand.ts';
-import { checkoutSessionDecider, checkoutSessionStream } from '../../domain/checkout/checkoutSession.ts';
-import { invoiceDecider, invoiceStream } from '../../domain/checkout/invoice.ts';
+import { expireDueSessions } from '../../modules/checkout/jobs/checkoutSessionExpiry.ts';
+import { handleCommand } from '../../platform/es/handleCommand.ts';
+import { checkoutSessionDecider, checkoutSessionStream } from '../../modules/checkout/domain/checkoutSession.ts';
+import { invoiceDecider, invoiceStream } from '../../modules/checkout/domain/invoice.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { GOOD_CARD, json, makeOffer } from './checkoutFixtures.ts';
 

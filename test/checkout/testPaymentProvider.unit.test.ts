@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cardBrand, luhnValid } from '../../commands/payments/paymentProvider.ts';
-import { testPaymentProvider } from '../../commands/payments/testPaymentProvider.ts';
+import { cardBrand, luhnValid } from '../../modules/payments/paymentProvider.ts';
+import { testPaymentProvider } from '../../modules/payments/testPaymentProvider.ts';
 
 const now = Date.UTC(2026, 5, 15);
 const charge = (number: string, exp: [number, number] = [12, 2030]) =>

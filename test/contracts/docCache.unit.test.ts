@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { RecordedEvent } from '../../eventStore/eventStore.ts';
-import { DocCache } from '../../projections/docCache.ts';
-import type { Projection } from '../../projections/projection.ts';
-import { applyBatch } from '../../projections/projectionRunner.ts';
-import { CheckpointConflictError } from '../../readStore/readStore.ts';
+import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { DocCache } from '../../platform/es/docCache.ts';
+import type { Projection } from '../../platform/es/projection.ts';
+import { applyBatch } from '../../platform/es/projectionRunner.ts';
+import { CheckpointConflictError } from '../../platform/readStore/readStore.ts';
 import { sqliteReadStoreFixture, useStoreFixtures } from './storeFixtures.ts';
 
 type Counter = { id: string; n: number };

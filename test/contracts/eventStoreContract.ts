@@ -6,9 +6,9 @@ import {
   type EventStore,
   type NewEvent,
   type RecordedEvent,
-} from '../../eventStore/eventStore.ts';
-import { allocateId } from '../../commands/idAllocator.ts';
-import { assertCheckpointInLog } from '../../projections/assertCheckpointInLog.ts';
+} from '../../platform/eventStore/eventStore.ts';
+import { allocateId } from '../../platform/es/idAllocator.ts';
+import { assertCheckpointInLog } from '../../platform/es/assertCheckpointInLog.ts';
 import { useStoreFixtures, type StoreFixture } from './storeFixtures.ts';
 
 /**

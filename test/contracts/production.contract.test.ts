@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { describe, inject } from 'vitest';
-import { openEsdbEventStore } from '../../eventStore/esdb/esdbEventStore.ts';
-import { openMongoReadStore } from '../../readStore/mongodb/mongoReadStore.ts';
+import { openEsdbEventStore } from '../../platform/eventStore/esdb/esdbEventStore.ts';
+import { openMongoReadStore } from '../../platform/readStore/mongodb/mongoReadStore.ts';
 import { eventStoreContract } from './eventStoreContract.ts';
 import { readStoreContract } from './readStoreContract.ts';
 

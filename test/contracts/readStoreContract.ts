@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CheckpointConflictError, type Doc, type ReadStore } from '../../readStore/readStore.ts';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
-import type { Projection } from '../../projections/projection.ts';
-import { catchUpProjections, rebuildProjection } from '../../projections/projectionRunner.ts';
-import { servedReadModels } from '../../projections/readModelGenerations.ts';
+import { CheckpointConflictError, type Doc, type ReadStore } from '../../platform/readStore/readStore.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
+import type { Projection } from '../../platform/es/projection.ts';
+import { catchUpProjections, rebuildProjection } from '../../platform/es/projectionRunner.ts';
+import { servedReadModels } from '../../platform/es/readModelGenerations.ts';
 import { newEvent, until } from './eventStoreContract.ts';
 import { tempSqliteFile, useStoreFixtures, type StoreFixture } from './storeFixtures.ts';
 

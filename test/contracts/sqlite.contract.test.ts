@@ -2,7 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import { eventStoreContract, newEvent } from './eventStoreContract.ts';
 import { readStoreContract } from './readStoreContract.ts';
 import { sqliteReadStoreFixture, tempSqliteFile } from './storeFixtures.ts';
@@ -28,7 +28,7 @@ describe('SQLite event store durability', () => {
         'tsx',
         '--input-type=module',
         '-e',
-        `const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'eventStore/sqlite/sqliteEventStore.ts'))});
+        `const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'platform/eventStore/sqlite/sqliteEventStore.ts'))});
          const store = openSqliteEventStore({ file: ${JSON.stringify(file)} });
          console.log(JSON.stringify(await store.readStream('durable-1')));
          await store.close();`,
@@ -86,7 +86,7 @@ async function inOwnProcess(file: string, body: string): Promise<{ heapUsed: num
       '--input-type=module',
       '-e',
       `const { randomUUID } = await import('node:crypto');
-       const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'eventStore/sqlite/sqliteEventStore.ts'))});
+       const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'platform/eventStore/sqlite/sqliteEventStore.ts'))});
        const open = () => openSqliteEventStore({ file: ${JSON.stringify(file)} });
        const metadata = { correlation_id: 'mem', actor: { type: 'cli' }, organization_id: null, occurred_at: 0 };
        const blob = 'x'.repeat(1024 * 1024);
@@ -167,8 +167,8 @@ describe('SQLite event store: one failing append in a group commit', () => {
 describe('integer ids across processes (SQLite)', () => {
   it('three processes allocating at once on one file never hand out the same id', { timeout: 60_000 }, async () => {
     const { file, dispose } = tempSqliteFile();
-    const script = `const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'eventStore/sqlite/sqliteEventStore.ts'))});
-      const { allocateId } = await import(${JSON.stringify(join(process.cwd(), 'commands/idAllocator.ts'))});
+    const script = `const { openSqliteEventStore } = await import(${JSON.stringify(join(process.cwd(), 'platform/eventStore/sqlite/sqliteEventStore.ts'))});
+      const { allocateId } = await import(${JSON.stringify(join(process.cwd(), 'platform/es/idAllocator.ts'))});
       const store = openSqliteEventStore({ file: ${JSON.stringify(file)} });
       const metadata = { correlation_id: 'req_p', actor: { type: 'cli' }, organization_id: null, occurred_at: 0 };
       const ids = await Promise.all(Array.from({ length: 20 }, () => allocateId(store, 'invoice', metadata)));

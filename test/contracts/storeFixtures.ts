@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
-import type { ReadStore } from '../../readStore/readStore.ts';
+import { openSqliteReadStore } from '../../platform/readStore/sqlite/sqliteReadStore.ts';
+import type { ReadStore } from '../../platform/readStore/readStore.ts';
 
 /** A fresh store location for one test, and connections to it (several stand for several processes). */
 export type StoreFixture<Store> = { connect(): Promise<Store>; dispose(): Promise<void> };

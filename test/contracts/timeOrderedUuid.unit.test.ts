@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timeOrderedUuid } from '../../commands/timeOrderedUuid.ts';
+import { timeOrderedUuid } from '../../platform/es/timeOrderedUuid.ts';
 
 describe('timeOrderedUuid', () => {
   it('makes RFC 9562 version 7 UUIDs carrying the time in their first 48 bits', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnitOfWork } from '../../projections/unitOfWork.ts';
+import { UnitOfWork } from '../../platform/es/unitOfWork.ts';
 import { sqliteReadStoreFixture, useStoreFixtures } from './storeFixtures.ts';
 
 describe('UnitOfWork', () => {

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveOffer } from '../../commands/checkout/offerCommands.ts';
+import { archiveOffer } from '../../modules/checkout/offerCommands.ts';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

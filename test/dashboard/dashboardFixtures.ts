@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
-import { inviteUser } from '../../commands/identity/accountCommands.ts';
-import { createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
+import { inviteUser } from '../../modules/identity/accountCommands.ts';
+import { createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 import { GOOD_CARD } from '../checkout/checkoutFixtures.ts';
 

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOrganization } from '../../commands/identity/accountCommands.ts';
-import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { loadOrganization } from '../../modules/identity/accountCommands.ts';
+import { createOrganization } from '../../modules/identity/identityCommands.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../../commands/import/importFile.ts';
+import { runImport } from '../../app/import/importFile.ts';
 import { json } from '../checkout/checkoutFixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';

@@ -7,8 +7,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { inviteUser } from '../../commands/identity/accountCommands.ts';
-import { createApiKey } from '../../commands/identity/identityCommands.ts';
+import { inviteUser } from '../../modules/identity/accountCommands.ts';
+import { createApiKey } from '../../modules/identity/identityCommands.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';
 import { manualClock, startTestServer } from '../helpers/testServer.ts';

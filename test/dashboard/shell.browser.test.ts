@@ -1,8 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DASHBOARD_CSP } from '../../api/routes/dashboard/dashboardRoutes.ts';
-import { inviteUser } from '../../commands/identity/accountCommands.ts';
-import { createUser } from '../../commands/identity/identityCommands.ts';
+import { DASHBOARD_CSP } from '../../platform/http/dashboard/dashboardRoutes.ts';
+import { inviteUser } from '../../modules/identity/accountCommands.ts';
+import { createUser } from '../../modules/identity/identityCommands.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { invitedPerson, seriousAxeViolations, signInThroughForm, watchCsp } from './dashboardFixtures.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dateIn, lastDays, startOfDate } from '../../lib/zonedDays.ts';
+import { dateIn, lastDays, startOfDate } from '../../modules/reporting/zonedDays.ts';
 
 const unix = (iso: string) => Date.parse(iso) / 1000;
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { StoreUnavailableError, type EventStore, type RecordedEvent } from '../../eventStore/eventStore.ts';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
+import { StoreUnavailableError, type EventStore, type RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import { tempSqliteFile } from '../contracts/storeFixtures.ts';
 import { holdWriteLock } from '../helpers/sqliteStores.ts';
 

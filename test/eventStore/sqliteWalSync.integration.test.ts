@@ -1,8 +1,8 @@
 import { fdatasync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { StoreUnavailableError, type EventStore, type RecordedEvent } from '../../eventStore/eventStore.ts';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
-import type { SyncFile } from '../../eventStore/sqlite/walSync.ts';
+import { StoreUnavailableError, type EventStore, type RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
+import type { SyncFile } from '../../platform/eventStore/sqlite/walSync.ts';
 import { newEvent } from '../contracts/eventStoreContract.ts';
 import { tempSqliteFile } from '../contracts/storeFixtures.ts';
 

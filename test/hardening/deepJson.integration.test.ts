@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../api/jsonDepth.ts';
+import { MAX_JSON_DEPTH } from '../../platform/http/jsonDepth.ts';
 import { automationFixture } from '../automation/fixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

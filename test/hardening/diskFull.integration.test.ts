@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, unavailableReason } from '../../sqlite/openDatabase.ts';
+import { openDatabase, unavailableReason } from '../../platform/sqlite/openDatabase.ts';
 import { eventually } from '../helpers/receiver.ts';
 import { seedIdentity, seedOfferAndCatchUrl, startServerProcess, tempDataDir, type ServerProcess } from '../helpers/serverProcess.ts';
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.ts';
+import { buildApp } from '../../app/httpApp.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStores } from '../../app/compose.ts';
-import { loadConfig } from '../../app/config.ts';
-import { allProjections } from '../../projections/allProjections.ts';
-import { startProjections } from '../../projections/projectionRunner.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
+import { allProjections } from '../../app/allProjections.ts';
+import { startProjections } from '../../platform/es/projectionRunner.ts';
 import { GOOD_CARD, json } from '../checkout/checkoutFixtures.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -11,7 +11,7 @@ type Json = Record<string, unknown>;
 
 /**
  * The production topology on one SQLite file: the API process runs no projections and waits on
- * the checkpoints a projection worker stores beside its writes (projections/checkpointWatcher.ts);
+ * the checkpoints a projection worker stores beside its writes (platform/es/checkpointWatcher.ts);
  * the worker is a second set of stores with its own runner, which the test stops and starts. With
  * it stopped, the read models lag behind every write for as long as the test likes.
  */

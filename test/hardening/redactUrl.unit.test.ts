@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactApiKeys, redactUrl } from '../../api/redactUrl.ts';
+import { redactApiKeys, redactUrl } from '../../platform/http/redactUrl.ts';
 
 describe('redactUrl (what a log line may show of a URL)', () => {
   it.each([

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.ts';
-import { inviteUser } from '../../commands/identity/accountCommands.ts';
-import { createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
+import { buildApp } from '../../app/httpApp.ts';
+import { inviteUser } from '../../modules/identity/accountCommands.ts';
+import { createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /**

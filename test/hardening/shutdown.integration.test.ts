@@ -3,11 +3,11 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
 import { join } from 'node:path';
-import { createOrganization } from '../../commands/identity/identityCommands.ts';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
-import { allProjections } from '../../projections/allProjections.ts';
-import { identityProjection } from '../../projections/identity/identityProjection.ts';
-import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
+import { createOrganization } from '../../modules/identity/identityCommands.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
+import { allProjections } from '../../app/allProjections.ts';
+import { identityProjection } from '../../modules/identity/identityProjection.ts';
+import { openSqliteReadStore } from '../../platform/readStore/sqlite/sqliteReadStore.ts';
 import { eventually } from '../helpers/receiver.ts';
 import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
 

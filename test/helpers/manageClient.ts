@@ -1,6 +1,6 @@
-import { inviteUser } from '../../commands/identity/accountCommands.ts';
-import { createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
-import type { Role } from '../../domain/identity/user.ts';
+import { inviteUser } from '../../modules/identity/accountCommands.ts';
+import { createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
+import type { Role } from '../../modules/identity/domain/user.ts';
 import type { TestServer } from './testServer.ts';
 
 /** A browser-like client of the management routes: keeps the session cookie and the CSRF token. */

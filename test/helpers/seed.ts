@@ -1,6 +1,6 @@
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import { runImport } from '../../commands/import/importFile.ts';
+import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
+import { runImport } from '../../app/import/importFile.ts';
 import { secretBox } from '../../commands/webhooks/secretBox.ts';
 import { createWebhookEndpoint } from '../../commands/webhooks/webhookEndpointCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';

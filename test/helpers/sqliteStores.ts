@@ -2,10 +2,10 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EventStore } from '../../eventStore/eventStore.ts';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
-import type { ReadStore } from '../../readStore/readStore.ts';
-import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
+import type { EventStore } from '../../platform/eventStore/eventStore.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
+import type { ReadStore } from '../../platform/readStore/readStore.ts';
+import { openSqliteReadStore } from '../../platform/readStore/sqlite/sqliteReadStore.ts';
 
 export type SqliteStores = { file: string; store: EventStore; readStore: ReadStore };
 

@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../api/app.ts';
+import { buildApp } from '../../app/httpApp.ts';
 import { startBackgroundJobs } from '../../app/backgroundJobs.ts';
 import { compose } from '../../app/compose.ts';
-import { loadConfig } from '../../app/config.ts';
-import type { Clock, Services } from '../../app/services.ts';
-import type { CommandContext } from '../../commands/handleCommand.ts';
-import { createApiKey, createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
+import type { Clock, Services } from '../../platform/runtime/services.ts';
+import type { CommandContext } from '../../platform/es/handleCommand.ts';
+import { createApiKey, createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
 
 export type ManualClock = Clock & { set(ms: number): void; advance(ms: number): void };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { userDecider } from '../../domain/identity/user.ts';
-import { sessionLive, userSessionDecider } from '../../domain/identity/userSession.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { deciderSpec } from '../../domain/shared/specification.ts';
+import { userDecider } from '../../modules/identity/domain/user.ts';
+import { sessionLive, userSessionDecider } from '../../modules/identity/domain/userSession.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { deciderSpec } from '../../platform/domain/specification.ts';
 
 const created = { type: 'UserCreated', data: { id: 'usr_1', email: 'a@example.com', organization_id: 'org_1', created_at: 1 } } as const;
 const invited = { type: 'UserInvited', data: { token_hash: 'h1', expires_at: 100, invited_at: 10 } } as const;

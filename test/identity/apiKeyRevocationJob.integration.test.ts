@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeyRevocationJob, API_KEY_REVOCATION_CHECKPOINT } from '../../app/jobs/apiKeyRevocation.ts';
+import { apiKeyRevocationJob, API_KEY_REVOCATION_CHECKPOINT } from '../../modules/identity/jobs/apiKeyRevocation.ts';
 import { compose } from '../../app/compose.ts';
-import { loadConfig } from '../../app/config.ts';
-import type { Services } from '../../app/services.ts';
-import { handleCommand, type CommandContext } from '../../commands/handleCommand.ts';
-import { removeMember } from '../../commands/identity/accountCommands.ts';
-import { createApiKey, createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
-import { userDecider, userStream } from '../../domain/identity/user.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
+import type { Services } from '../../platform/runtime/services.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { removeMember } from '../../modules/identity/accountCommands.ts';
+import { createApiKey, createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
+import { userDecider, userStream } from '../../modules/identity/domain/user.ts';
 
 /**
  * The revocation of a removed member's keys is a subscriber with its own checkpoint: a removal

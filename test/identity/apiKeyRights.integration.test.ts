@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { roleForRoute } from '../../domain/identity/bearerAccess.ts';
+import { roleForRoute } from '../../modules/identity/domain/bearerAccess.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { enumerateRoutes, fillPath } from '../helpers/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

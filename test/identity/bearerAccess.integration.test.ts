@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEARER_ROUTE_ROLES, SCOPE_ROLES } from '../../domain/identity/bearerAccess.ts';
+import { BEARER_ROUTE_ROLES, SCOPE_ROLES } from '../../modules/identity/domain/bearerAccess.ts';
 import { enumerateRoutes } from '../helpers/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { apiKeyDecider } from '../../domain/identity/apiKey.ts';
-import { addressLines, organizationDecider } from '../../domain/identity/organization.ts';
-import { userDecider } from '../../domain/identity/user.ts';
-import { deciderSpec } from '../../domain/shared/specification.ts';
+import { apiKeyDecider } from '../../modules/identity/domain/apiKey.ts';
+import { addressLines, organizationDecider } from '../../modules/identity/domain/organization.ts';
+import { userDecider } from '../../modules/identity/domain/user.ts';
+import { deciderSpec } from '../../platform/domain/specification.ts';
 
 const created = { type: 'OrganizationCreated', data: { id: 'org_1', name: 'Acme', timezone: 'UTC', created_at: 100 } } as const;
 

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compose } from '../../app/compose.ts';
-import { loadConfig } from '../../app/config.ts';
-import { MEMBERSHIP_ACCEPTANCE_CHECKPOINT, membershipAcceptanceJob } from '../../app/jobs/membershipAcceptance.ts';
-import type { Services } from '../../app/services.ts';
-import { handleCommand, type CommandContext } from '../../commands/handleCommand.ts';
-import { loadUser, removeMember } from '../../commands/identity/accountCommands.ts';
-import { createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
-import { finishAcceptedMembership, inviteMember } from '../../commands/identity/invitationCommands.ts';
-import { membershipInvitationDecider, membershipInvitationStream } from '../../domain/identity/membershipInvitation.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
+import { MEMBERSHIP_ACCEPTANCE_CHECKPOINT, membershipAcceptanceJob } from '../../modules/identity/jobs/membershipAcceptance.ts';
+import type { Services } from '../../platform/runtime/services.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/handleCommand.ts';
+import { loadUser, removeMember } from '../../modules/identity/accountCommands.ts';
+import { createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
+import { finishAcceptedMembership, inviteMember } from '../../modules/identity/invitationCommands.ts';
+import { membershipInvitationDecider, membershipInvitationStream } from '../../modules/identity/domain/membershipInvitation.ts';
 
 /**
  * Accepting an invitation appends the consent, then the membership. A crash between the two

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { userDecider } from '../../domain/identity/user.ts';
-import { fold } from '../../domain/shared/decider.ts';
-import { deciderSpec } from '../../domain/shared/specification.ts';
+import { userDecider } from '../../modules/identity/domain/user.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { deciderSpec } from '../../platform/domain/specification.ts';
 
 const created = { type: 'UserCreated', data: { id: 'usr_1', email: 'a@example.com', organization_id: 'org_1', created_at: 1 } } as const;
 const passkey = { credential_id: 'c1', public_key: 'pk', counter: 0, transports: [], name: 'Laptop' };

@@ -1,6 +1,6 @@
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization, createUser, revokeApiKey } from '../../commands/identity/identityCommands.ts';
+import { createOrganization, createUser, revokeApiKey } from '../../modules/identity/identityCommands.ts';
 import { runCli } from '../helpers/serverProcess.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 

@@ -12,42 +12,73 @@ async function ruleIds(filePath: string, code: string): Promise<string[]> {
 
 describe('layer lint rules', () => {
   it('refuses a run-time import cycle', async () => {
-    // lib/offerRef.ts imports lib/routeKeys.ts; routeKeys importing offerRef back closes a cycle.
-    const ids = await ruleIds('lib/routeKeys.ts', "import { parseOfferRef } from './offerRef.ts';\nexport const probe = parseOfferRef;\n");
+    // platform/lib/offerRef.ts imports platform/lib/routeKeys.ts; routeKeys importing offerRef back closes a cycle.
+    const ids = await ruleIds('platform/lib/routeKeys.ts', "import { parseOfferRef } from './offerRef.ts';\nexport const probe = parseOfferRef;\n");
     expect(ids).toContain('import-x/no-cycle');
   }, 60_000);
 
   it('lets a type-only import point back (erased at run time)', async () => {
-    const ids = await ruleIds('lib/routeKeys.ts', "import type { OfferRef } from './offerRef.ts';\nexport type Probe = OfferRef;\n");
+    const ids = await ruleIds('platform/lib/routeKeys.ts', "import type { OfferRef } from './offerRef.ts';\nexport type Probe = OfferRef;\n");
     expect(ids).not.toContain('import-x/no-cycle');
   }, 60_000);
 
   it.each([
-    ['eventStore/probe.ts', '../commands/handleCommand.ts'],
-    ['eventStore/probe.ts', '../readStore/readStore.ts'],
-    ['readStore/probe.ts', '../eventStore/eventStore.ts'],
-    ['sqlite/probe.ts', '../eventStore/eventStore.ts'],
-    ['projections/probe.ts', '../commands/handleCommand.ts'],
-    ['commands/probe.ts', '../projections/projectionRunner.ts'],
+    ['platform/eventStore/probe.ts', '../es/handleCommand.ts'],
+    ['platform/eventStore/probe.ts', '../readStore/readStore.ts'],
+    ['platform/readStore/probe.ts', '../eventStore/eventStore.ts'],
+    ['platform/sqlite/probe.ts', '../eventStore/eventStore.ts'],
+    ['platform/es/probe.ts', '../../app/compose.ts'],
     // Write code decides on streams: it reaches no read model, not even through the read store port.
-    ['commands/probe.ts', '../readStore/readStore.ts'],
+    ['commands/probe.ts', '../platform/readStore/readStore.ts'],
     ['api/probe.ts', '../app/compose.ts'],
-    ['automation/probe.ts', '../api/app.ts'],
+    ['automation/probe.ts', '../webhooks/webhookJob.ts'],
     ['app/probe.ts', '../cli/main.ts'],
-    ['lib/probe.ts', '../domain/shared/money.ts'],
+    ['platform/lib/probe.ts', '../es/handleCommand.ts'],
+    // platform/ builds on no feature.
+    ['platform/es/probe.ts', '../../modules/checkout/index.ts'],
+    // A module reaches another through its index.ts only, and never the composition root.
+    ['modules/checkout/probe.ts', '../catalog/productCommands.ts'],
+    ['modules/checkout/http/probe.ts', '../../catalog/domain/product.ts'],
+    ['modules/checkout/probe.ts', '../../app/modules.ts'],
+    ['modules/checkout/probe.ts', '../../platform/es/handleCommand.ts'],
+    ['modules/checkout/probe.ts', '../../webhooks/webhookJob.ts'],
+    // Write code decides on streams: it reaches no read model, not even its own module's.
+    ['modules/checkout/probeCommands.ts', '../../platform/readStore/index.ts'],
+    ['modules/checkout/probeCommands.ts', './checkoutQueries.ts'],
   ])('refuses %s importing %s', async (file, target) => {
     const ids = await ruleIds(file, `import * as upward from '${target}';\nexport const probe = upward;\n`);
     expect(ids).toContain('import-x/no-restricted-paths');
   }, 60_000);
 
   it.each([
-    ['commands/probe.ts', '../eventStore/eventStore.ts'],
-    ['projections/probe.ts', '../readStore/readStore.ts'],
-    ['api/probe.ts', '../app/services.ts'],
-    ['app/probe.ts', '../api/app.ts'],
+    ['commands/probe.ts', '../platform/eventStore/eventStore.ts'],
+    ['projections/probe.ts', '../platform/readStore/readStore.ts'],
+    ['api/probe.ts', '../platform/runtime/services.ts'],
+    ['app/probe.ts', './httpApp.ts'],
     ['cli/probe.ts', '../app/compose.ts'],
+    ['modules/checkout/probe.ts', '../catalog/index.ts'],
+    ['modules/checkout/probe.ts', '../../platform/es/index.ts'],
+    ['modules/checkout/domain/probe.ts', '../../catalog/domain/product.ts'],
   ])('lets %s import %s', async (file, target) => {
     const ids = await ruleIds(file, `import * as below from '${target}';\nexport const probe = below;\n`);
     expect(ids).not.toContain('import-x/no-restricted-paths');
+  }, 60_000);
+
+  it.each([
+    ['modules/checkout/domain/probe.ts', 'node:crypto'],
+    ['modules/checkout/domain/probe.ts', '../../catalog/index.ts'],
+    ['modules/checkout/domain/probe.ts', '../checkoutQueries.ts'],
+    ['platform/domain/probe.ts', '../es/handleCommand.ts'],
+  ])('keeps %s pure: refuses %s', async (file, target) => {
+    const ids = await ruleIds(file, `import * as outside from '${target}';\nexport const probe = outside;\n`);
+    expect(ids).toContain('no-restricted-imports');
+  }, 60_000);
+
+  it.each([
+    ['modules/checkout/domain/probe.ts', '../../../platform/domain/index.ts'],
+    ['modules/checkout/domain/probe.ts', './offer.ts'],
+  ])('lets the pure %s import %s', async (file, target) => {
+    const ids = await ruleIds(file, `import * as pure from '${target}';\nexport const probe = pure;\n`);
+    expect(ids).not.toContain('no-restricted-imports');
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { apiKeyStream } from '../../domain/identity/apiKey.ts';
+import { apiKeyStream } from '../../modules/identity/domain/apiKey.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { runCli } from '../helpers/serverProcess.ts';
 import { manualClock, startTestServer } from '../helpers/testServer.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
+import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { createOrganization } from '../../modules/identity/identityCommands.ts';
 import { manageClient } from '../helpers/manageClient.ts';
 import { runCli } from '../helpers/serverProcess.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inviteUser } from '../../commands/identity/accountCommands.ts';
-import { createOrganization, createUser } from '../../commands/identity/identityCommands.ts';
+import { inviteUser } from '../../modules/identity/accountCommands.ts';
+import { createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

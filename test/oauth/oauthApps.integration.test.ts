@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantConsent, newGrantId, registerOAuthApp } from '../../commands/oauth/oauthCommands.ts';
-import { oidcAdapterClass } from '../../api/routes/oauth/oidcStorage.ts';
+import { grantConsent, newGrantId, registerOAuthApp } from '../../modules/oauth/oauthCommands.ts';
+import { oidcAdapterClass } from '../../modules/oauth/http/oidcStorage.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { runCli } from '../helpers/serverProcess.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';

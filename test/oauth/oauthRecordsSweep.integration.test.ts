@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OAUTH_RECORDS, oidcAdapterClass } from '../../api/routes/oauth/oidcStorage.ts';
+import { OAUTH_RECORDS, oidcAdapterClass } from '../../modules/oauth/http/oidcStorage.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 describe('expired OAuth records', () => {

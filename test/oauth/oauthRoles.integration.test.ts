@@ -1,10 +1,10 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleCommand } from '../../commands/handleCommand.ts';
-import { createOrganization } from '../../commands/identity/identityCommands.ts';
-import { roleForRoute } from '../../domain/identity/bearerAccess.ts';
-import { userDecider, userStream } from '../../domain/identity/user.ts';
-import { OAUTH_SCOPES } from '../../domain/oauth/oauthScopes.ts';
+import { handleCommand } from '../../platform/es/handleCommand.ts';
+import { createOrganization } from '../../modules/identity/identityCommands.ts';
+import { roleForRoute } from '../../modules/identity/domain/bearerAccess.ts';
+import { userDecider, userStream } from '../../modules/identity/domain/user.ts';
+import { OAUTH_SCOPES } from '../../modules/oauth/domain/oauthScopes.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { enumerateRoutes, fillPath } from '../helpers/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { registerHttpRequestMetrics } from '../../app/httpRequestMetrics.ts';
+import { registerHttpRequestMetrics } from '../../platform/runtime/httpRequestMetrics.ts';
 
 describe('HTTP request metrics', () => {
   it('exposes one counter and one cumulative histogram per method, route and status', async () => {

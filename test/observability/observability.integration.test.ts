@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrganization } from '../../commands/identity/identityCommands.ts';
+import { createOrganization } from '../../modules/identity/identityCommands.ts';
 import { automationFixture, TEST_ENV, webhookAction } from '../automation/fixtures.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compose } from '../../app/compose.ts';
-import { loadConfig } from '../../app/config.ts';
-import { checkReadiness, MAX_LAG_EVENTS, projectionLag } from '../../app/readiness.ts';
-import { allProjections } from '../../projections/allProjections.ts';
-import { startProjections } from '../../projections/projectionRunner.ts';
-import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
+import { checkReadiness, MAX_LAG_EVENTS, projectionLag } from '../../platform/runtime/readiness.ts';
+import { allProjections } from '../../app/allProjections.ts';
+import { startProjections } from '../../platform/es/projectionRunner.ts';
+import { openSqliteReadStore } from '../../platform/readStore/sqlite/sqliteReadStore.ts';
 import { openTempStores } from '../helpers/sqliteStores.ts';
 import { manualClock } from '../helpers/testServer.ts';
 

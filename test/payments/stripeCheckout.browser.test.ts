@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStripe, stripeSecrets } from '../../commands/payments/stripeAccountCommands.ts';
+import { connectStripe, stripeSecrets } from '../../modules/payments/stripeAccountCommands.ts';
 import { startFakeStripe, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { flowResult, launchChromium, openPage, startFlow } from '../sdk/sdkFixtures.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { secretBox } from '../../commands/webhooks/secretBox.ts';
-import { stripeSecretBox } from '../../commands/payments/stripeAccountCommands.ts';
-import { invoiceDecider, type InvoiceEvent, type InvoiceState } from '../../domain/checkout/invoice.ts';
-import { describeSecretKey, stripeAccountDecider } from '../../domain/payments/stripeAccount.ts';
-import { fold, asArray } from '../../domain/shared/decider.ts';
+import { stripeSecretBox } from '../../modules/payments/stripeAccountCommands.ts';
+import { invoiceDecider, type InvoiceEvent, type InvoiceState } from '../../modules/checkout/domain/invoice.ts';
+import { describeSecretKey, stripeAccountDecider } from '../../modules/payments/domain/stripeAccount.ts';
+import { fold, asArray } from '../../platform/domain/decider.ts';
 
 const created: InvoiceEvent = {
   type: 'InvoiceCreated',

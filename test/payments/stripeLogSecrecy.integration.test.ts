@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import { connectStripe, stripeSecrets } from '../../commands/payments/stripeAccountCommands.ts';
+import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
+import { connectStripe, stripeSecrets } from '../../modules/payments/stripeAccountCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { startFakeStripe, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectStripe, stripeSecrets } from '../../commands/payments/stripeAccountCommands.ts';
+import { connectStripe, stripeSecrets } from '../../modules/payments/stripeAccountCommands.ts';
 import { startFakeStripe, type FakeAccount, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -64,7 +64,7 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
   /** Records the session's expiry as the expiry job would a day later (the clock goes back after). */
   async function expireNow(sessionId: string) {
     clock.advance(25 * 3600 * 1000);
-    const { expireSession } = await import('../../commands/checkout/sessionCommands.ts');
+    const { expireSession } = await import('../../modules/checkout/sessionCommands.ts');
     try {
       await expireSession(server.cliContext(owner.organizationId), sessionId);
     } finally {
@@ -270,7 +270,7 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
     expect(confirm.status).toBe(400);
     expect(await confirm.json()).toMatchObject({ error: { code: 'payment_intent_unexpected_state' } });
     // Asked again (a restart before the checkpoint moved): the same key, so Stripe answers as the first time.
-    const { cancelVoidInvoicePayments } = await import('../../commands/payments/livePayments.ts');
+    const { cancelVoidInvoicePayments } = await import('../../modules/payments/livePayments.ts');
     expect(await cancelVoidInvoicePayments(server.services, invoiceId)).toEqual([{ payment_intent_id: pi.id, outcome: 'canceled', status: 'canceled' }]);
     expect(new Set(cancelKeys())).toEqual(new Set([`commerce-${invoiceId}-cancel-${pi.id}`]));
     // A session still open keeps its PaymentIntent.
@@ -439,9 +439,9 @@ describe('Stripe credentials sealed under another key', { timeout: 60_000 }, () 
       server = await startTestServer({ dataDir, clock, env: { CHECKOUT_RATE_LIMIT: '10000', DATA_ENCRYPTION_KEY: 'ab'.repeat(32), ...stripe.env } });
       // Its expiry cannot cancel the PaymentIntent (the keys cannot be opened): said, and not retried forever.
       clock.advance(25 * 3600 * 1000);
-      const { expireSession } = await import('../../commands/checkout/sessionCommands.ts');
+      const { expireSession } = await import('../../modules/checkout/sessionCommands.ts');
       await expireSession(server.cliContext(org.organizationId), open.session.id);
-      const { cancelVoidInvoicePayments } = await import('../../commands/payments/livePayments.ts');
+      const { cancelVoidInvoicePayments } = await import('../../modules/payments/livePayments.ts');
       const [outcome] = await cancelVoidInvoicePayments(server.services, invoice.id);
       expect(outcome).toMatchObject({ outcome: 'refused', message: expect.stringMatching(/connect the Stripe account again/) });
       const voided = (await server.services.store.readStream(`invoice-${invoice.id}`)).find((e) => e.type === 'InvoiceVoided')!;

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { copyEvents } from '../../eventStore/copyEvents.ts';
-import type { EventStore, RecordedEvent } from '../../eventStore/eventStore.ts';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
+import { copyEvents } from '../../platform/eventStore/copyEvents.ts';
+import type { EventStore, RecordedEvent } from '../../platform/eventStore/eventStore.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import { newEvent } from '../contracts/eventStoreContract.ts';
 
 const run = promisify(execFile);

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../api/jsonDepth.ts';
-import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
-import type { ReadStore } from '../../readStore/readStore.ts';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../platform/http/jsonDepth.ts';
+import { openSqliteReadStore } from '../../platform/readStore/sqlite/sqliteReadStore.ts';
+import type { ReadStore } from '../../platform/readStore/readStore.ts';
 import { tempSqliteFile } from '../contracts/storeFixtures.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EventStore } from '../../eventStore/eventStore.ts';
-import { CheckpointAheadError, assertCheckpointInLog } from '../../projections/assertCheckpointInLog.ts';
+import type { EventStore } from '../../platform/eventStore/eventStore.ts';
+import { CheckpointAheadError, assertCheckpointInLog } from '../../platform/es/assertCheckpointInLog.ts';
 
 /**
  * An EventStoreDB log as the check sees it: our last event at 5_000, the server's own records

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deepFreeze } from '../../lib/deepFreeze.ts';
+import { deepFreeze } from '../../platform/lib/deepFreeze.ts';
 
 describe('deepFreeze', () => {
   it('freezes every object and array a value holds, and leaves what it inherits alone', () => {

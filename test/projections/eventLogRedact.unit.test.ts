@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact } from '../../projections/eventLog/eventLogProjection.ts';
+import { redact } from '../../modules/reporting/eventLogProjection.ts';
 
 describe('the event log view of event data', () => {
   it('replaces secrets at any depth, in a copy', () => {

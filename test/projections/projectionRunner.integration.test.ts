@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventStore } from '../../eventStore/eventStore.ts';
-import { openSqliteEventStore } from '../../eventStore/sqlite/sqliteEventStore.ts';
-import type { Projection } from '../../projections/projection.ts';
+import type { EventStore } from '../../platform/eventStore/eventStore.ts';
+import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
+import type { Projection } from '../../platform/es/projection.ts';
 import {
   catchUpProjections,
   PROJECTION_VERSIONS,
@@ -13,11 +13,11 @@ import {
   startProjections,
   type ProjectionRunner,
   type ProjectionRunnerOptions,
-} from '../../projections/projectionRunner.ts';
-import { CheckpointConflictError, type Doc, type ReadStore } from '../../readStore/readStore.ts';
-import { openSqliteReadStore } from '../../readStore/sqlite/sqliteReadStore.ts';
+} from '../../platform/es/projectionRunner.ts';
+import { CheckpointConflictError, type Doc, type ReadStore } from '../../platform/readStore/readStore.ts';
+import { openSqliteReadStore } from '../../platform/readStore/sqlite/sqliteReadStore.ts';
 import { openTempStores } from '../helpers/sqliteStores.ts';
-import { ProjectionDowngradeError, servedReadModels } from '../../projections/readModelGenerations.ts';
+import { ProjectionDowngradeError, servedReadModels } from '../../platform/es/readModelGenerations.ts';
 
 type Tally = Doc & { positions: number[] };
 

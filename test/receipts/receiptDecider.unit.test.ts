@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { receiptDecider, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot, type ReceiptState } from '../../domain/receipts/receipt.ts';
-import { formatMoney, receiptEmail } from '../../domain/receipts/receiptMessage.ts';
-import { asArray, fold } from '../../domain/shared/decider.ts';
+import { receiptDecider, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot, type ReceiptState } from '../../modules/receipts/domain/receipt.ts';
+import { formatMoney, receiptEmail } from '../../modules/receipts/domain/receiptMessage.ts';
+import { asArray, fold } from '../../platform/domain/decider.ts';
 
 const snapshot: ReceiptSnapshot = {
   invoice_id: 'in_1',

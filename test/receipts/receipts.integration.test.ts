@@ -1,8 +1,8 @@
 import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { queueReceipt, sendReceipt } from '../../app/receipts/receiptOutbox.ts';
-import { smtpMailer } from '../../app/receipts/smtpMailer.ts';
-import { receiptStream } from '../../domain/receipts/receipt.ts';
+import { queueReceipt, sendReceipt } from '../../modules/receipts/jobs/receiptOutbox.ts';
+import { smtpMailer } from '../../modules/receipts/smtpMailer.ts';
+import { receiptStream } from '../../modules/receipts/domain/receipt.ts';
 import { GOOD_CARD, json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { runCli } from '../helpers/serverProcess.ts';
 import { plainText, startSmtpReceiver } from '../helpers/smtpReceiver.ts';

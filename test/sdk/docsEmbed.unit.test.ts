@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { EXAMPLE_DEFAULTS } from '../../api/routes/hostedCheckout/examplePage.ts';
+import { EXAMPLE_DEFAULTS } from '../../modules/checkout/http/hostedCheckout/examplePage.ts';
 
 /* The Embed snippet of docs/sdk.md is copied as it is: every offer it names must be one `commerce demo` creates. */
 test('the Embed snippet of docs/sdk.md names the offer commerce demo creates, and loads the SDK from the default local address', () => {

@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { loadConfig } from '../../app/config.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { seedOffer } from './sdkFixtures.ts';
 

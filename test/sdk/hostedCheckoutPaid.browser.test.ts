@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../../commands/import/importFile.ts';
-import { CHECKOUT_SESSIONS } from '../../projections/checkout/checkoutProjection.ts';
+import { runImport } from '../../app/import/importFile.ts';
+import { CHECKOUT_SESSIONS } from '../../modules/checkout/checkoutProjection.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { launchChromium, openPage } from './sdkFixtures.ts';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { publishOffer, upsertOffer } from '../../commands/checkout/offerCommands.ts';
-import { createPromo, enrolParticipant } from '../../commands/promos/promoCommands.ts';
+import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
+import { createPromo, enrolParticipant } from '../../modules/promos/promoCommands.ts';
 import { CHROMIUM_ARGS, findChromium, type FoundChromium } from '../helpers/chromium.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 

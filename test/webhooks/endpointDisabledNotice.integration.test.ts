@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../commands/identity/identityCommands.ts';
+import { createUser } from '../../modules/identity/identityCommands.ts';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../../projections/webhooks/webhookProjection.ts';
-import { NOTICES, type NoticeDoc } from '../../projections/receipts/receiptProjection.ts';
+import { NOTICES, type NoticeDoc } from '../../modules/receipts/receiptProjection.ts';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { startSmtpReceiver } from '../helpers/smtpReceiver.ts';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { archiveProduct, type ProductWriteResult } from '../../commands/catalog/productCommands.ts';
-import { runImport } from '../../commands/import/importFile.ts';
+import { archiveProduct, type ProductWriteResult } from '../../modules/catalog/productCommands.ts';
+import { runImport } from '../../app/import/importFile.ts';
 import { WEBHOOK_ATTEMPTS, WEBHOOK_DELIVERIES, type AttemptDoc, type DeliveryDoc } from '../../projections/webhooks/webhookProjection.ts';
 import { WEBHOOK_FANOUT_CHECKPOINT } from '../../webhooks/webhookJob.ts';
 import { families, product } from '../catalog/catalogFixtures.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { secretBox } from '../../commands/webhooks/secretBox.ts';
-import { asArray, fold } from '../../domain/shared/decider.ts';
+import { asArray, fold } from '../../platform/domain/decider.ts';
 import {
   MAX_ATTEMPTS,
   webhookDeliveryDecider,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
-import { createPromo, enrolParticipant } from '../../commands/promos/promoCommands.ts';
+import { createPromo, enrolParticipant } from '../../modules/promos/promoCommands.ts';
 import { json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';

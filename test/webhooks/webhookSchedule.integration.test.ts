@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveProduct } from '../../commands/catalog/productCommands.ts';
+import { archiveProduct } from '../../modules/catalog/productCommands.ts';
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../../projections/webhooks/webhookProjection.ts';
 import { families, importProducts, product, productResults } from '../catalog/catalogFixtures.ts';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';

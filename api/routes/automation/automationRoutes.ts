@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import {
   SAMPLES,
   SAMPLES_KEPT,
@@ -12,11 +12,11 @@ import {
   type TriggerDoc,
   type WorkflowDoc,
 } from '../../../projections/automation/automationProjection.ts';
-import { baseUrl } from '../../context.ts';
-import { notFound } from '../../errors.ts';
-import { requireAuth } from '../../plugins/auth.ts';
-import { decimalInteger, ErrorSchema, protectedRoute } from '../schemas.ts';
-import { findOrAwaitStream } from '../../plugins/readYourWrites.ts';
+import { baseUrl } from '../../../platform/http/context.ts';
+import { notFound } from '../../../platform/http/errors.ts';
+import { requireAuth } from '../../../modules/oauth/http/auth.ts';
+import { decimalInteger, ErrorSchema, protectedRoute } from '../../../platform/http/schemas.ts';
+import { findOrAwaitStream } from '../../../platform/http/plugins/readYourWrites.ts';
 import { triggerStream } from '../../../domain/automation/trigger.ts';
 import { workflowStream } from '../../../domain/automation/workflow.ts';
 

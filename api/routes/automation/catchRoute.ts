@@ -1,13 +1,13 @@
 import type { FastifyRequest, FastifySerializerCompiler } from 'fastify';
 import { serializerCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { receiveWebhook } from '../../../commands/automation/receiveWebhook.ts';
-import { commandContext } from '../../context.ts';
-import { HttpError, notFound, validationBody } from '../../errors.ts';
-import { exceedsJsonDepth, jsonTooDeep } from '../../jsonDepth.ts';
-import { validateHeadersInPlace } from '../../validateHeadersInPlace.ts';
-import { ErrorSchema, RouteKey } from '../schemas.ts';
+import { commandContext } from '../../../platform/http/context.ts';
+import { HttpError, notFound, validationBody } from '../../../platform/http/errors.ts';
+import { exceedsJsonDepth, jsonTooDeep } from '../../../platform/http/jsonDepth.ts';
+import { validateHeadersInPlace } from '../../../platform/http/validateHeadersInPlace.ts';
+import { ErrorSchema, RouteKey } from '../../../platform/http/schemas.ts';
 import { acceptEveryNodeMethod } from './anyHttpMethod.ts';
 
 /** The payload key that holds a body that is not a JSON object (an array, a string, plain text, XML…). */

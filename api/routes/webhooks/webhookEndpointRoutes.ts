@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Services } from '../../../app/services.ts';
+import type { Services } from '../../../platform/runtime/services.ts';
 import { secretBox } from '../../../commands/webhooks/secretBox.ts';
 import {
   createWebhookEndpoint,
@@ -19,16 +19,16 @@ import {
   type EndpointDoc,
 } from '../../../projections/webhooks/webhookProjection.ts';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { CommandContext } from '../../../commands/handleCommand.ts';
-import { commandContext } from '../../context.ts';
-import { requireOwner } from '../../plugins/sessionAuth.ts';
-import { manageContext } from '../manage/manageContext.ts';
-import { manageErrors, manageRoute } from '../manage/manageSchemas.ts';
-import { notFound } from '../../errors.ts';
-import { requireAuth } from '../../plugins/auth.ts';
-import { decimalInteger, ErrorSchema, protectedRoute, RouteKey } from '../schemas.ts';
+import type { CommandContext } from '../../../platform/es/handleCommand.ts';
+import { commandContext } from '../../../platform/http/context.ts';
+import { requireOwner } from '../../../modules/identity/http/sessionAuth.ts';
+import { manageContext } from '../../../platform/http/manage/manageContext.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/manage/manageSchemas.ts';
+import { notFound } from '../../../platform/http/errors.ts';
+import { requireAuth } from '../../../modules/oauth/http/auth.ts';
+import { decimalInteger, ErrorSchema, protectedRoute, RouteKey } from '../../../platform/http/schemas.ts';
 import { webhookEndpointStream } from '../../../domain/webhooks/webhookEndpoint.ts';
-import { findOrAwaitStream, readModelsAtHead } from '../../plugins/readYourWrites.ts';
+import { findOrAwaitStream, readModelsAtHead } from '../../../platform/http/plugins/readYourWrites.ts';
 
 const EventTypes = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).max(WEBHOOK_EVENT_TYPES.length);
 const Url = z.string().min(1).max(2048).describe('An http or https URL; private addresses are refused when sent to, unless allowed (WEBHOOK_ALLOW_HOSTS).');

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../domain/webhooks/eventTypes.ts';
 import { Workflow } from '../automation/automationRoutes.ts';
-import { Product } from '../catalog/catalogSchemas.ts';
-import { SessionResourceSchema } from '../checkout/sessionResource.ts';
+import { Product } from '../../../modules/catalog/http/catalogSchemas.ts';
+import { SessionResourceSchema } from '../../../modules/checkout/resources.ts';
 
 /** Shapes of what event webhooks carry: `data.object` per event type, each as its GET route (or the session list) shows it. */
 

@@ -15,8 +15,8 @@ import {
 } from '@eventstore/db-client';
 import { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { StoreUnavailableError, WrongExpectedRevisionError, type NewEvent } from '../../../eventStore/eventStore.ts';
-import { UnsupportedServerError, openEsdbEventStore } from '../../../eventStore/esdb/esdbEventStore.ts';
+import { StoreUnavailableError, WrongExpectedRevisionError, type NewEvent } from '../../../platform/eventStore/eventStore.ts';
+import { UnsupportedServerError, openEsdbEventStore } from '../../../platform/eventStore/esdb/esdbEventStore.ts';
 
 /**
  * The adapter's own control flow around the client, with a stand-in for the two client calls an

@@ -14,7 +14,7 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import { describe, expect, it } from 'vitest';
-import { EventsTooLargeError, StoreUnavailableError, WrongExpectedRevisionError, type EventMetadata } from '../../../eventStore/eventStore.ts';
+import { EventsTooLargeError, StoreUnavailableError, WrongExpectedRevisionError, type EventMetadata } from '../../../platform/eventStore/eventStore.ts';
 import {
   fromAppendResult,
   fromGlobalPosition,
@@ -33,7 +33,7 @@ import {
   isInvalidPosition,
   serverVersionProblem,
   toCheckpointPosition,
-} from '../../../eventStore/esdb/esdbMapping.ts';
+} from '../../../platform/eventStore/esdb/esdbMapping.ts';
 
 const metadata: EventMetadata = {
   correlation_id: 'req_1',

@@ -12,8 +12,8 @@ import {
   type IndexDescriptionInfo,
 } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../../eventStore/eventStore.ts';
-import { CheckpointConflictError, type ReadStore } from '../../../readStore/readStore.ts';
+import { StoreUnavailableError } from '../../../platform/eventStore/eventStore.ts';
+import { CheckpointConflictError, type ReadStore } from '../../../platform/readStore/readStore.ts';
 import {
   MONGO_CLIENT_OPTIONS,
   asUnavailable,
@@ -31,7 +31,7 @@ import {
   toMongoFilter,
   toMongoSort,
   withUnavailableErrors,
-} from '../../../readStore/mongodb/mongoMapping.ts';
+} from '../../../platform/readStore/mongodb/mongoMapping.ts';
 
 const duplicateKey = () =>
   new MongoServerError({

@@ -1,8 +1,8 @@
 import { MongoBulkWriteError, MongoServerError, type Db, type MongoClient } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { mongoReadStore } from '../../../readStore/mongodb/mongoReadStore.ts';
-import { duplicateKeyRetries, fromCheckpointDoc, resetFence } from '../../../readStore/mongodb/mongoMapping.ts';
-import { ProjectionResettingError } from '../../../readStore/readStore.ts';
+import { mongoReadStore } from '../../../platform/readStore/mongodb/mongoReadStore.ts';
+import { duplicateKeyRetries, fromCheckpointDoc, resetFence } from '../../../platform/readStore/mongodb/mongoMapping.ts';
+import { ProjectionResettingError } from '../../../platform/readStore/readStore.ts';
 
 type Row = Record<string, unknown> & { _id: string };
 

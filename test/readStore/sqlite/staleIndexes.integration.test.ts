@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { allProjections } from '../../../projections/allProjections.ts';
-import { catchUpProjections, startProjections } from '../../../projections/projectionRunner.ts';
-import type { Projection } from '../../../projections/projection.ts';
+import { allProjections } from '../../../app/allProjections.ts';
+import { catchUpProjections, startProjections } from '../../../platform/es/projectionRunner.ts';
+import type { Projection } from '../../../platform/es/projection.ts';
 import { WEBHOOK_DELIVERIES } from '../../../projections/webhooks/webhookProjection.ts';
 import { openTempStores } from '../../helpers/sqliteStores.ts';
 

@@ -1,0 +1,250 @@
+import { isRedirectUrl } from './redirectUrls.ts';
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { DomainError, conflict, invalid, notFound } from '../../../platform/domain/index.ts';
+
+export type SessionMode = 'test' | 'live';
+export type SessionStatus = 'open' | 'completed' | 'expired';
+export type OfferRef = { uuid: string; id: string; slug: string; name: string };
+export type SessionCustomer = { email: string | null; name: string | null; user_id: string | null };
+/** What the buyer typed on start or pay; an absent field keeps the recorded value. */
+export type CustomerInput = { email?: string | undefined; name?: string | undefined };
+export type SessionLine = { name: string; amount: number };
+export type CardSummary = { brand: string; last4: string };
+
+/** Between 30 minutes and 24 hours, as Stripe allows; 24 hours by default. */
+export const MIN_EXPIRES_IN = 1800;
+export const MAX_EXPIRES_IN = 86_400;
+/** A payment attempt that has not finished after this long (a crashed process) no longer blocks. */
+export const PAYMENT_ATTEMPT_TIMEOUT = 60;
+
+export type CheckoutSessionEvent =
+  | DomainEvent<
+      'CheckoutSessionCreated',
+      {
+        id: string;
+        organization_id: string;
+        offer: OfferRef;
+        plan: { product_id: string; plan_id: string; plan_name: string };
+        lines: SessionLine[];
+        total: number;
+        currency: string;
+        mode: SessionMode;
+        customer: SessionCustomer | null;
+        metadata: Record<string, string>;
+        promo: string | null;
+        /** The promo tier whose price the session took; null without a promo or when none was in force. */
+        promo_tier: string | null;
+        /** Set for this session by its creator: override the offer's for the full-page checkout (absent: the offer's). */
+        success_url?: string;
+        cancel_url?: string;
+        expires_at: number;
+        created_at: number;
+      }
+    >
+  | DomainEvent<'CheckoutSessionStarted', { invoice_id: string; customer: SessionCustomer | null; started_at: number }>
+  | DomainEvent<'CheckoutSessionCustomerChanged', { customer: SessionCustomer; changed_at: number }>
+  | DomainEvent<'CheckoutSessionPaymentAttempted', { attempt_id: string; attempted_at: number }>
+  | DomainEvent<
+      'CheckoutSessionPaymentDeclined',
+      { attempt_id: string; code: string; decline_code: string | null; card: CardSummary | null; declined_at: number }
+    >
+  | DomainEvent<'CheckoutSessionCancelled', { cancelled_at: number }>
+  | DomainEvent<'CheckoutSessionCompleted', { attempt_id: string; invoice_id: string; card: CardSummary; completed_at: number }>
+  | DomainEvent<'CheckoutSessionExpired', { expired_at: number }>;
+
+type Created = Extract<CheckoutSessionEvent, { type: 'CheckoutSessionCreated' }>['data'];
+
+export type CheckoutSessionCommand =
+  | { type: 'CreateSession'; session: Omit<Created, 'expires_at' | 'created_at'>; expiresIn: number; now: number }
+  | { type: 'StartSession'; invoiceId: string; customer: CustomerInput | null; now: number }
+  | {
+      type: 'AttemptPayment';
+      attemptId: string;
+      /** What the pay request typed: the charge is claimed for the customer it names, in the same append. */
+      customer?: CustomerInput | null;
+      now: number;
+    }
+  | { type: 'DeclinePayment'; attemptId: string; code: string; declineCode: string | null; card: CardSummary | null; now: number }
+  | {
+      type: 'CompleteSession';
+      attemptId: string;
+      card: CardSummary;
+      now: number;
+      /** The invoice already records this attempt as paid (recovery after a crash between the two appends). */
+      invoicePaid?: boolean;
+    }
+  | {
+      type: 'CancelSession';
+      now: number;
+      /** The session's invoice is paid (read from the invoice stream): the purchase happened. */
+      invoicePaid?: boolean;
+    }
+  | { type: 'ExpireSession'; now: number };
+
+export type CheckoutSessionState =
+  | { status: 'none' }
+  | {
+      status: SessionStatus;
+      session: Created;
+      /** As the buyer last corrected it; the invoice follows it until it is paid. */
+      customer: SessionCustomer | null;
+      invoiceId: string | null;
+      pendingAttempt: { id: string; at: number } | null;
+      completedAttempt: string | null;
+    };
+
+export const checkoutSessionStream = (id: string) => `checkout_session-${id}`;
+
+/** Open until due: a session past expires_at reads as expired before the scheduler records it. */
+export function effectiveStatus(status: SessionStatus, expiresAt: number, now: number): SessionStatus {
+  return status === 'open' && now >= expiresAt ? 'expired' : status;
+}
+
+const expiredError = () =>
+  new DomainError('gone', 'session_expired', 'The checkout session has expired. Create a new session to pay.');
+const completedError = () => conflict('session_completed', 'The checkout session is already completed.');
+
+/** Refuses anything but an open session that is not yet due. */
+function requireOpen(state: CheckoutSessionState, now: number): asserts state is Exclude<CheckoutSessionState, { status: 'none' }> {
+  if (state.status === 'none') throw notFound('Checkout session');
+  if (state.status === 'completed') throw completedError();
+  if (effectiveStatus(state.status, state.session.expires_at, now) === 'expired') throw expiredError();
+}
+
+const attemptBlocks = (attempt: { at: number } | null, now: number) =>
+  attempt !== null && now - attempt.at < PAYMENT_ATTEMPT_TIMEOUT;
+
+/**
+ * The customer once the buyer's input is applied; null when the input names nothing. A signed
+ * identity's email (the one its token carried when the session was created) was verified, so a
+ * typed one never replaces it under the same user_id; its name can still change.
+ */
+function customerWith(session: Created, current: SessionCustomer | null, input: CustomerInput | null): SessionCustomer | null {
+  if (!input || (input.email === undefined && input.name === undefined)) return null;
+  const verifiedEmail = session.customer?.user_id ? session.customer.email : null;
+  return {
+    email: verifiedEmail ?? input.email ?? current?.email ?? null,
+    name: input.name ?? current?.name ?? null,
+    user_id: current?.user_id ?? null,
+  };
+}
+
+export const sameCustomer = (a: SessionCustomer | null, b: SessionCustomer | null) =>
+  a?.email === b?.email && a?.name === b?.name && a?.user_id === b?.user_id;
+
+export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessionCommand, CheckoutSessionEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(state, event) {
+    if (event.type === 'CheckoutSessionCreated') {
+      return { status: 'open', session: event.data, customer: event.data.customer, invoiceId: null, pendingAttempt: null, completedAttempt: null };
+    }
+    if (state.status === 'none') return state;
+    switch (event.type) {
+      case 'CheckoutSessionStarted':
+        return { ...state, invoiceId: event.data.invoice_id, customer: event.data.customer ?? state.customer };
+      case 'CheckoutSessionCustomerChanged':
+        return { ...state, customer: event.data.customer };
+      case 'CheckoutSessionPaymentAttempted':
+        return { ...state, pendingAttempt: { id: event.data.attempt_id, at: event.data.attempted_at } };
+      case 'CheckoutSessionPaymentDeclined':
+        return { ...state, pendingAttempt: null };
+      case 'CheckoutSessionCancelled':
+        return state;
+      case 'CheckoutSessionCompleted':
+        return { ...state, status: 'completed', pendingAttempt: null, completedAttempt: event.data.attempt_id };
+      case 'CheckoutSessionExpired':
+        return { ...state, status: 'expired', pendingAttempt: null };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateSession': {
+        if (state.status !== 'none') throw conflict('session_exists', 'The checkout session already exists.');
+        const { expiresIn } = command;
+        if (!Number.isInteger(expiresIn) || expiresIn < MIN_EXPIRES_IN || expiresIn > MAX_EXPIRES_IN) {
+          throw invalid('invalid_expires_in', `The expires_in field must be between ${MIN_EXPIRES_IN} and ${MAX_EXPIRES_IN} seconds.`, 'expires_in');
+        }
+        for (const field of ['success_url', 'cancel_url'] as const) {
+          const url = command.session[field];
+          if (url !== undefined && !isRedirectUrl(url)) throw invalid('invalid_redirect_url', `The ${field} field must be an http or https URL.`, field);
+        }
+        return {
+          type: 'CheckoutSessionCreated',
+          data: { ...command.session, expires_at: command.now + expiresIn, created_at: command.now },
+        };
+      }
+      case 'StartSession': {
+        requireOpen(state, command.now);
+        const customer = customerWith(state.session, state.customer, command.customer);
+        if (state.invoiceId === null) {
+          return { type: 'CheckoutSessionStarted', data: { invoice_id: command.invoiceId, customer, started_at: command.now } };
+        }
+        // As Stripe: the buyer may correct their email or name (say after a declined card) until they have paid.
+        if (customer === null || sameCustomer(customer, state.customer)) return [];
+        // The charge in flight was made out to the customer as it stands; its outcome decides first.
+        if (attemptBlocks(state.pendingAttempt, command.now)) {
+          throw conflict('payment_in_progress', 'A payment for this checkout session is already in progress.');
+        }
+        return { type: 'CheckoutSessionCustomerChanged', data: { customer, changed_at: command.now } };
+      }
+      case 'AttemptPayment': {
+        requireOpen(state, command.now);
+        if (state.invoiceId === null) throw conflict('session_not_started', 'Start the checkout session before paying.');
+        if (attemptBlocks(state.pendingAttempt, command.now)) {
+          throw conflict('payment_in_progress', 'A payment for this checkout session is already in progress.');
+        }
+        const attempted: CheckoutSessionEvent = {
+          type: 'CheckoutSessionPaymentAttempted',
+          data: { attempt_id: command.attemptId, attempted_at: command.now },
+        };
+        // A start that changed the customer since this pay's own start must not redirect its charge:
+        // the customer this pay typed is recorded with the claim, so the invoice is made out to it.
+        const customer = customerWith(state.session, state.customer, command.customer ?? null);
+        if (customer === null || sameCustomer(customer, state.customer)) return attempted;
+        return [{ type: 'CheckoutSessionCustomerChanged', data: { customer, changed_at: command.now } }, attempted];
+      }
+      case 'DeclinePayment':
+        if (state.status === 'none') throw notFound('Checkout session');
+        if (state.pendingAttempt?.id !== command.attemptId) return [];
+        return {
+          type: 'CheckoutSessionPaymentDeclined',
+          data: {
+            attempt_id: command.attemptId,
+            code: command.code,
+            decline_code: command.declineCode,
+            card: command.card,
+            declined_at: command.now,
+          },
+        };
+      case 'CompleteSession':
+        if (state.status === 'none') throw notFound('Checkout session');
+        if (state.completedAttempt === command.attemptId) return [];
+        if (state.status === 'completed') throw completedError();
+        // Completing needs the attempt that was charged; it may finish after the due time.
+        if (state.status === 'expired' || state.invoiceId === null) {
+          throw conflict('payment_attempt_superseded', 'The payment attempt is no longer current.');
+        }
+        if (state.pendingAttempt?.id !== command.attemptId && command.invoicePaid !== true) {
+          throw conflict('payment_attempt_superseded', 'The payment attempt is no longer current.');
+        }
+        return {
+          type: 'CheckoutSessionCompleted',
+          data: { attempt_id: command.attemptId, invoice_id: state.invoiceId, card: command.card, completed_at: command.now },
+        };
+      case 'CancelSession':
+        requireOpen(state, command.now);
+        // Paid (the completion may lag a crash) or being charged: the buyer did not dismiss a purchase.
+        if (command.invoicePaid === true) throw conflict('invoice_paid', 'The checkout session is paid; it can no longer be cancelled.');
+        if (attemptBlocks(state.pendingAttempt, command.now)) {
+          throw conflict('payment_in_progress', 'A payment for this checkout session is in progress; it can no longer be cancelled.');
+        }
+        return { type: 'CheckoutSessionCancelled', data: { cancelled_at: command.now } };
+      case 'ExpireSession':
+        if (state.status === 'none') throw notFound('Checkout session');
+        if (state.status !== 'open' || command.now < state.session.expires_at) return [];
+        // A charge in flight decides first; the next run expires the session if it failed.
+        if (attemptBlocks(state.pendingAttempt, command.now)) return [];
+        return { type: 'CheckoutSessionExpired', data: { expired_at: command.now } };
+    }
+  },
+};

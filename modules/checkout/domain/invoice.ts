@@ -1,0 +1,219 @@
+import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import { conflict, notFound } from '../../../platform/domain/index.ts';
+import { sameCustomer, type CardSummary, type SessionCustomer, type SessionLine } from './checkoutSession.ts';
+
+export type InvoiceStatus = 'open' | 'paid' | 'void';
+
+export type InvoiceEvent =
+  | DomainEvent<
+      'InvoiceCreated',
+      {
+        id: string;
+        number: number;
+        organization_id: string;
+        session_id: string;
+        lines: SessionLine[];
+        total: number;
+        currency: string;
+        customer: SessionCustomer | null;
+        created_at: number;
+      }
+    >
+  | DomainEvent<'InvoiceCustomerChanged', { customer: SessionCustomer; changed_at: number }>
+  | DomainEvent<
+      'InvoicePaid',
+      {
+        attempt_id: string;
+        card: CardSummary;
+        paid_at: number;
+        /** The provider's charge (Stripe's `ch_…`, the test provider's `ch_test_…`); absent on events recorded before it was kept. */
+        charge_id?: string | null;
+        provider?: string;
+      }
+    >
+  | DomainEvent<'InvoiceVoided', { voided_at: number; reason: string }>
+  /** A live payment object (a Stripe PaymentIntent) made for this invoice; the buyer's browser confirms it. */
+  | DomainEvent<'InvoicePaymentIntentCreated', { payment_intent_id: string; attempt: number; amount: number; currency: string; created_at: number }>
+  | DomainEvent<
+      'InvoiceRefunded',
+      { refund_id: string; charge_id: string; amount: number; amount_refunded: number; currency: string; fully_refunded: boolean; refunded_at: number }
+    >
+  /**
+   * A payment that succeeded for this invoice when it could no longer be paid (voided, or paid by
+   * another attempt), returned to the buyer in full: nothing was bought with it.
+   */
+  | DomainEvent<
+      'InvoiceUnowedPaymentRefunded',
+      { payment_intent_id: string; refund_id: string; charge_id: string; amount: number; currency: string; reason: string; refunded_at: number }
+    >
+  | DomainEvent<
+      'InvoiceDisputed',
+      { dispute_id: string; charge_id: string; amount: number; currency: string; reason: string; status: string; disputed_at: number }
+    >;
+
+type Created = Extract<InvoiceEvent, { type: 'InvoiceCreated' }>['data'];
+
+export type InvoiceCommand =
+  | { type: 'CreateInvoice'; invoice: Omit<Created, 'created_at' | 'total'>; now: number }
+  | { type: 'ChangeInvoiceCustomer'; customer: SessionCustomer; now: number }
+  | {
+      type: 'PayInvoice';
+      attemptId: string;
+      card: CardSummary;
+      /** The session's customer when the charge was claimed: the paid invoice is made out to them. */
+      customer: SessionCustomer | null;
+      chargeId?: string | null;
+      provider?: string;
+      now: number;
+    }
+  | { type: 'VoidInvoice'; reason: string; now: number }
+  | { type: 'RecordPaymentIntent'; paymentIntentId: string; attempt: number; amount: number; currency: string; now: number }
+  /**
+   * Brings the refunded amount up to the provider's running total (Stripe's `amount_refunded`), so
+   * the refund route and the `charge.refunded` webhook, in any order and any number of times,
+   * record each refunded unit once.
+   */
+  | { type: 'RecordRefund'; refundId: string; chargeId: string; amountRefunded: number; now: number }
+  | { type: 'RecordUnowedRefund'; paymentIntentId: string; refundId: string; chargeId: string; amount: number; reason: string; now: number }
+  | { type: 'RecordDispute'; disputeId: string; chargeId: string; amount: number; currency: string; reason: string; status: string; now: number };
+
+export type InvoiceState =
+  | { status: 'none' }
+  | {
+      status: InvoiceStatus;
+      invoice: Created;
+      paidAttempt: string | null;
+      chargeId?: string | null;
+      /** Live payment objects made for it, oldest first. */
+      paymentIntents?: string[];
+      amountRefunded?: number;
+      disputes?: string[];
+      /** PaymentIntents refunded because the invoice could no longer take them. */
+      returned?: string[];
+    };
+
+export const invoiceStream = (id: string) => `invoice-${id}`;
+
+export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'InvoiceCreated':
+        return { status: 'open', invoice: event.data, paidAttempt: null };
+      case 'InvoiceCustomerChanged':
+        return state.status === 'none' ? state : { ...state, invoice: { ...state.invoice, customer: event.data.customer } };
+      case 'InvoicePaid':
+        return state.status === 'none' ? state : { ...state, status: 'paid', paidAttempt: event.data.attempt_id, chargeId: event.data.charge_id ?? null };
+      case 'InvoiceVoided':
+        return state.status === 'none' ? state : { ...state, status: 'void' };
+      case 'InvoicePaymentIntentCreated':
+        return state.status === 'none' ? state : { ...state, paymentIntents: [...(state.paymentIntents ?? []), event.data.payment_intent_id] };
+      case 'InvoiceRefunded':
+        return state.status === 'none' ? state : { ...state, amountRefunded: event.data.amount_refunded };
+      case 'InvoiceDisputed':
+        return state.status === 'none' ? state : { ...state, disputes: [...(state.disputes ?? []), event.data.dispute_id] };
+      case 'InvoiceUnowedPaymentRefunded':
+        return state.status === 'none' ? state : { ...state, returned: [...(state.returned ?? []), event.data.payment_intent_id] };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateInvoice': {
+        if (state.status !== 'none') return [];
+        const total = command.invoice.lines.reduce((sum, l) => sum + l.amount, 0);
+        return { type: 'InvoiceCreated', data: { ...command.invoice, total, created_at: command.now } };
+      }
+      case 'ChangeInvoiceCustomer':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (sameCustomer(command.customer, state.invoice.customer)) return [];
+        if (state.status === 'paid') throw conflict('invoice_paid', 'The invoice is paid; its customer is final.');
+        if (state.status === 'void') throw conflict('invoice_void', 'The invoice is void; its customer is final.');
+        return { type: 'InvoiceCustomerChanged', data: { customer: command.customer, changed_at: command.now } };
+      case 'PayInvoice': {
+        if (state.status === 'none') throw notFound('Invoice');
+        if (state.paidAttempt === command.attemptId) return [];
+        if (state.status === 'paid') throw conflict('invoice_paid', 'The invoice is already paid.');
+        if (state.status === 'void') throw conflict('invoice_void', 'The invoice is void and cannot be paid.');
+        const paid: InvoiceEvent = {
+          type: 'InvoicePaid',
+          data: {
+            attempt_id: command.attemptId,
+            card: command.card,
+            paid_at: command.now,
+            ...(command.chargeId !== undefined ? { charge_id: command.chargeId } : {}),
+            ...(command.provider !== undefined ? { provider: command.provider } : {}),
+          },
+        };
+        // In the same append as the payment, so no late correction can slip in between.
+        if (command.customer === null || sameCustomer(command.customer, state.invoice.customer)) return paid;
+        return [{ type: 'InvoiceCustomerChanged', data: { customer: command.customer, changed_at: command.now } }, paid];
+      }
+      case 'VoidInvoice':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (state.status === 'void') return [];
+        if (state.status === 'paid') throw conflict('invoice_paid', 'A paid invoice cannot be voided.');
+        return { type: 'InvoiceVoided', data: { voided_at: command.now, reason: command.reason } };
+      case 'RecordPaymentIntent':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (state.paymentIntents?.includes(command.paymentIntentId)) return [];
+        if (state.status === 'paid') throw conflict('invoice_paid', 'The invoice is already paid.');
+        if (state.status === 'void') throw conflict('invoice_void', 'The invoice is void and cannot be paid.');
+        return {
+          type: 'InvoicePaymentIntentCreated',
+          data: { payment_intent_id: command.paymentIntentId, attempt: command.attempt, amount: command.amount, currency: command.currency, created_at: command.now },
+        };
+      case 'RecordRefund': {
+        if (state.status === 'none') throw notFound('Invoice');
+        if (state.status !== 'paid') throw conflict('invoice_not_paid', 'Only a paid invoice can be refunded.');
+        const before = state.amountRefunded ?? 0;
+        // Stripe's running total only grows: an older or repeated report changes nothing.
+        if (command.amountRefunded <= before) return [];
+        const total = state.invoice.total;
+        const after = Math.min(command.amountRefunded, total);
+        return {
+          type: 'InvoiceRefunded',
+          data: {
+            refund_id: command.refundId,
+            charge_id: command.chargeId,
+            amount: after - before,
+            amount_refunded: after,
+            currency: state.invoice.currency,
+            fully_refunded: after >= total,
+            refunded_at: command.now,
+          },
+        };
+      }
+      case 'RecordUnowedRefund':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (state.returned?.includes(command.paymentIntentId)) return [];
+        if (state.paidAttempt === command.paymentIntentId) throw conflict('invoice_paid', 'This payment paid the invoice; refund it as a refund of the invoice.');
+        return {
+          type: 'InvoiceUnowedPaymentRefunded',
+          data: {
+            payment_intent_id: command.paymentIntentId,
+            refund_id: command.refundId,
+            charge_id: command.chargeId,
+            amount: command.amount,
+            currency: state.invoice.currency,
+            reason: command.reason,
+            refunded_at: command.now,
+          },
+        };
+      case 'RecordDispute':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (state.disputes?.includes(command.disputeId)) return [];
+        return {
+          type: 'InvoiceDisputed',
+          data: {
+            dispute_id: command.disputeId,
+            charge_id: command.chargeId,
+            amount: command.amount,
+            currency: command.currency,
+            reason: command.reason,
+            status: command.status,
+            disputed_at: command.now,
+          },
+        };
+    }
+  },
+};

@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import { isShopUrl, SLUG, type OfferContent } from './domain/offer.ts';
+import { isRedirectUrl, MAX_REDIRECT_ORIGINS, normalizeOrigin } from './domain/redirectUrls.ts';
+import { loadProductByKey } from '../catalog/index.ts';
+import { applyEach, filePath, ImportValidationError } from '../../platform/import/index.ts';
+import { importSection, type ImportContext, type ImportIssue } from '../../platform/import/index.ts';
+import { reservedSlugMessage } from '../../platform/lib/index.ts';
+import { publishOffer, upsertOffer, type OfferSummary } from './offerCommands.ts';
+
+const HEX = /^#[0-9a-fA-F]{6}$/;
+const hex = z.string().regex(HEX, 'Must be a hex color such as #1a2b3c.');
+const text = (max: number) => z.string().trim().min(1).max(max);
+const httpsUrl = z.url({ protocol: /^https?$/ }).max(2000);
+
+/** The theme of the hosted checkout page; everything but primary_color has a default. */
+const ThemeImport = z.strictObject({
+  primary_color: hex,
+  background_color: hex.default('#ffffff'),
+  text_color: hex.default('#1f2937'),
+  font_family: z
+    .string()
+    .max(200)
+    .regex(/^[A-Za-z0-9 ,'"-]+$/, 'Use a CSS font-family list: letters, digits, spaces, commas, quotes and dashes.')
+    .default('system-ui, sans-serif'),
+  logo_url: httpsUrl.nullable().default(null),
+  button_text: text(60).default('Pay now'),
+});
+
+const BlockImport = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('heading'), text: text(200) }),
+  z.strictObject({ type: z.literal('text'), text: text(5000) }),
+  z.strictObject({ type: z.literal('image'), url: httpsUrl, alt: z.string().max(300).default('') }),
+  z.strictObject({ type: z.literal('features'), items: z.array(text(300)).min(1).max(50) }),
+  z.strictObject({ type: z.literal('price') }),
+]);
+
+const PageImport = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'Use lower-case letters, digits, _ and - (at most 64).'),
+  type: z.enum(['checkout', 'upsell', 'thank_you']),
+  title: text(200),
+  blocks: z.array(BlockImport).max(50).default([]),
+});
+
+const RedirectUrlImport = z.string().refine(isRedirectUrl, 'Use an absolute http or https URL of at most 2048 characters.');
+
+/**
+ * Origins a public caller may send success_url and cancel_url on, written as the browser writes
+ * them (`HTTPS://Shop.example:443/` becomes `https://shop.example`), each once. Offers and the
+ * organization's settings take the same list.
+ */
+export const RedirectOrigins = z
+  .array(
+    z
+      .string()
+      .trim()
+      .refine((v) => normalizeOrigin(v) !== null, 'Use an http or https origin such as https://shop.example: scheme, host and port, without a path.')
+      .transform((v) => normalizeOrigin(v)!),
+  )
+  .max(MAX_REDIRECT_ORIGINS)
+  .transform((origins) => [...new Set(origins)]);
+
+export const OfferImport = z
+  .strictObject({
+    slug: z
+      .string()
+      .max(100)
+      .regex(SLUG, 'Use lower-case letters, digits and single dashes.')
+      .superRefine((slug, ctx) => {
+        const reserved = reservedSlugMessage(slug);
+        if (reserved) ctx.addIssue({ code: 'custom', message: reserved });
+      }),
+    name: text(255),
+    product: z.string().min(1).max(128).describe('key of a product in this file or already imported.'),
+    plan: z.string().min(1).max(255).describe("name of one of that product's plans."),
+    theme: ThemeImport,
+    pages: z.array(PageImport).min(1).max(20),
+    success_url: RedirectUrlImport.optional().describe('where the full-page checkout sends the buyer after paying; {CHECKOUT_SESSION_ID} is replaced by the session id.'),
+    cancel_url: RedirectUrlImport.optional().describe('where the full-page checkout sends the buyer who cancels; {CHECKOUT_SESSION_ID} as in success_url.'),
+    allowed_redirect_origins: RedirectOrigins.optional().describe(
+      'origins (https://shop.example) a browser or other caller without an API key may send success_url and cancel_url on when it creates a session; none by default.',
+    ),
+    published: z.boolean().default(false),
+    shop_url: httpsUrl
+      .refine(isShopUrl, 'shop_url must be an http or https URL without a user name or password, such as https://shop.example.com')
+      .optional()
+      .describe('Your shop: the thank-you page links back to it.'),
+  })
+  .superRefine((offer, ctx) => {
+    const pages = Array.isArray(offer.pages) ? offer.pages : [];
+    if (pages.length > 0 && !pages.some((p) => p?.type === 'checkout')) {
+      ctx.addIssue({ code: 'custom', path: ['pages'], message: 'An offer needs at least one page of type checkout.' });
+    }
+    const seen = new Set<string>();
+    pages.forEach((p, i) => {
+      if (p?.id && seen.has(p.id)) ctx.addIssue({ code: 'custom', path: ['pages', i, 'id'], message: 'Page ids must be unique within an offer.' });
+      if (p?.id) seen.add(p.id);
+    });
+  }, { when: (payload) => typeof payload.value === 'object' && payload.value !== null });
+
+type OfferImportValue = z.infer<typeof OfferImport>;
+type FileProduct = { key: string; plans: Array<{ name: string; charges?: unknown[] }> };
+
+export type OfferImportResult = OfferSummary & { published: boolean };
+
+/** How to go on after a refusal, by its code. */
+const OFFER_HINTS: Record<string, string> = {
+  offer_archived: 'An archived offer is final: drop it from the file or give it a new slug.',
+  slug_taken: 'Slugs are unique across organizations: give the offer another slug.',
+};
+
+/**
+ * What the offer sells, from its product's stream (in this file, staged, or imported before):
+ * the plan's charges, as the product has them now.
+ */
+async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: number): Promise<OfferContent> {
+  const product = await loadProductByKey(ctx.command, ctx.organizationId, offer.product);
+  if (!product) {
+    throw new ImportValidationError([{ path: filePath(['offers', i, 'product']), message: `No product with key ${offer.product} in this organization.` }]);
+  }
+  const plan = product.plans.find((p) => p.name === offer.plan);
+  if (!plan) {
+    throw new ImportValidationError([{ path: filePath(['offers', i, 'plan']), message: `Product ${offer.product} has no plan named ${offer.plan}.` }]);
+  }
+  if (plan.charges.length === 0) {
+    throw new ImportValidationError([{ path: filePath(['offers', i, 'plan']), message: `Plan ${offer.plan} has no charges to sell.` }]);
+  }
+  return {
+    name: offer.name,
+    theme: offer.theme,
+    pages: offer.pages,
+    ...(offer.success_url ? { success_url: offer.success_url } : {}),
+    ...(offer.cancel_url ? { cancel_url: offer.cancel_url } : {}),
+    ...(offer.allowed_redirect_origins?.length ? { allowed_redirect_origins: offer.allowed_redirect_origins } : {}),
+    plan: {
+      product_id: product.routeKey,
+      plan_id: plan.id,
+      plan_name: plan.name,
+      charges: plan.charges.map((c, n) => ({
+        id: c.id,
+        name: plan.charges.length === 1 ? plan.display_name : `${plan.display_name} (${n + 1})`,
+        amount: c.amount,
+      })),
+    },
+    currency: plan.currency_code,
+    ...(offer.shop_url ? { shop_url: offer.shop_url } : {}),
+  };
+}
+
+/**
+ * The `offers` section of `commerce import`: each offer sells one plan (product by `key`, plan by
+ * `name`); its price is the sum of that plan's charges. Slugs are unique across organizations;
+ * re-importing a slug updates the offer.
+ */
+export const offersSection = importSection({
+  name: 'offers',
+  schema: z.array(OfferImport).max(1000),
+  check(offers, file) {
+    const issues: ImportIssue[] = [];
+    const slugs = new Set<string>();
+    const products = new Map(((file.products ?? []) as FileProduct[]).map((p) => [p.key, p]));
+    offers.forEach((offer, i) => {
+      if (slugs.has(offer.slug)) issues.push({ path: filePath(['offers', i, 'slug']), message: 'Offer slugs must be unique within the file.' });
+      slugs.add(offer.slug);
+      const product = products.get(offer.product);
+      const plan = product?.plans.find((p) => p.name === offer.plan);
+      if (product && !plan) issues.push({ path: filePath(['offers', i, 'plan']), message: `Product ${offer.product} has no plan named ${offer.plan}.` });
+      if (plan && (plan.charges ?? []).length === 0) issues.push({ path: filePath(['offers', i, 'plan']), message: `Plan ${offer.plan} has no charges to sell.` });
+    });
+    return issues;
+  },
+  async apply(ctx, offers): Promise<OfferImportResult[]> {
+    return applyEach('offers', offers, (o) => ({ label: `Offer ${o.slug}`, field: 'slug' }), OFFER_HINTS, async (offer, i) => {
+      const content = await offerContent(ctx, offer, i);
+      const summary = await upsertOffer(ctx.command, { organizationId: ctx.organizationId, slug: offer.slug, ...content });
+      if (offer.published) await publishOffer(ctx.command, summary.uuid);
+      return { ...summary, published: offer.published };
+    });
+  },
+  describe: (results: OfferImportResult[]) =>
+    results.map((r) => `${r.created ? 'created  ' : 'updated  '} offer ${r.slug} (${r.id})${r.published ? ', published' : ''}`),
+});

@@ -1,0 +1,340 @@
+import type { RedirectUrls } from './domain/redirectUrls.ts';
+import { customAlphabet } from 'nanoid';
+import {
+  PAYMENT_ATTEMPT_TIMEOUT,
+  checkoutSessionDecider,
+  checkoutSessionStream,
+  type CheckoutSessionState,
+  type CustomerInput,
+  type SessionCustomer,
+  type SessionMode,
+} from './domain/checkoutSession.ts';
+import { invoiceDecider, invoiceStream } from './domain/invoice.ts';
+import type { OfferPlan } from './domain/offer.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { DomainError, notFound } from '../../platform/domain/index.ts';
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
+import { allocateId } from '../../platform/es/index.ts';
+import type { CardInput, PaymentProvider } from '../payments/index.ts';
+
+const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** 24 of 62 symbols: about 143 bits, so a session id is unguessable (it is the public handle). */
+const secretId = customAlphabet(alphabet, 24);
+export const newSessionId = () => `cs_${secretId()}`;
+const newInvoiceId = () => `in_${secretId()}`;
+const newAttemptId = () => `pa_${secretId()}`;
+
+export type SessionOffer = {
+  uuid: string;
+  route_key: string;
+  slug: string;
+  name: string;
+  organization_id: string;
+  plan: OfferPlan;
+  currency: string;
+};
+
+export type CreateSessionInput = {
+  offer: SessionOffer;
+  customer: SessionCustomer | null;
+  metadata: Record<string, string>;
+  mode: SessionMode;
+  expiresIn: number;
+  promo: string | null;
+  /** The promo's current tier price of the offer, when the promo has a tier in force. */
+  promoPrice?: { amount: number; tier: string } | null;
+  /** This session's own success_url / cancel_url (the hosted page prefers them to the offer's). */
+  redirects?: RedirectUrls;
+  id?: string;
+};
+
+/** Records an open session with the offer's price. No invoice yet: that waits for a real interaction (start). */
+export async function createSession(ctx: CommandContext, input: CreateSessionInput) {
+  const { offer } = input;
+  const id = input.id ?? newSessionId();
+  const lines = offer.plan.charges.map((c) => ({ name: c.name, amount: c.amount }));
+  const listPrice = lines.reduce((sum, l) => sum + l.amount, 0);
+  // A promo tier sets the price; the difference is one line, so the invoice still adds up.
+  if (input.promoPrice && input.promo && input.promoPrice.amount !== listPrice) {
+    lines.push({ name: `Promo ${input.promo}: ${input.promoPrice.tier}`, amount: input.promoPrice.amount - listPrice });
+  }
+  const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'CreateSession',
+    session: {
+      id,
+      organization_id: offer.organization_id,
+      offer: { uuid: offer.uuid, id: offer.route_key, slug: offer.slug, name: offer.name },
+      plan: { product_id: offer.plan.product_id, plan_id: offer.plan.plan_id, plan_name: offer.plan.plan_name },
+      lines,
+      total: lines.reduce((sum, l) => sum + l.amount, 0),
+      currency: offer.currency,
+      mode: input.mode,
+      customer: input.customer,
+      metadata: input.metadata,
+      promo: input.promo,
+      promo_tier: input.promoPrice?.tier ?? null,
+      ...(input.redirects?.success_url ? { success_url: input.redirects.success_url } : {}),
+      ...(input.redirects?.cancel_url ? { cancel_url: input.redirects.cancel_url } : {}),
+    },
+    expiresIn: input.expiresIn,
+    now: ctx.metadata.occurred_at,
+  });
+  return { state: result.state, events: result.events, position: result.position };
+}
+
+async function loadSession(ctx: CommandContext, id: string): Promise<CheckoutSessionState> {
+  return fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(id))) as never);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Starts the session: records the invoice id on the session, then creates that invoice with the
+ * next number of the organization. Idempotent: a second start finds the same invoice. The request
+ * that recorded the start creates the invoice; the others wait for it a moment rather than race
+ * for a number (a race would leave a gap in the numbering). A later start whose email or name
+ * differs records the correction on the session and on its open invoice.
+ */
+export async function startSession(
+  ctx: CommandContext,
+  id: string,
+  customer: CustomerInput | null,
+): Promise<{ invoiceId: string; position: number | null }> {
+  const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'StartSession',
+    invoiceId: newInvoiceId(),
+    customer,
+    now: ctx.metadata.occurred_at,
+  });
+  const state = result.state;
+  if (state.status === 'none' || state.invoiceId === null) throw notFound('Checkout session');
+  const invoiceId = state.invoiceId;
+  const stream = invoiceStream(invoiceId);
+  if (result.events.every((e) => e.type !== 'CheckoutSessionStarted')) {
+    for (let waited = 0; waited < 2000; waited += 25) {
+      const existing = await ctx.store.readStream(stream);
+      if (existing.length > 0) return followCustomer(ctx, id, invoiceId, state, existing, result.position ?? existing[existing.length - 1]!.position);
+      await sleep(25);
+    }
+  }
+  const existing = await ctx.store.readStream(stream);
+  if (existing.length > 0) return followCustomer(ctx, id, invoiceId, state, existing, result.position ?? existing[existing.length - 1]!.position);
+  const session = state.session;
+  const number = await allocateId(ctx.store, `invoice-${session.organization_id}`, ctx.metadata);
+  const created = await handleCommand(ctx, stream, invoiceDecider, {
+    type: 'CreateInvoice',
+    invoice: {
+      id: invoiceId,
+      number,
+      organization_id: session.organization_id,
+      session_id: session.id,
+      lines: session.lines,
+      currency: session.currency,
+      customer: state.customer,
+    },
+    now: ctx.metadata.occurred_at,
+  });
+  return { invoiceId, position: created.position ?? result.position };
+}
+
+/**
+ * Brings the open invoice's customer up to the session's. Each pass re-reads the session after
+ * writing, so a writer that carried a correction since overtaken writes again: the newest one
+ * stays. Paying settles it for good (PayInvoice carries the customer the charge was claimed for).
+ * The first pass decides on what the start just returned and read (`started`, `invoiceEvents`),
+ * which every start and pay of a started session would otherwise read again.
+ */
+async function followCustomer(
+  ctx: CommandContext,
+  id: string,
+  invoiceId: string,
+  started: CheckoutSessionState,
+  invoiceEvents: readonly RecordedEvent[],
+  position: number | null,
+): Promise<{ invoiceId: string; position: number | null }> {
+  let latest = position;
+  let session: CheckoutSessionState = started;
+  let known: readonly RecordedEvent[] | undefined = invoiceEvents;
+  for (let pass = 0; pass < 5 && session.status === 'open' && session.customer !== null; pass++) {
+    const command = { type: 'ChangeInvoiceCustomer' as const, customer: session.customer, now: ctx.metadata.occurred_at };
+    const changed = await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, command, known ? { known } : {}).catch((error: unknown) => {
+      // Paid (the session completes next, or pay recovers it) or void: its customer is final.
+      if (error instanceof DomainError && (error.code === 'invoice_paid' || error.code === 'invoice_void')) return null;
+      throw error;
+    });
+    if (!changed || changed.events.length === 0) break;
+    latest = Math.max(latest ?? 0, changed.position ?? 0);
+    known = undefined;
+    session = await loadSession(ctx, id);
+  }
+  return { invoiceId, position: latest };
+}
+
+export type PayOutcome =
+  | { status: 'paid'; card: { brand: string; last4: string }; position: number | null }
+  | { status: 'declined'; code: string; declineCode: string | null; message: string; position: number | null };
+
+/**
+ * Pays a session: 1. start it (so the invoice exists), 2. claim the payment on the session stream
+ * (only one attempt at a time: concurrent attempts get payment_in_progress), 3. charge the card,
+ * 4. record the decline, or the paid invoice and then the completed session (the purchase).
+ */
+export async function paySession(
+  ctx: CommandContext,
+  id: string,
+  payment: { card: CardInput; customer: CustomerInput | null },
+  providerFor: (mode: SessionMode) => PaymentProvider | null,
+  nowMs: number,
+): Promise<PayOutcome> {
+  const before = await loadSession(ctx, id);
+  if (before.status === 'none') throw notFound('Checkout session');
+  const provider = providerFor(before.session.mode);
+  if (!provider) {
+    // Live cards go to Stripe from the buyer's browser, never through this route (docs/stripe.md).
+    throw new DomainError(
+      'conflict',
+      'use_payment_element',
+      "A live session is not paid with card numbers here: start it with POST /api/checkout/sessions/{id}/payment-intent and confirm with Stripe's Payment Element.",
+    );
+  }
+  const { invoiceId } = await startSession(ctx, id, payment.customer);
+  const recovered = await completeIfInvoicePaid(ctx, id, invoiceId);
+  if (recovered) return recovered;
+  const attemptId = newAttemptId();
+  const attempt = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'AttemptPayment',
+    attemptId,
+    customer: payment.customer,
+    now: ctx.metadata.occurred_at,
+  });
+  const state = attempt.state;
+  if (state.status === 'none' || state.invoiceId === null) throw notFound('Checkout session');
+  const charge = await provider.charge({
+    amount: state.session.total,
+    currency: state.session.currency,
+    card: payment.card,
+    idempotencyKey: attemptId,
+    description: `${state.session.offer.name} (${id})`,
+    now: nowMs,
+  });
+  if (charge.status === 'declined') {
+    const declined = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+      type: 'DeclinePayment',
+      attemptId,
+      code: charge.code,
+      declineCode: charge.declineCode,
+      card: charge.card,
+      now: ctx.metadata.occurred_at,
+    });
+    return { status: 'declined', code: charge.code, declineCode: charge.declineCode, message: charge.message, position: declined.position };
+  }
+  await handleCommand(ctx, invoiceStream(state.invoiceId), invoiceDecider, {
+    type: 'PayInvoice',
+    attemptId,
+    card: charge.card,
+    customer: state.customer,
+    chargeId: charge.reference,
+    provider: provider.name,
+    now: ctx.metadata.occurred_at,
+  });
+  const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'CompleteSession',
+    attemptId,
+    card: charge.card,
+    now: ctx.metadata.occurred_at,
+  });
+  return { status: 'paid', card: charge.card, position: completed.position };
+}
+
+/**
+ * The invoice is the record of the purchase: when it is paid but the session was not completed
+ * (the process stopped between the two appends), complete the session now instead of charging again.
+ */
+async function completeIfInvoicePaid(ctx: CommandContext, id: string, invoiceId: string): Promise<PayOutcome | null> {
+  const session = await loadSession(ctx, id);
+  // A charge still in flight completes the session itself; only a stale one needs this.
+  if (session.status !== 'open' || (session.pendingAttempt && ctx.metadata.occurred_at - session.pendingAttempt.at < PAYMENT_ATTEMPT_TIMEOUT)) {
+    return null;
+  }
+  const invoiceEvents = await ctx.store.readStream(invoiceStream(invoiceId));
+  const invoice = fold(invoiceDecider, invoiceEvents as never);
+  if (invoice.status !== 'paid' || invoice.paidAttempt === null) return null;
+  const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid');
+  const card = (paid!.data as { card: { brand: string; last4: string } }).card;
+  const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'CompleteSession',
+    attemptId: invoice.paidAttempt,
+    card,
+    now: ctx.metadata.occurred_at,
+    invoicePaid: true,
+  });
+  return { status: 'paid', card, position: completed.position };
+}
+
+/**
+ * Records that the buyer dismissed the checkout. Refused once its invoice is paid: a purchase
+ * whose completion a crash delayed is not a cancellation (the completion subscriber finishes it).
+ */
+export async function cancelSession(ctx: CommandContext, id: string): Promise<{ position: number | null }> {
+  const session = await loadSession(ctx, id);
+  let invoicePaid = false;
+  if (session.status === 'open' && session.invoiceId !== null) {
+    invoicePaid = fold(invoiceDecider, (await ctx.store.readStream(invoiceStream(session.invoiceId))) as never).status === 'paid';
+  }
+  const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'CancelSession',
+    now: ctx.metadata.occurred_at,
+    invoicePaid,
+  });
+  return { position: result.position };
+}
+
+/**
+ * Completes the session of a paid invoice (what the completion subscriber does for each
+ * `InvoicePaid`): a no-op when it is completed already, as the pay request itself usually does.
+ */
+export async function completePaidInvoiceSession(ctx: CommandContext, invoiceId: string): Promise<{ completed: boolean }> {
+  const invoiceEvents = await ctx.store.readStream(invoiceStream(invoiceId));
+  const invoice = fold(invoiceDecider, invoiceEvents as never);
+  if (invoice.status !== 'paid' || invoice.paidAttempt === null) return { completed: false };
+  const session = await loadSession(ctx, invoice.invoice.session_id);
+  if (session.status !== 'open' || session.invoiceId !== invoiceId) return { completed: false };
+  const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid');
+  const card = (paid!.data as { card: { brand: string; last4: string } }).card;
+  const result = await handleCommand(ctx, checkoutSessionStream(session.session.id), checkoutSessionDecider, {
+    type: 'CompleteSession',
+    attemptId: invoice.paidAttempt,
+    card,
+    now: ctx.metadata.occurred_at,
+    invoicePaid: true,
+  });
+  return { completed: result.events.length > 0 };
+}
+
+/** Records the expiry of a due session and voids its open invoice. No-op when not due or already final. */
+export async function expireSession(ctx: CommandContext, id: string): Promise<{ expired: boolean; position: number | null }> {
+  const before = await loadSession(ctx, id);
+  if (before.status === 'open' && before.invoiceId !== null) {
+    // A paid invoice means a purchase: complete the session rather than expire it.
+    if (await completeIfInvoicePaid(ctx, id, before.invoiceId)) return { expired: false, position: null };
+  }
+  const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+    type: 'ExpireSession',
+    now: ctx.metadata.occurred_at,
+  });
+  if (result.events.length === 0 || result.state.status === 'none') return { expired: false, position: null };
+  let position = result.position;
+  if (result.state.invoiceId !== null) {
+    const stream = invoiceStream(result.state.invoiceId);
+    if ((await ctx.store.readStream(stream)).length > 0) {
+      const voided = await handleCommand(ctx, stream, invoiceDecider, {
+        type: 'VoidInvoice',
+        reason: 'session_expired',
+        now: ctx.metadata.occurred_at,
+      });
+      position = voided.position ?? position;
+    }
+  }
+  return { expired: true, position };
+}

@@ -1,0 +1,83 @@
+import { isOAuthScope, OAUTH_SCOPES, scopeForRoute, type OAuthScope } from '../../oauth/domain/oauthScopes.ts';
+import type { Role } from './user.ts';
+
+/**
+ * The least role a person must hold in the organization, now, for a bearer credential of theirs
+ * (an API key they created, an app's token they granted) to call each bearer route. A credential
+ * never does more than its person may do through the management routes: what these allow
+ * members (reading the catalog, checkout sessions, automation runs) members' credentials may do;
+ * what they keep to owners (webhook endpoints and their deliveries, whose secrets and payloads
+ * hold buyers' data) only an owner's credentials may do.
+ *
+ * Keyed by method and registered URL. A bearer route missing here needs an owner (the table is
+ * checked against the registered routes by test/identity/bearerAccess.integration.test.ts).
+ */
+export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
+  'GET /api/users/me': 'member',
+  'GET /api/catalog/products': 'member',
+  'GET /api/catalog/products/:product': 'member',
+  'GET /api/catalog/products/:product/plans': 'member',
+  // Kept for compatibility; they deny every caller anyway.
+  'POST /api/catalog/products': 'member',
+  'PUT /api/catalog/products/:product': 'member',
+  'PATCH /api/catalog/products/:product': 'member',
+  'DELETE /api/catalog/products/:product': 'member',
+  'GET /api/checkout/sessions': 'member',
+  // Public without a credential; with one, its redirect URLs are the seller's to set (members edit offers).
+  'POST /api/checkout/sessions': 'member',
+  'GET /api/checkout/sessions/:id/history': 'member',
+  'GET /api/automation/triggers/:trigger_id/test': 'member',
+  'GET /api/automation/workflows/:workflow_id': 'member',
+  'GET /api/webhook-endpoints': 'owner',
+  'POST /api/webhook-endpoints': 'owner',
+  'GET /api/webhook-endpoints/:id': 'owner',
+  'PATCH /api/webhook-endpoints/:id': 'owner',
+  'DELETE /api/webhook-endpoints/:id': 'owner',
+  'POST /api/webhook-endpoints/:id/rotate-secret': 'owner',
+  'GET /api/webhook-endpoints/:id/deliveries': 'owner',
+  'POST /api/webhook-deliveries/:id/resend': 'owner',
+};
+
+const RANK: Record<Role, number> = { member: 0, owner: 1 };
+
+/** Whether `role` is at least `needed`. */
+export const roleAtLeast = (role: Role, needed: Role): boolean => RANK[role] >= RANK[needed];
+
+/** The role a bearer route needs (HEAD as its GET); an unknown route needs an owner. */
+export function roleForRoute(method: string, routeUrl: string): Role {
+  const m = method === 'HEAD' ? 'GET' : method;
+  return BEARER_ROUTE_ROLES[`${m} ${routeUrl}`] ?? 'owner';
+}
+
+/** Whether a person with `role` (null: not a member) may call the route through a credential. */
+export const mayCallRoute = (role: Role | null, method: string, routeUrl: string): boolean =>
+  role !== null && roleAtLeast(role, roleForRoute(method, routeUrl));
+
+/**
+ * The role each OAuth scope needs: the highest role any route it names needs, so an app holding
+ * the scope can use every route of it. Derived from the table, never written twice.
+ */
+export const SCOPE_ROLES: Readonly<Record<OAuthScope, Role>> = (() => {
+  const roles = Object.fromEntries(Object.keys(OAUTH_SCOPES).map((s) => [s, 'member'])) as Record<OAuthScope, Role>;
+  for (const [key, role] of Object.entries(BEARER_ROUTE_ROLES)) {
+    const space = key.indexOf(' ');
+    const scope = scopeForRoute(key.slice(0, space), key.slice(space + 1));
+    if (scope && !roleAtLeast(roles[scope], role)) roles[scope] = role;
+  }
+  return roles;
+})();
+
+/** Whether a person with `role` may grant `scope` to an app (`openid` names only who they are). */
+export function mayGrantScope(role: Role, scope: string): boolean {
+  if (scope === 'openid') return true;
+  return isOAuthScope(scope) && roleAtLeast(role, SCOPE_ROLES[scope]);
+}
+
+/** The scopes of an authorization request a person is asked about: the API's and `openid`, once each. */
+export const requestedScopes = (scope: string): string[] => [...new Set(scope.split(' ').filter((s) => s === 'openid' || isOAuthScope(s)))];
+
+/** What a person with `role` in the organization chosen grants of `requested`, and what not. */
+export function splitGrantable(role: Role | null, requested: readonly string[]): { granted: string[]; refused: string[] } {
+  const granted = requested.filter((s) => role !== null && mayGrantScope(role, s));
+  return { granted, refused: requested.filter((s) => !granted.includes(s)) };
+}

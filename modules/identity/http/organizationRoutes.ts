@@ -1,0 +1,279 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../../../platform/runtime/index.ts';
+import {
+  apiKeyOfOrganization,
+  changeMemberRole,
+  invitationPath,
+  loadOrganization,
+  removeMember,
+  updateOrganization,
+} from '../accountCommands.ts';
+import { createApiKey, revokeApiKey } from '../identityCommands.ts';
+import { RedirectOrigins } from '../../checkout/index.ts';
+import { inviteMember, revokeMembershipInvitation } from '../invitationCommands.ts';
+import { DomainError } from '../../../platform/domain/index.ts';
+import { API_KEYS, INVITATIONS, MEMBERS, USERS, type ApiKeyDoc, type InvitationDoc, type MemberDoc, type UserDoc } from '../identityProjection.ts';
+import { baseUrl } from '../../../platform/http/index.ts';
+import { notFound } from '../../../platform/http/index.ts';
+import { requireOrganization, requireOwner } from './sessionAuth.ts';
+import { manageContext } from '../../../platform/http/index.ts';
+import { Email, Id, manageErrors, manageRoute, Role } from '../../../platform/http/index.ts';
+import { readModelsAtHead, readModelsReached, STALE_HEADER } from '../../../platform/http/index.ts';
+
+const P = '/manage/api';
+
+const isTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const TimeZone = z.string().min(1).max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Amsterdam');
+
+const Text = (max: number) => z.string().trim().min(1).max(max);
+const OptionalText = (max: number) => z.string().trim().max(max).nullable().default(null).transform((v) => (v === '' ? null : v));
+/** The postal address receipts and invoices print under the organization's name. */
+export const Address = z.strictObject({
+  line1: Text(200),
+  line2: OptionalText(200),
+  postal_code: OptionalText(32),
+  city: Text(120),
+  region: OptionalText(120),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code (ISO 3166-1 alpha-2), such as NL')
+    .transform((c) => c.toUpperCase()),
+});
+const AddressOut = z.object({
+  line1: z.string(),
+  line2: z.string().nullable(),
+  postal_code: z.string().nullable(),
+  city: z.string(),
+  region: z.string().nullable(),
+  country: z.string(),
+});
+const Organization = z.object({
+  id: z.string(),
+  name: z.string(),
+  timezone: z.string(),
+  address: AddressOut.nullable(),
+  allowed_redirect_origins: z.array(z.string()).describe('Origins on which a caller without an API key may send success_url and cancel_url, for every offer.'),
+});
+const Member = z.object({
+  id: z.string().describe('The user id of a member; the invitation id (`inv_…`) of a person invited.'),
+  email: z.string(),
+  role: Role,
+  status: z.enum(['active', 'invited']).describe('`invited`: a pending invitation, not yet a member.'),
+  joined_at: z.number().int().nullable(),
+  invitation_expires_at: z.number().int().nullable(),
+});
+const ApiKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  user_id: z.string(),
+  user_email: z.string().nullable().describe('Whose key it is: its creator, whose current role bounds what it may do (null if unknown).'),
+  created_at: z.number().int(),
+  expires_at: z.number().int().nullable(),
+  revoked_at: z.number().int().nullable(),
+  last_used_at: z.number().int().nullable().describe('When a request last authenticated with the key, to within five minutes; null if never.'),
+});
+
+const memberView = (m: MemberDoc) => ({ id: m.user_id, email: m.email, role: m.role, status: 'active' as const, joined_at: m.joined_at, invitation_expires_at: null });
+const invitedView = (i: InvitationDoc) => ({ id: i.id, email: i.email, role: i.role, status: 'invited' as const, joined_at: null, invitation_expires_at: i.expires_at });
+const keyView = (k: ApiKeyDoc, emails: ReadonlyMap<string, string>) => ({ id: k.id, name: k.name, user_id: k.user_id, user_email: emails.get(k.user_id) ?? null, created_at: k.created_at, expires_at: k.expires_at, revoked_at: k.revoked_at, last_used_at: k.last_used_at ?? null });
+
+const lastOwner = () => new DomainError('conflict', 'last_owner', 'An organization keeps at least one owner.');
+
+/** Organization settings, members and API keys: owners change them; members only read settings and members. */
+export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    `${P}/organization`,
+    { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: 'The current organization.', response: { 200: Organization, ...manageErrors } } },
+    async (request) => {
+      const { organizationId } = requireOrganization(request);
+      const org = await loadOrganization(services.store, organizationId);
+      if (!org) throw notFound('Organization');
+      return { id: org.id, name: org.name, timezone: org.timezone, address: org.address, allowed_redirect_origins: org.allowed_redirect_origins };
+    },
+  );
+
+  app.patch(
+    `${P}/organization`,
+    {
+      onRequest: app.authenticateOwner,
+      schema: {
+        ...manageRoute,
+        summary:
+          "Change the organization's name, time zone, postal address or allowed redirect origins (owners). Dates in the dashboard follow the time zone; receipts print the name and address.",
+        body: z.strictObject({
+          name: z.string().trim().min(1).max(255).optional(),
+          timezone: TimeZone.optional(),
+          address: Address.nullable().optional().describe('null removes it; left out, it stays.'),
+          allowed_redirect_origins: RedirectOrigins.optional().describe(
+            'Origins (https://shop.example) on which a caller without an API key (a browser) may send success_url and cancel_url for any offer of the organization; [] allows none; left out, it stays.',
+          ),
+        }),
+        response: { 200: Organization, ...manageErrors },
+      },
+    },
+    async (request) => {
+      const { organizationId } = requireOwner(request);
+      return updateOrganization(manageContext(services, request), organizationId, request.body);
+    },
+  );
+
+  const ownersOf = async (organizationId: string) =>
+    services.readStore.count(MEMBERS, { organization_id: organizationId, role: 'owner' });
+
+  app.get(
+    `${P}/members`,
+    {
+      onRequest: app.authenticateSession,
+      schema: { ...manageRoute, summary: 'The members of the organization and the people invited, by email.', response: { 200: z.object({ data: z.array(Member) }), ...manageErrors } },
+    },
+    async (request) => {
+      const { organizationId } = requireOrganization(request);
+      const docs = await services.readStore.find<MemberDoc>(MEMBERS, { filter: { organization_id: organizationId }, sort: [['email', 1]], limit: 1000 });
+      const invited = await services.readStore.find<InvitationDoc>(INVITATIONS, { filter: { organization_id: organizationId, status: 'pending' }, sort: [['email', 1]], limit: 1000 });
+      const members = new Set(docs.map((d) => d.email));
+      return {
+        data: [...docs.map(memberView), ...invited.filter((i) => !members.has(i.email)).map(invitedView)].sort((a, b) => a.email.localeCompare(b.email)),
+      };
+    },
+  );
+
+  app.post(
+    `${P}/members`,
+    {
+      onRequest: app.authenticateOwner,
+      schema: {
+        ...manageRoute,
+        summary: 'Invite a person (owners): a pending membership they accept themselves, with its one-time link (24 h).',
+        description:
+          'The answer is the same whether or not the email has an account: the person joins only by accepting, signed in as themselves (or by setting up their account through the link when the email has none). Inviting again replaces the pending invitation and its link.',
+        body: z.strictObject({ email: Email, role: Role.default('member') }),
+        response: { 201: Member.extend({ invitation_link: z.string() }), ...manageErrors },
+      },
+    },
+    async (request, reply) => {
+      const { organizationId, userId } = requireOwner(request);
+      const ctx = manageContext(services, request);
+      const invitation = await inviteMember(ctx, { organizationId, email: request.body.email, role: request.body.role, invitedBy: userId });
+      return reply.code(201).send({
+        id: invitation.id,
+        email: invitation.email,
+        role: invitation.role,
+        status: 'invited' as const,
+        joined_at: null,
+        invitation_expires_at: invitation.expires_at,
+        invitation_link: `${baseUrl(services, request)}${invitationPath(invitation.token)}`,
+      });
+    },
+  );
+
+  const MemberParams = z.object({ user: Id });
+
+  app.patch(
+    `${P}/members/:user`,
+    {
+      onRequest: app.authenticateOwner,
+      schema: { ...manageRoute, summary: "Change a member's role (owners).", params: MemberParams, body: z.strictObject({ role: Role }), response: { 200: Member, ...manageErrors } },
+    },
+    async (request) => {
+      const { organizationId } = requireOwner(request);
+      // Members and the owner count are read models: they first reach the log's head (bounded).
+      await readModelsAtHead(services);
+      const member = await services.readStore.get<MemberDoc>(MEMBERS, `${organizationId}:${request.params.user}`);
+      if (!member) throw notFound('Member');
+      if (member.role === 'owner' && request.body.role !== 'owner' && (await ownersOf(organizationId)) <= 1) throw lastOwner();
+      const user = await changeMemberRole(manageContext(services, request), organizationId, request.params.user, request.body.role);
+      return memberView({ ...member, role: user.roles[organizationId]! });
+    },
+  );
+
+  app.delete(
+    `${P}/members/:user`,
+    {
+      onRequest: app.authenticateOwner,
+      schema: { ...manageRoute, summary: 'Remove a member, or revoke a pending invitation (`inv_…`), of the organization (owners).', params: MemberParams, response: { 204: z.null(), ...manageErrors } },
+    },
+    async (request, reply) => {
+      const { organizationId, userId } = requireOwner(request);
+      if (request.params.user.startsWith('inv_')) {
+        await revokeMembershipInvitation(manageContext(services, request), organizationId, request.params.user, userId);
+        return reply.code(204).send(null);
+      }
+      // Members and the owner count are read models: they first reach the log's head (bounded).
+      await readModelsAtHead(services);
+      const member = await services.readStore.get<MemberDoc>(MEMBERS, `${organizationId}:${request.params.user}`);
+      if (!member) throw notFound('Member');
+      if (member.role === 'owner' && (await ownersOf(organizationId)) <= 1) throw lastOwner();
+      await removeMember(manageContext(services, request), organizationId, request.params.user);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    `${P}/api-keys`,
+    { onRequest: app.authenticateOwner, schema: { ...manageRoute, summary: "The organization's API keys, newest first, with whose each is (owners; never their tokens).", response: { 200: z.object({ data: z.array(ApiKey) }), ...manageErrors } } },
+    async (request) => {
+      const { organizationId } = requireOwner(request);
+      const docs = await services.readStore.find<ApiKeyDoc>(API_KEYS, { filter: { organization_id: organizationId }, sort: [['created_at', -1]], limit: 1000 });
+      // Whose each key is, by the users' documents: a removed member's email included.
+      const ids = [...new Set(docs.map((k) => k.user_id))];
+      const users = ids.length > 0 ? await services.readStore.find<UserDoc>(USERS, { filter: { id: { $in: ids } } }) : [];
+      const emails = new Map(users.map((u) => [u.id, u.email]));
+      return { data: docs.map((k) => keyView(k, emails)) };
+    },
+  );
+
+  app.post(
+    `${P}/api-keys`,
+    {
+      onRequest: app.authenticateOwner,
+      schema: {
+        ...manageRoute,
+        summary: 'Create an API key in your name (owners): the token is in this answer only.',
+        body: z.strictObject({ name: z.string().trim().min(1).max(255), expires_at: z.number().int().positive().nullable().default(null) }),
+        response: { 201: ApiKey.extend({ token: z.string() }), ...manageErrors },
+      },
+    },
+    async (request, reply) => {
+      const { organizationId, userId, email } = requireOwner(request);
+      const ctx = manageContext(services, request);
+      const key = await createApiKey(ctx, { userId, organizationId, name: request.body.name, expiresAt: request.body.expires_at });
+      return reply.code(201).send({
+        id: key.id,
+        name: request.body.name,
+        user_id: userId,
+        user_email: email,
+        created_at: ctx.metadata.occurred_at,
+        expires_at: key.expires_at,
+        revoked_at: null,
+        last_used_at: null,
+        token: key.token,
+      });
+    },
+  );
+
+  app.delete(
+    `${P}/api-keys/:key`,
+    {
+      onRequest: app.authenticateOwner,
+      schema: { ...manageRoute, summary: 'Revoke an API key (owners): it answers 401 from then on.', params: z.object({ key: Id }), response: { 204: z.null(), ...manageErrors } },
+    },
+    async (request, reply) => {
+      const { organizationId } = requireOwner(request);
+      if (!(await apiKeyOfOrganization(services.store, organizationId, request.params.key))) throw notFound('API key');
+      await revokeApiKey(manageContext(services, request), request.params.key);
+      // Keys are checked against the identity read model: the 204 waits (bounded) until it holds
+      // the revocation, so "answers 401 from then on" is true for whoever uses the key next.
+      const at = request.appendTrack?.position ?? null;
+      if (at !== null && !(await readModelsReached(services, at))) reply.header(STALE_HEADER, 'true');
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,109 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../../../platform/runtime/index.ts';
+import { refundInvoice } from '../livePayments.ts';
+import { connectStripe, disconnectStripe, loadStripeAccount, stripeSecrets, summarize } from '../stripeAccountCommands.ts';
+import { baseUrl } from '../../../platform/http/index.ts';
+import { requireOrganization, requireOwner } from '../../identity/index.ts';
+import { ErrorSchema } from '../../../platform/http/index.ts';
+import { manageContext } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
+
+const P = '/manage/api';
+
+/** Never a secret: the key masked to its prefix and last four, whether one is connected, and where Stripe should send events. */
+const StripeAccount = z.object({
+  connected: z.boolean(),
+  key_type: z.enum(['secret', 'restricted']).optional(),
+  mode: z.enum(['test', 'live']).optional(),
+  secret_key: z.string().optional().describe('Masked: sk_live_••••abcd.'),
+  publishable_key: z.string().optional(),
+  connected_at: z.number().int().optional(),
+  webhook_url: z.string().describe("The endpoint to add in Stripe's dashboard (Developers → Webhooks) for this organization."),
+});
+
+const ConnectBody = z.object({
+  secret_key: z.string().trim().min(1).max(255).describe('A secret (sk_…) or restricted (rk_…) key. Restricted keys need PaymentIntents, Charges and Refunds write access.'),
+  publishable_key: z.string().trim().min(1).max(255),
+  webhook_secret: z.string().trim().min(1).max(255).describe("The webhook endpoint's signing secret (whsec_…)."),
+});
+
+const RefundBody = z
+  .object({ amount: z.number().int().min(1).max(99_999_999).optional().describe('Minor units; all that is left when absent.') })
+  .nullish();
+
+const Refund = z.object({
+  invoice_id: z.string(),
+  refund_id: z.string(),
+  amount: z.number().int(),
+  amount_refunded: z.number().int(),
+  fully_refunded: z.boolean(),
+  currency: z.string(),
+});
+
+/** The organization's payment provider settings (Stripe) and refunds; owners change them. */
+export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  const webhookUrl = (request: Parameters<typeof baseUrl>[1], organizationId: string) => `${baseUrl(services, request)}/webhooks/stripe/${organizationId}`;
+
+  app.get(
+    `${P}/payments/stripe`,
+    {
+      onRequest: app.authenticateSession,
+      schema: { ...manageRoute, summary: "The organization's Stripe connection (the secret key masked; the webhook secret never shown).", response: { 200: StripeAccount, ...manageErrors } },
+    },
+    async (request) => {
+      const { organizationId } = requireOrganization(request);
+      return { ...summarize(await loadStripeAccount(services.store, organizationId)), webhook_url: webhookUrl(request, organizationId) };
+    },
+  );
+
+  app.put(
+    `${P}/payments/stripe`,
+    {
+      onRequest: app.authenticateOwner,
+      schema: {
+        ...manageRoute,
+        summary: 'Connect (or reconnect) a Stripe account (owners): live sessions then take payments through it. The keys are stored encrypted and never shown again.',
+        body: ConnectBody,
+        response: { 200: StripeAccount, ...manageErrors },
+      },
+    },
+    async (request) => {
+      const { organizationId } = requireOwner(request);
+      const { secret_key: secretKey, publishable_key: publishableKey, webhook_secret: webhookSecret } = request.body;
+      const summary = await connectStripe(manageContext(services, request), stripeSecrets(services), { organizationId, secretKey, publishableKey, webhookSecret });
+      return { ...summary, webhook_url: webhookUrl(request, organizationId) };
+    },
+  );
+
+  app.delete(
+    `${P}/payments/stripe`,
+    {
+      onRequest: app.authenticateOwner,
+      schema: { ...manageRoute, summary: 'Disconnect the Stripe account (owners): new live sessions are refused from then on.', response: { 200: StripeAccount, ...manageErrors } },
+    },
+    async (request) => {
+      const { organizationId } = requireOwner(request);
+      const summary = await disconnectStripe(manageContext(services, request), services.stripeCredentials, organizationId);
+      return { ...summary, webhook_url: webhookUrl(request, organizationId) };
+    },
+  );
+
+  app.post(
+    `${P}/invoices/:id/refunds`,
+    {
+      onRequest: app.authenticateOwner,
+      schema: {
+        ...manageRoute,
+        summary: 'Refund a paid invoice in full, or `amount` of it (owners): through Stripe for a live payment; recorded on the invoice and sent as invoice.refunded.',
+        params: z.object({ id: z.string().regex(/^in_[A-Za-z0-9]{1,64}$/, 'must be an invoice id (in_…)') }),
+        body: RefundBody,
+        response: { 200: Refund, 502: ErrorSchema, ...manageErrors },
+      },
+    },
+    async (request) => {
+      const { organizationId } = requireOwner(request);
+      return refundInvoice(manageContext(services, request), services, organizationId, request.params.id, request.body?.amount ?? null);
+    },
+  );
+};

@@ -1,0 +1,348 @@
+import { randomBytes } from 'node:crypto';
+import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput } from '../checkout/index.ts';
+import { invoiceDecider, invoiceStream, type InvoiceState } from '../checkout/index.ts';
+import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
+import { fold } from '../../platform/domain/index.ts';
+import { DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
+import { completePaidInvoiceSession, startSession } from '../checkout/index.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
+import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type StripeClientFactory } from './paymentProvider.ts';
+import type { EventStore } from '../../platform/eventStore/index.ts';
+import { stripeCredentials, stripeSecrets, type StripeCredentials } from './stripeAccountCommands.ts';
+import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';
+
+export const LIVE_UNAVAILABLE_MESSAGE =
+  'Live mode needs a connected Stripe account: an owner connects one with PUT /manage/api/payments/stripe or `commerce stripe connect` (secret key, publishable key and webhook signing secret).';
+
+export const liveModeUnavailable = (kind: 'invalid' | 'conflict' = 'invalid') =>
+  new DomainError(kind, 'live_mode_unavailable', LIVE_UNAVAILABLE_MESSAGE, kind === 'invalid' ? { mode: [LIVE_UNAVAILABLE_MESSAGE] } : undefined);
+
+/** What live payments need of the service (platform/runtime/services.ts provides it). */
+export type Services = { store: EventStore; secrets: { data: Uint8Array }; stripeCredentials: StripeCredentialRecords; payments: { stripe: StripeClientFactory } };
+
+type Live = { provider: LivePaymentProvider; credentials: StripeCredentials };
+
+/** The organization's Stripe provider and credentials; null when it has no connected account. */
+export async function liveProviderOf(services: Services, organizationId: string): Promise<Live | null> {
+  const credentials = await stripeCredentials(services.store, stripeSecrets(services), organizationId);
+  return credentials ? { provider: services.payments.stripe(credentials.secretKey), credentials } : null;
+}
+
+const loadInvoice = async (ctx: CommandContext, id: string): Promise<InvoiceState> =>
+  fold(invoiceDecider, (await ctx.store.readStream(invoiceStream(id))) as never);
+
+export type PreparedPayment = {
+  invoiceId: string;
+  paymentIntentId: string;
+  clientSecret: string;
+  publishableKey: string;
+  status: string;
+};
+
+/**
+ * The buyer starts a live session: 1. start it (the invoice exists from here), 2. reuse the
+ * invoice's PaymentIntent while Stripe can still confirm it, else 3. create one for the invoice's
+ * total and currency, keyed per invoice and attempt so a retried request makes no second one, and
+ * 4. record it on the invoice. The client secret goes to the buyer's browser only.
+ */
+export async function prepareLivePayment(ctx: CommandContext, services: Services, sessionId: string, customer: CustomerInput | null): Promise<PreparedPayment> {
+  const session = fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(sessionId))) as never);
+  if (session.status === 'none') throw notFound('Checkout session');
+  if (session.session.mode !== 'live') throw conflict('not_live_session', 'This checkout session is in test mode: pay it with POST /api/checkout/sessions/{id}/pay.');
+  const live = await liveProviderOf(services, session.session.organization_id);
+  if (!live) throw liveModeUnavailable('conflict');
+  const { invoiceId } = await startSession(ctx, sessionId, customer);
+  const invoice = await loadInvoice(ctx, invoiceId);
+  if (invoice.status === 'none') throw notFound('Invoice');
+  if (invoice.status === 'paid') throw conflict('session_completed', 'The checkout session is already completed.');
+  if (invoice.status === 'void') throw new DomainError('gone', 'session_expired', 'The checkout session has expired. Create a new session to pay.');
+  const known = invoice.paymentIntents ?? [];
+  const last = known.at(-1);
+  if (last) {
+    const existing = await live.provider.retrievePayment(last);
+    if (existing.status !== 'canceled' && existing.clientSecret) return prepared(invoiceId, existing, live);
+  }
+  const attempt = known.length + 1;
+  const email = invoice.invoice.customer?.email ?? session.customer?.email ?? null;
+  const created = await live.provider.createPayment({
+    amount: invoice.invoice.total,
+    currency: invoice.invoice.currency,
+    metadata: {
+      organization_id: invoice.invoice.organization_id,
+      session_id: sessionId,
+      invoice_id: invoiceId,
+      invoice_number: String(invoice.invoice.number),
+    },
+    idempotencyKey: `commerce-${invoiceId}-attempt-${attempt}`,
+    description: `${session.session.offer.name} (invoice ${invoice.invoice.number})`,
+    receiptEmail: email,
+  });
+  await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
+    type: 'RecordPaymentIntent',
+    paymentIntentId: created.id,
+    attempt,
+    amount: created.amount,
+    currency: created.currency,
+    now: ctx.metadata.occurred_at,
+  });
+  return prepared(invoiceId, created, live);
+}
+
+function prepared(invoiceId: string, payment: LivePayment, live: Live): PreparedPayment {
+  if (!payment.clientSecret) throw new DomainError('conflict', 'payment_unavailable', 'Stripe gave no client secret for this payment.');
+  return { invoiceId, paymentIntentId: payment.id, clientSecret: payment.clientSecret, publishableKey: live.credentials.publishableKey, status: payment.status };
+}
+
+export type SettleOutcome =
+  | { status: 'paid'; invoiceId: string; sessionId: string }
+  | { status: 'declined'; invoiceId: string; sessionId: string; code: string; declineCode: string | null; message: string }
+  | { status: 'pending'; invoiceId: string; sessionId: string; providerStatus: string }
+  /** Not ours to act on: another organization's, an unknown invoice, or one that can no longer be paid. */
+  | { status: 'ignored'; reason: string };
+
+/**
+ * Takes a PaymentIntent's outcome from Stripe itself (retrieved, never from what a browser says):
+ * a succeeded one pays its invoice once (the PaymentIntent's id is the attempt, so a second report
+ * changes nothing) and completes the session. An invoice paid by another attempt, or voided since,
+ * is never paid again nor reopened.
+ */
+export async function settlePaymentIntent(ctx: CommandContext, organizationId: string, live: Live, paymentIntentId: string): Promise<SettleOutcome> {
+  const payment = await retrieveOwn(live, paymentIntentId);
+  if (!payment) return { status: 'ignored', reason: 'unknown_payment' };
+  const invoiceId = payment.metadata.invoice_id;
+  if (payment.metadata.organization_id !== organizationId || !invoiceId) return { status: 'ignored', reason: 'not_this_organization' };
+  const invoice = await loadInvoice(ctx, invoiceId);
+  if (invoice.status === 'none' || invoice.invoice.organization_id !== organizationId) return { status: 'ignored', reason: 'unknown_invoice' };
+  if (!(invoice.paymentIntents ?? []).includes(payment.id)) return { status: 'ignored', reason: 'unknown_payment' };
+  const sessionId = invoice.invoice.session_id;
+  if (payment.amount !== invoice.invoice.total || payment.currency !== invoice.invoice.currency) return { status: 'ignored', reason: 'amount_mismatch' };
+  if (payment.status === 'succeeded') {
+    if (invoice.status === 'void') return returnUnowed(ctx, live, invoiceId, payment, 'invoice_void');
+    if (invoice.status === 'paid' && invoice.paidAttempt !== payment.id) return returnUnowed(ctx, live, invoiceId, payment, 'invoice_paid');
+    const session = fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(sessionId))) as never);
+    try {
+      await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
+        type: 'PayInvoice',
+        attemptId: payment.id,
+        card: payment.card ?? { brand: 'card', last4: '' },
+        customer: session.status === 'none' ? null : session.customer,
+        chargeId: payment.chargeId,
+        provider: 'stripe',
+        now: ctx.metadata.occurred_at,
+      });
+    } catch (error) {
+      // Paid by another attempt or voided in between: recorded as it stands.
+      if (error instanceof DomainError && (error.code === 'invoice_paid' || error.code === 'invoice_void')) return returnUnowed(ctx, live, invoiceId, payment, error.code);
+      throw error;
+    }
+    await completePaidInvoiceSession(ctx, invoiceId).catch((error: unknown) => {
+      // The completion subscriber finishes it (modules/checkout/jobs/checkoutCompletion.ts); the invoice is the purchase.
+      if (!(error instanceof DomainError)) throw error;
+    });
+    return { status: 'paid', invoiceId, sessionId };
+  }
+  if (payment.status === 'requires_payment_method' && payment.failure) {
+    return { status: 'declined', invoiceId, sessionId, code: payment.failure.code, declineCode: payment.failure.declineCode, message: payment.failure.message };
+  }
+  return { status: 'pending', invoiceId, sessionId, providerStatus: payment.status };
+}
+
+/**
+ * A payment that succeeded when its invoice could no longer take it (the session expired, or
+ * another attempt paid first): nothing was bought, so it goes back to the buyer in full, keyed on
+ * the PaymentIntent so every report of it refunds once, and the return is recorded on the invoice.
+ */
+async function returnUnowed(ctx: CommandContext, live: Live, invoiceId: string, payment: LivePayment, reason: string): Promise<SettleOutcome> {
+  const refund = await live.provider.refund({ paymentId: payment.id, amount: null, idempotencyKey: `commerce-unowed-${payment.id}` });
+  await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
+    type: 'RecordUnowedRefund',
+    paymentIntentId: payment.id,
+    refundId: refund.id,
+    chargeId: refund.chargeId,
+    amount: payment.amount,
+    reason,
+    now: ctx.metadata.occurred_at,
+  });
+  return { status: 'ignored', reason: `${reason}:refunded` };
+}
+
+/** The PaymentIntent from this organization's Stripe account; null when that account has none of that id (Stripe's resource_missing). */
+async function retrieveOwn(live: Live, id: string): Promise<LivePayment | null> {
+  try {
+    return await live.provider.retrievePayment(id);
+  } catch (error) {
+    if (error instanceof PaymentProviderError && error.providerCode === 'resource_missing') return null;
+    throw error;
+  }
+}
+
+/** The invoice a charge, dispute or refund belongs to, through its PaymentIntent's metadata (read from Stripe). */
+async function invoiceOfPayment(ctx: CommandContext, organizationId: string, live: Live, paymentIntentId: string | null): Promise<{ invoiceId: string; invoice: Exclude<InvoiceState, { status: 'none' }> } | null> {
+  if (!paymentIntentId) return null;
+  const payment = await retrieveOwn(live, paymentIntentId);
+  if (!payment) return null;
+  const invoiceId = payment.metadata.invoice_id;
+  if (payment.metadata.organization_id !== organizationId || !invoiceId) return null;
+  const invoice = await loadInvoice(ctx, invoiceId);
+  if (invoice.status === 'none' || invoice.invoice.organization_id !== organizationId || invoice.paidAttempt !== paymentIntentId) return null;
+  return { invoiceId, invoice };
+}
+
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null);
+const num = (value: unknown): number => (typeof value === 'number' && Number.isInteger(value) ? value : 0);
+
+export type WebhookAnswer = { status: 200 | 400; body: { received: boolean; duplicate?: boolean; outcome?: string; message?: string } };
+
+const BAD_SIGNATURE: WebhookAnswer = { status: 400, body: { received: false, message: 'The Stripe-Signature header does not verify for this endpoint.' } };
+
+/**
+ * A Stripe webhook to an organization's endpoint: 1. verified with that organization's signing
+ * secret (another organization's secret, or none, verifies nothing), 2. skipped when its event id
+ * was handled before, 3. acted on, 4. recorded as handled. Each action is idempotent on its own,
+ * so a crash between 3 and 4 is safe to redeliver.
+ */
+export async function handleStripeWebhook(ctx: CommandContext, services: Services, organizationId: string, payload: string, signature: string | undefined): Promise<WebhookAnswer> {
+  if (!signature) return BAD_SIGNATURE;
+  let live: Live | null;
+  try {
+    live = await liveProviderOf(services, organizationId);
+  } catch (error) {
+    if (error instanceof DomainError) return { status: 400, body: { received: false, message: error.message } };
+    throw error;
+  }
+  if (!live) return BAD_SIGNATURE;
+  let event;
+  try {
+    event = await live.provider.verifyEvent(payload, signature, live.credentials.webhookSecret);
+  } catch {
+    return BAD_SIGNATURE;
+  }
+  const stream = stripeEventStream(organizationId, event.id.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 120));
+  if ((await ctx.store.readStream(stream)).length > 0) return { status: 200, body: { received: true, duplicate: true } };
+  const outcome = await actOn(ctx, organizationId, live, event.type, event.id, event.object);
+  await handleCommand(ctx, stream, stripeEventDecider, { type: 'Handle', eventId: event.id, eventType: event.type, organizationId, outcome, now: ctx.metadata.occurred_at }, { known: [] }).catch((error: unknown) => {
+    // A concurrent delivery of the same event recorded it first.
+    if (!(error instanceof DomainError)) throw error;
+  });
+  return { status: 200, body: { received: true, outcome } };
+}
+
+async function actOn(ctx: CommandContext, organizationId: string, live: Live, type: string, eventId: string, object: Record<string, unknown>): Promise<string> {
+  switch (type) {
+    case 'payment_intent.succeeded':
+    case 'payment_intent.payment_failed': {
+      const id = str(object.id);
+      if (!id) return 'ignored';
+      const settled = await settlePaymentIntent(ctx, organizationId, live, id);
+      return settled.status === 'ignored' ? `ignored:${settled.reason}` : settled.status;
+    }
+    case 'charge.refunded': {
+      const found = await invoiceOfPayment(ctx, organizationId, live, str(object.payment_intent));
+      if (!found) return 'ignored';
+      const refunds = (object.refunds as { data?: Array<{ id?: unknown }> } | undefined)?.data;
+      const result = await handleCommand(ctx, invoiceStream(found.invoiceId), invoiceDecider, {
+        type: 'RecordRefund',
+        refundId: str(refunds?.[0]?.id) ?? eventId,
+        chargeId: str(object.id) ?? '',
+        amountRefunded: num(object.amount_refunded),
+        now: ctx.metadata.occurred_at,
+      });
+      return result.events.length ? 'refund_recorded' : 'refund_known';
+    }
+    case 'charge.dispute.created': {
+      const found = await invoiceOfPayment(ctx, organizationId, live, str(object.payment_intent));
+      const disputeId = str(object.id);
+      if (!found || !disputeId) return 'ignored';
+      await handleCommand(ctx, invoiceStream(found.invoiceId), invoiceDecider, {
+        type: 'RecordDispute',
+        disputeId,
+        chargeId: str(object.charge) ?? '',
+        amount: num(object.amount),
+        currency: typeof object.currency === 'string' ? object.currency.toUpperCase() : found.invoice.invoice.currency,
+        reason: typeof object.reason === 'string' ? object.reason : 'general',
+        status: typeof object.status === 'string' ? object.status : 'needs_response',
+        now: ctx.metadata.occurred_at,
+      });
+      return 'dispute_recorded';
+    }
+    default:
+      return 'ignored';
+  }
+}
+
+export type RefundResult = { invoice_id: string; refund_id: string; amount: number; amount_refunded: number; fully_refunded: boolean; currency: string };
+
+/**
+ * Refunds a paid invoice, all that is left or `amount` of it: through Stripe for a live payment
+ * (keyed on the invoice, what was refunded before and the amount, so a retried request refunds
+ * once), and recorded directly for a test-mode one, where no money moved.
+ */
+export async function refundInvoice(ctx: CommandContext, services: Services, organizationId: string, invoiceId: string, amount: number | null): Promise<RefundResult> {
+  const invoice = await loadInvoice(ctx, invoiceId);
+  if (invoice.status === 'none' || invoice.invoice.organization_id !== organizationId) throw notFound('Invoice');
+  if (invoice.status !== 'paid' || !invoice.paidAttempt) throw conflict('invoice_not_paid', 'Only a paid invoice can be refunded.');
+  const before = invoice.amountRefunded ?? 0;
+  const left = invoice.invoice.total - before;
+  if (left <= 0) throw conflict('invoice_refunded', 'The invoice is refunded in full already.');
+  if (amount !== null && (amount < 1 || amount > left)) {
+    throw invalid('invalid_refund_amount', `The amount must be between 1 and ${left}, what is left to refund (minor units).`, 'amount');
+  }
+  let refundId: string;
+  let chargeId: string;
+  let amountRefunded: number;
+  if (invoice.paidAttempt.startsWith('pi_')) {
+    const live = await liveProviderOf(services, organizationId);
+    if (!live) throw conflict('stripe_not_connected', 'The invoice was paid through Stripe; connect the Stripe account again to refund it.');
+    const refund = await live.provider.refund({ paymentId: invoice.paidAttempt, amount, idempotencyKey: `commerce-refund-${invoiceId}-${before}-${amount ?? 'all'}` });
+    ({ id: refundId, chargeId, amountRefunded } = refund);
+  } else {
+    refundId = `re_test_${randomBytes(12).toString('hex')}`;
+    chargeId = invoice.chargeId ?? invoice.paidAttempt;
+    amountRefunded = before + (amount ?? left);
+  }
+  const result = await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, { type: 'RecordRefund', refundId, chargeId, amountRefunded, now: ctx.metadata.occurred_at });
+  const recorded = result.state.status === 'none' ? 0 : (result.state.amountRefunded ?? 0);
+  return {
+    invoice_id: invoiceId,
+    refund_id: refundId,
+    amount: recorded - before,
+    amount_refunded: recorded,
+    fully_refunded: recorded >= invoice.invoice.total,
+    currency: invoice.invoice.currency,
+  };
+}
+
+export type CancelOutcome = { payment_intent_id: string; outcome: 'canceled' | 'refused'; status: string | null; message?: string };
+
+/**
+ * Cancels in Stripe the PaymentIntents of a void invoice (its session expired), as Stripe Checkout
+ * does when a session expires: a buyer whose page is still open can no longer pay for nothing.
+ * Keyed per invoice and PaymentIntent, so a repeat changes nothing. A refusal (the payment
+ * succeeded meanwhile, and is refunded as unowed when reported; already cancelled; unknown) is
+ * final; Stripe out of reach throws, for the caller to try again. Nothing for an invoice that is
+ * not void, holds no PaymentIntent, or whose organization has no Stripe account any more.
+ */
+export async function cancelVoidInvoicePayments(services: Services, invoiceId: string): Promise<CancelOutcome[]> {
+  const invoice = fold(invoiceDecider, (await services.store.readStream(invoiceStream(invoiceId))) as never) as InvoiceState;
+  if (invoice.status !== 'void' || !invoice.paymentIntents?.length) return [];
+  let live: Live | null;
+  try {
+    live = await liveProviderOf(services, invoice.invoice.organization_id);
+  } catch (error) {
+    // Credentials this service cannot open (an owner must connect again): no retry would change that.
+    if (!(error instanceof DomainError)) throw error;
+    return invoice.paymentIntents.map((paymentId) => ({ payment_intent_id: paymentId, outcome: 'refused', status: null, message: error.message }));
+  }
+  if (!live) return [];
+  const outcomes: CancelOutcome[] = [];
+  for (const paymentId of invoice.paymentIntents) {
+    try {
+      const canceled = await live.provider.cancelPayment({ paymentId, idempotencyKey: `commerce-${invoiceId}-cancel-${paymentId}` });
+      outcomes.push({ payment_intent_id: paymentId, outcome: 'canceled', status: canceled.status });
+    } catch (error) {
+      if (!(error instanceof PaymentProviderError) || error.providerCode === null) throw error;
+      outcomes.push({ payment_intent_id: paymentId, outcome: 'refused', status: null, message: error.message });
+    }
+  }
+  return outcomes;
+}

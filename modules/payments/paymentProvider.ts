@@ -1,0 +1,99 @@
+import type { CardSummary } from '../checkout/index.ts';
+
+/** Card details as the buyer typed them. They reach the provider and nothing else: never an event, never a log. */
+export type CardInput = { number: string; exp_month: number; exp_year: number; cvc: string };
+
+export type ChargeRequest = {
+  amount: number;
+  currency: string;
+  card: CardInput;
+  /** One per payment attempt, so a provider that sees a retry charges once. */
+  idempotencyKey: string;
+  description: string;
+  /** Milliseconds: the injected clock, for card expiry. */
+  now: number;
+};
+
+export type ChargeResult =
+  | { status: 'succeeded'; card: CardSummary; reference: string }
+  | { status: 'declined'; code: string; declineCode: string | null; message: string; card: CardSummary | null };
+
+/** The payment-provider port. The built-in test provider serves `test` mode; a live one plugs in here. */
+export interface PaymentProvider {
+  readonly name: string;
+  charge(request: ChargeRequest): Promise<ChargeResult>;
+}
+
+export function cardBrand(number: string): string {
+  if (/^4/.test(number)) return 'visa';
+  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(number)) return 'mastercard';
+  if (/^3[47]/.test(number)) return 'amex';
+  if (/^6(011|5)/.test(number)) return 'discover';
+  return 'unknown';
+}
+
+export function cardSummary(number: string): CardSummary {
+  return { brand: cardBrand(number), last4: number.slice(-4) };
+}
+
+export function luhnValid(number: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < number.length; i++) {
+    let digit = number.charCodeAt(number.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return number.length >= 12 && sum % 10 === 0;
+}
+
+/**
+ * A live payment as the provider holds it (a Stripe PaymentIntent): created by the server, confirmed
+ * by the buyer's browser with the provider's own script, so card data never reaches this service.
+ */
+export type LivePayment = {
+  id: string;
+  /** Stripe's PaymentIntent statuses. */
+  status: string;
+  amount: number;
+  currency: string;
+  metadata: Record<string, string>;
+  /** For the buyer's browser only: never recorded, never logged. */
+  clientSecret: string | null;
+  chargeId: string | null;
+  card: CardSummary | null;
+  failure: { code: string; declineCode: string | null; message: string } | null;
+};
+
+/** A provider event whose signature checked out: its id, type and object as the provider sent them. */
+export type ProviderEvent = { id: string; type: string; object: Record<string, unknown> };
+
+export interface LivePaymentProvider {
+  readonly name: string;
+  createPayment(request: { amount: number; currency: string; metadata: Record<string, string>; idempotencyKey: string; description: string; receiptEmail: string | null }): Promise<LivePayment>;
+  retrievePayment(id: string): Promise<LivePayment>;
+  /** Cancels a payment nobody can pay any more (its invoice is void): the buyer's page can no longer confirm it. */
+  cancelPayment(request: { paymentId: string; idempotencyKey: string }): Promise<LivePayment>;
+  /** Refunds all that is left of the payment, or `amount`; answers with the charge's running refunded total. */
+  refund(request: { paymentId: string; amount: number | null; idempotencyKey: string }): Promise<{ id: string; chargeId: string; amountRefunded: number }>;
+  retrieveCharge(id: string): Promise<{ id: string; paymentId: string | null; amountRefunded: number }>;
+  /** Checks the signature over the raw body and parses it; throws when it does not check out. */
+  verifyEvent(payload: string, signature: string, webhookSecret: string): Promise<ProviderEvent>;
+}
+
+/** The live provider of an organization, made from its own secret key. */
+export type StripeClientFactory = (secretKey: string) => LivePaymentProvider;
+
+/** The provider could not be reached, or refused the call: nothing is known to have changed there. */
+export class PaymentProviderError extends Error {
+  override readonly name = 'PaymentProviderError';
+  constructor(
+    message: string,
+    readonly providerCode: string | null,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,123 @@
+import type Stripe from 'stripe';
+import type { CardSummary } from '../checkout/index.ts';
+import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type ProviderEvent, type StripeClientFactory } from './paymentProvider.ts';
+
+/** One API call's wait; Stripe's SDK default is 80 s, longer than a buyer waits for a page. */
+const TIMEOUT_MS = 30_000;
+
+const idOf = (value: string | { id: string } | null | undefined): string | null => (value == null ? null : typeof value === 'string' ? value : value.id);
+
+function cardOf(charge: Stripe.Charge | null): CardSummary | null {
+  const details = charge?.payment_method_details;
+  if (!details) return null;
+  if (details.card) return { brand: details.card.brand ?? 'card', last4: details.card.last4 ?? '' };
+  // Not a card (a wallet or bank redirect): the method's type stands in for the brand.
+  return { brand: details.type, last4: '' };
+}
+
+function present(intent: Stripe.PaymentIntent): LivePayment {
+  const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
+  const error = intent.last_payment_error;
+  return {
+    id: intent.id,
+    status: intent.status,
+    amount: intent.amount,
+    currency: intent.currency.toUpperCase(),
+    metadata: { ...intent.metadata },
+    clientSecret: intent.client_secret,
+    chargeId: idOf(intent.latest_charge),
+    card: cardOf(charge),
+    failure: error ? { code: error.code ?? 'payment_failed', declineCode: error.decline_code ?? null, message: error.message ?? 'The payment failed.' } : null,
+  };
+}
+
+/**
+ * Loaded on first use: the package is slow to load, which every CLI command and every start of
+ * a service that never takes a live payment would otherwise pay for.
+ */
+let stripeModule: Promise<{ default: typeof Stripe }> | null = null;
+const loadStripe = () => (stripeModule ??= import('stripe'));
+
+/** Stripe's errors carry a type and code, never the key; the message is Stripe's, for the operator. */
+async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const { default: StripeClass } = await loadStripe();
+    if (error instanceof StripeClass.errors.StripeError) {
+      throw new PaymentProviderError(`Stripe refused to ${what}: ${error.message}`, error.code ?? error.type, { cause: error });
+    }
+    throw new PaymentProviderError(`Stripe could not be reached to ${what}.`, null, { cause: error });
+  }
+}
+
+/** The Stripe provider of one organization, on Stripe's official package, at the configured API address. */
+export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefined; STRIPE_API_PORT?: number | undefined; STRIPE_API_PROTOCOL?: 'http' | 'https' | undefined }): StripeClientFactory {
+  return (secretKey) => {
+    let client: Promise<Stripe> | null = null;
+    const connect = () =>
+      (client ??= loadStripe().then(
+        ({ default: StripeClass }) =>
+          new StripeClass(secretKey, {
+            timeout: TIMEOUT_MS,
+            maxNetworkRetries: 2,
+            telemetry: false,
+            ...(config.STRIPE_API_HOST ? { host: config.STRIPE_API_HOST } : {}),
+            ...(config.STRIPE_API_PORT !== undefined ? { port: config.STRIPE_API_PORT } : {}),
+            ...(config.STRIPE_API_PROTOCOL ? { protocol: config.STRIPE_API_PROTOCOL } : {}),
+          }),
+      ));
+    const provider: LivePaymentProvider = {
+      name: 'stripe',
+      async createPayment(request) {
+        const stripe = await connect();
+        const intent = await call('create a payment', () =>
+          stripe.paymentIntents.create(
+            {
+              amount: request.amount,
+              currency: request.currency.toLowerCase(),
+              metadata: request.metadata,
+              description: request.description,
+              automatic_payment_methods: { enabled: true },
+              ...(request.receiptEmail ? { receipt_email: request.receiptEmail } : {}),
+            },
+            { idempotencyKey: request.idempotencyKey },
+          ),
+        );
+        return present(intent);
+      },
+      async retrievePayment(id) {
+        const stripe = await connect();
+        return present(await call('read a payment', () => stripe.paymentIntents.retrieve(id, { expand: ['latest_charge'] })));
+      },
+      async cancelPayment(request) {
+        const stripe = await connect();
+        return present(
+          await call('cancel a payment', () => stripe.paymentIntents.cancel(request.paymentId, { cancellation_reason: 'abandoned' }, { idempotencyKey: request.idempotencyKey })),
+        );
+      },
+      async refund(request) {
+        const stripe = await connect();
+        const refund = await call('refund a payment', () =>
+          stripe.refunds.create({ payment_intent: request.paymentId, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey }),
+        );
+        const chargeId = idOf(refund.charge);
+        if (!chargeId) throw new PaymentProviderError('Stripe answered a refund without its charge.', null);
+        // The charge's running total, so a refund made elsewhere meanwhile is counted once.
+        const charge = await provider.retrieveCharge(chargeId);
+        return { id: refund.id, chargeId, amountRefunded: charge.amountRefunded };
+      },
+      async retrieveCharge(id) {
+        const stripe = await connect();
+        const charge = await call('read a charge', () => stripe.charges.retrieve(id));
+        return { id: charge.id, paymentId: idOf(charge.payment_intent), amountRefunded: charge.amount_refunded };
+      },
+      async verifyEvent(payload, signature, webhookSecret): Promise<ProviderEvent> {
+        const stripe = await connect();
+        const event = stripe.webhooks.constructEvent(payload, signature, webhookSecret);
+        return { id: event.id, type: event.type, object: event.data.object as unknown as Record<string, unknown> };
+      },
+    };
+    return provider;
+  };
+}

@@ -1,0 +1,1 @@
+export { promoPriceForOffer } from './promoQueries.ts';

@@ -1,0 +1,56 @@
+import type { RecordedEvent } from '../../platform/eventStore/index.ts';
+import type { PromoEvent, PromoOffers, PromoTier } from './domain/promo.ts';
+import type { Projection } from '../../platform/es/index.ts';
+
+export const PROMOS = 'promos';
+export const PROMO_PARTICIPANTS = 'promo_participants';
+
+export type PromoDoc = {
+  id: string;
+  slug: string;
+  organization_id: string;
+  name: string;
+  starts_at: number;
+  ends_at: number;
+  tiers: PromoTier[];
+  /** Absent on a promo recorded before promos named their offers (read as null). */
+  offers?: PromoOffers;
+  participants_count: number;
+  created_at: number;
+};
+export type ParticipantDoc = { id: string; slug: string; email: string; reference: string | null; enrolled_at: number };
+
+/** Promos with their participant count (what the public route and pricing read), and participants. */
+export const promoProjection: Projection = {
+  name: 'promos',
+  collections: [PROMOS, PROMO_PARTICIPANTS],
+  indexes: [
+    { collection: PROMOS, fields: ['organization_id'] },
+    { collection: PROMO_PARTICIPANTS, fields: ['slug'] },
+  ],
+  eventTypes: ['PromoCreated', 'PromoUpdated', 'PromoParticipantEnrolled'],
+  async apply(recorded: RecordedEvent, tx) {
+    const event = recorded as unknown as PromoEvent;
+    const slug = recorded.stream.slice('promo-'.length);
+    if (event.type === 'PromoCreated') {
+      const d = event.data;
+      tx.upsert(PROMOS, { id: d.slug, ...d, participants_count: 0 } satisfies PromoDoc);
+      return;
+    }
+    const promo = await tx.get<PromoDoc>(PROMOS, slug);
+    if (!promo) return;
+    if (event.type === 'PromoUpdated') {
+      const { updated_at: _at, ...changes } = event.data;
+      tx.upsert(PROMOS, { ...promo, ...changes });
+      return;
+    }
+    tx.upsert(PROMOS, { ...promo, participants_count: promo.participants_count + 1 });
+    tx.upsert(PROMO_PARTICIPANTS, {
+      id: `${slug}:${event.data.email}`,
+      slug,
+      email: event.data.email,
+      reference: event.data.reference,
+      enrolled_at: event.data.enrolled_at,
+    } satisfies ParticipantDoc);
+  },
+};

@@ -1,0 +1,52 @@
+import PDFDocument from 'pdfkit';
+import type { ReceiptSnapshot } from '../domain/receipt.ts';
+import { formatDate, formatMoney, invoiceLabel } from '../domain/receiptMessage.ts';
+
+/**
+ * The paid invoice as a PDF, drawn by pdfkit with its built-in Helvetica (no font files to ship).
+ * Helvetica covers Latin-1: a name in another script prints as the font's substitutes.
+ */
+export function receiptPdf(r: ReceiptSnapshot): Promise<Buffer> {
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 56,
+    info: { Title: `${invoiceLabel(r)}, ${r.organization_name}`, Author: r.organization_name },
+  });
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  const left = doc.page.margins.left;
+  const width = doc.page.width - left - doc.page.margins.right;
+
+  doc.font('Helvetica-Bold').fontSize(18).text(r.organization_name);
+  // The seller's postal address under its name, as an invoice must show it.
+  if (r.organization_address?.length) {
+    doc.font('Helvetica').fontSize(10).fillColor('#444444');
+    for (const line of r.organization_address) doc.text(line);
+    doc.fillColor('#000000');
+  }
+  doc.moveDown(0.5);
+  doc.font('Helvetica').fontSize(12).text(`${invoiceLabel(r)} (paid)`);
+  doc.fontSize(10).fillColor('#444444');
+  doc.text(`Paid on ${formatDate(r.paid_at)} with ${r.card.brand} ending in ${r.card.last4}`);
+  doc.text(`Billed to ${r.buyer_name ? `${r.buyer_name} <${r.buyer_email}>` : r.buyer_email}`);
+  doc.moveDown(1.5).fillColor('#000000').fontSize(11);
+
+  const row = (label: string, amount: string, bold = false) => {
+    const y = doc.y;
+    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica');
+    doc.text(label, left, y, { width: width - 120 });
+    const after = doc.y;
+    doc.text(amount, left + width - 120, y, { width: 120, align: 'right' });
+    doc.y = Math.max(after, doc.y) + 4;
+  };
+  for (const line of r.lines) row(line.name, formatMoney(line.amount, r.currency));
+  doc.moveTo(left, doc.y).lineTo(left + width, doc.y).strokeColor('#999999').stroke();
+  doc.y += 6;
+  row('Total', formatMoney(r.total, r.currency), true);
+  doc.end();
+  return done;
+}

@@ -1,0 +1,85 @@
+import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/index.ts';
+import { handleCommand, type CommandContext } from '../../../platform/es/index.ts';
+import { organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
+import { endpointDisabledText, noticeDecider, noticeStream, type NoticeEvent } from '../domain/notice.ts';
+import { retryDelaySeconds } from '../domain/receipt.ts';
+import { fold } from '../../../platform/domain/index.ts';
+import { webhookEndpointDecider, type WebhookEndpointEvent } from '../../../domain/webhooks/webhookEndpoint.ts';
+import { MEMBERS, type MemberDoc } from '../../identity/index.ts';
+import type { Logger } from '../../../platform/es/index.ts';
+import { NOTICES, type NoticeDoc } from '../receiptProjection.ts';
+import type { Services } from '../../../platform/runtime/index.ts';
+import type { Mailer } from '../smtpMailer.ts';
+
+function context(services: Services, organizationId: string, key: string): CommandContext {
+  const metadata: EventMetadata = {
+    correlation_id: `notice_${key}`,
+    actor: { type: 'system', name: 'outbox' },
+    organization_id: organizationId,
+    occurred_at: Math.floor(services.clock() / 1000),
+  };
+  return { store: services.store, metadata };
+}
+
+/**
+ * Tells each owner of the organization that an endpoint was disabled for failing five days: one
+ * notice per (disable event, owner), so the event handled again queues nothing more. Returns the
+ * keys of the notices queued now.
+ */
+export async function queueEndpointDisabledNotices(services: Services, disabled: RecordedEvent): Promise<string[]> {
+  if (disabled.type !== 'WebhookEndpointDisabled' || (disabled.data as { reason: string }).reason !== 'failing') return [];
+  const endpoint = fold(webhookEndpointDecider, (await services.store.readStream(disabled.stream)) as unknown as WebhookEndpointEvent[]);
+  if (endpoint.id === null || endpoint.organization_id === null) return [];
+  const organizationId = endpoint.organization_id;
+  const organization = fold(organizationDecider, (await services.store.readStream(organizationStream(organizationId))) as unknown as OrganizationEvent[]);
+  // People are known from the read model; it has long applied an organization's owners.
+  const owners = await services.readStore.find<MemberDoc>(MEMBERS, { filter: { organization_id: organizationId, role: 'owner' } });
+  const { failing_since, disabled_at } = disabled.data as { failing_since: number | null; disabled_at: number };
+  const message = endpointDisabledText({
+    organizationName: organization.status === 'active' ? organization.name : '',
+    endpointId: endpoint.id,
+    url: endpoint.url,
+    failingSince: failing_since,
+    disabledAt: disabled_at,
+  });
+  const queued: string[] = [];
+  for (const owner of owners) {
+    const key = `endpoint_disabled-${disabled.id}-${owner.user_id}`;
+    const ctx = context(services, organizationId, key);
+    const result = await handleCommand(ctx, noticeStream(key), noticeDecider, {
+      type: 'QueueNotice',
+      notice: { kind: 'webhook_endpoint_disabled', organization_id: organizationId, user_id: owner.user_id, to: owner.email, ...message, about: endpoint.id },
+      now: ctx.metadata.occurred_at,
+    });
+    if (result.events.length > 0) queued.push(key);
+  }
+  return queued;
+}
+
+/** Sends one queued notice and records the outcome; one recorded as sent is never sent again. */
+export async function sendNotice(services: Services, mailer: Mailer, key: string, logger?: Logger): Promise<'sent' | 'failed' | 'skipped'> {
+  const stream = noticeStream(key);
+  const recorded = await services.store.readStream(stream);
+  const state = fold(noticeDecider, recorded as unknown as NoticeEvent[]);
+  if (state.status !== 'queued') return 'skipped';
+  const ctx = context(services, state.notice.organization_id, key);
+  const messageId = `<notice-${key}@commerce.invalid>`;
+  const { to, subject, text } = state.notice;
+  try {
+    await mailer.send({ from: services.config.RECEIPT_FROM, to, messageId, subject, text });
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+    const retryInSeconds = retryDelaySeconds(state.attempts + 1, services.config.RECEIPT_RETRY_BASE_SECONDS);
+    logger?.error({ notice: key, attempt: state.attempts + 1, err: message }, `notice not sent; retrying in ${retryInSeconds}s`);
+    await handleCommand(ctx, stream, noticeDecider, { type: 'RecordNoticeFailure', error: message, retryInSeconds, now: ctx.metadata.occurred_at }, { known: recorded });
+    return 'failed';
+  }
+  await handleCommand(ctx, stream, noticeDecider, { type: 'RecordNoticeSent', messageId, now: ctx.metadata.occurred_at }, { known: recorded });
+  return 'sent';
+}
+
+/** Notices due for a (first or further) attempt, oldest due first. */
+export function dueNotices(services: Services, limit: number): Promise<NoticeDoc[]> {
+  const now = Math.floor(services.clock() / 1000);
+  return services.readStore.find<NoticeDoc>(NOTICES, { filter: { status: 'queued', next_attempt_at: { $lte: now } }, sort: [['next_attempt_at', 1]], limit });
+}

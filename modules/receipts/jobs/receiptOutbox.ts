@@ -1,0 +1,208 @@
+import { nanoid } from 'nanoid';
+import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/index.ts';
+import { handleCommand, type CommandContext } from '../../../platform/es/index.ts';
+import type { CardSummary } from '../../checkout/index.ts';
+import { invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
+import { addressLines, organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
+import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot } from '../domain/receipt.ts';
+import { receiptEmail } from '../domain/receiptMessage.ts';
+import { fold } from '../../../platform/domain/index.ts';
+import type { Logger } from '../../../platform/es/index.ts';
+import { followFromCheckpoint } from '../../../platform/es/index.ts';
+import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
+import type { Config } from '../../../platform/runtime/index.ts';
+import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
+import { dueNotices, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
+import { smtpMailer, type Mailer } from '../smtpMailer.ts';
+
+export const RECEIPT_CHECKPOINT = 'receipt_outbox';
+const BATCH_EVENTS = 200;
+const SEND_BATCH = 50;
+
+/** The receipt page's absolute URL: BASE_URL when set, else the address the service listens on. */
+export function receiptUrl(config: Config, token: string): string {
+  const base = config.BASE_URL ?? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`;
+  return `${base}/receipts/${token}`;
+}
+
+function context(services: Services, organizationId: string, invoiceId: string): CommandContext {
+  const metadata: EventMetadata = {
+    correlation_id: `receipt_${invoiceId}`,
+    actor: { type: 'system', name: 'receipts' },
+    organization_id: organizationId,
+    occurred_at: Math.floor(services.clock() / 1000),
+  };
+  return { store: services.store, metadata };
+}
+
+/**
+ * What the receipt of a paid invoice shows, read from the invoice's and the organization's
+ * streams (the log, not read models: the subscriber may run ahead of the projections). Null when
+ * there is no one to send it to (no buyer email).
+ */
+async function snapshotOf(services: Services, invoiceId: string, paid: { card: CardSummary; paid_at: number }): Promise<ReceiptSnapshot | null> {
+  const invoice = fold(invoiceDecider, (await services.store.readStream(`invoice-${invoiceId}`)) as unknown as InvoiceEvent[]);
+  if (invoice.status !== 'paid') return null;
+  const { number, organization_id, lines, total, currency, customer } = invoice.invoice;
+  if (!customer?.email) return null;
+  const organization = fold(
+    organizationDecider,
+    (await services.store.readStream(organizationStream(organization_id))) as unknown as OrganizationEvent[],
+  );
+  return {
+    invoice_id: invoiceId,
+    invoice_number: number,
+    organization_id,
+    organization_name: organization.status === 'active' ? organization.name : '',
+    organization_address: organization.status === 'active' ? addressLines(organization.address) : [],
+    lines,
+    total,
+    currency,
+    buyer_email: customer.email,
+    buyer_name: customer.name,
+    card: paid.card,
+    paid_at: paid.paid_at,
+  };
+}
+
+/** Queues the receipt of the invoice an InvoicePaid event paid; a second time queues nothing. */
+export async function queueReceipt(services: Services, paid: RecordedEvent, logger?: Logger): Promise<boolean> {
+  const invoiceId = paid.stream.slice('invoice-'.length);
+  const snapshot = await snapshotOf(services, invoiceId, paid.data as { card: CardSummary; paid_at: number });
+  if (!snapshot) {
+    logger?.info({ invoice: invoiceId }, 'paid invoice has no buyer email: no receipt');
+    return false;
+  }
+  // 192 random bits: the receipt page's URL is its only key.
+  const token = nanoid(32);
+  const ctx = context(services, snapshot.organization_id, invoiceId);
+  const result = await handleCommand(ctx, receiptStream(invoiceId), receiptDecider, {
+    type: 'QueueReceipt',
+    receipt: snapshot,
+    token,
+    now: ctx.metadata.occurred_at,
+  });
+  return result.events.length > 0;
+}
+
+/**
+ * Sends one queued receipt and records the outcome on its stream. The stream is read first, so a
+ * receipt recorded as sent is never sent again (the Message-ID is the invoice's, too, so a send
+ * whose record was lost to a crash reaches the buyer's mailbox as the same message).
+ */
+export async function sendReceipt(services: Services, mailer: Mailer, invoiceId: string, logger?: Logger): Promise<'sent' | 'failed' | 'skipped'> {
+  const stream = receiptStream(invoiceId);
+  const recorded = await services.store.readStream(stream);
+  const state = fold(receiptDecider, recorded as unknown as ReceiptEvent[]);
+  if (state.status !== 'queued') return 'skipped';
+  const ctx = context(services, state.receipt.organization_id, invoiceId);
+  const email = receiptEmail(state.receipt, receiptUrl(services.config, state.token));
+  const messageId = `<receipt-${invoiceId}@commerce.invalid>`;
+  try {
+    await mailer.send({ from: services.config.RECEIPT_FROM, to: state.receipt.buyer_email, messageId, ...email });
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
+    const retryInSeconds = retryDelaySeconds(state.attempts + 1, services.config.RECEIPT_RETRY_BASE_SECONDS);
+    logger?.error({ invoice: invoiceId, attempt: state.attempts + 1, err: message }, `receipt not sent; retrying in ${retryInSeconds}s`);
+    await handleCommand(ctx, stream, receiptDecider, { type: 'RecordSendFailure', error: message, retryInSeconds, now: ctx.metadata.occurred_at }, { known: recorded });
+    return 'failed';
+  }
+  await handleCommand(ctx, stream, receiptDecider, { type: 'RecordSent', messageId, now: ctx.metadata.occurred_at }, { known: recorded });
+  return 'sent';
+}
+
+/** Receipts due for a (first or further) attempt, oldest due first. */
+export function dueReceipts(services: Services, limit = SEND_BATCH): Promise<ReceiptDoc[]> {
+  const now = Math.floor(services.clock() / 1000);
+  return services.readStore.find<ReceiptDoc>(RECEIPTS, {
+    filter: { status: 'queued', next_attempt_at: { $lte: now } },
+    sort: [['next_attempt_at', 1]],
+    limit,
+  });
+}
+
+/**
+ * The receipt outbox: a subscriber of the log queues a receipt (ReceiptQueued on
+ * `receipt-<invoice>`) for every InvoicePaid, then moves its checkpoint; a sender sends the
+ * queued ones through SMTP_URL at once and, every RECEIPT_POLL_INTERVAL_MS, those due for a retry
+ * (or queued while no SMTP server was configured, or by a process that stopped). Without
+ * SMTP_URL receipts only queue, and `commerce outbox list` shows them.
+ */
+export const receiptOutboxJob: BackgroundJob = {
+  name: 'receipt-outbox',
+  async start(services: Services, logger: Logger) {
+    const mailer = services.config.SMTP_URL ? smtpMailer(services.config.SMTP_URL) : null;
+    let stopped = false;
+    // One send per receipt at a time in this process (the job's lease keeps other processes out).
+    const inFlight = new Map<string, Promise<unknown>>();
+
+    const send = (invoiceId: string) => {
+      if (!mailer || stopped || inFlight.has(invoiceId)) return;
+      const sending = sendReceipt(services, mailer, invoiceId, logger)
+        .catch((error: unknown) => logger.error({ err: error, invoice: invoiceId }, 'receipt outbox: could not record a send'))
+        .finally(() => inFlight.delete(invoiceId));
+      inFlight.set(invoiceId, sending);
+    };
+    // Notices (to the organization's people) go out the same way, keyed apart from invoices.
+    const sendOneNotice = (key: string) => {
+      const slot = `notice:${key}`;
+      if (!mailer || stopped || inFlight.has(slot)) return;
+      const sending = sendNotice(services, mailer, key, logger)
+        .catch((error: unknown) => logger.error({ err: error, notice: key }, 'outbox: could not record a notice send'))
+        .finally(() => inFlight.delete(slot));
+      inFlight.set(slot, sending);
+    };
+
+    let polling: Promise<void> | null = null;
+    const poll = () => {
+      if (!mailer || polling || stopped) return;
+      polling = (async () => {
+        try {
+          for (const doc of await dueReceipts(services)) send(doc.id);
+          for (const doc of await dueNotices(services, SEND_BATCH)) sendOneNotice(doc.id);
+        } catch (error) {
+          logger.error({ err: error }, 'receipt outbox: could not read the due receipts; trying again at the next tick');
+        } finally {
+          polling = null;
+        }
+      })();
+    };
+    const following = await followFromCheckpoint(services, logger, {
+      checkpoint: RECEIPT_CHECKPOINT,
+      // Endpoints too: an endpoint disabled for failing tells the organization's owners.
+      streamPrefixes: ['invoice-', 'webhook_endpoint-'],
+      batchSize: BATCH_EVENTS,
+      async handle(events) {
+        const queued: string[] = [];
+        const notices: string[] = [];
+        for (const event of events) {
+          if (event.type === 'InvoicePaid' && (await queueReceipt(services, event, logger))) queued.push(event.stream.slice('invoice-'.length));
+          if (event.type === 'WebhookEndpointDisabled') notices.push(...(await queueEndpointDisabledNotices(services, event)));
+        }
+        return () => {
+          queued.forEach(send);
+          notices.forEach(sendOneNotice);
+        };
+      },
+      remedy: `restore the read store that goes with this log, or delete the checkpoint ${RECEIPT_CHECKPOINT} to look at every paid invoice and disabled endpoint again (a receipt is queued once per invoice, a notice once per owner and cause)`,
+      failure: 'receipt outbox failed; retrying from its checkpoint',
+    }).catch((error: unknown) => {
+      mailer?.close();
+      throw error;
+    });
+    const timer = setInterval(poll, services.config.RECEIPT_POLL_INTERVAL_MS);
+    timer.unref();
+    poll();
+
+    return {
+      async stop() {
+        stopped = true;
+        clearInterval(timer);
+        await following.stop();
+        await polling;
+        await Promise.all(inFlight.values());
+        mailer?.close();
+      },
+    };
+  },
+};

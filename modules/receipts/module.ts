@@ -1,0 +1,11 @@
+import { receiptProjection } from './receiptProjection.ts';
+import type { FeatureModule } from '../../platform/runtime/index.ts';
+
+export const receiptsModule: FeatureModule = {
+  name: 'receipts',
+  projections: [receiptProjection],
+  routes: async () => [(await import('./http/receiptRoutes.ts')).receiptRoutes],
+  manageRoutes: async () => [],
+  jobs: async () => [(await import('./jobs/receiptOutbox.ts')).receiptOutboxJob],
+  importSections: [],
+};

@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../../../platform/runtime/index.ts';
+import { loadOrganization } from '../../identity/index.ts';
+import { lastDays } from '../zonedDays.ts';
+import { CHECKOUT_SESSIONS } from '../../checkout/index.ts';
+import { SALES_BUCKETS, type SalesBucketDoc } from '../salesStatsProjection.ts';
+import { notFound } from '../../../platform/http/index.ts';
+import { requireOrganization } from '../../identity/index.ts';
+import { decimalInteger } from '../../../platform/http/index.ts';
+import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
+
+const Day = z.object({
+  date: z.string().describe('YYYY-MM-DD in the organization’s time zone.'),
+  from: z.number().int(),
+  to: z.number().int(),
+  created: z.number().int(),
+  completed: z.number().int(),
+  expired: z.number().int(),
+  amounts: z.record(z.string(), z.number().int()).describe('Completed sales, minor units by currency.'),
+});
+
+const Answer = z.object({
+  timezone: z.string(),
+  days: z.array(Day),
+  totals: Day.omit({ date: true }),
+  open_sessions: z.number().int().describe('Sessions open now (not expired, not completed).'),
+});
+
+/** The dashboard's Home: sales per day in the organization's time zone, from the sales_stats read model. */
+export const salesStatsRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    '/manage/api/stats/sales',
+    {
+      onRequest: app.authenticateSession,
+      schema: {
+        ...manageRoute,
+        summary: 'Sessions created, completed (count and amount) and expired per day over the last days, in the organization’s time zone; and the sessions open now.',
+        querystring: z.object({
+          days: decimalInteger(1, 90).optional().default(30),
+          mode: z.enum(['test', 'live']).optional().describe('Only test or only live sessions; both when absent.'),
+        }),
+        response: { 200: Answer, ...manageErrors },
+      },
+    },
+    async (request) => {
+      const { organizationId } = requireOrganization(request);
+      const org = await loadOrganization(services.store, organizationId);
+      if (!org) throw notFound('Organization');
+      const now = Math.floor(services.clock() / 1000);
+      const days = lastDays(now, request.query.days, org.timezone).map((d) => ({ ...d, created: 0, completed: 0, expired: 0, amounts: {} as Record<string, number> }));
+      const buckets = await services.readStore.find<SalesBucketDoc>(SALES_BUCKETS, {
+        filter: { organization_id: organizationId, bucket: { $gte: days[0]!.from, $lt: days.at(-1)!.to } },
+      });
+      const totals = { from: days[0]!.from, to: days.at(-1)!.to, created: 0, completed: 0, expired: 0, amounts: {} as Record<string, number> };
+      for (const b of buckets) {
+        if (request.query.mode && b.mode !== request.query.mode) continue;
+        // Days start on a quarter hour in every zone, so a bucket lies within one day.
+        const day = days.find((d) => b.bucket >= d.from && b.bucket < d.to);
+        if (!day) continue;
+        for (const target of [day, totals]) {
+          target.created += b.created;
+          target.completed += b.completed;
+          target.expired += b.expired;
+          for (const [currency, amount] of Object.entries(b.amounts)) target.amounts[currency] = (target.amounts[currency] ?? 0) + amount;
+        }
+      }
+      const open = await services.readStore.count(CHECKOUT_SESSIONS, { organization_id: organizationId, open_until: { $gt: now } });
+      return { timezone: org.timezone, days, totals, open_sessions: open };
+    },
+  );
+};

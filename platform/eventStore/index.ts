@@ -1,0 +1,1 @@
+export { type Actor, type EventMetadata, type EventStore, type RecordedEvent, WrongExpectedRevisionError } from './eventStore.ts';

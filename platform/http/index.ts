@@ -1,0 +1,12 @@
+export { baseUrl, commandContext } from './context.ts';
+export { HttpError, notFound, unauthenticated, unauthorized } from './errors.ts';
+export { escapeHtml, jsonForScript } from './html.ts';
+export { manageContext } from './manage/manageContext.ts';
+export { pageOf, PageQuery } from './manage/managePaging.ts';
+export { AuthenticationResponse, Email, Id, manageErrors, manageRoute, Password, RegistrationResponse, Role, SessionAnswer } from './manage/manageSchemas.ts';
+export { pageEnvelope, PageLinksSchema, PageMetaSchema } from './pagination.ts';
+export { findOrAwaitStream, POSITION_HEADER, readModelsAtHead, readModelsReached, STALE_HEADER } from './plugins/readYourWrites.ts';
+export { DEFAULT_HTML_CSP } from './plugins/securityHeaders.ts';
+export { decimalInteger, ErrorSchema, protectedRoute, RouteKey } from './schemas.ts';
+export { type Asset, sdkAssets } from './sdkAssets.ts';
+export { validateHeadersInPlace } from './validateHeadersInPlace.ts';

@@ -1,0 +1,2 @@
+export { applyEach, filePath, ImportValidationError } from './importIssues.ts';
+export { type ImportContext, type ImportIssue, importSection, type ImportSection } from './importSection.ts';

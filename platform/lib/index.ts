@@ -1,0 +1,3 @@
+export { currencyCode, minorUnits } from './minorUnits.ts';
+export { parseOfferRef, reservedSlugMessage } from './offerRef.ts';
+export { decodeRouteKey, encodeRouteKey } from './routeKeys.ts';

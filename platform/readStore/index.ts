@@ -1,0 +1,1 @@
+export { type Filter, type Range, type ReadStore } from './readStore.ts';
