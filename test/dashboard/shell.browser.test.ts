@@ -212,7 +212,8 @@ describe('dashboard shell', () => {
     await phone.getByRole('button', { name: 'Menu' }).click();
     await phone.getByRole('link', { name: 'Sales', exact: true }).click();
     await phone.getByRole('heading', { name: 'Sales', level: 1 }).waitFor();
-    expect(await phone.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe('false');
+    // The drawer closes in an effect after the new page renders: waited for, not raced.
+    await expect.poll(() => phone.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded')).toBe('false');
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(await seriousAxeViolations(phone)).toEqual([]);
     await phone.close();
