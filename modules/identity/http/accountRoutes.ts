@@ -34,7 +34,7 @@ import type { InvitationDoc, OrganizationDoc, UserSessionDoc } from '../identity
 import { INVITATIONS, ORGANIZATIONS, USER_SESSIONS } from '../identityProjection.ts';
 import { HttpError } from '../../../platform/http/index.ts';
 import { clearSessionCookie, requireSession, sessionCookieValue, setSessionCookie } from './sessionAuth.ts';
-import { UserSession } from './identitySchemas.ts';
+import { PendingInvitation, UserSession } from './identitySchemas.ts';
 import { ErrorSchema } from '../../../platform/http/index.ts';
 import { manageContext } from '../../../platform/http/index.ts';
 import { AuthenticationResponse, Email, Id, manageErrors, manageRoute, Password, RegistrationResponse, Role, SessionAnswer } from '../../../platform/http/index.ts';
@@ -338,14 +338,6 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       return signIn(request, reply, accepted, 'invitation');
     },
   );
-
-  const PendingInvitation = z.object({
-    id: z.string(),
-    organization: z.object({ id: z.string(), name: z.string() }),
-    role: Role,
-    invited_at: z.number().int(),
-    expires_at: z.number().int(),
-  });
 
   app.get(
     `${P}/invitations`,

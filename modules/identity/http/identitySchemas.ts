@@ -58,3 +58,12 @@ export const UserSession = z.object({
   last_seen_at: z.number().int(),
   expires_at: z.number().int(),
 });
+
+/** An invitation to an organization waiting for the signed-in person. */
+export const PendingInvitation = z.object({
+  id: z.string(),
+  organization: z.object({ id: z.string(), name: z.string() }),
+  role: Role,
+  invited_at: z.number().int(),
+  expires_at: z.number().int(),
+});
