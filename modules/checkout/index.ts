@@ -7,4 +7,5 @@ export { presentSessionResource, type SessionResource, SessionResourceSchema } f
 // Answers of the management routes, whose types the dashboard imports (type-only).
 export { ManagedSessionSchema } from './http/checkoutSchemas.ts';
 export type { HistoryEntry } from './sessionHistory.ts';
+export type { ManagedOffer } from './http/offerRoutes.ts';
 export type { SessionView } from './domain/sessionView.ts';
