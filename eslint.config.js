@@ -36,8 +36,9 @@ const layerZones = [
   { target: 'cli', from: ['bin', 'sdk'] },
   // The browser SDK ships alone: it imports no server code.
   { target: 'sdk', from: except('sdk') },
-  // The dashboard runs in the browser and talks to the service over HTTP only.
-  { target: 'dashboard/src', from: SERVER },
+  // The dashboard runs in the browser and talks to the service over HTTP only; it takes the
+  // answers' types from the modules (dashboardModuleImports below keeps those type-only).
+  { target: 'dashboard/src', from: except('modules') },
 ];
 
 // A module reaches another only through that module's index.ts (its domain/ files excepted:
@@ -74,6 +75,25 @@ const writeSideZone = {
 };
 // Nothing but bin/, cli/ and tests imports the composition root.
 const appZone = { target: ['./platform', './modules', './domain', './commands', './projections', './api', './automation', './webhooks', './sdk'], from: './app', message: 'app/ is the composition root: only bin/, cli/ and tests import it.' };
+
+// The dashboard takes types from a module's index.ts only, with `import type` (erased before
+// esbuild bundles, so no server code reaches the browser; `import { type X }` would keep the
+// module as a side-effect import).
+const dashboardModuleImports = {
+  files: ['dashboard/src/**'],
+  rules: {
+    '@typescript-eslint/no-import-type-side-effects': 'error',
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { regex: '(^|/)modules/\\w+/index\\.ts$', allowTypeImports: true, message: 'The dashboard imports types only from modules (import type).' },
+          { regex: '(^|/)modules/(?!\\w+/index\\.ts$)', message: "The dashboard imports a module through its index.ts only." },
+        ],
+      },
+    ],
+  },
+};
 
 // Files that still reach across a boundary, each for a reason noted in docs/architecture.md.
 const BOUNDARY_EXCEPTIONS = [
@@ -118,6 +138,7 @@ export default tseslint.config(
     ignores: ['app/compose.ts', '**/sqlite/**', '**/esdb/**', '**/mongodb/**', 'test/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: adapterPatterns }] },
   },
+  dashboardModuleImports,
   { files: BOUNDARY_EXCEPTIONS, rules: { 'import-x/no-restricted-paths': 'off' } },
   ...pureDomain(['platform/domain/**'], '^(?!\\./)'),
   ...pureDomain(['modules/*/domain/**'], '^(?!\\./|\\.\\./\\.\\./\\w+/domain/|\\.\\./\\.\\./\\.\\./platform/domain/)'),

@@ -1,18 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, setCsrfToken } from './api.ts';
 import { LOCALE } from './locale.ts';
-
-export type Role = 'owner' | 'member';
-export type Organization = { id: string; name: string; timezone: string; role: Role };
+import type { z } from 'zod';
+import type { SessionAnswerSchema } from '../../modules/identity/index.ts';
 
 /** GET /manage/api/session's answer (and every sign-in's). */
-export type SessionAnswer = {
-  user: { id: string; email: string; has_password: boolean; passkeys: number };
-  current_organization: Organization | null;
-  organizations: Organization[];
-  csrf_token: string;
-  session: { id: string; signed_in_at: number; expires_at: number; idle_timeout: number };
-};
+export type SessionAnswer = z.infer<typeof SessionAnswerSchema>;
+export type Organization = SessionAnswer['organizations'][number];
+export type Role = Organization['role'];
 
 /** unknown: not asked yet; null: signed out. */
 type State = SessionAnswer | null | undefined;

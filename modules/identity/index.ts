@@ -7,3 +7,6 @@ export { type Role, userDecider, userStream } from './domain/user.ts';
 export { crossSite, csrfTokenOf, requireOrganization, requireOwner, requireSession } from './http/sessionAuth.ts';
 export { API_KEY_USE_EVERY_SECONDS, organizationExists, recordApiKeyUse } from './identityCommands.ts';
 export { API_KEYS, type ApiKeyDoc, identityProjection, type MemberDoc, MEMBERS, type UserDoc, USERS } from './identityProjection.ts';
+// Answers of the management routes, whose inferred types the dashboard imports (type-only).
+export { SessionAnswer as SessionAnswerSchema } from '../../platform/http/index.ts';
+export { ApiKey as ApiKeySchema, Member as MemberSchema, Organization as OrganizationSchema, Passkey as PasskeySchema, PendingInvitation as PendingInvitationSchema, UserSession as UserSessionSchema } from './http/identitySchemas.ts';

@@ -1,1 +1,3 @@
 export { requireAuth } from './http/auth.ts';
+// Answers of the management routes, whose inferred types the dashboard imports (type-only).
+export { Connection as OAuthConnectionSchema, OAuthApp as OAuthAppSchema } from './http/oauthAppRoutes.ts';

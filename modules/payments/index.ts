@@ -2,3 +2,5 @@ export { liveModeUnavailable, liveProviderOf, prepareLivePayment, settlePaymentI
 export { type CardInput, type PaymentProvider } from './paymentProvider.ts';
 export { paymentProviderFor } from './paymentProviders.ts';
 export { loadStripeAccount } from './stripeAccountCommands.ts';
+// Answers of the management routes, whose inferred types the dashboard imports (type-only).
+export { StripeAccount as StripeAccountSchema } from './http/paymentSchemas.ts';

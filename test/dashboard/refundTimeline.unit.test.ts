@@ -5,6 +5,7 @@ import type { SessionState } from '../../dashboard/src/types.ts';
 
 const paid: SessionState = {
   id: 'cs_1',
+  organization_id: 'org_1',
   status: 'completed',
   total: 2400,
   currency: 'EUR',
@@ -12,7 +13,7 @@ const paid: SessionState = {
   expires_at: 2_000_000_000,
   created_at: 1_900_000_000,
   offer: { uuid: 'u', id: 'o', slug: 'pro', name: 'Pro' },
-  customer: { email: 'a@example.com', name: null },
+  customer: { email: 'a@example.com', name: null, user_id: null },
   metadata: {},
   promo: null,
   promo_tier: null,
@@ -22,7 +23,7 @@ const paid: SessionState = {
   expired_at: null,
   payment: null,
   last_decline: null,
-  invoice: { id: 'in_1', number: 1, status: 'paid', total: 2400, currency: 'EUR' },
+  invoice: { id: 'in_1', number: 1, status: 'paid', total: 2400, currency: 'EUR', customer: null },
 };
 
 describe('the timeline of a refunded or disputed sale', () => {

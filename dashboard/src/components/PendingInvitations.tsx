@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { PendingInvitationSchema } from '../../../modules/identity/index.ts';
 import { api } from '../api.ts';
 import { formatDateTime } from '../format.ts';
 import { useAction } from '../useAction.ts';
@@ -6,7 +8,7 @@ import { Button } from './Button.tsx';
 import { Card } from './Card.tsx';
 import { ErrorNotice } from './Notice.tsx';
 
-type PendingInvitation = { id: string; organization: { id: string; name: string }; role: 'owner' | 'member'; invited_at: number; expires_at: number };
+type PendingInvitation = z.infer<typeof PendingInvitationSchema>;
 
 /**
  * The signed-in person's invitations to other organizations. They join one by opening its link,

@@ -16,6 +16,7 @@ import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 import { pageOfList, sampleFields, takenError } from './pageKit.tsx';
 
+// Hand-kept until automation is a module whose index.ts exports its routes' schemas.
 export type SendWebhook = { type: 'send_webhook'; url: string; method: string; payload: string; headers: Record<string, string>; signed?: boolean };
 export type Enrol = { type: 'enrol_in_promo'; promo: string; email: string; reference: string };
 export type Sequence = { id: number; key: string | null; name: string; status: 'active' | 'paused'; actions: Array<SendWebhook | Enrol>; created_at: number };

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { ManagedProductSchema, Plan as CatalogPlan } from '../../../modules/catalog/index.ts';
 import { api, type Paged } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
@@ -16,30 +18,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { toMajor, toMinor } from './pageKit.tsx';
 
 type Charge = { amount: number; currency_code?: string };
-export type Plan = {
-  name: string;
-  display_name: string;
-  description?: string;
-  type: 'recurring' | 'one_time';
-  renew_interval?: string | null;
-  currency_code: string;
-  charges: Charge[];
-};
-export type Product = {
-  id: string;
-  key: string;
-  name: string | null;
-  display_name: string | null;
-  description: string | null;
-  family: { id: string; name: string; lookup_key: string } | null;
-  features: unknown[];
-  twins: unknown[];
-  status: 'active' | 'archived';
-  version_number: number;
-  published_at: number | null;
-  archived_at: number | null;
-  plans: Plan[];
-};
+/** A plan as a managed product lists it (without its creation number). */
+export type Plan = Omit<CatalogPlan, 'number'>;
+export type Product = Omit<z.infer<typeof ManagedProductSchema>, 'plans'> & { plans: Plan[] };
 
 const INTERVALS: [string, string][] = [
   ['P1M', 'Monthly'],

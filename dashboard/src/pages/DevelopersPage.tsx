@@ -1,4 +1,6 @@
 import { useState } from 'preact/hooks';
+import type { z } from 'zod';
+import type { ApiKeySchema } from '../../../modules/identity/index.ts';
 import { api } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
@@ -17,7 +19,7 @@ import type { Member } from '../types.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
-type ApiKey = { id: string; name: string; user_id: string; user_email: string | null; created_at: number; expires_at: number | null; revoked_at: number | null };
+type ApiKey = z.infer<typeof ApiKeySchema>;
 
 const EXPIRIES: { label: string; days: number | null }[] = [
   { label: 'Never', days: null },

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { actorLabel } from '../actors.ts';
 import type { Actor, Member } from '../types.ts';
+import type { z } from 'zod';
+import type { LoggedEventSchema } from '../../../modules/reporting/index.ts';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { DevelopersTabs } from '../components/DevelopersTabs.tsx';
@@ -12,7 +14,8 @@ import { formatDateTimeSeconds } from '../format.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { useApi } from '../useApi.ts';
 
-type LoggedEvent = { id: string; stream: string; revision: number; type: string; occurred_at: number; actor: Actor; correlation_id: string; data: unknown };
+/** The route's schema leaves the actor open; it is the actor the event was recorded with. */
+type LoggedEvent = Omit<z.infer<typeof LoggedEventSchema>, 'actor'> & { actor: Actor };
 
 const TYPES = [
   'CheckoutSessionCreated',

@@ -12,11 +12,12 @@ import { formatDateTime, formatMoney } from '../format.ts';
 import { Link } from '../router.tsx';
 import { useSession } from '../session.ts';
 import type { SessionItem } from '../types.ts';
+import type { z } from 'zod';
+import type { SalesStatsSchema } from '../../../modules/reporting/index.ts';
 import { useApi } from '../useApi.ts';
 import { LOCALE } from '../locale.ts';
 
-type Day = { date: string; from: number; to: number; created: number; completed: number; expired: number; amounts: Record<string, number> };
-type Stats = { timezone: string; days: Day[]; totals: Omit<Day, 'date'>; open_sessions: number };
+type Stats = z.infer<typeof SalesStatsSchema>;
 
 const n = (v: number) => new Intl.NumberFormat(LOCALE).format(v);
 

@@ -11,6 +11,7 @@ import { useAction } from '../useAction.ts';
 /**
  * `account`: a link to set how a person signs in (the CLI's, or a password reset).
  * `membership`: an invitation to join an organization; it says nothing of whether the email has an account.
+ * Hand-kept: the route's schema is one object with optional fields, which would lose this union.
  */
 type Invitation =
   | { kind: 'account'; email: string; expires_at: number; has_password: boolean }

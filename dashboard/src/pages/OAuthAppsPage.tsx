@@ -1,4 +1,6 @@
 import { useState } from 'preact/hooks';
+import type { z } from 'zod';
+import type { OAuthAppSchema, OAuthConnectionSchema } from '../../../modules/oauth/index.ts';
 import { api, type ApiError } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
@@ -20,8 +22,8 @@ import { useApi } from '../useApi.ts';
 import { pageOfList } from './pageKit.tsx';
 
 /** The management routes of docs/oauth.md. */
-type OAuthApp = { client_id: string; name: string; redirect_uris: string[]; public: boolean; token_endpoint_auth_method: string; created_at: number };
-type Connection = { id: string; client_id: string; app_name: string; organization_id: string; scopes: string[]; granted_at: number; last_used_at: number | null };
+type OAuthApp = z.infer<typeof OAuthAppSchema>;
+type Connection = z.infer<typeof OAuthConnectionSchema>;
 
 /** "redirect_uris.1" errors, as "Line 2: …", for the one textarea that holds them all. */
 function redirectErrors(error: ApiError | null): string[] {

@@ -1,3 +1,4 @@
+import type { ManagedOffer } from '../../../modules/checkout/index.ts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type ApiError, type Paged } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
@@ -18,25 +19,9 @@ import { useApi } from '../useApi.ts';
 import type { Product } from './CatalogPage.tsx';
 import { asApiError, takenError } from './pageKit.tsx';
 
-type Block = { type: 'heading' | 'text'; text: string } | { type: 'features'; items: string[] } | { type: 'price' } | { type: 'image'; url: string; alt: string };
-type OfferPage = { id: string; type: 'checkout' | 'upsell' | 'thank_you'; title: string; blocks: Block[] };
-type Theme = { primary_color: string; background_color?: string; text_color?: string; font_family?: string; logo_url?: string | null; button_text?: string };
-type Offer = {
-  id: string;
-  slug: string;
-  name: string;
-  status: 'draft' | 'published' | 'archived';
-  theme: Theme;
-  pages: OfferPage[];
-  plan: { product_id: string; plan_id: string; plan_name: string } & Record<string, unknown>;
-  price: number;
-  currency: string;
-  success_url?: string | null;
-  cancel_url?: string | null;
-  shop_url?: string | null;
-  allowed_redirect_origins?: string[];
-  published_at: number | null;
-};
+type Offer = ManagedOffer;
+type OfferPage = Offer['pages'][number];
+type Block = OfferPage['blocks'][number];
 
 /** The hosted checkout page of a published offer (what the seller shares). */
 export const checkoutLink = (slug: string) => `${location.origin}/checkout/${slug}`;

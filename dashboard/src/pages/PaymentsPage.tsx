@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { StripeAccountSchema } from '../../../modules/payments/index.ts';
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
@@ -15,15 +17,7 @@ import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
 /** GET /manage/api/payments/stripe: never a secret, the key masked (docs/stripe.md). */
-export type StripeAccount = {
-  connected: boolean;
-  key_type?: 'secret' | 'restricted';
-  mode?: 'test' | 'live';
-  secret_key?: string;
-  publishable_key?: string;
-  connected_at?: number;
-  webhook_url: string;
-};
+export type StripeAccount = z.infer<typeof StripeAccountSchema>;
 
 const STRIPE_EVENTS = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded', 'charge.dispute.created'];
 

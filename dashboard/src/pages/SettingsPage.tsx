@@ -1,4 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { z } from 'zod';
+import type { OrganizationSchema, PasskeySchema, UserSessionSchema } from '../../../modules/identity/index.ts';
 import { api } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
@@ -19,9 +21,9 @@ import type { Member } from '../types.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
-type Organization = { id: string; name: string; timezone: string; allowed_redirect_origins: string[] };
-type UserSession = { id: string; current: boolean; method: string; ip: string | null; user_agent: string | null; signed_in_at: number; last_seen_at: number; expires_at: number };
-type Passkey = { id: string; name: string; registered_at: number; last_used_at: number | null };
+type Organization = z.infer<typeof OrganizationSchema>;
+type UserSession = z.infer<typeof UserSessionSchema>;
+type Passkey = z.infer<typeof PasskeySchema>;
 
 export function SettingsPage() {
   const session = useSession();

@@ -93,3 +93,20 @@ export const ProductListQuery = z.object({
   page: decimalInteger(1, 1_000_000_000).optional().describe('1-based page number, default 1.'),
   api_token: z.string().optional().describe('Deprecated: use the Authorization header.'),
 });
+
+/** A product as the management routes answer it (the seller's edit form reads it). */
+export const ManagedProduct = z.object({
+  id: z.string().describe('Route key.'),
+  key: z.string(),
+  name: z.string().nullable(),
+  display_name: z.string().nullable(),
+  description: z.string().nullable(),
+  family: z.object({ id: z.string(), name: z.string(), lookup_key: z.string() }).nullable(),
+  features: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().nullable(), value: z.union([z.string(), z.number(), z.boolean()]).nullable() })),
+  twins: z.array(z.object({ provider: z.string(), external_id: z.string() })),
+  status: z.enum(['active', 'archived']),
+  version_number: z.number().int(),
+  published_at: z.number().int().nullable(),
+  archived_at: z.number().int().nullable(),
+  plans: z.array(z.record(z.string(), z.unknown())),
+});

@@ -6,6 +6,7 @@ import { changeProductLifecycle, loadOrganizationProduct, productIdOfRouteKey, s
 import type { Family } from '../domain/product.ts';
 import { CATALOG_PLANS, type PlanDoc } from '../catalogProjection.ts';
 import { findProduct, listProducts } from '../catalogQueries.ts';
+import { ManagedProduct } from './catalogSchemas.ts';
 import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
 import { RouteKey } from '../../../platform/http/index.ts';
@@ -26,22 +27,6 @@ const ProductBody = z
   });
 const { key: _key, ...editShape } = ProductBody.shape;
 const ProductEditBody = z.strictObject(editShape);
-
-const ManagedProduct = z.object({
-  id: z.string().describe('Route key.'),
-  key: z.string(),
-  name: z.string().nullable(),
-  display_name: z.string().nullable(),
-  description: z.string().nullable(),
-  family: z.object({ id: z.string(), name: z.string(), lookup_key: z.string() }).nullable(),
-  features: z.array(z.object({ id: z.string(), name: z.string(), description: z.string().nullable(), value: z.union([z.string(), z.number(), z.boolean()]).nullable() })),
-  twins: z.array(z.object({ provider: z.string(), external_id: z.string() })),
-  status: z.enum(['active', 'archived']),
-  version_number: z.number().int(),
-  published_at: z.number().int().nullable(),
-  archived_at: z.number().int().nullable(),
-  plans: z.array(z.record(z.string(), z.unknown())),
-});
 
 const view = (p: KnownProduct): z.infer<typeof ManagedProduct> => ({
   id: p.routeKey,

@@ -6,7 +6,7 @@ import { CHECKOUT_INVOICES, CHECKOUT_SESSIONS, checkoutProjection, type SessionD
 import type { Filter, Range } from '../../../platform/readStore/index.ts';
 import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
-import { presentSession, SessionIdParams, sessionOfferRef } from './checkoutSchemas.ts';
+import { type ManagedSessionSchema, presentSession, SessionIdParams, sessionOfferRef } from './checkoutSchemas.ts';
 import { decimalInteger } from '../../../platform/http/index.ts';
 import { pageOf, PageQuery } from '../../../platform/http/index.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
@@ -33,7 +33,7 @@ const created = (q: { created_from?: number | undefined; created_to?: number | u
   return Object.keys(range).length ? { created_at: range } : {};
 };
 
-const listItem = (doc: SessionDoc, now: number) => ({
+const listItem = (doc: SessionDoc, now: number): z.infer<typeof ManagedSessionSchema> => ({
   ...presentSession(doc, now),
   created_at: doc.created_at,
   customer: doc.customer,

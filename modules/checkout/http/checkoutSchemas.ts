@@ -29,6 +29,13 @@ export const SessionSchema = z.object({
   invoice: InvoiceSchema.nullable().describe('Created when the buyer starts the checkout; null before.'),
 });
 
+/** An item of GET /manage/api/checkout/sessions, and the `session` of each invoice listed. */
+export const ManagedSessionSchema = SessionSchema.extend({
+  created_at: z.number().int(),
+  customer: z.object({ email: z.string().nullable(), name: z.string().nullable(), user_id: z.string().nullable() }).nullable(),
+  offer: OfferRefSchema,
+});
+
 export const offerRef = (offer: { route_key: string; slug: string; name: string }) => ({
   id: offer.route_key,
   slug: offer.slug,

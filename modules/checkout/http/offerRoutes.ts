@@ -17,6 +17,9 @@ const P = '/manage/api/offers';
 const Params = z.object({ offer: z.string().min(1).max(100).regex(/^[A-Za-z0-9-]+$/, 'must be an offer slug, route key or UUID') });
 const Offer = z.record(z.string(), z.unknown());
 
+/** An offer as the management routes answer it (the route's schema leaves it an open record). */
+export type ManagedOffer = ReturnType<typeof view>;
+
 const view = (o: KnownOffer) => ({
   id: encodeRouteKey(o.id),
   uuid: o.uuid,

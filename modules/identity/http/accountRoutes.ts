@@ -34,6 +34,7 @@ import type { InvitationDoc, OrganizationDoc, UserSessionDoc } from '../identity
 import { INVITATIONS, ORGANIZATIONS, USER_SESSIONS } from '../identityProjection.ts';
 import { HttpError } from '../../../platform/http/index.ts';
 import { clearSessionCookie, requireSession, sessionCookieValue, setSessionCookie } from './sessionAuth.ts';
+import { PendingInvitation, UserSession } from './identitySchemas.ts';
 import { ErrorSchema } from '../../../platform/http/index.ts';
 import { manageContext } from '../../../platform/http/index.ts';
 import { AuthenticationResponse, Email, Id, manageErrors, manageRoute, Password, RegistrationResponse, Role, SessionAnswer } from '../../../platform/http/index.ts';
@@ -338,14 +339,6 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     },
   );
 
-  const PendingInvitation = z.object({
-    id: z.string(),
-    organization: z.object({ id: z.string(), name: z.string() }),
-    role: Role,
-    invited_at: z.number().int(),
-    expires_at: z.number().int(),
-  });
-
   app.get(
     `${P}/invitations`,
     {
@@ -469,22 +462,11 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     },
   );
 
-  const SessionItem = z.object({
-    id: z.string(),
-    current: z.boolean(),
-    method: z.string(),
-    ip: z.string().nullable(),
-    user_agent: z.string().nullable(),
-    signed_in_at: z.number().int(),
-    last_seen_at: z.number().int(),
-    expires_at: z.number().int(),
-  });
-
   app.get(
     `${P}/sessions`,
     {
       onRequest: app.authenticateSession,
-      schema: { ...manageRoute, summary: "The user's live sessions, newest first.", response: { 200: z.object({ data: z.array(SessionItem) }), ...manageErrors } },
+      schema: { ...manageRoute, summary: "The user's live sessions, newest first.", response: { 200: z.object({ data: z.array(UserSession) }), ...manageErrors } },
     },
     async (request) => {
       const s = requireSession(request);

@@ -17,6 +17,7 @@ import { API_KEYS, INVITATIONS, MEMBERS, USERS, type ApiKeyDoc, type InvitationD
 import { baseUrl } from '../../../platform/http/index.ts';
 import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization, requireOwner } from './sessionAuth.ts';
+import { ApiKey, Member, Organization } from './identitySchemas.ts';
 import { manageContext } from '../../../platform/http/index.ts';
 import { Email, Id, manageErrors, manageRoute, Role } from '../../../platform/http/index.ts';
 import { readModelsAtHead, readModelsReached, STALE_HEADER } from '../../../platform/http/index.ts';
@@ -46,39 +47,6 @@ export const Address = z.strictObject({
     .string()
     .regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code (ISO 3166-1 alpha-2), such as NL')
     .transform((c) => c.toUpperCase()),
-});
-const AddressOut = z.object({
-  line1: z.string(),
-  line2: z.string().nullable(),
-  postal_code: z.string().nullable(),
-  city: z.string(),
-  region: z.string().nullable(),
-  country: z.string(),
-});
-const Organization = z.object({
-  id: z.string(),
-  name: z.string(),
-  timezone: z.string(),
-  address: AddressOut.nullable(),
-  allowed_redirect_origins: z.array(z.string()).describe('Origins on which a caller without an API key may send success_url and cancel_url, for every offer.'),
-});
-const Member = z.object({
-  id: z.string().describe('The user id of a member; the invitation id (`inv_…`) of a person invited.'),
-  email: z.string(),
-  role: Role,
-  status: z.enum(['active', 'invited']).describe('`invited`: a pending invitation, not yet a member.'),
-  joined_at: z.number().int().nullable(),
-  invitation_expires_at: z.number().int().nullable(),
-});
-const ApiKey = z.object({
-  id: z.string(),
-  name: z.string(),
-  user_id: z.string(),
-  user_email: z.string().nullable().describe('Whose key it is: its creator, whose current role bounds what it may do (null if unknown).'),
-  created_at: z.number().int(),
-  expires_at: z.number().int().nullable(),
-  revoked_at: z.number().int().nullable(),
-  last_used_at: z.number().int().nullable().describe('When a request last authenticated with the key, to within five minutes; null if never.'),
 });
 
 const memberView = (m: MemberDoc) => ({ id: m.user_id, email: m.email, role: m.role, status: 'active' as const, joined_at: m.joined_at, invitation_expires_at: null });

@@ -5,18 +5,13 @@ import { addPasskey, loadUser, removePasskey } from '../accountCommands.ts';
 import { USERS, type UserDoc } from '../identityProjection.ts';
 import { HttpError } from '../../../platform/http/index.ts';
 import { requireSession } from './sessionAuth.ts';
+import { Passkey } from './identitySchemas.ts';
 import { manageContext } from '../../../platform/http/index.ts';
 import { manageErrors, manageRoute, RegistrationResponse } from '../../../platform/http/index.ts';
 import { registrationOptions, verifiedRegistration } from './webauthn.ts';
 
 const P = '/manage/api/passkeys';
 
-const Passkey = z.object({
-  id: z.string().describe('The credential id (base64url).'),
-  name: z.string(),
-  registered_at: z.number().int(),
-  last_used_at: z.number().int().nullable(),
-});
 const CredentialId = z.object({ id: z.string().min(1).max(1024).regex(/^[A-Za-z0-9_-]+$/, 'must be base64url') });
 
 /** The signed-in person's own passkeys: list, add (a WebAuthn registration), remove. */

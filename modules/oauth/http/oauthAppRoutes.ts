@@ -32,7 +32,7 @@ export const RedirectUri = z.string().superRefine((value, ctx) => {
 export const RedirectUris = z.array(RedirectUri).min(1).max(10);
 const Name = z.string().trim().min(1).max(255);
 
-const OAuthApp = z.object({
+export const OAuthApp = z.object({
   client_id: z.string(),
   name: z.string(),
   redirect_uris: z.array(z.string()),
@@ -52,7 +52,7 @@ const appAnswer = (a: { client_id: string; name: string; redirect_uris: string[]
 
 const ClientParams = z.object({ client_id: z.string().max(100) });
 
-const Connection = z.object({
+export const Connection = z.object({
   id: z.string(),
   client_id: z.string(),
   app_name: z.string(),

@@ -7,20 +7,10 @@ import { baseUrl } from '../../../platform/http/index.ts';
 import { requireOrganization, requireOwner } from '../../identity/index.ts';
 import { ErrorSchema } from '../../../platform/http/index.ts';
 import { manageContext } from '../../../platform/http/index.ts';
+import { Refund, StripeAccount } from './paymentSchemas.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 
 const P = '/manage/api';
-
-/** Never a secret: the key masked to its prefix and last four, whether one is connected, and where Stripe should send events. */
-const StripeAccount = z.object({
-  connected: z.boolean(),
-  key_type: z.enum(['secret', 'restricted']).optional(),
-  mode: z.enum(['test', 'live']).optional(),
-  secret_key: z.string().optional().describe('Masked: sk_live_••••abcd.'),
-  publishable_key: z.string().optional(),
-  connected_at: z.number().int().optional(),
-  webhook_url: z.string().describe("The endpoint to add in Stripe's dashboard (Developers → Webhooks) for this organization."),
-});
 
 const ConnectBody = z.object({
   secret_key: z.string().trim().min(1).max(255).describe('A secret (sk_…) or restricted (rk_…) key. Restricted keys need PaymentIntents, Charges and Refunds write access.'),
@@ -31,15 +21,6 @@ const ConnectBody = z.object({
 const RefundBody = z
   .object({ amount: z.number().int().min(1).max(99_999_999).optional().describe('Minor units; all that is left when absent.') })
   .nullish();
-
-const Refund = z.object({
-  invoice_id: z.string(),
-  refund_id: z.string(),
-  amount: z.number().int(),
-  amount_refunded: z.number().int(),
-  fully_refunded: z.boolean(),
-  currency: z.string(),
-});
 
 /** The organization's payment provider settings (Stripe) and refunds; owners change them. */
 export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {

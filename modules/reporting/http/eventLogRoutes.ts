@@ -8,17 +8,7 @@ import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
 import { decimalInteger } from '../../../platform/http/index.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
-
-const Event = z.object({
-  id: z.string(),
-  stream: z.string(),
-  revision: z.number().int(),
-  type: z.string(),
-  occurred_at: z.number().int(),
-  actor: z.record(z.string(), z.unknown()),
-  correlation_id: z.string(),
-  data: z.unknown(),
-});
+import { Event } from './reportingSchemas.ts';
 
 const belongsTo = (first: RecordedEvent, organizationId: string) => {
   if (first.stream === `organization-${organizationId}`) return true;

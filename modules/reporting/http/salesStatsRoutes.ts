@@ -9,23 +9,7 @@ import { notFound } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
 import { decimalInteger } from '../../../platform/http/index.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
-
-const Day = z.object({
-  date: z.string().describe('YYYY-MM-DD in the organization’s time zone.'),
-  from: z.number().int(),
-  to: z.number().int(),
-  created: z.number().int(),
-  completed: z.number().int(),
-  expired: z.number().int(),
-  amounts: z.record(z.string(), z.number().int()).describe('Completed sales, minor units by currency.'),
-});
-
-const Answer = z.object({
-  timezone: z.string(),
-  days: z.array(Day),
-  totals: Day.omit({ date: true }),
-  open_sessions: z.number().int().describe('Sessions open now (not expired, not completed).'),
-});
+import { SalesStats } from './reportingSchemas.ts';
 
 /** The dashboard's Home: sales per day in the organization's time zone, from the sales_stats read model. */
 export const salesStatsRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
@@ -40,7 +24,7 @@ export const salesStatsRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
           days: decimalInteger(1, 90).optional().default(30),
           mode: z.enum(['test', 'live']).optional().describe('Only test or only live sessions; both when absent.'),
         }),
-        response: { 200: Answer, ...manageErrors },
+        response: { 200: SalesStats, ...manageErrors },
       },
     },
     async (request) => {
