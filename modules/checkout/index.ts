@@ -4,3 +4,5 @@ export { invoiceDecider, type InvoiceEvent, type InvoiceState, invoiceStream } f
 export { RedirectOrigins } from './offerImport.ts';
 export { completePaidInvoiceSession, startSession } from './sessionCommands.ts';
 export { presentSessionResource, type SessionResource, SessionResourceSchema } from './resources.ts';
+export { checkoutProjection, OFFERS, type OfferDoc } from './checkoutProjection.ts';
+export { type CheckoutEvent, evolveSessionView, type SessionView, viewAt } from './domain/sessionView.ts';
