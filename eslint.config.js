@@ -20,7 +20,7 @@ const layerZones = [
   // The event store and the read store are siblings: neither reaches into the other.
   { target: 'platform/eventStore', from: platformExcept('platform/eventStore', 'platform/sqlite', 'platform/lib', 'platform/domain') },
   { target: 'platform/readStore', from: platformExcept('platform/readStore', 'platform/sqlite', 'platform/lib', 'platform/domain') },
-  // The guarded outbound client builds on nothing else of platform/.
+  // The SSRF guard's address classifier builds on nothing else of platform/.
   { target: 'platform/outbound', from: platformExcept('platform/outbound') },
   // Modules build on platform/ and each other.
   { target: 'modules', from: except('modules', 'platform') },
