@@ -5,11 +5,11 @@
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
-// Every top-level folder of server code. platform/ holds what every feature builds on; the
-// layer folders below it (domain, commands, projections, api) keep what is not a module yet.
-const SERVER = ['platform', 'modules', 'domain', 'commands', 'projections', 'api', 'automation', 'webhooks', 'app', 'cli', 'bin', 'sdk'];
+// Every top-level folder of server code. platform/ holds what every feature builds on, and
+// modules/ the features.
+const SERVER = ['platform', 'modules', 'app', 'cli', 'bin', 'sdk'];
 const except = (...allowed) => SERVER.filter((layer) => !allowed.includes(layer));
-const PLATFORM = ['platform/domain', 'platform/lib', 'platform/sqlite', 'platform/eventStore', 'platform/readStore', 'platform/es', 'platform/import', 'platform/http', 'platform/runtime'];
+const PLATFORM = ['platform/domain', 'platform/lib', 'platform/sqlite', 'platform/eventStore', 'platform/readStore', 'platform/es', 'platform/import', 'platform/http', 'platform/runtime', 'platform/outbound'];
 const platformExcept = (...allowed) => PLATFORM.filter((part) => !allowed.includes(part));
 const layerZones = [
   // platform/ builds on nothing above it: no feature, no composition root.
@@ -20,18 +20,10 @@ const layerZones = [
   // The event store and the read store are siblings: neither reaches into the other.
   { target: 'platform/eventStore', from: platformExcept('platform/eventStore', 'platform/sqlite', 'platform/lib', 'platform/domain') },
   { target: 'platform/readStore', from: platformExcept('platform/readStore', 'platform/sqlite', 'platform/lib', 'platform/domain') },
-  // Write code decides on streams, not read models, so it does not reach the read store either.
-  { target: 'commands', from: [...except('commands', 'platform', 'modules', 'domain'), 'platform/readStore'] },
-  { target: 'projections', from: except('projections', 'platform', 'modules', 'domain') },
-  { target: 'api', from: except('api', 'platform', 'modules', 'commands', 'projections', 'domain', 'sdk') },
-  { target: 'automation', from: except('automation', 'platform', 'modules', 'commands', 'projections', 'domain') },
-  { target: 'webhooks', from: except('webhooks', 'platform', 'modules', 'api', 'automation', 'commands', 'projections', 'domain') },
-  // Modules build on platform/ and each other; automation's and webhooks' layer folders sit above.
-  { target: 'modules', from: except('modules', 'platform', 'commands', 'domain') },
-  // Two pieces of event webhooks serve modules too, until webhooks is a module: the secret box
-  // payments seals Stripe keys with, and the endpoint whose disabling receipts tells owners of.
-  { target: 'modules', from: ['commands'], except: ['./webhooks/secretBox.ts'] },
-  { target: 'modules', from: ['domain'], except: ['./webhooks/webhookEndpoint.ts'] },
+  // The SSRF guard's address classifier builds on nothing else of platform/.
+  { target: 'platform/outbound', from: platformExcept('platform/outbound') },
+  // Modules build on platform/ and each other.
+  { target: 'modules', from: except('modules', 'platform') },
   { target: 'app', from: ['cli', 'bin', 'sdk'] },
   { target: 'cli', from: ['bin', 'sdk'] },
   // The browser SDK ships alone: it imports no server code.
@@ -43,7 +35,7 @@ const layerZones = [
 
 // A module reaches another only through that module's index.ts (its domain/ files excepted:
 // pure code, which the domain/ folders of other modules import directly).
-const MODULES = ['identity', 'catalog', 'checkout', 'promos', 'oauth', 'payments', 'receipts', 'reporting'];
+const MODULES = ['identity', 'catalog', 'checkout', 'promos', 'automation', 'webhooks', 'oauth', 'payments', 'receipts', 'reporting'];
 const moduleZones = MODULES.flatMap((target) =>
   MODULES.filter((other) => other !== target).map((other) => ({
     target: `./modules/${target}`,
@@ -74,7 +66,7 @@ const writeSideZone = {
   message: 'Write code decides on streams; it reads no read model.',
 };
 // Nothing but bin/, cli/ and tests imports the composition root.
-const appZone = { target: ['./platform', './modules', './domain', './commands', './projections', './api', './automation', './webhooks', './sdk'], from: './app', message: 'app/ is the composition root: only bin/, cli/ and tests import it.' };
+const appZone = { target: ['./platform', './modules', './sdk'], from: './app', message: 'app/ is the composition root: only bin/, cli/ and tests import it.' };
 
 // The dashboard takes types from a module's index.ts only, with `import type` (erased before
 // esbuild bundles, so no server code reaches the browser; `import { type X }` would keep the
@@ -142,7 +134,6 @@ export default tseslint.config(
   { files: BOUNDARY_EXCEPTIONS, rules: { 'import-x/no-restricted-paths': 'off' } },
   ...pureDomain(['platform/domain/**'], '^(?!\\./)'),
   ...pureDomain(['modules/*/domain/**'], '^(?!\\./|\\.\\./\\.\\./\\w+/domain/|\\.\\./\\.\\./\\.\\./platform/domain/)'),
-  ...pureDomain(['domain/**'], '^(?!\\./|\\.\\./\\w+/|\\.\\./\\.\\./platform/domain/|\\.\\./\\.\\./modules/\\w+/domain/)'),
 );
 
 /** One no-restricted-paths zone per forbidden folder (an `except` must lie inside its `from`). */

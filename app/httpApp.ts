@@ -20,12 +20,12 @@ import { securityHeadersPlugin } from '../platform/http/plugins/securityHeaders.
 import { quietConnectionsOnClose } from '../platform/http/quietConnectionsOnClose.ts';
 import { redactApiKeys, redactSecretPath, secretPathStart } from '../platform/http/redactUrl.ts';
 import { requestIdFor, setCommonHeaders } from '../platform/http/responseHeaders.ts';
-import { openApiOperationsOnly } from '../api/routes/automation/anyHttpMethod.ts';
+import { openApiOperationsOnly } from '../modules/automation/http/anyHttpMethod.ts';
 import { docsRoutes } from './docsRoutes.ts';
 import { dashboardRoutes } from '../platform/http/dashboard/dashboardRoutes.ts';
 import { manageRoutes } from './manageRoutes.ts';
 import { modules } from './modules.ts';
-import { openApiWebhooks } from '../api/routes/webhooks/webhookSchemas.ts';
+import { openApiWebhooks } from '../modules/webhooks/http/webhookSchemas.ts';
 
 export type AppOptions = {
   /** A pino logger config, or false (tests). Secrets are redacted either way. */

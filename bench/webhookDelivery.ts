@@ -43,13 +43,13 @@ import { publishOffer, upsertOffer } from '../modules/checkout/offerCommands.ts'
 import type { CommandContext } from '../platform/es/handleCommand.ts';
 import { createOrganization } from '../modules/identity/identityCommands.ts';
 import { paymentProviderFor } from '../modules/payments/paymentProviders.ts';
-import { secretBox } from '../commands/webhooks/secretBox.ts';
-import { createWebhookEndpoint } from '../commands/webhooks/webhookEndpointCommands.ts';
+import { secretBox } from '../platform/lib/secretBox.ts';
+import { createWebhookEndpoint } from '../modules/webhooks/webhookEndpointCommands.ts';
 import { findOfferByRef } from '../modules/checkout/checkoutQueries.ts';
-import { webhookJob } from '../webhooks/webhookJob.ts';
+import { webhookJob } from '../modules/webhooks/jobs/webhookJob.ts';
 import { median } from './processes.ts';
 
-/** The job's calls at once to one endpoint (PER_ENDPOINT in webhooks/webhookJob.ts): the bench has one. */
+/** The job's calls at once to one endpoint (PER_ENDPOINT in modules/webhooks/jobs/webhookJob.ts): the bench has one. */
 const CONCURRENCY = 16;
 const REFERENCE_POSTS = 10_000;
 /** The path of the receiver that never answers (`--hanging-every`). */

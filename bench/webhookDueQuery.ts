@@ -14,12 +14,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { WEBHOOK_DELIVERIES, webhookProjection, type DeliveryDoc } from '../projections/webhooks/webhookProjection.ts';
+import { WEBHOOK_DELIVERIES, webhookProjection, type DeliveryDoc } from '../modules/webhooks/webhookProjection.ts';
 import type { WriteOp } from '../platform/readStore/readStore.ts';
 import { compose } from '../app/compose.ts';
 import { loadConfig } from '../platform/runtime/config.ts';
 import { ensureIndexes } from '../platform/es/projectionRunner.ts';
-import { dueDeliveries } from '../webhooks/webhookDispatch.ts';
+import { dueDeliveries } from '../modules/webhooks/jobs/webhookDispatch.ts';
 import { median } from './processes.ts';
 
 const PAGE = 1000;

@@ -1,4 +1,4 @@
-import { replaceTrigger, setSequenceStatus } from '../../commands/automation/automationCommands.ts';
+import { replaceTrigger, setSequenceStatus } from '../../modules/automation/automationCommands.ts';
 import { currentTier, promoState } from '../../modules/promos/domain/pricing.ts';
 import {
   SEQUENCES,
@@ -7,7 +7,7 @@ import {
   type SequenceDoc,
   type TriggerDoc,
   type WorkflowDoc,
-} from '../../projections/automation/automationProjection.ts';
+} from '../../modules/automation/automationProjection.ts';
 import { PROMOS, type PromoDoc } from '../../modules/promos/promoProjection.ts';
 import type { Services } from '../../platform/runtime/services.ts';
 import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';

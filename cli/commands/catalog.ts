@@ -1,4 +1,4 @@
-import { sendWebhookSecretBox } from '../../commands/automation/sendWebhookSecrets.ts';
+import { sendWebhookSecretBox } from '../../modules/automation/sendWebhookSecrets.ts';
 import { readFileSync } from 'node:fs';
 import { archiveProduct, publishProduct } from '../../modules/catalog/productCommands.ts';
 import { decodeRouteKey } from '../../platform/lib/routeKeys.ts';

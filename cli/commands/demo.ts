@@ -1,4 +1,4 @@
-import { sendWebhookSecretBox } from '../../commands/automation/sendWebhookSecrets.ts';
+import { sendWebhookSecretBox } from '../../modules/automation/sendWebhookSecrets.ts';
 import {
   createApiKey,
   createOrganization,
@@ -11,7 +11,7 @@ import type { CliCommand, CliContext } from '../command.ts';
 import { demoCatalog } from './demoCatalog.ts';
 import { demoAutomation, DEMO_PROMO_SLUG } from './demoAutomation.ts';
 import { catchUrl, serviceUrl } from './automation.ts';
-import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
+import type { SequenceImportResult } from '../../modules/automation/automationImport.ts';
 import { demoOffers } from './demoOffer.ts';
 import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
 import type { OfferImportResult } from '../../modules/checkout/offerImport.ts';

@@ -1,5 +1,5 @@
 import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
-import { WORKFLOWS, type WorkflowDoc } from '../../projections/automation/automationProjection.ts';
+import { WORKFLOWS, type WorkflowDoc } from '../../modules/automation/automationProjection.ts';
 import { CATALOG_PRODUCTS, type ProductDoc } from '../../modules/catalog/catalogProjection.ts';
 import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from '../../modules/checkout/checkoutProjection.ts';
 import { API_KEYS, ORGANIZATIONS, USERS, type ApiKeyDoc, type OrganizationDoc, type UserDoc } from '../../modules/identity/identityProjection.ts';

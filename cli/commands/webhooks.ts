@@ -1,4 +1,4 @@
-import { secretBox } from '../../commands/webhooks/secretBox.ts';
+import { secretBox } from '../../platform/lib/secretBox.ts';
 import {
   createWebhookEndpoint,
   DEFAULT_ROTATION_OVERLAP_SECONDS,
@@ -7,9 +7,9 @@ import {
   rotateWebhookSecret,
   updateWebhookEndpoint,
   type EndpointSummary,
-} from '../../commands/webhooks/webhookEndpointCommands.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.ts';
-import { attemptsByDelivery } from '../../projections/webhooks/attemptsByDelivery.ts';
+} from '../../modules/webhooks/webhookEndpointCommands.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../modules/webhooks/domain/eventTypes.ts';
+import { attemptsByDelivery } from '../../modules/webhooks/attemptsByDelivery.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
 import {
   WEBHOOK_DELIVERIES,
@@ -17,7 +17,7 @@ import {
   type AttemptDoc,
   type DeliveryDoc,
   type EndpointDoc,
-} from '../../projections/webhooks/webhookProjection.ts';
+} from '../../modules/webhooks/webhookProjection.ts';
 import { CliUsageError, requireOption, type CliCommand, type CliOptions } from '../command.ts';
 
 /** `--events a,b`; `all` stands for every type there is now. */

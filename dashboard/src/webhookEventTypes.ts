@@ -1,7 +1,7 @@
 /**
  * The event types an endpoint subscribes to, with a few words each. The dashboard may not import
  * server code (eslint boundaries), so the list is repeated here; a unit test keeps it equal to
- * domain/webhooks/eventTypes.ts.
+ * modules/webhooks/domain/eventTypes.ts.
  */
 export const WEBHOOK_EVENTS: { type: string; description: string }[] = [
   { type: 'checkout.session.completed', description: 'a session is paid' },

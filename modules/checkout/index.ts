@@ -4,8 +4,9 @@ export { invoiceDecider, type InvoiceEvent, type InvoiceState, invoiceStream } f
 export { RedirectOrigins } from './offerImport.ts';
 export { completePaidInvoiceSession, startSession } from './sessionCommands.ts';
 export { presentSessionResource, type SessionResource, SessionResourceSchema } from './resources.ts';
+export { checkoutProjection, OFFERS, type OfferDoc } from './checkoutProjection.ts';
+export { type CheckoutEvent, evolveSessionView, type SessionView, viewAt } from './domain/sessionView.ts';
 // Answers of the management routes, whose types the dashboard imports (type-only).
 export { ManagedSessionSchema } from './http/checkoutSchemas.ts';
 export type { HistoryEntry } from './sessionHistory.ts';
 export type { ManagedOffer } from './http/offerRoutes.ts';
-export type { SessionView } from './domain/sessionView.ts';

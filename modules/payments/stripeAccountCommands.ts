@@ -5,7 +5,7 @@ import { DomainError, invalid, notFound } from '../../platform/domain/index.ts';
 import type { EventStore } from '../../platform/eventStore/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { organizationExists } from '../identity/index.ts';
-import { secretBox, type SecretBox } from '../../commands/webhooks/secretBox.ts';
+import { secretBox, type SecretBox } from '../../platform/lib/index.ts';
 import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';
 
 /** Its own HKDF purpose: a sealed Stripe key cannot be opened as anything else, nor the reverse. */

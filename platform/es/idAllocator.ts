@@ -9,7 +9,7 @@ type Counter = { known: number | null; waiting: Waiter[]; running: boolean };
  * numbers) through the event store itself: each id is one event on a counter stream, appended
  * with the expected revision, so several processes on one store never hand out the same id.
  * The id is the event's revision + 1 (ids start at 1). Workflow ids, one per webhook, are
- * reserved in blocks instead (commands/automation/workflowIds.ts).
+ * reserved in blocks instead (modules/automation/workflowIds.ts).
  *
  * Callers of one process are served together: whoever is waiting when an append starts gets one
  * event each in that single append. A burst of N concurrent callers then costs one append, not N

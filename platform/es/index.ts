@@ -3,3 +3,4 @@ export { type CommandContext, handleCommand, toNewEvent } from './handleCommand.
 export { allocatedStream, allocateId } from './idAllocator.ts';
 export { type Projection, type ProjectionTx } from './projection.ts';
 export { type Logger } from './projectionRunner.ts';
+export { timeOrderedUuid } from './timeOrderedUuid.ts';

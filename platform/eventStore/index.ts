@@ -1,1 +1,1 @@
-export { type Actor, type EventMetadata, type EventStore, type RecordedEvent, WrongExpectedRevisionError } from './eventStore.ts';
+export { type Actor, type EventMetadata, type EventStore, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from './eventStore.ts';

@@ -1,6 +1,7 @@
 export { baseUrl, commandContext } from './context.ts';
-export { HttpError, notFound, unauthenticated, unauthorized } from './errors.ts';
+export { HttpError, notFound, unauthenticated, unauthorized, validationBody } from './errors.ts';
 export { escapeHtml, jsonForScript } from './html.ts';
+export { exceedsJsonDepth, jsonTooDeep } from './jsonDepth.ts';
 export { manageContext } from './manage/manageContext.ts';
 export { pageOf, PageQuery } from './manage/managePaging.ts';
 export { AuthenticationResponse, Email, Id, manageErrors, manageRoute, Password, RegistrationResponse, Role, SessionAnswer } from './manage/manageSchemas.ts';

@@ -1,2 +1,3 @@
 export { applyEach, filePath, ImportValidationError } from './importIssues.ts';
 export { type ImportContext, type ImportIssue, importSection, type ImportSection } from './importSection.ts';
+export { runImport } from './importFile.ts';

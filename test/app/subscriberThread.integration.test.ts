@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { allProjections } from '../../app/allProjections.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';
 import { caughtUp, seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';

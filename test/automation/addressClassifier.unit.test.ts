@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyAddress } from '../../automation/addressClassifier.ts';
+import { classifyAddress } from '../../platform/outbound/addressClassifier.ts';
 
 describe('outbound address classifier (SSRF guard)', () => {
   it.each([

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isSigningSecret, type Action } from '../../domain/automation/actions.ts';
-import { sequenceDecider, type SequenceEvent } from '../../domain/automation/sequence.ts';
-import { triggerDecider, type TriggerEvent } from '../../domain/automation/trigger.ts';
-import { receptionsIn, webhookReceptionDecider, type ReceivedWebhook, type WebhookReceptionEvent } from '../../domain/automation/webhookReception.ts';
-import { nextStep, workflowDecider, type WorkflowEvent } from '../../domain/automation/workflow.ts';
+import { isSigningSecret, type Action } from '../../modules/automation/domain/actions.ts';
+import { sequenceDecider, type SequenceEvent } from '../../modules/automation/domain/sequence.ts';
+import { triggerDecider, type TriggerEvent } from '../../modules/automation/domain/trigger.ts';
+import { receptionsIn, webhookReceptionDecider, type ReceivedWebhook, type WebhookReceptionEvent } from '../../modules/automation/domain/webhookReception.ts';
+import { nextStep, workflowDecider, type WorkflowEvent } from '../../modules/automation/domain/workflow.ts';
 import { fold } from '../../platform/domain/decider.ts';
 import { deciderSpec } from '../../platform/domain/specification.ts';
 

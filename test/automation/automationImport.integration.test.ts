@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
-import { sendWebhookSecretBox } from '../../commands/automation/sendWebhookSecrets.ts';
+import type { SequenceImportResult } from '../../modules/automation/automationImport.ts';
+import { sendWebhookSecretBox } from '../../modules/automation/sendWebhookSecrets.ts';
 import { ImportValidationError, runImport } from '../../app/import/importFile.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
-import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
-import { KEY_CLAIMS_BACKFILLED_STREAM } from '../../commands/automation/automationKeys.ts';
+import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
+import type { SequenceImportResult } from '../../modules/automation/automationImport.ts';
+import { KEY_CLAIMS_BACKFILLED_STREAM } from '../../modules/automation/automationKeys.ts';
 import { runImport } from '../../app/import/importFile.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

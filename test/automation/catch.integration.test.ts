@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../commands/automation/automationCommands.ts';
+import { replaceTrigger, setSequenceStatus, setTriggerEnabled } from '../../modules/automation/automationCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { automationFixture, TEST_ENV } from './fixtures.ts';
-import { automationProjection, SAMPLES, SAMPLES_KEPT } from '../../projections/automation/automationProjection.ts';
+import { automationProjection, SAMPLES, SAMPLES_KEPT } from '../../modules/automation/automationProjection.ts';
 import { rebuildProjection } from '../../platform/es/projectionRunner.ts';
-import { AUTOMATION_CHECKPOINT } from '../../automation/workflowRunner.ts';
+import { AUTOMATION_CHECKPOINT } from '../../modules/automation/jobs/workflowRunner.ts';
 import { eventually } from '../helpers/receiver.ts';
-import { webhookReceptionStream } from '../../domain/automation/webhookReception.ts';
+import { webhookReceptionStream } from '../../modules/automation/domain/webhookReception.ts';
 
 const STARTED = { success: true, message: 'Workflow started' };
 const SKIPPED = { success: true, message: 'Webhook received but trigger was skipped', workflow_id: null };

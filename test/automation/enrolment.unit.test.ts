@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_EMAIL_TEMPLATE, DEFAULT_REFERENCE_TEMPLATE, type EnrolInPromoAction } from '../../domain/automation/actions.ts';
-import { enrolmentFrom } from '../../domain/automation/enrolment.ts';
+import { DEFAULT_EMAIL_TEMPLATE, DEFAULT_REFERENCE_TEMPLATE, type EnrolInPromoAction } from '../../modules/automation/domain/actions.ts';
+import { enrolmentFrom } from '../../modules/automation/domain/enrolment.ts';
 import { isEmail } from '../../modules/promos/domain/promo.ts';
 
 describe('enrol-in-promo fields taken from the webhook payload', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROMO_PARTICIPANTS } from '../../modules/promos/promoProjection.ts';
-import { WORKFLOWS, type WorkflowDoc } from '../../projections/automation/automationProjection.ts';
-import { EVENT_TRIGGER_CHECKPOINT, eventReceptionStream, startEventTriggers } from '../../webhooks/eventTriggerJob.ts';
+import { WORKFLOWS, type WorkflowDoc } from '../../modules/automation/automationProjection.ts';
+import { EVENT_TRIGGER_CHECKPOINT, eventReceptionStream, startEventTriggers } from '../../modules/webhooks/jobs/eventTriggerJob.ts';
 import { GOOD_CARD, json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { startReceiver } from '../helpers/receiver.ts';

@@ -1,5 +1,5 @@
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
-import type { Action } from '../../domain/automation/actions.ts';
+import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
+import type { Action } from '../../modules/automation/domain/actions.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 
 export const TEST_ENV = {

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sequenceStream } from '../../domain/automation/sequence.ts';
+import { sequenceStream } from '../../modules/automation/domain/sequence.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { eventually, startReceiver, type ReceivedCall } from '../helpers/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

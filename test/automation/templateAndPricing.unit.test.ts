@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { prepareRequest } from '../../automation/sendWebhook.ts';
-import { jsonProblem, jsonTemplateProblem, renderJsonTemplate, renderTextTemplate } from '../../domain/automation/template.ts';
+import { prepareRequest } from '../../modules/automation/sendWebhook.ts';
+import { jsonProblem, jsonTemplateProblem, renderJsonTemplate, renderTextTemplate } from '../../modules/automation/domain/template.ts';
 import { currentTier, discountedAmount, priceUnderPromo, promoPricesOffer, promoState, tierEndsAt, type PromoFacts } from '../../modules/promos/domain/pricing.ts';
 import { promoDecider, type PromoEvent } from '../../modules/promos/domain/promo.ts';
 import { deciderSpec } from '../../platform/domain/specification.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPromo } from '../../modules/promos/promoCommands.ts';
-import { sequenceStream } from '../../domain/automation/sequence.ts';
+import { sequenceStream } from '../../modules/automation/domain/sequence.ts';
 import { eventually, startReceiver } from '../helpers/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { automationFixture, TEST_ENV, webhookAction } from './fixtures.ts';
@@ -312,7 +312,7 @@ describe('SSRF guard without an allow list', () => {
   });
 
   it('refuses a sequence whose webhook URL is not http or https', async () => {
-    const { createSequence } = await import('../../commands/automation/automationCommands.ts');
+    const { createSequence } = await import('../../modules/automation/automationCommands.ts');
     for (const url of ['ftp://example.com/', 'file:///etc/passwd', 'not a url', 'http://user:pw@example.com/']) {
       await expect(createSequence(server.cliContext(me.organizationId), { organizationId: me.organizationId, name: 'x', actions: [webhookAction(url)] })).rejects.toMatchObject({
         code: 'invalid_url',

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { nextWorkflowId } from '../../commands/automation/workflowIds.ts';
+import { nextWorkflowId } from '../../modules/automation/workflowIds.ts';
 import type { EventMetadata } from '../../platform/eventStore/eventStore.ts';
 import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import { newEvent } from '../contracts/eventStoreContract.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextStep, workflowDecider } from '../../domain/automation/workflow.ts';
+import { nextStep, workflowDecider } from '../../modules/automation/domain/workflow.ts';
 import { fold } from '../../platform/domain/decider.ts';
 import { deciderSpec } from '../../platform/domain/specification.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../modules/webhooks/domain/eventTypes.ts';
 import { WEBHOOK_EVENTS } from '../../dashboard/src/webhookEventTypes.ts';
 
 describe("the dashboard's webhook event types", () => {

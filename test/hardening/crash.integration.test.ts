@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
 import type { RecordedEvent } from '../../platform/eventStore/eventStore.ts';
 import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../platform/http/jsonDepth.ts';
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { seedOrganization } from '../helpers/seed.ts';
 import { enumerateRoutes, fillPath, type RouteInfo } from '../helpers/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { request } from 'undici';
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { join } from 'node:path';
 import { createOrganization } from '../../modules/identity/identityCommands.ts';
 import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';

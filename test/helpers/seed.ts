@@ -1,8 +1,8 @@
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
 import { runImport } from '../../app/import/importFile.ts';
-import { secretBox } from '../../commands/webhooks/secretBox.ts';
-import { createWebhookEndpoint } from '../../commands/webhooks/webhookEndpointCommands.ts';
+import { secretBox } from '../../platform/lib/secretBox.ts';
+import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import type { TestServer } from './testServer.ts';
 

@@ -6,7 +6,7 @@ import { compose } from '../../app/compose.ts';
 import { loadConfig } from '../../platform/runtime/config.ts';
 import type { Services } from '../../platform/runtime/services.ts';
 import type { CommandContext } from '../../platform/es/handleCommand.ts';
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
 import { createApiKey, createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
 import { allProjections } from '../../app/allProjections.ts';

@@ -2,14 +2,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendOneByOne } from '../../platform/eventStore/appendOneByOne.ts';
-import type { SequenceImportResult } from '../../commands/automation/automationImport.ts';
+import type { SequenceImportResult } from '../../modules/automation/automationImport.ts';
 import { archiveProduct, type ProductWriteResult } from '../../modules/catalog/productCommands.ts';
 import { archiveOffer, loadOffer } from '../../modules/checkout/offerCommands.ts';
 import type { OfferImportResult } from '../../modules/checkout/offerImport.ts';
 import type { EventStore } from '../../platform/eventStore/eventStore.ts';
 import { ImportValidationError, runImport, type ImportResult } from '../../app/import/importFile.ts';
 import { productStream } from '../../modules/catalog/domain/product.ts';
-import { SEQUENCES, TRIGGERS, type SequenceDoc, type TriggerDoc } from '../../projections/automation/automationProjection.ts';
+import { SEQUENCES, TRIGGERS, type SequenceDoc, type TriggerDoc } from '../../modules/automation/automationProjection.ts';
 import { runCli } from '../helpers/serverProcess.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

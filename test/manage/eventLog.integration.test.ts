@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSequence } from '../../commands/automation/automationCommands.ts';
+import { createSequence } from '../../modules/automation/automationCommands.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { secretBox } from '../../commands/webhooks/secretBox.ts';
+import { secretBox } from '../../platform/lib/secretBox.ts';
 import { stripeSecretBox } from '../../modules/payments/stripeAccountCommands.ts';
 import { invoiceDecider, type InvoiceEvent, type InvoiceState } from '../../modules/checkout/domain/invoice.ts';
 import { describeSecretKey, stripeAccountDecider } from '../../modules/payments/domain/stripeAccount.ts';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../modules/identity/identityCommands.ts';
-import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../../projections/webhooks/webhookProjection.ts';
+import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../../modules/webhooks/webhookProjection.ts';
 import { NOTICES, type NoticeDoc } from '../../modules/receipts/receiptProjection.ts';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';

@@ -2,15 +2,15 @@ import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { archiveProduct, type ProductWriteResult } from '../../modules/catalog/productCommands.ts';
 import { runImport } from '../../app/import/importFile.ts';
-import { WEBHOOK_DELIVERIES, type DeliveryDoc } from '../../projections/webhooks/webhookProjection.ts';
+import { WEBHOOK_DELIVERIES, type DeliveryDoc } from '../../modules/webhooks/webhookProjection.ts';
 import { families, product } from '../catalog/catalogFixtures.ts';
 import type { ReceivedCall } from '../helpers/receiver.ts';
 import { manualClock } from '../helpers/testServer.ts';
 import { answer } from './webhookFixtures.ts';
-import type { WebhookEventType } from '../../domain/webhooks/eventTypes.ts';
+import type { WebhookEventType } from '../../modules/webhooks/domain/eventTypes.ts';
 import { closedAfterEach, type openWebhookShop } from './webhookShop.ts';
 
-/** One endpoint's calls at once (webhooks/webhookJob.ts). */
+/** One endpoint's calls at once (modules/webhooks/jobs/webhookJob.ts). */
 const PER_ENDPOINT = 16;
 
 /**

@@ -4,7 +4,7 @@ import { startReceiver } from '../helpers/receiver.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { answer, subscribe, verified, WEBHOOK_ENV } from './webhookFixtures.ts';
 
-/** One endpoint's calls at once, and the job's in all (webhooks/webhookJob.ts). */
+/** One endpoint's calls at once, and the job's in all (modules/webhooks/jobs/webhookJob.ts). */
 const PER_ENDPOINT = 16;
 
 describe('an endpoint that hangs', () => {

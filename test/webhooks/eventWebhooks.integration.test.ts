@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resendWebhookDelivery, rotateWebhookSecret, updateWebhookEndpoint } from '../../commands/webhooks/webhookEndpointCommands.ts';
-import { secretBox } from '../../commands/webhooks/secretBox.ts';
+import { resendWebhookDelivery, rotateWebhookSecret, updateWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
+import { secretBox } from '../../platform/lib/secretBox.ts';
 import { GOOD_CARD, json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';

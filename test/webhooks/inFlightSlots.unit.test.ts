@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InFlight } from '../../webhooks/inFlight.ts';
+import { InFlight } from '../../modules/webhooks/jobs/inFlight.ts';
 
 /** A call that ends when the test says so. */
 function call() {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/eventTypes.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../modules/webhooks/domain/eventTypes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

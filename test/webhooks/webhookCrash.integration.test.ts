@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { secretBox } from '../../commands/webhooks/secretBox.ts';
-import { createWebhookEndpoint } from '../../commands/webhooks/webhookEndpointCommands.ts';
+import { secretBox } from '../../platform/lib/secretBox.ts';
+import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
 import { answerOkAfter, startReceiver } from '../helpers/receiver.ts';
 import { seedIdentity, seedOfferAndCatchUrl, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
 import { GOOD_CARD } from '../checkout/checkoutFixtures.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { secretBox } from '../../commands/webhooks/secretBox.ts';
+import { secretBox } from '../../platform/lib/secretBox.ts';
 import { asArray, fold } from '../../platform/domain/decider.ts';
 import {
   MAX_ATTEMPTS,
@@ -8,8 +8,8 @@ import {
   type SentDelivery,
   type WebhookDeliveryEvent,
   type WebhookDeliveryState,
-} from '../../domain/webhooks/webhookDelivery.ts';
-import { signingSecrets, webhookEndpointDecider, type WebhookEndpointEvent } from '../../domain/webhooks/webhookEndpoint.ts';
+} from '../../modules/webhooks/domain/webhookDelivery.ts';
+import { signingSecrets, webhookEndpointDecider, type WebhookEndpointEvent } from '../../modules/webhooks/domain/webhookEndpoint.ts';
 
 const failure: AttemptOutcome = { success: false, status_code: 503, error: null, retryable: true, duration_ms: 12, response_excerpt: '' };
 const created: WebhookDeliveryEvent = {

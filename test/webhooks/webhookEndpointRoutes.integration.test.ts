@@ -3,7 +3,7 @@ import { makeOffer } from '../checkout/checkoutFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { runCli } from '../helpers/serverProcess.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { deliveryId, type SentDelivery } from '../../domain/webhooks/webhookDelivery.ts';
+import { deliveryId, type SentDelivery } from '../../modules/webhooks/domain/webhookDelivery.ts';
 import { verified, WEBHOOK_ENV } from './webhookFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

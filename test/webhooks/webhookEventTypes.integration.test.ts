@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSequence, createTrigger } from '../../commands/automation/automationCommands.ts';
+import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { createPromo, enrolParticipant } from '../../modules/promos/promoCommands.ts';
 import { json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { SOURCE_STREAM_PREFIXES } from '../../domain/webhooks/eventTypes.ts';
-import { secretBox } from '../../commands/webhooks/secretBox.ts';
-import { createWebhookEndpoint } from '../../commands/webhooks/webhookEndpointCommands.ts';
-import { WEBHOOK_FANOUT_CHECKPOINT } from '../../webhooks/webhookJob.ts';
-import { WEBHOOK_ATTEMPTS, WEBHOOK_DELIVERIES, type AttemptDoc, type DeliveryDoc } from '../../projections/webhooks/webhookProjection.ts';
+import { SOURCE_STREAM_PREFIXES } from '../../modules/webhooks/domain/eventTypes.ts';
+import { secretBox } from '../../platform/lib/secretBox.ts';
+import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
+import { WEBHOOK_FANOUT_CHECKPOINT } from '../../modules/webhooks/jobs/webhookJob.ts';
+import { WEBHOOK_ATTEMPTS, WEBHOOK_DELIVERIES, type AttemptDoc, type DeliveryDoc } from '../../modules/webhooks/webhookProjection.ts';
 import type { ReceivedCall } from '../helpers/receiver.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveProduct } from '../../modules/catalog/productCommands.ts';
-import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../../projections/webhooks/webhookProjection.ts';
+import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../../modules/webhooks/webhookProjection.ts';
 import { families, importProducts, product, productResults } from '../catalog/catalogFixtures.ts';
 import { makeOffer } from '../checkout/checkoutFixtures.ts';
 import { startReceiver } from '../helpers/receiver.ts';

@@ -60,7 +60,7 @@ export function zonedParts(t: number | null | undefined): [string, string] {
   return [dayIn(t), time];
 }
 
-/** A key the template's placeholders can name (domain/automation/template.ts): letters, digits, _ and -. */
+/** A key the template's placeholders can name (modules/automation/domain/template.ts): letters, digits, _ and -. */
 const TEMPLATE_KEY = /^[A-Za-z0-9_-]+$/;
 
 /**

@@ -8,7 +8,7 @@ export type StripeKeyType = 'secret' | 'restricted';
 /**
  * An organization's connected Stripe account. The event carries no secret, not even sealed: the
  * secret key and the webhook signing secret are kept sealed (AES-256-GCM by the write side,
- * commands/webhooks/secretBox.ts) in a credentials record outside the log, and `credentials_id`
+ * platform/lib/secretBox.ts) in a credentials record outside the log, and `credentials_id`
  * names the record that goes with this connection. Everything a reader may see is the key's type,
  * mode and last four characters.
  *

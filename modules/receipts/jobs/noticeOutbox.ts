@@ -4,7 +4,7 @@ import { organizationDecider, organizationStream, type OrganizationEvent } from 
 import { endpointDisabledText, noticeDecider, noticeStream, type NoticeEvent } from '../domain/notice.ts';
 import { retryDelaySeconds } from '../domain/receipt.ts';
 import { fold } from '../../../platform/domain/index.ts';
-import { webhookEndpointDecider, type WebhookEndpointEvent } from '../../../domain/webhooks/webhookEndpoint.ts';
+import { webhookEndpointDecider, type WebhookEndpointEvent } from '../../webhooks/index.ts';
 import { MEMBERS, type MemberDoc } from '../../identity/index.ts';
 import type { Logger } from '../../../platform/es/index.ts';
 import { NOTICES, type NoticeDoc } from '../receiptProjection.ts';

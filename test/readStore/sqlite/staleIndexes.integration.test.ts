@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { allProjections } from '../../../app/allProjections.ts';
 import { catchUpProjections, startProjections } from '../../../platform/es/projectionRunner.ts';
 import type { Projection } from '../../../platform/es/projection.ts';
-import { WEBHOOK_DELIVERIES } from '../../../projections/webhooks/webhookProjection.ts';
+import { WEBHOOK_DELIVERIES } from '../../../modules/webhooks/webhookProjection.ts';
 import { openTempStores } from '../../helpers/sqliteStores.ts';
 
 const quiet = { error: () => undefined, info: () => undefined };

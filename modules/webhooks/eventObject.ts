@@ -1,0 +1,128 @@
+import { automationProjection, receptionsIn, Workflow, type WorkflowDoc, WORKFLOWS } from '../automation/index.ts';
+import { CATALOG_PRODUCTS, catalogProjection, type ProductDoc, productResource } from '../catalog/index.ts';
+import { type CheckoutEvent, checkoutProjection, checkoutSessionStream, evolveSessionView, invoiceStream, type OfferDoc, OFFERS, presentSessionResource, type SessionView, viewAt } from '../checkout/index.ts';
+import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
+import { encodeRouteKey } from '../../platform/lib/index.ts';
+import type { WebhookEventType } from './domain/eventTypes.ts';
+import { foldDocs } from './jobs/foldDocs.ts';
+
+/** What building an object reads: the log. */
+type Reader = Pick<EventStore, 'readStream' | 'readAll'>;
+
+/** The resource an event is about, as it stood right after that event, and who owns it. */
+export type EventObject = { object: Record<string, unknown>; organizationId: string | null };
+
+const upTo = (events: RecordedEvent[], position: number) => events.filter((e) => e.position <= position);
+const tail = (stream: string) => stream.slice(stream.indexOf('-') + 1);
+
+/** A session folded from its own stream and its invoice's (as the history route does), up to `position`. */
+async function sessionAt(store: Reader, sessionId: string, position: number): Promise<SessionView | null> {
+  const sessionEvents = upTo(await store.readStream(checkoutSessionStream(sessionId)), position);
+  const started = sessionEvents.find((e) => e.type === 'CheckoutSessionStarted');
+  const invoiceEvents = started ? upTo(await store.readStream(invoiceStream((started.data as { invoice_id: string }).invoice_id)), position) : [];
+  let view: SessionView | null = null;
+  for (const e of [...sessionEvents, ...invoiceEvents].sort((a, b) => a.position - b.position)) view = evolveSessionView(view, e as unknown as CheckoutEvent);
+  return view;
+}
+
+/**
+ * Builds `data.object` of the webhook for `event`, or null when the resource cannot be read (it
+ * then goes unannounced rather than half-described). Every object comes from the resource's own
+ * streams folded up to the event, never from a read model.
+ */
+export async function eventObject(store: Reader, type: WebhookEventType, event: RecordedEvent): Promise<EventObject | null> {
+  const at = event.metadata.occurred_at;
+  switch (type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.expired': {
+      const view = await sessionAt(store, tail(event.stream), event.position);
+      return view && { object: presentSessionResource(viewAt(view, at), at), organizationId: view.organization_id };
+    }
+    case 'invoice.paid':
+    case 'invoice.voided':
+    case 'invoice.refunded':
+    case 'invoice.disputed': {
+      const created = (await store.readStream(event.stream)).find((e) => e.type === 'InvoiceCreated');
+      if (!created) return null;
+      const view = await sessionAt(store, (created.data as { session_id: string }).session_id, event.position);
+      if (!view?.invoice) return null;
+      const i = view.invoice;
+      const paid = (await store.readStream(event.stream)).find((e) => e.type === 'InvoicePaid' && e.position <= event.position);
+      return {
+        object: {
+          id: i.id,
+          number: i.number,
+          status: i.status,
+          total: i.total,
+          currency: i.currency,
+          customer: i.customer ? { email: i.customer.email, name: i.customer.name } : null,
+          session_id: view.id,
+          offer: { id: view.offer.id, slug: view.offer.slug, name: view.offer.name },
+          mode: view.mode,
+          payment: paid ? (paid.data as { card: { brand: string; last4: string } }).card : null,
+          ...announced(type, event),
+        },
+        organizationId: view.organization_id,
+      };
+    }
+    case 'promo.participant.enrolled': {
+      const d = event.data as { email: string; reference: string | null; enrolled_at: number; workflow_id: number | null };
+      return {
+        object: { promo: tail(event.stream), email: d.email, reference: d.reference, enrolled_at: d.enrolled_at, workflow_id: d.workflow_id ?? null },
+        organizationId: event.metadata.organization_id,
+      };
+    }
+    case 'product.published':
+    case 'product.archived': {
+      const docs = await foldDocs(catalogProjection, upTo(await store.readStream(event.stream), event.position));
+      const product = docs.get(CATALOG_PRODUCTS)?.get(tail(event.stream)) as ProductDoc | undefined;
+      return product ? { object: productResource(product), organizationId: product.organization_id } : null;
+    }
+    case 'offer.published': {
+      const docs = await foldDocs(checkoutProjection, upTo(await store.readStream(event.stream), event.position));
+      const offer = docs.get(OFFERS)?.get(tail(event.stream)) as OfferDoc | undefined;
+      if (!offer) return null;
+      const { route_key, uuid, slug, name, status, price, currency, plan, created_at, updated_at, published_at, archived_at } = offer;
+      return {
+        object: { id: route_key || encodeRouteKey(offer.number), uuid, slug, name, status, price, currency, plan, created_at, updated_at, published_at, archived_at },
+        organizationId: offer.organization_id,
+      };
+    }
+    case 'workflow.failed': {
+      const { workflow_id: workflowId, reception_stream: receptionStream } = event.data as { workflow_id: number; reception_stream?: string };
+      const start = await workflowStart(store, workflowId, receptionStream);
+      if (!start) return null;
+      const docs = await foldDocs(automationProjection, [start, ...upTo(await store.readStream(event.stream), event.position)]);
+      const doc = docs.get(WORKFLOWS)?.get(String(workflowId)) as WorkflowDoc | undefined;
+      return doc ? { object: Workflow.parse(doc), organizationId: doc.organization_id } : null;
+    }
+  }
+}
+
+/** What a refund or dispute event adds to the invoice it is about. */
+function announced(type: WebhookEventType, event: RecordedEvent): Record<string, unknown> {
+  if (type === 'invoice.refunded') {
+    const d = event.data as { refund_id: string; charge_id: string; amount: number; amount_refunded: number; fully_refunded: boolean };
+    return { refund: { id: d.refund_id, charge_id: d.charge_id, amount: d.amount, amount_refunded: d.amount_refunded, fully_refunded: d.fully_refunded } };
+  }
+  if (type === 'invoice.disputed') {
+    const d = event.data as { dispute_id: string; charge_id: string; amount: number; currency: string; reason: string; status: string };
+    return { dispute: { id: d.dispute_id, charge_id: d.charge_id, amount: d.amount, currency: d.currency, reason: d.reason, status: d.status } };
+  }
+  return {};
+}
+
+/**
+ * The event that started a workflow: its reception, on the stream the failure names; a workflow
+ * recorded before receptions carried their outcome started at WorkflowStarted, whose log
+ * position is its id.
+ */
+async function workflowStart(store: Reader, workflowId: number, receptionStream: string | undefined): Promise<RecordedEvent | undefined> {
+  if (receptionStream) {
+    const events = await store.readStream(receptionStream);
+    const reception = (await receptionsIn(events)).find((r) => r.outcome.status === 'started' && r.outcome.workflow_id === workflowId);
+    return reception && events.find((e) => e.position === reception.position && e.type === 'WebhookReceived');
+  }
+  const [start] = await store.readAll({ after: null, from: workflowId, limit: 1, streamPrefixes: ['automation_webhook-'] });
+  return start && start.position === workflowId && start.type === 'WorkflowStarted' ? start : undefined;
+}

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/eventTypes.ts';
+import { Workflow } from '../../automation/index.ts';
+import { Product } from '../../catalog/index.ts';
+import { SessionResourceSchema } from '../../checkout/index.ts';
+
+/** Shapes of what event webhooks carry: `data.object` per event type, each as its GET route (or the session list) shows it. */
+
+const Customer = z.object({ email: z.string().nullable(), name: z.string().nullable() }).nullable();
+
+export const InvoiceObject = z.object({
+  id: z.string(),
+  number: z.number().int(),
+  status: z.enum(['open', 'paid', 'void']),
+  total: z.number().int().describe('Minor units of `currency`.'),
+  currency: z.string(),
+  customer: Customer,
+  session_id: z.string(),
+  offer: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
+  mode: z.enum(['test', 'live']),
+  payment: z.object({ brand: z.string(), last4: z.string() }).nullable().describe('The card that paid it (brand and last four digits only).'),
+});
+
+export const RefundedInvoiceObject = InvoiceObject.extend({
+  refund: z
+    .object({
+      id: z.string().describe("The provider's refund (Stripe's re_…), or the event's id for a refund Stripe reported without one."),
+      charge_id: z.string(),
+      amount: z.number().int().describe('This refund, minor units.'),
+      amount_refunded: z.number().int().describe('Refunded so far, this one included.'),
+      fully_refunded: z.boolean(),
+    })
+    .describe('The refund this event announces.'),
+});
+
+export const DisputedInvoiceObject = InvoiceObject.extend({
+  dispute: z
+    .object({
+      id: z.string().describe("Stripe's dispute (dp_…)."),
+      charge_id: z.string(),
+      amount: z.number().int(),
+      currency: z.string(),
+      reason: z.string().describe("Stripe's reason: fraudulent, product_not_received, …"),
+      status: z.string().describe("Stripe's status when it was opened: needs_response, warning_needs_response, …"),
+    })
+    .describe('The dispute (chargeback) this event announces; answer it in Stripe.'),
+});
+
+export const OfferObject = z.object({
+  id: z.string().describe('Offer route key.'),
+  uuid: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  status: z.enum(['draft', 'published', 'archived']),
+  price: z.number().int(),
+  currency: z.string(),
+  plan: z.record(z.string(), z.unknown()),
+  created_at: z.number().int(),
+  updated_at: z.number().int(),
+  published_at: z.number().int().nullable(),
+  archived_at: z.number().int().nullable(),
+});
+
+export const ParticipantObject = z.object({
+  promo: z.string().describe('The promo slug.'),
+  email: z.string(),
+  reference: z.string().nullable(),
+  enrolled_at: z.number().int(),
+  workflow_id: z.number().int().nullable().describe('The automation workflow that enrolled the participant, if any.'),
+});
+
+export const OBJECT_SCHEMAS: Record<WebhookEventType, z.ZodType> = {
+  'checkout.session.completed': SessionResourceSchema,
+  'checkout.session.expired': SessionResourceSchema,
+  'invoice.paid': InvoiceObject,
+  'invoice.voided': InvoiceObject,
+  'invoice.refunded': RefundedInvoiceObject,
+  'invoice.disputed': DisputedInvoiceObject,
+  'promo.participant.enrolled': ParticipantObject,
+  'product.published': Product,
+  'product.archived': Product,
+  'offer.published': OfferObject,
+  'workflow.failed': Workflow,
+};
+
+/** The body of every event webhook. */
+export const eventPayloadSchema = (type: WebhookEventType) =>
+  z.object({
+    id: z.string().describe('The event id; also the `webhook-id` header, the same on every retry and resend: deduplicate on it.'),
+    type: z.literal(type),
+    created: z.number().int().describe('Unix seconds: when the event happened.'),
+    organization_id: z.string(),
+    data: z.object({ object: OBJECT_SCHEMAS[type] }),
+  });
+
+/**
+ * The OpenAPI 3.1 `webhooks` section: one POST per event type with its body's JSON schema and the
+ * Standard Webhooks headers.
+ */
+export function openApiWebhooks(): Record<string, unknown> {
+  const headers = {
+    'webhook-id': { required: true, schema: { type: 'string' }, description: 'The event id: stable across retries and resends.' },
+    'webhook-timestamp': { required: true, schema: { type: 'string' }, description: 'Unix seconds of this attempt.' },
+    'webhook-signature': {
+      required: true,
+      schema: { type: 'string' },
+      description: 'Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per signing secret in force (two during a rotation overlap). Verify with a Standard Webhooks library.',
+    },
+  };
+  return Object.fromEntries(
+    WEBHOOK_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          summary: `Event webhook: ${type}`,
+          parameters: Object.entries(headers).map(([name, h]) => ({ name, in: 'header', ...h })),
+          requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(eventPayloadSchema(type), { io: 'output', unrepresentable: 'any' }) } } },
+          responses: { '2XX': { description: 'Received. Anything else (or no answer within 15 s) is retried on the published schedule.' } },
+        },
+      },
+    ]),
+  );
+}

@@ -1,0 +1,73 @@
+import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
+import { guardedAgent } from '../../automation/index.ts';
+import { secretBox } from '../../../platform/lib/index.ts';
+import { SOURCE_STREAM_PREFIXES } from '../domain/eventTypes.ts';
+import { followFromCheckpoint, type Logger } from '../../../platform/es/index.ts';
+import { startDispatcher } from './webhookDispatch.ts';
+import { fanOut } from './webhookFanout.ts';
+
+export const WEBHOOK_FANOUT_CHECKPOINT = 'webhook_fanout';
+// Large batches: each costs a projection wait and a checkpoint commit however many events it
+// holds, so a backlog (a burst of sales, a restart) drains fast.
+const BATCH_EVENTS = 2000;
+/**
+ * Calls at once: PER_ENDPOINT to one endpoint, CONCURRENCY in all. The agent keeps as many
+ * connections to an origin as there are calls in all, so calls never queue for a connection:
+ * an endpoint that hangs holds its own PER_ENDPOINT, and the others, on its origin or elsewhere,
+ * go on.
+ */
+const PER_ENDPOINT = 16;
+const CONCURRENCY = 64;
+
+export type WebhookJobOptions = {
+  /** How often the dispatcher looks for due deliveries (retries, resends) when nothing pokes it. */
+  pollMs?: number;
+  /** Due deliveries the dispatcher reads at a time (1,000). */
+  dueBatch?: number;
+};
+
+/**
+ * Event webhooks: a subscriber of the log (from its checkpoint) that records each announced event's
+ * deliveries, one per subscribed endpoint, pending; and a dispatcher that sends the due ones the
+ * read model shows, when poked by the fan-out and on a timer, and records each attempt. Due times
+ * are recorded, so nothing waits in memory across a restart.
+ */
+export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
+  return {
+    name: 'webhooks',
+    async start(services: Services, logger: Logger) {
+      const controller = new AbortController();
+      const c = services.config;
+      const agent = guardedAgent({ allowHosts: c.WEBHOOK_ALLOW_HOSTS, timeoutMs: c.WEBHOOK_TIMEOUT_MS, connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS, connections: CONCURRENCY });
+      const dispatcher = startDispatcher(
+        services,
+        { box: secretBox(services.secrets.jwt), logger, signal: controller.signal, concurrency: CONCURRENCY, perEndpoint: PER_ENDPOINT, agent, ...(jobOptions.dueBatch !== undefined ? { dueBatch: jobOptions.dueBatch } : {}) },
+        jobOptions.pollMs ?? 1000,
+      );
+      const following = await followFromCheckpoint(services, logger, {
+        checkpoint: WEBHOOK_FANOUT_CHECKPOINT,
+        streamPrefixes: SOURCE_STREAM_PREFIXES,
+        batchSize: BATCH_EVENTS,
+        async handle(events) {
+          const recorded = await fanOut(services, events);
+          if (recorded !== null) dispatcher.poke(recorded);
+        },
+        remedy: `restore the read store that goes with this log, or delete the checkpoint ${WEBHOOK_FANOUT_CHECKPOINT} to announce the log's events again (each delivery is recorded once per endpoint and event)`,
+        failure: 'webhook fan-out failed; retrying from its checkpoint',
+      });
+
+      return {
+        async stop() {
+          controller.abort();
+          // Ends the calls under way (they carry no signal of their own): reported as aborted, not recorded.
+          const closing = agent.destroy().catch(() => undefined);
+          await following.stop();
+          await dispatcher.stop();
+          await closing;
+        },
+      };
+    },
+  };
+}
+
+export const webhooksJob = webhookJob();

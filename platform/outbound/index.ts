@@ -1,0 +1,1 @@
+export { type BlockReason, classifyAddress } from './addressClassifier.ts';
