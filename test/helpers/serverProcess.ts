@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { inject } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -40,8 +41,8 @@ export function cleanEnv(): Record<string, string> {
 export const tempDataDir = (prefix = 'commerce-proc-') => mkdtempSync(join(tmpdir(), prefix));
 
 /**
- * Starts the real server the way `npm start` does (`node bin/commerce.js serve`), on a free port,
- * and resolves once it prints the address it listens on.
+ * Starts the real server the way `npm start` does (the compiled `commerce.js serve`, built once per
+ * run by test/globalSetup.ts), on a free port, and resolves once it prints the address it listens on.
  */
 export async function startServerProcess(options: {
   dataDir: string;
@@ -49,7 +50,7 @@ export async function startServerProcess(options: {
   /** A command that runs the server under its conditions, e.g. `['prlimit', '--fsize=4000000:']`. */
   launcher?: string[];
 }): Promise<ServerProcess> {
-  const [command, ...args] = [...(options.launcher ?? []), process.execPath, 'bin/commerce.js', 'serve'];
+  const [command, ...args] = [...(options.launcher ?? []), process.execPath, inject('cliPath') ?? 'bin/commerce.js', 'serve'];
   const child = spawn(command!, args, {
     cwd: ROOT,
     env: { ...cleanEnv(), DATA_DIR: options.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...options.env },
@@ -93,10 +94,14 @@ export async function startServerProcess(options: {
 
 export type CliRun = { code: number | null; stdout: string; stderr: string };
 
-/** Runs the real `commerce` CLI (`node bin/commerce.js …`) as a child process, as a person would. */
+/**
+ * Runs the real `commerce` CLI as a child process, as a person would: compiled, as it ships (built
+ * once per run by test/globalSetup.ts), else `node bin/commerce.js`.
+ */
 export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliRun> {
+  const cli = inject('cliPath') ?? 'bin/commerce.js';
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/commerce.js', ...args], { cwd: ROOT, env: { ...cleanEnv(), LOG_LEVEL: 'silent', ...env } });
+    const child = spawn(process.execPath, [cli, ...args], { cwd: ROOT, env: { ...cleanEnv(), LOG_LEVEL: 'silent', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
