@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import type { WebhookDeliverySchema, WebhookEndpointSchema } from '../../../modules/webhooks/index.ts';
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, type ApiError } from '../api.ts';
@@ -21,38 +23,9 @@ import { useApi } from '../useApi.ts';
 import { WEBHOOK_EVENTS } from '../webhookEventTypes.ts';
 import { pageOfList } from './pageKit.tsx';
 
-// Hand-kept until event webhooks is a module whose index.ts exports its routes' schemas.
 /** The management routes of docs/event-webhooks.md (owners only; never a secret but once). */
-export type WebhookEndpoint = {
-  id: string;
-  url: string;
-  event_types: string[];
-  enabled: boolean;
-  disabled_reason: 'manual' | 'failing' | null;
-  created_at: number;
-  updated_at: number;
-};
-type Attempt = {
-  attempt: number;
-  manual: boolean;
-  success: boolean;
-  status_code: number;
-  error: string | null;
-  duration_ms: number;
-  response_excerpt: string;
-  attempted_at: number;
-  next_attempt_at: number | null;
-};
-type Delivery = {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  next_attempt_at: number | null;
-  created_at: number;
-  attempt_log: Attempt[];
-};
+export type WebhookEndpoint = z.infer<typeof WebhookEndpointSchema>;
+type Delivery = z.infer<typeof WebhookDeliverySchema>;
 
 const BASE = '/dashboard/developers/webhooks';
 const endpointStatus = (e: WebhookEndpoint) => (e.enabled ? 'enabled' : e.disabled_reason === 'failing' ? 'failed' : 'disabled');
@@ -276,7 +249,7 @@ export function WebhookPage({ params }: PageProps) {
 function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; onChange: () => void }) {
   const path = `/webhook-endpoints/${encodeURIComponent(endpoint.id)}`;
   const [url, setUrl] = useState(endpoint.url);
-  const [types, setTypes] = useState(endpoint.event_types);
+  const [types, setTypes] = useState<string[]>(endpoint.event_types);
   const { busy, error, run } = useAction<'save'>();
   // Enable, disable, delete and rotate: their error shows at the top of the card, not under the form.
   const actions = useAction<'enable' | 'disable' | 'delete' | 'rotate'>();

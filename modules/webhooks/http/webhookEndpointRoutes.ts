@@ -24,42 +24,12 @@ import { commandContext, decimalInteger, ErrorSchema, findOrAwaitStream, manageC
 import { requireOwner } from '../../identity/index.ts';
 import { requireAuth } from '../../oauth/index.ts';
 import { webhookEndpointStream } from '../domain/webhookEndpoint.ts';
+import { Delivery, Endpoint } from './endpointSchemas.ts';
 
 const EventTypes = z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).max(WEBHOOK_EVENT_TYPES.length);
 const Url = z.string().min(1).max(2048).describe('An http or https URL; private addresses are refused when sent to, unless allowed (WEBHOOK_ALLOW_HOSTS).');
 
-const Endpoint = z.object({
-  id: z.string(),
-  url: z.string(),
-  event_types: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
-  enabled: z.boolean(),
-  disabled_reason: z.enum(['manual', 'failing']).nullable().describe('`failing`: disabled by the service after five days of failed deliveries.'),
-  created_at: z.number().int(),
-  updated_at: z.number().int(),
-});
 const WithSecret = Endpoint.extend({ secret: z.string().describe('The signing secret (whsec_…): shown here once, never again.') });
-
-const Attempt = z.object({
-  attempt: z.number().int(),
-  manual: z.boolean(),
-  success: z.boolean(),
-  status_code: z.number().int(),
-  error: z.string().nullable(),
-  duration_ms: z.number().int(),
-  response_excerpt: z.string(),
-  attempted_at: z.number().int(),
-  next_attempt_at: z.number().int().nullable(),
-});
-const Delivery = z.object({
-  id: z.string(),
-  event_id: z.string(),
-  event_type: z.enum(WEBHOOK_EVENT_TYPES),
-  status: z.enum(['pending', 'succeeded', 'failed']),
-  attempts: z.number().int(),
-  next_attempt_at: z.number().int().nullable(),
-  created_at: z.number().int(),
-  attempt_log: z.array(Attempt),
-});
 
 const Params = z.object({ id: RouteKey });
 
