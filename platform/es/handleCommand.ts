@@ -10,6 +10,23 @@ export type CommandContext = {
   metadata: EventMetadata;
 };
 
+/**
+ * The context of a subscriber's command in reaction to a recorded event: the event's correlation
+ * id carried on, the subscriber as a system actor, in the event's organization unless told.
+ */
+export function reactionContext(
+  store: EventStore,
+  nowMs: number,
+  cause: RecordedEvent,
+  actor: string,
+  organizationId: string | null = cause.metadata.organization_id ?? null,
+): CommandContext {
+  return {
+    store,
+    metadata: { correlation_id: cause.metadata.correlation_id, actor: { type: 'system', name: actor }, organization_id: organizationId, occurred_at: Math.floor(nowMs / 1000) },
+  };
+}
+
 export type CommandResult<State, Event> = {
   events: Event[];
   state: State;

@@ -1,5 +1,5 @@
 export { followFromCheckpoint } from './followFromCheckpoint.ts';
-export { type CommandContext, handleCommand, toNewEvent } from './handleCommand.ts';
+export { type CommandContext, handleCommand, reactionContext, toNewEvent } from './handleCommand.ts';
 export { allocatedStream, allocateId } from './idAllocator.ts';
 export { type Projection, type ProjectionTx } from './projection.ts';
 export { type Logger } from './projectionRunner.ts';

@@ -2,7 +2,7 @@ import { completePaidInvoiceSession } from '../sessionCommands.ts';
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
 import { DomainError } from '../../../platform/domain/index.ts';
 import type { Logger } from '../../../platform/es/index.ts';
-import { followFromCheckpoint } from '../../../platform/es/index.ts';
+import { followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 
 export const CHECKOUT_COMPLETION_CHECKPOINT = 'job:checkout-completion';
@@ -11,15 +11,7 @@ export const CHECKOUT_COMPLETION_CHECKPOINT = 'job:checkout-completion';
 async function handleBatch(services: Services, events: RecordedEvent[], logger: Logger): Promise<void> {
   for (const event of events) {
     if (event.type !== 'InvoicePaid') continue;
-    const ctx = {
-      store: services.store,
-      metadata: {
-        correlation_id: event.metadata.correlation_id,
-        actor: { type: 'system' as const, name: 'checkout-completion' },
-        organization_id: event.metadata.organization_id,
-        occurred_at: Math.floor(services.clock() / 1000),
-      },
-    };
+    const ctx = reactionContext(services.store, services.clock(), event, 'checkout-completion');
     try {
       await completePaidInvoiceSession(ctx, event.stream.slice('invoice-'.length));
     } catch (error) {

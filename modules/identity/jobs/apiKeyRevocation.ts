@@ -1,7 +1,7 @@
 import { revokeKeysOfRemovedMember } from '../identityCommands.ts';
 import type { UserEvent } from '../domain/user.ts';
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
-import { followFromCheckpoint } from '../../../platform/es/index.ts';
+import { followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
 import type { Logger } from '../../../platform/es/index.ts';
 import { API_KEYS, identityProjection, type ApiKeyDoc } from '../identityProjection.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
@@ -37,15 +37,7 @@ async function handleBatch(services: Services, events: RecordedEvent[], logger: 
     await identityReached(services, recorded.position);
     const keys = await services.readStore.find<ApiKeyDoc>(API_KEYS, { filter: { organization_id: organizationId, user_id: userId } });
     if (keys.length === 0) continue;
-    const ctx = {
-      store: services.store,
-      metadata: {
-        correlation_id: recorded.metadata.correlation_id,
-        actor: { type: 'system' as const, name: 'api-key-revocation' },
-        organization_id: organizationId,
-        occurred_at: Math.floor(services.clock() / 1000),
-      },
-    };
+    const ctx = reactionContext(services.store, services.clock(), recorded, 'api-key-revocation', organizationId);
     const revoked = await revokeKeysOfRemovedMember(ctx, { userId, organizationId, removedAt: recorded.position, keyIds: keys.map((k) => k.id) });
     if (revoked.length > 0) logger.info({ user: userId, organization: organizationId, api_keys: revoked }, 'API keys of a removed member revoked');
   }

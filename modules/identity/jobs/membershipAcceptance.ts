@@ -1,6 +1,6 @@
 import { finishAcceptedMembership } from '../invitationCommands.ts';
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
-import { followFromCheckpoint } from '../../../platform/es/index.ts';
+import { followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
 import type { Logger } from '../../../platform/es/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 
@@ -11,15 +11,7 @@ async function handleBatch(services: Services, events: RecordedEvent[], logger: 
   for (const recorded of events) {
     if (recorded.type !== 'MembershipInvitationAccepted') continue;
     const invitationId = recorded.stream.slice(PREFIX.length);
-    const ctx = {
-      store: services.store,
-      metadata: {
-        correlation_id: recorded.metadata.correlation_id,
-        actor: { type: 'system' as const, name: 'membership-acceptance' },
-        organization_id: recorded.metadata.organization_id ?? null,
-        occurred_at: Math.floor(services.clock() / 1000),
-      },
-    };
+    const ctx = reactionContext(services.store, services.clock(), recorded, 'membership-acceptance');
     if (await finishAcceptedMembership(ctx, invitationId)) logger.info({ invitation: invitationId }, 'membership of an accepted invitation recorded');
   }
 }
