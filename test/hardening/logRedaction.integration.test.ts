@@ -1,7 +1,5 @@
-import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app/httpApp.ts';
+import { loggedApp, type LoggedApp } from '../helpers/loggedApp.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /**
@@ -10,28 +8,17 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
  */
 describe('credentials never reach the log', () => {
   let server: TestServer;
-  let app: FastifyInstance;
-  let url: string;
+  let logged: LoggedApp;
   let token: string;
-  const lines: string[] = [];
 
   beforeAll(async () => {
     server = await startTestServer();
     ({ token } = await server.identity());
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
-        done();
-      },
-    });
-    app = await buildApp(server.services, { logger: { level: 'info', stream } });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    logged = await loggedApp(server.services);
   }, 60_000);
 
   afterAll(async () => {
-    await app?.close();
+    await logged?.app.close();
     await server?.close({ remove: true });
   });
 
@@ -55,12 +42,7 @@ describe('credentials never reach the log', () => {
     '/hooks/catch/TOKEN',
   ])('%s', async (pattern) => {
     const target = pattern.includes('TOKENREST') ? pattern.replace('TOKENREST', token.slice('csk_key_'.length).replace(/_/g, '%5F')) : pattern.replace('TOKEN', token);
-    const before = lines.length;
-    const response = await fetch(`${url}${target}`, { headers: { accept: 'application/json' } });
-    await response.arrayBuffer();
-    // The "request completed" line is written once the response has gone out.
-    await expect.poll(() => lines.slice(before).some((l) => l.includes('request completed')), { timeout: 10_000 }).toBe(true);
-    const written = lines.slice(before);
+    const written = await logged.logOf(target);
     expect(written.length).toBeGreaterThanOrEqual(2);
     for (const line of written) {
       expect(line).not.toContain(secretOf(token));
@@ -69,13 +51,9 @@ describe('credentials never reach the log', () => {
   });
 
   it('leaves the key id, which names the key to revoke, and redacts headers that quote the key', async () => {
-    const before = lines.length;
-    const response = await fetch(`${url}/api/users/me/${token}`, {
-      headers: { accept: 'application/json', 'x-api-key': token, 'x-forwarded-for': token, cookie: `session=${token}` },
-    });
-    await response.arrayBuffer();
-    await expect.poll(() => lines.slice(before).some((l) => l.includes('request completed')), { timeout: 10_000 }).toBe(true);
-    const written = lines.slice(before).join('\n');
+    const written = (
+      await logged.logOf(`/api/users/me/${token}`, { headers: { 'x-api-key': token, 'x-forwarded-for': token, cookie: `session=${token}` } })
+    ).join('\n');
     expect(written).not.toContain(secretOf(token));
     expect(written).toContain(`${token.split('_').slice(0, 3).join('_')}_[REDACTED]`);
   });

@@ -1,9 +1,7 @@
-import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app/httpApp.ts';
 import { inviteUser } from '../../modules/identity/accountCommands.ts';
 import { createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
+import { loggedApp, type LoggedApp } from '../helpers/loggedApp.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /**
@@ -12,43 +10,25 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
  */
 describe('paths that are secrets never reach the access log', () => {
   let server: TestServer;
-  let app: FastifyInstance;
-  let url: string;
+  let logged: LoggedApp;
   let invitationToken: string;
-  const lines: string[] = [];
 
   beforeAll(async () => {
     server = await startTestServer();
     const org = await createOrganization(server.cliContext(), { name: 'Log Org', timezone: 'UTC' });
     const user = await createUser(server.cliContext(org.id), { email: 'logged@example.com', organizationId: org.id });
     invitationToken = (await inviteUser(server.cliContext(org.id), user.id)).token;
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
-        done();
-      },
-    });
-    app = await buildApp(server.services, { logger: { level: 'info', stream } });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    logged = await loggedApp(server.services);
   }, 60_000);
 
   afterAll(async () => {
-    await app?.close();
+    await logged?.app.close();
     await server?.close({ remove: true });
   });
 
   const SECRET = 'Zq8sV3kLm0Pn4Rt7Wx2Yc5Fb9Hd1Jg6Q';
 
-  /** The lines one request writes, once its "request completed" line is out. */
-  async function logOf(method: string, path: string): Promise<string[]> {
-    const before = lines.length;
-    const response = await fetch(`${url}${path}`, { method, headers: { accept: 'application/json' } });
-    await response.arrayBuffer();
-    await expect.poll(() => lines.slice(before).some((l) => l.includes('request completed')), { timeout: 10_000 }).toBe(true);
-    return lines.slice(before);
-  }
+  const logOf = (method: string, path: string) => logged.logOf(path, { method });
 
   const loggedUrls = (written: string[]) => written.map((l) => (JSON.parse(l) as { req?: { url?: string } }).req?.url).filter((u): u is string => u !== undefined);
 
