@@ -7,6 +7,7 @@ import { paymentsModule } from '../modules/payments/module.ts';
 import { promosModule } from '../modules/promos/module.ts';
 import { receiptsModule } from '../modules/receipts/module.ts';
 import { reportingModule } from '../modules/reporting/module.ts';
+import { subscriptionsModule } from '../modules/subscriptions/module.ts';
 import { webhooksModule } from '../modules/webhooks/module.ts';
 import type { FeatureModule } from '../platform/runtime/featureModule.ts';
 
@@ -18,6 +19,7 @@ export const modules: readonly FeatureModule[] = [
   identityModule,
   catalogModule,
   checkoutModule,
+  subscriptionsModule,
   automationModule,
   promosModule,
   webhooksModule,

@@ -106,6 +106,8 @@ async function applyOffer(event: OfferEvent, uuid: string, occurredAt: number, t
 async function applySession(event: CheckoutEvent, stream: string, revision: number, occurredAt: number, tx: ProjectionTx): Promise<void> {
   let sessionId: string;
   if (event.type === 'InvoiceCreated') {
+    // A subscription's renewal has no session: the subscriptions module shows it.
+    if (event.data.session_id === null) return;
     sessionId = event.data.session_id;
     tx.upsert(CHECKOUT_INVOICES, { id: event.data.id, session_id: sessionId });
   } else if (event.type === 'InvoiceCustomerChanged' || event.type === 'InvoicePaid' || event.type === 'InvoiceVoided') {

@@ -297,7 +297,7 @@ export async function cancelSession(ctx: CommandContext, id: string): Promise<{ 
 export async function completePaidInvoiceSession(ctx: CommandContext, invoiceId: string): Promise<{ completed: boolean }> {
   const invoiceEvents = await ctx.store.readStream(invoiceStream(invoiceId));
   const invoice = fold(invoiceDecider, invoiceEvents as never);
-  if (invoice.status !== 'paid' || invoice.paidAttempt === null) return { completed: false };
+  if (invoice.status !== 'paid' || invoice.paidAttempt === null || invoice.invoice.session_id === null) return { completed: false };
   const session = await loadSession(ctx, invoice.invoice.session_id);
   if (session.status !== 'open' || session.invoiceId !== invoiceId) return { completed: false };
   const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid');

@@ -115,6 +115,8 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
   if (invoice.status === 'none' || invoice.invoice.organization_id !== organizationId) return { status: 'ignored', reason: 'unknown_invoice' };
   if (!(invoice.paymentIntents ?? []).includes(payment.id)) return { status: 'ignored', reason: 'unknown_payment' };
   const sessionId = invoice.invoice.session_id;
+  // A subscription's invoice is charged off-session by its subscription, never through a buyer's PaymentIntent here.
+  if (sessionId === null) return { status: 'ignored', reason: 'unknown_invoice' };
   if (payment.amount !== invoice.invoice.total || payment.currency !== invoice.invoice.currency) return { status: 'ignored', reason: 'amount_mismatch' };
   if (payment.status === 'succeeded') {
     if (invoice.status === 'void') return returnUnowed(ctx, live, invoiceId, payment, 'invoice_void');

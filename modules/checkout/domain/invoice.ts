@@ -2,7 +2,14 @@ import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
 import { conflict, notFound } from '../../../platform/domain/index.ts';
 import { sameCustomer, type CardSummary, type SessionCustomer, type SessionLine } from './checkoutSession.ts';
 
+/** A line of an invoice; a subscription's lines say which period they pay, and a proration how it was computed. */
+export type InvoiceLine = SessionLine & { period?: { start: number; end: number }; proration?: Readonly<Record<string, unknown>> };
+
+/** A checkout's invoice; a subscription's may also end `uncollectible`. */
 export type InvoiceStatus = 'open' | 'paid' | 'void';
+
+/** Why an invoice exists, in Stripe's words: a checkout's, or a subscription's first, cycle or change. */
+export type BillingReason = 'checkout' | 'subscription_create' | 'subscription_cycle' | 'subscription_update';
 
 export type InvoiceEvent =
   | DomainEvent<
@@ -11,12 +18,20 @@ export type InvoiceEvent =
         id: string;
         number: number;
         organization_id: string;
-        session_id: string;
-        lines: SessionLine[];
+        /** The checkout it belongs to; null for a subscription's renewal or change. */
+        session_id: string | null;
+        lines: InvoiceLine[];
         total: number;
         currency: string;
         customer: SessionCustomer | null;
         created_at: number;
+        /** A subscription's invoice: which one, why, and the period it pays (absent on a one-time checkout's). */
+        subscription_id?: string;
+        billing_reason?: BillingReason;
+        period?: { start: number; end: number };
+        /** What is charged: the total less the customer's credit (absent: the total). */
+        amount_due?: number;
+        mode?: 'test' | 'live';
       }
     >
   | DomainEvent<'InvoiceCustomerChanged', { customer: SessionCustomer; changed_at: number }>
@@ -32,6 +47,13 @@ export type InvoiceEvent =
       }
     >
   | DomainEvent<'InvoiceVoided', { voided_at: number; reason: string }>
+  /** A charge of a subscription's saved card that failed; the subscription's dunning decides what follows. */
+  | DomainEvent<
+      'InvoicePaymentFailed',
+      { attempt_id: string; attempt: number; code: string; decline_code: string | null; message: string; next_payment_attempt: number | null; failed_at: number }
+    >
+  /** The last retry failed: nothing more will be tried (Stripe's `uncollectible`). */
+  | DomainEvent<'InvoiceMarkedUncollectible', { at: number; reason: string }>
   /** A live payment object (a Stripe PaymentIntent) made for this invoice; the buyer's browser confirms it. */
   | DomainEvent<'InvoicePaymentIntentCreated', { payment_intent_id: string; attempt: number; amount: number; currency: string; created_at: number }>
   | DomainEvent<
@@ -67,6 +89,8 @@ export type InvoiceCommand =
       now: number;
     }
   | { type: 'VoidInvoice'; reason: string; now: number }
+  | { type: 'RecordPaymentFailure'; attemptId: string; attempt: number; code: string; declineCode: string | null; message: string; nextPaymentAttempt: number | null; now: number }
+  | { type: 'MarkUncollectible'; reason: string; now: number }
   | { type: 'RecordPaymentIntent'; paymentIntentId: string; attempt: number; amount: number; currency: string; now: number }
   /**
    * Brings the refunded amount up to the provider's running total (Stripe's `amount_refunded`), so
@@ -80,7 +104,7 @@ export type InvoiceCommand =
 export type InvoiceState =
   | { status: 'none' }
   | {
-      status: InvoiceStatus;
+      status: InvoiceStatus | 'uncollectible';
       invoice: Created;
       paidAttempt: string | null;
       chargeId?: string | null;
@@ -90,6 +114,8 @@ export type InvoiceState =
       disputes?: string[];
       /** PaymentIntents refunded because the invoice could no longer take them. */
       returned?: string[];
+      /** Attempts of a saved card that failed, by attempt id. */
+      failedAttempts?: string[];
     };
 
 export const invoiceStream = (id: string) => `invoice-${id}`;
@@ -106,6 +132,10 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
         return state.status === 'none' ? state : { ...state, status: 'paid', paidAttempt: event.data.attempt_id, chargeId: event.data.charge_id ?? null };
       case 'InvoiceVoided':
         return state.status === 'none' ? state : { ...state, status: 'void' };
+      case 'InvoicePaymentFailed':
+        return state.status === 'none' ? state : { ...state, failedAttempts: [...(state.failedAttempts ?? []), event.data.attempt_id] };
+      case 'InvoiceMarkedUncollectible':
+        return state.status === 'none' ? state : { ...state, status: 'uncollectible' };
       case 'InvoicePaymentIntentCreated':
         return state.status === 'none' ? state : { ...state, paymentIntents: [...(state.paymentIntents ?? []), event.data.payment_intent_id] };
       case 'InvoiceRefunded':
@@ -134,6 +164,7 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
         if (state.paidAttempt === command.attemptId) return [];
         if (state.status === 'paid') throw conflict('invoice_paid', 'The invoice is already paid.');
         if (state.status === 'void') throw conflict('invoice_void', 'The invoice is void and cannot be paid.');
+        // An uncollectible invoice may still be paid (Stripe allows it): the card update came late.
         const paid: InvoiceEvent = {
           type: 'InvoicePaid',
           data: {
@@ -148,6 +179,26 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
         if (command.customer === null || sameCustomer(command.customer, state.invoice.customer)) return paid;
         return [{ type: 'InvoiceCustomerChanged', data: { customer: command.customer, changed_at: command.now } }, paid];
       }
+      case 'RecordPaymentFailure':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (state.failedAttempts?.includes(command.attemptId)) return [];
+        if (state.status !== 'open') return [];
+        return {
+          type: 'InvoicePaymentFailed',
+          data: {
+            attempt_id: command.attemptId,
+            attempt: command.attempt,
+            code: command.code,
+            decline_code: command.declineCode,
+            message: command.message,
+            next_payment_attempt: command.nextPaymentAttempt,
+            failed_at: command.now,
+          },
+        };
+      case 'MarkUncollectible':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (state.status !== 'open') return [];
+        return { type: 'InvoiceMarkedUncollectible', data: { at: command.now, reason: command.reason } };
       case 'VoidInvoice':
         if (state.status === 'none') throw notFound('Invoice');
         if (state.status === 'void') return [];

@@ -108,6 +108,9 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
       return view.invoice ? { ...view, invoice: { ...view.invoice, status: 'void' } } : view;
     case 'InvoicePaymentIntentCreated':
     case 'InvoiceUnowedPaymentRefunded':
+    // A saved card's failures and the end of dunning belong to subscriptions' invoices, not a checkout's.
+    case 'InvoicePaymentFailed':
+    case 'InvoiceMarkedUncollectible':
       return view;
     case 'InvoiceRefunded':
       return view.invoice ? { ...view, invoice: { ...view.invoice, amount_refunded: event.data.amount_refunded } } : view;
