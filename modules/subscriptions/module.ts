@@ -1,10 +1,11 @@
+import { billingScheduleProjection } from './billingSchedule.ts';
 import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const subscriptionsModule: FeatureModule = {
   name: 'subscriptions',
-  projections: [],
+  projections: [billingScheduleProjection],
   routes: async () => [],
   manageRoutes: async () => [],
-  jobs: async () => [],
+  jobs: async () => [(await import('./jobs/subscriptionCreation.ts')).subscriptionCreationJob, (await import('./jobs/renewals.ts')).renewalsJob],
   importSections: [],
 };
