@@ -1,6 +1,6 @@
 export { CHECKOUT_SESSIONS } from './checkoutProjection.ts';
 export { type CardSummary, checkoutSessionDecider, checkoutSessionStream, type CustomerInput, type SessionMode } from './domain/checkoutSession.ts';
-export { invoiceDecider, type InvoiceEvent, type InvoiceState, invoiceStream } from './domain/invoice.ts';
+export { invoiceDecider, type InvoiceCommand, type InvoiceEvent, type InvoiceState, invoiceStream } from './domain/invoice.ts';
 export { offerStream } from './domain/offer.ts';
 export { RedirectOrigins } from './offerImport.ts';
 export { completePaidInvoiceSession, startSession } from './sessionCommands.ts';

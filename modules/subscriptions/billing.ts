@@ -1,4 +1,4 @@
-import { customAlphabet } from 'nanoid';
+import { createHash } from 'node:crypto';
 import { fold } from '../../platform/domain/index.ts';
 import type { EventMetadata, RecordedEvent } from '../../platform/eventStore/index.ts';
 import { allocateId, handleCommand, type CommandContext } from '../../platform/es/index.ts';
@@ -6,12 +6,16 @@ import { readModelsAtHead } from '../../platform/http/index.ts';
 import type { Logger } from '../../platform/es/index.ts';
 import type { Services } from '../../platform/runtime/index.ts';
 import { SUBSCRIPTION_SCHEDULE, type ScheduleDoc } from './billingSchedule.ts';
+import { INVOICE_MIRROR_CHECKPOINT } from './jobs/invoiceMirror.ts';
 import { checkoutSessionStream, invoiceDecider, invoiceStream, offerStream } from '../checkout/index.ts';
 import { paymentProviderFor, type PaymentProvider } from '../payments/index.ts';
 import { loadDunningSettings } from './dunningSettings.ts';
 import { parseInterval, boundary } from './domain/interval.ts';
 import {
+  currentAttempt,
+  DEFAULT_DUNNING,
   nextAction,
+  nextInvoice,
   subscriptionDecider,
   subscriptionStream,
   type Active,
@@ -22,10 +26,6 @@ import {
   type SubscriptionState,
 } from './domain/subscription.ts';
 import { testClockDecider, testClockStream } from './domain/testClock.ts';
-
-const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const secretId = customAlphabet(alphabet, 24);
-const newInvoiceId = () => `in_${secretId()}`;
 
 type ChargeOutcome =
   | { status: 'succeeded'; card: { brand: string; last4: string }; reference: string }
@@ -145,117 +145,77 @@ function decide(ctx: CommandContext, id: string, command: SubscriptionCommand) {
   return handleCommand(ctx, subscriptionStream(id), subscriptionDecider, command);
 }
 
-/** Makes the invoice stream of the subscription's open invoice if a crash left only its record on the subscription. */
-async function ensureInvoice(ctx: CommandContext, state: Active): Promise<void> {
-  const open = state.open_invoice;
-  if (!open) return;
-  const stream = invoiceStream(open.id);
-  if ((await ctx.store.readStream(stream)).length > 0) return;
-  const events = await ctx.store.readStream(subscriptionStream(state.sub.id));
-  const made = events.find((e) => e.type === 'SubscriptionInvoiceCreated' && (e.data as { invoice_id: string }).invoice_id === open.id);
-  if (!made) return;
-  const d = made.data as { lines: Line[]; period_start: number; period_end: number; amount_due: number; billing_reason: 'subscription_cycle' | 'subscription_update'; created_at: number };
-  await handleCommand(ctx, stream, invoiceDecider, {
-    type: 'CreateInvoice',
-    invoice: {
-      id: open.id,
-      number: open.number,
-      organization_id: state.sub.organization_id,
-      session_id: null,
-      lines: d.lines,
-      currency: state.sub.currency,
-      customer: state.sub.customer,
-      subscription_id: state.sub.id,
-      billing_reason: d.billing_reason,
-      period: { start: d.period_start, end: d.period_end },
-      amount_due: d.amount_due,
-      mode: state.sub.mode,
-    },
-    now: d.created_at,
+/**
+ * The id of the subscription's next invoice: the same on every run until it is recorded, so the
+ * charge made before the record carries the same key after a crash. Unguessable as the
+ * subscription's own id is.
+ */
+export function renewalInvoiceId(subscriptionId: string, invoiceCount: number): string {
+  return `in_${createHash('sha256').update(`${subscriptionId}:${invoiceCount}`).digest('base64url').slice(0, 24)}`;
+}
+
+async function chargeCard(state: Active, invoiceId: string, amount: number, attempt: number, at: number): Promise<ChargeOutcome> {
+  if (amount === 0) return { status: 'succeeded', card: state.payment_method?.card ?? { brand: 'none', last4: '' }, reference: '' };
+  const pm = state.payment_method;
+  if (!pm) return { status: 'declined', code: 'payment_method_missing', declineCode: null, message: 'No card is saved for this subscription.' };
+  const charger = chargerFor(state.sub.mode);
+  if (!charger) return { status: 'declined', code: 'payment_method_unsupported', declineCode: null, message: 'This mode cannot charge a saved card yet.' };
+  return charger.chargeSaved({
+    paymentMethod: pm,
+    amount,
+    currency: state.sub.currency,
+    // One key per invoice and attempt: a run that crashed after charging charges the same attempt again, which the provider answers with the first charge.
+    idempotencyKey: `${invoiceId}_a${attempt}`,
+    description: `${state.sub.offer.name} (${state.sub.id})`,
+    now: at * 1000,
   });
 }
 
-async function createInvoice(services: Services, ctx: CommandContext, state: Active, at: number): Promise<void> {
+const outcomeOf = (o: ChargeOutcome) =>
+  o.status === 'succeeded'
+    ? ({ status: 'succeeded', chargeId: o.reference || null, card: o.card } as const)
+    : ({ status: 'declined', code: o.code, declineCode: o.declineCode, message: o.message } as const);
+
+/** A period's (or a change's) invoice and its first charge: charged first, then both recorded in one append. */
+async function renew(services: Services, ctx: CommandContext, state: Active, at: number): Promise<void> {
+  const invoice = nextInvoice(state, at);
+  if (!invoice) return;
+  const invoiceId = renewalInvoiceId(state.sub.id, state.invoice_count);
+  const charged = await chargeCard(state, invoiceId, invoice.amount_due, 1, at);
+  const settings = charged.status === 'declined' ? await loadDunningSettings(services.store, state.sub.organization_id) : DEFAULT_DUNNING;
   const number = await allocateId(services.store, `invoice-${state.sub.organization_id}`, ctx.metadata);
-  const result = await decide(ctx, state.sub.id, { type: 'CreateRenewalInvoice', invoiceId: newInvoiceId(), number, now: at });
-  if (result.state.status !== 'none') await ensureInvoice(ctx, result.state);
+  await decide(ctx, state.sub.id, { type: 'Renew', invoiceId, number, amountCharged: invoice.amount_due, outcome: outcomeOf(charged), settings, now: at });
 }
 
-async function charge(services: Services, ctx: CommandContext, state: Active, at: number): Promise<void> {
-  await ensureInvoice(ctx, state);
+/** A retry of an open invoice (on the ladder, or at once after a new card). */
+async function retry(services: Services, ctx: CommandContext, state: Active, at: number): Promise<void> {
   const open = state.open_invoice!;
-  let attempt = open.pending_attempt;
-  if (attempt === null) {
-    const claimed = await decide(ctx, state.sub.id, { type: 'AttemptPayment', invoiceId: open.id, now: at });
-    if (claimed.state.status === 'none' || claimed.state.open_invoice?.pending_attempt == null) return;
-    attempt = claimed.state.open_invoice.pending_attempt;
-  }
-  const attemptId = `${open.id}_a${attempt}`;
-  const pm = state.payment_method;
-  const charger = chargerFor(state.sub.mode);
-  const outcome: ChargeOutcome =
-    open.amount_due === 0
-      ? { status: 'succeeded', card: pm?.card ?? { brand: 'none', last4: '' }, reference: '' }
-      : !pm
-        ? { status: 'declined', code: 'payment_method_missing', declineCode: null, message: 'No card is saved for this subscription.' }
-        : !charger
-          ? { status: 'declined', code: 'payment_method_unsupported', declineCode: null, message: 'This mode cannot charge a saved card yet.' }
-          : await charger.chargeSaved({
-              paymentMethod: pm,
-              amount: open.amount_due,
-              currency: state.sub.currency,
-              // One key per invoice and attempt: a run that crashed after charging charges the same attempt again, which the provider answers with the first charge.
-              idempotencyKey: attemptId,
-              description: `${state.sub.offer.name} (${state.sub.id})`,
-              now: at * 1000,
-            });
-  if (outcome.status === 'succeeded') {
-    await handleCommand(ctx, invoiceStream(open.id), invoiceDecider, {
-      type: 'PayInvoice',
-      attemptId,
-      card: outcome.card,
-      customer: null,
-      chargeId: outcome.reference || null,
-      provider: open.amount_due === 0 ? 'none' : state.sub.mode === 'test' ? 'test' : 'stripe',
-      now: at,
-    });
-    await decide(ctx, state.sub.id, { type: 'RecordPaymentSucceeded', invoiceId: open.id, attempt, chargeId: outcome.reference || null, card: outcome.card, now: at });
+  const attempt = currentAttempt(open);
+  const charged = await chargeCard(state, open.id, open.amount_due, attempt, at);
+  if (charged.status === 'succeeded') {
+    await decide(ctx, state.sub.id, { type: 'RecordPaymentSucceeded', invoiceId: open.id, attempt, chargeId: charged.reference || null, card: charged.card, now: at });
     return;
   }
   const settings = await loadDunningSettings(services.store, state.sub.organization_id);
-  const failed = await decide(ctx, state.sub.id, {
+  await decide(ctx, state.sub.id, {
     type: 'RecordPaymentFailed',
     invoiceId: open.id,
     attempt,
-    code: outcome.code,
-    declineCode: outcome.declineCode,
-    message: outcome.message,
+    code: charged.code,
+    declineCode: charged.declineCode,
+    message: charged.message,
     settings,
     now: at,
   });
-  const recorded = failed.events.find((e) => e.type === 'SubscriptionPaymentFailed');
-  await handleCommand(ctx, invoiceStream(open.id), invoiceDecider, {
-    type: 'RecordPaymentFailure',
-    attemptId,
-    attempt,
-    code: outcome.code,
-    declineCode: outcome.declineCode,
-    message: outcome.message,
-    nextPaymentAttempt: recorded ? (recorded.data as { next_payment_attempt: number | null }).next_payment_attempt : null,
-    now: at,
-  });
-  if (failed.state.status === 'canceled' || failed.state.status === 'unpaid') {
-    await handleCommand(ctx, invoiceStream(open.id), invoiceDecider, { type: 'MarkUncollectible', reason: 'dunning_exhausted', now: at });
-  }
 }
 
 async function run(services: Services, ctx: CommandContext, state: Active, action: DueAction): Promise<void> {
   const at = action.at;
   switch (action.type) {
     case 'invoice':
-      return createInvoice(services, ctx, state, at);
+      return renew(services, ctx, state, at);
     case 'charge':
-      return charge(services, ctx, state, at);
+      return retry(services, ctx, state, at);
     case 'cancel_at_period_end':
       await decide(ctx, state.sub.id, { type: 'CancelAtPeriodEnd', now: at });
       return;
@@ -292,7 +252,7 @@ export async function advanceSubscription(services: Services, id: string, until:
     const action = nextAction(state, until);
     if (!action) return steps;
     // The same action twice in a row made no progress (a refusal): leave it to the next pass.
-    const key = `${action.type}:${action.at}:${state.open_invoice?.attempt_count ?? ''}:${state.invoice_count}`;
+    const key = `${action.type}:${action.at}:${state.open_invoice?.attempt_count ?? ''}:${state.invoice_count}:${state.status}`;
     if (key === lastKey) return steps;
     lastKey = key;
     await run(services, context(services, state.sub.organization_id, correlation, action.at), state, action);
@@ -328,10 +288,24 @@ export async function runDue(services: Services, clock: string, until: number, l
   }
 }
 
-/** Makes everything due on a test clock's subscriptions happen, up to its new time. */
+/**
+ * Makes everything due on a test clock's subscriptions happen, up to its new time, and waits
+ * until their invoices are written too (the invoice subscriber has passed the last of it).
+ */
 export async function advanceClock(services: Services, clock: { id: string; organization_id: string }, frozenTime: number): Promise<void> {
   await runDue(services, clock.id, frozenTime);
+  const head = (await services.store.headPosition()) ?? 0;
+  for (let waited = 0; waited < MIRROR_WAIT_MS; waited += 20) {
+    const checkpoint = await services.readStore.readCheckpoint(INVOICE_MIRROR_CHECKPOINT);
+    // Caught up when no subscription event up to the head lies past its checkpoint.
+    const behind = await services.store.readAll({ after: checkpoint, limit: 1, streamPrefixes: ['subscription-'] });
+    if (behind.length === 0 || behind[0]!.position > head) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
+
+/** Past this, a clock reads ready even if invoices are still being written (a stalled subscriber is logged on its own). */
+const MIRROR_WAIT_MS = 120_000;
 
 const BATCH = 500;
 const CONCURRENCY = 16;

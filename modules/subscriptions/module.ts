@@ -6,6 +6,6 @@ export const subscriptionsModule: FeatureModule = {
   projections: [billingScheduleProjection],
   routes: async () => [],
   manageRoutes: async () => [],
-  jobs: async () => [(await import('./jobs/subscriptionCreation.ts')).subscriptionCreationJob, (await import('./jobs/renewals.ts')).renewalsJob],
+  jobs: async () => [(await import('./jobs/subscriptionCreation.ts')).subscriptionCreationJob, (await import('./jobs/renewals.ts')).renewalsJob, (await import('./jobs/invoiceMirror.ts')).invoiceMirrorJob],
   importSections: [],
 };

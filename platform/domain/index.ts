@@ -1,3 +1,3 @@
-export { type Decider, type DomainEvent, fold } from './decider.ts';
+export { asArray, type Decider, type DomainEvent, fold } from './decider.ts';
 export { conflict, DomainError, invalid, notFound } from './domainError.ts';
 export { MAX_AMOUNT } from './money.ts';

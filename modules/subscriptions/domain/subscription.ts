@@ -336,6 +336,7 @@ function evolve(state: SubscriptionState, event: SubscriptionEvent): Subscriptio
         ...next,
         open_invoice: {
           ...inv,
+          attempt_count: Math.max(inv.attempt_count, d.attempt),
           pending_attempt: null,
           first_failed_at: inv.first_failed_at ?? d.failed_at,
           grace_until: inv.grace_until ?? d.grace_until,
@@ -451,6 +452,16 @@ export function nextDueAt(state: SubscriptionState): number | null {
 export type SubscriptionCommand =
   | { type: 'CreateSubscription'; subscription: Omit<SubscriptionCreatedData, 'created_at'>; now: number }
   | { type: 'CreateRenewalInvoice'; invoiceId: string; number: number; now: number }
+  | {
+      type: 'Renew';
+      invoiceId: string;
+      number: number;
+      /** What the first attempt charged (the amount due it computed), and how it went. */
+      amountCharged: number;
+      outcome: { status: 'succeeded'; chargeId: string | null; card: Card | null } | { status: 'declined'; code: string; declineCode: string | null; message: string };
+      settings: DunningSettings;
+      now: number;
+    }
   | { type: 'AttemptPayment'; invoiceId: string; now: number }
   | { type: 'RecordPaymentSucceeded'; invoiceId: string; attempt: number; chargeId: string | null; card: Card | null; now: number }
   | { type: 'RecordPaymentFailed'; invoiceId: string; attempt: number; code: string; declineCode: string | null; message: string; settings: DunningSettings; now: number }
@@ -468,6 +479,32 @@ export type SubscriptionCommand =
   | { type: 'EndForClockDeletion'; now: number };
 
 const sum = (lines: readonly Line[]) => lines.reduce((s, l) => s + l.amount, 0);
+
+export type NextInvoice = Omit<InvoiceCreatedData, 'invoice_id' | 'number' | 'created_at'>;
+
+/**
+ * The invoice due at `now`, if one is: a plan change to invoice at once, else the next period's
+ * (its lines, any proration left from a change, less the customer's credit). Null while one is
+ * open, paused, or before the period ends.
+ */
+export function nextInvoice(state: SubscriptionState, now: number): NextInvoice | null {
+  if (state.status === 'none' || isEnded(state.status) || state.open_invoice || state.status === 'paused' || state.status === 'incomplete') return null;
+  const priced = (lines: Line[], reason: InvoiceCreatedData['billing_reason'], period: { start: number; end: number }): NextInvoice => {
+    const total = sum(lines);
+    const credit = Math.min(state.credit_balance, Math.max(0, total));
+    return { billing_reason: reason, period_start: period.start, period_end: period.end, lines, amount_due: Math.max(0, total - credit), credit_applied: credit };
+  };
+  if (state.invoice_now.length > 0) {
+    return priced(state.invoice_now, 'subscription_update', state.invoice_now[0]!.period ?? { start: now, end: state.current_period_end });
+  }
+  if (now < state.current_period_end) return null;
+  if (state.cancel_at !== null && state.cancel_at <= state.current_period_end) return null;
+  const period = { start: state.current_period_end, end: nextBoundary(state.anchor, state.plan, state.current_period_end) };
+  return priced([...state.pending_proration, ...state.lines.map((l) => ({ ...l, period }))], 'subscription_cycle', period);
+}
+
+/** The attempt a charge now is: the claimed one, else the one after the last outcome. */
+export const currentAttempt = (inv: OpenInvoice) => inv.pending_attempt ?? inv.attempt_count + 1;
 
 function requireLive(state: SubscriptionState): asserts state is Active {
   if (state.status === 'none') throw notFound('Subscription');
@@ -525,52 +562,22 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
   const now = command.now;
   switch (command.type) {
     case 'CreateRenewalInvoice': {
-      if (state.open_invoice || state.status === 'paused' || state.status === 'incomplete') return [];
-      if (state.invoice_now.length > 0) {
-        const total = sum(state.invoice_now);
-        const credit = Math.min(state.credit_balance, Math.max(0, total));
-        const first = state.invoice_now[0]!.period ?? { start: now, end: state.current_period_end };
-        return [
-          {
-            type: 'SubscriptionInvoiceCreated',
-            data: {
-              invoice_id: command.invoiceId,
-              number: command.number,
-              billing_reason: 'subscription_update',
-              period_start: first.start,
-              period_end: first.end,
-              lines: state.invoice_now,
-              amount_due: Math.max(0, total - credit),
-              credit_applied: credit,
-              created_at: now,
-            },
-          },
-        ];
-      }
-      if (now < state.current_period_end) return [];
-      if (state.cancel_at !== null && state.cancel_at <= state.current_period_end) return [];
-      const start = state.current_period_end;
-      const end = nextBoundary(state.anchor, state.plan, start);
-      const period = { start, end };
-      const lines: Line[] = [...state.pending_proration, ...state.lines.map((l) => ({ ...l, period }))];
-      const total = sum(lines);
-      const credit = Math.min(state.credit_balance, Math.max(0, total));
-      return [
-        {
-          type: 'SubscriptionInvoiceCreated',
-          data: {
-            invoice_id: command.invoiceId,
-            number: command.number,
-            billing_reason: 'subscription_cycle',
-            period_start: start,
-            period_end: end,
-            lines,
-            amount_due: Math.max(0, total - credit),
-            credit_applied: credit,
-            created_at: now,
-          },
-        },
-      ];
+      const invoice = nextInvoice(state, now);
+      return invoice ? [{ type: 'SubscriptionInvoiceCreated', data: { invoice_id: command.invoiceId, number: command.number, ...invoice, created_at: now } }] : [];
+    }
+    case 'Renew': {
+      // The invoice and its first charge's outcome in one append: the charge was made with the
+      // invoice's key before, so a crash in between repeats the same charge.
+      const invoice = nextInvoice(state, now);
+      if (!invoice) return [];
+      if (invoice.amount_due !== command.amountCharged) throw conflict('renewal_changed', 'The invoice differs from what was charged; bill it again.');
+      const made: SubscriptionEventInput = { type: 'SubscriptionInvoiceCreated', data: { invoice_id: command.invoiceId, number: command.number, ...invoice, created_at: now } };
+      const after = evolve(state, stamp(state, [made])[0]!);
+      const outcome: SubscriptionCommand =
+        command.outcome.status === 'succeeded'
+          ? { type: 'RecordPaymentSucceeded', invoiceId: command.invoiceId, attempt: 1, chargeId: command.outcome.chargeId, card: command.outcome.card, now }
+          : { type: 'RecordPaymentFailed', invoiceId: command.invoiceId, attempt: 1, code: command.outcome.code, declineCode: command.outcome.declineCode, message: command.outcome.message, settings: command.settings, now };
+      return [made, ...decide(outcome, after)];
     }
     case 'AttemptPayment': {
       const inv = state.open_invoice;
@@ -580,7 +587,7 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
     }
     case 'RecordPaymentSucceeded': {
       const inv = state.open_invoice;
-      if (!inv || inv.id !== command.invoiceId) return [];
+      if (!inv || inv.id !== command.invoiceId || command.attempt !== currentAttempt(inv)) return [];
       const renewal = inv.billing_reason === 'subscription_cycle' || inv.billing_reason === 'subscription_create';
       return [
         {
@@ -600,11 +607,11 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
     }
     case 'RecordPaymentFailed': {
       const inv = state.open_invoice;
-      if (!inv || inv.id !== command.invoiceId || inv.pending_attempt !== command.attempt) return [];
+      if (!inv || inv.id !== command.invoiceId || command.attempt !== currentAttempt(inv)) return [];
       const hard = HARD_DECLINES.has(command.code) || (command.declineCode !== null && HARD_DECLINES.has(command.declineCode));
       const firstFailed = inv.first_failed_at ?? now;
       // Retries are counted after the first failure of the invoice: attempt 1 failed → retry 1 is due.
-      const retry = command.settings.retry_days[inv.attempt_count - 1];
+      const retry = command.settings.retry_days[command.attempt - 1];
       const next = hard || retry === undefined || state.status === 'incomplete' ? null : Math.max(now, firstFailed + retry * 86_400);
       const failed: SubscriptionEventInput = {
         type: 'SubscriptionPaymentFailed',
