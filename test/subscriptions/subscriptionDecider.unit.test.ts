@@ -311,3 +311,31 @@ describe('subscription decider: every event says status and entitled', () => {
     }
   });
 });
+
+describe('subscription decider: a renewal in one append', () => {
+  it('records the invoice and its first charge together, attempts counted from outcomes', () => {
+    const log = started();
+    const end = log.active.current_period_end;
+    const out = log.run({ type: 'Renew', invoiceId: 'in_1', number: 2, amountCharged: 1000, outcome: { status: 'declined', code: 'card_declined', declineCode: 'generic_decline', message: 'no' }, settings: DEFAULT_DUNNING, now: end });
+    expect(out.map((e) => e.type)).toEqual(['SubscriptionInvoiceCreated', 'SubscriptionPaymentFailed']);
+    expect(out[1]!.data).toMatchObject({ attempt: 1, status: 'past_due', next_payment_attempt: end + DAY });
+    // The retry without a claim is attempt 2; an outcome for another attempt decides nothing.
+    expect(log.run({ type: 'RecordPaymentSucceeded', invoiceId: 'in_1', attempt: 3, chargeId: 'ch', card: null, now: end + DAY })).toEqual([]);
+    const [paid] = log.run({ type: 'RecordPaymentSucceeded', invoiceId: 'in_1', attempt: 2, chargeId: 'ch', card: null, now: end + DAY });
+    expect(paid!.data).toMatchObject({ status: 'active', attempt: 2 });
+  });
+  it('refuses to record a charge for another amount than the invoice now due', () => {
+    const log = started();
+    expect(() =>
+      log.run({ type: 'Renew', invoiceId: 'in_1', number: 2, amountCharged: 999, outcome: { status: 'succeeded', chargeId: 'ch', card: null }, settings: DEFAULT_DUNNING, now: log.active.current_period_end }),
+    ).toThrow(/differs/);
+  });
+  it('decides nothing before the period ends or when already renewed', () => {
+    const log = started();
+    const renew = (now: number) => log.run({ type: 'Renew', invoiceId: 'in_1', number: 2, amountCharged: 1000, outcome: { status: 'succeeded', chargeId: 'ch', card: null }, settings: DEFAULT_DUNNING, now });
+    expect(renew(log.active.current_period_end - 1)).toEqual([]);
+    const end = log.active.current_period_end;
+    expect(renew(end)).toHaveLength(2);
+    expect(renew(end)).toEqual([]);
+  });
+});
