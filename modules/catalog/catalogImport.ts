@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_AMOUNT } from '../../platform/domain/index.ts';
 import { currencyCode, minorUnits } from '../../platform/lib/index.ts';
 import type { DesiredProduct, Family, PlanInput } from './domain/product.ts';
+import { planIntervalProblems } from './domain/planIntervals.ts';
 import { applyEach, filePath } from '../../platform/import/index.ts';
 import { importSection, type ImportIssue } from '../../platform/import/index.ts';
 import { upsertProductByKey, type ProductWriteResult } from './productCommands.ts';
@@ -77,6 +78,17 @@ const PlanImport = z
     }
     if (type === 'one_time' && plan.renew_interval) {
       ctx.addIssue({ code: 'custom', path: ['renew_interval'], message: 'A one_time plan does not renew: leave renew_interval null.' });
+    }
+    // A subscription bills a recurring plan: its intervals must be ones it can bill. Fields that
+    // are not durations at all were reported by their own schema.
+    const isDuration = (v: unknown): v is string => typeof v === 'string' && ISO_DURATION.test(v);
+    const invoice = plan.invoice_interval ?? plan.renew_interval;
+    if (type === 'recurring' && isDuration(plan.renew_interval) && isDuration(invoice)) {
+      for (const problem of planIntervalProblems({ type, renew_interval: plan.renew_interval, invoice_interval: invoice })) {
+        // Without an invoice_interval the plan is invoiced each renew_interval: one problem, named once.
+        if (problem.field === 'invoice_interval' && plan.invoice_interval === undefined) continue;
+        ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
+      }
     }
     const charges = Array.isArray(plan.charges) ? plan.charges : [];
     charges.forEach((charge, i) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isShopUrl, SLUG, type OfferContent } from './domain/offer.ts';
+import { isShopUrl, MAX_TRIAL_DAYS, SLUG, trialProblem, type OfferContent } from './domain/offer.ts';
 import { isRedirectUrl, MAX_REDIRECT_ORIGINS, normalizeOrigin } from './domain/redirectUrls.ts';
 import { loadProductByKey } from '../catalog/index.ts';
 import { applyEach, filePath, ImportValidationError } from '../../platform/import/index.ts';
@@ -40,6 +40,14 @@ const PageImport = z.strictObject({
   title: text(200),
   blocks: z.array(BlockImport).max(50).default([]),
 });
+
+/** Days of free trial before the first charge, as Stripe's; null or absent: none. */
+export const TrialPeriodDays = z
+  .number()
+  .int('trial_period_days must be a whole number of days.')
+  .min(1, 'trial_period_days must be at least 1 (leave it out for no trial).')
+  .max(MAX_TRIAL_DAYS, `trial_period_days must be at most ${MAX_TRIAL_DAYS}.`)
+  .nullable();
 
 const RedirectUrlImport = z.string().refine(isRedirectUrl, 'Use an absolute http or https URL of at most 2048 characters.');
 
@@ -84,6 +92,7 @@ export const OfferImport = z
       .refine(isShopUrl, 'shop_url must be an http or https URL without a user name or password, such as https://shop.example.com')
       .optional()
       .describe('Your shop: the thank-you page links back to it.'),
+    trial_period_days: TrialPeriodDays.optional().describe('days of free trial before the first charge (1 to 730), for a recurring plan; none by default.'),
   })
   .superRefine((offer, ctx) => {
     const pages = Array.isArray(offer.pages) ? offer.pages : [];
@@ -98,7 +107,7 @@ export const OfferImport = z
   }, { when: (payload) => typeof payload.value === 'object' && payload.value !== null });
 
 type OfferImportValue = z.infer<typeof OfferImport>;
-type FileProduct = { key: string; plans: Array<{ name: string; charges?: unknown[] }> };
+type FileProduct = { key: string; plans: Array<{ name: string; type?: string; charges?: unknown[] }> };
 
 export type OfferImportResult = OfferSummary & { published: boolean };
 
@@ -124,6 +133,8 @@ async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: numb
   if (plan.charges.length === 0) {
     throw new ImportValidationError([{ path: filePath(['offers', i, 'plan']), message: `Plan ${offer.plan} has no charges to sell.` }]);
   }
+  const trial = offer.trial_period_days ? trialProblem(plan.name, plan.type) : null;
+  if (trial) throw new ImportValidationError([{ path: filePath(['offers', i, 'trial_period_days']), message: trial }]);
   return {
     name: offer.name,
     theme: offer.theme,
@@ -143,6 +154,7 @@ async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: numb
     },
     currency: plan.currency_code,
     ...(offer.shop_url ? { shop_url: offer.shop_url } : {}),
+    ...(offer.trial_period_days ? { trial_period_days: offer.trial_period_days } : {}),
   };
 }
 
@@ -165,6 +177,8 @@ export const offersSection = importSection({
       const plan = product?.plans.find((p) => p.name === offer.plan);
       if (product && !plan) issues.push({ path: filePath(['offers', i, 'plan']), message: `Product ${offer.product} has no plan named ${offer.plan}.` });
       if (plan && (plan.charges ?? []).length === 0) issues.push({ path: filePath(['offers', i, 'plan']), message: `Plan ${offer.plan} has no charges to sell.` });
+      const trial = plan && offer.trial_period_days ? trialProblem(plan.name, plan.type) : null;
+      if (trial) issues.push({ path: filePath(['offers', i, 'trial_period_days']), message: trial });
     });
     return issues;
   },

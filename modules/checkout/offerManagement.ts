@@ -1,4 +1,4 @@
-import type { OfferContent, OfferState } from './domain/offer.ts';
+import { trialProblem, type OfferContent, type OfferState } from './domain/offer.ts';
 import { DomainError, notFound } from '../../platform/domain/index.ts';
 import { loadProductByKey } from '../catalog/index.ts';
 import type { CommandContext } from '../../platform/es/index.ts';
@@ -25,6 +25,7 @@ export async function offerPlanContent(
     cancel_url?: string | undefined;
     shop_url?: string | undefined;
     allowed_redirect_origins?: string[] | undefined;
+    trial_period_days?: number | null | undefined;
   },
 ): Promise<OfferContent> {
   const product = await loadProductByKey(ctx, organizationId, input.product);
@@ -32,6 +33,8 @@ export async function offerPlanContent(
   const plan = product.plans.find((p) => p.name === input.plan);
   if (!plan) throw invalidField('plan', `Product ${input.product} has no plan named ${input.plan}.`);
   if (plan.charges.length === 0) throw invalidField('plan', `Plan ${input.plan} has no charges to sell.`);
+  const trial = input.trial_period_days ? trialProblem(plan.name, plan.type) : null;
+  if (trial) throw invalidField('trial_period_days', trial);
   return {
     name: input.name,
     theme: input.theme,
@@ -48,6 +51,7 @@ export async function offerPlanContent(
     ...(input.cancel_url ? { cancel_url: input.cancel_url } : {}),
     ...(input.shop_url ? { shop_url: input.shop_url } : {}),
     ...(input.allowed_redirect_origins?.length ? { allowed_redirect_origins: input.allowed_redirect_origins } : {}),
+    ...(input.trial_period_days ? { trial_period_days: input.trial_period_days } : {}),
   };
 }
 

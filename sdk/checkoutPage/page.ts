@@ -17,8 +17,8 @@ type PageConfig = {
   /** A session its creator made for this page (`?session=`): opened rather than a new one created. */
   session?: string;
   buttonText?: string | null;
-  /** A recurring plan: the price and how often it renews ("per month"). */
-  recurring?: { per: string; amount: number; currency: string } | null;
+  /** A recurring plan: the price, how often it is charged ("per month"), the trial and the first renewal (unix seconds). */
+  recurring?: { per: string; amount: number; currency: string; trialDays?: number | null; renewsAt?: number | null } | null;
   /** Set on the error pages (unknown offer, bad link): handed to the SDK, whose flow then resolves with it. */
   error?: FlowError | null;
   /** A live page: Stripe.js is loaded and its Payment Element takes the card. */
@@ -79,6 +79,28 @@ export function formatMoney(minor: number, currency: string): string {
   } catch {
     return `${(minor / 100).toFixed(2)} ${currency}`;
   }
+}
+
+/** A date as the buyer's locale writes it in full ("27 December 2026", "December 27, 2026"), in their time zone. */
+export function formatDate(unix: number): string {
+  const options = { day: 'numeric', month: 'long', year: 'numeric' } as const;
+  try {
+    return new Intl.DateTimeFormat(navigator.language || 'en', options).format(unix * 1000);
+  } catch {
+    return new Intl.DateTimeFormat('en', options).format(unix * 1000);
+  }
+}
+
+/**
+ * The terms of a recurring plan, worded as the server words them (modules/checkout/domain/
+ * recurringTerms.ts; this script ships alone, so it cannot import it): what is charged today,
+ * then the price per interval from the first renewal, or the trial first.
+ */
+function recurringText(terms: NonNullable<PageConfig['recurring']>, today: number): string {
+  const from = terms.renewsAt == null ? '' : ` from ${formatDate(terms.renewsAt)}`;
+  const then = `${formatMoney(terms.amount, terms.currency)} ${terms.per}${from}, until you cancel.`;
+  if (terms.trialDays) return `Free for ${terms.trialDays} day${terms.trialDays === 1 ? '' : 's'}, then ${then}`;
+  return `${formatMoney(today, terms.currency)} today, then ${then}`;
 }
 
 type ApiAnswer<T> = { ok: boolean; status: number; body: T & { message?: string; code?: string } };
@@ -468,11 +490,11 @@ async function restoreSession(): Promise<SessionView | null> {
   return null;
 }
 
-/** Shows the session's price: the total due, and for a recurring plan what it renews at and how often. */
+/** Shows the session's price: the total due, and for a recurring plan its terms (trial, price per interval, first renewal). */
 function showSessionPrice(shown: SessionView): void {
   showPrice(formatMoney(shown.total, shown.currency));
   const recurring = $('co-recurring');
-  if (recurring && cfg.recurring) recurring.textContent = `Then ${formatMoney(cfg.recurring.amount, cfg.recurring.currency)} ${cfg.recurring.per}, until you cancel.`;
+  if (recurring && cfg.recurring) recurring.textContent = recurringText(cfg.recurring, shown.total);
 }
 
 /** What the buyer is told when the session is refused; the seller's code gets the server's own code and message. */

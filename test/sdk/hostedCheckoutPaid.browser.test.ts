@@ -2,13 +2,14 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../app/import/importFile.ts';
 import { CHECKOUT_SESSIONS } from '../../modules/checkout/checkoutProjection.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { launchChromium, openPage } from './sdkFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /*
- * The hosted checkout page opened by its link, as a buyer: a subscription says how often it bills;
+ * The hosted checkout page opened by its link, as a buyer: a subscription says what it costs today,
+ * how often it bills and from when (after its trial, if the offer has one);
  * after paying the page gives the invoice number and the way back to the shop; a reload shows the
  * purchase, not a new empty checkout. Real Chromium, real server.
  */
@@ -26,7 +27,8 @@ const theme = { primary_color: '#0f766e' };
 const pages = [{ id: 'pay', type: 'checkout', title: 'Checkout' }];
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // A fixed instant, so the first renewal's date is known: a month on, or after the trial.
+  server = await startTestServer({ clock: manualClock(Date.parse('2026-11-27T12:00:00Z')) });
   ({ organizationId } = await server.identity('Paid page shop'));
   await importFile({
     products: [
@@ -42,6 +44,7 @@ beforeAll(async () => {
     offers: [
       { slug: 'pro-monthly-paid', name: 'Pro', product: 'pro', plan: 'monthly', theme, pages, published: true, shop_url: SHOP },
       { slug: 'pro-lifetime-paid', name: 'Pro for life', product: 'pro', plan: 'once', theme, pages, published: true },
+      { slug: 'pro-trial-paid', name: 'Pro trial', product: 'pro', plan: 'monthly', theme, pages, published: true, trial_period_days: 14 },
     ],
   });
   await server.settle();
@@ -69,10 +72,11 @@ async function pay(page: Page): Promise<void> {
 }
 
 describe('hosted checkout page, opened by its link', { timeout: 120_000 }, () => {
-  it('a monthly plan says per month; paid, it shows the invoice number and a link back to the shop; a reload shows it paid', async () => {
+  it('a monthly plan says today\'s charge, then per month from the first renewal; paid, it shows the invoice number and a link back to the shop; a reload shows it paid', async () => {
     const page = await openPage(chrome.context, `${server.url}/checkout/pro-monthly-paid`, { errors, ready });
     try {
-      await expect.poll(() => page.textContent('#co-recurring')).toMatch(/^Then €29\.00 per month, until you cancel\.$/);
+      // In the buyer's locale (the browser's is en-US), once the session has given today's total.
+      await expect.poll(() => page.textContent('#co-recurring')).toBe('€29.00 today, then €29.00 per month from December 27, 2026, until you cancel.');
       expect(await page.textContent('.co-summary')).toContain('Total due today');
       // A reload before paying keeps the same session rather than opening a second one.
       const sessionId = await page.evaluate(() => document.body.dataset.sessionId);
@@ -96,6 +100,16 @@ describe('hosted checkout page, opened by its link', { timeout: 120_000 }, () =>
       expect(await page.textContent('#co-receipt')).toContain('€29.00 paid');
       expect(await page.evaluate(() => document.body.dataset.sessionId)).toBe(sessionId);
       expect(await sessionsOfOrg()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('an offer with a trial says it is free for its days, then per month from the trial\'s end', async () => {
+    const page = await openPage(chrome.context, `${server.url}/checkout/pro-trial-paid`, { errors, ready });
+    try {
+      await expect.poll(() => page.textContent('#co-recurring')).toBe('Free for 14 days, then €29.00 per month from December 11, 2026, until you cancel.');
       expect(errors).toEqual([]);
     } finally {
       await page.close();

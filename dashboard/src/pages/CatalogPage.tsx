@@ -86,15 +86,17 @@ function ProductStatus({ product }: { product: Pick<Product, 'status' | 'publish
   return product.published_at ? <Badge status="published">Published</Badge> : <Badge status="draft">Draft</Badge>;
 }
 
-type PlanForm = { name: string; display_name: string; type: 'recurring' | 'one_time'; renew_interval: string; currency_code: string; price: string; extra: Charge[] };
+/** `invoice_interval` is not edited here: kept when a file set one apart from the renew_interval (a yearly term billed monthly). */
+type PlanForm = { name: string; display_name: string; type: 'recurring' | 'one_time'; renew_interval: string; invoice_interval: string | null; currency_code: string; price: string; extra: Charge[] };
 
-const emptyPlan = (): PlanForm => ({ name: '', display_name: '', type: 'recurring', renew_interval: 'P1M', currency_code: 'EUR', price: '', extra: [] });
+const emptyPlan = (): PlanForm => ({ name: '', display_name: '', type: 'recurring', renew_interval: 'P1M', invoice_interval: null, currency_code: 'EUR', price: '', extra: [] });
 
 const planForm = (p: Plan): PlanForm => ({
   name: p.name,
   display_name: p.display_name,
   type: p.type,
   renew_interval: p.renew_interval ?? 'P1M',
+  invoice_interval: p.type === 'recurring' && p.invoice_interval !== p.renew_interval ? p.invoice_interval : null,
   currency_code: p.currency_code,
   price: p.charges[0] ? toMajor(p.charges[0].amount, p.currency_code) : '',
   extra: p.charges.slice(1),
@@ -106,6 +108,7 @@ const planBody = (p: PlanForm) => ({
   display_name: p.display_name.trim() || p.name.trim(),
   type: p.type,
   renew_interval: p.type === 'recurring' ? p.renew_interval : null,
+  ...(p.type === 'recurring' && p.invoice_interval ? { invoice_interval: p.invoice_interval } : {}),
   currency_code: p.currency_code.trim().toUpperCase(),
   charges: [{ amount: toMinor(p.price, p.currency_code.trim().toUpperCase() || 'EUR') }, ...p.extra.map((c) => ({ amount: c.amount }))],
 });

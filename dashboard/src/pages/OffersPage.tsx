@@ -101,6 +101,7 @@ export function OfferPage({ params }: PageProps) {
   const [buttonText, setButtonText] = useState('Pay now');
   const [pages, setPages] = useState<OfferPage[]>(starterPages(''));
   const [origins, setOrigins] = useState('');
+  const [trial, setTrial] = useState('');
   const { busy, errorOf, run } = useAction<'save' | 'publish' | 'archive'>();
   // The form's errors under the form; each header action's beside its button.
   const error = errorOf('save');
@@ -116,6 +117,7 @@ export function OfferPage({ params }: PageProps) {
     setButtonText(o.theme.button_text ?? 'Pay now');
     setPages(o.pages);
     setOrigins((o.allowed_redirect_origins ?? []).join('\n'));
+    setTrial(o.trial_period_days ? String(o.trial_period_days) : '');
   };
   const productList = products.data?.data ?? [];
   useEffect(() => {
@@ -130,6 +132,9 @@ export function OfferPage({ params }: PageProps) {
   }, [products.data]);
 
   const chosen = productList.find((p) => p.key === product);
+  // Only a recurring plan has a trial; what is not a whole number goes as typed, for the route to refuse.
+  const recurring = chosen?.plans.find((p) => p.name === plan)?.type === 'recurring';
+  const trialDays = trial.trim() === '' ? null : /^\d+$/.test(trial.trim()) ? Number(trial.trim()) : trial.trim();
   const body = () => ({
     slug: slug.trim(),
     name: name.trim(),
@@ -142,6 +147,7 @@ export function OfferPage({ params }: PageProps) {
     ...(offer?.cancel_url ? { cancel_url: offer.cancel_url } : {}),
     ...(offer?.shop_url ? { shop_url: offer.shop_url } : {}),
     allowed_redirect_origins: originLines(origins),
+    ...(recurring && trialDays !== null ? { trial_period_days: trialDays } : {}),
     published: offer?.status === 'published',
   });
 
@@ -219,7 +225,7 @@ export function OfferPage({ params }: PageProps) {
     );
   }
 
-  const shown = [...originErrorNames(error), 'slug', 'name', 'product', 'plan', 'theme.primary_color', 'theme.button_text', ...pages.flatMap((p, i) => [`pages.${i}.id`, `pages.${i}.title`, `pages.${i}.type`, ...p.blocks.flatMap((_, b) => [`pages.${i}.blocks.${b}.text`, `pages.${i}.blocks.${b}.url`, `pages.${i}.blocks.${b}.items`])])];
+  const shown = [...originErrorNames(error), 'slug', 'name', 'product', 'plan', 'theme.primary_color', 'theme.button_text', 'trial_period_days', ...pages.flatMap((p, i) => [`pages.${i}.id`, `pages.${i}.title`, `pages.${i}.type`, ...p.blocks.flatMap((_, b) => [`pages.${i}.blocks.${b}.text`, `pages.${i}.blocks.${b}.url`, `pages.${i}.blocks.${b}.items`])])];
   const published = offer?.status === 'published';
   return (
     <>
@@ -315,6 +321,13 @@ export function OfferPage({ params }: PageProps) {
                 )}
               </Field>
             </div>
+            {recurring && (
+              <div class="form-row align-top">
+                <Field label="Free trial (days)" name="trial_period_days" error={error} hint="Optional, 1 to 730: the buyer's card is saved and first charged when the trial ends.">
+                  {(c) => <Input {...c} value={trial} onValue={setTrial} inputMode="numeric" autoComplete="off" placeholder="No trial" />}
+                </Field>
+              </div>
+            )}
             <div class="form-row align-top">
               <Field label="Theme colour" name="theme.primary_color" error={error} hint="Buttons and accents.">
                 {(c) => (

@@ -1,5 +1,6 @@
 import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
 import { conflict, invalid, notFound } from '../../../platform/domain/index.ts';
+import { planIntervalProblems } from './planIntervals.ts';
 
 /**
  * The catalog product aggregate, with its plans. One stream per product: `product-<uuid>`.
@@ -252,6 +253,15 @@ function assertUniquePlanNames(plans: PlanInput[]): void {
   }
 }
 
+/**
+ * A recurring plan is billed by subscriptions: one that is added or changed must have intervals
+ * they can bill. Plans left as they are stay, so editing a product's other parts never fails on them.
+ */
+function assertBillable(plan: PlanInput, index: number): void {
+  const [problem] = planIntervalProblems(plan);
+  if (problem) throw invalid('unbillable_interval', problem.message, `plans.${index}.${problem.field}`);
+}
+
 /** The events that take `state` to the desired product, all stamped with one version number. */
 function syncEvents(
   desired: DesiredProduct & { planIds: Record<string, { number: number; id: string }> },
@@ -265,17 +275,21 @@ function syncEvents(
     events.push({ type: 'ProductDetailsChanged', data: { ...pickDetails(desired.details), version_number: version, updated_at: now } });
   }
   const current = new Map(state.plans.map((p) => [p.name, p]));
-  for (const input of desired.plans) {
+  desired.plans.forEach((input, i) => {
     const existing = current.get(input.name);
     if (existing) {
       const plan: Plan = { ...input, id: existing.id, number: existing.number };
-      if (!sameJson(plan, existing)) events.push({ type: 'ProductPlanChanged', data: { plan, version_number: version, updated_at: now } });
-      continue;
+      if (!sameJson(plan, existing)) {
+        assertBillable(input, i);
+        events.push({ type: 'ProductPlanChanged', data: { plan, version_number: version, updated_at: now } });
+      }
+      return;
     }
+    assertBillable(input, i);
     const ids = desired.planIds[input.name];
     if (!ids) throw conflict('plan_id_missing', `No id was allocated for the new plan ${input.name}.`);
     events.push({ type: 'ProductPlanAdded', data: { plan: { ...input, ...ids }, version_number: version, updated_at: now } });
-  }
+  });
   const wanted = new Set(desired.plans.map((p) => p.name));
   for (const plan of state.plans) {
     if (!wanted.has(plan.name)) {

@@ -52,7 +52,19 @@ export type OfferContent = {
    * it creates a session; a seller's bearer call may send any. Left out of events when empty.
    */
   allowed_redirect_origins?: string[];
+  /**
+   * Days of free trial before the first charge, as Stripe's: 1 to 730, for a recurring plan only
+   * (the import and the management routes check the plan). Left out of events when absent.
+   */
+  trial_period_days?: number | null;
 } & RedirectUrls;
+
+/** Stripe's ceiling for a trial: two years. */
+export const MAX_TRIAL_DAYS = 730;
+
+/** Why an offer of a plan of this type cannot have a trial; null when it can. A plan's type defaults to recurring. */
+export const trialProblem = (planName: string, planType: string | undefined) =>
+  (planType ?? 'recurring') === 'recurring' ? null : `Plan ${planName} is not recurring: only a subscription has a trial (leave trial_period_days out).`;
 
 export type OfferEvent =
   | DomainEvent<
@@ -103,6 +115,9 @@ export function isShopUrl(value: string): boolean {
 /** The shop URL as events carry it: only when there is one. */
 const shopUrlField = (shopUrl: string | null | undefined) => (shopUrl ? { shop_url: shopUrl } : {});
 
+/** The trial as events carry it: only when there is one. */
+const trialField = (days: number | null | undefined) => (days ? { trial_period_days: days } : {});
+
 /** Only the redirect URLs and origins that are set: offers without them keep recording (and comparing) what they did. */
 function redirects(content: RedirectUrls & { allowed_redirect_origins?: string[] | undefined }): RedirectUrls & { allowed_redirect_origins?: string[] } {
   return {
@@ -121,6 +136,10 @@ function checkContent(content: OfferContent): void {
   if (content.name.trim() === '') throw invalid('invalid_name', 'The name field is required.', 'name');
   if (content.shop_url && !isShopUrl(content.shop_url)) {
     throw invalid('invalid_shop_url', 'The shop_url field must be an http or https URL, such as https://shop.example.com.', 'shop_url');
+  }
+  const trial = content.trial_period_days;
+  if (trial !== undefined && trial !== null && (!Number.isInteger(trial) || trial < 1 || trial > MAX_TRIAL_DAYS)) {
+    throw invalid('invalid_trial', `The trial_period_days field must be a whole number of days from 1 to ${MAX_TRIAL_DAYS}.`, 'trial_period_days');
   }
   if (!HEX_COLOR.test(content.theme.primary_color)) {
     throw invalid('invalid_theme', 'The theme.primary_color field must be a hex color like #1a2b3c.', 'theme.primary_color');
@@ -159,6 +178,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           price: d.price,
           currency: d.currency,
           shop_url: d.shop_url ?? null,
+          trial_period_days: d.trial_period_days ?? null,
           ...redirects(d),
           publishedAt: null,
           archivedAt: null,
@@ -169,7 +189,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
         const { updated_at: _at, ...content } = event.data;
         // An update without shop_url, a redirect URL or allowed origins removed them.
         const { success_url: _s, cancel_url: _c, allowed_redirect_origins: _o, ...kept } = state;
-        return { ...kept, ...content, shop_url: content.shop_url ?? null };
+        return { ...kept, ...content, shop_url: content.shop_url ?? null, trial_period_days: content.trial_period_days ?? null };
       }
       case 'OfferPublished':
         return state.status === 'none' ? state : { ...state, status: 'published', publishedAt: event.data.published_at };
@@ -185,7 +205,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           throw invalid('invalid_slug', 'The slug must be lower-case letters, digits and single dashes (at most 100).', 'slug');
         }
         checkContent(command);
-        const { name, theme, pages, plan, currency, shop_url } = command;
+        const { name, theme, pages, plan, currency, shop_url, trial_period_days } = command;
         return {
           type: 'OfferCreated',
           data: {
@@ -200,6 +220,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
             price: offerPrice(plan),
             currency,
             ...shopUrlField(shop_url),
+            ...trialField(trial_period_days),
             ...redirects(command),
             created_at: command.now,
           },
@@ -207,8 +228,8 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
       }
       case 'UpdateOffer': {
         if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Offer');
-        const { name, theme, pages, plan, currency, shop_url } = command;
-        const next = { name, theme, pages, plan, price: offerPrice(plan), currency, ...shopUrlField(shop_url), ...redirects(command) };
+        const { name, theme, pages, plan, currency, shop_url, trial_period_days } = command;
+        const next = { name, theme, pages, plan, price: offerPrice(plan), currency, ...shopUrlField(shop_url), ...trialField(trial_period_days), ...redirects(command) };
         const current = {
           name: state.name,
           theme: state.theme,
@@ -217,6 +238,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           price: state.price,
           currency: state.currency,
           ...shopUrlField(state.shop_url),
+          ...trialField(state.trial_period_days),
           ...redirects(state),
         };
         if (JSON.stringify(next) === JSON.stringify(current)) return [];

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { loadProductByKey } from '../../catalog/index.ts';
 import { OfferImport } from '../offerImport.ts';
-import { intervalWords } from '../../catalog/index.ts';
+import { recurringTerms } from '../domain/recurringTerms.ts';
 import { requireOrganization } from '../../identity/index.ts';
 import { sdkAssets } from '../../../platform/http/index.ts';
 import { renderCheckoutPage, renderMissingPage, type PageParams } from './hostedCheckout/renderCheckoutPage.ts';
@@ -35,11 +35,11 @@ export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> =
     async (request, reply) => {
       const { organizationId } = requireOrganization(request);
       const offer = request.body;
-      // The plan's interval gives the "then … per month" line when the product and plan exist already.
+      // The plan's terms give the "…today, then … per month from …" line when the product and plan exist already.
       const product = await loadProductByKey(services, organizationId, offer.product);
       const plan = product?.plans.find((p) => p.name === offer.plan);
-      const per = plan?.type === 'recurring' ? intervalWords(plan.renew_interval) : null;
       const amount = plan ? plan.charges.reduce((sum, c) => sum + c.amount, 0) : 0;
+      const recurring = plan ? recurringTerms(plan, amount, plan.currency_code, offer.trial_period_days, Math.floor(services.clock() / 1000)) : null;
       const { token, expiresAt } = await drafts.keep({
         organizationId,
         init: {
@@ -49,7 +49,7 @@ export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> =
           firstPage: offer.pages[0] ?? null,
           redirects: { success_url: offer.success_url, cancel_url: offer.cancel_url },
         },
-        extras: { recurring: per && plan ? { per, amount, currency: plan.currency_code } : null, shopUrl: offer.shop_url ?? null },
+        extras: { recurring, today: amount, shopUrl: offer.shop_url ?? null },
       });
       return reply.code(201).send({ url: `/manage/api/offers/preview/${token}`, expires_at: Math.floor(expiresAt / 1000) });
     },

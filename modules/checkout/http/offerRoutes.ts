@@ -34,6 +34,7 @@ const view = (o: KnownOffer) => ({
   success_url: o.success_url ?? null,
   cancel_url: o.cancel_url ?? null,
   shop_url: o.shop_url ?? null,
+  trial_period_days: o.trial_period_days ?? null,
   allowed_redirect_origins: o.allowed_redirect_origins ?? [],
   published_at: o.publishedAt,
   archived_at: o.archivedAt,

@@ -79,7 +79,8 @@ export function prorate(input: ProrationInput): ProrationLine[] {
   return [
     {
       name: `Unused time on ${input.oldPlanName}`,
-      amount: -prorated(input.oldPrice, left, total),
+      // `0 -` rather than unary minus: a zero credit is 0, not -0, which JSON would not keep.
+      amount: 0 - prorated(input.oldPrice, left, total),
       period,
       proration: { ...base, side: 'credit', price: input.oldPrice },
     },

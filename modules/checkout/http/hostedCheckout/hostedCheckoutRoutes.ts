@@ -11,7 +11,7 @@ import { RouteKey } from '../../../../platform/http/index.ts';
 import { renderExamplePage } from './examplePage.ts';
 import { renderCheckoutPage, renderMissingPage, type PageExtras, type PageParams } from './renderCheckoutPage.ts';
 import { CATALOG_PLANS, type PlanDoc } from '../../../catalog/index.ts';
-import { intervalWords } from '../../../catalog/index.ts';
+import { recurringTerms } from '../../domain/recurringTerms.ts';
 import { sdkAssets, type Asset } from '../../../../platform/http/index.ts';
 
 const FrameParam = z
@@ -186,12 +186,15 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
     };
     // The plan as the catalog has it now (the offer keeps its charges, not its interval).
     const plan = await services.readStore.get<PlanDoc>(CATALOG_PLANS, found.plan.plan_id);
-    const per = plan?.organization_id === found.organization_id && plan.type === 'recurring' ? intervalWords(plan.renew_interval) : null;
+    const now = Math.floor(services.clock() / 1000);
+    const recurring = plan?.organization_id === found.organization_id ? recurringTerms(plan, found.price, found.currency, found.trial_period_days, now) : null;
     // Stripe.js is let in only where it is used: a live page of an organization with a connected account.
     const live = params.mode === 'live' && (await loadStripeAccount(services.store, found.organization_id)).status === 'connected';
     if (live) securityHeaders(reply, services, cspNonce, true);
     const extras: PageExtras = {
-      recurring: per ? { per, amount: found.price, currency: found.currency } : null,
+      recurring,
+      // A promotion on the link may lower today's charge: the script says it once the session has it.
+      today: params.promo ? null : found.price,
       shopUrl: found.shop_url ?? null,
       stripeJsUrl: live ? services.config.STRIPE_JS_URL : null,
     };

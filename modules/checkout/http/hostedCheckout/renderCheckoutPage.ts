@@ -1,4 +1,5 @@
 import { escapeHtml, jsonForScript } from '../../../../platform/http/index.ts';
+import { recurringSentence, type RecurringTerms } from '../../domain/recurringTerms.ts';
 
 export type CheckoutInit = {
   offer: { id: string; slug: string; name: string };
@@ -11,8 +12,10 @@ export type CheckoutInit = {
 
 /** What the page says beyond the offer's content: how often a recurring plan bills, and where the shop is. */
 export type PageExtras = {
-  /** "per month", "every 3 months": from the plan's renew_interval; null for a plan that does not renew. */
-  recurring: { per: string; amount: number; currency: string } | null;
+  /** The terms of a recurring plan (price per interval, trial, first renewal); null for a plan that does not renew. */
+  recurring: RecurringTerms | null;
+  /** What is charged today when the server knows it (no promotion on the link): the sentence starts with it. */
+  today?: number | null;
   shopUrl: string | null;
   /** A live page of an organization with Stripe: Stripe.js is loaded and its Payment Element takes the card. */
   stripeJsUrl?: string | null;
@@ -187,9 +190,23 @@ const CARD_FIELDS = (preview: boolean, live: boolean) =>
   <p class="co-field-error" id="co-number-error" hidden></p><p class="co-field-error" id="co-exp-error" hidden></p><p class="co-field-error" id="co-cvc-error" hidden></p>
   <p class="co-hint">Test mode: pay with <code>4242 4242 4242 4242</code>, any future date and any CVC. <code>4000 0000 0000 0002</code> is declined.</p>`;
 
-const FORM = (preview: boolean, recurring: PageExtras['recurring'], live = false) => `
+/**
+ * The server's words before the page's script writes them in the buyer's locale (a preview keeps
+ * them): money as the script's default locale writes it, the date as "27 December 2026", in UTC.
+ */
+function serverMoney(minor: number, currency: string): string {
+  try {
+    const f = new Intl.NumberFormat('en', { style: 'currency', currency });
+    return f.format(minor / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
+  } catch {
+    return `${(minor / 100).toFixed(2)} ${currency}`;
+  }
+}
+const serverDate = (unix: number) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(unix * 1000);
+
+const FORM = (preview: boolean, recurring: PageExtras['recurring'], today: number | null, live = false) => `
 <div class="co-summary"><span>Total due today</span>${preview ? `<span class="co-note">${PREVIEW_PRICE}</span>` : '<strong id="co-total" class="is-loading">&nbsp;</strong>'}</div>
-${recurring ? `<p class="co-note co-recurring" id="co-recurring">Renews ${escapeHtml(recurring.per)} until you cancel.</p>` : ''}
+${recurring ? `<p class="co-note co-recurring" id="co-recurring">${escapeHtml(recurringSentence(recurring, today, serverMoney, serverDate))}</p>` : ''}
 <p class="co-promo" id="co-promo" hidden></p>
 <form id="co-form" novalidate>
   <label for="co-email">Email</label>
@@ -263,7 +280,7 @@ export function renderCheckoutPage(
   const head = `<header class="co-head"><div class="co-brand">${logo ? `<img class="co-logo" src="${escapeHtml(logo)}" alt="">` : `<span class="co-mark" aria-hidden="true">${escapeHtml(init.offer.name.trim().charAt(0).toUpperCase())}</span>`}<span>${escapeHtml(init.offer.name)}</span></div>
 <span class="co-badge">${preview ? 'Preview' : 'Test mode'}</span>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`;
   const main = [
-    pageSection(checkout, FORM(preview, extras.recurring, Boolean(extras.stripeJsUrl)) + cancelLink(framed ? undefined : init.redirects?.cancel_url), false, preview),
+    pageSection(checkout, FORM(preview, extras.recurring, extras.today ?? null, Boolean(extras.stripeJsUrl)) + cancelLink(framed ? undefined : init.redirects?.cancel_url), false, preview),
     ...others.map((p) => pageSection(p, '', true, preview)),
     pageSection(thanks, '', true, preview).replace('>', `>${THANKS}`).replace('</section>', `${THANKS_END(framed, extras.shopUrl)}</section>`),
   ].join('\n');
