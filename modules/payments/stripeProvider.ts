@@ -112,6 +112,9 @@ export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefin
         const charge = await call('read a charge', () => stripe.charges.retrieve(id));
         return { id: charge.id, paymentId: idOf(charge.payment_intent), amountRefunded: charge.amount_refunded };
       },
+      async chargeSaved() {
+        throw new PaymentProviderError('live off-session charges are not available yet', 'off_session_unavailable');
+      },
       async verifyEvent(payload, signature, webhookSecret): Promise<ProviderEvent> {
         const stripe = await connect();
         const event = stripe.webhooks.constructEvent(payload, signature, webhookSecret);
