@@ -1,10 +1,11 @@
+import { testClockProjection } from './testClockProjection.ts';
 import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const subscriptionsModule: FeatureModule = {
   name: 'subscriptions',
-  projections: [],
-  routes: async () => [],
+  projections: [testClockProjection],
+  routes: async () => [(await import('./http/testClockRoutes.ts')).testClockRoutes],
   manageRoutes: async () => [],
-  jobs: async () => [],
+  jobs: async () => [(await import('./jobs/testClockAdvance.ts')).testClockAdvanceJob],
   importSections: [],
 };
