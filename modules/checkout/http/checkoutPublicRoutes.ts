@@ -185,6 +185,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       if (body.test_clock !== undefined && !request.auth) {
         throw invalid('test_clock_needs_credential', "The test_clock field needs the seller's credential (an API key or OAuth token).", 'test_clock');
       }
+      if (body.test_clock !== undefined && body.mode === 'live') {
+        throw invalid('test_clock_live_mode', 'The test_clock field can only be used in test mode.', 'test_clock');
+      }
       const redirects = { ...(body.success_url ? { success_url: body.success_url } : {}), ...(body.cancel_url ? { cancel_url: body.cancel_url } : {}) };
       // Found before the key is looked at, since the key lives in the offer's organization. An
       // unknown offer is refused without touching the key; whether it is still published is
