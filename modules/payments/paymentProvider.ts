@@ -22,6 +22,8 @@ export type ChargeRequest = {
 /** A charge of a card saved earlier, with no buyer present (Stripe's off-session PaymentIntent). */
 export type SavedChargeRequest = {
   paymentMethod: PaymentMethod;
+  /** The provider's customer the method is attached to (Stripe's `cus_…`): Stripe charges a saved method only with it. */
+  customer?: string | null;
   /** Zero checks the card and charges nothing (a trial's, as Stripe's SetupIntent). */
   amount: number;
   currency: string;
