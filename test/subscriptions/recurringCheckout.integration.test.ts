@@ -89,20 +89,30 @@ describe('checkout of a recurring plan', () => {
     expect((await createSessionOf({ offer: 'monthly-pro', test_clock: 'not a clock' }, seller.token)).status).toBe(422);
   });
 
-  it('charges nothing during a trial and saves the card, even one that will fail later', async () => {
+  /** The monthly offer as a session sees it, with a trial (the offer's trial_period_days). */
+  async function trialOffer() {
     const offer = await loadOffer(harness.ctx(seller.organizationId), await offerUuid('monthly-pro'));
     if (offer.status === 'none') throw new Error('no offer');
+    return {
+      uuid: offer.uuid,
+      route_key: encodeRouteKey(offer.id),
+      slug: offer.slug,
+      name: offer.name,
+      organization_id: offer.organizationId,
+      plan: offer.plan,
+      currency: offer.currency,
+      trial_period_days: 14,
+    };
+  }
+
+  it('refuses a trial in live mode, which cannot save a card without charging it yet', async () => {
+    const refused = createSession(harness.ctx(seller.organizationId), { offer: await trialOffer(), customer: null, metadata: {}, mode: 'live', expiresIn: 3600, promo: null });
+    await expect(refused).rejects.toMatchObject({ code: 'live_trial_unavailable', kind: 'invalid' });
+  });
+
+  it('charges nothing during a trial and saves the card, even one that will fail later', async () => {
     const { state } = await createSession(harness.ctx(seller.organizationId), {
-      offer: {
-        uuid: offer.uuid,
-        route_key: encodeRouteKey(offer.id),
-        slug: offer.slug,
-        name: offer.name,
-        organization_id: offer.organizationId,
-        plan: offer.plan,
-        currency: offer.currency,
-        trial_period_days: 14,
-      },
+      offer: await trialOffer(),
       customer: null,
       metadata: {},
       mode: 'test',
