@@ -1,7 +1,8 @@
-import type { FlowError, FlowEvent, SessionView } from './protocol.ts';
+import type { FlowError, FlowEvent, SessionView, SubscriptionRef } from './protocol.ts';
 
 export type FlowResult =
-  | { status: 'complete'; session: SessionView; invoice?: unknown }
+  /** `subscription`: what a recurring plan's purchase made (null for a one-time sale). */
+  | { status: 'complete'; session: SessionView; invoice?: unknown; subscription: SubscriptionRef | null }
   | { status: 'cancel'; session?: SessionView }
   | { status: 'closed'; session?: SessionView }
   /** No checkout could be offered (it did not load, or the server refused the session); the frame shows the buyer why. */

@@ -132,9 +132,10 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
     if (!flow.ended) {
       const paid = started && session ? await paidSession(spec.baseUrl, session.id) : null;
       if (paid) {
-        flow.push({ type: 'purchase', session: paid, invoice: paid.invoice });
+        const subscription = paid.subscription ?? null;
+        flow.push({ type: 'purchase', session: paid, invoice: paid.invoice, subscription });
         flow.push({ type: 'complete', session: paid });
-        flow.end({ status: 'complete', session: paid });
+        flow.end({ status: 'complete', session: paid, subscription });
       } else {
         if (ending === 'cancel') flow.push({ type: 'cancel', ...(session ? { session } : {}) });
         flow.end({ status: ending, ...(session ? { session } : {}) });
@@ -212,7 +213,7 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
           flow.push(ev);
         } else if (ev.type === 'complete') {
           flow.push(ev);
-          flow.end({ status: 'complete', session: ev.session });
+          flow.end({ status: 'complete', session: ev.session, subscription: ev.session?.subscription ?? null });
           if (closeWanted) void finish('closed');
         } else if (ev.type === 'cancel') {
           flow.push(ev);

@@ -9,6 +9,9 @@ export type Frame = 'modal' | 'slideout' | 'bottom-sheet' | 'embedded';
 export type Size = 'sm' | 'md' | 'lg' | 'full';
 export type Mode = 'test' | 'live' | 'preview';
 
+/** The subscription a purchase of a recurring plan made, with the status it started in (`trialing` or `active`). */
+export type SubscriptionRef = { id: string; status: string };
+
 export type SessionView = {
   id: string;
   status: string;
@@ -19,6 +22,8 @@ export type SessionView = {
   /** The promo tier whose price the session took; null when its promo priced nothing. */
   promo_tier?: string | null;
   invoice?: unknown;
+  /** Set once a recurring plan's session completes; null otherwise. */
+  subscription?: SubscriptionRef | null;
 };
 
 /** Why a flow could not offer a checkout: the server's code and message where it refused, else the SDK's. */
@@ -26,7 +31,7 @@ export type FlowError = { code: string; message: string };
 
 export type FlowEvent =
   | { type: 'start'; session: SessionView; invoice?: unknown }
-  | { type: 'purchase'; session: SessionView; invoice?: unknown; payment?: { brand: string; last4: string } }
+  | { type: 'purchase'; session: SessionView; invoice?: unknown; payment?: { brand: string; last4: string }; subscription: SubscriptionRef | null }
   | { type: 'complete'; session: SessionView }
   | { type: 'cancel'; session?: SessionView };
 

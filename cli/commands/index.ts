@@ -23,6 +23,7 @@ import { userResetPasswordCommand } from './userAccess.ts';
 import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 import { webhookCommands } from './webhooks.ts';
 import { paymentCommands } from './payments.ts';
+import { testClockCommands } from './testClocks.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -56,6 +57,7 @@ export const allCommands: CliCommand[] = [
   workflowShowCommand,
   ...webhookCommands,
   ...paymentCommands,
+  ...testClockCommands,
   outboxListCommand,
   outboxShowCommand,
   projectionsRebuildCommand,

@@ -4,19 +4,25 @@ import {
   PAYMENT_ATTEMPT_TIMEOUT,
   checkoutSessionDecider,
   checkoutSessionStream,
+  testClockDecider,
+  testClockStream,
   type CheckoutSessionState,
   type CustomerInput,
+  type PaymentMethod,
   type SessionCustomer,
+  type SessionLine,
   type SessionMode,
+  type SessionRecurring,
 } from './domain/checkoutSession.ts';
 import { invoiceDecider, invoiceStream } from './domain/invoice.ts';
 import type { OfferPlan } from './domain/offer.ts';
 import { fold } from '../../platform/domain/index.ts';
-import { DomainError, notFound } from '../../platform/domain/index.ts';
+import { DomainError, invalid, notFound } from '../../platform/domain/index.ts';
 import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { allocateId } from '../../platform/es/index.ts';
 import type { CardInput, PaymentProvider } from '../payments/index.ts';
+import { productDecider, productIdOfRouteKey, productStream } from '../catalog/index.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 24 of 62 symbols: about 143 bits, so a session id is unguessable (it is the public handle). */
@@ -24,6 +30,8 @@ const secretId = customAlphabet(alphabet, 24);
 export const newSessionId = () => `cs_${secretId()}`;
 const newInvoiceId = () => `in_${secretId()}`;
 const newAttemptId = () => `pa_${secretId()}`;
+/** Decided when a recurring session completes, as unguessable as the session's own id. */
+export const newSubscriptionId = () => `sub_${secretId()}`;
 
 export type SessionOffer = {
   uuid: string;
@@ -33,6 +41,8 @@ export type SessionOffer = {
   organization_id: string;
   plan: OfferPlan;
   currency: string;
+  /** Days of free trial before the first charge of a recurring plan; absent or null: none. */
+  trial_period_days?: number | null;
 };
 
 export type CreateSessionInput = {
@@ -46,19 +56,57 @@ export type CreateSessionInput = {
   promoPrice?: { amount: number; tier: string } | null;
   /** This session's own success_url / cancel_url (the hosted page prefers them to the offer's). */
   redirects?: RedirectUrls;
+  /** A test clock of the organization (test mode): the subscription this purchase makes lives on it. */
+  testClock?: string;
   id?: string;
 };
 
-/** Records an open session with the offer's price. No invoice yet: that waits for a real interaction (start). */
-export async function createSession(ctx: CommandContext, input: CreateSessionInput) {
-  const { offer } = input;
-  const id = input.id ?? newSessionId();
-  const lines = offer.plan.charges.map((c) => ({ name: c.name, amount: c.amount }));
+/**
+ * The recurring terms of the offer's plan, from its product's stream as it is now (the offer's
+ * snapshot of the plan has no type or intervals); null for a one-time plan, or one the product
+ * no longer has.
+ */
+async function recurringTerms(ctx: Pick<CommandContext, 'store'>, offer: SessionOffer): Promise<SessionRecurring | null> {
+  const productId = await productIdOfRouteKey(ctx, offer.plan.product_id);
+  if (productId === null) return null;
+  const product = fold(productDecider, (await ctx.store.readStream(productStream(productId))) as never);
+  if (product.status === 'none' || product.organizationId !== offer.organization_id) return null;
+  const plan = product.plans.find((p) => p.id === offer.plan.plan_id);
+  if (!plan || plan.type !== 'recurring') return null;
+  const trial = offer.trial_period_days;
+  return {
+    renew_interval: plan.renew_interval,
+    invoice_interval: plan.invoice_interval,
+    trial_period_days: typeof trial === 'number' && Number.isInteger(trial) && trial > 0 ? trial : null,
+  };
+}
+
+/** The lines the buyer pays now: nothing during a trial, where the card is only saved. */
+function linesOf(input: CreateSessionInput, recurring: SessionRecurring | null): SessionLine[] {
+  const lines = input.offer.plan.charges.map((c) => ({ name: c.name, amount: c.amount }));
+  const days = recurring?.trial_period_days ?? null;
+  if (days !== null) {
+    return [...lines.map((l) => ({ ...l, amount: 0 })), { name: `Free trial: ${days} ${days === 1 ? 'day' : 'days'}`, amount: 0 }];
+  }
   const listPrice = lines.reduce((sum, l) => sum + l.amount, 0);
   // A promo tier sets the price; the difference is one line, so the invoice still adds up.
   if (input.promoPrice && input.promo && input.promoPrice.amount !== listPrice) {
     lines.push({ name: `Promo ${input.promo}: ${input.promoPrice.tier}`, amount: input.promoPrice.amount - listPrice });
   }
+  return lines;
+}
+
+/** Records an open session with the offer's price. No invoice yet: that waits for a real interaction (start). */
+export async function createSession(ctx: CommandContext, input: CreateSessionInput) {
+  const { offer } = input;
+  const id = input.id ?? newSessionId();
+  const recurring = await recurringTerms(ctx, offer);
+  // Stripe takes no payment of zero: a live trial needs a SetupIntent, which live checkout lacks.
+  if (recurring?.trial_period_days && input.mode === 'live') {
+    throw invalid('live_trial_unavailable', 'Offers with a free trial can be sold in test mode only for now: live checkout cannot save a card without charging it yet.', 'mode');
+  }
+  const lines = linesOf(input, recurring);
+  const testClock = input.testClock === undefined ? undefined : fold(testClockDecider, (await ctx.store.readStream(testClockStream(input.testClock))) as never);
   const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'CreateSession',
     session: {
@@ -76,9 +124,12 @@ export async function createSession(ctx: CommandContext, input: CreateSessionInp
       promo_tier: input.promoPrice?.tier ?? null,
       ...(input.redirects?.success_url ? { success_url: input.redirects.success_url } : {}),
       ...(input.redirects?.cancel_url ? { cancel_url: input.redirects.cancel_url } : {}),
+      ...(recurring ? { recurring } : {}),
+      ...(input.testClock !== undefined ? { test_clock: input.testClock } : {}),
     },
     expiresIn: input.expiresIn,
     now: ctx.metadata.occurred_at,
+    ...(testClock ? { testClock } : {}),
   });
   return { state: result.state, events: result.events, position: result.position };
 }
@@ -217,6 +268,8 @@ export async function paySession(
     idempotencyKey: attemptId,
     description: `${state.session.offer.name} (${id})`,
     now: nowMs,
+    // A subscription's renewals charge this card without the buyer.
+    ...(state.session.recurring ? { save: true } : {}),
   });
   if (charge.status === 'declined') {
     const declined = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
@@ -236,15 +289,25 @@ export async function paySession(
     customer: state.customer,
     chargeId: charge.reference,
     provider: provider.name,
+    paymentMethod: charge.paymentMethod ?? null,
     now: ctx.metadata.occurred_at,
   });
   const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'CompleteSession',
     attemptId,
     card: charge.card,
+    paymentMethod: charge.paymentMethod ?? null,
+    subscriptionId: newSubscriptionId(),
     now: ctx.metadata.occurred_at,
   });
   return { status: 'paid', card: charge.card, position: completed.position };
+}
+
+/** The card that paid the invoice, and the one its payment saved, as its InvoicePaid recorded them. */
+function paidWith(invoiceEvents: readonly RecordedEvent[]): { card: { brand: string; last4: string }; paymentMethod: PaymentMethod | null } {
+  const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid');
+  const data = paid!.data as { card: { brand: string; last4: string }; payment_method?: PaymentMethod };
+  return { card: data.card, paymentMethod: data.payment_method ?? null };
 }
 
 /**
@@ -260,12 +323,13 @@ async function completeIfInvoicePaid(ctx: CommandContext, id: string, invoiceId:
   const invoiceEvents = await ctx.store.readStream(invoiceStream(invoiceId));
   const invoice = fold(invoiceDecider, invoiceEvents as never);
   if (invoice.status !== 'paid' || invoice.paidAttempt === null) return null;
-  const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid');
-  const card = (paid!.data as { card: { brand: string; last4: string } }).card;
+  const { card, paymentMethod } = paidWith(invoiceEvents);
   const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'CompleteSession',
     attemptId: invoice.paidAttempt,
     card,
+    paymentMethod,
+    subscriptionId: newSubscriptionId(),
     now: ctx.metadata.occurred_at,
     invoicePaid: true,
   });
@@ -300,12 +364,13 @@ export async function completePaidInvoiceSession(ctx: CommandContext, invoiceId:
   if (invoice.status !== 'paid' || invoice.paidAttempt === null || invoice.invoice.session_id === null) return { completed: false };
   const session = await loadSession(ctx, invoice.invoice.session_id);
   if (session.status !== 'open' || session.invoiceId !== invoiceId) return { completed: false };
-  const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid');
-  const card = (paid!.data as { card: { brand: string; last4: string } }).card;
+  const { card, paymentMethod } = paidWith(invoiceEvents);
   const result = await handleCommand(ctx, checkoutSessionStream(session.session.id), checkoutSessionDecider, {
     type: 'CompleteSession',
     attemptId: invoice.paidAttempt,
     card,
+    paymentMethod,
+    subscriptionId: newSubscriptionId(),
     now: ctx.metadata.occurred_at,
     invoicePaid: true,
   });

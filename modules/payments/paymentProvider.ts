@@ -1,4 +1,7 @@
 import type { CardSummary } from '../checkout/index.ts';
+import type { PaymentMethod } from '../subscriptions/index.ts';
+
+export type { PaymentMethod };
 
 /** Card details as the buyer typed them. They reach the provider and nothing else: never an event, never a log. */
 export type CardInput = { number: string; exp_month: number; exp_year: number; cvc: string };
@@ -12,16 +15,34 @@ export type ChargeRequest = {
   description: string;
   /** Milliseconds: the injected clock, for card expiry. */
   now: number;
+  /** Keep the card for later charges without the buyer (a subscription's renewals): the answer names it. */
+  save?: boolean;
+};
+
+/** A charge of a card saved earlier, with no buyer present (Stripe's off-session PaymentIntent). */
+export type SavedChargeRequest = {
+  paymentMethod: PaymentMethod;
+  /** The provider's customer the method is attached to (Stripe's `cus_…`): Stripe charges a saved method only with it. */
+  customer?: string | null;
+  /** Zero checks the card and charges nothing (a trial's, as Stripe's SetupIntent). */
+  amount: number;
+  currency: string;
+  /** One per invoice attempt: a retry with the same key is the same charge, never a second. */
+  idempotencyKey: string;
+  description: string;
+  /** Milliseconds: the subscription's clock (a test clock's frozen time), for card expiry. */
+  now: number;
 };
 
 export type ChargeResult =
-  | { status: 'succeeded'; card: CardSummary; reference: string }
+  | { status: 'succeeded'; card: CardSummary; reference: string; paymentMethod?: PaymentMethod }
   | { status: 'declined'; code: string; declineCode: string | null; message: string; card: CardSummary | null };
 
 /** The payment-provider port. The built-in test provider serves `test` mode; a live one plugs in here. */
 export interface PaymentProvider {
   readonly name: string;
   charge(request: ChargeRequest): Promise<ChargeResult>;
+  chargeSaved(request: SavedChargeRequest): Promise<ChargeResult>;
 }
 
 export function cardBrand(number: string): string {
@@ -79,6 +100,8 @@ export interface LivePaymentProvider {
   /** Refunds all that is left of the payment, or `amount`; answers with the charge's running refunded total. */
   refund(request: { paymentId: string; amount: number | null; idempotencyKey: string }): Promise<{ id: string; chargeId: string; amountRefunded: number }>;
   retrieveCharge(id: string): Promise<{ id: string; paymentId: string | null; amountRefunded: number }>;
+  /** Charges a PaymentMethod saved at checkout, without the buyer (a renewal). */
+  chargeSaved(request: SavedChargeRequest): Promise<ChargeResult>;
   /** Checks the signature over the raw body and parses it; throws when it does not check out. */
   verifyEvent(payload: string, signature: string, webhookSecret: string): Promise<ProviderEvent>;
 }

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import type { CardSummary } from '../checkout/index.ts';
-import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type ProviderEvent, type StripeClientFactory } from './paymentProvider.ts';
+import { PaymentProviderError, type ChargeResult, type LivePayment, type LivePaymentProvider, type ProviderEvent, type StripeClientFactory } from './paymentProvider.ts';
 
 /** One API call's wait; Stripe's SDK default is 80 s, longer than a buyer waits for a page. */
 const TIMEOUT_MS = 30_000;
@@ -43,12 +43,16 @@ async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    const { default: StripeClass } = await loadStripe();
-    if (error instanceof StripeClass.errors.StripeError) {
-      throw new PaymentProviderError(`Stripe refused to ${what}: ${error.message}`, error.code ?? error.type, { cause: error });
-    }
-    throw new PaymentProviderError(`Stripe could not be reached to ${what}.`, null, { cause: error });
+    throw await providerError(what, error);
   }
+}
+
+async function providerError(what: string, error: unknown): Promise<PaymentProviderError> {
+  const { default: StripeClass } = await loadStripe();
+  if (error instanceof StripeClass.errors.StripeError) {
+    return new PaymentProviderError(`Stripe refused to ${what}: ${error.message}`, error.code ?? error.type, { cause: error });
+  }
+  return new PaymentProviderError(`Stripe could not be reached to ${what}.`, null, { cause: error });
 }
 
 /** The Stripe provider of one organization, on Stripe's official package, at the configured API address. */
@@ -111,6 +115,44 @@ export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefin
         const stripe = await connect();
         const charge = await call('read a charge', () => stripe.charges.retrieve(id));
         return { id: charge.id, paymentId: idOf(charge.payment_intent), amountRefunded: charge.amount_refunded };
+      },
+      // Stripe's "charge a saved payment method later": an off-session PaymentIntent, confirmed at
+      // once. A decline is an answer (402 card_error), not a failure to reach Stripe.
+      async chargeSaved(request): Promise<ChargeResult> {
+        const method = request.paymentMethod;
+        // Nothing to charge (an invoice the customer's credit paid): no PaymentIntent, and a reference that names none.
+        if (request.amount === 0) return { status: 'succeeded', card: method.card, reference: `none_${request.idempotencyKey}` };
+        const stripe = await connect();
+        const { default: StripeClass } = await loadStripe();
+        let intent: Stripe.PaymentIntent;
+        try {
+          intent = await stripe.paymentIntents.create(
+            {
+              amount: request.amount,
+              currency: request.currency.toLowerCase(),
+              payment_method: method.id,
+              ...(request.customer ? { customer: request.customer } : {}),
+              off_session: true,
+              confirm: true,
+              description: request.description,
+              expand: ['latest_charge'],
+            },
+            { idempotencyKey: request.idempotencyKey },
+          );
+        } catch (error) {
+          if (error instanceof StripeClass.errors.StripeCardError) {
+            return { status: 'declined', code: error.code ?? 'card_declined', declineCode: error.decline_code ?? null, message: error.message, card: method.card };
+          }
+          throw await providerError('charge a saved card', error);
+        }
+        const payment = present(intent);
+        if (intent.status === 'succeeded' && payment.chargeId) return { status: 'succeeded', card: payment.card ?? method.card, reference: payment.chargeId };
+        if (intent.status === 'requires_action') {
+          return { status: 'declined', code: 'authentication_required', declineCode: 'authentication_required', message: 'The bank asks the buyer to authenticate this payment.', card: method.card };
+        }
+        if (payment.failure) return { status: 'declined', code: payment.failure.code, declineCode: payment.failure.declineCode, message: payment.failure.message, card: method.card };
+        // Still processing: the same key later answers the same PaymentIntent, so a retry charges once.
+        throw new PaymentProviderError(`Stripe has not settled the charge yet (${intent.status}).`, intent.status);
       },
       async verifyEvent(payload, signature, webhookSecret): Promise<ProviderEvent> {
         const stripe = await connect();

@@ -8,7 +8,7 @@ import type { Services } from '../../platform/runtime/index.ts';
 import { SUBSCRIPTION_SCHEDULE, type ScheduleDoc } from './billingSchedule.ts';
 import { INVOICE_MIRROR_CHECKPOINT } from './jobs/invoiceMirror.ts';
 import { checkoutSessionStream, invoiceDecider, invoiceStream, offerStream } from '../checkout/index.ts';
-import { paymentProviderFor, type PaymentProvider } from '../payments/index.ts';
+import { liveProviderOf, paymentProviderFor, type ChargeResult, type PaymentProvider } from '../payments/index.ts';
 import { loadDunningSettings } from './dunningSettings.ts';
 import { parseInterval, boundary } from './domain/interval.ts';
 import {
@@ -27,18 +27,12 @@ import {
 } from './domain/subscription.ts';
 import { testClockDecider, testClockStream } from './domain/testClock.ts';
 
-type ChargeOutcome =
-  | { status: 'succeeded'; card: { brand: string; last4: string }; reference: string }
-  | { status: 'declined'; code: string; declineCode: string | null; message: string };
+type ChargeOutcome = ChargeResult;
 
-/** A provider that can charge a saved card without the buyer (the test provider; Stripe's off-session PaymentIntents). */
-type SavedCardCharger = {
-  chargeSaved(request: { paymentMethod: PaymentMethod; amount: number; currency: string; idempotencyKey: string; description: string; now: number }): Promise<ChargeOutcome>;
-};
-
-function chargerFor(mode: 'test' | 'live'): SavedCardCharger | null {
-  const provider = paymentProviderFor(mode) as (PaymentProvider & Partial<SavedCardCharger>) | null;
-  return provider?.chargeSaved ? (provider as unknown as SavedCardCharger) : null;
+/** The provider that charges a subscription's saved card: the test provider, or the organization's Stripe account. */
+async function chargerFor(services: Services, state: Active): Promise<Pick<PaymentProvider, 'chargeSaved'> | null> {
+  if (state.sub.mode === 'test') return paymentProviderFor('test');
+  return (await liveProviderOf(services, state.sub.organization_id))?.provider ?? null;
 }
 
 function context(services: Services, organizationId: string, correlation: string, now: number): CommandContext {
@@ -154,12 +148,12 @@ export function renewalInvoiceId(subscriptionId: string, invoiceCount: number): 
   return `in_${createHash('sha256').update(`${subscriptionId}:${invoiceCount}`).digest('base64url').slice(0, 24)}`;
 }
 
-async function chargeCard(state: Active, invoiceId: string, amount: number, attempt: number, at: number): Promise<ChargeOutcome> {
+async function chargeCard(services: Services, state: Active, invoiceId: string, amount: number, attempt: number, at: number): Promise<ChargeOutcome> {
   if (amount === 0) return { status: 'succeeded', card: state.payment_method?.card ?? { brand: 'none', last4: '' }, reference: '' };
   const pm = state.payment_method;
-  if (!pm) return { status: 'declined', code: 'payment_method_missing', declineCode: null, message: 'No card is saved for this subscription.' };
-  const charger = chargerFor(state.sub.mode);
-  if (!charger) return { status: 'declined', code: 'payment_method_unsupported', declineCode: null, message: 'This mode cannot charge a saved card yet.' };
+  if (!pm) return { status: 'declined', code: 'payment_method_missing', declineCode: null, message: 'No card is saved for this subscription.', card: null };
+  const charger = await chargerFor(services, state);
+  if (!charger) return { status: 'declined', code: 'payment_method_unsupported', declineCode: null, message: 'No payment provider can charge this card: connect Stripe again.', card: pm.card };
   return charger.chargeSaved({
     paymentMethod: pm,
     amount,
@@ -181,7 +175,7 @@ async function renew(services: Services, ctx: CommandContext, state: Active, at:
   const invoice = nextInvoice(state, at);
   if (!invoice) return;
   const invoiceId = renewalInvoiceId(state.sub.id, state.invoice_count);
-  const charged = await chargeCard(state, invoiceId, invoice.amount_due, 1, at);
+  const charged = await chargeCard(services, state, invoiceId, invoice.amount_due, 1, at);
   const settings = charged.status === 'declined' ? await loadDunningSettings(services.store, state.sub.organization_id) : DEFAULT_DUNNING;
   const number = await allocateId(services.store, `invoice-${state.sub.organization_id}`, ctx.metadata);
   await decide(ctx, state.sub.id, { type: 'Renew', invoiceId, number, amountCharged: invoice.amount_due, outcome: outcomeOf(charged), settings, now: at });
@@ -191,7 +185,7 @@ async function renew(services: Services, ctx: CommandContext, state: Active, at:
 async function retry(services: Services, ctx: CommandContext, state: Active, at: number): Promise<void> {
   const open = state.open_invoice!;
   const attempt = currentAttempt(open);
-  const charged = await chargeCard(state, open.id, open.amount_due, attempt, at);
+  const charged = await chargeCard(services, state, open.id, open.amount_due, attempt, at);
   if (charged.status === 'succeeded') {
     await decide(ctx, state.sub.id, { type: 'RecordPaymentSucceeded', invoiceId: open.id, attempt, chargeId: charged.reference || null, card: charged.card, now: at });
     return;

@@ -356,7 +356,7 @@ async function settleLive(): Promise<void> {
 function complete(paid: SessionView, invoice: unknown, payment?: { brand: string; last4: string }): void {
   finished = true;
   session = paid;
-  emit({ type: 'purchase', session: paid, invoice, ...(payment ? { payment } : {}) });
+  emit({ type: 'purchase', session: paid, invoice, ...(payment ? { payment } : {}), subscription: paid.subscription ?? null });
   emit({ type: 'complete', session: paid });
   showThankYou(payment, invoice ?? paid.invoice);
   if (!framed) redirectAfterPayment(cfg, paid.id);

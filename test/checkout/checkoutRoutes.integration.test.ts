@@ -365,6 +365,7 @@ describe('public checkout routes', () => {
           promo: null,
           promo_tier: null,
           invoice: { id: started.body.invoice.id, number: started.body.invoice.number, status: 'paid', total: 2400, currency: 'EUR' },
+          subscription: null,
         },
         offer: { id: offer.id, slug: offer.slug, name: 'Pro plan' },
       });

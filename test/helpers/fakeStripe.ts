@@ -8,6 +8,9 @@ import Stripe from 'stripe';
  * calls this service makes, with the shapes of Stripe's API reference
  * (https://docs.stripe.com/api): PaymentIntents create / retrieve (expand[]=latest_charge) /
  * confirm / cancel (from the statuses Stripe allows it, else 400 payment_intent_unexpected_state),
+ * off-session charges of Stripe's test PaymentMethods (create with confirm and off_session:
+ * `pm_card_visa`, `pm_card_mastercard` succeed, `pm_card_chargeCustomerFail` is declined,
+ * `pm_card_authenticationRequired` needs the buyer: 402 card_error, as Stripe answers),
  * Refunds create, Charges retrieve, each under the account of the secret key that calls
  * it (another account's objects answer 404 resource_missing, as Stripe does), with idempotency
  * keys replayed. It also serves a stand-in for Stripe.js (`/v3/`) implementing only `Stripe(pk)`,
@@ -224,6 +227,50 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return send(res, status, payload);
     };
 
+    if (req.method === 'POST' && url.pathname === '/v1/payment_intents' && body.confirm === 'true' && body.off_session === 'true') {
+      const intentId = id('pi');
+      const intent = {
+        account,
+        id: intentId,
+        object: 'payment_intent',
+        amount: Number(body.amount),
+        amount_received: 0,
+        currency: body.currency,
+        status: 'requires_payment_method',
+        client_secret: `${intentId}_secret_${randomBytes(12).toString('hex')}`,
+        metadata: nested(body, 'metadata'),
+        description: body.description ?? null,
+        customer: body.customer ?? null,
+        payment_method: body.payment_method ?? null,
+        capture_method: 'automatic',
+        confirmation_method: 'automatic',
+        payment_method_types: ['card'],
+        latest_charge: null,
+        last_payment_error: null as Obj | null,
+        livemode: false,
+        created: now(),
+      };
+      intents.set(intentId, intent);
+      const cards: Record<string, { brand: string; last4: string }> = {
+        pm_card_visa: { brand: 'visa', last4: '4242' },
+        pm_card_mastercard: { brand: 'mastercard', last4: '4444' },
+      };
+      const card = cards[body.payment_method ?? ''];
+      if (card) {
+        const paid = succeed(intentId, card);
+        const expand = Object.entries(body).some(([k, v]) => k.startsWith('expand') && v === 'latest_charge');
+        return answer(200, expand ? { ...paid, latest_charge: strip(charges.get(paid.latest_charge as string)!) } : paid);
+      }
+      const error =
+        body.payment_method === 'pm_card_authenticationRequired'
+          ? { type: 'card_error', code: 'authentication_required', decline_code: 'authentication_required', message: 'Your card was declined. This transaction requires authentication.' }
+          : body.payment_method === 'pm_card_chargeCustomerFail'
+            ? { type: 'card_error', code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' }
+            : null;
+      if (!error) return answer(400, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such PaymentMethod: '${body.payment_method ?? ''}'`, param: 'payment_method' } });
+      intent.last_payment_error = error;
+      return answer(402, { error: { ...error, payment_intent: strip(intent) } });
+    }
     if (req.method === 'POST' && url.pathname === '/v1/payment_intents') {
       const intentId = id('pi');
       const intent = {

@@ -3,6 +3,7 @@ import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.
 import { runImport } from '../../app/import/importFile.ts';
 import { secretBox } from '../../platform/lib/secretBox.ts';
 import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
+import { createTestClock } from '../../modules/subscriptions/testClockCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import type { TestServer } from './testServer.ts';
 
@@ -57,6 +58,7 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   const workflowId = ((await caught.json()) as { workflow_id: number | null }).workflow_id;
   // An event type the seed never causes: nothing is sent to this address.
   await createWebhookEndpoint(ctx(), secretBox(server.services.secrets.jwt), { organizationId, url: 'https://example.com/seed-hook', eventTypes: ['invoice.voided'] });
+  await createTestClock(ctx(), { organizationId, name: 'Seed clock', frozenTime: 1_800_000_000 });
   await server.settle();
   return {
     id: sessions,

@@ -29,6 +29,8 @@ describe('the bearer routes’ roles', () => {
       'checkout:read': 'member',
       'checkout:write': 'member',
       'automation:read': 'member',
+      'subscriptions:read': 'member',
+      'subscriptions:write': 'member',
       'webhooks:read': 'owner',
       'webhooks:write': 'owner',
     });

@@ -16,22 +16,22 @@ describe('FlowHandle', () => {
     const flow = createFlow('f1', () => undefined);
     const early = collect(flow.handle.events);
     flow.push({ type: 'start', session });
-    flow.push({ type: 'purchase', session });
+    flow.push({ type: 'purchase', session, subscription: null });
     const middle = collect(flow.handle.events);
     flow.push({ type: 'complete', session });
-    flow.end({ status: 'complete', session });
+    flow.end({ status: 'complete', session, subscription: null });
     const late = collect(flow.handle.events);
     for (const got of await Promise.all([early, middle, late])) expect(got).toEqual(['start', 'purchase', 'complete']);
-    expect(await flow.handle).toEqual({ status: 'complete', session });
-    expect(flow.handle.result).toEqual({ status: 'complete', session });
+    expect(await flow.handle).toEqual({ status: 'complete', session, subscription: null });
+    expect(flow.handle.result).toEqual({ status: 'complete', session, subscription: null });
   });
 
   test('cancel resolves (never rejects); nothing is accepted after the end', async () => {
     const flow = createFlow('f2', () => undefined);
     flow.push({ type: 'cancel' });
     flow.end({ status: 'cancel' });
-    flow.push({ type: 'purchase', session });
-    flow.end({ status: 'complete', session });
+    flow.push({ type: 'purchase', session, subscription: null });
+    flow.end({ status: 'complete', session, subscription: null });
     const settled = await Promise.allSettled([Promise.resolve(flow.handle)]);
     expect(settled[0]).toEqual({ status: 'fulfilled', value: { status: 'cancel' } });
     expect(await collect(flow.handle.events)).toEqual(['cancel']);
@@ -46,7 +46,7 @@ describe('FlowHandle', () => {
       break;
     }
     flow.push({ type: 'complete', session });
-    flow.end({ status: 'complete', session });
+    flow.end({ status: 'complete', session, subscription: null });
     expect(await collect(flow.handle.events)).toEqual(['start', 'complete']);
   });
 

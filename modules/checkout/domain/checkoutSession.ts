@@ -1,6 +1,13 @@
 import { isRedirectUrl } from './redirectUrls.ts';
 import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
 import { DomainError, conflict, invalid, notFound } from '../../../platform/domain/index.ts';
+import type { PaymentMethod } from '../../subscriptions/domain/subscription.ts';
+import type { TestClockState } from '../../subscriptions/domain/testClock.ts';
+
+// The test clock's stream and fold, for the session commands (which reach subscriptions' pure
+// rules only through this domain file: a run-time import of that module's index would be a cycle).
+export { testClockDecider, testClockStream } from '../../subscriptions/domain/testClock.ts';
+export type { PaymentMethod };
 
 export type SessionMode = 'test' | 'live';
 export type SessionStatus = 'open' | 'completed' | 'expired';
@@ -10,6 +17,8 @@ export type SessionCustomer = { email: string | null; name: string | null; user_
 export type CustomerInput = { email?: string | undefined; name?: string | undefined };
 export type SessionLine = { name: string; amount: number };
 export type CardSummary = { brand: string; last4: string };
+/** A session of a recurring plan: completing it makes a subscription on these terms. */
+export type SessionRecurring = { renew_interval: string | null; invoice_interval: string; trial_period_days: number | null };
 
 /** Between 30 minutes and 24 hours, as Stripe allows; 24 hours by default. */
 export const MIN_EXPIRES_IN = 1800;
@@ -37,6 +46,10 @@ export type CheckoutSessionEvent =
         /** Set for this session by its creator: override the offer's for the full-page checkout (absent: the offer's). */
         success_url?: string;
         cancel_url?: string;
+        /** The plan is recurring: the purchase makes a subscription (absent on a one-time sale). */
+        recurring?: SessionRecurring;
+        /** The test clock the subscription it makes lives on (test mode, set by the seller). */
+        test_clock?: string;
         expires_at: number;
         created_at: number;
       }
@@ -49,13 +62,32 @@ export type CheckoutSessionEvent =
       { attempt_id: string; code: string; decline_code: string | null; card: CardSummary | null; declined_at: number }
     >
   | DomainEvent<'CheckoutSessionCancelled', { cancelled_at: number }>
-  | DomainEvent<'CheckoutSessionCompleted', { attempt_id: string; invoice_id: string; card: CardSummary; completed_at: number }>
+  | DomainEvent<
+      'CheckoutSessionCompleted',
+      {
+        attempt_id: string;
+        invoice_id: string;
+        card: CardSummary;
+        completed_at: number;
+        /** The card saved for the subscription's later charges (a recurring session's). */
+        payment_method?: PaymentMethod;
+        /** The subscription this purchase makes (a recurring session's), decided here so every reader agrees on it. */
+        subscription_id?: string;
+      }
+    >
   | DomainEvent<'CheckoutSessionExpired', { expired_at: number }>;
 
 type Created = Extract<CheckoutSessionEvent, { type: 'CheckoutSessionCreated' }>['data'];
 
 export type CheckoutSessionCommand =
-  | { type: 'CreateSession'; session: Omit<Created, 'expires_at' | 'created_at'>; expiresIn: number; now: number }
+  | {
+      type: 'CreateSession';
+      session: Omit<Created, 'expires_at' | 'created_at'>;
+      expiresIn: number;
+      now: number;
+      /** The clock `session.test_clock` names, as its stream says. */
+      testClock?: TestClockState;
+    }
   | { type: 'StartSession'; invoiceId: string; customer: CustomerInput | null; now: number }
   | {
       type: 'AttemptPayment';
@@ -72,6 +104,10 @@ export type CheckoutSessionCommand =
       now: number;
       /** The invoice already records this attempt as paid (recovery after a crash between the two appends). */
       invoicePaid?: boolean;
+      /** The card the charge saved (recorded on a recurring session's completion). */
+      paymentMethod?: PaymentMethod | null;
+      /** A fresh `sub_…` id: a recurring session's completion names its subscription with it. */
+      subscriptionId?: string;
     }
   | {
       type: 'CancelSession';
@@ -129,6 +165,17 @@ function customerWith(session: Created, current: SessionCustomer | null, input: 
   };
 }
 
+/**
+ * A clock is the seller's tool for test mode: another organization's, a deleted or an unknown one
+ * is refused alike, so an id says nothing about other organizations.
+ */
+function assertUsableClock(session: Omit<Created, 'expires_at' | 'created_at'>, clock: TestClockState | undefined): void {
+  if (session.mode !== 'test') throw invalid('test_clock_live_mode', 'The test_clock field can only be used in test mode.', 'test_clock');
+  if (!clock || clock.status === 'none' || clock.status === 'deleted' || clock.organization_id !== session.organization_id) {
+    throw invalid('unknown_test_clock', `No test clock ${session.test_clock} in this organization.`, 'test_clock');
+  }
+}
+
 export const sameCustomer = (a: SessionCustomer | null, b: SessionCustomer | null) =>
   a?.email === b?.email && a?.name === b?.name && a?.user_id === b?.user_id;
 
@@ -168,6 +215,7 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
           const url = command.session[field];
           if (url !== undefined && !isRedirectUrl(url)) throw invalid('invalid_redirect_url', `The ${field} field must be an http or https URL.`, field);
         }
+        if (command.session.test_clock !== undefined) assertUsableClock(command.session, command.testClock);
         return {
           type: 'CheckoutSessionCreated',
           data: { ...command.session, expires_at: command.now + expiresIn, created_at: command.now },
@@ -227,9 +275,17 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
         if (state.pendingAttempt?.id !== command.attemptId && command.invoicePaid !== true) {
           throw conflict('payment_attempt_superseded', 'The payment attempt is no longer current.');
         }
+        if (state.session.recurring && !command.subscriptionId) throw new Error('a recurring session completes with a subscription id');
         return {
           type: 'CheckoutSessionCompleted',
-          data: { attempt_id: command.attemptId, invoice_id: state.invoiceId, card: command.card, completed_at: command.now },
+          data: {
+            attempt_id: command.attemptId,
+            invoice_id: state.invoiceId,
+            card: command.card,
+            completed_at: command.now,
+            ...(state.session.recurring && command.paymentMethod ? { payment_method: command.paymentMethod } : {}),
+            ...(state.session.recurring ? { subscription_id: command.subscriptionId! } : {}),
+          },
         };
       case 'CancelSession':
         requireOpen(state, command.now);

@@ -1,6 +1,6 @@
 import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
 import { conflict, notFound } from '../../../platform/domain/index.ts';
-import { sameCustomer, type CardSummary, type SessionCustomer, type SessionLine } from './checkoutSession.ts';
+import { sameCustomer, type CardSummary, type PaymentMethod, type SessionCustomer, type SessionLine } from './checkoutSession.ts';
 
 /** A line of an invoice; a subscription's lines say which period they pay, and a proration how it was computed. */
 export type InvoiceLine = SessionLine & { period?: { start: number; end: number }; proration?: Readonly<Record<string, unknown>> };
@@ -44,6 +44,8 @@ export type InvoiceEvent =
         /** The provider's charge (Stripe's `ch_…`, the test provider's `ch_test_…`); absent on events recorded before it was kept. */
         charge_id?: string | null;
         provider?: string;
+        /** The card this payment saved for later charges (a recurring checkout's), so recovery completes the session with it. */
+        payment_method?: PaymentMethod;
       }
     >
   | DomainEvent<'InvoiceVoided', { voided_at: number; reason: string }>
@@ -86,6 +88,7 @@ export type InvoiceCommand =
       customer: SessionCustomer | null;
       chargeId?: string | null;
       provider?: string;
+      paymentMethod?: PaymentMethod | null;
       now: number;
     }
   | { type: 'VoidInvoice'; reason: string; now: number }
@@ -173,6 +176,7 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
             paid_at: command.now,
             ...(command.chargeId !== undefined ? { charge_id: command.chargeId } : {}),
             ...(command.provider !== undefined ? { provider: command.provider } : {}),
+            ...(command.paymentMethod ? { payment_method: command.paymentMethod } : {}),
           },
         };
         // In the same append as the payment, so no late correction can slip in between.

@@ -48,6 +48,12 @@ export type SessionView = {
   /** This session's own success_url / cancel_url, when its creator gave them. */
   success_url?: string;
   cancel_url?: string;
+  /** The subscription the purchase made (a recurring plan's), as it started; absent before and otherwise. */
+  subscription?: { id: string; status: 'trialing' | 'active' } | null;
+  /** The test clock the subscription lives on. */
+  test_clock?: string;
+  /** A recurring plan's trial the purchase starts with. */
+  trial_period_days?: number;
 };
 
 export type CheckoutEvent = CheckoutSessionEvent | InvoiceEvent;
@@ -78,6 +84,8 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
       invoice: null,
       ...(d.success_url ? { success_url: d.success_url } : {}),
       ...(d.cancel_url ? { cancel_url: d.cancel_url } : {}),
+      ...(d.test_clock ? { test_clock: d.test_clock } : {}),
+      ...(d.recurring?.trial_period_days ? { trial_period_days: d.recurring.trial_period_days } : {}),
     };
   }
   if (view === null) return null;
@@ -92,8 +100,12 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
       return { ...view, last_decline: { code: event.data.code, decline_code: event.data.decline_code } };
     case 'CheckoutSessionCancelled':
       return { ...view, cancelled_at: event.data.cancelled_at };
-    case 'CheckoutSessionCompleted':
-      return { ...view, status: 'completed', completed_at: event.data.completed_at, payment: event.data.card };
+    case 'CheckoutSessionCompleted': {
+      const subscriptionId = event.data.subscription_id;
+      // Only a recurring session's completion names a subscription; a trial starts it trialing.
+      const subscription = subscriptionId ? { id: subscriptionId, status: view.trial_period_days ? ('trialing' as const) : ('active' as const) } : null;
+      return { ...view, status: 'completed', completed_at: event.data.completed_at, payment: event.data.card, ...(subscription ? { subscription } : {}) };
+    }
     case 'CheckoutSessionExpired':
       return { ...view, status: 'expired', expired_at: event.data.expired_at };
     case 'InvoiceCreated': {

@@ -15,7 +15,7 @@ import { invoiceDecider, invoiceStream } from '../domain/invoice.ts';
 import { fold } from '../../../platform/domain/index.ts';
 import { checkoutSessionStream, type SessionCustomer } from '../domain/checkoutSession.ts';
 import { evolveSessionView, type SessionView } from '../domain/sessionView.ts';
-import { DomainError } from '../../../platform/domain/index.ts';
+import { DomainError, invalid } from '../../../platform/domain/index.ts';
 import { findOfferByRef, findSession } from '../checkoutQueries.ts';
 import { loadOffer, offerUuidOfRef } from '../offerCommands.ts';
 import { encodeRouteKey } from '../../../platform/lib/index.ts';
@@ -100,7 +100,20 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     const state = uuid === null ? null : await loadOffer(commandContext(services, request), uuid);
     if (state && state.status !== 'none') {
       const { uuid: offerUuid, id, organizationId, slug, name, plan, currency, price, status } = state;
-      return { uuid: offerUuid, route_key: encodeRouteKey(id), organization_id: organizationId, slug, name, plan, currency, price, status };
+      // Read as optional: offers recorded before trials existed have none.
+      const trial = (state as { trial_period_days?: unknown }).trial_period_days;
+      return {
+        uuid: offerUuid,
+        route_key: encodeRouteKey(id),
+        organization_id: organizationId,
+        slug,
+        name,
+        plan,
+        currency,
+        price,
+        status,
+        trial_period_days: typeof trial === 'number' ? trial : null,
+      };
     }
     return findOfferByRef(services.readStore, ref);
   }
@@ -168,6 +181,13 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     },
     async (request, reply) => {
       const body = request.body;
+      // A clock moves a subscription's time: the seller's tool, never a buyer's.
+      if (body.test_clock !== undefined && !request.auth) {
+        throw invalid('test_clock_needs_credential', "The test_clock field needs the seller's credential (an API key or OAuth token).", 'test_clock');
+      }
+      if (body.test_clock !== undefined && body.mode === 'live') {
+        throw invalid('test_clock_live_mode', 'The test_clock field can only be used in test mode.', 'test_clock');
+      }
       const redirects = { ...(body.success_url ? { success_url: body.success_url } : {}), ...(body.cancel_url ? { cancel_url: body.cancel_url } : {}) };
       // Found before the key is looked at, since the key lives in the offer's organization. An
       // unknown offer is refused without touching the key; whether it is still published is
@@ -212,6 +232,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
             promo: body.promo ?? null,
             promoPrice,
             redirects,
+            ...(body.test_clock !== undefined ? { testClock: body.test_clock } : {}),
           });
         } catch (error) {
           // The first request of this key, only slow, created it meanwhile.

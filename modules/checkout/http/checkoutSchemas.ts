@@ -27,6 +27,10 @@ export const SessionSchema = z.object({
     .nullable()
     .describe("The promo tier whose price the session took; null when its promo priced nothing (another offer's, not started, ended, sold out)."),
   invoice: InvoiceSchema.nullable().describe('Created when the buyer starts the checkout; null before.'),
+  subscription: z
+    .object({ id: z.string(), status: z.enum(['trialing', 'active']) })
+    .nullable()
+    .describe("The subscription the purchase of a recurring plan made, with the status it started in (trialing with a trial); null before completion and for one-time plans. Its current state: GET /api/subscriptions/{id}."),
 });
 
 /** An item of GET /manage/api/checkout/sessions, and the `session` of each invoice listed. */
@@ -56,6 +60,7 @@ export function presentSession(doc: SessionView, now: number): z.infer<typeof Se
     promo: doc.promo ?? null,
     promo_tier: doc.promo_tier ?? null,
     invoice: doc.invoice ? presentInvoice(doc.invoice) : null,
+    subscription: doc.subscription ?? null,
   };
 }
 
@@ -107,6 +112,11 @@ export const CreateSessionBody = z
       "Where the full-page checkout of this session (the answer's url) sends the buyer after paying, instead of the offer's; {CHECKOUT_SESSION_ID} is replaced by the session id.",
     ),
     cancel_url: RedirectUrlField.optional().describe("Where it sends the buyer who cancels, instead of the offer's; {CHECKOUT_SESSION_ID} as in success_url."),
+    test_clock: z
+      .string()
+      .regex(/^clock_[A-Za-z0-9]{1,60}$/, 'must be a test clock id (clock_…)')
+      .optional()
+      .describe("Test mode, with the seller's credential only: the test clock (POST /api/test_clocks) the subscription this purchase makes lives on."),
   })
   .refine((b) => b.offer !== undefined || b.offer_id !== undefined, {
     message: 'The offer field is required.',

@@ -28,6 +28,12 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/checkout/sessions/:id/history': 'member',
   'GET /api/automation/triggers/:trigger_id/test': 'member',
   'GET /api/automation/workflows/:workflow_id': 'member',
+  // Test mode only: they move no real money and show no buyer's data.
+  'GET /api/test_clocks': 'member',
+  'POST /api/test_clocks': 'member',
+  'GET /api/test_clocks/:id': 'member',
+  'POST /api/test_clocks/:id/advance': 'member',
+  'DELETE /api/test_clocks/:id': 'member',
   'GET /api/webhook-endpoints': 'owner',
   'POST /api/webhook-endpoints': 'owner',
   'GET /api/webhook-endpoints/:id': 'owner',

@@ -9,6 +9,8 @@ export const OAUTH_SCOPES = {
   'checkout:read': 'Read checkout sessions and their history, with buyers’ emails.',
   'checkout:write': 'Create checkout sessions that send buyers back to any address the app chooses.',
   'automation:read': 'Read automation triggers’ test data and workflow runs.',
+  'subscriptions:read': 'Read subscriptions and test clocks.',
+  'subscriptions:write': 'Manage subscriptions, and create, advance and delete test clocks.',
   'webhooks:read': 'Read event webhook endpoints and their deliveries.',
   'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
 } as const;
@@ -27,6 +29,7 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl === '/api/checkout/sessions' && method === 'POST') return 'checkout:write';
   if (routeUrl.startsWith('/api/checkout/sessions')) return read ? 'checkout:read' : null;
   if (routeUrl.startsWith('/api/automation/')) return read ? 'automation:read' : null;
+  if (routeUrl.startsWith('/api/subscriptions') || routeUrl.startsWith('/api/test_clocks')) return read ? 'subscriptions:read' : 'subscriptions:write';
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
     return read ? 'webhooks:read' : 'webhooks:write';
   }
