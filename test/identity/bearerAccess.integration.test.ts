@@ -28,6 +28,8 @@ describe('the bearer routes’ roles', () => {
       'catalog:read': 'member',
       'checkout:read': 'member',
       'checkout:write': 'member',
+      'subscriptions:read': 'member',
+      'subscriptions:write': 'member',
       'automation:read': 'member',
       'webhooks:read': 'owner',
       'webhooks:write': 'owner',
