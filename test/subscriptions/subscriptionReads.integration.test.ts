@@ -234,6 +234,21 @@ describe('subscription and invoice reads', () => {
     expect((await person.client.json('GET', `/manage/api/subscriptions/${sub5.id}/invoices/${failedInvoice}`)).status).toBe(200);
     expect((await person.client.json('GET', `/manage/api/subscriptions/${sub1.id}/invoices/${failedInvoice}`)).status).toBe(404);
     expect((await person.client.json('GET', `/manage/api/subscriptions/${foreign.id}`)).status).toBe(404);
+
+    const scheduled = await person.client.json<Body>('POST', `/manage/api/subscriptions/${sub3.id}/cancel`, { at_period_end: true });
+    expect(scheduled.status).toBe(200);
+    // A yearly term: it ends a year after it began.
+    expect(scheduled.body).toMatchObject({ cancel_at_period_end: true, cancel_at: Date.UTC(2027, 1, 15) / 1000 });
+    const undone = await person.client.json<Body>('POST', `/manage/api/subscriptions/${sub3.id}/reactivate`);
+    expect(undone.body).toMatchObject({ cancel_at_period_end: false, cancel_at: null });
+    const noCsrf = await fetch(`${server.url}/manage/api/subscriptions/${sub3.id}/pause`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'sec-fetch-site': 'same-origin', cookie: `commerce_session=${person.client.cookie}`, 'x-csrf-token': 'forged' },
+    });
+    expect(noCsrf.status).toBe(403);
+    expect((await person.client.json<Body>('GET', `/manage/api/subscriptions/${sub3.id}`)).body.status).toBe('active');
+    const metrics = await person.client.json<Body>('GET', `/manage/api/metrics/subscriptions?mode=test&as_of=${MAR16}`);
+    expect(metrics.body.mrr).toEqual({ EUR: 5000 });
   });
 
   it('keeps a prorated refund to owners', async () => {
