@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testClockStream } from '../../modules/subscriptions/domain/testClock.ts';
+import { toNewEvent } from '../../platform/es/handleCommand.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { DAY, importPlans, SubscriptionLog } from './subscriptionFixtures.ts';
 
@@ -130,5 +132,22 @@ describe('subscription actions', () => {
     const changed = await post(`/api/subscriptions/${sub.id}/change_plan`, { plan: plans.plan('pro').id, proration_behavior: 'always_invoice' });
     expect(changed.body).toMatchObject({ status: 'trialing', amount: 3000 });
     expect((await get(`/api/subscriptions/${sub.id}/statement?as_of=${MAR16}`)).body.entries.find((e: Body) => e.type === 'plan_change').lines).toEqual([]);
+  });
+
+  it('acts and reads in the time of the subscription’s test clock', async () => {
+    // A clock frozen in 2025, as test clocks record it.
+    const frozen = Date.UTC(2025, 5, 1) / 1000;
+    const clockId = 'clock_actions';
+    const ctx = server.cliContext(org.organizationId);
+    await ctx.store.append(testClockStream(clockId), [toNewEvent({ type: 'TestClockCreated', data: { id: clockId, organization_id: org.organizationId, name: null, frozen_time: frozen, created_at: MAR16 } }, ctx.metadata)], 'no_stream');
+    const sub = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: frozen - 5 * DAY, testClock: clockId });
+    const paused = await post(`/api/subscriptions/${sub.id}/pause`);
+    expect(paused.body).toMatchObject({ status: 'paused', test_clock: clockId, pause_collection: { paused_at: frozen } });
+    // Without as_of, the statement and the history are as of the clock's time, not the wall clock's.
+    const statement = (await get(`/api/subscriptions/${sub.id}/statement`)).body;
+    expect(statement).toMatchObject({ as_of: frozen, status: 'paused', totals: { paid: 1000 } });
+    const history = (await get(`/api/subscriptions/${sub.id}/history`)).body;
+    expect(history).toMatchObject({ at: frozen, state: { status: 'paused' } });
+    expect(history.data.map((e: Body) => e.at)).toEqual([frozen - 5 * DAY, frozen]);
   });
 });

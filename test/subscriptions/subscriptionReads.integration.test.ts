@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invoiceDecider, invoiceStream } from '../../modules/checkout/domain/invoice.ts';
 import { createApiKey, createUser } from '../../modules/identity/identityCommands.ts';
+import { handleCommand } from '../../platform/es/handleCommand.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { DAY, importPlans, SubscriptionLog, T0 } from './subscriptionFixtures.ts';
@@ -209,8 +211,16 @@ describe('subscription and invoice reads', () => {
 
     const one = await get(`/api/invoices/${failedInvoice}`);
     expect(one.body).toMatchObject({ id: failedInvoice, subscription: sub5.id, session_id: null, status: 'open' });
+    // A one-time checkout's invoice is listed too, in Stripe's words.
+    await handleCommand(server.cliContext(org.organizationId), invoiceStream('in_once'), invoiceDecider, {
+      type: 'CreateInvoice',
+      invoice: { id: 'in_once', number: 7, organization_id: org.organizationId, session_id: 'cs_once', lines: [{ name: 'Once', amount: 5000 }], currency: 'EUR', customer: { email: 'once@example.com', name: null, user_id: null } },
+      now: MAR16,
+    });
+    const once = await get('/api/invoices/in_once');
+    expect(once.body).toMatchObject({ billing_reason: 'manual', subscription: null, session_id: 'cs_once', status: 'open', amount_due: 5000, next_payment_attempt: null, customer: { email: 'once@example.com' } });
     const all = await get('/api/invoices?per_page=100');
-    expect(all.body.meta.total).toBe(8);
+    expect(all.body.meta.total).toBe(9);
     expect((await get('/api/invoices?status=late')).status).toBe(422);
   });
 
