@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { runImport } from '../../app/import/importFile.ts';
 import { loadProductByKey } from '../../modules/catalog/index.ts';
 import { invoiceDecider, invoiceStream } from '../../modules/checkout/domain/invoice.ts';
-import { DEFAULT_DUNNING, nextBoundary, subscriptionDecider, subscriptionStream, type Line, type PlanTerms } from '../../modules/subscriptions/domain/subscription.ts';
+import { DEFAULT_DUNNING, nextBoundary, nextDueAt, subscriptionDecider, subscriptionStream, type Line, type PlanTerms } from '../../modules/subscriptions/domain/subscription.ts';
+import { fold } from '../../platform/domain/decider.ts';
 import { handleCommand } from '../../platform/es/handleCommand.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 
@@ -166,6 +167,12 @@ export class SubscriptionLog {
     }
     await this.invoice(invoiceId, { type: 'PayInvoice', attemptId: `att_${attempt}`, card: CARD, customer: null, chargeId: `ch_test_${attempt}`, now: at });
     await this.sub({ type: 'RecordPaymentSucceeded', invoiceId, attempt, chargeId: `ch_test_${attempt}`, card: CARD, now: at });
+  }
+
+  /** When anything of the subscription is next due (null: never), for a billing run of the service. */
+  async nextDue(): Promise<number | null> {
+    const state = fold(subscriptionDecider, (await this.server.services.store.readStream(subscriptionStream(this.id))) as never);
+    return nextDueAt(state);
   }
 
   /** A command of the seller's at `at` (the decider's, as the routes run it). */

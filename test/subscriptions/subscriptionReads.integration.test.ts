@@ -10,6 +10,8 @@ type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const FEB15 = Date.UTC(2026, 1, 15) / 1000;
 const FEB20 = Date.UTC(2026, 1, 20) / 1000;
+const FEB15_NOON = Date.UTC(2026, 1, 15, 12) / 1000;
+const MAR15_NOON = Date.UTC(2026, 2, 15, 12) / 1000;
 const FEB25 = Date.UTC(2026, 1, 25) / 1000;
 const MAR15 = Date.UTC(2026, 2, 15) / 1000;
 const MAR16 = Date.UTC(2026, 2, 16) / 1000;
@@ -46,23 +48,26 @@ describe('subscription and invoice reads', () => {
     org = await server.identity('Seller');
     other = await server.identity('Other');
     plans = await importPlans(server, org.organizationId);
+    // The log is written in the subscriptions' own time while the service's clock stays where
+    // nothing of it is due, so no billing run of the service's acts on it in between.
     sub1 = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: T0, email: 'one@example.com' });
-    sub5 = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: T0 + 5 * DAY, email: 'five@example.com' });
-    clock.set(FEB15 * 1000);
     await sub1.bill(FEB15);
     sub2 = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: FEB15, email: 'trial@example.com', trialDays: 60 });
     sub3 = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('yearly'), amount: 12000, at: FEB15, email: 'yearly@example.com' });
-    clock.set(FEB20 * 1000);
-    failedInvoice = await sub5.bill(FEB20, { decline: 'generic_decline' });
+    sub5 = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: FEB15_NOON, email: 'five@example.com' });
     clock.set(FEB25 * 1000);
     const changed = await post(`/api/subscriptions/${sub1.id}/change_plan`, { plan: plans.plan('pro').id });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    clock.set(MAR15 * 1000);
     await sub1.bill(MAR15);
     sub4 = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: MAR15, email: 'gone@example.com' });
     await sub4.act({ type: 'Cancel', atPeriodEnd: false, refund: 'none', requestedBy: 'seller', now: MAR15 + 3600 });
+    failedInvoice = await sub5.bill(MAR15_NOON, { decline: 'generic_decline' });
     foreign = await SubscriptionLog.create(server, other.organizationId, { plan: plans.terms('basic'), amount: 1000, at: MAR15, email: 'one@example.com' });
     clock.set(MAR16 * 1000);
+    for (const sub of [sub1, sub2, sub3, sub4, sub5, foreign]) {
+      const due = await sub.nextDue();
+      expect(due === null || due > MAR16).toBe(true);
+    }
     await server.settle();
   }, 60_000);
   afterAll(() => server.close({ remove: true }));
@@ -72,7 +77,7 @@ describe('subscription and invoice reads', () => {
     expect(all.status).toBe(200);
     const ids = all.body.data.map((s: Body) => s.id);
     // sub2 and sub3 started at the same second: ties go by id.
-    expect(ids).toEqual([sub4.id, ...[sub2.id, sub3.id].sort().reverse(), sub5.id, sub1.id]);
+    expect(ids).toEqual([sub4.id, sub5.id, ...[sub2.id, sub3.id].sort().reverse(), sub1.id]);
     const created = all.body.data.map((s: Body) => s.created_at as number);
     expect(created).toEqual([...created].sort((a, b) => b - a));
     expect(all.body.meta).toMatchObject({ total: 5, current_page: 1 });
@@ -122,7 +127,7 @@ describe('subscription and invoice reads', () => {
     const trial = await get(`/api/subscriptions/${sub2.id}`);
     expect(trial.body).toMatchObject({ status: 'trialing', entitled: true, trial_start: FEB15, trial_end: FEB15 + 60 * DAY });
     const late = await get(`/api/subscriptions/${sub5.id}`);
-    expect(late.body).toMatchObject({ status: 'past_due', entitled: true, latest_invoice: { id: failedInvoice, status: 'open' }, next_payment_attempt: FEB20 + DAY });
+    expect(late.body).toMatchObject({ status: 'past_due', entitled: true, latest_invoice: { id: failedInvoice, status: 'open' }, next_payment_attempt: MAR15_NOON + DAY });
 
     expect((await get(`/api/subscriptions/${foreign.id}`)).status).toBe(404);
     expect((await get(`/api/subscriptions/${sub1.id}`, other.token)).status).toBe(404);
@@ -187,10 +192,10 @@ describe('subscription and invoice reads', () => {
     // The same instant asked again later answers the same.
     expect(await statement(sub1.id, FEB25 + 1)).toEqual(afterChange);
 
-    const declined = await statement(sub5.id, FEB20 + 1);
+    const declined = await statement(sub5.id, MAR15_NOON + 1);
     expect(declined.status).toBe('past_due');
     expect(declined.totals).toMatchObject({ invoiced: 2000, paid: 1000, owed: 1000 });
-    expect(declined.entries.at(-1)).toMatchObject({ type: 'payment_failed', attempt: 1, code: 'card_declined', decline_code: 'generic_decline', next_payment_attempt: FEB20 + DAY });
+    expect(declined.entries.at(-1)).toMatchObject({ type: 'payment_failed', attempt: 1, code: 'card_declined', decline_code: 'generic_decline', next_payment_attempt: MAR15_NOON + DAY });
 
     const beforeIt = await statement(sub2.id, FEB15 - 1);
     expect(beforeIt).toMatchObject({ status: null, entries: [] });
@@ -207,7 +212,7 @@ describe('subscription and invoice reads', () => {
 
     const open = await get('/api/invoices?status=open');
     expect(open.body.data.map((i: Body) => i.id)).toEqual([failedInvoice]);
-    expect(open.body.data[0]).toMatchObject({ attempt_count: 1, attempts: [{ outcome: 'failed', code: 'card_declined', decline_code: 'generic_decline', at: FEB20 }], next_payment_attempt: FEB20 + DAY, amount_paid: 0 });
+    expect(open.body.data[0]).toMatchObject({ attempt_count: 1, attempts: [{ outcome: 'failed', code: 'card_declined', decline_code: 'generic_decline', at: MAR15_NOON }], next_payment_attempt: MAR15_NOON + DAY, amount_paid: 0 });
 
     const one = await get(`/api/invoices/${failedInvoice}`);
     expect(one.body).toMatchObject({ id: failedInvoice, subscription: sub5.id, session_id: null, status: 'open' });
@@ -228,9 +233,10 @@ describe('subscription and invoice reads', () => {
     const metrics = await get(`/api/metrics/subscriptions?mode=test&as_of=${MAR16}`);
     expect(metrics.status).toBe(200);
     // pro 3000 + yearly 12000/12 + past_due basic 1000; the trial and the canceled one count nothing.
-    expect(metrics.body).toMatchObject({ mrr: { EUR: 5000 }, active_subscriptions: 3, new: 2, churned: 1, reactivated: 0, by_status: { active: 2, past_due: 1, trialing: 1, canceled: 1 } });
+    // New in the 30 days before: the yearly one, the past_due one and the canceled one.
+    expect(metrics.body).toMatchObject({ mrr: { EUR: 5000 }, active_subscriptions: 3, new: 3, churned: 1, reactivated: 0, by_status: { active: 2, past_due: 1, trialing: 1, canceled: 1 } });
     const earlier = await get(`/api/metrics/subscriptions?mode=test&as_of=${FEB15 + 1}`);
-    expect(earlier.body).toMatchObject({ mrr: { EUR: 3000 }, active_subscriptions: 3 });
+    expect(earlier.body).toMatchObject({ mrr: { EUR: 2000 }, active_subscriptions: 2 });
     expect((await get(`/api/metrics/subscriptions?as_of=${MAR16}`)).body.mrr).toEqual({});
   });
 

@@ -24,9 +24,10 @@ describe('subscription event webhooks', () => {
       await server.settle();
       const bodies = () => r.calls.map((c) => verified(endpoint.secret, c));
 
-      const now = Math.floor(server.services.clock() / 1000);
-      // Started more than a month ago, so its renewal is due now.
-      const sub = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: now - 32 * DAY });
+      // Renewed a month on, in its own time: nothing of it is ever due for the service's clock.
+      const start = Math.floor(server.services.clock() / 1000);
+      const now = start + 31 * DAY;
+      const sub = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: start });
       const invoiceId = await sub.bill(now, { decline: 'insufficient_funds' });
       await sub.act({ type: 'Cancel', atPeriodEnd: false, refund: 'none', requestedBy: 'seller', now });
 
@@ -68,9 +69,9 @@ describe('subscription event webhooks', () => {
     try {
       const endpoint = await subscribe(server, org.organizationId, r.url, ['invoice.paid']);
       await server.settle();
-      const now = Math.floor(server.services.clock() / 1000);
-      const sub = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: now - 32 * DAY });
-      const invoiceId = await sub.bill(now);
+      const start = Math.floor(server.services.clock() / 1000);
+      const sub = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: start });
+      const invoiceId = await sub.bill(start + 31 * DAY);
       await expect.poll(() => r.calls.length, { timeout: 20_000 }).toBe(1);
       const body = verified(endpoint.secret, r.calls[0]!);
       // Created (1), invoice created (2), attempted (3), paid (4).
