@@ -250,6 +250,7 @@ describe('subscription and invoice reads', () => {
     expect((await person.client.json('GET', `/manage/api/subscriptions/${sub5.id}/invoices/${failedInvoice}`)).status).toBe(200);
     expect((await person.client.json('GET', `/manage/api/subscriptions/${sub1.id}/invoices/${failedInvoice}`)).status).toBe(404);
     expect((await person.client.json('GET', `/manage/api/subscriptions/${foreign.id}`)).status).toBe(404);
+    expect((await person.client.json('GET', `/manage/api/subscriptions/${foreign.id}/invoices`)).status).toBe(404);
 
     const scheduled = await person.client.json<Body>('POST', `/manage/api/subscriptions/${sub3.id}/cancel`, { at_period_end: true });
     expect(scheduled.status).toBe(200);

@@ -285,7 +285,10 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     async (request) => {
       const organizationId = access.organizationOf(request);
       const q = request.query as { page: number; per_page: number; status?: string; subscription?: string };
-      const subscription = (request.params as { subscription?: string }).subscription ?? q.subscription;
+      const inPath = (request.params as { subscription?: string }).subscription;
+      // A subscription named in the path is a resource: another organization's is not found. As a filter, it only narrows.
+      if (inPath !== undefined) await own(request, inPath);
+      const subscription = inPath ?? q.subscription;
       const { items, total } = await listInvoices(services.readStore, organizationId, { subscription, status: q.status, skip: (q.page - 1) * q.per_page, limit: q.per_page });
       return access.page(services, request, access === bearer ? invoicesPath : `${prefix}/subscriptions/${subscription ?? ''}/invoices`, items.map(presentInvoice), total, q, { subscription: q.subscription, status: q.status });
     },
