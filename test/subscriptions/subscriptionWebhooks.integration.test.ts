@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../helpers/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { eventPayloadSchema } from '../../modules/webhooks/http/webhookSchemas.ts';
 import { subscribe, verified, WEBHOOK_ENV } from '../webhooks/webhookFixtures.ts';
 import { DAY, importPlans, SubscriptionLog } from './subscriptionFixtures.ts';
 
@@ -35,6 +36,8 @@ describe('subscription event webhooks', () => {
       await expect.poll(() => bodies().filter((b) => b.type === 'customer.subscription.updated').length, { timeout: 20_000 }).toBe(2);
       await expect.poll(() => bodies().some((b) => b.type === 'invoice.payment_failed'), { timeout: 20_000 }).toBe(true);
       const received = bodies();
+      // Each payload is what the OpenAPI document's webhooks section says it is.
+      for (const b of received) expect(eventPayloadSchema(b.type).safeParse(b).error).toBeUndefined();
       const of = (type: string) => received.filter((b) => b.type === type).map((b) => b.data.object as Body);
 
       expect(of('customer.subscription.created')).toEqual([expect.objectContaining({ id: sub.id, object: 'subscription', status: 'active', entitled: true, sequence: 1 })]);
@@ -74,8 +77,34 @@ describe('subscription event webhooks', () => {
       const invoiceId = await sub.bill(start + 31 * DAY);
       await expect.poll(() => r.calls.length, { timeout: 20_000 }).toBe(1);
       const body = verified(endpoint.secret, r.calls[0]!);
+      expect(eventPayloadSchema('invoice.paid').safeParse(body).error).toBeUndefined();
       // Created (1), invoice created (2), attempted (3), paid (4).
       expect(body.data.object).toMatchObject({ id: invoiceId, status: 'paid', subscription: sub.id, session_id: null, amount_paid: 1000, payment: { brand: 'visa', last4: '4242' }, sequence: 4 });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('sends invoice.upcoming with the renewal to come, and trial_will_end', { timeout: 60_000 }, async () => {
+    const org = await server.identity();
+    const plans = await importPlans(server, org.organizationId);
+    const r = await startReceiver();
+    try {
+      const endpoint = await subscribe(server, org.organizationId, r.url, ['invoice.upcoming', 'customer.subscription.trial_will_end']);
+      await server.settle();
+      const start = Math.floor(server.services.clock() / 1000);
+      const paying = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: start });
+      const trial = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: start, trialDays: 14 });
+      await paying.act({ type: 'NoticeUpcoming', now: start + 20 * DAY });
+      await trial.act({ type: 'NoticeTrialWillEnd', now: start + 11 * DAY });
+      await expect.poll(() => r.calls.length, { timeout: 20_000 }).toBe(2);
+      const bodies = r.calls.map((c) => verified(endpoint.secret, c));
+      for (const b of bodies) expect(eventPayloadSchema(b.type).safeParse(b).error).toBeUndefined();
+      const upcoming = bodies.find((b) => b.type === 'invoice.upcoming')!.data.object;
+      const periodEnd = (await server.fetch(`/api/subscriptions/${paying.id}`, { token: org.token }).then((x) => x.json())).current_period_end as number;
+      expect(upcoming).toMatchObject({ id: null, object: 'invoice', status: 'draft', billing_reason: 'upcoming', subscription: paying.id, amount_due: 1000, next_payment_attempt: periodEnd, period: { start: periodEnd }, sequence: 2 });
+      expect(upcoming.lines).toEqual([{ name: 'basic', amount: 1000, period: upcoming.period }]);
+      expect(bodies.find((b) => b.type === 'customer.subscription.trial_will_end')!.data.object).toMatchObject({ id: trial.id, status: 'trialing', entitled: true, trial_end: start + 14 * DAY, sequence: 2 });
     } finally {
       await r.close();
     }
