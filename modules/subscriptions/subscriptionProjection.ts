@@ -73,10 +73,12 @@ async function applySubscription(recorded: RecordedEvent, tx: ProjectionTx): Pro
   if (!timeline || points.length !== timeline.timeline.length) {
     tx.upsert(SUBSCRIPTION_TIMELINES, { id, organization_id: state.sub.organization_id, mode: state.sub.mode, currency: state.sub.currency, created_at: state.sub.created_at, timeline: points });
   }
-  // The checkout's invoice was made before the subscription: it learns which subscription it started.
+  // The checkout's invoice was made before the subscription: it learns which subscription it
+  // started, and the first period it paid.
   if (event.type === 'SubscriptionCreated' && event.data.first_invoice) {
     const invoice = await tx.get<InvoiceDoc>(INVOICES, event.data.first_invoice.id);
-    if (invoice) tx.upsert(INVOICES, { ...invoice, subscription: id, billing_reason: 'subscription_create' });
+    const period = invoice?.period ?? { start: event.data.current_period_start, end: event.data.current_period_end };
+    if (invoice) tx.upsert(INVOICES, { ...invoice, subscription: id, billing_reason: 'subscription_create', period });
   }
 }
 

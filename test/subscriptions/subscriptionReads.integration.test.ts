@@ -209,6 +209,7 @@ describe('subscription and invoice reads', () => {
     expect(ofSub1.body.data.every((i: Body) => i.object === 'invoice' && i.status === 'paid' && i.subscription === sub1.id)).toBe(true);
     expect(ofSub1.body.data[0]).toMatchObject({ amount_due: 4286, amount_paid: 4286, total: 4286, attempt_count: 1, attempts: [{ attempt: 1, outcome: 'succeeded' }], period: { start: MAR15 } });
     expect(ofSub1.body.data[0].lines[0].proration).toMatchObject({ side: 'credit' });
+    expect(ofSub1.body.data[2]).toMatchObject({ billing_reason: 'subscription_create', period: { start: T0, end: FEB15 }, session_id: `cs_${sub1.id}` });
 
     const open = await get('/api/invoices?status=open');
     expect(open.body.data.map((i: Body) => i.id)).toEqual([failedInvoice]);
