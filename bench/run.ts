@@ -112,6 +112,7 @@ for (const [file, name, label] of [
   ['manageLists.ts', 'runManageListsBench', 'management lists'],
   ['dashboard.ts', 'runDashboardBench', 'dashboard'],
   ['webhookDelivery.ts', 'runWebhookDeliveryBench', 'event webhooks'],
+  ['subscriptionStatement.ts', 'runStatementBench', 'subscription statement'],
 ] as const) {
   const run = await optional(file, name);
   if (run) rows.push(...(await medianRows(label, run)));

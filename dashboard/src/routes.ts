@@ -13,6 +13,7 @@ import { PromosPage } from './pages/PromosPage.tsx';
 import { SalesPage } from './pages/SalesPage.tsx';
 import { SessionPage } from './pages/SessionPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
+import { SubscriptionPage, SubscriptionsPage } from './pages/SubscriptionsPage.tsx';
 // The detail pages of Catalog, Offers, Promos and Automation (docs/dashboard.md).
 import { SequencePage } from './pages/AutomationPage.tsx';
 import { TriggerPage, WorkflowPage } from './pages/AutomationRunPages.tsx';
@@ -35,7 +36,7 @@ export type Route = {
   nav: NavKey;
 };
 
-export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'promos' | 'automation' | 'developers' | 'settings';
+export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'subscriptions' | 'promos' | 'automation' | 'developers' | 'settings';
 
 /** The navigation, in order. */
 export const NAV: { key: NavKey; label: string; href: string }[] = [
@@ -43,6 +44,7 @@ export const NAV: { key: NavKey; label: string; href: string }[] = [
   { key: 'catalog', label: 'Catalog', href: '/dashboard/catalog' },
   { key: 'offers', label: 'Offers', href: '/dashboard/offers' },
   { key: 'sales', label: 'Sales', href: '/dashboard/sales' },
+  { key: 'subscriptions', label: 'Subscriptions', href: '/dashboard/subscriptions' },
   { key: 'promos', label: 'Promos', href: '/dashboard/promos' },
   { key: 'automation', label: 'Automation', href: '/dashboard/automation' },
   { key: 'developers', label: 'Developers', href: '/dashboard/developers' },
@@ -56,6 +58,8 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/offers', page: OffersPage, nav: 'offers' },
   { path: '/dashboard/sales', page: SalesPage, nav: 'sales' },
   { path: '/dashboard/sales/:id', page: SessionPage, nav: 'sales' },
+  { path: '/dashboard/subscriptions', page: SubscriptionsPage, nav: 'subscriptions' },
+  { path: '/dashboard/subscriptions/:id', page: SubscriptionPage, nav: 'subscriptions' },
   { path: '/dashboard/promos', page: PromosPage, nav: 'promos' },
   { path: '/dashboard/automation', page: AutomationPage, nav: 'automation' },
   { path: '/dashboard/developers', page: DevelopersPage, nav: 'developers' },

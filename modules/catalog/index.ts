@@ -1,6 +1,6 @@
 export { CATALOG_PLANS, type PlanDoc } from './catalogProjection.ts';
 export { intervalWords } from './domain/intervalWords.ts';
-export { loadProductByKey } from './productCommands.ts';
+export { loadProductByKey, loadProductByRef } from './productCommands.ts';
 // What a checkout reads of a plan when a session is created (its type and intervals), from the log.
 export { productDecider, productStream } from './domain/product.ts';
 export { productIdOfRouteKey } from './productManagement.ts';

@@ -12,8 +12,8 @@ import { fold } from '../../platform/domain/index.ts';
 import { DomainError, notFound } from '../../platform/domain/index.ts';
 import { WrongExpectedRevisionError } from '../../platform/eventStore/index.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/index.ts';
-import { allocateId } from '../../platform/es/index.ts';
-import { encodeRouteKey } from '../../platform/lib/index.ts';
+import { allocatedStream, allocateId } from '../../platform/es/index.ts';
+import { decodeRouteKey, encodeRouteKey } from '../../platform/lib/index.ts';
 
 /** Counter names of allocateId: the integer ids behind product and plan route keys. */
 export const PRODUCT_COUNTER = 'product';
@@ -151,4 +151,21 @@ export async function archiveProduct(ctx: CommandContext, productId: string): Pr
 function versionOf(state: ProductState): number {
   if (state.status === 'none') throw notFound('Product');
   return state.versionNumber;
+}
+
+/**
+ * A product by its route key (what offers and subscriptions record as `product_id`) or its UUID,
+ * from its own stream: the counter's event maps a route key to the stream, so no read model is
+ * asked. Null when there is none, or it is another organization's.
+ */
+export async function loadProductByRef(
+  ctx: Pick<CommandContext, 'store'>,
+  organizationId: string,
+  ref: string,
+): Promise<Exclude<ProductState, { status: 'none' }> | null> {
+  const number = decodeRouteKey(ref);
+  const stream = number !== null ? await allocatedStream(ctx.store, PRODUCT_COUNTER, number) : /^[0-9a-f-]{36}$/i.test(ref) ? productStream(ref.toLowerCase()) : null;
+  if (stream === null) return null;
+  const state = fold(productDecider, (await ctx.store.readStream(stream)) as unknown as ProductEvent[]);
+  return state.status === 'none' || state.organizationId !== organizationId ? null : state;
 }

@@ -1,3 +1,10 @@
 export { intervalProblem, parseInterval, boundary } from './domain/interval.ts';
-export { type PaymentMethod, type SubscriptionEvent, subscriptionDecider, subscriptionStream } from './domain/subscription.ts';
+export { nextBoundary, type PaymentMethod, type SubscriptionEvent, subscriptionDecider, subscriptionStream } from './domain/subscription.ts';
 export { testClockStream, testClockDecider, type TestClockEvent } from './domain/testClock.ts';
+export { invoiceAsOf } from './domain/invoiceView.ts';
+export { InvoiceResourceSchema, presentInvoice, presentSubscription, SubscriptionSchema, type InvoiceResource, type SubscriptionResource } from './resources.ts';
+export { subscriptionProjection } from './subscriptionProjection.ts';
+// Answers of the management routes, whose types the dashboard imports (type-only).
+export type { Statement, StatementEntry } from './domain/statement.ts';
+export type { SubscriptionMetrics } from './domain/metrics.ts';
+export type { SubscriptionHistoryEntry } from './subscriptionReads.ts';

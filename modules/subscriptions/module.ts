@@ -1,12 +1,13 @@
 import { billingScheduleProjection } from './billingSchedule.ts';
+import { subscriptionProjection } from './subscriptionProjection.ts';
 import { testClockProjection } from './testClockProjection.ts';
 import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const subscriptionsModule: FeatureModule = {
   name: 'subscriptions',
-  projections: [billingScheduleProjection, testClockProjection],
-  routes: async () => [(await import('./http/testClockRoutes.ts')).testClockRoutes],
-  manageRoutes: async () => [],
+  projections: [subscriptionProjection, billingScheduleProjection, testClockProjection],
+  routes: async () => [(await import('./http/subscriptionRoutes.ts')).subscriptionRoutes, (await import('./http/testClockRoutes.ts')).testClockRoutes],
+  manageRoutes: async () => [(await import('./http/subscriptionRoutes.ts')).subscriptionManageRoutes],
   jobs: async () => [
     (await import('./jobs/subscriptionCreation.ts')).subscriptionCreationJob,
     (await import('./jobs/renewals.ts')).renewalsJob,

@@ -27,7 +27,7 @@ async function act(ctx: CommandContext, id: string, command: Act) {
   const state = fold(subscriptionDecider, events as never);
   const now = await subscriptionNow(ctx, state);
   const result = await handleCommand(ctx, subscriptionStream(id), subscriptionDecider, command(now), { known: events });
-  return { state: result.state, events: result.events, position: result.position };
+  return { state: result.state, events: result.events, position: result.position, revision: result.revision };
 }
 
 export type CancelInput = { atPeriodEnd: boolean; refund: 'none' | 'prorated'; requestedBy: 'seller' | 'customer' };

@@ -5,6 +5,7 @@ import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.
 import { encodeRouteKey } from '../../platform/lib/index.ts';
 import type { WebhookEventType } from './domain/eventTypes.ts';
 import { foldDocs } from './jobs/foldDocs.ts';
+import { subscriptionEventObject, subscriptionInvoiceObject } from './subscriptionObjects.ts';
 
 /** What building an object reads: the log. */
 type Reader = Pick<EventStore, 'readStream' | 'readAll'>;
@@ -38,12 +39,26 @@ export async function eventObject(store: Reader, type: WebhookEventType, event: 
       const view = await sessionAt(store, tail(event.stream), event.position);
       return view && { object: presentSessionResource(viewAt(view, at), at), organizationId: view.organization_id };
     }
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted':
+    case 'customer.subscription.trial_will_end':
+    case 'invoice.upcoming':
+      return subscriptionEventObject(store, event);
+    case 'invoice.created':
+    case 'invoice.payment_failed':
+      return subscriptionInvoiceObject(store, event);
     case 'invoice.paid':
     case 'invoice.voided':
     case 'invoice.refunded':
     case 'invoice.disputed': {
       const created = (await store.readStream(event.stream)).find((e) => e.type === 'InvoiceCreated');
       if (!created) return null;
+      // A subscription's renewal or change has no session: it is shown as its invoice route shows it.
+      if ((created.data as { session_id: string | null }).session_id === null) {
+        const built = await subscriptionInvoiceObject(store, event);
+        return built && { ...built, object: { ...built.object, ...announced(type, event) } };
+      }
       const view = await sessionAt(store, (created.data as { session_id: string }).session_id, event.position);
       if (!view?.invoice) return null;
       const i = view.invoice;

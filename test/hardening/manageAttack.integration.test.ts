@@ -79,6 +79,10 @@ describe('the management API under attack', () => {
     for (const s of await list('/manage/api/sessions')) add('session', s.id as string);
     add('client_id', app.body.client_id);
     add('invitation', invited.body.id);
+    for (const id of seeded.subscription ?? []) {
+      add('id', id);
+      add('subscription', id);
+    }
     for (const id of seeded.id ?? []) add('id', id);
     for (const id of seeded.trigger_id ?? []) add('id', id);
     for (const id of seeded.workflow_id ?? []) add('id', id);

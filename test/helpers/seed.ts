@@ -5,6 +5,7 @@ import { secretBox } from '../../platform/lib/secretBox.ts';
 import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
 import { createTestClock } from '../../modules/subscriptions/testClockCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
+import { SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
 import type { TestServer } from './testServer.ts';
 
 export type SeededIds = Record<string, string[]>;
@@ -56,6 +57,9 @@ export async function seedOrganization(server: TestServer, organizationId: strin
     body: JSON.stringify({ email: `buyer-${tag}@example.com` }),
   });
   const workflowId = ((await caught.json()) as { workflow_id: number | null }).workflow_id;
+  // A subscription as a completed checkout of a monthly plan leaves it, with its paid invoice.
+  const plan = { product_id: `seed-${tag}`, plan_id: 'monthly', plan_name: 'Monthly', renew_interval: 'P1M', invoice_interval: 'P1M' };
+  const subscription = await SubscriptionLog.create(server, organizationId, { plan, amount: 1900, at: Math.floor(server.services.clock() / 1000), email: `subscriber-${tag}@example.com` });
   // An event type the seed never causes: nothing is sent to this address.
   await createWebhookEndpoint(ctx(), secretBox(server.services.secrets.jwt), { organizationId, url: 'https://example.com/seed-hook', eventTypes: ['invoice.voided'] });
   await createTestClock(ctx(), { organizationId, name: 'Seed clock', frozenTime: 1_800_000_000 });
@@ -65,5 +69,6 @@ export async function seedOrganization(server: TestServer, organizationId: strin
     trigger_id: [String(trigger.id)],
     workflow_id: workflowId === null ? [] : [String(workflowId)],
     offer: [offer.slug, offer.id, offer.uuid],
+    subscription: [subscription.id],
   };
 }

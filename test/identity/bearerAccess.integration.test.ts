@@ -28,9 +28,9 @@ describe('the bearer routes’ roles', () => {
       'catalog:read': 'member',
       'checkout:read': 'member',
       'checkout:write': 'member',
-      'automation:read': 'member',
       'subscriptions:read': 'member',
       'subscriptions:write': 'member',
+      'automation:read': 'member',
       'webhooks:read': 'owner',
       'webhooks:write': 'owner',
     });

@@ -22,8 +22,12 @@ describe('the OpenAPI document', () => {
     expect(schema.required).toEqual(expect.arrayContaining(['id', 'type', 'created', 'organization_id', 'data']));
     const object = schema.properties.data.properties.object;
     expect(Object.keys(object.properties)).toEqual(expect.arrayContaining(['id', 'status', 'customer_email', 'invoice_number', 'invoice', 'offer']));
-    const invoice = doc.webhooks['invoice.paid'].post.requestBody.content['application/json'].schema.properties.data.properties.object;
+    // A checkout's invoice, or a subscription's (renewal, plan change) with its sequence.
+    const [invoice, subscriptionInvoice] = doc.webhooks['invoice.paid'].post.requestBody.content['application/json'].schema.properties.data.properties.object.anyOf;
     expect(Object.keys(invoice.properties)).toEqual(expect.arrayContaining(['number', 'total', 'customer', 'session_id']));
+    expect(Object.keys(subscriptionInvoice.properties)).toEqual(expect.arrayContaining(['number', 'subscription', 'billing_reason', 'lines', 'attempts', 'sequence']));
+    const updated = doc.webhooks['customer.subscription.updated'].post.requestBody.content['application/json'].schema.properties.data.properties.object;
+    expect(Object.keys(updated.properties)).toEqual(expect.arrayContaining(['status', 'entitled', 'sequence', 'current_period_end']));
     // The session list documents the same new fields.
     const list = doc.paths['/api/checkout/sessions'].get.responses['200'].content['application/json'].schema;
     expect(Object.keys(list.properties.data.items.properties)).toEqual(expect.arrayContaining(['customer_email', 'invoice_number']));

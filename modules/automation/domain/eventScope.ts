@@ -10,6 +10,13 @@ const BUYER_EMAIL: Readonly<Record<string, string>> = {
   'invoice.paid': 'event.data.object.customer.email',
   'invoice.voided': 'event.data.object.customer.email',
   'promo.participant.enrolled': 'event.data.object.email',
+  'invoice.created': 'event.data.object.customer.email',
+  'invoice.upcoming': 'event.data.object.customer.email',
+  'invoice.payment_failed': 'event.data.object.customer.email',
+  'customer.subscription.created': 'event.data.object.customer.email',
+  'customer.subscription.updated': 'event.data.object.customer.email',
+  'customer.subscription.deleted': 'event.data.object.customer.email',
+  'customer.subscription.trial_will_end': 'event.data.object.customer.email',
 };
 
 /**

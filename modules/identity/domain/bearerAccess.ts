@@ -26,6 +26,19 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   // Public without a credential; with one, its redirect URLs are the seller's to set (members edit offers).
   'POST /api/checkout/sessions': 'member',
   'GET /api/checkout/sessions/:id/history': 'member',
+  'GET /api/subscriptions': 'member',
+  'GET /api/subscriptions/:id': 'member',
+  'GET /api/subscriptions/:id/history': 'member',
+  'GET /api/subscriptions/:id/statement': 'member',
+  // Members run subscriptions as they run checkout; a cancel with a prorated refund also needs an owner (checked by the route).
+  'POST /api/subscriptions/:id/cancel': 'member',
+  'POST /api/subscriptions/:id/reactivate': 'member',
+  'POST /api/subscriptions/:id/pause': 'member',
+  'POST /api/subscriptions/:id/resume': 'member',
+  'POST /api/subscriptions/:id/change_plan': 'member',
+  'GET /api/invoices': 'member',
+  'GET /api/invoices/:id': 'member',
+  'GET /api/metrics/subscriptions': 'member',
   'GET /api/automation/triggers/:trigger_id/test': 'member',
   'GET /api/automation/workflows/:workflow_id': 'member',
   // Test mode only: they move no real money and show no buyer's data.

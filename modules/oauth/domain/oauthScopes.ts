@@ -8,9 +8,9 @@ export const OAUTH_SCOPES = {
   'catalog:read': 'Read the products, plans and prices of the catalog.',
   'checkout:read': 'Read checkout sessions and their history, with buyers’ emails.',
   'checkout:write': 'Create checkout sessions that send buyers back to any address the app chooses.',
+  'subscriptions:read': 'Read subscriptions, their history and statements, invoices, subscription metrics and test clocks, with buyers’ emails.',
+  'subscriptions:write': 'Cancel, reactivate, pause, resume subscriptions and change their plan; create, advance and delete test clocks.',
   'automation:read': 'Read automation triggers’ test data and workflow runs.',
-  'subscriptions:read': 'Read subscriptions and test clocks.',
-  'subscriptions:write': 'Manage subscriptions, and create, advance and delete test clocks.',
   'webhooks:read': 'Read event webhook endpoints and their deliveries.',
   'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
 } as const;
@@ -28,8 +28,10 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl.startsWith('/api/catalog/')) return read ? 'catalog:read' : null;
   if (routeUrl === '/api/checkout/sessions' && method === 'POST') return 'checkout:write';
   if (routeUrl.startsWith('/api/checkout/sessions')) return read ? 'checkout:read' : null;
+  if (routeUrl.startsWith('/api/subscriptions') || routeUrl.startsWith('/api/invoices') || routeUrl === '/api/metrics/subscriptions' || routeUrl.startsWith('/api/test_clocks')) {
+    return read ? 'subscriptions:read' : 'subscriptions:write';
+  }
   if (routeUrl.startsWith('/api/automation/')) return read ? 'automation:read' : null;
-  if (routeUrl.startsWith('/api/subscriptions') || routeUrl.startsWith('/api/test_clocks')) return read ? 'subscriptions:read' : 'subscriptions:write';
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
     return read ? 'webhooks:read' : 'webhooks:write';
   }

@@ -1,6 +1,9 @@
 /**
  * The public event types an endpoint subscribes to, and the domain event each one announces.
- * One domain event maps to one public type, so the event's id is the message's `webhook-id`.
+ * One domain event maps to one public type, so the event's id is the message's `webhook-id`
+ * (a public type may announce several domain events: every change of a subscription is
+ * `customer.subscription.updated`). A subscription's payment attempt changes nothing a receiver
+ * sees, so it is not announced.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'checkout.session.completed',
@@ -9,6 +12,13 @@ export const WEBHOOK_EVENT_TYPES = [
   'invoice.voided',
   'invoice.refunded',
   'invoice.disputed',
+  'invoice.created',
+  'invoice.upcoming',
+  'invoice.payment_failed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'customer.subscription.trial_will_end',
   'promo.participant.enrolled',
   'product.published',
   'product.archived',
@@ -25,6 +35,26 @@ export const PUBLIC_TYPE_OF: Readonly<Record<string, WebhookEventType>> = {
   InvoiceVoided: 'invoice.voided',
   InvoiceRefunded: 'invoice.refunded',
   InvoiceDisputed: 'invoice.disputed',
+  // A subscription's invoice only: a checkout's is announced by checkout.session.completed and invoice.paid.
+  InvoiceCreated: 'invoice.created',
+  InvoicePaymentFailed: 'invoice.payment_failed',
+  SubscriptionRenewalUpcoming: 'invoice.upcoming',
+  SubscriptionCreated: 'customer.subscription.created',
+  // Every event that changes what the subscription shows (status, entitled, period, plan, cancellation, invoice, card).
+  SubscriptionInvoiceCreated: 'customer.subscription.updated',
+  SubscriptionInvoicePaid: 'customer.subscription.updated',
+  SubscriptionPaymentFailed: 'customer.subscription.updated',
+  SubscriptionGraceEnded: 'customer.subscription.updated',
+  SubscriptionMarkedUnpaid: 'customer.subscription.updated',
+  SubscriptionCancelScheduled: 'customer.subscription.updated',
+  SubscriptionCancelUnscheduled: 'customer.subscription.updated',
+  SubscriptionPaused: 'customer.subscription.updated',
+  SubscriptionResumed: 'customer.subscription.updated',
+  SubscriptionPlanChanged: 'customer.subscription.updated',
+  SubscriptionPaymentMethodUpdated: 'customer.subscription.updated',
+  SubscriptionCanceled: 'customer.subscription.deleted',
+  SubscriptionIncompleteExpired: 'customer.subscription.deleted',
+  SubscriptionTrialWillEnd: 'customer.subscription.trial_will_end',
   PromoParticipantEnrolled: 'promo.participant.enrolled',
   ProductPublished: 'product.published',
   ProductArchived: 'product.archived',
@@ -33,6 +63,6 @@ export const PUBLIC_TYPE_OF: Readonly<Record<string, WebhookEventType>> = {
 };
 
 /** The streams whose events can become a webhook (the fan-out subscribes to these only). */
-export const SOURCE_STREAM_PREFIXES = ['checkout_session-', 'invoice-', 'promo-', 'product-', 'offer-', 'automation_workflow-'] as const;
+export const SOURCE_STREAM_PREFIXES = ['checkout_session-', 'invoice-', 'subscription-', 'promo-', 'product-', 'offer-', 'automation_workflow-'] as const;
 
 export const isWebhookEventType = (value: string): value is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);

@@ -3,6 +3,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/eventTypes
 import { Workflow } from '../../automation/index.ts';
 import { Product } from '../../catalog/index.ts';
 import { SessionResourceSchema } from '../../checkout/index.ts';
+import { InvoiceResourceSchema, SubscriptionSchema } from '../../subscriptions/index.ts';
 
 /** Shapes of what event webhooks carry: `data.object` per event type, each as its GET route (or the session list) shows it. */
 
@@ -46,6 +47,29 @@ export const DisputedInvoiceObject = InvoiceObject.extend({
     .describe('The dispute (chargeback) this event announces; answer it in Stripe.'),
 });
 
+const Sequence = z.number().int().describe("The order of the subscription's changes: keep the highest seen per subscription and drop an older one arriving late.");
+
+/** A subscription's invoice (a renewal or a plan change's), as `GET /api/invoices/{id}` shows it. */
+export const SubscriptionInvoiceObject = InvoiceResourceSchema.extend({ sequence: Sequence });
+
+/** The invoice a renewal will make, sent before it exists. */
+export const UpcomingInvoiceObject = z.object({
+  id: z.null(),
+  object: z.literal('invoice'),
+  status: z.literal('draft'),
+  billing_reason: z.literal('upcoming'),
+  subscription: z.string(),
+  customer: z.object({ email: z.string().nullable(), name: z.string().nullable() }),
+  mode: z.enum(['test', 'live']),
+  currency: z.string(),
+  period: z.object({ start: z.number().int(), end: z.number().int() }),
+  lines: z.array(z.record(z.string(), z.unknown())),
+  total: z.number().int(),
+  amount_due: z.number().int(),
+  next_payment_attempt: z.number().int(),
+  sequence: Sequence,
+});
+
 export const OfferObject = z.object({
   id: z.string().describe('Offer route key.'),
   uuid: z.string(),
@@ -72,10 +96,17 @@ export const ParticipantObject = z.object({
 export const OBJECT_SCHEMAS: Record<WebhookEventType, z.ZodType> = {
   'checkout.session.completed': SessionResourceSchema,
   'checkout.session.expired': SessionResourceSchema,
-  'invoice.paid': InvoiceObject,
-  'invoice.voided': InvoiceObject,
-  'invoice.refunded': RefundedInvoiceObject,
-  'invoice.disputed': DisputedInvoiceObject,
+  'invoice.paid': z.union([InvoiceObject, SubscriptionInvoiceObject]),
+  'invoice.voided': z.union([InvoiceObject, SubscriptionInvoiceObject]),
+  'invoice.refunded': z.union([RefundedInvoiceObject, SubscriptionInvoiceObject.extend({ refund: RefundedInvoiceObject.shape.refund })]),
+  'invoice.disputed': z.union([DisputedInvoiceObject, SubscriptionInvoiceObject.extend({ dispute: DisputedInvoiceObject.shape.dispute })]),
+  'invoice.created': SubscriptionInvoiceObject,
+  'invoice.upcoming': UpcomingInvoiceObject,
+  'invoice.payment_failed': SubscriptionInvoiceObject,
+  'customer.subscription.created': SubscriptionSchema,
+  'customer.subscription.updated': SubscriptionSchema,
+  'customer.subscription.deleted': SubscriptionSchema,
+  'customer.subscription.trial_will_end': SubscriptionSchema,
   'promo.participant.enrolled': ParticipantObject,
   'product.published': Product,
   'product.archived': Product,
