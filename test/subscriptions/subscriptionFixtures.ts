@@ -162,10 +162,10 @@ export class SubscriptionLog {
     if (outcome.decline) {
       const failed = await this.sub({ type: 'RecordPaymentFailed', invoiceId, attempt, code: 'card_declined', declineCode: outcome.decline, message: 'Declined', settings: DEFAULT_DUNNING, now: at });
       const next = failed.events[0]?.type === 'SubscriptionPaymentFailed' ? failed.events[0].data.next_payment_attempt : null;
-      await this.invoice(invoiceId, { type: 'RecordPaymentFailure', attemptId: `att_${attempt}`, attempt, code: 'card_declined', declineCode: outcome.decline, message: 'Declined', nextPaymentAttempt: next, now: at });
+      await this.invoice(invoiceId, { type: 'RecordPaymentFailure', attemptId: `${invoiceId}_a${attempt}`, attempt, code: 'card_declined', declineCode: outcome.decline, message: 'Declined', nextPaymentAttempt: next, now: at });
       return;
     }
-    await this.invoice(invoiceId, { type: 'PayInvoice', attemptId: `att_${attempt}`, card: CARD, customer: null, chargeId: `ch_test_${attempt}`, now: at });
+    await this.invoice(invoiceId, { type: 'PayInvoice', attemptId: `${invoiceId}_a${attempt}`, card: CARD, customer: null, chargeId: `ch_test_${attempt}`, now: at });
     await this.sub({ type: 'RecordPaymentSucceeded', invoiceId, attempt, chargeId: `ch_test_${attempt}`, card: CARD, now: at });
   }
 

@@ -1,4 +1,4 @@
-import { asArray, fold } from '../../../platform/domain/index.ts';
+import { asArray, DomainError, fold } from '../../../platform/domain/index.ts';
 import { WrongExpectedRevisionError, type RecordedEvent } from '../../../platform/eventStore/index.ts';
 import type { Logger } from '../../../platform/es/index.ts';
 import { followFromCheckpoint, toNewEvent } from '../../../platform/es/index.ts';
@@ -102,7 +102,15 @@ async function writeInvoices(services: Services, work: Map<string, { commands: I
       let state: InvoiceState = fold(invoiceDecider, recorded as never);
       const events: InvoiceEvent[] = [];
       for (const command of commands) {
-        for (const e of asArray(invoiceDecider.decide(command, state))) {
+        let decided: InvoiceEvent[];
+        try {
+          decided = asArray(invoiceDecider.decide(command, state));
+        } catch (error) {
+          // The invoice already holds another outcome (paid by another attempt, or void): it stands.
+          if (error instanceof DomainError) continue;
+          throw error;
+        }
+        for (const e of decided) {
           events.push(e);
           state = invoiceDecider.evolve(state, e);
         }
