@@ -339,3 +339,18 @@ describe('subscription decider: a renewal in one append', () => {
     expect(renew(end)).toEqual([]);
   });
 });
+
+describe('subscription decider: unpaid', () => {
+  it('bills nothing more while unpaid, and a new card pays the owed invoice and reactivates', () => {
+    const log = started();
+    const settings = { ...DEFAULT_DUNNING, final_action: 'unpaid' as const };
+    const due = log.active.current_period_end;
+    log.renew({ code: 'expired_card' }, 'in_1', settings);
+    expect(log.active.status).toBe('unpaid');
+    expect(nextAction(log.state, due + 400 * DAY)).toBeNull();
+    log.run({ type: 'UpdatePaymentMethod', paymentMethod: { id: 'pm_card_mastercard', provider: 'test', card: { brand: 'mastercard', last4: '4444' }, exp_month: 1, exp_year: 2041 }, now: due + 40 * DAY });
+    expect(nextAction(log.state, due + 40 * DAY)).toEqual({ type: 'charge', at: due + 40 * DAY, invoice_id: 'in_1' });
+    const [paid] = log.run({ type: 'RecordPaymentSucceeded', invoiceId: 'in_1', attempt: 2, chargeId: 'ch', card: null, now: due + 40 * DAY });
+    expect(paid!.data).toMatchObject({ status: 'active', entitled: true });
+  });
+});

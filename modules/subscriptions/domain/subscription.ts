@@ -347,9 +347,10 @@ function evolve(state: SubscriptionState, event: SubscriptionEvent): Subscriptio
     case 'SubscriptionGraceEnded':
       return { ...next, grace_ended: true };
     case 'SubscriptionMarkedUnpaid':
+      // The invoice stays the one owed: no more retries, but a new card pays it and reactivates.
       return {
         ...next,
-        open_invoice: null,
+        open_invoice: state.open_invoice ? { ...state.open_invoice, next_payment_attempt: null } : null,
         latest_invoice: state.latest_invoice ? { ...state.latest_invoice, status: 'uncollectible' } : null,
       };
     case 'SubscriptionCancelScheduled':
