@@ -4,8 +4,12 @@ import type { FeatureModule } from '../../platform/runtime/index.ts';
 export const subscriptionsModule: FeatureModule = {
   name: 'subscriptions',
   projections: [billingScheduleProjection],
-  routes: async () => [],
+  routes: async () => [(await import('./http/hostedBilling/billingPageRoutes.ts')).billingPageRoutes],
   manageRoutes: async () => [],
-  jobs: async () => [(await import('./jobs/subscriptionCreation.ts')).subscriptionCreationJob, (await import('./jobs/renewals.ts')).renewalsJob],
+  jobs: async () => [
+    (await import('./jobs/subscriptionCreation.ts')).subscriptionCreationJob,
+    (await import('./jobs/renewals.ts')).renewalsJob,
+    (await import('./jobs/dunningEmails.ts')).dunningEmailsJob,
+  ],
   importSections: [],
 };

@@ -13,6 +13,14 @@ export function formatMoney(minor: number, currency: string): string {
 /** `2026-11-24`, in UTC. */
 export const formatDate = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().slice(0, 10);
 
+const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/** `27 Nov 2026`, in UTC: a day as a buyer reads it. */
+export const formatDay = (unixSeconds: number): string => DAY.format(new Date(unixSeconds * 1000));
+
+/** `27 Nov 2026 – 27 Dec 2026`: the period a subscription's invoice pays. */
+export const formatPeriod = (period: { start: number; end: number }): string => `${formatDay(period.start)} – ${formatDay(period.end)}`;
+
 export const invoiceLabel = (r: ReceiptSnapshot): string => `Invoice #${r.invoice_number}`;
 
 export type ReceiptEmail = { subject: string; text: string; html: string };

@@ -12,17 +12,16 @@ import { followFromCheckpoint } from '../../../platform/es/index.ts';
 import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
 import type { Config } from '../../../platform/runtime/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
-import { dueNotices, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
+import { dueNotices, publicBaseUrl, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
 import { smtpMailer, type Mailer } from '../smtpMailer.ts';
 
 export const RECEIPT_CHECKPOINT = 'receipt_outbox';
 const BATCH_EVENTS = 200;
 const SEND_BATCH = 50;
 
-/** The receipt page's absolute URL: BASE_URL when set, else the address the service listens on. */
+/** The receipt page's absolute URL. */
 export function receiptUrl(config: Config, token: string): string {
-  const base = config.BASE_URL ?? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`;
-  return `${base}/receipts/${token}`;
+  return `${publicBaseUrl(config)}/receipts/${token}`;
 }
 
 function context(services: Services, organizationId: string, invoiceId: string): CommandContext {
