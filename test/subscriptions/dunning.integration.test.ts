@@ -11,7 +11,7 @@ import { loggedApp } from '../helpers/loggedApp.ts';
 import { plainText, startSmtpReceiver } from '../helpers/smtpReceiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { DEFAULT_DUNNING } from '../../modules/subscriptions/domain/subscription.ts';
-import { failedRenewal } from './dunningFixtures.ts';
+import { renewal } from './subscriptionFixtures.ts';
 
 const ENV = { RECEIPT_POLL_INTERVAL_MS: '100', RECEIPT_RETRY_BASE_SECONDS: '1' };
 const WAIT = { timeout: 20_000, interval: 50 };
@@ -54,7 +54,7 @@ describe('dunning: emails, the hosted card page', () => {
   const stateOf = async (id: string) => fold(subscriptionDecider, (await server.services.store.readStream(subscriptionStream(id))) as never);
 
   it('emails the buyer once per failure: what failed, the next retry, and a private link whose token the log never holds', async () => {
-    const sub = await failedRenewal(server, organizationId, { email: 'once@example.com' });
+    const sub = await renewal(server, organizationId, { email: 'once@example.com' });
     const mail = await mailTo('once@example.com');
     expect(mail.subject).toBe('Payment failed for your Pro subscription');
     expect(mail.text).toContain('We could not collect the payment for your subscription to Pro (Monthly) from Acme Tools.');
@@ -93,7 +93,7 @@ describe('dunning: emails, the hosted card page', () => {
   });
 
   it('shows the plan, the amount due and the last decline under strict headers, mobile-first', async () => {
-    await failedRenewal(server, organizationId, { email: 'page@example.com' });
+    await renewal(server, organizationId, { email: 'page@example.com' });
     const token = LINK.exec((await mailTo('page@example.com')).text)![1]!;
     const response = await page(token);
     expect(response.status).toBe(200);
@@ -117,7 +117,7 @@ describe('dunning: emails, the hosted card page', () => {
   });
 
   it('answers every other input with a page, never a 500, and takes the form only from its own page', async () => {
-    const sub = await failedRenewal(server, organizationId, { email: 'input@example.com' });
+    const sub = await renewal(server, organizationId, { email: 'input@example.com' });
     const token = LINK.exec((await mailTo('input@example.com')).text)![1]!;
     for (const bad of ['A'.repeat(32), 'short', '%00', 'x'.repeat(90), token.slice(0, 31)]) {
       const response = await page(bad);
@@ -144,7 +144,7 @@ describe('dunning: emails, the hosted card page', () => {
   });
 
   it('keeps the form with the decline in plain words when the new card is refused', async () => {
-    const sub = await failedRenewal(server, organizationId, { email: 'refused@example.com' });
+    const sub = await renewal(server, organizationId, { email: 'refused@example.com' });
     const token = LINK.exec((await mailTo('refused@example.com')).text)![1]!;
     const declined = await submit(token, { number: '4000 0000 0000 0002', exp: '12/40', cvc: '123' });
     expect(declined.status).toBe(402);
@@ -158,7 +158,7 @@ describe('dunning: emails, the hosted card page', () => {
   });
 
   it.runIf(savesCards)('recovers the subscription with a new card in the request, then the link stops working', async () => {
-    const sub = await failedRenewal(server, organizationId, { email: 'recover@example.com' });
+    const sub = await renewal(server, organizationId, { email: 'recover@example.com' });
     const token = LINK.exec((await mailTo('recover@example.com')).text)![1]!;
     const response = await submit(token, { number: '4242 4242 4242 4242', exp: '12 / 2040', cvc: '123' });
     const html = await response.text();
@@ -180,7 +180,7 @@ describe('dunning: emails, the hosted card page', () => {
   });
 
   it.runIf(savesCards)('a saved card that fails again keeps the form with the decline, and the buyer is emailed about that failure too', async () => {
-    const sub = await failedRenewal(server, organizationId, { email: 'again@example.com' });
+    const sub = await renewal(server, organizationId, { email: 'again@example.com' });
     const token = LINK.exec((await mailTo('again@example.com')).text)![1]!;
     const response = await submit(token, { number: '4000000000000341', exp: '12/40', cvc: '123' });
     expect(response.status).toBe(402);
@@ -190,7 +190,7 @@ describe('dunning: emails, the hosted card page', () => {
   });
 
   it('on the last failure tells the buyer the subscription ended, with no link', async () => {
-    const sub = await failedRenewal(server, organizationId, { email: 'ended@example.com', settings: { ...DEFAULT_DUNNING, retry_days: [] } });
+    const sub = await renewal(server, organizationId, { email: 'ended@example.com', settings: { ...DEFAULT_DUNNING, retry_days: [] } });
     expect(sub.state.status).toBe('canceled');
     const mail = await mailTo('ended@example.com');
     expect(mail.subject).toBe('Your Pro subscription has ended: the payment failed');
@@ -200,7 +200,7 @@ describe('dunning: emails, the hosted card page', () => {
   });
 
   it('after a hard decline says no retry will come; an unpaid subscription keeps its link', async () => {
-    const sub = await failedRenewal(server, organizationId, {
+    const sub = await renewal(server, organizationId, {
       email: 'unpaid@example.com',
       decline: { code: 'expired_card', declineCode: null, message: 'Your card has expired.' },
       settings: { ...DEFAULT_DUNNING, final_action: 'unpaid' },
@@ -218,13 +218,13 @@ describe('dunning: emails, the hosted card page', () => {
   });
 
   it('emails nobody when the buyer has no email', async () => {
-    const sub = await failedRenewal(server, organizationId, { email: null });
+    const sub = await renewal(server, organizationId, { email: null });
     const failed = (await server.services.store.readStream(subscriptionStream(sub.id))).find((e) => e.type === 'SubscriptionPaymentFailed')!;
     expect(await queuePaymentFailedEmail(server.services, failed)).toBeNull();
   });
 
   it('in live mode asks the buyer to contact the seller', async () => {
-    await failedRenewal(server, organizationId, { email: 'live@example.com', mode: 'live' });
+    await renewal(server, organizationId, { email: 'live@example.com', mode: 'live' });
     const token = LINK.exec((await mailTo('live@example.com')).text)![1]!;
     const html = await (await page(token)).text();
     expect(html).toContain('To change the card of this subscription, please contact Acme Tools.');

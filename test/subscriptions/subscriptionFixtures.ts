@@ -14,14 +14,15 @@ type Decline = { code: string; declineCode: string | null; message: string };
 export const GENERIC_DECLINE: Decline = { code: 'card_declined', declineCode: 'generic_decline', message: 'Your card was declined.' };
 
 /**
- * A subscription whose renewal just failed, as the billing process leaves it: the decider's
- * commands on the subscription's stream and the invoice's, on the server's real store. The period
- * ended an hour ago, so nothing is due until the first retry (a day after the failure).
+ * A subscription whose renewal just failed (or, with `pays`, was paid), as the billing process
+ * leaves it: the decider's commands on the subscription's stream and the invoice's, on the
+ * server's real store. The period ended an hour ago, so nothing is due until the first retry (a
+ * day after the failure).
  */
-export async function failedRenewal(
+export async function renewal(
   server: TestServer,
   organizationId: string,
-  options: { email?: string | null; decline?: Decline; settings?: DunningSettings; mode?: 'test' | 'live' } = {},
+  options: { email?: string | null; decline?: Decline; settings?: DunningSettings; mode?: 'test' | 'live'; pays?: boolean } = {},
 ): Promise<{ id: string; invoiceId: string; periodStart: number; periodEnd: number; failedAt: number; state: SubscriptionState }> {
   const id = `sub_${randomBytes(9).toString('base64url')}`;
   const invoiceId = `in_${randomBytes(12).toString('base64url')}`;
@@ -82,6 +83,19 @@ export async function failedRenewal(
     now: failedAt,
   });
   await run({ type: 'AttemptPayment', invoiceId, now: failedAt });
+  if (options.pays) {
+    await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
+      type: 'PayInvoice',
+      attemptId: `${invoiceId}_a1`,
+      card: { brand: 'visa', last4: '4242' },
+      customer: null,
+      chargeId: `ch_test_${invoiceId}`,
+      provider: 'test',
+      now: failedAt,
+    });
+    const paid = await run({ type: 'RecordPaymentSucceeded', invoiceId, attempt: 1, chargeId: `ch_test_${invoiceId}`, card: { brand: 'visa', last4: '4242' }, now: failedAt });
+    return { id, invoiceId, periodStart: open!.period_start, periodEnd: open!.period_end, failedAt, state: paid.state };
+  }
   const decline = options.decline ?? GENERIC_DECLINE;
   const failed = await run({
     type: 'RecordPaymentFailed',
