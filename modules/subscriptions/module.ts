@@ -4,8 +4,11 @@ import type { FeatureModule } from '../../platform/runtime/index.ts';
 export const subscriptionsModule: FeatureModule = {
   name: 'subscriptions',
   projections: [billingScheduleProjection],
-  routes: async () => [(await import('./http/hostedBilling/billingPageRoutes.ts')).billingPageRoutes],
-  manageRoutes: async () => [],
+  routes: async () => [
+    (await import('./http/hostedBilling/billingPageRoutes.ts')).billingPageRoutes,
+    (await import('./http/subscriptionSettingsRoutes.ts')).subscriptionSettingsRoutes,
+  ],
+  manageRoutes: async () => [(await import('./http/subscriptionSettingsRoutes.ts')).subscriptionSettingsManageRoutes],
   jobs: async () => [
     (await import('./jobs/subscriptionCreation.ts')).subscriptionCreationJob,
     (await import('./jobs/renewals.ts')).renewalsJob,
