@@ -99,7 +99,7 @@ describe('dunning: emails, the hosted card page', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('referrer-policy')).toBe('same-origin');
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     const csp = response.headers.get('content-security-policy')!;
     expect(csp).toMatch(/default-src 'none'/);

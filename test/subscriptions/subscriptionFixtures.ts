@@ -28,7 +28,10 @@ export async function renewal(
   const invoiceId = `in_${randomBytes(12).toString('base64url')}`;
   const now = Math.floor(server.services.clock() / 1000);
   const failedAt = now - 3600;
-  const start = failedAt - 30 * DAY;
+  // A month before, so the failed renewal is for the month that starts now.
+  const monthBefore = new Date(failedAt * 1000);
+  monthBefore.setUTCMonth(monthBefore.getUTCMonth() - 1);
+  const start = monthBefore.getTime() / 1000;
   const ctx: CommandContext = {
     store: server.services.store,
     metadata: { correlation_id: 'test', actor: { type: 'system', name: 'subscription-billing' }, organization_id: organizationId, occurred_at: failedAt },

@@ -81,6 +81,8 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
     const doc = await receiptByToken(services, request.params.token);
     const nonce = randomBytes(18).toString('base64url');
     return privateHeaders(reply)
+      // Its forms (a subscription's cancel) need the Origin header, which no-referrer turns to `null`.
+      .header('referrer-policy', 'same-origin')
       .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
       .type('text/html; charset=utf-8')
       .send(receiptPage(doc, nonce, await standingOf(services, doc)));

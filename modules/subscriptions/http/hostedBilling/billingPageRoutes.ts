@@ -68,13 +68,17 @@ async function viewOf(services: Services, state: Active, events: readonly Subscr
   };
 }
 
-/** No cache, no Referer (the token is in the URL), no index, no frame, nothing loaded from elsewhere. */
+/**
+ * No cache, no index, no frame, nothing loaded from elsewhere, and no Referer (the token is in
+ * the URL) but to this origin: under no-referrer browsers send the form with `Origin: null`,
+ * which the same-origin check rightly refuses.
+ */
 function send(reply: FastifyReply, status: number, state: BillingPageState) {
   const nonce = randomBytes(18).toString('base64url');
   return reply
     .code(status)
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', 'same-origin')
     .header('x-robots-tag', 'noindex')
     .header('x-frame-options', 'DENY')
     .header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()')
