@@ -8,7 +8,7 @@ import { testPaymentProvider } from '../../modules/payments/testPaymentProvider.
 import { fold } from '../../platform/domain/decider.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { renewal } from './subscriptionFixtures.ts';
+import { renewal } from './dunningFixtures.ts';
 
 /** Screenshots for people to look at (test-results/ is not in git). */
 const SHOTS = join(process.cwd(), 'test-results', 'subscriptions');

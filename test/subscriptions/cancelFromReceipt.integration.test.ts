@@ -6,7 +6,7 @@ import { fold } from '../../platform/domain/decider.ts';
 import { GOOD_CARD, json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { plainText, startSmtpReceiver } from '../helpers/smtpReceiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { renewal } from './subscriptionFixtures.ts';
+import { renewal } from './dunningFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -11,7 +11,7 @@ import { loggedApp } from '../helpers/loggedApp.ts';
 import { plainText, startSmtpReceiver } from '../helpers/smtpReceiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { DEFAULT_DUNNING } from '../../modules/subscriptions/domain/subscription.ts';
-import { renewal } from './subscriptionFixtures.ts';
+import { renewal } from './dunningFixtures.ts';
 
 const ENV = { RECEIPT_POLL_INTERVAL_MS: '100', RECEIPT_RETRY_BASE_SECONDS: '1' };
 const WAIT = { timeout: 20_000, interval: 50 };
