@@ -143,6 +143,19 @@ describe('dunning: emails, the hosted card page', () => {
     expect((await server.services.store.readStream(subscriptionStream(sub.id))).length).toBe(before);
   });
 
+  it('takes at most 20 tries of one link’s form in 15 minutes', async () => {
+    await renewal(server, organizationId, { email: 'tries@example.com' });
+    const token = LINK.exec((await mailTo('tries@example.com')).text)![1]!;
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) statuses.push((await submit(token, { number: '4000000000000002', exp: '12/40', cvc: '123' })).status);
+    expect(statuses.slice(0, 20).every((s) => s === 402)).toBe(true);
+    expect(statuses[20]).toBe(429);
+    // Another link is not held back by this one.
+    await renewal(server, organizationId, { email: 'tries2@example.com' });
+    const other = LINK.exec((await mailTo('tries2@example.com')).text)![1]!;
+    expect((await submit(other, { number: '4000000000000002', exp: '12/40', cvc: '123' })).status).toBe(402);
+  });
+
   it('keeps the form with the decline in plain words when the new card is refused', async () => {
     const sub = await renewal(server, organizationId, { email: 'refused@example.com' });
     const token = LINK.exec((await mailTo('refused@example.com')).text)![1]!;

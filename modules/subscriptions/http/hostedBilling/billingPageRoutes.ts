@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -32,6 +32,16 @@ function saverFor(mode: 'test' | 'live'): CardSaver | null {
 }
 
 type Fields = { number: string; exp: string; cvc: string };
+
+/**
+ * Tries of one link's form: enough for a buyer's typos, too few to test stolen card numbers
+ * through a link. Keyed by the token's hash, so the limiter never holds a token.
+ */
+const CARD_TRIES_PER_LINK = {
+  max: 20,
+  timeWindow: 15 * 60_000,
+  keyGenerator: (request: FastifyRequest) => `billing:${createHash('sha256').update(String((request.params as { token?: unknown }).token)).digest('hex')}`,
+};
 
 /** The card as typed, or why it cannot be: nothing typed ever reaches an answer or a log. */
 function parseCard(body: unknown): CardInput | string {
@@ -167,7 +177,7 @@ export async function billingPageRoutes(app: FastifyInstance, opts: { services: 
 
   r.post(
     '/billing/:token',
-    { config: { secretPath: true }, schema: { summary: 'Save a new card for the subscription and retry its payment at once (the form of the hosted page)', params: Params } },
+    { config: { secretPath: true, rateLimit: CARD_TRIES_PER_LINK }, schema: { summary: 'Save a new card for the subscription and retry its payment at once (the form of the hosted page)', params: Params } },
     async (request, reply) => {
       // The token is the credential, but only this page's own form may use it.
       if (crossSite(services, request)) return send(reply, 403, { kind: 'refused' });
