@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { receiptStream } from '../../modules/receipts/domain/receipt.ts';
 import { subscriptionDecider, subscriptionStream } from '../../modules/subscriptions/domain/subscription.ts';
 import { fold } from '../../platform/domain/decider.ts';
+import { handleCommand, toNewEvent } from '../../platform/es/handleCommand.ts';
+import { invoiceDecider, invoiceStream } from '../../modules/checkout/domain/invoice.ts';
 import { GOOD_CARD, json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { plainText, startSmtpReceiver } from '../helpers/smtpReceiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -99,6 +101,29 @@ describe('a subscription receipt: the period it pays, and cancel at period end f
     expect((await post(`/receipts/${token}/reactivate`)).status).toBe(303);
     expect((await stateOf(sub.id)).cancel_at).toBeNull();
     expect(await (await html(`/receipts/${token}`)).text()).toContain('<button type="submit" id="cancel">Cancel subscription</button>');
+  });
+
+  it('names the subscription on the receipt of the checkout that started it (its completion names it)', async () => {
+    const sub = await renewal(server, organizationId, { email: 'first@example.com', pays: true });
+    const sessionId = `cs_test_first_${sub.id}`;
+    const invoiceId = `in_first_${sub.id}`;
+    const metadata = { correlation_id: 'test', actor: { type: 'cli' as const }, organization_id: organizationId, occurred_at: sub.periodStart };
+    // The checkout's own events as its completion records them for a recurring plan.
+    await server.services.store.append(`checkout_session-${sessionId}`, [toNewEvent({ type: 'CheckoutSessionCompleted', data: { invoice_id: invoiceId, completed_at: sub.periodStart, subscription_id: sub.id } }, metadata)], 'no_stream');
+    const ctx = { store: server.services.store, metadata };
+    await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
+      type: 'CreateInvoice',
+      invoice: { id: invoiceId, number: 1, organization_id: organizationId, session_id: sessionId, lines: [{ name: 'Pro monthly', amount: 1000 }], currency: 'EUR', customer: { email: 'first@example.com', name: 'Ada Buyer', user_id: null }, mode: 'test' },
+      now: sub.periodStart,
+    });
+    await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, { type: 'PayInvoice', attemptId: `${invoiceId}_a1`, card: { brand: 'visa', last4: '4242' }, customer: null, now: sub.periodStart });
+    const token = await receiptToken(invoiceId);
+    const queued = (await server.services.store.readStream(receiptStream(invoiceId))).find((e) => e.type === 'ReceiptQueued')!;
+    expect((queued.data as Body).receipt).toMatchObject({ subscription_id: sub.id });
+    expect((queued.data as Body).receipt.period).toBeUndefined();
+    const page = await (await html(`/receipts/${token}`)).text();
+    expect(page).toContain('<button type="submit" id="cancel">Cancel subscription</button>');
+    expect(page).not.toContain('id="period"');
   });
 
   it('shows no cancel on a one-time purchase, and refuses a cancel of it or of an unknown receipt', async () => {
