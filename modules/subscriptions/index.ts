@@ -8,3 +8,5 @@ export { subscriptionProjection } from './subscriptionProjection.ts';
 export type { Statement, StatementEntry } from './domain/statement.ts';
 export type { SubscriptionMetrics } from './domain/metrics.ts';
 export type { SubscriptionHistoryEntry } from './subscriptionReads.ts';
+export { billingLinkPath, issueBillingLink } from './billingLinks.ts';
+export { cancelSubscription, loadSubscription, reactivateSubscription } from './subscriptionCommands.ts';

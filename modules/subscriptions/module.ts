@@ -6,13 +6,22 @@ import type { FeatureModule } from '../../platform/runtime/index.ts';
 export const subscriptionsModule: FeatureModule = {
   name: 'subscriptions',
   projections: [subscriptionProjection, billingScheduleProjection, testClockProjection],
-  routes: async () => [(await import('./http/subscriptionRoutes.ts')).subscriptionRoutes, (await import('./http/testClockRoutes.ts')).testClockRoutes],
-  manageRoutes: async () => [(await import('./http/subscriptionRoutes.ts')).subscriptionManageRoutes],
+  routes: async () => [
+    (await import('./http/subscriptionRoutes.ts')).subscriptionRoutes,
+    (await import('./http/testClockRoutes.ts')).testClockRoutes,
+    (await import('./http/hostedBilling/billingPageRoutes.ts')).billingPageRoutes,
+    (await import('./http/subscriptionSettingsRoutes.ts')).subscriptionSettingsRoutes,
+  ],
+  manageRoutes: async () => [
+    (await import('./http/subscriptionRoutes.ts')).subscriptionManageRoutes,
+    (await import('./http/subscriptionSettingsRoutes.ts')).subscriptionSettingsManageRoutes,
+  ],
   jobs: async () => [
     (await import('./jobs/subscriptionCreation.ts')).subscriptionCreationJob,
     (await import('./jobs/renewals.ts')).renewalsJob,
     (await import('./jobs/invoiceMirror.ts')).invoiceMirrorJob,
     (await import('./jobs/testClockAdvance.ts')).testClockAdvanceJob,
+    (await import('./jobs/dunningEmails.ts')).dunningEmailsJob,
   ],
   importSections: [],
 };

@@ -159,10 +159,11 @@ type FuzzRequest = {
 };
 
 /**
- * Routes that serve HTML pages to browsers (found by asking each GET route for text/html), and
- * the OAuth authorization server's browser-facing routes, whose errors a person reads as a page.
+ * Routes that serve HTML pages to browsers (found by asking each GET route for text/html), the
+ * OAuth authorization server's browser-facing routes, whose errors a person reads as a page, and
+ * the hosted card page of a failed renewal (reached only by an emailed link no request here has).
  */
-const htmlPages = new Set<string>(['/oauth/*', '/oauth/interaction/:uid']);
+const htmlPages = new Set<string>(['/oauth/*', '/oauth/interaction/:uid', '/billing/:token']);
 
 /** Real ids of seeded data, so hostile bodies and queries also reach handlers past the lookup. */
 let realIds: string[] = [];

@@ -36,6 +36,7 @@ const OWNER_ONLY = new Set([
   'GET /manage/api/oauth-apps/:client_id',
   'PATCH /manage/api/oauth-apps/:client_id',
   'DELETE /manage/api/oauth-apps/:client_id',
+  'PUT /manage/api/subscription_settings',
 ]);
 
 /** Routes about the signed-in person themselves, which would end the attacker's own session. */

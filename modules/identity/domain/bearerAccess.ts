@@ -55,6 +55,8 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/webhook-endpoints/:id/rotate-secret': 'owner',
   'GET /api/webhook-endpoints/:id/deliveries': 'owner',
   'POST /api/webhook-deliveries/:id/resend': 'owner',
+  'GET /api/subscription_settings': 'member',
+  'PUT /api/subscription_settings': 'owner',
 };
 
 const RANK: Record<Role, number> = { member: 0, owner: 1 };

@@ -7,16 +7,25 @@ import { formatDate } from './receiptMessage.ts';
  * queued once, sent once, retried, and shown by `commerce outbox` when no SMTP server is set.
  */
 export type Notice = {
-  kind: 'webhook_endpoint_disabled';
+  /** `payment_failed`: to a subscription's buyer, whose renewal payment failed. */
+  kind: 'webhook_endpoint_disabled' | 'payment_failed';
   organization_id: string;
-  /** The user told, and their address when the notice was queued. */
-  user_id: string;
+  /** The user told (null: a buyer, known by address only), and their address when the notice was queued. */
+  user_id: string | null;
   to: string;
   subject: string;
   text: string;
-  /** What it is about (the endpoint's id). */
+  /** What it is about (the endpoint's id, the subscription's). */
   about: string;
+  /**
+   * A secret link the sender makes when it sends (its token never enters the log) and puts in
+   * place of NOTICE_LINK_SLOT in the text: the hosted card page of a subscription.
+   */
+  link?: { kind: 'billing'; subscription_id: string; invoice_id: string };
 };
+
+/** Where a notice's secret link goes in its text; what `commerce outbox show` prints in its place. */
+export const NOTICE_LINK_SLOT = '[a private link, made when the email is sent]';
 
 export type NoticeEvent =
   | DomainEvent<'NoticeQueued', { notice: Notice; queued_at: number }>

@@ -17,6 +17,10 @@ export type ReceiptSnapshot = {
   buyer_name: string | null;
   card: CardSummary;
   paid_at: number;
+  /** A subscription's invoice: the period it pays (absent on one-time purchases and older receipts). */
+  period?: { start: number; end: number };
+  /** The subscription the invoice belongs to: the receipt page offers to cancel it. */
+  subscription_id?: string;
 };
 
 export type ReceiptEvent =

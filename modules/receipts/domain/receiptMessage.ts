@@ -13,6 +13,17 @@ export function formatMoney(minor: number, currency: string): string {
 /** `2026-11-24`, in UTC. */
 export const formatDate = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().slice(0, 10);
 
+const DAY = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+
+/** `27 Nov 2026`, in UTC: a day as a buyer reads it. */
+export const formatDay = (unixSeconds: number): string => DAY.format(new Date(unixSeconds * 1000));
+
+/** `27 Nov 2026 – 27 Dec 2026`: the period a subscription's invoice pays. */
+export const formatPeriod = (period: { start: number; end: number }): string => `${formatDay(period.start)} – ${formatDay(period.end)}`;
+
+/** `For 27 Nov 2026 – 27 Dec 2026`: what a subscription's receipt pays. */
+export const periodLine = (period: { start: number; end: number }): string => `For ${formatPeriod(period)}`;
+
 export const invoiceLabel = (r: ReceiptSnapshot): string => `Invoice #${r.invoice_number}`;
 
 export type ReceiptEmail = { subject: string; text: string; html: string };
@@ -24,25 +35,30 @@ const escapeHtml = (value: unknown): string =>
 export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string): ReceiptEmail {
   const subject = `Your receipt from ${r.organization_name}: ${invoiceLabel(r)}`;
   const total = formatMoney(r.total, r.currency);
+  const thanks = r.period ? 'Thank you for your payment' : 'Thank you for your purchase';
   const text = [
-    `Thank you for your purchase${r.buyer_name ? `, ${r.buyer_name}` : ''}.`,
+    `${thanks}${r.buyer_name ? `, ${r.buyer_name}` : ''}.`,
     '',
     `${invoiceLabel(r)}, paid on ${formatDate(r.paid_at)} with ${r.card.brand} ending in ${r.card.last4}.`,
+    ...(r.period ? [periodLine(r.period)] : []),
     '',
     ...r.lines.map((l) => `  ${l.name}: ${formatMoney(l.amount, r.currency)}`),
     `  Total: ${total}`,
     '',
     `Your receipt and the invoice as a PDF: ${receiptUrl}`,
+    ...(r.subscription_id ? [`To cancel your subscription (at the end of the period paid for): ${receiptUrl}`] : []),
     '',
     r.organization_name,
     ...(r.organization_address ?? []),
   ].join('\n');
   const rows = r.lines.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td align="right">${escapeHtml(formatMoney(l.amount, r.currency))}</td></tr>`).join('');
   const html =
-    `<p>Thank you for your purchase${r.buyer_name ? `, ${escapeHtml(r.buyer_name)}` : ''}.</p>` +
+    `<p>${thanks}${r.buyer_name ? `, ${escapeHtml(r.buyer_name)}` : ''}.</p>` +
     `<p>${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>` +
+    (r.period ? `<p>${escapeHtml(periodLine(r.period))}</p>` : '') +
     `<table>${rows}<tr><th align="left">Total</th><th align="right">${escapeHtml(total)}</th></tr></table>` +
     `<p><a href="${escapeHtml(receiptUrl)}">Your receipt and the invoice as a PDF</a></p>` +
+    (r.subscription_id ? `<p><a href="${escapeHtml(receiptUrl)}">Cancel your subscription</a> (at the end of the period paid for)</p>` : '') +
     `<p>${[r.organization_name, ...(r.organization_address ?? [])].map(escapeHtml).join('<br>')}</p>`;
   return { subject, text, html };
 }

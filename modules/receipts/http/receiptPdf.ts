@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import type { ReceiptSnapshot } from '../domain/receipt.ts';
-import { formatDate, formatMoney, invoiceLabel } from '../domain/receiptMessage.ts';
+import { formatDate, formatMoney, invoiceLabel, periodLine } from '../domain/receiptMessage.ts';
 
 /**
  * The paid invoice as a PDF, drawn by pdfkit with its built-in Helvetica (no font files to ship).
@@ -32,6 +32,7 @@ export function receiptPdf(r: ReceiptSnapshot): Promise<Buffer> {
   doc.font('Helvetica').fontSize(12).text(`${invoiceLabel(r)} (paid)`);
   doc.fontSize(10).fillColor('#444444');
   doc.text(`Paid on ${formatDate(r.paid_at)} with ${r.card.brand} ending in ${r.card.last4}`);
+  if (r.period) doc.text(periodLine(r.period));
   doc.text(`Billed to ${r.buyer_name ? `${r.buyer_name} <${r.buyer_email}>` : r.buyer_email}`);
   doc.moveDown(1.5).fillColor('#000000').fontSize(11);
 

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { receiptPdf } from './receiptPdf.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { formatDate, formatMoney, invoiceLabel } from '../domain/receiptMessage.ts';
-import { notFound } from '../../../platform/domain/index.ts';
+import { formatDate, formatDay, formatMoney, invoiceLabel, periodLine } from '../domain/receiptMessage.ts';
+import { DomainError, notFound } from '../../../platform/domain/index.ts';
 import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
-import { escapeHtml } from '../../../platform/http/index.ts';
+import { commandContext, escapeHtml, HttpError } from '../../../platform/http/index.ts';
+import { crossSite } from '../../identity/index.ts';
+import { cancelSubscription, loadSubscription, reactivateSubscription } from '../../subscriptions/index.ts';
 
 /** The token in a receipt link: nanoid(32). Anything else cannot name a receipt. */
 const Token = z.string().regex(/^[A-Za-z0-9_-]{32}$/, 'The receipt link is not valid.');
@@ -24,20 +26,47 @@ function privateHeaders(reply: FastifyReply): FastifyReply {
   return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex');
 }
 
-function receiptPage(doc: ReceiptDoc, nonce: string): string {
+/** Where the receipt's subscription stands, as its cancel section shows it. */
+type SubscriptionStanding = { kind: 'renews'; at: number } | { kind: 'ends'; at: number } | { kind: 'ended' } | null;
+
+async function standingOf(services: Services, doc: ReceiptDoc): Promise<SubscriptionStanding> {
+  const id = doc.receipt.subscription_id;
+  if (!id) return null;
+  const state = await loadSubscription(services, id);
+  if (state.status === 'none' || state.sub.organization_id !== doc.organization_id || state.status === 'incomplete') return null;
+  if (state.status === 'canceled' || state.status === 'incomplete_expired') return { kind: 'ended' };
+  return state.cancel_at !== null ? { kind: 'ends', at: state.cancel_at } : { kind: 'renews', at: state.current_period_end };
+}
+
+/** Cancel at period end, or keep it: plain forms to this receipt's own URL, the token being the credential. */
+function subscriptionSection(token: string, standing: SubscriptionStanding): string {
+  if (!standing) return '';
+  const action = (what: string) => `/receipts/${escapeHtml(token)}/${what}`;
+  if (standing.kind === 'ended') return '<section id="subscription"><p>This subscription has ended.</p></section>\n';
+  if (standing.kind === 'ends') {
+    return `<section id="subscription"><p>Your subscription is canceled. It stays active until ${escapeHtml(formatDay(standing.at))}, and nothing more will be charged.</p>
+<form method="post" action="${action('reactivate')}"><button type="submit" id="keep">Keep my subscription</button></form></section>\n`;
+  }
+  return `<section id="subscription"><p>Your subscription renews on ${escapeHtml(formatDay(standing.at))}.</p>
+<form method="post" action="${action('cancel')}"><button type="submit" id="cancel">Cancel subscription</button></form>
+<p class="note">It stays active until the end of the period you paid for.</p></section>\n`;
+}
+
+function receiptPage(doc: ReceiptDoc, nonce: string, standing: SubscriptionStanding = null): string {
   const r = doc.receipt;
   const rows = r.lines.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td class="n">${escapeHtml(formatMoney(l.amount, r.currency))}</td></tr>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(invoiceLabel(r))}: ${escapeHtml(r.organization_name)}</title>
 <style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#111}
-table{width:100%;border-collapse:collapse}td,th{padding:.35rem 0;text-align:left}.n{text-align:right}tfoot th{border-top:1px solid #999}</style>
+table{width:100%;border-collapse:collapse}td,th{padding:.35rem 0;text-align:left}.n{text-align:right}tfoot th{border-top:1px solid #999}
+#subscription{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}button{font:inherit;padding:.6rem 1rem;border:1px solid #555;border-radius:.4rem;background:#fff;cursor:pointer}.note{color:#555;font-size:.9rem}</style>
 </head><body><main>
 <h1>${escapeHtml(r.organization_name)}</h1>
 ${r.organization_address?.length ? `<address id="seller-address">${r.organization_address.map(escapeHtml).join('<br>')}</address>\n` : ''}<p id="invoice-number">${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>
-<table><tbody>${rows}</tbody><tfoot><tr><th>Total</th><th class="n" id="total">${escapeHtml(formatMoney(r.total, r.currency))}</th></tr></tfoot></table>
+${r.period ? `<p id="period">${escapeHtml(periodLine(r.period))}</p>\n` : ''}<table><tbody>${rows}</tbody><tfoot><tr><th>Total</th><th class="n" id="total">${escapeHtml(formatMoney(r.total, r.currency))}</th></tr></tfoot></table>
 <p><a id="pdf" href="/receipts/${escapeHtml(doc.token)}/invoice.pdf" download="invoice-${r.invoice_number}.pdf">Download the invoice (PDF)</a></p>
-</main></body></html>`;
+${subscriptionSection(doc.token, standing)}</main></body></html>`;
 }
 
 /**
@@ -52,10 +81,36 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
     const doc = await receiptByToken(services, request.params.token);
     const nonce = randomBytes(18).toString('base64url');
     return privateHeaders(reply)
-      .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`)
+      // Its forms (a subscription's cancel) need the Origin header, which no-referrer turns to `null`.
+      .header('referrer-policy', 'same-origin')
+      .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
       .type('text/html; charset=utf-8')
-      .send(receiptPage(doc, nonce));
+      .send(receiptPage(doc, nonce, await standingOf(services, doc)));
   });
+
+  // The receipt's forms send no fields: any form body is taken and ignored.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, _body, done) => done(null, {}));
+
+  /** Cancels at period end, or takes that back, for the buyer holding the receipt link; then shows the receipt again. */
+  const subscriptionAction = (act: 'cancel' | 'reactivate') => async (request: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) => {
+    // The token is the credential, but only the receipt page's own form may use it.
+    if (crossSite(services, request)) throw new HttpError(403, 'csrf_failed', 'The request failed the CSRF check.');
+    const doc = await receiptByToken(services, request.params.token);
+    const id = doc.receipt.subscription_id;
+    if (!id) throw notFound('Subscription');
+    const ctx = commandContext(services, request, doc.organization_id);
+    try {
+      if (act === 'cancel') await cancelSubscription(ctx, id, { atPeriodEnd: true, refund: 'none', requestedBy: 'customer' });
+      else await reactivateSubscription(ctx, id);
+    } catch (error) {
+      // An ended or incomplete subscription: the receipt page says where it stands.
+      if (!(error instanceof DomainError)) throw error;
+    }
+    return privateHeaders(reply).redirect(`/receipts/${doc.token}`, 303);
+  };
+  const actionSchema = (summary: string) => ({ config: { secretPath: true }, schema: { summary, params: Params } });
+  r.post('/receipts/:token/cancel', actionSchema("Cancel the receipt's subscription at the end of its period (the receipt page's form)"), subscriptionAction('cancel'));
+  r.post('/receipts/:token/reactivate', actionSchema("Keep the receipt's subscription after a cancellation at period end (the receipt page's form)"), subscriptionAction('reactivate'));
 
   r.get('/receipts/:token/invoice.pdf', { config: { secretPath: true }, schema: { summary: 'The paid invoice as a PDF, by the link in the receipt email', params: Params } }, async (request, reply) => {
     const doc = await receiptByToken(services, request.params.token);

@@ -1,7 +1,8 @@
 import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/index.ts';
 import { handleCommand, type CommandContext } from '../../../platform/es/index.ts';
 import { organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
-import { endpointDisabledText, noticeDecider, noticeStream, type NoticeEvent } from '../domain/notice.ts';
+import { endpointDisabledText, NOTICE_LINK_SLOT, noticeDecider, noticeStream, type Notice, type NoticeEvent } from '../domain/notice.ts';
+import { billingLinkPath, issueBillingLink } from '../../subscriptions/index.ts';
 import { retryDelaySeconds } from '../domain/receipt.ts';
 import { fold } from '../../../platform/domain/index.ts';
 import { webhookEndpointDecider, type WebhookEndpointEvent } from '../../webhooks/index.ts';
@@ -10,6 +11,11 @@ import type { Logger } from '../../../platform/es/index.ts';
 import { NOTICES, type NoticeDoc } from '../receiptProjection.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import type { Mailer } from '../smtpMailer.ts';
+import type { Config } from '../../../platform/runtime/index.ts';
+
+/** Where emailed links point: BASE_URL when set, else the address the service listens on. */
+export const publicBaseUrl = (config: Config): string =>
+  config.BASE_URL ?? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`;
 
 function context(services: Services, organizationId: string, key: string): CommandContext {
   const metadata: EventMetadata = {
@@ -56,6 +62,24 @@ export async function queueEndpointDisabledNotices(services: Services, disabled:
   return queued;
 }
 
+/**
+ * Queues a notice under its key (named after its cause, so a cause handled twice queues it once);
+ * the outbox sends it at its next poll. True when queued now.
+ */
+export async function queueNotice(services: Services, key: string, notice: Notice): Promise<boolean> {
+  const ctx = context(services, notice.organization_id, key);
+  const result = await handleCommand(ctx, noticeStream(key), noticeDecider, { type: 'QueueNotice', notice, now: ctx.metadata.occurred_at });
+  return result.events.length > 0;
+}
+
+/** The notice's text with its secret link made now, if it has one. */
+async function textToSend(services: Services, key: string, notice: Notice): Promise<string> {
+  if (!notice.link) return notice.text;
+  const { subscription_id, invoice_id } = notice.link;
+  const token = await issueBillingLink(services, { subscription_id, invoice_id, organization_id: notice.organization_id }, `notice_${key}`);
+  return notice.text.replaceAll(NOTICE_LINK_SLOT, `${publicBaseUrl(services.config)}${billingLinkPath(token)}`);
+}
+
 /** Sends one queued notice and records the outcome; one recorded as sent is never sent again. */
 export async function sendNotice(services: Services, mailer: Mailer, key: string, logger?: Logger): Promise<'sent' | 'failed' | 'skipped'> {
   const stream = noticeStream(key);
@@ -64,8 +88,9 @@ export async function sendNotice(services: Services, mailer: Mailer, key: string
   if (state.status !== 'queued') return 'skipped';
   const ctx = context(services, state.notice.organization_id, key);
   const messageId = `<notice-${key}@commerce.invalid>`;
-  const { to, subject, text } = state.notice;
+  const { to, subject } = state.notice;
   try {
+    const text = await textToSend(services, key, state.notice);
     await mailer.send({ from: services.config.RECEIPT_FROM, to, messageId, subject, text });
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);

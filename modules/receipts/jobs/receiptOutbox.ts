@@ -2,7 +2,7 @@ import { nanoid } from 'nanoid';
 import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/index.ts';
 import { handleCommand, type CommandContext } from '../../../platform/es/index.ts';
 import type { CardSummary } from '../../checkout/index.ts';
-import { invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
+import { checkoutSessionStream, invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
 import { addressLines, organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
 import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot } from '../domain/receipt.ts';
 import { receiptEmail } from '../domain/receiptMessage.ts';
@@ -12,17 +12,16 @@ import { followFromCheckpoint } from '../../../platform/es/index.ts';
 import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
 import type { Config } from '../../../platform/runtime/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
-import { dueNotices, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
+import { dueNotices, publicBaseUrl, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
 import { smtpMailer, type Mailer } from '../smtpMailer.ts';
 
 export const RECEIPT_CHECKPOINT = 'receipt_outbox';
 const BATCH_EVENTS = 200;
 const SEND_BATCH = 50;
 
-/** The receipt page's absolute URL: BASE_URL when set, else the address the service listens on. */
+/** The receipt page's absolute URL. */
 export function receiptUrl(config: Config, token: string): string {
-  const base = config.BASE_URL ?? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`;
-  return `${base}/receipts/${token}`;
+  return `${publicBaseUrl(config)}/receipts/${token}`;
 }
 
 function context(services: Services, organizationId: string, invoiceId: string): CommandContext {
@@ -49,7 +48,10 @@ async function snapshotOf(services: Services, invoiceId: string, paid: { card: C
     organizationDecider,
     (await services.store.readStream(organizationStream(organization_id))) as unknown as OrganizationEvent[],
   );
+  const subscriptionId = invoice.invoice.subscription_id ?? (await subscriptionOfSession(services, invoice.invoice.session_id));
   return {
+    ...(invoice.invoice.period ? { period: invoice.invoice.period } : {}),
+    ...(subscriptionId ? { subscription_id: subscriptionId } : {}),
     invoice_id: invoiceId,
     invoice_number: number,
     organization_id,
@@ -63,6 +65,13 @@ async function snapshotOf(services: Services, invoiceId: string, paid: { card: C
     card: paid.card,
     paid_at: paid.paid_at,
   };
+}
+
+/** The subscription a checkout of a recurring plan started (its completion names it), if any. */
+async function subscriptionOfSession(services: Services, sessionId: string | null): Promise<string | null> {
+  if (!sessionId) return null;
+  const completed = (await services.store.readStream(checkoutSessionStream(sessionId))).find((e) => e.type === 'CheckoutSessionCompleted');
+  return (completed?.data as { subscription_id?: string } | undefined)?.subscription_id ?? null;
 }
 
 /** Queues the receipt of the invoice an InvoicePaid event paid; a second time queues nothing. */

@@ -1,0 +1,195 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { DomainError, fold } from '../../../../platform/domain/index.ts';
+import { commandContext } from '../../../../platform/http/index.ts';
+import type { Services } from '../../../../platform/runtime/index.ts';
+import { invoiceDecider, invoiceStream } from '../../../checkout/index.ts';
+import { addressLines, crossSite, loadOrganization } from '../../../identity/index.ts';
+import { paymentProviderFor } from '../../../payments/index.ts';
+import { advanceSubscription } from '../../billing.ts';
+import { billingLinkPath, usableBillingLink, type UsableBillingLink } from '../../billingLinks.ts';
+import { declineInPlainWords } from '../../domain/dunningEmail.ts';
+import { isEnded, subscriptionDecider, subscriptionStream, type Active, type PaymentMethod, type SubscriptionEvent } from '../../domain/subscription.ts';
+import { subscriptionNow, updatePaymentMethod } from '../../subscriptionCommands.ts';
+import { renderBillingPage, type BillingPageState, type BillingPageView } from './renderBillingPage.ts';
+
+type CardInput = { number: string; exp_month: number; exp_year: number; cvc: string };
+type SaveOutcome =
+  | { status: 'succeeded'; card: { brand: string; last4: string }; reference: string; paymentMethod?: PaymentMethod }
+  | { status: 'declined'; code: string; declineCode: string | null; message: string };
+
+/** A provider that keeps a card for charges without the buyer: a charge of zero asked to save it (Stripe's SetupIntent). */
+type CardSaver = {
+  charge(request: { amount: number; currency: string; card: CardInput; idempotencyKey: string; description: string; now: number; save: true }): Promise<SaveOutcome>;
+};
+
+function saverFor(mode: 'test' | 'live'): CardSaver | null {
+  // Live cards are entered on Stripe's own fields, which this page does not carry yet.
+  if (mode !== 'test') return null;
+  return paymentProviderFor(mode) as unknown as CardSaver | null;
+}
+
+type Fields = { number: string; exp: string; cvc: string };
+
+/**
+ * Tries of one link's form: enough for a buyer's typos, too few to test stolen card numbers
+ * through a link. Keyed by the token's hash, so the limiter never holds a token.
+ */
+const CARD_TRIES_PER_LINK = {
+  max: 20,
+  timeWindow: 15 * 60_000,
+  keyGenerator: (request: FastifyRequest) => `billing:${createHash('sha256').update(String((request.params as { token?: unknown }).token)).digest('hex')}`,
+};
+
+/** The card as typed, or why it cannot be: nothing typed ever reaches an answer or a log. */
+function parseCard(body: unknown): CardInput | string {
+  const fields = (typeof body === 'object' && body !== null ? body : {}) as Partial<Record<keyof Fields, unknown>>;
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  const number = text(fields.number).replace(/[\s-]/g, '');
+  if (!/^\d{12,19}$/.test(number)) return 'Enter the card number: 12 to 19 digits.';
+  const exp = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(text(fields.exp));
+  const month = exp ? Number(exp[1]) : 0;
+  if (!exp || month < 1 || month > 12) return 'Enter the expiry as MM/YY.';
+  const year = exp[2]!.length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
+  const cvc = text(fields.cvc).trim();
+  if (!/^\d{3,4}$/.test(cvc)) return 'Enter the security code: 3 or 4 digits.';
+  return { number, exp_month: month, exp_year: year, cvc };
+}
+
+async function viewOf(services: Services, state: Active, events: readonly SubscriptionEvent[]): Promise<BillingPageView> {
+  const organization = await loadOrganization(services.store, state.sub.organization_id);
+  const open = state.open_invoice;
+  const lastFailure = [...events].reverse().find((e) => e.type === 'SubscriptionPaymentFailed');
+  const product = state.plan.plan_name && state.plan.plan_name !== state.sub.offer.name ? `${state.sub.offer.name} (${state.plan.plan_name})` : state.sub.offer.name;
+  return {
+    sellerName: organization?.name ?? '',
+    sellerAddress: organization ? addressLines(organization.address) : [],
+    product,
+    mode: state.sub.mode,
+    status: state.status,
+    currency: state.sub.currency,
+    due: open ? { amount: open.amount_due, period: { start: open.period_start, end: open.period_end } } : null,
+    lastDecline: lastFailure?.type === 'SubscriptionPaymentFailed' ? declineInPlainWords(lastFailure.data) : null,
+    card: state.payment_method?.card ?? null,
+    nextAttempt: open && state.status === 'past_due' ? open.next_payment_attempt : null,
+    currentPeriodEnd: state.current_period_end,
+  };
+}
+
+/**
+ * No cache, no index, no frame, nothing loaded from elsewhere, and no Referer (the token is in
+ * the URL) but to this origin: under no-referrer browsers send the form with `Origin: null`,
+ * which the same-origin check rightly refuses.
+ */
+function send(reply: FastifyReply, status: number, state: BillingPageState) {
+  const nonce = randomBytes(18).toString('base64url');
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'same-origin')
+    .header('x-robots-tag', 'noindex')
+    .header('x-frame-options', 'DENY')
+    .header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()')
+    .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
+    .type('text/html; charset=utf-8')
+    .send(renderBillingPage(state, nonce));
+}
+
+const readEvents = async (services: Services, id: string) => (await services.store.readStream(subscriptionStream(id))) as unknown as SubscriptionEvent[];
+
+/** Saves the card, puts it on the subscription and retries what is due at once, in this request. */
+async function updateCard(services: Services, request: FastifyRequest, usable: UsableBillingLink, card: CardInput): Promise<{ status: number; state: BillingPageState }> {
+  const { subscription } = usable;
+  const action = billingLinkPath(usable.token);
+  const id = subscription.sub.id;
+  const form = async (status: number, error: string, at: Active = subscription, events: readonly SubscriptionEvent[] = usable.events) => ({
+    status,
+    state: { kind: 'form' as const, view: await viewOf(services, at, events), error, formAction: action },
+  });
+  const saver = saverFor(subscription.sub.mode);
+  if (!saver) return form(409, 'The card cannot be changed on this page; please contact the seller.');
+  const ctx = commandContext(services, request, subscription.sub.organization_id);
+  const now = await subscriptionNow(ctx, subscription);
+  const saved = await saver.charge({
+    amount: 0,
+    currency: subscription.sub.currency,
+    card,
+    idempotencyKey: `card_update_${randomUUID()}`,
+    description: `New card for ${subscription.sub.offer.name} (${id})`,
+    now: now * 1000,
+    save: true,
+  });
+  if (saved.status === 'declined') return form(402, declineInPlainWords({ code: saved.code, decline_code: saved.declineCode, message: saved.message }));
+  if (!saved.paymentMethod) return form(409, 'This card cannot be kept for the subscription here; please contact the seller.');
+  const known = (await readEvents(services, id)).length;
+  try {
+    await updatePaymentMethod(ctx, id, saved.paymentMethod);
+  } catch (error) {
+    if (error instanceof DomainError) return { status: 409, state: { kind: 'ended', view: await viewOf(services, subscription, usable.events) } };
+    throw error;
+  }
+  await advanceSubscription(services, id, now, `card_update_${request.id}`);
+  const events = await readEvents(services, id);
+  const after = fold(subscriptionDecider, events);
+  if (after.status === 'none') return { status: 404, state: { kind: 'gone' } };
+  const view = await viewOf(services, after, events);
+  if (isEnded(after.status)) return { status: 200, state: { kind: 'ended', view } };
+  const since = events.slice(known);
+  const paid = since.some((e) => e.type === 'SubscriptionInvoicePaid');
+  if (paid) return { status: 200, state: { kind: 'paid', view } };
+  const failed = [...since].reverse().find((e) => e.type === 'SubscriptionPaymentFailed');
+  if (failed?.type === 'SubscriptionPaymentFailed') return form(402, declineInPlainWords(failed.data), after, events);
+  // A card given while nothing is due (an unpaid subscription between invoices): it pays the next one.
+  const open = after.open_invoice;
+  if (open) {
+    const invoice = fold(invoiceDecider, (await services.store.readStream(invoiceStream(open.id))) as never);
+    if (invoice.status === 'open') return form(409, 'The card is saved, but the payment could not be tried yet. Please try again in a moment.', after, events);
+  }
+  return { status: 200, state: { kind: 'saved', view } };
+}
+
+/**
+ * The hosted page where a buyer whose renewal failed enters a new card, reached only through the
+ * link in the dunning email (`/billing/<token>`, the token its only credential). Plain HTML and a
+ * same-origin form: no script, no third party.
+ */
+export async function billingPageRoutes(app: FastifyInstance, opts: { services: Services }): Promise<void> {
+  const { services } = opts;
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  // Any string: a token that names no usable link gets the page saying so, not a validation error.
+  const Params = z.object({ token: z.string() });
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/billing/:token',
+    { config: { secretPath: true }, schema: { summary: 'Hosted page (HTML) to enter a new card for a subscription whose payment failed, by the link in the email', params: Params } },
+    async (request, reply) => {
+      const usable = await usableBillingLink(services, request.params.token);
+      if (!usable) return send(reply, 404, { kind: 'gone' });
+      const view = await viewOf(services, usable.subscription, usable.events);
+      return send(reply, 200, { kind: 'form', view, error: null, formAction: billingLinkPath(usable.token) });
+    },
+  );
+
+  r.post(
+    '/billing/:token',
+    { config: { secretPath: true, rateLimit: CARD_TRIES_PER_LINK }, schema: { summary: 'Save a new card for the subscription and retry its payment at once (the form of the hosted page)', params: Params } },
+    async (request, reply) => {
+      // The token is the credential, but only this page's own form may use it.
+      if (crossSite(services, request)) return send(reply, 403, { kind: 'refused' });
+      const usable = await usableBillingLink(services, request.params.token);
+      if (!usable) return send(reply, 404, { kind: 'gone' });
+      const card = parseCard(request.body);
+      if (typeof card === 'string') {
+        const view = await viewOf(services, usable.subscription, usable.events);
+        return send(reply, 422, { kind: 'form', view, error: card, formAction: billingLinkPath(usable.token) });
+      }
+      const outcome = await updateCard(services, request, usable, card);
+      return send(reply, outcome.status, outcome.state);
+    },
+  );
+}
