@@ -66,7 +66,7 @@ export async function clockApp() {
       await Promise.all(jobs.splice(0).map((j) => j.stop()));
     },
     /** A published offer of a product whose plan is of `type`, made by the import. */
-    async offerOf(organizationId: string, slug: string, type: 'recurring' | 'one_time' = 'recurring') {
+    async offerOf(organizationId: string, slug: string, type: 'recurring' | 'one_time' = 'recurring', options: { trialDays?: number; renew?: string } = {}) {
       const content = offerContent();
       await runImport(
         { command: ctx(organizationId), organizationId, catchUp: settle },
@@ -77,13 +77,13 @@ export async function clockApp() {
               name: slug,
               plans: [
                 type === 'recurring'
-                  ? { name: 'monthly', display_name: 'Monthly', renew_interval: 'P1Y', invoice_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 1900 }] }
+                  ? { name: 'monthly', display_name: 'Monthly', renew_interval: options.renew ?? 'P1Y', invoice_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 1900 }] }
                   : { name: 'once', display_name: 'Once', type: 'one_time', renew_interval: null, currency_code: 'EUR', charges: [{ amount: 4900 }] },
               ],
             },
           ],
           offers: [
-            { slug, name: content.name, product: `${slug}-product`, plan: type === 'recurring' ? 'monthly' : 'once', theme: content.theme, pages: content.pages, published: true },
+            { slug, name: content.name, product: `${slug}-product`, plan: type === 'recurring' ? 'monthly' : 'once', theme: content.theme, pages: content.pages, published: true, ...(options.trialDays ? { trial_period_days: options.trialDays } : {}) },
           ],
         },
       );
