@@ -5,7 +5,7 @@ import { allocateId, handleCommand, type CommandContext } from '../../platform/e
 import { readModelsAtHead } from '../../platform/http/index.ts';
 import type { Logger } from '../../platform/es/index.ts';
 import type { Services } from '../../platform/runtime/index.ts';
-import { SUBSCRIPTION_SCHEDULE, type ScheduleDoc } from './billingSchedule.ts';
+import { SUBSCRIPTION_SCHEDULE, type ScheduleDoc } from './subscriptionProjection.ts';
 import { INVOICE_MIRROR_CHECKPOINT } from './jobs/invoiceMirror.ts';
 import { checkoutSessionStream, invoiceDecider, invoiceStream, offerStream } from '../checkout/index.ts';
 import { liveProviderOf, paymentProviderFor, type ChargeResult, type PaymentProvider } from '../payments/index.ts';
@@ -135,9 +135,11 @@ export async function createSubscriptionFromSession(services: Services, sessionI
 }
 
 /** Appends to the subscription stream; a decision of nothing (another process got there first) is fine. */
-function decide(ctx: CommandContext, id: string, command: SubscriptionCommand) {
-  return handleCommand(ctx, subscriptionStream(id), subscriptionDecider, command);
+function decide(ctx: CommandContext, id: string, command: SubscriptionCommand, known?: readonly RecordedEvent[]) {
+  return handleCommand(ctx, subscriptionStream(id), subscriptionDecider, command, known ? { known } : {});
 }
+
+type Step = { state: SubscriptionState } | void;
 
 /**
  * The id of the subscription's next invoice: the same on every run until it is recorded, so the
@@ -171,61 +173,46 @@ const outcomeOf = (o: ChargeOutcome) =>
     : ({ status: 'declined', code: o.code, declineCode: o.declineCode, message: o.message } as const);
 
 /** A period's (or a change's) invoice and its first charge: charged first, then both recorded in one append. */
-async function renew(services: Services, ctx: CommandContext, state: Active, at: number): Promise<void> {
+async function renew(services: Services, ctx: CommandContext, state: Active, at: number, known?: readonly RecordedEvent[]): Promise<Step> {
   const invoice = nextInvoice(state, at);
   if (!invoice) return;
   const invoiceId = renewalInvoiceId(state.sub.id, state.invoice_count);
   const charged = await chargeCard(services, state, invoiceId, invoice.amount_due, 1, at);
   const settings = charged.status === 'declined' ? await loadDunningSettings(services.store, state.sub.organization_id) : DEFAULT_DUNNING;
   const number = await allocateId(services.store, `invoice-${state.sub.organization_id}`, ctx.metadata);
-  await decide(ctx, state.sub.id, { type: 'Renew', invoiceId, number, amountCharged: invoice.amount_due, outcome: outcomeOf(charged), settings, now: at });
+  return decide(ctx, state.sub.id, { type: 'Renew', invoiceId, number, amountCharged: invoice.amount_due, outcome: outcomeOf(charged), settings, now: at }, known);
 }
 
 /** A retry of an open invoice (on the ladder, or at once after a new card). */
-async function retry(services: Services, ctx: CommandContext, state: Active, at: number): Promise<void> {
+async function retry(services: Services, ctx: CommandContext, state: Active, at: number, known?: readonly RecordedEvent[]): Promise<Step> {
   const open = state.open_invoice!;
   const attempt = currentAttempt(open);
   const charged = await chargeCard(services, state, open.id, open.amount_due, attempt, at);
   if (charged.status === 'succeeded') {
-    await decide(ctx, state.sub.id, { type: 'RecordPaymentSucceeded', invoiceId: open.id, attempt, chargeId: charged.reference || null, card: charged.card, now: at });
-    return;
+    return decide(ctx, state.sub.id, { type: 'RecordPaymentSucceeded', invoiceId: open.id, attempt, chargeId: charged.reference || null, card: charged.card, now: at }, known);
   }
   const settings = await loadDunningSettings(services.store, state.sub.organization_id);
-  await decide(ctx, state.sub.id, {
-    type: 'RecordPaymentFailed',
-    invoiceId: open.id,
-    attempt,
-    code: charged.code,
-    declineCode: charged.declineCode,
-    message: charged.message,
-    settings,
-    now: at,
-  });
+  return decide(
+    ctx,
+    state.sub.id,
+    { type: 'RecordPaymentFailed', invoiceId: open.id, attempt, code: charged.code, declineCode: charged.declineCode, message: charged.message, settings, now: at },
+    known,
+  );
 }
 
-async function run(services: Services, ctx: CommandContext, state: Active, action: DueAction): Promise<void> {
+/** Runs one due action; answers the subscription after it when the action decided on its stream. */
+async function run(services: Services, ctx: CommandContext, state: Active, action: DueAction, known?: readonly RecordedEvent[]): Promise<Step> {
   const at = action.at;
-  switch (action.type) {
-    case 'invoice':
-      return renew(services, ctx, state, at);
-    case 'charge':
-      return retry(services, ctx, state, at);
-    case 'cancel_at_period_end':
-      await decide(ctx, state.sub.id, { type: 'CancelAtPeriodEnd', now: at });
-      return;
-    case 'grace_ended':
-      await decide(ctx, state.sub.id, { type: 'EndGrace', now: at });
-      return;
-    case 'trial_will_end':
-      await decide(ctx, state.sub.id, { type: 'NoticeTrialWillEnd', now: at });
-      return;
-    case 'upcoming':
-      await decide(ctx, state.sub.id, { type: 'NoticeUpcoming', now: at });
-      return;
-    case 'expire_incomplete':
-      await decide(ctx, state.sub.id, { type: 'ExpireIncomplete', now: at });
-      return;
-  }
+  const simple: Record<string, SubscriptionCommand['type']> = {
+    cancel_at_period_end: 'CancelAtPeriodEnd',
+    grace_ended: 'EndGrace',
+    trial_will_end: 'NoticeTrialWillEnd',
+    upcoming: 'NoticeUpcoming',
+    expire_incomplete: 'ExpireIncomplete',
+  };
+  if (action.type === 'invoice') return renew(services, ctx, state, at, known);
+  if (action.type === 'charge') return retry(services, ctx, state, at, known);
+  return decide(ctx, state.sub.id, { type: simple[action.type], now: at } as SubscriptionCommand, known);
 }
 
 /** A subscription's own steps stop after this many in one call: the next pass goes on. */
@@ -240,8 +227,9 @@ const MAX_STEPS = 400;
 export async function advanceSubscription(services: Services, id: string, until: number, correlation = `billing_${id}`): Promise<number> {
   let steps = 0;
   let lastKey = '';
+  let known: readonly RecordedEvent[] | undefined = await services.store.readStream(subscriptionStream(id));
+  let state: SubscriptionState = fold(subscriptionDecider, known as never);
   for (; steps < MAX_STEPS; steps++) {
-    const state: SubscriptionState = fold(subscriptionDecider, (await services.store.readStream(subscriptionStream(id))) as never);
     if (state.status === 'none') return steps;
     const action = nextAction(state, until);
     if (!action) return steps;
@@ -249,7 +237,10 @@ export async function advanceSubscription(services: Services, id: string, until:
     const key = `${action.type}:${action.at}:${state.open_invoice?.attempt_count ?? ''}:${state.invoice_count}:${state.status}`;
     if (key === lastKey) return steps;
     lastKey = key;
-    await run(services, context(services, state.sub.organization_id, correlation, action.at), state, action);
+    // The first step decides on the events just read; each next one on the state the last left.
+    const after = await run(services, context(services, state.sub.organization_id, correlation, action.at), state, action, known);
+    known = undefined;
+    state = after ? after.state : fold(subscriptionDecider, (await services.store.readStream(subscriptionStream(id))) as never);
   }
   return steps;
 }

@@ -1,11 +1,10 @@
-import { billingScheduleProjection } from './billingSchedule.ts';
 import { subscriptionProjection } from './subscriptionProjection.ts';
 import { testClockProjection } from './testClockProjection.ts';
 import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const subscriptionsModule: FeatureModule = {
   name: 'subscriptions',
-  projections: [subscriptionProjection, billingScheduleProjection, testClockProjection],
+  projections: [subscriptionProjection, testClockProjection],
   routes: async () => [
     (await import('./http/subscriptionRoutes.ts')).subscriptionRoutes,
     (await import('./http/testClockRoutes.ts')).testClockRoutes,

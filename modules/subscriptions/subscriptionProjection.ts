@@ -4,10 +4,13 @@ import type { InvoiceEvent } from '../checkout/index.ts';
 import { subscriptionEventTime } from './domain/eventTime.ts';
 import { evolveInvoiceView, type InvoiceView } from './domain/invoiceView.ts';
 import { extendTimeline, monthlyAmount, type TimelinePoint } from './domain/metrics.ts';
-import { subscriptionDecider, type Active, type SubscriptionEvent, type SubscriptionState } from './domain/subscription.ts';
+import { nextDueAt, subscriptionDecider, type Active, type SubscriptionEvent, type SubscriptionState } from './domain/subscription.ts';
 import { presentSubscription, type SubscriptionResource } from './resources.ts';
 
 export const SUBSCRIPTIONS = 'subscriptions';
+/** When each subscription next has something due, on which clock (`''`: real time): what billing passes over. */
+export const SUBSCRIPTION_SCHEDULE = 'subscription_schedule';
+export type ScheduleDoc = { id: string; organization_id: string; clock: string; due_at: number | null };
 /** Every invoice of the organization: checkouts' and subscriptions'. */
 export const INVOICES = 'invoices';
 /** Per subscription, its status and monthly amount after each change: what the metrics read. */
@@ -66,6 +69,8 @@ async function applySubscription(recorded: RecordedEvent, tx: ProjectionTx): Pro
   const at = subscriptionEventTime(event);
   const doc: SubscriptionDoc = { ...presentSubscription(state, recorded.revision + 1), organization_id: state.sub.organization_id, updated_at: at, state };
   tx.upsert(SUBSCRIPTIONS, doc);
+  // The billing process's index: small documents, found by clock and due time.
+  tx.upsert(SUBSCRIPTION_SCHEDULE, { id, organization_id: state.sub.organization_id, clock: state.sub.test_clock ?? '', due_at: nextDueAt(state) } satisfies ScheduleDoc);
 
   const timeline = event.type === 'SubscriptionCreated' ? null : await tx.get<TimelineDoc>(SUBSCRIPTION_TIMELINES, id);
   const point: TimelinePoint = { at, status: state.status, monthly: monthlyAmount(state.amount, state.plan.invoice_interval) };
@@ -94,7 +99,7 @@ async function applyInvoice(recorded: RecordedEvent, tx: ProjectionTx): Promise<
 /** Subscriptions as their GET shows them, every invoice as its GET shows it, and the metrics' timelines. */
 export const subscriptionProjection: Projection = {
   name: 'subscriptions',
-  collections: [SUBSCRIPTIONS, INVOICES, SUBSCRIPTION_TIMELINES],
+  collections: [SUBSCRIPTIONS, INVOICES, SUBSCRIPTION_TIMELINES, SUBSCRIPTION_SCHEDULE],
   indexes: [
     { collection: SUBSCRIPTIONS, fields: ['organization_id', 'created_at'] },
     { collection: SUBSCRIPTIONS, fields: ['organization_id', 'status', 'created_at'] },
@@ -103,6 +108,7 @@ export const subscriptionProjection: Projection = {
     { collection: INVOICES, fields: ['organization_id', 'subscription', 'created_at'] },
     { collection: INVOICES, fields: ['organization_id', 'status', 'created_at'] },
     { collection: SUBSCRIPTION_TIMELINES, fields: ['organization_id', 'mode', 'created_at'] },
+    { collection: SUBSCRIPTION_SCHEDULE, fields: ['clock', 'due_at'] },
   ],
   eventTypes: [...SUBSCRIPTION_EVENTS, ...INVOICE_EVENTS],
   async apply(recorded, tx) {
