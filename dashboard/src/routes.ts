@@ -23,6 +23,9 @@ import { PromoPage } from './pages/PromosPage.tsx';
 import { PaymentsPage } from './pages/PaymentsPage.tsx';
 import { ConnectedAppsPage, OAuthAppsPage } from './pages/OAuthAppsPage.tsx';
 import { NewWebhookPage, WebhookPage, WebhooksPage } from './pages/WebhooksPage.tsx';
+// Subscriptions (docs/dashboard.md).
+import { SubscriptionPage } from './pages/subscriptions/SubscriptionPage.tsx';
+import { SubscriptionsPage } from './pages/subscriptions/SubscriptionsPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };
@@ -35,7 +38,7 @@ export type Route = {
   nav: NavKey;
 };
 
-export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'promos' | 'automation' | 'developers' | 'settings';
+export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'subscriptions' | 'promos' | 'automation' | 'developers' | 'settings';
 
 /** The navigation, in order. */
 export const NAV: { key: NavKey; label: string; href: string }[] = [
@@ -43,6 +46,7 @@ export const NAV: { key: NavKey; label: string; href: string }[] = [
   { key: 'catalog', label: 'Catalog', href: '/dashboard/catalog' },
   { key: 'offers', label: 'Offers', href: '/dashboard/offers' },
   { key: 'sales', label: 'Sales', href: '/dashboard/sales' },
+  { key: 'subscriptions', label: 'Subscriptions', href: '/dashboard/subscriptions' },
   { key: 'promos', label: 'Promos', href: '/dashboard/promos' },
   { key: 'automation', label: 'Automation', href: '/dashboard/automation' },
   { key: 'developers', label: 'Developers', href: '/dashboard/developers' },
@@ -78,4 +82,6 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/automation/sequences/:id', page: SequencePage, nav: 'automation' },
   { path: '/dashboard/automation/triggers/:id', page: TriggerPage, nav: 'automation' },
   { path: '/dashboard/automation/workflows/:id', page: WorkflowPage, nav: 'automation' },
+  { path: '/dashboard/subscriptions', page: SubscriptionsPage, nav: 'subscriptions' },
+  { path: '/dashboard/subscriptions/:id', page: SubscriptionPage, nav: 'subscriptions' },
 ];

@@ -16,6 +16,7 @@ import type { z } from 'zod';
 import type { SalesStatsSchema } from '../../../modules/reporting/index.ts';
 import { useApi } from '../useApi.ts';
 import { LOCALE } from '../locale.ts';
+import { SubscriptionFigures } from './subscriptions/SubscriptionFigures.tsx';
 
 type Stats = z.infer<typeof SalesStatsSchema>;
 
@@ -74,6 +75,7 @@ export function HomePage() {
               <p class={`stat-value${failing.data?.meta.total ? ' stat-bad' : ''}`}>{failing.data ? n(failing.data.meta.total) : '—'}</p>
               <p class="stat-sub">{failing.data?.meta.total ? <Link href="/dashboard/automation">Look at them in Automation</Link> : 'Every automation ran fine.'}</p>
             </Card>
+            <SubscriptionFigures currency={currency} />
           </div>
           <Card
             title="Sales per day"
