@@ -116,7 +116,7 @@ export function StatementCard({ base, subscription, moments, now, asOf, version 
             onInput={(e) => select(Number((e.target as HTMLInputElement).value))}
           />
           <output for="statement-moment" class="slider-output" aria-live="polite">
-            {asOf === null ? `Now (${formatDateTimeSeconds(now)})` : formatDateTimeSeconds(asOf)}
+            {asOf === null ? `Now (${formatDateTimeSeconds(s?.as_of ?? now)})` : formatDateTimeSeconds(asOf)}
           </output>
           {asOf !== null && (
             <button type="button" class="btn btn-ghost btn-sm" onClick={() => setQuery({ as_of: null }, { replace: true })}>
