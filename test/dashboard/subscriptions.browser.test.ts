@@ -132,6 +132,8 @@ describe('dashboard: subscriptions', () => {
     expect(await row('trial@example.com').getByText('Test', { exact: true }).count()).toBe(1);
     expect(await row('clocked@example.com').textContent()).toContain('Test clock clock_dashboard');
     expect(await row('gone@example.com').textContent()).toMatch(/Canceled.*No/);
+    // The plan under the email is for phones, where the Plan column is hidden: not shown twice here.
+    expect(await row('renewing@example.com').locator('.row-sub.phone-only').isVisible()).toBe(false);
     await check('subscriptions');
 
     await page.getByLabel('Status').selectOption('trialing');
@@ -207,6 +209,7 @@ describe('dashboard: subscriptions', () => {
     await page.getByRole('button', { name: 'Cancel at period end' }).click();
     // It asks first; nothing is sent until confirmed.
     await page.getByRole('group', { name: 'Confirm: Cancel at period end' }).waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, cancel at period end');
     await page.getByRole('button', { name: 'Yes, cancel at period end' }).click();
     await page.getByRole('heading', { name: 'Scheduled to cancel' }).waitFor({ timeout: 15_000 });
     await expect.poll(() => page.getByTestId('subscription-summary').textContent(), { timeout: 15_000 }).toContain('Cancels at the end of the term');

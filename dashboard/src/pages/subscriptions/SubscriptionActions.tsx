@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { z } from 'zod';
 import type { ManagedProductSchema, Plan as CatalogPlan } from '../../../../modules/catalog/index.ts';
 import { api } from '../../api.ts';
@@ -33,6 +33,13 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
   const ended = hasEnded(s);
   const product = useApi<Product>(ended ? null : `/products/${encodeURIComponent(s.plan.product_id)}`);
   const base = `/subscriptions/${encodeURIComponent(s.id)}`;
+  // Focus follows the question: onto "Yes, …" when it is asked, back to the action when it is put away.
+  const asked = useRef<Kind | null>(null);
+  useEffect(() => {
+    const id = asking ? `confirm-${asking}` : asked.current ? `action-${asked.current}` : null;
+    asked.current = asking;
+    if (id) document.getElementById(id)?.focus();
+  }, [asking]);
 
   const run = async (kind: Kind, path: string, body: unknown = {}) => {
     setAsking(null);
@@ -47,7 +54,7 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
         <div class="action-confirm" role="group" aria-label={`Confirm: ${label}`}>
           <p>{o.confirm}</p>
           <span class="confirm">
-            <Button variant={o.variant === 'primary' ? 'primary' : 'danger'} size="sm" busy={action.busy === kind} onClick={work}>
+            <Button id={`confirm-${kind}`} variant={o.variant === 'primary' ? 'primary' : 'danger'} size="sm" busy={action.busy === kind} onClick={work}>
               Yes, {label.toLowerCase()}
             </Button>
             <Button variant="ghost" size="sm" onClick={() => setAsking(null)}>
@@ -58,7 +65,7 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
       );
     }
     return (
-      <Button variant={o.variant ?? 'secondary'} size="sm" busy={action.busy === kind} disabled={action.busy !== null && action.busy !== kind} error={action.errorOf(kind)} onClick={() => (o.confirm ? setAsking(kind) : void work())}>
+      <Button id={`action-${kind}`} variant={o.variant ?? 'secondary'} size="sm" busy={action.busy === kind} disabled={action.busy !== null && action.busy !== kind} error={action.errorOf(kind)} onClick={() => (o.confirm ? setAsking(kind) : void work())}>
         {label}
       </Button>
     );
@@ -175,7 +182,7 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
                     Move to {chosen.display_name || chosen.name} ({formatMoney(planPrice(chosen), chosen.currency_code)} / {intervalWords(chosen.invoice_interval)}), {PRORATION_BEHAVIORS.find((b) => b.value === behavior)!.label.toLowerCase()}?
                   </p>
                   <span class="confirm">
-                    <Button variant="primary" size="sm" busy={action.busy === 'change_plan'} onClick={() => run('change_plan', 'change_plan', { plan, proration_behavior: behavior })}>
+                    <Button id="confirm-change_plan" variant="primary" size="sm" busy={action.busy === 'change_plan'} onClick={() => run('change_plan', 'change_plan', { plan, proration_behavior: behavior })}>
                       Yes, change plan
                     </Button>
                     <Button variant="ghost" size="sm" onClick={() => setAsking(null)}>
@@ -184,7 +191,7 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
                   </span>
                 </div>
               ) : (
-                <Button type="submit" size="sm" disabled={!plan || action.busy !== null} error={action.errorOf('change_plan') && !action.errorOf('change_plan')!.field('plan') ? action.errorOf('change_plan') : null}>
+                <Button id="action-change_plan" type="submit" size="sm" disabled={!plan || action.busy !== null} error={action.errorOf('change_plan') && !action.errorOf('change_plan')!.field('plan') ? action.errorOf('change_plan') : null}>
                   Change plan
                 </Button>
               )}

@@ -164,6 +164,7 @@ export function SubscriptionPage({ params }: PageProps) {
                   <span class="row-sub" data-testid="clock-time">
                     Its time: {now === null ? '…' : formatDateTime(now)}
                   </span>
+                  <span class="row-sub">Test mode lives in the clock's time; advance the clock through the API to bill what falls due.</span>
                 </dd>
               </>
             )}
