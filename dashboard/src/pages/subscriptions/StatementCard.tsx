@@ -7,8 +7,8 @@ import { formatDate, formatDateTime, formatDateTimeSeconds, formatMoney, zonedTi
 import { setQuery } from '../../router.tsx';
 import { useApi } from '../../useApi.ts';
 import { zonedParts } from '../pageKit.tsx';
-import { BILLING_REASONS, duration, PRORATION_BEHAVIORS, statusWords } from './subscriptionKit.ts';
-import type { Statement, StatementEntry, StatementLine, StatementTotals, Subscription } from './subscriptionTypes.ts';
+import { BILLING_REASONS, duration, lineReason, momentIndex, PRORATION_BEHAVIORS, statementMoments, statusWords } from './subscriptionKit.ts';
+import type { Statement, StatementEntry, StatementTotals, Subscription } from './subscriptionTypes.ts';
 
 const TOTALS: { key: keyof StatementTotals; label: string; always?: boolean }[] = [
   { key: 'invoiced', label: 'Invoiced', always: true },
@@ -22,35 +22,6 @@ const TOTALS: { key: keyof StatementTotals; label: string; always?: boolean }[] 
   { key: 'pending_prorations', label: 'Prorations for the next invoice' },
   { key: 'written_off', label: 'Written off' },
 ];
-
-/** The distinct instants a slider stops at: each event's time, then the subscription's now. */
-export function statementMoments(moments: number[], now: number | null): number[] {
-  const all = [...moments, ...(now !== null ? [now] : [])];
-  return [...new Set(all)].sort((a, b) => a - b);
-}
-
-/** The slider's position for an instant: the last stop at or before it (the first stop when before them all). */
-export function momentIndex(stops: number[], asOf: number | null): number {
-  if (asOf === null) return stops.length - 1;
-  let index = 0;
-  stops.forEach((t, i) => {
-    if (t <= asOf) index = i;
-  });
-  return index;
-}
-
-/** Why a line is there, in words: the period it pays, or how a proration was computed. */
-export function lineReason(line: StatementLine, currency: string): string {
-  const period = line.period ? `${formatDate(line.period.start)} – ${formatDate(line.period.end)}` : '';
-  if (line.reason === 'checkout') return `Paid at checkout${period ? `, for ${period}` : ''}`;
-  if (line.reason === 'period' || !line.proration) return period ? `Period ${period}` : 'Period';
-  const p = line.proration;
-  const whole = `${formatDate(p.period_start)} – ${formatDate(p.period_end)}`;
-  const how = `changed ${formatDateTime(p.changed_at)}: ${duration(p.seconds_used)} used, ${duration(p.seconds_left)} left of ${whole}; rounded per line, half away from zero`;
-  return p.side === 'credit'
-    ? `Credit for the unused time of ${p.old_plan} (${formatMoney(p.old_price, currency)} a period), ${how}`
-    : `Charge for the rest of the period on ${p.new_plan} (${formatMoney(p.new_price, currency)} a period), ${how}`;
-}
 
 function entryTitle(e: StatementEntry, currency: string): string {
   switch (e.type) {

@@ -1,6 +1,6 @@
 /** Words and figures the subscription screens share: intervals, statuses, what an event changed. */
 import { formatDate, formatDateTime, formatMoney } from '../../format.ts';
-import type { Subscription, SubscriptionStatus } from './subscriptionTypes.ts';
+import type { StatementLine, Subscription, SubscriptionStatus } from './subscriptionTypes.ts';
 
 /** The list's status filter, in the order a seller looks for them. */
 export const STATUS_FILTERS: SubscriptionStatus[] = ['active', 'trialing', 'past_due', 'unpaid', 'canceled', 'paused', 'incomplete'];
@@ -131,3 +131,32 @@ export const PRORATION_BEHAVIORS: { value: 'create_prorations' | 'always_invoice
   { value: 'always_invoice', label: 'Prorate and invoice now', explain: 'The same credit and charge, invoiced and charged to the saved card at once.' },
   { value: 'none', label: 'No proration', explain: 'The new price applies from the next renewal; nothing is credited or charged for this period.' },
 ];
+
+/** The distinct instants a slider stops at: each event's time, then the subscription's now. */
+export function statementMoments(moments: number[], now: number | null): number[] {
+  const all = [...moments, ...(now !== null ? [now] : [])];
+  return [...new Set(all)].sort((a, b) => a - b);
+}
+
+/** The slider's position for an instant: the last stop at or before it (the first stop when before them all). */
+export function momentIndex(stops: number[], asOf: number | null): number {
+  if (asOf === null) return stops.length - 1;
+  let index = 0;
+  stops.forEach((t, i) => {
+    if (t <= asOf) index = i;
+  });
+  return index;
+}
+
+/** Why a line is there, in words: the period it pays, or how a proration was computed. */
+export function lineReason(line: StatementLine, currency: string): string {
+  const period = line.period ? `${formatDate(line.period.start)} – ${formatDate(line.period.end)}` : '';
+  if (line.reason === 'checkout') return `Paid at checkout${period ? `, for ${period}` : ''}`;
+  if (line.reason === 'period' || !line.proration) return period ? `Period ${period}` : 'Period';
+  const p = line.proration;
+  const whole = `${formatDate(p.period_start)} – ${formatDate(p.period_end)}`;
+  const how = `changed ${formatDateTime(p.changed_at)}: ${duration(p.seconds_used)} used, ${duration(p.seconds_left)} left of ${whole}; rounded per line, half away from zero`;
+  return p.side === 'credit'
+    ? `Credit for the unused time of ${p.old_plan} (${formatMoney(p.old_price, currency)} a period), ${how}`
+    : `Charge for the rest of the period on ${p.new_plan} (${formatMoney(p.new_price, currency)} a period), ${how}`;
+}
