@@ -155,6 +155,7 @@ describe('dashboard: subscriptions', () => {
   });
 
   it("opens one: its summary, invoices, timeline and statement as of an instant, with each line's reason", async () => {
+    await page.goto(`${origin}/dashboard/subscriptions`);
     await page.getByRole('link', { name: 'renewing@example.com' }).click();
     await h1('Subscription');
     const summary = page.getByTestId('subscription-summary');
@@ -196,6 +197,23 @@ describe('dashboard: subscriptions', () => {
     await page.getByRole('button', { name: 'Show statement' }).click();
     await expect.poll(() => page.url()).toContain(`as_of=${Date.parse(`${day}T12:00:00Z`) / 1000}`);
     await expect.poll(() => page.getByTestId('statement-invoiced').textContent(), { timeout: 15_000 }).toBe('€10.00');
+    await page.getByRole('button', { name: 'Back to now' }).click();
+    await expect.poll(() => page.getByTestId('statement-invoiced').textContent(), { timeout: 15_000 }).toBe('€20.00');
+
+    // An answer that lands while a date is being typed leaves the typed date alone.
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const statementRoute = (url: URL) => url.pathname.endsWith('/statement');
+    await page.route(statementRoute, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await history.getByRole('button', { name: /Subscription created: show the statement/ }).click();
+    await page.getByLabel('Date', { exact: true }).fill('2020-01-02');
+    release();
+    await expect.poll(() => page.getByTestId('statement-invoiced').textContent(), { timeout: 15_000 }).toBe('€10.00');
+    expect(await page.getByLabel('Date', { exact: true }).inputValue()).toBe('2020-01-02');
+    await page.unroute(statementRoute);
     await page.getByRole('button', { name: 'Back to now' }).click();
     await expect.poll(() => page.getByTestId('statement-invoiced').textContent(), { timeout: 15_000 }).toBe('€20.00');
     await check('subscription');

@@ -57,7 +57,9 @@ export function StatementCard({ base, subscription, moments, now, asOf, version 
   const statement = useApi<Statement>(`${base}/statement`, { as_of: asOf ?? undefined });
   const stops = statementMoments(moments, now);
   const index = momentIndex(stops, asOf);
-  const shown = statement.data?.as_of ?? asOf ?? now;
+  // The fields follow the instant asked for (the URL's, else now), not each answer: an answer
+  // landing while someone types must not overwrite what they typed.
+  const shown = asOf ?? now;
   const [parts, setParts] = useState<[string, string]>(zonedParts(shown));
   useEffect(() => setParts(zonedParts(shown)), [shown]);
   // An action changed the log: ask again for the same instant.
