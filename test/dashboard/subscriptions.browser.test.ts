@@ -113,6 +113,7 @@ describe('dashboard: subscriptions', () => {
     expect(await page.getByTestId('active-subscriptions').textContent()).toBe('2 active subscriptions');
     // Test mode, as Stripe counts MRR: the past-due one and the clock's active one; not the trial, not the canceled one.
     expect(await page.getByTestId('mrr-test').textContent()).toBe('Test mode: €20.00, 2 active');
+    await check('home-subscriptions');
     await page.getByRole('link', { name: 'View subscriptions' }).click();
     await h1('Subscriptions');
   });
