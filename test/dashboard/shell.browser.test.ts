@@ -106,7 +106,7 @@ describe('dashboard shell', () => {
     expect(new URL(page.url()).pathname).toBe('/dashboard/settings');
 
     // Every navigation entry leads to its page, through the client router.
-    for (const name of ['Catalog', 'Offers', 'Sales', 'Promos', 'Automation', 'Developers', 'Settings', 'Home']) {
+    for (const name of ['Catalog', 'Offers', 'Sales', 'Subscriptions', 'Promos', 'Automation', 'Developers', 'Settings', 'Home']) {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
       await page.getByRole('heading', { name, level: 1 }).waitFor();
       expect(await page.getByRole('link', { name, exact: true }).getAttribute('aria-current')).toBe('page');
