@@ -243,15 +243,27 @@ describe('dashboard: subscriptions', () => {
     expect(await page.getByTestId('subscription-summary').textContent()).not.toContain('Cancels at the end of the term');
   });
 
-  it("shows a refused action's message beside its button: a past-due subscription cannot be paused", async () => {
+  it("shows a refused action's message beside its button: Resume of one canceled behind the page's back", async () => {
+    // Past due: no Pause offered (only an active or trialing one pauses).
     await page.goto(`${origin}/dashboard/subscriptions/${late.id}`);
     await h1('Subscription');
     await expect.poll(() => page.getByTestId('subscription-summary').textContent(), { timeout: 15_000 }).toContain('Past due');
-    await page.getByRole('button', { name: 'Pause' }).click();
-    await page.getByRole('button', { name: 'Yes, pause' }).click();
-    const alert = page.getByRole('alert').filter({ hasText: 'A past_due subscription cannot be paused.' });
+    await page.getByText('Only an active or trialing subscription can be paused.').waitFor();
+    expect(await page.getByRole('button', { name: 'Pause', exact: true }).count()).toBe(0);
+    await check('subscription-past-due');
+
+    // The trial paused (here from the command line), its page opened, then canceled elsewhere.
+    await trial.act({ type: 'Pause', now: Math.floor(Date.now() / 1000) });
+    await page.goto(`${origin}/dashboard/subscriptions/${trial.id}`);
+    await h1('Subscription');
+    const resume = page.getByRole('button', { name: 'Resume', exact: true });
+    await resume.waitFor({ timeout: 15_000 });
+    await trial.act({ type: 'Cancel', atPeriodEnd: false, refund: 'none', requestedBy: 'seller', now: Math.floor(Date.now() / 1000) });
+    await resume.click();
+    await page.getByRole('button', { name: 'Yes, resume' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The subscription has ended.' });
     await alert.waitFor({ timeout: 15_000 });
-    const [button, message] = await Promise.all([page.getByRole('button', { name: 'Pause', exact: true }).boundingBox(), alert.boundingBox()]);
+    const [button, message] = await Promise.all([resume.boundingBox(), alert.boundingBox()]);
     expect(Math.abs(message!.y - button!.y)).toBeLessThan(80);
   });
 
@@ -269,6 +281,7 @@ describe('dashboard: subscriptions', () => {
     expect(await statement.textContent()).toContain('Credit for the unused time of pro');
     expect(await statement.textContent()).toContain('Charge for the rest of the period on basic');
     expect(await statement.textContent()).toContain('On the next invoice');
+    await check('subscription-plan-changed');
   });
 
   it("shows a test clock's time on a subscription that lives on one; the page raises no CSP violation", async () => {

@@ -79,9 +79,11 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
     );
   }
 
+  // The plans the route accepts: recurring, same currency, same invoice interval (the period stays as it is).
   const plans = ((product.data?.plans ?? []) as unknown as CatalogPlan[]).filter(
-    (p) => p.type === 'recurring' && p.id !== s.plan.id && p.currency_code.toUpperCase() === s.currency.toUpperCase(),
+    (p) => p.type === 'recurring' && p.id !== s.plan.id && p.currency_code.toUpperCase() === s.currency.toUpperCase() && p.invoice_interval === s.plan.invoice_interval,
   );
+  const changeable = s.status === 'active' || s.status === 'trialing' || s.status === 'past_due';
   const chosen = plans.find((p) => p.id === plan);
   const explain = PRORATION_BEHAVIORS.find((b) => b.value === behavior)!.explain;
 
@@ -134,19 +136,26 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
               <p class="muted small">Resuming starts a new period now and invoices it at once.</p>
               {act('resume', 'Resume', () => run('resume', 'resume'), { confirm: 'Resume and charge a new period now?', variant: 'primary' })}
             </>
-          ) : (
+          ) : s.status === 'active' || s.status === 'trialing' ? (
             <>
               <p class="muted small">No renewal is invoiced and the buyer has no access until you resume.</p>
               {act('pause', 'Pause', () => run('pause', 'pause'), { confirm: 'Pause it? The buyer loses access until you resume.' })}
             </>
+          ) : (
+            <p class="muted small">Only an active or trialing subscription can be paused.</p>
           )}
         </section>
 
         <section class="sub-action" aria-labelledby="act-plan">
           <h3 id="act-plan">Change plan</h3>
           <ErrorNotice error={product.error} />
-          {product.data && !plans.length && <p class="muted small">The product has no other recurring plan in {s.currency}. Add one in the Catalog.</p>}
-          {plans.length > 0 && (
+          {!changeable && <p class="muted small">Only an active, trialing or past-due subscription changes plan.</p>}
+          {changeable && product.data && !plans.length && (
+            <p class="muted small">
+              The product has no other recurring plan in {s.currency} billed every {intervalWords(s.plan.invoice_interval)}. Add one in the Catalog.
+            </p>
+          )}
+          {changeable && plans.length > 0 && (
             <form
               onSubmit={(e) => {
                 e.preventDefault();
