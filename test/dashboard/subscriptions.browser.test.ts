@@ -281,6 +281,10 @@ describe('dashboard: subscriptions', () => {
     expect(await statement.textContent()).toContain('Credit for the unused time of pro');
     expect(await statement.textContent()).toContain('Charge for the rest of the period on basic');
     expect(await statement.textContent()).toContain('On the next invoice');
+    // The choice is put back: the plan chosen is the current one now, and pro is offered instead.
+    expect(await page.getByLabel('New plan').inputValue()).toBe('');
+    expect(await page.getByRole('button', { name: 'Change plan', exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByLabel('New plan').locator('option').allTextContents()).toEqual(['Choose a plan', 'Pro: €30.00 / month']);
     await check('subscription-plan-changed');
   });
 

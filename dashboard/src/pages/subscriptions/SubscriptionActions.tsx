@@ -44,7 +44,10 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
   const run = async (kind: Kind, path: string, body: unknown = {}) => {
     setAsking(null);
     const done = await action.run(kind, () => api.post(`${base}/${path}`, body));
-    if (done !== undefined) onDone();
+    if (done === undefined) return;
+    // The plan chosen is now the subscription's own, no longer among the choices.
+    if (kind === 'change_plan') setPlan('');
+    onDone();
   };
 
   /** A button that, when `confirm` is given, asks on the spot before it acts. */
