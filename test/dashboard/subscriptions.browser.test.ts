@@ -231,6 +231,7 @@ describe('dashboard: subscriptions', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, cancel at period end');
     await page.getByRole('button', { name: 'Yes, cancel at period end' }).click();
     await page.getByRole('heading', { name: 'Scheduled to cancel' }).waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), { timeout: 15_000 }).toBe('Reactivate');
     await expect.poll(() => page.getByTestId('subscription-summary').textContent(), { timeout: 15_000 }).toContain('Cancels at the end of the term');
     await expect.poll(() => history.locator('.timeline-item').count(), { timeout: 15_000 }).toBe(5);
     expect(await history.locator('.timeline-item').last().textContent()).toContain('Cancellation scheduled at period end');

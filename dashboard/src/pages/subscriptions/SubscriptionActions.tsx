@@ -15,6 +15,8 @@ import type { Subscription } from './subscriptionTypes.ts';
 type Product = z.infer<typeof ManagedProductSchema>;
 type Kind = 'cancel_end' | 'reactivate' | 'cancel_now' | 'pause' | 'resume' | 'change_plan';
 
+const COUNTERPART: Record<Kind, Kind | null> = { cancel_end: 'reactivate', reactivate: 'cancel_end', pause: 'resume', resume: 'pause', cancel_now: null, change_plan: null };
+
 /** A plan's price, all charges summed, in its currency. */
 const planPrice = (p: CatalogPlan) => p.charges.reduce((sum, c) => sum + c.amount, 0);
 
@@ -40,6 +42,16 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
     asked.current = asking;
     if (id) document.getElementById(id)?.focus();
   }, [asking]);
+  // After an action its counterpart takes the button's place once the subscription is read again
+  // (Reactivate after Cancel at period end…): focus goes there rather than to the page's body.
+  const [then, setThen] = useState<Kind | null>(null);
+  useEffect(() => {
+    const next = then && document.getElementById(`action-${then}`);
+    if (next) {
+      next.focus();
+      setThen(null);
+    }
+  }, [s, then]);
 
   const run = async (kind: Kind, path: string, body: unknown = {}) => {
     setAsking(null);
@@ -47,6 +59,7 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
     if (done === undefined) return;
     // The plan chosen is now the subscription's own, no longer among the choices.
     if (kind === 'change_plan') setPlan('');
+    setThen(COUNTERPART[kind]);
     onDone();
   };
 
