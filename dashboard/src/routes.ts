@@ -13,7 +13,6 @@ import { PromosPage } from './pages/PromosPage.tsx';
 import { SalesPage } from './pages/SalesPage.tsx';
 import { SessionPage } from './pages/SessionPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
-import { SubscriptionPage, SubscriptionsPage } from './pages/SubscriptionsPage.tsx';
 // The detail pages of Catalog, Offers, Promos and Automation (docs/dashboard.md).
 import { SequencePage } from './pages/AutomationPage.tsx';
 import { TriggerPage, WorkflowPage } from './pages/AutomationRunPages.tsx';
@@ -24,6 +23,9 @@ import { PromoPage } from './pages/PromosPage.tsx';
 import { PaymentsPage } from './pages/PaymentsPage.tsx';
 import { ConnectedAppsPage, OAuthAppsPage } from './pages/OAuthAppsPage.tsx';
 import { NewWebhookPage, WebhookPage, WebhooksPage } from './pages/WebhooksPage.tsx';
+// Subscriptions (docs/dashboard.md).
+import { SubscriptionPage } from './pages/subscriptions/SubscriptionPage.tsx';
+import { SubscriptionsPage } from './pages/subscriptions/SubscriptionsPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };

@@ -5,13 +5,6 @@ const TONES: Record<string, 'green' | 'blue' | 'grey' | 'red' | 'amber'> = {
   paid: 'green',
   published: 'green',
   active: 'green',
-  trialing: 'blue',
-  past_due: 'amber',
-  incomplete: 'amber',
-  unpaid: 'red',
-  uncollectible: 'red',
-  canceled: 'grey',
-  incomplete_expired: 'grey',
   enabled: 'green',
   open: 'blue',
   running: 'blue',
@@ -23,6 +16,14 @@ const TONES: Record<string, 'green' | 'blue' | 'grey' | 'red' | 'amber'> = {
   disabled: 'amber',
   failed: 'red',
   revoked: 'red',
+  trialing: 'blue',
+  past_due: 'amber',
+  unpaid: 'red',
+  uncollectible: 'red',
+  canceled: 'grey',
+  incomplete: 'grey',
+  incomplete_expired: 'grey',
+  test: 'amber',
 };
 
 /** A status as a coloured pill (the word is the information; colour only repeats it). */

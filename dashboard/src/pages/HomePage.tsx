@@ -11,11 +11,12 @@ import { Table } from '../components/Table.tsx';
 import { formatDateTime, formatMoney } from '../format.ts';
 import { Link } from '../router.tsx';
 import { useSession } from '../session.ts';
-import type { Metrics, SessionItem } from '../types.ts';
+import type { SessionItem } from '../types.ts';
 import type { z } from 'zod';
 import type { SalesStatsSchema } from '../../../modules/reporting/index.ts';
 import { useApi } from '../useApi.ts';
 import { LOCALE } from '../locale.ts';
+import { SubscriptionFigures } from './subscriptions/SubscriptionFigures.tsx';
 
 type Stats = z.infer<typeof SalesStatsSchema>;
 
@@ -34,8 +35,6 @@ export function HomePage() {
   const stats = useApi<Stats>('/stats/sales', { days: 30 });
   const latest = useApi<Paged<SessionItem>>('/checkout/sessions', { status: 'completed', per_page: 5 });
   const failing = useApi<Paged<unknown>>('/workflows', { status: 'failed', per_page: 1 });
-  const mrr = useApi<Metrics>('/metrics/subscriptions', { mode: 'live' });
-  const testMrr = useApi<Metrics>('/metrics/subscriptions', { mode: 'test' });
   const currencies = stats.data ? Object.keys(stats.data.totals.amounts).sort((a, b) => stats.data!.totals.amounts[b]! - stats.data!.totals.amounts[a]!) : [];
   const [picked, setPicked] = useState<string | null>(null);
   const currency = picked && currencies.includes(picked) ? picked : (currencies[0] ?? 'USD');
@@ -76,6 +75,7 @@ export function HomePage() {
               <p class={`stat-value${failing.data?.meta.total ? ' stat-bad' : ''}`}>{failing.data ? n(failing.data.meta.total) : '—'}</p>
               <p class="stat-sub">{failing.data?.meta.total ? <Link href="/dashboard/automation">Look at them in Automation</Link> : 'Every automation ran fine.'}</p>
             </Card>
+            <SubscriptionFigures currency={currency} />
           </div>
           <Card
             title="Sales per day"
@@ -96,30 +96,6 @@ export function HomePage() {
             <SalesChart days={stats.data.days.map((d) => ({ date: d.date, completed: d.completed, amount: d.amounts[currency] ?? 0 }))} currency={currency} />
           </Card>
         </>
-      )}
-      {mrr.data && testMrr.data && (mrr.data.active_subscriptions > 0 || testMrr.data.active_subscriptions > 0 || Object.keys(mrr.data.by_status).length > 0 || Object.keys(testMrr.data.by_status).length > 0) && (
-        <div class="grid grid-2">
-          <Card>
-            <p class="stat-label">Monthly recurring revenue</p>
-            <p class="stat-value" data-testid="mrr">
-              {amounts(mrr.data.mrr, currency)}
-            </p>
-            <p class="stat-sub">
-              {n(mrr.data.active_subscriptions)} active · {n(mrr.data.new)} new, {n(mrr.data.churned)} churned in 30 days
-              {testMrr.data.active_subscriptions > 0 ? ` · test mode: ${amounts(testMrr.data.mrr, currency)}` : ''}
-            </p>
-          </Card>
-          <Card>
-            <p class="stat-label">Active subscriptions</p>
-            <p class="stat-value" data-testid="active-subscriptions">
-              {n(mrr.data.active_subscriptions)}
-            </p>
-            <p class="stat-sub">
-              <Link href="/dashboard/subscriptions">View subscriptions</Link>
-              {testMrr.data.active_subscriptions > 0 ? ` · ${n(testMrr.data.active_subscriptions)} in test mode` : ''}
-            </p>
-          </Card>
-        </div>
       )}
       <Card title="Latest sales" id="latest" actions={<Link href="/dashboard/sales?status=completed">View all</Link>}>
         <ErrorNotice error={latest.error} />

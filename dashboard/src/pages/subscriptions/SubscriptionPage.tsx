@@ -1,0 +1,266 @@
+import type { Paged } from '../../api.ts';
+import { actorLabel } from '../../actors.ts';
+import { Badge } from '../../components/Badge.tsx';
+import { Card } from '../../components/Card.tsx';
+import { CopyButton } from '../../components/CopyButton.tsx';
+import { EmptyState } from '../../components/EmptyState.tsx';
+import { ErrorNotice, Loading } from '../../components/Notice.tsx';
+import { PageHeader } from '../../components/PageHeader.tsx';
+import { Pagination, Table } from '../../components/Table.tsx';
+import { formatDate, formatDateTime, formatDateTimeSeconds, formatMoney } from '../../format.ts';
+import type { PageProps } from '../../routes.ts';
+import { Link, setQuery, useLocation } from '../../router.tsx';
+import { useSession } from '../../session.ts';
+import type { Member } from '../../types.ts';
+import { useApi } from '../../useApi.ts';
+import { StatementCard } from './StatementCard.tsx';
+import { SubscriptionActions } from './SubscriptionActions.tsx';
+import { BILLING_REASONS, intervalWords, perInterval, statusWords, subscriptionChanges, subscriptionEventLabel } from './subscriptionKit.ts';
+import type { Subscription, SubscriptionHistory, SubscriptionInvoice } from './subscriptionTypes.ts';
+
+/**
+ * A subscription: what it is now, the seller's actions, its invoices, its statement as of any
+ * instant (`?as_of=`, Unix seconds in the subscription's time) and its history as a timeline.
+ */
+export function SubscriptionPage({ params }: PageProps) {
+  const id = params.id!;
+  const base = `/subscriptions/${encodeURIComponent(id)}`;
+  const { query } = useLocation();
+  const invoicePage = Math.max(1, Number(query.get('invoices_page')) || 1);
+  const sub = useApi<Subscription>(base);
+  const history = useApi<SubscriptionHistory>(`${base}/history`);
+  const invoices = useApi<Paged<SubscriptionInvoice>>(`${base}/invoices`, { page: invoicePage, per_page: 25 });
+  const members = useApi<{ data: Member[] }>('/members');
+  const owner = useSession()?.current_organization?.role === 'owner';
+  const back = <Link href="/dashboard/subscriptions">← Subscriptions</Link>;
+  const asOfParam = query.get('as_of');
+  const asOf = asOfParam !== null && /^\d+$/.test(asOfParam) ? Number(asOfParam) : null;
+  // After an action everything shown asks again; the statement follows the history's length.
+  const refresh = () => {
+    sub.reload();
+    history.reload();
+    invoices.reload();
+  };
+
+  if (sub.error) {
+    return (
+      <>
+        <PageHeader title="Subscription" back={back} />
+        {sub.error.status === 404 ? (
+          <EmptyState title="No such subscription in this organization" action={<Link href="/dashboard/subscriptions">Back to Subscriptions</Link>}>
+            The link may belong to another organization: switch organization, or find the subscription in the list.
+          </EmptyState>
+        ) : (
+          <ErrorNotice error={sub.error} />
+        )}
+      </>
+    );
+  }
+  if (!sub.data) {
+    return (
+      <>
+        <PageHeader title="Subscription" back={back} />
+        <Loading />
+      </>
+    );
+  }
+  const s = sub.data;
+  // The subscription's own time: its test clock's frozen time when it lives on one.
+  const now = history.data?.at ?? null;
+  const entries = history.data?.data ?? [];
+  const memberList = members.data?.data ?? [];
+
+  return (
+    <>
+      <PageHeader
+        title="Subscription"
+        back={back}
+        description={
+          <span class="id-line">
+            <span>{s.customer.email ?? s.customer.name ?? 'No email'}</span>
+            <code>{s.id}</code> <CopyButton text={s.id} label="Copy id" />
+            {s.mode === 'test' && <Badge status="test">Test mode</Badge>}
+          </span>
+        }
+      />
+      <div class="grid grid-2">
+        <Card title="Summary" id="summary">
+          <dl class="details" data-testid="subscription-summary">
+            <dt>Status</dt>
+            <dd>
+              <Badge status={s.status}>{statusWords(s.status)}</Badge>
+            </dd>
+            <dt>Entitled</dt>
+            <dd>{s.entitled ? 'Yes: the buyer has access' : 'No: the buyer has no access'}</dd>
+            <dt>Customer</dt>
+            <dd>{[s.customer.name, s.customer.email].filter(Boolean).join(' · ') || '—'}</dd>
+            <dt>Plan</dt>
+            <dd>
+              {s.plan.name}
+              <span class="row-sub">
+                billed every {intervalWords(s.plan.invoice_interval)}
+                {s.plan.renew_interval && s.plan.renew_interval !== s.plan.invoice_interval ? `, renews every ${intervalWords(s.plan.renew_interval)}` : ''} · offer {s.offer.name}
+              </span>
+            </dd>
+            <dt>Amount</dt>
+            <dd>{perInterval(s.amount, s.currency, s.plan.invoice_interval)}</dd>
+            <dt>Current period</dt>
+            <dd>
+              {formatDateTime(s.current_period_start)} – {formatDateTime(s.current_period_end)}
+            </dd>
+            {s.trial_end !== null && (
+              <>
+                <dt>Trial</dt>
+                <dd>
+                  {formatDate(s.trial_start)} – {formatDateTime(s.trial_end)}
+                </dd>
+              </>
+            )}
+            {(s.cancel_at_period_end || s.cancel_at !== null || s.canceled_at !== null) && (
+              <>
+                <dt>Cancellation</dt>
+                <dd>
+                  {s.cancel_at_period_end ? `Cancels at the end of the term: ${formatDateTime(s.cancel_at)}` : s.canceled_at !== null ? `Canceled ${formatDateTime(s.canceled_at)}` : `Cancel at ${formatDateTime(s.cancel_at)}`}
+                </dd>
+              </>
+            )}
+            {s.ended_at !== null && (
+              <>
+                <dt>Ended</dt>
+                <dd>{formatDateTime(s.ended_at)}</dd>
+              </>
+            )}
+            {s.pause_collection && (
+              <>
+                <dt>Paused</dt>
+                <dd>Since {formatDateTime(s.pause_collection.paused_at)}: nothing is invoiced</dd>
+              </>
+            )}
+            <dt>Latest invoice</dt>
+            <dd>
+              {s.latest_invoice ? (
+                <>
+                  #{s.latest_invoice.number} <Badge status={s.latest_invoice.status} />
+                </>
+              ) : (
+                '—'
+              )}
+            </dd>
+            <dt>Next payment attempt</dt>
+            <dd>{formatDateTime(s.next_payment_attempt)}</dd>
+            {s.payment_method && (
+              <>
+                <dt>Card</dt>
+                <dd>
+                  {s.payment_method.brand} •••• {s.payment_method.last4} (expires {String(s.payment_method.exp_month).padStart(2, '0')}/{s.payment_method.exp_year})
+                </dd>
+              </>
+            )}
+            {s.test_clock && (
+              <>
+                <dt>Test clock</dt>
+                <dd>
+                  <code>{s.test_clock}</code>
+                  <span class="row-sub" data-testid="clock-time">
+                    Its time: {now === null ? '…' : formatDateTime(now)}
+                  </span>
+                  <span class="row-sub">Test mode lives in the clock's time; advance the clock through the API to bill what falls due.</span>
+                </dd>
+              </>
+            )}
+            <dt>Created</dt>
+            <dd>{formatDateTime(s.created_at)}</dd>
+          </dl>
+        </Card>
+        <SubscriptionActions subscription={s} owner={owner} onDone={refresh} />
+      </div>
+
+      <Card title="Invoices" id="invoices">
+        <ErrorNotice error={invoices.error} />
+        {!invoices.data && invoices.loading && <Loading />}
+        {invoices.data && (
+          <>
+            <Table
+              caption="Invoices of this subscription"
+              busy={invoices.loading}
+              rows={invoices.data.data}
+              rowKey={(i) => i.id}
+              columns={[
+                { header: 'Number', cell: (i) => <span class="nowrap">#{i.number}</span> },
+                { header: 'Reason', cell: (i) => BILLING_REASONS[i.billing_reason] ?? i.billing_reason },
+                { header: 'Period', wide: true, cell: (i) => (i.period ? <span class="nowrap">{`${formatDate(i.period.start)} – ${formatDate(i.period.end)}`}</span> : '—') },
+                { header: 'Due', align: 'right', cell: (i) => formatMoney(i.amount_due, i.currency) },
+                { header: 'Paid', align: 'right', wide: true, cell: (i) => formatMoney(i.amount_paid, i.currency) },
+                { header: 'Status', cell: (i) => <Badge status={i.status} /> },
+                {
+                  header: 'Attempts',
+                  wide: true,
+                  cell: (i) => {
+                    const last = i.attempts.at(-1);
+                    return (
+                      <>
+                        {i.attempt_count}
+                        {last && last.outcome === 'failed' && <span class="row-sub">last declined: {last.decline_code ?? last.code ?? 'declined'}</span>}
+                        {i.next_payment_attempt !== null && <span class="row-sub">next {formatDateTime(i.next_payment_attempt)}</span>}
+                      </>
+                    );
+                  },
+                },
+              ]}
+              empty={<EmptyState title="No invoice yet">A trial's first invoice is made when the trial ends.</EmptyState>}
+            />
+            <Pagination meta={invoices.data.meta} onPage={(p) => setQuery({ invoices_page: p })} label="Invoices pages" />
+          </>
+        )}
+      </Card>
+
+      <StatementCard base={base} subscription={s} moments={entries.map((e) => e.at)} now={now} asOf={asOf} version={entries.length} />
+
+      <Card title="History" id="history">
+        <ErrorNotice error={history.error} />
+        {!history.data && history.loading && <Loading />}
+        <ol class="timeline">
+          {entries.map((entry, i) => {
+            const diff = subscriptionChanges(i > 0 ? entries[i - 1]!.state : null, entry.state);
+            const current = asOf !== null && entry.at <= asOf && (entries[i + 1]?.at ?? Infinity) > asOf;
+            const future = asOf !== null && entry.at > asOf;
+            return (
+              <li key={entry.sequence} class={`timeline-item${current ? ' current' : ''}${future ? ' future' : ''}`} aria-current={current ? 'step' : undefined}>
+                <span class="timeline-dot" aria-hidden="true" />
+                <div class="timeline-body">
+                  <div class="timeline-head">
+                    <button
+                      type="button"
+                      class="timeline-event"
+                      onClick={() => {
+                        setQuery({ as_of: entry.at }, { replace: true });
+                        document.getElementById('statement-title')?.scrollIntoView({ block: 'start' });
+                      }}
+                      aria-label={`${subscriptionEventLabel(entry.type)}: show the statement as of then`}
+                    >
+                      {subscriptionEventLabel(entry.type)}
+                    </button>
+                    <Badge status={entry.state.status}>{statusWords(entry.state.status)}</Badge>
+                    <span class="row-sub">{entry.state.entitled ? 'entitled' : 'not entitled'}</span>
+                  </div>
+                  <p class="timeline-meta">
+                    <time>{formatDateTimeSeconds(entry.at)}</time>
+                    {Math.abs(entry.occurred_at - entry.at) > 60 ? ` (recorded ${formatDateTime(entry.occurred_at)})` : ''} · {actorLabel(entry.actor, memberList)}
+                  </p>
+                  {diff.length > 0 && (
+                    <ul class="timeline-changes">
+                      {diff.map((d) => (
+                        <li key={d}>{d}</li>
+                      ))}
+                    </ul>
+                  )}
+                  {future && <span class="sr-only">(after the statement's instant)</span>}
+                </div>
+              </li>
+            );
+          })}
+        </ol>
+      </Card>
+    </>
+  );
+}
