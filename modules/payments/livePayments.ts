@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput } from '../checkout/index.ts';
 import { invoiceDecider, invoiceStream, type InvoiceState } from '../checkout/index.ts';
 import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
@@ -279,11 +279,26 @@ export type RefundResult = { invoice_id: string; refund_id: string; amount: numb
  * (keyed on the invoice, what was refunded before and the amount, so a retried request refunds
  * once), and recorded directly for a test-mode one, where no money moved.
  */
-export async function refundInvoice(ctx: CommandContext, services: Services, organizationId: string, invoiceId: string, amount: number | null): Promise<RefundResult> {
-  const invoice = await loadInvoice(ctx, invoiceId);
+export async function refundInvoice(
+  ctx: CommandContext,
+  services: Services,
+  organizationId: string,
+  invoiceId: string,
+  amount: number | null,
+  /** A refund that must happen once whoever asks again (a subscription's cancellation): its key. */
+  once?: string,
+): Promise<RefundResult> {
+  const events = await ctx.store.readStream(invoiceStream(invoiceId));
+  const invoice = fold(invoiceDecider, events as never) as InvoiceState;
   if (invoice.status === 'none' || invoice.invoice.organization_id !== organizationId) throw notFound('Invoice');
   if (invoice.status !== 'paid' || !invoice.paidAttempt) throw conflict('invoice_not_paid', 'Only a paid invoice can be refunded.');
   const before = invoice.amountRefunded ?? 0;
+  const testRefundId = once ? `re_test_${createHash('sha256').update(once).digest('hex').slice(0, 24)}` : null;
+  const done = testRefundId ? events.find((e) => e.type === 'InvoiceRefunded' && (e.data as { refund_id: string }).refund_id === testRefundId) : undefined;
+  if (done) {
+    const d = done.data as { refund_id: string; amount: number };
+    return { invoice_id: invoiceId, refund_id: d.refund_id, amount: d.amount, amount_refunded: before, fully_refunded: before >= invoice.invoice.total, currency: invoice.invoice.currency };
+  }
   const left = invoice.invoice.total - before;
   if (left <= 0) throw conflict('invoice_refunded', 'The invoice is refunded in full already.');
   if (amount !== null && (amount < 1 || amount > left)) {
@@ -292,13 +307,17 @@ export async function refundInvoice(ctx: CommandContext, services: Services, org
   let refundId: string;
   let chargeId: string;
   let amountRefunded: number;
-  if (invoice.paidAttempt.startsWith('pi_')) {
+  // Paid through Stripe: by the buyer's PaymentIntent at checkout, or a subscription's off-session charge (its ch_…).
+  const stripeCharge = invoice.chargeId?.startsWith('ch_') && !invoice.chargeId.startsWith('ch_test_') ? invoice.chargeId : null;
+  if (invoice.paidAttempt.startsWith('pi_') || stripeCharge) {
     const live = await liveProviderOf(services, organizationId);
     if (!live) throw conflict('stripe_not_connected', 'The invoice was paid through Stripe; connect the Stripe account again to refund it.');
-    const refund = await live.provider.refund({ paymentId: invoice.paidAttempt, amount, idempotencyKey: `commerce-refund-${invoiceId}-${before}-${amount ?? 'all'}` });
+    const paymentId = invoice.paidAttempt.startsWith('pi_') ? invoice.paidAttempt : (await live.provider.retrieveCharge(stripeCharge!)).paymentId;
+    if (!paymentId) throw conflict('payment_not_found', 'Stripe does not know the payment of this invoice.');
+    const refund = await live.provider.refund({ paymentId, amount, idempotencyKey: once ? `commerce-refund-${once}` : `commerce-refund-${invoiceId}-${before}-${amount ?? 'all'}` });
     ({ id: refundId, chargeId, amountRefunded } = refund);
   } else {
-    refundId = `re_test_${randomBytes(12).toString('hex')}`;
+    refundId = testRefundId ?? `re_test_${randomBytes(12).toString('hex')}`;
     chargeId = invoice.chargeId ?? invoice.paidAttempt;
     amountRefunded = before + (amount ?? left);
   }

@@ -21,6 +21,7 @@ export const subscriptionsModule: FeatureModule = {
     (await import('./jobs/invoiceMirror.ts')).invoiceMirrorJob,
     (await import('./jobs/testClockAdvance.ts')).testClockAdvanceJob,
     (await import('./jobs/dunningEmails.ts')).dunningEmailsJob,
+    (await import('./jobs/cancelRefunds.ts')).cancelRefundsJob,
   ],
   importSections: [],
 };

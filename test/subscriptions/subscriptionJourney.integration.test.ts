@@ -3,6 +3,7 @@ import { subscriptionCreationJob } from '../../modules/subscriptions/jobs/subscr
 import { invoiceMirrorJob } from '../../modules/subscriptions/jobs/invoiceMirror.ts';
 import { dunningEmailsJob } from '../../modules/subscriptions/jobs/dunningEmails.ts';
 import { receiptOutboxJob } from '../../modules/receipts/jobs/receiptOutbox.ts';
+import { cancelRefundsJob } from '../../modules/subscriptions/jobs/cancelRefunds.ts';
 import { startBackgroundJobs } from '../../app/backgroundJobs.ts';
 import { GOOD_CARD } from '../checkout/checkoutFixtures.ts';
 import { clockApp, waitFor, type ClockApp } from './clockApp.ts';
@@ -29,7 +30,7 @@ describe('a subscription from checkout through its renewals', () => {
     await harness.offerOf(seller.organizationId, 'pro-monthly', 'recurring', { renew: 'P1M' });
     await harness.offerOf(seller.organizationId, 'pro-trial', 'recurring', { renew: 'P1M', trialDays: 14 });
     await harness.startAdvanceJob();
-    const jobs = await startBackgroundJobs(harness.services, silent, [subscriptionCreationJob, invoiceMirrorJob, dunningEmailsJob, receiptOutboxJob]);
+    const jobs = await startBackgroundJobs(harness.services, silent, [subscriptionCreationJob, invoiceMirrorJob, dunningEmailsJob, receiptOutboxJob, cancelRefundsJob]);
     afterAll(() => jobs.stop());
   });
   afterAll(async () => harness.close());
@@ -117,5 +118,18 @@ describe('a subscription from checkout through its renewals', () => {
     expect(await subscription(id)).toMatchObject({ status: 'active', entitled: true, current_period_start: trialEnd });
     const [first] = (await invoices(id)).filter((i) => i.billing_reason === 'subscription_cycle');
     expect(first).toMatchObject({ status: 'paid', amount_paid: 1900 });
+  });
+
+  it('cancels now with a refund of the unused time, once', async () => {
+    const { clock, id } = await subscribe('pro-monthly');
+    // 28 days in February's period; 7 used: three quarters of 1900 back.
+    await advance(clock, T0 + 7 * DAY);
+    const canceled = await call('POST', `/api/subscriptions/${id}/cancel`, { at_period_end: false, refund: 'prorated' });
+    expect(canceled.body).toMatchObject({ status: 'canceled', entitled: false, ended_at: T0 + 7 * DAY });
+    const [first] = await invoices(id);
+    const refunded = await waitFor('the refund', () => call('GET', `/api/invoices/${first!.id}`), (r) => r.body.amount_refunded > 0, 20_000);
+    expect(refunded.body.amount_refunded).toBe(1425);
+    const refunds = (await harness.services.store.readStream(`invoice-${first!.id}`)).filter((e) => e.type === 'InvoiceRefunded');
+    expect(refunds).toHaveLength(1);
   });
 });
