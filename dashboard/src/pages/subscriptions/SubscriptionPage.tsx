@@ -16,7 +16,7 @@ import { useApi } from '../../useApi.ts';
 import { StatementCard } from './StatementCard.tsx';
 import { SubscriptionActions } from './SubscriptionActions.tsx';
 import { BILLING_REASONS, intervalWords, perInterval, statusWords, subscriptionChanges, subscriptionEventLabel } from './subscriptionKit.ts';
-import type { Subscription, SubscriptionHistory, SubscriptionInvoice } from './subscriptionTypes.ts';
+import type { InvoiceResource as SubscriptionInvoice, SubscriptionResource as Subscription, SubscriptionHistory } from '../../../../modules/subscriptions/index.ts';
 
 /**
  * A subscription: what it is now, the seller's actions, its invoices, its statement as of any

@@ -1,6 +1,8 @@
 /** Words and figures the subscription screens share: intervals, statuses, what an event changed. */
 import { formatDate, formatDateTime, formatMoney } from '../../format.ts';
-import type { StatementLine, Subscription, SubscriptionStatus } from './subscriptionTypes.ts';
+import type { SubscriptionResource as Subscription, SubscriptionStatementLine as StatementLine } from '../../../../modules/subscriptions/index.ts';
+
+type SubscriptionStatus = Subscription['status'];
 
 /** The list's status filter, in the order a seller looks for them. */
 export const STATUS_FILTERS: SubscriptionStatus[] = ['active', 'trialing', 'past_due', 'unpaid', 'canceled', 'paused', 'incomplete'];
