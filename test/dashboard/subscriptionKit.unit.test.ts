@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { duration, intervalWords, lineReason, momentIndex, moneyPerCurrency, nextStep, statementMoments, subscriptionChanges, subscriptionEventLabel } from '../../dashboard/src/pages/subscriptions/subscriptionKit.ts';
+import { duration, fromLocalInput, intervalWords, lineReason, momentIndex, moneyPerCurrency, nextStep, statementMoments, subscriptionChanges, subscriptionEventLabel, toLocalInput } from '../../dashboard/src/pages/subscriptions/subscriptionKit.ts';
 import type { SubscriptionResource as Subscription } from '../../modules/subscriptions/index.ts';
 
 const DAY = 86_400;
@@ -77,6 +77,14 @@ describe("the subscription screens' words and figures", () => {
     expect(lineReason({ name: 'pro', amount: 2032, reason: 'proration', period, proration: { ...proration, side: 'charge', price: 3000 } }, 'EUR')).toMatch(/^Charge for the rest of the period on pro \(€30\.00 a period\)/);
     expect(duration(3 * DAY + 4 * 3600)).toBe('3 days 4 h');
     expect(duration(90)).toBe('1 min');
+  });
+
+  it('reads and writes a date-time field to the second, so an advance to a renewal reaches it', () => {
+    for (const t of [T, T + 59, T + 31 * DAY + 3661, Date.UTC(2027, 0, 31, 23, 59, 59) / 1000]) expect(fromLocalInput(toLocalInput(t))).toBe(t);
+    expect(toLocalInput(T + 5)).toMatch(/^2026-03-1[45]T\d{2}:\d{2}:05$/);
+    expect(fromLocalInput(toLocalInput(T).slice(0, 16))).toBe(T);
+    expect(fromLocalInput('')).toBeNull();
+    expect(fromLocalInput('tomorrow')).toBeNull();
   });
 
   it('says what an event changed, and names the events in words', () => {

@@ -354,4 +354,30 @@ describe('dashboard: subscriptions', () => {
     expect(csp).toEqual([]);
     await check('subscription-test-clock');
   });
+
+  it('lists test clocks under Developers, creates one at a frozen time and deletes it', async () => {
+    await page.goto(`${origin}/dashboard/developers`);
+    await h1('Developers');
+    await page.getByRole('link', { name: 'Test clocks' }).click();
+    const table = page.getByRole('table', { name: 'Test clocks' });
+    await expect.poll(() => table.locator('tbody tr').count(), { timeout: 15_000 }).toBe(1);
+    expect(await table.locator('tbody tr').first().textContent()).toContain('clock_dashboard');
+
+    await page.getByLabel('Name').fill('Annual renewals');
+    await page.getByLabel('Frozen time').fill('2027-01-31T12:00:05');
+    await page.getByRole('button', { name: 'Create clock' }).click();
+    const row = table.locator('tbody tr').filter({ hasText: 'Annual renewals' });
+    await row.waitFor({ timeout: 15_000 });
+    expect(await row.textContent()).toContain('Jan 31, 2027, 12:00:05 PM');
+    expect(await row.textContent()).toContain('Ready');
+    const id = (await row.locator('.mono').textContent())!;
+    const listed = await page.evaluate(async () => (await (await fetch('/manage/api/test_clocks')).json()) as { data: { id: string; frozen_time: number; name: string }[] });
+    expect(listed.data.find((c) => c.id === id)).toMatchObject({ frozen_time: Date.UTC(2027, 0, 31, 12, 0, 5) / 1000, name: 'Annual renewals' });
+    await check('test-clocks');
+
+    await row.getByRole('button', { name: 'Delete Annual renewals' }).click();
+    await page.getByRole('button', { name: 'Yes, delete it and end its subscriptions: Annual renewals' }).click();
+    await expect.poll(() => table.locator('tbody tr').count(), { timeout: 15_000 }).toBe(1);
+    expect(await table.textContent()).not.toContain('Annual renewals');
+  });
 });
