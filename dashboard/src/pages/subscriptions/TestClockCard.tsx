@@ -69,13 +69,19 @@ export function TestClockCard({ subscription: s, onAdvanced }: { subscription: S
   const advance = async (e: Event) => {
     e.preventDefault();
     const frozenTime = fromLocalInput(target);
-    await action.run('advance', async () => {
+    const done = await action.run('advance', async () => {
       if (frozenTime === null) throw new ApiError(422, 'invalid', 'Enter a date and time.', { frozen_time: ['Enter a date and time.'] });
       const answer = await api.post<TestClock>(`${path}/advance`, { frozen_time: frozenTime });
       polls.current = 0;
       setStalled(false);
       setLatest(answer);
+      return answer;
     });
+    // Refused (advanced elsewhere meanwhile, say): read the clock again, so the card shows where it is.
+    if (done === undefined && frozenTime !== null) {
+      setLatest(null);
+      loaded.reload();
+    }
   };
 
   const error = action.errorOf('advance');
