@@ -26,6 +26,7 @@ import { NewWebhookPage, WebhookPage, WebhooksPage } from './pages/WebhooksPage.
 // Subscriptions (docs/dashboard.md).
 import { SubscriptionPage } from './pages/subscriptions/SubscriptionPage.tsx';
 import { SubscriptionsPage } from './pages/subscriptions/SubscriptionsPage.tsx';
+import { TestClocksPage } from './pages/subscriptions/TestClocksPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };
@@ -68,6 +69,7 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/developers/events', page: EventLogPage, nav: 'developers' },
   { path: '/dashboard/developers/webhooks', page: WebhooksPage, nav: 'developers' },
   { path: '/dashboard/developers/oauth-apps', page: OAuthAppsPage, nav: 'developers' },
+  { path: '/dashboard/developers/test-clocks', page: TestClocksPage, nav: 'developers' },
   { path: '/dashboard/developers/webhooks/new', page: NewWebhookPage, nav: 'developers' },
   { path: '/dashboard/developers/webhooks/:id', page: WebhookPage, nav: 'developers' },
   { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },

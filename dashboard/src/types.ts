@@ -5,7 +5,6 @@
 import type { z } from 'zod';
 import type { HistoryEntry as CheckoutHistoryEntry, ManagedSessionSchema, SessionView } from '../../modules/checkout/index.ts';
 import type { MemberSchema } from '../../modules/identity/index.ts';
-import type { InvoiceResource, Statement, SubscriptionHistoryEntry, SubscriptionMetrics, SubscriptionResource } from '../../modules/subscriptions/index.ts';
 
 /** An item of GET /checkout/sessions. */
 export type SessionItem = z.infer<typeof ManagedSessionSchema>;
@@ -19,10 +18,3 @@ export type Actor = HistoryEntry['actor'];
 
 /** A member, or a person invited (`status: 'invited'`, id `inv_…`) who has not accepted yet. */
 export type Member = z.infer<typeof MemberSchema>;
-
-/** A subscription, its history, its statement, its invoices and the metrics, as /manage/api/subscriptions… answer them. */
-export type Subscription = SubscriptionResource;
-export type SubscriptionHistory = { subscription_id: string; at: number; state: Subscription | null; data: SubscriptionHistoryEntry[] };
-export type SubscriptionStatement = Statement & { object: 'subscription_statement' };
-export type SubscriptionInvoice = InvoiceResource;
-export type Metrics = SubscriptionMetrics;

@@ -5,8 +5,17 @@ export { invoiceAsOf } from './domain/invoiceView.ts';
 export { InvoiceResourceSchema, presentInvoice, presentSubscription, SubscriptionSchema, type InvoiceResource, type SubscriptionResource } from './resources.ts';
 export { subscriptionProjection } from './subscriptionProjection.ts';
 // Answers of the management routes, whose types the dashboard imports (type-only).
-export type { Statement, StatementEntry } from './domain/statement.ts';
-export type { SubscriptionMetrics } from './domain/metrics.ts';
-export type { SubscriptionHistoryEntry } from './subscriptionReads.ts';
+export {
+  StatementSchema,
+  SubscriptionHistorySchema,
+  SubscriptionMetricsSchema,
+  TestClockSchema,
+  type SubscriptionHistory,
+  type SubscriptionMetricsAnswer,
+  type SubscriptionStatement,
+  type SubscriptionStatementEntry,
+  type SubscriptionStatementLine,
+  type TestClock,
+} from './http/subscriptionSchemas.ts';
 export { billingLinkPath, issueBillingLink } from './billingLinks.ts';
 export { cancelSubscription, loadSubscription, reactivateSubscription } from './subscriptionCommands.ts';

@@ -14,6 +14,7 @@ export const subscriptionsModule: FeatureModule = {
   manageRoutes: async () => [
     (await import('./http/subscriptionRoutes.ts')).subscriptionManageRoutes,
     (await import('./http/subscriptionSettingsRoutes.ts')).subscriptionSettingsManageRoutes,
+    (await import('./http/testClockRoutes.ts')).testClockManageRoutes,
   ],
   jobs: async () => [
     (await import('./jobs/subscriptionCreation.ts')).subscriptionCreationJob,

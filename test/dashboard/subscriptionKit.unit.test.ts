@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { duration, intervalWords, lineReason, momentIndex, moneyPerCurrency, nextStep, statementMoments, subscriptionChanges, subscriptionEventLabel } from '../../dashboard/src/pages/subscriptions/subscriptionKit.ts';
-import type { Subscription } from '../../dashboard/src/pages/subscriptions/subscriptionTypes.ts';
+import { duration, fromLocalInput, intervalWords, lineReason, momentIndex, moneyPerCurrency, nextStep, statementMoments, subscriptionChanges, subscriptionEventLabel, toLocalInput } from '../../dashboard/src/pages/subscriptions/subscriptionKit.ts';
+import type { SubscriptionResource as Subscription } from '../../modules/subscriptions/index.ts';
 
 const DAY = 86_400;
 const T = Date.UTC(2026, 2, 15) / 1000;
@@ -71,12 +71,20 @@ describe("the subscription screens' words and figures", () => {
     const period = { start: T, end: T + 31 * DAY };
     expect(lineReason({ name: 'basic', amount: 1000, reason: 'period', period, proration: null }, 'EUR')).toBe('Period Mar 15, 2026 – Apr 15, 2026');
     expect(lineReason({ name: 'basic', amount: 1000, reason: 'checkout', period, proration: null }, 'EUR')).toBe('Paid at checkout, for Mar 15, 2026 – Apr 15, 2026');
-    const proration = { side: 'credit' as const, price: 1000, old_price: 1000, new_price: 3000, old_plan: 'basic', new_plan: 'pro', period_start: T, period_end: T + 31 * DAY, changed_at: T + 10 * DAY, seconds_used: 10 * DAY, seconds_left: 21 * DAY, proration_behavior: 'create_prorations', rounding: 'per_line_half_away_from_zero' };
+    const proration = { side: 'credit' as const, price: 1000, old_price: 1000, new_price: 3000, old_plan: 'basic', new_plan: 'pro', period_start: T, period_end: T + 31 * DAY, changed_at: T + 10 * DAY, seconds_used: 10 * DAY, seconds_left: 21 * DAY, billing_cycle_anchor: T, proration_behavior: 'create_prorations' as const, rounding: 'per_line_half_away_from_zero' as const };
     const credit = lineReason({ name: 'basic', amount: -677, reason: 'proration', period, proration }, 'EUR');
     expect(credit).toMatch(/^Credit for the unused time of basic \(€10\.00 a period\), changed Mar 25, 2026.*: 10 days used, 21 days left of Mar 15, 2026 – Apr 15, 2026; rounded per line, half away from zero$/);
     expect(lineReason({ name: 'pro', amount: 2032, reason: 'proration', period, proration: { ...proration, side: 'charge', price: 3000 } }, 'EUR')).toMatch(/^Charge for the rest of the period on pro \(€30\.00 a period\)/);
     expect(duration(3 * DAY + 4 * 3600)).toBe('3 days 4 h');
     expect(duration(90)).toBe('1 min');
+  });
+
+  it('reads and writes a date-time field to the second, so an advance to a renewal reaches it', () => {
+    for (const t of [T, T + 59, T + 31 * DAY + 3661, Date.UTC(2027, 0, 31, 23, 59, 59) / 1000]) expect(fromLocalInput(toLocalInput(t))).toBe(t);
+    expect(toLocalInput(T + 5)).toMatch(/^2026-03-1[45]T\d{2}:\d{2}:05$/);
+    expect(fromLocalInput(toLocalInput(T).slice(0, 16))).toBe(T);
+    expect(fromLocalInput('')).toBeNull();
+    expect(fromLocalInput('tomorrow')).toBeNull();
   });
 
   it('says what an event changed, and names the events in words', () => {

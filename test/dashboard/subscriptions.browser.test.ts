@@ -88,7 +88,7 @@ describe('dashboard: subscriptions', () => {
     clockTime = now - 100 * DAY;
     const ctx = server.cliContext(organizationId);
     await ctx.store.append(testClockStream('clock_dashboard'), [toNewEvent({ type: 'TestClockCreated', data: { id: 'clock_dashboard', organization_id: organizationId, name: 'Dashboard', frozen_time: clockTime, created_at: now - DAY } }, ctx.metadata)], 'no_stream');
-    clocked = await SubscriptionLog.create(server, organizationId, { plan: basic, amount: 1000, at: clockTime - 3 * DAY, email: 'clocked@example.com', testClock: 'clock_dashboard' });
+    clocked = await SubscriptionLog.create(server, organizationId, { plan: basic, amount: 1000, at: clockTime - 3 * DAY, email: 'clocked@example.com', testClock: 'clock_dashboard', paymentMethodId: 'pm_card_visa' });
     for (const sub of [renewing, pro, trial, late, gone, clocked]) {
       const due = await sub.nextDue();
       if (sub !== clocked) expect(due === null || due > now).toBe(true);
@@ -297,5 +297,87 @@ describe('dashboard: subscriptions', () => {
     const expected = await page.evaluate((t) => new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(t * 1000)), clockTime);
     expect(shown).toBe(`Its time: ${expected}`);
     expect(csp).toEqual([]);
+  });
+
+  it('advances the test clock past the renewal: the service bills it, and the page shows the new period and invoice', async () => {
+    const basic = plans.terms('basic');
+    const start = clockTime - 3 * DAY;
+    const renewal = nextBoundary(start, basic, start);
+    const after = nextBoundary(renewal, basic, start);
+    const iso = (t: number) => new Date(t * 1000).toISOString().slice(0, 19);
+    await page.goto(`${origin}/dashboard/subscriptions/${clocked.id}`);
+    await h1('Subscription');
+    const card = page.getByRole('region', { name: 'Test clock' });
+    await expect.poll(() => page.getByTestId('clock-status').textContent(), { timeout: 15_000 }).toBe('Ready');
+    expect(await card.textContent()).toContain('Dashboard');
+    expect(await page.getByTestId('clock-frozen-time').textContent()).toContain(new Date(clockTime * 1000).getUTCFullYear().toString());
+    const field = page.getByLabel('Advance to');
+    // The next renewal, to the second (the organization's time zone is UTC).
+    await expect.poll(() => field.inputValue(), { timeout: 15_000 }).toBe(iso(renewal));
+    const invoices = page.getByRole('table', { name: 'Invoices of this subscription' });
+    await expect.poll(() => invoices.locator('tbody tr').count(), { timeout: 15_000 }).toBe(1);
+
+    // Backwards: refused beside the field, nothing moves.
+    await field.fill(iso(clockTime - DAY));
+    await page.getByRole('button', { name: 'Advance clock' }).click();
+    await card.getByText('A test clock only moves forward').waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId('clock-status').textContent()).toBe('Ready');
+
+    // To the renewal: advancing first (the page's reads of the clock held until that is seen), then ready.
+    await field.fill(iso(renewal));
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const clockRead = (url: URL) => url.pathname === '/manage/api/test_clocks/clock_dashboard';
+    await page.route(clockRead, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.getByRole('button', { name: 'Advance clock' }).click();
+    await expect.poll(() => page.getByTestId('clock-status').textContent(), { timeout: 15_000 }).toBe('Advancing…');
+    expect(await page.getByRole('button', { name: 'Advance clock' }).isDisabled()).toBe(true);
+    release();
+    await expect.poll(() => page.getByTestId('clock-status').textContent(), { timeout: 30_000 }).toBe('Ready');
+    await page.unroute(clockRead);
+
+    // The page read the subscription again: the renewal invoice, paid, and the next period.
+    await expect.poll(() => invoices.locator('tbody tr').count(), { timeout: 15_000 }).toBe(2);
+    expect(await invoices.locator('tbody tr').first().textContent()).toMatch(/Renewal.*€10\.00.*paid/);
+    const period = await page.evaluate(
+      ([a, b]) => [a, b].map((t) => new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(t! * 1000))).join(' – '),
+      [renewal, after],
+    );
+    await expect.poll(() => page.getByTestId('subscription-summary').textContent(), { timeout: 15_000 }).toContain(period);
+    expect(await page.getByTestId('clock-time').textContent()).toContain(new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(renewal * 1000)));
+    await expect.poll(() => page.getByRole('region', { name: 'History' }).textContent(), { timeout: 15_000 }).toContain('Invoice paid');
+    // The next default is the renewal after.
+    await expect.poll(() => field.inputValue(), { timeout: 15_000 }).toBe(iso(after));
+    expect(csp).toEqual([]);
+    await check('subscription-test-clock');
+  });
+
+  it('lists test clocks under Developers, creates one at a frozen time and deletes it', async () => {
+    await page.goto(`${origin}/dashboard/developers`);
+    await h1('Developers');
+    await page.getByRole('link', { name: 'Test clocks' }).click();
+    const table = page.getByRole('table', { name: 'Test clocks' });
+    await expect.poll(() => table.locator('tbody tr').count(), { timeout: 15_000 }).toBe(1);
+    expect(await table.locator('tbody tr').first().textContent()).toContain('clock_dashboard');
+
+    await page.getByLabel('Name').fill('Annual renewals');
+    await page.getByLabel('Frozen time').fill('2027-01-31T12:00:05');
+    await page.getByRole('button', { name: 'Create clock' }).click();
+    const row = table.locator('tbody tr').filter({ hasText: 'Annual renewals' });
+    await row.waitFor({ timeout: 15_000 });
+    expect(await row.textContent()).toContain('Jan 31, 2027, 12:00:05 PM');
+    expect(await row.textContent()).toContain('Ready');
+    const id = (await row.locator('.mono').textContent())!;
+    const listed = await page.evaluate(async () => (await (await fetch('/manage/api/test_clocks')).json()) as { data: { id: string; frozen_time: number; name: string }[] });
+    expect(listed.data.find((c) => c.id === id)).toMatchObject({ frozen_time: Date.UTC(2027, 0, 31, 12, 0, 5) / 1000, name: 'Annual renewals' });
+    await check('test-clocks');
+
+    await row.getByRole('button', { name: 'Delete Annual renewals' }).click();
+    await page.getByRole('button', { name: 'Yes, delete it and end its subscriptions: Annual renewals' }).click();
+    await expect.poll(() => table.locator('tbody tr').count(), { timeout: 15_000 }).toBe(1);
+    expect(await table.textContent()).not.toContain('Annual renewals');
   });
 });

@@ -80,7 +80,7 @@ export class SubscriptionLog {
   static async create(
     server: TestServer,
     organizationId: string,
-    options: { plan: PlanTerms; amount: number; at: number; email?: string; trialDays?: number; currency?: string; mode?: 'test' | 'live'; testClock?: string | null },
+    options: { plan: PlanTerms; amount: number; at: number; email?: string; trialDays?: number; currency?: string; mode?: 'test' | 'live'; testClock?: string | null; paymentMethodId?: string },
   ) {
     const log = new SubscriptionLog(server, organizationId);
     const at = options.at;
@@ -111,7 +111,7 @@ export class SubscriptionLog {
         lines,
         amount: options.amount,
         session_id: `cs_${log.id}`,
-        payment_method: { id: 'pm_test_1', provider: 'test', card: CARD, exp_month: 12, exp_year: 2030 },
+        payment_method: { id: options.paymentMethodId ?? 'pm_test_1', provider: 'test', card: CARD, exp_month: 12, exp_year: 2030 },
         billing_cycle_anchor: trialEnd ?? at,
         current_period_start: at,
         current_period_end: periodEnd,

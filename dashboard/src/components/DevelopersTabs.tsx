@@ -10,6 +10,7 @@ export function DevelopersTabs({ current }: { current: string }) {
         { href: '/dashboard/developers/webhooks', label: 'Webhook endpoints' },
         { href: '/dashboard/developers/oauth-apps', label: 'OAuth apps' },
         { href: '/dashboard/developers/events', label: 'Event log' },
+        { href: '/dashboard/developers/test-clocks', label: 'Test clocks' },
       ]}
     />
   );

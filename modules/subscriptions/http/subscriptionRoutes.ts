@@ -30,6 +30,7 @@ import { subscriptionStream, type Line, type PlanTerms } from '../domain/subscri
 import { presentInvoice, presentSubscription, SubscriptionSchema, InvoiceResourceSchema } from '../resources.ts';
 import { cancelSubscription, changeSubscriptionPlan, pauseSubscription, reactivateSubscription, resumeSubscription } from '../subscriptionCommands.ts';
 import { INVOICES, SUBSCRIPTIONS, type InvoiceDoc, type SubscriptionDoc } from '../subscriptionProjection.ts';
+import { StatementSchema, SubscriptionHistorySchema, SubscriptionMetricsSchema } from './subscriptionSchemas.ts';
 import { listInvoices, listSubscriptions, readSubscription, subscriptionHistory, subscriptionMetrics, subscriptionOf, subscriptionStatement, subscriptionTime } from '../subscriptionReads.ts';
 
 export const SUBSCRIPTIONS_PER_PAGE_DEFAULT = 100;
@@ -59,7 +60,7 @@ type PageAnswer<T> = { data: T[]; meta: Record<string, unknown>; links?: z.infer
  * How one set of routes is reached: the bearer API (API key or OAuth token) or the management
  * API (a person's session cookie, with its CSRF check on writes). The handlers are the same.
  */
-type Access = {
+export type Access = {
   prefix: '/api' | '/manage/api';
   onRequest: (app: Parameters<FastifyPluginAsyncZod>[0]) => onRequestHookHandler;
   schema: Record<string, unknown>;
@@ -71,7 +72,7 @@ type Access = {
   page<T>(services: Services, request: FastifyRequest, path: string, data: T[], total: number, q: { page: number; per_page: number }, query: Record<string, string | undefined>): PageAnswer<T>;
 };
 
-const bearer: Access = {
+export const bearer: Access = {
   prefix: '/api',
   onRequest: (app) => app.authenticate,
   schema: protectedRoute,
@@ -89,7 +90,7 @@ const bearer: Access = {
   },
 };
 
-const manage: Access = {
+export const manage: Access = {
   prefix: '/manage/api',
   onRequest: (app) => app.authenticateSession,
   schema: manageRoute,
@@ -170,7 +171,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
         summary: 'Audit replay: every event of the subscription with the subscription after it; ?at= (its own time) gives it as it stood then.',
         params: Params,
         querystring: z.object({ at: UNIX.optional(), ...(access === bearer ? { api_token: z.string().optional() } : {}) }),
-        response: { 200: z.object({ subscription_id: z.string(), at: z.number().int(), state: SubscriptionSchema.nullable(), data: z.array(Item) }), ...errors },
+        response: { 200: SubscriptionHistorySchema, ...errors },
       },
     },
     async (request) => {
@@ -190,13 +191,13 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
         summary: 'What the customer had been invoiced, paid, credited and owed at as_of (default: now, in the subscription\'s time), each line with its reason.',
         params: Params,
         querystring: z.object({ as_of: UNIX.optional().describe('Unix seconds, in the subscription\'s time (its test clock\'s, if any).'), ...(access === bearer ? { api_token: z.string().optional() } : {}) }),
-        response: { 200: Item, ...errors },
+        response: { 200: StatementSchema, ...errors },
       },
     },
     async (request) => {
       const log = await own(request, request.params.id);
       const asOf = request.query.as_of ?? (await subscriptionTime(services.store, log, wallNow()));
-      return { object: 'subscription_statement', ...(await subscriptionStatement(services.store, request.params.id, log, asOf)) };
+      return { object: 'subscription_statement' as const, ...(await subscriptionStatement(services.store, request.params.id, log, asOf)) };
     },
   );
 
@@ -255,13 +256,13 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
           mode: z.enum(['live', 'test']).default('live'),
           ...(access === bearer ? { api_token: z.string().optional() } : {}),
         }),
-        response: { 200: Item, ...errors },
+        response: { 200: SubscriptionMetricsSchema, ...errors },
       },
     },
     async (request) => {
       const organizationId = access.organizationOf(request);
       const asOf = request.query.as_of ?? wallNow();
-      return { object: 'subscription_metrics', mode: request.query.mode, ...(await subscriptionMetrics(services.readStore, organizationId, request.query.mode, asOf)) };
+      return { object: 'subscription_metrics' as const, mode: request.query.mode, ...(await subscriptionMetrics(services.readStore, organizationId, request.query.mode, asOf)) };
     },
   );
 

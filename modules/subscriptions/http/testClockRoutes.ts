@@ -2,28 +2,15 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { commandContext, ErrorSchema, findOrAwaitStream, notFound, protectedRoute, RouteKey } from '../../../platform/http/index.ts';
-import { requireAuth } from '../../oauth/index.ts';
+import { findOrAwaitStream, notFound, RouteKey } from '../../../platform/http/index.ts';
 import { endClockSubscriptions } from '../billing.ts';
-import { MAX_FROZEN_TIME, testClockStream } from '../domain/testClock.ts';
+import { testClockStream } from '../domain/testClock.ts';
 import { advanceTestClock, createTestClock, deleteTestClock, type KnownTestClock } from '../testClockCommands.ts';
 import { TEST_CLOCKS, type TestClockDoc } from '../testClockProjection.ts';
-
-const FrozenTime = z.number().int().min(0).max(MAX_FROZEN_TIME).describe('Unix seconds.');
-
-export const TestClockSchema = z.object({
-  id: z.string(),
-  object: z.literal('test_helpers.test_clock'),
-  frozen_time: FrozenTime.describe("The clock's time: its subscriptions live at it (Unix seconds)."),
-  status: z.enum(['ready', 'advancing']).describe('advancing while what the last advance made due is still happening; ready once it all happened.'),
-  name: z.string().nullable(),
-  livemode: z.literal(false),
-  created_at: z.number().int(),
-});
-export type TestClock = z.infer<typeof TestClockSchema>;
+import { bearer, manage, type Access } from './subscriptionRoutes.ts';
+import { FrozenTime, TestClockSchema, type TestClock } from './subscriptionSchemas.ts';
 
 const Params = z.object({ id: RouteKey });
-const errors = { 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 422: ErrorSchema };
 
 const present = (c: Pick<TestClockDoc, 'id' | 'frozen_time' | 'name' | 'created_at'> & { status: string }): TestClock => ({
   id: c.id,
@@ -41,7 +28,14 @@ const presentState = (c: KnownTestClock) => present(c);
  * Test clocks (bearer, organization-scoped), as Stripe's: test-mode subscriptions made on a clock
  * live in its time, and advancing it makes what falls due happen (the advance job does it).
  */
-export const testClockRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+export const testClockRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, bearer);
+
+/** The same for the dashboard (session cookie; writes need the CSRF token). */
+export const testClockManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, manage);
+
+async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: Access): Promise<void> {
+  const { prefix, schema: routeSchema, errors } = access;
+  const authenticate = access.onRequest(app);
   const own = async (organizationId: string, id: string, reply: FastifyReply): Promise<TestClockDoc> => {
     const doc = await findOrAwaitStream(services, reply, {
       stream: testClockStream(id),
@@ -53,51 +47,51 @@ export const testClockRoutes: FastifyPluginAsyncZod<{ services: Services }> = as
   };
 
   app.post(
-    '/api/test_clocks',
+    `${prefix}/test_clocks`,
     {
-      onRequest: app.authenticate,
+      onRequest: authenticate,
       schema: {
-        ...protectedRoute,
+        ...routeSchema,
         summary: 'Create a test clock at a frozen time; attach it to a test-mode checkout session (test_clock) to bill the subscription it makes in its time.',
         body: z.object({ frozen_time: FrozenTime, name: z.string().trim().min(1).max(300).optional() }).strict(),
         response: { 201: TestClockSchema, ...errors },
       },
     },
     async (request, reply) => {
-      const { organizationId } = requireAuth(request);
-      const clock = await createTestClock(commandContext(services, request), { organizationId, name: request.body.name ?? null, frozenTime: request.body.frozen_time });
+      const organizationId = access.organizationOf(request);
+      const clock = await createTestClock(access.context(services, request), { organizationId, name: request.body.name ?? null, frozenTime: request.body.frozen_time });
       return reply.code(201).send(presentState(clock));
     },
   );
 
   app.get(
-    '/api/test_clocks',
+    `${prefix}/test_clocks`,
     {
-      onRequest: app.authenticate,
-      schema: { ...protectedRoute, summary: "The organization's test clocks, newest first.", response: { 200: z.object({ data: z.array(TestClockSchema) }), ...errors } },
+      onRequest: authenticate,
+      schema: { ...routeSchema, summary: "The organization's test clocks, newest first.", response: { 200: z.object({ data: z.array(TestClockSchema) }), ...errors } },
     },
     async (request) => {
-      const { organizationId } = requireAuth(request);
+      const organizationId = access.organizationOf(request);
       const docs = await services.readStore.find<TestClockDoc>(TEST_CLOCKS, { filter: { organization_id: organizationId }, sort: [['created_at', -1]] });
       return { data: docs.map(present) };
     },
   );
 
   app.get(
-    '/api/test_clocks/:id',
+    `${prefix}/test_clocks/:id`,
     {
-      onRequest: app.authenticate,
-      schema: { ...protectedRoute, summary: 'One test clock: advancing until what its last advance made due has happened, then ready.', params: Params, response: { 200: TestClockSchema, ...errors } },
+      onRequest: authenticate,
+      schema: { ...routeSchema, summary: 'One test clock: advancing until what its last advance made due has happened, then ready.', params: Params, response: { 200: TestClockSchema, ...errors } },
     },
-    async (request, reply) => present(await own(requireAuth(request).organizationId, request.params.id, reply)),
+    async (request, reply) => present(await own(access.organizationOf(request), request.params.id, reply)),
   );
 
   app.post(
-    '/api/test_clocks/:id/advance',
+    `${prefix}/test_clocks/:id/advance`,
     {
-      onRequest: app.authenticate,
+      onRequest: authenticate,
       schema: {
-        ...protectedRoute,
+        ...routeSchema,
         summary: 'Move the clock forward to frozen_time: trial ends, renewals, retries and cancellations due by then happen. Answers at once with status advancing; 409 while an advance is under way.',
         params: Params,
         body: z.object({ frozen_time: FrozenTime }).strict(),
@@ -105,28 +99,28 @@ export const testClockRoutes: FastifyPluginAsyncZod<{ services: Services }> = as
       },
     },
     async (request) => {
-      const { organizationId } = requireAuth(request);
-      return presentState(await advanceTestClock(commandContext(services, request), organizationId, request.params.id, request.body.frozen_time));
+      const organizationId = access.organizationOf(request);
+      return presentState(await advanceTestClock(access.context(services, request), organizationId, request.params.id, request.body.frozen_time));
     },
   );
 
   app.delete(
-    '/api/test_clocks/:id',
+    `${prefix}/test_clocks/:id`,
     {
-      onRequest: app.authenticate,
+      onRequest: authenticate,
       schema: {
-        ...protectedRoute,
+        ...routeSchema,
         summary: 'Delete the test clock; the subscriptions on it end.',
         params: Params,
         response: { 200: z.object({ id: z.string(), object: z.literal('test_helpers.test_clock'), deleted: z.literal(true) }), ...errors },
       },
     },
     async (request) => {
-      const { organizationId } = requireAuth(request);
-      const clock = await deleteTestClock(commandContext(services, request), organizationId, request.params.id);
+      const organizationId = access.organizationOf(request);
+      const clock = await deleteTestClock(access.context(services, request), organizationId, request.params.id);
       // The advance job does it again for a delete whose request died here (it is idempotent).
       await endClockSubscriptions(services, clock.id, clock.frozen_time);
       return { id: clock.id, object: 'test_helpers.test_clock' as const, deleted: true as const };
     },
   );
-};
+}

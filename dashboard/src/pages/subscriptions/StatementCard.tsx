@@ -8,7 +8,9 @@ import { setQuery } from '../../router.tsx';
 import { useApi } from '../../useApi.ts';
 import { zonedParts } from '../pageKit.tsx';
 import { BILLING_REASONS, duration, lineReason, momentIndex, PRORATION_BEHAVIORS, statementMoments, statusWords } from './subscriptionKit.ts';
-import type { Statement, StatementEntry, StatementTotals, Subscription } from './subscriptionTypes.ts';
+import type { SubscriptionResource as Subscription, SubscriptionStatement as Statement, SubscriptionStatementEntry as StatementEntry } from '../../../../modules/subscriptions/index.ts';
+
+type StatementTotals = Statement['totals'];
 
 const TOTALS: { key: keyof StatementTotals; label: string; always?: boolean }[] = [
   { key: 'invoiced', label: 'Invoiced', always: true },

@@ -10,7 +10,7 @@ import { formatDateTime, formatMoney } from '../../format.ts';
 import { useAction } from '../../useAction.ts';
 import { useApi } from '../../useApi.ts';
 import { hasEnded, intervalWords, PRORATION_BEHAVIORS } from './subscriptionKit.ts';
-import type { Subscription } from './subscriptionTypes.ts';
+import type { SubscriptionResource as Subscription } from '../../../../modules/subscriptions/index.ts';
 
 type Product = z.infer<typeof ManagedProductSchema>;
 type Kind = 'cancel_end' | 'reactivate' | 'cancel_now' | 'pause' | 'resume' | 'change_plan';

@@ -3,7 +3,7 @@ import { LOCALE } from '../../locale.ts';
 import { Link } from '../../router.tsx';
 import { useApi } from '../../useApi.ts';
 import { moneyPerCurrency } from './subscriptionKit.ts';
-import type { SubscriptionMetrics } from './subscriptionTypes.ts';
+import type { SubscriptionMetricsAnswer as SubscriptionMetrics } from '../../../../modules/subscriptions/index.ts';
 
 const n = (v: number) => new Intl.NumberFormat(LOCALE).format(v);
 

@@ -15,8 +15,9 @@ import type { Member } from '../../types.ts';
 import { useApi } from '../../useApi.ts';
 import { StatementCard } from './StatementCard.tsx';
 import { SubscriptionActions } from './SubscriptionActions.tsx';
+import { TestClockCard } from './TestClockCard.tsx';
 import { BILLING_REASONS, intervalWords, perInterval, statusWords, subscriptionChanges, subscriptionEventLabel } from './subscriptionKit.ts';
-import type { Subscription, SubscriptionHistory, SubscriptionInvoice } from './subscriptionTypes.ts';
+import type { InvoiceResource as SubscriptionInvoice, SubscriptionResource as Subscription, SubscriptionHistory } from '../../../../modules/subscriptions/index.ts';
 
 /**
  * A subscription: what it is now, the seller's actions, its invoices, its statement as of any
@@ -164,7 +165,7 @@ export function SubscriptionPage({ params }: PageProps) {
                   <span class="row-sub" data-testid="clock-time">
                     Its time: {now === null ? '…' : formatDateTime(now)}
                   </span>
-                  <span class="row-sub">Test mode lives in the clock's time; advance the clock through the API to bill what falls due.</span>
+                  <span class="row-sub">It lives in the clock's time: advance the clock (below) to bill what falls due.</span>
                 </dd>
               </>
             )}
@@ -174,6 +175,8 @@ export function SubscriptionPage({ params }: PageProps) {
         </Card>
         <SubscriptionActions subscription={s} owner={owner} onDone={refresh} />
       </div>
+
+      {s.mode === 'test' && s.test_clock && <TestClockCard subscription={s} onAdvanced={refresh} />}
 
       <Card title="Invoices" id="invoices">
         <ErrorNotice error={invoices.error} />

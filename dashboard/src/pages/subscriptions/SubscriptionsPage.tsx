@@ -11,7 +11,7 @@ import { formatDateTime } from '../../format.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import { useApi } from '../../useApi.ts';
 import { nextStep, perInterval, STATUS_FILTERS, statusWords } from './subscriptionKit.ts';
-import type { Subscription } from './subscriptionTypes.ts';
+import type { SubscriptionResource as Subscription } from '../../../../modules/subscriptions/index.ts';
 
 /** Subscriptions, newest first, by status and buyer email (both in the URL, with the page). */
 export function SubscriptionsPage() {

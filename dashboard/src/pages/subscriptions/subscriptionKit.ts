@@ -1,6 +1,9 @@
 /** Words and figures the subscription screens share: intervals, statuses, what an event changed. */
-import { formatDate, formatDateTime, formatMoney } from '../../format.ts';
-import type { StatementLine, Subscription, SubscriptionStatus } from './subscriptionTypes.ts';
+import { formatDate, formatDateTime, formatMoney, zonedTimeToUnix } from '../../format.ts';
+import { zonedParts } from '../pageKit.tsx';
+import type { SubscriptionResource as Subscription, SubscriptionStatementLine as StatementLine } from '../../../../modules/subscriptions/index.ts';
+
+type SubscriptionStatus = Subscription['status'];
 
 /** The list's status filter, in the order a seller looks for them. */
 export const STATUS_FILTERS: SubscriptionStatus[] = ['active', 'trialing', 'past_due', 'unpaid', 'canceled', 'paused', 'incomplete'];
@@ -159,4 +162,16 @@ export function lineReason(line: StatementLine, currency: string): string {
   return p.side === 'credit'
     ? `Credit for the unused time of ${p.old_plan} (${formatMoney(p.old_price, currency)} a period), ${how}`
     : `Charge for the rest of the period on ${p.new_plan} (${formatMoney(p.new_price, currency)} a period), ${how}`;
+}
+
+/** A Unix second as a datetime-local value ("2026-03-15T12:30:05") in the organization's time zone. */
+export function toLocalInput(t: number): string {
+  const [date, time] = zonedParts(t);
+  return `${date}T${time}:${String(((t % 60) + 60) % 60).padStart(2, '0')}`;
+}
+
+/** A datetime-local value (seconds optional) in the organization's time zone as a Unix second; null when it is not one. */
+export function fromLocalInput(value: string): number | null {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::(\d{2}))?/.exec(value);
+  return m ? zonedTimeToUnix(m[1]!, m[2]!) + Number(m[3] ?? 0) : null;
 }
