@@ -103,7 +103,7 @@ export async function renewalRun(n: number, durationSeconds: number, log: (line:
     const auth = { authorization: `Bearer ${demo.token}`, 'content-type': 'application/json' };
     const clockUrl = `${ours.url}/api/test_clocks/${clockId}`;
     // The service's projections catch up with the seeded log first.
-    await waitFor(async () => (await fetch(clockUrl, { headers: auth })).status === 200, 600_000);
+    await waitFor(async () => (await fetch(`${ours.url}/readyz`)).status === 200, 1_800_000);
     const body = JSON.stringify({ offer: demo.offer.slug });
     const sessions = await load(
       { url: `${ours.url}/api/checkout/sessions`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 50, duration: durationSeconds },

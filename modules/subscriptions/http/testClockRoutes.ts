@@ -1,11 +1,9 @@
-import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { findOrAwaitStream, notFound, RouteKey } from '../../../platform/http/index.ts';
+import { notFound, RouteKey } from '../../../platform/http/index.ts';
 import { endClockSubscriptions } from '../billing.ts';
-import { testClockStream } from '../domain/testClock.ts';
-import { advanceTestClock, createTestClock, deleteTestClock, type KnownTestClock } from '../testClockCommands.ts';
+import { advanceTestClock, createTestClock, deleteTestClock, type KnownTestClock, loadTestClock } from '../testClockCommands.ts';
 import { TEST_CLOCKS, type TestClockDoc } from '../testClockProjection.ts';
 import { bearer, manage, type Access } from './subscriptionRoutes.ts';
 import { FrozenTime, TestClockSchema, type TestClock } from './subscriptionSchemas.ts';
@@ -36,15 +34,6 @@ export const testClockManageRoutes: FastifyPluginAsyncZod<{ services: Services }
 async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: Access): Promise<void> {
   const { prefix, schema: routeSchema, errors } = access;
   const authenticate = access.onRequest(app);
-  const own = async (organizationId: string, id: string, reply: FastifyReply): Promise<TestClockDoc> => {
-    const doc = await findOrAwaitStream(services, reply, {
-      stream: testClockStream(id),
-      find: () => services.readStore.get<TestClockDoc>(TEST_CLOCKS, id),
-      organizationId,
-    });
-    if (!doc || doc.organization_id !== organizationId) throw notFound('Test clock');
-    return doc;
-  };
 
   app.post(
     `${prefix}/test_clocks`,
@@ -83,7 +72,13 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
       onRequest: authenticate,
       schema: { ...routeSchema, summary: 'One test clock: advancing until what its last advance made due has happened, then ready.', params: Params, response: { 200: TestClockSchema, ...errors } },
     },
-    async (request, reply) => present(await own(access.organizationOf(request), request.params.id, reply)),
+    async (request) => {
+      // From the clock's own stream, not the read model: right after an advance it says advancing,
+      // and ready only once the advance has happened, however far the projections lag.
+      const clock = await loadTestClock(services, request.params.id);
+      if (!clock || clock.status === 'deleted' || clock.organization_id !== access.organizationOf(request)) throw notFound('Test clock');
+      return presentState(clock);
+    },
   );
 
   app.post(
