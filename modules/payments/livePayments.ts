@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput } from '../checkout/index.ts';
 import { invoiceDecider, invoiceStream, type InvoiceState } from '../checkout/index.ts';
 import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
@@ -33,6 +33,7 @@ const loadInvoice = async (ctx: CommandContext, id: string): Promise<InvoiceStat
 
 export type PreparedPayment = {
   invoiceId: string;
+  /** A PaymentIntent (`pi_…`), or for a trial a SetupIntent (`seti_…`), which the page confirms with `confirmSetup`. */
   paymentIntentId: string;
   clientSecret: string;
   publishableKey: string;
@@ -63,26 +64,49 @@ export async function prepareLivePayment(ctx: CommandContext, services: Services
     if (existing.status !== 'canceled' && existing.clientSecret) return prepared(invoiceId, existing, live);
   }
   const attempt = known.length + 1;
-  const email = invoice.invoice.customer?.email ?? session.customer?.email ?? null;
-  const created = await live.provider.createPayment({
-    amount: invoice.invoice.total,
-    currency: invoice.invoice.currency,
-    metadata: {
-      organization_id: invoice.invoice.organization_id,
-      session_id: sessionId,
-      invoice_id: invoiceId,
-      invoice_number: String(invoice.invoice.number),
-    },
-    idempotencyKey: `commerce-${invoiceId}-attempt-${attempt}`,
-    description: `${session.session.offer.name} (invoice ${invoice.invoice.number})`,
-    receiptEmail: email,
-  });
+  const buyer = invoice.invoice.customer ?? session.customer;
+  const email = buyer?.email ?? null;
+  const metadata = {
+    organization_id: invoice.invoice.organization_id,
+    session_id: sessionId,
+    invoice_id: invoiceId,
+    invoice_number: String(invoice.invoice.number),
+  };
+  const idempotencyKey = `commerce-${invoiceId}-attempt-${attempt}`;
+  const description = `${session.session.offer.name} (invoice ${invoice.invoice.number})`;
+  let created: LivePayment;
+  if (session.session.recurring) {
+    // Stripe reuses a PaymentMethod off-session only through the customer it is attached to: one
+    // per session and buyer, so a retried request (or a second attempt) finds the same one.
+    const customer = await live.provider.createCustomer({
+      email,
+      name: buyer?.name ?? null,
+      metadata: { organization_id: metadata.organization_id, session_id: sessionId },
+      idempotencyKey: `commerce-${sessionId}-customer-${createHash('sha256').update(email ?? '').digest('hex').slice(0, 16)}`,
+    });
+    // A trial charges nothing now: Stripe takes no payment of zero, so the card is set up instead.
+    created =
+      invoice.invoice.total === 0
+        ? await live.provider.createSetup({ customer: customer.id, metadata, idempotencyKey, description })
+        : await live.provider.createPayment({
+            amount: invoice.invoice.total,
+            currency: invoice.invoice.currency,
+            metadata,
+            idempotencyKey,
+            description,
+            receiptEmail: email,
+            customer: customer.id,
+            saveForOffSession: true,
+          });
+  } else {
+    created = await live.provider.createPayment({ amount: invoice.invoice.total, currency: invoice.invoice.currency, metadata, idempotencyKey, description, receiptEmail: email });
+  }
   await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
     type: 'RecordPaymentIntent',
     paymentIntentId: created.id,
     attempt,
     amount: created.amount,
-    currency: created.currency,
+    currency: invoice.invoice.currency,
     now: ctx.metadata.occurred_at,
   });
   return prepared(invoiceId, created, live);
@@ -117,11 +141,14 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
   const sessionId = invoice.invoice.session_id;
   // A subscription's invoice is charged off-session by its subscription, never through a buyer's PaymentIntent here.
   if (sessionId === null) return { status: 'ignored', reason: 'unknown_invoice' };
-  if (payment.amount !== invoice.invoice.total || payment.currency !== invoice.invoice.currency) return { status: 'ignored', reason: 'amount_mismatch' };
+  const matches = payment.kind === 'setup' ? invoice.invoice.total === 0 : payment.amount === invoice.invoice.total && payment.currency === invoice.invoice.currency;
+  if (!matches) return { status: 'ignored', reason: 'amount_mismatch' };
   if (payment.status === 'succeeded') {
     if (invoice.status === 'void') return returnUnowed(ctx, live, invoiceId, payment, 'invoice_void');
     if (invoice.status === 'paid' && invoice.paidAttempt !== payment.id) return returnUnowed(ctx, live, invoiceId, payment, 'invoice_paid');
     const session = fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(sessionId))) as never);
+    const recurring = session.status !== 'none' && session.session.recurring !== undefined;
+    const method = payment.paymentMethod;
     try {
       await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
         type: 'PayInvoice',
@@ -130,6 +157,11 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
         customer: session.status === 'none' ? null : session.customer,
         chargeId: payment.chargeId,
         provider: 'stripe',
+        // The method Stripe saved for renewals, as the test provider's is: the session completes with it.
+        paymentMethod:
+          recurring && method
+            ? { id: method.id, provider: 'stripe', card: method.card, exp_month: method.exp_month, exp_year: method.exp_year, ...(payment.customer ? { customer: payment.customer } : {}) }
+            : null,
         now: ctx.metadata.occurred_at,
       });
     } catch (error) {
@@ -155,6 +187,8 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
  * the PaymentIntent so every report of it refunds once, and the return is recorded on the invoice.
  */
 async function returnUnowed(ctx: CommandContext, live: Live, invoiceId: string, payment: LivePayment, reason: string): Promise<SettleOutcome> {
+  // A card setup took no money: nothing to give back.
+  if (payment.kind === 'setup') return { status: 'ignored', reason };
   const refund = await live.provider.refund({ paymentId: payment.id, amount: null, idempotencyKey: `commerce-unowed-${payment.id}` });
   await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
     type: 'RecordUnowedRefund',

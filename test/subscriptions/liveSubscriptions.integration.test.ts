@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../app/import/importFile.ts';
+import { runDue } from '../../modules/subscriptions/billing.ts';
+import { subscriptionDecider, subscriptionStream, type SubscriptionState } from '../../modules/subscriptions/domain/subscription.ts';
+import { fold } from '../../platform/domain/decider.ts';
+import { offerContent } from '../checkout/checkoutFixtures.ts';
+import { startFakeStripe, type FakeAccount, type FakeStripe } from '../helpers/fakeStripe.ts';
+import { signedInPerson } from '../helpers/manageClient.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { subscribe, verified, WEBHOOK_ENV } from '../webhooks/webhookFixtures.ts';
+
+type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/*
+ * Live subscriptions against the Stripe stand-in at its HTTP boundary (test/helpers/fakeStripe.ts),
+ * through Stripe's own package: the checkout saves the card on a customer, renewals charge it
+ * off-session, and a trial sets the card up without charging.
+ */
+describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
+  let stripe: FakeStripe;
+  let server: TestServer;
+  const clock = manualClock();
+  let organizationId = '';
+  let account: FakeAccount;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let endpointSecret = '';
+
+  beforeAll(async () => {
+    stripe = await startFakeStripe();
+    server = await startTestServer({ clock, env: { ...WEBHOOK_ENV, ...stripe.env, WEBHOOK_RETRY_BASE_MS: '50' } });
+    const owner = await signedInPerson(server);
+    organizationId = owner.organizationId;
+    account = stripe.account();
+    const put = await owner.client.json('PUT', '/manage/api/payments/stripe', { secret_key: account.secretKey, publishable_key: account.publishableKey, webhook_secret: account.webhookSecret });
+    expect(put.status).toBe(200);
+    const content = offerContent();
+    const plan = { name: 'monthly', display_name: 'Monthly', renew_interval: 'P1M', invoice_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 1900 }] };
+    await runImport(
+      { command: server.cliContext(organizationId), organizationId, catchUp: server.settle },
+      {
+        products: [{ key: 'live-pro', name: 'Live Pro', plans: [plan] }],
+        offers: [
+          { slug: 'live-monthly', name: content.name, product: 'live-pro', plan: 'monthly', theme: content.theme, pages: content.pages, published: true },
+          { slug: 'live-trial', name: content.name, product: 'live-pro', plan: 'monthly', theme: content.theme, pages: content.pages, published: true, trial_period_days: 14 },
+        ],
+      },
+    );
+    await server.settle();
+    receiver = await startReceiver();
+    endpointSecret = (await subscribe(server, organizationId, `${receiver.url}/hooks`, ['invoice.payment_failed'])).secret;
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close({ remove: true });
+    await receiver?.close();
+    await stripe?.close();
+  });
+
+  const post = (path: string, body: unknown) => server.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const eventsOf = async (stream: string) => (await server.services.store.readStream(stream)).map((e) => ({ type: e.type, data: e.data as Body }));
+  const subscriptionOf = async (id: string): Promise<SubscriptionState> => fold(subscriptionDecider, (await server.services.store.readStream(subscriptionStream(id))) as never);
+  const now = () => Math.floor(clock() / 1000);
+
+  /** A live session of `slug`, started by `email`, confirmed with `card` in the buyer's browser, then settled. */
+  async function buy(slug: string, email: string, card: string) {
+    const created = await post('/api/checkout/sessions', { offer: slug, mode: 'live' });
+    expect(created.status).toBe(201);
+    const sessionId = ((await created.json()) as Body).session.id as string;
+    const started = await post(`/api/checkout/sessions/${sessionId}/payment-intent`, { email, name: 'Ada Buyer' });
+    expect(started.status).toBe(200);
+    const body = (await started.json()) as Body;
+    await stripe.confirm(body.payment_intent.id, card);
+    const settled = await post(`/api/checkout/sessions/${sessionId}/payment-intent/settle`, {});
+    expect(settled.status).toBe(200);
+    const session = (await eventsOf(`checkout_session-${sessionId}`)).find((e) => e.type === 'CheckoutSessionCompleted')!;
+    const subscriptionId = session.data.subscription_id as string;
+    await expect.poll(async () => (await subscriptionOf(subscriptionId)).status, { timeout: 10_000 }).not.toBe('none');
+    return { sessionId, invoiceId: body.invoice.id as string, intentId: body.payment_intent.id as string, completed: session.data, subscriptionId, settled: (await settled.json()) as Body };
+  }
+
+  it('saves the card of a live recurring checkout on a Stripe customer, and the subscription gets it', async () => {
+    const { intentId, invoiceId, completed, subscriptionId } = await buy('live-monthly', 'saver@example.com', '4242424242424242');
+    // The PaymentIntent is made for a customer of this buyer, to save the method for renewals.
+    const intent = stripe.paymentIntent(intentId)!;
+    expect(intent).toMatchObject({ setup_future_usage: 'off_session', customer: expect.stringMatching(/^cus_/), amount: 1900 });
+    expect(stripe.customer(intent.customer as string)).toMatchObject({ email: 'saver@example.com', name: 'Ada Buyer' });
+    const method = { id: intent.payment_method, provider: 'stripe', card: { brand: 'visa', last4: '4242' }, exp_month: 12, exp_year: 2034, customer: intent.customer };
+    expect(method.id).toMatch(/^pm_/);
+    expect(completed.payment_method).toEqual(method);
+    const paid = (await eventsOf(`invoice-${invoiceId}`)).find((e) => e.type === 'InvoicePaid')!;
+    expect(paid.data).toMatchObject({ attempt_id: intentId, provider: 'stripe', payment_method: method });
+    const sub = await subscriptionOf(subscriptionId);
+    expect(sub.status === 'active' && sub.payment_method).toEqual(method);
+  });
+
+  it('charges a renewal off-session on the saved method and customer, keyed per invoice and attempt, and pays the invoice', async () => {
+    const { subscriptionId, completed } = await buy('live-monthly', 'renewer@example.com', '4242424242424242');
+    const before = await subscriptionOf(subscriptionId);
+    if (before.status === 'none') throw new Error('no subscription');
+    clock.set((before.current_period_end + 60) * 1000);
+    await runDue(server.services, '', now());
+    clock.set(Date.now());
+    const after = await subscriptionOf(subscriptionId);
+    if (after.status === 'none') throw new Error('no subscription');
+    expect(after.status).toBe('active');
+    expect(after.current_period_start).toBe(before.current_period_end);
+    const renewal = (await eventsOf(subscriptionStream(subscriptionId))).find((e) => e.type === 'SubscriptionInvoiceCreated')!;
+    const invoiceId = renewal.data.invoice_id as string;
+    const charges = stripe.calls.filter((c) => c.path === '/v1/payment_intents' && c.body.off_session === 'true' && c.body.payment_method === completed.payment_method.id);
+    expect(charges).toHaveLength(1);
+    expect(charges[0]!.idempotencyKey).toBe(`${invoiceId}_a1`);
+    expect(charges[0]!.body).toMatchObject({ customer: completed.payment_method.customer, confirm: 'true', amount: '1900', currency: 'eur' });
+    const paid = (await eventsOf(subscriptionStream(subscriptionId))).find((e) => e.type === 'SubscriptionInvoicePaid')!;
+    expect(paid.data).toMatchObject({ invoice_id: invoiceId, attempt: 1, charge_id: expect.stringMatching(/^ch_/) });
+    await expect.poll(async () => (await eventsOf(`invoice-${invoiceId}`)).some((e) => e.type === 'InvoicePaid'), { timeout: 10_000 }).toBe(true);
+  });
+
+  it('makes a renewal that needs authentication past_due, with the decline recorded and invoice.payment_failed sent', async () => {
+    const { subscriptionId } = await buy('live-monthly', 'sca@example.com', '4000002760003184');
+    const before = await subscriptionOf(subscriptionId);
+    if (before.status === 'none') throw new Error('no subscription');
+    clock.set((before.current_period_end + 60) * 1000);
+    await runDue(server.services, '', now());
+    // Back to real time, so the event webhook is signed at a time its receiver accepts.
+    clock.set(Date.now());
+    const after = await subscriptionOf(subscriptionId);
+    expect(after.status).toBe('past_due');
+    const failed = (await eventsOf(subscriptionStream(subscriptionId))).find((e) => e.type === 'SubscriptionPaymentFailed')!;
+    // A soft decline: retried on the ladder, as Stripe's dunning does.
+    expect(failed.data).toMatchObject({ code: 'authentication_required', decline_code: 'authentication_required', hard: false, next_payment_attempt: expect.any(Number) });
+    const invoiceId = failed.data.invoice_id as string;
+    await expect
+      .poll(() => receiver.calls.map((c) => verified(endpointSecret, c)).filter((b) => b.type === 'invoice.payment_failed' && b.data.object.id === invoiceId).length, { timeout: 20_000 })
+      .toBe(1);
+    const event = receiver.calls.map((c) => verified(endpointSecret, c)).find((b) => b.data.object.id === invoiceId)!;
+    expect(event.data.object).toMatchObject({ subscription: subscriptionId, attempt_count: 1, attempts: [expect.objectContaining({ outcome: 'failed', decline_code: 'authentication_required' })] });
+  });
+});
