@@ -116,6 +116,27 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
     await expect.poll(async () => (await eventsOf(`invoice-${invoiceId}`)).some((e) => e.type === 'InvoicePaid'), { timeout: 10_000 }).toBe(true);
   });
 
+  it('sets the card of a live trial up with a SetupIntent, charges nothing, and charges it off-session at the trial end', async () => {
+    const { intentId, invoiceId, completed, subscriptionId, settled } = await buy('live-trial', 'trial@example.com', '4242424242424242');
+    expect(intentId).toMatch(/^seti_/);
+    const setup = stripe.setupIntent(intentId)!;
+    expect(setup).toMatchObject({ usage: 'off_session', status: 'succeeded', customer: expect.stringMatching(/^cus_/), metadata: { invoice_id: invoiceId, organization_id: organizationId } });
+    // No PaymentIntent for the trial's invoice: nothing was charged.
+    expect(stripe.calls.some((c) => c.path === '/v1/payment_intents' && c.body['metadata[invoice_id]'] === invoiceId)).toBe(false);
+    expect(settled.invoice).toMatchObject({ total: 0, status: 'paid' });
+    expect(completed.payment_method).toEqual({ id: setup.payment_method, provider: 'stripe', card: { brand: 'visa', last4: '4242' }, exp_month: 12, exp_year: 2034, customer: setup.customer });
+    const trialing = await subscriptionOf(subscriptionId);
+    if (trialing.status === 'none') throw new Error('no subscription');
+    expect(trialing.status).toBe('trialing');
+    clock.set((trialing.current_period_end + 60) * 1000);
+    await runDue(server.services, '', now());
+    clock.set(Date.now());
+    const after = await subscriptionOf(subscriptionId);
+    expect(after.status).toBe('active');
+    const charge = stripe.calls.find((c) => c.path === '/v1/payment_intents' && c.body.off_session === 'true' && c.body.payment_method === setup.payment_method);
+    expect(charge?.body).toMatchObject({ customer: setup.customer, amount: '1900' });
+  });
+
   it('makes a renewal that needs authentication past_due, with the decline recorded and invoice.payment_failed sent', async () => {
     const { subscriptionId } = await buy('live-monthly', 'sca@example.com', '4000002760003184');
     const before = await subscriptionOf(subscriptionId);
