@@ -72,10 +72,13 @@ const STRIPE_JS = `(function () {
         };
         return elements;
       },
+      // Each takes only its own kind of client secret, as Stripe.js does.
       confirmPayment: function (options) {
+        if (options.elements.clientSecret.indexOf('pi_') !== 0) return Promise.resolve(wrongSecret('confirmPayment', 'PaymentIntent'));
         return confirmIn(options.elements.frame, options.elements.clientSecret, options.confirmParams.return_url, options.redirect);
       },
       confirmSetup: function (options) {
+        if (options.elements.clientSecret.indexOf('seti_') !== 0) return Promise.resolve(wrongSecret('confirmSetup', 'SetupIntent'));
         return confirmIn(options.elements.frame, options.elements.clientSecret, options.confirmParams.return_url, options.redirect);
       },
       // A PaymentIntent made on a saved PaymentMethod: nothing to type, the bank's challenge only.
@@ -90,6 +93,9 @@ const STRIPE_JS = `(function () {
         });
       },
     };
+    function wrongSecret(method, kind) {
+      return { error: { type: 'invalid_request_error', message: 'Invalid value for ' + method + ': clientSecret should be a ' + kind + ' client secret.' } };
+    }
     function confirmIn(frame, clientSecret, returnUrl, redirect) {
       return new Promise(function (resolve) {
         var channel = new MessageChannel();
