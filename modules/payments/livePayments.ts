@@ -5,8 +5,9 @@ import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
 import { fold } from '../../platform/domain/index.ts';
 import { DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
 import { completePaidInvoiceSession, startSession } from '../checkout/index.ts';
+import { currentAttempt, subscriptionDecider, subscriptionStream } from '../subscriptions/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
-import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type StripeClientFactory } from './paymentProvider.ts';
+import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type PaymentMethod, type StripeClientFactory } from './paymentProvider.ts';
 import type { EventStore } from '../../platform/eventStore/index.ts';
 import { stripeCredentials, stripeSecrets, type StripeCredentials } from './stripeAccountCommands.ts';
 import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';
@@ -112,15 +113,74 @@ export async function prepareLivePayment(ctx: CommandContext, services: Services
   return prepared(invoiceId, created, live);
 }
 
+/** A subscription's open invoice, to be paid by its buyer on the hosted card page with the saved method. */
+export type RenewalPaymentInput = {
+  organizationId: string;
+  subscriptionId: string;
+  invoiceId: string;
+  /** The attempt this payment is of the invoice: one PaymentIntent per attempt, however often the page asks. */
+  attempt: number;
+  paymentMethod: PaymentMethod;
+  description: string;
+};
+
+/**
+ * The buyer of a live subscription whose renewal needs them (Stripe's `authentication_required`)
+ * confirms its payment on the hosted card page: a PaymentIntent on the saved method and customer
+ * for what the open invoice asks, its metadata naming the invoice and subscription (so its
+ * settlement, from the page or Stripe's webhook, finds them), keyed per invoice and attempt, and
+ * recorded on the invoice. A PaymentIntent of the invoice Stripe can still confirm is reused.
+ */
+export async function prepareRenewalPayment(ctx: CommandContext, services: Services, input: RenewalPaymentInput): Promise<PreparedPayment> {
+  const live = await liveProviderOf(services, input.organizationId);
+  if (!live) throw liveModeUnavailable('conflict');
+  if (input.paymentMethod.provider !== 'stripe') throw conflict('payment_method_unsupported', 'The saved card is not a Stripe payment method.');
+  const invoice = await loadInvoice(ctx, input.invoiceId);
+  if (invoice.status === 'none' || invoice.invoice.organization_id !== input.organizationId || invoice.invoice.subscription_id !== input.subscriptionId) throw notFound('Invoice');
+  if (invoice.status === 'paid') throw conflict('invoice_paid', 'The invoice is already paid.');
+  if (invoice.status === 'void') throw conflict('invoice_void', 'The invoice is void and cannot be paid.');
+  const amount = invoice.invoice.amount_due ?? invoice.invoice.total;
+  const last = invoice.paymentIntents?.at(-1);
+  if (last) {
+    const existing = await retrieveOwn(live, last);
+    const confirmable = existing && ['requires_payment_method', 'requires_confirmation', 'requires_action'].includes(existing.status);
+    if (existing && confirmable && existing.amount === amount && existing.metadata.attempt === String(input.attempt)) return prepared(input.invoiceId, existing, live);
+  }
+  const created = await live.provider.createSavedMethodPayment({
+    paymentMethod: input.paymentMethod,
+    amount,
+    currency: invoice.invoice.currency,
+    metadata: {
+      organization_id: input.organizationId,
+      subscription_id: input.subscriptionId,
+      invoice_id: input.invoiceId,
+      invoice_number: String(invoice.invoice.number),
+      attempt: String(input.attempt),
+    },
+    idempotencyKey: `commerce-${input.invoiceId}-confirm-${input.attempt}`,
+    description: input.description,
+  });
+  await handleCommand(ctx, invoiceStream(input.invoiceId), invoiceDecider, {
+    type: 'RecordPaymentIntent',
+    paymentIntentId: created.id,
+    attempt: input.attempt,
+    amount: created.amount,
+    currency: invoice.invoice.currency,
+    now: ctx.metadata.occurred_at,
+  });
+  return prepared(input.invoiceId, created, live);
+}
+
 function prepared(invoiceId: string, payment: LivePayment, live: Live): PreparedPayment {
   if (!payment.clientSecret) throw new DomainError('conflict', 'payment_unavailable', 'Stripe gave no client secret for this payment.');
   return { invoiceId, paymentIntentId: payment.id, clientSecret: payment.clientSecret, publishableKey: live.credentials.publishableKey, status: payment.status };
 }
 
+/** `sessionId` names the checkout of the invoice; null for a subscription's renewal the buyer paid on the hosted card page. */
 export type SettleOutcome =
-  | { status: 'paid'; invoiceId: string; sessionId: string }
-  | { status: 'declined'; invoiceId: string; sessionId: string; code: string; declineCode: string | null; message: string }
-  | { status: 'pending'; invoiceId: string; sessionId: string; providerStatus: string }
+  | { status: 'paid'; invoiceId: string; sessionId: string | null }
+  | { status: 'declined'; invoiceId: string; sessionId: string | null; code: string; declineCode: string | null; message: string }
+  | { status: 'pending'; invoiceId: string; sessionId: string | null; providerStatus: string }
   /** Not ours to act on: another organization's, an unknown invoice, or one that can no longer be paid. */
   | { status: 'ignored'; reason: string };
 
@@ -139,8 +199,8 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
   if (invoice.status === 'none' || invoice.invoice.organization_id !== organizationId) return { status: 'ignored', reason: 'unknown_invoice' };
   if (!(invoice.paymentIntents ?? []).includes(payment.id)) return { status: 'ignored', reason: 'unknown_payment' };
   const sessionId = invoice.invoice.session_id;
-  // A subscription's invoice is charged off-session by its subscription, never through a buyer's PaymentIntent here.
-  if (sessionId === null) return { status: 'ignored', reason: 'unknown_invoice' };
+  // A subscription's invoice: paid here only by a PaymentIntent its buyer confirmed on the hosted card page.
+  if (sessionId === null) return invoice.invoice.subscription_id ? settleRenewalPayment(ctx, live, invoiceId, invoice, payment) : { status: 'ignored', reason: 'unknown_invoice' };
   const matches = payment.kind === 'setup' ? invoice.invoice.total === 0 : payment.amount === invoice.invoice.total && payment.currency === invoice.invoice.currency;
   if (!matches) return { status: 'ignored', reason: 'amount_mismatch' };
   if (payment.status === 'succeeded') {
@@ -179,6 +239,45 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
     return { status: 'declined', invoiceId, sessionId, code: payment.failure.code, declineCode: payment.failure.declineCode, message: payment.failure.message };
   }
   return { status: 'pending', invoiceId, sessionId, providerStatus: payment.status };
+}
+
+/**
+ * A subscription invoice's PaymentIntent that its buyer confirmed (and authenticated) on the
+ * hosted card page: a success is recorded on the subscription as the payment of its open invoice,
+ * as a retry's would be, so it recovers and the invoice is paid through the same path. Paid
+ * meanwhile by another charge (a retry of the ladder): the money goes back, as any unowed payment.
+ */
+async function settleRenewalPayment(ctx: CommandContext, live: Live, invoiceId: string, invoice: Exclude<InvoiceState, { status: 'none' }>, payment: LivePayment): Promise<SettleOutcome> {
+  const subscriptionId = invoice.invoice.subscription_id!;
+  if (payment.kind !== 'payment' || payment.metadata.subscription_id !== subscriptionId) return { status: 'ignored', reason: 'unknown_payment' };
+  if (payment.amount !== (invoice.invoice.amount_due ?? invoice.invoice.total) || payment.currency !== invoice.invoice.currency) return { status: 'ignored', reason: 'amount_mismatch' };
+  if (payment.status === 'requires_payment_method' && payment.failure) {
+    return { status: 'declined', invoiceId, sessionId: null, code: payment.failure.code, declineCode: payment.failure.declineCode, message: payment.failure.message };
+  }
+  if (payment.status !== 'succeeded') return { status: 'pending', invoiceId, sessionId: null, providerStatus: payment.status };
+  const stream = subscriptionStream(subscriptionId);
+  const events = await ctx.store.readStream(stream);
+  const paidBy = (recorded: readonly { type: string; data: unknown }[]) =>
+    recorded.some((e) => e.type === 'SubscriptionInvoicePaid' && (e.data as { invoice_id: string; charge_id: string | null }).invoice_id === invoiceId && (e.data as { charge_id: string | null }).charge_id === payment.chargeId);
+  if (paidBy(events)) return { status: 'paid', invoiceId, sessionId: null };
+  const state = fold(subscriptionDecider, events as never);
+  const open = state.status === 'none' ? null : state.open_invoice;
+  if (state.status !== 'none' && open?.id === invoiceId) {
+    const result = await handleCommand(
+      ctx,
+      stream,
+      subscriptionDecider,
+      { type: 'RecordPaymentSucceeded', invoiceId, attempt: currentAttempt(open), chargeId: payment.chargeId, card: payment.card, now: ctx.metadata.occurred_at },
+      { known: events },
+    ).catch((error: unknown) => {
+      // Another writer got there first: the read below says whose payment it was.
+      if (error instanceof DomainError) return null;
+      throw error;
+    });
+    if (result && paidBy(result.events as never)) return { status: 'paid', invoiceId, sessionId: null };
+    if (paidBy(await ctx.store.readStream(stream))) return { status: 'paid', invoiceId, sessionId: null };
+  }
+  return returnUnowed(ctx, live, invoiceId, payment, invoice.status === 'paid' ? 'invoice_paid' : 'invoice_closed');
 }
 
 /**

@@ -149,7 +149,7 @@ export type FakeStripe = {
   /**
    * Confirms an intent as the buyer's browser would through Stripe.js with a test card number
    * (4242…, 4000 0000 0000 0341, 4000 0027 6000 3184): saves the method on the intent's customer
-   * when the intent asks to.
+   * when the intent asks to. An empty number confirms the intent's saved method (the bank's check passes).
    */
   confirm(intentId: string, cardNumber: string): Promise<Obj>;
   /**
@@ -539,7 +539,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const response = await fetch(`${url}/v1/${setup ? 'setup_intents' : 'payment_intents'}/${intentId}/confirm`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ client_secret: String(intent.client_secret), key, 'payment_method_data[type]': 'card', 'payment_method_data[card][number]': cardNumber }),
+        // No number: the intent's own saved method, as confirmCardPayment(clientSecret) confirms it.
+        body: new URLSearchParams({ client_secret: String(intent.client_secret), key, ...(cardNumber ? { 'payment_method_data[type]': 'card', 'payment_method_data[card][number]': cardNumber } : {}) }),
       });
       return (await response.json()) as Obj;
     },

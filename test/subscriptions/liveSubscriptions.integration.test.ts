@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../app/import/importFile.ts';
 import { runDue } from '../../modules/subscriptions/billing.ts';
+import { issueBillingLink } from '../../modules/subscriptions/billingLinks.ts';
 import { subscriptionDecider, subscriptionStream, type SubscriptionState } from '../../modules/subscriptions/domain/subscription.ts';
 import { fold } from '../../platform/domain/decider.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
@@ -156,5 +157,81 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
       .toBe(1);
     const event = receiver.calls.map((c) => verified(endpointSecret, c)).find((b) => b.data.object.id === invoiceId)!;
     expect(event.data.object).toMatchObject({ subscription: subscriptionId, attempt_count: 1, attempts: [expect.objectContaining({ outcome: 'failed', decline_code: 'authentication_required' })] });
+  });
+
+  /** A subscription whose first renewal the bank refused without the buyer, and a link to its hosted card page. */
+  async function needingAuthentication(email: string) {
+    const { subscriptionId, completed } = await buy('live-monthly', email, '4000002760003184');
+    const before = await subscriptionOf(subscriptionId);
+    if (before.status === 'none') throw new Error('no subscription');
+    clock.set((before.current_period_end + 60) * 1000);
+    await runDue(server.services, '', now());
+    clock.set(Date.now());
+    const failed = await subscriptionOf(subscriptionId);
+    if (failed.status !== 'past_due' || !failed.open_invoice) throw new Error('not past due');
+    const invoiceId = failed.open_invoice.id;
+    const token = await issueBillingLink(server.services, { subscription_id: subscriptionId, invoice_id: invoiceId, organization_id: organizationId }, 'test');
+    return { subscriptionId, invoiceId, token, method: completed.payment_method as Body };
+  }
+
+  const fromPage = (path: string, init: { body?: string; type?: string } = {}) =>
+    server.fetch(path, { method: 'POST', headers: { origin: server.url, 'content-type': init.type ?? 'application/json' }, body: init.body ?? '{}' });
+
+  it('lets the buyer confirm a renewal the bank held on the hosted page, and the subscription recovers', async () => {
+    const { subscriptionId, invoiceId, token, method } = await needingAuthentication('confirm@example.com');
+    const page = await server.fetch(`/billing/${token}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('id="authenticate"');
+    expect(html).toContain(`src="${stripe.url}/v3/"`);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toMatch(new RegExp(`script-src 'nonce-[^']+' ${stripe.url}`));
+    expect(csp).toContain(`frame-src ${stripe.url}`);
+
+    // Another site cannot start it.
+    expect((await server.fetch(`/billing/${token}/payment-intent`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' })).status).toBe(403);
+    const started = await fromPage(`/billing/${token}/payment-intent`);
+    expect(started.status).toBe(200);
+    const { client_secret: secret, publishable_key: key } = (await started.json()) as Body;
+    expect(key).toBe(account.publishableKey);
+    const intentId = String(secret).split('_secret_')[0]!;
+    // The same PaymentIntent however often the page asks, for this attempt.
+    expect(((await (await fromPage(`/billing/${token}/payment-intent`)).json()) as Body).client_secret).toBe(secret);
+    const intent = stripe.paymentIntent(intentId)!;
+    expect(intent).toMatchObject({ amount: 1900, payment_method: method.id, customer: method.customer, metadata: { invoice_id: invoiceId, subscription_id: subscriptionId, organization_id: organizationId } });
+    expect(stripe.calls.find((c) => c.path === '/v1/payment_intents' && c.body['metadata[subscription_id]'] === subscriptionId)?.idempotencyKey).toBe(`commerce-${invoiceId}-confirm-2`);
+
+    // Settled before the buyer confirmed: nothing is recorded.
+    const early = await fromPage(`/billing/${token}/settle`, { body: '', type: 'application/x-www-form-urlencoded' });
+    expect(early.status).toBe(409);
+    expect((await subscriptionOf(subscriptionId)).status).toBe('past_due');
+
+    await stripe.confirm(intentId, '');
+    const settled = await fromPage(`/billing/${token}/settle`, { body: '', type: 'application/x-www-form-urlencoded' });
+    expect(settled.status).toBe(200);
+    expect(await settled.text()).toContain('Thank you, your subscription is active');
+    const after = await subscriptionOf(subscriptionId);
+    expect(after.status).toBe('active');
+    const paid = (await eventsOf(subscriptionStream(subscriptionId))).find((e) => e.type === 'SubscriptionInvoicePaid')!;
+    expect(paid.data).toMatchObject({ invoice_id: invoiceId, attempt: 2, charge_id: stripe.paymentIntent(intentId)!.latest_charge });
+    await expect.poll(async () => (await eventsOf(`invoice-${invoiceId}`)).some((e) => e.type === 'InvoicePaid'), { timeout: 10_000 }).toBe(true);
+    // A second press finds it paid, and changes nothing.
+    const again = await fromPage(`/billing/${token}/settle`, { body: '', type: 'application/x-www-form-urlencoded' });
+    expect(again.status).toBe(200);
+    expect((await eventsOf(subscriptionStream(subscriptionId))).filter((e) => e.type === 'SubscriptionInvoicePaid')).toHaveLength(1);
+  });
+
+  it("records the confirmed payment from Stripe's payment_intent.succeeded when the page never settles it", async () => {
+    const { subscriptionId, invoiceId, token } = await needingAuthentication('webhook@example.com');
+    const started = (await (await fromPage(`/billing/${token}/payment-intent`)).json()) as Body;
+    const intentId = String(started.client_secret).split('_secret_')[0]!;
+    await stripe.confirm(intentId, '');
+    const event = stripe.signedEvent(account, 'payment_intent.succeeded', stripe.paymentIntent(intentId)!);
+    const delivered = await server.fetch(`/webhooks/stripe/${organizationId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.body });
+    expect(delivered.status).toBe(200);
+    expect(((await delivered.json()) as Body).outcome).toBe('paid');
+    expect((await subscriptionOf(subscriptionId)).status).toBe('active');
+    const paid = (await eventsOf(subscriptionStream(subscriptionId))).filter((e) => e.type === 'SubscriptionInvoicePaid');
+    expect(paid.map((e) => e.data.invoice_id)).toEqual([invoiceId]);
   });
 });

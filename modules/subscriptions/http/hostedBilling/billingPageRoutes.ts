@@ -7,11 +7,11 @@ import { commandContext } from '../../../../platform/http/index.ts';
 import type { Services } from '../../../../platform/runtime/index.ts';
 import { invoiceDecider, invoiceStream } from '../../../checkout/index.ts';
 import { addressLines, crossSite, loadOrganization } from '../../../identity/index.ts';
-import { paymentProviderFor } from '../../../payments/index.ts';
+import { liveProviderOf, paymentProviderFor, prepareRenewalPayment, settlePaymentIntent, stripeJsSources } from '../../../payments/index.ts';
 import { advanceSubscription } from '../../billing.ts';
-import { billingLinkPath, usableBillingLink, type UsableBillingLink } from '../../billingLinks.ts';
+import { billingLinkPath, settledBillingLink, usableBillingLink, type UsableBillingLink } from '../../billingLinks.ts';
 import { declineInPlainWords } from '../../domain/dunningEmail.ts';
-import { isEnded, subscriptionDecider, subscriptionStream, type Active, type PaymentMethod, type SubscriptionEvent } from '../../domain/subscription.ts';
+import { currentAttempt, isEnded, subscriptionDecider, subscriptionStream, type Active, type PaymentMethod, type SubscriptionEvent } from '../../domain/subscription.ts';
 import { subscriptionNow, updatePaymentMethod } from '../../subscriptionCommands.ts';
 import { renderBillingPage, type BillingPageState, type BillingPageView } from './renderBillingPage.ts';
 
@@ -58,10 +58,17 @@ function parseCard(body: unknown): CardInput | string {
   return { number, exp_month: month, exp_year: year, cvc };
 }
 
+/** The bank asked for the buyer (Stripe's `authentication_required`): a live page lets them confirm the payment. */
+function needsAuthentication(state: Active, lastFailure: SubscriptionEvent | undefined): boolean {
+  if (state.sub.mode !== 'live' || state.payment_method?.provider !== 'stripe' || !state.open_invoice || lastFailure?.type !== 'SubscriptionPaymentFailed') return false;
+  return lastFailure.data.invoice_id === state.open_invoice.id && (lastFailure.data.code === 'authentication_required' || lastFailure.data.decline_code === 'authentication_required');
+}
+
 async function viewOf(services: Services, state: Active, events: readonly SubscriptionEvent[]): Promise<BillingPageView> {
   const organization = await loadOrganization(services.store, state.sub.organization_id);
   const open = state.open_invoice;
   const lastFailure = [...events].reverse().find((e) => e.type === 'SubscriptionPaymentFailed');
+  const authenticate = needsAuthentication(state, lastFailure) ? { stripeJsUrl: services.config.STRIPE_JS_URL } : null;
   const product = state.plan.plan_name && state.plan.plan_name !== state.sub.offer.name ? `${state.sub.offer.name} (${state.plan.plan_name})` : state.sub.offer.name;
   return {
     sellerName: organization?.name ?? '',
@@ -75,6 +82,7 @@ async function viewOf(services: Services, state: Active, events: readonly Subscr
     card: state.payment_method?.card ?? null,
     nextAttempt: open && state.status === 'past_due' ? open.next_payment_attempt : null,
     currentPeriodEnd: state.current_period_end,
+    authenticate,
   };
 }
 
@@ -85,6 +93,20 @@ async function viewOf(services: Services, state: Active, events: readonly Subscr
  */
 function send(reply: FastifyReply, status: number, state: BillingPageState) {
   const nonce = randomBytes(18).toString('base64url');
+  // Only a live page asking to confirm a payment runs a script: its own and Stripe.js, which frames the bank's check.
+  const stripeJs = 'view' in state && state.view?.authenticate && state.kind === 'form' ? stripeJsSources(state.view.authenticate.stripeJsUrl) : null;
+  const policy = stripeJs
+    ? [
+        "default-src 'none'",
+        [`script-src 'nonce-${nonce}'`, ...stripeJs.script].join(' '),
+        `style-src 'nonce-${nonce}'`,
+        ["connect-src 'self'", ...stripeJs.connect].join(' '),
+        `frame-src ${stripeJs.frame.join(' ')}`,
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+      ].join('; ')
+    : `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
   return reply
     .code(status)
     .header('cache-control', 'no-store')
@@ -92,7 +114,7 @@ function send(reply: FastifyReply, status: number, state: BillingPageState) {
     .header('x-robots-tag', 'noindex')
     .header('x-frame-options', 'DENY')
     .header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()')
-    .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
+    .header('content-security-policy', policy)
     .type('text/html; charset=utf-8')
     .send(renderBillingPage(state, nonce));
 }
@@ -172,6 +194,69 @@ export async function billingPageRoutes(app: FastifyInstance, opts: { services: 
       if (!usable) return send(reply, 404, { kind: 'gone' });
       const view = await viewOf(services, usable.subscription, usable.events);
       return send(reply, 200, { kind: 'form', view, error: null, formAction: billingLinkPath(usable.token) });
+    },
+  );
+
+  // Live: the payment the bank asked the buyer to confirm, made on the saved card for the open invoice.
+  r.post(
+    '/billing/:token/payment-intent',
+    {
+      config: { secretPath: true, rateLimit: CARD_TRIES_PER_LINK },
+      schema: {
+        summary: "Live: a Stripe PaymentIntent on the saved card for the subscription's open invoice, which the hosted page confirms with Stripe.js (the bank's check)",
+        params: Params,
+      },
+    },
+    async (request, reply) => {
+      if (crossSite(services, request)) return reply.code(403).send({ message: 'Use the page this link opens.', code: 'cross_site' });
+      const usable = await usableBillingLink(services, request.params.token);
+      const sub = usable?.subscription;
+      const open = sub?.open_invoice;
+      if (!usable || !sub || !open || !needsAuthentication(sub, [...usable.events].reverse().find((e) => e.type === 'SubscriptionPaymentFailed'))) {
+        return reply.code(404).send({ message: 'There is no payment to confirm through this link.', code: 'nothing_to_confirm' });
+      }
+      const ctx = commandContext(services, request, sub.sub.organization_id);
+      const prepared = await prepareRenewalPayment(ctx, services, {
+        organizationId: sub.sub.organization_id,
+        subscriptionId: sub.sub.id,
+        invoiceId: open.id,
+        attempt: currentAttempt(open),
+        paymentMethod: sub.payment_method!,
+        description: `${sub.sub.offer.name} (${sub.sub.id})`,
+      });
+      return reply.header('cache-control', 'no-store').send({ client_secret: prepared.clientSecret, publishable_key: prepared.publishableKey, status: prepared.status });
+    },
+  );
+
+  // Live: after Stripe.js confirmed, the outcome is read from Stripe (never from the browser) and recorded.
+  r.post(
+    '/billing/:token/settle',
+    {
+      config: { secretPath: true, rateLimit: CARD_TRIES_PER_LINK },
+      schema: { summary: "Live: reads the open invoice's PaymentIntent from Stripe and records its outcome on the subscription (the hosted page's form)", params: Params },
+    },
+    async (request, reply) => {
+      if (crossSite(services, request)) return send(reply, 403, { kind: 'refused' });
+      const usable = await usableBillingLink(services, request.params.token);
+      if (!usable) {
+        // Paid already (by this payment's webhook, or a second press): the page says so.
+        const settled = await settledBillingLink(services, request.params.token);
+        if (!settled) return send(reply, 404, { kind: 'gone' });
+        return send(reply, 200, { kind: 'paid', view: await viewOf(services, settled.subscription, settled.events) });
+      }
+      const sub = usable.subscription;
+      const live = sub.sub.mode === 'live' ? await liveProviderOf(services, sub.sub.organization_id) : null;
+      const paymentId = usable.invoice.paymentIntents?.at(-1);
+      const formAgain = async (status: number, error: string) => send(reply, status, { kind: 'form', view: await viewOf(services, sub, usable.events), error, formAction: billingLinkPath(usable.token) });
+      if (!live || !paymentId) return formAgain(409, 'There is no payment to confirm yet. Please press the button again.');
+      const ctx = commandContext(services, request, sub.sub.organization_id);
+      const outcome = await settlePaymentIntent(ctx, sub.sub.organization_id, live, paymentId);
+      if (outcome.status === 'declined') return formAgain(402, declineInPlainWords({ code: outcome.code, decline_code: outcome.declineCode, message: outcome.message }));
+      if (outcome.status !== 'paid') return formAgain(409, 'The payment is not confirmed yet. If your bank asked you to confirm it, please try again in a moment.');
+      const events = await readEvents(services, sub.sub.id);
+      const after = fold(subscriptionDecider, events);
+      if (after.status === 'none') return send(reply, 404, { kind: 'gone' });
+      return send(reply, 200, { kind: 'paid', view: await viewOf(services, after, events) });
     },
   );
 

@@ -15,6 +15,11 @@ export type BillingPageView = {
   card: { brand: string; last4: string } | null;
   nextAttempt: number | null;
   currentPeriodEnd: number;
+  /**
+   * Live, when the bank asked for the buyer (Stripe's `authentication_required`): the page confirms
+   * the open invoice's payment with the saved card through Stripe.js, loaded from here.
+   */
+  authenticate: { stripeJsUrl: string } | null;
 };
 
 export type BillingPageState =
@@ -61,12 +66,53 @@ function situation(view: BillingPageView): string {
   const lines: string[] = [];
   if (view.lastDecline) lines.push(`<p id="last-decline"><strong>The last payment failed:</strong> ${escapeHtml(view.lastDecline)}</p>`);
   if (view.status === 'unpaid') lines.push('<p>Your subscription is unpaid: it is kept, but without access until a payment succeeds.</p>');
-  else if (view.nextAttempt !== null) lines.push(`<p>Unless you enter another card, the card on file is tried again on ${escapeHtml(formatDay(view.nextAttempt))}.</p>`);
+  else if (view.nextAttempt !== null) {
+    const unless = view.authenticate ? 'Unless you confirm the payment here' : 'Unless you enter another card';
+    lines.push(`<p>${unless}, the card on file is tried again on ${escapeHtml(formatDay(view.nextAttempt))}.</p>`);
+  }
   return lines.length > 0 ? `<section class="error" role="status">${lines.join('')}</section>` : '';
 }
 
-function cardForm(view: BillingPageView, action: string, error: string | null): string {
+/**
+ * The live page's one script: asks for the invoice's PaymentIntent, lets Stripe.js run the bank's
+ * check on the saved card, then posts the settle form, whose answer is the outcome Stripe records.
+ */
+const CONFIRM_SCRIPT = `(function () {
+  var button = document.getElementById('authenticate');
+  var problem = document.getElementById('confirm-error');
+  function fail(message) { problem.textContent = message; problem.hidden = false; button.disabled = false; }
+  button.addEventListener('click', function () {
+    button.disabled = true;
+    problem.hidden = true;
+    fetch(location.pathname + '/payment-intent', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); })
+      .then(function (r) {
+        if (!r.ok) return fail(r.j.message || 'The payment could not be started.');
+        if (!window.Stripe) return fail('The payment form could not be loaded. Check your connection, then reload the page.');
+        return window.Stripe(r.j.publishable_key).confirmCardPayment(r.j.client_secret).then(function (result) {
+          if (result.error) return fail(result.error.message || 'The payment failed.');
+          document.getElementById('settle').submit();
+        });
+      })
+      .catch(function () { fail('The connection failed. Please try again.'); });
+  });
+})();`;
+
+function confirmForm(view: BillingPageView, action: string, problem: string, nonce: string): string {
+  const amount = view.due ? formatMoney(view.due.amount, view.currency) : '';
+  return `${problem}<section id="confirm">
+<p>Your bank asks you to confirm this payment. Press the button and follow your bank's steps; the card on file is charged ${escapeHtml(amount)}.</p>
+<p class="error" role="alert" id="confirm-error" hidden></p>
+<form method="post" action="${escapeHtml(`${action}/settle`)}" id="settle"></form>
+<button type="button" id="authenticate">${escapeHtml(`Confirm payment of ${amount}`)}</button>
+</section>
+<script nonce="${nonce}" src="${escapeHtml(view.authenticate!.stripeJsUrl)}"></script>
+<script nonce="${nonce}">${CONFIRM_SCRIPT}</script>`;
+}
+
+function cardForm(view: BillingPageView, action: string, error: string | null, nonce: string): string {
   const problem = error ? `<section class="error" role="alert" id="error"><p>${escapeHtml(error)}</p></section>` : '';
+  if (view.mode !== 'test' && view.authenticate && view.due) return confirmForm(view, action, problem, nonce);
   if (view.mode !== 'test') {
     return `${problem}<section id="contact"><p>To change the card of this subscription, please contact ${escapeHtml(view.sellerName || 'the seller')}.</p></section>`;
   }
@@ -85,7 +131,10 @@ function cardForm(view: BillingPageView, action: string, error: string | null): 
 </form>`;
 }
 
-/** The hosted card page and its answers, without any script: a plain form, so the strictest policy holds. */
+/**
+ * The hosted card page and its answers: a plain form, without any script, so the strictest policy
+ * holds; only a live page that asks the buyer to confirm a payment carries Stripe.js and one script.
+ */
 export function renderBillingPage(state: BillingPageState, nonce: string): string {
   switch (state.kind) {
     case 'gone':
@@ -107,6 +156,6 @@ ${summary({ ...state.view, due: null })}${footer(state.view)}</main></body></htm
 ${footer(state.view)}</main></body></html>`;
     case 'form':
       return `${head(`Update your card: ${state.view.sellerName}`, nonce)}${sellerHeader(state.view)}<h1>Update your payment method</h1>
-${summary(state.view)}${state.error ? '' : situation(state.view)}${cardForm(state.view, state.formAction, state.error)}${footer(state.view)}</main></body></html>`;
+${summary(state.view)}${state.error ? '' : situation(state.view)}${cardForm(state.view, state.formAction, state.error, nonce)}${footer(state.view)}</main></body></html>`;
   }
 }
