@@ -365,7 +365,10 @@ export async function handleStripeWebhook(ctx: CommandContext, services: Service
 async function actOn(ctx: CommandContext, organizationId: string, live: Live, type: string, eventId: string, object: Record<string, unknown>): Promise<string> {
   switch (type) {
     case 'payment_intent.succeeded':
-    case 'payment_intent.payment_failed': {
+    case 'payment_intent.payment_failed':
+    // A trial's card setup (a SetupIntent) settles as a payment of zero.
+    case 'setup_intent.succeeded':
+    case 'setup_intent.setup_failed': {
       const id = str(object.id);
       if (!id) return 'ignored';
       const settled = await settlePaymentIntent(ctx, organizationId, live, id);

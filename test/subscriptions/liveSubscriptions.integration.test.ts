@@ -4,6 +4,7 @@ import { runDue } from '../../modules/subscriptions/billing.ts';
 import { issueBillingLink } from '../../modules/subscriptions/billingLinks.ts';
 import { subscriptionDecider, subscriptionStream, type SubscriptionState } from '../../modules/subscriptions/domain/subscription.ts';
 import { fold } from '../../platform/domain/decider.ts';
+import { handleCommand } from '../../platform/es/handleCommand.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { startFakeStripe, type FakeAccount, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
@@ -138,6 +139,20 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
     expect(charge?.body).toMatchObject({ customer: setup.customer, amount: '1900' });
   });
 
+  it("completes a live trial's checkout from Stripe's setup_intent.succeeded when the page never settles it", async () => {
+    const created = await post('/api/checkout/sessions', { offer: 'live-trial', mode: 'live' });
+    const sessionId = ((await created.json()) as Body).session.id as string;
+    const started = (await (await post(`/api/checkout/sessions/${sessionId}/payment-intent`, { email: 'closed-tab@example.com' })).json()) as Body;
+    const setupId = started.payment_intent.id as string;
+    expect(setupId).toMatch(/^seti_/);
+    await stripe.confirm(setupId, '4242424242424242');
+    const event = stripe.signedEvent(account, 'setup_intent.succeeded', stripe.setupIntent(setupId)!);
+    const delivered = await server.fetch(`/webhooks/stripe/${organizationId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.body });
+    expect(((await delivered.json()) as Body).outcome).toBe('paid');
+    const completed = (await eventsOf(`checkout_session-${sessionId}`)).find((e) => e.type === 'CheckoutSessionCompleted')!;
+    expect(completed.data.payment_method).toMatchObject({ id: stripe.setupIntent(setupId)!.payment_method, customer: stripe.setupIntent(setupId)!.customer });
+  });
+
   it('makes a renewal that needs authentication past_due, with the decline recorded and invoice.payment_failed sent', async () => {
     const { subscriptionId } = await buy('live-monthly', 'sca@example.com', '4000002760003184');
     const before = await subscriptionOf(subscriptionId);
@@ -233,5 +248,28 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
     expect((await subscriptionOf(subscriptionId)).status).toBe('active');
     const paid = (await eventsOf(subscriptionStream(subscriptionId))).filter((e) => e.type === 'SubscriptionInvoicePaid');
     expect(paid.map((e) => e.data.invoice_id)).toEqual([invoiceId]);
+  });
+
+  it('refunds a confirmed payment that arrives after the invoice was paid otherwise', async () => {
+    const { subscriptionId, invoiceId, token } = await needingAuthentication('late@example.com');
+    const started = (await (await fromPage(`/billing/${token}/payment-intent`)).json()) as Body;
+    const intentId = String(started.client_secret).split('_secret_')[0]!;
+    await stripe.confirm(intentId, '');
+    // Meanwhile another charge paid the invoice (a retry of the ladder, say).
+    const state = await subscriptionOf(subscriptionId);
+    if (state.status === 'none' || !state.open_invoice) throw new Error('no open invoice');
+    await handleCommand(server.cliContext(organizationId), subscriptionStream(subscriptionId), subscriptionDecider, {
+      type: 'RecordPaymentSucceeded',
+      invoiceId,
+      attempt: state.open_invoice.attempt_count + 1,
+      chargeId: 'ch_other',
+      card: { brand: 'visa', last4: '3184' },
+      now: now(),
+    });
+    const event = stripe.signedEvent(account, 'payment_intent.succeeded', stripe.paymentIntent(intentId)!);
+    const delivered = await server.fetch(`/webhooks/stripe/${organizationId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.body });
+    expect(((await delivered.json()) as Body).outcome).toMatch(/^ignored:invoice_(paid|closed):refunded$/);
+    expect(stripe.charge(stripe.paymentIntent(intentId)!.latest_charge as string)).toMatchObject({ amount_refunded: 1900 });
+    expect((await eventsOf(subscriptionStream(subscriptionId))).filter((e) => e.type === 'SubscriptionInvoicePaid').map((e) => e.data.charge_id)).toEqual(['ch_other']);
   });
 });
