@@ -428,10 +428,15 @@ export async function refundInvoice(ctx: CommandContext, services: Services, org
   let refundId: string;
   let chargeId: string;
   let amountRefunded: number;
-  if (invoice.paidAttempt.startsWith('pi_')) {
+  // A live renewal was paid by an off-session charge: its attempt is the subscription's, its charge Stripe's.
+  const renewalCharge = invoice.invoice.mode === 'live' && invoice.chargeId?.startsWith('ch_') ? invoice.chargeId : null;
+  if (invoice.paidAttempt.startsWith('pi_') || renewalCharge) {
     const live = await liveProviderOf(services, organizationId);
     if (!live) throw conflict('stripe_not_connected', 'The invoice was paid through Stripe; connect the Stripe account again to refund it.');
-    const refund = await live.provider.refund({ paymentId: invoice.paidAttempt, amount, idempotencyKey: `commerce-refund-${invoiceId}-${before}-${amount ?? 'all'}` });
+    const idempotencyKey = `commerce-refund-${invoiceId}-${before}-${amount ?? 'all'}`;
+    const refund = invoice.paidAttempt.startsWith('pi_')
+      ? await live.provider.refund({ paymentId: invoice.paidAttempt, amount, idempotencyKey })
+      : await live.provider.refundCharge({ chargeId: renewalCharge!, amount, idempotencyKey });
     ({ id: refundId, chargeId, amountRefunded } = refund);
   } else {
     refundId = `re_test_${randomBytes(12).toString('hex')}`;

@@ -136,6 +136,8 @@ export interface LivePaymentProvider {
   cancelPayment(request: { paymentId: string; idempotencyKey: string }): Promise<LivePayment>;
   /** Refunds all that is left of the payment, or `amount`; answers with the charge's running refunded total. */
   refund(request: { paymentId: string; amount: number | null; idempotencyKey: string }): Promise<{ id: string; chargeId: string; amountRefunded: number }>;
+  /** The same, of a charge that no PaymentIntent of ours names (a renewal's off-session charge, known by its `ch_…`). */
+  refundCharge(request: { chargeId: string; amount: number | null; idempotencyKey: string }): Promise<{ id: string; chargeId: string; amountRefunded: number }>;
   retrieveCharge(id: string): Promise<{ id: string; paymentId: string | null; amountRefunded: number }>;
   /** Charges a PaymentMethod saved at checkout, without the buyer (a renewal). */
   chargeSaved(request: SavedChargeRequest): Promise<ChargeResult>;

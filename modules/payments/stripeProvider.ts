@@ -200,6 +200,14 @@ export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefin
         const charge = await provider.retrieveCharge(chargeId);
         return { id: refund.id, chargeId, amountRefunded: charge.amountRefunded };
       },
+      async refundCharge(request) {
+        const stripe = await connect();
+        const refund = await call('refund a payment', () =>
+          stripe.refunds.create({ charge: request.chargeId, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey }),
+        );
+        const charge = await provider.retrieveCharge(request.chargeId);
+        return { id: refund.id, chargeId: request.chargeId, amountRefunded: charge.amountRefunded };
+      },
       async retrieveCharge(id) {
         const stripe = await connect();
         const charge = await call('read a charge', () => stripe.charges.retrieve(id));

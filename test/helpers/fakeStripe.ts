@@ -477,9 +477,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return send(res, 200, strip(charge));
     }
     if (req.method === 'POST' && url.pathname === '/v1/refunds') {
-      const intent = intents.get(body.payment_intent ?? '');
+      // Stripe refunds a PaymentIntent's charge, or a charge named directly.
+      const direct = body.charge ? charges.get(body.charge) : undefined;
+      if (body.charge && (!direct || direct.account !== account)) return missing(res, 'charge', body.charge);
+      const intent = direct ? intents.get(direct.payment_intent as string) : intents.get(body.payment_intent ?? '');
       if (!intent || intent.account !== account) return missing(res, 'payment_intent', body.payment_intent ?? '');
-      const charge = charges.get(intent.latest_charge as string);
+      const charge = direct ?? charges.get(intent.latest_charge as string);
       if (!charge) return answer(400, { error: { type: 'invalid_request_error', code: 'charge_not_refundable', message: 'This PaymentIntent has no successful charge to refund.' } });
       const left = (charge.amount as number) - (charge.amount_refunded as number);
       const amount = body.amount ? Number(body.amount) : left;

@@ -24,6 +24,7 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
   let server: TestServer;
   const clock = manualClock();
   let organizationId = '';
+  let owner: Awaited<ReturnType<typeof signedInPerson>>;
   let account: FakeAccount;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let endpointSecret = '';
@@ -31,7 +32,7 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     stripe = await startFakeStripe();
     server = await startTestServer({ clock, env: { ...WEBHOOK_ENV, ...stripe.env, WEBHOOK_RETRY_BASE_MS: '50' } });
-    const owner = await signedInPerson(server);
+    owner = await signedInPerson(server);
     organizationId = owner.organizationId;
     account = stripe.account();
     const put = await owner.client.json('PUT', '/manage/api/payments/stripe', { secret_key: account.secretKey, publishable_key: account.publishableKey, webhook_secret: account.webhookSecret });
@@ -116,6 +117,16 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
     const paid = (await eventsOf(subscriptionStream(subscriptionId))).find((e) => e.type === 'SubscriptionInvoicePaid')!;
     expect(paid.data).toMatchObject({ invoice_id: invoiceId, attempt: 1, charge_id: expect.stringMatching(/^ch_/) });
     await expect.poll(async () => (await eventsOf(`invoice-${invoiceId}`)).some((e) => e.type === 'InvoicePaid'), { timeout: 10_000 }).toBe(true);
+
+    // The renewal's money goes back through Stripe, from the charge the off-session PaymentIntent made.
+    const refunded = await owner.client.json<Body>('POST', `/manage/api/invoices/${invoiceId}/refunds`, { amount: 500 });
+    expect(refunded.status).toBe(200);
+    expect(refunded.body).toMatchObject({ amount: 500, amount_refunded: 500 });
+    const call = stripe.calls.find((c) => c.path === '/v1/refunds' && c.body.charge === paid.data.charge_id)!;
+    expect(call.idempotencyKey).toBe(`commerce-refund-${invoiceId}-0-500`);
+    expect(stripe.charge(paid.data.charge_id as string)).toMatchObject({ amount_refunded: 500 });
+    // A renewal's id is base64url: `-` and `_` are an invoice id's characters too.
+    expect((await owner.client.json('POST', '/manage/api/invoices/in_no-such_invoice/refunds', { amount: 1 })).status).toBe(404);
   });
 
   it('sets the card of a live trial up with a SetupIntent, charges nothing, and charges it off-session at the trial end', async () => {
