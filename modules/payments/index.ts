@@ -1,4 +1,4 @@
-export { liveModeUnavailable, liveProviderOf, prepareLivePayment, prepareRenewalPayment, settlePaymentIntent } from './livePayments.ts';
+export { liveModeUnavailable, liveProviderOf, prepareCardSetup, prepareLivePayment, prepareRenewalPayment, readCardSetup, settlePaymentIntent } from './livePayments.ts';
 export { type CardInput, type ChargeResult, type PaymentProvider } from './paymentProvider.ts';
 export { paymentProviderFor } from './paymentProviders.ts';
 export { loadStripeAccount } from './stripeAccountCommands.ts';

@@ -171,6 +171,51 @@ export async function prepareRenewalPayment(ctx: CommandContext, services: Servi
   return prepared(input.invoiceId, created, live);
 }
 
+/**
+ * A live subscription's buyer enters a new card on the hosted card page: a SetupIntent for later
+ * charges without them, on the customer of the saved card (else a new one), its metadata naming
+ * the subscription, confirmed in their browser with Stripe.js's Payment Element. Its client
+ * secret goes to that browser only.
+ */
+export async function prepareCardSetup(
+  services: Services,
+  input: { organizationId: string; subscriptionId: string; customer: string | null; email: string | null; name: string | null; description: string },
+): Promise<{ setupIntentId: string; clientSecret: string; publishableKey: string }> {
+  const live = await liveProviderOf(services, input.organizationId);
+  if (!live) throw liveModeUnavailable('conflict');
+  const metadata = { organization_id: input.organizationId, subscription_id: input.subscriptionId, purpose: 'card_update' };
+  const customer =
+    input.customer ??
+    (await live.provider.createCustomer({ email: input.email, name: input.name, metadata, idempotencyKey: `commerce-${input.subscriptionId}-customer` })).id;
+  // A fresh one per press: Stripe advises against long-lived unconfirmed SetupIntents.
+  const setup = await live.provider.createSetup({ customer, metadata, idempotencyKey: `commerce-${input.subscriptionId}-card-${randomBytes(12).toString('hex')}`, description: input.description });
+  if (!setup.clientSecret) throw new DomainError('conflict', 'payment_unavailable', 'Stripe gave no client secret for this card setup.');
+  return { setupIntentId: setup.id, clientSecret: setup.clientSecret, publishableKey: live.credentials.publishableKey };
+}
+
+export type CardSetupOutcome =
+  | { status: 'saved'; paymentMethod: PaymentMethod }
+  | { status: 'declined'; code: string; declineCode: string | null; message: string }
+  | { status: 'pending'; providerStatus: string }
+  | { status: 'unknown' };
+
+/**
+ * The outcome of a card setup of the hosted card page, read from Stripe (never from the browser):
+ * only a SetupIntent of this organization's account made for this subscription counts.
+ */
+export async function readCardSetup(services: Services, organizationId: string, subscriptionId: string, setupIntentId: string): Promise<CardSetupOutcome> {
+  const live = await liveProviderOf(services, organizationId);
+  if (!live || !setupIntentId.startsWith('seti_')) return { status: 'unknown' };
+  const setup = await retrieveOwn(live, setupIntentId);
+  if (!setup || setup.kind !== 'setup' || setup.metadata.organization_id !== organizationId || setup.metadata.subscription_id !== subscriptionId) return { status: 'unknown' };
+  if (setup.status === 'succeeded' && setup.paymentMethod) {
+    const m = setup.paymentMethod;
+    return { status: 'saved', paymentMethod: { id: m.id, provider: 'stripe', card: m.card, exp_month: m.exp_month, exp_year: m.exp_year, ...(setup.customer ? { customer: setup.customer } : {}) } };
+  }
+  if (setup.failure) return { status: 'declined', code: setup.failure.code, declineCode: setup.failure.declineCode, message: setup.failure.message };
+  return { status: 'pending', providerStatus: setup.status };
+}
+
 function prepared(invoiceId: string, payment: LivePayment, live: Live): PreparedPayment {
   if (!payment.clientSecret) throw new DomainError('conflict', 'payment_unavailable', 'Stripe gave no client secret for this payment.');
   return { invoiceId, paymentIntentId: payment.id, clientSecret: payment.clientSecret, publishableKey: live.credentials.publishableKey, status: payment.status };

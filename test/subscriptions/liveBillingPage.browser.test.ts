@@ -58,12 +58,12 @@ describe('confirming a held renewal on the live hosted card page, in Chromium', 
   const post = (path: string, body: unknown) => server.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const subscriptionOf = async (id: string): Promise<SubscriptionState> => fold(subscriptionDecider, (await server.services.store.readStream(subscriptionStream(id))) as never);
 
-  it('confirms the payment with Stripe.js and shows the subscription active again', async () => {
-    // Bought with Stripe's card that always asks for authentication, then renewed without the buyer.
+  /** A live subscription bought with `card`, whose first renewal failed without the buyer, and a link to its card page. */
+  async function failedRenewal(card: string, email: string) {
     const created = (await (await post('/api/checkout/sessions', { offer: 'live-monthly', mode: 'live' })).json()) as Body;
     const sessionId = created.session.id as string;
-    const started = (await (await post(`/api/checkout/sessions/${sessionId}/payment-intent`, { email: 'held@example.com' })).json()) as Body;
-    await stripe.confirm(started.payment_intent.id, '4000002760003184');
+    const started = (await (await post(`/api/checkout/sessions/${sessionId}/payment-intent`, { email })).json()) as Body;
+    await stripe.confirm(started.payment_intent.id, card);
     expect((await post(`/api/checkout/sessions/${sessionId}/payment-intent/settle`, {})).status).toBe(200);
     const completed = (await server.services.store.readStream(`checkout_session-${sessionId}`)).find((e) => e.type === 'CheckoutSessionCompleted')!;
     const subscriptionId = (completed.data as Body).subscription_id as string;
@@ -76,7 +76,10 @@ describe('confirming a held renewal on the live hosted card page, in Chromium', 
     const held = await subscriptionOf(subscriptionId);
     if (held.status !== 'past_due' || !held.open_invoice) throw new Error(`not past due: ${held.status}`);
     const token = await issueBillingLink(server.services, { subscription_id: subscriptionId, invoice_id: held.open_invoice.id, organization_id: organizationId }, 'test');
+    return { subscriptionId, token };
+  }
 
+  async function open(token: string) {
     const page = await chrome.context.newPage();
     const problems: string[] = [];
     page.on('console', (m) => {
@@ -84,6 +87,13 @@ describe('confirming a held renewal on the live hosted card page, in Chromium', 
     });
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(`${server.url}/billing/${token}`);
+    return { page, problems };
+  }
+
+  it('confirms the payment with Stripe.js and shows the subscription active again', async () => {
+    // Bought with Stripe's card that always asks for authentication, then renewed without the buyer.
+    const { subscriptionId, token } = await failedRenewal('4000002760003184', 'held@example.com');
+    const { page, problems } = await open(token);
     expect(await page.locator('#last-decline').textContent()).toContain('Your bank asks you to confirm the payment.');
     expect(await page.locator('#number').count()).toBe(0);
     await page.waitForFunction(() => typeof (window as { Stripe?: unknown }).Stripe === 'function', undefined, { timeout: 15_000 });
@@ -92,6 +102,24 @@ describe('confirming a held renewal on the live hosted card page, in Chromium', 
     expect((await subscriptionOf(subscriptionId)).status).toBe('active');
     const confirms = stripe.calls.filter((c) => /^\/v1\/payment_intents\/[^/]+\/confirm$/.test(c.path) && !c.body['payment_method_data[card][number]']);
     expect(confirms).toHaveLength(1);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("takes a new card in Stripe's Payment Element and pays the open invoice with it", async () => {
+    // Stripe's card that pays at checkout and is declined on every later charge.
+    const { subscriptionId, token } = await failedRenewal('4000000000000341', 'replace@example.com');
+    const { page, problems } = await open(token);
+    expect(await page.locator('#authenticate').count()).toBe(0);
+    await page.click('#new-card');
+    const card = page.frameLocator('iframe[name="stripe-payment-element"]').locator('#cardnumber');
+    await card.waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.textContent('#new-card'), { timeout: 15_000 }).toBe('Save card and pay €19.00');
+    await card.fill('4242424242424242');
+    await Promise.all([page.waitForURL(/\/card$/, { timeout: 30_000 }), page.click('#new-card')]);
+    expect(await page.locator('h1').textContent()).toBe('Thank you, your subscription is active');
+    const after = await subscriptionOf(subscriptionId);
+    expect(after.status === 'active' && after.payment_method?.card).toEqual({ brand: 'visa', last4: '4242' });
     expect(problems).toEqual([]);
     await page.close();
   });

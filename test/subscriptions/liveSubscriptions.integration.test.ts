@@ -261,6 +261,45 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
     expect(paid.map((e) => e.data.invoice_id)).toEqual([invoiceId]);
   });
 
+  it('takes a new card on the live card page through a SetupIntent, and retries the open invoice with it at once', async () => {
+    const { subscriptionId } = await buy('live-monthly', 'newcard@example.com', '4000000000000341');
+    const before = await subscriptionOf(subscriptionId);
+    if (before.status === 'none') throw new Error('no subscription');
+    clock.set((before.current_period_end + 60) * 1000);
+    await runDue(server.services, '', now());
+    clock.set(Date.now());
+    const failed = await subscriptionOf(subscriptionId);
+    if (failed.status !== 'past_due' || !failed.open_invoice || !failed.payment_method) throw new Error('not past due');
+    const invoiceId = failed.open_invoice.id;
+    const token = await issueBillingLink(server.services, { subscription_id: subscriptionId, invoice_id: invoiceId, organization_id: organizationId }, 'test');
+    const html = await (await server.fetch(`/billing/${token}`)).text();
+    expect(html).toContain('id="new-card"');
+    expect(html).not.toContain('id="authenticate"');
+
+    const started = await fromPage(`/billing/${token}/setup-intent`);
+    expect(started.status).toBe(200);
+    const { id: setupId } = (await started.json()) as Body;
+    expect(stripe.setupIntent(setupId)).toMatchObject({ usage: 'off_session', customer: failed.payment_method.customer, metadata: { subscription_id: subscriptionId, organization_id: organizationId } });
+    const form = (setup: string) => fromPage(`/billing/${token}/card`, { body: new URLSearchParams({ setup_intent: setup }).toString(), type: 'application/x-www-form-urlencoded' });
+    // Not confirmed yet, or not this subscription's: nothing changes.
+    expect((await form(setupId)).status).toBe(409);
+    expect((await form('seti_forged')).status).toBe(409);
+    expect((await subscriptionOf(subscriptionId)).status).toBe('past_due');
+
+    await stripe.confirm(setupId, '4242424242424242');
+    const saved = await form(setupId);
+    expect(saved.status).toBe(200);
+    expect(await saved.text()).toContain('Thank you, your subscription is active');
+    const after = await subscriptionOf(subscriptionId);
+    if (after.status === 'none') throw new Error('no subscription');
+    const newMethod = stripe.setupIntent(setupId)!.payment_method as string;
+    expect(after.status).toBe('active');
+    expect(after.payment_method).toMatchObject({ id: newMethod, provider: 'stripe', card: { brand: 'visa', last4: '4242' }, customer: failed.payment_method.customer });
+    const retry = stripe.calls.find((c) => c.path === '/v1/payment_intents' && c.body.payment_method === newMethod)!;
+    expect(retry.idempotencyKey).toBe(`${invoiceId}_a2`);
+    expect(retry.body).toMatchObject({ off_session: 'true', customer: failed.payment_method.customer });
+  });
+
   it('refunds a confirmed payment that arrives after the invoice was paid otherwise', async () => {
     const { subscriptionId, invoiceId, token } = await needingAuthentication('late@example.com');
     const started = (await (await fromPage(`/billing/${token}/payment-intent`)).json()) as Body;

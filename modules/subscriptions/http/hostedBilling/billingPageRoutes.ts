@@ -7,7 +7,7 @@ import { commandContext } from '../../../../platform/http/index.ts';
 import type { Services } from '../../../../platform/runtime/index.ts';
 import { invoiceDecider, invoiceStream } from '../../../checkout/index.ts';
 import { addressLines, crossSite, loadOrganization } from '../../../identity/index.ts';
-import { liveProviderOf, paymentProviderFor, prepareRenewalPayment, settlePaymentIntent, stripeJsSources } from '../../../payments/index.ts';
+import { liveProviderOf, loadStripeAccount, paymentProviderFor, prepareCardSetup, prepareRenewalPayment, readCardSetup, settlePaymentIntent, stripeJsSources } from '../../../payments/index.ts';
 import { advanceSubscription } from '../../billing.ts';
 import { billingLinkPath, settledBillingLink, usableBillingLink, type UsableBillingLink } from '../../billingLinks.ts';
 import { declineInPlainWords } from '../../domain/dunningEmail.ts';
@@ -68,7 +68,9 @@ async function viewOf(services: Services, state: Active, events: readonly Subscr
   const organization = await loadOrganization(services.store, state.sub.organization_id);
   const open = state.open_invoice;
   const lastFailure = [...events].reverse().find((e) => e.type === 'SubscriptionPaymentFailed');
-  const authenticate = needsAuthentication(state, lastFailure) ? { stripeJsUrl: services.config.STRIPE_JS_URL } : null;
+  const stripe = state.sub.mode === 'live' && (await loadStripeAccount(services.store, state.sub.organization_id)).status === 'connected'
+    ? { jsUrl: services.config.STRIPE_JS_URL, authenticate: needsAuthentication(state, lastFailure) }
+    : null;
   const product = state.plan.plan_name && state.plan.plan_name !== state.sub.offer.name ? `${state.sub.offer.name} (${state.plan.plan_name})` : state.sub.offer.name;
   return {
     sellerName: organization?.name ?? '',
@@ -82,7 +84,7 @@ async function viewOf(services: Services, state: Active, events: readonly Subscr
     card: state.payment_method?.card ?? null,
     nextAttempt: open && state.status === 'past_due' ? open.next_payment_attempt : null,
     currentPeriodEnd: state.current_period_end,
-    authenticate,
+    stripe,
   };
 }
 
@@ -93,8 +95,8 @@ async function viewOf(services: Services, state: Active, events: readonly Subscr
  */
 function send(reply: FastifyReply, status: number, state: BillingPageState) {
   const nonce = randomBytes(18).toString('base64url');
-  // Only a live page asking to confirm a payment runs a script: its own and Stripe.js, which frames the bank's check.
-  const stripeJs = 'view' in state && state.view?.authenticate && state.kind === 'form' ? stripeJsSources(state.view.authenticate.stripeJsUrl) : null;
+  // Only a live page's form runs a script: its own and Stripe.js, which frames the card fields and the bank's check.
+  const stripeJs = state.kind === 'form' && state.view.stripe ? stripeJsSources(state.view.stripe.jsUrl) : null;
   const policy = stripeJs
     ? [
         "default-src 'none'",
@@ -145,9 +147,22 @@ async function updateCard(services: Services, request: FastifyRequest, usable: U
   });
   if (saved.status === 'declined') return form(402, declineInPlainWords({ code: saved.code, decline_code: saved.declineCode, message: saved.message }));
   if (!saved.paymentMethod) return form(409, 'This card cannot be kept for the subscription here; please contact the seller.');
+  return useNewMethod(services, request, usable, saved.paymentMethod, now);
+}
+
+/** Puts the saved card on the subscription and retries what is due at once, in this request. */
+async function useNewMethod(services: Services, request: FastifyRequest, usable: UsableBillingLink, paymentMethod: PaymentMethod, now: number): Promise<{ status: number; state: BillingPageState }> {
+  const { subscription } = usable;
+  const action = billingLinkPath(usable.token);
+  const id = subscription.sub.id;
+  const form = async (status: number, error: string, at: Active = subscription, events: readonly SubscriptionEvent[] = usable.events) => ({
+    status,
+    state: { kind: 'form' as const, view: await viewOf(services, at, events), error, formAction: action },
+  });
+  const ctx = commandContext(services, request, subscription.sub.organization_id);
   const known = (await readEvents(services, id)).length;
   try {
-    await updatePaymentMethod(ctx, id, saved.paymentMethod);
+    await updatePaymentMethod(ctx, id, paymentMethod);
   } catch (error) {
     if (error instanceof DomainError) return { status: 409, state: { kind: 'ended', view: await viewOf(services, subscription, usable.events) } };
     throw error;
@@ -225,6 +240,54 @@ export async function billingPageRoutes(app: FastifyInstance, opts: { services: 
         description: `${sub.sub.offer.name} (${sub.sub.id})`,
       });
       return reply.header('cache-control', 'no-store').send({ client_secret: prepared.clientSecret, publishable_key: prepared.publishableKey, status: prepared.status });
+    },
+  );
+
+  // Live: a SetupIntent for a new card, which the page's Payment Element confirms.
+  r.post(
+    '/billing/:token/setup-intent',
+    {
+      config: { secretPath: true, rateLimit: CARD_TRIES_PER_LINK },
+      schema: { summary: 'Live: a Stripe SetupIntent for a new card of the subscription, which the hosted page confirms with Stripe.js (the Payment Element)', params: Params },
+    },
+    async (request, reply) => {
+      if (crossSite(services, request)) return reply.code(403).send({ message: 'Use the page this link opens.', code: 'cross_site' });
+      const usable = await usableBillingLink(services, request.params.token);
+      const sub = usable?.subscription;
+      if (!sub || sub.sub.mode !== 'live') return reply.code(404).send({ message: 'There is no card to change through this link.', code: 'nothing_to_change' });
+      const setup = await prepareCardSetup(services, {
+        organizationId: sub.sub.organization_id,
+        subscriptionId: sub.sub.id,
+        customer: sub.payment_method?.provider === 'stripe' ? (sub.payment_method.customer ?? null) : null,
+        email: sub.sub.customer.email,
+        name: sub.sub.customer.name,
+        description: `New card for ${sub.sub.offer.name} (${sub.sub.id})`,
+      });
+      return reply.header('cache-control', 'no-store').send({ id: setup.setupIntentId, client_secret: setup.clientSecret, publishable_key: setup.publishableKey });
+    },
+  );
+
+  // Live: the new card Stripe.js set up, read from Stripe, put on the subscription, and the open invoice retried with it.
+  r.post(
+    '/billing/:token/card',
+    {
+      config: { secretPath: true, rateLimit: CARD_TRIES_PER_LINK },
+      schema: { summary: "Live: records the card the page's SetupIntent saved and retries the open invoice with it (the hosted page's form)", params: Params },
+    },
+    async (request, reply) => {
+      if (crossSite(services, request)) return send(reply, 403, { kind: 'refused' });
+      const usable = await usableBillingLink(services, request.params.token);
+      if (!usable || usable.subscription.sub.mode !== 'live') return send(reply, 404, { kind: 'gone' });
+      const sub = usable.subscription;
+      const formAgain = async (status: number, error: string) => send(reply, status, { kind: 'form', view: await viewOf(services, sub, usable.events), error, formAction: billingLinkPath(usable.token) });
+      const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as { setup_intent?: unknown };
+      const setupId = typeof body.setup_intent === 'string' ? body.setup_intent : '';
+      const outcome = await readCardSetup(services, sub.sub.organization_id, sub.sub.id, setupId);
+      if (outcome.status === 'declined') return formAgain(402, declineInPlainWords({ code: outcome.code, decline_code: outcome.declineCode, message: outcome.message }));
+      if (outcome.status !== 'saved') return formAgain(409, 'The card is not saved yet. Please enter it again.');
+      const ctx = commandContext(services, request, sub.sub.organization_id);
+      const result = await useNewMethod(services, request, usable, outcome.paymentMethod, await subscriptionNow(ctx, sub));
+      return send(reply, result.status, result.state);
     },
   );
 
