@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../app/import/importFile.ts';
+import { expireSession } from '../../modules/checkout/sessionCommands.ts';
+import { cancelVoidInvoicePayments } from '../../modules/payments/livePayments.ts';
 import { runDue } from '../../modules/subscriptions/billing.ts';
 import { issueBillingLink } from '../../modules/subscriptions/billingLinks.ts';
 import { subscriptionDecider, subscriptionStream, type SubscriptionState } from '../../modules/subscriptions/domain/subscription.ts';
@@ -162,6 +164,21 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
     expect(((await delivered.json()) as Body).outcome).toBe('paid');
     const completed = (await eventsOf(`checkout_session-${sessionId}`)).find((e) => e.type === 'CheckoutSessionCompleted')!;
     expect(completed.data.payment_method).toMatchObject({ id: stripe.setupIntent(setupId)!.payment_method, customer: stripe.setupIntent(setupId)!.customer });
+  });
+
+  it("cancels an expired trial session's SetupIntent in Stripe, as a PaymentIntent's", async () => {
+    const created = await post('/api/checkout/sessions', { offer: 'live-trial', mode: 'live' });
+    const sessionId = ((await created.json()) as Body).session.id as string;
+    const started = (await (await post(`/api/checkout/sessions/${sessionId}/payment-intent`, { email: 'left@example.com' })).json()) as Body;
+    const setupId = started.payment_intent.id as string;
+    clock.advance(25 * 3600 * 1000);
+    try {
+      await expireSession(server.cliContext(organizationId), sessionId);
+    } finally {
+      clock.set(Date.now());
+    }
+    expect(await cancelVoidInvoicePayments(server.services, started.invoice.id)).toEqual([{ payment_intent_id: setupId, outcome: 'canceled', status: 'canceled' }]);
+    expect(stripe.setupIntent(setupId)).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
   });
 
   it('makes a renewal that needs authentication past_due, with the decline recorded and invoice.payment_failed sent', async () => {
