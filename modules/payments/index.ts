@@ -1,5 +1,5 @@
 export { liveModeUnavailable, liveProviderOf, prepareCardSetup, prepareLivePayment, prepareRenewalPayment, readCardSetup, settlePaymentIntent } from './livePayments.ts';
-export { type CardInput, type ChargeResult, type PaymentProvider } from './paymentProvider.ts';
+export { type CardInput, type ChargeResult, PaymentProviderError, type PaymentProvider } from './paymentProvider.ts';
 export { paymentProviderFor } from './paymentProviders.ts';
 export { loadStripeAccount } from './stripeAccountCommands.ts';
 // Answers of the management routes, whose inferred types the dashboard imports (type-only).

@@ -303,6 +303,7 @@ async function settleRenewalPayment(ctx: CommandContext, live: Live, invoiceId: 
   const stream = subscriptionStream(subscriptionId);
   const events = await ctx.store.readStream(stream);
   const paidBy = (recorded: readonly { type: string; data: unknown }[]) =>
+    payment.chargeId !== null &&
     recorded.some((e) => e.type === 'SubscriptionInvoicePaid' && (e.data as { invoice_id: string; charge_id: string | null }).invoice_id === invoiceId && (e.data as { charge_id: string | null }).charge_id === payment.chargeId);
   if (paidBy(events)) return { status: 'paid', invoiceId, sessionId: null };
   const state = fold(subscriptionDecider, events as never);

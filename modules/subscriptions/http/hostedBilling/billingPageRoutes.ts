@@ -7,7 +7,7 @@ import { commandContext } from '../../../../platform/http/index.ts';
 import type { Services } from '../../../../platform/runtime/index.ts';
 import { invoiceDecider, invoiceStream } from '../../../checkout/index.ts';
 import { addressLines, crossSite, loadOrganization } from '../../../identity/index.ts';
-import { liveProviderOf, loadStripeAccount, paymentProviderFor, prepareCardSetup, prepareRenewalPayment, readCardSetup, settlePaymentIntent, stripeJsSources } from '../../../payments/index.ts';
+import { liveProviderOf, loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, prepareRenewalPayment, readCardSetup, settlePaymentIntent, stripeJsSources } from '../../../payments/index.ts';
 import { advanceSubscription } from '../../billing.ts';
 import { billingLinkPath, settledBillingLink, usableBillingLink, type UsableBillingLink } from '../../billingLinks.ts';
 import { declineInPlainWords } from '../../domain/dunningEmail.ts';
@@ -32,6 +32,8 @@ function saverFor(mode: 'test' | 'live'): CardSaver | null {
 }
 
 type Fields = { number: string; exp: string; cvc: string };
+
+const STRIPE_UNREACHABLE = 'The payment service could not be reached. Please try again in a moment.';
 
 /**
  * Tries of one link's form: enough for a buyer's typos, too few to test stolen card numbers
@@ -282,12 +284,17 @@ export async function billingPageRoutes(app: FastifyInstance, opts: { services: 
       const formAgain = async (status: number, error: string) => send(reply, status, { kind: 'form', view: await viewOf(services, sub, usable.events), error, formAction: billingLinkPath(usable.token) });
       const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as { setup_intent?: unknown };
       const setupId = typeof body.setup_intent === 'string' ? body.setup_intent : '';
-      const outcome = await readCardSetup(services, sub.sub.organization_id, sub.sub.id, setupId);
-      if (outcome.status === 'declined') return formAgain(402, declineInPlainWords({ code: outcome.code, decline_code: outcome.declineCode, message: outcome.message }));
-      if (outcome.status !== 'saved') return formAgain(409, 'The card is not saved yet. Please enter it again.');
-      const ctx = commandContext(services, request, sub.sub.organization_id);
-      const result = await useNewMethod(services, request, usable, outcome.paymentMethod, await subscriptionNow(ctx, sub));
-      return send(reply, result.status, result.state);
+      try {
+        const outcome = await readCardSetup(services, sub.sub.organization_id, sub.sub.id, setupId);
+        if (outcome.status === 'declined') return formAgain(402, declineInPlainWords({ code: outcome.code, decline_code: outcome.declineCode, message: outcome.message }));
+        if (outcome.status !== 'saved') return formAgain(409, 'The card is not saved yet. Please enter it again.');
+        const ctx = commandContext(services, request, sub.sub.organization_id);
+        const result = await useNewMethod(services, request, usable, outcome.paymentMethod, await subscriptionNow(ctx, sub));
+        return send(reply, result.status, result.state);
+      } catch (error) {
+        if (error instanceof PaymentProviderError) return formAgain(502, STRIPE_UNREACHABLE);
+        throw error;
+      }
     },
   );
 
@@ -313,7 +320,11 @@ export async function billingPageRoutes(app: FastifyInstance, opts: { services: 
       const formAgain = async (status: number, error: string) => send(reply, status, { kind: 'form', view: await viewOf(services, sub, usable.events), error, formAction: billingLinkPath(usable.token) });
       if (!live || !paymentId) return formAgain(409, 'There is no payment to confirm yet. Please press the button again.');
       const ctx = commandContext(services, request, sub.sub.organization_id);
-      const outcome = await settlePaymentIntent(ctx, sub.sub.organization_id, live, paymentId);
+      const outcome = await settlePaymentIntent(ctx, sub.sub.organization_id, live, paymentId).catch((error: unknown) => {
+        if (error instanceof PaymentProviderError) return null;
+        throw error;
+      });
+      if (!outcome) return formAgain(502, STRIPE_UNREACHABLE);
       if (outcome.status === 'declined') return formAgain(402, declineInPlainWords({ code: outcome.code, decline_code: outcome.declineCode, message: outcome.message }));
       if (outcome.status !== 'paid') return formAgain(409, 'The payment is not confirmed yet. If your bank asked you to confirm it, please try again in a moment.');
       const events = await readEvents(services, sub.sub.id);
