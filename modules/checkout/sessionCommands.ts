@@ -17,7 +17,7 @@ import {
 import { invoiceDecider, invoiceStream } from './domain/invoice.ts';
 import type { OfferPlan } from './domain/offer.ts';
 import { fold } from '../../platform/domain/index.ts';
-import { DomainError, invalid, notFound } from '../../platform/domain/index.ts';
+import { DomainError, notFound } from '../../platform/domain/index.ts';
 import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { allocateId } from '../../platform/es/index.ts';
@@ -101,10 +101,6 @@ export async function createSession(ctx: CommandContext, input: CreateSessionInp
   const { offer } = input;
   const id = input.id ?? newSessionId();
   const recurring = await recurringTerms(ctx, offer);
-  // Stripe takes no payment of zero: a live trial needs a SetupIntent, which live checkout lacks.
-  if (recurring?.trial_period_days && input.mode === 'live') {
-    throw invalid('live_trial_unavailable', 'Offers with a free trial can be sold in test mode only for now: live checkout cannot save a card without charging it yet.', 'mode');
-  }
   const lines = linesOf(input, recurring);
   const testClock = input.testClock === undefined ? undefined : fold(testClockDecider, (await ctx.store.readStream(testClockStream(input.testClock))) as never);
   const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {

@@ -5,8 +5,9 @@ import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
 import { fold } from '../../platform/domain/index.ts';
 import { DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
 import { completePaidInvoiceSession, startSession } from '../checkout/index.ts';
+import { currentAttempt, subscriptionDecider, subscriptionStream } from '../subscriptions/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
-import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type StripeClientFactory } from './paymentProvider.ts';
+import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type PaymentMethod, type StripeClientFactory } from './paymentProvider.ts';
 import type { EventStore } from '../../platform/eventStore/index.ts';
 import { stripeCredentials, stripeSecrets, type StripeCredentials } from './stripeAccountCommands.ts';
 import type { StripeCredentialRecords } from './stripeCredentialRecords.ts';
@@ -33,6 +34,7 @@ const loadInvoice = async (ctx: CommandContext, id: string): Promise<InvoiceStat
 
 export type PreparedPayment = {
   invoiceId: string;
+  /** A PaymentIntent (`pi_…`), or for a trial a SetupIntent (`seti_…`), which the page confirms with `confirmSetup`. */
   paymentIntentId: string;
   clientSecret: string;
   publishableKey: string;
@@ -63,29 +65,155 @@ export async function prepareLivePayment(ctx: CommandContext, services: Services
     if (existing.status !== 'canceled' && existing.clientSecret) return prepared(invoiceId, existing, live);
   }
   const attempt = known.length + 1;
-  const email = invoice.invoice.customer?.email ?? session.customer?.email ?? null;
-  const created = await live.provider.createPayment({
-    amount: invoice.invoice.total,
-    currency: invoice.invoice.currency,
-    metadata: {
-      organization_id: invoice.invoice.organization_id,
-      session_id: sessionId,
-      invoice_id: invoiceId,
-      invoice_number: String(invoice.invoice.number),
-    },
-    idempotencyKey: `commerce-${invoiceId}-attempt-${attempt}`,
-    description: `${session.session.offer.name} (invoice ${invoice.invoice.number})`,
-    receiptEmail: email,
-  });
+  const buyer = invoice.invoice.customer ?? session.customer;
+  const email = buyer?.email ?? null;
+  const metadata = {
+    organization_id: invoice.invoice.organization_id,
+    session_id: sessionId,
+    invoice_id: invoiceId,
+    invoice_number: String(invoice.invoice.number),
+  };
+  const idempotencyKey = `commerce-${invoiceId}-attempt-${attempt}`;
+  const description = `${session.session.offer.name} (invoice ${invoice.invoice.number})`;
+  let created: LivePayment;
+  if (session.session.recurring) {
+    // Stripe reuses a PaymentMethod off-session only through the customer it is attached to: one
+    // per session and buyer, so a retried request (or a second attempt) finds the same one.
+    const customer = await live.provider.createCustomer({
+      email,
+      name: buyer?.name ?? null,
+      metadata: { organization_id: metadata.organization_id, session_id: sessionId },
+      idempotencyKey: `commerce-${sessionId}-customer-${createHash('sha256').update(email ?? '').digest('hex').slice(0, 16)}`,
+    });
+    // A trial charges nothing now: Stripe takes no payment of zero, so the card is set up instead.
+    created =
+      invoice.invoice.total === 0
+        ? await live.provider.createSetup({ customer: customer.id, metadata, idempotencyKey, description })
+        : await live.provider.createPayment({
+            amount: invoice.invoice.total,
+            currency: invoice.invoice.currency,
+            metadata,
+            idempotencyKey,
+            description,
+            receiptEmail: email,
+            customer: customer.id,
+            saveForOffSession: true,
+          });
+  } else {
+    created = await live.provider.createPayment({ amount: invoice.invoice.total, currency: invoice.invoice.currency, metadata, idempotencyKey, description, receiptEmail: email });
+  }
   await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
     type: 'RecordPaymentIntent',
     paymentIntentId: created.id,
     attempt,
     amount: created.amount,
-    currency: created.currency,
+    currency: invoice.invoice.currency,
     now: ctx.metadata.occurred_at,
   });
   return prepared(invoiceId, created, live);
+}
+
+/** A subscription's open invoice, to be paid by its buyer on the hosted card page with the saved method. */
+export type RenewalPaymentInput = {
+  organizationId: string;
+  subscriptionId: string;
+  invoiceId: string;
+  /** The attempt this payment is of the invoice: one PaymentIntent per attempt, however often the page asks. */
+  attempt: number;
+  paymentMethod: PaymentMethod;
+  description: string;
+};
+
+/**
+ * The buyer of a live subscription whose renewal needs them (Stripe's `authentication_required`)
+ * confirms its payment on the hosted card page: a PaymentIntent on the saved method and customer
+ * for what the open invoice asks, its metadata naming the invoice and subscription (so its
+ * settlement, from the page or Stripe's webhook, finds them), keyed per invoice and attempt, and
+ * recorded on the invoice. A PaymentIntent of the invoice Stripe can still confirm is reused.
+ */
+export async function prepareRenewalPayment(ctx: CommandContext, services: Services, input: RenewalPaymentInput): Promise<PreparedPayment> {
+  const live = await liveProviderOf(services, input.organizationId);
+  if (!live) throw liveModeUnavailable('conflict');
+  if (input.paymentMethod.provider !== 'stripe') throw conflict('payment_method_unsupported', 'The saved card is not a Stripe payment method.');
+  const invoice = await loadInvoice(ctx, input.invoiceId);
+  if (invoice.status === 'none' || invoice.invoice.organization_id !== input.organizationId || invoice.invoice.subscription_id !== input.subscriptionId) throw notFound('Invoice');
+  if (invoice.status === 'paid') throw conflict('invoice_paid', 'The invoice is already paid.');
+  if (invoice.status === 'void') throw conflict('invoice_void', 'The invoice is void and cannot be paid.');
+  const amount = invoice.invoice.amount_due ?? invoice.invoice.total;
+  const last = invoice.paymentIntents?.at(-1);
+  if (last) {
+    const existing = await retrieveOwn(live, last);
+    const confirmable = existing && ['requires_payment_method', 'requires_confirmation', 'requires_action'].includes(existing.status);
+    if (existing && confirmable && existing.amount === amount && existing.metadata.attempt === String(input.attempt)) return prepared(input.invoiceId, existing, live);
+  }
+  const created = await live.provider.createSavedMethodPayment({
+    paymentMethod: input.paymentMethod,
+    amount,
+    currency: invoice.invoice.currency,
+    metadata: {
+      organization_id: input.organizationId,
+      subscription_id: input.subscriptionId,
+      invoice_id: input.invoiceId,
+      invoice_number: String(invoice.invoice.number),
+      attempt: String(input.attempt),
+    },
+    idempotencyKey: `commerce-${input.invoiceId}-confirm-${input.attempt}`,
+    description: input.description,
+  });
+  await handleCommand(ctx, invoiceStream(input.invoiceId), invoiceDecider, {
+    type: 'RecordPaymentIntent',
+    paymentIntentId: created.id,
+    attempt: input.attempt,
+    amount: created.amount,
+    currency: invoice.invoice.currency,
+    now: ctx.metadata.occurred_at,
+  });
+  return prepared(input.invoiceId, created, live);
+}
+
+/**
+ * A live subscription's buyer enters a new card on the hosted card page: a SetupIntent for later
+ * charges without them, on the customer of the saved card (else a new one), its metadata naming
+ * the subscription, confirmed in their browser with Stripe.js's Payment Element. Its client
+ * secret goes to that browser only.
+ */
+export async function prepareCardSetup(
+  services: Services,
+  input: { organizationId: string; subscriptionId: string; customer: string | null; email: string | null; name: string | null; description: string },
+): Promise<{ setupIntentId: string; clientSecret: string; publishableKey: string }> {
+  const live = await liveProviderOf(services, input.organizationId);
+  if (!live) throw liveModeUnavailable('conflict');
+  const metadata = { organization_id: input.organizationId, subscription_id: input.subscriptionId, purpose: 'card_update' };
+  const customer =
+    input.customer ??
+    (await live.provider.createCustomer({ email: input.email, name: input.name, metadata, idempotencyKey: `commerce-${input.subscriptionId}-customer` })).id;
+  // A fresh one per press: Stripe advises against long-lived unconfirmed SetupIntents.
+  const setup = await live.provider.createSetup({ customer, metadata, idempotencyKey: `commerce-${input.subscriptionId}-card-${randomBytes(12).toString('hex')}`, description: input.description });
+  if (!setup.clientSecret) throw new DomainError('conflict', 'payment_unavailable', 'Stripe gave no client secret for this card setup.');
+  return { setupIntentId: setup.id, clientSecret: setup.clientSecret, publishableKey: live.credentials.publishableKey };
+}
+
+export type CardSetupOutcome =
+  | { status: 'saved'; paymentMethod: PaymentMethod }
+  | { status: 'declined'; code: string; declineCode: string | null; message: string }
+  | { status: 'pending'; providerStatus: string }
+  | { status: 'unknown' };
+
+/**
+ * The outcome of a card setup of the hosted card page, read from Stripe (never from the browser):
+ * only a SetupIntent of this organization's account made for this subscription counts.
+ */
+export async function readCardSetup(services: Services, organizationId: string, subscriptionId: string, setupIntentId: string): Promise<CardSetupOutcome> {
+  const live = await liveProviderOf(services, organizationId);
+  if (!live || !setupIntentId.startsWith('seti_')) return { status: 'unknown' };
+  const setup = await retrieveOwn(live, setupIntentId);
+  if (!setup || setup.kind !== 'setup' || setup.metadata.organization_id !== organizationId || setup.metadata.subscription_id !== subscriptionId) return { status: 'unknown' };
+  if (setup.status === 'succeeded' && setup.paymentMethod) {
+    const m = setup.paymentMethod;
+    return { status: 'saved', paymentMethod: { id: m.id, provider: 'stripe', card: m.card, exp_month: m.exp_month, exp_year: m.exp_year, ...(setup.customer ? { customer: setup.customer } : {}) } };
+  }
+  if (setup.failure) return { status: 'declined', code: setup.failure.code, declineCode: setup.failure.declineCode, message: setup.failure.message };
+  return { status: 'pending', providerStatus: setup.status };
 }
 
 function prepared(invoiceId: string, payment: LivePayment, live: Live): PreparedPayment {
@@ -93,10 +221,11 @@ function prepared(invoiceId: string, payment: LivePayment, live: Live): Prepared
   return { invoiceId, paymentIntentId: payment.id, clientSecret: payment.clientSecret, publishableKey: live.credentials.publishableKey, status: payment.status };
 }
 
+/** `sessionId` names the checkout of the invoice; null for a subscription's renewal the buyer paid on the hosted card page. */
 export type SettleOutcome =
-  | { status: 'paid'; invoiceId: string; sessionId: string }
-  | { status: 'declined'; invoiceId: string; sessionId: string; code: string; declineCode: string | null; message: string }
-  | { status: 'pending'; invoiceId: string; sessionId: string; providerStatus: string }
+  | { status: 'paid'; invoiceId: string; sessionId: string | null }
+  | { status: 'declined'; invoiceId: string; sessionId: string | null; code: string; declineCode: string | null; message: string }
+  | { status: 'pending'; invoiceId: string; sessionId: string | null; providerStatus: string }
   /** Not ours to act on: another organization's, an unknown invoice, or one that can no longer be paid. */
   | { status: 'ignored'; reason: string };
 
@@ -115,13 +244,16 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
   if (invoice.status === 'none' || invoice.invoice.organization_id !== organizationId) return { status: 'ignored', reason: 'unknown_invoice' };
   if (!(invoice.paymentIntents ?? []).includes(payment.id)) return { status: 'ignored', reason: 'unknown_payment' };
   const sessionId = invoice.invoice.session_id;
-  // A subscription's invoice is charged off-session by its subscription, never through a buyer's PaymentIntent here.
-  if (sessionId === null) return { status: 'ignored', reason: 'unknown_invoice' };
-  if (payment.amount !== invoice.invoice.total || payment.currency !== invoice.invoice.currency) return { status: 'ignored', reason: 'amount_mismatch' };
+  // A subscription's invoice: paid here only by a PaymentIntent its buyer confirmed on the hosted card page.
+  if (sessionId === null) return invoice.invoice.subscription_id ? settleRenewalPayment(ctx, live, invoiceId, invoice, payment) : { status: 'ignored', reason: 'unknown_invoice' };
+  const matches = payment.kind === 'setup' ? invoice.invoice.total === 0 : payment.amount === invoice.invoice.total && payment.currency === invoice.invoice.currency;
+  if (!matches) return { status: 'ignored', reason: 'amount_mismatch' };
   if (payment.status === 'succeeded') {
     if (invoice.status === 'void') return returnUnowed(ctx, live, invoiceId, payment, 'invoice_void');
     if (invoice.status === 'paid' && invoice.paidAttempt !== payment.id) return returnUnowed(ctx, live, invoiceId, payment, 'invoice_paid');
     const session = fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(sessionId))) as never);
+    const recurring = session.status !== 'none' && session.session.recurring !== undefined;
+    const method = payment.paymentMethod;
     try {
       await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
         type: 'PayInvoice',
@@ -130,6 +262,11 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
         customer: session.status === 'none' ? null : session.customer,
         chargeId: payment.chargeId,
         provider: 'stripe',
+        // The method Stripe saved for renewals, as the test provider's is: the session completes with it.
+        paymentMethod:
+          recurring && method
+            ? { id: method.id, provider: 'stripe', card: method.card, exp_month: method.exp_month, exp_year: method.exp_year, ...(payment.customer ? { customer: payment.customer } : {}) }
+            : null,
         now: ctx.metadata.occurred_at,
       });
     } catch (error) {
@@ -150,11 +287,53 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
 }
 
 /**
+ * A subscription invoice's PaymentIntent that its buyer confirmed (and authenticated) on the
+ * hosted card page: a success is recorded on the subscription as the payment of its open invoice,
+ * as a retry's would be, so it recovers and the invoice is paid through the same path. Paid
+ * meanwhile by another charge (a retry of the ladder): the money goes back, as any unowed payment.
+ */
+async function settleRenewalPayment(ctx: CommandContext, live: Live, invoiceId: string, invoice: Exclude<InvoiceState, { status: 'none' }>, payment: LivePayment): Promise<SettleOutcome> {
+  const subscriptionId = invoice.invoice.subscription_id!;
+  if (payment.kind !== 'payment' || payment.metadata.subscription_id !== subscriptionId) return { status: 'ignored', reason: 'unknown_payment' };
+  if (payment.amount !== (invoice.invoice.amount_due ?? invoice.invoice.total) || payment.currency !== invoice.invoice.currency) return { status: 'ignored', reason: 'amount_mismatch' };
+  if (payment.status === 'requires_payment_method' && payment.failure) {
+    return { status: 'declined', invoiceId, sessionId: null, code: payment.failure.code, declineCode: payment.failure.declineCode, message: payment.failure.message };
+  }
+  if (payment.status !== 'succeeded') return { status: 'pending', invoiceId, sessionId: null, providerStatus: payment.status };
+  const stream = subscriptionStream(subscriptionId);
+  const events = await ctx.store.readStream(stream);
+  const paidBy = (recorded: readonly { type: string; data: unknown }[]) =>
+    payment.chargeId !== null &&
+    recorded.some((e) => e.type === 'SubscriptionInvoicePaid' && (e.data as { invoice_id: string; charge_id: string | null }).invoice_id === invoiceId && (e.data as { charge_id: string | null }).charge_id === payment.chargeId);
+  if (paidBy(events)) return { status: 'paid', invoiceId, sessionId: null };
+  const state = fold(subscriptionDecider, events as never);
+  const open = state.status === 'none' ? null : state.open_invoice;
+  if (state.status !== 'none' && open?.id === invoiceId) {
+    const result = await handleCommand(
+      ctx,
+      stream,
+      subscriptionDecider,
+      { type: 'RecordPaymentSucceeded', invoiceId, attempt: currentAttempt(open), chargeId: payment.chargeId, card: payment.card, now: ctx.metadata.occurred_at },
+      { known: events },
+    ).catch((error: unknown) => {
+      // Another writer got there first: the read below says whose payment it was.
+      if (error instanceof DomainError) return null;
+      throw error;
+    });
+    if (result && paidBy(result.events as never)) return { status: 'paid', invoiceId, sessionId: null };
+    if (paidBy(await ctx.store.readStream(stream))) return { status: 'paid', invoiceId, sessionId: null };
+  }
+  return returnUnowed(ctx, live, invoiceId, payment, invoice.status === 'paid' ? 'invoice_paid' : 'invoice_closed');
+}
+
+/**
  * A payment that succeeded when its invoice could no longer take it (the session expired, or
  * another attempt paid first): nothing was bought, so it goes back to the buyer in full, keyed on
  * the PaymentIntent so every report of it refunds once, and the return is recorded on the invoice.
  */
 async function returnUnowed(ctx: CommandContext, live: Live, invoiceId: string, payment: LivePayment, reason: string): Promise<SettleOutcome> {
+  // A card setup took no money: nothing to give back.
+  if (payment.kind === 'setup') return { status: 'ignored', reason };
   const refund = await live.provider.refund({ paymentId: payment.id, amount: null, idempotencyKey: `commerce-unowed-${payment.id}` });
   await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
     type: 'RecordUnowedRefund',
@@ -232,7 +411,10 @@ export async function handleStripeWebhook(ctx: CommandContext, services: Service
 async function actOn(ctx: CommandContext, organizationId: string, live: Live, type: string, eventId: string, object: Record<string, unknown>): Promise<string> {
   switch (type) {
     case 'payment_intent.succeeded':
-    case 'payment_intent.payment_failed': {
+    case 'payment_intent.payment_failed':
+    // A trial's card setup (a SetupIntent) settles as a payment of zero.
+    case 'setup_intent.succeeded':
+    case 'setup_intent.setup_failed': {
       const id = str(object.id);
       if (!id) return 'ignored';
       const settled = await settlePaymentIntent(ctx, organizationId, live, id);
@@ -307,14 +489,15 @@ export async function refundInvoice(
   let refundId: string;
   let chargeId: string;
   let amountRefunded: number;
-  // Paid through Stripe: by the buyer's PaymentIntent at checkout, or a subscription's off-session charge (its ch_…).
-  const stripeCharge = invoice.chargeId?.startsWith('ch_') && !invoice.chargeId.startsWith('ch_test_') ? invoice.chargeId : null;
-  if (invoice.paidAttempt.startsWith('pi_') || stripeCharge) {
+  // A live renewal was paid by an off-session charge: its attempt is the subscription's, its charge Stripe's.
+  const renewalCharge = invoice.invoice.mode === 'live' && invoice.chargeId?.startsWith('ch_') ? invoice.chargeId : null;
+  if (invoice.paidAttempt.startsWith('pi_') || renewalCharge) {
     const live = await liveProviderOf(services, organizationId);
     if (!live) throw conflict('stripe_not_connected', 'The invoice was paid through Stripe; connect the Stripe account again to refund it.');
-    const paymentId = invoice.paidAttempt.startsWith('pi_') ? invoice.paidAttempt : (await live.provider.retrieveCharge(stripeCharge!)).paymentId;
-    if (!paymentId) throw conflict('payment_not_found', 'Stripe does not know the payment of this invoice.');
-    const refund = await live.provider.refund({ paymentId, amount, idempotencyKey: once ? `commerce-refund-${once}` : `commerce-refund-${invoiceId}-${before}-${amount ?? 'all'}` });
+    const idempotencyKey = once ? `commerce-refund-${once}` : `commerce-refund-${invoiceId}-${before}-${amount ?? 'all'}`;
+    const refund = invoice.paidAttempt.startsWith('pi_')
+      ? await live.provider.refund({ paymentId: invoice.paidAttempt, amount, idempotencyKey })
+      : await live.provider.refundCharge({ chargeId: renewalCharge!, amount, idempotencyKey });
     ({ id: refundId, chargeId, amountRefunded } = refund);
   } else {
     refundId = testRefundId ?? `re_test_${randomBytes(12).toString('hex')}`;

@@ -76,7 +76,9 @@ export function luhnValid(number: string): boolean {
  */
 export type LivePayment = {
   id: string;
-  /** Stripe's PaymentIntent statuses. */
+  /** A payment (Stripe's PaymentIntent), or a setup that saves a card and charges nothing (a SetupIntent, a trial's). */
+  kind: 'payment' | 'setup';
+  /** Stripe's PaymentIntent (or SetupIntent) statuses. */
   status: string;
   amount: number;
   currency: string;
@@ -86,6 +88,34 @@ export type LivePayment = {
   chargeId: string | null;
   card: CardSummary | null;
   failure: { code: string; declineCode: string | null; message: string } | null;
+  /** The customer it was made for (Stripe's `cus_…`), when one was. */
+  customer: string | null;
+  /** The method that paid or was set up, with its card: what a subscription charges later. */
+  paymentMethod: { id: string; card: CardSummary; exp_month: number; exp_year: number } | null;
+};
+
+/** A new live payment: for a recurring plan, made for a customer and kept for charges without the buyer. */
+export type CreatePaymentRequest = {
+  amount: number;
+  currency: string;
+  metadata: Record<string, string>;
+  idempotencyKey: string;
+  description: string;
+  receiptEmail: string | null;
+  /** The provider's customer (Stripe's `cus_…`) the saved method is attached to. */
+  customer?: string;
+  /** Stripe's `setup_future_usage: off_session`: the method is saved for renewals. */
+  saveForOffSession?: boolean;
+};
+
+/** An on-session payment of an open invoice with the saved method, for the buyer to authenticate (3-D Secure) on a page. */
+export type SavedMethodPaymentRequest = {
+  paymentMethod: PaymentMethod;
+  amount: number;
+  currency: string;
+  metadata: Record<string, string>;
+  idempotencyKey: string;
+  description: string;
 };
 
 /** A provider event whose signature checked out: its id, type and object as the provider sent them. */
@@ -93,12 +123,21 @@ export type ProviderEvent = { id: string; type: string; object: Record<string, u
 
 export interface LivePaymentProvider {
   readonly name: string;
-  createPayment(request: { amount: number; currency: string; metadata: Record<string, string>; idempotencyKey: string; description: string; receiptEmail: string | null }): Promise<LivePayment>;
+  createPayment(request: CreatePaymentRequest): Promise<LivePayment>;
+  /** A setup of a card for later charges, charging nothing (Stripe's SetupIntent with `usage: off_session`). */
+  createSetup(request: { customer: string; metadata: Record<string, string>; idempotencyKey: string; description: string }): Promise<LivePayment>;
+  /** A payment with the saved method that the buyer confirms (and authenticates) in their browser. */
+  createSavedMethodPayment(request: SavedMethodPaymentRequest): Promise<LivePayment>;
+  /** A customer to save a method on (Stripe's `cus_…`). */
+  createCustomer(request: { email: string | null; name: string | null; metadata: Record<string, string>; idempotencyKey: string }): Promise<{ id: string }>;
+  /** A PaymentIntent (`pi_…`) or SetupIntent (`seti_…`), with its charge and method. */
   retrievePayment(id: string): Promise<LivePayment>;
   /** Cancels a payment nobody can pay any more (its invoice is void): the buyer's page can no longer confirm it. */
   cancelPayment(request: { paymentId: string; idempotencyKey: string }): Promise<LivePayment>;
   /** Refunds all that is left of the payment, or `amount`; answers with the charge's running refunded total. */
   refund(request: { paymentId: string; amount: number | null; idempotencyKey: string }): Promise<{ id: string; chargeId: string; amountRefunded: number }>;
+  /** The same, of a charge that no PaymentIntent of ours names (a renewal's off-session charge, known by its `ch_…`). */
+  refundCharge(request: { chargeId: string; amount: number | null; idempotencyKey: string }): Promise<{ id: string; chargeId: string; amountRefunded: number }>;
   retrieveCharge(id: string): Promise<{ id: string; paymentId: string | null; amountRefunded: number }>;
   /** Charges a PaymentMethod saved at checkout, without the buyer (a renewal). */
   chargeSaved(request: SavedChargeRequest): Promise<ChargeResult>;

@@ -15,11 +15,42 @@ function cardOf(charge: Stripe.Charge | null): CardSummary | null {
   return { brand: details.type, last4: '' };
 }
 
+type Method = NonNullable<LivePayment['paymentMethod']>;
+
+/** The method and its card, from the method itself when expanded, else from the charge it made. */
+function methodOf(method: string | Stripe.PaymentMethod | null, charge: Stripe.Charge | null): Method | null {
+  const id = idOf(method);
+  if (!id) return null;
+  const card = typeof method === 'object' && method?.card ? method.card : charge?.payment_method_details?.card;
+  if (!card) return null;
+  return { id, card: { brand: card.brand ?? 'card', last4: card.last4 ?? '' }, exp_month: card.exp_month, exp_year: card.exp_year };
+}
+
+function presentSetup(setup: Stripe.SetupIntent): LivePayment {
+  const error = setup.last_setup_error;
+  const method = methodOf(setup.payment_method, null);
+  return {
+    id: setup.id,
+    kind: 'setup',
+    status: setup.status,
+    amount: 0,
+    currency: '',
+    metadata: { ...setup.metadata },
+    clientSecret: setup.client_secret,
+    chargeId: null,
+    card: method?.card ?? null,
+    failure: error ? { code: error.code ?? 'setup_failed', declineCode: error.decline_code ?? null, message: error.message ?? 'The card could not be saved.' } : null,
+    customer: idOf(setup.customer),
+    paymentMethod: method,
+  };
+}
+
 function present(intent: Stripe.PaymentIntent): LivePayment {
   const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
   const error = intent.last_payment_error;
   return {
     id: intent.id,
+    kind: 'payment',
     status: intent.status,
     amount: intent.amount,
     currency: intent.currency.toUpperCase(),
@@ -28,8 +59,12 @@ function present(intent: Stripe.PaymentIntent): LivePayment {
     chargeId: idOf(intent.latest_charge),
     card: cardOf(charge),
     failure: error ? { code: error.code ?? 'payment_failed', declineCode: error.decline_code ?? null, message: error.message ?? 'The payment failed.' } : null,
+    customer: idOf(intent.customer),
+    paymentMethod: methodOf(intent.payment_method, charge),
   };
 }
+
+const isSetup = (id: string) => id.startsWith('seti_');
 
 /**
  * Loaded on first use: the package is slow to load, which every CLI command and every start of
@@ -84,18 +119,72 @@ export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefin
               description: request.description,
               automatic_payment_methods: { enabled: true },
               ...(request.receiptEmail ? { receipt_email: request.receiptEmail } : {}),
+              // Stripe's "save a payment method during payment": attached to the customer once confirmed.
+              ...(request.customer ? { customer: request.customer } : {}),
+              ...(request.saveForOffSession ? { setup_future_usage: 'off_session' as const } : {}),
             },
             { idempotencyKey: request.idempotencyKey },
           ),
         );
         return present(intent);
       },
+      async createSetup(request) {
+        const stripe = await connect();
+        const setup = await call('save a card', () =>
+          stripe.setupIntents.create(
+            {
+              customer: request.customer,
+              usage: 'off_session',
+              automatic_payment_methods: { enabled: true },
+              metadata: request.metadata,
+              description: request.description,
+            },
+            { idempotencyKey: request.idempotencyKey },
+          ),
+        );
+        return presentSetup(setup);
+      },
+      async createSavedMethodPayment(request) {
+        const stripe = await connect();
+        const intent = await call('create a payment', () =>
+          stripe.paymentIntents.create(
+            {
+              amount: request.amount,
+              currency: request.currency.toLowerCase(),
+              payment_method: request.paymentMethod.id,
+              ...(request.paymentMethod.customer ? { customer: request.paymentMethod.customer } : {}),
+              // Confirmed by the buyer on the page, where the bank can ask them to authenticate.
+              setup_future_usage: 'off_session',
+              metadata: request.metadata,
+              description: request.description,
+            },
+            { idempotencyKey: request.idempotencyKey },
+          ),
+        );
+        return present(intent);
+      },
+      async createCustomer(request) {
+        const stripe = await connect();
+        const customer = await call('create a customer', () =>
+          stripe.customers.create(
+            { ...(request.email ? { email: request.email } : {}), ...(request.name ? { name: request.name } : {}), metadata: request.metadata },
+            { idempotencyKey: request.idempotencyKey },
+          ),
+        );
+        return { id: customer.id };
+      },
       async retrievePayment(id) {
         const stripe = await connect();
+        if (isSetup(id)) return presentSetup(await call('read a card setup', () => stripe.setupIntents.retrieve(id, { expand: ['payment_method'] })));
         return present(await call('read a payment', () => stripe.paymentIntents.retrieve(id, { expand: ['latest_charge'] })));
       },
       async cancelPayment(request) {
         const stripe = await connect();
+        if (isSetup(request.paymentId)) {
+          return presentSetup(
+            await call('cancel a card setup', () => stripe.setupIntents.cancel(request.paymentId, { cancellation_reason: 'abandoned' }, { idempotencyKey: request.idempotencyKey })),
+          );
+        }
         return present(
           await call('cancel a payment', () => stripe.paymentIntents.cancel(request.paymentId, { cancellation_reason: 'abandoned' }, { idempotencyKey: request.idempotencyKey })),
         );
@@ -110,6 +199,14 @@ export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefin
         // The charge's running total, so a refund made elsewhere meanwhile is counted once.
         const charge = await provider.retrieveCharge(chargeId);
         return { id: refund.id, chargeId, amountRefunded: charge.amountRefunded };
+      },
+      async refundCharge(request) {
+        const stripe = await connect();
+        const refund = await call('refund a payment', () =>
+          stripe.refunds.create({ charge: request.chargeId, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey }),
+        );
+        const charge = await provider.retrieveCharge(request.chargeId);
+        return { id: refund.id, chargeId: request.chargeId, amountRefunded: charge.amountRefunded };
       },
       async retrieveCharge(id) {
         const stripe = await connect();

@@ -158,6 +158,7 @@ async function chargeCard(services: Services, state: Active, invoiceId: string, 
   if (!charger) return { status: 'declined', code: 'payment_method_unsupported', declineCode: null, message: 'No payment provider can charge this card: connect Stripe again.', card: pm.card };
   return charger.chargeSaved({
     paymentMethod: pm,
+    customer: pm.customer ?? null,
     amount,
     currency: state.sub.currency,
     // One key per invoice and attempt: a run that crashed after charging charges the same attempt again, which the provider answers with the first charge.

@@ -52,3 +52,18 @@ export async function usableBillingLink(services: Pick<Services, 'store'>, token
   if (invoice.status === 'uncollectible' && subscription.status !== 'unpaid') return null;
   return { token, link, subscription, events, invoice };
 }
+
+/**
+ * The subscription of a link whose invoice is paid, while the subscription goes on: the hosted
+ * page's answer to a confirmation that arrives after the payment was recorded.
+ */
+export async function settledBillingLink(services: Pick<Services, 'store'>, token: string): Promise<{ subscription: Active; events: SubscriptionEvent[] } | null> {
+  if (!TOKEN.test(token)) return null;
+  const link = fold(billingLinkDecider, (await services.store.readStream(billingLinkStream(hashOf(token)))) as never);
+  if (link.status === 'none') return null;
+  const events = (await services.store.readStream(subscriptionStream(link.subscription_id))) as unknown as SubscriptionEvent[];
+  const subscription = fold(subscriptionDecider, events);
+  if (subscription.status === 'none' || isEnded(subscription.status) || subscription.sub.organization_id !== link.organization_id) return null;
+  const paid = events.some((e) => e.type === 'SubscriptionInvoicePaid' && e.data.invoice_id === link.invoice_id);
+  return paid ? { subscription, events } : null;
+}

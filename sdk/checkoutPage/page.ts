@@ -28,13 +28,16 @@ type PageConfig = {
 /** The part of Stripe.js this page uses (https://docs.stripe.com/js): nothing else is called. */
 type StripeElement = { mount(target: string | HTMLElement): void };
 type StripeElements = { create(type: 'payment'): StripeElement };
+type StripeConfirm = (options: {
+  elements: StripeElements;
+  confirmParams: { return_url: string };
+  redirect: 'if_required';
+}) => Promise<{ error?: { type?: string; code?: string; message?: string } }>;
 type StripeJs = {
   elements(options: { clientSecret: string }): StripeElements;
-  confirmPayment(options: {
-    elements: StripeElements;
-    confirmParams: { return_url: string };
-    redirect: 'if_required';
-  }): Promise<{ error?: { type?: string; code?: string; message?: string }; paymentIntent?: { id: string; status: string } }>;
+  confirmPayment: StripeConfirm;
+  /** A trial's SetupIntent: saves the card, charges nothing. */
+  confirmSetup: StripeConfirm;
 };
 declare global {
   interface Window {
@@ -273,6 +276,8 @@ async function pay(event: Event): Promise<void> {
 /** The live page's Stripe.js objects, once the PaymentIntent is made (the buyer's first "Continue"). */
 let stripe: StripeJs | null = null;
 let elements: StripeElements | null = null;
+/** A trial: the client secret is a SetupIntent's, confirmed with confirmSetup. */
+let setupOnly = false;
 
 function readBuyer(): { email: string; name?: string } | null {
   const email = ($<HTMLInputElement>('co-email')?.value ?? '').trim();
@@ -318,12 +323,14 @@ async function payLive(): Promise<void> {
       if (r.body.payment_intent.status === 'succeeded' || r.body.payment_intent.status === 'processing') return await settleLive();
       stripe = window.Stripe(r.body.payment_intent.publishable_key);
       elements = stripe.elements({ clientSecret: r.body.payment_intent.client_secret });
+      setupOnly = r.body.payment_intent.client_secret.startsWith('seti_');
       const box = $('co-payment-element');
       box?.removeAttribute('hidden');
       elements.create('payment').mount('#co-payment-element');
       return;
     }
-    const result = await stripe!.confirmPayment({ elements, confirmParams: { return_url: returnUrl() }, redirect: 'if_required' });
+    const options = { elements, confirmParams: { return_url: returnUrl() }, redirect: 'if_required' as const };
+    const result = await (setupOnly ? stripe!.confirmSetup(options) : stripe!.confirmPayment(options));
     if (result.error) {
       // Stripe's own message: a decline, a field left empty, a failed authentication.
       showError(result.error.message ?? 'The payment failed.');

@@ -3,12 +3,13 @@ import { connectStripe, stripeSecrets } from '../../modules/payments/stripeAccou
 import { startFakeStripe, type FakeStripe } from '../helpers/fakeStripe.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { flowResult, launchChromium, openPage, startFlow } from '../sdk/sdkFixtures.ts';
-import { makeOffer } from '../checkout/checkoutFixtures.ts';
+import { makeOffer, offerContent } from '../checkout/checkoutFixtures.ts';
+import { runImport } from '../../app/import/importFile.ts';
 
 /*
  * A live session paid end to end in Chromium: the hosted page loads the stand-in for Stripe.js
  * from its configured address (test/helpers/fakeStripe.ts: only Stripe(pk), elements({clientSecret}),
- * create('payment'), mount and confirmPayment), whose Payment Element is a frame of that origin
+ * create('payment'), mount, confirmPayment and confirmSetup), whose Payment Element is a frame of that origin
  * sending the card to the stand-in API, and the server settles the outcome from the API with the
  * official stripe package.
  */
@@ -17,6 +18,7 @@ describe('a live checkout with Stripe in Chromium', { timeout: 120_000 }, () => 
   let server: TestServer;
   let chrome: Awaited<ReturnType<typeof launchChromium>>;
   let slug = '';
+  let organizationId = '';
   const errors: string[] = [];
   const refused: string[] = [];
   /** Every request body the page sent to our server. */
@@ -27,6 +29,7 @@ describe('a live checkout with Stripe in Chromium', { timeout: 120_000 }, () => 
     stripe = await startFakeStripe();
     server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '10000', ...stripe.env } });
     const org = await server.identity('Live shop');
+    organizationId = org.organizationId;
     const account = stripe.account();
     await connectStripe(server.cliContext(org.organizationId), stripeSecrets(server.services), {
       organizationId: org.organizationId,
@@ -105,6 +108,35 @@ describe('a live checkout with Stripe in Chromium', { timeout: 120_000 }, () => 
     expect(result.session?.status).toBe('completed');
     const seen = await page.evaluate(() => (window as unknown as { seen: Record<string, string[]> }).seen.f);
     expect(seen).toEqual(expect.arrayContaining(['start', 'purchase', 'complete']));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('sets up the card of a trial with confirmSetup, charging nothing', async () => {
+    const content = offerContent();
+    const plan = { name: 'monthly', display_name: 'Monthly', renew_interval: 'P1M', invoice_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 1900 }] };
+    await runImport(
+      { command: server.cliContext(organizationId), organizationId, catchUp: server.settle },
+      {
+        products: [{ key: 'trial-pro', name: 'Trial Pro', plans: [plan] }],
+        offers: [{ slug: 'live-trial', name: content.name, product: 'trial-pro', plan: 'monthly', theme: content.theme, pages: content.pages, published: true, trial_period_days: 14 }],
+      },
+    );
+    await server.settle();
+    const page = await openPage(chrome.context, `${server.url}/checkout/live-trial?mode=live`, { errors, ready: () => !(document.getElementById('co-pay') as HTMLButtonElement | null)?.disabled });
+    const sessionId = await page.evaluate(() => document.body.dataset.sessionId!);
+    await page.fill('#co-email', 'trial@example.com');
+    await page.click('#co-pay');
+    const card = page.frameLocator('iframe[name="stripe-payment-element"]').locator('#cardnumber');
+    await card.waitFor({ timeout: 30_000 });
+    await card.fill('4242424242424242');
+    await page.click('#co-pay');
+    await page.locator('#page-thank_you').waitFor({ state: 'visible', timeout: 30_000 });
+    const session = (await (await server.fetch(`/api/checkout/sessions/${sessionId}`)).json()) as { session: { status: string; total: number; subscription: { status: string } | null } };
+    expect(session.session).toMatchObject({ status: 'completed', total: 0, subscription: { status: 'trialing' } });
+    const confirms = stripe.calls.filter((c) => c.path.startsWith('/v1/setup_intents/') && c.path.endsWith('/confirm'));
+    expect(confirms.map((c) => c.body['payment_method_data[card][number]'])).toEqual(['4242424242424242']);
+    expect(stripe.calls.some((c) => c.path === '/v1/payment_intents' && c.body['metadata[session_id]'] === sessionId)).toBe(false);
     expect(errors).toEqual([]);
     await page.close();
   });

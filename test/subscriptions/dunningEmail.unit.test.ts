@@ -32,6 +32,13 @@ describe('the payment-failed email', () => {
     outcome: 'retry',
     linkSlot: '<LINK>',
   };
+  it('asks the card holder to confirm a payment their bank held, through the link', () => {
+    const email = paymentFailedEmail({ ...base, failure: { ...base.failure, ...decline('authentication_required', 'authentication_required') } });
+    expect(email.text).toContain('  Reason: Your bank asks you to confirm the payment.');
+    expect(email.text).toContain('To confirm the payment with your bank now, open:\n<LINK>\n');
+    expect(email.text).not.toContain('another card');
+  });
+
   it('on a retry: the amount, period, card, reason, the retry day and the link', () => {
     const email = paymentFailedEmail(base);
     expect(email.withLink).toBe(true);

@@ -77,7 +77,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       schema: {
         ...manageRoute,
         summary: 'Refund a paid invoice in full, or `amount` of it (owners): through Stripe for a live payment; recorded on the invoice and sent as invoice.refunded.',
-        params: z.object({ id: z.string().regex(/^in_[A-Za-z0-9]{1,64}$/, 'must be an invoice id (in_…)') }),
+        params: z.object({ id: z.string().regex(/^in_[A-Za-z0-9_-]{1,64}$/, 'must be an invoice id (in_…)') }),
         body: RefundBody,
         response: { 200: Refund, 502: ErrorSchema, ...manageErrors },
       },

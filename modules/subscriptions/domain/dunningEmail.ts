@@ -72,13 +72,15 @@ export function paymentFailedEmail(input: PaymentFailedEmailInput): { subject: s
     ...(input.card ? [`  Card: ${input.card.brand} ending in ${input.card.last4}`] : []),
     `  Reason: ${declineInPlainWords(input.failure)}`,
   ];
+  // The bank holds the payment for the card holder (Stripe's authentication_required): the page lets them confirm it.
+  const confirm = input.failure.code === 'authentication_required' || input.failure.decline_code === 'authentication_required';
   const noMore = input.failure.hard ? 'This card cannot be charged again, so no further attempt will be made.' : 'That was the last attempt.';
   const next: string[] =
     input.outcome === 'retry'
       ? [
           `We will try the card again on ${formatDay(input.failure.next_payment_attempt!)}.`,
           '',
-          'To pay with another card now, enter it here:',
+          confirm ? 'To confirm the payment with your bank now, open:' : 'To pay with another card now, enter it here:',
           input.linkSlot,
           '(The link works until the payment succeeds or the subscription ends. Keep it private.)',
         ]

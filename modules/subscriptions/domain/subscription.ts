@@ -12,8 +12,8 @@ export type SubscriptionStatus = 'incomplete' | 'incomplete_expired' | 'trialing
 
 export type Customer = { email: string | null; name: string | null; user_id: string | null };
 export type Card = { brand: string; last4: string };
-/** A card saved for charges without the buyer (Stripe's PaymentMethod); the number stays with the provider. */
-export type PaymentMethod = { id: string; provider: string; card: Card; exp_month: number; exp_year: number };
+/** A card saved for charges without the buyer (Stripe's PaymentMethod); the number stays with the provider. `customer`: the provider's customer it is attached to (Stripe's `cus_…`), which Stripe requires to charge it off-session. */
+export type PaymentMethod = { id: string; provider: string; card: Card; exp_month: number; exp_year: number; customer?: string };
 export type PlanTerms = {
   product_id: string;
   plan_id: string;

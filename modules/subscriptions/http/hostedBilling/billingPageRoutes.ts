@@ -7,11 +7,11 @@ import { commandContext } from '../../../../platform/http/index.ts';
 import type { Services } from '../../../../platform/runtime/index.ts';
 import { invoiceDecider, invoiceStream } from '../../../checkout/index.ts';
 import { addressLines, crossSite, loadOrganization } from '../../../identity/index.ts';
-import { paymentProviderFor } from '../../../payments/index.ts';
+import { liveProviderOf, loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, prepareRenewalPayment, readCardSetup, settlePaymentIntent, stripeJsSources } from '../../../payments/index.ts';
 import { advanceSubscription } from '../../billing.ts';
-import { billingLinkPath, usableBillingLink, type UsableBillingLink } from '../../billingLinks.ts';
+import { billingLinkPath, settledBillingLink, usableBillingLink, type UsableBillingLink } from '../../billingLinks.ts';
 import { declineInPlainWords } from '../../domain/dunningEmail.ts';
-import { isEnded, subscriptionDecider, subscriptionStream, type Active, type PaymentMethod, type SubscriptionEvent } from '../../domain/subscription.ts';
+import { currentAttempt, isEnded, subscriptionDecider, subscriptionStream, type Active, type PaymentMethod, type SubscriptionEvent } from '../../domain/subscription.ts';
 import { subscriptionNow, updatePaymentMethod } from '../../subscriptionCommands.ts';
 import { renderBillingPage, type BillingPageState, type BillingPageView } from './renderBillingPage.ts';
 
@@ -32,6 +32,8 @@ function saverFor(mode: 'test' | 'live'): CardSaver | null {
 }
 
 type Fields = { number: string; exp: string; cvc: string };
+
+const STRIPE_UNREACHABLE = 'The payment service could not be reached. Please try again in a moment.';
 
 /**
  * Tries of one link's form: enough for a buyer's typos, too few to test stolen card numbers
@@ -58,10 +60,19 @@ function parseCard(body: unknown): CardInput | string {
   return { number, exp_month: month, exp_year: year, cvc };
 }
 
+/** The bank asked for the buyer (Stripe's `authentication_required`): a live page lets them confirm the payment. */
+function needsAuthentication(state: Active, lastFailure: SubscriptionEvent | undefined): boolean {
+  if (state.sub.mode !== 'live' || state.payment_method?.provider !== 'stripe' || !state.open_invoice || lastFailure?.type !== 'SubscriptionPaymentFailed') return false;
+  return lastFailure.data.invoice_id === state.open_invoice.id && (lastFailure.data.code === 'authentication_required' || lastFailure.data.decline_code === 'authentication_required');
+}
+
 async function viewOf(services: Services, state: Active, events: readonly SubscriptionEvent[]): Promise<BillingPageView> {
   const organization = await loadOrganization(services.store, state.sub.organization_id);
   const open = state.open_invoice;
   const lastFailure = [...events].reverse().find((e) => e.type === 'SubscriptionPaymentFailed');
+  const stripe = state.sub.mode === 'live' && (await loadStripeAccount(services.store, state.sub.organization_id)).status === 'connected'
+    ? { jsUrl: services.config.STRIPE_JS_URL, authenticate: needsAuthentication(state, lastFailure) }
+    : null;
   const product = state.plan.plan_name && state.plan.plan_name !== state.sub.offer.name ? `${state.sub.offer.name} (${state.plan.plan_name})` : state.sub.offer.name;
   return {
     sellerName: organization?.name ?? '',
@@ -75,6 +86,7 @@ async function viewOf(services: Services, state: Active, events: readonly Subscr
     card: state.payment_method?.card ?? null,
     nextAttempt: open && state.status === 'past_due' ? open.next_payment_attempt : null,
     currentPeriodEnd: state.current_period_end,
+    stripe,
   };
 }
 
@@ -85,6 +97,20 @@ async function viewOf(services: Services, state: Active, events: readonly Subscr
  */
 function send(reply: FastifyReply, status: number, state: BillingPageState) {
   const nonce = randomBytes(18).toString('base64url');
+  // Only a live page's form runs a script: its own and Stripe.js, which frames the card fields and the bank's check.
+  const stripeJs = state.kind === 'form' && state.view.stripe ? stripeJsSources(state.view.stripe.jsUrl) : null;
+  const policy = stripeJs
+    ? [
+        "default-src 'none'",
+        [`script-src 'nonce-${nonce}'`, ...stripeJs.script].join(' '),
+        `style-src 'nonce-${nonce}'`,
+        ["connect-src 'self'", ...stripeJs.connect].join(' '),
+        `frame-src ${stripeJs.frame.join(' ')}`,
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+      ].join('; ')
+    : `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
   return reply
     .code(status)
     .header('cache-control', 'no-store')
@@ -92,7 +118,7 @@ function send(reply: FastifyReply, status: number, state: BillingPageState) {
     .header('x-robots-tag', 'noindex')
     .header('x-frame-options', 'DENY')
     .header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()')
-    .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
+    .header('content-security-policy', policy)
     .type('text/html; charset=utf-8')
     .send(renderBillingPage(state, nonce));
 }
@@ -123,9 +149,22 @@ async function updateCard(services: Services, request: FastifyRequest, usable: U
   });
   if (saved.status === 'declined') return form(402, declineInPlainWords({ code: saved.code, decline_code: saved.declineCode, message: saved.message }));
   if (!saved.paymentMethod) return form(409, 'This card cannot be kept for the subscription here; please contact the seller.');
+  return useNewMethod(services, request, usable, saved.paymentMethod, now);
+}
+
+/** Puts the saved card on the subscription and retries what is due at once, in this request. */
+async function useNewMethod(services: Services, request: FastifyRequest, usable: UsableBillingLink, paymentMethod: PaymentMethod, now: number): Promise<{ status: number; state: BillingPageState }> {
+  const { subscription } = usable;
+  const action = billingLinkPath(usable.token);
+  const id = subscription.sub.id;
+  const form = async (status: number, error: string, at: Active = subscription, events: readonly SubscriptionEvent[] = usable.events) => ({
+    status,
+    state: { kind: 'form' as const, view: await viewOf(services, at, events), error, formAction: action },
+  });
+  const ctx = commandContext(services, request, subscription.sub.organization_id);
   const known = (await readEvents(services, id)).length;
   try {
-    await updatePaymentMethod(ctx, id, saved.paymentMethod);
+    await updatePaymentMethod(ctx, id, paymentMethod);
   } catch (error) {
     if (error instanceof DomainError) return { status: 409, state: { kind: 'ended', view: await viewOf(services, subscription, usable.events) } };
     throw error;
@@ -172,6 +211,126 @@ export async function billingPageRoutes(app: FastifyInstance, opts: { services: 
       if (!usable) return send(reply, 404, { kind: 'gone' });
       const view = await viewOf(services, usable.subscription, usable.events);
       return send(reply, 200, { kind: 'form', view, error: null, formAction: billingLinkPath(usable.token) });
+    },
+  );
+
+  // Live: the payment the bank asked the buyer to confirm, made on the saved card for the open invoice.
+  r.post(
+    '/billing/:token/payment-intent',
+    {
+      config: { secretPath: true, rateLimit: CARD_TRIES_PER_LINK },
+      schema: {
+        summary: "Live: a Stripe PaymentIntent on the saved card for the subscription's open invoice, which the hosted page confirms with Stripe.js (the bank's check)",
+        params: Params,
+      },
+    },
+    async (request, reply) => {
+      if (crossSite(services, request)) return reply.code(403).send({ message: 'Use the page this link opens.', code: 'cross_site' });
+      const usable = await usableBillingLink(services, request.params.token);
+      const sub = usable?.subscription;
+      const open = sub?.open_invoice;
+      if (!usable || !sub || !open || !needsAuthentication(sub, [...usable.events].reverse().find((e) => e.type === 'SubscriptionPaymentFailed'))) {
+        return reply.code(404).send({ message: 'There is no payment to confirm through this link.', code: 'nothing_to_confirm' });
+      }
+      const ctx = commandContext(services, request, sub.sub.organization_id);
+      const prepared = await prepareRenewalPayment(ctx, services, {
+        organizationId: sub.sub.organization_id,
+        subscriptionId: sub.sub.id,
+        invoiceId: open.id,
+        attempt: currentAttempt(open),
+        paymentMethod: sub.payment_method!,
+        description: `${sub.sub.offer.name} (${sub.sub.id})`,
+      });
+      return reply.header('cache-control', 'no-store').send({ client_secret: prepared.clientSecret, publishable_key: prepared.publishableKey, status: prepared.status });
+    },
+  );
+
+  // Live: a SetupIntent for a new card, which the page's Payment Element confirms.
+  r.post(
+    '/billing/:token/setup-intent',
+    {
+      config: { secretPath: true, rateLimit: CARD_TRIES_PER_LINK },
+      schema: { summary: 'Live: a Stripe SetupIntent for a new card of the subscription, which the hosted page confirms with Stripe.js (the Payment Element)', params: Params },
+    },
+    async (request, reply) => {
+      if (crossSite(services, request)) return reply.code(403).send({ message: 'Use the page this link opens.', code: 'cross_site' });
+      const usable = await usableBillingLink(services, request.params.token);
+      const sub = usable?.subscription;
+      if (!sub || sub.sub.mode !== 'live') return reply.code(404).send({ message: 'There is no card to change through this link.', code: 'nothing_to_change' });
+      const setup = await prepareCardSetup(services, {
+        organizationId: sub.sub.organization_id,
+        subscriptionId: sub.sub.id,
+        customer: sub.payment_method?.provider === 'stripe' ? (sub.payment_method.customer ?? null) : null,
+        email: sub.sub.customer.email,
+        name: sub.sub.customer.name,
+        description: `New card for ${sub.sub.offer.name} (${sub.sub.id})`,
+      });
+      return reply.header('cache-control', 'no-store').send({ id: setup.setupIntentId, client_secret: setup.clientSecret, publishable_key: setup.publishableKey });
+    },
+  );
+
+  // Live: the new card Stripe.js set up, read from Stripe, put on the subscription, and the open invoice retried with it.
+  r.post(
+    '/billing/:token/card',
+    {
+      config: { secretPath: true, rateLimit: CARD_TRIES_PER_LINK },
+      schema: { summary: "Live: records the card the page's SetupIntent saved and retries the open invoice with it (the hosted page's form)", params: Params },
+    },
+    async (request, reply) => {
+      if (crossSite(services, request)) return send(reply, 403, { kind: 'refused' });
+      const usable = await usableBillingLink(services, request.params.token);
+      if (!usable || usable.subscription.sub.mode !== 'live') return send(reply, 404, { kind: 'gone' });
+      const sub = usable.subscription;
+      const formAgain = async (status: number, error: string) => send(reply, status, { kind: 'form', view: await viewOf(services, sub, usable.events), error, formAction: billingLinkPath(usable.token) });
+      const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as { setup_intent?: unknown };
+      const setupId = typeof body.setup_intent === 'string' ? body.setup_intent : '';
+      try {
+        const outcome = await readCardSetup(services, sub.sub.organization_id, sub.sub.id, setupId);
+        if (outcome.status === 'declined') return formAgain(402, declineInPlainWords({ code: outcome.code, decline_code: outcome.declineCode, message: outcome.message }));
+        if (outcome.status !== 'saved') return formAgain(409, 'The card is not saved yet. Please enter it again.');
+        const ctx = commandContext(services, request, sub.sub.organization_id);
+        const result = await useNewMethod(services, request, usable, outcome.paymentMethod, await subscriptionNow(ctx, sub));
+        return send(reply, result.status, result.state);
+      } catch (error) {
+        if (error instanceof PaymentProviderError) return formAgain(502, STRIPE_UNREACHABLE);
+        throw error;
+      }
+    },
+  );
+
+  // Live: after Stripe.js confirmed, the outcome is read from Stripe (never from the browser) and recorded.
+  r.post(
+    '/billing/:token/settle',
+    {
+      config: { secretPath: true, rateLimit: CARD_TRIES_PER_LINK },
+      schema: { summary: "Live: reads the open invoice's PaymentIntent from Stripe and records its outcome on the subscription (the hosted page's form)", params: Params },
+    },
+    async (request, reply) => {
+      if (crossSite(services, request)) return send(reply, 403, { kind: 'refused' });
+      const usable = await usableBillingLink(services, request.params.token);
+      if (!usable) {
+        // Paid already (by this payment's webhook, or a second press): the page says so.
+        const settled = await settledBillingLink(services, request.params.token);
+        if (!settled) return send(reply, 404, { kind: 'gone' });
+        return send(reply, 200, { kind: 'paid', view: await viewOf(services, settled.subscription, settled.events) });
+      }
+      const sub = usable.subscription;
+      const live = sub.sub.mode === 'live' ? await liveProviderOf(services, sub.sub.organization_id) : null;
+      const paymentId = usable.invoice.paymentIntents?.at(-1);
+      const formAgain = async (status: number, error: string) => send(reply, status, { kind: 'form', view: await viewOf(services, sub, usable.events), error, formAction: billingLinkPath(usable.token) });
+      if (!live || !paymentId) return formAgain(409, 'There is no payment to confirm yet. Please press the button again.');
+      const ctx = commandContext(services, request, sub.sub.organization_id);
+      const outcome = await settlePaymentIntent(ctx, sub.sub.organization_id, live, paymentId).catch((error: unknown) => {
+        if (error instanceof PaymentProviderError) return null;
+        throw error;
+      });
+      if (!outcome) return formAgain(502, STRIPE_UNREACHABLE);
+      if (outcome.status === 'declined') return formAgain(402, declineInPlainWords({ code: outcome.code, decline_code: outcome.declineCode, message: outcome.message }));
+      if (outcome.status !== 'paid') return formAgain(409, 'The payment is not confirmed yet. If your bank asked you to confirm it, please try again in a moment.');
+      const events = await readEvents(services, sub.sub.id);
+      const after = fold(subscriptionDecider, events);
+      if (after.status === 'none') return send(reply, 404, { kind: 'gone' });
+      return send(reply, 200, { kind: 'paid', view: await viewOf(services, after, events) });
     },
   );
 

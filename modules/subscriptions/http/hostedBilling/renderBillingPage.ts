@@ -15,6 +15,12 @@ export type BillingPageView = {
   card: { brand: string; last4: string } | null;
   nextAttempt: number | null;
   currentPeriodEnd: number;
+  /**
+   * Live, with a connected Stripe account: Stripe.js, loaded from `jsUrl`, takes a new card in its
+   * Payment Element; and when the bank asked for the buyer (`authenticate`, Stripe's
+   * `authentication_required`) it confirms the open invoice's payment with the saved card.
+   */
+  stripe: { jsUrl: string; authenticate: boolean } | null;
 };
 
 export type BillingPageState =
@@ -61,12 +67,94 @@ function situation(view: BillingPageView): string {
   const lines: string[] = [];
   if (view.lastDecline) lines.push(`<p id="last-decline"><strong>The last payment failed:</strong> ${escapeHtml(view.lastDecline)}</p>`);
   if (view.status === 'unpaid') lines.push('<p>Your subscription is unpaid: it is kept, but without access until a payment succeeds.</p>');
-  else if (view.nextAttempt !== null) lines.push(`<p>Unless you enter another card, the card on file is tried again on ${escapeHtml(formatDay(view.nextAttempt))}.</p>`);
+  else if (view.nextAttempt !== null) {
+    const unless = view.stripe?.authenticate ? 'Unless you confirm the payment here' : 'Unless you enter another card';
+    lines.push(`<p>${unless}, the card on file is tried again on ${escapeHtml(formatDay(view.nextAttempt))}.</p>`);
+  }
   return lines.length > 0 ? `<section class="error" role="status">${lines.join('')}</section>` : '';
 }
 
-function cardForm(view: BillingPageView, action: string, error: string | null): string {
+/**
+ * The live page's one script: asks for the invoice's PaymentIntent, lets Stripe.js run the bank's
+ * check on the saved card, then posts the settle form, whose answer is the outcome Stripe records.
+ */
+const LIVE_SCRIPT = `(function () {
+  var problem = document.getElementById('live-error');
+  function fail(button, message) { problem.textContent = message; problem.hidden = false; button.disabled = false; }
+  function post(path) {
+    return fetch(location.pathname + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); });
+  }
+  function stripeOf(key) {
+    if (!window.Stripe) throw new Error('The payment form could not be loaded. Check your connection, then reload the page.');
+    return window.Stripe(key);
+  }
+  var confirm = document.getElementById('authenticate');
+  if (confirm) confirm.addEventListener('click', function () {
+    confirm.disabled = true;
+    problem.hidden = true;
+    post('/payment-intent')
+      .then(function (r) {
+        if (!r.ok) return fail(confirm, r.j.message || 'The payment could not be started.');
+        return stripeOf(r.j.publishable_key).confirmCardPayment(r.j.client_secret).then(function (result) {
+          if (result.error) return fail(confirm, result.error.message || 'The payment failed.');
+          document.getElementById('settle').submit();
+        });
+      })
+      .catch(function (e) { fail(confirm, (e && e.message) || 'The connection failed. Please try again.'); });
+  });
+  var save = document.getElementById('new-card');
+  var stripe = null, elements = null;
+  if (save) save.addEventListener('click', function () {
+    save.disabled = true;
+    problem.hidden = true;
+    if (!elements) {
+      post('/setup-intent')
+        .then(function (r) {
+          if (!r.ok) return fail(save, r.j.message || 'The card form could not be opened.');
+          stripe = stripeOf(r.j.publishable_key);
+          elements = stripe.elements({ clientSecret: r.j.client_secret });
+          elements.create('payment').mount('#card-element');
+          document.getElementById('setup-intent').value = r.j.id;
+          save.textContent = save.dataset.saveLabel;
+          save.disabled = false;
+        })
+        .catch(function (e) { fail(save, (e && e.message) || 'The connection failed. Please try again.'); });
+      return;
+    }
+    stripe.confirmSetup({ elements: elements, confirmParams: { return_url: location.href }, redirect: 'if_required' })
+      .then(function (result) {
+        if (result.error) return fail(save, result.error.message || 'The card could not be saved.');
+        document.getElementById('card-saved').submit();
+      })
+      .catch(function () { fail(save, 'The connection failed. Please try again.'); });
+  });
+})();`;
+
+/** A live page: Stripe.js takes the new card (and runs the bank's check); card data never reaches this page's server. */
+function liveForms(view: BillingPageView, action: string, problem: string, nonce: string): string {
+  const amount = view.due ? formatMoney(view.due.amount, view.currency) : '';
+  const confirm = view.stripe!.authenticate && view.due
+    ? `<section id="confirm">
+<p>Your bank asks you to confirm this payment. Press the button and follow your bank's steps; the card on file is charged ${escapeHtml(amount)}.</p>
+<form method="post" action="${escapeHtml(`${action}/settle`)}" id="settle"></form>
+<button type="button" id="authenticate">${escapeHtml(`Confirm payment of ${amount}`)}</button>
+</section>`
+    : '';
+  const save = view.due ? `Save card and pay ${amount}` : 'Save card';
+  return `${problem}<p class="error" role="alert" id="live-error" hidden></p>${confirm}<section id="replace">
+<p>${confirm ? 'Or use another card:' : 'Enter the card to use for this subscription.'}</p>
+<div id="card-element"></div>
+<form method="post" action="${escapeHtml(`${action}/card`)}" id="card-saved"><input type="hidden" name="setup_intent" id="setup-intent"></form>
+<button type="button" id="new-card" data-save-label="${escapeHtml(save)}">Enter a new card</button>
+</section>
+<script nonce="${nonce}" src="${escapeHtml(view.stripe!.jsUrl)}"></script>
+<script nonce="${nonce}">${LIVE_SCRIPT}</script>`;
+}
+
+function cardForm(view: BillingPageView, action: string, error: string | null, nonce: string): string {
   const problem = error ? `<section class="error" role="alert" id="error"><p>${escapeHtml(error)}</p></section>` : '';
+  if (view.mode !== 'test' && view.stripe) return liveForms(view, action, problem, nonce);
   if (view.mode !== 'test') {
     return `${problem}<section id="contact"><p>To change the card of this subscription, please contact ${escapeHtml(view.sellerName || 'the seller')}.</p></section>`;
   }
@@ -85,7 +173,10 @@ function cardForm(view: BillingPageView, action: string, error: string | null): 
 </form>`;
 }
 
-/** The hosted card page and its answers, without any script: a plain form, so the strictest policy holds. */
+/**
+ * The hosted card page and its answers: a plain form, without any script, so the strictest policy
+ * holds; only a live page's form carries Stripe.js and one script of its own.
+ */
 export function renderBillingPage(state: BillingPageState, nonce: string): string {
   switch (state.kind) {
     case 'gone':
@@ -107,6 +198,6 @@ ${summary({ ...state.view, due: null })}${footer(state.view)}</main></body></htm
 ${footer(state.view)}</main></body></html>`;
     case 'form':
       return `${head(`Update your card: ${state.view.sellerName}`, nonce)}${sellerHeader(state.view)}<h1>Update your payment method</h1>
-${summary(state.view)}${state.error ? '' : situation(state.view)}${cardForm(state.view, state.formAction, state.error)}${footer(state.view)}</main></body></html>`;
+${summary(state.view)}${state.error ? '' : situation(state.view)}${cardForm(state.view, state.formAction, state.error, nonce)}${footer(state.view)}</main></body></html>`;
   }
 }
