@@ -3,7 +3,16 @@ import { enumerateRoutes, fillPath, type RouteInfo } from '../helpers/routes.ts'
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /** The README's promise: a body that is not JSON answers 415 on every JSON route, whatever it looks like. */
-const HOSTED_FORMS = new Set(['/billing/:token', '/receipts/:token/cancel', '/receipts/:token/reactivate']);
+/** The hosted card page's own posts (its form, and its script's same-origin calls), credentialed by the link's token alone. */
+const HOSTED_FORMS = new Set([
+  '/billing/:token',
+  '/billing/:token/card',
+  '/billing/:token/settle',
+  '/billing/:token/payment-intent',
+  '/billing/:token/setup-intent',
+  '/receipts/:token/cancel',
+  '/receipts/:token/reactivate',
+]);
 
 describe('media types of JSON routes', () => {
   let server: TestServer;

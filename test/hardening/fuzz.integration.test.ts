@@ -163,7 +163,16 @@ type FuzzRequest = {
  * OAuth authorization server's browser-facing routes, whose errors a person reads as a page, and
  * the hosted card page of a failed renewal (reached only by an emailed link no request here has).
  */
-const htmlPages = new Set<string>(['/oauth/*', '/oauth/interaction/:uid', '/billing/:token']);
+const htmlPages = new Set<string>([
+  '/oauth/*',
+  '/oauth/interaction/:uid',
+  '/billing/:token',
+  '/billing/:token/card',
+  '/billing/:token/settle',
+  // The page script's calls: JSON, but a token of `.` or `..` lands on the page's own route.
+  '/billing/:token/payment-intent',
+  '/billing/:token/setup-intent',
+]);
 
 /** Real ids of seeded data, so hostile bodies and queries also reach handlers past the lookup. */
 let realIds: string[] = [];

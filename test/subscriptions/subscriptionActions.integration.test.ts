@@ -92,9 +92,12 @@ describe('subscription actions', () => {
     const canceled = await post(`/api/subscriptions/${sub.id}/cancel`, { refund: 'prorated' });
     expect(canceled.status).toBe(200);
     expect(canceled.body).toMatchObject({ status: 'canceled', entitled: false });
-    const statement = (await get(`/api/subscriptions/${sub.id}/statement?as_of=${MAR16}`)).body;
-    expect(statement.totals).toMatchObject({ paid: 1000, refund_due: 806 });
-    expect(statement.entries.at(-1)).toMatchObject({ type: 'refund_due', amount: 806, proration: { seconds_left: 25 * DAY, rounding: 'per_line_half_away_from_zero' } });
+    // The refund subscriber pays it back, dated at the cancellation.
+    const statement = async () => (await get(`/api/subscriptions/${sub.id}/statement?as_of=${MAR16}`)).body;
+    await expect.poll(async () => (await statement()).totals.refunded, { timeout: 20_000 }).toBe(806);
+    const settled = await statement();
+    expect(settled.totals).toMatchObject({ paid: 1000, refunded: 806, refund_due: 0 });
+    expect(settled.entries.at(-1)).toMatchObject({ type: 'refund', amount: 806, reason: 'prorated_cancellation', proration: { seconds_left: 25 * DAY, rounding: 'per_line_half_away_from_zero' } });
   });
 
   it('changes plan: prorations on the next invoice, or none, and refuses plans it cannot move to', async () => {

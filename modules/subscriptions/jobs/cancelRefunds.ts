@@ -20,7 +20,8 @@ async function handleBatch(services: Services, events: RecordedEvent[], logger: 
     const { invoice_id, amount } = event.data.refund;
     const organizationId = recorded.metadata.organization_id;
     if (!organizationId) continue;
-    const ctx = reactionContext(services.store, services.clock(), recorded, 'subscription-cancel-refunds');
+    // Dated at the cancellation, in the subscription's time (a test clock's): it follows it at once.
+    const ctx = reactionContext(services.store, event.data.canceled_at * 1000, recorded, 'subscription-cancel-refunds');
     try {
       await refundInvoice(ctx, services, organizationId, invoice_id, amount, `cancel-${recorded.stream}`);
     } catch (error) {
