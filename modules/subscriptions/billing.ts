@@ -14,17 +14,16 @@ import { parseInterval, boundary } from './domain/interval.ts';
 import {
   currentAttempt,
   DEFAULT_DUNNING,
-  nextAction,
   nextInvoice,
   subscriptionDecider,
   subscriptionStream,
   type Active,
-  type DueAction,
   type Line,
   type PaymentMethod,
   type SubscriptionCommand,
   type SubscriptionState,
 } from './domain/subscription.ts';
+import { nextAction, type DueAction } from './domain/dueActions.ts';
 import { testClockDecider, testClockStream } from './domain/testClock.ts';
 
 type ChargeOutcome = ChargeResult;

@@ -4,7 +4,8 @@ import type { InvoiceEvent } from '../checkout/index.ts';
 import { subscriptionEventTime } from './domain/eventTime.ts';
 import { evolveInvoiceView, type InvoiceView } from './domain/invoiceView.ts';
 import { extendTimeline, monthlyAmount, type TimelinePoint } from './domain/metrics.ts';
-import { nextDueAt, subscriptionDecider, type Active, type SubscriptionEvent, type SubscriptionState } from './domain/subscription.ts';
+import { nextDueAt } from './domain/dueActions.ts';
+import { subscriptionDecider, type Active, type SubscriptionEvent, type SubscriptionState } from './domain/subscription.ts';
 import { presentSubscription, type SubscriptionResource } from './resources.ts';
 
 export const SUBSCRIPTIONS = 'subscriptions';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_DUNNING,
-  nextAction,
   subscriptionDecider,
   type SubscriptionCommand,
   type SubscriptionCreatedData,
   type SubscriptionEvent,
   type SubscriptionState,
 } from '../../modules/subscriptions/domain/subscription.ts';
+import { nextAction } from '../../modules/subscriptions/domain/dueActions.ts';
 import { asArray } from '../../platform/domain/decider.ts';
 import { deciderSpec } from '../../platform/domain/specification.ts';
 
