@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionDecider, subscriptionStream, type SubscriptionCreatedData } from '../../modules/subscriptions/domain/subscription.ts';
 import { asArray } from '../../platform/domain/decider.ts';
 import { toNewEvent } from '../../platform/es/handleCommand.ts';
-import { eventuallyPasses, seedIdentity, startServerProcess, tempDataDir, withServices, type ServerProcess } from '../helpers/serverProcess.ts';
+import { openEventStoreAt } from '../../app/compose.ts';
+import { eventuallyPasses, seedIdentity, startServerProcess, tempDataDir, type ServerProcess } from '../helpers/serverProcess.ts';
 
 const N = 5000;
 const DAY = 86_400;
@@ -37,9 +38,11 @@ describe('subscriptions: a renewal run killed and restarted', () => {
   beforeAll(async () => {
     const seeded = await seedIdentity(dataDir, 'Renewal crash');
     token = seeded.token;
-    await withServices(dataDir, async (services, ctx) => {
-      const metadata = { ...ctx(seeded.organizationId).metadata, occurred_at: T0 };
-      await services.store.append(
+    // Straight into the log: the service's projections catch up with it once, when it starts.
+    const store = await openEventStoreAt(dataDir);
+    try {
+      const metadata = { correlation_id: 'test-seed', actor: { type: 'cli' as const }, organization_id: seeded.organizationId, occurred_at: T0 };
+      await store.append(
         `test_clock-${CLOCK}`,
         [toNewEvent({ type: 'TestClockCreated', data: { id: CLOCK, organization_id: seeded.organizationId, name: 'crash', frozen_time: T0, created_at: T0 } }, metadata)],
         'no_stream',
@@ -70,9 +73,11 @@ describe('subscriptions: a renewal run killed and restarted', () => {
           const events = asArray(subscriptionDecider.decide({ type: 'CreateSubscription', subscription: sub, now: T0 - 31 * DAY }, subscriptionDecider.initialState()));
           appends.push({ stream: subscriptionStream(sub.id), events: events.map((e) => toNewEvent(e, metadata)), expected: 'no_stream' as const });
         }
-        await services.store.appendMany(appends);
+        await store.appendMany(appends);
       }
-    });
+    } finally {
+      await store.close();
+    }
   }, 120_000);
   afterAll(async () => {
     if (proc && proc.child.exitCode === null) proc.child.kill('SIGKILL');
