@@ -1,7 +1,8 @@
 /**
  * Renewals per second: N test-mode subscriptions on one test clock, all due at once; the clock is
- * advanced over HTTP and the run lasts until the clock reads `ready` and every renewal's receipt
- * is queued (invoice, test charge, events, receipt). In the same run, checkout sessions created
+ * advanced over HTTP and the run lasts until the clock reads `ready`, every renewal's receipt is
+ * queued and its `invoice.paid` webhook has reached a receiver on loopback (invoice, test charge,
+ * events, receipt, webhook). In the same run, checkout sessions created
  * per second over HTTP against the same service: the goal is renewals/s ≥ 0.5 × sessions/s, and
  * the run of the largest N at most 11 × the run of the smallest (cost grows linearly).
  *
@@ -9,6 +10,8 @@
  */
 import Database from 'better-sqlite3';
 import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,8 +93,19 @@ export type RenewalRun = { n: number; seconds: number; renewalsPerSecond: number
 /** One size: a fresh service, its sessions/s, then the clock advance over all N. */
 export async function renewalRun(n: number, durationSeconds: number, log: (line: string) => void): Promise<RenewalRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'commerce-bench-renewals-'));
-  const env = childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1', CHECKOUT_RATE_LIMIT: '100000000' });
+  const env = childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1', CHECKOUT_RATE_LIMIT: '100000000', WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
   const children: ChildProcess[] = [];
+  // The seller's webhook receiver: counts the invoice.paid deliveries.
+  let paidWebhooks = 0;
+  const receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (c: Buffer) => (body += c.toString()));
+    request.on('end', () => {
+      if (body.includes('"invoice.paid"')) paidWebhooks += 1;
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
   try {
     const demo = JSON.parse(await run(['bin/commerce.js', 'demo', '--json'], env)) as Demo;
     const clockId = `clock_bench${randomUUID().slice(0, 12)}`;
@@ -104,6 +118,12 @@ export async function renewalRun(n: number, durationSeconds: number, log: (line:
     const clockUrl = `${ours.url}/api/test_clocks/${clockId}`;
     // The service's projections catch up with the seeded log first.
     await waitFor(async () => (await fetch(`${ours.url}/readyz`)).status === 200, 1_800_000);
+    const endpoint = await fetch(`${ours.url}/api/webhook-endpoints`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, event_types: ['invoice.paid'] }),
+    });
+    if (endpoint.status !== 201) throw new Error(`webhook endpoint answered ${endpoint.status}: ${await endpoint.text()}`);
     const body = JSON.stringify({ offer: demo.offer.slug });
     const sessions = await load(
       { url: `${ours.url}/api/checkout/sessions`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 50, duration: durationSeconds },
@@ -114,14 +134,15 @@ export async function renewalRun(n: number, durationSeconds: number, log: (line:
     if (advanced.status !== 200) throw new Error(`advance answered ${advanced.status}: ${await advanced.text()}`);
     await waitFor(async () => ((await (await fetch(clockUrl, { headers: auth })).json()) as { status: string }).status === 'ready', 3_600_000);
     const ready = (performance.now() - started) / 1000;
-    await waitFor(() => count(dataDir, 'ReceiptQueued') >= n, 3_600_000);
+    await waitFor(() => count(dataDir, 'ReceiptQueued') >= n && paidWebhooks >= n, 3_600_000);
     const seconds = (performance.now() - started) / 1000;
     const paid = count(dataDir, 'SubscriptionInvoicePaid');
     if (paid !== n) throw new Error(`${paid} of ${n} subscriptions renewed`);
-    log(`${n}: clock ready after ${ready.toFixed(1)} s, every receipt queued after ${seconds.toFixed(1)} s`);
+    log(`${n}: clock ready after ${ready.toFixed(1)} s, every receipt queued and invoice.paid received after ${seconds.toFixed(1)} s`);
     return { n, seconds, renewalsPerSecond: n / seconds, sessionsPerSecond: sessions.rps };
   } finally {
     await stopAll(children);
+    receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
