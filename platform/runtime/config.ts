@@ -112,6 +112,7 @@ export const ConfigSchema = z.object({
   CHECKOUT_RATE_LIMIT_WINDOW_SECONDS: whole(z.number().int().min(1)).default(60),
   /** How often the expiry job looks for checkout sessions past their expiry. */
   CHECKOUT_EXPIRY_INTERVAL_MS: whole(z.number().int().min(10)).default(30_000),
+  SUBSCRIPTION_BILLING_INTERVAL_MS: whole(z.number().int().min(10)).default(30_000),
   /** How often expired OAuth records (codes, tokens, sessions, consent pages) are deleted. */
   OAUTH_SWEEP_INTERVAL_MS: whole(z.number().int().min(10)).default(600_000),
   /** The MongoDB database holding read models, checkpoints and leases. */

@@ -8,7 +8,7 @@ import { runDue } from '../billing.ts';
  */
 export const renewalsJob = intervalJob({
   name: 'subscription-renewals',
-  intervalMs: (services: Services) => services.config.CHECKOUT_EXPIRY_INTERVAL_MS,
+  intervalMs: (services: Services) => services.config.SUBSCRIPTION_BILLING_INTERVAL_MS,
   async pass(services, logger) {
     const steps = await runDue(services, '', Math.floor(services.clock() / 1000), logger);
     if (steps > 0) logger.info({ steps }, 'subscriptions billed');
