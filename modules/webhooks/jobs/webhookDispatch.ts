@@ -345,13 +345,8 @@ async function callOnce(services: Services, message: { event_id: string; payload
     allowHosts: c.WEBHOOK_ALLOW_HOSTS,
     timeoutMs: c.WEBHOOK_TIMEOUT_MS,
     connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS,
-    maxAttempts: 1,
-    retryBaseMs: 0,
-    idempotencyKey: message.event_id,
-    nowMs: services.clock,
     signal: options.signal,
-    // Our own JSON and headers: not checked again on every call as a seller's template is.
-    ownRequest: true,
+    // Our own JSON and headers: no `vet` on every call, as a seller's template gets.
     responseHeaders: false,
     ...(options.agent ? { agent: options.agent } : {}),
   });
