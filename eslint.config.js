@@ -20,8 +20,8 @@ const layerZones = [
   // The event store and the read store are siblings: neither reaches into the other.
   { target: 'platform/eventStore', from: platformExcept('platform/eventStore', 'platform/sqlite', 'platform/lib', 'platform/domain') },
   { target: 'platform/readStore', from: platformExcept('platform/readStore', 'platform/sqlite', 'platform/lib', 'platform/domain') },
-  // The SSRF guard's address classifier builds on nothing else of platform/.
-  { target: 'platform/outbound', from: platformExcept('platform/outbound') },
+  // The guarded client builds on nothing else of platform/ but the kernel's URL rule.
+  { target: 'platform/outbound', from: platformExcept('platform/outbound', 'platform/domain') },
   // Modules build on platform/ and each other.
   { target: 'modules', from: except('modules', 'platform') },
   { target: 'app', from: ['cli', 'bin', 'sdk'] },

@@ -18,7 +18,7 @@ export type CpuProfile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: 
 /** The parts, in the order a frame is tested against them. */
 const PARTS: ReadonlyArray<[part: string, frame: RegExp]> = [
   ['the receiver (the benchmark’s own HTTP server)', /node:_http_server|node:_http_incoming|node:_http_outgoing|node:_http_common|bench\/webhookDelivery\.ts/],
-  ['the HTTP call, client side (undici, sendWebhook)', /\/undici\/|automation\/sendWebhook\.ts/],
+  ['the HTTP call, client side (undici, the guarded client)', /\/undici\/|platform\/outbound\//],
   ['signing (standardwebhooks)', /\/standardwebhooks\/|\/fast-sha256\/|\/@stablelib\//],
   ['building bodies (the session’s view and resource)', /webhooks\/eventObject\.ts|sessionView\.ts|sessionResource\.ts|webhooks\/foldDocs\.ts|checkout\/invoice\.ts/],
   ['the event log (reads, appends, commits)', /\/eventStore\//],

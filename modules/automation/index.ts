@@ -3,5 +3,4 @@ export { isWebhookUrl } from './domain/actions.ts';
 export { sequenceDecider, sequenceStream } from './domain/sequence.ts';
 export { type ReceivedWebhook, receptionsIn, webhookReceptionDecider, webhookReceptionStream } from './domain/webhookReception.ts';
 export { Workflow } from './http/automationRoutes.ts';
-export { guardedAgent, retryable, sendOnce } from './sendWebhook.ts';
 export { nextWorkflowId } from './workflowIds.ts';

@@ -27,7 +27,7 @@ describe('profileSummary', () => {
   it('charges a native frame to the first part up its callers, Node internals to none, and leaves idle and the profiler out', () => {
     const { total, parts } = summarize(profile);
     expect(Object.fromEntries(parts)).toEqual({
-      'the HTTP call, client side (undici, sendWebhook)': 2,
+      'the HTTP call, client side (undici, the guarded client)': 2,
       'the event log (reads, appends, commits)': 2,
       'garbage collection (main thread)': 0.5,
       'other (Node internals, timers, microtasks)': 0.3,

@@ -59,6 +59,7 @@ describe('layer lint rules', () => {
     ['modules/receipts/jobs/probe.ts', '../../webhooks/index.ts'],
     ['modules/payments/probe.ts', '../../platform/lib/index.ts'],
     ['modules/automation/probe.ts', '../../platform/outbound/index.ts'],
+    ['platform/outbound/probe.ts', '../domain/index.ts'],
     ['app/probe.ts', './httpApp.ts'],
     ['cli/probe.ts', '../app/compose.ts'],
     ['modules/checkout/probe.ts', '../catalog/index.ts'],

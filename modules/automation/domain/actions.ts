@@ -1,5 +1,8 @@
 import { jsonTemplateProblem, renderJsonTemplate } from './template.ts';
 
+// What a Send Webhook action may call: the rule the guarded client (platform/outbound) applies.
+export { isWebhookUrl } from '../../../platform/domain/index.ts';
+
 /** The actions a sequence runs, in order, for each workflow its triggers start. */
 export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
 export type WebhookMethod = (typeof WEBHOOK_METHODS)[number];
@@ -56,17 +59,6 @@ export type Action = SendWebhookAction | EnrolInPromoAction;
 
 export const DEFAULT_EMAIL_TEMPLATE = '{{webhook_payload.email}}';
 export const DEFAULT_REFERENCE_TEMPLATE = '{{webhook_payload.ref}}';
-
-/** Only http and https URLs with a host are sent to; checked again (with DNS) before each call. */
-export function isWebhookUrl(value: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return false;
-  }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '';
-}
 
 /** RFC 9110 token: what a header name may hold. */
 export const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import type { Agent } from 'undici';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { retryable, sendOnce } from '../../automation/index.ts';
+import { retryable, sendOnce, USER_AGENT } from '../../../platform/outbound/index.ts';
 import type { EventMetadata } from '../../../platform/eventStore/index.ts';
 import { type CommandContext, handleCommand, type Logger } from '../../../platform/es/index.ts';
 import type { SecretBox } from '../../../platform/lib/index.ts';
@@ -23,7 +23,6 @@ import { webhooksApplied } from './webhooksApplied.ts';
 
 /** What an attempt keeps of the receiver's answer. */
 const RESPONSE_EXCERPT_CHARS = 1024;
-const USER_AGENT = 'commerce-service-webhooks/0.1';
 const DUE_BATCH = 1000;
 /** Pages a pass reads at most while it finds too little it may send (DUE_BATCH each). */
 const DUE_PAGES = 10;
@@ -345,13 +344,8 @@ async function callOnce(services: Services, message: { event_id: string; payload
     allowHosts: c.WEBHOOK_ALLOW_HOSTS,
     timeoutMs: c.WEBHOOK_TIMEOUT_MS,
     connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS,
-    maxAttempts: 1,
-    retryBaseMs: 0,
-    idempotencyKey: message.event_id,
-    nowMs: services.clock,
     signal: options.signal,
-    // Our own JSON and headers: not checked again on every call as a seller's template is.
-    ownRequest: true,
+    // Our own JSON and headers: no `vet` on every call, as a seller's template gets.
     responseHeaders: false,
     ...(options.agent ? { agent: options.agent } : {}),
   });

@@ -1,5 +1,5 @@
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
-import { guardedAgent } from '../../automation/index.ts';
+import { guardedAgent } from '../../../platform/outbound/index.ts';
 import { secretBox } from '../../../platform/lib/index.ts';
 import { SOURCE_STREAM_PREFIXES } from '../domain/eventTypes.ts';
 import { followFromCheckpoint, type Logger } from '../../../platform/es/index.ts';
