@@ -183,13 +183,27 @@ async function renew(services: Services, ctx: CommandContext, state: Active, at:
   return decide(ctx, state.sub.id, { type: 'Renew', invoiceId, number, amountCharged: invoice.amount_due, outcome: outcomeOf(charged), settings, now: at }, known);
 }
 
+/**
+ * A charge of a retry that found its invoice paid meanwhile by another payment (the buyer's own
+ * confirmation on the card page) is owed back: refunded in full, keyed on the attempt. The same
+ * charge repeated after a crash is the recorded payment itself, and stays.
+ */
+async function returnUnowed(services: Services, state: Active, invoiceId: string, attempt: number, chargeId: string, after: SubscriptionState): Promise<void> {
+  if (state.sub.mode !== 'live' || !chargeId.startsWith('ch_')) return;
+  if (after.status !== 'none' && after.last_paid?.invoice_id === invoiceId && after.last_paid.charge_id === chargeId) return;
+  const live = await liveProviderOf(services, state.sub.organization_id);
+  await live?.provider.refundCharge({ chargeId, amount: null, idempotencyKey: `commerce-unowed-${invoiceId}_a${attempt}` });
+}
+
 /** A retry of an open invoice (on the ladder, or at once after a new card). */
 async function retry(services: Services, ctx: CommandContext, state: Active, at: number, known?: readonly RecordedEvent[]): Promise<Step> {
   const open = state.open_invoice!;
   const attempt = currentAttempt(open);
   const charged = await chargeCard(services, state, open.id, open.amount_due, attempt, at);
   if (charged.status === 'succeeded') {
-    return decide(ctx, state.sub.id, { type: 'RecordPaymentSucceeded', invoiceId: open.id, attempt, chargeId: charged.reference || null, card: charged.card, now: at }, known);
+    const recorded = await decide(ctx, state.sub.id, { type: 'RecordPaymentSucceeded', invoiceId: open.id, attempt, chargeId: charged.reference || null, card: charged.card, now: at }, known);
+    if (recorded.events.length === 0) await returnUnowed(services, state, open.id, attempt, charged.reference, recorded.state);
+    return recorded;
   }
   const settings = await loadDunningSettings(services.store, state.sub.organization_id);
   return decide(

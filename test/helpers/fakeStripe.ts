@@ -159,6 +159,10 @@ export type FakeStripe = {
   succeed(paymentIntentId: string, card?: { brand: string; last4: string }): Obj;
   /** A refund made in Stripe's dashboard: the charge's amount_refunded grows. */
   refundInDashboard(chargeId: string, amount: number): Obj;
+  /** What later off-session charges of a saved method do (the buyer's bank changed its mind). */
+  setOffSession(paymentMethodId: string, outcome: 'succeed' | 'decline' | 'authenticate'): void;
+  /** Runs `work` while the next off-session charge of the method is in flight, before Stripe answers it: a race made deterministic. */
+  duringNextOffSessionCharge(paymentMethodId: string, work: () => Promise<void>): void;
   /** A signed event as Stripe would POST it: the body and its Stripe-Signature header, made with the SDK. */
   signedEvent(account: FakeAccount, type: string, object: Obj, eventId?: string): { body: string; signature: string; id: string };
   close(): Promise<void>;
@@ -173,6 +177,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   /** PaymentMethods saved by a confirmation, with what an off-session charge of them does. */
   const methods = new Map<string, { account: string; customer: string | null; card: { brand: string; last4: string }; offSession: 'succeed' | 'decline' | 'authenticate' }>();
   const idempotent = new Map<string, { status: number; body: unknown }>();
+  let duringOffSession: { method: string; work: () => Promise<void> } | null = null;
   const calls: Call[] = [];
   const sdk = new Stripe('sk_test_unused_for_signing');
 
@@ -324,6 +329,11 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     };
 
     if (req.method === 'POST' && url.pathname === '/v1/payment_intents' && body.confirm === 'true' && body.off_session === 'true') {
+      const inFlight = duringOffSession?.method === body.payment_method ? duringOffSession : null;
+      if (inFlight) {
+        duringOffSession = null;
+        await inFlight.work();
+      }
       const intentId = id('pi');
       const intent = {
         account,
@@ -548,6 +558,14 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return (await response.json()) as Obj;
     },
     succeed,
+    setOffSession(paymentMethodId, outcome) {
+      const method = methods.get(paymentMethodId);
+      if (!method) throw new Error(`no saved method ${paymentMethodId}`);
+      method.offSession = outcome;
+    },
+    duringNextOffSessionCharge(paymentMethodId, work) {
+      duringOffSession = { method: paymentMethodId, work };
+    },
     refundInDashboard: refund,
     signedEvent(account, type, object, eventId = id('evt')) {
       const body = JSON.stringify({ id: eventId, object: 'event', api_version: '2026-10-28.endive', created: now(), livemode: false, pending_webhooks: 1, type, data: { object } }, null, 2);

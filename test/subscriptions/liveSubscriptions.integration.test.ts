@@ -264,6 +264,37 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
     expect((await eventsOf(subscriptionStream(subscriptionId))).filter((e) => e.type === 'SubscriptionInvoicePaid')).toHaveLength(1);
   });
 
+  it("refunds a ladder retry's charge when the buyer's confirmation on the page paid the invoice while it was in flight", async () => {
+    const { subscriptionId, invoiceId, token, method } = await needingAuthentication('race@example.com');
+    const started = await fromPage(`/billing/${token}/payment-intent`);
+    const intentId = String(((await started.json()) as Body).client_secret).split('_secret_')[0]!;
+    await stripe.confirm(intentId, '');
+    // The bank now lets the retry through too; while it is in flight, the page records the buyer's payment.
+    stripe.setOffSession(method.id as string, 'succeed');
+    stripe.duringNextOffSessionCharge(method.id as string, async () => {
+      const settled = await fromPage(`/billing/${token}/settle`, { body: '', type: 'application/x-www-form-urlencoded' });
+      expect(settled.status).toBe(200);
+    });
+    const owed = await subscriptionOf(subscriptionId);
+    if (owed.status === 'none' || !owed.open_invoice?.next_payment_attempt) throw new Error('no retry due');
+    clock.set(owed.open_invoice.next_payment_attempt * 1000);
+    await runDue(server.services, '', now());
+    clock.set(Date.now());
+
+    // The retry charged, keyed on its attempt.
+    expect(stripe.calls.filter((c) => c.path === '/v1/payment_intents' && c.idempotencyKey === `${invoiceId}_a2`)).toHaveLength(1);
+    const paid = (await eventsOf(subscriptionStream(subscriptionId))).filter((e) => e.type === 'SubscriptionInvoicePaid');
+    expect(paid).toHaveLength(1);
+    expect(paid[0]!.data.charge_id).toBe(stripe.paymentIntent(intentId)!.latest_charge);
+    // The retry's own charge went back to the buyer, in full, once.
+    const refunds = stripe.calls.filter((c) => c.idempotencyKey === `commerce-unowed-${invoiceId}_a2`);
+    expect(refunds).toHaveLength(1);
+    const retryCharge = String(refunds[0]!.body.charge);
+    expect(retryCharge).not.toBe(paid[0]!.data.charge_id);
+    expect(stripe.charge(retryCharge)).toMatchObject({ amount: 1900, amount_refunded: 1900 });
+    expect((await subscriptionOf(subscriptionId)).status).toBe('active');
+  });
+
   it("records the confirmed payment from Stripe's payment_intent.succeeded when the page never settles it", async () => {
     const { subscriptionId, invoiceId, token } = await needingAuthentication('webhook@example.com');
     const started = (await (await fromPage(`/billing/${token}/payment-intent`)).json()) as Body;
