@@ -122,6 +122,8 @@ describe('dashboard shell', () => {
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
     await context.clearCookies();
     await signInThroughForm(page, origin, person.email, 'correct horse battery');
+    // Home's figures (sales, subscriptions) have loaded: no answer of the first organization lands after the switch.
+    await page.waitForLoadState('networkidle');
 
     const switcher = page.getByLabel('Organization');
     const before = await switcher.inputValue();
@@ -172,6 +174,8 @@ describe('dashboard shell', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Set password and sign in' }).click();
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    // Home's own requests are answered first: the session ends while the person reads it.
+    await page.waitForLoadState('networkidle');
     await context.clearCookies(); // as a revocation from another device would
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Developers', exact: true }).click();
     await page.waitForURL(/\/dashboard\/sign-in\?next=%2Fdashboard%2Fdevelopers$/);
