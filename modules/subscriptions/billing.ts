@@ -24,9 +24,7 @@ import {
   type SubscriptionState,
 } from './domain/subscription.ts';
 import { nextAction, type DueAction } from './domain/dueActions.ts';
-import { testClockDecider, testClockStream } from './domain/testClock.ts';
-
-type ChargeOutcome = ChargeResult;
+import { loadTestClock } from './testClockCommands.ts';
 
 /** The provider that charges a subscription's saved card: the test provider, or the organization's Stripe account. */
 async function chargerFor(services: Services, state: Active): Promise<Pick<PaymentProvider, 'chargeSaved'> | null> {
@@ -72,8 +70,8 @@ async function priceLines(services: Services, offerUuid: string, at: number): Pr
 }
 
 async function clockTime(services: Services, clockId: string): Promise<number | null> {
-  const clock = fold(testClockDecider, (await services.store.readStream(testClockStream(clockId))) as never);
-  return clock.status === 'none' || clock.status === 'deleted' ? null : clock.frozen_time;
+  const clock = await loadTestClock(services, clockId);
+  return !clock || clock.status === 'deleted' ? null : clock.frozen_time;
 }
 
 /**
@@ -149,7 +147,7 @@ export function renewalInvoiceId(subscriptionId: string, invoiceCount: number): 
   return `in_${createHash('sha256').update(`${subscriptionId}:${invoiceCount}`).digest('base64url').slice(0, 24)}`;
 }
 
-async function chargeCard(services: Services, state: Active, invoiceId: string, amount: number, attempt: number, at: number): Promise<ChargeOutcome> {
+async function chargeCard(services: Services, state: Active, invoiceId: string, amount: number, attempt: number, at: number): Promise<ChargeResult> {
   if (amount === 0) return { status: 'succeeded', card: state.payment_method?.card ?? { brand: 'none', last4: '' }, reference: '' };
   const pm = state.payment_method;
   if (!pm) return { status: 'declined', code: 'payment_method_missing', declineCode: null, message: 'No card is saved for this subscription.', card: null };
@@ -167,7 +165,7 @@ async function chargeCard(services: Services, state: Active, invoiceId: string, 
   });
 }
 
-const outcomeOf = (o: ChargeOutcome) =>
+const outcomeOf = (o: ChargeResult) =>
   o.status === 'succeeded'
     ? ({ status: 'succeeded', chargeId: o.reference || null, card: o.card } as const)
     : ({ status: 'declined', code: o.code, declineCode: o.declineCode, message: o.message } as const);
@@ -215,18 +213,21 @@ async function retry(services: Services, ctx: CommandContext, state: Active, at:
 }
 
 /** Runs one due action; answers the subscription after it when the action decided on its stream. */
+/** The due actions that are one command on the subscription's stream, at their due time. */
+const AT_DUE_TIME: Record<Exclude<DueAction['type'], 'invoice' | 'charge'>, SubscriptionCommand['type']> = {
+  cancel_at_period_end: 'CancelAtPeriodEnd',
+  grace_ended: 'EndGrace',
+  trial_will_end: 'NoticeTrialWillEnd',
+  upcoming: 'NoticeUpcoming',
+  expire_incomplete: 'ExpireIncomplete',
+};
+
+/** Runs one due action; answers the subscription after it when the action decided on its stream. */
 async function run(services: Services, ctx: CommandContext, state: Active, action: DueAction, known?: readonly RecordedEvent[]): Promise<Step> {
   const at = action.at;
-  const simple: Record<string, SubscriptionCommand['type']> = {
-    cancel_at_period_end: 'CancelAtPeriodEnd',
-    grace_ended: 'EndGrace',
-    trial_will_end: 'NoticeTrialWillEnd',
-    upcoming: 'NoticeUpcoming',
-    expire_incomplete: 'ExpireIncomplete',
-  };
   if (action.type === 'invoice') return renew(services, ctx, state, at, known);
   if (action.type === 'charge') return retry(services, ctx, state, at, known);
-  return decide(ctx, state.sub.id, { type: simple[action.type], now: at } as SubscriptionCommand, known);
+  return decide(ctx, state.sub.id, { type: AT_DUE_TIME[action.type], now: at } as SubscriptionCommand, known);
 }
 
 /** A subscription's own steps stop after this many in one call: the next pass goes on. */

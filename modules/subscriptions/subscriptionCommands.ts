@@ -2,7 +2,7 @@ import { fold } from '../../platform/domain/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import type { ProrationBehavior } from './domain/proration.ts';
 import { subscriptionDecider, subscriptionStream, type Line, type PaymentMethod, type PlanTerms, type SubscriptionCommand, type SubscriptionState } from './domain/subscription.ts';
-import { testClockDecider, testClockStream } from './domain/testClock.ts';
+import { timeOnClock } from './testClockCommands.ts';
 
 export async function loadSubscription(ctx: Pick<CommandContext, 'store'>, id: string): Promise<SubscriptionState> {
   return fold(subscriptionDecider, (await ctx.store.readStream(subscriptionStream(id))) as never);
@@ -13,10 +13,7 @@ export async function loadSubscription(ctx: Pick<CommandContext, 'store'>, id: s
  * the clock's stream, so every command of a clock-bound subscription happens at the clock's time.
  */
 export async function subscriptionNow(ctx: CommandContext, state: SubscriptionState): Promise<number> {
-  const clockId = state.status === 'none' ? null : state.sub.test_clock;
-  if (!clockId) return ctx.metadata.occurred_at;
-  const clock = fold(testClockDecider, (await ctx.store.readStream(testClockStream(clockId))) as never);
-  return clock.status === 'none' ? ctx.metadata.occurred_at : clock.frozen_time;
+  return timeOnClock(ctx.store, state.status === 'none' ? null : state.sub.test_clock, ctx.metadata.occurred_at);
 }
 
 type Act = (now: number) => SubscriptionCommand;

@@ -1,4 +1,3 @@
-import { fold } from '../../platform/domain/index.ts';
 import type { Actor, EventStore } from '../../platform/eventStore/index.ts';
 import type { Filter, ReadStore } from '../../platform/readStore/index.ts';
 import type { InvoiceEvent } from '../checkout/index.ts';
@@ -7,9 +6,9 @@ import { metricsAsOf, type SubscriptionMetrics } from './domain/metrics.ts';
 import { statementAsOf, type Statement } from './domain/statement.ts';
 import { invoiceStream } from './domain/invoiceView.ts';
 import { subscriptionDecider, subscriptionStream, type SubscriptionEvent, type SubscriptionState } from './domain/subscription.ts';
-import { testClockDecider, testClockStream } from './domain/testClock.ts';
 import { INVOICES, SUBSCRIPTION_TIMELINES, SUBSCRIPTIONS, type InvoiceDoc, type SubscriptionDoc, type TimelineDoc } from './subscriptionProjection.ts';
 import { presentSubscription, type SubscriptionResource } from './resources.ts';
+import { timeOnClock } from './testClockCommands.ts';
 
 /** What the seller and integrators read of subscriptions: the read models for lists, the log for history and statements. */
 
@@ -89,10 +88,7 @@ export function subscriptionHistory(log: SubscriptionLog): SubscriptionHistoryEn
 /** The subscription's own time: its test clock's frozen time when it lives on one, else the wall clock. */
 export async function subscriptionTime(store: Reader, log: SubscriptionLog, wallClock: number): Promise<number> {
   const first = log.events[0];
-  const clock = first?.type === 'SubscriptionCreated' ? first.data.test_clock : null;
-  if (!clock) return wallClock;
-  const state = fold(testClockDecider, (await store.readStream(testClockStream(clock))) as never);
-  return state.status === 'none' ? wallClock : state.frozen_time;
+  return timeOnClock(store, first?.type === 'SubscriptionCreated' ? first.data.test_clock : null, wallClock);
 }
 
 /** The statement as of `asOf`, from the subscription's stream and its invoices' streams. */

@@ -1,5 +1,6 @@
 import { customAlphabet } from 'nanoid';
 import { fold, notFound } from '../../platform/domain/index.ts';
+import type { EventStore } from '../../platform/eventStore/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { testClockDecider, testClockStream, type TestClockState } from './domain/testClock.ts';
 
@@ -8,6 +9,13 @@ const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 export const newTestClockId = customAlphabet(alphabet, 24);
 
 export type KnownTestClock = Exclude<TestClockState, { status: 'none' }>;
+
+/** The time a subscription lives in: its test clock's frozen time (a deleted clock's last), else `fallback`. */
+export async function timeOnClock(store: Pick<EventStore, 'readStream'>, clockId: string | null, fallback: number): Promise<number> {
+  if (!clockId) return fallback;
+  const clock = fold(testClockDecider, (await store.readStream(testClockStream(clockId))) as never);
+  return clock.status === 'none' ? fallback : clock.frozen_time;
+}
 
 /** The clock as its stream says; null when unknown. Deleted clocks are returned as such. */
 export async function loadTestClock(ctx: Pick<CommandContext, 'store'>, id: string): Promise<KnownTestClock | null> {

@@ -1,6 +1,6 @@
 import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
 import { conflict, invalid, notFound } from '../../../platform/domain/index.ts';
-import { boundary, parseInterval, type Interval } from './interval.ts';
+import { boundary, type Interval, parseInterval, periodIndex } from './interval.ts';
 import { prorate, type ProrationBehavior, type ProrationLine } from './proration.ts';
 
 /**
@@ -210,17 +210,7 @@ export function entitledFor(status: SubscriptionStatus, graceEnded: boolean): bo
 /** The next boundary of the invoice interval after `t`, from the anchor. */
 export function nextBoundary(anchor: number, plan: PlanTerms, t: number): number {
   const iv = interval(plan);
-  let n = 1;
-  // Few iterations: `t` is at most a period or two past a boundary we know.
-  let rough = 0;
-  if (t > anchor) {
-    const first = boundary(anchor, iv, 1) - anchor;
-    rough = Math.max(0, Math.floor((t - anchor) / first) - 2);
-  }
-  n = Math.max(1, rough);
-  while (boundary(anchor, iv, n) <= t) n += 1;
-  while (n > 1 && boundary(anchor, iv, n - 1) > t) n -= 1;
-  return boundary(anchor, iv, n);
+  return boundary(anchor, iv, periodIndex(anchor, iv, t) + 1);
 }
 
 /** When a cancellation at period end takes effect: the end of the commitment term holding the current period. */
