@@ -181,14 +181,27 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
     expect(stripe.setupIntent(setupId)).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
   });
 
-  it('makes a renewal that needs authentication past_due, with the decline recorded and invoice.payment_failed sent', async () => {
-    const { subscriptionId } = await buy('live-monthly', 'sca@example.com', '4000002760003184');
+  /**
+   * A live subscription bought with `card` whose first renewal failed (billed a minute after its
+   * period ends, then back to real time, so event webhooks are signed at a time receivers accept),
+   * and a link to its hosted card page.
+   */
+  async function pastDueWith(email: string, card: string) {
+    const { subscriptionId, completed } = await buy('live-monthly', email, card);
     const before = await subscriptionOf(subscriptionId);
     if (before.status === 'none') throw new Error('no subscription');
     clock.set((before.current_period_end + 60) * 1000);
     await runDue(server.services, '', now());
-    // Back to real time, so the event webhook is signed at a time its receiver accepts.
     clock.set(Date.now());
+    const failed = await subscriptionOf(subscriptionId);
+    if (failed.status !== 'past_due' || !failed.open_invoice || !failed.payment_method) throw new Error('not past due');
+    const invoiceId = failed.open_invoice.id;
+    const token = await issueBillingLink(server.services, { subscription_id: subscriptionId, invoice_id: invoiceId, organization_id: organizationId }, 'test');
+    return { subscriptionId, invoiceId, token, method: completed.payment_method as Body, failed: { ...failed, payment_method: failed.payment_method } };
+  }
+
+  it('makes a renewal that needs authentication past_due, with the decline recorded and invoice.payment_failed sent', async () => {
+    const { subscriptionId } = await pastDueWith('sca@example.com', '4000002760003184');
     const after = await subscriptionOf(subscriptionId);
     expect(after.status).toBe('past_due');
     const failed = (await eventsOf(subscriptionStream(subscriptionId))).find((e) => e.type === 'SubscriptionPaymentFailed')!;
@@ -203,19 +216,7 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
   });
 
   /** A subscription whose first renewal the bank refused without the buyer, and a link to its hosted card page. */
-  async function needingAuthentication(email: string) {
-    const { subscriptionId, completed } = await buy('live-monthly', email, '4000002760003184');
-    const before = await subscriptionOf(subscriptionId);
-    if (before.status === 'none') throw new Error('no subscription');
-    clock.set((before.current_period_end + 60) * 1000);
-    await runDue(server.services, '', now());
-    clock.set(Date.now());
-    const failed = await subscriptionOf(subscriptionId);
-    if (failed.status !== 'past_due' || !failed.open_invoice) throw new Error('not past due');
-    const invoiceId = failed.open_invoice.id;
-    const token = await issueBillingLink(server.services, { subscription_id: subscriptionId, invoice_id: invoiceId, organization_id: organizationId }, 'test');
-    return { subscriptionId, invoiceId, token, method: completed.payment_method as Body };
-  }
+  const needingAuthentication = (email: string) => pastDueWith(email, '4000002760003184');
 
   const fromPage = (path: string, init: { body?: string; type?: string } = {}) =>
     server.fetch(path, { method: 'POST', headers: { origin: server.url, 'content-type': init.type ?? 'application/json' }, body: init.body ?? '{}' });
@@ -310,16 +311,7 @@ describe('live subscriptions through Stripe', { timeout: 120_000 }, () => {
   });
 
   it('takes a new card on the live card page through a SetupIntent, and retries the open invoice with it at once', async () => {
-    const { subscriptionId } = await buy('live-monthly', 'newcard@example.com', '4000000000000341');
-    const before = await subscriptionOf(subscriptionId);
-    if (before.status === 'none') throw new Error('no subscription');
-    clock.set((before.current_period_end + 60) * 1000);
-    await runDue(server.services, '', now());
-    clock.set(Date.now());
-    const failed = await subscriptionOf(subscriptionId);
-    if (failed.status !== 'past_due' || !failed.open_invoice || !failed.payment_method) throw new Error('not past due');
-    const invoiceId = failed.open_invoice.id;
-    const token = await issueBillingLink(server.services, { subscription_id: subscriptionId, invoice_id: invoiceId, organization_id: organizationId }, 'test');
+    const { subscriptionId, invoiceId, token, failed } = await pastDueWith('newcard@example.com', '4000000000000341');
     const html = await (await server.fetch(`/billing/${token}`)).text();
     expect(html).toContain('id="new-card"');
     expect(html).not.toContain('id="authenticate"');
