@@ -259,6 +259,32 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     return { id: id('re'), object: 'refund', amount, charge: chargeId, payment_intent: charge.payment_intent, currency: charge.currency, status: 'succeeded', created: now(), metadata: {} };
   }
 
+  /** A PaymentIntent as Stripe makes one from a create call's form fields, before any confirmation. */
+  function newIntent(account: string, body: Record<string, string>) {
+    const intentId = id('pi');
+    return {
+      account,
+      id: intentId,
+      object: 'payment_intent',
+      amount: Number(body.amount),
+      amount_received: 0,
+      currency: body.currency,
+      status: 'requires_payment_method',
+      client_secret: `${intentId}_secret_${randomBytes(12).toString('hex')}`,
+      metadata: nested(body, 'metadata'),
+      description: body.description ?? null,
+      customer: body.customer ?? null,
+      payment_method: body.payment_method ?? null,
+      capture_method: 'automatic',
+      confirmation_method: 'automatic',
+      payment_method_types: ['card'],
+      latest_charge: null,
+      last_payment_error: null as Obj | null,
+      livemode: false,
+      created: now(),
+    };
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, text: string) {
     const url = new URL(req.url!, 'http://x');
     if (req.method === 'GET' && url.pathname === '/v3/') {
@@ -334,28 +360,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         duringOffSession = null;
         await inFlight.work();
       }
-      const intentId = id('pi');
-      const intent = {
-        account,
-        id: intentId,
-        object: 'payment_intent',
-        amount: Number(body.amount),
-        amount_received: 0,
-        currency: body.currency,
-        status: 'requires_payment_method',
-        client_secret: `${intentId}_secret_${randomBytes(12).toString('hex')}`,
-        metadata: nested(body, 'metadata'),
-        description: body.description ?? null,
-        customer: body.customer ?? null,
-        payment_method: body.payment_method ?? null,
-        capture_method: 'automatic',
-        confirmation_method: 'automatic',
-        payment_method_types: ['card'],
-        latest_charge: null,
-        last_payment_error: null as Obj | null,
-        livemode: false,
-        created: now(),
-      };
+      const intent = newIntent(account, body);
+      const intentId = intent.id;
       intents.set(intentId, intent);
       const cards: Record<string, { brand: string; last4: string }> = {
         pm_card_visa: { brand: 'visa', last4: '4242' },
@@ -383,31 +389,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return answer(402, { error: { ...error, payment_intent: strip(intent) } });
     }
     if (req.method === 'POST' && url.pathname === '/v1/payment_intents') {
-      const intentId = id('pi');
       const intent = {
-        account,
-        id: intentId,
-        object: 'payment_intent',
-        amount: Number(body.amount),
-        amount_received: 0,
-        currency: body.currency,
-        status: 'requires_payment_method',
-        client_secret: `${intentId}_secret_${randomBytes(12).toString('hex')}`,
-        metadata: nested(body, 'metadata'),
-        description: body.description ?? null,
+        ...newIntent(account, body),
         receipt_email: body.receipt_email ?? null,
-        customer: body.customer ?? null,
         setup_future_usage: body.setup_future_usage ?? null,
-        payment_method: body.payment_method ?? null,
         automatic_payment_methods: body['automatic_payment_methods[enabled]'] === 'true' ? { enabled: true, allow_redirects: 'always' } : null,
-        capture_method: 'automatic',
-        confirmation_method: 'automatic',
-        payment_method_types: ['card'],
-        latest_charge: null,
-        last_payment_error: null,
-        livemode: false,
-        created: now(),
       };
+      const intentId = intent.id;
       if (intent.customer && !customers.has(intent.customer)) return answer(400, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such customer: '${intent.customer}'`, param: 'customer' } });
       if (intent.payment_method && methods.get(intent.payment_method)?.customer !== intent.customer) {
         return answer(400, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such PaymentMethod: '${intent.payment_method}'`, param: 'payment_method' } });
