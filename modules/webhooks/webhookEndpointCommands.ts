@@ -1,5 +1,5 @@
 import { customAlphabet } from 'nanoid';
-import { isWebhookUrl } from '../automation/index.ts';
+import { isWebhookUrl } from '../../platform/domain/index.ts';
 import { DomainError, fold } from '../../platform/domain/index.ts';
 import { isWebhookEventType, type WebhookEventType } from './domain/eventTypes.ts';
 import {
