@@ -8,6 +8,16 @@ export type InvoiceLine = SessionLine & { period?: { start: number; end: number 
 /** A checkout's invoice; a subscription's may also end `uncollectible`. */
 export type InvoiceStatus = 'open' | 'paid' | 'void';
 
+/**
+ * Where the money of a paid invoice stands after refunds, in Stripe's words for a Charge
+ * (`refunded` once all of it went back); null while nothing was refunded. The invoice's own
+ * `status` stays `paid`, as Stripe's does: a refund does not unpay it.
+ */
+export type RefundStatus = 'refunded' | 'partially_refunded';
+
+export const refundStatusOf = (amountRefunded: number, total: number): RefundStatus | null =>
+  amountRefunded <= 0 ? null : amountRefunded >= total ? 'refunded' : 'partially_refunded';
+
 /** Why an invoice exists, in Stripe's words: a checkout's, or a subscription's first, cycle or change. */
 export type BillingReason = 'checkout' | 'subscription_create' | 'subscription_cycle' | 'subscription_update';
 
