@@ -70,7 +70,17 @@ export type InvoiceEvent =
   | DomainEvent<'InvoicePaymentIntentCreated', { payment_intent_id: string; attempt: number; amount: number; currency: string; created_at: number }>
   | DomainEvent<
       'InvoiceRefunded',
-      { refund_id: string; charge_id: string; amount: number; amount_refunded: number; currency: string; fully_refunded: boolean; refunded_at: number }
+      {
+        refund_id: string;
+        charge_id: string;
+        amount: number;
+        amount_refunded: number;
+        currency: string;
+        fully_refunded: boolean;
+        refunded_at: number;
+        /** Why, as the seller said (a credit note's reason: duplicate, fraudulent, order_change, product_unsatisfactory); absent when not said. */
+        reason?: string;
+      }
     >
   /**
    * A payment that succeeded for this invoice when it could no longer be paid (voided, or paid by
@@ -110,7 +120,7 @@ export type InvoiceCommand =
    * the refund route and the `charge.refunded` webhook, in any order and any number of times,
    * record each refunded unit once.
    */
-  | { type: 'RecordRefund'; refundId: string; chargeId: string; amountRefunded: number; now: number }
+  | { type: 'RecordRefund'; refundId: string; chargeId: string; amountRefunded: number; reason?: string | null; now: number }
   | { type: 'RecordUnowedRefund'; paymentIntentId: string; refundId: string; chargeId: string; amount: number; reason: string; now: number }
   | { type: 'RecordDispute'; disputeId: string; chargeId: string; amount: number; currency: string; reason: string; status: string; now: number };
 
@@ -245,6 +255,7 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
             currency: state.invoice.currency,
             fully_refunded: after >= total,
             refunded_at: command.now,
+            ...(command.reason ? { reason: command.reason } : {}),
           },
         };
       }
