@@ -12,7 +12,7 @@ import { CreditNoteSchema } from './creditNoteSchemas.ts';
 const PER_PAGE_DEFAULT = 100;
 const PER_PAGE_MAX = 1000;
 const InvoiceId = z.string().regex(/^in_[A-Za-z0-9_-]{1,64}$/, 'must be an invoice id (in_…)');
-const Params = z.object({ id: z.string().regex(/^cn_[a-f0-9]{24}$/, 'must be a credit note id (cn_…)') });
+const Params = z.object({ id: z.string().regex(/^cn_[A-Za-z0-9]{1,64}$/, 'must be a credit note id (cn_…)') });
 
 /** The credit note as a PDF, with the seller as the organization names itself now. */
 export async function sendCreditNotePdf(services: Services, reply: FastifyReply, doc: CreditNoteDoc): Promise<FastifyReply> {

@@ -139,7 +139,7 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
     '/receipts/:token/credit_notes/:id/pdf',
     {
       config: { secretPath: true },
-      schema: { summary: "A credit note of the receipt's invoice as a PDF, by the receipt link", params: Params.extend({ id: z.string().regex(/^cn_[a-f0-9]{24}$/, 'must be a credit note id') }) },
+      schema: { summary: "A credit note of the receipt's invoice as a PDF, by the receipt link", params: Params.extend({ id: z.string().regex(/^cn_[A-Za-z0-9]{1,64}$/, 'must be a credit note id (cn_…)') }) },
     },
     async (request, reply) => {
       const doc = await receiptByToken(services, request.params.token);
