@@ -48,6 +48,11 @@ describe('commerce refund', { timeout: 120_000 }, () => {
     expect(JSON.parse(minor.stdout)).toMatchObject({ amount: 150, amount_refunded: 250, refund_status: 'partially_refunded', credit_note: { number: 'CN-0002' }, invoice_number: invoice.number });
     const rest = await cli(['refund', '--invoice', invoice.id]);
     expect(rest.stdout.trim()).toBe(`Refunded €2.50 of €5.00 on invoice #${invoice.number} (${invoice.id}): refunded in full. Credit note CN-0003.`);
+    // The CLI's own list says so too.
+    await server.settle();
+    const list = await cli(['session', 'list', '--org', owner.organizationId]);
+    const row = list.stdout.split('\n').find((line) => line.includes(`#${invoice.number} paid`))!;
+    expect(row).toMatch(/\brefunded\b.*5\.00 EUR \(5\.00 EUR refunded\)/);
   });
 
   it('refuses amounts it cannot read, and says what the service refused', async () => {

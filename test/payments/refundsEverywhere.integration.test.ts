@@ -4,6 +4,9 @@ import { issueCreditNotes } from '../../modules/creditNotes/creditNoteCommands.t
 import { creditNotesStream } from '../../modules/creditNotes/domain/creditNote.ts';
 import { createApiKey, createUser } from '../../modules/identity/identityCommands.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { eventuallyPasses } from '../helpers/serverProcess.ts';
+import { handleCommand } from '../../platform/es/handleCommand.ts';
+import { invoiceDecider, invoiceStream } from '../../modules/checkout/domain/invoice.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { GOOD_CARD, json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { importPlans, SubscriptionLog, T0, DAY } from '../subscriptions/subscriptionFixtures.ts';
@@ -131,6 +134,16 @@ describe('refunds everywhere', { timeout: 60_000 }, () => {
     expect((await server.fetch(`/api/credit_notes/${note.id}`, { token: other.token })).status).toBe(404);
     expect(((await (await server.fetch('/api/credit_notes', { token: other.token })).json()) as Body).data).toEqual([]);
     expect((await refund(invoices.one!.id, { amount: 1 }, other.token)).status).toBe(404);
+  });
+
+  it('issues the credit note of a refund recorded without the route (Stripe-reported), from its subscriber', async () => {
+    const invoice = await buy(700, 'reported@example.com');
+    // As charge.refunded records a refund made in Stripe's dashboard: on the invoice alone.
+    await handleCommand(server.cliContext(owner.organizationId), invoiceStream(invoice.id), invoiceDecider, { type: 'RecordRefund', refundId: 're_dash', chargeId: 'ch_x', amountRefunded: 700, now: 1 });
+    await eventuallyPasses(async () => {
+      const notes = (await api(`/api/credit_notes?invoice=${invoice.id}`)).body.data as Body[];
+      expect(notes).toEqual([expect.objectContaining({ refund: 're_dash', amount: 700, invoice: invoice.id })]);
+    });
   });
 
   it("shows each refund on the buyer's receipt page with its credit note", async () => {
