@@ -194,7 +194,17 @@ export function SubscriptionPage({ params }: PageProps) {
                 { header: 'Reason', cell: (i) => BILLING_REASONS[i.billing_reason] ?? i.billing_reason },
                 { header: 'Period', wide: true, cell: (i) => (i.period ? <span class="nowrap">{`${formatDate(i.period.start)} – ${formatDate(i.period.end)}`}</span> : '—') },
                 { header: 'Due', align: 'right', cell: (i) => formatMoney(i.amount_due, i.currency) },
-                { header: 'Paid', align: 'right', wide: true, cell: (i) => formatMoney(i.amount_paid, i.currency) },
+                {
+                  header: 'Paid',
+                  align: 'right',
+                  wide: true,
+                  cell: (i) => (
+                    <>
+                      {formatMoney(i.amount_paid, i.currency)}
+                      {i.amount_refunded > 0 && <span class="row-sub">−{formatMoney(i.amount_refunded, i.currency)} refunded</span>}
+                    </>
+                  ),
+                },
                 { header: 'Status', cell: (i) => <StatusBadge item={i} /> },
                 {
                   header: 'Attempts',
