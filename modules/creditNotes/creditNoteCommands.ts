@@ -29,41 +29,22 @@ export async function issueCreditNotes(ctx: CommandContext, invoiceId: string): 
     const e = event as unknown as InvoiceEvent;
     if (e.type === 'InvoiceCustomerChanged') customer = e.data.customer;
     if (e.type !== 'InvoiceRefunded') continue;
-    const id = creditNoteId(invoiceId, event.revision);
-    const result = await handleCommand(ctx, creditNotesStream(invoice.organization_id), creditNotesDecider, {
-      type: 'IssueCreditNote',
-      note: {
-        id,
-        organization_id: invoice.organization_id,
-        invoice_id: invoiceId,
-        invoice_number: invoice.number,
-        refund_id: e.data.refund_id,
-        amount: e.data.amount,
-        currency: e.data.currency,
-        reason: reasonOf(e.data.reason),
-        customer: customer ? { email: customer.email, name: customer.name } : null,
-        mode: invoice.mode ?? null,
-      },
-      now: e.data.refunded_at,
-    });
-    const number = result.state.issued[id]!;
-    const issued = result.events[0]?.data;
-    notes.push(
-      issued ?? {
-        id,
-        number,
-        organization_id: invoice.organization_id,
-        invoice_id: invoiceId,
-        invoice_number: invoice.number,
-        refund_id: e.data.refund_id,
-        amount: e.data.amount,
-        currency: e.data.currency,
-        reason: reasonOf(e.data.reason),
-        customer: customer ? { email: customer.email, name: customer.name } : null,
-        mode: invoice.mode ?? null,
-        created: e.data.refunded_at,
-      },
-    );
+    const note = {
+      id: creditNoteId(invoiceId, event.revision),
+      organization_id: invoice.organization_id,
+      invoice_id: invoiceId,
+      invoice_number: invoice.number,
+      refund_id: e.data.refund_id,
+      amount: e.data.amount,
+      currency: e.data.currency,
+      reason: reasonOf(e.data.reason),
+      customer: customer ? { email: customer.email, name: customer.name } : null,
+      mode: invoice.mode ?? null,
+    };
+    const now = e.data.refunded_at;
+    const result = await handleCommand(ctx, creditNotesStream(invoice.organization_id), creditNotesDecider, { type: 'IssueCreditNote', note, now });
+    // Issued before: the same note, with the number it got then.
+    notes.push(result.events[0]?.data ?? { ...note, number: result.state.issued[note.id]!, created: now });
   }
   return notes;
 }
