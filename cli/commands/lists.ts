@@ -98,6 +98,9 @@ type SessionRow = {
   email: string | null;
   invoice_number: number | null;
   invoice_status: string | null;
+  /** `refunded` / `partially_refunded` once money went back (the status stays completed). */
+  refund_status: string | null;
+  amount_refunded: number;
   created_at: number;
 };
 
@@ -120,13 +123,24 @@ export const sessionListCommand = listCommand<SessionRow>(
       email: s.invoice?.customer?.email ?? s.customer?.email ?? null,
       invoice_number: s.invoice?.number ?? null,
       invoice_status: s.invoice?.status ?? null,
+      refund_status: s.invoice?.refund_status ?? null,
+      amount_refunded: s.invoice?.amount_refunded ?? 0,
       created_at: s.created_at,
     }));
   },
   (rows) =>
     table(
       ['ID', 'CREATED (UTC)', 'OFFER', 'STATUS', 'MODE', 'TOTAL', 'EMAIL', 'INVOICE'],
-      rows.map((r) => [r.id, iso(r.created_at), r.offer, r.status, r.mode, money(r.total, r.currency), r.email ?? '-', r.invoice_number === null ? '-' : `#${r.invoice_number} ${r.invoice_status}`]),
+      rows.map((r) => [
+        r.id,
+        iso(r.created_at),
+        r.offer,
+        r.refund_status ?? r.status,
+        r.mode,
+        r.amount_refunded > 0 ? `${money(r.total, r.currency)} (${money(r.amount_refunded, r.currency)} refunded)` : money(r.total, r.currency),
+        r.email ?? '-',
+        r.invoice_number === null ? '-' : `#${r.invoice_number} ${r.invoice_status}`,
+      ]),
     ),
   { options: { limit: 'string' }, usage: ' [--limit N]' },
 );

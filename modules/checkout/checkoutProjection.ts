@@ -65,6 +65,7 @@ const sessionEvents = [
   'InvoiceCustomerChanged',
   'InvoicePaid',
   'InvoiceVoided',
+  'InvoiceRefunded',
 ] as const;
 
 const streamId = (stream: string) => stream.slice(stream.indexOf('-') + 1);
@@ -112,7 +113,7 @@ async function applySession(event: CheckoutEvent, stream: string, revision: numb
     if (event.data.session_id === null) return;
     sessionId = event.data.session_id;
     tx.upsert(CHECKOUT_INVOICES, { id: event.data.id, session_id: sessionId });
-  } else if (event.type === 'InvoiceCustomerChanged' || event.type === 'InvoicePaid' || event.type === 'InvoiceVoided') {
+  } else if (event.type === 'InvoiceCustomerChanged' || event.type === 'InvoicePaid' || event.type === 'InvoiceVoided' || event.type === 'InvoiceRefunded') {
     const link = await tx.get<{ id: string; session_id: string }>(CHECKOUT_INVOICES, streamId(stream));
     if (!link) return;
     sessionId = link.session_id;
@@ -137,7 +138,7 @@ async function applySession(event: CheckoutEvent, stream: string, revision: numb
 /** Offers (found by slug, route key or UUID) and checkout sessions with their invoice. */
 export const checkoutProjection: Projection = {
   name: 'checkout',
-  version: 3,
+  version: 4,
   collections: [OFFERS, CHECKOUT_SESSIONS, CHECKOUT_INVOICES],
   indexes: [
     { collection: OFFERS, fields: ['slug'] },
@@ -149,6 +150,8 @@ export const checkoutProjection: Projection = {
     // The management lists: a buyer's sessions, and invoices, newest first.
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'customer.email', 'created_at'] },
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'invoice.number'] },
+    // The refunded and partly refunded sales, a filter of the lists.
+    { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'invoice.refund_status', 'created_at'] },
   ],
   eventTypes: [...offerEvents, ...sessionEvents],
   async apply(recorded: RecordedEvent, tx: ProjectionTx) {

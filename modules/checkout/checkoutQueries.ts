@@ -25,7 +25,7 @@ export async function findSession(readStore: ReadStore, id: string): Promise<Ses
   return readStore.get<SessionDoc>(CHECKOUT_SESSIONS, id);
 }
 
-export type SessionStatusFilter = 'open' | 'completed' | 'expired';
+export type SessionStatusFilter = 'open' | 'completed' | 'expired' | 'refunded' | 'partially_refunded';
 
 export async function listSessions(
   readStore: ReadStore,
@@ -39,7 +39,9 @@ export async function listSessions(
         ? { organization_id: organizationId, open_until: { $lte: options.now } }
         : options.status === 'completed'
           ? { organization_id: organizationId, status: 'completed' }
-          : { organization_id: organizationId };
+          : options.status === 'refunded' || options.status === 'partially_refunded'
+            ? { organization_id: organizationId, 'invoice.refund_status': options.status }
+            : { organization_id: organizationId };
   const [items, total] = await Promise.all([
     readStore.find<SessionDoc>(CHECKOUT_SESSIONS, {
       filter,

@@ -6,6 +6,7 @@ import { fold } from '../../platform/domain/index.ts';
 import { DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
 import { completePaidInvoiceSession, startSession } from '../checkout/index.ts';
 import { currentAttempt, subscriptionDecider, subscriptionStream } from '../subscriptions/index.ts';
+import { creditNoteId, formatCreditNoteNumber, issueCreditNotes } from '../creditNotes/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type PaymentMethod, type StripeClientFactory } from './paymentProvider.ts';
 import type { EventStore } from '../../platform/eventStore/index.ts';
@@ -454,7 +455,21 @@ async function actOn(ctx: CommandContext, organizationId: string, live: Live, ty
   }
 }
 
-export type RefundResult = { invoice_id: string; refund_id: string; amount: number; amount_refunded: number; fully_refunded: boolean; currency: string };
+export type RefundResult = {
+  invoice_id: string;
+  refund_id: string;
+  amount: number;
+  amount_refunded: number;
+  fully_refunded: boolean;
+  currency: string;
+  /** The invoice's total, so a reader can say "€1.00 of €5.00". */
+  invoice_total: number;
+  refund_status: 'refunded' | 'partially_refunded' | null;
+  /** The credit note this refund made; null when it recorded nothing new. */
+  credit_note: { id: string; number: string } | null;
+};
+
+const refundStatus = (refunded: number, total: number): RefundResult['refund_status'] => (refunded <= 0 ? null : refunded >= total ? 'refunded' : 'partially_refunded');
 
 /**
  * Refunds a paid invoice, all that is left or `amount` of it: through Stripe for a live payment
@@ -469,6 +484,8 @@ export async function refundInvoice(
   amount: number | null,
   /** A refund that must happen once whoever asks again (a subscription's cancellation): its key. */
   once?: string,
+  /** Why, for its credit note (Stripe's CreditNote reasons). */
+  reason?: string | null,
 ): Promise<RefundResult> {
   const events = await ctx.store.readStream(invoiceStream(invoiceId));
   const invoice = fold(invoiceDecider, events as never) as InvoiceState;
@@ -479,7 +496,20 @@ export async function refundInvoice(
   const done = testRefundId ? events.find((e) => e.type === 'InvoiceRefunded' && (e.data as { refund_id: string }).refund_id === testRefundId) : undefined;
   if (done) {
     const d = done.data as { refund_id: string; amount: number };
-    return { invoice_id: invoiceId, refund_id: d.refund_id, amount: d.amount, amount_refunded: before, fully_refunded: before >= invoice.invoice.total, currency: invoice.invoice.currency };
+    const notes = await issueCreditNotes(ctx, invoiceId);
+    const note = notes.find((n) => n.refund_id === d.refund_id);
+    const total = invoice.invoice.total;
+    return {
+      invoice_id: invoiceId,
+      refund_id: d.refund_id,
+      amount: d.amount,
+      amount_refunded: before,
+      fully_refunded: before >= total,
+      currency: invoice.invoice.currency,
+      invoice_total: total,
+      refund_status: refundStatus(before, total),
+      credit_note: note ? { id: note.id, number: formatCreditNoteNumber(note.number) } : null,
+    };
   }
   const left = invoice.invoice.total - before;
   if (left <= 0) throw conflict('invoice_refunded', 'The invoice is refunded in full already.');
@@ -504,15 +534,22 @@ export async function refundInvoice(
     chargeId = invoice.chargeId ?? invoice.paidAttempt;
     amountRefunded = before + (amount ?? left);
   }
-  const result = await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, { type: 'RecordRefund', refundId, chargeId, amountRefunded, now: ctx.metadata.occurred_at });
+  const result = await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, { type: 'RecordRefund', refundId, chargeId, amountRefunded, reason: reason ?? null, now: ctx.metadata.occurred_at });
   const recorded = result.state.status === 'none' ? 0 : (result.state.amountRefunded ?? 0);
+  // Issued here so the answer names it; the credit-notes subscriber issues it after a crash.
+  const notes = result.events.length ? await issueCreditNotes(ctx, invoiceId) : [];
+  const note = notes.find((n) => n.id === creditNoteId(invoiceId, result.revision));
+  const total = invoice.invoice.total;
   return {
     invoice_id: invoiceId,
     refund_id: refundId,
     amount: recorded - before,
     amount_refunded: recorded,
-    fully_refunded: recorded >= invoice.invoice.total,
+    fully_refunded: recorded >= total,
     currency: invoice.invoice.currency,
+    invoice_total: total,
+    refund_status: refundStatus(recorded, total),
+    credit_note: note ? { id: note.id, number: formatCreditNoteNumber(note.number) } : null,
   };
 }
 

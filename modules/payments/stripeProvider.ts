@@ -4,6 +4,11 @@ import { PaymentProviderError, type ChargeResult, type LivePayment, type LivePay
 
 /** One API call's wait; Stripe's SDK default is 80 s, longer than a buyer waits for a page. */
 const TIMEOUT_MS = 30_000;
+/**
+ * A refund's calls: a seller (or the CLI) waits on the answer, and the idempotency key makes a
+ * retry by hand safe, so an unreachable Stripe is said within seconds rather than after 90.
+ */
+const REFUND_REQUEST = { timeout: 8_000, maxNetworkRetries: 1 } as const;
 
 const idOf = (value: string | { id: string } | null | undefined): string | null => (value == null ? null : typeof value === 'string' ? value : value.id);
 
@@ -84,7 +89,8 @@ async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
 
 async function providerError(what: string, error: unknown): Promise<PaymentProviderError> {
   const { default: StripeClass } = await loadStripe();
-  if (error instanceof StripeClass.errors.StripeError) {
+  // Stripe's SDK reports a network failure as one of its errors too: nothing reached Stripe.
+  if (error instanceof StripeClass.errors.StripeError && !(error instanceof StripeClass.errors.StripeConnectionError)) {
     return new PaymentProviderError(`Stripe refused to ${what}: ${error.message}`, error.code ?? error.type, { cause: error });
   }
   return new PaymentProviderError(`Stripe could not be reached to ${what}.`, null, { cause: error });
@@ -106,6 +112,11 @@ export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefin
             ...(config.STRIPE_API_PROTOCOL ? { protocol: config.STRIPE_API_PROTOCOL } : {}),
           }),
       ));
+    const readCharge = async (id: string, options: { timeout?: number; maxNetworkRetries?: number } = {}) => {
+      const stripe = await connect();
+      const charge = await call('read a charge', () => stripe.charges.retrieve(id, {}, options));
+      return { id: charge.id, paymentId: idOf(charge.payment_intent), amountRefunded: charge.amount_refunded };
+    };
     const provider: LivePaymentProvider = {
       name: 'stripe',
       async createPayment(request) {
@@ -192,27 +203,23 @@ export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefin
       async refund(request) {
         const stripe = await connect();
         const refund = await call('refund a payment', () =>
-          stripe.refunds.create({ payment_intent: request.paymentId, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey }),
+          stripe.refunds.create({ payment_intent: request.paymentId, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey, ...REFUND_REQUEST }),
         );
         const chargeId = idOf(refund.charge);
         if (!chargeId) throw new PaymentProviderError('Stripe answered a refund without its charge.', null);
         // The charge's running total, so a refund made elsewhere meanwhile is counted once.
-        const charge = await provider.retrieveCharge(chargeId);
+        const charge = await readCharge(chargeId, REFUND_REQUEST);
         return { id: refund.id, chargeId, amountRefunded: charge.amountRefunded };
       },
       async refundCharge(request) {
         const stripe = await connect();
         const refund = await call('refund a payment', () =>
-          stripe.refunds.create({ charge: request.chargeId, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey }),
+          stripe.refunds.create({ charge: request.chargeId, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey, ...REFUND_REQUEST }),
         );
-        const charge = await provider.retrieveCharge(request.chargeId);
+        const charge = await readCharge(request.chargeId, REFUND_REQUEST);
         return { id: refund.id, chargeId: request.chargeId, amountRefunded: charge.amountRefunded };
       },
-      async retrieveCharge(id) {
-        const stripe = await connect();
-        const charge = await call('read a charge', () => stripe.charges.retrieve(id));
-        return { id: charge.id, paymentId: idOf(charge.payment_intent), amountRefunded: charge.amount_refunded };
-      },
+      retrieveCharge: (id) => readCharge(id),
       // Stripe's "charge a saved payment method later": an off-session PaymentIntent, confirmed at
       // once. A decline is an answer (402 card_error), not a failure to reach Stripe.
       async chargeSaved(request): Promise<ChargeResult> {

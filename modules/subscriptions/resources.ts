@@ -97,6 +97,10 @@ export const InvoiceResourceSchema = z.object({
   amount_due: z.number().int().describe('What is charged: the total less the credit applied.'),
   amount_paid: z.number().int(),
   amount_refunded: z.number().int(),
+  refund_status: z
+    .enum(['refunded', 'partially_refunded'])
+    .nullable()
+    .describe('`refunded` when all of it went back, `partially_refunded` when some did; null when nothing was refunded (the status stays `paid`).'),
   attempt_count: z.number().int(),
   attempts: z.array(z.object({ attempt: z.number().int(), at: Unix, outcome: z.enum(['succeeded', 'failed']), code: z.string().nullable(), decline_code: z.string().nullable() })),
   next_payment_attempt: Unix.nullable(),
@@ -124,6 +128,8 @@ export function presentInvoice(view: InvoiceView): InvoiceResource {
     amount_due: view.amount_due,
     amount_paid: view.amount_paid,
     amount_refunded: view.amount_refunded,
+    // A document of the read model's previous version lacks it until the rebuild takes over.
+    refund_status: view.refund_status ?? (view.amount_refunded > 0 ? (view.amount_refunded >= view.total ? 'refunded' : 'partially_refunded') : null),
     attempt_count: view.attempt_count,
     attempts: view.attempts,
     next_payment_attempt: view.next_payment_attempt,

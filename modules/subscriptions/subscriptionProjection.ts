@@ -100,6 +100,7 @@ async function applyInvoice(recorded: RecordedEvent, tx: ProjectionTx): Promise<
 /** Subscriptions as their GET shows them, every invoice as its GET shows it, and the metrics' timelines. */
 export const subscriptionProjection: Projection = {
   name: 'subscriptions',
+  version: 2,
   collections: [SUBSCRIPTIONS, INVOICES, SUBSCRIPTION_TIMELINES, SUBSCRIPTION_SCHEDULE],
   indexes: [
     { collection: SUBSCRIPTIONS, fields: ['organization_id', 'created_at'] },
@@ -108,6 +109,7 @@ export const subscriptionProjection: Projection = {
     { collection: INVOICES, fields: ['organization_id', 'created_at'] },
     { collection: INVOICES, fields: ['organization_id', 'subscription', 'created_at'] },
     { collection: INVOICES, fields: ['organization_id', 'status', 'created_at'] },
+    { collection: INVOICES, fields: ['organization_id', 'refund_status', 'created_at'] },
     { collection: SUBSCRIPTION_TIMELINES, fields: ['organization_id', 'mode', 'created_at'] },
     { collection: SUBSCRIPTION_SCHEDULE, fields: ['clock', 'due_at'] },
   ],

@@ -33,7 +33,8 @@ export function listSubscriptions(readStore: ReadStore, organizationId: string, 
 export function listInvoices(readStore: ReadStore, organizationId: string, q: { subscription?: string | undefined; status?: string | undefined; skip: number; limit: number }) {
   const filter: Filter = { organization_id: organizationId };
   if (q.subscription) filter.subscription = q.subscription;
-  if (q.status) filter.status = q.status;
+  if (q.status === 'refunded' || q.status === 'partially_refunded') filter.refund_status = q.status;
+  else if (q.status) filter.status = q.status;
   return pageOf<InvoiceDoc>(readStore, INVOICES, filter, q.skip, q.limit);
 }
 

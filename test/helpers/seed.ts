@@ -1,6 +1,7 @@
 import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
 import { runImport } from '../../app/import/importFile.ts';
+import { refundInvoice } from '../../modules/payments/livePayments.ts';
 import { secretBox } from '../../platform/lib/secretBox.ts';
 import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
 import { createTestClock } from '../../modules/subscriptions/testClockCommands.ts';
@@ -60,6 +61,10 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   // A subscription as a completed checkout of a monthly plan leaves it, with its paid invoice.
   const plan = { product_id: `seed-${tag}`, plan_id: 'monthly', plan_name: 'Monthly', renew_interval: 'P1M', invoice_interval: 'P1M' };
   const subscription = await SubscriptionLog.create(server, organizationId, { plan, amount: 1900, at: Math.floor(server.services.clock() / 1000), email: `subscriber-${tag}@example.com` });
+  // A refund of part of its first invoice, and the credit note it makes.
+  const [created] = await server.services.store.readStream(`subscription-${subscription.id}`);
+  const firstInvoice = (created!.data as { first_invoice: { id: string } }).first_invoice.id;
+  await refundInvoice(ctx(), server.services, organizationId, firstInvoice, 100);
   // An event type the seed never causes: nothing is sent to this address.
   await createWebhookEndpoint(ctx(), secretBox(server.services.secrets.jwt), { organizationId, url: 'https://example.com/seed-hook', eventTypes: ['invoice.voided'] });
   await createTestClock(ctx(), { organizationId, name: 'Seed clock', frozenTime: 1_800_000_000 });

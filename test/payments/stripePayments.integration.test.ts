@@ -385,10 +385,12 @@ describe('Stripe from the CLI', { timeout: 120_000 }, () => {
     const paid = await server.fetch(`/webhooks/stripe/${org.organizationId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.body });
     expect(paid.status).toBe(200);
 
-    const refund = await cli(['refund', '--invoice', started.invoice.id, '--amount', '250', '--json']);
+    // A refund goes through the running service, which holds the Stripe keys: none in the CLI's environment.
+    const refundCli = (args: string[]) => runCli(args, { DATA_DIR: server.dataDir, BASE_URL: server.url, COMMERCE_API_KEY: org.token });
+    const refund = await refundCli(['refund', '--invoice', started.invoice.id, '--amount-minor', '250', '--json']);
     expect(refund.code, refund.stderr).toBe(0);
     expect(JSON.parse(refund.stdout)).toMatchObject({ amount: 250, amount_refunded: 250, fully_refunded: false });
-    const bad = await cli(['refund', '--invoice', started.invoice.id, '--amount', '12.50']);
+    const bad = await refundCli(['refund', '--invoice', started.invoice.id, '--amount', '12.505']);
     expect(bad.code).toBe(2);
 
     const disconnect = await cli(['stripe', 'disconnect', '--org', org.organizationId]);

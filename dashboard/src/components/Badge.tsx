@@ -24,6 +24,8 @@ const TONES: Record<string, 'green' | 'blue' | 'grey' | 'red' | 'amber'> = {
   incomplete: 'grey',
   incomplete_expired: 'grey',
   test: 'amber',
+  refunded: 'grey',
+  partially_refunded: 'amber',
 };
 
 /** A status as a coloured pill (the word is the information; colour only repeats it). */

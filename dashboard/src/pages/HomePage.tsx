@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Paged } from '../api.ts';
-import { Badge } from '../components/Badge.tsx';
+import { StatusBadge } from '../components/RefundBadge.tsx';
 import { Card } from '../components/Card.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';
@@ -30,12 +30,17 @@ const amounts = (a: Record<string, number>, main: string) =>
         .join(' · ')
     : formatMoney(0, main);
 
+/** The sales' amounts, or once anything was refunded, what is left of them and what went back. */
+const afterRefunds = (d: Pick<Stats['totals'], 'amounts' | 'refunds' | 'net'>, main: string) =>
+  Object.values(d.refunds).some((v) => v > 0) ? `${amounts(d.net, main)} net · ${amounts(d.refunds, main)} refunded` : amounts(d.amounts, main);
+
 export function HomePage() {
   const session = useSession();
   const stats = useApi<Stats>('/stats/sales', { days: 30 });
   const latest = useApi<Paged<SessionItem>>('/checkout/sessions', { status: 'completed', per_page: 5 });
   const failing = useApi<Paged<unknown>>('/workflows', { status: 'failed', per_page: 1 });
-  const currencies = stats.data ? Object.keys(stats.data.totals.amounts).sort((a, b) => stats.data!.totals.amounts[b]! - stats.data!.totals.amounts[a]!) : [];
+  const totals = stats.data?.totals;
+  const currencies = totals ? [...new Set([...Object.keys(totals.gross), ...Object.keys(totals.amounts)])].sort((a, b) => (totals.gross[b] ?? 0) - (totals.gross[a] ?? 0)) : [];
   const [picked, setPicked] = useState<string | null>(null);
   const currency = picked && currencies.includes(picked) ? picked : (currencies[0] ?? 'USD');
   const today = stats.data?.days.at(-1);
@@ -54,14 +59,24 @@ export function HomePage() {
               <p class="stat-value" data-testid="sales-today">
                 {n(today.completed)}
               </p>
-              <p class="stat-sub">{amounts(today.amounts, currency)}</p>
+              <p class="stat-sub">{afterRefunds(today, currency)}</p>
             </Card>
             <Card>
               <p class="stat-label">Last 30 days</p>
               <p class="stat-value" data-testid="sales-30">
                 {n(stats.data.totals.completed)}
               </p>
-              <p class="stat-sub">{amounts(stats.data.totals.amounts, currency)}</p>
+              <p class="stat-sub">{afterRefunds(stats.data.totals, currency)}</p>
+            </Card>
+            <Card>
+              <p class="stat-label">Net revenue, 30 days</p>
+              <p class="stat-value" data-testid="net-30">
+                {amounts(stats.data.totals.net, currency)}
+              </p>
+              <p class="stat-sub">
+                <span data-testid="gross-30">{amounts(stats.data.totals.gross, currency)}</span> paid −{' '}
+                <span data-testid="refunds-30">{amounts(stats.data.totals.refunds, currency)}</span> refunded
+              </p>
             </Card>
             <Card>
               <p class="stat-label">Checkout sessions</p>
@@ -115,8 +130,17 @@ export function HomePage() {
                 ),
               },
               { header: 'Offer', wide: true, cell: (s) => s.offer.name },
-              { header: 'Status', wide: true, cell: (s) => <Badge status={s.status} /> },
-              { header: 'Amount', align: 'right', cell: (s) => formatMoney(s.total, s.currency) },
+              { header: 'Status', wide: true, cell: (s) => <StatusBadge item={s} /> },
+              {
+                header: 'Amount',
+                align: 'right',
+                cell: (s) => (
+                  <>
+                    {formatMoney(s.total, s.currency)}
+                    {s.amount_refunded > 0 && <span class="row-sub">−{formatMoney(s.amount_refunded, s.currency)} refunded</span>}
+                  </>
+                ),
+              },
               { header: 'Created', wide: true, cell: (s) => <span class="nowrap">{formatDateTime(s.created_at)}</span> },
             ]}
             empty={

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Paged } from '../api.ts';
-import { Badge } from '../components/Badge.tsx';
+import { StatusBadge } from '../components/RefundBadge.tsx';
 import { Button } from '../components/Button.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, Select } from '../components/Field.tsx';
@@ -57,6 +57,8 @@ export function SalesPage() {
               <option value="open">Open</option>
               <option value="completed">Completed</option>
               <option value="expired">Expired</option>
+              <option value="refunded">Refunded</option>
+              <option value="partially_refunded">Partially refunded</option>
             </Select>
           )}
         </Field>
@@ -100,8 +102,17 @@ export function SalesPage() {
                   </Link>
                 ),
               },
-              { header: 'Status', cell: (s) => <Badge status={s.status} /> },
-              { header: 'Amount', align: 'right', cell: (s) => formatMoney(s.total, s.currency) },
+              { header: 'Status', cell: (s) => <StatusBadge item={s} /> },
+              {
+                header: 'Amount',
+                align: 'right',
+                cell: (s) => (
+                  <>
+                    {formatMoney(s.total, s.currency)}
+                    {s.amount_refunded > 0 && <span class="row-sub">−{formatMoney(s.amount_refunded, s.currency)} refunded</span>}
+                  </>
+                ),
+              },
               { header: 'Offer', wide: true, cell: (s) => s.offer.name },
               { header: 'Invoice', wide: true, cell: (s) => (s.invoice ? `#${s.invoice.number}` : '—') },
               { header: 'Created', wide: true, cell: (s) => <span class="nowrap">{formatDateTime(s.created_at)}</span> },

@@ -7,6 +7,8 @@ import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { RefundForm } from '../components/RefundForm.tsx';
+import { StatusBadge } from '../components/RefundBadge.tsx';
+import { CreditNotes } from '../components/CreditNotes.tsx';
 import { formatDateTime, formatDateTimeSeconds, formatMoney } from '../format.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { useSession } from '../session.ts';
@@ -101,7 +103,7 @@ export function SessionPage({ params }: PageProps) {
             <dl class="details">
               <dt>Status</dt>
               <dd>
-                <Badge status={statusAt(state, moment)} />
+                <StatusBadge item={{ status: statusAt(state, moment), refund_status: state.invoice?.refund_status ?? null }} />
               </dd>
               <dt>Amount</dt>
               <dd>{formatMoney(state.total, state.currency)}</dd>
@@ -165,7 +167,7 @@ export function SessionPage({ params }: PageProps) {
                 <dd>#{state.invoice.number}</dd>
                 <dt>Status</dt>
                 <dd>
-                  <Badge status={state.invoice.status} />
+                  <StatusBadge item={state.invoice} />
                 </dd>
                 <dt>Total</dt>
                 <dd>{formatMoney(state.invoice.total, state.invoice.currency)}</dd>
@@ -177,6 +179,10 @@ export function SessionPage({ params }: PageProps) {
                     <dd>
                       {formatMoney(state.invoice.amount_refunded, state.invoice.currency)}
                       {state.invoice.amount_refunded! >= state.invoice.total ? ' (in full)' : ` of ${formatMoney(state.invoice.total, state.invoice.currency)}`}
+                    </dd>
+                    <dt>Credit notes</dt>
+                    <dd>
+                      <CreditNotes key={state.invoice.amount_refunded} invoiceId={state.invoice.id} />
                     </dd>
                   </>
                 )}
@@ -215,7 +221,7 @@ export function SessionPage({ params }: PageProps) {
                     <button type="button" class="timeline-event" onClick={() => select(i)} aria-label={`View the session after ${eventLabel(entry.type).toLowerCase()}`}>
                       {eventLabel(entry.type)}
                     </button>
-                    <Badge status={statusAt(entry.state, entry.occurred_at)} />
+                    <StatusBadge item={{ status: statusAt(entry.state, entry.occurred_at), refund_status: entry.state.invoice?.refund_status ?? null }} />
                   </div>
                   <p class="timeline-meta">
                     <time>{formatDateTimeSeconds(entry.occurred_at)}</time> · {actorLabel(entry.actor, memberList)}

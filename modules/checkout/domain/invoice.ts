@@ -8,6 +8,16 @@ export type InvoiceLine = SessionLine & { period?: { start: number; end: number 
 /** A checkout's invoice; a subscription's may also end `uncollectible`. */
 export type InvoiceStatus = 'open' | 'paid' | 'void';
 
+/**
+ * Where the money of a paid invoice stands after refunds, in Stripe's words for a Charge
+ * (`refunded` once all of it went back); null while nothing was refunded. The invoice's own
+ * `status` stays `paid`, as Stripe's does: a refund does not unpay it.
+ */
+export type RefundStatus = 'refunded' | 'partially_refunded';
+
+export const refundStatusOf = (amountRefunded: number, total: number): RefundStatus | null =>
+  amountRefunded <= 0 ? null : amountRefunded >= total ? 'refunded' : 'partially_refunded';
+
 /** Why an invoice exists, in Stripe's words: a checkout's, or a subscription's first, cycle or change. */
 export type BillingReason = 'checkout' | 'subscription_create' | 'subscription_cycle' | 'subscription_update';
 
@@ -60,7 +70,17 @@ export type InvoiceEvent =
   | DomainEvent<'InvoicePaymentIntentCreated', { payment_intent_id: string; attempt: number; amount: number; currency: string; created_at: number }>
   | DomainEvent<
       'InvoiceRefunded',
-      { refund_id: string; charge_id: string; amount: number; amount_refunded: number; currency: string; fully_refunded: boolean; refunded_at: number }
+      {
+        refund_id: string;
+        charge_id: string;
+        amount: number;
+        amount_refunded: number;
+        currency: string;
+        fully_refunded: boolean;
+        refunded_at: number;
+        /** Why, as the seller said (a credit note's reason: duplicate, fraudulent, order_change, product_unsatisfactory); absent when not said. */
+        reason?: string;
+      }
     >
   /**
    * A payment that succeeded for this invoice when it could no longer be paid (voided, or paid by
@@ -100,7 +120,7 @@ export type InvoiceCommand =
    * the refund route and the `charge.refunded` webhook, in any order and any number of times,
    * record each refunded unit once.
    */
-  | { type: 'RecordRefund'; refundId: string; chargeId: string; amountRefunded: number; now: number }
+  | { type: 'RecordRefund'; refundId: string; chargeId: string; amountRefunded: number; reason?: string | null; now: number }
   | { type: 'RecordUnowedRefund'; paymentIntentId: string; refundId: string; chargeId: string; amount: number; reason: string; now: number }
   | { type: 'RecordDispute'; disputeId: string; chargeId: string; amount: number; currency: string; reason: string; status: string; now: number };
 
@@ -235,6 +255,7 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
             currency: state.invoice.currency,
             fully_refunded: after >= total,
             refunded_at: command.now,
+            ...(command.reason ? { reason: command.reason } : {}),
           },
         };
       }

@@ -7,7 +7,7 @@ import {
   type SessionMode,
   type SessionStatus,
 } from './checkoutSession.ts';
-import type { InvoiceEvent, InvoiceStatus } from './invoice.ts';
+import { refundStatusOf, type InvoiceEvent, type InvoiceStatus, type RefundStatus } from './invoice.ts';
 
 export type InvoiceView = {
   id: string;
@@ -18,6 +18,8 @@ export type InvoiceView = {
   customer: SessionCustomer | null;
   /** Refunded so far (minor units); absent until a first refund. */
   amount_refunded?: number;
+  /** `refunded` or `partially_refunded` once money went back; absent or null before. */
+  refund_status?: RefundStatus | null;
   /** Disputes (chargebacks) opened against its payment. */
   disputes?: number;
 };
@@ -125,7 +127,9 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
     case 'InvoiceMarkedUncollectible':
       return view;
     case 'InvoiceRefunded':
-      return view.invoice ? { ...view, invoice: { ...view.invoice, amount_refunded: event.data.amount_refunded } } : view;
+      return view.invoice
+        ? { ...view, invoice: { ...view.invoice, amount_refunded: event.data.amount_refunded, refund_status: refundStatusOf(event.data.amount_refunded, view.invoice.total) } }
+        : view;
     case 'InvoiceDisputed':
       return view.invoice ? { ...view, invoice: { ...view.invoice, disputes: (view.invoice.disputes ?? 0) + 1 } } : view;
   }

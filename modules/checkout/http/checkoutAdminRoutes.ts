@@ -37,7 +37,10 @@ export const checkoutAdminRoutes: FastifyPluginAsyncZod<{ services: Services }> 
         ...protectedRoute,
         summary: "The organization's checkout sessions, newest first.",
         querystring: z.object({
-          status: z.enum(['open', 'completed', 'expired']).optional(),
+          status: z
+            .enum(['open', 'completed', 'expired', 'refunded', 'partially_refunded'])
+            .optional()
+            .describe('`refunded` and `partially_refunded` pick completed sessions by their `refund_status`.'),
           per_page: decimalInteger(1, SESSIONS_PER_PAGE_MAX).default(SESSIONS_PER_PAGE_DEFAULT),
           page: decimalInteger(1, 1_000_000).default(1),
           api_token: z.string().optional(),

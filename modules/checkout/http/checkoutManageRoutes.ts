@@ -20,8 +20,14 @@ const ListQuery = PageQuery.extend({
   created_from: UNIX.optional().describe('Unix seconds, inclusive.'),
   created_to: UNIX.optional().describe('Unix seconds, exclusive.'),
 });
-const SessionListQuery = ListQuery.extend({ status: z.enum(['open', 'completed', 'expired']).optional() });
-const InvoiceListQuery = ListQuery.extend({ status: z.enum(['open', 'paid', 'void']).optional() });
+const REFUNDED = ['refunded', 'partially_refunded'] as const;
+const SessionListQuery = ListQuery.extend({
+  status: z.enum(['open', 'completed', 'expired', ...REFUNDED]).optional().describe('`refunded` and `partially_refunded` pick completed sessions by their refund status.'),
+});
+const InvoiceListQuery = ListQuery.extend({
+  status: z.enum(['open', 'paid', 'void', ...REFUNDED]).optional().describe('`refunded` and `partially_refunded` pick paid invoices by their refund status.'),
+});
+const isRefundFilter = (status: string | undefined): status is (typeof REFUNDED)[number] => (REFUNDED as readonly string[]).includes(status ?? '');
 
 const Item = z.record(z.string(), z.unknown());
 const Page = z.object({ data: z.array(Item), meta: z.record(z.string(), z.unknown()) });
@@ -91,6 +97,7 @@ export const checkoutManageRoutes: FastifyPluginAsyncZod<{ services: Services }>
       if (q.status === 'open') filter.open_until = { $gt: now };
       else if (q.status === 'expired') filter.open_until = { $lte: now };
       else if (q.status === 'completed') filter.status = 'completed';
+      else if (isRefundFilter(q.status)) filter['invoice.refund_status'] = q.status;
       const { items, total } = await page(filter, q);
       return pageOf(items.map((d) => listItem(d, now)), total, q.page, q.per_page);
     },
@@ -122,7 +129,8 @@ export const checkoutManageRoutes: FastifyPluginAsyncZod<{ services: Services }>
       const q = request.query;
       const filter: Filter = { organization_id: organizationId, 'invoice.number': { $gt: 0 }, ...created(q) };
       if (q.email) filter['customer.email'] = q.email;
-      if (q.status) filter['invoice.status'] = q.status;
+      if (isRefundFilter(q.status)) filter['invoice.refund_status'] = q.status;
+      else if (q.status) filter['invoice.status'] = q.status;
       const { items, total } = await page(filter, q);
       const now = nowSeconds();
       return pageOf(items.map((d) => ({ ...d.invoice!, session: listItem(d, now) })), total, q.page, q.per_page);

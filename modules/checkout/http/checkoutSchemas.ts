@@ -6,12 +6,19 @@ import type { OfferDoc } from '../checkoutProjection.ts';
 
 export const OfferRefSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 
+export const RefundStatusSchema = z
+  .enum(['refunded', 'partially_refunded'])
+  .nullable()
+  .describe('`refunded` when all of it went back, `partially_refunded` when some did; null when nothing was refunded. The status stays `paid` (`completed` for a session), as Stripe keeps it.');
+
 export const InvoiceSchema = z.object({
   id: z.string(),
   number: z.number().int(),
   status: z.enum(['open', 'paid', 'void']),
   total: z.number().int(),
   currency: z.string(),
+  amount_refunded: z.number().int().describe('Refunded so far, minor units of `currency`.'),
+  refund_status: RefundStatusSchema,
 });
 
 export const SessionSchema = z.object({
@@ -27,6 +34,8 @@ export const SessionSchema = z.object({
     .nullable()
     .describe("The promo tier whose price the session took; null when its promo priced nothing (another offer's, not started, ended, sold out)."),
   invoice: InvoiceSchema.nullable().describe('Created when the buyer starts the checkout; null before.'),
+  amount_refunded: z.number().int().describe("Refunded of the session's invoice so far, minor units of `currency`."),
+  refund_status: RefundStatusSchema,
   subscription: z
     .object({ id: z.string(), status: z.enum(['trialing', 'active']) })
     .nullable()
@@ -60,11 +69,21 @@ export function presentSession(doc: SessionView, now: number): z.infer<typeof Se
     promo: doc.promo ?? null,
     promo_tier: doc.promo_tier ?? null,
     invoice: doc.invoice ? presentInvoice(doc.invoice) : null,
+    amount_refunded: doc.invoice?.amount_refunded ?? 0,
+    refund_status: doc.invoice?.refund_status ?? null,
     subscription: doc.subscription ?? null,
   };
 }
 
-export const presentInvoice = (i: InvoiceView) => ({ id: i.id, number: i.number, status: i.status, total: i.total, currency: i.currency });
+export const presentInvoice = (i: InvoiceView) => ({
+  id: i.id,
+  number: i.number,
+  status: i.status,
+  total: i.total,
+  currency: i.currency,
+  amount_refunded: i.amount_refunded ?? 0,
+  refund_status: i.refund_status ?? null,
+});
 
 export type PublicOffer = Pick<OfferDoc, 'route_key' | 'slug' | 'name'>;
 

@@ -57,6 +57,11 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/webhook-deliveries/:id/resend': 'owner',
   'GET /api/subscription_settings': 'member',
   'PUT /api/subscription_settings': 'owner',
+  // Refunds move money back: owners only, as in the dashboard. Credit notes are read as invoices are.
+  'POST /api/invoices/:id/refunds': 'owner',
+  'GET /api/credit_notes': 'member',
+  'GET /api/credit_notes/:id': 'member',
+  'GET /api/credit_notes/:id/pdf': 'member',
 };
 
 const RANK: Record<Role, number> = { member: 0, owner: 1 };

@@ -28,6 +28,8 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl.startsWith('/api/catalog/')) return read ? 'catalog:read' : null;
   if (routeUrl === '/api/checkout/sessions' && method === 'POST') return 'checkout:write';
   if (routeUrl.startsWith('/api/checkout/sessions')) return read ? 'checkout:read' : null;
+  // A refund moves money: for API keys only, as no scope names it.
+  if (routeUrl === '/api/invoices/:id/refunds') return null;
   if (routeUrl.startsWith('/api/subscriptions') || routeUrl.startsWith('/api/invoices') || routeUrl === '/api/metrics/subscriptions' || routeUrl.startsWith('/api/test_clocks')) {
     return read ? 'subscriptions:read' : 'subscriptions:write';
   }

@@ -7,7 +7,7 @@ import { baseUrl } from '../../../platform/http/index.ts';
 import { requireOrganization, requireOwner } from '../../identity/index.ts';
 import { ErrorSchema } from '../../../platform/http/index.ts';
 import { manageContext } from '../../../platform/http/index.ts';
-import { Refund, StripeAccount } from './paymentSchemas.ts';
+import { Refund, RefundBody, RefundParams, StripeAccount } from './paymentSchemas.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 
 const P = '/manage/api';
@@ -18,9 +18,6 @@ const ConnectBody = z.object({
   webhook_secret: z.string().trim().min(1).max(255).describe("The webhook endpoint's signing secret (whsec_…)."),
 });
 
-const RefundBody = z
-  .object({ amount: z.number().int().min(1).max(99_999_999).optional().describe('Minor units; all that is left when absent.') })
-  .nullish();
 
 /** The organization's payment provider settings (Stripe) and refunds; owners change them. */
 export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
@@ -77,14 +74,14 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       schema: {
         ...manageRoute,
         summary: 'Refund a paid invoice in full, or `amount` of it (owners): through Stripe for a live payment; recorded on the invoice and sent as invoice.refunded.',
-        params: z.object({ id: z.string().regex(/^in_[A-Za-z0-9_-]{1,64}$/, 'must be an invoice id (in_…)') }),
+        params: RefundParams,
         body: RefundBody,
         response: { 200: Refund, 502: ErrorSchema, ...manageErrors },
       },
     },
     async (request) => {
       const { organizationId } = requireOwner(request);
-      return refundInvoice(manageContext(services, request), services, organizationId, request.params.id, request.body?.amount ?? null);
+      return refundInvoice(manageContext(services, request), services, organizationId, request.params.id, request.body?.amount ?? null, undefined, request.body?.reason ?? null);
     },
   );
 };

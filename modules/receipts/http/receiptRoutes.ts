@@ -10,6 +10,7 @@ import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
 import { commandContext, escapeHtml, HttpError } from '../../../platform/http/index.ts';
 import { crossSite } from '../../identity/index.ts';
 import { cancelSubscription, loadSubscription, reactivateSubscription } from '../../subscriptions/index.ts';
+import { creditNoteLines, creditNotePdf, listCreditNotes, presentCreditNote, type CreditNoteDoc } from '../../creditNotes/index.ts';
 
 /** The token in a receipt link: nanoid(32). Anything else cannot name a receipt. */
 const Token = z.string().regex(/^[A-Za-z0-9_-]{32}$/, 'The receipt link is not valid.');
@@ -52,7 +53,29 @@ function subscriptionSection(token: string, standing: SubscriptionStanding): str
 <p class="note">It stays active until the end of the period you paid for.</p></section>\n`;
 }
 
-function receiptPage(doc: ReceiptDoc, nonce: string, standing: SubscriptionStanding = null): string {
+/** The invoice's credit notes, one per refund, in the order they were issued. */
+async function creditNotesOf(services: Services, doc: ReceiptDoc): Promise<CreditNoteDoc[]> {
+  const { items } = await listCreditNotes(services.readStore, doc.organization_id, { invoice: doc.receipt.invoice_id, skip: 0, limit: 100 });
+  return items;
+}
+
+/** Each refund: how much, when, and its credit note (PDF through this receipt's link). */
+function refundsSection(doc: ReceiptDoc, notes: readonly CreditNoteDoc[]): string {
+  if (!notes.length) return '';
+  const r = doc.receipt;
+  const refunded = notes.reduce((sum, n) => sum + n.amount, 0);
+  const headline = refunded >= r.total ? `Refunded in full: ${formatMoney(refunded, r.currency)}.` : `Refunded ${formatMoney(refunded, r.currency)} of ${formatMoney(r.total, r.currency)}.`;
+  const items = notes
+    .map((n) => {
+      const t = creditNoteLines(n);
+      const pdf = `/receipts/${escapeHtml(doc.token)}/credit_notes/${escapeHtml(n.id)}/pdf`;
+      return `<li>${escapeHtml(t.amount)} refunded on ${escapeHtml(formatDay(n.created))}${t.reason ? ` (${escapeHtml(t.reason)})` : ''}: <a href="${pdf}" download="credit-note-${escapeHtml(n.number)}.pdf">credit note ${escapeHtml(n.number)} (PDF)</a></li>`;
+    })
+    .join('');
+  return `<section id="refunds"><h2>Refunds</h2><p id="refund-status">${escapeHtml(headline)}</p><ul>${items}</ul></section>\n`;
+}
+
+function receiptPage(doc: ReceiptDoc, nonce: string, standing: SubscriptionStanding = null, notes: readonly CreditNoteDoc[] = []): string {
   const r = doc.receipt;
   const rows = r.lines.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td class="n">${escapeHtml(formatMoney(l.amount, r.currency))}</td></tr>`).join('');
   return `<!doctype html>
@@ -60,13 +83,13 @@ function receiptPage(doc: ReceiptDoc, nonce: string, standing: SubscriptionStand
 <title>${escapeHtml(invoiceLabel(r))}: ${escapeHtml(r.organization_name)}</title>
 <style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#111}
 table{width:100%;border-collapse:collapse}td,th{padding:.35rem 0;text-align:left}.n{text-align:right}tfoot th{border-top:1px solid #999}
-#subscription{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}button{font:inherit;padding:.6rem 1rem;border:1px solid #555;border-radius:.4rem;background:#fff;cursor:pointer}.note{color:#555;font-size:.9rem}</style>
+h2{font-size:1.1rem;margin:0 0 .5rem}#refunds{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}#subscription{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}button{font:inherit;padding:.6rem 1rem;border:1px solid #555;border-radius:.4rem;background:#fff;cursor:pointer}.note{color:#555;font-size:.9rem}</style>
 </head><body><main>
 <h1>${escapeHtml(r.organization_name)}</h1>
 ${r.organization_address?.length ? `<address id="seller-address">${r.organization_address.map(escapeHtml).join('<br>')}</address>\n` : ''}<p id="invoice-number">${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>
 ${r.period ? `<p id="period">${escapeHtml(periodLine(r.period))}</p>\n` : ''}<table><tbody>${rows}</tbody><tfoot><tr><th>Total</th><th class="n" id="total">${escapeHtml(formatMoney(r.total, r.currency))}</th></tr></tfoot></table>
 <p><a id="pdf" href="/receipts/${escapeHtml(doc.token)}/invoice.pdf" download="invoice-${r.invoice_number}.pdf">Download the invoice (PDF)</a></p>
-${subscriptionSection(doc.token, standing)}</main></body></html>`;
+${refundsSection(doc, notes)}${subscriptionSection(doc.token, standing)}</main></body></html>`;
 }
 
 /**
@@ -85,7 +108,7 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
       .header('referrer-policy', 'same-origin')
       .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
       .type('text/html; charset=utf-8')
-      .send(receiptPage(doc, nonce, await standingOf(services, doc)));
+      .send(receiptPage(doc, nonce, await standingOf(services, doc), await creditNotesOf(services, doc)));
   });
 
   // The receipt's forms send no fields: any form body is taken and ignored.
@@ -111,6 +134,21 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
   const actionSchema = (summary: string) => ({ config: { secretPath: true }, schema: { summary, params: Params } });
   r.post('/receipts/:token/cancel', actionSchema("Cancel the receipt's subscription at the end of its period (the receipt page's form)"), subscriptionAction('cancel'));
   r.post('/receipts/:token/reactivate', actionSchema("Keep the receipt's subscription after a cancellation at period end (the receipt page's form)"), subscriptionAction('reactivate'));
+
+  r.get(
+    '/receipts/:token/credit_notes/:id/pdf',
+    {
+      config: { secretPath: true },
+      schema: { summary: "A credit note of the receipt's invoice as a PDF, by the receipt link", params: Params.extend({ id: z.string().regex(/^cn_[A-Za-z0-9]{1,64}$/, 'must be a credit note id (cn_…)') }) },
+    },
+    async (request, reply) => {
+      const doc = await receiptByToken(services, request.params.token);
+      const note = (await creditNotesOf(services, doc)).find((n) => n.id === request.params.id);
+      if (!note) throw notFound('Credit note');
+      const pdf = await creditNotePdf(presentCreditNote(note), { name: doc.receipt.organization_name, address: doc.receipt.organization_address ?? [] });
+      return privateHeaders(reply).type('application/pdf').header('content-disposition', `inline; filename="credit-note-${note.number}.pdf"`).send(pdf);
+    },
+  );
 
   r.get('/receipts/:token/invoice.pdf', { config: { secretPath: true }, schema: { summary: 'The paid invoice as a PDF, by the link in the receipt email', params: Params } }, async (request, reply) => {
     const doc = await receiptByToken(services, request.params.token);

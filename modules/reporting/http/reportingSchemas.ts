@@ -22,6 +22,9 @@ const Day = z.object({
   completed: z.number().int(),
   expired: z.number().int(),
   amounts: z.record(z.string(), z.number().int()).describe('Completed sales, minor units by currency.'),
+  gross: z.record(z.string(), z.number().int()).describe('What paid invoices charged (checkouts and renewals), minor units by currency, when they were paid.'),
+  refunds: z.record(z.string(), z.number().int()).describe('Refunded, minor units by currency, when refunded.'),
+  net: z.record(z.string(), z.number().int()).describe('gross less refunds, by currency.'),
 });
 
 /** The Home page's sales per day. */

@@ -19,7 +19,7 @@ export const salesStatsRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
       onRequest: app.authenticateSession,
       schema: {
         ...manageRoute,
-        summary: 'Sessions created, completed (count and amount) and expired per day over the last days, in the organization’s time zone; and the sessions open now.',
+        summary: 'Sessions created, completed (count and amount) and expired per day over the last days, in the organization’s time zone; gross, refunds and net per currency; and the sessions open now.',
         querystring: z.object({
           days: decimalInteger(1, 90).optional().default(30),
           mode: z.enum(['test', 'live']).optional().describe('Only test or only live sessions; both when absent.'),
@@ -32,11 +32,15 @@ export const salesStatsRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
       const org = await loadOrganization(services.store, organizationId);
       if (!org) throw notFound('Organization');
       const now = Math.floor(services.clock() / 1000);
-      const days = lastDays(now, request.query.days, org.timezone).map((d) => ({ ...d, created: 0, completed: 0, expired: 0, amounts: {} as Record<string, number> }));
+      const money = () => ({ amounts: {} as Record<string, number>, gross: {} as Record<string, number>, refunds: {} as Record<string, number>, net: {} as Record<string, number> });
+      const days = lastDays(now, request.query.days, org.timezone).map((d) => ({ ...d, created: 0, completed: 0, expired: 0, ...money() }));
       const buckets = await services.readStore.find<SalesBucketDoc>(SALES_BUCKETS, {
         filter: { organization_id: organizationId, bucket: { $gte: days[0]!.from, $lt: days.at(-1)!.to } },
       });
-      const totals = { from: days[0]!.from, to: days.at(-1)!.to, created: 0, completed: 0, expired: 0, amounts: {} as Record<string, number> };
+      const totals = { from: days[0]!.from, to: days.at(-1)!.to, created: 0, completed: 0, expired: 0, ...money() };
+      const add = (into: Record<string, number>, from: Record<string, number> | undefined, sign = 1) => {
+        for (const [currency, amount] of Object.entries(from ?? {})) into[currency] = (into[currency] ?? 0) + sign * amount;
+      };
       for (const b of buckets) {
         if (request.query.mode && b.mode !== request.query.mode) continue;
         // Days start on a quarter hour in every zone, so a bucket lies within one day.
@@ -46,7 +50,11 @@ export const salesStatsRoutes: FastifyPluginAsyncZod<{ services: Services }> = a
           target.created += b.created;
           target.completed += b.completed;
           target.expired += b.expired;
-          for (const [currency, amount] of Object.entries(b.amounts)) target.amounts[currency] = (target.amounts[currency] ?? 0) + amount;
+          add(target.amounts, b.amounts);
+          add(target.gross, b.gross);
+          add(target.refunds, b.refunds);
+          add(target.net, b.gross);
+          add(target.net, b.refunds, -1);
         }
       }
       const open = await services.readStore.count(CHECKOUT_SESSIONS, { organization_id: organizationId, open_until: { $gt: now } });

@@ -1,4 +1,4 @@
-import type { InvoiceEvent, InvoiceLine } from '../../checkout/domain/invoice.ts';
+import { refundStatusOf, type InvoiceEvent, type InvoiceLine, type RefundStatus } from '../../checkout/domain/invoice.ts';
 
 /**
  * An invoice as the seller and integrators read it (`GET /api/invoices/{id}`), folded from its
@@ -35,6 +35,8 @@ export type InvoiceView = {
   amount_due: number;
   amount_paid: number;
   amount_refunded: number;
+  /** `refunded` / `partially_refunded` once money went back (the status stays `paid`); null before. */
+  refund_status: RefundStatus | null;
   attempt_count: number;
   attempts: InvoiceAttempt[];
   next_payment_attempt: number | null;
@@ -96,6 +98,7 @@ export function evolveInvoiceView(view: InvoiceView | null, event: InvoiceEvent)
       amount_due: d.amount_due ?? d.total,
       amount_paid: 0,
       amount_refunded: 0,
+      refund_status: null,
       attempt_count: 0,
       attempts: [],
       // A subscription's invoice is charged as soon as it is made (Stripe's automatic collection).
@@ -138,7 +141,7 @@ export function evolveInvoiceView(view: InvoiceView | null, event: InvoiceEvent)
     case 'InvoiceMarkedUncollectible':
       return { ...view, status: 'uncollectible', next_payment_attempt: null, marked_uncollectible_at: event.data.at };
     case 'InvoiceRefunded':
-      return { ...view, amount_refunded: event.data.amount_refunded };
+      return { ...view, amount_refunded: event.data.amount_refunded, refund_status: refundStatusOf(event.data.amount_refunded, view.total) };
     case 'InvoicePaymentIntentCreated':
     case 'InvoiceUnowedPaymentRefunded':
     case 'InvoiceDisputed':

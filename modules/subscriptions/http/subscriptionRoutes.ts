@@ -278,7 +278,10 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
         ...(access === bearer ? {} : { params: z.object({ subscription: RouteKey }) }),
         querystring: PageQuery.extend({
           ...(access === bearer ? { subscription: RouteKey.optional() } : {}),
-          status: z.enum(['draft', 'open', 'paid', 'void', 'uncollectible']).optional(),
+          status: z
+            .enum(['draft', 'open', 'paid', 'void', 'uncollectible', 'refunded', 'partially_refunded'])
+            .optional()
+            .describe('`refunded` and `partially_refunded` pick paid invoices by their `refund_status`.'),
         }),
         response: { 200: Page(InvoiceResourceSchema), ...errors },
       },

@@ -1,6 +1,7 @@
 import type { Paged } from '../../api.ts';
 import { actorLabel } from '../../actors.ts';
 import { Badge } from '../../components/Badge.tsx';
+import { StatusBadge } from '../../components/RefundBadge.tsx';
 import { Card } from '../../components/Card.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
@@ -193,8 +194,18 @@ export function SubscriptionPage({ params }: PageProps) {
                 { header: 'Reason', cell: (i) => BILLING_REASONS[i.billing_reason] ?? i.billing_reason },
                 { header: 'Period', wide: true, cell: (i) => (i.period ? <span class="nowrap">{`${formatDate(i.period.start)} – ${formatDate(i.period.end)}`}</span> : '—') },
                 { header: 'Due', align: 'right', cell: (i) => formatMoney(i.amount_due, i.currency) },
-                { header: 'Paid', align: 'right', wide: true, cell: (i) => formatMoney(i.amount_paid, i.currency) },
-                { header: 'Status', cell: (i) => <Badge status={i.status} /> },
+                {
+                  header: 'Paid',
+                  align: 'right',
+                  wide: true,
+                  cell: (i) => (
+                    <>
+                      {formatMoney(i.amount_paid, i.currency)}
+                      {i.amount_refunded > 0 && <span class="row-sub">−{formatMoney(i.amount_refunded, i.currency)} refunded</span>}
+                    </>
+                  ),
+                },
+                { header: 'Status', cell: (i) => <StatusBadge item={i} /> },
                 {
                   header: 'Attempts',
                   wide: true,

@@ -1,0 +1,16 @@
+import { Badge } from './Badge.tsx';
+
+type Refundable = { status: string; refund_status?: 'refunded' | 'partially_refunded' | null };
+
+const LABEL = { refunded: 'refunded', partially_refunded: 'partially refunded' } as const;
+
+/**
+ * A sale's or an invoice's status, where a refund outranks `completed` / `paid`: the seller reads
+ * "refunded" or "partially refunded" in every list and page (the API keeps the status and says
+ * so in `refund_status`, as Stripe does).
+ */
+export function StatusBadge({ item, status = item.status }: { item: Refundable; status?: string }) {
+  const refund = item.refund_status;
+  if (refund && (status === 'completed' || status === 'paid')) return <Badge status={refund}>{LABEL[refund]}</Badge>;
+  return <Badge status={status} />;
+}

@@ -1,0 +1,39 @@
+import PDFDocument from 'pdfkit';
+import { creditNoteLines } from '../domain/creditNoteText.ts';
+import type { CreditNoteResource } from '../creditNoteProjection.ts';
+
+/**
+ * A credit note as a PDF, drawn as the invoice's is (pdfkit's built-in Helvetica): the seller,
+ * its number, the invoice it credits, the amount refunded and why.
+ */
+export function creditNotePdf(note: CreditNoteResource, seller: { name: string; address: readonly string[] }): Promise<Buffer> {
+  const text = creditNoteLines(note);
+  const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `${text.title}, ${seller.name}`, Author: seller.name } });
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  const left = doc.page.margins.left;
+  const width = doc.page.width - left - doc.page.margins.right;
+  doc.font('Helvetica-Bold').fontSize(18).text(seller.name);
+  if (seller.address.length) {
+    doc.font('Helvetica').fontSize(10).fillColor('#444444');
+    for (const line of seller.address) doc.text(line);
+    doc.fillColor('#000000');
+  }
+  doc.moveDown(0.5);
+  doc.font('Helvetica').fontSize(12).text(text.title);
+  doc.fontSize(10).fillColor('#444444');
+  doc.text(text.invoice);
+  doc.text(text.date);
+  if (note.customer?.email) doc.text(`Credited to ${note.customer.name ? `${note.customer.name} <${note.customer.email}>` : note.customer.email}`);
+  if (text.reason) doc.text(`Reason: ${text.reason}`);
+  doc.moveDown(1.5).fillColor('#000000').fontSize(11);
+  const y = doc.y;
+  doc.font('Helvetica-Bold').text('Amount credited', left, y, { width: width - 120 });
+  doc.text(text.amount, left + width - 120, y, { width: 120, align: 'right' });
+  doc.end();
+  return done;
+}
