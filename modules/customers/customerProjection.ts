@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 import type { CheckoutEvent } from '../checkout/index.ts';
 import type { SubscriptionEvent } from '../subscriptions/index.ts';
-import { normalizeEmail, type CustomerEvent, type CustomerMode } from './domain/customer.ts';
+import { normalizeEmail, redactedEmail, type CustomerEvent, type CustomerMode } from './domain/customer.ts';
 
 export const CUSTOMERS = 'customers';
 /** Which customer each session, invoice and subscription belongs to, with what an invoice adds to the totals. */
@@ -65,9 +65,6 @@ const SUBSCRIPTION_EVENTS = [
 ] as const satisfies ReadonlyArray<SubscriptionEvent['type']>;
 
 const CHECKOUT_EVENTS = ['CheckoutSessionCompleted', 'InvoiceCreated', 'InvoicePaid', 'InvoiceRefunded'] as const satisfies ReadonlyArray<CheckoutEvent['type']>;
-
-/** What a redacted customer's email reads as: unique, and of a domain that never delivers. */
-export const redactedEmail = (id: string) => `redacted+${id}@invalid`;
 
 const add = (sums: Record<string, number>, currency: string, amount: number) => ({ ...sums, [currency]: (sums[currency] ?? 0) + amount });
 

@@ -177,4 +177,47 @@ describe('customers', () => {
     const live = await ensureCustomer(ctx(), { organizationId: seller.organizationId, mode: 'live', email: 'race@example.com' });
     expect(live!.id).not.toBe(ids[0]!.id);
   });
+
+  it('erases a customer on request: personal data replaced, the claim released, totals and numbers kept', async () => {
+    const first = await buy('lifetime', { email: 'erase@example.com', name: 'Eve Erase' }, seller.token);
+    const second = await buy('lifetime', { email: 'erase@example.com' }, seller.token);
+    const id = (await completedOf(first.session.id)).customer_id as string;
+    await harness.settle();
+    const numberBefore = (await get(`/api/invoices/${first.invoice.id}`)).body.number as number;
+
+    expect((await harness.call('POST', `/api/customers/${id}/redact`, { token: other.token })).status).toBe(404);
+    const redacted = await harness.call('POST', `/api/customers/${id}/redact`, { token: seller.token });
+    expect(redacted.status).toBe(200);
+    expect(redacted.body).toMatchObject({ id, email: `redacted+${id}@invalid`, name: null, redacted: true, purchases_count: 2, total_spent: { EUR: 9800 } });
+
+    await harness.settle();
+    expect((await get('/api/customers?email=erase@example.com')).body.data).toEqual([]);
+    for (const bought of [first, second]) {
+      const invoice = await get(`/api/invoices/${bought.invoice.id}`);
+      expect(invoice.body.customer).toEqual({ email: `redacted+${id}@invalid`, name: null });
+      expect(invoice.body.customer_id).toBe(id);
+    }
+    expect((await get(`/api/invoices/${first.invoice.id}`)).body.number).toBe(numberBefore);
+    const sessions = (await get('/api/checkout/sessions?per_page=1000')).body.data as Body[];
+    for (const bought of [first, second]) {
+      const session = sessions.find((s) => s.id === bought.session.id)!;
+      expect(session).toMatchObject({ customer_email: `redacted+${id}@invalid`, customer_name: null, customer_id: id });
+    }
+    const answer = JSON.stringify(await get(`/api/customers/${id}`));
+    expect(answer).not.toContain('erase@example.com');
+    expect(answer).not.toContain('Eve Erase');
+
+    // Again: nothing more to do, same answer.
+    const again = await harness.call('POST', `/api/customers/${id}/redact`, { token: seller.token });
+    expect(again.status).toBe(200);
+    expect(again.body.email).toBe(`redacted+${id}@invalid`);
+
+    // The email is free: the next purchase with it makes a new customer.
+    const later = await buy('lifetime', { email: 'erase@example.com' }, seller.token);
+    const newId = (await completedOf(later.session.id)).customer_id as string;
+    expect(newId).toMatch(/^cus_/);
+    expect(newId).not.toBe(id);
+    await harness.settle();
+    expect((await get('/api/customers?email=erase@example.com')).body.data.map((c: Body) => c.id)).toEqual([newId]);
+  });
 });
