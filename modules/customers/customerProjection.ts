@@ -37,7 +37,10 @@ export type LinkDoc = {
   customer_id: string | null;
   organization_id: string;
   at: number;
-  /** An invoice's: its currency, what its payment counts, whether paid, and refunded so far. */
+  /** An invoice's: its number, origin, currency, what its payment counts, when paid, and refunded so far. */
+  number?: number;
+  session_id?: string | null;
+  subscription_id?: string | null;
   currency?: string;
   amount?: number;
   paid_at?: number | null;
@@ -137,7 +140,7 @@ async function applyCheckout(event: CheckoutEvent, recorded: RecordedEvent, tx: 
       const d = event.data;
       const link: LinkDoc = {
         id: `invoice:${d.id}`, kind: 'invoice', object_id: d.id, customer_id: null, organization_id: d.organization_id, at: d.created_at,
-        currency: d.currency, amount: d.amount_due ?? d.total, paid_at: null, refunded: 0,
+        number: d.number, session_id: d.session_id, subscription_id: d.subscription_id ?? null, currency: d.currency, amount: d.amount_due ?? d.total, paid_at: null, refunded: 0,
       };
       if (d.customer_id) {
         tx.upsert(CUSTOMERS, attachInvoice(await customerOf(tx, d.customer_id, d.organization_id, d.created_at), link));

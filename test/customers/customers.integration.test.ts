@@ -88,10 +88,11 @@ describe('customers', () => {
 
     const page1 = await get('/api/customers?per_page=1');
     expect(page1.body.meta).toMatchObject({ total: 2, per_page: 1, last_page: 2 });
-    expect(page1.body.data[0].email).toBe('grace@example.com');
     expect(page1.body.links.next).toContain('page=2');
     const page2 = await get('/api/customers?per_page=1&page=2');
-    expect(page2.body.data[0].email).toBe('Ada@Example.com');
+    // Newest first; customers made within one second tie, broken by id.
+    expect([page1.body.data[0].email, page2.body.data[0].email].sort()).toEqual(['Ada@Example.com', 'grace@example.com']);
+    expect(page1.body.data[0].created_at).toBeGreaterThanOrEqual(page2.body.data[0].created_at);
 
     // Another organization's Ada is another customer, unseen here and 404 by id.
     const theirs = await get('/api/customers?email=ada@example.com', other.token);
@@ -114,6 +115,12 @@ describe('customers', () => {
     await harness.settle();
     const found = await get('/api/customers?email=refund@example.com');
     expect(found.body.data[0]).toMatchObject({ total_spent: { EUR: 4900 }, total_refunded: { EUR: 1000 } });
+    const invoices = await get(`/api/customers/${found.body.data[0].id}/invoices`);
+    expect(invoices.status).toBe(200);
+    expect(invoices.body.data).toEqual([
+      { id: bought.invoice.id, number: bought.invoice.number, session_id: bought.session.id, subscription_id: null, currency: 'EUR', amount: 4900, created_at: expect.any(Number), paid_at: expect.any(Number), amount_refunded: 1000 },
+    ]);
+    expect((await get(`/api/customers/${found.body.data[0].id}/invoices`, other.token)).status).toBe(404);
   });
 
   it("tells every event of the customer's sessions and invoices, in log order", async () => {

@@ -26,8 +26,8 @@ import { requireAuth } from '../../oauth/index.ts';
 import { customerStream } from '../domain/customer.ts';
 import { redactCustomer } from '../customerCommands.ts';
 import { redactLinkedObjects } from '../customerErasure.ts';
-import { customerHistory, findCustomer, listCustomers, presentCustomer } from '../customerQueries.ts';
-import { CustomerHistorySchema, CustomerIdParams, CustomerSchema } from './customerSchemas.ts';
+import { customerHistory, customerInvoices, findCustomer, listCustomers, presentCustomer } from '../customerQueries.ts';
+import { CustomerHistorySchema, CustomerIdParams, CustomerInvoicesSchema, CustomerSchema } from './customerSchemas.ts';
 
 export const CUSTOMERS_PER_PAGE_DEFAULT = 100;
 export const CUSTOMERS_PER_PAGE_MAX = 1000;
@@ -143,6 +143,24 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     async (request, reply) => {
       const doc = await own(request, reply, request.params.id);
       return { customer_id: doc.id, data: await customerHistory(services.store, services.readStore, doc.id) };
+    },
+  );
+
+  app.get(
+    `${prefix}/customers/:id/invoices`,
+    {
+      onRequest: authenticate,
+      schema: {
+        ...routeSchema,
+        summary: 'The invoices made out to the customer, newest first, with what was paid and refunded of each.',
+        params: CustomerIdParams,
+        querystring: z.object(token),
+        response: { 200: CustomerInvoicesSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const doc = await own(request, reply, request.params.id);
+      return { data: await customerInvoices(services.readStore, doc.id) };
     },
   );
 
