@@ -65,6 +65,7 @@ const SUBSCRIPTION_EVENTS = [
   'SubscriptionPaymentMethodUpdated',
   'SubscriptionTrialWillEnd',
   'SubscriptionRenewalUpcoming',
+  'SubscriptionCustomerRedacted',
 ] as const satisfies ReadonlyArray<SubscriptionEvent['type']>;
 
 const CHECKOUT_EVENTS = ['CheckoutSessionCompleted', 'InvoiceCreated', 'InvoicePaid', 'InvoiceRefunded'] as const satisfies ReadonlyArray<CheckoutEvent['type']>;

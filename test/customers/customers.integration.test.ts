@@ -158,6 +158,13 @@ describe('customers', () => {
       expect(customer.body).toMatchObject({ subscriptions: [{ id: subscriptionId, status: 'active' }], total_spent: { EUR: 1900 } });
       const history = await get(`/api/customers/${customerId}/history`);
       expect((history.body.data as Body[]).some((e) => e.object === 'subscription' && e.type === 'SubscriptionCreated')).toBe(true);
+
+      // An erasure reaches the subscription and its invoices; its status and amounts stay.
+      expect((await harness.call('POST', `/api/customers/${customerId}/redact`, { token: seller.token })).status).toBe(200);
+      await harness.settle();
+      const after = await get(`/api/subscriptions/${subscriptionId}`);
+      expect(after.body).toMatchObject({ customer: { email: `redacted+${customerId}@invalid`, name: null }, customer_id: customerId, status: 'active', amount: 1900 });
+      expect((await get(`/api/invoices/${bought.invoice.id}`)).body.customer.email).toBe(`redacted+${customerId}@invalid`);
     } finally {
       await jobs.stop();
     }
