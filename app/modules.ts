@@ -2,6 +2,7 @@ import { automationModule } from '../modules/automation/module.ts';
 import { catalogModule } from '../modules/catalog/module.ts';
 import { checkoutModule } from '../modules/checkout/module.ts';
 import { creditNotesModule } from '../modules/creditNotes/module.ts';
+import { customersModule } from '../modules/customers/module.ts';
 import { identityModule } from '../modules/identity/module.ts';
 import { oauthModule } from '../modules/oauth/module.ts';
 import { paymentsModule } from '../modules/payments/module.ts';
@@ -29,4 +30,5 @@ export const modules: readonly FeatureModule[] = [
   oauthModule,
   paymentsModule,
   creditNotesModule,
+  customersModule,
 ];

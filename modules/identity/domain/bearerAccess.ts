@@ -62,6 +62,12 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/credit_notes': 'member',
   'GET /api/credit_notes/:id': 'member',
   'GET /api/credit_notes/:id/pdf': 'member',
+  'GET /api/customers': 'member',
+  'GET /api/customers/:id': 'member',
+  'GET /api/customers/:id/history': 'member',
+  'GET /api/customers/:id/invoices': 'member',
+  // An erasure cannot be undone: the organization's owners decide it.
+  'POST /api/customers/:id/redact': 'owner',
 };
 
 const RANK: Record<Role, number> = { member: 0, owner: 1 };
