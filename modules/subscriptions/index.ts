@@ -19,3 +19,7 @@ export {
 } from './http/subscriptionSchemas.ts';
 export { billingLinkPath, issueBillingLink } from './billingLinks.ts';
 export { cancelSubscription, loadSubscription, reactivateSubscription } from './subscriptionCommands.ts';
+export { changeSubscriptionPlan, subscriptionNow } from './subscriptionCommands.ts';
+export { parseCard, replaceCard, useSavedMethod, type CardReplacement } from './cardReplacement.ts';
+export { listInvoices, listSubscriptions } from './subscriptionReads.ts';
+export { type Active, isEnded, type PlanTerms, type Line } from './domain/subscription.ts';
