@@ -4,6 +4,7 @@ import { checkoutModule } from '../modules/checkout/module.ts';
 import { identityModule } from '../modules/identity/module.ts';
 import { oauthModule } from '../modules/oauth/module.ts';
 import { paymentsModule } from '../modules/payments/module.ts';
+import { portalModule } from '../modules/portal/module.ts';
 import { promosModule } from '../modules/promos/module.ts';
 import { receiptsModule } from '../modules/receipts/module.ts';
 import { reportingModule } from '../modules/reporting/module.ts';
@@ -27,4 +28,5 @@ export const modules: readonly FeatureModule[] = [
   reportingModule,
   oauthModule,
   paymentsModule,
+  portalModule,
 ];

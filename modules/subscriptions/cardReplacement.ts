@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, fold } from '../../platform/domain/index.ts';
 import type { CommandContext } from '../../platform/es/index.ts';
 import type { Services } from '../../platform/runtime/index.ts';
-import { paymentProviderFor } from '../payments/index.ts';
-import { advanceSubscription } from './billing.ts';
 import { declineInPlainWords } from './domain/dunningEmail.ts';
-import { isEnded, subscriptionDecider, subscriptionStream, type PaymentMethod, type SubscriptionEvent } from './domain/subscription.ts';
+import { isEnded, subscriptionDecider, subscriptionStream, type PaymentMethod } from './domain/subscription.ts';
 import { subscriptionNow, updatePaymentMethod } from './subscriptionCommands.ts';
 
 export type CardInput = { number: string; exp_month: number; exp_year: number; cvc: string };
@@ -14,14 +12,18 @@ type SaveOutcome =
   | { status: 'declined'; code: string; declineCode: string | null; message: string };
 
 /** A provider that keeps a card for charges without the buyer: a charge of zero asked to save it (Stripe's SetupIntent). */
-type CardSaver = {
+export type CardSaver = {
   charge(request: { amount: number; currency: string; card: CardInput; idempotencyKey: string; description: string; now: number; save: true }): Promise<SaveOutcome>;
 };
 
-/** Test mode saves a typed card through the test provider; live cards are entered on Stripe's own fields (a SetupIntent). */
-export function cardSaverFor(mode: 'test' | 'live'): CardSaver | null {
+/**
+ * Test mode saves a typed card through the test provider (`providerFor`: payments'
+ * paymentProviderFor, handed in since payments builds on this module); live cards are entered on
+ * Stripe's own fields (a SetupIntent).
+ */
+export function cardSaverFor(mode: 'test' | 'live', providerFor: (mode: 'test') => unknown): CardSaver | null {
   if (mode !== 'test') return null;
-  return paymentProviderFor(mode) as unknown as CardSaver | null;
+  return providerFor(mode) as CardSaver | null;
 }
 
 /** The card as typed in a form (`number`, `exp` as MM/YY, `cvc`), or why it cannot be: nothing typed ever reaches an answer or a log. */
@@ -41,41 +43,28 @@ export function parseCard(body: unknown): CardInput | string {
 
 export type CardReplacement =
   | { status: 'saved'; card: { brand: string; last4: string } }
-  /** Saved, and the invoice that was due paid with it. */
-  | { status: 'paid'; card: { brand: string; last4: string } }
   | { status: 'declined'; message: string }
   | { status: 'refused'; message: string };
 
 /**
- * Puts a new card on a subscription for the buyer (the customer portal's card form): saved
- * through the test provider, then the due invoice, if any, retried with it at once, as the hosted
- * card page does.
+ * Puts a new card on a subscription for the buyer (the customer portal's card form), saved through
+ * the test provider. An invoice left unpaid becomes due at once with it (the decider's rule for a
+ * new card), so the renewals job retries it on its next run.
  */
-export async function replaceCard(services: Services, ctx: CommandContext, id: string, card: CardInput): Promise<CardReplacement> {
+export async function replaceCard(services: Services, ctx: CommandContext, id: string, card: CardInput, providerFor: (mode: 'test') => unknown): Promise<CardReplacement> {
   const state = fold(subscriptionDecider, (await services.store.readStream(subscriptionStream(id))) as never);
   if (state.status === 'none' || isEnded(state.status)) return { status: 'refused', message: 'This subscription has ended.' };
-  const saver = cardSaverFor(state.sub.mode);
+  const saver = cardSaverFor(state.sub.mode, providerFor);
   if (!saver) return { status: 'refused', message: 'The card cannot be changed on this page; please contact the seller.' };
   const now = await subscriptionNow(ctx, state);
   const saved = await saver.charge({ amount: 0, currency: state.sub.currency, card, idempotencyKey: `card_update_${randomUUID()}`, description: `New card for ${state.sub.offer.name} (${id})`, now: now * 1000, save: true });
   if (saved.status === 'declined') return { status: 'declined', message: declineInPlainWords({ code: saved.code, decline_code: saved.declineCode, message: saved.message }) };
   if (!saved.paymentMethod) return { status: 'refused', message: 'This card cannot be kept for the subscription here; please contact the seller.' };
-  return useSavedMethod(services, ctx, id, saved.paymentMethod, now);
-}
-
-/** Puts a saved payment method on the subscription and retries what is due with it, in this request. */
-export async function useSavedMethod(services: Services, ctx: CommandContext, id: string, paymentMethod: PaymentMethod, now: number): Promise<CardReplacement> {
-  const known = (await services.store.readStream(subscriptionStream(id))).length;
   try {
-    await updatePaymentMethod(ctx, id, paymentMethod);
+    await updatePaymentMethod(ctx, id, saved.paymentMethod);
   } catch (error) {
     if (error instanceof DomainError) return { status: 'refused', message: error.message };
     throw error;
   }
-  await advanceSubscription(services, id, now, `card_update_${ctx.metadata.correlation_id}`);
-  const events = (await services.store.readStream(subscriptionStream(id))).slice(known) as unknown as SubscriptionEvent[];
-  const failed = [...events].reverse().find((e) => e.type === 'SubscriptionPaymentFailed');
-  if (events.some((e) => e.type === 'SubscriptionInvoicePaid')) return { status: 'paid', card: paymentMethod.card };
-  if (failed?.type === 'SubscriptionPaymentFailed') return { status: 'declined', message: declineInPlainWords(failed.data) };
-  return { status: 'saved', card: paymentMethod.card };
+  return { status: 'saved', card: saved.paymentMethod.card };
 }

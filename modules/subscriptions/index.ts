@@ -20,6 +20,7 @@ export {
 export { billingLinkPath, issueBillingLink } from './billingLinks.ts';
 export { cancelSubscription, loadSubscription, reactivateSubscription } from './subscriptionCommands.ts';
 export { changeSubscriptionPlan, subscriptionNow } from './subscriptionCommands.ts';
-export { parseCard, replaceCard, useSavedMethod, type CardReplacement } from './cardReplacement.ts';
+export { parseCard, replaceCard, type CardReplacement } from './cardReplacement.ts';
 export { listInvoices, listSubscriptions } from './subscriptionReads.ts';
 export { type Active, isEnded, type PlanTerms, type Line } from './domain/subscription.ts';
+export { switchablePlans, switchPlan } from './planSwitch.ts';

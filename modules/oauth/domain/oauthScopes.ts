@@ -13,6 +13,7 @@ export const OAUTH_SCOPES = {
   'automation:read': 'Read automation triggers’ test data and workflow runs.',
   'webhooks:read': 'Read event webhook endpoints and their deliveries.',
   'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
+  'customers:write': 'Create customer portal sessions: one-time links that sign a customer in to the hosted portal.',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;
@@ -32,6 +33,7 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
     return read ? 'subscriptions:read' : 'subscriptions:write';
   }
   if (routeUrl.startsWith('/api/automation/')) return read ? 'automation:read' : null;
+  if (routeUrl === '/api/customers/:id/portal_sessions') return read ? null : 'customers:write';
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
     return read ? 'webhooks:read' : 'webhooks:write';
   }

@@ -7,7 +7,7 @@ import { commandContext } from '../../../../platform/http/index.ts';
 import type { Services } from '../../../../platform/runtime/index.ts';
 import { invoiceDecider, invoiceStream } from '../../../checkout/index.ts';
 import { addressLines, crossSite, loadOrganization } from '../../../identity/index.ts';
-import { liveProviderOf, loadStripeAccount, PaymentProviderError, prepareCardSetup, prepareRenewalPayment, readCardSetup, settlePaymentIntent, stripeJsSources } from '../../../payments/index.ts';
+import { liveProviderOf, loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, prepareRenewalPayment, readCardSetup, settlePaymentIntent, stripeJsSources } from '../../../payments/index.ts';
 import { advanceSubscription } from '../../billing.ts';
 import { cardSaverFor, parseCard, type CardInput } from '../../cardReplacement.ts';
 import { billingLinkPath, settledBillingLink, usableBillingLink, type UsableBillingLink } from '../../billingLinks.ts';
@@ -102,7 +102,7 @@ async function updateCard(services: Services, request: FastifyRequest, usable: U
     status,
     state: { kind: 'form' as const, view: await viewOf(services, at, events), error, formAction: action },
   });
-  const saver = cardSaverFor(subscription.sub.mode);
+  const saver = cardSaverFor(subscription.sub.mode, paymentProviderFor);
   if (!saver) return form(409, 'The card cannot be changed on this page; please contact the seller.');
   const ctx = commandContext(services, request, subscription.sub.organization_id);
   const now = await subscriptionNow(ctx, subscription);
