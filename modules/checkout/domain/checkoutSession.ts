@@ -73,6 +73,8 @@ export type CheckoutSessionEvent =
         payment_method?: PaymentMethod;
         /** The subscription this purchase makes (a recurring session's), decided here so every reader agrees on it. */
         subscription_id?: string;
+        /** The buyer's customer (`cus_…`); absent on completions recorded before customers existed, or with no email. */
+        customer_id?: string;
       }
     >
   | DomainEvent<'CheckoutSessionExpired', { expired_at: number }>;
@@ -108,6 +110,8 @@ export type CheckoutSessionCommand =
       paymentMethod?: PaymentMethod | null;
       /** A fresh `sub_…` id: a recurring session's completion names its subscription with it. */
       subscriptionId?: string;
+      /** The customer the purchase belongs to (modules/customers ensureCustomer). */
+      customerId?: string | null;
     }
   | {
       type: 'CancelSession';
@@ -285,6 +289,7 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
             completed_at: command.now,
             ...(state.session.recurring && command.paymentMethod ? { payment_method: command.paymentMethod } : {}),
             ...(state.session.recurring ? { subscription_id: command.subscriptionId! } : {}),
+            ...(command.customerId ? { customer_id: command.customerId } : {}),
           },
         };
       case 'CancelSession':

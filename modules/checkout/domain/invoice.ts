@@ -32,6 +32,8 @@ export type InvoiceEvent =
         /** What is charged: the total less the customer's credit (absent: the total). */
         amount_due?: number;
         mode?: 'test' | 'live';
+        /** The customer (`cus_…`) a subscription's invoice is made out to; a checkout's learns it when paid. */
+        customer_id?: string;
       }
     >
   | DomainEvent<'InvoiceCustomerChanged', { customer: SessionCustomer; changed_at: number }>
@@ -46,6 +48,8 @@ export type InvoiceEvent =
         provider?: string;
         /** The card this payment saved for later charges (a recurring checkout's), so recovery completes the session with it. */
         payment_method?: PaymentMethod;
+        /** The customer (`cus_…`) who paid; absent before customers existed, or with no email. */
+        customer_id?: string;
       }
     >
   | DomainEvent<'InvoiceVoided', { voided_at: number; reason: string }>
@@ -89,6 +93,8 @@ export type InvoiceCommand =
       chargeId?: string | null;
       provider?: string;
       paymentMethod?: PaymentMethod | null;
+      /** The customer the payment belongs to (modules/customers ensureCustomer). */
+      customerId?: string | null;
       now: number;
     }
   | { type: 'VoidInvoice'; reason: string; now: number }
@@ -177,6 +183,7 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
             ...(command.chargeId !== undefined ? { charge_id: command.chargeId } : {}),
             ...(command.provider !== undefined ? { provider: command.provider } : {}),
             ...(command.paymentMethod ? { payment_method: command.paymentMethod } : {}),
+            ...(command.customerId ? { customer_id: command.customerId } : {}),
           },
         };
         // In the same append as the payment, so no late correction can slip in between.

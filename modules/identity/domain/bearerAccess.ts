@@ -57,6 +57,9 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/webhook-deliveries/:id/resend': 'owner',
   'GET /api/subscription_settings': 'member',
   'PUT /api/subscription_settings': 'owner',
+  'GET /api/customers': 'member',
+  'GET /api/customers/:id': 'member',
+  'GET /api/customers/:id/history': 'member',
   // A member runs subscriptions for buyers; a portal session lets a buyer do the same to their own.
   'POST /api/customers/:id/portal_sessions': 'member',
   'GET /api/portal_settings': 'member',

@@ -13,6 +13,7 @@ export const OAUTH_SCOPES = {
   'automation:read': 'Read automation triggers’ test data and workflow runs.',
   'webhooks:read': 'Read event webhook endpoints and their deliveries.',
   'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
+  'customers:read': 'Read customers, their totals and history, with their emails.',
   'customers:write': 'Create customer portal sessions: one-time links that sign a customer in to the hosted portal.',
 } as const;
 
@@ -37,5 +38,6 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
     return read ? 'webhooks:read' : 'webhooks:write';
   }
+  if (routeUrl === '/api/customers' || routeUrl.startsWith('/api/customers/')) return read ? 'customers:read' : null;
   return null;
 }

@@ -49,6 +49,8 @@ export type SubscriptionCreatedData = {
   organization_id: string;
   mode: 'test' | 'live';
   customer: Customer;
+  /** The customer (`cus_…`) of the checkout that made it; absent before customers existed. */
+  customer_id?: string | null;
   offer: { uuid: string; id: string; slug: string; name: string };
   plan: PlanTerms;
   currency: string;

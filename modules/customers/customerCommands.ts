@@ -1,0 +1,72 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { fold } from '../../platform/domain/index.ts';
+import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
+import {
+  customerDecider,
+  customerKeyDecider,
+  customerKeys,
+  customerKeyStream,
+  customerStream,
+  type CustomerMode,
+  type CustomerState,
+} from './domain/customer.ts';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** 14 of 62 symbols (about 83 bits): ids are handles the seller sees, not secrets, yet not guessable across organizations. */
+export function newCustomerId(): string {
+  const bytes = randomBytes(14);
+  let id = 'cus_';
+  for (const b of bytes) id += ALPHABET[b % ALPHABET.length];
+  return id;
+}
+
+/** The claim stream's hash of a key in an organization (its name carries no readable email). */
+export const keyHash = (organizationId: string, key: string) => createHash('sha256').update(`${organizationId}|${key}`).digest('hex');
+
+export type EnsureCustomerInput = { organizationId: string; mode: CustomerMode; userId?: string | null; email?: string | null; name?: string | null };
+
+/**
+ * The customer of a person in an organization, made on first sight: the claim on their key (user
+ * id, else normalized email) names one customer whoever asks first, so two purchases at once of
+ * the same person agree. Idempotent and decided on streams only: the answer holds in the same
+ * request, with no read model to wait for. Null when the input names nobody (no user id, no email).
+ */
+export async function ensureCustomer(ctx: CommandContext, input: EnsureCustomerInput): Promise<{ id: string; created: boolean } | null> {
+  const keys = customerKeys(input);
+  if (!keys) return null;
+  const email = input.email?.trim() || null;
+  const candidate = newCustomerId();
+  const claim = await handleCommand(ctx, customerKeyStream(input.organizationId, keyHash(input.organizationId, keys.primary)), customerKeyDecider, {
+    type: 'ClaimCustomerKey',
+    customerId: candidate,
+    organizationId: input.organizationId,
+    now: ctx.metadata.occurred_at,
+  });
+  const id = claim.state.holder!;
+  // Also after a crash between the claim and this append: whoever reads the claim next makes it.
+  const created = await handleCommand(ctx, customerStream(id), customerDecider, {
+    type: 'CreateCustomer',
+    id,
+    organizationId: input.organizationId,
+    mode: input.mode,
+    email,
+    name: input.name ?? null,
+    userId: input.userId ?? null,
+    now: ctx.metadata.occurred_at,
+  });
+  if (created.events.length > 0 && keys.secondary) {
+    // A guest purchase later with the signed identity's email finds the same customer; an email
+    // claimed by an earlier guest customer stays theirs.
+    await handleCommand(ctx, customerKeyStream(input.organizationId, keyHash(input.organizationId, keys.secondary)), customerKeyDecider, {
+      type: 'ClaimCustomerKey',
+      customerId: id,
+      organizationId: input.organizationId,
+      now: ctx.metadata.occurred_at,
+    });
+  }
+  return { id, created: created.events.length > 0 };
+}
+
+export async function loadCustomer(ctx: Pick<CommandContext, 'store'>, id: string): Promise<CustomerState> {
+  return fold(customerDecider, (await ctx.store.readStream(customerStream(id))) as never);
+}
