@@ -1,7 +1,8 @@
 import type { Services } from '../../platform/runtime/index.ts';
 import { CHECKOUT_SESSIONS, type SessionView } from '../checkout/index.ts';
 import { formatMoney, receiptLinksOf } from '../receipts/index.ts';
-import { isEnded, listInvoices, listSubscriptions, loadSubscription, switchablePlans, type Active } from '../subscriptions/index.ts';
+import { CUSTOMER_LINKS, type CustomerLinkDoc } from '../customers/index.ts';
+import { isEnded, listInvoices, loadSubscription, switchablePlans, type Active } from '../subscriptions/index.ts';
 import type { PortalSettings } from './domain/portalSettings.ts';
 import type { PortalPurchase, PortalSubscription } from './http/renderPortal.ts';
 import type { PortalBuyer } from './portalCustomers.ts';
@@ -11,21 +12,26 @@ const LIMIT = 50;
 
 const INTERVAL_WORDS: Record<string, string> = { P1D: 'a day', P1W: 'a week', P1M: 'a month', P3M: 'every 3 months', P6M: 'every 6 months', P1Y: 'a year' };
 
+/** What the customers module links to the customer, newest first. */
+async function linked(services: Services, organizationId: string, buyer: PortalBuyer, kind: CustomerLinkDoc['kind']): Promise<string[]> {
+  const links = await services.readStore.find<CustomerLinkDoc & { [k: string]: unknown }>(CUSTOMER_LINKS, { filter: { customer_id: buyer.id }, sort: [['at', -1]], limit: 500 });
+  return links.filter((l) => l.kind === kind && l.organization_id === organizationId).slice(0, LIMIT).map((l) => l.object_id);
+}
+
 /** The buyer's subscriptions, each as its own stream has it now (a buyer's action shows at once), with its invoices. */
 export async function portalSubscriptions(services: Services, organizationId: string, buyer: PortalBuyer, settings: PortalSettings): Promise<PortalSubscription[]> {
-  const { items } = await listSubscriptions(services.readStore, organizationId, { customerEmail: buyer.email, skip: 0, limit: LIMIT });
   const out: PortalSubscription[] = [];
-  for (const doc of items) {
-    const state = await loadSubscription(services, doc.id);
+  for (const id of await linked(services, organizationId, buyer, 'subscription')) {
+    const state = await loadSubscription(services, id);
     if (state.status === 'none' || state.status === 'incomplete' || state.status === 'incomplete_expired' || !ownedBy(state, organizationId, buyer)) continue;
     out.push(await portalSubscription(services, state, settings));
   }
   return out;
 }
 
-/** Whether the subscription is this buyer's in this organization: matched on the email it was bought with. */
+/** Whether the subscription is this buyer's in this organization: its customer is theirs. */
 export function ownedBy(state: Active, organizationId: string, buyer: PortalBuyer): boolean {
-  return state.sub.organization_id === organizationId && (state.sub.customer.email ?? '').toLowerCase() === buyer.email.toLowerCase();
+  return state.sub.organization_id === organizationId && state.sub.customer_id === buyer.id;
 }
 
 export async function portalSubscription(services: Services, state: Active, settings: PortalSettings): Promise<PortalSubscription> {
@@ -64,11 +70,9 @@ export async function portalSubscription(services: Services, state: Active, sett
 
 /** The buyer's completed checkouts, newest first, with their receipts. */
 export async function portalPurchases(services: Services, organizationId: string, buyer: PortalBuyer): Promise<PortalPurchase[]> {
-  const sessions = await services.readStore.find<SessionView & { [k: string]: unknown }>(CHECKOUT_SESSIONS, {
-    filter: { organization_id: organizationId, 'customer.email': buyer.email, status: 'completed' },
-    sort: [['created_at', -1]],
-    limit: LIMIT,
-  });
+  const ids = await linked(services, organizationId, buyer, 'session');
+  const found = await Promise.all(ids.map((id) => services.readStore.get<SessionView>(CHECKOUT_SESSIONS, id)));
+  const sessions = found.filter((s): s is SessionView => s !== null && s.organization_id === organizationId && s.status === 'completed');
   return Promise.all(
     sessions.map(async (s) => ({
       id: s.id,

@@ -21,6 +21,6 @@ export { billingLinkPath, issueBillingLink } from './billingLinks.ts';
 export { cancelSubscription, loadSubscription, reactivateSubscription } from './subscriptionCommands.ts';
 export { changeSubscriptionPlan, subscriptionNow } from './subscriptionCommands.ts';
 export { parseCard, replaceCard, type CardReplacement } from './cardReplacement.ts';
-export { listInvoices, listSubscriptions } from './subscriptionReads.ts';
+export { listInvoices } from './subscriptionReads.ts';
 export { type Active, isEnded, type PlanTerms, type Line } from './domain/subscription.ts';
 export { switchablePlans, switchPlan } from './planSwitch.ts';

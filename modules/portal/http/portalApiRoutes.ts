@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { commandContext, ErrorSchema, manageContext, manageErrors, manageRoute, notFound, protectedRoute } from '../../../platform/http/index.ts';
+import { commandContext, ErrorSchema, findOrAwaitStream, manageContext, manageErrors, manageRoute, notFound, protectedRoute } from '../../../platform/http/index.ts';
+import { customerStream } from '../../customers/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
 import { publicBaseUrl } from '../../receipts/index.ts';
@@ -56,14 +57,14 @@ export const portalApiRoutes: FastifyPluginAsyncZod<{ services: Services }> = as
       schema: {
         ...protectedRoute,
         summary: 'A one-time link into the hosted customer portal for this customer, as Stripe’s billing portal session: hand its url to your signed-in user.',
-        params: z.object({ id: z.string().max(64) }),
+        params: z.object({ id: z.string().regex(/^cus_[A-Za-z0-9]{1,40}$/, 'must be a customer id (cus_…)') }),
         body: PortalSessionBody.optional(),
         response: { 201: PortalSessionSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 422: ErrorSchema },
       },
     },
     async (request, reply) => {
       const organizationId = requireAuth(request).organizationId;
-      const buyer = await buyerById(services, organizationId, request.params.id);
+      const buyer = await findOrAwaitStream(services, reply, { stream: customerStream(request.params.id), find: () => buyerById(services, organizationId, request.params.id), organizationId });
       if (!buyer) throw notFound('Customer');
       const id = `bps_${randomBytes(18).toString('base64url')}`;
       const returnUrl = request.body?.return_url ?? null;
