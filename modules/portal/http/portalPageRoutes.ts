@@ -111,6 +111,8 @@ export async function portalPageRoutes(app: FastifyInstance, opts: { services: S
   const r = app.withTypeProvider<ZodTypeProvider>();
   const Org = z.object({ organization: z.string().max(64) });
   const nowSeconds = () => Math.floor(services.clock() / 1000);
+  // Checked in the handler, after the body is read: a route's own limit (per client address) runs first.
+  const linksPerAddress = app.createRateLimit(LINKS_PER_ADDRESS);
 
   async function sellerOf(organizationId: string): Promise<Seller | null> {
     const organization = await loadOrganization(services.store, organizationId);
@@ -173,7 +175,7 @@ export async function portalPageRoutes(app: FastifyInstance, opts: { services: S
 
   r.post(
     '/portal/:organization/sign-in',
-    { config: { rateLimit: SIGN_INS_PER_IP }, preHandler: app.rateLimit({ ...LINKS_PER_ADDRESS }), schema: { summary: 'Email a one-time sign-in link to the buyer (the portal’s sign-in form)', params: Org } },
+    { config: { rateLimit: SIGN_INS_PER_IP }, schema: { summary: 'Email a one-time sign-in link to the buyer (the portal’s sign-in form)', params: Org } },
     async (request, reply) => {
       const organizationId = request.params.organization;
       const seller = await sellerOf(organizationId);
@@ -185,6 +187,12 @@ export async function portalPageRoutes(app: FastifyInstance, opts: { services: S
       const parsed = EmailField.safeParse(formBody(request.body).email ?? '');
       if (!parsed.success) return send(reply, 422, (nonce) => renderSignIn(seller, action, 'invalid', nonce, String(formBody(request.body).email ?? '').slice(0, 254)));
       const email = parsed.data;
+      const limit = await linksPerAddress(request);
+      if (!limit.isAllowed && limit.isExceeded) {
+        return send(reply.header('retry-after', String(limit.ttlInSeconds)), 429, (nonce) =>
+          renderMessage(seller, 'Too many requests', 'Too many sign-in links were asked for this address. Please try again later.', null, nonce),
+        );
+      }
       // The answer leaves before the address is looked up: it is the same, and as quick, whether the
       // address bought here or not. A crash before the email is queued loses it; the buyer asks again.
       // The link's origin is the configured one, never the request's Host: a forged Host would
