@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /** What only an owner may do (docs/accounts.md). */
 const OWNER_ONLY = new Set([
+  'PUT /manage/api/portal_settings',
   'PATCH /manage/api/organization',
   'POST /manage/api/members',
   'PATCH /manage/api/members/:user',
