@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { fold } from '../../platform/domain/index.ts';
+import { fold, notFound } from '../../platform/domain/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import {
   customerDecider,
@@ -65,6 +65,29 @@ export async function ensureCustomer(ctx: CommandContext, input: EnsureCustomerI
     });
   }
   return { id, created: created.events.length > 0 };
+}
+
+/**
+ * Erases the customer on request (GDPR): releases their key claims first, so a new purchase with
+ * that email makes a new customer, then records CustomerRedacted. Safe to run again after an
+ * interruption: a released claim and a redacted customer decide nothing.
+ */
+export async function redactCustomer(ctx: CommandContext, id: string): Promise<{ redacted: boolean; position: number | null }> {
+  const state = await loadCustomer(ctx, id);
+  if (state.status === 'none') throw notFound('Customer');
+  const keys = state.status === 'active' ? customerKeys({ mode: state.mode, userId: state.user_id, email: state.email }) : null;
+  const hashes = keys ? [keys.primary, ...(keys.secondary ? [keys.secondary] : [])].map((k) => keyHash(state.organization_id, k)) : [];
+  let position: number | null = null;
+  for (const hash of hashes) {
+    const released = await handleCommand(ctx, customerKeyStream(state.organization_id, hash), customerKeyDecider, {
+      type: 'ReleaseCustomerKey',
+      customerId: id,
+      now: ctx.metadata.occurred_at,
+    });
+    position = released.position ?? position;
+  }
+  const result = await handleCommand(ctx, customerStream(id), customerDecider, { type: 'RedactCustomer', releasedKeys: hashes, now: ctx.metadata.occurred_at });
+  return { redacted: result.events.length > 0, position: result.position ?? position };
 }
 
 export async function loadCustomer(ctx: Pick<CommandContext, 'store'>, id: string): Promise<CustomerState> {

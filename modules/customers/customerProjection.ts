@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 import type { CheckoutEvent } from '../checkout/index.ts';
 import type { SubscriptionEvent } from '../subscriptions/index.ts';
-import { normalizeEmail, type CustomerEvent, type CustomerMode } from './domain/customer.ts';
+import { normalizeEmail, redactedEmail, type CustomerEvent, type CustomerMode } from './domain/customer.ts';
 
 export const CUSTOMERS = 'customers';
 /** Which customer each session, invoice and subscription belongs to, with what an invoice adds to the totals. */
@@ -37,7 +37,10 @@ export type LinkDoc = {
   customer_id: string | null;
   organization_id: string;
   at: number;
-  /** An invoice's: its currency, what its payment counts, whether paid, and refunded so far. */
+  /** An invoice's: its number, origin, currency, what its payment counts, when paid, and refunded so far. */
+  number?: number;
+  session_id?: string | null;
+  subscription_id?: string | null;
   currency?: string;
   amount?: number;
   paid_at?: number | null;
@@ -65,9 +68,6 @@ const SUBSCRIPTION_EVENTS = [
 ] as const satisfies ReadonlyArray<SubscriptionEvent['type']>;
 
 const CHECKOUT_EVENTS = ['CheckoutSessionCompleted', 'InvoiceCreated', 'InvoicePaid', 'InvoiceRefunded'] as const satisfies ReadonlyArray<CheckoutEvent['type']>;
-
-/** What a redacted customer's email reads as: unique, and of a domain that never delivers. */
-export const redactedEmail = (id: string) => `redacted+${id}@invalid`;
 
 const add = (sums: Record<string, number>, currency: string, amount: number) => ({ ...sums, [currency]: (sums[currency] ?? 0) + amount });
 
@@ -140,7 +140,7 @@ async function applyCheckout(event: CheckoutEvent, recorded: RecordedEvent, tx: 
       const d = event.data;
       const link: LinkDoc = {
         id: `invoice:${d.id}`, kind: 'invoice', object_id: d.id, customer_id: null, organization_id: d.organization_id, at: d.created_at,
-        currency: d.currency, amount: d.amount_due ?? d.total, paid_at: null, refunded: 0,
+        number: d.number, session_id: d.session_id, subscription_id: d.subscription_id ?? null, currency: d.currency, amount: d.amount_due ?? d.total, paid_at: null, refunded: 0,
       };
       if (d.customer_id) {
         tx.upsert(CUSTOMERS, attachInvoice(await customerOf(tx, d.customer_id, d.organization_id, d.created_at), link));

@@ -61,6 +61,34 @@ export async function listCustomers(
 
 export const findCustomer = (readStore: ReadStore, id: string) => readStore.get<CustomerDoc>(CUSTOMERS, id);
 
+export type CustomerInvoice = {
+  id: string;
+  number: number;
+  session_id: string | null;
+  subscription_id: string | null;
+  currency: string;
+  amount: number;
+  created_at: number;
+  paid_at: number | null;
+  amount_refunded: number;
+};
+
+/** The invoices made out to the customer, newest first, with what was paid and refunded of each. */
+export async function customerInvoices(readStore: ReadStore, customerId: string): Promise<CustomerInvoice[]> {
+  const links = await readStore.find<LinkDoc>(CUSTOMER_LINKS, { filter: { customer_id: customerId, kind: 'invoice' }, sort: [['at', -1], ['id', -1]] });
+  return links.map((l) => ({
+    id: l.object_id,
+    number: l.number ?? 0,
+    session_id: l.session_id ?? null,
+    subscription_id: l.subscription_id ?? null,
+    currency: l.currency ?? '',
+    amount: l.amount ?? 0,
+    created_at: l.at,
+    paid_at: l.paid_at ?? null,
+    amount_refunded: l.refunded ?? 0,
+  }));
+}
+
 export type CustomerHistoryEntry = {
   /** 1-based, in log order. */
   sequence: number;

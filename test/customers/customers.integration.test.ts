@@ -88,10 +88,11 @@ describe('customers', () => {
 
     const page1 = await get('/api/customers?per_page=1');
     expect(page1.body.meta).toMatchObject({ total: 2, per_page: 1, last_page: 2 });
-    expect(page1.body.data[0].email).toBe('grace@example.com');
     expect(page1.body.links.next).toContain('page=2');
     const page2 = await get('/api/customers?per_page=1&page=2');
-    expect(page2.body.data[0].email).toBe('Ada@Example.com');
+    // Newest first; customers made within one second tie, broken by id.
+    expect([page1.body.data[0].email, page2.body.data[0].email].sort()).toEqual(['Ada@Example.com', 'grace@example.com']);
+    expect(page1.body.data[0].created_at).toBeGreaterThanOrEqual(page2.body.data[0].created_at);
 
     // Another organization's Ada is another customer, unseen here and 404 by id.
     const theirs = await get('/api/customers?email=ada@example.com', other.token);
@@ -114,6 +115,12 @@ describe('customers', () => {
     await harness.settle();
     const found = await get('/api/customers?email=refund@example.com');
     expect(found.body.data[0]).toMatchObject({ total_spent: { EUR: 4900 }, total_refunded: { EUR: 1000 } });
+    const invoices = await get(`/api/customers/${found.body.data[0].id}/invoices`);
+    expect(invoices.status).toBe(200);
+    expect(invoices.body.data).toEqual([
+      { id: bought.invoice.id, number: bought.invoice.number, session_id: bought.session.id, subscription_id: null, currency: 'EUR', amount: 4900, created_at: expect.any(Number), paid_at: expect.any(Number), amount_refunded: 1000 },
+    ]);
+    expect((await get(`/api/customers/${found.body.data[0].id}/invoices`, other.token)).status).toBe(404);
   });
 
   it("tells every event of the customer's sessions and invoices, in log order", async () => {
@@ -176,5 +183,48 @@ describe('customers', () => {
     // Live and test customers are apart, as Stripe's.
     const live = await ensureCustomer(ctx(), { organizationId: seller.organizationId, mode: 'live', email: 'race@example.com' });
     expect(live!.id).not.toBe(ids[0]!.id);
+  });
+
+  it('erases a customer on request: personal data replaced, the claim released, totals and numbers kept', async () => {
+    const first = await buy('lifetime', { email: 'erase@example.com', name: 'Eve Erase' }, seller.token);
+    const second = await buy('lifetime', { email: 'erase@example.com' }, seller.token);
+    const id = (await completedOf(first.session.id)).customer_id as string;
+    await harness.settle();
+    const numberBefore = (await get(`/api/invoices/${first.invoice.id}`)).body.number as number;
+
+    expect((await harness.call('POST', `/api/customers/${id}/redact`, { token: other.token })).status).toBe(404);
+    const redacted = await harness.call('POST', `/api/customers/${id}/redact`, { token: seller.token });
+    expect(redacted.status).toBe(200);
+    expect(redacted.body).toMatchObject({ id, email: `redacted+${id}@invalid`, name: null, redacted: true, purchases_count: 2, total_spent: { EUR: 9800 } });
+
+    await harness.settle();
+    expect((await get('/api/customers?email=erase@example.com')).body.data).toEqual([]);
+    for (const bought of [first, second]) {
+      const invoice = await get(`/api/invoices/${bought.invoice.id}`);
+      expect(invoice.body.customer).toEqual({ email: `redacted+${id}@invalid`, name: null });
+      expect(invoice.body.customer_id).toBe(id);
+    }
+    expect((await get(`/api/invoices/${first.invoice.id}`)).body.number).toBe(numberBefore);
+    const sessions = (await get('/api/checkout/sessions?per_page=1000')).body.data as Body[];
+    for (const bought of [first, second]) {
+      const session = sessions.find((s) => s.id === bought.session.id)!;
+      expect(session).toMatchObject({ customer_email: `redacted+${id}@invalid`, customer_name: null, customer_id: id });
+    }
+    const answer = JSON.stringify(await get(`/api/customers/${id}`));
+    expect(answer).not.toContain('erase@example.com');
+    expect(answer).not.toContain('Eve Erase');
+
+    // Again: nothing more to do, same answer.
+    const again = await harness.call('POST', `/api/customers/${id}/redact`, { token: seller.token });
+    expect(again.status).toBe(200);
+    expect(again.body.email).toBe(`redacted+${id}@invalid`);
+
+    // The email is free: the next purchase with it makes a new customer.
+    const later = await buy('lifetime', { email: 'erase@example.com' }, seller.token);
+    const newId = (await completedOf(later.session.id)).customer_id as string;
+    expect(newId).toMatch(/^cus_/);
+    expect(newId).not.toBe(id);
+    await harness.settle();
+    expect((await get('/api/customers?email=erase@example.com')).body.data.map((c: Body) => c.id)).toEqual([newId]);
   });
 });

@@ -34,7 +34,7 @@ describe('the bearer routes’ roles', () => {
       'webhooks:read': 'owner',
       'webhooks:write': 'owner',
       'customers:read': 'member',
-      'customers:write': 'member',
+      'customers:write': 'owner',
     });
   });
 });

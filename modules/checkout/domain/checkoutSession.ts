@@ -119,7 +119,9 @@ export type CheckoutSessionCommand =
       /** The session's invoice is paid (read from the invoice stream): the purchase happened. */
       invoicePaid?: boolean;
     }
-  | { type: 'ExpireSession'; now: number };
+  | { type: 'ExpireSession'; now: number }
+  /** A GDPR erasure of the buyer (modules/customers): their details replaced, whatever the status. */
+  | { type: 'RedactCustomer'; customer: SessionCustomer; now: number };
 
 export type CheckoutSessionState =
   | { status: 'none' }
@@ -300,6 +302,10 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
           throw conflict('payment_in_progress', 'A payment for this checkout session is in progress; it can no longer be cancelled.');
         }
         return { type: 'CheckoutSessionCancelled', data: { cancelled_at: command.now } };
+      case 'RedactCustomer':
+        if (state.status === 'none') throw notFound('Checkout session');
+        if (sameCustomer(state.customer, command.customer)) return [];
+        return { type: 'CheckoutSessionCustomerChanged', data: { customer: command.customer, changed_at: command.now } };
       case 'ExpireSession':
         if (state.status === 'none') throw notFound('Checkout session');
         if (state.status !== 'open' || command.now < state.session.expires_at) return [];

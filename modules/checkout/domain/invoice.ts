@@ -84,6 +84,8 @@ type Created = Extract<InvoiceEvent, { type: 'InvoiceCreated' }>['data'];
 export type InvoiceCommand =
   | { type: 'CreateInvoice'; invoice: Omit<Created, 'created_at' | 'total'>; now: number }
   | { type: 'ChangeInvoiceCustomer'; customer: SessionCustomer; now: number }
+  /** A GDPR erasure of the buyer (modules/customers): their details replaced, paid or not. */
+  | { type: 'RedactInvoiceCustomer'; customer: SessionCustomer; now: number }
   | {
       type: 'PayInvoice';
       attemptId: string;
@@ -167,6 +169,10 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
         if (sameCustomer(command.customer, state.invoice.customer)) return [];
         if (state.status === 'paid') throw conflict('invoice_paid', 'The invoice is paid; its customer is final.');
         if (state.status === 'void') throw conflict('invoice_void', 'The invoice is void; its customer is final.');
+        return { type: 'InvoiceCustomerChanged', data: { customer: command.customer, changed_at: command.now } };
+      case 'RedactInvoiceCustomer':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (sameCustomer(command.customer, state.invoice.customer)) return [];
         return { type: 'InvoiceCustomerChanged', data: { customer: command.customer, changed_at: command.now } };
       case 'PayInvoice': {
         if (state.status === 'none') throw notFound('Invoice');

@@ -1,5 +1,5 @@
 import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
-import { conflict, notFound } from '../../../platform/domain/index.ts';
+import { notFound } from '../../../platform/domain/index.ts';
 
 /**
  * A customer: one person buying from one organization (Stripe's Customer). Who is the same person
@@ -27,6 +27,9 @@ export type CustomerCommand =
   | { type: 'RedactCustomer'; releasedKeys: string[]; now: number };
 
 export const customerStream = (id: string) => `customer-${id}`;
+
+/** What a redacted customer's email reads as: unique, and of a domain that never delivers (RFC 2606). */
+export const redactedEmail = (id: string) => `redacted+${id}@invalid`;
 
 export const customerDecider: Decider<CustomerState, CustomerCommand, CustomerEvent> = {
   initialState: () => ({ status: 'none' }),
@@ -109,8 +112,8 @@ export const customerKeyDecider: Decider<CustomerKeyState, CustomerKeyCommand, C
         if (state.holder !== null) return [];
         return { type: 'CustomerKeyClaimed', data: { customer_id: command.customerId, organization_id: command.organizationId, claimed_at: command.now } };
       case 'ReleaseCustomerKey':
-        if (state.holder === null) return [];
-        if (state.holder !== command.customerId) throw conflict('customer_key_held', 'The key names another customer.');
+        // Released already, or claimed since by the next customer of that email: nothing of ours to release.
+        if (state.holder !== command.customerId) return [];
         return { type: 'CustomerKeyReleased', data: { customer_id: command.customerId, released_at: command.now } };
     }
   },

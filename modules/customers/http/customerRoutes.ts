@@ -1,9 +1,14 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { CommandContext } from '../../../platform/es/index.ts';
 import {
   baseUrl,
+  commandContext,
   decimalInteger,
+  HttpError,
+  manageContext,
+  readModelsAtHead,
   ErrorSchema,
   findOrAwaitStream,
   manageErrors,
@@ -19,8 +24,10 @@ import type { Services } from '../../../platform/runtime/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
 import { requireAuth } from '../../oauth/index.ts';
 import { customerStream } from '../domain/customer.ts';
-import { customerHistory, findCustomer, listCustomers, presentCustomer } from '../customerQueries.ts';
-import { CustomerHistorySchema, CustomerIdParams, CustomerSchema } from './customerSchemas.ts';
+import { redactCustomer } from '../customerCommands.ts';
+import { redactLinkedObjects } from '../customerErasure.ts';
+import { customerHistory, customerInvoices, findCustomer, listCustomers, presentCustomer } from '../customerQueries.ts';
+import { CustomerHistorySchema, CustomerIdParams, CustomerInvoicesSchema, CustomerSchema } from './customerSchemas.ts';
 
 export const CUSTOMERS_PER_PAGE_DEFAULT = 100;
 export const CUSTOMERS_PER_PAGE_MAX = 1000;
@@ -33,6 +40,9 @@ type Access = {
   schema: Record<string, unknown>;
   errors: Record<number, typeof ErrorSchema>;
   organizationOf(request: FastifyRequest): string;
+  context(services: Services, request: FastifyRequest): CommandContext;
+  /** Whether the caller may erase a customer: the bearer hook keeps the route to owners already. */
+  isOwner(request: FastifyRequest): boolean;
 };
 
 const bearer: Access = {
@@ -42,6 +52,8 @@ const bearer: Access = {
   schema: protectedRoute,
   errors: { 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 422: ErrorSchema },
   organizationOf: (request) => requireAuth(request).organizationId,
+  context: commandContext,
+  isOwner: () => true,
 };
 
 const manage: Access = {
@@ -51,6 +63,8 @@ const manage: Access = {
   schema: manageRoute,
   errors: manageErrors,
   organizationOf: (request) => requireOrganization(request).organizationId,
+  context: manageContext,
+  isOwner: (request) => requireOrganization(request).role === 'owner',
 };
 
 /** Customers, one and their history (bearer). */
@@ -129,6 +143,50 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     async (request, reply) => {
       const doc = await own(request, reply, request.params.id);
       return { customer_id: doc.id, data: await customerHistory(services.store, services.readStore, doc.id) };
+    },
+  );
+
+  app.get(
+    `${prefix}/customers/:id/invoices`,
+    {
+      onRequest: authenticate,
+      schema: {
+        ...routeSchema,
+        summary: 'The invoices made out to the customer, newest first, with what was paid and refunded of each.',
+        params: CustomerIdParams,
+        querystring: z.object(token),
+        response: { 200: CustomerInvoicesSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const doc = await own(request, reply, request.params.id);
+      return { data: await customerInvoices(services.readStore, doc.id) };
+    },
+  );
+
+  app.post(
+    `${prefix}/customers/:id/redact`,
+    {
+      onRequest: authenticate,
+      schema: {
+        ...routeSchema,
+        summary: "Erases the customer's personal data (GDPR): owners only; totals and invoice numbers stay. See docs/customers.md for what remains.",
+        params: CustomerIdParams,
+        querystring: z.object(token),
+        response: { 200: CustomerSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!access.isOwner(request)) throw new HttpError(403, 'unauthorized', 'This action is unauthorized.');
+      const doc = await own(request, reply, request.params.id);
+      const ctx = access.context(services, request);
+      await redactCustomer(ctx, doc.id);
+      // The links come from the read model: every purchase recorded so far must be in it.
+      await readModelsAtHead(services, 10_000);
+      await redactLinkedObjects(ctx, services.readStore, doc.id);
+      await readModelsAtHead(services, 10_000);
+      const after = await findCustomer(services.readStore, doc.id);
+      return presentCustomer(after ?? doc);
     },
   );
 }

@@ -25,6 +25,20 @@ export const CustomerSchema = z.object({
 });
 export type Customer = z.infer<typeof CustomerSchema>;
 
+export const CustomerInvoiceSchema = z.object({
+  id: z.string(),
+  number: z.number().int(),
+  session_id: z.string().nullable().describe('The checkout it paid; null for a subscription renewal.'),
+  subscription_id: z.string().nullable(),
+  currency: z.string(),
+  amount: z.number().int().describe('The amount due, minor units.'),
+  created_at: Unix,
+  paid_at: Unix.nullable(),
+  amount_refunded: z.number().int(),
+});
+export const CustomerInvoicesSchema = z.object({ data: z.array(CustomerInvoiceSchema) });
+export type CustomerInvoices = z.infer<typeof CustomerInvoicesSchema>;
+
 export const CustomerHistoryEntrySchema = z.object({
   sequence: z.number().int(),
   position: z.number().int().describe('The event log position: the order of the entries.'),

@@ -14,7 +14,7 @@ export const OAUTH_SCOPES = {
   'webhooks:read': 'Read event webhook endpoints and their deliveries.',
   'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
   'customers:read': 'Read customers, their totals and history, with their emails.',
-  'customers:write': 'Create customer portal sessions: one-time links that sign a customer in to the hosted portal.',
+  'customers:write': 'Create customer portal sessions (one-time links into the hosted portal), and erase a customer’s personal data on request (owners only).',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;
@@ -34,10 +34,9 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
     return read ? 'subscriptions:read' : 'subscriptions:write';
   }
   if (routeUrl.startsWith('/api/automation/')) return read ? 'automation:read' : null;
-  if (routeUrl === '/api/customers/:id/portal_sessions') return read ? null : 'customers:write';
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
     return read ? 'webhooks:read' : 'webhooks:write';
   }
-  if (routeUrl === '/api/customers' || routeUrl.startsWith('/api/customers/')) return read ? 'customers:read' : null;
+  if (routeUrl === '/api/customers' || routeUrl.startsWith('/api/customers/')) return read ? 'customers:read' : 'customers:write';
   return null;
 }
