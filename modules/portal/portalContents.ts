@@ -2,7 +2,7 @@ import type { Services } from '../../platform/runtime/index.ts';
 import { CHECKOUT_SESSIONS, type SessionView } from '../checkout/index.ts';
 import { formatMoney, receiptLinksOf } from '../receipts/index.ts';
 import { CUSTOMER_LINKS, type CustomerLinkDoc } from '../customers/index.ts';
-import { isEnded, listInvoices, loadSubscription, switchablePlans, type Active } from '../subscriptions/index.ts';
+import { isEnded, listInvoices, loadSubscription, subscriptionPlans, type Active } from '../subscriptions/index.ts';
 import type { PortalSettings } from './domain/portalSettings.ts';
 import type { PortalPurchase, PortalSubscription } from './http/renderPortal.ts';
 import type { PortalBuyer } from './portalCustomers.ts';
@@ -36,9 +36,11 @@ export function ownedBy(state: Active, organizationId: string, buyer: PortalBuye
 
 export async function portalSubscription(services: Services, state: Active, settings: PortalSettings): Promise<PortalSubscription> {
   const ended = isEnded(state.status);
-  const plans = settings.subscription_update && !ended && state.status !== 'paused' ? await switchablePlans(services, state) : [];
+  const { current, switchable } = await subscriptionPlans(services, state);
+  const plans = settings.subscription_update && !ended && state.status !== 'paused' ? switchable : [];
   const { items: invoices } = await listInvoices(services.readStore, state.sub.organization_id, { subscription: state.sub.id, skip: 0, limit: LIMIT });
-  const product = state.plan.plan_name && state.plan.plan_name !== state.sub.offer.name ? `${state.sub.offer.name} (${state.plan.plan_name})` : state.sub.offer.name;
+  const planName = current ? current.display_name || current.name : state.plan.plan_name;
+  const product = planName && planName !== state.sub.offer.name ? `${state.sub.offer.name}: ${planName}` : state.sub.offer.name;
   return {
     id: state.sub.id,
     product,

@@ -23,4 +23,4 @@ export { changeSubscriptionPlan, subscriptionNow } from './subscriptionCommands.
 export { parseCard, replaceCard, type CardReplacement } from './cardReplacement.ts';
 export { listInvoices } from './subscriptionReads.ts';
 export { type Active, isEnded, type PlanTerms, type Line } from './domain/subscription.ts';
-export { switchablePlans, switchPlan } from './planSwitch.ts';
+export { subscriptionPlans, switchablePlans, switchPlan } from './planSwitch.ts';

@@ -9,11 +9,18 @@ import { changeSubscriptionPlan } from './subscriptionCommands.ts';
  * billed on its interval (the period stays as it is). What a buyer is offered in the portal.
  */
 export async function switchablePlans(ctx: Pick<CommandContext, 'store'>, state: Active): Promise<Plan[]> {
+  return (await subscriptionPlans(ctx, state)).switchable;
+}
+
+/** The subscription's plan as its product has it now (its display name), and the plans it may move to. */
+export async function subscriptionPlans(ctx: Pick<CommandContext, 'store'>, state: Active): Promise<{ current: Plan | null; switchable: Plan[] }> {
   const product = await loadProductByRef(ctx, state.sub.organization_id, state.plan.product_id);
-  if (!product) return [];
-  return product.plans.filter(
+  if (!product) return { current: null, switchable: [] };
+  const current = product.plans.find((p) => p.id === state.plan.plan_id) ?? null;
+  const switchable = product.plans.filter(
     (p) => p.id !== state.plan.plan_id && p.type === 'recurring' && p.currency_code.toUpperCase() === state.sub.currency.toUpperCase() && p.invoice_interval === state.plan.invoice_interval,
   );
+  return { current, switchable };
 }
 
 /** Moves the subscription to one of switchablePlans, prorated as Stripe does by default. */

@@ -41,9 +41,10 @@ export type PortalView = {
 };
 
 const STYLE = `*{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,sans-serif;margin:0;color:#111;background:#f6f6f4}
-main{max-width:40rem;margin:0 auto;padding:1rem 1rem 3rem}header{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:.5rem;margin-bottom:.5rem}
+main,header,footer{max-width:40rem;margin:0 auto;padding:0 1rem}main{padding-bottom:2rem}header{padding-top:1rem;display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:.5rem;margin-bottom:.5rem}
 #seller{font-weight:700;font-size:1.1rem;margin:0}h1{font-size:1.4rem;margin:.5rem 0 1rem}h2{font-size:1.15rem;margin:0 0 .75rem}h3{font-size:1rem;margin:0 0 .25rem}
-section,article{background:#fff;border:1px solid #d4d4d4;border-radius:.6rem;padding:1rem;margin-bottom:1rem}article{margin:0 0 .75rem}
+section{background:#fff;border:1px solid #d4d4d4;border-radius:.6rem;padding:1rem;margin-bottom:1rem}section>:first-child{margin-top:0}
+article{border-top:1px solid #e5e5e5;padding-top:1rem;margin-top:1rem}h2+article{border-top:0;padding-top:0;margin-top:0}
 ul.plain{list-style:none;margin:0;padding:0}ul.plain>li{padding:.6rem 0;border-top:1px solid #e5e5e5}ul.plain>li:first-child{border-top:0;padding-top:0}
 .meta{color:#444;font-size:.95rem;margin:.15rem 0}.amount{font-variant-numeric:tabular-nums;font-weight:600}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}input,select{width:100%;font:inherit;font-size:1.05rem;padding:.65rem .75rem;border:1px solid #767676;border-radius:.45rem;background:#fff;color:#111}
@@ -54,7 +55,7 @@ a{color:#1d4ed8}.links a{display:inline-block;min-height:44px;padding:.6rem .75r
 .error{background:#fef2f2;border-color:#b91c1c;color:#7f1d1d}.ok{background:#f0fdf4;border-color:#15803d;color:#14532d}
 .badge{display:inline-block;font-size:.85rem;font-weight:600;padding:.05rem .5rem;border-radius:1rem;background:#e5e7eb;color:#111}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.signout{margin:0}.signout button{width:auto;min-height:44px;margin:0;padding:.4rem .8rem}address{font-style:normal;color:#444;font-size:.9rem;margin-top:2rem}
+.signout{margin:0}.signout button{width:auto;min-height:44px;margin:0;padding:.4rem .8rem}address{font-style:normal;color:#444;font-size:.9rem;margin:0 0 2rem}.links{margin:.25rem 0 0}
 @media (min-width:40rem){button,.button{width:auto;display:inline-block;padding:.6rem 1.2rem}}`;
 
 const head = (title: string, nonce: string) => `<!doctype html>
@@ -68,6 +69,9 @@ const footer = (seller: Seller) =>
 
 const page = (seller: Seller, title: string, nonce: string, body: string, headerExtra = '') =>
   `${head(`${title} · ${seller.name}`, nonce)}<header><p id="seller">${escapeHtml(seller.name)}</p>${headerExtra}</header><main>${body}</main>${footer(seller)}</body></html>`;
+
+/** `visa` → `Visa`: the brand as a buyer reads it on their card. */
+const brand = (name: string) => (name.length > 0 ? name.charAt(0).toUpperCase() + name.slice(1) : name);
 
 const csrfField = (token: string) => `<input type="hidden" name="csrf" value="${escapeHtml(token)}">`;
 
@@ -141,7 +145,7 @@ function subscriptionCard(view: PortalView, s: PortalSubscription): string {
   if (s.ended) lines.push('<p class="meta">This subscription has ended.</p>');
   else if (s.cancelAt !== null) lines.push(`<p class="meta" id="ends-${escapeHtml(s.id)}">Canceled: it stays active until ${escapeHtml(formatDay(s.cancelAt))}, and nothing more is charged.</p>`);
   else lines.push(`<p class="meta">Renews on ${escapeHtml(formatDay(s.currentPeriodEnd))}.</p>`);
-  if (s.card) lines.push(`<p class="meta">Paid with ${escapeHtml(s.card.brand)} ending in ${escapeHtml(s.card.last4)}.</p>`);
+  if (s.card) lines.push(`<p class="meta">Paid with ${escapeHtml(brand(s.card.brand))} ending in ${escapeHtml(s.card.last4)}.</p>`);
   if (!s.ended) {
     if (view.settings.subscription_cancel && s.cancelAt === null) {
       lines.push(`<form method="post" action="${escapeHtml(action('cancel'))}">${csrfField(view.csrf)}<button type="submit" class="secondary" id="cancel-${escapeHtml(s.id)}">Cancel at the end of the period</button></form>`);
@@ -193,7 +197,7 @@ export function renderPortal(view: PortalView, nonce: string): string {
 /** The card form of one subscription (test mode: the test provider's cards). */
 export function renderCardForm(view: Pick<PortalView, 'seller' | 'portalPath' | 'csrf'>, s: Pick<PortalSubscription, 'id' | 'product' | 'card'>, error: string | null, nonce: string): string {
   const action = `${view.portalPath}/subscriptions/${encodeURIComponent(s.id)}/card`;
-  const current = s.card ? `<p class="meta" id="current-card">Now: ${escapeHtml(s.card.brand)} ending in ${escapeHtml(s.card.last4)}</p>` : '';
+  const current = s.card ? `<p class="meta" id="current-card">Now: ${escapeHtml(brand(s.card.brand))} ending in ${escapeHtml(s.card.last4)}</p>` : '';
   const problem = error ? `<p class="error" id="error" role="alert">${escapeHtml(error)}</p>` : '';
   return page(
     view.seller,
