@@ -19,6 +19,7 @@ import { isPasskeyCancel, passkeysSupported, registerPasskey } from '../passkey.
 import { loadSession, useSession } from '../session.ts';
 import type { Member } from '../types.ts';
 import { useAction } from '../useAction.ts';
+import { PortalSettingsCard } from './PortalSettingsCard.tsx';
 import { useApi } from '../useApi.ts';
 
 type Organization = z.infer<typeof OrganizationSchema>;
@@ -36,6 +37,7 @@ export function SettingsPage() {
       <Members owner={owner} me={session?.user.id ?? ''} />
       <Sessions />
       <Passkeys />
+      <PortalSettingsCard owner={owner} organizationId={session?.current_organization?.id ?? ''} />
     </>
   );
 }
