@@ -170,6 +170,20 @@ describe('the customer portal over HTTP', () => {
     expect((await form(link, {})).status).toBe(404);
   });
 
+  it("puts the configured origin in the emailed link, never the request's Host", async () => {
+    const forged = await server.app.inject({
+      method: 'POST',
+      url: `${portal()}/sign-in`,
+      headers: { host: 'evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'email=grace%40example.com',
+    });
+    expect(forged.statusCode).toBe(200);
+    await signInLinkFrom(smtp.accepted, 'grace@example.com');
+    const mail = smtp.accepted.find((m) => m.to.includes('grace@example.com') && /Sign in to your account/.test(m.raw))!;
+    expect(mail.raw).not.toContain('evil.example');
+    expect(mail.raw).toContain(`http://127.0.0.1:3000/portal/${seller.organizationId}/session/`);
+  });
+
   it('refuses a malformed address with 422, and rate limits sign-in requests per address', async () => {
     const bad = await form(`${portal()}/sign-in`, { email: 'not an email' });
     expect(bad.status).toBe(422);
