@@ -60,11 +60,16 @@ export async function replaceCard(services: Services, ctx: CommandContext, id: s
   const saved = await saver.charge({ amount: 0, currency: state.sub.currency, card, idempotencyKey: `card_update_${randomUUID()}`, description: `New card for ${state.sub.offer.name} (${id})`, now: now * 1000, save: true });
   if (saved.status === 'declined') return { status: 'declined', message: declineInPlainWords({ code: saved.code, decline_code: saved.declineCode, message: saved.message }) };
   if (!saved.paymentMethod) return { status: 'refused', message: 'This card cannot be kept for the subscription here; please contact the seller.' };
+  return useSavedCard(ctx, id, saved.paymentMethod);
+}
+
+/** Puts a card saved elsewhere (live: the SetupIntent Stripe.js confirmed) on the subscription. */
+export async function useSavedCard(ctx: CommandContext, id: string, paymentMethod: PaymentMethod): Promise<CardReplacement> {
   try {
-    await updatePaymentMethod(ctx, id, saved.paymentMethod);
+    await updatePaymentMethod(ctx, id, paymentMethod);
   } catch (error) {
     if (error instanceof DomainError) return { status: 'refused', message: error.message };
     throw error;
   }
-  return { status: 'saved', card: saved.paymentMethod.card };
+  return { status: 'saved', card: paymentMethod.card };
 }

@@ -7,9 +7,9 @@ import type { EventMetadata } from '../../../platform/eventStore/index.ts';
 import type { CommandContext } from '../../../platform/es/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { addressLines, crossSite, loadOrganization } from '../../identity/index.ts';
-import { paymentProviderFor } from '../../payments/index.ts';
+import { loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, readCardSetup, stripeJsSources } from '../../payments/index.ts';
 import { NOTICE_LINK_SLOT, noticeLinkBox, publicBaseUrl, queueNotice } from '../../receipts/index.ts';
-import { cancelSubscription, isEnded, loadSubscription, parseCard, reactivateSubscription, replaceCard, switchPlan, type Active } from '../../subscriptions/index.ts';
+import { cancelSubscription, declineInPlainWords, isEnded, loadSubscription, parseCard, reactivateSubscription, replaceCard, switchPlan, useSavedCard, type Active } from '../../subscriptions/index.ts';
 import { type OpenVisit, csrfMatches, csrfTokenOfVisit, endVisit, issuePortalLink, MAGIC_LINK_SECONDS, peekPortalLink, portalLinkPath, portalPath, redeemPortalLink, visitOfCookie, VISIT_SECONDS } from '../portalAccess.ts';
 import { ownedBy, portalPurchases, portalSubscription, portalSubscriptions } from '../portalContents.ts';
 import { buyerByEmail, buyerById, type PortalBuyer } from '../portalCustomers.ts';
@@ -29,8 +29,22 @@ const NOTICES: Record<string, { kind: 'ok' | 'error'; text: string }> = {
 };
 
 /** No cache, no index, no frame, nothing loaded from elsewhere; Referer only to this origin, so forms carry their Origin. */
-function send(reply: FastifyReply, status: number, render: (nonce: string) => string) {
+function send(reply: FastifyReply, status: number, render: (nonce: string) => string, stripeJsUrl: string | null = null) {
   const nonce = randomBytes(18).toString('base64url');
+  // Only a live card form runs a script: its own and Stripe.js, which frames the card fields.
+  const stripeJs = stripeJsUrl ? stripeJsSources(stripeJsUrl) : null;
+  const policy = stripeJs
+    ? [
+        "default-src 'none'",
+        [`script-src 'nonce-${nonce}'`, ...stripeJs.script].join(' '),
+        `style-src 'nonce-${nonce}'`,
+        ["connect-src 'self'", ...stripeJs.connect].join(' '),
+        `frame-src ${stripeJs.frame.join(' ')}`,
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+      ].join('; ')
+    : `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
   return reply
     .code(status)
     .header('cache-control', 'no-store')
@@ -38,7 +52,7 @@ function send(reply: FastifyReply, status: number, render: (nonce: string) => st
     .header('x-robots-tag', 'noindex')
     .header('x-frame-options', 'DENY')
     .header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()')
-    .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
+    .header('content-security-policy', policy)
     .type('text/html; charset=utf-8')
     .send(render(nonce));
 }
@@ -94,6 +108,8 @@ const LINKS_PER_ADDRESS = {
 };
 /** And per client address, against one sender walking through many buyers' addresses. */
 const SIGN_INS_PER_IP = { max: 20, timeWindow: 15 * 60_000 };
+
+const STRIPE_UNREACHABLE = 'The payment service could not be reached. Please try again in a moment.';
 
 const EmailField = z.string().trim().max(254).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/);
 
@@ -321,10 +337,53 @@ export async function portalPageRoutes(app: FastifyInstance, opts: { services: S
     const settings = await loadPortalSettings(services.store, organizationId);
     const state = await ownSubscription(organizationId, signed.buyer, id);
     if (!state) return notFoundPage(reply);
-    if (!settings.payment_method_update || isEnded(state.status) || state.sub.mode !== 'test') return backTo(reply, organizationId, 'not_allowed');
+    if (!settings.payment_method_update || isEnded(state.status)) return backTo(reply, organizationId, 'not_allowed');
+    const live = await liveCardForm(state);
+    if (state.sub.mode === 'live' && !live) return backTo(reply, organizationId, 'not_allowed');
     const view = await portalSubscription(services, state, settings);
-    return send(reply, 200, (nonce) => renderCardForm({ seller, portalPath: portalPath(organizationId), csrf: csrfTokenOfVisit(services.secrets.jwt, signed.visit.cookie) }, view, null, nonce));
+    const chrome = { seller, portalPath: portalPath(organizationId), csrf: csrfTokenOfVisit(services.secrets.jwt, signed.visit.cookie) };
+    return send(reply, 200, (nonce) => renderCardForm(chrome, view, null, nonce, live), live?.jsUrl ?? null);
   });
+
+  /** A live subscription's card is entered in Stripe's fields, while the organization's Stripe account is connected. */
+  async function liveCardForm(state: Active): Promise<{ jsUrl: string } | null> {
+    if (state.sub.mode !== 'live') return null;
+    return (await loadStripeAccount(services.store, state.sub.organization_id)).status === 'connected' ? { jsUrl: services.config.STRIPE_JS_URL } : null;
+  }
+
+  // Live: a SetupIntent for a new card, which the card form's Payment Element confirms.
+  r.post(
+    '/portal/:organization/subscriptions/:id/setup-intent',
+    {
+      config: { rateLimit: CARD_TRIES_PER_VISIT },
+      schema: { summary: "Live: a Stripe SetupIntent for a new card of the buyer's subscription, which the portal's card form confirms with Stripe.js", params: SubParams },
+    },
+    async (request, reply) => {
+      const { organization: organizationId, id } = request.params;
+      const refusedJson = () => reply.code(403).send({ message: 'Please sign in again.', code: 'portal_visit_required' });
+      const signed = await signedInPost(request, organizationId);
+      if (!signed) return refusedJson();
+      const settings = await loadPortalSettings(services.store, organizationId);
+      const state = await ownSubscription(organizationId, signed.buyer, id);
+      if (!state || !settings.payment_method_update || isEnded(state.status) || !(await liveCardForm(state))) {
+        return reply.code(404).send({ message: 'There is no card to change here.', code: 'nothing_to_change' });
+      }
+      try {
+        const setup = await prepareCardSetup(services, {
+          organizationId,
+          subscriptionId: state.sub.id,
+          customer: state.payment_method?.provider === 'stripe' ? (state.payment_method.customer ?? null) : null,
+          email: state.sub.customer.email,
+          name: state.sub.customer.name,
+          description: `New card for ${state.sub.offer.name} (${state.sub.id})`,
+        });
+        return reply.header('cache-control', 'no-store').send({ id: setup.setupIntentId, client_secret: setup.clientSecret, publishable_key: setup.publishableKey });
+      } catch (error) {
+        if (error instanceof PaymentProviderError) return reply.code(502).send({ message: STRIPE_UNREACHABLE, code: 'payment_provider_error' });
+        throw error;
+      }
+    },
+  );
 
   r.post(
     '/portal/:organization/subscriptions/:id/card',
@@ -341,6 +400,22 @@ export async function portalPageRoutes(app: FastifyInstance, opts: { services: S
       if (!state) return notFoundPage(reply);
       const chrome = { seller, portalPath: portalPath(organizationId), csrf: csrfTokenOfVisit(services.secrets.jwt, signed.visit.cookie) };
       const view = { id, product: state.sub.offer.name, card: state.payment_method?.card ?? null };
+      const live = await liveCardForm(state);
+      if (state.sub.mode === 'live') {
+        if (!live) return backTo(reply, organizationId, 'not_allowed');
+        const again = (status: number, message: string) => send(reply, status, (nonce) => renderCardForm(chrome, view, message, nonce, live), live.jsUrl);
+        try {
+          const outcome = await readCardSetup(services, organizationId, id, String(formBody(request.body).setup_intent ?? ''));
+          if (outcome.status === 'declined') return again(402, declineInPlainWords({ code: outcome.code, decline_code: outcome.declineCode, message: outcome.message }));
+          if (outcome.status !== 'saved') return again(409, 'The card is not saved yet. Please enter it again.');
+          const used = await useSavedCard(customerContext(services, request, signed.visit), id, outcome.paymentMethod);
+          if (used.status !== 'saved') return again(409, used.status === 'refused' || used.status === 'declined' ? used.message : 'The card could not be saved.');
+          return backTo(reply, organizationId, 'card_saved');
+        } catch (error) {
+          if (error instanceof PaymentProviderError) return again(502, STRIPE_UNREACHABLE);
+          throw error;
+        }
+      }
       const card = parseCard(request.body);
       if (typeof card === 'string') return send(reply, 422, (nonce) => renderCardForm(chrome, view, card, nonce));
       const outcome = await replaceCard(services, customerContext(services, request, signed.visit), id, card, paymentProviderFor);

@@ -153,7 +153,7 @@ function subscriptionCard(view: PortalView, s: PortalSubscription): string {
     if (view.settings.subscription_cancel && s.cancelAt !== null) {
       lines.push(`<form method="post" action="${escapeHtml(action('reactivate'))}">${csrfField(view.csrf)}<button type="submit" id="keep-${escapeHtml(s.id)}">Keep my subscription</button></form>`);
     }
-    if (view.settings.payment_method_update && s.mode === 'test') {
+    if (view.settings.payment_method_update) {
       lines.push(`<p><a class="button secondary" id="card-${escapeHtml(s.id)}" href="${escapeHtml(action('card'))}">Update card</a></p>`);
     }
     if (view.settings.subscription_update && s.plans.length > 0) {
@@ -194,11 +194,73 @@ export function renderPortal(view: PortalView, nonce: string): string {
   );
 }
 
-/** The card form of one subscription (test mode: the test provider's cards). */
-export function renderCardForm(view: Pick<PortalView, 'seller' | 'portalPath' | 'csrf'>, s: Pick<PortalSubscription, 'id' | 'product' | 'card'>, error: string | null, nonce: string): string {
+/**
+ * A live subscription's card form's one script: asks this page's server for a SetupIntent, lets
+ * Stripe.js take the card in its Payment Element and confirm it, then posts the form, whose answer
+ * reads the outcome from Stripe. Card data never reaches this page's server.
+ */
+const LIVE_SCRIPT = `(function () {
+  var form = document.getElementById('card-saved');
+  var save = document.getElementById('new-card');
+  var problem = document.getElementById('live-error');
+  var stripe = null, elements = null;
+  function fail(message) { problem.textContent = message; problem.hidden = false; save.disabled = false; }
+  save.addEventListener('click', function () {
+    save.disabled = true;
+    problem.hidden = true;
+    if (!elements) {
+      fetch(form.getAttribute('data-setup'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ csrf: form.elements.csrf.value }) })
+        .then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); })
+        .then(function (r) {
+          if (!r.ok) return fail(r.j.message || 'The card form could not be opened.');
+          if (!window.Stripe) return fail('The card form could not be loaded. Check your connection, then reload the page.');
+          stripe = window.Stripe(r.j.publishable_key);
+          elements = stripe.elements({ clientSecret: r.j.client_secret });
+          elements.create('payment').mount('#card-element');
+          document.getElementById('setup-intent').value = r.j.id;
+          save.textContent = 'Save card';
+          save.disabled = false;
+        })
+        .catch(function () { fail('The connection failed. Please try again.'); });
+      return;
+    }
+    stripe.confirmSetup({ elements: elements, confirmParams: { return_url: location.href }, redirect: 'if_required' })
+      .then(function (result) {
+        if (result.error) return fail(result.error.message || 'The card could not be saved.');
+        form.submit();
+      })
+      .catch(function () { fail('The connection failed. Please try again.'); });
+  });
+})();`;
+
+/**
+ * The card form of one subscription: typed into this page in test mode (the test provider's
+ * cards); in live mode entered in Stripe's Payment Element (`live.jsUrl`: Stripe.js).
+ */
+export function renderCardForm(
+  view: Pick<PortalView, 'seller' | 'portalPath' | 'csrf'>,
+  s: Pick<PortalSubscription, 'id' | 'product' | 'card'>,
+  error: string | null,
+  nonce: string,
+  live: { jsUrl: string } | null = null,
+): string {
   const action = `${view.portalPath}/subscriptions/${encodeURIComponent(s.id)}/card`;
   const current = s.card ? `<p class="meta" id="current-card">Now: ${escapeHtml(brand(s.card.brand))} ending in ${escapeHtml(s.card.last4)}</p>` : '';
   const problem = error ? `<p class="error" id="error" role="alert">${escapeHtml(error)}</p>` : '';
+  const back = `<p><a href="${escapeHtml(view.portalPath)}">Back to your account</a></p>`;
+  if (live) {
+    return page(
+      view.seller,
+      'Update card',
+      nonce,
+      `<h1>Update card</h1><section><h2>${escapeHtml(s.product)}</h2>${current}${problem}<p class="error" role="alert" id="live-error" hidden></p>
+<div id="card-element"></div>
+<form method="post" action="${escapeHtml(action)}" id="card-saved" data-setup="${escapeHtml(`${view.portalPath}/subscriptions/${encodeURIComponent(s.id)}/setup-intent`)}">${csrfField(view.csrf)}<input type="hidden" name="setup_intent" id="setup-intent"></form>
+<button type="button" id="new-card">Enter a new card</button>${back}</section>
+<script nonce="${nonce}" src="${escapeHtml(live.jsUrl)}"></script>
+<script nonce="${nonce}">${LIVE_SCRIPT}</script>`,
+    );
+  }
   return page(
     view.seller,
     'Update card',
@@ -209,6 +271,6 @@ export function renderCardForm(view: Pick<PortalView, 'seller' | 'portalPath' | 
 <div class="row"><div><label for="exp">Expiry (MM/YY)</label><input id="exp" name="exp" inputmode="numeric" autocomplete="cc-exp" required></div>
 <div><label for="cvc">Security code</label><input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" required></div></div>
 <button type="submit" id="save-card">Save card</button></form>
-<p><a href="${escapeHtml(view.portalPath)}">Back to your account</a></p></section>`,
+${back}</section>`,
   );
 }
