@@ -7,8 +7,8 @@ import { formatDate } from './receiptMessage.ts';
  * queued once, sent once, retried, and shown by `commerce outbox` when no SMTP server is set.
  */
 export type Notice = {
-  /** `payment_failed`: to a subscription's buyer, whose renewal payment failed; `portal_sign_in`: a buyer's link into the customer portal. */
-  kind: 'webhook_endpoint_disabled' | 'payment_failed' | 'portal_sign_in';
+  /** `payment_failed`: to a subscription's buyer, whose renewal payment failed. */
+  kind: 'webhook_endpoint_disabled' | 'payment_failed';
   organization_id: string;
   /** The user told (null: a buyer, known by address only), and their address when the notice was queued. */
   user_id: string | null;
@@ -19,10 +19,9 @@ export type Notice = {
   about: string;
   /**
    * A secret link the sender makes when it sends (its token never enters the log) and puts in
-   * place of NOTICE_LINK_SLOT in the text: the hosted card page of a subscription. `sealed`: a
-   * link its queuer made, sealed with the service's secret (noticeLinkBox), opened only to send.
+   * place of NOTICE_LINK_SLOT in the text: the hosted card page of a subscription.
    */
-  link?: { kind: 'billing'; subscription_id: string; invoice_id: string } | { kind: 'sealed'; sealed: string };
+  link?: { kind: 'billing'; subscription_id: string; invoice_id: string };
 };
 
 /** Where a notice's secret link goes in its text; what `commerce outbox show` prints in its place. */

@@ -12,13 +12,6 @@ import { NOTICES, type NoticeDoc } from '../receiptProjection.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import type { Mailer } from '../smtpMailer.ts';
 import type { Config } from '../../../platform/runtime/index.ts';
-import { secretBox, type SecretBox } from '../../../platform/lib/index.ts';
-
-/**
- * Seals a secret link a notice carries (a portal sign-in link), so the log and `commerce outbox`
- * never show it; the sender opens it to write the email.
- */
-export const noticeLinkBox = (services: Pick<Services, 'secrets'>): SecretBox => secretBox(services.secrets.data, 'commerce notice links');
 
 /** Where emailed links point: BASE_URL when set, else the address the service listens on. */
 export const publicBaseUrl = (config: Config): string =>
@@ -82,7 +75,6 @@ export async function queueNotice(services: Services, key: string, notice: Notic
 /** The notice's text with its secret link made now, if it has one. */
 async function textToSend(services: Services, key: string, notice: Notice): Promise<string> {
   if (!notice.link) return notice.text;
-  if (notice.link.kind === 'sealed') return notice.text.replaceAll(NOTICE_LINK_SLOT, noticeLinkBox(services).open(notice.link.sealed));
   const { subscription_id, invoice_id } = notice.link;
   const token = await issueBillingLink(services, { subscription_id, invoice_id, organization_id: notice.organization_id }, `notice_${key}`);
   return notice.text.replaceAll(NOTICE_LINK_SLOT, `${publicBaseUrl(services.config)}${billingLinkPath(token)}`);
