@@ -1,14 +1,8 @@
+import { formatMoney } from '../../../platform/domain/index.ts';
 import type { ReceiptSnapshot } from './receipt.ts';
 
-/** An amount in minor units as people read it: `€24.00`, `¥500`. English, so every receipt reads the same. */
-export function formatMoney(minor: number, currency: string): string {
-  try {
-    const format = new Intl.NumberFormat('en', { style: 'currency', currency });
-    return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
-  } catch {
-    return `${(minor / 100).toFixed(2)} ${currency}`;
-  }
-}
+/** Money on receipts and in emails: the shared format, in English so every receipt reads the same. */
+export { formatMoney };
 
 /** `2026-11-24`, in UTC. */
 export const formatDate = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().slice(0, 10);

@@ -1,3 +1,4 @@
+import { formatMoney } from '../../../../platform/domain/index.ts';
 import { escapeHtml, jsonForScript } from '../../../../platform/http/index.ts';
 import { recurringSentence, type RecurringTerms } from '../../domain/recurringTerms.ts';
 
@@ -194,14 +195,7 @@ const CARD_FIELDS = (preview: boolean, live: boolean) =>
  * The server's words before the page's script writes them in the buyer's locale (a preview keeps
  * them): money as the script's default locale writes it, the date as "27 December 2026", in UTC.
  */
-function serverMoney(minor: number, currency: string): string {
-  try {
-    const f = new Intl.NumberFormat('en', { style: 'currency', currency });
-    return f.format(minor / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
-  } catch {
-    return `${(minor / 100).toFixed(2)} ${currency}`;
-  }
-}
+const serverMoney = (minor: number, currency: string): string => formatMoney(minor, currency, 'en');
 const serverDate = (unix: number) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(unix * 1000);
 
 const FORM = (preview: boolean, recurring: PageExtras['recurring'], today: number | null, live = false) => `
