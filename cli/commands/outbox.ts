@@ -1,4 +1,5 @@
 import { receiptUrl } from '../../modules/receipts/jobs/receiptOutbox.ts';
+import { publicBaseUrl } from '../../modules/receipts/jobs/noticeOutbox.ts';
 import { formatMoney, receiptEmail } from '../../modules/receipts/domain/receiptMessage.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
 import type { Filter } from '../../platform/readStore/readStore.ts';
@@ -105,7 +106,7 @@ export const outboxShowCommand: CliCommand = {
       return { invoice_id: notice.id, status: notice.status, attempts: notice.attempts, last_error: notice.last_error, from: services.config.RECEIPT_FROM, to, subject, text, receipt_url: '' };
     }
     const url = receiptUrl(services.config, doc.token);
-    const email = receiptEmail(doc.receipt, url);
+    const email = receiptEmail(doc.receipt, url, publicBaseUrl(services.config));
     return {
       invoice_id: doc.id,
       status: doc.status,

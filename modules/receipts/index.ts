@@ -1,3 +1,6 @@
 export { NOTICE_LINK_SLOT, type Notice } from './domain/notice.ts';
 export { formatDay, formatMoney, formatPeriod } from './domain/receiptMessage.ts';
 export { queueNotice } from './jobs/noticeOutbox.ts';
+// The seller's block (logo, name, address, VAT number) for other PDFs of an organization (credit notes).
+export { drawSellerHeader, loadSeller, sellerHeader } from './sellerHeader.ts';
+export { framedEmail, type Seller, sellerLines } from './domain/seller.ts';

@@ -57,6 +57,8 @@ async function snapshotOf(services: Services, invoiceId: string, paid: { card: C
     organization_id,
     organization_name: organization.status === 'active' ? organization.name : '',
     organization_address: organization.status === 'active' ? addressLines(organization.address) : [],
+    organization_vat_number: organization.status === 'active' ? organization.vat_number : null,
+    organization_logo: organization.status === 'active' && organization.logo ? { sha256: organization.logo.sha256, content_type: organization.logo.content_type } : null,
     lines,
     total,
     currency,
@@ -105,7 +107,7 @@ export async function sendReceipt(services: Services, mailer: Mailer, invoiceId:
   const state = fold(receiptDecider, recorded as unknown as ReceiptEvent[]);
   if (state.status !== 'queued') return 'skipped';
   const ctx = context(services, state.receipt.organization_id, invoiceId);
-  const email = receiptEmail(state.receipt, receiptUrl(services.config, state.token));
+  const email = receiptEmail(state.receipt, receiptUrl(services.config, state.token), publicBaseUrl(services.config));
   const messageId = `<receipt-${invoiceId}@commerce.invalid>`;
   try {
     await mailer.send({ from: services.config.RECEIPT_FROM, to: state.receipt.buyer_email, messageId, ...email });

@@ -20,6 +20,8 @@ export type PageExtras = {
   shopUrl: string | null;
   /** A live page of an organization with Stripe: Stripe.js is loaded and its Payment Element takes the card. */
   stripeJsUrl?: string | null;
+  /** Whom the buyer pays: the header shows their name and logo (the offer's theme logo wins). */
+  seller?: { name: string; logoUrl: string | null } | null;
 };
 
 export type PageParams = {
@@ -262,7 +264,8 @@ export function renderCheckoutPage(
     ...(hex(theme.text_color) ? { text: hex(theme.text_color)! } : {}),
     ...(typeof theme.font_family === 'string' && FONT.test(theme.font_family) ? { font: theme.font_family } : {}),
   };
-  const logo = typeof theme.logo_url === 'string' && /^https:\/\//.test(theme.logo_url) ? theme.logo_url : null;
+  const logo = typeof theme.logo_url === 'string' && /^https:\/\//.test(theme.logo_url) ? theme.logo_url : (extras.seller?.logoUrl ?? null);
+  const sellerName = extras.seller?.name.trim() || init.offer.name;
   const buttonText = typeof theme.button_text === 'string' && theme.button_text.trim() ? theme.button_text.trim().slice(0, 40) : null;
   const preview = params.mode === 'preview';
   const framed = params.frame !== null;
@@ -271,7 +274,7 @@ export function renderCheckoutPage(
   const checkout = pages.find((p) => p.type === 'checkout') ?? { type: 'checkout', title: init.offer.name, blocks: [] };
   const thanks = pages.find((p) => p.type === 'thank_you') ?? { type: 'thank_you', title: 'Thank you for your purchase', blocks: [] };
   const others = preview ? pages.filter((p) => p !== checkout && p !== thanks) : [];
-  const head = `<header class="co-head"><div class="co-brand">${logo ? `<img class="co-logo" src="${escapeHtml(logo)}" alt="">` : `<span class="co-mark" aria-hidden="true">${escapeHtml(init.offer.name.trim().charAt(0).toUpperCase())}</span>`}<span>${escapeHtml(init.offer.name)}</span></div>
+  const head = `<header class="co-head"><div class="co-brand">${logo ? `<img class="co-logo" src="${escapeHtml(logo)}" alt="">` : `<span class="co-mark" aria-hidden="true">${escapeHtml(sellerName.charAt(0).toUpperCase())}</span>`}<span id="co-seller">${escapeHtml(sellerName)}</span></div>
 <span class="co-badge">${preview ? 'Preview' : 'Test mode'}</span>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`;
   const main = [
     pageSection(checkout, FORM(preview, extras.recurring, extras.today ?? null, Boolean(extras.stripeJsUrl)) + cancelLink(framed ? undefined : init.redirects?.cancel_url), false, preview),
