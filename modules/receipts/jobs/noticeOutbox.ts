@@ -10,7 +10,7 @@ import { MEMBERS, type MemberDoc } from '../../identity/index.ts';
 import type { Logger } from '../../../platform/es/index.ts';
 import { NOTICES, type NoticeDoc } from '../receiptProjection.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import type { Mailer } from '../smtpMailer.ts';
+import { outletOf, type MailerChoice } from './outlets.ts';
 import type { Config } from '../../../platform/runtime/index.ts';
 
 /** Where emailed links point: BASE_URL when set, else the address the service listens on. */
@@ -81,17 +81,19 @@ async function textToSend(services: Services, key: string, notice: Notice): Prom
 }
 
 /** Sends one queued notice and records the outcome; one recorded as sent is never sent again. */
-export async function sendNotice(services: Services, mailer: Mailer, key: string, logger?: Logger): Promise<'sent' | 'failed' | 'skipped'> {
+export async function sendNotice(services: Services, mailer: MailerChoice, key: string, logger?: Logger): Promise<'sent' | 'failed' | 'skipped'> {
   const stream = noticeStream(key);
   const recorded = await services.store.readStream(stream);
   const state = fold(noticeDecider, recorded as unknown as NoticeEvent[]);
   if (state.status !== 'queued') return 'skipped';
+  const outlet = await outletOf(services, mailer, state.notice.organization_id);
+  if (!outlet) return 'skipped';
   const ctx = context(services, state.notice.organization_id, key);
   const messageId = `<notice-${key}@commerce.invalid>`;
   const { to, subject } = state.notice;
   try {
     const text = await textToSend(services, key, state.notice);
-    await mailer.send({ from: services.config.RECEIPT_FROM, to, messageId, subject, text });
+    await outlet.mailer.send({ from: outlet.from, to, messageId, subject, text });
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
     const retryInSeconds = retryDelaySeconds(state.attempts + 1, services.config.RECEIPT_RETRY_BASE_SECONDS);
@@ -104,7 +106,8 @@ export async function sendNotice(services: Services, mailer: Mailer, key: string
 }
 
 /** Notices due for a (first or further) attempt, oldest due first. */
-export function dueNotices(services: Services, limit: number): Promise<NoticeDoc[]> {
+export function dueNotices(services: Services, limit: number, organizations: string[] | null = null): Promise<NoticeDoc[]> {
   const now = Math.floor(services.clock() / 1000);
-  return services.readStore.find<NoticeDoc>(NOTICES, { filter: { status: 'queued', next_attempt_at: { $lte: now } }, sort: [['next_attempt_at', 1]], limit });
+  const filter = { status: 'queued', next_attempt_at: { $lte: now }, ...(organizations ? { organization_id: { $in: organizations } } : {}) };
+  return services.readStore.find<NoticeDoc>(NOTICES, { filter, sort: [['next_attempt_at', 1]], limit });
 }
