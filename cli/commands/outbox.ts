@@ -1,5 +1,6 @@
 import { receiptUrl } from '../../modules/receipts/jobs/receiptOutbox.ts';
 import { publicBaseUrl } from '../../modules/receipts/jobs/noticeOutbox.ts';
+import { outboxBox } from '../../modules/receipts/outboxSeal.ts';
 import { formatMoney, receiptEmail } from '../../modules/receipts/domain/receiptMessage.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
 import type { Filter } from '../../platform/readStore/readStore.ts';
@@ -102,7 +103,9 @@ export const outboxShowCommand: CliCommand = {
       // A notice's id (from `outbox list`) shows that notice.
       const notice = await services.readStore.get<NoticeDoc>(NOTICES, invoiceId);
       if (!notice) throw notFound('Receipt');
-      const { to, subject, text } = notice.notice;
+      const { to, subject } = notice.notice;
+      // A sealed notice (a sign-in link) is opened for the operator, who holds the service's secret.
+      const text = notice.notice.sealed ? outboxBox(services).open(notice.notice.text) : notice.notice.text;
       return { invoice_id: notice.id, status: notice.status, attempts: notice.attempts, last_error: notice.last_error, from: services.config.RECEIPT_FROM, to, subject, text, receipt_url: '' };
     }
     const url = receiptUrl(services.config, doc.token);

@@ -4,3 +4,5 @@ export { queueNotice } from './jobs/noticeOutbox.ts';
 // The seller's block (logo, name, address, VAT number) for other PDFs of an organization (credit notes).
 export { drawSellerHeader, loadSeller, sellerHeader } from './sellerHeader.ts';
 export { framedEmail, type Seller, sellerLines } from './domain/seller.ts';
+// One outbox for every buyer email: the portal's sign-in link, subscriptions' notices.
+export { type BuyerEmail, enqueueBuyerEmail } from './jobs/buyerEmails.ts';

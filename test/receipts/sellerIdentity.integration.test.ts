@@ -4,12 +4,11 @@ import { GOOD_CARD, json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { plainText, startSmtpReceiver } from '../helpers/smtpReceiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { PNG_BASE64 } from './sellerFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const WAIT = { timeout: 30_000, interval: 100 };
-/** A real 1×1 PNG. */
-export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>').toString('base64');
 
 async function pdfText(data: Uint8Array): Promise<string> {

@@ -38,8 +38,12 @@ export const sellerHtmlFooter = (seller: Seller): string =>
  * top, their name, address and VAT number at the foot. `text` and `html` are the message's body.
  */
 export function framedEmail(seller: Seller, baseUrl: string, body: { text: string; html: string }): { text: string; html: string } {
+  // A text already signed with the name and address (as the dunning emails are) is signed once.
+  const signature = [seller.name, ...seller.address].join('\n');
+  const text = body.text.trimEnd();
+  const unsigned = seller.name && text.endsWith(`\n${signature}`) ? text.slice(0, -signature.length).trimEnd() : text;
   return {
-    text: [body.text.trimEnd(), '', ...sellerLines(seller)].join('\n'),
+    text: [unsigned, '', ...sellerLines(seller)].join('\n'),
     html:
       `<!doctype html><html><body style="font:15px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;color:#111;max-width:36rem">` +
       `${sellerHtmlHeader(seller, baseUrl)}${body.html}${sellerHtmlFooter(seller)}</body></html>`,

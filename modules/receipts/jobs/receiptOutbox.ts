@@ -14,6 +14,7 @@ import type { Config } from '../../../platform/runtime/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 import { dueNotices, publicBaseUrl, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
 import { outletOf, outlets, type MailerChoice } from './outlets.ts';
+import { queueRefundEmail } from './buyerEmails.ts';
 
 export const RECEIPT_CHECKPOINT = 'receipt_outbox';
 const BATCH_EVENTS = 200;
@@ -197,13 +198,17 @@ export const receiptOutboxJob: BackgroundJob = {
         for (const event of events) {
           if (event.type === 'InvoicePaid' && (await queueReceipt(services, event, logger))) queued.push(event.stream.slice('invoice-'.length));
           if (event.type === 'WebhookEndpointDisabled') notices.push(...(await queueEndpointDisabledNotices(services, event)));
+          if (event.type === 'InvoiceRefunded') {
+            const key = await queueRefundEmail(services, event, (token) => receiptUrl(services.config, token));
+            if (key) notices.push(key);
+          }
         }
         return () => {
           queued.forEach(send);
           notices.forEach(sendOneNotice);
         };
       },
-      remedy: `restore the read store that goes with this log, or delete the checkpoint ${RECEIPT_CHECKPOINT} to look at every paid invoice and disabled endpoint again (a receipt is queued once per invoice, a notice once per owner and cause)`,
+      remedy: `restore the read store that goes with this log, or delete the checkpoint ${RECEIPT_CHECKPOINT} to look at every paid or refunded invoice and disabled endpoint again (a receipt is queued once per invoice, a notice once per recipient and cause)`,
       failure: 'receipt outbox failed; retrying from its checkpoint',
     }).catch((error: unknown) => {
       ways.close();
