@@ -6,3 +6,5 @@ export { drawSellerHeader, loadSeller, sellerHeader } from './sellerHeader.ts';
 export { framedEmail, type Seller, sellerLines } from './domain/seller.ts';
 // One outbox for every buyer email: the portal's sign-in link, subscriptions' notices.
 export { type BuyerEmail, enqueueBuyerEmail } from './jobs/buyerEmails.ts';
+// Answers of the management routes, whose inferred types the dashboard imports (type-only).
+export { OutboxAnswer as OutboxSchema, SmtpAnswer as SmtpSettingsSchema } from './http/smtpSchemas.ts';

@@ -402,6 +402,13 @@ function showThankYou(payment?: { brand: string; last4: string }, invoice?: unkn
     invoiceLine.textContent = `Invoice number ${number}`;
     invoiceLine.hidden = false;
   }
+  // The receipt page, reached from here even when no email arrives (a new tab: a frame stays as it is).
+  const invoiceId = (invoice as { id?: unknown } | null | undefined)?.id;
+  const receiptLink = $<HTMLAnchorElement>('co-receipt-link');
+  if (receiptLink && session && typeof invoiceId === 'string') {
+    receiptLink.href = `/receipts/for-invoice/${encodeURIComponent(invoiceId)}?session=${encodeURIComponent(session.id)}`;
+    $('co-receipt-page')?.removeAttribute('hidden');
+  }
   // Focus follows the page: to Done in a frame (described by the receipt), else to the thank-you heading,
   // so a screen reader says the purchase went through rather than nothing at all.
   const done = $('co-done');

@@ -7,11 +7,17 @@ import { sellerLogoBytes } from '../sellerHeader.ts';
 import { sellerLogoPath } from '../domain/seller.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { formatDate, formatDay, formatMoney, invoiceLabel, periodLine, sellerOfReceipt } from '../domain/receiptMessage.ts';
-import { DomainError, notFound } from '../../../platform/domain/index.ts';
+import { DomainError, fold, notFound } from '../../../platform/domain/index.ts';
+import { invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
+import { receiptDecider, receiptStream, type ReceiptEvent } from '../domain/receipt.ts';
+import { queueReceipt } from '../jobs/receiptOutbox.ts';
 import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
 import { commandContext, escapeHtml, HttpError } from '../../../platform/http/index.ts';
 import { crossSite } from '../../identity/index.ts';
 import { cancelSubscription, loadSubscription, reactivateSubscription } from '../../subscriptions/index.ts';
+
+/** How long after the payment the thank-you page's receipt link works (the emailed link works for good). */
+const THANK_YOU_LINK_SECONDS = 24 * 3600;
 
 /** The token in a receipt link: nanoid(32). Anything else cannot name a receipt. */
 const Token = z.string().regex(/^[A-Za-z0-9_-]{32}$/, 'The receipt link is not valid.');
@@ -115,6 +121,41 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
   const actionSchema = (summary: string) => ({ config: { secretPath: true }, schema: { summary, params: Params } });
   r.post('/receipts/:token/cancel', actionSchema("Cancel the receipt's subscription at the end of its period (the receipt page's form)"), subscriptionAction('cancel'));
   r.post('/receipts/:token/reactivate', actionSchema("Keep the receipt's subscription after a cancellation at period end (the receipt page's form)"), subscriptionAction('reactivate'));
+
+  /**
+   * The thank-you page's way to the receipt, so the buyer reaches it without email: the invoice
+   * and the session it was paid in (both only in that page's hands), within a day of the payment.
+   * The receipt is queued here if the outbox has not done it yet (it is queued once either way).
+   */
+  r.get(
+    '/receipts/for-invoice/:invoice',
+    {
+      config: { secretPath: true },
+      schema: {
+        summary: "Redirects to the receipt page of an invoice just paid (the checkout thank-you page's link)",
+        params: z.object({ invoice: z.string().regex(/^in_[A-Za-z0-9_-]{1,64}$/, 'must be an invoice id (in_…)') }),
+        querystring: z.object({ session: z.string().regex(/^cs_[A-Za-z0-9_-]{1,64}$/, 'must be a checkout session id (cs_…)') }),
+      },
+    },
+    async (request, reply) => {
+      privateHeaders(reply);
+      const events = await services.store.readStream(`invoice-${request.params.invoice}`);
+      const invoice = fold(invoiceDecider, events as unknown as InvoiceEvent[]);
+      const paid = events.find((e) => e.type === 'InvoicePaid');
+      const now = Math.floor(services.clock() / 1000);
+      if (invoice.status === 'none' || !paid || invoice.invoice.session_id !== request.query.session || (paid.data as { paid_at: number }).paid_at < now - THANK_YOU_LINK_SECONDS) {
+        throw notFound('Receipt');
+      }
+      let doc = await services.readStore.get<ReceiptDoc>(RECEIPTS, request.params.invoice);
+      if (!doc) {
+        await queueReceipt(services, paid);
+        const state = fold(receiptDecider, (await services.store.readStream(receiptStream(request.params.invoice))) as unknown as ReceiptEvent[]);
+        if (state.status === 'none') throw notFound('Receipt');
+        doc = { token: state.token } as ReceiptDoc;
+      }
+      return reply.redirect(`/receipts/${doc.token}`, 303);
+    },
+  );
 
   r.get('/receipts/:token/invoice.pdf', { config: { secretPath: true }, schema: { summary: 'The paid invoice as a PDF, by the link in the receipt email', params: Params } }, async (request, reply) => {
     const doc = await receiptByToken(services, request.params.token);

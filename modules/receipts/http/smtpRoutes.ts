@@ -10,6 +10,7 @@ import { checkedSmtpAddress, organizationMailer, smtpMailer, type Mailer } from 
 import { removeSmtpSettings, setSmtpSettings, smtpSettingsDoc, smtpSettingsOf, type SmtpSettingsDoc } from '../smtpSettings.ts';
 import { publicBaseUrl } from '../jobs/noticeOutbox.ts';
 import { RECEIPTS, NOTICES } from '../receiptProjection.ts';
+import { OutboxAnswer, SmtpAnswer } from './smtpSchemas.ts';
 
 const P = '/manage/api';
 
@@ -26,22 +27,6 @@ const From = z
   .trim()
   .max(200)
   .regex(/^(?:[^<>\r\n"]{0,100}<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)$/, 'must be an address such as Shop <shop@example.com>');
-
-const SmtpAnswer = z.object({
-  configured: z.boolean().describe('The organization has its own SMTP server.'),
-  host: z.string().nullable(),
-  port: z.number().int().nullable(),
-  username: z.string().nullable(),
-  from: z.string().nullable(),
-  password_set: z.boolean().describe('A password is stored (sealed); it is never shown back.'),
-  updated_at: z.number().int().nullable(),
-  operator_default: z.boolean().describe("The service has the operator's SMTP_URL: without settings of its own, the organization's email goes through it."),
-});
-
-const OutboxAnswer = z.object({
-  waiting: z.number().int().describe('Buyer emails and notices queued and not sent.'),
-  way_out: z.enum(['organization', 'operator']).nullable().describe("Through which SMTP server they leave; null: none, they wait until one is set."),
-});
 
 const answer = (services: Services, doc: SmtpSettingsDoc | null) => ({
   configured: doc !== null,

@@ -219,7 +219,7 @@ ${recurring ? `<p class="co-note co-recurring" id="co-recurring">${escapeHtml(re
 
 const THANKS = `<div class="co-done-mark" aria-hidden="true">✓</div>`;
 const THANKS_END = (framed: boolean, shopUrl: string | null) =>
-  `<p class="co-receipt" id="co-receipt"></p><p class="co-receipt" id="co-invoice" hidden></p>${
+  `<p class="co-receipt" id="co-receipt"></p><p class="co-receipt" id="co-invoice" hidden></p><p class="co-receipt" id="co-receipt-page" hidden><a id="co-receipt-link" target="_blank" rel="noopener noreferrer">View your receipt</a></p>${
     // target=_top: in a frame the shop replaces the seller's page, not the frame.
     shopUrl ? `<p><a class="co-secondary co-shop" id="co-shop" href="${escapeHtml(shopUrl)}" target="_top">Back to the shop</a></p>` : ''
   }${framed ? '<button class="co-secondary" id="co-done" type="button">Done</button>' : ''}`;
