@@ -138,7 +138,14 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
         ) {
           events.push({
             type: 'OrganizationUpdated',
-            data: { name: command.name, timezone: command.timezone, address: command.address, vat_number: vatNumber, updated_at: command.now },
+            data: {
+              name: command.name,
+              timezone: command.timezone,
+              address: command.address,
+              // Absent when the command leaves it as it is (as events recorded before VAT numbers read).
+              ...(command.vat_number !== undefined ? { vat_number: vatNumber } : {}),
+              updated_at: command.now,
+            },
           });
         }
         if (command.logo !== undefined && (command.logo?.sha256 ?? null) !== (state.logo?.sha256 ?? null)) {
