@@ -38,6 +38,10 @@ const OWNER_ONLY = new Set([
   'PATCH /manage/api/oauth-apps/:client_id',
   'DELETE /manage/api/oauth-apps/:client_id',
   'PUT /manage/api/subscription_settings',
+  'GET /manage/api/organization/smtp',
+  'PUT /manage/api/organization/smtp',
+  'DELETE /manage/api/organization/smtp',
+  'POST /manage/api/organization/smtp/test',
 ]);
 
 /** Routes about the signed-in person themselves, which would end the attacker's own session. */

@@ -13,6 +13,7 @@ import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { originErrorNames, originLines, OriginsField } from '../components/OriginsField.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { SettingsTabs } from '../components/SettingsTabs.tsx';
+import { EmailSettings, SellerIdentity } from './SellerSettings.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../format.ts';
 import { isPasskeyCancel, passkeysSupported, registerPasskey } from '../passkey.ts';
@@ -34,6 +35,8 @@ export function SettingsPage() {
       <PageHeader title="Settings" description="Your organization, the people in it, and how you sign in." />
       <SettingsTabs current="/dashboard/settings" />
       <OrganizationSettings owner={owner} />
+      <SellerIdentity owner={owner} />
+      {owner && <EmailSettings />}
       <Members owner={owner} me={session?.user.id ?? ''} />
       <Sessions />
       <Passkeys />

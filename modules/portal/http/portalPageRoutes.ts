@@ -8,7 +8,7 @@ import type { CommandContext } from '../../../platform/es/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { addressLines, crossSite, loadOrganization } from '../../identity/index.ts';
 import { loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, readCardSetup, stripeJsSources } from '../../payments/index.ts';
-import { NOTICE_LINK_SLOT, noticeLinkBox, publicBaseUrl, queueNotice } from '../../receipts/index.ts';
+import { enqueueBuyerEmail, publicBaseUrl } from '../../receipts/index.ts';
 import { cancelSubscription, declineInPlainWords, isEnded, loadSubscription, parseCard, reactivateSubscription, replaceCard, switchPlan, useSavedCard, type Active } from '../../subscriptions/index.ts';
 import { type OpenVisit, csrfMatches, csrfTokenOfVisit, endVisit, issuePortalLink, MAGIC_LINK_SECONDS, peekPortalLink, portalLinkPath, portalPath, redeemPortalLink, visitOfCookie, VISIT_SECONDS } from '../portalAccess.ts';
 import { ownedBy, portalPurchases, portalSubscription, portalSubscriptions } from '../portalContents.ts';
@@ -432,11 +432,11 @@ async function sendSignInLink(services: Services, ctx: CommandContext, seller: S
   if (!buyer) return;
   const { token } = await issuePortalLink(ctx, { organization_id: organizationId, customer: { id: buyer.id }, source: 'magic_link', portal_session_id: null, return_url: null }, MAGIC_LINK_SECONDS);
   const url = `${origin}${portalLinkPath(organizationId, token)}`;
-  const key = `portal_sign_in-${createHash('sha256').update(token).digest('hex').slice(0, 32)}`;
-  await queueNotice(services, key, {
+  // The cause is the link (its hash): one email per link, and its Message-ID follows from it.
+  await enqueueBuyerEmail(services, {
     kind: 'portal_sign_in',
+    cause: createHash('sha256').update(token).digest('hex').slice(0, 32),
     organization_id: organizationId,
-    user_id: null,
     to: buyer.email,
     subject: `Sign in to your account with ${seller.name}`.slice(0, 200),
     text: [
@@ -444,11 +444,12 @@ async function sendSignInLink(services: Services, ctx: CommandContext, seller: S
       '',
       `Someone (we hope you) asked to sign in to your purchases and subscriptions with ${seller.name}. Open this link to sign in:`,
       '',
-      NOTICE_LINK_SLOT,
+      url,
       '',
       'The link works once, for 15 minutes. If you did not ask for it, ignore this email: nothing changes.',
     ].join('\n'),
     about: buyer.id,
-    link: { kind: 'sealed', sealed: noticeLinkBox(services).seal(url) },
+    // The link is a credential: the log keeps the email sealed, and only the sender opens it.
+    confidential: true,
   });
 }
