@@ -24,6 +24,7 @@ import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 import { webhookCommands } from './webhooks.ts';
 import { paymentCommands } from './payments.ts';
 import { testClockCommands } from './testClocks.ts';
+import { customersBackfillCommand } from './customers.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -65,4 +66,5 @@ export const allCommands: CliCommand[] = [
   workerAutomationCommand,
   eventsCopyCommand,
   backupCommand,
+  customersBackfillCommand,
 ];

@@ -23,7 +23,15 @@ export function newCustomerId(): string {
 /** The claim stream's hash of a key in an organization (its name carries no readable email). */
 export const keyHash = (organizationId: string, key: string) => createHash('sha256').update(`${organizationId}|${key}`).digest('hex');
 
-export type EnsureCustomerInput = { organizationId: string; mode: CustomerMode; userId?: string | null; email?: string | null; name?: string | null };
+export type EnsureCustomerInput = {
+  organizationId: string;
+  mode: CustomerMode;
+  userId?: string | null;
+  email?: string | null;
+  name?: string | null;
+  /** When they became a customer, if not now: the backfill dates them by their first purchase. */
+  createdAt?: number;
+};
 
 /**
  * The customer of a person in an organization, made on first sight: the claim on their key (user
@@ -52,7 +60,7 @@ export async function ensureCustomer(ctx: CommandContext, input: EnsureCustomerI
     email,
     name: input.name ?? null,
     userId: input.userId ?? null,
-    now: ctx.metadata.occurred_at,
+    now: input.createdAt ?? ctx.metadata.occurred_at,
   });
   if (created.events.length > 0 && keys.secondary) {
     // A guest purchase later with the signed identity's email finds the same customer; an email

@@ -2,16 +2,17 @@ import type { CommandContext } from '../../platform/es/index.ts';
 import { handleCommand } from '../../platform/es/index.ts';
 import type { ReadStore } from '../../platform/readStore/index.ts';
 import { checkoutSessionDecider, checkoutSessionStream, invoiceDecider, invoiceStream } from '../checkout/index.ts';
+import { subscriptionDecider, subscriptionStream } from '../subscriptions/index.ts';
 import { redactedEmail } from './domain/customer.ts';
 import { CUSTOMER_LINKS, type LinkDoc } from './customerProjection.ts';
 
 /**
- * Replaces the buyer's details on every checkout session and invoice linked to the customer, so
- * the sessions' and invoices' read models and answers (and their webhooks from now on) show the
+ * Replaces the buyer's details on every checkout session, invoice and subscription linked to the
+ * customer, so their read models and answers (and their webhooks from now on) show the
  * redacted placeholder. Reads the links from the read model, which must have applied the
  * customer's purchases (the caller waits for the head first). Running it again decides nothing.
  */
-export async function redactLinkedObjects(ctx: CommandContext, readStore: ReadStore, customerId: string): Promise<{ sessions: number; invoices: number }> {
+export async function redactLinkedObjects(ctx: CommandContext, readStore: ReadStore, customerId: string): Promise<{ sessions: number; invoices: number; subscriptions: number }> {
   const customer = { email: redactedEmail(customerId), name: null, user_id: null };
   const links = await readStore.find<LinkDoc>(CUSTOMER_LINKS, { filter: { customer_id: customerId } });
   const invoices = new Set(links.filter((l) => l.kind === 'invoice').map((l) => l.object_id));
@@ -27,5 +28,10 @@ export async function redactLinkedObjects(ctx: CommandContext, readStore: ReadSt
     const result = await handleCommand(ctx, invoiceStream(id), invoiceDecider, { type: 'RedactInvoiceCustomer', customer, now: ctx.metadata.occurred_at });
     if (result.events.length > 0) changed += 1;
   }
-  return { sessions, invoices: changed };
+  let subscriptions = 0;
+  for (const link of links.filter((l) => l.kind === 'subscription')) {
+    const result = await handleCommand(ctx, subscriptionStream(link.object_id), subscriptionDecider, { type: 'RedactCustomer', customer, now: ctx.metadata.occurred_at });
+    if (result.events.length > 0) subscriptions += 1;
+  }
+  return { sessions, invoices: changed, subscriptions };
 }

@@ -65,6 +65,7 @@ const SUBSCRIPTION_EVENTS = [
   'SubscriptionPaymentMethodUpdated',
   'SubscriptionTrialWillEnd',
   'SubscriptionRenewalUpcoming',
+  'SubscriptionCustomerRedacted',
 ] as const satisfies ReadonlyArray<SubscriptionEvent['type']>;
 
 const CHECKOUT_EVENTS = ['CheckoutSessionCompleted', 'InvoiceCreated', 'InvoicePaid', 'InvoiceRefunded'] as const satisfies ReadonlyArray<CheckoutEvent['type']>;
@@ -115,7 +116,26 @@ async function applyCustomer(event: CustomerEvent, recorded: RecordedEvent, tx: 
   }
   const doc = await tx.get<CustomerDoc>(CUSTOMERS, id);
   if (!doc) return;
-  tx.upsert(CUSTOMERS, { ...doc, email: redactedEmail(id), email_key: null, name: null, user_id: null, redacted_at: event.data.redacted_at } satisfies CustomerDoc);
+  if (event.type === 'CustomerRedacted') {
+    tx.upsert(CUSTOMERS, { ...doc, email: redactedEmail(id), email_key: null, name: null, user_id: null, redacted_at: event.data.redacted_at } satisfies CustomerDoc);
+    return;
+  }
+  // A purchase from before customers, as its completion would have counted it.
+  const d = event.data;
+  tx.upsert(CUSTOMER_LINKS, { id: `session:${d.session_id}`, kind: 'session', object_id: d.session_id, customer_id: id, organization_id: doc.organization_id, at: d.completed_at } satisfies LinkDoc);
+  let customer: CustomerDoc = { ...doc, purchases_count: doc.purchases_count + 1, last_purchase_at: latest(doc.last_purchase_at, d.completed_at) };
+  for (const invoiceId of [d.invoice_id, ...(d.subscription?.invoice_ids ?? [])]) {
+    const link = await tx.get<LinkDoc>(CUSTOMER_LINKS, `invoice:${invoiceId}`);
+    if (!link || link.customer_id !== null) continue;
+    customer = attachInvoice(customer, link);
+    tx.upsert(CUSTOMER_LINKS, { ...link, customer_id: id });
+  }
+  if (d.subscription) {
+    const sub = d.subscription;
+    tx.upsert(CUSTOMER_LINKS, { id: `subscription:${sub.id}`, kind: 'subscription', object_id: sub.id, customer_id: id, organization_id: doc.organization_id, at: d.completed_at } satisfies LinkDoc);
+    customer = { ...customer, subscriptions: [...customer.subscriptions.filter((s) => s.id !== sub.id), { id: sub.id, status: sub.status }] };
+  }
+  tx.upsert(CUSTOMERS, customer);
 }
 
 async function applyCheckout(event: CheckoutEvent, recorded: RecordedEvent, tx: ProjectionTx): Promise<void> {
@@ -142,9 +162,11 @@ async function applyCheckout(event: CheckoutEvent, recorded: RecordedEvent, tx: 
         id: `invoice:${d.id}`, kind: 'invoice', object_id: d.id, customer_id: null, organization_id: d.organization_id, at: d.created_at,
         number: d.number, session_id: d.session_id, subscription_id: d.subscription_id ?? null, currency: d.currency, amount: d.amount_due ?? d.total, paid_at: null, refunded: 0,
       };
-      if (d.customer_id) {
-        tx.upsert(CUSTOMERS, attachInvoice(await customerOf(tx, d.customer_id, d.organization_id, d.created_at), link));
-        link.customer_id = d.customer_id;
+      // A renewal of a subscription made before customers is its backfilled customer's.
+      const customerId = d.customer_id ?? (d.subscription_id ? ((await tx.get<LinkDoc>(CUSTOMER_LINKS, `subscription:${d.subscription_id}`))?.customer_id ?? null) : null);
+      if (customerId) {
+        tx.upsert(CUSTOMERS, attachInvoice(await customerOf(tx, customerId, d.organization_id, d.created_at), link));
+        link.customer_id = customerId;
       }
       tx.upsert(CUSTOMER_LINKS, link);
       return;
@@ -221,7 +243,7 @@ export const customerProjection: Projection = {
     { collection: CUSTOMERS, fields: ['organization_id', 'email_key'] },
     { collection: CUSTOMER_LINKS, fields: ['customer_id'] },
   ],
-  eventTypes: ['CustomerCreated', 'CustomerRedacted', ...CHECKOUT_EVENTS, ...SUBSCRIPTION_EVENTS],
+  eventTypes: ['CustomerCreated', 'CustomerRedacted', 'CustomerPurchaseLinked', ...CHECKOUT_EVENTS, ...SUBSCRIPTION_EVENTS],
   async apply(recorded, tx) {
     if (recorded.stream.startsWith('customer-')) return applyCustomer(recorded as unknown as CustomerEvent, recorded, tx);
     if (recorded.stream.startsWith('subscription-')) return applySubscription(recorded as unknown as SubscriptionEvent, recorded, tx);

@@ -1,7 +1,7 @@
 import type { Services } from '../../platform/runtime/index.ts';
 import { CHECKOUT_SESSIONS, type SessionView } from '../checkout/index.ts';
 import { formatMoney, receiptLinksOf } from '../receipts/index.ts';
-import { CUSTOMER_LINKS, type CustomerLinkDoc } from '../customers/index.ts';
+import { CUSTOMER_LINKS, type LinkDoc } from '../customers/index.ts';
 import { isEnded, listInvoices, loadSubscription, subscriptionPlans, type Active } from '../subscriptions/index.ts';
 import type { PortalSettings } from './domain/portalSettings.ts';
 import type { PortalPurchase, PortalSubscription } from './http/renderPortal.ts';
@@ -13,8 +13,8 @@ const LIMIT = 50;
 const INTERVAL_WORDS: Record<string, string> = { P1D: 'a day', P1W: 'a week', P1M: 'a month', P3M: 'every 3 months', P6M: 'every 6 months', P1Y: 'a year' };
 
 /** What the customers module links to the customer, newest first. */
-async function linked(services: Services, organizationId: string, buyer: PortalBuyer, kind: CustomerLinkDoc['kind']): Promise<string[]> {
-  const links = await services.readStore.find<CustomerLinkDoc & { [k: string]: unknown }>(CUSTOMER_LINKS, { filter: { customer_id: buyer.id }, sort: [['at', -1]], limit: 500 });
+async function linked(services: Services, organizationId: string, buyer: PortalBuyer, kind: LinkDoc['kind']): Promise<string[]> {
+  const links = await services.readStore.find<LinkDoc & { [k: string]: unknown }>(CUSTOMER_LINKS, { filter: { customer_id: buyer.id }, sort: [['at', -1]], limit: 500 });
   return links.filter((l) => l.kind === kind && l.organization_id === organizationId).slice(0, LIMIT).map((l) => l.object_id);
 }
 

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs } from '../../app/backgroundJobs.ts';
+import { checkoutSessionDecider, checkoutSessionStream, invoiceDecider, invoiceStream } from '../../modules/checkout/index.ts';
+import { backfillCustomers } from '../../modules/customers/customerBackfill.ts';
 import { ensureCustomer } from '../../modules/customers/index.ts';
+import { handleCommand } from '../../platform/es/handleCommand.ts';
 import { refundInvoice } from '../../modules/payments/index.ts';
 import { subscriptionCreationJob } from '../../modules/subscriptions/jobs/subscriptionCreation.ts';
 import { invoiceMirrorJob } from '../../modules/subscriptions/jobs/invoiceMirror.ts';
@@ -158,6 +161,13 @@ describe('customers', () => {
       expect(customer.body).toMatchObject({ subscriptions: [{ id: subscriptionId, status: 'active' }], total_spent: { EUR: 1900 } });
       const history = await get(`/api/customers/${customerId}/history`);
       expect((history.body.data as Body[]).some((e) => e.object === 'subscription' && e.type === 'SubscriptionCreated')).toBe(true);
+
+      // An erasure reaches the subscription and its invoices; its status and amounts stay.
+      expect((await harness.call('POST', `/api/customers/${customerId}/redact`, { token: seller.token })).status).toBe(200);
+      await harness.settle();
+      const after = await get(`/api/subscriptions/${subscriptionId}`);
+      expect(after.body).toMatchObject({ customer: { email: `redacted+${customerId}@invalid`, name: null }, customer_id: customerId, status: 'active', amount: 1900 });
+      expect((await get(`/api/invoices/${bought.invoice.id}`)).body.customer.email).toBe(`redacted+${customerId}@invalid`);
     } finally {
       await jobs.stop();
     }
@@ -226,5 +236,39 @@ describe('customers', () => {
     expect(newId).not.toBe(id);
     await harness.settle();
     expect((await get('/api/customers?email=erase@example.com')).body.data.map((c: Body) => c.id)).toEqual([newId]);
+  });
+
+  it('backfills the purchases completed before customers existed, once', async () => {
+    const created = await harness.call('POST', '/api/checkout/sessions', { token: seller.token, body: { offer: 'lifetime' } });
+    const sessionId = created.body.session.id as string;
+    const started = await harness.call('POST', `/api/checkout/sessions/${sessionId}/start`, { body: { email: 'Old@example.com', name: 'Old Timer' } });
+    const invoiceId = started.body.invoice.id as string;
+    // Paid and completed as the code before customers recorded it: no customer_id anywhere.
+    const ctx = () => harness.ctx(seller.organizationId);
+    const now = ctx().metadata.occurred_at;
+    const card = { brand: 'visa', last4: '4242' };
+    await handleCommand(ctx(), checkoutSessionStream(sessionId), checkoutSessionDecider, { type: 'AttemptPayment', attemptId: 'pa_before', now });
+    await handleCommand(ctx(), invoiceStream(invoiceId), invoiceDecider, { type: 'PayInvoice', attemptId: 'pa_before', card, customer: null, now });
+    await handleCommand(ctx(), checkoutSessionStream(sessionId), checkoutSessionDecider, { type: 'CompleteSession', attemptId: 'pa_before', card, now: now + 1 });
+    await harness.settle();
+    expect((await get('/api/customers?email=old@example.com')).body.data).toEqual([]);
+
+    const first = await backfillCustomers(harness.services.store, (organizationId) => harness.ctx(organizationId));
+    expect(first).toEqual({ sessions: 1, linked: 1, customers: 1 });
+    await harness.settle();
+    const found = (await get('/api/customers?email=old@example.com')).body.data as Body[];
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ email: 'Old@example.com', name: 'Old Timer', purchases_count: 1, invoices_count: 1, total_spent: { EUR: 4900 }, created_at: now + 1, last_purchase_at: now + 1 });
+    const history = (await get(`/api/customers/${found[0]!.id}/history`)).body.data as Body[];
+    expect(history.map((e) => e.type)).toContain('CustomerPurchaseLinked');
+    expect(history[0]).toMatchObject({ type: 'CheckoutSessionCreated', object_id: sessionId });
+
+    // Again: the completion is still without a customer_id, but nothing is linked twice.
+    expect(await backfillCustomers(harness.services.store, (organizationId) => harness.ctx(organizationId))).toEqual({ sessions: 1, linked: 0, customers: 0 });
+    await harness.settle();
+    expect((await get(`/api/customers/${found[0]!.id}`)).body).toMatchObject({ purchases_count: 1, total_spent: { EUR: 4900 } });
+    // The next purchase of the same person finds the backfilled customer.
+    const next = await buy('lifetime', { email: 'old@example.com' }, seller.token);
+    expect((await completedOf(next.session.id)).customer_id).toBe(found[0]!.id);
   });
 });

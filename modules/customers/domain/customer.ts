@@ -14,17 +14,50 @@ export type CustomerEvent =
       { id: string; organization_id: string; mode: CustomerMode; email: string | null; name: string | null; user_id: string | null; created_at: number }
     >
   /** A GDPR erasure: personal fields read as redacted from here on; totals and links stay. */
-  | DomainEvent<'CustomerRedacted', { redacted_at: number; released_keys: string[] }>;
+  | DomainEvent<'CustomerRedacted', { redacted_at: number; released_keys: string[] }>
+  /**
+   * A purchase completed before customers existed, linked by the backfill: the session, its
+   * invoice, and the subscription it made with that subscription's invoices so far.
+   */
+  | DomainEvent<
+      'CustomerPurchaseLinked',
+      {
+        session_id: string;
+        invoice_id: string;
+        completed_at: number;
+        subscription: { id: string; status: string; invoice_ids: string[] } | null;
+        linked_at: number;
+      }
+    >;
 
 export type CustomerMode = 'test' | 'live';
 
 export type CustomerState =
   | { status: 'none' }
-  | { status: 'active' | 'redacted'; id: string; organization_id: string; mode: CustomerMode; email: string | null; name: string | null; user_id: string | null; created_at: number };
+  | {
+      status: 'active' | 'redacted';
+      id: string;
+      organization_id: string;
+      mode: CustomerMode;
+      email: string | null;
+      name: string | null;
+      user_id: string | null;
+      created_at: number;
+      /** Sessions the backfill linked. */
+      linked: string[];
+    };
 
 export type CustomerCommand =
   | { type: 'CreateCustomer'; id: string; organizationId: string; mode: CustomerMode; email: string | null; name: string | null; userId: string | null; now: number }
-  | { type: 'RedactCustomer'; releasedKeys: string[]; now: number };
+  | { type: 'RedactCustomer'; releasedKeys: string[]; now: number }
+  | {
+      type: 'LinkPurchase';
+      sessionId: string;
+      invoiceId: string;
+      completedAt: number;
+      subscription: { id: string; status: string; invoiceIds: string[] } | null;
+      now: number;
+    };
 
 export const customerStream = (id: string) => `customer-${id}`;
 
@@ -37,8 +70,10 @@ export const customerDecider: Decider<CustomerState, CustomerCommand, CustomerEv
     switch (event.type) {
       case 'CustomerCreated': {
         const d = event.data;
-        return { status: 'active', id: d.id, organization_id: d.organization_id, mode: d.mode, email: d.email, name: d.name, user_id: d.user_id, created_at: d.created_at };
+        return { status: 'active', id: d.id, organization_id: d.organization_id, mode: d.mode, email: d.email, name: d.name, user_id: d.user_id, created_at: d.created_at, linked: [] };
       }
+      case 'CustomerPurchaseLinked':
+        return state.status === 'none' ? state : { ...state, linked: [...state.linked, event.data.session_id] };
       case 'CustomerRedacted':
         return state.status === 'none' ? state : { ...state, status: 'redacted', email: null, name: null, user_id: null };
     }
@@ -64,6 +99,21 @@ export const customerDecider: Decider<CustomerState, CustomerCommand, CustomerEv
         if (state.status === 'none') throw notFound('Customer');
         if (state.status === 'redacted') return [];
         return { type: 'CustomerRedacted', data: { redacted_at: command.now, released_keys: command.releasedKeys } };
+      case 'LinkPurchase': {
+        if (state.status === 'none') throw notFound('Customer');
+        if (state.linked.includes(command.sessionId)) return [];
+        const sub = command.subscription;
+        return {
+          type: 'CustomerPurchaseLinked',
+          data: {
+            session_id: command.sessionId,
+            invoice_id: command.invoiceId,
+            completed_at: command.completedAt,
+            subscription: sub ? { id: sub.id, status: sub.status, invoice_ids: sub.invoiceIds } : null,
+            linked_at: command.now,
+          },
+        };
+      }
     }
   },
 };

@@ -26,7 +26,8 @@ import { requireAuth } from '../../oauth/index.ts';
 import { customerStream } from '../domain/customer.ts';
 import { redactCustomer } from '../customerCommands.ts';
 import { redactLinkedObjects } from '../customerErasure.ts';
-import { customerHistory, customerInvoices, findCustomer, listCustomers, presentCustomer } from '../customerQueries.ts';
+import { customerHistory } from '../customerHistory.ts';
+import { customerInvoices, findCustomer, listCustomers, presentCustomer } from '../customerQueries.ts';
 import { CustomerHistorySchema, CustomerIdParams, CustomerInvoicesSchema, CustomerSchema } from './customerSchemas.ts';
 
 export const CUSTOMERS_PER_PAGE_DEFAULT = 100;
