@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateOrganization } from '../../modules/identity/accountCommands.ts';
 import { seriousAxeViolations } from '../dashboard/dashboardFixtures.ts';
 import { startSmtpReceiver } from '../helpers/smtpReceiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -22,6 +24,11 @@ describe('the customer portal in Chromium on a phone-sized screen', () => {
     smtp = await startSmtpReceiver();
     server = await startTestServer({ env: { RECEIPT_POLL_INTERVAL_MS: '100', SMTP_URL: smtp.url } });
     organizationId = (await server.identity('Acme Tools')).organizationId;
+    // A 1×1 PNG as the seller's logo: the portal's header shows it under its own policy (img-src 'self').
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+    await updateOrganization(server.cliContext(organizationId), organizationId, {
+      logo: { content_type: 'image/png', sha256: createHash('sha256').update(png).digest('hex'), data: png.toString('base64') },
+    });
     const offers = await portalOffers(server, organizationId, 'phone');
     bought = await buy(server, offers.monthly, 'phone@example.com', 'Ada Phone');
     await buy(server, offers.ebook, 'phone@example.com', 'Ada Phone');
@@ -47,6 +54,7 @@ describe('the customer portal in Chromium on a phone-sized screen', () => {
 
     await page.goto(`${server.url}/portal/${organizationId}`);
     expect(await page.locator('#seller').textContent()).toBe('Acme Tools');
+    expect(await page.locator('#seller img').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
     expect(await seriousAxeViolations(page)).toEqual([]);
     await fitsThePhone();
     await page.screenshot({ path: join(SHOTS, 'sign-in.png'), fullPage: true });

@@ -84,7 +84,7 @@ describe('the customer portal over HTTP', () => {
     });
     const link = pathOf(session.url as string);
     const page = await html(link);
-    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'nonce-[^']+'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/);
+    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'nonce-[^']+'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'$/);
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(await page.text()).toContain('<form method="post" action="' + link + '">');
 

@@ -6,7 +6,7 @@ import { DomainError } from '../../../platform/domain/index.ts';
 import type { EventMetadata } from '../../../platform/eventStore/index.ts';
 import type { CommandContext } from '../../../platform/es/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { addressLines, crossSite, loadOrganization } from '../../identity/index.ts';
+import { addressLines, crossSite, loadOrganization, logoPath } from '../../identity/index.ts';
 import { loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, readCardSetup, stripeJsSources } from '../../payments/index.ts';
 import { enqueueBuyerEmail, publicBaseUrl } from '../../receipts/index.ts';
 import { cancelSubscription, declineInPlainWords, isEnded, loadSubscription, parseCard, reactivateSubscription, replaceCard, switchPlan, useSavedCard, type Active } from '../../subscriptions/index.ts';
@@ -38,13 +38,14 @@ function send(reply: FastifyReply, status: number, render: (nonce: string) => st
         "default-src 'none'",
         [`script-src 'nonce-${nonce}'`, ...stripeJs.script].join(' '),
         `style-src 'nonce-${nonce}'`,
+        "img-src 'self'",
         ["connect-src 'self'", ...stripeJs.connect].join(' '),
         `frame-src ${stripeJs.frame.join(' ')}`,
         "base-uri 'none'",
         "form-action 'self'",
         "frame-ancestors 'none'",
       ].join('; ')
-    : `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
+    : `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
   return reply
     .code(status)
     .header('cache-control', 'no-store')
@@ -132,11 +133,11 @@ export async function portalPageRoutes(app: FastifyInstance, opts: { services: S
 
   async function sellerOf(organizationId: string): Promise<Seller | null> {
     const organization = await loadOrganization(services.store, organizationId);
-    return organization ? { name: organization.name, address: addressLines(organization.address) } : null;
+    return organization ? { name: organization.name, address: addressLines(organization.address), logoUrl: organization.logo ? logoPath(organization.id, organization.logo) : null } : null;
   }
 
   const notFoundPage = (reply: FastifyReply) =>
-    send(reply, 404, (nonce) => renderMessage({ name: 'Customer portal', address: [] }, 'Page not found', 'There is no such page. Please check the address.', null, nonce));
+    send(reply, 404, (nonce) => renderMessage({ name: 'Customer portal', address: [], logoUrl: null }, 'Page not found', 'There is no such page. Please check the address.', null, nonce));
 
   /** The visit and the buyer behind the request's cookie, or null (no cookie, ended, expired, another organization's). */
   async function signedIn(request: FastifyRequest, organizationId: string): Promise<{ visit: OpenVisit; buyer: PortalBuyer } | null> {

@@ -2,8 +2,8 @@ import { escapeHtml } from '../../../platform/http/index.ts';
 import { formatDay, formatMoney } from '../../receipts/index.ts';
 import type { PortalSettings } from '../domain/portalSettings.ts';
 
-/** The seller as the portal names them: every page carries their name (and address, in the footer). */
-export type Seller = { name: string; address: string[] };
+/** The seller as the portal names them: every page carries their logo and name (and address, in the footer). */
+export type Seller = { name: string; address: string[]; logoUrl: string | null };
 
 export type PortalSubscription = {
   id: string;
@@ -42,7 +42,7 @@ export type PortalView = {
 
 const STYLE = `*{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,sans-serif;margin:0;color:#111;background:#f6f6f4}
 main,header,footer{max-width:40rem;margin:0 auto;padding:0 1rem}main{padding-bottom:2rem}header{padding-top:1rem;display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:.5rem;margin-bottom:.5rem}
-#seller{font-weight:700;font-size:1.1rem;margin:0}h1{font-size:1.4rem;margin:.5rem 0 1rem}h2{font-size:1.15rem;margin:0 0 .75rem}h3{font-size:1rem;margin:0 0 .25rem}
+#seller{font-weight:700;font-size:1.1rem;margin:0;display:flex;align-items:center;gap:.5rem}#seller img{max-height:32px;width:auto}h1{font-size:1.4rem;margin:.5rem 0 1rem}h2{font-size:1.15rem;margin:0 0 .75rem}h3{font-size:1rem;margin:0 0 .25rem}
 section{background:#fff;border:1px solid #d4d4d4;border-radius:.6rem;padding:1rem;margin-bottom:1rem}section>:first-child{margin-top:0}
 article{border-top:1px solid #e5e5e5;padding-top:1rem;margin-top:1rem}h2+article{border-top:0;padding-top:0;margin-top:0}
 ul.plain{list-style:none;margin:0;padding:0}ul.plain>li{padding:.6rem 0;border-top:1px solid #e5e5e5}ul.plain>li:first-child{border-top:0;padding-top:0}
@@ -68,7 +68,7 @@ const footer = (seller: Seller) =>
   seller.address.length > 0 ? `<footer><address id="seller-address">${[seller.name, ...seller.address].map(escapeHtml).join('<br>')}</address></footer>` : '';
 
 const page = (seller: Seller, title: string, nonce: string, body: string, headerExtra = '') =>
-  `${head(`${title} · ${seller.name}`, nonce)}<header><p id="seller">${escapeHtml(seller.name)}</p>${headerExtra}</header><main>${body}</main>${footer(seller)}</body></html>`;
+  `${head(`${title} · ${seller.name}`, nonce)}<header><p id="seller">${seller.logoUrl ? `<img src="${escapeHtml(seller.logoUrl)}" alt="" height="32">` : ''}${escapeHtml(seller.name)}</p>${headerExtra}</header><main>${body}</main>${footer(seller)}</body></html>`;
 
 /** `visa` → `Visa`: the brand as a buyer reads it on their card. */
 const brand = (name: string) => (name.length > 0 ? name.charAt(0).toUpperCase() + name.slice(1) : name);
