@@ -6,6 +6,7 @@ import { customersModule } from '../modules/customers/module.ts';
 import { identityModule } from '../modules/identity/module.ts';
 import { oauthModule } from '../modules/oauth/module.ts';
 import { paymentsModule } from '../modules/payments/module.ts';
+import { portalModule } from '../modules/portal/module.ts';
 import { promosModule } from '../modules/promos/module.ts';
 import { receiptsModule } from '../modules/receipts/module.ts';
 import { reportingModule } from '../modules/reporting/module.ts';
@@ -31,4 +32,5 @@ export const modules: readonly FeatureModule[] = [
   paymentsModule,
   creditNotesModule,
   customersModule,
+  portalModule,
 ];

@@ -2,6 +2,7 @@ import { archiveOffer, publishOffer } from '../../modules/checkout/offerCommands
 import { sessionHistory, stateAt, type HistoryEntry } from '../../modules/checkout/sessionHistory.ts';
 import type { SessionView } from '../../modules/checkout/domain/sessionView.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
+import { formatMoney } from '../../platform/domain/moneyFormat.ts';
 import { findOfferByRef } from '../../modules/checkout/checkoutQueries.ts';
 import { CliUsageError, type CliCommand } from '../command.ts';
 
@@ -37,16 +38,8 @@ type ReplayResult = { session_id: string; at: number; state: SessionView | null;
 const iso = (unix: number) => new Date(unix * 1000).toISOString().replace('.000Z', 'Z');
 const actorText = (actor: HistoryEntry['actor']) =>
   actor.type === 'api_key' ? `api_key ${actor.id}` : actor.type === 'system' ? `system ${actor.name}` : actor.type === 'public' ? `public ${actor.ip ?? ''}`.trim() : actor.type;
-/** Minor units in the currency's own decimals (JPY has none, BHD three), as ISO 4217 sets them. */
-export function money(amount: number, currency: string): string {
-  let digits = 2;
-  try {
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    // A code Intl does not know: two decimals, the common case.
-  }
-  return `${(amount / 10 ** digits).toFixed(digits)} ${currency}`;
-}
+/** Minor units in the currency's own decimals (JPY has none, BHD three): the service's one money format. */
+export const money = (amount: number, currency: string): string => formatMoney(amount, currency, 'en');
 
 /** The buyer's email as the invoice bills it (the buyer may correct it at payment), else as the session has it. */
 const buyerEmail = (state: SessionView): string | null => state.invoice?.customer?.email ?? state.customer?.email ?? null;

@@ -5,7 +5,9 @@ import {
   revokeApiKey,
 } from '../../modules/identity/identityCommands.ts';
 import { updateOrganization } from '../../modules/identity/accountCommands.ts';
-import type { OrganizationAddress } from '../../modules/identity/domain/organization.ts';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { OrganizationAddress, OrganizationLogo } from '../../modules/identity/domain/organization.ts';
 import { addressLines } from '../../modules/identity/domain/organization.ts';
 import { Address } from '../../modules/identity/http/organizationRoutes.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
@@ -25,14 +27,41 @@ export const orgCreateCommand: CliCommand = {
   format: (o: { id: string; name: string; timezone: string }) => `organization ${o.id} created: ${o.name} (${o.timezone})`,
 };
 
+/** A PNG or JPEG file as the organization's logo; the domain checks its bytes and size. */
+function readLogo(path: string): OrganizationLogo {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    throw new CliUsageError(`--logo: cannot read '${path}'`);
+  }
+  const content_type = path.toLowerCase().endsWith('.png') ? 'image/png' : /\.jpe?g$/i.test(path) ? 'image/jpeg' : null;
+  if (!content_type) throw new CliUsageError('--logo: give a .png or .jpg file (SVG is not accepted)');
+  return { content_type, data: bytes.toString('base64'), sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
 const ADDRESS_OPTIONS = { line1: 'line1', line2: 'line2', 'postal-code': 'postal_code', city: 'city', region: 'region', country: 'country' } as const;
 
 export const orgUpdateCommand: CliCommand = {
   path: ['org', 'update'],
-  usage: 'org update ORG [--name N] [--timezone TZ] [--line1 L --city C --country CC [--line2 L] [--postal-code P] [--region R] | --no-address]',
+  usage: 'org update ORG [--name N] [--timezone TZ] [--line1 L --city C --country CC [--line2 L] [--postal-code P] [--region R] | --no-address] [--vat-number V] [--logo FILE.png|jpg | --no-logo]',
   maxArgs: 1,
-  description: "Change an organization's name, time zone or postal address (receipts and invoice PDFs print the name and address). The address options give the whole address; --no-address removes it.",
-  options: { name: 'string', timezone: 'string', line1: 'string', line2: 'string', 'postal-code': 'string', city: 'string', region: 'string', country: 'string', 'no-address': 'boolean' },
+  description:
+    "Change an organization's name, time zone, postal address, VAT number or logo (the hosted checkout, receipts, invoice PDFs and buyer emails show them). The address options give the whole address; --no-address removes it; --vat-number '' removes the VAT number.",
+  options: {
+    name: 'string',
+    timezone: 'string',
+    line1: 'string',
+    line2: 'string',
+    'postal-code': 'string',
+    city: 'string',
+    region: 'string',
+    country: 'string',
+    'no-address': 'boolean',
+    'vat-number': 'string',
+    logo: 'string',
+    'no-logo': 'boolean',
+  },
   async run({ args, options, commandContext }) {
     const organizationId = args[0];
     if (!organizationId) throw new CliUsageError('org update takes the organization id (org_…)');
@@ -54,11 +83,24 @@ export const orgUpdateCommand: CliCommand = {
       }
       address = parsed.data;
     }
-    if (name === undefined && timezone === undefined && address === undefined) throw new CliUsageError('org update needs --name, --timezone, address options or --no-address');
-    return updateOrganization(commandContext(organizationId), organizationId, { name, timezone, address });
+    const vat_number = typeof options['vat-number'] === 'string' ? options['vat-number'].trim() || null : undefined;
+    let logo: OrganizationLogo | null | undefined;
+    if (options['no-logo'] === true) logo = null;
+    else if (typeof options.logo === 'string') logo = readLogo(options.logo);
+    if (name === undefined && timezone === undefined && address === undefined && vat_number === undefined && logo === undefined) {
+      throw new CliUsageError('org update needs --name, --timezone, address options, --no-address, --vat-number, --logo or --no-logo');
+    }
+    const updated = await updateOrganization(commandContext(organizationId), organizationId, { name, timezone, address, vat_number, logo });
+    // The logo's hash and type, not its bytes.
+    return { ...updated, logo: updated.logo ? { content_type: updated.logo.content_type, sha256: updated.logo.sha256 } : null };
   },
-  format: (o: { id: string; name: string; timezone: string; address: OrganizationAddress | null }) =>
-    [`organization ${o.id}: ${o.name} (${o.timezone})`, ...addressLines(o.address).map((l) => `  ${l}`)].join('\n'),
+  format: (o: { id: string; name: string; timezone: string; address: OrganizationAddress | null; vat_number: string | null; logo: { content_type: string } | null }) =>
+    [
+      `organization ${o.id}: ${o.name} (${o.timezone})`,
+      ...addressLines(o.address).map((l) => `  ${l}`),
+      ...(o.vat_number ? [`  VAT ${o.vat_number}`] : []),
+      ...(o.logo ? [`  logo: ${o.logo.content_type}`] : []),
+    ].join('\n'),
 };
 
 export const userCreateCommand: CliCommand = {

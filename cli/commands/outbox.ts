@@ -1,4 +1,6 @@
 import { receiptUrl } from '../../modules/receipts/jobs/receiptOutbox.ts';
+import { publicBaseUrl } from '../../modules/receipts/jobs/noticeOutbox.ts';
+import { outboxBox } from '../../modules/receipts/outboxSeal.ts';
 import { formatMoney, receiptEmail } from '../../modules/receipts/domain/receiptMessage.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
 import type { Filter } from '../../platform/readStore/readStore.ts';
@@ -18,7 +20,7 @@ type ListedReceipt = {
   sent_at: number | null;
 };
 
-const NO_SMTP = 'SMTP_URL is not set: receipts stay in the outbox. See one with `commerce outbox show INVOICE_ID`.';
+const NO_SMTP = 'SMTP_URL is not set: emails of organizations without an SMTP server of their own (Settings → Email) stay in the outbox. See one with `commerce outbox show ID`.';
 
 export const outboxListCommand: CliCommand = {
   path: ['outbox', 'list'],
@@ -101,11 +103,13 @@ export const outboxShowCommand: CliCommand = {
       // A notice's id (from `outbox list`) shows that notice.
       const notice = await services.readStore.get<NoticeDoc>(NOTICES, invoiceId);
       if (!notice) throw notFound('Receipt');
-      const { to, subject, text } = notice.notice;
+      const { to, subject } = notice.notice;
+      // A sealed notice (a sign-in link) is opened for the operator, who holds the service's secret.
+      const text = notice.notice.sealed ? outboxBox(services).open(notice.notice.text) : notice.notice.text;
       return { invoice_id: notice.id, status: notice.status, attempts: notice.attempts, last_error: notice.last_error, from: services.config.RECEIPT_FROM, to, subject, text, receipt_url: '' };
     }
     const url = receiptUrl(services.config, doc.token);
-    const email = receiptEmail(doc.receipt, url);
+    const email = receiptEmail(doc.receipt, url, publicBaseUrl(services.config));
     return {
       invoice_id: doc.id,
       status: doc.status,

@@ -14,6 +14,8 @@ export function actorLabel(actor: Actor, members: Member[] = []): string {
       return 'Command line';
     case 'system':
       return `System (${actor.name})`;
+    case 'customer':
+      return `Customer ${actor.id} (portal)`;
     default:
       return 'Unknown';
   }

@@ -1,6 +1,8 @@
 /** Dates in the organization's timezone (Settings), money in its currency; all from Intl. */
 import { organizationTimezone } from './session.ts';
 import { LOCALE } from './locale.ts';
+// Pure, and bundled into the dashboard: one money format with the service (lint allows this file).
+import { formatMoney as formatMoneyIn } from '../../platform/domain/moneyFormat.ts';
 
 const cache = new Map<string, Intl.DateTimeFormat>();
 function formatter(options: Intl.DateTimeFormatOptions, timeZone: string): Intl.DateTimeFormat {
@@ -68,15 +70,8 @@ export function zonedTimeToUnix(date: string, time = '00:00', timeZone = organiz
   return Math.floor((guess - offsetAt(first)) / 1000);
 }
 
-/** Minor units (cents) to "€12.00"; a currency Intl does not know shows as "12.00 XYZ". */
+/** Minor units (cents) to "€12.00" in the dashboard's locale: the service's one money format. */
 export function formatMoney(minor: number | null | undefined, currency: string | null | undefined): string {
   if (minor === null || minor === undefined) return '—';
-  const code = (currency ?? 'USD').toUpperCase();
-  try {
-    const f = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: code });
-    const digits = f.resolvedOptions().maximumFractionDigits ?? 2;
-    return f.format(minor / 10 ** digits);
-  } catch {
-    return `${(minor / 100).toFixed(2)} ${code}`;
-  }
+  return formatMoneyIn(minor, currency ?? 'USD', LOCALE);
 }

@@ -1,5 +1,5 @@
 import { apiKeyDecider, apiKeyStream } from './domain/apiKey.ts';
-import { organizationDecider, organizationStream, type OrganizationAddress } from './domain/organization.ts';
+import { organizationDecider, organizationStream, type OrganizationAddress, type OrganizationEvent, type OrganizationLogo } from './domain/organization.ts';
 import { normalizeEmail, userDecider, userEmailStream, userStream, type Passkey, type Role, type UserState } from './domain/user.ts';
 import {
   signInAttemptsStream,
@@ -50,6 +50,19 @@ export async function userIdByEmail(store: EventStore, email: string): Promise<s
 export async function loadOrganization(store: EventStore, organizationId: string) {
   const state = fold(organizationDecider, (await store.readStream(organizationStream(organizationId))) as never[]);
   return state.status === 'active' ? state : null;
+}
+
+/**
+ * A logo the organization has had, by the start of its hash (the public URL's name), from any
+ * point of its stream: a receipt or email of last year still shows the logo it was sent with.
+ */
+export async function organizationLogo(store: EventStore, organizationId: string, sha256Prefix: string): Promise<OrganizationLogo | null> {
+  if (!/^[0-9a-f]{16,64}$/.test(sha256Prefix)) return null;
+  const events = (await store.readStream(organizationStream(organizationId))) as unknown as OrganizationEvent[];
+  for (const event of events) {
+    if (event.type === 'OrganizationLogoChanged' && event.data.logo?.sha256.startsWith(sha256Prefix)) return event.data.logo;
+  }
+  return null;
 }
 
 /** A new one-time link for the user: the token is returned once, only its hash recorded. */
@@ -258,13 +271,22 @@ export type OrganizationSettings = {
   name: string;
   timezone: string;
   address: OrganizationAddress | null;
+  vat_number: string | null;
+  logo: OrganizationLogo | null;
   allowed_redirect_origins: string[];
 };
 
 export async function updateOrganization(
   ctx: CommandContext,
   organizationId: string,
-  changes: { name?: string; timezone?: string; address?: OrganizationAddress | null; allowed_redirect_origins?: string[] },
+  changes: {
+    name?: string;
+    timezone?: string;
+    address?: OrganizationAddress | null;
+    vat_number?: string | null;
+    logo?: OrganizationLogo | null;
+    allowed_redirect_origins?: string[];
+  },
 ): Promise<OrganizationSettings> {
   const current = await loadOrganization(ctx.store, organizationId);
   if (!current) throw notFound('Organization');
@@ -274,11 +296,14 @@ export async function updateOrganization(
     timezone: changes.timezone ?? current.timezone,
     // Left out: kept; null: removed.
     address: changes.address === undefined ? current.address : changes.address,
+    ...(changes.vat_number !== undefined ? { vat_number: changes.vat_number } : {}),
+    ...(changes.logo !== undefined ? { logo: changes.logo } : {}),
     ...(changes.allowed_redirect_origins ? { allowed_redirect_origins: changes.allowed_redirect_origins } : {}),
     now: now(ctx),
   });
   const state = result.state as Exclude<typeof result.state, { status: 'none' }>;
-  return { id: state.id, name: state.name, timezone: state.timezone, address: state.address, allowed_redirect_origins: state.allowed_redirect_origins };
+  const { id, name, timezone, address, vat_number, logo, allowed_redirect_origins } = state;
+  return { id, name, timezone, address, vat_number, logo, allowed_redirect_origins };
 }
 
 /** An API key of the organization, as its stream says (another organization's answers as unknown). */

@@ -1,8 +1,8 @@
-export { loadOrganization, loadUser } from './accountCommands.ts';
+export { loadOrganization, loadUser, organizationLogo } from './accountCommands.ts';
 export { csrfTokenMatches } from './accountSecrets.ts';
 export { hashBytes, hashSecret, parseApiKey, secretMatches } from './credentials.ts';
 export { mayCallRoute, requestedScopes, splitGrantable } from './domain/bearerAccess.ts';
-export { addressLines, organizationDecider, type OrganizationEvent, organizationStream } from './domain/organization.ts';
+export { addressLines, logoPath, organizationDecider, type OrganizationEvent, type OrganizationLogo, organizationStream } from './domain/organization.ts';
 export { type Role, userDecider, userStream } from './domain/user.ts';
 export { crossSite, csrfTokenOf, requireOrganization, requireOwner, requireSession } from './http/sessionAuth.ts';
 export { API_KEY_USE_EVERY_SECONDS, organizationExists, recordApiKeyUse } from './identityCommands.ts';

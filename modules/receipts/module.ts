@@ -5,7 +5,7 @@ export const receiptsModule: FeatureModule = {
   name: 'receipts',
   projections: [receiptProjection],
   routes: async () => [(await import('./http/receiptRoutes.ts')).receiptRoutes],
-  manageRoutes: async () => [],
+  manageRoutes: async () => [(await import('./http/smtpRoutes.ts')).smtpRoutes],
   jobs: async () => [(await import('./jobs/receiptOutbox.ts')).receiptOutboxJob],
   importSections: [],
 };

@@ -19,3 +19,9 @@ export {
 } from './http/subscriptionSchemas.ts';
 export { billingLinkPath, issueBillingLink } from './billingLinks.ts';
 export { cancelSubscription, loadSubscription, reactivateSubscription } from './subscriptionCommands.ts';
+export { changeSubscriptionPlan, subscriptionNow } from './subscriptionCommands.ts';
+export { parseCard, replaceCard, useSavedCard, type CardReplacement } from './cardReplacement.ts';
+export { listInvoices } from './subscriptionReads.ts';
+export { type Active, isEnded, type PlanTerms, type Line } from './domain/subscription.ts';
+export { subscriptionPlans, switchablePlans, switchPlan } from './planSwitch.ts';
+export { declineInPlainWords } from './domain/dunningEmail.ts';

@@ -2,3 +2,4 @@ export { asArray, type Decider, type DomainEvent, fold } from './decider.ts';
 export { conflict, DomainError, invalid, notFound } from './domainError.ts';
 export { MAX_AMOUNT } from './money.ts';
 export { isWebhookUrl } from './webhookUrl.ts';
+export { currencyDigits, formatMoney, minorToDecimal } from './moneyFormat.ts';

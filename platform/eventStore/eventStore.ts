@@ -16,7 +16,9 @@ export type Actor =
   | { type: 'user'; id: string }
   | { type: 'public'; ip?: string }
   | { type: 'cli' }
-  | { type: 'system'; name: string };
+  | { type: 'system'; name: string }
+  /** A buyer in the hosted customer portal, by their customer id in the event's organization. */
+  | { type: 'customer'; id: string };
 
 export type EventMetadata = {
   /** The request id of the HTTP request (or CLI run) that caused the event. */

@@ -157,6 +157,11 @@ export const ConfigSchema = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   /** The From of receipt emails. */
   RECEIPT_FROM: z.string().min(3).default('Receipts <receipts@localhost>'),
+  /** SMTP hosts an organization's own settings may name even when private or loopback, on any port (tests, self-hosting). */
+  SMTP_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter((h) => h !== '')),
   /** First wait after a failed send (doubling, up to an hour), and how often the outbox is looked at. */
   RECEIPT_RETRY_BASE_SECONDS: whole(z.number().int().min(1).max(3600)).default(30),
   RECEIPT_POLL_INTERVAL_MS: whole(z.number().int().min(50)).default(5_000),

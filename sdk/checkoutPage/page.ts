@@ -6,6 +6,8 @@
  */
 import { redirectAfterPayment, wireCancelLink, type RedirectConfig } from './redirects.ts';
 import { PROTOCOL, isEmail, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
+// Pure, bundled into this script: one money format with the service (lint allows this file).
+import { formatMoney as formatMoneyIn } from '../../platform/domain/moneyFormat.ts';
 
 type PageConfig = {
   offer: string;
@@ -75,14 +77,8 @@ function focusFirst(): void {
 }
 const emit = (event: FlowEvent) => send({ type: 'event', event });
 
-export function formatMoney(minor: number, currency: string): string {
-  try {
-    const f = new Intl.NumberFormat(navigator.language || 'en', { style: 'currency', currency });
-    return f.format(minor / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
-  } catch {
-    return `${(minor / 100).toFixed(2)} ${currency}`;
-  }
-}
+/** The buyer's locale, in the one money format the service uses everywhere (platform/domain/moneyFormat.ts). */
+export const formatMoney = (minor: number, currency: string): string => formatMoneyIn(minor, currency, navigator.language);
 
 /** A date as the buyer's locale writes it in full ("27 December 2026", "December 27, 2026"), in their time zone. */
 export function formatDate(unix: number): string {
@@ -405,6 +401,13 @@ function showThankYou(payment?: { brand: string; last4: string }, invoice?: unkn
   if (invoiceLine && typeof number === 'number') {
     invoiceLine.textContent = `Invoice number ${number}`;
     invoiceLine.hidden = false;
+  }
+  // The receipt page, reached from here even when no email arrives (a new tab: a frame stays as it is).
+  const invoiceId = (invoice as { id?: unknown } | null | undefined)?.id;
+  const receiptLink = $<HTMLAnchorElement>('co-receipt-link');
+  if (receiptLink && session && typeof invoiceId === 'string') {
+    receiptLink.href = `/receipts/for-invoice/${encodeURIComponent(invoiceId)}?session=${encodeURIComponent(session.id)}`;
+    $('co-receipt-page')?.removeAttribute('hidden');
   }
   // Focus follows the page: to Done in a frame (described by the receipt), else to the thank-you heading,
   // so a screen reader says the purchase went through rather than nothing at all.

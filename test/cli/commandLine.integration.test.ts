@@ -149,7 +149,7 @@ describe('commerce CLI: help and usage errors', { timeout: 120_000 }, () => {
       expect(created.session).toMatchObject({ total: 1500, currency: 'JPY' });
       const replay = await runCli(['replay', 'session', created.session.id as string], { DATA_DIR: server.dataDir });
       expect(replay.code, replay.stderr).toBe(0);
-      expect(replay.stdout).toContain('1500 JPY');
+      expect(replay.stdout).toContain('¥1,500');
       expect(replay.stdout).not.toContain('15.00 JPY');
     } finally {
       await server.close({ remove: true });

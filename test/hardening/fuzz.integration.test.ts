@@ -172,6 +172,15 @@ const htmlPages = new Set<string>([
   // The page script's calls: JSON, but a token of `.` or `..` lands on the page's own route.
   '/billing/:token/payment-intent',
   '/billing/:token/setup-intent',
+  // The customer portal: its pages and forms answer as pages, for a browser.
+  '/portal/:organization',
+  '/portal/:organization/sign-in',
+  '/portal/:organization/sign-out',
+  '/portal/:organization/session/:token',
+  '/portal/:organization/subscriptions/:id/cancel',
+  '/portal/:organization/subscriptions/:id/reactivate',
+  '/portal/:organization/subscriptions/:id/change_plan',
+  '/portal/:organization/subscriptions/:id/card',
 ]);
 
 /** Real ids of seeded data, so hostile bodies and queries also reach handlers past the lookup. */

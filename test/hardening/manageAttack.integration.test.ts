@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /** What only an owner may do (docs/accounts.md). */
 const OWNER_ONLY = new Set([
+  'PUT /manage/api/portal_settings',
   'PATCH /manage/api/organization',
   'POST /manage/api/members',
   'PATCH /manage/api/members/:user',
@@ -37,6 +38,10 @@ const OWNER_ONLY = new Set([
   'PATCH /manage/api/oauth-apps/:client_id',
   'DELETE /manage/api/oauth-apps/:client_id',
   'PUT /manage/api/subscription_settings',
+  'GET /manage/api/organization/smtp',
+  'PUT /manage/api/organization/smtp',
+  'DELETE /manage/api/organization/smtp',
+  'POST /manage/api/organization/smtp/test',
 ]);
 
 /** Routes about the signed-in person themselves, which would end the attacker's own session. */

@@ -32,6 +32,21 @@ describe('organization', () => {
     spec.given([created, set, legacy]).when({ type: 'UpdateOrganization', name: 'Acme NV', timezone: 'UTC', address, now: 400 }).then([]);
     expect(addressLines(address)).toEqual(['Keizersgracht 1', '1015 CJ Amsterdam', 'NL']);
   });
+  it('keeps its VAT number and logo until changed; refuses a logo that is not a PNG or JPEG, or too large', () => {
+    const base = { type: 'UpdateOrganization', name: 'Acme', timezone: 'UTC', address: null, now: 200 } as const;
+    const vat = { type: 'OrganizationUpdated', data: { name: 'Acme', timezone: 'UTC', address: null, vat_number: 'NL1', updated_at: 200 } } as const;
+    spec.given([created]).when({ ...base, vat_number: 'NL1' }).then([vat]);
+    spec.given([created, vat]).when(base).then([]);
+    spec.given([created, vat]).when({ ...base, vat_number: 'NL1' }).then([]);
+    const png = { content_type: 'image/png', sha256: 'a'.repeat(64), data: 'iVBORw0KGgoAAAANSUhEUg==' } as const;
+    const logo = { type: 'OrganizationLogoChanged', data: { logo: png, updated_at: 200 } } as const;
+    spec.given([created]).when({ ...base, logo: png }).then([logo]);
+    spec.given([created, logo]).when({ ...base, logo: png }).then([]);
+    spec.given([created, logo]).when({ ...base, logo: null }).then([{ type: 'OrganizationLogoChanged', data: { logo: null, updated_at: 200 } }]);
+    spec.given([created]).when({ ...base, logo: { ...png, content_type: 'image/jpeg' } }).thenThrows('invalid_logo');
+    spec.given([created]).when({ ...base, logo: { ...png, data: 'PHN2ZyB4bWxucz0i' } }).thenThrows('invalid_logo');
+    spec.given([created]).when({ ...base, logo: { ...png, data: `iVBORw0KGgo${'A'.repeat(350_000)}` } }).thenThrows('logo_too_large');
+  });
 });
 
 describe('user', () => {

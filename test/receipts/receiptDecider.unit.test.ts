@@ -45,7 +45,7 @@ describe('the receipt decider', () => {
   });
 
   it('writes the email with the invoice number, lines and total, and escapes names in its HTML', () => {
-    const email = receiptEmail(snapshot, 'https://shop.example/receipts/abc');
+    const email = receiptEmail(snapshot, 'https://shop.example/receipts/abc', 'https://shop.example');
     expect(email.subject).toBe('Your receipt from Acme <Tools>: Invoice #7');
     expect(email.text).toContain('Pro monthly: €19.00');
     expect(email.text).toContain('Total: €19.00');
@@ -53,5 +53,17 @@ describe('the receipt decider', () => {
     expect(email.html).toContain('Acme &lt;Tools&gt;');
     expect(email.html).not.toContain('<Tools>');
     expect(formatMoney(500, 'JPY')).toBe('¥500');
+  });
+
+  it("frames the email with the seller's logo, name, address and VAT number, in both parts", () => {
+    const sha256 = 'ab'.repeat(32);
+    const email = receiptEmail(
+      { ...snapshot, organization_address: ['Keizersgracht 1', 'NL'], organization_vat_number: 'NL123456789B01', organization_logo: { sha256, content_type: 'image/png' } },
+      'https://shop.example/receipts/abc',
+      'https://shop.example',
+    );
+    expect(email.text).toMatch(/\n\nAcme <Tools>\nKeizersgracht 1\nNL\nVAT NL123456789B01$/);
+    expect(email.html).toContain(`<img src="https://shop.example/logos/${snapshot.organization_id}/${sha256.slice(0, 32)}.png" alt="Acme &lt;Tools&gt;"`);
+    expect(email.html).toContain('Keizersgracht 1<br>NL<br>VAT NL123456789B01');
   });
 });

@@ -6,6 +6,7 @@ import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { PendingInvitations } from '../components/PendingInvitations.tsx';
+import { OutboxBanner } from '../components/OutboxBanner.tsx';
 import { SalesChart } from '../components/SalesChart.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDateTime, formatMoney } from '../format.ts';
@@ -49,6 +50,7 @@ export function HomePage() {
     <>
       <PageHeader title="Home" description={`Your sales at a glance. Days run in ${session?.current_organization?.timezone ?? 'your organization’s time zone'}.`} />
       <PendingInvitations />
+      <OutboxBanner />
       <ErrorNotice error={stats.error} />
       {!stats.data && stats.loading && <Loading />}
       {stats.data && today && (

@@ -13,12 +13,14 @@ import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { originErrorNames, originLines, OriginsField } from '../components/OriginsField.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { SettingsTabs } from '../components/SettingsTabs.tsx';
+import { EmailSettings, SellerIdentity } from './SellerSettings.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../format.ts';
 import { isPasskeyCancel, passkeysSupported, registerPasskey } from '../passkey.ts';
 import { loadSession, useSession } from '../session.ts';
 import type { Member } from '../types.ts';
 import { useAction } from '../useAction.ts';
+import { PortalSettingsCard } from './PortalSettingsCard.tsx';
 import { useApi } from '../useApi.ts';
 
 type Organization = z.infer<typeof OrganizationSchema>;
@@ -33,9 +35,12 @@ export function SettingsPage() {
       <PageHeader title="Settings" description="Your organization, the people in it, and how you sign in." />
       <SettingsTabs current="/dashboard/settings" />
       <OrganizationSettings owner={owner} />
+      <SellerIdentity owner={owner} />
+      {owner && <EmailSettings />}
       <Members owner={owner} me={session?.user.id ?? ''} />
       <Sessions />
       <Passkeys />
+      <PortalSettingsCard owner={owner} organizationId={session?.current_organization?.id ?? ''} />
     </>
   );
 }

@@ -68,6 +68,10 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/customers/:id/invoices': 'member',
   // An erasure cannot be undone: the organization's owners decide it.
   'POST /api/customers/:id/redact': 'owner',
+  // A member runs subscriptions for buyers; a portal session lets a buyer do the same to their own.
+  'POST /api/customers/:id/portal_sessions': 'member',
+  'GET /api/portal_settings': 'member',
+  'PUT /api/portal_settings': 'owner',
 };
 
 const RANK: Record<Role, number> = { member: 0, owner: 1 };

@@ -17,6 +17,8 @@ export const Organization = z.object({
   name: z.string(),
   timezone: z.string(),
   address: AddressOut.nullable(),
+  vat_number: z.string().nullable().describe('The VAT number receipts, invoices and credit notes print under the address.'),
+  logo_url: z.string().nullable().describe('The logo (PNG or JPEG) at a public URL that changes with its content.'),
   allowed_redirect_origins: z.array(z.string()).describe('Origins on which a caller without an API key may send success_url and cancel_url, for every offer.'),
 });
 

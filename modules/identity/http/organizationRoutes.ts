@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { logoPath, type OrganizationLogo } from '../domain/organization.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import {
   apiKeyOfOrganization,
@@ -8,6 +10,7 @@ import {
   loadOrganization,
   removeMember,
   updateOrganization,
+  type OrganizationSettings,
 } from '../accountCommands.ts';
 import { createApiKey, revokeApiKey } from '../identityCommands.ts';
 import { RedirectOrigins } from '../../checkout/index.ts';
@@ -49,6 +52,34 @@ export const Address = z.strictObject({
     .transform((c) => c.toUpperCase()),
 });
 
+/** A logo as a data URL (`data:image/png;base64,…`), as a browser's FileReader gives it. */
+const LogoUpload = z
+  .string()
+  .max(400_000, 'must be at most 256 KB')
+  .transform((value, ctx): OrganizationLogo => {
+    const match = /^data:(image\/png|image\/jpeg);base64,([A-Za-z0-9+/]+={0,2})$/.exec(value);
+    if (!match) {
+      ctx.addIssue({
+        code: 'custom',
+        message: value.startsWith('data:image/svg') ? 'SVG is not accepted: upload a PNG or JPEG.' : 'must be a PNG or JPEG image as a data URL (data:image/png;base64,…).',
+      });
+      return z.NEVER;
+    }
+    const data = match[2]!;
+    return { content_type: match[1] as OrganizationLogo['content_type'], data, sha256: createHash('sha256').update(Buffer.from(data, 'base64')).digest('hex') };
+  });
+
+/** The organization as the settings answer shows it: the logo as its public URL. */
+export const organizationView = (org: OrganizationSettings, base: string) => ({
+  id: org.id,
+  name: org.name,
+  timezone: org.timezone,
+  address: org.address,
+  vat_number: org.vat_number,
+  logo_url: org.logo ? `${base}${logoPath(org.id, org.logo)}` : null,
+  allowed_redirect_origins: org.allowed_redirect_origins,
+});
+
 const memberView = (m: MemberDoc) => ({ id: m.user_id, email: m.email, role: m.role, status: 'active' as const, joined_at: m.joined_at, invitation_expires_at: null });
 const invitedView = (i: InvitationDoc) => ({ id: i.id, email: i.email, role: i.role, status: 'invited' as const, joined_at: null, invitation_expires_at: i.expires_at });
 const keyView = (k: ApiKeyDoc, emails: ReadonlyMap<string, string>) => ({ id: k.id, name: k.name, user_id: k.user_id, user_email: emails.get(k.user_id) ?? null, created_at: k.created_at, expires_at: k.expires_at, revoked_at: k.revoked_at, last_used_at: k.last_used_at ?? null });
@@ -64,7 +95,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       const { organizationId } = requireOrganization(request);
       const org = await loadOrganization(services.store, organizationId);
       if (!org) throw notFound('Organization');
-      return { id: org.id, name: org.name, timezone: org.timezone, address: org.address, allowed_redirect_origins: org.allowed_redirect_origins };
+      return organizationView(org, baseUrl(services, request));
     },
   );
 
@@ -75,11 +106,21 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       schema: {
         ...manageRoute,
         summary:
-          "Change the organization's name, time zone, postal address or allowed redirect origins (owners). Dates in the dashboard follow the time zone; receipts print the name and address.",
+          "Change the organization's name, time zone, postal address, VAT number, logo or allowed redirect origins (owners). Dates in the dashboard follow the time zone; the hosted checkout, receipts, invoices, credit notes and buyer emails show the name, address, VAT number and logo.",
         body: z.strictObject({
           name: z.string().trim().min(1).max(255).optional(),
           timezone: TimeZone.optional(),
           address: Address.nullable().optional().describe('null removes it; left out, it stays.'),
+          vat_number: z
+            .string()
+            .trim()
+            .max(32)
+            .regex(/^[A-Za-z0-9 .-]*$/, 'must be letters, digits, spaces, dots or dashes, such as NL123456789B01')
+            .nullable()
+            .optional()
+            .transform((v) => (v === '' ? null : v))
+            .describe('null or "" removes it; left out, it stays.'),
+          logo: LogoUpload.nullable().optional().describe('A PNG or JPEG of at most 256 KB as a data URL; null removes it; left out, it stays.'),
           allowed_redirect_origins: RedirectOrigins.optional().describe(
             'Origins (https://shop.example) on which a caller without an API key (a browser) may send success_url and cancel_url for any offer of the organization; [] allows none; left out, it stays.',
           ),
@@ -89,7 +130,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
     },
     async (request) => {
       const { organizationId } = requireOwner(request);
-      return updateOrganization(manageContext(services, request), organizationId, request.body);
+      return organizationView(await updateOrganization(manageContext(services, request), organizationId, request.body), baseUrl(services, request));
     },
   );
 

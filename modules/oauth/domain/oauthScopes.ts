@@ -14,7 +14,7 @@ export const OAUTH_SCOPES = {
   'webhooks:read': 'Read event webhook endpoints and their deliveries.',
   'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
   'customers:read': 'Read customers, their totals and history, with their emails.',
-  'customers:write': 'Erase a customer’s personal data on request (owners only).',
+  'customers:write': 'Create customer portal sessions (one-time links into the hosted portal), and erase a customer’s personal data on request (owners only).',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;

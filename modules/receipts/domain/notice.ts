@@ -7,8 +7,11 @@ import { formatDate } from './receiptMessage.ts';
  * queued once, sent once, retried, and shown by `commerce outbox` when no SMTP server is set.
  */
 export type Notice = {
-  /** `payment_failed`: to a subscription's buyer, whose renewal payment failed. */
-  kind: 'webhook_endpoint_disabled' | 'payment_failed';
+  /**
+   * `payment_failed`: to a subscription's buyer, whose renewal payment failed; the other buyer
+   * kinds come through enqueueBuyerEmail. Buyer emails (user_id null) are sent in the seller's frame.
+   */
+  kind: 'webhook_endpoint_disabled' | BuyerEmailKind;
   organization_id: string;
   /** The user told (null: a buyer, known by address only), and their address when the notice was queued. */
   user_id: string | null;
@@ -22,7 +25,14 @@ export type Notice = {
    * place of NOTICE_LINK_SLOT in the text: the hosted card page of a subscription.
    */
   link?: { kind: 'billing'; subscription_id: string; invoice_id: string };
+  /** The HTML part (absent: made from the text). */
+  html?: string;
+  /** Text and HTML are sealed (a sign-in link): the log holds them unreadable. */
+  sealed?: true;
 };
+
+/** Every email the outbox sends a buyer (receipts have a stream of their own). */
+export type BuyerEmailKind = 'payment_failed' | 'refund' | 'trial_ending' | 'renewal_upcoming' | 'portal_sign_in';
 
 /** Where a notice's secret link goes in its text; what `commerce outbox show` prints in its place. */
 export const NOTICE_LINK_SLOT = '[a private link, made when the email is sent]';

@@ -10,6 +10,9 @@ export type ReceiptSnapshot = {
   organization_name: string;
   /** The seller's postal address as printed lines (absent on receipts queued before addresses were). */
   organization_address?: string[];
+  /** The seller's VAT number and logo when the receipt was queued (absent on older receipts). */
+  organization_vat_number?: string | null;
+  organization_logo?: { sha256: string; content_type: 'image/png' | 'image/jpeg' } | null;
   lines: SessionLine[];
   total: number;
   currency: string;

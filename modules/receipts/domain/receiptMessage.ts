@@ -1,14 +1,18 @@
+import { formatMoney } from '../../../platform/domain/index.ts';
 import type { ReceiptSnapshot } from './receipt.ts';
+import { framedEmail, type Seller } from './seller.ts';
 
-/** An amount in minor units as people read it: `€24.00`, `¥500`. English, so every receipt reads the same. */
-export function formatMoney(minor: number, currency: string): string {
-  try {
-    const format = new Intl.NumberFormat('en', { style: 'currency', currency });
-    return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
-  } catch {
-    return `${(minor / 100).toFixed(2)} ${currency}`;
-  }
-}
+/** The seller as the receipt recorded them when it was queued. */
+export const sellerOfReceipt = (r: ReceiptSnapshot): Seller => ({
+  organization_id: r.organization_id,
+  name: r.organization_name,
+  address: r.organization_address ?? [],
+  vat_number: r.organization_vat_number ?? null,
+  logo: r.organization_logo ?? null,
+});
+
+/** Money on receipts and in emails: the shared format, in English so every receipt reads the same. */
+export { formatMoney };
 
 /** `2026-11-24`, in UTC. */
 export const formatDate = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().slice(0, 10);
@@ -31,8 +35,11 @@ export type ReceiptEmail = { subject: string; text: string; html: string };
 const escapeHtml = (value: unknown): string =>
   String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-/** The receipt email: invoice number, lines, total, and the link to the receipt page (and its PDF). */
-export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string): ReceiptEmail {
+/**
+ * The receipt email: invoice number, lines, total, and the link to the receipt page (and its PDF),
+ * framed by the seller's logo, name, address and VAT number (`baseUrl` makes the logo's URL).
+ */
+export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string, baseUrl: string): ReceiptEmail {
   const subject = `Your receipt from ${r.organization_name}: ${invoiceLabel(r)}`;
   const total = formatMoney(r.total, r.currency);
   const thanks = r.period ? 'Thank you for your payment' : 'Thank you for your purchase';
@@ -47,9 +54,6 @@ export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string): ReceiptEma
     '',
     `Your receipt and the invoice as a PDF: ${receiptUrl}`,
     ...(r.subscription_id ? [`To cancel your subscription (at the end of the period paid for): ${receiptUrl}`] : []),
-    '',
-    r.organization_name,
-    ...(r.organization_address ?? []),
   ].join('\n');
   const rows = r.lines.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td align="right">${escapeHtml(formatMoney(l.amount, r.currency))}</td></tr>`).join('');
   const html =
@@ -58,7 +62,6 @@ export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string): ReceiptEma
     (r.period ? `<p>${escapeHtml(periodLine(r.period))}</p>` : '') +
     `<table>${rows}<tr><th align="left">Total</th><th align="right">${escapeHtml(total)}</th></tr></table>` +
     `<p><a href="${escapeHtml(receiptUrl)}">Your receipt and the invoice as a PDF</a></p>` +
-    (r.subscription_id ? `<p><a href="${escapeHtml(receiptUrl)}">Cancel your subscription</a> (at the end of the period paid for)</p>` : '') +
-    `<p>${[r.organization_name, ...(r.organization_address ?? [])].map(escapeHtml).join('<br>')}</p>`;
-  return { subject, text, html };
+    (r.subscription_id ? `<p><a href="${escapeHtml(receiptUrl)}">Cancel your subscription</a> (at the end of the period paid for)</p>` : '');
+  return { subject, ...framedEmail(sellerOfReceipt(r), baseUrl, { text, html }) };
 }

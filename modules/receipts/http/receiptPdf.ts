@@ -1,12 +1,13 @@
 import PDFDocument from 'pdfkit';
 import type { ReceiptSnapshot } from '../domain/receipt.ts';
-import { formatDate, formatMoney, invoiceLabel, periodLine } from '../domain/receiptMessage.ts';
+import { formatDate, formatMoney, invoiceLabel, periodLine, sellerOfReceipt } from '../domain/receiptMessage.ts';
+import { drawSellerHeader } from '../sellerHeader.ts';
 
 /**
  * The paid invoice as a PDF, drawn by pdfkit with its built-in Helvetica (no font files to ship).
  * Helvetica covers Latin-1: a name in another script prints as the font's substitutes.
  */
-export function receiptPdf(r: ReceiptSnapshot): Promise<Buffer> {
+export function receiptPdf(r: ReceiptSnapshot, logo: Buffer | null = null): Promise<Buffer> {
   const doc = new PDFDocument({
     size: 'A4',
     margin: 56,
@@ -21,13 +22,8 @@ export function receiptPdf(r: ReceiptSnapshot): Promise<Buffer> {
   const left = doc.page.margins.left;
   const width = doc.page.width - left - doc.page.margins.right;
 
-  doc.font('Helvetica-Bold').fontSize(18).text(r.organization_name);
-  // The seller's postal address under its name, as an invoice must show it.
-  if (r.organization_address?.length) {
-    doc.font('Helvetica').fontSize(10).fillColor('#444444');
-    for (const line of r.organization_address) doc.text(line);
-    doc.fillColor('#000000');
-  }
+  // The seller's postal address and VAT number under its name, as an invoice must show them.
+  drawSellerHeader(doc, sellerOfReceipt(r), logo);
   doc.moveDown(0.5);
   doc.font('Helvetica').fontSize(12).text(`${invoiceLabel(r)} (paid)`);
   doc.fontSize(10).fillColor('#444444');

@@ -3,14 +3,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { receiptPdf } from './receiptPdf.ts';
+import { sellerLogoBytes } from '../sellerHeader.ts';
+import { sellerLogoPath } from '../domain/seller.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { formatDate, formatDay, formatMoney, invoiceLabel, periodLine } from '../domain/receiptMessage.ts';
-import { DomainError, notFound } from '../../../platform/domain/index.ts';
+import { formatDate, formatDay, formatMoney, invoiceLabel, periodLine, sellerOfReceipt } from '../domain/receiptMessage.ts';
+import { DomainError, fold, notFound } from '../../../platform/domain/index.ts';
+import { invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
+import { receiptDecider, receiptStream, type ReceiptEvent } from '../domain/receipt.ts';
+import { queueReceipt } from '../jobs/receiptOutbox.ts';
 import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
 import { commandContext, escapeHtml, HttpError } from '../../../platform/http/index.ts';
 import { crossSite } from '../../identity/index.ts';
 import { cancelSubscription, loadSubscription, reactivateSubscription } from '../../subscriptions/index.ts';
 import { creditNoteLines, creditNotePdf, listCreditNotes, presentCreditNote, type CreditNoteDoc } from '../../creditNotes/index.ts';
+
+/** How long after the payment the thank-you page's receipt link works (the emailed link works for good). */
+const THANK_YOU_LINK_SECONDS = 24 * 3600;
 
 /** The token in a receipt link: nanoid(32). Anything else cannot name a receipt. */
 const Token = z.string().regex(/^[A-Za-z0-9_-]{32}$/, 'The receipt link is not valid.');
@@ -77,16 +85,18 @@ function refundsSection(doc: ReceiptDoc, notes: readonly CreditNoteDoc[]): strin
 
 function receiptPage(doc: ReceiptDoc, nonce: string, standing: SubscriptionStanding = null, notes: readonly CreditNoteDoc[] = []): string {
   const r = doc.receipt;
+  const logo = sellerLogoPath(sellerOfReceipt(r));
   const rows = r.lines.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td class="n">${escapeHtml(formatMoney(l.amount, r.currency))}</td></tr>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(invoiceLabel(r))}: ${escapeHtml(r.organization_name)}</title>
 <style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#111}
 table{width:100%;border-collapse:collapse}td,th{padding:.35rem 0;text-align:left}.n{text-align:right}tfoot th{border-top:1px solid #999}
+#seller-logo{display:block;max-height:48px;max-width:200px;height:auto}#seller-vat{color:#444;margin:0}
 h2{font-size:1.1rem;margin:0 0 .5rem}#refunds{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}#subscription{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}button{font:inherit;padding:.6rem 1rem;border:1px solid #555;border-radius:.4rem;background:#fff;cursor:pointer}.note{color:#555;font-size:.9rem}</style>
 </head><body><main>
-<h1>${escapeHtml(r.organization_name)}</h1>
-${r.organization_address?.length ? `<address id="seller-address">${r.organization_address.map(escapeHtml).join('<br>')}</address>\n` : ''}<p id="invoice-number">${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>
+${logo ? `<img id="seller-logo" src="${escapeHtml(logo)}" alt="" height="48">\n` : ''}<h1>${escapeHtml(r.organization_name)}</h1>
+${r.organization_address?.length ? `<address id="seller-address">${r.organization_address.map(escapeHtml).join('<br>')}</address>\n` : ''}${r.organization_vat_number ? `<p id="seller-vat">VAT ${escapeHtml(r.organization_vat_number)}</p>\n` : ''}<p id="invoice-number">${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>
 ${r.period ? `<p id="period">${escapeHtml(periodLine(r.period))}</p>\n` : ''}<table><tbody>${rows}</tbody><tfoot><tr><th>Total</th><th class="n" id="total">${escapeHtml(formatMoney(r.total, r.currency))}</th></tr></tfoot></table>
 <p><a id="pdf" href="/receipts/${escapeHtml(doc.token)}/invoice.pdf" download="invoice-${r.invoice_number}.pdf">Download the invoice (PDF)</a></p>
 ${refundsSection(doc, notes)}${subscriptionSection(doc.token, standing)}</main></body></html>`;
@@ -106,7 +116,7 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
     return privateHeaders(reply)
       // Its forms (a subscription's cancel) need the Origin header, which no-referrer turns to `null`.
       .header('referrer-policy', 'same-origin')
-      .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
+      .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
       .type('text/html; charset=utf-8')
       .send(receiptPage(doc, nonce, await standingOf(services, doc), await creditNotesOf(services, doc)));
   });
@@ -150,9 +160,44 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
     },
   );
 
+  /**
+   * The thank-you page's way to the receipt, so the buyer reaches it without email: the invoice
+   * and the session it was paid in (both only in that page's hands), within a day of the payment.
+   * The receipt is queued here if the outbox has not done it yet (it is queued once either way).
+   */
+  r.get(
+    '/receipts/for-invoice/:invoice',
+    {
+      config: { secretPath: true },
+      schema: {
+        summary: "Redirects to the receipt page of an invoice just paid (the checkout thank-you page's link)",
+        params: z.object({ invoice: z.string().regex(/^in_[A-Za-z0-9_-]{1,64}$/, 'must be an invoice id (in_…)') }),
+        querystring: z.object({ session: z.string().regex(/^cs_[A-Za-z0-9_-]{1,64}$/, 'must be a checkout session id (cs_…)') }),
+      },
+    },
+    async (request, reply) => {
+      privateHeaders(reply);
+      const events = await services.store.readStream(`invoice-${request.params.invoice}`);
+      const invoice = fold(invoiceDecider, events as unknown as InvoiceEvent[]);
+      const paid = events.find((e) => e.type === 'InvoicePaid');
+      const now = Math.floor(services.clock() / 1000);
+      if (invoice.status === 'none' || !paid || invoice.invoice.session_id !== request.query.session || (paid.data as { paid_at: number }).paid_at < now - THANK_YOU_LINK_SECONDS) {
+        throw notFound('Receipt');
+      }
+      let doc = await services.readStore.get<ReceiptDoc>(RECEIPTS, request.params.invoice);
+      if (!doc) {
+        await queueReceipt(services, paid);
+        const state = fold(receiptDecider, (await services.store.readStream(receiptStream(request.params.invoice))) as unknown as ReceiptEvent[]);
+        if (state.status === 'none') throw notFound('Receipt');
+        doc = { token: state.token } as ReceiptDoc;
+      }
+      return reply.redirect(`/receipts/${doc.token}`, 303);
+    },
+  );
+
   r.get('/receipts/:token/invoice.pdf', { config: { secretPath: true }, schema: { summary: 'The paid invoice as a PDF, by the link in the receipt email', params: Params } }, async (request, reply) => {
     const doc = await receiptByToken(services, request.params.token);
-    const pdf = await receiptPdf(doc.receipt);
+    const pdf = await receiptPdf(doc.receipt, await sellerLogoBytes(services, sellerOfReceipt(doc.receipt)));
     return privateHeaders(reply)
       .type('application/pdf')
       .header('content-disposition', `inline; filename="invoice-${doc.receipt.invoice_number}.pdf"`)

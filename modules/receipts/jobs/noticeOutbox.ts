@@ -10,7 +10,11 @@ import { MEMBERS, type MemberDoc } from '../../identity/index.ts';
 import type { Logger } from '../../../platform/es/index.ts';
 import { NOTICES, type NoticeDoc } from '../receiptProjection.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import type { Mailer } from '../smtpMailer.ts';
+import { outletOf, type MailerChoice } from './outlets.ts';
+import { outboxBox } from '../outboxSeal.ts';
+import { framedEmail, textToHtml } from '../domain/seller.ts';
+import { loadSeller } from '../sellerHeader.ts';
+import { escapeHtml } from '../../../platform/http/index.ts';
 import type { Config } from '../../../platform/runtime/index.ts';
 
 /** Where emailed links point: BASE_URL when set, else the address the service listens on. */
@@ -72,26 +76,41 @@ export async function queueNotice(services: Services, key: string, notice: Notic
   return result.events.length > 0;
 }
 
-/** The notice's text with its secret link made now, if it has one. */
-async function textToSend(services: Services, key: string, notice: Notice): Promise<string> {
-  if (!notice.link) return notice.text;
-  const { subscription_id, invoice_id } = notice.link;
-  const token = await issueBillingLink(services, { subscription_id, invoice_id, organization_id: notice.organization_id }, `notice_${key}`);
-  return notice.text.replaceAll(NOTICE_LINK_SLOT, `${publicBaseUrl(services.config)}${billingLinkPath(token)}`);
+/**
+ * The notice's text and HTML as sent: opened when sealed, with its secret link made now if it has
+ * one, and a buyer's framed by the seller's logo, name, address and VAT number.
+ */
+async function partsToSend(services: Services, key: string, notice: Notice): Promise<{ text: string; html?: string }> {
+  const box = notice.sealed ? outboxBox(services) : null;
+  let text = box ? box.open(notice.text) : notice.text;
+  let html = notice.html === undefined ? undefined : box ? box.open(notice.html) : notice.html;
+  if (notice.link) {
+    const { subscription_id, invoice_id } = notice.link;
+    const token = await issueBillingLink(services, { subscription_id, invoice_id, organization_id: notice.organization_id }, `notice_${key}`);
+    const url = `${publicBaseUrl(services.config)}${billingLinkPath(token)}`;
+    text = text.replaceAll(NOTICE_LINK_SLOT, url);
+    html = html?.replaceAll(escapeHtml(NOTICE_LINK_SLOT), `<a href="${escapeHtml(url)}">${escapeHtml(url)}</a>`);
+  }
+  if (notice.user_id !== null && notice.kind === 'webhook_endpoint_disabled') return { text, ...(html ? { html } : {}) };
+  const seller = await loadSeller(services, notice.organization_id);
+  const body = { text, html: html ?? textToHtml(text) };
+  return seller ? framedEmail(seller, publicBaseUrl(services.config), body) : body;
 }
 
 /** Sends one queued notice and records the outcome; one recorded as sent is never sent again. */
-export async function sendNotice(services: Services, mailer: Mailer, key: string, logger?: Logger): Promise<'sent' | 'failed' | 'skipped'> {
+export async function sendNotice(services: Services, mailer: MailerChoice, key: string, logger?: Logger): Promise<'sent' | 'failed' | 'skipped'> {
   const stream = noticeStream(key);
   const recorded = await services.store.readStream(stream);
   const state = fold(noticeDecider, recorded as unknown as NoticeEvent[]);
   if (state.status !== 'queued') return 'skipped';
+  const outlet = await outletOf(services, mailer, state.notice.organization_id);
+  if (!outlet) return 'skipped';
   const ctx = context(services, state.notice.organization_id, key);
   const messageId = `<notice-${key}@commerce.invalid>`;
   const { to, subject } = state.notice;
   try {
-    const text = await textToSend(services, key, state.notice);
-    await mailer.send({ from: services.config.RECEIPT_FROM, to, messageId, subject, text });
+    const parts = await partsToSend(services, key, state.notice);
+    await outlet.mailer.send({ from: outlet.from, to, messageId, subject, ...parts });
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
     const retryInSeconds = retryDelaySeconds(state.attempts + 1, services.config.RECEIPT_RETRY_BASE_SECONDS);
@@ -104,7 +123,8 @@ export async function sendNotice(services: Services, mailer: Mailer, key: string
 }
 
 /** Notices due for a (first or further) attempt, oldest due first. */
-export function dueNotices(services: Services, limit: number): Promise<NoticeDoc[]> {
+export function dueNotices(services: Services, limit: number, organizations: string[] | null = null): Promise<NoticeDoc[]> {
   const now = Math.floor(services.clock() / 1000);
-  return services.readStore.find<NoticeDoc>(NOTICES, { filter: { status: 'queued', next_attempt_at: { $lte: now } }, sort: [['next_attempt_at', 1]], limit });
+  const filter = { status: 'queued', next_attempt_at: { $lte: now }, ...(organizations ? { organization_id: { $in: organizations } } : {}) };
+  return services.readStore.find<NoticeDoc>(NOTICES, { filter, sort: [['next_attempt_at', 1]], limit });
 }

@@ -13,7 +13,8 @@ import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
 import type { Config } from '../../../platform/runtime/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 import { dueNotices, publicBaseUrl, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
-import { smtpMailer, type Mailer } from '../smtpMailer.ts';
+import { outletOf, outlets, type MailerChoice } from './outlets.ts';
+import { queueRefundEmail } from './buyerEmails.ts';
 
 export const RECEIPT_CHECKPOINT = 'receipt_outbox';
 const BATCH_EVENTS = 200;
@@ -57,6 +58,8 @@ async function snapshotOf(services: Services, invoiceId: string, paid: { card: C
     organization_id,
     organization_name: organization.status === 'active' ? organization.name : '',
     organization_address: organization.status === 'active' ? addressLines(organization.address) : [],
+    organization_vat_number: organization.status === 'active' ? organization.vat_number : null,
+    organization_logo: organization.status === 'active' && organization.logo ? { sha256: organization.logo.sha256, content_type: organization.logo.content_type } : null,
     lines,
     total,
     currency,
@@ -99,16 +102,19 @@ export async function queueReceipt(services: Services, paid: RecordedEvent, logg
  * receipt recorded as sent is never sent again (the Message-ID is the invoice's, too, so a send
  * whose record was lost to a crash reaches the buyer's mailbox as the same message).
  */
-export async function sendReceipt(services: Services, mailer: Mailer, invoiceId: string, logger?: Logger): Promise<'sent' | 'failed' | 'skipped'> {
+export async function sendReceipt(services: Services, mailer: MailerChoice, invoiceId: string, logger?: Logger): Promise<'sent' | 'failed' | 'skipped'> {
   const stream = receiptStream(invoiceId);
   const recorded = await services.store.readStream(stream);
   const state = fold(receiptDecider, recorded as unknown as ReceiptEvent[]);
   if (state.status !== 'queued') return 'skipped';
+  // No way out for this organization (no SMTP server of its own, none of the operator's): it waits.
+  const outlet = await outletOf(services, mailer, state.receipt.organization_id);
+  if (!outlet) return 'skipped';
   const ctx = context(services, state.receipt.organization_id, invoiceId);
-  const email = receiptEmail(state.receipt, receiptUrl(services.config, state.token));
+  const email = receiptEmail(state.receipt, receiptUrl(services.config, state.token), publicBaseUrl(services.config));
   const messageId = `<receipt-${invoiceId}@commerce.invalid>`;
   try {
-    await mailer.send({ from: services.config.RECEIPT_FROM, to: state.receipt.buyer_email, messageId, ...email });
+    await outlet.mailer.send({ from: outlet.from, to: state.receipt.buyer_email, messageId, ...email });
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).slice(0, 500);
     const retryInSeconds = retryDelaySeconds(state.attempts + 1, services.config.RECEIPT_RETRY_BASE_SECONDS);
@@ -121,10 +127,11 @@ export async function sendReceipt(services: Services, mailer: Mailer, invoiceId:
 }
 
 /** Receipts due for a (first or further) attempt, oldest due first. */
-export function dueReceipts(services: Services, limit = SEND_BATCH): Promise<ReceiptDoc[]> {
+export function dueReceipts(services: Services, limit = SEND_BATCH, organizations: string[] | null = null): Promise<ReceiptDoc[]> {
   const now = Math.floor(services.clock() / 1000);
   return services.readStore.find<ReceiptDoc>(RECEIPTS, {
-    filter: { status: 'queued', next_attempt_at: { $lte: now } },
+    // Only those that can leave: others would stay first in line and hold the rest back.
+    filter: { status: 'queued', next_attempt_at: { $lte: now }, ...(organizations ? { organization_id: { $in: organizations } } : {}) },
     sort: [['next_attempt_at', 1]],
     limit,
   });
@@ -133,20 +140,22 @@ export function dueReceipts(services: Services, limit = SEND_BATCH): Promise<Rec
 /**
  * The receipt outbox: a subscriber of the log queues a receipt (ReceiptQueued on
  * `receipt-<invoice>`) for every InvoicePaid, then moves its checkpoint; a sender sends the
- * queued ones through SMTP_URL at once and, every RECEIPT_POLL_INTERVAL_MS, those due for a retry
- * (or queued while no SMTP server was configured, or by a process that stopped). Without
- * SMTP_URL receipts only queue, and `commerce outbox list` shows them.
+ * queued ones at once and, every RECEIPT_POLL_INTERVAL_MS, those due for a retry (or queued while
+ * no SMTP server was configured, or by a process that stopped). Each organization's mail goes
+ * through its own SMTP server (Settings) or else the operator's SMTP_URL; with neither, it only
+ * queues: Home says so, and `commerce outbox list` shows it.
  */
 export const receiptOutboxJob: BackgroundJob = {
   name: 'receipt-outbox',
   async start(services: Services, logger: Logger) {
-    const mailer = services.config.SMTP_URL ? smtpMailer(services.config.SMTP_URL) : null;
+    const ways = outlets(services);
+    const mailer: MailerChoice = (organizationId) => ways.of(organizationId);
     let stopped = false;
     // One send per receipt at a time in this process (the job's lease keeps other processes out).
     const inFlight = new Map<string, Promise<unknown>>();
 
     const send = (invoiceId: string) => {
-      if (!mailer || stopped || inFlight.has(invoiceId)) return;
+      if (stopped || inFlight.has(invoiceId)) return;
       const sending = sendReceipt(services, mailer, invoiceId, logger)
         .catch((error: unknown) => logger.error({ err: error, invoice: invoiceId }, 'receipt outbox: could not record a send'))
         .finally(() => inFlight.delete(invoiceId));
@@ -155,7 +164,7 @@ export const receiptOutboxJob: BackgroundJob = {
     // Notices (to the organization's people) go out the same way, keyed apart from invoices.
     const sendOneNotice = (key: string) => {
       const slot = `notice:${key}`;
-      if (!mailer || stopped || inFlight.has(slot)) return;
+      if (stopped || inFlight.has(slot)) return;
       const sending = sendNotice(services, mailer, key, logger)
         .catch((error: unknown) => logger.error({ err: error, notice: key }, 'outbox: could not record a notice send'))
         .finally(() => inFlight.delete(slot));
@@ -164,11 +173,13 @@ export const receiptOutboxJob: BackgroundJob = {
 
     let polling: Promise<void> | null = null;
     const poll = () => {
-      if (!mailer || polling || stopped) return;
+      if (polling || stopped) return;
       polling = (async () => {
         try {
-          for (const doc of await dueReceipts(services)) send(doc.id);
-          for (const doc of await dueNotices(services, SEND_BATCH)) sendOneNotice(doc.id);
+          const reachable = await ways.reachable();
+          if (reachable?.length === 0) return;
+          for (const doc of await dueReceipts(services, SEND_BATCH, reachable)) send(doc.id);
+          for (const doc of await dueNotices(services, SEND_BATCH, reachable)) sendOneNotice(doc.id);
         } catch (error) {
           logger.error({ err: error }, 'receipt outbox: could not read the due receipts; trying again at the next tick');
         } finally {
@@ -187,16 +198,20 @@ export const receiptOutboxJob: BackgroundJob = {
         for (const event of events) {
           if (event.type === 'InvoicePaid' && (await queueReceipt(services, event, logger))) queued.push(event.stream.slice('invoice-'.length));
           if (event.type === 'WebhookEndpointDisabled') notices.push(...(await queueEndpointDisabledNotices(services, event)));
+          if (event.type === 'InvoiceRefunded') {
+            const key = await queueRefundEmail(services, event, (token) => receiptUrl(services.config, token));
+            if (key) notices.push(key);
+          }
         }
         return () => {
           queued.forEach(send);
           notices.forEach(sendOneNotice);
         };
       },
-      remedy: `restore the read store that goes with this log, or delete the checkpoint ${RECEIPT_CHECKPOINT} to look at every paid invoice and disabled endpoint again (a receipt is queued once per invoice, a notice once per owner and cause)`,
+      remedy: `restore the read store that goes with this log, or delete the checkpoint ${RECEIPT_CHECKPOINT} to look at every paid or refunded invoice and disabled endpoint again (a receipt is queued once per invoice, a notice once per recipient and cause)`,
       failure: 'receipt outbox failed; retrying from its checkpoint',
     }).catch((error: unknown) => {
-      mailer?.close();
+      ways.close();
       throw error;
     });
     const timer = setInterval(poll, services.config.RECEIPT_POLL_INTERVAL_MS);
@@ -210,7 +225,7 @@ export const receiptOutboxJob: BackgroundJob = {
         await following.stop();
         await polling;
         await Promise.all(inFlight.values());
-        mailer?.close();
+        ways.close();
       },
     };
   },

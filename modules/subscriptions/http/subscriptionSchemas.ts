@@ -38,6 +38,7 @@ export const ActorSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('public'), ip: z.string().optional() }),
   z.object({ type: z.literal('cli') }),
   z.object({ type: z.literal('system'), name: z.string() }),
+  z.object({ type: z.literal('customer'), id: z.string() }),
 ]);
 
 export const SubscriptionHistoryEntrySchema = z.object({

@@ -6,6 +6,7 @@ import type { Services } from '../../../../platform/runtime/index.ts';
 import { readSessionSnapshot } from '../../sessionSnapshot.ts';
 import { findPublishedOffer } from '../publishedOffer.ts';
 import { loadStripeAccount } from '../../../payments/index.ts';
+import { loadOrganization, logoPath } from '../../../identity/index.ts';
 import { offerRef } from '../checkoutSchemas.ts';
 import { RouteKey } from '../../../../platform/http/index.ts';
 import { renderExamplePage } from './examplePage.ts';
@@ -191,8 +192,11 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
     // Stripe.js is let in only where it is used: a live page of an organization with a connected account.
     const live = params.mode === 'live' && (await loadStripeAccount(services.store, found.organization_id)).status === 'connected';
     if (live) securityHeaders(reply, services, cspNonce, true);
+    // The header names the seller (the offer's name heads the form below it).
+    const organization = await loadOrganization(services.store, found.organization_id);
     const extras: PageExtras = {
       recurring,
+      seller: organization ? { name: organization.name, logoUrl: organization.logo ? logoPath(organization.id, organization.logo) : null } : null,
       // A promotion on the link may lower today's charge: the script says it once the session has it.
       today: params.promo ? null : found.price,
       shopUrl: found.shop_url ?? null,

@@ -1,3 +1,4 @@
+import { formatMoney } from '../../../../platform/domain/index.ts';
 import { escapeHtml, jsonForScript } from '../../../../platform/http/index.ts';
 import { recurringSentence, type RecurringTerms } from '../../domain/recurringTerms.ts';
 
@@ -19,6 +20,8 @@ export type PageExtras = {
   shopUrl: string | null;
   /** A live page of an organization with Stripe: Stripe.js is loaded and its Payment Element takes the card. */
   stripeJsUrl?: string | null;
+  /** Whom the buyer pays: the header shows their name and logo (the offer's theme logo wins). */
+  seller?: { name: string; logoUrl: string | null } | null;
 };
 
 export type PageParams = {
@@ -194,14 +197,7 @@ const CARD_FIELDS = (preview: boolean, live: boolean) =>
  * The server's words before the page's script writes them in the buyer's locale (a preview keeps
  * them): money as the script's default locale writes it, the date as "27 December 2026", in UTC.
  */
-function serverMoney(minor: number, currency: string): string {
-  try {
-    const f = new Intl.NumberFormat('en', { style: 'currency', currency });
-    return f.format(minor / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
-  } catch {
-    return `${(minor / 100).toFixed(2)} ${currency}`;
-  }
-}
+const serverMoney = (minor: number, currency: string): string => formatMoney(minor, currency, 'en');
 const serverDate = (unix: number) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(unix * 1000);
 
 const FORM = (preview: boolean, recurring: PageExtras['recurring'], today: number | null, live = false) => `
@@ -223,7 +219,7 @@ ${recurring ? `<p class="co-note co-recurring" id="co-recurring">${escapeHtml(re
 
 const THANKS = `<div class="co-done-mark" aria-hidden="true">✓</div>`;
 const THANKS_END = (framed: boolean, shopUrl: string | null) =>
-  `<p class="co-receipt" id="co-receipt"></p><p class="co-receipt" id="co-invoice" hidden></p>${
+  `<p class="co-receipt" id="co-receipt"></p><p class="co-receipt" id="co-invoice" hidden></p><p class="co-receipt" id="co-receipt-page" hidden><a id="co-receipt-link" target="_blank" rel="noopener noreferrer">View your receipt</a></p>${
     // target=_top: in a frame the shop replaces the seller's page, not the frame.
     shopUrl ? `<p><a class="co-secondary co-shop" id="co-shop" href="${escapeHtml(shopUrl)}" target="_top">Back to the shop</a></p>` : ''
   }${framed ? '<button class="co-secondary" id="co-done" type="button">Done</button>' : ''}`;
@@ -268,7 +264,8 @@ export function renderCheckoutPage(
     ...(hex(theme.text_color) ? { text: hex(theme.text_color)! } : {}),
     ...(typeof theme.font_family === 'string' && FONT.test(theme.font_family) ? { font: theme.font_family } : {}),
   };
-  const logo = typeof theme.logo_url === 'string' && /^https:\/\//.test(theme.logo_url) ? theme.logo_url : null;
+  const logo = typeof theme.logo_url === 'string' && /^https:\/\//.test(theme.logo_url) ? theme.logo_url : (extras.seller?.logoUrl ?? null);
+  const sellerName = extras.seller?.name.trim() || init.offer.name;
   const buttonText = typeof theme.button_text === 'string' && theme.button_text.trim() ? theme.button_text.trim().slice(0, 40) : null;
   const preview = params.mode === 'preview';
   const framed = params.frame !== null;
@@ -277,7 +274,7 @@ export function renderCheckoutPage(
   const checkout = pages.find((p) => p.type === 'checkout') ?? { type: 'checkout', title: init.offer.name, blocks: [] };
   const thanks = pages.find((p) => p.type === 'thank_you') ?? { type: 'thank_you', title: 'Thank you for your purchase', blocks: [] };
   const others = preview ? pages.filter((p) => p !== checkout && p !== thanks) : [];
-  const head = `<header class="co-head"><div class="co-brand">${logo ? `<img class="co-logo" src="${escapeHtml(logo)}" alt="">` : `<span class="co-mark" aria-hidden="true">${escapeHtml(init.offer.name.trim().charAt(0).toUpperCase())}</span>`}<span>${escapeHtml(init.offer.name)}</span></div>
+  const head = `<header class="co-head"><div class="co-brand">${logo ? `<img class="co-logo" src="${escapeHtml(logo)}" alt="">` : `<span class="co-mark" aria-hidden="true">${escapeHtml(sellerName.charAt(0).toUpperCase())}</span>`}<span id="co-seller">${escapeHtml(sellerName)}</span></div>
 <span class="co-badge">${preview ? 'Preview' : 'Test mode'}</span>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`;
   const main = [
     pageSection(checkout, FORM(preview, extras.recurring, extras.today ?? null, Boolean(extras.stripeJsUrl)) + cancelLink(framed ? undefined : init.redirects?.cancel_url), false, preview),

@@ -9,29 +9,12 @@ import { invoiceDecider, invoiceStream } from '../../../checkout/index.ts';
 import { addressLines, crossSite, loadOrganization } from '../../../identity/index.ts';
 import { liveProviderOf, loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, prepareRenewalPayment, readCardSetup, settlePaymentIntent, stripeJsSources } from '../../../payments/index.ts';
 import { advanceSubscription } from '../../billing.ts';
+import { cardSaverFor, parseCard, type CardInput } from '../../cardReplacement.ts';
 import { billingLinkPath, settledBillingLink, usableBillingLink, type UsableBillingLink } from '../../billingLinks.ts';
 import { declineInPlainWords } from '../../domain/dunningEmail.ts';
 import { currentAttempt, isEnded, subscriptionDecider, subscriptionStream, type Active, type PaymentMethod, type SubscriptionEvent } from '../../domain/subscription.ts';
 import { subscriptionNow, updatePaymentMethod } from '../../subscriptionCommands.ts';
 import { renderBillingPage, type BillingPageState, type BillingPageView } from './renderBillingPage.ts';
-
-type CardInput = { number: string; exp_month: number; exp_year: number; cvc: string };
-type SaveOutcome =
-  | { status: 'succeeded'; card: { brand: string; last4: string }; reference: string; paymentMethod?: PaymentMethod }
-  | { status: 'declined'; code: string; declineCode: string | null; message: string };
-
-/** A provider that keeps a card for charges without the buyer: a charge of zero asked to save it (Stripe's SetupIntent). */
-type CardSaver = {
-  charge(request: { amount: number; currency: string; card: CardInput; idempotencyKey: string; description: string; now: number; save: true }): Promise<SaveOutcome>;
-};
-
-function saverFor(mode: 'test' | 'live'): CardSaver | null {
-  // Live cards are entered on Stripe's own fields, which this page does not carry yet.
-  if (mode !== 'test') return null;
-  return paymentProviderFor(mode) as unknown as CardSaver | null;
-}
-
-type Fields = { number: string; exp: string; cvc: string };
 
 const STRIPE_UNREACHABLE = 'The payment service could not be reached. Please try again in a moment.';
 
@@ -44,21 +27,6 @@ const CARD_TRIES_PER_LINK = {
   timeWindow: 15 * 60_000,
   keyGenerator: (request: FastifyRequest) => `billing:${createHash('sha256').update(String((request.params as { token?: unknown }).token)).digest('hex')}`,
 };
-
-/** The card as typed, or why it cannot be: nothing typed ever reaches an answer or a log. */
-function parseCard(body: unknown): CardInput | string {
-  const fields = (typeof body === 'object' && body !== null ? body : {}) as Partial<Record<keyof Fields, unknown>>;
-  const text = (v: unknown) => (typeof v === 'string' ? v : '');
-  const number = text(fields.number).replace(/[\s-]/g, '');
-  if (!/^\d{12,19}$/.test(number)) return 'Enter the card number: 12 to 19 digits.';
-  const exp = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(text(fields.exp));
-  const month = exp ? Number(exp[1]) : 0;
-  if (!exp || month < 1 || month > 12) return 'Enter the expiry as MM/YY.';
-  const year = exp[2]!.length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
-  const cvc = text(fields.cvc).trim();
-  if (!/^\d{3,4}$/.test(cvc)) return 'Enter the security code: 3 or 4 digits.';
-  return { number, exp_month: month, exp_year: year, cvc };
-}
 
 /** The bank asked for the buyer (Stripe's `authentication_required`): a live page lets them confirm the payment. */
 function needsAuthentication(state: Active, lastFailure: SubscriptionEvent | undefined): boolean {
@@ -134,7 +102,7 @@ async function updateCard(services: Services, request: FastifyRequest, usable: U
     status,
     state: { kind: 'form' as const, view: await viewOf(services, at, events), error, formAction: action },
   });
-  const saver = saverFor(subscription.sub.mode);
+  const saver = cardSaverFor(subscription.sub.mode, paymentProviderFor);
   if (!saver) return form(409, 'The card cannot be changed on this page; please contact the seller.');
   const ctx = commandContext(services, request, subscription.sub.organization_id);
   const now = await subscriptionNow(ctx, subscription);
