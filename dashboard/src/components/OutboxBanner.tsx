@@ -19,8 +19,8 @@ export function OutboxBanner() {
         <strong>
           {waiting === 1 ? '1 email is' : `${waiting} emails are`} waiting in the outbox
         </strong>
-        : no SMTP server is set, so receipts and other emails to your buyers cannot be sent. Buyers still reach their receipt from the checkout’s thank-you page.{' '}
-        {owner ? <Link href="/dashboard/settings#email">Set up email in Settings</Link> : 'Ask an owner to set up email in Settings.'}
+        : no SMTP server is set, so receipts and other emails to your buyers cannot be sent. Buyers still reach their receipt from the checkout’s thank-you page.
+        <p>{owner ? <Link href="/dashboard/settings#email">Set up email in Settings</Link> : 'Ask an owner to set up email in Settings.'}</p>
       </Notice>
     </div>
   );

@@ -114,7 +114,7 @@ export function SellerIdentity({ owner }: { owner: boolean }) {
               Save business details
             </Button>
           ) : (
-            <p class="muted">Only owners change these.</p>
+            <p class="muted">Only owners change the business details.</p>
           )}
         </form>
       )}
