@@ -20,7 +20,7 @@ type ListedReceipt = {
   sent_at: number | null;
 };
 
-const NO_SMTP = 'SMTP_URL is not set: receipts stay in the outbox. See one with `commerce outbox show INVOICE_ID`.';
+const NO_SMTP = 'SMTP_URL is not set: emails of organizations without an SMTP server of their own (Settings → Email) stay in the outbox. See one with `commerce outbox show ID`.';
 
 export const outboxListCommand: CliCommand = {
   path: ['outbox', 'list'],
