@@ -105,7 +105,7 @@ describe('business details and email settings in the dashboard', { timeout: 120_
     expect(await page.getByTestId('outbox-banner').count()).toBe(0);
   });
 
-  it("the hosted checkout's header names the seller with their logo; money reads as everywhere else", async () => {
+  it("the hosted checkout's header names the seller with their logo; money reads as everywhere else; the thank-you page links the receipt", async () => {
     const checkout = await chrome.context.newPage();
     await checkout.goto(`${origin}/checkout/pro-plan`);
     const header = checkout.locator('header.co-head');
@@ -115,6 +115,25 @@ describe('business details and email settings in the dashboard', { timeout: 120_
     await checkout.locator('#co-total:not(.is-loading)').waitFor();
     expect(await checkout.locator('#co-total').textContent()).toBe('€24.00');
     if (shots) await checkout.screenshot({ path: `${shots}/checkout-header.png`, clip: { x: 0, y: 0, width: 1280, height: 360 } });
+
+    // Paid: the thank-you page links the receipt page, which opens in a tab of its own.
+    await checkout.fill('#co-email', 'thanks@example.com');
+    await checkout.fill('#co-name', 'Tess');
+    await checkout.fill('#co-number', '4242424242424242');
+    await checkout.fill('#co-exp', '12 / 30');
+    await checkout.fill('#co-cvc', '123');
+    await checkout.click('#co-pay');
+    await checkout.locator('#page-thank_you').waitFor({ state: 'visible', timeout: 30_000 });
+    const link = checkout.getByRole('link', { name: 'View your receipt' });
+    await link.waitFor();
+    const [receipt] = await Promise.all([chrome.context.waitForEvent('page'), link.click()]);
+    await receipt.waitForLoadState();
+    expect(new URL(receipt.url()).pathname).toMatch(/^\/receipts\/[A-Za-z0-9_-]{32}$/);
+    expect(await receipt.getByRole('heading', { level: 1 }).textContent()).toBe('Northwind Studio');
+    expect(await receipt.locator('#seller-vat').textContent()).toBe('VAT NL123456789B01');
+    expect(await receipt.locator('#seller-logo').evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
+    if (shots) await checkout.locator('#page-thank_you').screenshot({ path: `${shots}/checkout-thank-you.png` });
+    await receipt.close();
     await checkout.close();
     expect(csp).toEqual([]);
   });

@@ -15,7 +15,7 @@ describe('organization settings, members and API keys', () => {
     const owner = await signedInPerson(server);
     const member = await signedInPerson(server, { organizationId: owner.organizationId, role: 'member' });
     const changed = await owner.client.json('PATCH', '/manage/api/organization', { name: 'Renamed', timezone: 'Asia/Tokyo' });
-    expect(changed).toEqual({ status: 200, body: { id: owner.organizationId, name: 'Renamed', timezone: 'Asia/Tokyo', address: null, allowed_redirect_origins: [] } });
+    expect(changed).toEqual({ status: 200, body: { id: owner.organizationId, name: 'Renamed', timezone: 'Asia/Tokyo', address: null, vat_number: null, logo_url: null, allowed_redirect_origins: [] } });
     expect((await member.client.json('GET', '/manage/api/organization')).body).toMatchObject({ name: 'Renamed', timezone: 'Asia/Tokyo' });
     const refused = await member.client.json('PATCH', '/manage/api/organization', { name: 'Mine now' });
     expect(refused).toEqual({ status: 403, body: { message: 'This action is unauthorized.', code: 'unauthorized' } });

@@ -6,6 +6,7 @@ import { signedInPerson } from '../helpers/manageClient.ts';
 import { plainText, startSmtpReceiver } from '../helpers/smtpReceiver.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { PNG_BASE64 } from './sellerFixtures.ts';
+import { DAY, importPlans, SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -101,4 +102,29 @@ describe('buyer emails in one outbox: refund, and any kind through enqueueBuyerE
     const logged = await server.services.store.readStream('notice-portal_sign_in-psr_abc123');
     expect(JSON.stringify(logged)).not.toContain('SECRET0123456789');
   });
+
+  it('tells the buyer before a trial ends and before a renewal charges them, once each', { timeout: 60_000 }, async () => {
+    const org = await server.identity('Trial Shop');
+    const plans = await importPlans(server, org.organizationId);
+    const start = Math.floor(server.services.clock() / 1000);
+    const trial = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: start, trialDays: 14, email: 'trial@example.com' });
+    const paying = await SubscriptionLog.create(server, org.organizationId, { plan: plans.terms('basic'), amount: 1000, at: start, email: 'renewing@example.com' });
+    await trial.act({ type: 'NoticeTrialWillEnd', now: start + 11 * DAY });
+    await paying.act({ type: 'NoticeUpcoming', now: start + 20 * DAY });
+    // Their first invoices' receipts go out too: the notices are the others.
+    const notices = () => smtp.accepted.filter((m) => (m.to.includes('trial@example.com') || m.to.includes('renewing@example.com')) && messageId(m.raw)?.startsWith('<notice-'));
+    await vi.waitFor(() => expect(notices()).toHaveLength(2), WAIT);
+
+    const trialMail = notices().find((m) => m.to.includes('trial@example.com'))!.raw;
+    expect(subjectOf(trialMail)).toMatch(/^Your trial of SaaS ends on \d{1,2} \w{3} \d{4}$/);
+    expect(plainText(trialMail)).toContain('€10.00 will be charged');
+    expect(plainText(trialMail)).toMatch(/Trial Shop\s*$/);
+    expect(htmlPart(trialMail)).toContain('<strong style="font-size:18px">Trial Shop</strong>');
+    expect(messageId(trialMail)).toBe(`<notice-trial_ending-${trial.id}-${start + 14 * DAY}@commerce.invalid>`);
+    const renewal = notices().find((m) => m.to.includes('renewing@example.com'))!.raw;
+    expect(subjectOf(renewal)).toMatch(/^Your subscription to SaaS renews on /);
+    expect(plainText(renewal)).toContain(': €10.00 will be charged to your');
+    expect(messageId(renewal)).toMatch(new RegExp(`^<notice-renewal_upcoming-${paying.id}-\\d+@commerce.invalid>$`));
+  });
 });
+

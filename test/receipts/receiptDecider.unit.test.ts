@@ -1,3 +1,4 @@
+import { framedEmail, textToHtml } from '../../modules/receipts/domain/seller.ts';
 import { describe, expect, it } from 'vitest';
 import { receiptDecider, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot, type ReceiptState } from '../../modules/receipts/domain/receipt.ts';
 import { formatMoney, receiptEmail } from '../../modules/receipts/domain/receiptMessage.ts';
@@ -65,5 +66,14 @@ describe('the receipt decider', () => {
     expect(email.text).toMatch(/\n\nAcme <Tools>\nKeizersgracht 1\nNL\nVAT NL123456789B01$/);
     expect(email.html).toContain(`<img src="https://shop.example/logos/${snapshot.organization_id}/${sha256.slice(0, 32)}.png" alt="Acme &lt;Tools&gt;"`);
     expect(email.html).toContain('Keizersgracht 1<br>NL<br>VAT NL123456789B01');
+  });
+
+  it('signs a text once that the sender already signed (a dunning email), and escapes the seller in HTML', () => {
+    const seller = { organization_id: 'org_1', name: 'Acme <Tools>', address: ['Keizersgracht 1', 'NL'], vat_number: null, logo: null };
+    const signed = framedEmail(seller, 'https://shop.example', { text: 'Hello.\n\nAcme <Tools>\nKeizersgracht 1\nNL', html: '<p>Hello.</p>' });
+    expect(signed.text).toBe('Hello.\n\nAcme <Tools>\nKeizersgracht 1\nNL');
+    expect(signed.html).toContain('<strong style="font-size:18px">Acme &lt;Tools&gt;</strong>');
+    expect(signed.html).not.toContain('<img');
+    expect(textToHtml('Pay at https://x.example/a?b=1&c=2\nthanks')).toBe('<p>Pay at <a href="https://x.example/a?b=1&amp;c=2">https://x.example/a?b=1&amp;c=2</a><br>thanks</p>');
   });
 });

@@ -92,6 +92,15 @@ describe("the seller's identity: VAT number and logo", () => {
     expect(header).toContain(`<img class="co-logo" src="${logoPath}"`);
     expect(header).toContain('<span id="co-seller">Tulip Software BV</span>');
 
+    // The dashboard's live preview of a draft offer names the seller too.
+    const product = { key: 'tulip', name: 'Tulip', plans: [{ name: 'once', display_name: 'Once', type: 'one_time', invoice_interval: 'P1Y', currency_code: 'EUR', charges: [{ amount: 900 }] }] };
+    expect((await owner.client.json('POST', '/manage/api/products', product)).status).toBe(201);
+    const draft = { slug: 'draft', name: 'Draft', product: 'tulip', plan: 'once', theme: { primary_color: '#0f766e' }, pages: [{ id: 'p', type: 'checkout', title: 'Pay', blocks: [] }] };
+    const preview = await owner.client.json<{ url: string }>('POST', '/manage/api/offers/preview', draft);
+    expect(preview.status, JSON.stringify(preview.body)).toBe(201);
+    const previewHtml = await (await owner.client.request('GET', preview.body.url)).text();
+    expect(previewHtml).toContain('<span id="co-seller">Tulip Software BV</span>');
+
     const session = ((await (await server.fetch('/api/checkout/sessions', json({ offer: offer.slug }))).json()) as Body).session as Body;
     const paid = await server.fetch(`/api/checkout/sessions/${session.id}/pay`, json({ email: 'vat@example.com', name: 'Vat Buyer', card: GOOD_CARD }));
     expect(paid.status).toBe(200);

@@ -133,4 +133,24 @@ describe("an organization's own SMTP server (no SMTP_URL)", () => {
     expect((await owner.client.request('DELETE', '/manage/api/organization/smtp')).status).toBe(204);
     expect(((await owner.client.json('GET', '/manage/api/outbox')).body as Body).way_out).toBeNull();
   });
+
+  it("an organization's waiting mail never holds back another's that can leave", { timeout: 120_000 }, async () => {
+    const stuck = await signedInPerson(server);
+    const offer = await makeOffer(server, stuck.organizationId);
+    // More than the sender looks at in one go (50), all older than the one that can leave.
+    for (let i = 0; i < 60; i++) {
+      const session = ((await (await server.fetch('/api/checkout/sessions', json({ offer: offer.slug }))).json()) as Body).session as Body;
+      expect((await server.fetch(`/api/checkout/sessions/${session.id}/pay`, json({ email: `stuck${i}@example.com`, card: GOOD_CARD }))).status).toBe(200);
+    }
+    const ready = await signedInPerson(server);
+    await purchase(server, ready.organizationId, 'ready@example.com');
+    await server.settle();
+    await vi.waitFor(async () => expect(((await ready.client.json('GET', '/manage/api/outbox')).body as Body).waiting).toBe(1), WAIT);
+    // Its receipt was queued with no way out: only the sender's next look sends it.
+    const set = await ready.client.json('PUT', '/manage/api/organization/smtp', { host: '127.0.0.1', port: smtp.port, username: 'shop', password: PASSWORD, from: 'ready@acme.test' });
+    expect(set.status).toBe(200);
+    await vi.waitFor(() => expect(smtp.accepted.some((m) => m.to.includes('ready@example.com'))).toBe(true), WAIT);
+    expect(((await stuck.client.json('GET', '/manage/api/outbox')).body as Body).waiting).toBe(60);
+  });
 });
+

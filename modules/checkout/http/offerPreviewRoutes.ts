@@ -5,7 +5,7 @@ import type { Services } from '../../../platform/runtime/index.ts';
 import { loadProductByKey } from '../../catalog/index.ts';
 import { OfferImport } from '../offerImport.ts';
 import { recurringTerms } from '../domain/recurringTerms.ts';
-import { requireOrganization } from '../../identity/index.ts';
+import { loadOrganization, logoPath, requireOrganization } from '../../identity/index.ts';
 import { sdkAssets } from '../../../platform/http/index.ts';
 import { renderCheckoutPage, renderMissingPage, type PageParams } from './hostedCheckout/renderCheckoutPage.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
@@ -40,6 +40,7 @@ export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       const plan = product?.plans.find((p) => p.name === offer.plan);
       const amount = plan ? plan.charges.reduce((sum, c) => sum + c.amount, 0) : 0;
       const recurring = plan ? recurringTerms(plan, amount, plan.currency_code, offer.trial_period_days, Math.floor(services.clock() / 1000)) : null;
+      const organization = await loadOrganization(services.store, organizationId);
       const { token, expiresAt } = await drafts.keep({
         organizationId,
         init: {
@@ -49,7 +50,13 @@ export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> =
           firstPage: offer.pages[0] ?? null,
           redirects: { success_url: offer.success_url, cancel_url: offer.cancel_url },
         },
-        extras: { recurring, today: amount, shopUrl: offer.shop_url ?? null },
+        extras: {
+          recurring,
+          today: amount,
+          shopUrl: offer.shop_url ?? null,
+          // The header names the seller, as the published page does.
+          seller: organization ? { name: organization.name, logoUrl: organization.logo ? logoPath(organization.id, organization.logo) : null } : null,
+        },
       });
       return reply.code(201).send({ url: `/manage/api/offers/preview/${token}`, expires_at: Math.floor(expiresAt / 1000) });
     },

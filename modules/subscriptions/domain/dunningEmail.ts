@@ -108,3 +108,39 @@ export function paymentFailedEmail(input: PaymentFailedEmailInput): { subject: s
   ].join('\n');
   return { subject, text, withLink: input.outcome !== 'canceled' };
 }
+
+/** What the buyer is told before a trial ends or a renewal charges their card. */
+export type UpcomingInput = {
+  kind: 'trial_ending' | 'renewal_upcoming';
+  organizationName: string;
+  customerName: string | null;
+  offerName: string;
+  planName: string;
+  /** What the next charge takes, and when. */
+  amount: number;
+  currency: string;
+  at: number;
+  card: Card | null;
+};
+
+/** The trial-ending or renewal-upcoming email: when, how much, on which card, and how to stop it. */
+export function upcomingChargeEmail(input: UpcomingInput): { subject: string; text: string } {
+  const seller = input.organizationName || 'the seller';
+  const product = input.planName && input.planName !== input.offerName ? `${input.offerName} (${input.planName})` : input.offerName;
+  const amount = formatMoney(input.amount, input.currency);
+  const day = formatDay(input.at);
+  const card = input.card ? ` to your ${input.card.brand} card ending in ${input.card.last4}` : '';
+  const trial = input.kind === 'trial_ending';
+  return {
+    subject: trial ? `Your trial of ${input.offerName} ends on ${day}` : `Your subscription to ${input.offerName} renews on ${day}`,
+    text: [
+      `Hello${input.customerName ? ` ${input.customerName}` : ''},`,
+      '',
+      trial
+        ? `Your free trial of ${product} from ${seller} ends on ${day}. From then on, ${amount} will be charged${card} each period.`
+        : `Your subscription to ${product} from ${seller} renews on ${day}: ${amount} will be charged${card}.`,
+      '',
+      'Nothing to do if you want to keep it. To cancel before then, use the link in your receipt email.',
+    ].join('\n'),
+  };
+}

@@ -4,8 +4,8 @@ import { followFromCheckpoint } from '../../../platform/es/index.ts';
 import { fold } from '../../../platform/domain/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 import { addressLines, loadOrganization } from '../../identity/index.ts';
-import { NOTICE_LINK_SLOT, queueNotice } from '../../receipts/index.ts';
-import { paymentFailedEmail, type FailureOutcome } from '../domain/dunningEmail.ts';
+import { enqueueBuyerEmail, NOTICE_LINK_SLOT, queueNotice } from '../../receipts/index.ts';
+import { paymentFailedEmail, upcomingChargeEmail, type FailureOutcome } from '../domain/dunningEmail.ts';
 import { subscriptionDecider, type SubscriptionEvent } from '../domain/subscription.ts';
 
 export const DUNNING_EMAILS_CHECKPOINT = 'job:dunning-emails';
@@ -66,6 +66,45 @@ export async function queuePaymentFailedEmail(services: Services, failedEvent: R
 }
 
 /**
+ * Tells the buyer before a trial ends (SubscriptionTrialWillEnd) or a renewal charges them
+ * (SubscriptionRenewalUpcoming), once per subscription and date: the cause names the email.
+ */
+export async function queueUpcomingChargeEmail(services: Services, event: RecordedEvent): Promise<string | null> {
+  if (event.type !== 'SubscriptionTrialWillEnd' && event.type !== 'SubscriptionRenewalUpcoming') return null;
+  const events = (await services.store.readStream(event.stream)) as unknown as (SubscriptionEvent & { id: string })[];
+  const index = events.findIndex((e) => e.id === event.id);
+  if (index < 0) return null;
+  const state = fold(subscriptionDecider, events.slice(0, index + 1));
+  if (state.status === 'none' || !state.sub.customer.email) return null;
+  const trial = event.type === 'SubscriptionTrialWillEnd';
+  const at = trial ? (event.data as { trial_end: number }).trial_end : (event.data as { renews_at: number }).renews_at;
+  const amount = trial ? state.amount : (event.data as { amount: number }).amount;
+  const organization = await loadOrganization(services.store, state.sub.organization_id);
+  const kind = trial ? ('trial_ending' as const) : ('renewal_upcoming' as const);
+  const message = upcomingChargeEmail({
+    kind,
+    organizationName: organization?.name ?? '',
+    customerName: state.sub.customer.name,
+    offerName: state.sub.offer.name,
+    planName: state.plan.plan_name,
+    amount,
+    currency: state.sub.currency,
+    at,
+    card: state.payment_method?.card ?? null,
+  });
+  const { key } = await enqueueBuyerEmail(services, {
+    kind,
+    cause: `${state.sub.id}-${at}`,
+    organization_id: state.sub.organization_id,
+    to: state.sub.customer.email,
+    subject: message.subject,
+    text: message.text,
+    about: state.sub.id,
+  });
+  return key;
+}
+
+/**
  * Emails the buyer on each failed payment of a subscription, through the receipts module's
  * outbox (queued here, sent by its sender with the link to the hosted card page made then).
  */
@@ -77,9 +116,12 @@ export const dunningEmailsJob: BackgroundJob = {
       streamPrefixes: ['subscription-'],
       batchSize: 200,
       handle: async (events: RecordedEvent[]) => {
-        for (const event of events) if (event.type === 'SubscriptionPaymentFailed') await queuePaymentFailedEmail(services, event, logger);
+        for (const event of events) {
+          if (event.type === 'SubscriptionPaymentFailed') await queuePaymentFailedEmail(services, event, logger);
+          else await queueUpcomingChargeEmail(services, event);
+        }
       },
-      remedy: `delete the checkpoint ${DUNNING_EMAILS_CHECKPOINT} to look at every failed subscription payment again (each is emailed once)`,
+      remedy: `delete the checkpoint ${DUNNING_EMAILS_CHECKPOINT} to look at every failed payment, trial end and upcoming renewal again (each is emailed once)`,
       failure: 'dunning emails failed; retrying from its checkpoint',
     });
   },
