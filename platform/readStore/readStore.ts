@@ -40,6 +40,13 @@ export type CheckpointUpdate = {
 export interface ReadStore {
   get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
   find<T extends Doc = Doc>(collection: string, query?: Query): Promise<T[]>;
+  /**
+   * What find answers, one document at a time from a cursor, for reads too large to hold (an
+   * export of 100,000 rows): the next batch is read only when the consumer asks for it. Ending
+   * the loop early (break, an error) releases the cursor. Other calls on the store may run while
+   * a stream is open.
+   */
+  stream<T extends Doc = Doc>(collection: string, query?: Query): AsyncIterable<T>;
   count(collection: string, filter?: Filter): Promise<number>;
   upsert(collection: string, doc: Doc): Promise<void>;
   delete(collection: string, id: string): Promise<void>;

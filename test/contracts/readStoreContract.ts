@@ -134,6 +134,51 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       ]);
     });
 
+    it('stream yields what find answers, in its order, with its filter, skip and limit', async () => {
+      const store = await seeded();
+      const streamed = async (collection: string, query?: Parameters<ReadStore['find']>[1]) => {
+        const out: Doc[] = [];
+        for await (const doc of store.stream(collection, query)) out.push(doc);
+        return out;
+      };
+      const queries = [
+        undefined,
+        { sort: [['price', -1]] as Array<[string, 1 | -1]> },
+        { filter: { active: true }, sort: [['family.rank', 1]] as Array<[string, 1 | -1]> },
+        { filter: { price: { $gte: 500, $lt: 2500 } }, sort: [['price', 1]] as Array<[string, 1 | -1]>, skip: 1, limit: 2 },
+        { filter: { tag: 'zzz' } },
+        { limit: 0 },
+      ];
+      for (const query of queries) expect(await streamed('products', query)).toEqual(await store.find('products', query));
+      expect((await streamed('products'))[0]).toEqual(products[0]);
+      expect(await streamed('never_written')).toEqual([]);
+    });
+
+    it('a stream left open lets the store read and write meanwhile, and one ended early lets go', async () => {
+      const store = await open();
+      for (let i = 0; i < 2500; i++) await store.upsert('many', { id: `d${String(i).padStart(5, '0')}`, n: i });
+      const seen: string[] = [];
+      for await (const doc of store.stream('many', { sort: [['n', 1]] })) {
+        seen.push(doc.id);
+        if (seen.length === 1) {
+          // Mid-stream, on the same store: a write, a find and a commit all answer.
+          await store.upsert('other', { id: 'x', n: 1 });
+          expect(await store.get('other', 'x')).toEqual({ id: 'x', n: 1 });
+          await store.commit('mid', [{ op: 'upsert', collection: 'other', doc: { id: 'y' } }], { expected: null, next: 1 });
+          expect(await store.count('other')).toBe(2);
+        }
+        if (seen.length === 1200) break;
+      }
+      expect(seen).toHaveLength(1200);
+      expect(seen[1199]).toBe('d01199');
+      // Ended early: the collection can be emptied and rewritten at once.
+      await store.reset('many', ['many']);
+      expect(await store.count('many')).toBe(0);
+      let again = 0;
+      for await (const _doc of store.stream('many')) again++;
+      expect(again).toBe(0);
+    });
+
     it('counts with and without a filter', async () => {
       const store = await seeded();
       expect(await store.count('products')).toBe(5);

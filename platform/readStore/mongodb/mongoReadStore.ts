@@ -26,6 +26,8 @@ import {
   withUnavailableErrors,
 } from './mongoMapping.ts';
 
+/** Documents a stream's cursor fetches at a time. */
+const STREAM_BATCH = 1000;
 
 /**
  * Read store on MongoDB (production profile): one collection per read-model collection, `_id` =
@@ -131,6 +133,21 @@ export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close
         .find(toMongoFilter(query.filter), { sort, skip, limit, projection })
         .toArray();
       return docs.map((d) => fromMongoDoc<T>(d)!);
+    },
+    stream<T extends Doc>(collection: string, query: Query = {}): AsyncIterable<T> {
+      return {
+        async *[Symbol.asyncIterator]() {
+          if (query.limit === 0) return;
+          const { sort, skip, limit, projection } = toFindOptions(query);
+          // Batches of STREAM_BATCH: the cursor asks for the next only when these are consumed.
+          const cursor = db.collection(collectionName(collection)).find(toMongoFilter(query.filter), { sort, skip, limit, projection, batchSize: STREAM_BATCH });
+          try {
+            for await (const d of cursor) yield fromMongoDoc<T>(d)!;
+          } finally {
+            await cursor.close();
+          }
+        },
+      };
     },
     async count(collection, filter) {
       return db.collection(collectionName(collection)).countDocuments(toMongoFilter(filter));
