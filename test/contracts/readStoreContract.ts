@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CheckpointConflictError, type Doc, type ReadStore } from '../../platform/readStore/readStore.ts';
+import { CheckpointConflictError, type Doc, type Query, type ReadStore } from '../../platform/readStore/readStore.ts';
 import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import type { Projection } from '../../platform/es/projection.ts';
 import { catchUpProjections, rebuildProjection } from '../../platform/es/projectionRunner.ts';
@@ -136,16 +136,16 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
 
     it('stream yields what find answers, in its order, with its filter, skip and limit', async () => {
       const store = await seeded();
-      const streamed = async (collection: string, query?: Parameters<ReadStore['find']>[1]) => {
+      const streamed = async (collection: string, query?: Query) => {
         const out: Doc[] = [];
         for await (const doc of store.stream(collection, query)) out.push(doc);
         return out;
       };
-      const queries = [
+      const queries: Array<Query | undefined> = [
         undefined,
-        { sort: [['price', -1]] as Array<[string, 1 | -1]> },
-        { filter: { active: true }, sort: [['family.rank', 1]] as Array<[string, 1 | -1]> },
-        { filter: { price: { $gte: 500, $lt: 2500 } }, sort: [['price', 1]] as Array<[string, 1 | -1]>, skip: 1, limit: 2 },
+        { sort: [['price', -1]] },
+        { filter: { active: true }, sort: [['family.rank', 1]] },
+        { filter: { price: { $gte: 500, $lt: 2500 } }, sort: [['price', 1]], skip: 1, limit: 2 },
         { filter: { tag: 'zzz' } },
         { limit: 0 },
       ];
