@@ -24,6 +24,7 @@ import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 import { webhookCommands } from './webhooks.ts';
 import { paymentCommands } from './payments.ts';
 import { testClockCommands } from './testClocks.ts';
+import { exportCommands } from './exports.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -60,6 +61,7 @@ export const allCommands: CliCommand[] = [
   ...testClockCommands,
   outboxListCommand,
   outboxShowCommand,
+  ...exportCommands,
   projectionsRebuildCommand,
   workerProjectionsCommand,
   workerAutomationCommand,

@@ -149,6 +149,8 @@ export const checkoutProjection: Projection = {
     // The management lists: a buyer's sessions, and invoices, newest first.
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'customer.email', 'created_at'] },
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'invoice.number'] },
+    // The sales export: completed sessions by completion time.
+    { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'status', 'completed_at'] },
   ],
   eventTypes: [...offerEvents, ...sessionEvents],
   async apply(recorded: RecordedEvent, tx: ProjectionTx) {

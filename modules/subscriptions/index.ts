@@ -19,3 +19,5 @@ export {
 } from './http/subscriptionSchemas.ts';
 export { billingLinkPath, issueBillingLink } from './billingLinks.ts';
 export { cancelSubscription, loadSubscription, reactivateSubscription } from './subscriptionCommands.ts';
+// The invoices read model, which the reporting module's CSV export streams.
+export { INVOICES, type InvoiceDoc } from './subscriptionProjection.ts';
