@@ -31,7 +31,7 @@ export const exportCommands: CliCommand[] = EXPORT_KINDS.map((kind) => ({
       throw error;
     }
     let rows = 0;
-    await pipeline(Readable.from(csvChunks(kind, services.readStore, organizationId, range, () => rows++)), createWriteStream(file));
+    await pipeline(Readable.from(csvChunks(kind, services.readStore, organizationId, range, (n) => (rows += n))), createWriteStream(file));
     return { kind, organization_id: organizationId, file, rows, from: range.from ?? null, to: range.to ?? null } satisfies Written;
   },
   format: (r: Written) => `wrote ${r.rows} ${r.kind === 'sales' ? (r.rows === 1 ? 'sale' : 'sales') : r.rows === 1 ? 'invoice' : 'invoices'} of ${r.organization_id} to ${r.file}`,

@@ -1,5 +1,5 @@
 import type { EventStore } from '../../platform/eventStore/index.ts';
-import type { Filter, ReadStore } from '../../platform/readStore/index.ts';
+import type { Doc, Filter, Query, ReadStore } from '../../platform/readStore/index.ts';
 import { CHECKOUT_SESSIONS, type SessionView } from '../checkout/index.ts';
 import { loadOrganization } from '../identity/index.ts';
 import { INVOICES, type InvoiceDoc } from '../subscriptions/index.ts';
@@ -17,9 +17,11 @@ export type ExportKind = (typeof EXPORT_KINDS)[number];
 /** [from, to) in Unix seconds; an open end is absent. */
 export type ExportRange = { from?: number; to?: number };
 
-type CsvExport = {
+/** An export: its header, the documents it reads (in order) and the row each becomes. */
+type CsvExport<D extends Doc = Doc> = {
   header: readonly string[];
-  rows(readStore: ReadStore, organizationId: string, range: ExportRange): AsyncIterable<CsvValue[]>;
+  source(organizationId: string, range: ExportRange): { collection: string; query: Query };
+  row(doc: D): CsvValue[];
 };
 
 const within = (field: string, range: ExportRange): Filter => {
@@ -32,60 +34,64 @@ const within = (field: string, range: ExportRange): Filter => {
 type SaleDoc = SessionView & { completed_at: number };
 
 /** Checkout sessions that completed in the range, by completion time. */
-const sales: CsvExport = {
+const sales: CsvExport<SaleDoc> = {
   header: [
     'session_id', 'completed_at', 'created_at', 'mode', 'offer_id', 'offer_name', 'customer_email', 'customer_name', 'customer_user_id',
     'amount', 'amount_refunded', 'net', 'currency', 'promo', 'invoice_id', 'invoice_number', 'invoice_status', 'subscription_id',
   ],
-  async *rows(readStore, organizationId, range) {
-    const filter: Filter = { organization_id: organizationId, status: 'completed', ...within('completed_at', range) };
-    for await (const s of readStore.stream<SaleDoc>(CHECKOUT_SESSIONS, { filter, sort: [['completed_at', 1]] })) {
-      const refunded = s.invoice?.amount_refunded ?? 0;
-      yield [
-        s.id, isoTime(s.completed_at), isoTime(s.created_at), s.mode, s.offer.id, s.offer.name,
-        s.customer?.email, s.customer?.name, s.customer?.user_id,
-        decimalAmount(s.total, s.currency), decimalAmount(refunded, s.currency), decimalAmount(s.total - refunded, s.currency), s.currency.toUpperCase(),
-        s.promo, s.invoice?.id, s.invoice?.number, s.invoice?.status, s.subscription?.id,
-      ];
-    }
+  source: (organizationId, range) => ({
+    collection: CHECKOUT_SESSIONS,
+    query: { filter: { organization_id: organizationId, status: 'completed', ...within('completed_at', range) }, sort: [['completed_at', 1]] },
+  }),
+  row(s) {
+    const refunded = s.invoice?.amount_refunded ?? 0;
+    return [
+      s.id, isoTime(s.completed_at), isoTime(s.created_at), s.mode, s.offer.id, s.offer.name,
+      s.customer?.email, s.customer?.name, s.customer?.user_id,
+      decimalAmount(s.total, s.currency), decimalAmount(refunded, s.currency), decimalAmount(s.total - refunded, s.currency), s.currency.toUpperCase(),
+      s.promo, s.invoice?.id, s.invoice?.number, s.invoice?.status, s.subscription?.id,
+    ];
   },
 };
 
 /** Every invoice (a checkout's and a subscription's) created in the range, by creation time. */
-const invoices: CsvExport = {
+const invoices: CsvExport<InvoiceDoc> = {
   header: [
     'invoice_id', 'number', 'status', 'created_at', 'paid_at', 'voided_at', 'mode', 'billing_reason', 'customer_email', 'customer_name',
     'total', 'amount_paid', 'amount_refunded', 'amount_due', 'currency', 'session_id', 'subscription_id', 'period_start', 'period_end',
   ],
-  async *rows(readStore, organizationId, range) {
-    const filter: Filter = { organization_id: organizationId, ...within('created_at', range) };
-    for await (const i of readStore.stream<InvoiceDoc>(INVOICES, { filter, sort: [['created_at', 1]] })) {
-      const money = (minor: number) => decimalAmount(minor, i.currency);
-      yield [
-        i.id, i.number, i.status, isoTime(i.created_at), isoTime(i.paid_at), isoTime(i.voided_at), i.mode, i.billing_reason,
-        i.customer?.email, i.customer?.name,
-        money(i.total), money(i.amount_paid), money(i.amount_refunded), money(i.amount_due), i.currency.toUpperCase(),
-        i.session_id, i.subscription, isoTime(i.period?.start), isoTime(i.period?.end),
-      ];
-    }
+  source: (organizationId, range) => ({
+    collection: INVOICES,
+    query: { filter: { organization_id: organizationId, ...within('created_at', range) }, sort: [['created_at', 1]] },
+  }),
+  row(i) {
+    const money = (minor: number) => decimalAmount(minor, i.currency);
+    return [
+      i.id, i.number, i.status, isoTime(i.created_at), isoTime(i.paid_at), isoTime(i.voided_at), i.mode, i.billing_reason,
+      i.customer?.email, i.customer?.name,
+      money(i.total), money(i.amount_paid), money(i.amount_refunded), money(i.amount_due), i.currency.toUpperCase(),
+      i.session_id, i.subscription, isoTime(i.period?.start), isoTime(i.period?.end),
+    ];
   },
 };
 
-export const CSV_EXPORTS: Readonly<Record<ExportKind, CsvExport>> = { sales, invoices };
+export const CSV_EXPORTS = { sales, invoices } as const satisfies Record<ExportKind, unknown>;
 
 /** Lines are sent in chunks of about this many characters: one write per chunk, not per row. */
 const CHUNK = 64 * 1024;
 
 /**
- * The export as CSV text in chunks, header first. It reads the next rows only when the consumer
- * asks for the next chunk (a Readable.from over it follows the socket's backpressure); `onRow`
- * counts what was written.
+ * The export as CSV text in chunks, header first. It reads the next batch of documents only when
+ * the consumer asks for the next chunk (a Readable.from over it follows the socket's
+ * backpressure); `onRows` counts what was written.
  */
-export async function* csvChunks(kind: ExportKind, readStore: ReadStore, organizationId: string, range: ExportRange, onRow?: () => void): AsyncGenerator<string> {
-  let chunk = csvLine(CSV_EXPORTS[kind].header);
-  for await (const row of CSV_EXPORTS[kind].rows(readStore, organizationId, range)) {
-    chunk += csvLine(row);
-    onRow?.();
+export async function* csvChunks(kind: ExportKind, readStore: ReadStore, organizationId: string, range: ExportRange, onRows?: (n: number) => void): AsyncGenerator<string> {
+  const spec = CSV_EXPORTS[kind] as CsvExport<Doc>;
+  const { collection, query } = spec.source(organizationId, range);
+  let chunk = csvLine(spec.header);
+  for await (const batch of readStore.stream(collection, query)) {
+    for (const doc of batch) chunk += csvLine(spec.row(doc));
+    onRows?.(batch.length);
     if (chunk.length >= CHUNK) {
       yield chunk;
       chunk = '';

@@ -37,9 +37,9 @@ function renamed(raw: ReadStore, names: () => Names | Promise<Names>): ReadStore
   const view: ReadStore = {
     get: async (c, id) => raw.get((await names()).collection(c), id),
     find: async (c, q) => raw.find((await names()).collection(c), q),
-    stream: <T extends Doc>(c: string, q?: Query): AsyncIterable<T> => ({
+    stream: <T extends Doc>(c: string, q?: Query, o?: { batchSize?: number }): AsyncIterable<T[]> => ({
       async *[Symbol.asyncIterator]() {
-        yield* raw.stream<T>((await names()).collection(c), q);
+        yield* raw.stream<T>((await names()).collection(c), q, o);
       },
     }),
     count: async (c, f) => raw.count((await names()).collection(c), f),

@@ -138,7 +138,7 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       const store = await seeded();
       const streamed = async (collection: string, query?: Query) => {
         const out: Doc[] = [];
-        for await (const doc of store.stream(collection, query)) out.push(doc);
+        for await (const batch of store.stream(collection, query)) out.push(...batch);
         return out;
       };
       const queries: Array<Query | undefined> = [
@@ -152,21 +152,24 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       for (const query of queries) expect(await streamed('products', query)).toEqual(await store.find('products', query));
       expect((await streamed('products'))[0]).toEqual(products[0]);
       expect(await streamed('never_written')).toEqual([]);
+      const batches: string[][] = [];
+      for await (const batch of store.stream('products', { sort: [['price', 1]] }, { batchSize: 2 })) batches.push(ids(batch));
+      expect(batches).toEqual([['p5', 'p1'], ['p2', 'p3'], ['p4']]);
     });
 
     it('a stream left open lets the store read and write meanwhile, and one ended early lets go', async () => {
       const store = await open();
       for (let i = 0; i < 2500; i++) await store.upsert('many', { id: `d${String(i).padStart(5, '0')}`, n: i });
       const seen: string[] = [];
-      for await (const doc of store.stream('many', { sort: [['n', 1]] })) {
-        seen.push(doc.id);
-        if (seen.length === 1) {
+      for await (const batch of store.stream('many', { sort: [['n', 1]] }, { batchSize: 100 })) {
+        if (seen.length === 0) {
           // Mid-stream, on the same store: a write, a find and a commit all answer.
           await store.upsert('other', { id: 'x', n: 1 });
           expect(await store.get('other', 'x')).toEqual({ id: 'x', n: 1 });
           await store.commit('mid', [{ op: 'upsert', collection: 'other', doc: { id: 'y' } }], { expected: null, next: 1 });
           expect(await store.count('other')).toBe(2);
         }
+        seen.push(...ids(batch));
         if (seen.length === 1200) break;
       }
       expect(seen).toHaveLength(1200);
@@ -175,7 +178,7 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       await store.reset('many', ['many']);
       expect(await store.count('many')).toBe(0);
       let again = 0;
-      for await (const _doc of store.stream('many')) again++;
+      for await (const batch of store.stream('many')) again += batch.length;
       expect(again).toBe(0);
     });
 

@@ -2,24 +2,35 @@
 
 export type CsvValue = string | number | null | undefined;
 
-/**
- * A spreadsheet reads a cell starting with one of these as a formula (`=HYPERLINK(…)` typed as a
- * buyer's name would run on the seller's machine): such a cell gets a leading apostrophe, which
- * spreadsheets show as text.
- */
-const FORMULA_START = /^[=+\-@\t\r]/;
 /** A cell holding one of these is quoted, its quotes doubled (RFC 4180, 2.6 and 2.7). */
 const NEEDS_QUOTES = /[",\r\n]/;
 
+/**
+ * A spreadsheet reads a cell starting with = + - @ tab or CR as a formula (`=HYPERLINK(…)` typed
+ * as a buyer's name would run on the seller's machine): such a cell gets a leading apostrophe,
+ * which spreadsheets show as text. Numbers we write are safe as they are, but a negative one.
+ */
 export function csvCell(value: CsvValue): string {
   if (value === null || value === undefined) return '';
-  let text = String(value);
-  if (FORMULA_START.test(text)) text = `'${text}`;
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? String(value) : csvText(String(value));
+  return csvText(value);
+}
+
+function csvText(text: string): string {
+  if (text === '') return text;
+  const first = text.charCodeAt(0);
+  // = + - @ tab CR
+  const formula = first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13;
+  const guarded = formula ? `'${text}` : text;
+  return NEEDS_QUOTES.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded;
 }
 
 /** One record, CRLF-terminated (RFC 4180, 2.1). */
-export const csvLine = (values: readonly CsvValue[]): string => `${values.map(csvCell).join(',')}\r\n`;
+export function csvLine(values: readonly CsvValue[]): string {
+  let line = csvCell(values[0]);
+  for (let i = 1; i < values.length; i++) line += `,${csvCell(values[i])}`;
+  return `${line}\r\n`;
+}
 
 const digitsByCurrency = new Map<string, number>();
 

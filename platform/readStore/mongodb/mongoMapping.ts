@@ -306,10 +306,10 @@ export function withUnavailableErrors(store: ReadStore): ReadStore {
     };
   }
   // A stream fails as it is read, not when it is asked for: its errors are translated where they surface.
-  wrapped.stream = <T extends Doc>(collection: string, query?: Query): AsyncIterable<T> => ({
+  wrapped.stream = <T extends Doc>(collection: string, query?: Query, options?: { batchSize?: number }): AsyncIterable<T[]> => ({
     async *[Symbol.asyncIterator]() {
       try {
-        yield* store.stream<T>(collection, query);
+        yield* store.stream<T>(collection, query, options);
       } catch (error) {
         throw asUnavailable(error);
       }

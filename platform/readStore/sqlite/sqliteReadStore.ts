@@ -9,6 +9,7 @@ import {
   type Query,
   type Range,
   type ReadStore,
+  STREAM_BATCH,
   type WriteOp,
 } from '../readStore.ts';
 
@@ -113,15 +114,17 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
       const { sql, params } = selectSql(collection, query);
       return prepared(sql).all(...params).map((r) => JSON.parse(r.doc!) as T);
     },
-    stream<T extends Doc>(collection: string, query: Query = {}): AsyncIterable<T> {
+    stream<T extends Doc>(collection: string, query: Query = {}, streamOptions: { batchSize?: number } = {}): AsyncIterable<T[]> {
       const file = options.file;
+      const size = Math.max(1, streamOptions.batchSize ?? STREAM_BATCH);
       return {
         async *[Symbol.asyncIterator]() {
           table(collection);
           const { sql, params } = selectSql(collection, query);
           // A memory database has no second connection to see it: read it whole (tests only).
           if (file === ':memory:') {
-            for (const row of prepared(sql).all(...params)) yield JSON.parse(row.doc!) as T;
+            const docs = prepared(sql).all(...params).map((r) => JSON.parse(r.doc!) as T);
+            for (let i = 0; i < docs.length; i += size) yield docs.slice(i, i + size);
             return;
           }
           // A connection of its own: an open iterator keeps its connection busy, and the store's
@@ -129,7 +132,15 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
           const reader = new Database(file, { readonly: true, fileMustExist: true });
           try {
             reader.pragma(`busy_timeout = ${busyTimeoutOf(options.busyTimeoutMs)}`);
-            for (const row of reader.prepare<unknown[], { doc: string }>(sql).iterate(...params)) yield JSON.parse(row.doc) as T;
+            let batch: T[] = [];
+            for (const row of reader.prepare<unknown[], { doc: string }>(sql).iterate(...params)) {
+              batch.push(JSON.parse(row.doc) as T);
+              if (batch.length === size) {
+                yield batch;
+                batch = [];
+              }
+            }
+            if (batch.length > 0) yield batch;
           } finally {
             reader.close();
           }
