@@ -1,4 +1,4 @@
-import { receiptUrl } from '../../modules/receipts/jobs/receiptOutbox.ts';
+import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import { formatMoney, receiptEmail } from '../../modules/receipts/domain/receiptMessage.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
 import type { Filter } from '../../platform/readStore/readStore.ts';
@@ -104,7 +104,8 @@ export const outboxShowCommand: CliCommand = {
       const { to, subject, text } = notice.notice;
       return { invoice_id: notice.id, status: notice.status, attempts: notice.attempts, last_error: notice.last_error, from: services.config.RECEIPT_FROM, to, subject, text, receipt_url: '' };
     }
-    const url = receiptUrl(services.config, doc.token);
+    // The address the service answers on (the running serve's, BASE_URL first), not this process's PORT.
+    const url = `${serviceBaseUrl(services.config)}/receipts/${doc.token}`;
     const email = receiptEmail(doc.receipt, url);
     return {
       invoice_id: doc.id,
