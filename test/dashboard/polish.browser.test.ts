@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeOffer } from '../checkout/checkoutFixtures.ts';
+import { importProducts, product, plan } from '../catalog/catalogFixtures.ts';
+import { launchChromium } from '../sdk/sdkFixtures.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { invitedPerson, paidSession, seriousAxeViolations } from './dashboardFixtures.ts';
+
+/**
+ * What a new seller met in the dashboard and sent back: the CSV exports on Sales, tables on a
+ * 390 px phone, a new offer's heading and preview. A real Chromium against a real server.
+ */
+describe('dashboard polish: exports, phone tables, the offer editor', () => {
+  let server: TestServer;
+  let chrome: Awaited<ReturnType<typeof launchChromium>>;
+  let context: BrowserContext;
+  let page: Page;
+  let origin: string;
+  let organizationId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    chrome = await launchChromium();
+    context = chrome.context;
+    page = await context.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    origin = server.url.replace('127.0.0.1', 'localhost');
+    const person = await invitedPerson(server);
+    organizationId = person.organizationIds[0]!;
+    await importProducts(server, organizationId, {
+      products: [product('pro', { display_name: 'Professional photography toolkit', family: undefined, plans: [plan('monthly', { type: 'one_time', renew_interval: undefined, charges: [{ amount: 2900 }] })] })],
+    });
+    await makeOffer(server, organizationId, { slug: 'studio-offer', content: { name: 'Studio offer with a long name' } });
+    await paidSession(server, 'studio-offer', { email: 'first@example.com', name: '=SUM(A1)' });
+    await paidSession(server, 'studio-offer', { email: 'second@example.com' });
+    await server.settle();
+    await page.goto(`${origin}/dashboard/invitation#token=${person.token}`);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor({ timeout: 30_000 });
+  }, 120_000);
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail') await page.screenshot({ path: `test-results/polish-${ctx.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`, fullPage: true }).catch(() => undefined);
+  });
+  afterAll(async () => {
+    await chrome?.close();
+    await server?.close({ remove: true });
+  }, 120_000);
+
+  it('downloads the sales and invoices of the filtered dates as CSV from Sales', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    await page.goto(`${origin}/dashboard/sales?from=${today}&to=${today}`);
+    await page.getByRole('heading', { name: 'Sales', level: 1 }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export sales of these dates (CSV)' }).click()]);
+    expect(download.suggestedFilename()).toBe(`sales-${today}-${today}.csv`);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    const lines = csv.trimEnd().split('\r\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]!.startsWith('session_id,completed_at,')).toBe(true);
+    expect(csv).toContain(",first@example.com,'=SUM(A1),");
+    const [invoices] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export invoices of these dates (CSV)' }).click()]);
+    expect(readFileSync((await invoices.path())!, 'utf8').trimEnd().split('\r\n')).toHaveLength(3);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+  });
+});
