@@ -29,11 +29,17 @@ describe('dashboard polish: exports, phone tables, the offer editor', () => {
     const person = await invitedPerson(server);
     organizationId = person.organizationIds[0]!;
     await importProducts(server, organizationId, {
-      products: [product('pro', { display_name: 'Professional photography toolkit', family: undefined, plans: [plan('monthly', { type: 'one_time', renew_interval: undefined, charges: [{ amount: 2900 }] })] })],
+      // Long words that do not wrap: the tables come out wider than a phone.
+      products: [
+        product('professional_photography_toolkit', {
+          family: undefined,
+          plans: [plan('lifetime_licence_for_studios', { type: 'one_time', renew_interval: undefined, charges: [{ amount: 2900 }] })],
+        }),
+      ],
     });
-    await makeOffer(server, organizationId, { slug: 'studio-offer', content: { name: 'Studio offer with a long name' } });
-    await paidSession(server, 'studio-offer', { email: 'first@example.com', name: '=SUM(A1)' });
-    await paidSession(server, 'studio-offer', { email: 'second@example.com' });
+    await makeOffer(server, organizationId, { slug: 'studio-offer-for-photographers', content: { name: 'Studiophotographycompletebundle' } });
+    await paidSession(server, 'studio-offer-for-photographers', { email: 'first@example.com', name: '=SUM(A1)' });
+    await paidSession(server, 'studio-offer-for-photographers', { email: 'second@example.com' });
     await server.settle();
     await page.goto(`${origin}/dashboard/invitation#token=${person.token}`);
     await page.getByLabel('Password').fill('correct horse battery');
@@ -62,5 +68,37 @@ describe('dashboard polish: exports, phone tables, the offer editor', () => {
     const [invoices] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export invoices of these dates (CSV)' }).click()]);
     expect(readFileSync((await invoices.path())!, 'utf8').trimEnd().split('\r\n')).toHaveLength(3);
     expect(await seriousAxeViolations(page)).toEqual([]);
+  });
+
+  it('on a 390 px phone, a table wider than the screen scrolls sideways with a cue at the edge that has more', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const [where, lastHeader] of [['catalog', 'Status'], ['offers', 'Status']] as const) {
+        await page.goto(`${origin}/dashboard/${where}`);
+        const wrap = page.locator('.table-wrap');
+        await wrap.waitFor();
+        const scroller = wrap.locator('.table-scroller');
+        // The page itself does not scroll sideways: the table does, inside its frame.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), where).toBeLessThanOrEqual(390);
+        expect(await scroller.evaluate((el) => el.scrollWidth > el.clientWidth), where).toBe(true);
+        const right = wrap.locator('.table-cue-right');
+        await expect.poll(() => right.isVisible(), { timeout: 5000 }).toBe(true);
+        const [cue, box] = [await right.boundingBox(), await wrap.boundingBox()];
+        expect(Math.abs(cue!.x + cue!.width - (box!.x + box!.width)), `${where}: the cue sits on the right edge`).toBeLessThanOrEqual(2);
+        expect(await wrap.locator('.table-cue-left').count()).toBe(0);
+        // Scrolled to the end: every column readable, the cue now on the left.
+        await scroller.evaluate((el) => el.scrollTo({ left: el.scrollWidth }));
+        await expect.poll(() => wrap.locator('.table-cue-left').isVisible()).toBe(true);
+        expect(await right.count()).toBe(0);
+        const header = await wrap.getByRole('columnheader', { name: lastHeader }).boundingBox();
+        expect(header!.x + header!.width, `${where}: the last column shows whole`).toBeLessThanOrEqual(box!.x + box!.width + 1);
+        // Keyboard users reach it too: the scroller takes focus and names itself.
+        expect(await scroller.getAttribute('tabindex')).toBe('0');
+        expect(await scroller.getAttribute('aria-label')).toMatch(/scrolls sideways/);
+        expect(await seriousAxeViolations(page), where).toEqual([]);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 });
