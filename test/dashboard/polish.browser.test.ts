@@ -101,4 +101,29 @@ describe('dashboard polish: exports, phone tables, the offer editor', () => {
       await page.setViewportSize({ width: 1280, height: 900 });
     }
   });
+
+  it("a new offer's heading says the name typed; its preview shows the price and the whole thank-you mark", async () => {
+    await page.goto(`${origin}/dashboard/offers/new`);
+    await page.getByRole('heading', { name: 'New offer', level: 1 }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Darkroom course');
+    await expect.poll(() => page.getByLabel('Heading').inputValue()).toBe('Darkroom course');
+    const preview = page.frameLocator('iframe[title="Preview of the hosted checkout page"]');
+    await preview.getByRole('heading', { name: 'Darkroom course' }).first().waitFor({ timeout: 20_000 });
+    // The seller's own heading is theirs: typing the name on leaves it.
+    await page.getByLabel('Heading').fill('Learn to print');
+    await page.getByLabel('Name', { exact: true }).fill('Darkroom course, 2nd run');
+    expect(await page.getByLabel('Heading').inputValue()).toBe('Learn to print');
+    // The plan's price (one_time, €29.00), not a placeholder, in the summary and the price block.
+    await expect.poll(() => preview.locator('.co-summary').textContent(), { timeout: 20_000 }).toBe('Total due today€29.00');
+    expect(await preview.locator('.co-price-block').textContent()).toBe('€29.00');
+    // The frame is as tall as its page: the thank-you mark at its end shows whole, with no scrolling inside.
+    const iframe = page.locator('iframe[title="Preview of the hosted checkout page"]');
+    await expect
+      .poll(() => iframe.evaluate((el: HTMLIFrameElement) => el.getBoundingClientRect().height >= el.contentDocument!.documentElement.scrollHeight), { timeout: 10_000 })
+      .toBe(true);
+    const [frameBox, markBox] = [await iframe.boundingBox(), await preview.locator('#page-thank_you .co-done-mark').boundingBox()];
+    expect(markBox!.height).toBeGreaterThan(40);
+    expect(markBox!.y + markBox!.height).toBeLessThanOrEqual(frameBox!.y + frameBox!.height);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+  });
 });
