@@ -49,7 +49,7 @@ export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> =
           firstPage: offer.pages[0] ?? null,
           redirects: { success_url: offer.success_url, cancel_url: offer.cancel_url },
         },
-        extras: { recurring, today: amount, shopUrl: offer.shop_url ?? null },
+        extras: { recurring, today: plan ? amount : null, currency: plan?.currency_code ?? null, shopUrl: offer.shop_url ?? null },
       });
       return reply.code(201).send({ url: `/manage/api/offers/preview/${token}`, expires_at: Math.floor(expiresAt / 1000) });
     },
