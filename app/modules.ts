@@ -1,6 +1,7 @@
 import { automationModule } from '../modules/automation/module.ts';
 import { catalogModule } from '../modules/catalog/module.ts';
 import { checkoutModule } from '../modules/checkout/module.ts';
+import { customersModule } from '../modules/customers/module.ts';
 import { identityModule } from '../modules/identity/module.ts';
 import { oauthModule } from '../modules/oauth/module.ts';
 import { paymentsModule } from '../modules/payments/module.ts';
@@ -27,4 +28,5 @@ export const modules: readonly FeatureModule[] = [
   reportingModule,
   oauthModule,
   paymentsModule,
+  customersModule,
 ];

@@ -25,6 +25,7 @@ import { webhookCommands } from './webhooks.ts';
 import { paymentCommands } from './payments.ts';
 import { testClockCommands } from './testClocks.ts';
 import { exportCommands } from './exports.ts';
+import { customersBackfillCommand } from './customers.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -67,4 +68,5 @@ export const allCommands: CliCommand[] = [
   workerAutomationCommand,
   eventsCopyCommand,
   backupCommand,
+  customersBackfillCommand,
 ];

@@ -27,6 +27,9 @@ import { NewWebhookPage, WebhookPage, WebhooksPage } from './pages/WebhooksPage.
 import { SubscriptionPage } from './pages/subscriptions/SubscriptionPage.tsx';
 import { SubscriptionsPage } from './pages/subscriptions/SubscriptionsPage.tsx';
 import { TestClocksPage } from './pages/subscriptions/TestClocksPage.tsx';
+// Customers (docs/customers.md).
+import { CustomerPage } from './pages/customers/CustomerPage.tsx';
+import { CustomersPage } from './pages/customers/CustomersPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };
@@ -39,7 +42,7 @@ export type Route = {
   nav: NavKey;
 };
 
-export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'subscriptions' | 'promos' | 'automation' | 'developers' | 'settings';
+export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'customers' | 'subscriptions' | 'promos' | 'automation' | 'developers' | 'settings';
 
 /** The navigation, in order. */
 export const NAV: { key: NavKey; label: string; href: string }[] = [
@@ -47,6 +50,7 @@ export const NAV: { key: NavKey; label: string; href: string }[] = [
   { key: 'catalog', label: 'Catalog', href: '/dashboard/catalog' },
   { key: 'offers', label: 'Offers', href: '/dashboard/offers' },
   { key: 'sales', label: 'Sales', href: '/dashboard/sales' },
+  { key: 'customers', label: 'Customers', href: '/dashboard/customers' },
   { key: 'subscriptions', label: 'Subscriptions', href: '/dashboard/subscriptions' },
   { key: 'promos', label: 'Promos', href: '/dashboard/promos' },
   { key: 'automation', label: 'Automation', href: '/dashboard/automation' },
@@ -86,4 +90,6 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/automation/sequences/:id', page: SequencePage, nav: 'automation' },
   { path: '/dashboard/automation/triggers/:id', page: TriggerPage, nav: 'automation' },
   { path: '/dashboard/automation/workflows/:id', page: WorkflowPage, nav: 'automation' },
+  { path: '/dashboard/customers', page: CustomersPage, nav: 'customers' },
+  { path: '/dashboard/customers/:id', page: CustomerPage, nav: 'customers' },
 ];

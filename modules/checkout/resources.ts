@@ -12,6 +12,7 @@ export const SessionResourceSchema = SessionSchema.extend({
   customer_email: z.string().nullable().describe("The buyer's email: as typed at checkout (start or pay), else as the session was created with; null when none is known yet."),
   customer_name: z.string().nullable(),
   invoice_number: z.number().int().nullable().describe("The invoice's number once the buyer started the checkout; null before."),
+  customer_id: z.string().nullable().describe('The customer (`cus_…`) the purchase belongs to, once paid; null before, or without an email.'),
   invoice: InvoiceSchema.nullable().describe('Created when the buyer starts the checkout; null before.'),
 });
 
@@ -26,5 +27,6 @@ export function presentSessionResource(view: SessionView, now: number): SessionR
     customer_email: buyer?.email ?? view.customer?.email ?? null,
     customer_name: buyer?.name ?? view.customer?.name ?? null,
     invoice_number: view.invoice?.number ?? null,
+    customer_id: view.customer_id ?? null,
   };
 }

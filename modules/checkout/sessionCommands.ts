@@ -23,6 +23,7 @@ import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { allocateId } from '../../platform/es/index.ts';
 import type { CardInput, PaymentProvider } from '../payments/index.ts';
 import { productDecider, productIdOfRouteKey, productStream } from '../catalog/index.ts';
+import { ensureCustomer } from '../customers/index.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 24 of 62 symbols: about 143 bits, so a session id is unguessable (it is the public handle). */
@@ -278,6 +279,7 @@ export async function paySession(
     });
     return { status: 'declined', code: charge.code, declineCode: charge.declineCode, message: charge.message, position: declined.position };
   }
+  const customerId = await sessionCustomerId(ctx, state.session, state.customer);
   await handleCommand(ctx, invoiceStream(state.invoiceId), invoiceDecider, {
     type: 'PayInvoice',
     attemptId,
@@ -286,6 +288,7 @@ export async function paySession(
     chargeId: charge.reference,
     provider: provider.name,
     paymentMethod: charge.paymentMethod ?? null,
+    customerId,
     now: ctx.metadata.occurred_at,
   });
   const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
@@ -294,16 +297,36 @@ export async function paySession(
     card: charge.card,
     paymentMethod: charge.paymentMethod ?? null,
     subscriptionId: newSubscriptionId(),
+    customerId,
     now: ctx.metadata.occurred_at,
   });
   return { status: 'paid', card: charge.card, position: completed.position };
 }
 
+/**
+ * The customer (`cus_…`) a purchase by `customer` belongs to, made on first sight; null when the
+ * buyer gave no email nor signed identity. Decided on streams, so the completion carries it.
+ */
+export async function sessionCustomerId(
+  ctx: CommandContext,
+  session: { organization_id: string; mode: SessionMode },
+  customer: SessionCustomer | null,
+): Promise<string | null> {
+  if (!customer) return null;
+  const found = await ensureCustomer(ctx, { organizationId: session.organization_id, mode: session.mode, userId: customer.user_id, email: customer.email, name: customer.name });
+  return found?.id ?? null;
+}
+
 /** The card that paid the invoice, and the one its payment saved, as its InvoicePaid recorded them. */
-function paidWith(invoiceEvents: readonly RecordedEvent[]): { card: { brand: string; last4: string }; paymentMethod: PaymentMethod | null } {
+function paidWith(invoiceEvents: readonly RecordedEvent[]): { card: { brand: string; last4: string }; paymentMethod: PaymentMethod | null; customerId: string | null } {
   const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid');
-  const data = paid!.data as { card: { brand: string; last4: string }; payment_method?: PaymentMethod };
-  return { card: data.card, paymentMethod: data.payment_method ?? null };
+  const data = paid!.data as { card: { brand: string; last4: string }; payment_method?: PaymentMethod; customer_id?: string };
+  return { card: data.card, paymentMethod: data.payment_method ?? null, customerId: data.customer_id ?? null };
+}
+
+/** The paid invoice's customer: the one its payment recorded, else the one its buyer's details name. */
+async function paidCustomerId(ctx: CommandContext, session: { organization_id: string; mode: SessionMode }, invoice: { customer: SessionCustomer | null }, paid: string | null): Promise<string | null> {
+  return paid ?? sessionCustomerId(ctx, session, invoice.customer);
 }
 
 /**
@@ -319,13 +342,14 @@ async function completeIfInvoicePaid(ctx: CommandContext, id: string, invoiceId:
   const invoiceEvents = await ctx.store.readStream(invoiceStream(invoiceId));
   const invoice = fold(invoiceDecider, invoiceEvents as never);
   if (invoice.status !== 'paid' || invoice.paidAttempt === null) return null;
-  const { card, paymentMethod } = paidWith(invoiceEvents);
+  const { card, paymentMethod, customerId } = paidWith(invoiceEvents);
   const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'CompleteSession',
     attemptId: invoice.paidAttempt,
     card,
     paymentMethod,
     subscriptionId: newSubscriptionId(),
+    customerId: await paidCustomerId(ctx, session.session, invoice.invoice, customerId),
     now: ctx.metadata.occurred_at,
     invoicePaid: true,
   });
@@ -360,13 +384,14 @@ export async function completePaidInvoiceSession(ctx: CommandContext, invoiceId:
   if (invoice.status !== 'paid' || invoice.paidAttempt === null || invoice.invoice.session_id === null) return { completed: false };
   const session = await loadSession(ctx, invoice.invoice.session_id);
   if (session.status !== 'open' || session.invoiceId !== invoiceId) return { completed: false };
-  const { card, paymentMethod } = paidWith(invoiceEvents);
+  const { card, paymentMethod, customerId } = paidWith(invoiceEvents);
   const result = await handleCommand(ctx, checkoutSessionStream(session.session.id), checkoutSessionDecider, {
     type: 'CompleteSession',
     attemptId: invoice.paidAttempt,
     card,
     paymentMethod,
     subscriptionId: newSubscriptionId(),
+    customerId: await paidCustomerId(ctx, session.session, invoice.invoice, customerId),
     now: ctx.metadata.occurred_at,
     invoicePaid: true,
   });

@@ -4,7 +4,7 @@ import { invoiceDecider, invoiceStream, type InvoiceState } from '../checkout/in
 import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
 import { fold } from '../../platform/domain/index.ts';
 import { DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
-import { completePaidInvoiceSession, startSession } from '../checkout/index.ts';
+import { completePaidInvoiceSession, sessionCustomerId, startSession } from '../checkout/index.ts';
 import { currentAttempt, subscriptionDecider, subscriptionStream } from '../subscriptions/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { PaymentProviderError, type LivePayment, type LivePaymentProvider, type PaymentMethod, type StripeClientFactory } from './paymentProvider.ts';
@@ -254,6 +254,7 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
     const session = fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(sessionId))) as never);
     const recurring = session.status !== 'none' && session.session.recurring !== undefined;
     const method = payment.paymentMethod;
+    const customerId = session.status === 'none' ? null : await sessionCustomerId(ctx, session.session, session.customer);
     try {
       await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
         type: 'PayInvoice',
@@ -267,6 +268,7 @@ export async function settlePaymentIntent(ctx: CommandContext, organizationId: s
           recurring && method
             ? { id: method.id, provider: 'stripe', card: method.card, exp_month: method.exp_month, exp_year: method.exp_year, ...(payment.customer ? { customer: payment.customer } : {}) }
             : null,
+        customerId,
         now: ctx.metadata.occurred_at,
       });
     } catch (error) {

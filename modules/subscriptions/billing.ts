@@ -55,7 +55,7 @@ type SessionCreated = {
   recurring?: { renew_interval: string | null; invoice_interval: string; trial_period_days: number | null };
   test_clock?: string;
 };
-type SessionCompleted = { invoice_id: string; completed_at: number; subscription_id?: string; payment_method?: PaymentMethod };
+type SessionCompleted = { invoice_id: string; completed_at: number; subscription_id?: string; payment_method?: PaymentMethod; customer_id?: string };
 
 /** The plan's price lines as the offer stood when the session was made: what each period costs. */
 async function priceLines(services: Services, offerUuid: string, at: number): Promise<Line[]> {
@@ -111,6 +111,7 @@ export async function createSubscriptionFromSession(services: Services, sessionI
       organization_id: created.organization_id,
       mode: created.mode,
       customer: invoice.invoice.customer ?? created.customer ?? { email: null, name: null, user_id: null },
+      customer_id: completed.customer_id ?? null,
       offer: created.offer,
       plan,
       currency: created.currency,

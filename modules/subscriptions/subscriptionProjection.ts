@@ -46,6 +46,7 @@ const SUBSCRIPTION_EVENTS = [
   'SubscriptionPaymentMethodUpdated',
   'SubscriptionTrialWillEnd',
   'SubscriptionRenewalUpcoming',
+  'SubscriptionCustomerRedacted',
 ] as const satisfies ReadonlyArray<SubscriptionEvent['type']>;
 
 const INVOICE_EVENTS = [

@@ -12,6 +12,7 @@ const sub = (over: Partial<Subscription> = {}): Subscription => ({
   entitled: true,
   mode: 'test',
   customer: { email: 'a@example.com', name: null },
+  customer_id: null,
   offer: { id: 'o', slug: 'o', name: 'O' },
   plan: { id: 'p', name: 'basic', product_id: 'prod', renew_interval: 'P1M', invoice_interval: 'P1M' },
   currency: 'EUR',

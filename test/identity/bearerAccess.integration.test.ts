@@ -33,6 +33,8 @@ describe('the bearer routes’ roles', () => {
       'automation:read': 'member',
       'webhooks:read': 'owner',
       'webhooks:write': 'owner',
+      'customers:read': 'member',
+      'customers:write': 'owner',
     });
   });
 });

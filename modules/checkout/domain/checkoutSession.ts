@@ -73,6 +73,8 @@ export type CheckoutSessionEvent =
         payment_method?: PaymentMethod;
         /** The subscription this purchase makes (a recurring session's), decided here so every reader agrees on it. */
         subscription_id?: string;
+        /** The buyer's customer (`cus_…`); absent on completions recorded before customers existed, or with no email. */
+        customer_id?: string;
       }
     >
   | DomainEvent<'CheckoutSessionExpired', { expired_at: number }>;
@@ -108,6 +110,8 @@ export type CheckoutSessionCommand =
       paymentMethod?: PaymentMethod | null;
       /** A fresh `sub_…` id: a recurring session's completion names its subscription with it. */
       subscriptionId?: string;
+      /** The customer the purchase belongs to (modules/customers ensureCustomer). */
+      customerId?: string | null;
     }
   | {
       type: 'CancelSession';
@@ -115,7 +119,9 @@ export type CheckoutSessionCommand =
       /** The session's invoice is paid (read from the invoice stream): the purchase happened. */
       invoicePaid?: boolean;
     }
-  | { type: 'ExpireSession'; now: number };
+  | { type: 'ExpireSession'; now: number }
+  /** A GDPR erasure of the buyer (modules/customers): their details replaced, whatever the status. */
+  | { type: 'RedactCustomer'; customer: SessionCustomer; now: number };
 
 export type CheckoutSessionState =
   | { status: 'none' }
@@ -285,6 +291,7 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
             completed_at: command.now,
             ...(state.session.recurring && command.paymentMethod ? { payment_method: command.paymentMethod } : {}),
             ...(state.session.recurring ? { subscription_id: command.subscriptionId! } : {}),
+            ...(command.customerId ? { customer_id: command.customerId } : {}),
           },
         };
       case 'CancelSession':
@@ -295,6 +302,10 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
           throw conflict('payment_in_progress', 'A payment for this checkout session is in progress; it can no longer be cancelled.');
         }
         return { type: 'CheckoutSessionCancelled', data: { cancelled_at: command.now } };
+      case 'RedactCustomer':
+        if (state.status === 'none') throw notFound('Checkout session');
+        if (sameCustomer(state.customer, command.customer)) return [];
+        return { type: 'CheckoutSessionCustomerChanged', data: { customer: command.customer, changed_at: command.now } };
       case 'ExpireSession':
         if (state.status === 'none') throw notFound('Checkout session');
         if (state.status !== 'open' || command.now < state.session.expires_at) return [];

@@ -32,6 +32,8 @@ export type InvoiceEvent =
         /** What is charged: the total less the customer's credit (absent: the total). */
         amount_due?: number;
         mode?: 'test' | 'live';
+        /** The customer (`cus_…`) a subscription's invoice is made out to; a checkout's learns it when paid. */
+        customer_id?: string;
       }
     >
   | DomainEvent<'InvoiceCustomerChanged', { customer: SessionCustomer; changed_at: number }>
@@ -46,6 +48,8 @@ export type InvoiceEvent =
         provider?: string;
         /** The card this payment saved for later charges (a recurring checkout's), so recovery completes the session with it. */
         payment_method?: PaymentMethod;
+        /** The customer (`cus_…`) who paid; absent before customers existed, or with no email. */
+        customer_id?: string;
       }
     >
   | DomainEvent<'InvoiceVoided', { voided_at: number; reason: string }>
@@ -80,6 +84,8 @@ type Created = Extract<InvoiceEvent, { type: 'InvoiceCreated' }>['data'];
 export type InvoiceCommand =
   | { type: 'CreateInvoice'; invoice: Omit<Created, 'created_at' | 'total'>; now: number }
   | { type: 'ChangeInvoiceCustomer'; customer: SessionCustomer; now: number }
+  /** A GDPR erasure of the buyer (modules/customers): their details replaced, paid or not. */
+  | { type: 'RedactInvoiceCustomer'; customer: SessionCustomer; now: number }
   | {
       type: 'PayInvoice';
       attemptId: string;
@@ -89,6 +95,8 @@ export type InvoiceCommand =
       chargeId?: string | null;
       provider?: string;
       paymentMethod?: PaymentMethod | null;
+      /** The customer the payment belongs to (modules/customers ensureCustomer). */
+      customerId?: string | null;
       now: number;
     }
   | { type: 'VoidInvoice'; reason: string; now: number }
@@ -162,6 +170,10 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
         if (state.status === 'paid') throw conflict('invoice_paid', 'The invoice is paid; its customer is final.');
         if (state.status === 'void') throw conflict('invoice_void', 'The invoice is void; its customer is final.');
         return { type: 'InvoiceCustomerChanged', data: { customer: command.customer, changed_at: command.now } };
+      case 'RedactInvoiceCustomer':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (sameCustomer(command.customer, state.invoice.customer)) return [];
+        return { type: 'InvoiceCustomerChanged', data: { customer: command.customer, changed_at: command.now } };
       case 'PayInvoice': {
         if (state.status === 'none') throw notFound('Invoice');
         if (state.paidAttempt === command.attemptId) return [];
@@ -177,6 +189,7 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
             ...(command.chargeId !== undefined ? { charge_id: command.chargeId } : {}),
             ...(command.provider !== undefined ? { provider: command.provider } : {}),
             ...(command.paymentMethod ? { payment_method: command.paymentMethod } : {}),
+            ...(command.customerId ? { customer_id: command.customerId } : {}),
           },
         };
         // In the same append as the payment, so no late correction can slip in between.

@@ -54,6 +54,8 @@ export type SessionView = {
   test_clock?: string;
   /** A recurring plan's trial the purchase starts with. */
   trial_period_days?: number;
+  /** The customer (`cus_…`) the purchase belongs to, from its completion or its invoice's payment; absent before. */
+  customer_id?: string | null;
 };
 
 export type CheckoutEvent = CheckoutSessionEvent | InvoiceEvent;
@@ -104,7 +106,15 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
       const subscriptionId = event.data.subscription_id;
       // Only a recurring session's completion names a subscription; a trial starts it trialing.
       const subscription = subscriptionId ? { id: subscriptionId, status: view.trial_period_days ? ('trialing' as const) : ('active' as const) } : null;
-      return { ...view, status: 'completed', completed_at: event.data.completed_at, payment: event.data.card, ...(subscription ? { subscription } : {}) };
+      const customerId = event.data.customer_id ?? view.customer_id;
+      return {
+        ...view,
+        status: 'completed',
+        completed_at: event.data.completed_at,
+        payment: event.data.card,
+        ...(subscription ? { subscription } : {}),
+        ...(customerId ? { customer_id: customerId } : {}),
+      };
     }
     case 'CheckoutSessionExpired':
       return { ...view, status: 'expired', expired_at: event.data.expired_at };
@@ -114,8 +124,11 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
     }
     case 'InvoiceCustomerChanged':
       return view.invoice ? { ...view, invoice: { ...view.invoice, customer: event.data.customer } } : view;
-    case 'InvoicePaid':
-      return view.invoice ? { ...view, invoice: { ...view.invoice, status: 'paid' } } : view;
+    case 'InvoicePaid': {
+      if (!view.invoice) return view;
+      const customerId = event.data.customer_id ?? view.customer_id;
+      return { ...view, invoice: { ...view.invoice, status: 'paid' }, ...(customerId ? { customer_id: customerId } : {}) };
+    }
     case 'InvoiceVoided':
       return view.invoice ? { ...view, invoice: { ...view.invoice, status: 'void' } } : view;
     case 'InvoicePaymentIntentCreated':

@@ -37,6 +37,7 @@ const listItem = (doc: SessionDoc, now: number): z.infer<typeof ManagedSessionSc
   ...presentSession(doc, now),
   created_at: doc.created_at,
   customer: doc.customer,
+  customer_id: doc.customer_id ?? null,
   offer: sessionOfferRef(doc),
 });
 

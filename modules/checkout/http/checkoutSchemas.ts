@@ -37,6 +37,7 @@ export const SessionSchema = z.object({
 export const ManagedSessionSchema = SessionSchema.extend({
   created_at: z.number().int(),
   customer: z.object({ email: z.string().nullable(), name: z.string().nullable(), user_id: z.string().nullable() }).nullable(),
+  customer_id: z.string().nullable(),
   offer: OfferRefSchema,
 });
 

@@ -60,6 +60,12 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/exports/sales.csv': 'member',
   'GET /api/exports/invoices.csv': 'member',
   'PUT /api/subscription_settings': 'owner',
+  'GET /api/customers': 'member',
+  'GET /api/customers/:id': 'member',
+  'GET /api/customers/:id/history': 'member',
+  'GET /api/customers/:id/invoices': 'member',
+  // An erasure cannot be undone: the organization's owners decide it.
+  'POST /api/customers/:id/redact': 'owner',
 };
 
 const RANK: Record<Role, number> = { member: 0, owner: 1 };

@@ -13,6 +13,8 @@ export const OAUTH_SCOPES = {
   'automation:read': 'Read automation triggers’ test data and workflow runs.',
   'webhooks:read': 'Read event webhook endpoints and their deliveries.',
   'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
+  'customers:read': 'Read customers, their totals and history, with their emails.',
+  'customers:write': 'Erase a customer’s personal data on request (owners only).',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;
@@ -38,5 +40,6 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
     return read ? 'webhooks:read' : 'webhooks:write';
   }
+  if (routeUrl === '/api/customers' || routeUrl.startsWith('/api/customers/')) return read ? 'customers:read' : 'customers:write';
   return null;
 }

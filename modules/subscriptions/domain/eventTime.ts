@@ -32,6 +32,7 @@ export function subscriptionEventTime(event: SubscriptionEvent): number {
     case 'SubscriptionPaymentMethodUpdated':
     case 'SubscriptionTrialWillEnd':
     case 'SubscriptionRenewalUpcoming':
+    case 'SubscriptionCustomerRedacted':
       return event.data.at;
   }
 }

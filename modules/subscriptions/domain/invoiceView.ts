@@ -28,6 +28,8 @@ export type InvoiceView = {
   session_id: string | null;
   mode: 'test' | 'live' | null;
   customer: { email: string | null; name: string | null } | null;
+  /** The customer (`cus_…`); absent on documents and events from before customers: null. */
+  customer_id?: string | null;
   currency: string;
   period: { start: number; end: number } | null;
   lines: InvoiceLine[];
@@ -89,6 +91,7 @@ export function evolveInvoiceView(view: InvoiceView | null, event: InvoiceEvent)
       session_id: d.session_id,
       mode: d.mode ?? null,
       customer: customerOf(d.customer),
+      customer_id: d.customer_id ?? null,
       currency: d.currency,
       period: d.period ?? null,
       lines: d.lines,
@@ -122,6 +125,7 @@ export function evolveInvoiceView(view: InvoiceView | null, event: InvoiceEvent)
         next_payment_attempt: null,
         payment: event.data.card,
         paid_at: event.data.paid_at,
+        customer_id: event.data.customer_id ?? view.customer_id ?? null,
       };
     }
     case 'InvoiceVoided':

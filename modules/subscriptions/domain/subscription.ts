@@ -49,6 +49,8 @@ export type SubscriptionCreatedData = {
   organization_id: string;
   mode: 'test' | 'live';
   customer: Customer;
+  /** The customer (`cus_…`) of the checkout that made it; absent before customers existed. */
+  customer_id?: string | null;
   offer: { uuid: string; id: string; slug: string; name: string };
   plan: PlanTerms;
   currency: string;
@@ -133,7 +135,9 @@ export type SubscriptionEvent =
     >
   | Ev<'SubscriptionPaymentMethodUpdated', { payment_method: PaymentMethod; at: number }>
   | Ev<'SubscriptionTrialWillEnd', { trial_end: number; at: number }>
-  | Ev<'SubscriptionRenewalUpcoming', { renews_at: number; amount: number; at: number }>;
+  | Ev<'SubscriptionRenewalUpcoming', { renews_at: number; amount: number; at: number }>
+  /** A GDPR erasure of the buyer (modules/customers): their details replaced; nothing else changes. */
+  | Ev<'SubscriptionCustomerRedacted', { customer: Customer; at: number }>;
 
 type Bare<E> = E extends DomainEvent<infer T, infer D> ? { type: T; data: Omit<D, 'status' | 'entitled'> } : never;
 export type SubscriptionEventInput = Bare<SubscriptionEvent>;
@@ -389,6 +393,8 @@ function evolve(state: SubscriptionState, event: SubscriptionEvent): Subscriptio
       return { ...next, trial_notice_for: event.data.trial_end };
     case 'SubscriptionRenewalUpcoming':
       return { ...next, upcoming_notice_for: event.data.renews_at };
+    case 'SubscriptionCustomerRedacted':
+      return { ...next, sub: { ...next.sub, customer: event.data.customer } };
   }
 }
 
@@ -419,7 +425,8 @@ export type SubscriptionCommand =
   | { type: 'Resume'; now: number }
   | { type: 'ChangePlan'; plan: PlanTerms; lines: Line[]; behavior: ProrationBehavior; now: number }
   | { type: 'UpdatePaymentMethod'; paymentMethod: PaymentMethod; now: number }
-  | { type: 'EndForClockDeletion'; now: number };
+  | { type: 'EndForClockDeletion'; now: number }
+  | { type: 'RedactCustomer'; customer: Customer; now: number };
 
 const sum = (lines: readonly Line[]) => lines.reduce((s, l) => s + l.amount, 0);
 
@@ -500,6 +507,13 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
     if (state.status !== 'none') return [];
     interval(command.subscription.plan);
     return [{ type: 'SubscriptionCreated', data: { ...command.subscription, created_at: command.now } }];
+  }
+  if (command.type === 'RedactCustomer') {
+    // Ended or not: the erasure reaches every subscription of theirs.
+    if (state.status === 'none') throw notFound('Subscription');
+    const c = state.sub.customer;
+    if (c.email === command.customer.email && c.name === command.customer.name && c.user_id === command.customer.user_id) return [];
+    return [{ type: 'SubscriptionCustomerRedacted', data: { customer: command.customer, at: command.now } }];
   }
   requireLive(state);
   const now = command.now;

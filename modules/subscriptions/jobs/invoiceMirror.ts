@@ -36,6 +36,7 @@ function commandsFor(before: SubscriptionState, event: SubscriptionEvent): Array
               period: { start: d.period_start, end: d.period_end },
               amount_due: d.amount_due,
               mode: sub.mode,
+              ...(sub.customer_id ? { customer_id: sub.customer_id } : {}),
             },
             now: d.created_at,
           },

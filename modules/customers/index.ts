@@ -1,0 +1,8 @@
+// Nothing here may import checkout or subscriptions at run time: checkout calls ensureCustomer.
+export { ensureCustomer, type EnsureCustomerInput } from './customerCommands.ts';
+export { customerStream, type CustomerMode } from './domain/customer.ts';
+export { CUSTOMER_LINKS, CUSTOMERS, type CustomerDoc, type LinkDoc } from './customerProjection.ts';
+export { customerInvoices, type CustomerInvoice, type CustomerResource, findCustomer, listCustomers, presentCustomer } from './customerQueries.ts';
+export { CustomerSchema } from './http/customerSchemas.ts';
+// Answers of the management routes, whose types the dashboard imports (type-only).
+export type { Customer, CustomerHistory, CustomerInvoices } from './http/customerSchemas.ts';
