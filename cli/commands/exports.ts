@@ -10,7 +10,10 @@ type Written = { kind: ExportKind; organization_id: string; file: string; rows: 
 const WHAT: Record<ExportKind, string> = {
   sales: 'checkout sessions that completed in the range (by completion time)',
   invoices: "invoices (checkouts' and subscriptions') created in the range",
+  customers: 'customers made in the range, a line per currency they paid in',
 };
+
+const SINGULAR: Record<ExportKind, string> = { sales: 'sale', invoices: 'invoice', customers: 'customer line' };
 
 /** `commerce export sales|invoices`: the dashboard's CSV exports, written to a file as they are read. */
 export const exportCommands: CliCommand[] = EXPORT_KINDS.map((kind) => ({
@@ -34,5 +37,5 @@ export const exportCommands: CliCommand[] = EXPORT_KINDS.map((kind) => ({
     await pipeline(Readable.from(csvChunks(kind, services.readStore, organizationId, range, (n) => (rows += n))), createWriteStream(file));
     return { kind, organization_id: organizationId, file, rows, from: range.from ?? null, to: range.to ?? null } satisfies Written;
   },
-  format: (r: Written) => `wrote ${r.rows} ${r.kind === 'sales' ? (r.rows === 1 ? 'sale' : 'sales') : r.rows === 1 ? 'invoice' : 'invoices'} of ${r.organization_id} to ${r.file}`,
+  format: (r: Written) => `wrote ${r.rows} ${r.rows === 1 ? SINGULAR[r.kind] : r.kind} of ${r.organization_id} to ${r.file}`,
 }));

@@ -54,7 +54,7 @@ describe('dashboard polish: exports, phone tables, the offer editor', () => {
     await server?.close({ remove: true });
   }, 120_000);
 
-  it('downloads the sales and invoices of the filtered dates as CSV from Sales', async () => {
+  it('downloads the sales and invoices of the filtered dates from Sales, the customers from Customers, as CSV', async () => {
     const today = new Date().toISOString().slice(0, 10);
     await page.goto(`${origin}/dashboard/sales?from=${today}&to=${today}`);
     await page.getByRole('heading', { name: 'Sales', level: 1 }).waitFor();
@@ -68,6 +68,13 @@ describe('dashboard polish: exports, phone tables, the offer editor', () => {
     const [invoices] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export invoices of these dates (CSV)' }).click()]);
     expect(readFileSync((await invoices.path())!, 'utf8').trimEnd().split('\r\n')).toHaveLength(3);
     expect(await seriousAxeViolations(page)).toEqual([]);
+    // And the customers, from theirs.
+    await page.goto(`${origin}/dashboard/customers`);
+    await page.getByRole('heading', { name: 'Customers', level: 1 }).waitFor();
+    const [customers] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export customers (CSV)' }).click()]);
+    expect(customers.suggestedFilename()).toBe('customers-start-now.csv');
+    const people = readFileSync((await customers.path())!, 'utf8').trimEnd().split('\r\n');
+    expect(people.map((l) => l.split(',')[1])).toEqual(['email', 'first@example.com', 'second@example.com']);
   });
 
   it('on a 390 px phone, a table wider than the screen scrolls sideways with a cue at the edge that has more', async () => {

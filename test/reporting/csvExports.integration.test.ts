@@ -38,7 +38,7 @@ const rowsOf = (records: string[][]) => {
   return rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]!])));
 };
 
-describe('CSV exports of sales and invoices', () => {
+describe('CSV exports of sales, invoices and customers', () => {
   let server: TestServer;
   const clock = manualClock(Date.UTC(2026, 10, 2, 10));
   let org: { organizationId: string; token: string };
@@ -98,7 +98,7 @@ describe('CSV exports of sales and invoices', () => {
     expect(text).toContain('"Ann, ""the first"""');
     expect(rows[1]!.customer_name).toBe(`'=HYPERLINK("https://evil.example/","click")`);
     expect(text.split('\r\n')[0]).toBe(
-      'session_id,completed_at,created_at,mode,offer_id,offer_name,customer_email,customer_name,customer_user_id,amount,amount_refunded,net,currency,promo,invoice_id,invoice_number,invoice_status,subscription_id',
+      'session_id,completed_at,created_at,mode,offer_id,offer_name,customer_email,customer_name,customer_user_id,amount,amount_refunded,net,currency,promo,invoice_id,invoice_number,invoice_status,subscription_id,customer_id',
     );
   });
 
@@ -122,12 +122,29 @@ describe('CSV exports of sales and invoices', () => {
     expect(dashboard.status).toBe(200);
     expect(await dashboard.text()).toBe(bearer);
     const other = await server.identity('Other');
-    for (const kind of ['sales', 'invoices']) {
+    for (const kind of ['sales', 'invoices', 'customers']) {
       const text = await (await server.fetch(`/api/exports/${kind}.csv`, { token: other.token })).text();
       expect(parseCsv(text)).toHaveLength(1);
     }
     expect((await server.fetch('/api/exports/sales.csv')).status).toBe(401);
     expect((await owner.request('GET', '/manage/api/exports/customers-of-others.csv')).status).toBe(404);
+  });
+
+  it('exports the customers made in a range, a line per currency, and names them on sales and invoices', async () => {
+    const response = await server.fetch('/api/exports/customers.csv?from=2026-11-01', { token: org.token });
+    expect(response.status).toBe(200);
+    const customers = rowsOf(parseCsv(await response.text()));
+    // Cid never paid: no customer. Each of the others bought once, €24.00.
+    expect(customers.map((c) => c.email)).toEqual(['ann@example.com', 'bob@example.com', 'dee@example.com']);
+    expect(customers[0]).toMatchObject({ name: 'Ann, "the first"', mode: 'test', purchases_count: '1', currency: 'EUR', total_spent: '24.00', total_refunded: '0.00', net: '24.00' });
+    expect(customers[0]!.customer_id).toMatch(/^cus_/);
+    expect(customers[1]!.name).toBe(`'=HYPERLINK("https://evil.example/","click")`);
+    const sales = rowsOf(parseCsv(await (await server.fetch('/api/exports/sales.csv', { token: org.token })).text()));
+    expect(sales.map((r) => r.customer_id)).toEqual(customers.map((c) => c.customer_id));
+    const invoices = rowsOf(parseCsv(await (await server.fetch('/api/exports/invoices.csv', { token: org.token })).text()));
+    expect(invoices.map((r) => r.customer_id)).toEqual(customers.map((c) => c.customer_id));
+    const dashboard = await owner.request('GET', '/manage/api/exports/customers.csv?from=2026-11-01');
+    expect(dashboard.status).toBe(200);
   });
 
   it('refuses a malformed or backwards range with 422 and the field', async () => {

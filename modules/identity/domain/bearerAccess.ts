@@ -59,6 +59,7 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   // What the lists these export already show members.
   'GET /api/exports/sales.csv': 'member',
   'GET /api/exports/invoices.csv': 'member',
+  'GET /api/exports/customers.csv': 'member',
   'PUT /api/subscription_settings': 'owner',
   'GET /api/customers': 'member',
   'GET /api/customers/:id': 'member',

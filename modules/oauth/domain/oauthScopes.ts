@@ -37,6 +37,7 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   // An export reads what the list of its rows reads.
   if (routeUrl === '/api/exports/sales.csv') return read ? 'checkout:read' : null;
   if (routeUrl === '/api/exports/invoices.csv') return read ? 'subscriptions:read' : null;
+  if (routeUrl === '/api/exports/customers.csv') return read ? 'customers:read' : null;
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
     return read ? 'webhooks:read' : 'webhooks:write';
   }

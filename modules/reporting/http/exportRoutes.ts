@@ -19,6 +19,7 @@ const Csv = z.string().describe('text/csv; charset=utf-8 (RFC 4180): a header li
 const SUMMARY: Record<ExportKind, string> = {
   sales: 'Completed checkout sessions in a time range, by completion time, as CSV (streamed).',
   invoices: "Invoices (checkouts' and subscriptions') created in a time range, as CSV (streamed).",
+  customers: 'Customers made in a time range, a line per currency they paid in, as CSV (streamed).',
 };
 
 /** Streams the export to the reply: rows are read from the store only as fast as the client takes them. */
