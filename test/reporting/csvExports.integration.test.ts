@@ -1,4 +1,6 @@
+import { readdirSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKOUT_SESSIONS } from '../../modules/checkout/index.ts';
 import { GOOD_CARD, json, makeOffer } from '../checkout/checkoutFixtures.ts';
 import { signedInPerson, type ManageClient } from '../helpers/manageClient.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -162,3 +164,54 @@ describe('CSV exports of sales, invoices and customers', () => {
     }
   });
 });
+
+/** This process's open files on the data directory's database (its own connections, and a stream's). */
+const openDatabaseFiles = (dataDir: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(`${dataDir}/commerce.db`);
+    } catch {
+      return false;
+    }
+  }).length;
+
+describe.skipIf(process.platform !== 'linux')('a CSV export the client stops reading', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close({ remove: true }));
+
+  it('lets its cursor go when the client leaves mid-export, export after export', async () => {
+    const org = await server.identity('Big shop');
+    // 20,000 sales (about 3 MB of CSV), written as the checkout projection writes them.
+    for (let i = 0; i < 20_000; i += 2000) {
+      const ops = Array.from({ length: 2000 }, (_, n) => {
+        const at = 1_790_000_000 + i + n;
+        const doc = { id: `cs_many${i + n}`, organization_id: org.organizationId, status: 'completed', total: 900, currency: 'EUR', mode: 'test', created_at: at, completed_at: at, expires_at: at, offer: { uuid: 'u', id: 'o1', slug: 'many', name: 'Many' }, customer: { email: `b${i + n}@example.com`, name: null, user_id: null }, invoice: null, promo: null };
+        return { op: 'upsert' as const, collection: CHECKOUT_SESSIONS, doc };
+      });
+      await server.services.readStore.commit('many_seed', ops, { expected: i === 0 ? null : i, next: i + 2000 });
+    }
+    const before = openDatabaseFiles(server.dataDir);
+    // Five exports left after their first chunk: each one's connection goes with it. (SQLite keeps
+    // a closed connection's file open for the next to reuse while others hold locks: one, never
+    // one per export.)
+    for (let round = 0; round < 5; round++) {
+      const abort = new AbortController();
+      const response = await server.fetch('/api/exports/sales.csv', { token: org.token, signal: abort.signal });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      const first = await reader.read();
+      expect(first.value!.length).toBeGreaterThan(0);
+      abort.abort();
+      await reader.cancel().catch(() => undefined);
+      await expect.poll(() => openDatabaseFiles(server.dataDir), { timeout: 10_000 }).toBeLessThanOrEqual(before + 1);
+    }
+    // And the next export reads the whole of it.
+    const whole = await (await server.fetch('/api/exports/sales.csv', { token: org.token })).text();
+    expect(whole.split('\r\n')).toHaveLength(20_002);
+  });
+});
+
