@@ -1,10 +1,34 @@
 import type { CliCommand } from './command.ts';
 
-const ENVIRONMENT = 'Environment: DATA_DIR (default ./data), PORT, HOST, BASE_URL, EVENTSTORE_URL + MONGODB_URL; see the README.';
+const ENVIRONMENT = 'Environment: DATA_DIR (default ./data), PORT, HOST, BASE_URL,\nEVENTSTORE_URL + MONGODB_URL; see the README.';
+
+/** Help reads in a terminal of 80 columns: descriptions wrap to it; a long usage keeps its line. */
+const COLUMNS = 80;
+/** Where descriptions start in a list; a longer usage puts its description on the next line. */
+const DESCRIPTION_AT = 32;
+
+/** `text` in lines of at most `width` characters, broken at spaces (a longer word keeps its line). */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
 
 function commandList(commands: CliCommand[]): string[] {
-  const width = Math.max(...commands.map((c) => c.usage.length));
-  return commands.map((c) => `  ${c.usage.padEnd(width)}  ${c.description}`);
+  const indent = ' '.repeat(DESCRIPTION_AT);
+  return commands.flatMap((c) => {
+    const usage = `  ${c.usage}`;
+    const description = wrap(c.description, COLUMNS - DESCRIPTION_AT).map((l) => `${indent}${l}`);
+    if (usage.length + 2 > DESCRIPTION_AT || description.length === 0) return [usage, ...description];
+    return [`${usage.padEnd(DESCRIPTION_AT)}${description[0]!.trimStart()}`, ...description.slice(1)];
+  });
 }
 
 /** `commerce --help`: every command. */
@@ -24,7 +48,7 @@ export function commandHelp(command: CliCommand): string {
   return [
     `usage: commerce ${command.usage}${json}`,
     '',
-    `  ${command.description}`,
+    ...wrap(command.description, COLUMNS - 2).map((l) => `  ${l}`),
     '',
     ...(command.longRunning ? [] : ['  --json  print the result as one JSON object', '']),
     ENVIRONMENT,

@@ -1,4 +1,9 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { sendWebhookSecretBox } from '../../modules/automation/sendWebhookSecrets.ts';
+import { parseApiKey, secretMatches } from '../../modules/identity/credentials.ts';
+import { apiKeyStream } from '../../modules/identity/domain/apiKey.ts';
+import { secretBox } from '../../platform/lib/secretBox.ts';
 import {
   createApiKey,
   createOrganization,
@@ -26,6 +31,8 @@ export type DemoResult = {
   organization: { id: string };
   user: { id: string; email: string };
   token: string;
+  /** The key an earlier run made (still live), not a new one. */
+  api_key_reused: boolean;
   /** A one-time link to set the demo user's password, while the user has none. */
   invitation: Invitation | null;
   /** Route keys of the demo products. */
@@ -42,9 +49,41 @@ export type DemoResult = {
   url: string;
 };
 
+/** Where the demo keeps its API key's token, sealed, so that a second run prints the same key. */
+const DEMO_KEY_FILE = 'demo-api-key';
+
+/**
+ * The demo's API key: the one an earlier run made while it is still live (its token kept sealed
+ * in DATA_DIR, the owner's alone), else a new one. Running the demo again then leaves one demo
+ * key, and the curl lines printed before keep working.
+ */
+async function demoApiKey(ctx: CliContext, userId: string): Promise<{ token: string; reused: boolean }> {
+  const cmd = ctx.commandContext(DEMO_ORGANIZATION_ID);
+  const box = secretBox(ctx.services.secrets.data, 'commerce demo api key');
+  const file = join(resolve(ctx.services.config.DATA_DIR), DEMO_KEY_FILE);
+  let kept: string | null = null;
+  try {
+    kept = box.open(readFileSync(file, 'utf8').trim());
+  } catch {
+    // None yet, or sealed with other secrets: a new key.
+  }
+  const parsed = kept ? parseApiKey(kept) : null;
+  if (kept && parsed) {
+    const events = await cmd.store.readStream(apiKeyStream(parsed.id));
+    const created = events[0]?.type === 'ApiKeyCreated' ? (events[0].data as { user_id: string; organization_id: string; secret_hash: string; expires_at?: number | null }) : null;
+    const live = created !== null && !events.some((e) => e.type === 'ApiKeyRevoked') && !created.expires_at;
+    if (live && created.user_id === userId && created.organization_id === DEMO_ORGANIZATION_ID && secretMatches(parsed.secret, created.secret_hash)) {
+      return { token: kept, reused: true };
+    }
+  }
+  const key = await createApiKey(cmd, { userId, organizationId: DEMO_ORGANIZATION_ID, name: 'demo' });
+  writeFileSync(file, `${box.seal(key.token)}\n`, { mode: 0o600 });
+  return { token: key.token, reused: false };
+}
+
 /**
  * Sets up a demo organization, user, API key and three products with plans; safe to run again
- * (the same organization, user and products, plus a fresh key, since a token is only ever shown once).
+ * (the same organization, user, key and products).
  */
 async function runDemo(ctx: CliContext): Promise<DemoResult> {
   const cmd = ctx.commandContext(DEMO_ORGANIZATION_ID);
@@ -52,7 +91,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     await createOrganization(cmd, { id: DEMO_ORGANIZATION_ID, name: 'Demo Store', timezone: 'Europe/Amsterdam' });
   }
   const user = await createUser(cmd, { email: DEMO_EMAIL, organizationId: DEMO_ORGANIZATION_ID });
-  const key = await createApiKey(cmd, { userId: user.id, organizationId: DEMO_ORGANIZATION_ID, name: 'demo' });
+  const key = await demoApiKey(ctx, user.id);
   const invitation = await invitationIfNeeded(ctx.services, cmd, user.id);
   // An archived offer cannot be published again: a demo offer archived since the last run stays
   // archived (and is left out of the import, which would otherwise refuse the whole file).
@@ -80,6 +119,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     organization: { id: DEMO_ORGANIZATION_ID },
     user: { id: user.id, email: user.email },
     token: key.token,
+    api_key_reused: key.reused,
     invitation,
     products,
     catch_url: catchUrl(ctx.services, sequenceKey!, triggerKey!),
@@ -94,12 +134,12 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
 export const demoCommand: CliCommand = {
   path: ['demo'],
   usage: 'demo',
-  description: 'Create (idempotently) a demo organization, user, API key and catalog; print the token.',
+  description: 'Create (idempotently) a demo organization, user, API key and catalog; print the token (the same key on every run).',
   run: runDemo,
   format: (d: DemoResult) =>
     [
       `Demo organization ${d.organization.id}, user ${d.user.email} (${d.user.id}).`,
-      `API key (shown once): ${d.token}`,
+      `API key${d.api_key_reused ? ' (the one the first run made)' : ''}: ${d.token}`,
       ...(d.invitation ? ['', formatInvitation(d.invitation)] : []),
       '',
       ...(d.offer.status === 'published'

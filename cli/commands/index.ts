@@ -24,6 +24,7 @@ import { workerAutomationCommand, workerProjectionsCommand } from './worker.ts';
 import { webhookCommands } from './webhooks.ts';
 import { paymentCommands } from './payments.ts';
 import { testClockCommands } from './testClocks.ts';
+import { exportCommands } from './exports.ts';
 import { customersBackfillCommand } from './customers.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
@@ -61,6 +62,7 @@ export const allCommands: CliCommand[] = [
   ...testClockCommands,
   outboxListCommand,
   outboxShowCommand,
+  ...exportCommands,
   projectionsRebuildCommand,
   workerProjectionsCommand,
   workerAutomationCommand,

@@ -1,6 +1,5 @@
-import { receiptUrl } from '../../modules/receipts/jobs/receiptOutbox.ts';
-import { publicBaseUrl } from '../../modules/receipts/jobs/noticeOutbox.ts';
 import { outboxBox } from '../../modules/receipts/outboxSeal.ts';
+import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import { formatMoney, receiptEmail } from '../../modules/receipts/domain/receiptMessage.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
 import type { Filter } from '../../platform/readStore/readStore.ts';
@@ -108,8 +107,10 @@ export const outboxShowCommand: CliCommand = {
       const text = notice.notice.sealed ? outboxBox(services).open(notice.notice.text) : notice.notice.text;
       return { invoice_id: notice.id, status: notice.status, attempts: notice.attempts, last_error: notice.last_error, from: services.config.RECEIPT_FROM, to, subject, text, receipt_url: '' };
     }
-    const url = receiptUrl(services.config, doc.token);
-    const email = receiptEmail(doc.receipt, url, publicBaseUrl(services.config));
+    // The address the service answers on (the running serve's, BASE_URL first), not this process's PORT.
+    const base = serviceBaseUrl(services.config);
+    const url = `${base}/receipts/${doc.token}`;
+    const email = receiptEmail(doc.receipt, url, base);
     return {
       invoice_id: doc.id,
       status: doc.status,

@@ -18,6 +18,7 @@ import {
   type DeliveryDoc,
   type EndpointDoc,
 } from '../../modules/webhooks/webhookProjection.ts';
+import { organizationOption } from './organizationOption.ts';
 import { CliUsageError, requireOption, type CliCommand, type CliOptions } from '../command.ts';
 
 /** `--events a,b`; `all` stands for every type there is now. */
@@ -65,12 +66,12 @@ export const webhookEndpointCreateCommand: CliCommand = {
 
 export const webhookEndpointListCommand: CliCommand = {
   path: ['webhook-endpoint', 'list'],
-  usage: 'webhook-endpoint list --org ORG',
-  description: "List an organization's webhook endpoints (never their secrets).",
+  usage: 'webhook-endpoint list [--org ORG]',
+  description: "List an organization's webhook endpoints (never their secrets); --org may be left out when there is one organization.",
   options: { org: 'string' },
-  async run({ services, options, catchUp }) {
-    const org = requireOption(options, 'org');
-    await catchUp();
+  async run(ctx) {
+    const { services } = ctx;
+    const org = await organizationOption(ctx, 'webhook-endpoint list');
     const docs = await services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: org }, sort: [['created_at', 1]] });
     return docs.map((d) => ({
       id: d.id,

@@ -152,6 +152,8 @@ export const checkoutProjection: Projection = {
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'invoice.number'] },
     // The refunded and partly refunded sales, a filter of the lists.
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'invoice.refund_status', 'created_at'] },
+    // The sales export: completed sessions by completion time.
+    { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'status', 'completed_at'] },
   ],
   eventTypes: [...offerEvents, ...sessionEvents],
   async apply(recorded: RecordedEvent, tx: ProjectionTx) {

@@ -18,7 +18,8 @@ import { parseOfferRef, reservedSlugMessage } from '../../platform/lib/index.ts'
 export const OFFER_COUNTER = 'offer';
 
 export type OfferInput = OfferContent & { organizationId: string; slug: string };
-export type OfferSummary = { uuid: string; id: string; slug: string; name: string; created: boolean };
+/** `changed`: the call recorded something (a new offer, or content that differs); false for the same content again. */
+export type OfferSummary = { uuid: string; id: string; slug: string; name: string; created: boolean; changed: boolean };
 
 /**
  * Creates the offer of a slug, or updates it when the organization already owns that slug (imports
@@ -55,10 +56,10 @@ export async function upsertOffer(ctx: CommandContext, input: OfferInput): Promi
     offerDecider.decide({ type: 'CreateOffer', uuid, id: 1, organizationId, slug, now: 0, ...content }, state);
     const id = await allocateId(ctx.store, OFFER_COUNTER, ctx.metadata, stream);
     await handleCommand(ctx, stream, offerDecider, { type: 'CreateOffer', uuid, id, organizationId, slug, now: ctx.metadata.occurred_at, ...content });
-    return { uuid, id: encodeRouteKey(id), slug, name: content.name, created: true };
+    return { uuid, id: encodeRouteKey(id), slug, name: content.name, created: true, changed: true };
   }
-  await handleCommand(ctx, stream, offerDecider, { type: 'UpdateOffer', organizationId, now: ctx.metadata.occurred_at, ...content });
-  return { uuid, id: encodeRouteKey(state.id), slug, name: content.name, created: false };
+  const updated = await handleCommand(ctx, stream, offerDecider, { type: 'UpdateOffer', organizationId, now: ctx.metadata.occurred_at, ...content });
+  return { uuid, id: encodeRouteKey(state.id), slug, name: content.name, created: false, changed: updated.events.length > 0 };
 }
 
 export async function loadOffer(ctx: CommandContext, uuid: string): Promise<OfferState> {

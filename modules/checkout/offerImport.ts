@@ -186,10 +186,10 @@ export const offersSection = importSection({
     return applyEach('offers', offers, (o) => ({ label: `Offer ${o.slug}`, field: 'slug' }), OFFER_HINTS, async (offer, i) => {
       const content = await offerContent(ctx, offer, i);
       const summary = await upsertOffer(ctx.command, { organizationId: ctx.organizationId, slug: offer.slug, ...content });
-      if (offer.published) await publishOffer(ctx.command, summary.uuid);
-      return { ...summary, published: offer.published };
+      const publishedNow = offer.published ? (await publishOffer(ctx.command, summary.uuid)).changed : false;
+      return { ...summary, changed: summary.changed || publishedNow, published: offer.published };
     });
   },
   describe: (results: OfferImportResult[]) =>
-    results.map((r) => `${r.created ? 'created  ' : 'updated  '} offer ${r.slug} (${r.id})${r.published ? ', published' : ''}`),
+    results.map((r) => `${r.created ? 'created  ' : r.changed ? 'updated  ' : 'unchanged'} offer ${r.slug} (${r.id})${r.published ? ', published' : ''}`),
 });

@@ -25,3 +25,5 @@ export { listInvoices } from './subscriptionReads.ts';
 export { type Active, isEnded, type PlanTerms, type Line } from './domain/subscription.ts';
 export { subscriptionPlans, switchablePlans, switchPlan } from './planSwitch.ts';
 export { declineInPlainWords } from './domain/dunningEmail.ts';
+// The invoices read model, which the reporting module's CSV export streams.
+export { INVOICES, type InvoiceDoc } from './subscriptionProjection.ts';

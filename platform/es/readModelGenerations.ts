@@ -1,4 +1,4 @@
-import type { ReadStore } from '../readStore/readStore.ts';
+import type { Doc, Query, ReadStore } from '../readStore/readStore.ts';
 import type { Projection } from './projection.ts';
 
 /**
@@ -37,6 +37,11 @@ function renamed(raw: ReadStore, names: () => Names | Promise<Names>): ReadStore
   const view: ReadStore = {
     get: async (c, id) => raw.get((await names()).collection(c), id),
     find: async (c, q) => raw.find((await names()).collection(c), q),
+    stream: <T extends Doc>(c: string, q?: Query, o?: { batchSize?: number }): AsyncIterable<T[]> => ({
+      async *[Symbol.asyncIterator]() {
+        yield* raw.stream<T>((await names()).collection(c), q, o);
+      },
+    }),
     count: async (c, f) => raw.count((await names()).collection(c), f),
     upsert: async (c, d) => raw.upsert((await names()).collection(c), d),
     delete: async (c, id) => raw.delete((await names()).collection(c), id),

@@ -1,1 +1,1 @@
-export { type Doc, type Filter, type Range, type ReadStore } from './readStore.ts';
+export { type Doc, type Filter, type Query, type Range, type ReadStore } from './readStore.ts';

@@ -31,6 +31,9 @@ export type WriteOp =
   | { op: 'upsert'; collection: string; doc: Doc }
   | { op: 'delete'; collection: string; id: string };
 
+/** The batch a stream yields when the caller names none. */
+export const STREAM_BATCH = 500;
+
 export type CheckpointUpdate = {
   /** The checkpoint this commit was computed from; another writer's commit in between fails it. */
   expected: number | null;
@@ -40,6 +43,13 @@ export type CheckpointUpdate = {
 export interface ReadStore {
   get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
   find<T extends Doc = Doc>(collection: string, query?: Query): Promise<T[]>;
+  /**
+   * What find answers, read from a cursor in batches of up to `batchSize` documents (500 by
+   * default), for reads too large to hold at once (an export of 100,000 rows): the next batch is
+   * read only when the consumer asks for it. Ending the loop early (break, an error) releases
+   * the cursor. Other calls on the store may run while a stream is open.
+   */
+  stream<T extends Doc = Doc>(collection: string, query?: Query, options?: { batchSize?: number }): AsyncIterable<T[]>;
   count(collection: string, filter?: Filter): Promise<number>;
   upsert(collection: string, doc: Doc): Promise<void>;
   delete(collection: string, id: string): Promise<void>;

@@ -15,13 +15,18 @@ export function redirectAfterPayment(cfg: RedirectConfig, sessionId: string): vo
   if (cfg.successUrl) window.location.assign(fill(cfg.successUrl, sessionId));
 }
 
-/** The "Cancel and return" link (rendered only when the offer has a cancel_url) carries the session id once there is one. */
+/**
+ * The "Cancel and return" link (rendered only when the offer has a cancel_url) carries the session
+ * id in its href once there is one, so a new tab or a copied link has it as a click does. The
+ * page marks the body with the session's id (data-session-id) whenever it makes or finds one.
+ */
 export function wireCancelLink(cfg: RedirectConfig, sessionId: () => string | null): void {
   const link = document.getElementById('co-cancel') as HTMLAnchorElement | null;
   if (!link || !cfg.cancelUrl) return;
   const cancelUrl = cfg.cancelUrl;
-  link.href = fill(cancelUrl, sessionId());
-  link.addEventListener('click', () => {
+  const update = () => {
     link.href = fill(cancelUrl, sessionId());
-  });
+  };
+  update();
+  new MutationObserver(update).observe(document.body, { attributes: true, attributeFilter: ['data-session-id'] });
 }

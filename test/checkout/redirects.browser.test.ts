@@ -62,6 +62,8 @@ describe('success_url and cancel_url of an offer', { timeout: 120_000 }, () => {
   it('sends the buyer to cancel_url with the session id on cancel', async () => {
     const page = await checkout();
     const sessionId = await page.evaluate(() => document.body.dataset.sessionId!);
+    // In the link itself, not only on click: open in a new tab and copy link get it too.
+    await expect.poll(() => page.getAttribute('#co-cancel', 'href')).toBe(`${shop.url}/cart?cancelled=${sessionId}`);
     await page.click('#co-cancel');
     await page.waitForURL(`${shop.url}/cart?cancelled=${sessionId}`, { timeout: 30_000 });
     await page.close();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CheckpointConflictError, type Doc, type ReadStore } from '../../platform/readStore/readStore.ts';
+import { CheckpointConflictError, type Doc, type Query, type ReadStore } from '../../platform/readStore/readStore.ts';
 import { openSqliteEventStore } from '../../platform/eventStore/sqlite/sqliteEventStore.ts';
 import type { Projection } from '../../platform/es/projection.ts';
 import { catchUpProjections, rebuildProjection } from '../../platform/es/projectionRunner.ts';
@@ -132,6 +132,54 @@ export function readStoreContract(name: string, factory: ReadStoreFactory): void
       expect(ids(await store.find('products', { filter: { active: true }, sort: [['price', -1]], limit: 1 }))).toEqual([
         'p4',
       ]);
+    });
+
+    it('stream yields what find answers, in its order, with its filter, skip and limit', async () => {
+      const store = await seeded();
+      const streamed = async (collection: string, query?: Query) => {
+        const out: Doc[] = [];
+        for await (const batch of store.stream(collection, query)) out.push(...batch);
+        return out;
+      };
+      const queries: Array<Query | undefined> = [
+        undefined,
+        { sort: [['price', -1]] },
+        { filter: { active: true }, sort: [['family.rank', 1]] },
+        { filter: { price: { $gte: 500, $lt: 2500 } }, sort: [['price', 1]], skip: 1, limit: 2 },
+        { filter: { tag: 'zzz' } },
+        { limit: 0 },
+      ];
+      for (const query of queries) expect(await streamed('products', query)).toEqual(await store.find('products', query));
+      expect((await streamed('products'))[0]).toEqual(products[0]);
+      expect(await streamed('never_written')).toEqual([]);
+      const batches: string[][] = [];
+      for await (const batch of store.stream('products', { sort: [['price', 1]] }, { batchSize: 2 })) batches.push(ids(batch));
+      expect(batches).toEqual([['p5', 'p1'], ['p2', 'p3'], ['p4']]);
+    });
+
+    it('a stream left open lets the store read and write meanwhile, and one ended early lets go', async () => {
+      const store = await open();
+      for (let i = 0; i < 2500; i++) await store.upsert('many', { id: `d${String(i).padStart(5, '0')}`, n: i });
+      const seen: string[] = [];
+      for await (const batch of store.stream('many', { sort: [['n', 1]] }, { batchSize: 100 })) {
+        if (seen.length === 0) {
+          // Mid-stream, on the same store: a write, a find and a commit all answer.
+          await store.upsert('other', { id: 'x', n: 1 });
+          expect(await store.get('other', 'x')).toEqual({ id: 'x', n: 1 });
+          await store.commit('mid', [{ op: 'upsert', collection: 'other', doc: { id: 'y' } }], { expected: null, next: 1 });
+          expect(await store.count('other')).toBe(2);
+        }
+        seen.push(...ids(batch));
+        if (seen.length === 1200) break;
+      }
+      expect(seen).toHaveLength(1200);
+      expect(seen[1199]).toBe('d01199');
+      // Ended early: the collection can be emptied and rewritten at once.
+      await store.reset('many', ['many']);
+      expect(await store.count('many')).toBe(0);
+      let again = 0;
+      for await (const batch of store.stream('many')) again += batch.length;
+      expect(again).toBe(0);
     });
 
     it('counts with and without a filter', async () => {

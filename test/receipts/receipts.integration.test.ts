@@ -97,6 +97,18 @@ describe('receipts through a real SMTP server', () => {
     expect((await server.fetch(`/receipts/${'A'.repeat(32)}/invoice.pdf`)).status).toBe(404);
     const malformed = await server.fetch('/receipts/short');
     expect(malformed.status).toBe(422);
+    // The link's token stays out of caches and Referer on refusals too, as docs/receipts.md says.
+    for (const [path, status] of [
+      [`/receipts/${'A'.repeat(32)}`, 404],
+      [`/receipts/${'A'.repeat(32)}/invoice.pdf`, 404],
+      ['/receipts/short', 422],
+      ['/receipts/short/invoice.pdf', 422],
+    ] as const) {
+      const refused = await server.fetch(path);
+      expect(refused.status, path).toBe(status);
+      expect(refused.headers.get('cache-control'), path).toBe('no-store');
+      expect(refused.headers.get('referrer-policy'), path).toBe('no-referrer');
+    }
   });
 
   it('never queues or sends the receipt of one invoice twice', async () => {

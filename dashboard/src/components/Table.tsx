@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PageMeta } from '../api.ts';
 import { LOCALE } from '../locale.ts';
 
@@ -29,9 +30,13 @@ export function Table<T>({
   empty?: ComponentChildren;
   busy?: boolean;
 }) {
+  const more = useSidewaysOverflow(rows.length);
   if (!rows.length && empty) return <>{empty}</>;
+  const scrolls = more.left || more.right;
   return (
-    <div class="table-wrap" aria-busy={busy || undefined}>
+    <div class={`table-wrap${more.left ? ' more-left' : ''}${more.right ? ' more-right' : ''}`} aria-busy={busy || undefined}>
+      {/* A table wider than the screen scrolls sideways, by touch or, once focused, by the arrow keys. */}
+      <div class="table-scroller" ref={more.ref} tabIndex={scrolls ? 0 : undefined} role={scrolls ? 'region' : undefined} aria-label={scrolls ? `${caption} (scrolls sideways)` : undefined}>
       <table class="table">
         <caption class="sr-only">{caption}</caption>
         <thead>
@@ -55,8 +60,37 @@ export function Table<T>({
           ))}
         </tbody>
       </table>
+      </div>
+      {/* The cue that more columns lie to a side: a shade and an arrow at that edge. */}
+      {more.left && <span class="table-cue table-cue-left" aria-hidden="true">‹</span>}
+      {more.right && <span class="table-cue table-cue-right" aria-hidden="true">›</span>}
     </div>
   );
+}
+
+/** Whether the scroller's content reaches past its left and right edges, kept as it scrolls and resizes. */
+function useSidewaysOverflow(rowCount: number) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [more, setMore] = useState({ left: false, right: false });
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const update = () => {
+      const max = el.scrollWidth - el.clientWidth;
+      const next = { left: el.scrollLeft > 1, right: el.scrollLeft < max - 1 };
+      setMore((prev) => (prev.left === next.left && prev.right === next.right ? prev : next));
+    };
+    update();
+    el.addEventListener('scroll', update, { passive: true });
+    const resize = new ResizeObserver(update);
+    resize.observe(el);
+    if (el.firstElementChild) resize.observe(el.firstElementChild);
+    return () => {
+      el.removeEventListener('scroll', update);
+      resize.disconnect();
+    };
+  }, [rowCount]);
+  return { ref, ...more };
 }
 
 /** "1–25 of 1,204" and Previous / Next (the service's Laravel meta). */

@@ -84,6 +84,21 @@ const starterPages = (name: string): OfferPage[] => [
   { id: 'thanks', type: 'thank_you', title: 'Thank you', blocks: [{ type: 'text', text: 'Your receipt is on its way.' }] },
 ];
 
+/**
+ * A new offer's starter page follows the name as it is typed: its title and heading say the
+ * name, until the seller writes their own there (then it is theirs and stays).
+ */
+const followName = (pages: OfferPage[], from: string, to: string): OfferPage[] => {
+  const [before, after] = [starterPages(from)[0]!, starterPages(to)[0]!];
+  const heading = (p: OfferPage) => (p.blocks[0]?.type === 'heading' ? p.blocks[0].text : null);
+  return pages.map((p) => {
+    if (p.type !== 'checkout') return p;
+    const title = p.title === before.title ? after.title : p.title;
+    const blocks = heading(p) === heading(before) ? [{ ...p.blocks[0]!, text: heading(after)! } as Block, ...p.blocks.slice(1)] : p.blocks;
+    return { ...p, title, blocks };
+  });
+};
+
 const newBlock = (type: Block['type']): Block =>
   type === 'features' ? { type, items: [''] } : type === 'price' ? { type } : type === 'image' ? { type, url: 'https://', alt: '' } : { type, text: '' };
 
@@ -284,7 +299,16 @@ export function OfferPage({ params }: PageProps) {
           <Card title="Offer" id="offer">
             <div class="form-row align-top">
               <Field label="Name" name="name" error={error}>
-                {(c) => <Input {...c} value={name} onValue={setName} />}
+                {(c) => (
+                  <Input
+                    {...c}
+                    value={name}
+                    onValue={(v) => {
+                      if (isNew) setPages((ps) => followName(ps, name, v));
+                      setName(v);
+                    }}
+                  />
+                )}
               </Field>
               <Field label="Slug" name="slug" error={error} hint={isNew ? 'In the checkout link: lower-case letters, digits and dashes. It cannot change.' : 'It cannot change.'}>
                 {(c) => <Input {...c} value={slug} onValue={(v) => setSlug(v.toLowerCase())} readOnly={!isNew} autoComplete="off" />}
@@ -467,9 +491,37 @@ export function OfferPage({ params }: PageProps) {
             <span class="muted">Payment is off; nothing is recorded.</span>
           </div>
           {previewError && previewError.status === 422 && <p class="muted preview-note">The preview waits for the form to be valid: {previewError.message}</p>}
-          {previewUrl ? <iframe class="preview-frame" src={previewUrl} title="Preview of the hosted checkout page" /> : <Loading label="Drawing the preview…" />}
+          {previewUrl ? <PreviewFrame src={previewUrl} /> : <Loading label="Drawing the preview…" />}
         </aside>
       </div>
     </>
   );
+}
+
+/**
+ * The hosted page in preview, as tall as the page it draws (same origin, so its height is
+ * readable): the thank-you page at its end shows whole, never cut by a frame of a fixed height.
+ */
+function PreviewFrame({ src }: { src: string }) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const [height, setHeight] = useState<number | null>(null);
+  useEffect(() => {
+    const el = frame.current;
+    if (!el) return;
+    let resize: ResizeObserver | null = null;
+    const fit = () => {
+      const doc = el.contentDocument;
+      if (!doc?.body) return;
+      setHeight(Math.ceil(doc.documentElement.scrollHeight));
+      resize?.disconnect();
+      resize = new ResizeObserver(() => setHeight(Math.ceil(doc.documentElement.scrollHeight)));
+      resize.observe(doc.body);
+    };
+    el.addEventListener('load', fit);
+    return () => {
+      el.removeEventListener('load', fit);
+      resize?.disconnect();
+    };
+  }, []);
+  return <iframe ref={frame} class="preview-frame" src={src} title="Preview of the hosted checkout page" style={height ? { height: `${height}px` } : undefined} />;
 }

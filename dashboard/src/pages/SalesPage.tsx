@@ -40,7 +40,11 @@ export function SalesPage() {
 
   return (
     <>
-      <PageHeader title="Sales" description="Every checkout session: who bought what, when, and how it went. Open one to see its invoice and its history." />
+      <PageHeader
+        title="Sales"
+        description="Every checkout session: who bought what, when, and how it went. Open one to see its invoice and its history."
+        actions={<ExportLinks from={from} to={to} />}
+      />
       <form
         class="filters card"
         role="search"
@@ -132,6 +136,28 @@ export function SalesPage() {
           <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Sessions pages" />
         </>
       )}
+    </>
+  );
+}
+
+/**
+ * CSV downloads over the dates of the filter (days in the organization's time zone, "to" whole):
+ * sales by completion, invoices by creation. Plain links: the browser streams the file to disk.
+ */
+function ExportLinks({ from, to }: { from: string; to: string }) {
+  const range = new URLSearchParams();
+  if (from) range.set('from', from);
+  if (to) range.set('to', to);
+  const query = range.toString() ? `?${range.toString()}` : '';
+  const dates = from || to ? ' of these dates' : '';
+  return (
+    <>
+      <a class="btn btn-secondary" href={`/manage/api/exports/sales.csv${query}`} download>
+        Export sales{dates} (CSV)
+      </a>
+      <a class="btn btn-secondary" href={`/manage/api/exports/invoices.csv${query}`} download>
+        Export invoices{dates} (CSV)
+      </a>
     </>
   );
 }

@@ -52,7 +52,8 @@ export const offerPreviewRoutes: FastifyPluginAsyncZod<{ services: Services }> =
         },
         extras: {
           recurring,
-          today: amount,
+          today: plan ? amount : null,
+          currency: plan?.currency_code ?? null,
           shopUrl: offer.shop_url ?? null,
           // The header names the seller, as the published page does.
           seller: organization ? { name: organization.name, logoUrl: organization.logo ? logoPath(organization.id, organization.logo) : null } : null,

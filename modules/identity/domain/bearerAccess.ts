@@ -56,6 +56,10 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/webhook-endpoints/:id/deliveries': 'owner',
   'POST /api/webhook-deliveries/:id/resend': 'owner',
   'GET /api/subscription_settings': 'member',
+  // What the lists these export already show members.
+  'GET /api/exports/sales.csv': 'member',
+  'GET /api/exports/invoices.csv': 'member',
+  'GET /api/exports/customers.csv': 'member',
   'PUT /api/subscription_settings': 'owner',
   // Refunds move money back: owners only, as in the dashboard. Credit notes are read as invoices are.
   'POST /api/invoices/:id/refunds': 'owner',

@@ -36,6 +36,10 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
     return read ? 'subscriptions:read' : 'subscriptions:write';
   }
   if (routeUrl.startsWith('/api/automation/')) return read ? 'automation:read' : null;
+  // An export reads what the list of its rows reads.
+  if (routeUrl === '/api/exports/sales.csv') return read ? 'checkout:read' : null;
+  if (routeUrl === '/api/exports/invoices.csv') return read ? 'subscriptions:read' : null;
+  if (routeUrl === '/api/exports/customers.csv') return read ? 'customers:read' : null;
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
     return read ? 'webhooks:read' : 'webhooks:write';
   }

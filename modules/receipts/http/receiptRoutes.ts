@@ -110,6 +110,13 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
   const { services } = opts;
   const r = app.withTypeProvider<ZodTypeProvider>();
 
+  // A refusal (an unknown or malformed token, a cross-site form) answers from the error handler,
+  // past the routes' own headers: its URL holds the token just the same.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.statusCode >= 400) privateHeaders(reply).header('referrer-policy', 'no-referrer');
+    return payload;
+  });
+
   r.get('/receipts/:token', { config: { secretPath: true }, schema: { summary: 'Receipt page (HTML) of a paid invoice, by the link in the receipt email', params: Params } }, async (request, reply) => {
     const doc = await receiptByToken(services, request.params.token);
     const nonce = randomBytes(18).toString('base64url');

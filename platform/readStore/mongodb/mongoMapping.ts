@@ -296,6 +296,7 @@ export function asUnavailable(error: unknown): unknown {
 export function withUnavailableErrors(store: ReadStore): ReadStore {
   const wrapped: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(store) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
+    if (name === 'stream') continue;
     wrapped[name] = async (...args: unknown[]) => {
       try {
         return await method(...args);
@@ -304,5 +305,15 @@ export function withUnavailableErrors(store: ReadStore): ReadStore {
       }
     };
   }
+  // A stream fails as it is read, not when it is asked for: its errors are translated where they surface.
+  wrapped.stream = <T extends Doc>(collection: string, query?: Query, options?: { batchSize?: number }): AsyncIterable<T[]> => ({
+    async *[Symbol.asyncIterator]() {
+      try {
+        yield* store.stream<T>(collection, query, options);
+      } catch (error) {
+        throw asUnavailable(error);
+      }
+    },
+  });
   return wrapped as unknown as ReadStore;
 }

@@ -1,5 +1,5 @@
 import { MongoClient, type ClientSession, type Db, type IndexDescriptionInfo } from 'mongodb';
-import { CheckpointConflictError, type CheckpointUpdate, type Doc, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
+import { CheckpointConflictError, STREAM_BATCH, type CheckpointUpdate, type Doc, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
 import {
   CHECKPOINTS,
   LEASES,
@@ -25,7 +25,6 @@ import {
   toMongoFilter,
   withUnavailableErrors,
 } from './mongoMapping.ts';
-
 
 /**
  * Read store on MongoDB (production profile): one collection per read-model collection, `_id` =
@@ -131,6 +130,30 @@ export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close
         .find(toMongoFilter(query.filter), { sort, skip, limit, projection })
         .toArray();
       return docs.map((d) => fromMongoDoc<T>(d)!);
+    },
+    stream<T extends Doc>(collection: string, query: Query = {}, options: { batchSize?: number } = {}): AsyncIterable<T[]> {
+      const size = Math.max(1, options.batchSize ?? STREAM_BATCH);
+      return {
+        async *[Symbol.asyncIterator]() {
+          if (query.limit === 0) return;
+          const { sort, skip, limit, projection } = toFindOptions(query);
+          // The cursor fetches a batch at a time, the next only when this one is consumed.
+          const cursor = db.collection(collectionName(collection)).find(toMongoFilter(query.filter), { sort, skip, limit, projection, batchSize: size });
+          try {
+            let batch: T[] = [];
+            for await (const d of cursor) {
+              batch.push(fromMongoDoc<T>(d)!);
+              if (batch.length === size) {
+                yield batch;
+                batch = [];
+              }
+            }
+            if (batch.length > 0) yield batch;
+          } finally {
+            await cursor.close();
+          }
+        },
+      };
     },
     async count(collection, filter) {
       return db.collection(collectionName(collection)).countDocuments(toMongoFilter(filter));

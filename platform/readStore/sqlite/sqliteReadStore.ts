@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
-import { openDatabase } from '../../sqlite/openDatabase.ts';
+import Database from 'better-sqlite3';
+import { busyTimeoutOf, openDatabase } from '../../sqlite/openDatabase.ts';
 import {
   assertFieldPath,
   CheckpointConflictError,
@@ -9,6 +9,7 @@ import {
   type Query,
   type Range,
   type ReadStore,
+  STREAM_BATCH,
   type WriteOp,
 } from '../readStore.ts';
 
@@ -110,16 +111,41 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
     },
     async find<T extends Doc>(collection: string, query: Query = {}) {
       table(collection);
-      const { where, params } = whereClause(query.filter);
-      const order = [...(query.sort ?? []).map(([f, d]) => `${jsonPath(f)} ${d === -1 ? 'DESC' : 'ASC'}`), 'id ASC'];
-      const limit = query.limit ?? -1;
-      const skip = query.skip ?? 0;
-      const rows = prepared(`SELECT doc FROM ${tableName(collection)} WHERE ${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`).all(
-        ...params,
-        limit,
-        skip,
-      );
-      return rows.map((r) => JSON.parse(r.doc!) as T);
+      const { sql, params } = selectSql(collection, query);
+      return prepared(sql).all(...params).map((r) => JSON.parse(r.doc!) as T);
+    },
+    stream<T extends Doc>(collection: string, query: Query = {}, streamOptions: { batchSize?: number } = {}): AsyncIterable<T[]> {
+      const file = options.file;
+      const size = Math.max(1, streamOptions.batchSize ?? STREAM_BATCH);
+      return {
+        async *[Symbol.asyncIterator]() {
+          table(collection);
+          const { sql, params } = selectSql(collection, query);
+          // A memory database has no second connection to see it: read it whole (tests only).
+          if (file === ':memory:') {
+            const docs = prepared(sql).all(...params).map((r) => JSON.parse(r.doc!) as T);
+            for (let i = 0; i < docs.length; i += size) yield docs.slice(i, i + size);
+            return;
+          }
+          // A connection of its own: an open iterator keeps its connection busy, and the store's
+          // must go on serving reads and writes meanwhile. Its read transaction is one snapshot.
+          const reader = new Database(file, { readonly: true, fileMustExist: true });
+          try {
+            reader.pragma(`busy_timeout = ${busyTimeoutOf(options.busyTimeoutMs)}`);
+            let batch: T[] = [];
+            for (const row of reader.prepare<unknown[], { doc: string }>(sql).iterate(...params)) {
+              batch.push(JSON.parse(row.doc) as T);
+              if (batch.length === size) {
+                yield batch;
+                batch = [];
+              }
+            }
+            if (batch.length > 0) yield batch;
+          } finally {
+            reader.close();
+          }
+        },
+      };
     },
     async count(collection, filter) {
       table(collection);
@@ -161,6 +187,16 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
     async close() {
       db.close();
     },
+  };
+}
+
+/** The SELECT of a find: documents matching the filter, in the query's order (ties by id), paged. */
+function selectSql(collection: string, query: Query): { sql: string; params: unknown[] } {
+  const { where, params } = whereClause(query.filter);
+  const order = [...(query.sort ?? []).map(([f, d]) => `${jsonPath(f)} ${d === -1 ? 'DESC' : 'ASC'}`), 'id ASC'];
+  return {
+    sql: `SELECT doc FROM ${tableName(collection)} WHERE ${where} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`,
+    params: [...params, query.limit ?? -1, query.skip ?? 0],
   };
 }
 

@@ -25,7 +25,16 @@ export function CustomersPage() {
 
   return (
     <>
-      <PageHeader title="Customers" description="Everyone who bought from you: one customer per person, however many times they bought. Open one to see their purchases, subscriptions, refunds and history." />
+      <PageHeader
+        title="Customers"
+        description="Everyone who bought from you: one customer per person, however many times they bought. Open one to see their purchases, subscriptions, refunds and history."
+        actions={
+          // A plain link: the browser streams the file to disk (one line per customer and currency).
+          <a class="btn btn-secondary" href="/manage/api/exports/customers.csv" download>
+            Export customers (CSV)
+          </a>
+        }
+      />
       <form
         class="filters card"
         role="search"

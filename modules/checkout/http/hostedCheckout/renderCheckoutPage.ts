@@ -17,6 +17,8 @@ export type PageExtras = {
   recurring: RecurringTerms | null;
   /** What is charged today when the server knows it (no promotion on the link): the sentence starts with it. */
   today?: number | null;
+  /** The currency of `today`: a preview, which makes no session, shows the price from these two. */
+  currency?: string | null;
   shopUrl: string | null;
   /** A live page of an organization with Stripe: Stripe.js is loaded and its Payment Element takes the card. */
   stripeJsUrl?: string | null;
@@ -62,7 +64,7 @@ const text = (b: Record<string, unknown>, ...keys: string[]): string | null => {
 };
 
 /** Page blocks are the seller's content: rendered as text only (escaped), images only over https or from us. */
-export function renderBlock(raw: unknown, preview = false): string {
+export function renderBlock(raw: unknown, preview = false, previewPrice: string | null = null): string {
   if (!raw || typeof raw !== 'object') return '';
   const b = raw as Record<string, unknown>;
   const type = String(b.type ?? '').toLowerCase();
@@ -90,8 +92,8 @@ export function renderBlock(raw: unknown, preview = false): string {
     case 'quote':
       return `<blockquote class="co-quote">${escapeHtml(body ?? '')}${text(b, 'author', 'name') ? `<cite>${escapeHtml(text(b, 'author', 'name'))}</cite>` : ''}</blockquote>`;
     case 'price':
-      // Preview creates no session, so no price ever arrives to replace a placeholder.
-      if (preview) return `<p class="co-price-block"><span class="co-note">${PREVIEW_PRICE}</span></p>`;
+      // Preview creates no session, so no price arrives to replace a placeholder: the server writes the plan's, when it knows it.
+      if (preview) return `<p class="co-price-block">${previewPrice ? `<span class="co-price">${escapeHtml(previewPrice)}</span>` : `<span class="co-note">${PREVIEW_PRICE}</span>`}</p>`;
       return `<p class="co-price-block"><span class="co-price is-loading" data-co-price>&nbsp;</span></p>`;
     case 'guarantee':
     case 'badge':
@@ -102,12 +104,12 @@ export function renderBlock(raw: unknown, preview = false): string {
   }
 }
 
-function pageSection(page: NonNullable<CheckoutInit['pages']>[number], inner: string, hidden: boolean, preview: boolean): string {
+function pageSection(page: NonNullable<CheckoutInit['pages']>[number], inner: string, hidden: boolean, preview: boolean, previewPrice: string | null = null): string {
   const type = String(page.type ?? 'checkout');
   const label = preview ? `<p class="co-preview-label">${escapeHtml(type.replace('_', ' '))} page</p>` : '';
   return `<section class="co-page" id="page-${escapeHtml(type)}" data-page-type="${escapeHtml(type)}"${hidden ? ' hidden' : ''}>${label}
 ${page.title ? `<h1 class="co-title">${escapeHtml(page.title)}</h1>` : ''}
-${(page.blocks ?? []).map((b) => renderBlock(b, preview)).join('\n')}
+${(page.blocks ?? []).map((b) => renderBlock(b, preview, previewPrice)).join('\n')}
 ${inner}</section>`;
 }
 
@@ -200,8 +202,10 @@ const CARD_FIELDS = (preview: boolean, live: boolean) =>
 const serverMoney = (minor: number, currency: string): string => formatMoney(minor, currency, 'en');
 const serverDate = (unix: number) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(unix * 1000);
 
-const FORM = (preview: boolean, recurring: PageExtras['recurring'], today: number | null, live = false) => `
-<div class="co-summary"><span>Total due today</span>${preview ? `<span class="co-note">${PREVIEW_PRICE}</span>` : '<strong id="co-total" class="is-loading">&nbsp;</strong>'}</div>
+const FORM = (preview: boolean, recurring: PageExtras['recurring'], today: number | null, live = false, previewPrice: string | null = null) => `
+<div class="co-summary"><span>Total due today</span>${
+  preview ? (previewPrice ? `<strong id="co-total">${escapeHtml(previewPrice)}</strong>` : `<span class="co-note">${PREVIEW_PRICE}</span>`) : '<strong id="co-total" class="is-loading">&nbsp;</strong>'
+}</div>
 ${recurring ? `<p class="co-note co-recurring" id="co-recurring">${escapeHtml(recurringSentence(recurring, today, serverMoney, serverDate))}</p>` : ''}
 <p class="co-promo" id="co-promo" hidden></p>
 <form id="co-form" novalidate>
@@ -276,9 +280,17 @@ export function renderCheckoutPage(
   const others = preview ? pages.filter((p) => p !== checkout && p !== thanks) : [];
   const head = `<header class="co-head"><div class="co-brand">${logo ? `<img class="co-logo" src="${escapeHtml(logo)}" alt="">` : `<span class="co-mark" aria-hidden="true">${escapeHtml(sellerName.charAt(0).toUpperCase())}</span>`}<span id="co-seller">${escapeHtml(sellerName)}</span></div>
 <span class="co-badge">${preview ? 'Preview' : 'Test mode'}</span>${closable ? '<button class="co-close" id="co-close" type="button" aria-label="Close checkout">×</button>' : ''}</header>`;
+  // A preview's price: the plan's, when the draft names a plan that exists.
+  const previewPrice = preview && typeof extras.today === 'number' && extras.currency ? serverMoney(extras.today, extras.currency) : null;
   const main = [
-    pageSection(checkout, FORM(preview, extras.recurring, extras.today ?? null, Boolean(extras.stripeJsUrl)) + cancelLink(framed ? undefined : init.redirects?.cancel_url), false, preview),
-    ...others.map((p) => pageSection(p, '', true, preview)),
+    pageSection(
+      checkout,
+      FORM(preview, extras.recurring, extras.today ?? null, Boolean(extras.stripeJsUrl), previewPrice) + cancelLink(framed ? undefined : init.redirects?.cancel_url),
+      false,
+      preview,
+      previewPrice,
+    ),
+    ...others.map((p) => pageSection(p, '', true, preview, previewPrice)),
     pageSection(thanks, '', true, preview).replace('>', `>${THANKS}`).replace('</section>', `${THANKS_END(framed, extras.shopUrl)}</section>`),
   ].join('\n');
   const bodyClass = [framed ? `framed frame-${params.frame}` : '', preview ? 'is-preview' : '', params.mode === 'test' ? 'is-test' : ''].filter(Boolean).join(' ');
