@@ -4,6 +4,7 @@ import { runImport } from '../../app/import/importFile.ts';
 import { refundInvoice } from '../../modules/payments/livePayments.ts';
 import { secretBox } from '../../platform/lib/secretBox.ts';
 import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
+import { ensureCustomer } from '../../modules/customers/customerCommands.ts';
 import { createTestClock } from '../../modules/subscriptions/testClockCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
@@ -65,6 +66,8 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   const [created] = await server.services.store.readStream(`subscription-${subscription.id}`);
   const firstInvoice = (created!.data as { first_invoice: { id: string } }).first_invoice.id;
   await refundInvoice(ctx(), server.services, organizationId, firstInvoice, 100);
+  // A customer, as a first purchase makes one (the subscription above is written without checkout).
+  await ensureCustomer(ctx(), { organizationId, mode: 'test', email: `customer-${tag}@example.com`, name: 'Seed Customer' });
   // An event type the seed never causes: nothing is sent to this address.
   await createWebhookEndpoint(ctx(), secretBox(server.services.secrets.jwt), { organizationId, url: 'https://example.com/seed-hook', eventTypes: ['invoice.voided'] });
   await createTestClock(ctx(), { organizationId, name: 'Seed clock', frozenTime: 1_800_000_000 });
