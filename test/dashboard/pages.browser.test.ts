@@ -177,7 +177,7 @@ describe('dashboard pages', () => {
     await h1('Settings');
     await page.getByLabel('Name', { exact: true }).waitFor();
     await page.getByLabel('Time zone').selectOption('Asia/Tokyo');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('region', { name: 'Organization' }).getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved.').waitFor();
     expect((await (await page.evaluate(() => fetch('/manage/api/organization').then((r) => r.json()))) as { timezone: string }).timezone).toBe('Asia/Tokyo');
 

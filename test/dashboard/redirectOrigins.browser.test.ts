@@ -68,7 +68,7 @@ describe('allowed redirect origins in the dashboard', { timeout: 120_000 }, () =
     await field.waitFor();
     expect(await field.inputValue()).toBe('');
     await field.fill('HTTPS://Shop.Example:443/\nshop.example/checkout');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('region', { name: 'Organization' }).getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText(/^Line 2: /).waitFor();
     expect(await field.getAttribute('aria-invalid')).toBe('true');
     expect(await createSession('origin-plan', 'https://shop.example/thanks')).toBe(422);
@@ -78,7 +78,7 @@ describe('allowed redirect origins in the dashboard', { timeout: 120_000 }, () =
     }
 
     await field.fill('HTTPS://Shop.Example:443/\n\nhttp://localhost:3000');
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('region', { name: 'Organization' }).getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved.').waitFor();
     // Shown as stored: as the browser writes an origin.
     expect(await field.inputValue()).toBe('https://shop.example\nhttp://localhost:3000');

@@ -52,7 +52,7 @@ describe('commerce refund', { timeout: 120_000 }, () => {
     await server.settle();
     const list = await cli(['session', 'list', '--org', owner.organizationId]);
     const row = list.stdout.split('\n').find((line) => line.includes(`#${invoice.number} paid`))!;
-    expect(row).toMatch(/\brefunded\b.*5\.00 EUR \(5\.00 EUR refunded\)/);
+    expect(row).toMatch(/\brefunded\b.*€5\.00 \(€5\.00 refunded\)/);
   });
 
   it('refuses amounts it cannot read, and says what the service refused', async () => {
