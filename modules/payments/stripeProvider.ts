@@ -8,7 +8,7 @@ const TIMEOUT_MS = 30_000;
  * A refund's calls: a seller (or the CLI) waits on the answer, and the idempotency key makes a
  * retry by hand safe, so an unreachable Stripe is said within seconds rather than after 90.
  */
-const REFUND_REQUEST = { timeout: 8_000, maxNetworkRetries: 1 } as const;
+const REFUND_TIMEOUT_MS = 8_000;
 
 const idOf = (value: string | { id: string } | null | undefined): string | null => (value == null ? null : typeof value === 'string' ? value : value.id);
 
@@ -97,7 +97,14 @@ async function providerError(what: string, error: unknown): Promise<PaymentProvi
 }
 
 /** The Stripe provider of one organization, on Stripe's official package, at the configured API address. */
-export function stripeClientFactory(config: { STRIPE_API_HOST?: string | undefined; STRIPE_API_PORT?: number | undefined; STRIPE_API_PROTOCOL?: 'http' | 'https' | undefined }): StripeClientFactory {
+export function stripeClientFactory(config: {
+  STRIPE_API_HOST?: string | undefined;
+  STRIPE_API_PORT?: number | undefined;
+  STRIPE_API_PROTOCOL?: 'http' | 'https' | undefined;
+  /** A refund call's wait (tests shorten it to see a silent Stripe given up on). */
+  refundTimeoutMs?: number;
+}): StripeClientFactory {
+  const REFUND_REQUEST = { timeout: config.refundTimeoutMs ?? REFUND_TIMEOUT_MS, maxNetworkRetries: 1 } as const;
   return (secretKey) => {
     let client: Promise<Stripe> | null = null;
     const connect = () =>
