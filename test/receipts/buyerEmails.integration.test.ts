@@ -60,6 +60,7 @@ describe('buyer emails in one outbox: refund, and any kind through enqueueBuyerE
     const text = plainText(raw);
     expect(text).toContain(`€5.00 of your payment for invoice #${invoice.number} has been refunded`);
     expect(text).toContain('Refunded so far: €5.00 of €24.00.');
+    expect(text).toContain(`Credit note: ${(refund.body as { credit_note: { number: string } }).credit_note.number}`);
     expect(text).toContain(`Your receipt: ${receiptLink}`);
     expect(text).toMatch(/Refund Shop BV\s+VAT NL111222333B01\s*$/);
     const html = htmlPart(raw);

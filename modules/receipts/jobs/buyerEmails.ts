@@ -3,6 +3,8 @@ import { fold } from '../../../platform/domain/index.ts';
 import { outboxBox } from '../outboxSeal.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
+import { formatCreditNoteNumber, issueCreditNotes } from '../../creditNotes/index.ts';
+import { reactionContext } from '../../../platform/es/index.ts';
 import type { BuyerEmailKind, Notice } from '../domain/notice.ts';
 import { formatMoney } from '../domain/receiptMessage.ts';
 import { receiptDecider, receiptStream, type ReceiptEvent } from '../domain/receipt.ts';
@@ -55,7 +57,7 @@ export async function enqueueBuyerEmail(services: Services, email: BuyerEmail): 
   return { key, queued: await queueNotice(services, key, notice) };
 }
 
-type Refunded = Extract<InvoiceEvent, { type: 'InvoiceRefunded' }>['data'] & { credit_note_number?: string };
+type Refunded = Extract<InvoiceEvent, { type: 'InvoiceRefunded' }>['data'];
 
 /** The receipt page of an invoice, when its receipt was queued (its token is in the log, as the receipt email's link). */
 async function receiptTokenOf(services: Services, invoiceId: string): Promise<string | null> {
@@ -64,8 +66,8 @@ async function receiptTokenOf(services: Services, invoiceId: string): Promise<st
 }
 
 /**
- * The refund email of an InvoiceRefunded: the amount returned, whether in full, the credit note's
- * number when the event names one, and the receipt page (which shows the refund). One per refund.
+ * The refund email of an InvoiceRefunded: the amount returned, whether in full, the refund's credit
+ * note number, and the receipt page (which shows the refund). One per refund.
  */
 export async function queueRefundEmail(services: Services, refunded: RecordedEvent, receiptUrl: (token: string) => string): Promise<string | null> {
   if (refunded.type !== 'InvoiceRefunded') return null;
@@ -77,13 +79,16 @@ export async function queueRefundEmail(services: Services, refunded: RecordedEve
   const data = refunded.data as Refunded;
   const amount = formatMoney(data.amount, data.currency);
   const token = await receiptTokenOf(services, invoiceId);
+  // Issuing is idempotent: the note the refund route or the credit-note subscriber made, or made here first.
+  const notes = await issueCreditNotes(reactionContext(services.store, services.clock(), refunded, 'receipt-outbox'), invoiceId);
+  const note = notes.find((n) => n.refund_id === data.refund_id);
   const name = invoice.invoice.customer?.name;
   const text = [
     `Hello${name ? ` ${name}` : ''},`,
     '',
     `${amount} of your payment for invoice #${invoice.invoice.number} has been refunded${data.fully_refunded ? ' (the whole amount)' : ''}, to the card you paid with.`,
     ...(data.fully_refunded ? [] : [`Refunded so far: ${formatMoney(data.amount_refunded, data.currency)} of ${formatMoney(invoice.invoice.total, data.currency)}.`]),
-    ...(data.credit_note_number ? [`Credit note: ${data.credit_note_number}`] : []),
+    ...(note ? [`Credit note: ${formatCreditNoteNumber(note.number)}`] : []),
     '',
     'Your bank may take 5 to 10 days to show it.',
     ...(token ? ['', `Your receipt: ${receiptUrl(token)}`] : []),
