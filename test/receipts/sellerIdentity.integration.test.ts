@@ -120,5 +120,15 @@ describe("the seller's identity: VAT number and logo", () => {
     // The logo is drawn into the PDF as an image.
     expect(Buffer.from(pdf).toString('latin1')).toMatch(/\/Subtype \/Image/);
     expect(await pdfText(pdf)).toMatch(/Tulip Software BV\s+Keizersgracht 1\s+Amsterdam\s+NL\s+VAT NL999999999B01/);
+
+    // A refund's credit note carries the same seller block, by the receipt link and the API alike.
+    const invoiceId = (((await (await owner.client.request('GET', `/manage/api/checkout/sessions/${session.id}`)).json()) as Body).invoice as Body).id as string;
+    expect((await owner.client.json('POST', `/manage/api/invoices/${invoiceId}/refunds`, { amount: 100 })).status).toBe(200);
+    await server.settle();
+    const receiptHtml = await (await server.fetch(`/receipts/${token}`, { headers: { accept: 'text/html' } })).text();
+    const noteLink = /href="(\/receipts\/[\w-]+\/credit_notes\/cn_[a-f0-9]{24}\/pdf)"/.exec(receiptHtml)![1]!;
+    const note = new Uint8Array(await (await server.fetch(noteLink)).arrayBuffer());
+    expect(Buffer.from(note).toString('latin1')).toMatch(/\/Subtype \/Image/);
+    expect(await pdfText(note)).toMatch(/Tulip Software BV\s+Keizersgracht 1\s+Amsterdam\s+NL\s+VAT NL999999999B01/);
   });
 });

@@ -4,9 +4,14 @@ import type { CreditNoteResource } from '../creditNoteProjection.ts';
 
 /**
  * A credit note as a PDF, drawn as the invoice's is (pdfkit's built-in Helvetica): the seller,
- * its number, the invoice it credits, the amount refunded and why.
+ * its number, the invoice it credits, the amount refunded and why. `drawSeller` draws the seller's
+ * block as the invoice's PDF does (logo, name, address, VAT number); without it, name and address.
  */
-export function creditNotePdf(note: CreditNoteResource, seller: { name: string; address: readonly string[] }): Promise<Buffer> {
+export function creditNotePdf(
+  note: CreditNoteResource,
+  seller: { name: string; address: readonly string[] },
+  drawSeller?: (doc: InstanceType<typeof PDFDocument>) => void,
+): Promise<Buffer> {
   const text = creditNoteLines(note);
   const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `${text.title}, ${seller.name}`, Author: seller.name } });
   const chunks: Buffer[] = [];
@@ -17,8 +22,9 @@ export function creditNotePdf(note: CreditNoteResource, seller: { name: string; 
   });
   const left = doc.page.margins.left;
   const width = doc.page.width - left - doc.page.margins.right;
-  doc.font('Helvetica-Bold').fontSize(18).text(seller.name);
-  if (seller.address.length) {
+  if (drawSeller) drawSeller(doc);
+  else doc.font('Helvetica-Bold').fontSize(18).text(seller.name);
+  if (!drawSeller && seller.address.length) {
     doc.font('Helvetica').fontSize(10).fillColor('#444444');
     for (const line of seller.address) doc.text(line);
     doc.fillColor('#000000');

@@ -5,6 +5,7 @@ import type { Services } from '../../../platform/runtime/index.ts';
 import { baseUrl, decimalInteger, ErrorSchema, manageErrors, manageRoute, notFound, pageEnvelope, PageLinksSchema, PageMetaSchema, pageOf, PageQuery, protectedRoute } from '../../../platform/http/index.ts';
 import { requireAuth } from '../../oauth/index.ts';
 import { addressLines, loadOrganization, requireOrganization } from '../../identity/index.ts';
+import { sellerHeader } from '../../receipts/index.ts';
 import { findCreditNote, listCreditNotes, presentCreditNote, type CreditNoteDoc } from '../creditNoteProjection.ts';
 import { creditNotePdf } from './creditNotePdf.ts';
 import { CreditNoteSchema } from './creditNoteSchemas.ts';
@@ -17,7 +18,8 @@ const Params = z.object({ id: z.string().regex(/^cn_[A-Za-z0-9]{1,64}$/, 'must b
 /** The credit note as a PDF, with the seller as the organization names itself now. */
 export async function sendCreditNotePdf(services: Services, reply: FastifyReply, doc: CreditNoteDoc): Promise<FastifyReply> {
   const org = await loadOrganization(services.store, doc.organization_id);
-  const pdf = await creditNotePdf(presentCreditNote(doc), { name: org?.name ?? '', address: org ? addressLines(org.address) : [] });
+  const header = await sellerHeader(services, doc.organization_id);
+  const pdf = await creditNotePdf(presentCreditNote(doc), { name: org?.name ?? '', address: org ? addressLines(org.address) : [] }, header?.draw);
   return reply.type('application/pdf').header('cache-control', 'private, no-store').header('content-disposition', `inline; filename="credit-note-${doc.number}.pdf"`).send(pdf);
 }
 

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { receiptPdf } from './receiptPdf.ts';
-import { sellerLogoBytes } from '../sellerHeader.ts';
+import { sellerHeader, sellerLogoBytes } from '../sellerHeader.ts';
 import { sellerLogoPath } from '../domain/seller.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { formatDate, formatDay, formatMoney, invoiceLabel, periodLine, sellerOfReceipt } from '../domain/receiptMessage.ts';
@@ -162,7 +162,8 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
       const doc = await receiptByToken(services, request.params.token);
       const note = (await creditNotesOf(services, doc)).find((n) => n.id === request.params.id);
       if (!note) throw notFound('Credit note');
-      const pdf = await creditNotePdf(presentCreditNote(note), { name: doc.receipt.organization_name, address: doc.receipt.organization_address ?? [] });
+      const header = await sellerHeader(services, doc.organization_id);
+      const pdf = await creditNotePdf(presentCreditNote(note), { name: doc.receipt.organization_name, address: doc.receipt.organization_address ?? [] }, header?.draw);
       return privateHeaders(reply).type('application/pdf').header('content-disposition', `inline; filename="credit-note-${note.number}.pdf"`).send(pdf);
     },
   );
