@@ -102,6 +102,14 @@ describe('refunds everywhere', { timeout: 60_000 }, () => {
     const salesRefunded = sales.body.data.reduce((sum, s) => sum + s.amount_refunded, 0);
     // The Sales list holds the checkouts' refunds; the statistics add the renewal's.
     expect(salesRefunded + 1000).toBe(stats.body.totals.refunds.EUR);
+    // And the CSV export of the invoices, what a seller's books read, sums to the same.
+    const csv = await (await owner.client.request('GET', '/manage/api/exports/invoices.csv')).text();
+    const [head, ...rows] = csv.trim().split('\r\n').map((line) => line.split(','));
+    const column = (name: string) => head!.indexOf(name);
+    const cents = (name: string) => rows.reduce((sum, r) => sum + Math.round(Number(r[column(name)]) * 100), 0);
+    expect(rows).toHaveLength(all.length);
+    expect(cents('amount_paid')).toBe(gross);
+    expect(cents('amount_refunded')).toBe(refunded);
   });
 
   it('numbers credit notes per organization with no gap or duplicate, and serves them with their PDF', async () => {
