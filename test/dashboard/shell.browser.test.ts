@@ -198,7 +198,7 @@ describe('dashboard shell', () => {
     await page.getByText('Only owners of the organization manage API keys.').waitFor();
     expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
     await page.goto(`${origin}/dashboard/settings`);
-    await page.getByText('Only owners change these.').waitFor();
+    await page.getByText('Only owners change these.').first().waitFor();
     expect(await page.getByLabel('Name', { exact: true }).isDisabled()).toBe(true);
     expect(await page.getByLabel('Invite by email').count()).toBe(0);
     expect(await seriousAxeViolations(page)).toEqual([]);
