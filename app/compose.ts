@@ -16,6 +16,9 @@ import { createMetrics, type Metrics } from '../platform/runtime/metrics.ts';
 import { stripeClientFactory } from '../modules/payments/stripeProvider.ts';
 import { readStoreStripeCredentials } from '../modules/payments/stripeCredentialStore.ts';
 import { observeEventStore } from '../platform/runtime/observedEventStore.ts';
+import { cachedVault, sealPersonalData, type PersonalDataVault } from '../platform/privacy/index.ts';
+import { openSqlitePersonalDataVault } from '../platform/privacy/sqlite/sqliteVault.ts';
+import { personalFields } from './personalFields.ts';
 import { projectionLag } from '../platform/runtime/readiness.ts';
 import type { Clock, Services } from '../platform/runtime/services.ts';
 
@@ -48,6 +51,15 @@ export async function openStores(config: Config, options: { checkpointsElsewhere
   // A checkpoint syncs the WAL and the database file on the thread that commits: leave it to another.
   const autocheckpointPages = options.checkpointsElsewhere ? WAL_BOUND_PAGES : undefined;
   return { store: openSqliteEventStore({ file, busyTimeoutMs, autocheckpointPages }), readStore: openSqliteReadStore({ file, busyTimeoutMs, autocheckpointPages }) };
+}
+
+/** The vault of buyers' personal-data keys: beside the events in commerce.db, or in the read store's MongoDB database. */
+export async function openVault(config: Config): Promise<PersonalDataVault> {
+  if (isProductionProfile(config)) {
+    const { openMongoPersonalDataVault } = await import('../platform/privacy/mongodb/mongoVault.ts');
+    return cachedVault(await openMongoPersonalDataVault(config.MONGODB_URL!, config.MONGODB_DB));
+  }
+  return cachedVault(openSqlitePersonalDataVault({ file: join(resolve(config.DATA_DIR), 'commerce.db'), busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS }));
 }
 
 /**
@@ -116,7 +128,9 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
   };
   const metrics = options.metrics ?? createMetrics();
   const opened = await openStores(config, { checkpointsElsewhere: options.projections !== undefined });
-  const store = observeEventStore(opened.store, metrics, options.onAppended);
+  const vault = await openVault(config);
+  // Sealed below the metrics and append tracking: they see the same appends, whatever their data.
+  const store = observeEventStore(sealPersonalData(opened.store, vault, personalFields), metrics, options.onAppended);
   // Readers see each projection's read models in the generation served (a rebuild writes the next
   // one beside it); the projection runner takes the store under this view.
   const readStore = servedReadModels(opened.readStore, allProjections);
@@ -140,6 +154,7 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
     stripeCredentials: readStoreStripeCredentials(readStore),
     payments: { stripe: stripeClientFactory(config) },
     projections,
+    vault,
     metrics,
     async close() {
       await projections?.stop();

@@ -12,7 +12,7 @@ import { CUSTOMER_LINKS, type LinkDoc } from './customerProjection.ts';
  * redacted placeholder. Reads the links from the read model, which must have applied the
  * customer's purchases (the caller waits for the head first). Running it again decides nothing.
  */
-export async function redactLinkedObjects(ctx: CommandContext, readStore: ReadStore, customerId: string): Promise<{ sessions: number; invoices: number; subscriptions: number }> {
+export async function redactLinkedObjects(ctx: CommandContext, readStore: ReadStore, customerId: string): Promise<{ sessions: number; invoices: number; subscriptions: number; invoiceIds: string[] }> {
   const customer = { email: redactedEmail(customerId), name: null, user_id: null };
   const links = await readStore.find<LinkDoc>(CUSTOMER_LINKS, { filter: { customer_id: customerId } });
   const invoices = new Set(links.filter((l) => l.kind === 'invoice').map((l) => l.object_id));
@@ -33,5 +33,5 @@ export async function redactLinkedObjects(ctx: CommandContext, readStore: ReadSt
     const result = await handleCommand(ctx, subscriptionStream(link.object_id), subscriptionDecider, { type: 'RedactCustomer', customer, now: ctx.metadata.occurred_at });
     if (result.events.length > 0) subscriptions += 1;
   }
-  return { sessions, invoices: changed, subscriptions };
+  return { sessions, invoices: changed, subscriptions, invoiceIds: [...invoices] };
 }

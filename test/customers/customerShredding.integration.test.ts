@@ -1,0 +1,107 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBackgroundJobs } from '../../app/backgroundJobs.ts';
+import { receiptOutboxJob } from '../../modules/receipts/jobs/receiptOutbox.ts';
+import { webhooksJob } from '../../modules/webhooks/jobs/webhookJob.ts';
+import { subscriptionCreationJob } from '../../modules/subscriptions/jobs/subscriptionCreation.ts';
+import { invoiceMirrorJob } from '../../modules/subscriptions/jobs/invoiceMirror.ts';
+import { GOOD_CARD } from '../checkout/checkoutFixtures.ts';
+import { clockApp, waitFor, type ClockApp } from '../subscriptions/clockApp.ts';
+
+type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const silent = { error: (o: unknown, m: string) => console.error(m, o), info: () => undefined };
+
+/** The files SQLite keeps the data in: the database, its write-ahead log and the log's index. */
+function databaseBytes(dataDir: string): Buffer {
+  const file = join(dataDir, 'commerce.db');
+  return Buffer.concat([file, `${file}-wal`, `${file}-shm`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
+}
+
+/** The tables and row ids whose columns name any of the texts, whatever their case. */
+function rowsNaming(dataDir: string, texts: string[]): string[] {
+  const db = new Database(join(dataDir, 'commerce.db'), { readonly: true });
+  try {
+    const found: string[] = [];
+    for (const { name } of db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").all()) {
+      for (const row of db.prepare<[], Record<string, unknown>>(`SELECT rowid AS _rowid, * FROM "${name}"`).all()) {
+        const text = JSON.stringify(row).toLowerCase();
+        if (texts.some((t) => text.includes(t.toLowerCase()))) found.push(`${name}:${String(row._rowid)}`);
+      }
+    }
+    return found;
+  } finally {
+    db.close();
+  }
+}
+
+const holds = (bytes: Buffer, text: string) => bytes.includes(Buffer.from(text, 'utf8'));
+
+describe('crypto-shredding on erasure', () => {
+  let harness: ClockApp;
+  let seller: { organizationId: string; token: string };
+
+  beforeAll(async () => {
+    harness = await clockApp();
+    seller = await harness.identity();
+    await harness.offerOf(seller.organizationId, 'lifetime', 'one_time');
+    await harness.offerOf(seller.organizationId, 'monthly', 'recurring');
+  });
+  afterAll(async () => harness.close());
+
+  const buy = async (offer: string, buyer: { email: string; name?: string }) => {
+    const created = await harness.call('POST', '/api/checkout/sessions', { token: seller.token, body: { offer, customer: { email: buyer.email } } });
+    expect(created.status).toBe(201);
+    const paid = await harness.call('POST', `/api/checkout/sessions/${created.body.session.id}/pay`, { body: { ...buyer, card: GOOD_CARD } });
+    expect(paid.status).toBe(200);
+    return paid.body as Body;
+  };
+  const get = (url: string) => harness.call('GET', url, { token: seller.token });
+
+  it('leaves no byte of the email or name in the SQLite files, and keeps totals and invoice numbers', async () => {
+    const email = 'shred.me.please@example.com';
+    const name = 'Zebulon Shreddington';
+    const keeper = 'stays.readable@example.com';
+    const jobs = await startBackgroundJobs(harness.services, silent, [subscriptionCreationJob, invoiceMirrorJob, receiptOutboxJob, webhooksJob]);
+    try {
+      // Deliveries are recorded whether or not the endpoint answers: their payloads name the buyer.
+      const endpoint = await harness.call('POST', '/api/webhook-endpoints', {
+        token: seller.token,
+        body: { url: 'https://hooks.example.com/in', event_types: ['checkout.session.completed', 'invoice.paid', 'customer.subscription.created'] },
+      });
+      expect(endpoint.status).toBe(201);
+      const first = await buy('lifetime', { email, name });
+      const second = await buy('monthly', { email: email.toUpperCase(), name });
+      await buy('lifetime', { email: keeper, name: 'Kept Person' });
+      const subscriptionId = second.session.subscription.id as string;
+      await waitFor('the subscription', () => get(`/api/subscriptions/${subscriptionId}`), (r) => r.status === 200);
+      await harness.settle();
+      const customerId = (await get(`/api/invoices/${first.invoice.id}`)).body.customer_id as string;
+      const numbers = [(await get(`/api/invoices/${first.invoice.id}`)).body.number, (await get(`/api/invoices/${second.invoice.id}`)).body.number];
+      // The read models hold them until the erasure: the scan sees what is there.
+      expect(holds(databaseBytes(harness.dataDir), email)).toBe(true);
+
+      const redacted = await harness.call('POST', `/api/customers/${customerId}/redact`, { token: seller.token });
+      expect(redacted.status).toBe(200);
+      await harness.settle();
+
+      const bytes = databaseBytes(harness.dataDir);
+      // Where a row still names them, for a readable failure; then the bytes, free pages and WAL included.
+      expect(rowsNaming(harness.dataDir, [email, name])).toEqual([]);
+      for (const text of [email, email.toUpperCase(), name]) expect(holds(bytes, text), text).toBe(false);
+      // Another buyer's data is theirs still.
+      expect(holds(bytes, keeper)).toBe(true);
+
+      const customer = await get(`/api/customers/${customerId}`);
+      expect(customer.body).toMatchObject({ redacted: true, email: `redacted+${customerId}@invalid`, purchases_count: 2, total_spent: { EUR: 6800 } });
+      expect([(await get(`/api/invoices/${first.invoice.id}`)).body.number, (await get(`/api/invoices/${second.invoice.id}`)).body.number]).toEqual(numbers);
+      // The log itself reads as erased: the session's first event names the placeholder.
+      const events = await harness.services.store.readStream(`checkout_session-${first.session.id}`);
+      expect((events[0]!.data as Body).customer).toEqual({ email: `redacted+${customerId}@invalid`, name: null, user_id: null });
+    } finally {
+      await jobs.stop();
+    }
+  });
+});
