@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs } from '../../app/backgroundJobs.ts';
+import { compose } from '../../app/compose.ts';
+import { buildApp } from '../../app/httpApp.ts';
+import { loadConfig } from '../../platform/runtime/config.ts';
 import { receiptOutboxJob } from '../../modules/receipts/jobs/receiptOutbox.ts';
 import { webhooksJob } from '../../modules/webhooks/jobs/webhookJob.ts';
 import { subscriptionCreationJob } from '../../modules/subscriptions/jobs/subscriptionCreation.ts';
@@ -102,6 +105,35 @@ describe('crypto-shredding on erasure', () => {
       expect((events[0]!.data as Body).customer).toEqual({ email: `redacted+${customerId}@invalid`, name: null, user_id: null });
     } finally {
       await jobs.stop();
+    }
+  });
+
+  it('answers 409 personal_data_unreadable, not a 500, for an altered sealed field', async () => {
+    const bought = await buy('lifetime', { email: 'tamper@example.com', name: 'Tam Per' });
+    await harness.settle();
+    const customerId = (await get(`/api/invoices/${bought.invoice.id}`)).body.customer_id as string;
+    expect((await get(`/api/customers/${customerId}/history`)).status).toBe(200);
+    const db = new Database(join(harness.dataDir, 'commerce.db'));
+    try {
+      const row = db.prepare<[string], { position: number; data: string }>("SELECT position, data FROM events WHERE stream = ? AND type = 'CheckoutSessionCreated'").get(`checkout_session-${bought.session.id}`)!;
+      const data = JSON.parse(row.data) as Body;
+      const parts = (data.customer.email.$sealed as string).split('.');
+      parts[3] = Buffer.from('someone-else@example.com').toString('base64url');
+      data.customer.email.$sealed = parts.join('.');
+      db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify(data), row.position);
+    } finally {
+      db.close();
+    }
+    // Another process reads the file (this one keeps its recent appends in memory).
+    const services = await compose(loadConfig({ DATA_DIR: harness.dataDir, LOG_LEVEL: 'silent' }), { runProjections: false, logger: silent });
+    const app = await buildApp(services);
+    try {
+      const history = await app.inject({ method: 'GET', url: `/api/customers/${customerId}/history`, headers: { accept: 'application/json', authorization: `Bearer ${seller.token}` } });
+      expect(history.statusCode).toBe(409);
+      expect(JSON.parse(history.body)).toEqual({ message: expect.stringContaining('cannot be read'), code: 'personal_data_unreadable' });
+    } finally {
+      await app.close();
+      await services.close();
     }
   });
 });
