@@ -75,6 +75,25 @@ export async function openEventStoreAt(location: string): Promise<EventStore> {
   return openSqliteEventStore({ file: join(resolve(location), 'commerce.db') });
 }
 
+/**
+ * For `commerce events copy`: the event store at a location under its own vault, so the copy
+ * opens personal fields with the source's keys and seals them again with the target's (a person
+ * erased before the copy arrives as the placeholder only). An EventStoreDB's vault is in the
+ * MongoDB database its read store will use.
+ */
+export async function openSealedEventStoreAt(location: string, mongo: { url: string | undefined; db: string }): Promise<EventStore> {
+  const store = await openEventStoreAt(location);
+  if (isEventStoreUrl(location)) {
+    if (!mongo.url) {
+      await store.close();
+      throw new ConfigError('MONGODB_URL (and MONGODB_DB) must name the MongoDB database the copied events will be read with: the keys sealing buyers\' personal data go there');
+    }
+    const { openMongoPersonalDataVault } = await import('../platform/privacy/mongodb/mongoVault.ts');
+    return sealPersonalData(store, cachedVault(await openMongoPersonalDataVault(mongo.url, mongo.db)), personalFields);
+  }
+  return sealPersonalData(store, cachedVault(openSqlitePersonalDataVault({ file: join(resolve(location), 'commerce.db') })), personalFields);
+}
+
 /** `commerce backup`: a consistent copy of the embedded profile's data directory (see platform/sqlite/backupDataDir.ts). */
 export function backupEmbeddedData(config: Config, to: string): BackupResult {
   if (isProductionProfile(config)) {

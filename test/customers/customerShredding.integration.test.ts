@@ -1,9 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs } from '../../app/backgroundJobs.ts';
-import { compose } from '../../app/compose.ts';
+import { compose, openSealedEventStoreAt } from '../../app/compose.ts';
+import { copyEvents } from '../../platform/eventStore/copyEvents.ts';
 import { buildApp } from '../../app/httpApp.ts';
 import { loadConfig } from '../../platform/runtime/config.ts';
 import { receiptOutboxJob } from '../../modules/receipts/jobs/receiptOutbox.ts';
@@ -105,6 +107,33 @@ describe('crypto-shredding on erasure', () => {
       expect((events[0]!.data as Body).customer).toEqual({ email: `redacted+${customerId}@invalid`, name: null, user_id: null });
     } finally {
       await jobs.stop();
+    }
+  });
+
+  it('copies the log to another data directory re-sealed with its keys, the erased person as the placeholder', async () => {
+    const kept = await buy('lifetime', { email: 'copied.kept@example.com', name: 'Kept Copy' });
+    const erased = await buy('lifetime', { email: 'copied.erased@example.com', name: 'Erased Copy' });
+    await harness.settle();
+    const erasedId = (await get(`/api/invoices/${erased.invoice.id}`)).body.customer_id as string;
+    expect((await harness.call('POST', `/api/customers/${erasedId}/redact`, { token: seller.token })).status).toBe(200);
+
+    const target = mkdtempSync(join(tmpdir(), 'commerce-copy-'));
+    try {
+      const mongo = { url: undefined, db: 'commerce' };
+      const [source, copy] = [await openSealedEventStoreAt(harness.dataDir, mongo), await openSealedEventStoreAt(target, mongo)];
+      try {
+        await copyEvents(source, copy);
+        const first = async (store: typeof copy, id: string) => ((await store.readStream(`checkout_session-${id}`))[0]!.data as Body).customer;
+        expect(await first(copy, kept.session.id)).toEqual({ email: 'copied.kept@example.com', name: null, user_id: null });
+        expect(await first(copy, erased.session.id)).toEqual({ email: `redacted+${erasedId}@invalid`, name: null, user_id: null });
+      } finally {
+        await source.close();
+        await copy.close();
+      }
+      const bytes = databaseBytes(target);
+      for (const text of ['copied.kept@example.com', 'copied.erased@example.com', 'Erased Copy']) expect(holds(bytes, text), text).toBe(false);
+    } finally {
+      rmSync(target, { recursive: true, force: true });
     }
   });
 
