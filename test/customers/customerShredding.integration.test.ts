@@ -8,6 +8,8 @@ import { compose, openSealedEventStoreAt } from '../../app/compose.ts';
 import { copyEvents } from '../../platform/eventStore/copyEvents.ts';
 import { buildApp } from '../../app/httpApp.ts';
 import { loadConfig } from '../../platform/runtime/config.ts';
+import { refundInvoice } from '../../modules/payments/index.ts';
+import { createPromo, enrolParticipant } from '../../modules/promos/index.ts';
 import { receiptOutboxJob } from '../../modules/receipts/jobs/receiptOutbox.ts';
 import { webhooksJob } from '../../modules/webhooks/jobs/webhookJob.ts';
 import { subscriptionCreationJob } from '../../modules/subscriptions/jobs/subscriptionCreation.ts';
@@ -80,6 +82,13 @@ describe('crypto-shredding on erasure', () => {
       const first = await buy('lifetime', { email, name });
       const second = await buy('monthly', { email: email.toUpperCase(), name });
       await buy('lifetime', { email: keeper, name: 'Kept Person' });
+      // A refund's credit note and a promo enrolment copy the buyer too.
+      await refundInvoice(harness.ctx(seller.organizationId), harness.services, seller.organizationId, first.invoice.id, 900);
+      const now = Math.floor(harness.services.clock() / 1000);
+      const ctx = harness.ctx(seller.organizationId);
+      const promoSlug = `shred-${seller.organizationId.replace(/[^a-z0-9]/g, '').toLowerCase()}`;
+      await createPromo(ctx, { organizationId: seller.organizationId, slug: promoSlug, name: 'Launch', startsAt: now - 10, endsAt: now + 10_000, tiers: [{ name: 'Launch', price: null, discount_percent: 20, until: null, max_participants: null }] });
+      await enrolParticipant(harness.ctx(seller.organizationId), { organizationId: seller.organizationId, slug: promoSlug, email, reference: null, workflowId: null });
       const subscriptionId = second.session.subscription.id as string;
       await waitFor('the subscription', () => get(`/api/subscriptions/${subscriptionId}`), (r) => r.status === 200);
       await harness.settle();
@@ -100,7 +109,9 @@ describe('crypto-shredding on erasure', () => {
       expect(holds(bytes, keeper)).toBe(true);
 
       const customer = await get(`/api/customers/${customerId}`);
-      expect(customer.body).toMatchObject({ redacted: true, email: `redacted+${customerId}@invalid`, purchases_count: 2, total_spent: { EUR: 6800 } });
+      expect(customer.body).toMatchObject({ redacted: true, email: `redacted+${customerId}@invalid`, purchases_count: 2, total_spent: { EUR: 6800 }, total_refunded: { EUR: 900 } });
+      const notes = await get(`/api/credit_notes?invoice=${first.invoice.id}`);
+      expect(notes.body.data).toMatchObject([{ amount: 900, customer: { email: `redacted+${customerId}@invalid`, name: null } }]);
       expect([(await get(`/api/invoices/${first.invoice.id}`)).body.number, (await get(`/api/invoices/${second.invoice.id}`)).body.number]).toEqual(numbers);
       // The log itself reads as erased: the session's first event names the placeholder.
       const events = await harness.services.store.readStream(`checkout_session-${first.session.id}`);

@@ -23,10 +23,8 @@ import {
 import type { Services } from '../../../platform/runtime/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
 import { requireAuth } from '../../oauth/index.ts';
-import { customerStream, redactedEmail } from '../domain/customer.ts';
-import { scrubBuyerFromOutbox } from '../../receipts/index.ts';
-import { customerAsCreated, redactCustomer, shredCustomer } from '../customerCommands.ts';
-import { redactLinkedObjects } from '../customerErasure.ts';
+import { customerStream } from '../domain/customer.ts';
+import { eraseCustomer } from '../customerErasure.ts';
 import { customerHistory } from '../customerHistory.ts';
 import { customerInvoices, findCustomer, listCustomers, presentCustomer } from '../customerQueries.ts';
 import { CustomerHistorySchema, CustomerIdParams, CustomerInvoicesSchema, CustomerSchema } from './customerSchemas.ts';
@@ -182,22 +180,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
       if (!access.isOwner(request)) throw new HttpError(403, 'unauthorized', 'This action is unauthorized.');
       const doc = await own(request, reply, request.params.id);
       const ctx = access.context(services, request);
-      // Read before anything changes: the keys are destroyed last, and a run again after an
-      // interruption finds them here while they live.
-      const created = await customerAsCreated(ctx, doc.id);
-      await redactCustomer(ctx, doc.id);
-      // The links come from the read model: every purchase recorded so far must be in it.
-      await readModelsAtHead(services, 10_000);
-      const linked = await redactLinkedObjects(ctx, services.readStore, doc.id);
-      await readModelsAtHead(services, 10_000);
-      if (created) {
-        if (created.email) {
-          const erased = { organizationId: created.organizationId, invoiceIds: linked.invoiceIds, email: created.email, name: created.name, placeholder: redactedEmail(doc.id) };
-          await scrubBuyerFromOutbox(services.readStore, erased);
-        }
-        await shredCustomer(services.vault, doc.id, created);
-      }
-      await services.vault.purgeFreedPages();
+      await eraseCustomer(ctx, services, doc.id, () => readModelsAtHead(services, 10_000));
       const after = await findCustomer(services.readStore, doc.id);
       return presentCustomer(after ?? doc);
     },

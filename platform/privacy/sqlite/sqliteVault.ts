@@ -22,7 +22,10 @@ type Row = { id: string; key: Buffer | null; destroyed_at: number | null; redact
  * opened with secure_delete, so a destroyed key's bytes are overwritten, not left in a free page.
  */
 export function openSqlitePersonalDataVault(options: { file: string; busyTimeoutMs?: number }): PersonalDataVault {
-  const db = openDatabase(options.file, { synchronous: 'FULL', busyTimeoutMs: options.busyTimeoutMs });
+  // NORMAL: a new key is not synced on its own. Every event sealed with it is appended after it to
+  // the same WAL, whose sync (synchronous=FULL on the event store's connection) makes the key
+  // durable with the event; a key lost with no event naming it is lost to no one.
+  const db = openDatabase(options.file, { synchronous: 'NORMAL', busyTimeoutMs: options.busyTimeoutMs });
   db.exec(SCHEMA);
   const liveStmt = db.prepare<[string, string], Row>('SELECT id, key, destroyed_at, redacted_as FROM personal_data_keys WHERE organization_id = ? AND subject = ? AND destroyed_at IS NULL');
   const insertStmt = db.prepare('INSERT OR IGNORE INTO personal_data_keys (id, organization_id, subject, key, created_at) VALUES (?, ?, ?, ?, ?)');
