@@ -23,6 +23,8 @@ export interface PersonalDataVault {
   destroy(organizationId: string, subject: string, redactedAs: string | null): Promise<number>;
   /** The key of a sealed value by id; null when the vault never had it. */
   lookup(keyId: string): Promise<KeyLookup | null>;
+  /** A count every destroy that destroyed something moves, in any process: caches compare it. */
+  erasures(): Promise<number>;
   /**
    * Makes what an erasure destroyed or rewrote leave the store's files, where it can: SQLite
    * checkpoints its WAL and truncates it (freed pages are zeroed by secure_delete). Nothing to do
@@ -44,43 +46,62 @@ export function personalSubject(organizationId: string, person: { email?: string
 }
 
 /**
- * Remembers keys in memory so reading the log costs no query per event. Another process's
- * erasure is seen once an entry is older than `ttlMs`; this process's own at once.
+ * Remembers keys in memory so reading the log costs no query per event. Every `checkMs` at most,
+ * it asks the vault whether any process destroyed a key since, and forgets everything if so: this
+ * process's own erasure is seen at once, another's (the subscriber thread, a worker) within that
+ * time.
  */
-export function cachedVault(vault: PersonalDataVault, options: { ttlMs?: number; now?: () => number } = {}): PersonalDataVault {
-  const ttlMs = options.ttlMs ?? 10_000;
+export function cachedVault(vault: PersonalDataVault, options: { checkMs?: number; now?: () => number } = {}): PersonalDataVault {
+  const checkMs = options.checkMs ?? 250;
   const now = options.now ?? Date.now;
-  const bySubject = new Map<string, { value: VaultKey; at: number }>();
-  const byId = new Map<string, { value: KeyLookup; at: number }>();
-  const fresh = (at: number) => now() - at < ttlMs;
+  const bySubject = new Map<string, VaultKey>();
+  const byId = new Map<string, KeyLookup>();
+  let seen: number | null = null;
+  let checkedAt = -Infinity;
+  let checking: Promise<void> | null = null;
+  const forget = () => {
+    bySubject.clear();
+    byId.clear();
+  };
+  async function current(): Promise<void> {
+    if (now() - checkedAt < checkMs) return;
+    checking ??= vault
+      .erasures()
+      .then((count) => {
+        if (seen !== null && count !== seen) forget();
+        seen = count;
+        checkedAt = now();
+      })
+      .finally(() => {
+        checking = null;
+      });
+    await checking;
+  }
   return {
     async keyFor(organizationId, subject) {
+      await current();
       const name = `${organizationId}|${subject}`;
       const hit = bySubject.get(name);
-      if (hit && fresh(hit.at)) return hit.value;
+      if (hit) return hit;
       const value = await vault.keyFor(organizationId, subject);
-      bySubject.set(name, { value, at: now() });
-      byId.set(value.id, { value: { status: 'live', key: value.key }, at: now() });
+      bySubject.set(name, value);
+      byId.set(value.id, { status: 'live', key: value.key });
       return value;
     },
     async destroy(organizationId, subject, redactedAs) {
-      const name = `${organizationId}|${subject}`;
-      const hit = bySubject.get(name);
-      bySubject.delete(name);
-      if (hit) byId.delete(hit.value.id);
       const destroyed = await vault.destroy(organizationId, subject, redactedAs);
-      // Keys of the subject this process only opened (not sealed with) are dropped too.
-      byId.clear();
+      forget();
       return destroyed;
     },
     async lookup(keyId) {
+      await current();
       const hit = byId.get(keyId);
-      // A destroyed key never comes back: no need to ask again.
-      if (hit && (hit.value.status === 'destroyed' || fresh(hit.at))) return hit.value;
+      if (hit) return hit;
       const value = await vault.lookup(keyId);
-      if (value) byId.set(keyId, { value, at: now() });
+      if (value) byId.set(keyId, value);
       return value;
     },
+    erasures: () => vault.erasures(),
     purgeFreedPages: () => vault.purgeFreedPages(),
     close: () => vault.close(),
   };

@@ -36,9 +36,14 @@ export function personalDataVaultContract(name: string, factory: () => Promise<S
       const o = org();
       const before = await a!.keyFor(o, 'gone');
       const kept = await a!.keyFor(o, 'kept');
+      const erasures = await b!.erasures();
       expect(await a!.destroy(o, 'gone', 'cus_123')).toBe(1);
+      // Other processes' caches learn of it by this count.
+      expect(await b!.erasures()).not.toBe(erasures);
+      const moved = await b!.erasures();
       expect(await b!.lookup(before.id)).toEqual({ status: 'destroyed', redactedAs: 'cus_123' });
       expect(await a!.destroy(o, 'gone', 'cus_123')).toBe(0);
+      expect(await b!.erasures()).toBe(moved);
       expect(await b!.lookup(kept.id)).toEqual({ status: 'live', key: kept.key });
       // The same person buying again after the erasure gets a key of their own.
       const after = await b!.keyFor(o, 'gone');

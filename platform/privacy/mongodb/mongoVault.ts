@@ -4,6 +4,7 @@ import { MONGO_CLIENT_OPTIONS, isDuplicateKey } from '../../readStore/mongodb/mo
 import type { KeyLookup, PersonalDataVault, VaultKey } from '../personalDataVault.ts';
 
 const COLLECTION = '_personal_data_keys';
+const ERASURES = '_personal_data_erasures';
 
 type KeyDoc = {
   _id: string;
@@ -31,6 +32,7 @@ export async function openMongoPersonalDataVault(url: string, dbName: string): P
 
 export async function mongoPersonalDataVault(db: Db): Promise<PersonalDataVault> {
   const keys = db.collection<KeyDoc>(COLLECTION);
+  const erasures = db.collection<{ _id: string; count: number }>(ERASURES);
   await keys.createIndex({ organization_id: 1, subject: 1 }, { unique: true, partialFilterExpression: { live: true }, name: 'live_subject' });
   const live = (organizationId: string, subject: string) => keys.findOne({ organization_id: organizationId, subject, live: true });
   const toKey = (doc: KeyDoc): VaultKey => ({ id: doc._id, key: Buffer.from(doc.key!.buffer) });
@@ -62,7 +64,11 @@ export async function mongoPersonalDataVault(db: Db): Promise<PersonalDataVault>
         { organization_id: organizationId, subject, live: true },
         { $set: { key: null, live: false, destroyed_at: new Date(), redacted_as: redactedAs } },
       );
+      if (result.modifiedCount > 0) await erasures.updateOne({ _id: 'count' }, { $inc: { count: 1 } }, { upsert: true });
       return result.modifiedCount;
+    },
+    async erasures() {
+      return (await erasures.findOne({ _id: 'count' }))?.count ?? 0;
     },
     async lookup(keyId): Promise<KeyLookup | null> {
       const doc = await keys.findOne({ _id: keyId });

@@ -12,7 +12,8 @@ CREATE TABLE IF NOT EXISTS personal_data_keys (
   destroyed_at INTEGER,
   redacted_as TEXT
 );
-CREATE UNIQUE INDEX IF NOT EXISTS personal_data_keys_live ON personal_data_keys (organization_id, subject) WHERE destroyed_at IS NULL;`;
+CREATE UNIQUE INDEX IF NOT EXISTS personal_data_keys_live ON personal_data_keys (organization_id, subject) WHERE destroyed_at IS NULL;
+CREATE TABLE IF NOT EXISTS personal_data_erasures (id INTEGER PRIMARY KEY CHECK (id = 1), count INTEGER NOT NULL);`;
 
 type Row = { id: string; key: Buffer | null; destroyed_at: number | null; redacted_as: string | null };
 
@@ -30,6 +31,13 @@ export function openSqlitePersonalDataVault(options: { file: string; busyTimeout
   const liveStmt = db.prepare<[string, string], Row>('SELECT id, key, destroyed_at, redacted_as FROM personal_data_keys WHERE organization_id = ? AND subject = ? AND destroyed_at IS NULL');
   const insertStmt = db.prepare('INSERT OR IGNORE INTO personal_data_keys (id, organization_id, subject, key, created_at) VALUES (?, ?, ?, ?, ?)');
   const destroyStmt = db.prepare("UPDATE personal_data_keys SET key = NULL, destroyed_at = ?, redacted_as = ? WHERE organization_id = ? AND subject = ? AND destroyed_at IS NULL");
+  const countStmt = db.prepare('INSERT INTO personal_data_erasures (id, count) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET count = count + 1');
+  const erasuresStmt = db.prepare<[], { count: number }>('SELECT count FROM personal_data_erasures WHERE id = 1');
+  const destroy = db.transaction((organizationId: string, subject: string, redactedAs: string | null) => {
+    const changes = destroyStmt.run(Math.floor(Date.now() / 1000), redactedAs, organizationId, subject).changes;
+    if (changes > 0) countStmt.run();
+    return changes;
+  });
   const byIdStmt = db.prepare<[string], Row>('SELECT id, key, destroyed_at, redacted_as FROM personal_data_keys WHERE id = ?');
   return {
     async keyFor(organizationId, subject): Promise<VaultKey> {
@@ -41,13 +49,16 @@ export function openSqlitePersonalDataVault(options: { file: string; busyTimeout
       return { id: row.id, key: row.key! };
     },
     async destroy(organizationId, subject, redactedAs) {
-      return destroyStmt.run(Math.floor(Date.now() / 1000), redactedAs, organizationId, subject).changes;
+      return destroy(organizationId, subject, redactedAs);
     },
     async lookup(keyId): Promise<KeyLookup | null> {
       const row = byIdStmt.get(keyId);
       if (!row) return null;
       if (row.destroyed_at !== null || !row.key) return { status: 'destroyed', redactedAs: row.redacted_as };
       return { status: 'live', key: row.key };
+    },
+    async erasures() {
+      return erasuresStmt.get()?.count ?? 0;
     },
     async purgeFreedPages() {
       // The WAL still holds the pages as they were before the erasure: copied into the file (where
