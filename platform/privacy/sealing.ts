@@ -78,6 +78,14 @@ function replaceAt(data: unknown, at: readonly string[], replace: (object: Data)
   return { ...parent, [step!]: replaceAt(parent[step!], rest, replace) };
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 const fieldsOf = (person: PersonFields) => [['email', person.email], ['name', person.name], ['user_id', person.userId]].filter((f): f is [string, string] => f[1] !== undefined);
 
 /** The event's data with its persons' fields sealed; unchanged when the type names no person or the person has neither email nor user id. */
@@ -94,8 +102,9 @@ export async function sealEventData(vault: PersonalDataVault, table: PersonalFie
     }
     const object = objectAt(out, entry.at);
     const text = object?.[entry.json];
-    if (typeof text !== 'string') continue;
-    const parsed = JSON.parse(text) as unknown;
+    const parsed = typeof text === 'string' ? parseJson(text) : undefined;
+    // Not JSON: nothing the table can find a person in.
+    if (parsed === undefined) continue;
     const sealed = await sealPersons(vault, entry.persons, parsed, org);
     if (sealed !== parsed) out = replaceAt(out, entry.at, (o) => ({ ...o, [entry.json]: JSON.stringify(sealed) }));
   }
@@ -139,7 +148,9 @@ export async function openEventData(vault: PersonalDataVault, table: PersonalFie
     const text = object?.[entry.json];
     // Most payloads name nobody: not parsed at all.
     if (typeof text !== 'string' || !text.includes('"$sealed"')) continue;
-    const opened = await openPersons(vault, entry.persons, JSON.parse(text) as unknown);
+    const parsed = parseJson(text);
+    if (parsed === undefined) throw new SealedDataError('A payload holding sealed personal values is not JSON: it was altered or damaged.');
+    const opened = await openPersons(vault, entry.persons, parsed);
     out = replaceAt(out, entry.at, (o) => ({ ...o, [entry.json]: JSON.stringify(opened) }));
   }
   return out;

@@ -99,6 +99,11 @@ describe('sealing personal fields', () => {
     const sealedSession = (await seal('WebhookDeliveryCreated', session)) as Body;
     expect(sealedSession.payload).not.toContain('bob@');
     expect(((await open('WebhookDeliveryCreated', sealedSession)) as Body).payload).toBe(session.payload);
+    // A payload that is not JSON names nobody the table can find; one cut after sealing is refused.
+    const text = { id: 'd_3', organization_id: ORG, payload: 'not json' };
+    expect(await seal('WebhookDeliveryCreated', text)).toEqual(text);
+    const cut = { ...sealed, payload: (sealed.payload as string).slice(0, -5) };
+    await expect(open('WebhookDeliveryCreated', cut)).rejects.toBeInstanceOf(SealedDataError);
   });
 });
 
