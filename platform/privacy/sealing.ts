@@ -51,7 +51,14 @@ export function openValue(key: Buffer, field: string, sealed: SealedValue): unkn
  * person's email, name and signed user id under these names. The email (else the user id)
  * decides whose key seals them.
  */
-export type PersonFields = { at: readonly string[]; email: string; name?: string; userId?: string };
+export type PersonFields = {
+  at: readonly string[];
+  email: string;
+  name?: string;
+  userId?: string;
+  /** Other fields of the object sealed with the person's key (a message's text), and what each reads as once erased. */
+  also?: Readonly<Record<string, unknown>>;
+};
 /** A string field holding JSON (a webhook's payload as it is sent): the persons inside it, sealed in place. */
 export type JsonPersonFields = { at: readonly string[]; json: string; persons: readonly PersonFields[] };
 export type PersonalFieldTable = Readonly<Record<string, readonly (PersonFields | JsonPersonFields)[]>>;
@@ -86,7 +93,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-const fieldsOf = (person: PersonFields) => [['email', person.email], ['name', person.name], ['user_id', person.userId]].filter((f): f is [string, string] => f[1] !== undefined);
+/** [role, field]: the role is bound into the seal and decides the placeholder. */
+const fieldsOf = (person: PersonFields): [string, string][] => [
+  ...[['email', person.email], ['name', person.name], ['user_id', person.userId]].filter((f): f is [string, string] => f[1] !== undefined),
+  ...Object.keys(person.also ?? {}).map((field): [string, string] => [`also:${field}`, field]),
+];
+
+function erasedValue(person: PersonFields, role: string, field: string, customerId: string | null): unknown {
+  if (role === 'email') return redactedEmailOf(customerId);
+  return role.startsWith('also:') ? (person.also?.[field] ?? null) : null;
+}
 
 /** The event's data with its persons' fields sealed; unchanged when the type names no person or the person has neither email nor user id. */
 export async function sealEventData(vault: PersonalDataVault, table: PersonalFieldTable, type: string, data: unknown, organizationId: string | null): Promise<unknown> {
@@ -168,7 +184,7 @@ async function openPersons(vault: PersonalDataVault, persons: readonly PersonFie
       const keyId = sealedKeyId(value);
       const found = await vault.lookup(keyId);
       if (!found) throw new SealedDataError(`A sealed personal value names key ${keyId}, which the vault does not hold.`);
-      opened[name] = found.status === 'live' ? openValue(found.key, role, value) : role === 'email' ? redactedEmailOf(found.redactedAs) : null;
+      opened[name] = found.status === 'live' ? openValue(found.key, role, value) : erasedValue(person, role, name, found.redactedAs);
     }
     out = replaceAt(out, person.at, () => opened);
   }

@@ -41,6 +41,8 @@ describe('sealing personal fields', () => {
     expect(sealed).toMatchObject({ id: 'cs_1', total: 1900, customer: { email: { $sealed: expect.stringMatching(/^v1\./) }, name: { $sealed: expect.any(String) }, user_id: null } });
     expect(data.customer).toBe(ada);
     expect(await open('CheckoutSessionCreated', sealed)).toEqual(data);
+    const notice = { notice: { to: ada.email, subject: 'Payment failed', text: 'Hello Ada' }, queued_at: 1 };
+    expect(await open('NoticeQueued', await seal('NoticeQueued', notice))).toEqual(notice);
     // Types that name nobody, and a buyer with neither email nor user id, pass through as they are.
     const plain = { id: 'x', total: 1 };
     expect(await seal('InvoicePaid', plain)).toBe(plain);
@@ -63,10 +65,16 @@ describe('sealing personal fields', () => {
     const sealedAda = await seal('CheckoutSessionCreated', created(ada));
     const sealedBob = await seal('CheckoutSessionCreated', created(bob));
     const receipt = await seal('ReceiptQueued', { receipt: { invoice_id: 'in_1', total: 1900, buyer_email: ada.email, buyer_name: ada.name }, token: 't' });
+    const notice = await seal('NoticeQueued', { notice: { kind: 'payment_failed', to: ada.email, subject: 'Payment failed', text: 'Hello Ada Lovelace', about: 'sub_1' }, queued_at: 1 });
     expect(await vault.destroy(ORG, personalSubject(ORG, { email: ada.email })!, 'cus_ada')).toBe(1);
     expect(await open('CheckoutSessionCreated', sealedAda)).toEqual(created({ email: 'redacted+cus_ada@invalid', name: null, user_id: null }));
     expect(await open('ReceiptQueued', receipt)).toMatchObject({ receipt: { total: 1900, buyer_email: 'redacted+cus_ada@invalid', buyer_name: null } });
     expect(await open('CheckoutSessionCreated', sealedBob)).toEqual(created(bob));
+    expect(JSON.stringify(notice)).not.toMatch(/Lovelace|ada@/i);
+    expect(await open('NoticeQueued', notice)).toEqual({
+      notice: { kind: 'payment_failed', to: 'redacted+cus_ada@invalid', subject: 'Payment failed', text: 'This message was erased with its recipient’s personal data.', about: 'sub_1' },
+      queued_at: 1,
+    });
     // The placeholder the erasure records is nobody's data: not sealed.
     const placeholder = created({ email: 'redacted+cus_ada@invalid', name: null, user_id: null });
     expect(await seal('CheckoutSessionCustomerChanged', placeholder)).toEqual(placeholder);
