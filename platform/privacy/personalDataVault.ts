@@ -26,6 +26,11 @@ export interface PersonalDataVault {
   /** A count every destroy that destroyed something moves, in any process: caches compare it. */
   erasures(): Promise<number>;
   /**
+   * Caches only: a number that changes whenever this cache forgets its keys (an erasure here or,
+   * as last checked, elsewhere). What was opened under another generation must be opened again.
+   */
+  generation?(): Promise<number>;
+  /**
    * Makes what an erasure destroyed or rewrote leave the store's files, where it can: SQLite
    * checkpoints its WAL and truncates it (freed pages are zeroed by secure_delete). Nothing to do
    * on MongoDB, whose own storage and backups are the operator's.
@@ -59,9 +64,11 @@ export function cachedVault(vault: PersonalDataVault, options: { checkMs?: numbe
   let seen: number | null = null;
   let checkedAt = -Infinity;
   let checking: Promise<void> | null = null;
+  let generation = 0;
   const forget = () => {
     bySubject.clear();
     byId.clear();
+    generation += 1;
   };
   async function current(): Promise<void> {
     if (now() - checkedAt < checkMs) return;
@@ -102,6 +109,10 @@ export function cachedVault(vault: PersonalDataVault, options: { checkMs?: numbe
       return value;
     },
     erasures: () => vault.erasures(),
+    async generation() {
+      await current();
+      return generation;
+    },
     purgeFreedPages: () => vault.purgeFreedPages(),
     close: () => vault.close(),
   };

@@ -180,4 +180,21 @@ describe('the sealing event store', () => {
     await subscription.stop();
     expect(seen[0]!.data).toEqual(data);
   });
+
+  it("stops serving what it opened once another process's erasure is seen", async () => {
+    let now = 0;
+    const otherVault = cachedVault(openSqlitePersonalDataVault({ file }), { checkMs: 1000, now: () => now });
+    const mine = cachedVault(openSqlitePersonalDataVault({ file }), { checkMs: 1000, now: () => now });
+    const reader = sealPersonalData(openSqliteEventStore({ file, pollIntervalMs: 20 }), mine, personalFields);
+    try {
+      await store.append('checkout_session-cs_2', [event('CheckoutSessionCreated', created(ada))], 'no_stream');
+      expect(((await reader.readStream('checkout_session-cs_2'))[0]!.data as Body).customer.email).toBe(ada.email);
+      await otherVault.destroy(ORG, personalSubject(ORG, { email: ada.email })!, 'cus_ada');
+      now = 1000;
+      expect(((await reader.readStream('checkout_session-cs_2'))[0]!.data as Body).customer).toEqual({ email: 'redacted+cus_ada@invalid', name: null, user_id: null });
+    } finally {
+      await reader.close();
+      await otherVault.close();
+    }
+  });
 });
