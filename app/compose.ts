@@ -16,6 +16,9 @@ import { createMetrics, type Metrics } from '../platform/runtime/metrics.ts';
 import { stripeClientFactory } from '../modules/payments/stripeProvider.ts';
 import { readStoreStripeCredentials } from '../modules/payments/stripeCredentialStore.ts';
 import { observeEventStore } from '../platform/runtime/observedEventStore.ts';
+import { cachedVault, sealPersonalData, type PersonalDataVault } from '../platform/privacy/index.ts';
+import { openSqlitePersonalDataVault } from '../platform/privacy/sqlite/sqliteVault.ts';
+import { personalFields } from './personalFields.ts';
 import { projectionLag } from '../platform/runtime/readiness.ts';
 import type { Clock, Services } from '../platform/runtime/services.ts';
 
@@ -50,6 +53,15 @@ export async function openStores(config: Config, options: { checkpointsElsewhere
   return { store: openSqliteEventStore({ file, busyTimeoutMs, autocheckpointPages }), readStore: openSqliteReadStore({ file, busyTimeoutMs, autocheckpointPages }) };
 }
 
+/** The vault of buyers' personal-data keys: beside the events in commerce.db, or in the read store's MongoDB database. */
+export async function openVault(config: Config): Promise<PersonalDataVault> {
+  if (isProductionProfile(config)) {
+    const { openMongoPersonalDataVault } = await import('../platform/privacy/mongodb/mongoVault.ts');
+    return cachedVault(await openMongoPersonalDataVault(config.MONGODB_URL!, config.MONGODB_DB));
+  }
+  return cachedVault(openSqlitePersonalDataVault({ file: join(resolve(config.DATA_DIR), 'commerce.db'), busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS }));
+}
+
 /**
  * An event store by location, for `commerce events copy`: an EventStoreDB connection string
  * (esdb://, kurrentdb:// and their +discover forms), or an embedded data directory holding commerce.db.
@@ -61,6 +73,25 @@ export async function openEventStoreAt(location: string): Promise<EventStore> {
     return (await import('../platform/eventStore/esdb/esdbEventStore.ts')).openEsdbEventStore(toEsdbConnectionString(location));
   }
   return openSqliteEventStore({ file: join(resolve(location), 'commerce.db') });
+}
+
+/**
+ * For `commerce events copy`: the event store at a location under its own vault, so the copy
+ * opens personal fields with the source's keys and seals them again with the target's (a person
+ * erased before the copy arrives as the placeholder only). An EventStoreDB's vault is in the
+ * MongoDB database its read store will use.
+ */
+export async function openSealedEventStoreAt(location: string, mongo: { url: string | undefined; db: string }): Promise<EventStore> {
+  const store = await openEventStoreAt(location);
+  if (isEventStoreUrl(location)) {
+    if (!mongo.url) {
+      await store.close();
+      throw new ConfigError('MONGODB_URL (and MONGODB_DB) must name the MongoDB database the copied events will be read with: the keys sealing buyers\' personal data go there');
+    }
+    const { openMongoPersonalDataVault } = await import('../platform/privacy/mongodb/mongoVault.ts');
+    return sealPersonalData(store, cachedVault(await openMongoPersonalDataVault(mongo.url, mongo.db)), personalFields);
+  }
+  return sealPersonalData(store, cachedVault(openSqlitePersonalDataVault({ file: join(resolve(location), 'commerce.db') })), personalFields);
 }
 
 /** `commerce backup`: a consistent copy of the embedded profile's data directory (see platform/sqlite/backupDataDir.ts). */
@@ -116,7 +147,9 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
   };
   const metrics = options.metrics ?? createMetrics();
   const opened = await openStores(config, { checkpointsElsewhere: options.projections !== undefined });
-  const store = observeEventStore(opened.store, metrics, options.onAppended);
+  const vault = await openVault(config);
+  // Sealed below the metrics and append tracking: they see the same appends, whatever their data.
+  const store = observeEventStore(sealPersonalData(opened.store, vault, personalFields), metrics, options.onAppended);
   // Readers see each projection's read models in the generation served (a rebuild writes the next
   // one beside it); the projection runner takes the store under this view.
   const readStore = servedReadModels(opened.readStore, allProjections);
@@ -140,6 +173,7 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
     stripeCredentials: readStoreStripeCredentials(readStore),
     payments: { stripe: stripeClientFactory(config) },
     projections,
+    vault,
     metrics,
     async close() {
       await projections?.stop();

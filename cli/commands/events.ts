@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { openEventStoreAt } from '../../app/compose.ts';
+import { openSealedEventStoreAt } from '../../app/compose.ts';
 import { isEventStoreUrl } from '../../platform/runtime/eventStoreUrl.ts';
 import { copyEvents, type CopyResult } from '../../platform/eventStore/copyEvents.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
@@ -19,8 +19,13 @@ export const eventsCopyCommand: CliCommand = {
     if (isEventStoreUrl(from)) throw new CliUsageError('--from is an embedded data directory (copying out of EventStoreDB is not supported)');
     if (!existsSync(join(resolve(from), 'commerce.db'))) throw new CliUsageError(`--from: no commerce.db in ${resolve(from)}`);
     if (resolve(from) === resolve(to)) throw new CliUsageError('--from and --to are the same store');
-    const source = await openEventStoreAt(from);
-    const target = await openEventStoreAt(to);
+    // Through both vaults: a copy of the sealed bytes would name keys the target does not hold.
+    const mongo = { url: process.env.MONGODB_URL || undefined, db: process.env.MONGODB_DB || 'commerce' };
+    const source = await openSealedEventStoreAt(from, mongo);
+    const target = await openSealedEventStoreAt(to, mongo).catch(async (error: unknown) => {
+      await source.close();
+      throw error;
+    });
     const bar = progressBar('copying events'.padEnd(16), interactive);
     const started = performance.now();
     try {

@@ -5,3 +5,4 @@ export { type CreditNote, creditNotesStream, formatCreditNoteNumber } from './do
 export { creditNotePdf } from './http/creditNotePdf.ts';
 // Answers of the routes, whose inferred types the dashboard imports (type-only).
 export { CreditNoteSchema } from './http/creditNoteSchemas.ts';
+export { scrubCreditNoteBuyer } from './creditNoteScrub.ts';

@@ -1,14 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { fold, notFound } from '../../platform/domain/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
+import { personalSubject, type PersonalDataVault } from '../../platform/privacy/index.ts';
 import {
   customerDecider,
   customerKeyDecider,
   customerKeys,
   customerKeyStream,
   customerStream,
+  redactedEmail,
   type CustomerMode,
   type CustomerState,
+  type CustomerCreatedData,
 } from './domain/customer.ts';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -96,6 +99,29 @@ export async function redactCustomer(ctx: CommandContext, id: string): Promise<{
   }
   const result = await handleCommand(ctx, customerStream(id), customerDecider, { type: 'RedactCustomer', releasedKeys: hashes, now: ctx.metadata.occurred_at });
   return { redacted: result.events.length > 0, position: result.position ?? position };
+}
+
+/** The customer's details as they were made, read from the log (their key still lives) or null once shredded. */
+export async function customerAsCreated(ctx: Pick<CommandContext, 'store'>, id: string): Promise<{ organizationId: string; email: string | null; name: string | null; userId: string | null } | null> {
+  const created = (await ctx.store.readEvent(customerStream(id), 0)) as { type: string; data: CustomerCreatedData } | null;
+  if (!created || created.type !== 'CustomerCreated') return null;
+  const d = created.data;
+  // The placeholder: the key that sealed them is destroyed already.
+  if (d.email === redactedEmail(id)) return null;
+  return { organizationId: d.organization_id, email: d.email, name: d.name, userId: d.user_id };
+}
+
+/**
+ * Destroys the keys that sealed the customer's personal fields in the log (their email's and
+ * their signed user id's), so those events read as redacted from now on, here and in any copy
+ * of the log. Last in an erasure: the commands before it decide on the plain values.
+ */
+export async function shredCustomer(vault: PersonalDataVault, id: string, created: { organizationId: string; email: string | null; userId: string | null }): Promise<number> {
+  let destroyed = 0;
+  for (const subject of [personalSubject(created.organizationId, { email: created.email }), personalSubject(created.organizationId, { userId: created.userId })]) {
+    if (subject) destroyed += await vault.destroy(created.organizationId, subject, id);
+  }
+  return destroyed;
 }
 
 export async function loadCustomer(ctx: Pick<CommandContext, 'store'>, id: string): Promise<CustomerState> {

@@ -1,6 +1,11 @@
 import type { CommandContext } from '../../platform/es/index.ts';
 import { handleCommand } from '../../platform/es/index.ts';
+import type { PersonalDataVault } from '../../platform/privacy/index.ts';
 import type { ReadStore } from '../../platform/readStore/index.ts';
+import { scrubCreditNoteBuyer } from '../creditNotes/index.ts';
+import { scrubPromoParticipant } from '../promos/index.ts';
+import { scrubBuyerFromOutbox } from '../receipts/index.ts';
+import { customerAsCreated, redactCustomer, shredCustomer } from './customerCommands.ts';
 import { checkoutSessionDecider, checkoutSessionStream, invoiceDecider, invoiceStream } from '../checkout/index.ts';
 import { subscriptionDecider, subscriptionStream } from '../subscriptions/index.ts';
 import { redactedEmail } from './domain/customer.ts';
@@ -12,7 +17,7 @@ import { CUSTOMER_LINKS, type LinkDoc } from './customerProjection.ts';
  * redacted placeholder. Reads the links from the read model, which must have applied the
  * customer's purchases (the caller waits for the head first). Running it again decides nothing.
  */
-export async function redactLinkedObjects(ctx: CommandContext, readStore: ReadStore, customerId: string): Promise<{ sessions: number; invoices: number; subscriptions: number }> {
+export async function redactLinkedObjects(ctx: CommandContext, readStore: ReadStore, customerId: string): Promise<{ sessions: number; invoices: number; subscriptions: number; invoiceIds: string[] }> {
   const customer = { email: redactedEmail(customerId), name: null, user_id: null };
   const links = await readStore.find<LinkDoc>(CUSTOMER_LINKS, { filter: { customer_id: customerId } });
   const invoices = new Set(links.filter((l) => l.kind === 'invoice').map((l) => l.object_id));
@@ -33,5 +38,36 @@ export async function redactLinkedObjects(ctx: CommandContext, readStore: ReadSt
     const result = await handleCommand(ctx, subscriptionStream(link.object_id), subscriptionDecider, { type: 'RedactCustomer', customer, now: ctx.metadata.occurred_at });
     if (result.events.length > 0) subscriptions += 1;
   }
-  return { sessions, invoices: changed, subscriptions };
+  return { sessions, invoices: changed, subscriptions, invoiceIds: [...invoices] };
+}
+
+/**
+ * The whole erasure (POST /api/customers/{id}/redact, docs/customers.md): the customer and the
+ * objects linked to them are redacted by commands deciding on plain values, the read models that
+ * copied their details are scrubbed, and only then are the keys sealing their fields in the log
+ * destroyed. `catchUp` waits for the read models to reach the log's head. Running it again after
+ * an interruption finishes the work: the details are read back from the log while the keys live.
+ */
+export async function eraseCustomer(
+  ctx: CommandContext,
+  services: { readStore: ReadStore; vault: PersonalDataVault },
+  customerId: string,
+  catchUp: () => Promise<unknown>,
+): Promise<void> {
+  const created = await customerAsCreated(ctx, customerId);
+  await redactCustomer(ctx, customerId);
+  // The links come from the read model: every purchase recorded so far must be in it.
+  await catchUp();
+  const linked = await redactLinkedObjects(ctx, services.readStore, customerId);
+  await catchUp();
+  if (created) {
+    if (created.email) {
+      const erased = { organizationId: created.organizationId, invoiceIds: linked.invoiceIds, email: created.email, name: created.name, placeholder: redactedEmail(customerId) };
+      await scrubBuyerFromOutbox(services.readStore, erased);
+      await scrubCreditNoteBuyer(services.readStore, erased);
+      await scrubPromoParticipant(services.readStore, { ...erased, email: created.email });
+    }
+    await shredCustomer(services.vault, customerId, created);
+  }
+  await services.vault.purgeFreedPages();
 }

@@ -10,3 +10,4 @@ export { type BuyerEmail, enqueueBuyerEmail } from './jobs/buyerEmails.ts';
 export { OutboxAnswer as OutboxSchema, SmtpAnswer as SmtpSettingsSchema } from './http/smtpSchemas.ts';
 export { publicBaseUrl } from './jobs/noticeOutbox.ts';
 export { receiptLinksOf } from './receiptLinks.ts';
+export { scrubBuyerFromOutbox } from './receiptScrub.ts';

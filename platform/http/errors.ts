@@ -4,6 +4,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { EventsTooLargeError, StoreUnavailableError } from '../eventStore/eventStore.ts';
 import { PaymentProviderError } from '../../modules/payments/paymentProvider.ts';
 import { DomainError, type DomainErrorKind } from '../domain/domainError.ts';
+import { SealedDataError } from '../privacy/sealing.ts';
 import { commonHeaderLines, newRequestId, setCommonHeaders } from './responseHeaders.ts';
 import { fieldErrors } from './validationMessages.ts';
 
@@ -101,6 +102,12 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       // The production store's own size limit (README): nothing was written, and a retry would meet it again.
       request.log.warn({ err: error }, 'events too large for the store');
       return reply.code(413).send({ message: 'The request is too large to record.', code: 'payload_too_large' } satisfies ErrorBody);
+    }
+    if (error instanceof SealedDataError) {
+      // A sealed personal field of the object's log was altered or damaged: the object cannot be
+      // shown as recorded, and a retry cannot mend it. Logged for an operator; the message names no data.
+      request.log.error({ err: error }, 'sealed personal data unreadable');
+      return reply.code(409).send({ message: 'Personal data recorded for this object cannot be read: it was altered or damaged.', code: 'personal_data_unreadable' } satisfies ErrorBody);
     }
     if (error instanceof HttpError) {
       const body: ErrorBody = { message: error.message, code: error.code };

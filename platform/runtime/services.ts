@@ -1,6 +1,7 @@
 import type { EventStore } from '../eventStore/eventStore.ts';
 import type { Logger, ProjectionRunner } from '../es/projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
+import type { PersonalDataVault } from '../privacy/personalDataVault.ts';
 import type { StripeClientFactory } from '../../modules/payments/paymentProvider.ts';
 import type { StripeCredentialRecords } from '../../modules/payments/stripeCredentialRecords.ts';
 import type { Config } from './config.ts';
@@ -27,6 +28,8 @@ export type Services = {
    * waitFor gives read-your-writes either way; null in one-shot CLI runs.
    */
   projections: ProjectionRunner | null;
+  /** The keys sealing buyers' personal fields in the event log (platform/privacy); an erasure destroys theirs. */
+  vault: PersonalDataVault;
   /** Prometheus metrics of this process (served at /metrics): record outbound webhook results here. */
   metrics: Metrics;
 };

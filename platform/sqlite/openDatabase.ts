@@ -45,6 +45,8 @@ export function openDatabase(file: string, options: { synchronous: 'FULL' | 'NOR
   db.pragma(`synchronous = ${options.synchronous}`);
   db.pragma(`busy_timeout = ${busyTimeoutOf(options.busyTimeoutMs)}`);
   db.pragma('foreign_keys = ON');
+  // Freed pages are zeroed: a GDPR erasure's deleted keys and rewritten read models leave no old bytes in the file.
+  db.pragma('secure_delete = ON');
   // SQLite's own default is 1,000 pages; a connection that leaves checkpoints to another sets more.
   if (options.autocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${Math.max(0, Math.floor(options.autocheckpointPages))}`);
   return db;

@@ -5,6 +5,8 @@ import { openEsdbEventStore } from '../../platform/eventStore/esdb/esdbEventStor
 import { openMongoReadStore } from '../../platform/readStore/mongodb/mongoReadStore.ts';
 import { eventStoreContract } from './eventStoreContract.ts';
 import { readStoreContract } from './readStoreContract.ts';
+import { personalDataVaultContract } from './personalDataVaultContract.ts';
+import { openMongoPersonalDataVault } from '../../platform/privacy/mongodb/mongoVault.ts';
 
 // Servers come from test/globalSetup.ts: testcontainers where a Docker engine answers, or
 // EVENTSTORE_URL / MONGODB_URL. Without either, globalSetup has said so once and these skip.
@@ -38,4 +40,18 @@ describe.skipIf(!mongodbUrl)('production profile: MongoDB', () => {
   readStoreContract('MongoDB (transactions)', fixture('auto'));
   // What a standalone server gets: position-guarded writes, then the checkpoint.
   readStoreContract('MongoDB (position-guarded, no transactions)', fixture('never'));
+  personalDataVaultContract('MongoDB', async () => {
+    const dbName = `vault_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    return {
+      connect: () => openMongoPersonalDataVault(mongodbUrl!, dbName),
+      dispose: async () => {
+        const client = new MongoClient(mongodbUrl!);
+        try {
+          await client.db(dbName).dropDatabase();
+        } finally {
+          await client.close();
+        }
+      },
+    };
+  });
 });

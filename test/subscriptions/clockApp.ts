@@ -38,6 +38,7 @@ export async function clockApp() {
   let n = 0;
   return {
     services: services as Services,
+    dataDir,
     app,
     ctx,
     settle,

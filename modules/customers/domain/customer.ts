@@ -8,11 +8,10 @@ import { notFound } from '../../../platform/domain/index.ts';
  * holds what is known of them.
  */
 
+export type CustomerCreatedData = { id: string; organization_id: string; mode: CustomerMode; email: string | null; name: string | null; user_id: string | null; created_at: number };
+
 export type CustomerEvent =
-  | DomainEvent<
-      'CustomerCreated',
-      { id: string; organization_id: string; mode: CustomerMode; email: string | null; name: string | null; user_id: string | null; created_at: number }
-    >
+  | DomainEvent<'CustomerCreated', CustomerCreatedData>
   /** A GDPR erasure: personal fields read as redacted from here on; totals and links stay. */
   | DomainEvent<'CustomerRedacted', { redacted_at: number; released_keys: string[] }>
   /**

@@ -24,8 +24,7 @@ import type { Services } from '../../../platform/runtime/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
 import { requireAuth } from '../../oauth/index.ts';
 import { customerStream } from '../domain/customer.ts';
-import { redactCustomer } from '../customerCommands.ts';
-import { redactLinkedObjects } from '../customerErasure.ts';
+import { eraseCustomer } from '../customerErasure.ts';
 import { customerHistory } from '../customerHistory.ts';
 import { customerInvoices, findCustomer, listCustomers, presentCustomer } from '../customerQueries.ts';
 import { CustomerHistorySchema, CustomerIdParams, CustomerInvoicesSchema, CustomerSchema } from './customerSchemas.ts';
@@ -181,11 +180,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
       if (!access.isOwner(request)) throw new HttpError(403, 'unauthorized', 'This action is unauthorized.');
       const doc = await own(request, reply, request.params.id);
       const ctx = access.context(services, request);
-      await redactCustomer(ctx, doc.id);
-      // The links come from the read model: every purchase recorded so far must be in it.
-      await readModelsAtHead(services, 10_000);
-      await redactLinkedObjects(ctx, services.readStore, doc.id);
-      await readModelsAtHead(services, 10_000);
+      await eraseCustomer(ctx, services, doc.id, () => readModelsAtHead(services, 10_000));
       const after = await findCustomer(services.readStore, doc.id);
       return presentCustomer(after ?? doc);
     },
