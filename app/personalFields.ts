@@ -19,8 +19,14 @@ export const personalFields: PersonalFieldTable = {
   CustomerCreated: [{ at: [], email: 'email', name: 'name', userId: 'user_id' }],
   ReceiptQueued: [{ at: ['receipt'], email: 'buyer_email', name: 'buyer_name' }],
   PromoParticipantEnrolled: [{ at: [], email: 'email' }],
-  // An email queued to a person (a buyer's failed payment): its address, and its text, which greets them by name.
-  NoticeQueued: [{ at: ['notice'], email: 'to', also: { text: 'This message was erased with its recipient’s personal data.' } }],
+  // An email queued to a person (a receipt's refund, a failed payment, a sign-in link): its address, and its text and HTML, which greet them by name.
+  NoticeQueued: [
+    {
+      at: ['notice'],
+      email: 'to',
+      also: { text: 'This message was erased with its recipient’s personal data.', html: '<p>This message was erased with its recipient’s personal data.</p>' },
+    },
+  ],
   // The event a webhook sends, as recorded for its delivery: the buyer of the object it carries.
   WebhookDeliveryCreated: [
     {

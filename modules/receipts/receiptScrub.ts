@@ -1,3 +1,4 @@
+import { escapeHtml } from '../../platform/http/index.ts';
 import type { ReadStore } from '../../platform/readStore/index.ts';
 import { NOTICES, RECEIPTS, type NoticeDoc, type ReceiptDoc } from './receiptProjection.ts';
 
@@ -19,12 +20,15 @@ export async function scrubBuyerFromOutbox(
   const email = erased.email.trim().toLowerCase();
   const scrub = (text: string) => {
     let out = text.split(new RegExp(escape(email), 'gi')).join(erased.placeholder);
-    if (erased.name) out = out.split(erased.name).join('[redacted]');
+    // The HTML part writes the name escaped (an apostrophe as &#39;): both spellings go.
+    if (erased.name) for (const spelling of new Set([erased.name, escapeHtml(erased.name)])) out = out.split(spelling).join('[redacted]');
     return out;
   };
   for (const doc of await readStore.find<NoticeDoc>(NOTICES, { filter: { organization_id: erased.organizationId } })) {
     if (doc.notice.to.trim().toLowerCase() !== email) continue;
-    await readStore.upsert(NOTICES, { ...doc, notice: { ...doc.notice, to: erased.placeholder, subject: scrub(doc.notice.subject), text: scrub(doc.notice.text) } } satisfies NoticeDoc);
+    const notice = { ...doc.notice, to: erased.placeholder, subject: scrub(doc.notice.subject), text: scrub(doc.notice.text) };
+    if (notice.html !== undefined) notice.html = scrub(notice.html);
+    await readStore.upsert(NOTICES, { ...doc, notice } satisfies NoticeDoc);
   }
 }
 
