@@ -35,6 +35,7 @@ export type Stores = { store: EventStore; readStore: ReadStore };
  */
 export const WAL_BOUND_PAGES = 16_384;
 
+/** The adapters alone: their events hold buyers' personal fields sealed (compose() opens them with the vault). */
 export async function openStores(config: Config, options: { checkpointsElsewhere?: boolean } = {}): Promise<Stores> {
   if (isProductionProfile(config)) {
     // Loaded only here: their clients are slow to load, which every CLI command and every start

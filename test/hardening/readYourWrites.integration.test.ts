@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStores } from '../../app/compose.ts';
+import { openStores, openVault } from '../../app/compose.ts';
+import { personalFields } from '../../app/personalFields.ts';
+import { sealPersonalData } from '../../platform/privacy/index.ts';
 import { loadConfig } from '../../platform/runtime/config.ts';
 import { allProjections } from '../../app/allProjections.ts';
 import { startProjections } from '../../platform/es/projectionRunner.ts';
@@ -16,12 +18,15 @@ type Json = Record<string, unknown>;
  * it stopped, the read models lag behind every write for as long as the test likes.
  */
 async function projectionWorker(dataDir: string) {
-  const stores = await openStores(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
-  const runner = await startProjections(stores.store, stores.readStore, allProjections, { error: (o, m) => console.error(m, o), info: () => undefined });
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const stores = await openStores(config);
+  // As compose() opens it: buyers' personal fields open with their keys.
+  const store = sealPersonalData(stores.store, await openVault(config), personalFields);
+  const runner = await startProjections(store, stores.readStore, allProjections, { error: (o, m) => console.error(m, o), info: () => undefined });
   return {
     async stop() {
       await runner.stop();
-      await stores.store.close();
+      await store.close();
       await stores.readStore.close();
     },
   };
