@@ -10,9 +10,9 @@ import { invitedPerson, paidSession, seriousAxeViolations, watchCsp } from './da
 
 /*
  * Issue 33 in the dashboard, in a real Chromium: with no SMTP server a receipt waits and Home
- * says so; the owner sets the business details (address, VAT number, logo, brand colour) and an SMTP server
- * of their own in Settings, sends a test email, and the banner goes; the hosted checkout's header
- * then names the seller with their logo.
+ * says so; the owner sets the business details (address, VAT number, logo, brand colour) and
+ * an SMTP server of their own in Settings, sends a test email, and the banner goes; the customer
+ * portal takes the colour; the hosted checkout's header names the seller with their logo.
  */
 describe('business details and email settings in the dashboard', { timeout: 120_000 }, () => {
   let server: TestServer;
