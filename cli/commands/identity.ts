@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { OrganizationAddress, OrganizationLogo } from '../../modules/identity/domain/organization.ts';
 import { addressLines } from '../../modules/identity/domain/organization.ts';
-import { Address } from '../../modules/identity/http/organizationRoutes.ts';
+import { Address, BrandColor } from '../../modules/identity/http/organizationRoutes.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
 
@@ -44,10 +44,10 @@ const ADDRESS_OPTIONS = { line1: 'line1', line2: 'line2', 'postal-code': 'postal
 
 export const orgUpdateCommand: CliCommand = {
   path: ['org', 'update'],
-  usage: 'org update ORG [--name N] [--timezone TZ] [--line1 L --city C --country CC [--line2 L] [--postal-code P] [--region R] | --no-address] [--vat-number V] [--logo FILE.png|jpg | --no-logo]',
+  usage: 'org update ORG [--name N] [--timezone TZ] [--line1 L --city C --country CC [--line2 L] [--postal-code P] [--region R] | --no-address] [--vat-number V] [--brand-color "#rrggbb" | --no-brand-color] [--logo FILE.png|jpg | --no-logo]',
   maxArgs: 1,
   description:
-    "Change an organization's name, time zone, postal address, VAT number or logo (the hosted checkout, receipts, invoice PDFs and buyer emails show them). The address options give the whole address; --no-address removes it; --vat-number '' removes the VAT number.",
+    "Change an organization's name, time zone, postal address, VAT number, brand colour or logo (the hosted checkout, receipts, invoice PDFs and buyer emails show them; the customer portal takes the brand colour). The address options give the whole address; --no-address removes it; --vat-number '' removes the VAT number.",
   options: {
     name: 'string',
     timezone: 'string',
@@ -59,6 +59,8 @@ export const orgUpdateCommand: CliCommand = {
     country: 'string',
     'no-address': 'boolean',
     'vat-number': 'string',
+    'brand-color': 'string',
+    'no-brand-color': 'boolean',
     logo: 'string',
     'no-logo': 'boolean',
   },
@@ -84,21 +86,29 @@ export const orgUpdateCommand: CliCommand = {
       address = parsed.data;
     }
     const vat_number = typeof options['vat-number'] === 'string' ? options['vat-number'].trim() || null : undefined;
+    let brand_color: string | null | undefined;
+    if (options['no-brand-color'] === true) brand_color = null;
+    else if (typeof options['brand-color'] === 'string') {
+      const parsed = BrandColor.safeParse(options['brand-color'].trim());
+      if (!parsed.success) throw new CliUsageError(`--brand-color: ${parsed.error.issues[0]!.message}`);
+      brand_color = parsed.data;
+    }
     let logo: OrganizationLogo | null | undefined;
     if (options['no-logo'] === true) logo = null;
     else if (typeof options.logo === 'string') logo = readLogo(options.logo);
-    if (name === undefined && timezone === undefined && address === undefined && vat_number === undefined && logo === undefined) {
-      throw new CliUsageError('org update needs --name, --timezone, address options, --no-address, --vat-number, --logo or --no-logo');
+    if (name === undefined && timezone === undefined && address === undefined && vat_number === undefined && brand_color === undefined && logo === undefined) {
+      throw new CliUsageError('org update needs --name, --timezone, address options, --no-address, --vat-number, --brand-color, --no-brand-color, --logo or --no-logo');
     }
-    const updated = await updateOrganization(commandContext(organizationId), organizationId, { name, timezone, address, vat_number, logo });
+    const updated = await updateOrganization(commandContext(organizationId), organizationId, { name, timezone, address, vat_number, brand_color, logo });
     // The logo's hash and type, not its bytes.
     return { ...updated, logo: updated.logo ? { content_type: updated.logo.content_type, sha256: updated.logo.sha256 } : null };
   },
-  format: (o: { id: string; name: string; timezone: string; address: OrganizationAddress | null; vat_number: string | null; logo: { content_type: string } | null }) =>
+  format: (o: { id: string; name: string; timezone: string; address: OrganizationAddress | null; vat_number: string | null; brand_color: string | null; logo: { content_type: string } | null }) =>
     [
       `organization ${o.id}: ${o.name} (${o.timezone})`,
       ...addressLines(o.address).map((l) => `  ${l}`),
       ...(o.vat_number ? [`  VAT ${o.vat_number}`] : []),
+      ...(o.brand_color ? [`  brand colour ${o.brand_color}`] : []),
       ...(o.logo ? [`  logo: ${o.logo.content_type}`] : []),
     ].join('\n'),
 };

@@ -272,6 +272,7 @@ export type OrganizationSettings = {
   timezone: string;
   address: OrganizationAddress | null;
   vat_number: string | null;
+  brand_color: string | null;
   logo: OrganizationLogo | null;
   allowed_redirect_origins: string[];
 };
@@ -284,6 +285,7 @@ export async function updateOrganization(
     timezone?: string;
     address?: OrganizationAddress | null;
     vat_number?: string | null;
+    brand_color?: string | null;
     logo?: OrganizationLogo | null;
     allowed_redirect_origins?: string[];
   },
@@ -297,13 +299,14 @@ export async function updateOrganization(
     // Left out: kept; null: removed.
     address: changes.address === undefined ? current.address : changes.address,
     ...(changes.vat_number !== undefined ? { vat_number: changes.vat_number } : {}),
+    ...(changes.brand_color !== undefined ? { brand_color: changes.brand_color } : {}),
     ...(changes.logo !== undefined ? { logo: changes.logo } : {}),
     ...(changes.allowed_redirect_origins ? { allowed_redirect_origins: changes.allowed_redirect_origins } : {}),
     now: now(ctx),
   });
   const state = result.state as Exclude<typeof result.state, { status: 'none' }>;
-  const { id, name, timezone, address, vat_number, logo, allowed_redirect_origins } = state;
-  return { id, name, timezone, address, vat_number, logo, allowed_redirect_origins };
+  const { id, name, timezone, address, vat_number, brand_color, logo, allowed_redirect_origins } = state;
+  return { id, name, timezone, address, vat_number, brand_color, logo, allowed_redirect_origins };
 }
 
 /** An API key of the organization, as its stream says (another organization's answers as unknown). */

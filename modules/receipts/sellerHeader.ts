@@ -14,6 +14,7 @@ export async function loadSeller(services: Services, organizationId: string): Pr
     name: org.name,
     address: addressLines(org.address),
     vat_number: org.vat_number,
+    brand_color: org.brand_color,
     logo: org.logo ? { sha256: org.logo.sha256, content_type: org.logo.content_type } : null,
   };
 }

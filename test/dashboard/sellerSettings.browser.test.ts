@@ -10,9 +10,9 @@ import { invitedPerson, paidSession, seriousAxeViolations, watchCsp } from './da
 
 /*
  * Issue 33 in the dashboard, in a real Chromium: with no SMTP server a receipt waits and Home
- * says so; the owner sets the business details (address, VAT number, logo) and an SMTP server
- * of their own in Settings, sends a test email, and the banner goes; the hosted checkout's header
- * then names the seller with their logo.
+ * says so; the owner sets the business details (address, VAT number, logo, brand colour) and
+ * an SMTP server of their own in Settings, sends a test email, and the banner goes; the customer
+ * portal takes the colour; the hosted checkout's header names the seller with their logo.
  */
 describe('business details and email settings in the dashboard', { timeout: 120_000 }, () => {
   let server: TestServer;
@@ -81,6 +81,35 @@ describe('business details and email settings in the dashboard', { timeout: 120_
     expect(org.logo_url).toMatch(/\/logos\/org_\w+\/[0-9a-f]{32}\.png$/);
     expect(await seriousAxeViolations(page)).toEqual([]);
     if (shots) await card.screenshot({ path: `${shots}/settings-business.png` });
+  });
+
+  it('sets the brand colour (a bad one is shown beside its field), and the customer portal takes it with dark text on it', async () => {
+    const card = page.getByRole('region', { name: 'Business details' });
+    const hex = card.getByLabel('Brand colour', { exact: true });
+    expect(await hex.inputValue()).toBe('');
+    await hex.fill('#12');
+    await card.getByRole('button', { name: 'Save business details' }).click();
+    await card.locator('.field-error').first().waitFor();
+    expect(await hex.getAttribute('aria-invalid')).toBe('true');
+    await hex.fill('#FFD500');
+    // The picker follows the text.
+    expect(await card.getByLabel('Pick the brand colour').inputValue()).toBe('#ffd500');
+    await card.getByRole('button', { name: 'Save business details' }).click();
+    await card.getByText('Saved.').waitFor();
+    const org = (await page.evaluate(() => fetch('/manage/api/organization').then((r) => r.json()))) as Record<string, unknown>;
+    expect(org.brand_color).toBe('#ffd500');
+    expect(await hex.inputValue()).toBe('#ffd500');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    const portal = await chrome.context.newPage();
+    await portal.goto(`${origin}/portal/${person.organizationIds[0]!}`);
+    await portal.locator('#seller').waitFor();
+    const colours = await portal.evaluate(() => {
+      const root = getComputedStyle(document.documentElement);
+      return { brand: root.getPropertyValue('--brand').trim(), onBrand: root.getPropertyValue('--on-brand').trim(), line: getComputedStyle(document.body).borderTopColor };
+    });
+    expect(colours).toEqual({ brand: '#ffd500', onBrand: '#111111', line: 'rgb(255, 213, 0)' });
+    await portal.close();
   });
 
   it('sets an SMTP server, the waiting receipt leaves, and the test email reports the answer', async () => {

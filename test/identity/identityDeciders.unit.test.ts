@@ -47,6 +47,16 @@ describe('organization', () => {
     spec.given([created]).when({ ...base, logo: { ...png, data: 'PHN2ZyB4bWxucz0i' } }).thenThrows('invalid_logo');
     spec.given([created]).when({ ...base, logo: { ...png, data: `iVBORw0KGgo${'A'.repeat(350_000)}` } }).thenThrows('logo_too_large');
   });
+  it('records a brand colour lower case, only when it changes, keeps it until changed, and refuses anything but #rrggbb', () => {
+    const base = { type: 'UpdateOrganization', name: 'Acme', timezone: 'UTC', address: null, now: 200 } as const;
+    const colour = { type: 'OrganizationUpdated', data: { name: 'Acme', timezone: 'UTC', address: null, brand_color: '#ffd500', updated_at: 200 } } as const;
+    spec.given([created]).when({ ...base, brand_color: '#FFD500' }).then([colour]);
+    spec.given([created, colour]).when({ ...base, brand_color: '#ffd500' }).then([]);
+    spec.given([created, colour]).when(base).then([]);
+    spec.given([created, colour]).when({ ...base, brand_color: null }).then([{ type: 'OrganizationUpdated', data: { name: 'Acme', timezone: 'UTC', address: null, brand_color: null, updated_at: 200 } }]);
+    spec.given([created]).when({ ...base, brand_color: 'red' }).thenThrows('invalid_brand_color');
+    spec.given([created]).when({ ...base, brand_color: '#ffd500;}' }).thenThrows('invalid_brand_color');
+  });
 });
 
 describe('user', () => {

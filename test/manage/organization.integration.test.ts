@@ -15,13 +15,36 @@ describe('organization settings, members and API keys', () => {
     const owner = await signedInPerson(server);
     const member = await signedInPerson(server, { organizationId: owner.organizationId, role: 'member' });
     const changed = await owner.client.json('PATCH', '/manage/api/organization', { name: 'Renamed', timezone: 'Asia/Tokyo' });
-    expect(changed).toEqual({ status: 200, body: { id: owner.organizationId, name: 'Renamed', timezone: 'Asia/Tokyo', address: null, vat_number: null, logo_url: null, allowed_redirect_origins: [] } });
+    expect(changed).toEqual({ status: 200, body: { id: owner.organizationId, name: 'Renamed', timezone: 'Asia/Tokyo', address: null, vat_number: null, brand_color: null, logo_url: null, allowed_redirect_origins: [] } });
     expect((await member.client.json('GET', '/manage/api/organization')).body).toMatchObject({ name: 'Renamed', timezone: 'Asia/Tokyo' });
     const refused = await member.client.json('PATCH', '/manage/api/organization', { name: 'Mine now' });
     expect(refused).toEqual({ status: 403, body: { message: 'This action is unauthorized.', code: 'unauthorized' } });
     const bad = await owner.client.json('PATCH', '/manage/api/organization', { timezone: 'Mars/Olympus' });
     expect(bad).toMatchObject({ status: 422, body: { errors: { timezone: [expect.any(String)] } } });
     expect((await owner.client.json('GET', '/manage/api/organization')).body).toMatchObject({ name: 'Renamed', timezone: 'Asia/Tokyo' });
+  });
+
+  it('an owner sets the brand colour (stored lower case, recorded once), removes it, and gets 422 naming the field for anything but #rrggbb', async () => {
+    const owner = await signedInPerson(server);
+    const member = await signedInPerson(server, { organizationId: owner.organizationId, role: 'member' });
+    const set = await owner.client.json('PATCH', '/manage/api/organization', { brand_color: '#FFD500' });
+    expect(set).toMatchObject({ status: 200, body: { brand_color: '#ffd500' } });
+    expect((await member.client.json('GET', '/manage/api/organization')).body).toMatchObject({ brand_color: '#ffd500' });
+    expect((await member.client.json('PATCH', '/manage/api/organization', { brand_color: '#000000' })).status).toBe(403);
+    // The same colour again, in any case, records nothing; other changes leave it as it is.
+    const updates = async () =>
+      (await server.services.store.readStream(`organization-${owner.organizationId}`)).filter((e) => e.type === 'OrganizationUpdated').length;
+    const before = await updates();
+    expect((await owner.client.json('PATCH', '/manage/api/organization', { brand_color: '#ffd500' })).status).toBe(200);
+    expect((await owner.client.json('PATCH', '/manage/api/organization', { brand_color: '#FFD500', vat_number: null })).status).toBe(200);
+    expect(await updates()).toBe(before);
+    expect((await owner.client.json('PATCH', '/manage/api/organization', { name: 'Yellow Shop' })).body).toMatchObject({ name: 'Yellow Shop', brand_color: '#ffd500' });
+    for (const bad of ['red', '#fff', '#12345g', 'ffd500', '#ffd5000', '#ffd500;}body{', 42]) {
+      const refused = await owner.client.json('PATCH', '/manage/api/organization', { brand_color: bad });
+      expect(refused).toMatchObject({ status: 422, body: { errors: { brand_color: [expect.any(String)] } } });
+    }
+    expect((await owner.client.json('GET', '/manage/api/organization')).body).toMatchObject({ brand_color: '#ffd500' });
+    expect((await owner.client.json('PATCH', '/manage/api/organization', { brand_color: null })).body).toMatchObject({ brand_color: null });
   });
 
   it('an owner invites a member (who accepts the link), changes their role and removes them; members manage no one; the last owner stays', async () => {

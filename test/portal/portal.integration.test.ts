@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionDecider, subscriptionStream } from '../../modules/subscriptions/domain/subscription.ts';
 import { fold } from '../../platform/domain/decider.ts';
+import { signedInPerson } from '../helpers/manageClient.ts';
 import { startSmtpReceiver } from '../helpers/smtpReceiver.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { buy, cookieFrom, csrfIn, portalOffers, signInLinkFrom } from './portalFixtures.ts';
@@ -294,5 +295,35 @@ describe('the customer portal over HTTP', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(await page.text()).toContain('<label for="email">Email address</label>');
+  });
+
+  it("paints the portal in the seller's brand colour, with text on it that contrasts, and the default blue without one", async () => {
+    const styleOf = async (path: string) => {
+      const page = await html(path);
+      expect(page.status).toBe(200);
+      const style = /<style nonce="[^"]+">([^<]*)<\/style>/.exec(await page.text())?.[1];
+      expect(style).toBeDefined();
+      return style!;
+    };
+    const otherPortal = `/portal/${other.organizationId}`;
+    const defaults = await styleOf(otherPortal);
+    expect(defaults).toContain(':root{--brand:#1d4ed8;--on-brand:#ffffff;--brand-link:#1d4ed8}');
+    // Primary buttons, links and the header line take the variables.
+    expect(defaults).toMatch(/button,\.button\{[^}]*background:var\(--brand\);color:var\(--on-brand\)/);
+    expect(defaults).toMatch(/(^|[}\n])a\{color:var\(--brand-link\)\}/);
+    expect(defaults).toMatch(/body\{[^}]*border-top:[^}]*var\(--brand\)/);
+
+    const owner = await signedInPerson(server, { organizationId: other.organizationId });
+    const setColour = async (brand_color: string | null) => expect((await owner.client.json('PATCH', '/manage/api/organization', { brand_color })).status).toBe(200);
+    // A light yellow: near-black text on it, and near-black links on white (yellow is unreadable there).
+    await setColour('#FFD500');
+    expect(await styleOf(otherPortal)).toContain(':root{--brand:#ffd500;--on-brand:#111111;--brand-link:#111111}');
+    // A dark green: white text on it, and links in the green itself.
+    await setColour('#14532d');
+    expect(await styleOf(otherPortal)).toContain(':root{--brand:#14532d;--on-brand:#ffffff;--brand-link:#14532d}');
+    // Another seller's portal keeps its own (default) colours.
+    expect(await styleOf(portal())).toContain('--brand:#1d4ed8;');
+    await setColour(null);
+    expect(await styleOf(otherPortal)).toContain(':root{--brand:#1d4ed8;--on-brand:#ffffff;--brand-link:#1d4ed8}');
   });
 });

@@ -85,4 +85,18 @@ describe("the organization's postal address on receipts", () => {
     expect(removed.code, removed.stderr).toBe(0);
     expect(JSON.parse(removed.stdout).address).toBeNull();
   });
+
+  it('commerce org update sets and removes the brand colour, with the same rules', { timeout: 90_000 }, async () => {
+    const org = await server.identity('Shop Three');
+    const commerce = (...args: string[]) => runCli(args, { DATA_DIR: server.dataDir });
+    const refused = await commerce('org', 'update', org.organizationId, '--brand-color', 'yellow');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('--brand-color');
+    const set = await commerce('org', 'update', org.organizationId, '--brand-color', '#FFD500', '--json');
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ id: org.organizationId, brand_color: '#ffd500' });
+    const removed = await commerce('org', 'update', org.organizationId, '--no-brand-color', '--json');
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(removed.stdout).brand_color).toBeNull();
+  });
 });

@@ -79,6 +79,7 @@ describe("the seller's identity: VAT number and logo", () => {
     const set = await owner.client.json('PATCH', '/manage/api/organization', {
       name: 'Tulip Software BV',
       vat_number: 'NL999999999B01',
+      brand_color: '#14532D',
       logo: `data:image/png;base64,${PNG_BASE64}`,
       address: { line1: 'Keizersgracht 1', city: 'Amsterdam', country: 'NL' },
     });
@@ -109,6 +110,8 @@ describe("the seller's identity: VAT number and logo", () => {
     const raw = smtp.accepted.find((m) => m.to.includes('vat@example.com'))!.raw;
     expect(plainText(raw)).toMatch(/Tulip Software BV\s+Keizersgracht 1\s+Amsterdam\s+NL\s+VAT NL999999999B01/);
     expect(raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=')).toContain(`${logoPath}"`);
+    // The HTML part's accent line is in the seller's brand colour.
+    expect(raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=')).toMatch(/<body style="[^"]*border-top:4px solid #14532d/);
     const token = /\/receipts\/([A-Za-z0-9_-]{32})(?![A-Za-z0-9_-])/.exec(plainText(raw))![1]!;
 
     await server.settle();

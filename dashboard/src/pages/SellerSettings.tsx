@@ -15,6 +15,8 @@ type Organization = z.infer<typeof OrganizationSchema>;
 type SmtpSettings = z.infer<typeof SmtpSettingsSchema>;
 
 const LOGO_MAX = 256 * 1024;
+/** The customer portal's colour while the seller sets none. */
+const DEFAULT_BRAND = '#1d4ed8';
 const ADDRESS_FIELDS = ['line1', 'line2', 'postal_code', 'city', 'region', 'country'] as const;
 type AddressForm = Record<(typeof ADDRESS_FIELDS)[number], string>;
 const emptyAddress: AddressForm = { line1: '', line2: '', postal_code: '', city: '', region: '', country: '' };
@@ -27,11 +29,13 @@ const readAsDataUrl = (file: File) =>
     reader.readAsDataURL(file);
   });
 
-/** What buyers see of the seller on the checkout, receipts, invoices and emails: address, VAT number, logo. */
+/** What buyers see of the seller on the checkout, receipts, invoices and emails (address, VAT number, logo), and the portal's colour. */
 export function SellerIdentity({ owner }: { owner: boolean }) {
   const org = useApi<Organization>('/organization');
   const [address, setAddress] = useState<AddressForm>(emptyAddress);
   const [vat, setVat] = useState('');
+  /** `#rrggbb`, or '' for the portal's default. */
+  const [brand, setBrand] = useState('');
   const [logo, setLogo] = useState<string | null | undefined>(undefined);
   const [fileProblem, setFileProblem] = useState<string | null>(null);
   const { busy, error, run } = useAction<'save'>();
@@ -41,6 +45,7 @@ export function SellerIdentity({ owner }: { owner: boolean }) {
     const a = org.data.address;
     setAddress(a ? { line1: a.line1, line2: a.line2 ?? '', postal_code: a.postal_code ?? '', city: a.city, region: a.region ?? '', country: a.country } : emptyAddress);
     setVat(org.data.vat_number ?? '');
+    setBrand(org.data.brand_color ?? '');
   }, [org.data]);
 
   const pick = async (e: Event) => {
@@ -57,7 +62,7 @@ export function SellerIdentity({ owner }: { owner: boolean }) {
     setSaved(false);
     const blank = ADDRESS_FIELDS.every((f) => address[f].trim() === '');
     await run('save', async () => {
-      const body = { address: blank ? null : address, vat_number: vat, ...(logo !== undefined ? { logo } : {}) };
+      const body = { address: blank ? null : address, vat_number: vat, brand_color: brand.trim() === '' ? null : brand.trim(), ...(logo !== undefined ? { logo } : {}) };
       await api.patch<Organization>('/organization', body);
       setLogo(undefined);
       org.reload();
@@ -73,7 +78,7 @@ export function SellerIdentity({ owner }: { owner: boolean }) {
 
   return (
     <Card title="Business details" id="business">
-      <p class="muted">Buyers see these on the checkout page, receipts, invoices, credit notes and every email: the organization's name above, with this address, VAT number and logo.</p>
+      <p class="muted">Buyers see these on the checkout page, receipts, invoices, credit notes and every email: the organization's name above, with this address, VAT number and logo. The customer portal takes the brand colour.</p>
       <ErrorNotice error={org.error} />
       {org.data && (
         <form onSubmit={save} noValidate>
@@ -94,6 +99,20 @@ export function SellerIdentity({ owner }: { owner: boolean }) {
             <Field label="Logo" name="logo" error={error} hint="PNG or JPEG, at most 256 KB; shown about 48 pixels high.">
               {(c) => <input {...c} class="input" type="file" accept="image/png,image/jpeg" disabled={!owner} onChange={pick} />}
             </Field>
+            <Field label="Brand colour" name="brand_color" error={error} hint="The customer portal's buttons, links and header, as #rrggbb; empty: the default blue.">
+              {(c) => (
+                <div class="color-input">
+                  <input
+                    type="color"
+                    value={/^#[0-9a-fA-F]{6}$/.test(brand) ? brand.toLowerCase() : DEFAULT_BRAND}
+                    disabled={!owner}
+                    onInput={(e) => setBrand((e.target as HTMLInputElement).value)}
+                    aria-label="Pick the brand colour"
+                  />
+                  <Input {...c} value={brand} onValue={setBrand} maxLength={7} autoComplete="off" placeholder={DEFAULT_BRAND} disabled={!owner} />
+                </div>
+              )}
+            </Field>
           </div>
           {fileProblem && <Notice tone="error">{fileProblem}</Notice>}
           {org.data.logo_url && logo === undefined && (
@@ -107,7 +126,7 @@ export function SellerIdentity({ owner }: { owner: boolean }) {
             </p>
           )}
           {logo === null && <p class="muted">The logo is removed when you save.</p>}
-          <OtherErrors error={error} shown={['vat_number', 'logo', ...ADDRESS_FIELDS.map((f) => `address.${f}`)]} />
+          <OtherErrors error={error} shown={['vat_number', 'brand_color', 'logo', ...ADDRESS_FIELDS.map((f) => `address.${f}`)]} />
           {saved && <Notice tone="success">Saved.</Notice>}
           {owner ? (
             <Button type="submit" variant="primary" busy={busy === 'save'}>

@@ -24,10 +24,13 @@ export type OrganizationLogo = {
 
 export const LOGO_MAX_BYTES = 256 * 1024;
 
+/** A brand colour as stored: `#` and six lower-case hex digits. */
+export const BRAND_COLOR = /^#[0-9a-f]{6}$/;
+
 export type OrganizationEvent =
   | DomainEvent<'OrganizationCreated', { id: string; name: string; timezone: string; created_at: number }>
   /** `address` absent (events recorded before addresses were): the address stays as it was. */
-  | DomainEvent<'OrganizationUpdated', { name: string; timezone: string; address?: OrganizationAddress | null; vat_number?: string | null; updated_at: number }>
+  | DomainEvent<'OrganizationUpdated', { name: string; timezone: string; address?: OrganizationAddress | null; vat_number?: string | null; brand_color?: string | null; updated_at: number }>
   /** The seller's logo set (or removed: null). */
   | DomainEvent<'OrganizationLogoChanged', { logo: OrganizationLogo | null; updated_at: number }>
   /** Origins a public caller may send a session's success_url and cancel_url on, for every offer. */
@@ -42,6 +45,8 @@ export type OrganizationCommand =
       address: OrganizationAddress | null;
       /** Left out: kept as it is (as for the logo). */
       vat_number?: string | null;
+      /** `#rrggbb`; left out: kept as it is. */
+      brand_color?: string | null;
       logo?: OrganizationLogo | null;
       /** Left out: kept as it is. */
       allowed_redirect_origins?: string[];
@@ -57,6 +62,8 @@ export type OrganizationState =
       timezone: string;
       address: OrganizationAddress | null;
       vat_number: string | null;
+      /** `#rrggbb` (lower case): the hosted pages' accent; null: their default. */
+      brand_color: string | null;
       logo: OrganizationLogo | null;
       allowed_redirect_origins: string[];
     };
@@ -98,6 +105,7 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
           timezone: event.data.timezone,
           address: null,
           vat_number: null,
+          brand_color: null,
           logo: null,
           allowed_redirect_origins: [],
         };
@@ -109,6 +117,7 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
           timezone: event.data.timezone,
           address: event.data.address === undefined ? state.address : event.data.address,
           vat_number: event.data.vat_number === undefined ? state.vat_number : event.data.vat_number,
+          brand_color: event.data.brand_color === undefined ? state.brand_color : event.data.brand_color,
         };
       case 'OrganizationLogoChanged':
         return state.status === 'active' ? { ...state, logo: event.data.logo } : state;
@@ -130,11 +139,14 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
         checkRedirectOrigins(command.allowed_redirect_origins);
         const events: OrganizationEvent[] = [];
         const vatNumber = command.vat_number === undefined ? state.vat_number : command.vat_number;
+        const brandColor = command.brand_color === undefined ? state.brand_color : command.brand_color?.toLowerCase() ?? null;
+        if (brandColor !== null && !BRAND_COLOR.test(brandColor)) throw invalid('invalid_brand_color', 'The brand colour must be #rrggbb, such as #1d4ed8.', 'brand_color');
         if (
           state.name !== command.name ||
           state.timezone !== command.timezone ||
           JSON.stringify(state.address) !== JSON.stringify(command.address) ||
-          state.vat_number !== vatNumber
+          state.vat_number !== vatNumber ||
+          state.brand_color !== brandColor
         ) {
           events.push({
             type: 'OrganizationUpdated',
@@ -144,6 +156,7 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
               address: command.address,
               // Absent when the command leaves it as it is (as events recorded before VAT numbers read).
               ...(command.vat_number !== undefined ? { vat_number: vatNumber } : {}),
+              ...(brandColor !== state.brand_color ? { brand_color: brandColor } : {}),
               updated_at: command.now,
             },
           });

@@ -18,6 +18,7 @@ export const Organization = z.object({
   timezone: z.string(),
   address: AddressOut.nullable(),
   vat_number: z.string().nullable().describe('The VAT number receipts, invoices and credit notes print under the address.'),
+  brand_color: z.string().nullable().describe('`#rrggbb`: the accent of the hosted customer portal (its buttons, links and header); null: the default blue.'),
   logo_url: z.string().nullable().describe('The logo (PNG or JPEG) at a public URL that changes with its content.'),
   allowed_redirect_origins: z.array(z.string()).describe('Origins on which a caller without an API key may send success_url and cancel_url, for every offer.'),
 });

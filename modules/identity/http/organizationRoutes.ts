@@ -52,6 +52,12 @@ export const Address = z.strictObject({
     .transform((c) => c.toUpperCase()),
 });
 
+/** The accent colour of the hosted pages: `#rrggbb`, stored lower case. */
+export const BrandColor = z
+  .string()
+  .regex(/^#[0-9A-Fa-f]{6}$/, 'must be a colour as #rrggbb, such as #1d4ed8')
+  .transform((c) => c.toLowerCase());
+
 /** A logo as a data URL (`data:image/png;base64,…`), as a browser's FileReader gives it. */
 const LogoUpload = z
   .string()
@@ -76,6 +82,7 @@ export const organizationView = (org: OrganizationSettings, base: string) => ({
   timezone: org.timezone,
   address: org.address,
   vat_number: org.vat_number,
+  brand_color: org.brand_color,
   logo_url: org.logo ? `${base}${logoPath(org.id, org.logo)}` : null,
   allowed_redirect_origins: org.allowed_redirect_origins,
 });
@@ -106,7 +113,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       schema: {
         ...manageRoute,
         summary:
-          "Change the organization's name, time zone, postal address, VAT number, logo or allowed redirect origins (owners). Dates in the dashboard follow the time zone; the hosted checkout, receipts, invoices, credit notes and buyer emails show the name, address, VAT number and logo.",
+          "Change the organization's name, time zone, postal address, VAT number, brand colour, logo or allowed redirect origins (owners). Dates in the dashboard follow the time zone; the hosted checkout, receipts, invoices, credit notes and buyer emails show the name, address, VAT number and logo; the customer portal takes the brand colour.",
         body: z.strictObject({
           name: z.string().trim().min(1).max(255).optional(),
           timezone: TimeZone.optional(),
@@ -120,6 +127,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
             .optional()
             .transform((v) => (v === '' ? null : v))
             .describe('null or "" removes it; left out, it stays.'),
+          brand_color: BrandColor.nullable().optional().describe('`#rrggbb` (stored lower case); null removes it; left out, it stays.'),
           logo: LogoUpload.nullable().optional().describe('A PNG or JPEG of at most 256 KB as a data URL; null removes it; left out, it stays.'),
           allowed_redirect_origins: RedirectOrigins.optional().describe(
             'Origins (https://shop.example) on which a caller without an API key (a browser) may send success_url and cancel_url for any offer of the organization; [] allows none; left out, it stays.',

@@ -133,7 +133,9 @@ export async function portalPageRoutes(app: FastifyInstance, opts: { services: S
 
   async function sellerOf(organizationId: string): Promise<Seller | null> {
     const organization = await loadOrganization(services.store, organizationId);
-    return organization ? { name: organization.name, address: addressLines(organization.address), logoUrl: organization.logo ? logoPath(organization.id, organization.logo) : null } : null;
+    if (!organization) return null;
+    const logoUrl = organization.logo ? logoPath(organization.id, organization.logo) : null;
+    return { name: organization.name, address: addressLines(organization.address), logoUrl, brandColor: organization.brand_color };
   }
 
   const notFoundPage = (reply: FastifyReply) =>

@@ -1,9 +1,13 @@
 import { escapeHtml } from '../../../platform/http/index.ts';
 import { formatDay, formatMoney } from '../../receipts/index.ts';
+import { brandPalette } from '../domain/brandColor.ts';
 import type { PortalSettings } from '../domain/portalSettings.ts';
 
-/** The seller as the portal names them: every page carries their logo and name (and address, in the footer). */
-export type Seller = { name: string; address: string[]; logoUrl: string | null };
+/**
+ * The seller as the portal names them: every page carries their logo and name (and address, in
+ * the footer), in their brand colour (`#rrggbb`; null: the default blue).
+ */
+export type Seller = { name: string; address: string[]; logoUrl: string | null; brandColor?: string | null };
 
 export type PortalSubscription = {
   id: string;
@@ -40,7 +44,7 @@ export type PortalView = {
   purchases: PortalPurchase[];
 };
 
-const STYLE = `*{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,sans-serif;margin:0;color:#111;background:#f6f6f4}
+const STYLE = `*{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,sans-serif;margin:0;color:#111;background:#f6f6f4;border-top:.35rem solid var(--brand)}
 main,header,footer{max-width:40rem;margin:0 auto;padding:0 1rem}main{padding-bottom:2rem}header{padding-top:1rem;display:flex;flex-wrap:wrap;justify-content:space-between;align-items:baseline;gap:.5rem;margin-bottom:.5rem}
 #seller{font-weight:700;font-size:1.1rem;margin:0;display:flex;align-items:center;gap:.5rem}#seller img{max-height:32px;width:auto}h1{font-size:1.4rem;margin:.5rem 0 1rem}h2{font-size:1.15rem;margin:0 0 .75rem}h3{font-size:1rem;margin:0 0 .25rem}
 section{background:#fff;border:1px solid #d4d4d4;border-radius:.6rem;padding:1rem;margin-bottom:1rem}section>:first-child{margin-top:0}
@@ -48,27 +52,33 @@ article{border-top:1px solid #e5e5e5;padding-top:1rem;margin-top:1rem}h2+article
 ul.plain{list-style:none;margin:0;padding:0}ul.plain>li{padding:.6rem 0;border-top:1px solid #e5e5e5}ul.plain>li:first-child{border-top:0;padding-top:0}
 .meta{color:#444;font-size:.95rem;margin:.15rem 0}.amount{font-variant-numeric:tabular-nums;font-weight:600}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}input,select{width:100%;font:inherit;font-size:1.05rem;padding:.65rem .75rem;border:1px solid #767676;border-radius:.45rem;background:#fff;color:#111}
-input:focus,select:focus{outline:3px solid #1d4ed8;outline-offset:1px}.row{display:grid;grid-template-columns:1fr 1fr;gap:.75rem}
-button,.button{display:block;width:100%;min-height:44px;margin-top:.75rem;font:inherit;font-weight:600;padding:.7rem;border:1px solid #1d4ed8;border-radius:.45rem;background:#1d4ed8;color:#fff;cursor:pointer;text-align:center;text-decoration:none}
-button.secondary,.button.secondary{background:#fff;color:#1d4ed8}button:focus-visible,a:focus-visible{outline:3px solid #111;outline-offset:2px}
-a{color:#1d4ed8}.links a{display:inline-block;min-height:44px;padding:.6rem .75rem .6rem 0}
+input:focus,select:focus{outline:3px solid var(--brand);outline-offset:1px}.row{display:grid;grid-template-columns:1fr 1fr;gap:.75rem}
+button,.button{display:block;width:100%;min-height:44px;margin-top:.75rem;font:inherit;font-weight:600;padding:.7rem;border:1px solid var(--brand);border-radius:.45rem;background:var(--brand);color:var(--on-brand);cursor:pointer;text-align:center;text-decoration:none}
+button.secondary,.button.secondary{background:#fff;color:var(--brand-link);border-color:var(--brand-link)}button:focus-visible,a:focus-visible{outline:3px solid #111;outline-offset:2px}
+a{color:var(--brand-link)}.links a{display:inline-block;min-height:44px;padding:.6rem .75rem .6rem 0}
 .error{background:#fef2f2;border-color:#b91c1c;color:#7f1d1d}.ok{background:#f0fdf4;border-color:#15803d;color:#14532d}
 .badge{display:inline-block;font-size:.85rem;font-weight:600;padding:.05rem .5rem;border-radius:1rem;background:#e5e7eb;color:#111}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .signout{margin:0}.signout button{width:auto;min-height:44px;margin:0;padding:.4rem .8rem}address{font-style:normal;color:#444;font-size:.9rem;margin:0 0 2rem}.links{margin:.25rem 0 0}
 @media (min-width:40rem){button,.button{width:auto;display:inline-block;padding:.6rem 1.2rem}}`;
 
-const head = (title: string, nonce: string) => `<!doctype html>
+/** The seller's colours as CSS variables; brandPalette lets only `#rrggbb` through. */
+const brandStyle = (seller: Seller) => {
+  const { accent, onAccent, link } = brandPalette(seller.brandColor);
+  return `:root{--brand:${accent};--on-brand:${onAccent};--brand-link:${link}}`;
+};
+
+const head = (title: string, nonce: string, seller: Seller) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
-<style nonce="${nonce}">${STYLE}</style>
+<style nonce="${nonce}">${brandStyle(seller)}${STYLE}</style>
 </head><body>`;
 
 const footer = (seller: Seller) =>
   seller.address.length > 0 ? `<footer><address id="seller-address">${[seller.name, ...seller.address].map(escapeHtml).join('<br>')}</address></footer>` : '';
 
 const page = (seller: Seller, title: string, nonce: string, body: string, headerExtra = '') =>
-  `${head(`${title} · ${seller.name}`, nonce)}<header><p id="seller">${seller.logoUrl ? `<img src="${escapeHtml(seller.logoUrl)}" alt="" height="32">` : ''}${escapeHtml(seller.name)}</p>${headerExtra}</header><main>${body}</main>${footer(seller)}</body></html>`;
+  `${head(`${title} · ${seller.name}`, nonce, seller)}<header><p id="seller">${seller.logoUrl ? `<img src="${escapeHtml(seller.logoUrl)}" alt="" height="32">` : ''}${escapeHtml(seller.name)}</p>${headerExtra}</header><main>${body}</main>${footer(seller)}</body></html>`;
 
 /** `visa` → `Visa`: the brand as a buyer reads it on their card. */
 const brand = (name: string) => (name.length > 0 ? name.charAt(0).toUpperCase() + name.slice(1) : name);

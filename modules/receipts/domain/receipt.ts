@@ -13,6 +13,8 @@ export type ReceiptSnapshot = {
   /** The seller's VAT number and logo when the receipt was queued (absent on older receipts). */
   organization_vat_number?: string | null;
   organization_logo?: { sha256: string; content_type: 'image/png' | 'image/jpeg' } | null;
+  /** The seller's brand colour when the receipt was queued: its email's accent line. */
+  organization_brand_color?: string | null;
   lines: SessionLine[];
   total: number;
   currency: string;

@@ -9,6 +9,7 @@ export const sellerOfReceipt = (r: ReceiptSnapshot): Seller => ({
   address: r.organization_address ?? [],
   vat_number: r.organization_vat_number ?? null,
   logo: r.organization_logo ?? null,
+  brand_color: r.organization_brand_color ?? null,
 });
 
 /** Money on receipts and in emails: the shared format, in English so every receipt reads the same. */

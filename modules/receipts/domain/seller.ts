@@ -10,6 +10,8 @@ export type Seller = {
   vat_number: string | null;
   /** The logo's hash and type; its bytes stay in the organization's stream (served at /logos/…). */
   logo: { sha256: string; content_type: 'image/png' | 'image/jpeg' } | null;
+  /** `#rrggbb`: the accent line atop HTML emails (absent or null: none). */
+  brand_color?: string | null;
 };
 
 const escapeHtml = (value: unknown): string =>
@@ -33,6 +35,10 @@ export function sellerHtmlHeader(seller: Seller, baseUrl: string): string {
 export const sellerHtmlFooter = (seller: Seller): string =>
   `<p style="color:#555;font-size:13px">${sellerLines(seller).map(escapeHtml).join('<br>')}</p>`;
 
+/** Only `#rrggbb` goes into the style attribute. */
+const accentLine = (seller: Seller): string =>
+  typeof seller.brand_color === 'string' && /^#[0-9a-fA-F]{6}$/.test(seller.brand_color) ? `;border-top:4px solid ${seller.brand_color};padding-top:12px` : '';
+
 /**
  * A buyer email in both parts, framed the same way for every kind: the seller's logo and name on
  * top, their name, address and VAT number at the foot. `text` and `html` are the message's body.
@@ -45,7 +51,7 @@ export function framedEmail(seller: Seller, baseUrl: string, body: { text: strin
   return {
     text: [unsigned, '', ...sellerLines(seller)].join('\n'),
     html:
-      `<!doctype html><html><body style="font:15px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;color:#111;max-width:36rem">` +
+      `<!doctype html><html><body style="font:15px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;color:#111;max-width:36rem${accentLine(seller)}">` +
       `${sellerHtmlHeader(seller, baseUrl)}${body.html}${sellerHtmlFooter(seller)}</body></html>`,
   };
 }

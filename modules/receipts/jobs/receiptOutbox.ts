@@ -60,6 +60,7 @@ async function snapshotOf(services: Services, invoiceId: string, paid: { card: C
     organization_address: organization.status === 'active' ? addressLines(organization.address) : [],
     organization_vat_number: organization.status === 'active' ? organization.vat_number : null,
     organization_logo: organization.status === 'active' && organization.logo ? { sha256: organization.logo.sha256, content_type: organization.logo.content_type } : null,
+    organization_brand_color: organization.status === 'active' ? organization.brand_color : null,
     lines,
     total,
     currency,
