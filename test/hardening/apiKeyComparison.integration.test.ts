@@ -1,19 +1,26 @@
-import * as crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type * as Crypto from 'node:crypto';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
-// Observe (not replace) node:crypto's timingSafeEqual, to see the auth path really goes through it.
-vi.mock('node:crypto', async (importOriginal) => {
-  const actual = await importOriginal<typeof crypto>();
-  return { ...actual, default: actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
-});
+// Observe (not replace) node:crypto's timingSafeEqual, to see the auth path really goes through it:
+// a spy on the built-in's exports, synced to the ESM bindings every importer reads (no module mock,
+// so the test needs no module graph of its own).
+const crypto = createRequire(import.meta.url)('node:crypto') as typeof Crypto;
 
 describe('API key comparison', () => {
   let server: TestServer;
+  let spy: MockInstance<typeof crypto.timingSafeEqual>;
   beforeAll(async () => {
+    spy = vi.spyOn(crypto, 'timingSafeEqual');
+    syncBuiltinESMExports();
     server = await startTestServer();
   });
-  afterAll(() => server.close({ remove: true }));
+  afterAll(async () => {
+    await server.close({ remove: true });
+    spy.mockRestore();
+    syncBuiltinESMExports();
+  });
 
   it.each([
     ['a valid key', (t: string) => t, 200],
@@ -21,7 +28,6 @@ describe('API key comparison', () => {
     ['an unknown key id', () => 'csk_key_AAAAAAAAAAAAAAAA_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB', 401],
   ])('compares the secret with timingSafeEqual for %s (also when the key id is unknown)', async (_name, tokenOf, status) => {
     const me = await server.identity();
-    const spy = vi.mocked(crypto.timingSafeEqual);
     spy.mockClear();
     const response = await server.fetch('/api/users/me', { token: tokenOf(me.token) });
     expect(response.status).toBe(status);

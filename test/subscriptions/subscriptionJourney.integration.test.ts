@@ -23,6 +23,7 @@ const silent = { error: (o: unknown, m: string) => console.error(m, o), info: ()
 describe('a subscription from checkout through its renewals', () => {
   let harness: ClockApp;
   let seller: { organizationId: string; token: string };
+  let jobs: { stop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
     harness = await clockApp();
@@ -30,10 +31,13 @@ describe('a subscription from checkout through its renewals', () => {
     await harness.offerOf(seller.organizationId, 'pro-monthly', 'recurring', { renew: 'P1M' });
     await harness.offerOf(seller.organizationId, 'pro-trial', 'recurring', { renew: 'P1M', trialDays: 14 });
     await harness.startAdvanceJob();
-    const jobs = await startBackgroundJobs(harness.services, silent, [subscriptionCreationJob, invoiceMirrorJob, dunningEmailsJob, receiptOutboxJob, cancelRefundsJob]);
-    afterAll(() => jobs.stop());
+    jobs = await startBackgroundJobs(harness.services, silent, [subscriptionCreationJob, invoiceMirrorJob, dunningEmailsJob, receiptOutboxJob, cancelRefundsJob]);
   });
-  afterAll(async () => harness.close());
+  // The jobs stop before the stores they read close.
+  afterAll(async () => {
+    await jobs?.stop();
+    await harness.close();
+  });
 
   const call = (method: 'GET' | 'POST', url: string, body?: unknown) => harness.call(method, url, { token: seller.token, ...(body !== undefined ? { body } : {}) });
 
