@@ -4,7 +4,7 @@ import { StatusBadge } from '../components/RefundBadge.tsx';
 import { Button } from '../components/Button.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, Select } from '../components/Field.tsx';
-import { ErrorNotice, Loading } from '../components/Notice.tsx';
+import { FilterActions, ListStatus } from '../components/ListFilter.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { Pagination, Table } from '../components/Table.tsx';
 import { formatDateTime, formatMoney, zonedTimeToUnix } from '../format.ts';
@@ -75,19 +75,9 @@ export function SalesPage() {
         <Field label="Created to" name="created_to" error={list.error}>
           {(c) => <Input {...c} type="date" value={form.to} onValue={(v) => setForm({ ...form, to: v })} />}
         </Field>
-        <div class="actions">
-          <Button type="submit" variant="primary">
-            Filter
-          </Button>
-          {filtered && (
-            <Button variant="ghost" onClick={() => setQuery({ status: null, email: null, from: null, to: null, page: null })}>
-              Clear
-            </Button>
-          )}
-        </div>
+        <FilterActions label="Filter" filtered={filtered} onClear={() => setQuery({ status: null, email: null, from: null, to: null, page: null })} />
       </form>
-      {list.error && !Object.keys(list.error.fields).length && <ErrorNotice error={list.error} />}
-      {!list.data && list.loading && <Loading />}
+      <ListStatus list={list} />
       {list.data && (
         <>
           <Table

@@ -4,7 +4,7 @@ import { Badge } from '../../components/Badge.tsx';
 import { Button } from '../../components/Button.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Input } from '../../components/Field.tsx';
-import { ErrorNotice, Loading } from '../../components/Notice.tsx';
+import { FilterActions, ListStatus } from '../../components/ListFilter.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { Pagination, Table } from '../../components/Table.tsx';
 import { formatDateTime } from '../../format.ts';
@@ -47,19 +47,9 @@ export function CustomersPage() {
         <Field label="Email" name="email" error={list.error}>
           {(c) => <Input {...c} type="email" placeholder="buyer@example.com" value={form} onValue={setForm} />}
         </Field>
-        <div class="actions">
-          <Button type="submit" variant="primary">
-            Search
-          </Button>
-          {email && (
-            <Button variant="ghost" onClick={clear}>
-              Clear
-            </Button>
-          )}
-        </div>
+        <FilterActions label="Search" filtered={Boolean(email)} onClear={clear} />
       </form>
-      {list.error && !Object.keys(list.error.fields).length && <ErrorNotice error={list.error} />}
-      {!list.data && list.loading && <Loading />}
+      <ListStatus list={list} />
       {list.data && (
         <>
           <Table
