@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -7,7 +7,7 @@ import type { EventMetadata } from '../../../platform/eventStore/index.ts';
 import type { CommandContext } from '../../../platform/es/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { addressLines, crossSite, loadOrganization, logoPath } from '../../identity/index.ts';
-import { loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, readCardSetup, stripeJsSources } from '../../payments/index.ts';
+import { loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, readCardSetup, sendHostedPage } from '../../payments/index.ts';
 import { enqueueBuyerEmail, publicBaseUrl } from '../../receipts/index.ts';
 import { cancelSubscription, declineInPlainWords, isEnded, loadSubscription, parseCard, reactivateSubscription, replaceCard, switchPlan, useSavedCard, type Active } from '../../subscriptions/index.ts';
 import { type OpenVisit, csrfMatches, csrfTokenOfVisit, endVisit, issuePortalLink, MAGIC_LINK_SECONDS, peekPortalLink, portalLinkPath, portalPath, redeemPortalLink, visitOfCookie, VISIT_SECONDS } from '../portalAccess.ts';
@@ -28,34 +28,9 @@ const NOTICES: Record<string, { kind: 'ok' | 'error'; text: string }> = {
   refused: { kind: 'error', text: 'This subscription cannot be changed now.' },
 };
 
-/** No cache, no index, no frame, nothing loaded from elsewhere; Referer only to this origin, so forms carry their Origin. */
+/** A portal page: the hosted page's headers, with the seller's logo, and Stripe.js on a live card form only. */
 function send(reply: FastifyReply, status: number, render: (nonce: string) => string, stripeJsUrl: string | null = null) {
-  const nonce = randomBytes(18).toString('base64url');
-  // Only a live card form runs a script: its own and Stripe.js, which frames the card fields.
-  const stripeJs = stripeJsUrl ? stripeJsSources(stripeJsUrl) : null;
-  const policy = stripeJs
-    ? [
-        "default-src 'none'",
-        [`script-src 'nonce-${nonce}'`, ...stripeJs.script].join(' '),
-        `style-src 'nonce-${nonce}'`,
-        "img-src 'self'",
-        ["connect-src 'self'", ...stripeJs.connect].join(' '),
-        `frame-src ${stripeJs.frame.join(' ')}`,
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-      ].join('; ')
-    : `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
-  return reply
-    .code(status)
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'same-origin')
-    .header('x-robots-tag', 'noindex')
-    .header('x-frame-options', 'DENY')
-    .header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()')
-    .header('content-security-policy', policy)
-    .type('text/html; charset=utf-8')
-    .send(render(nonce));
+  return sendHostedPage(reply, status, render, { stripeJsUrl, images: true });
 }
 
 function cookieOf(request: FastifyRequest): string | null {

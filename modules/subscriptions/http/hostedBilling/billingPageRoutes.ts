@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -7,7 +7,7 @@ import { commandContext } from '../../../../platform/http/index.ts';
 import type { Services } from '../../../../platform/runtime/index.ts';
 import { invoiceDecider, invoiceStream } from '../../../checkout/index.ts';
 import { addressLines, crossSite, loadOrganization } from '../../../identity/index.ts';
-import { liveProviderOf, loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, prepareRenewalPayment, readCardSetup, settlePaymentIntent, stripeJsSources } from '../../../payments/index.ts';
+import { liveProviderOf, loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, prepareRenewalPayment, readCardSetup, sendHostedPage, settlePaymentIntent } from '../../../payments/index.ts';
 import { advanceSubscription } from '../../billing.ts';
 import { cardSaverFor, parseCard, type CardInput } from '../../cardReplacement.ts';
 import { billingLinkPath, settledBillingLink, usableBillingLink, type UsableBillingLink } from '../../billingLinks.ts';
@@ -58,37 +58,10 @@ async function viewOf(services: Services, state: Active, events: readonly Subscr
   };
 }
 
-/**
- * No cache, no index, no frame, nothing loaded from elsewhere, and no Referer (the token is in
- * the URL) but to this origin: under no-referrer browsers send the form with `Origin: null`,
- * which the same-origin check rightly refuses.
- */
+/** The card page: the hosted page's headers, and Stripe.js on a live page's form only. */
 function send(reply: FastifyReply, status: number, state: BillingPageState) {
-  const nonce = randomBytes(18).toString('base64url');
-  // Only a live page's form runs a script: its own and Stripe.js, which frames the card fields and the bank's check.
-  const stripeJs = state.kind === 'form' && state.view.stripe ? stripeJsSources(state.view.stripe.jsUrl) : null;
-  const policy = stripeJs
-    ? [
-        "default-src 'none'",
-        [`script-src 'nonce-${nonce}'`, ...stripeJs.script].join(' '),
-        `style-src 'nonce-${nonce}'`,
-        ["connect-src 'self'", ...stripeJs.connect].join(' '),
-        `frame-src ${stripeJs.frame.join(' ')}`,
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-      ].join('; ')
-    : `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
-  return reply
-    .code(status)
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'same-origin')
-    .header('x-robots-tag', 'noindex')
-    .header('x-frame-options', 'DENY')
-    .header('permissions-policy', 'camera=(), microphone=(), geolocation=(), payment=()')
-    .header('content-security-policy', policy)
-    .type('text/html; charset=utf-8')
-    .send(renderBillingPage(state, nonce));
+  const stripeJsUrl = state.kind === 'form' && state.view.stripe ? state.view.stripe.jsUrl : null;
+  return sendHostedPage(reply, status, (nonce) => renderBillingPage(state, nonce), { stripeJsUrl });
 }
 
 const readEvents = async (services: Services, id: string) => (await services.store.readStream(subscriptionStream(id))) as unknown as SubscriptionEvent[];
