@@ -1,4 +1,5 @@
 import PDFDocument from 'pdfkit';
+import { pdfBytes } from '../../../platform/lib/index.ts';
 import { creditNoteLines } from '../domain/creditNoteText.ts';
 import type { CreditNoteResource } from '../creditNoteProjection.ts';
 
@@ -14,12 +15,7 @@ export function creditNotePdf(
 ): Promise<Buffer> {
   const text = creditNoteLines(note);
   const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `${text.title}, ${seller.name}`, Author: seller.name } });
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  const done = pdfBytes(doc);
   const left = doc.page.margins.left;
   const width = doc.page.width - left - doc.page.margins.right;
   if (drawSeller) drawSeller(doc);

@@ -1,4 +1,5 @@
 import PDFDocument from 'pdfkit';
+import { pdfBytes } from '../../../platform/lib/index.ts';
 import type { ReceiptSnapshot } from '../domain/receipt.ts';
 import { formatDate, formatMoney, invoiceLabel, periodLine, sellerOfReceipt } from '../domain/receiptMessage.ts';
 import { drawSellerHeader } from '../sellerHeader.ts';
@@ -13,12 +14,7 @@ export function receiptPdf(r: ReceiptSnapshot, logo: Buffer | null = null): Prom
     margin: 56,
     info: { Title: `${invoiceLabel(r)}, ${r.organization_name}`, Author: r.organization_name },
   });
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  const done = pdfBytes(doc);
   const left = doc.page.margins.left;
   const width = doc.page.width - left - doc.page.margins.right;
 
