@@ -4,3 +4,13 @@ export { MAX_AMOUNT } from './money.ts';
 export { isWebhookUrl } from './webhookUrl.ts';
 export { currencyDigits, formatMoney, minorToDecimal } from './moneyFormat.ts';
 export { priceLines, type DiscountTerms, type InvoiceTotals, type PricedLine, type PricingLine, type TaxBehavior, type TaxTerms } from './invoiceTotals.ts';
+export {
+  discountTerms,
+  taxTerms,
+  type AppliedDiscount,
+  type AppliedTax,
+  type CouponDuration,
+  type CustomerTaxDetails,
+  type PricingRecord,
+  type TaxabilityReason,
+} from './pricingTerms.ts';
