@@ -1,5 +1,5 @@
 import { isRedirectUrl } from './redirectUrls.ts';
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import type { Decider, DomainEvent, PricingRecord, TaxBehavior } from '../../../platform/domain/index.ts';
 import { DomainError, conflict, invalid, notFound } from '../../../platform/domain/index.ts';
 import type { PaymentMethod } from '../../subscriptions/domain/subscription.ts';
 import type { TestClockState } from '../../subscriptions/domain/testClock.ts';
@@ -15,7 +15,11 @@ export type OfferRef = { uuid: string; id: string; slug: string; name: string };
 export type SessionCustomer = { email: string | null; name: string | null; user_id: string | null };
 /** What the buyer typed on start or pay; an absent field keeps the recorded value. */
 export type CustomerInput = { email?: string | undefined; name?: string | undefined };
-export type SessionLine = { name: string; amount: number };
+/**
+ * A line as charged. `product_id` says which product it sells (a coupon's `applies_to`); the
+ * priced amounts (platform/domain/invoiceTotals.ts) are present once a discount or tax priced it.
+ */
+export type SessionLine = { name: string; amount: number; product_id?: string; discount_amount?: number; taxable_amount?: number; tax_amount?: number };
 export type CardSummary = { brand: string; last4: string };
 /** A session of a recurring plan: completing it makes a subscription on these terms. */
 export type SessionRecurring = { renew_interval: string | null; invoice_interval: string; trial_period_days: number | null };
@@ -50,6 +54,10 @@ export type CheckoutSessionEvent =
         recurring?: SessionRecurring;
         /** The test clock the subscription it makes lives on (test mode, set by the seller). */
         test_clock?: string;
+        /** The discount and tax as priced at creation (absent: neither applied; lines and total are the list price). */
+        pricing?: PricingRecord;
+        /** The plan's price behaviour; `unspecified` takes the seller's tax settings' default when the tax is calculated. */
+        tax_behavior?: TaxBehavior | 'unspecified';
         expires_at: number;
         created_at: number;
       }
@@ -77,7 +85,9 @@ export type CheckoutSessionEvent =
         customer_id?: string;
       }
     >
-  | DomainEvent<'CheckoutSessionExpired', { expired_at: number }>;
+  | DomainEvent<'CheckoutSessionExpired', { expired_at: number }>
+  /** The buyer applied or removed a discount code, or gave what the tax needs: the price as it now stands. */
+  | DomainEvent<'CheckoutSessionRepriced', { lines: SessionLine[]; total: number; pricing: PricingRecord; repriced_at: number }>;
 
 type Created = Extract<CheckoutSessionEvent, { type: 'CheckoutSessionCreated' }>['data'];
 
@@ -207,6 +217,8 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
         return { ...state, status: 'completed', pendingAttempt: null, completedAttempt: event.data.attempt_id };
       case 'CheckoutSessionExpired':
         return { ...state, status: 'expired', pendingAttempt: null };
+      case 'CheckoutSessionRepriced':
+        return { ...state, session: { ...state.session, lines: event.data.lines, total: event.data.total, pricing: event.data.pricing } };
     }
   },
   decide(command, state) {

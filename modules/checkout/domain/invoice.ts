@@ -1,4 +1,4 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import type { Decider, DomainEvent, PricingRecord } from '../../../platform/domain/index.ts';
 import { conflict, notFound } from '../../../platform/domain/index.ts';
 import { sameCustomer, type CardSummary, type PaymentMethod, type SessionCustomer, type SessionLine } from './checkoutSession.ts';
 
@@ -44,8 +44,12 @@ export type InvoiceEvent =
         mode?: 'test' | 'live';
         /** The customer (`cus_…`) a subscription's invoice is made out to; a checkout's learns it when paid. */
         customer_id?: string;
+        /** Its discount and tax (absent: neither; the total is the lines' sum). */
+        pricing?: PricingRecord;
       }
     >
+  /** An open invoice priced again: the buyer changed the discount code or what the tax needs before paying. */
+  | DomainEvent<'InvoiceRepriced', { lines: InvoiceLine[]; total: number; pricing: PricingRecord; repriced_at: number }>
   | DomainEvent<'InvoiceCustomerChanged', { customer: SessionCustomer; changed_at: number }>
   | DomainEvent<
       'InvoicePaid',
@@ -151,6 +155,13 @@ export type InvoiceState =
 
 export const invoiceStream = (id: string) => `invoice-${id}`;
 
+/** What the invoice charges: its lines less the discount, plus a tax added on top (invoiceTotals.ts). */
+export function invoiceTotal(lines: readonly InvoiceLine[], pricing: PricingRecord | undefined): number {
+  const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
+  if (!pricing) return subtotal;
+  return subtotal - pricing.total_discount + (pricing.tax?.behavior === 'exclusive' ? pricing.total_tax : 0);
+}
+
 export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent> = {
   initialState: () => ({ status: 'none' }),
   evolve(state, event) {
@@ -159,6 +170,10 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
         return { status: 'open', invoice: event.data, paidAttempt: null };
       case 'InvoiceCustomerChanged':
         return state.status === 'none' ? state : { ...state, invoice: { ...state.invoice, customer: event.data.customer } };
+      case 'InvoiceRepriced':
+        return state.status === 'none'
+          ? state
+          : { ...state, invoice: { ...state.invoice, lines: event.data.lines, total: event.data.total, pricing: event.data.pricing } };
       case 'InvoicePaid':
         return state.status === 'none' ? state : { ...state, status: 'paid', paidAttempt: event.data.attempt_id, chargeId: event.data.charge_id ?? null };
       case 'InvoiceVoided':
@@ -181,7 +196,7 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
     switch (command.type) {
       case 'CreateInvoice': {
         if (state.status !== 'none') return [];
-        const total = command.invoice.lines.reduce((sum, l) => sum + l.amount, 0);
+        const total = invoiceTotal(command.invoice.lines, command.invoice.pricing);
         return { type: 'InvoiceCreated', data: { ...command.invoice, total, created_at: command.now } };
       }
       case 'ChangeInvoiceCustomer':

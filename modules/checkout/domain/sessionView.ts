@@ -8,6 +8,7 @@ import {
   type SessionStatus,
 } from './checkoutSession.ts';
 import { refundStatusOf, type InvoiceEvent, type InvoiceStatus, type RefundStatus } from './invoice.ts';
+import type { PricingRecord } from '../../../platform/domain/index.ts';
 
 export type InvoiceView = {
   id: string;
@@ -22,6 +23,8 @@ export type InvoiceView = {
   refund_status?: RefundStatus | null;
   /** Disputes (chargebacks) opened against its payment. */
   disputes?: number;
+  /** Its discount and tax; absent or null when neither applied. */
+  pricing?: PricingRecord | null;
 };
 
 /** A session as readers see it: its own events and its invoice's, folded together. */
@@ -58,6 +61,8 @@ export type SessionView = {
   trial_period_days?: number;
   /** The customer (`cus_…`) the purchase belongs to, from its completion or its invoice's payment; absent before. */
   customer_id?: string | null;
+  /** Its discount and tax as they stand; absent or null when neither applied. */
+  pricing?: PricingRecord | null;
 };
 
 export type CheckoutEvent = CheckoutSessionEvent | InvoiceEvent;
@@ -90,6 +95,7 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
       ...(d.cancel_url ? { cancel_url: d.cancel_url } : {}),
       ...(d.test_clock ? { test_clock: d.test_clock } : {}),
       ...(d.recurring?.trial_period_days ? { trial_period_days: d.recurring.trial_period_days } : {}),
+      ...(d.pricing ? { pricing: d.pricing } : {}),
     };
   }
   if (view === null) return null;
@@ -120,10 +126,15 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
     }
     case 'CheckoutSessionExpired':
       return { ...view, status: 'expired', expired_at: event.data.expired_at };
+    case 'CheckoutSessionRepriced':
+      return { ...view, total: event.data.total, pricing: event.data.pricing };
     case 'InvoiceCreated': {
       const d = event.data;
-      return { ...view, invoice: { id: d.id, number: d.number, status: 'open', total: d.total, currency: d.currency, customer: d.customer } };
+      const invoice: InvoiceView = { id: d.id, number: d.number, status: 'open', total: d.total, currency: d.currency, customer: d.customer };
+      return { ...view, invoice: d.pricing ? { ...invoice, pricing: d.pricing } : invoice };
     }
+    case 'InvoiceRepriced':
+      return view.invoice ? { ...view, invoice: { ...view.invoice, total: event.data.total, pricing: event.data.pricing } } : view;
     case 'InvoiceCustomerChanged':
       return view.invoice ? { ...view, invoice: { ...view.invoice, customer: event.data.customer } } : view;
     case 'InvoicePaid': {

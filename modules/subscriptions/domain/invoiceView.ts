@@ -1,4 +1,5 @@
 import { refundStatusOf, type InvoiceEvent, type InvoiceLine, type RefundStatus } from '../../checkout/domain/invoice.ts';
+import type { PricingRecord } from '../../../platform/domain/index.ts';
 
 /**
  * An invoice as the seller and integrators read it (`GET /api/invoices/{id}`), folded from its
@@ -33,6 +34,8 @@ export type InvoiceView = {
   currency: string;
   period: { start: number; end: number } | null;
   lines: InvoiceLine[];
+  /** Its discount and tax (Stripe's subtotal, total_discount_amounts, total_tax_amounts come from it); null when neither applied. */
+  pricing: PricingRecord | null;
   total: number;
   amount_due: number;
   amount_paid: number;
@@ -56,6 +59,8 @@ export function invoiceEventTime(event: InvoiceEvent): number {
       return event.data.created_at;
     case 'InvoiceCustomerChanged':
       return event.data.changed_at;
+    case 'InvoiceRepriced':
+      return event.data.repriced_at;
     case 'InvoicePaid':
       return event.data.paid_at;
     case 'InvoiceVoided':
@@ -97,6 +102,7 @@ export function evolveInvoiceView(view: InvoiceView | null, event: InvoiceEvent)
       currency: d.currency,
       period: d.period ?? null,
       lines: d.lines,
+      pricing: d.pricing ?? null,
       total: d.total,
       amount_due: d.amount_due ?? d.total,
       amount_paid: 0,
@@ -117,6 +123,8 @@ export function evolveInvoiceView(view: InvoiceView | null, event: InvoiceEvent)
   switch (event.type) {
     case 'InvoiceCustomerChanged':
       return { ...view, customer: customerOf(event.data.customer) };
+    case 'InvoiceRepriced':
+      return { ...view, lines: event.data.lines, total: event.data.total, amount_due: event.data.total, pricing: event.data.pricing };
     case 'InvoicePaid': {
       const attempt = view.attempts.length + 1;
       return {
