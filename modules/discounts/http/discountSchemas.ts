@@ -98,3 +98,16 @@ export const PromotionCodeSchema = z.object({
   created: Unix,
 });
 export type PromotionCode = z.infer<typeof PromotionCodeSchema>;
+
+/** `data.object` of the `coupon.redeemed` webhook. */
+export const CouponRedemptionSchema = z.object({
+  object: z.literal('coupon_redemption'),
+  coupon: CouponSchema.describe('As it stood right after the redemption.'),
+  promotion_code: PromotionCodeSchema.omit({ coupon: true }).nullable().describe('The code the buyer typed; null for a coupon the seller attached to the offer.'),
+  invoice: z.string().describe('The invoice the discount was taken off.'),
+  checkout_session: z.string(),
+  customer: z.string().nullable().describe('cus_…'),
+  amount_off: z.number().int().describe('What the discount took off the invoice, minor units of `currency`.'),
+  currency: z.string(),
+  redeemed_at: Unix,
+});
