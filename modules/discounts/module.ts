@@ -1,4 +1,6 @@
+import { couponsSection } from './couponImport.ts';
 import { discountProjection } from './discountProjection.ts';
+import type { ImportSection } from '../../platform/import/index.ts';
 import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const discountsModule: FeatureModule = {
@@ -7,5 +9,5 @@ export const discountsModule: FeatureModule = {
   routes: async () => [(await import('./http/discountRoutes.ts')).discountRoutes],
   manageRoutes: async () => [(await import('./http/discountRoutes.ts')).discountManageRoutes],
   jobs: async () => [],
-  importSections: [],
+  importSections: [couponsSection as ImportSection],
 };

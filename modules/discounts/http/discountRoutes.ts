@@ -137,10 +137,14 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
       const ctx = access.context(services, request);
       const b = request.body;
       if (b.redeem_by !== undefined && b.redeem_by <= ctx.metadata.occurred_at) throw fieldError('redeem_by', 'The redeem by date must be in the future.');
-      for (const product of b.applies_to?.products ?? []) {
-        if (!(await loadProductByRef(ctx, organizationId, product))) throw fieldError('applies_to.products', `No such product: ${product}.`);
+      // Named by id or uuid; kept as the id (route key) checkout's lines carry.
+      const products: string[] = [];
+      for (const ref of b.applies_to?.products ?? []) {
+        const product = await loadProductByRef(ctx, organizationId, ref);
+        if (!product) throw fieldError('applies_to.products', `No such product: ${ref}.`);
+        products.push(product.routeKey);
       }
-      const { id } = await createCoupon(ctx, { organizationId, ...b });
+      const { id } = await createCoupon(ctx, { organizationId, ...b, applies_to: products.length > 0 ? { products } : null });
       reply.code(201);
       return presentCoupon((await ownCoupon(request, reply, id)), now());
     },
