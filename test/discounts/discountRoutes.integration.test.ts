@@ -95,7 +95,8 @@ describe('coupons and promotion codes', () => {
 
   it('answers bad input with a field-named 422 or 409, never a 500', async () => {
     const cases: Array<[unknown, number, string]> = [
-      [{ percent_off: 10, amount_off: 100, currency: 'eur' }, 422, 'percent_off'],
+      [{ percent_off: 10, amount_off: 100, currency: 'eur' }, 422, 'amount_off'],
+      [{ duration: 'once' }, 422, 'percent_off'],
       [{ amount_off: 100 }, 422, 'currency'],
       [{ percent_off: 0 }, 422, 'percent_off'],
       [{ percent_off: 101 }, 422, 'percent_off'],
