@@ -35,6 +35,8 @@ describe('the bearer routes’ roles', () => {
       'webhooks:write': 'owner',
       'customers:read': 'member',
       'customers:write': 'owner',
+      'coupons:read': 'member',
+      'coupons:write': 'member',
     });
   });
 });

@@ -15,6 +15,8 @@ export const OAUTH_SCOPES = {
   'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
   'customers:read': 'Read customers, their totals and history, with their emails.',
   'customers:write': 'Create customer portal sessions (one-time links into the hosted portal), and erase a customer’s personal data on request (owners only).',
+  'coupons:read': 'Read coupons and promotion codes, with how often each was redeemed.',
+  'coupons:write': 'Create, rename and delete coupons; create promotion codes and turn them on or off.',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;
@@ -44,5 +46,8 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
     return read ? 'webhooks:read' : 'webhooks:write';
   }
   if (routeUrl === '/api/customers' || routeUrl.startsWith('/api/customers/')) return read ? 'customers:read' : 'customers:write';
+  if (routeUrl === '/api/coupons' || routeUrl.startsWith('/api/coupons/') || routeUrl === '/api/promotion_codes' || routeUrl.startsWith('/api/promotion_codes/')) {
+    return read ? 'coupons:read' : 'coupons:write';
+  }
   return null;
 }
