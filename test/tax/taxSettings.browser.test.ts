@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizationDecider, organizationStream } from '../../modules/identity/index.ts';
 import { loadTax } from '../../modules/tax/index.ts';
 import { handleCommand } from '../../platform/es/index.ts';
+import { runImport } from '../../app/import/importFile.ts';
+import { CATALOG_PLANS, type PlanDoc } from '../../modules/catalog/catalogProjection.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { invitedPerson, seriousAxeViolations, watchCsp } from '../dashboard/dashboardFixtures.ts';
@@ -16,6 +18,7 @@ describe('the Tax settings page', { timeout: 120_000 }, () => {
   let origin: string;
   let organizationId: string;
   let csp: string[];
+  let productKey: string;
   const shots = process.env.DASHBOARD_SCREENSHOTS;
   const shot = async (name: string) => {
     if (!shots) return;
@@ -36,6 +39,11 @@ describe('the Tax settings page', { timeout: 120_000 }, () => {
       vat_number: 'DE123456789',
       now: 1,
     });
+    const imported = await runImport(
+      { command: server.cliContext(organizationId), organizationId, catchUp: server.settle },
+      { products: [{ key: 'ebook', display_name: 'E-book', plans: [{ name: 'once', display_name: 'E-book', type: 'one_time', currency_code: 'EUR', charges: [{ amount: 1200 }] }] }] },
+    );
+    productKey = (imported.sections.products as Array<{ id: string }>)[0]!.id;
     chrome = await launchChromium();
     page = await chrome.context.newPage();
     csp = watchCsp(page);
@@ -102,4 +110,21 @@ describe('the Tax settings page', { timeout: 120_000 }, () => {
     expect(csp).toEqual([]);
   });
 
+
+  it("sets a plan's tax behaviour in the product form", async () => {
+    const plan = async () => {
+      await server.settle();
+      return (await server.services.readStore.find<PlanDoc>(CATALOG_PLANS, { filter: { product_route_key: productKey } }))[0]!;
+    };
+    expect((await plan()).tax_behavior).toBeUndefined();
+    await page.goto(`${origin}/dashboard/catalog/${productKey}`);
+    const select = page.getByLabel('Tax', { exact: true });
+    expect(await select.inputValue()).toBe('unspecified');
+    await select.selectOption('inclusive');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(async () => (await plan()).tax_behavior).toBe('inclusive');
+    await page.reload();
+    expect(await page.getByLabel('Tax', { exact: true }).inputValue()).toBe('inclusive');
+    await shot('product-tax');
+  });
 });
