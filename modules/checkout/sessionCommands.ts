@@ -398,6 +398,13 @@ export async function confirmSessionRedemption(
   });
 }
 
+/** Holds one redemption of the session's discount for it (409 discount_code_exhausted when none is left). */
+export async function reserveSessionRedemption(ctx: CommandContext, session: { id: string; organization_id: string; pricing?: PricingRecord | undefined }): Promise<void> {
+  const discount = session.pricing?.discount;
+  if (!discount) return;
+  await reserveRedemption(ctx, { organizationId: session.organization_id, discount, key: session.id, customerId: null, now: ctx.metadata.occurred_at });
+}
+
 /** Lets go of the session's reserved redemption (an expired session's); nothing when none is reserved. */
 export async function releaseSessionRedemption(ctx: CommandContext, session: { id: string; organization_id: string; pricing?: PricingRecord | undefined }): Promise<void> {
   const discount = session.pricing?.discount;
