@@ -5,15 +5,19 @@ import { handleCommand } from '../../platform/es/index.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { GOOD_CARD, json, makeOffer } from './checkoutFixtures.ts';
 import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import { subscribe, verified, WEBHOOK_ENV } from '../webhooks/webhookFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe('the tax at checkout', () => {
   let server: TestServer;
   let offerSlug = '';
+  let organizationId = '';
   beforeAll(async () => {
-    server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '10000' } });
+    server = await startTestServer({ env: WEBHOOK_ENV });
     const org = await server.identity();
+    organizationId = org.organizationId;
     const ctx = server.cliContext(org.organizationId);
     // A seller in Germany, collecting VAT at the EU standard rates, prices exclusive of tax.
     await handleCommand(ctx, organizationStream(org.organizationId), organizationDecider, {
@@ -89,5 +93,38 @@ describe('the tax at checkout', () => {
       customer_details: { business_name: 'Wien GmbH', tax_exempt: 'reverse', tax_id: { value: 'ATU12345678' } },
     });
     expect(b2b.body.session.customer_details).toMatchObject({ tax_exempt: 'reverse' });
+  });
+
+  it('carries the discount and the tax in the checkout.session.completed and invoice.paid payloads', async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await subscribe(server, organizationId, `${receiver.url}/hooks`, ['checkout.session.completed', 'invoice.paid']);
+      await server.settle();
+      const id = await newSession();
+      const paid = await post(`/api/checkout/sessions/${id}/pay`, { email: 'a@example.com', card: GOOD_CARD, discount_code: 'TEN', customer_details: { address: { country: 'DE' } } });
+      expect(paid.status).toBe(200);
+      await expect.poll(() => receiver.calls.length, { timeout: 20_000 }).toBe(2);
+      const byType = Object.fromEntries(receiver.calls.map((c) => verified(endpoint.secret, c)).map((b) => [b.type, b.data.object]));
+      // 2160 after 10% off, VAT 19% on each line: 325 + 86.
+      expect(byType['checkout.session.completed']).toMatchObject({
+        id,
+        total: 2571,
+        amount_subtotal: 2400,
+        total_details: { amount_discount: 240, amount_tax: 411 },
+        discounts: [{ promotion_code: { code: 'TEN' } }],
+        customer_details: { address: { country: 'DE' } },
+      });
+      expect(byType['invoice.paid']).toMatchObject({
+        session_id: id,
+        total: 2571,
+        subtotal: 2400,
+        tax: 411,
+        total_discount_amounts: [{ amount: 240 }],
+        total_tax_amounts: [{ amount: 411, percentage: 19, taxable_amount: 2160, inclusive: false }],
+        discounts: [{ coupon: { percent_off: 10 } }],
+      });
+    } finally {
+      await receiver.close();
+    }
   });
 });
