@@ -1,0 +1,10 @@
+import type { FeatureModule } from '../../platform/runtime/index.ts';
+
+export const taxModule: FeatureModule = {
+  name: 'tax',
+  projections: [],
+  routes: async () => [(await import('./http/taxRoutes.ts')).taxRoutes],
+  manageRoutes: async () => [(await import('./http/taxRoutes.ts')).taxManageRoutes],
+  jobs: async () => [],
+  importSections: [],
+};
