@@ -82,7 +82,7 @@ describe('a priced checkout, from payment to receipt, credit note and tax report
     // Half of it back: the credit note gives back half the VAT.
     const refund = await server.fetch(`/api/invoices/${consumer.id}/refunds`, { ...json({ amount: 1_285 }), token: org.token });
     expect(refund.status).toBe(200);
-    let note: Body = {};
+    let note: Body | undefined;
     await vi.waitFor(async () => {
       await server.settle();
       [note] = ((await (await server.fetch(`/api/credit_notes?invoice=${consumer.id}`, { token: org.token })).json()) as Body).data as Body[];
