@@ -77,7 +77,7 @@ export function TaxReportPage() {
         <Field label="To" name="to" error={report.error}>
           {(c) => <Input {...c} type="date" value={form.to} onValue={(v) => setForm({ ...form, to: v })} />}
         </Field>
-        <Field label="Per" name="interval" error={report.error}>
+        <Field label="Group by" name="interval" error={report.error}>
           {(c) => (
             <Select {...c} value={form.interval} onValue={(v) => setForm({ ...form, interval: v })}>
               <option value="month">Month</option>
