@@ -50,7 +50,7 @@ describe('a priced checkout, from payment to receipt, credit note and tax report
     const session = (((await (await server.fetch('/api/checkout/sessions', json({ offer: offerSlug }))).json()) as Body).session as Body).id as string;
     const paid = await server.fetch(`/api/checkout/sessions/${session}/pay`, json({ card: GOOD_CARD, ...body }));
     expect(paid.status).toBe(200);
-    return ((await paid.json()) as Body).invoice as Body;
+    return { ...(((await paid.json()) as Body).invoice as Body), session } as Body;
   };
   const receiptOf = async (invoiceId: string) => {
     let doc: ReceiptDoc | null = null;
@@ -90,6 +90,18 @@ describe('a priced checkout, from payment to receipt, credit note and tax report
     }, WAIT);
     // 1285 × 411 / 2571 = 205.4…
     expect(note).toMatchObject({ amount: 1_285, total_excluding_tax: 1_080, tax_amounts: [{ amount: 205, taxability_reason: 'standard_rated' }] });
+
+    // The buyer's portal lists the purchase with its discount and VAT.
+    const sessionId = consumer.session as string;
+    const completed = (await server.services.store.readStream(`checkout_session-${sessionId}`)).find((e) => e.type === 'CheckoutSessionCompleted')!.data as Body;
+    const made = await server.fetch(`/api/customers/${completed.customer_id}/portal_sessions`, { ...json({}), token: org.token });
+    expect(made.status).toBe(201);
+    const link = new URL(((await made.json()) as Body).url as string).pathname;
+    const opened = await server.fetch(link, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: server.url }, body: '' });
+    expect(opened.status).toBe(303);
+    const cookie = (opened.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const portal = await (await server.fetch(opened.headers.get('location')!, { headers: { accept: 'text/html', cookie } })).text();
+    expect(portal).toContain('<p class="meta pricing">Discount (TEN) -€2.40 · VAT 19% €4.11</p>');
 
     const report = (await (await server.fetch('/api/reports/tax', { token: org.token })).json()) as Body;
     const rows = (report.data as Body[]).map((r) => [r.country, r.tax_rate, r.taxability_reason, r.taxable_amount, r.tax_amount, r.invoice_count, r.credit_note_count]);

@@ -85,3 +85,15 @@ export function receiptFigures(r: { lines: readonly SessionLine[]; total: number
     : [];
   return { lines, totals, buyer, statement: isReverseCharge(tax) || details?.tax_exempt === 'reverse' ? REVERSE_CHARGE_STATEMENT : null };
 }
+
+/**
+ * One line for lists (the portal's invoices and purchases): `Discount (LAUNCH20) -€25.00 · VAT 19%
+ * €19.00`, or `Reverse charge`; null without a discount or a tax.
+ */
+export function pricingSummary(pricing: PricingRecord | null | undefined, currency: string): string | null {
+  if (!pricing) return null;
+  const parts: string[] = [];
+  if (pricing.total_discount !== 0) parts.push(`${discountLabel(pricing.discount)} ${formatMoney(-pricing.total_discount, currency)}`);
+  if (pricing.tax) parts.push(isReverseCharge(pricing.tax) ? 'Reverse charge' : `${taxLabel(pricing.tax)} ${formatMoney(pricing.total_tax, currency)}`);
+  return parts.length ? parts.join(' · ') : null;
+}
