@@ -32,6 +32,8 @@ export function presentCreditNote(doc: CreditNoteDoc): CreditNoteResource {
 /** Every credit note, by organization and invoice. */
 export const creditNoteProjection: Projection = {
   name: 'credit_notes',
+  // 2: notes carry their net, tax and discount (absent from notes issued before: all net).
+  version: 2,
   collections: [CREDIT_NOTES],
   indexes: [
     { collection: CREDIT_NOTES, fields: ['organization_id', 'sequence'] },

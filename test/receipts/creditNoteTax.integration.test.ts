@@ -56,7 +56,7 @@ describe('credit notes of a discounted, taxed invoice', { timeout: 90_000 }, () 
       amount: 5_000,
       total_excluding_tax: 4_202,
       subtotal: 6_050 - 798,
-      tax_amounts: [{ amount: 798, inclusive: false, taxability_reason: 'standard_rated', taxable_amount: 4_202, tax_rate: { percentage: 19, country: 'DE' } }],
+      tax_amounts: [{ amount: 798, inclusive: false, percentage: 19, taxability_reason: 'standard_rated', taxable_amount: 4_202, tax_rate: { percentage: 19, country: 'DE' } }],
       discount_amounts: [{ amount: 1_050, discount: { promotion_code: { code: 'LAUNCH20' } } }],
       lines: [{ description: `Refund of invoice #${sale.number}`, amount: 5_000, amount_excluding_tax: 4_202, tax_amount: 798, discount_amount: 1_050 }],
     });

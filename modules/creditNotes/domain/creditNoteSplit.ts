@@ -18,6 +18,8 @@ export type CreditNoteTaxAmount = {
   amount: number;
   inclusive: boolean;
   tax_rate: AppliedTax['tax_rate'];
+  /** The rate applied, in percent (0 for a reverse charge), as the invoice's `total_tax_amounts` say it. */
+  percentage: number;
   taxability_reason: TaxabilityReason;
   /** What the tax is on: the refund less its tax. */
   taxable_amount: number;
@@ -83,7 +85,7 @@ export function splitRefund(invoice: CreditedInvoice, amount: number, refundedBe
     subtotal: amount + discount - (exclusive ? tax : 0),
     total_excluding_tax: net,
     tax_amounts: pricing?.tax
-      ? [{ amount: tax, inclusive: pricing.tax.behavior === 'inclusive', tax_rate: pricing.tax.tax_rate, taxability_reason: pricing.tax.taxability_reason, taxable_amount: net }]
+      ? [{ amount: tax, inclusive: pricing.tax.behavior === 'inclusive', tax_rate: pricing.tax.tax_rate, percentage: pricing.tax.percentage, taxability_reason: pricing.tax.taxability_reason, taxable_amount: net }]
       : [],
     discount_amounts: pricing?.discount ? [{ amount: discount, discount: pricing.discount }] : [],
     lines,

@@ -37,7 +37,7 @@ export function creditNoteSplitLines(note: CreditNoteSplit & { amount: number; c
     ...note.discount_amounts.map((d) => ({ label: `${discountLabel(d.discount)} given back`, amount: money(d.amount) })),
     { label: 'Net credited', amount: money(note.total_excluding_tax) },
     ...note.tax_amounts.map((t) => ({
-      label: taxLabel({ tax_rate: t.tax_rate, percentage: t.tax_rate?.percentage ?? 0, behavior: t.inclusive ? 'inclusive' : 'exclusive', taxability_reason: t.taxability_reason, calculated_by: '' }),
+      label: taxLabel({ tax_rate: t.tax_rate, percentage: t.percentage, behavior: t.inclusive ? 'inclusive' : 'exclusive', taxability_reason: t.taxability_reason, calculated_by: '' }),
       amount: money(t.amount),
     })),
   ];

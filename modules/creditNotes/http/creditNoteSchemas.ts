@@ -22,6 +22,7 @@ export const CreditNoteSchema = z.object({
         amount: z.number().int(),
         inclusive: z.boolean(),
         tax_rate: z.object({ id: z.string(), display_name: z.string(), percentage: z.number(), country: z.string(), state: z.string().nullable(), jurisdiction: z.string().nullable() }).nullable(),
+        percentage: z.number().describe('The rate applied, in percent (0 for a reverse charge).'),
         taxability_reason: z.enum(['standard_rated', 'reverse_charge', 'not_collecting', 'zero_rated', 'customer_exempt']),
         taxable_amount: z.number().int(),
       }),
