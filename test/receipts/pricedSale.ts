@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventMetadata, EventStore } from '../../platform/eventStore/index.ts';
+import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
 import { discountTerms, priceLines, taxTerms, type AppliedDiscount, type AppliedTax, type CustomerTaxDetails, type PricingRecord, type TaxBehavior } from '../../platform/domain/index.ts';
 
 /**
@@ -32,6 +33,26 @@ export const business = (country: string, vat: string, name: string): CustomerTa
   tax_exempt: 'reverse',
 });
 
+const codes = new Map<string, string>();
+
+/**
+ * The discount as a real coupon and promotion code of the organization (made once), so the
+ * redemption the completed session asks for finds them, as after a real checkout.
+ */
+async function realDiscount(store: EventStore, organizationId: string, discount: AppliedDiscount, at: number): Promise<AppliedDiscount> {
+  const code = discount.promotion_code?.code;
+  const key = `${organizationId}:${discount.coupon.id}:${code ?? ''}`;
+  let promotionCodeId = codes.get(key);
+  if (promotionCodeId === undefined) {
+    const ctx = { store, metadata: { correlation_id: 'priced_sale', actor: { type: 'cli' as const }, organization_id: organizationId, occurred_at: at } };
+    const c = discount.coupon;
+    await createCoupon(ctx, { organizationId, id: c.id, name: c.name, percent_off: c.percent_off, amount_off: c.amount_off, currency: c.currency, duration: c.duration });
+    promotionCodeId = code ? (await createPromotionCode(ctx, { organizationId, coupon: c.id, code })).id : '';
+    codes.set(key, promotionCodeId);
+  }
+  return code ? { ...discount, promotion_code: { id: promotionCodeId, code } } : discount;
+}
+
 export type PricedSale = { sessionId: string; invoiceId: string; number: number; total: number; pricing: PricingRecord; lines: ReturnType<typeof priceLines>['lines'] };
 
 let counter = 0;
@@ -54,7 +75,7 @@ export async function appendPricedSale(
   counter += 1;
   const currency = input.currency ?? 'eur';
   const tax = input.tax === undefined ? GERMAN_VAT : input.tax && input.behavior ? { ...input.tax, behavior: input.behavior } : input.tax;
-  const discount = input.discount ?? null;
+  const discount = input.discount ? await realDiscount(store, input.organizationId, input.discount, input.at) : null;
   const priced = priceLines(input.lines, currency, discount ? discountTerms(discount) : null, tax ? taxTerms(tax) : null);
   const pricing: PricingRecord = {
     subtotal: priced.subtotal,
