@@ -61,8 +61,10 @@ const sessionEvents = [
   'CheckoutSessionCancelled',
   'CheckoutSessionCompleted',
   'CheckoutSessionExpired',
+  'CheckoutSessionRepriced',
   'InvoiceCreated',
   'InvoiceCustomerChanged',
+  'InvoiceRepriced',
   'InvoicePaid',
   'InvoiceVoided',
   'InvoiceRefunded',
@@ -113,7 +115,13 @@ async function applySession(event: CheckoutEvent, stream: string, revision: numb
     if (event.data.session_id === null) return;
     sessionId = event.data.session_id;
     tx.upsert(CHECKOUT_INVOICES, { id: event.data.id, session_id: sessionId });
-  } else if (event.type === 'InvoiceCustomerChanged' || event.type === 'InvoicePaid' || event.type === 'InvoiceVoided' || event.type === 'InvoiceRefunded') {
+  } else if (
+    event.type === 'InvoiceCustomerChanged' ||
+    event.type === 'InvoiceRepriced' ||
+    event.type === 'InvoicePaid' ||
+    event.type === 'InvoiceVoided' ||
+    event.type === 'InvoiceRefunded'
+  ) {
     const link = await tx.get<{ id: string; session_id: string }>(CHECKOUT_INVOICES, streamId(stream));
     if (!link) return;
     sessionId = link.session_id;
