@@ -26,6 +26,8 @@ export type OfferDoc = {
   shop_url?: string | null;
   /** Days of free trial before the first charge of a recurring plan; absent or null without one. */
   trial_period_days?: number | null;
+  /** The seller's coupon every session of the offer starts with (absent on offers saved before coupons). */
+  coupon?: string | null;
   /** Where the full-page checkout sends the buyer after paying and on cancel (modules/checkout/domain/redirectUrls.ts). */
   success_url?: string;
   cancel_url?: string;
@@ -96,7 +98,7 @@ async function applyOffer(event: OfferEvent, uuid: string, occurredAt: number, t
       const { updated_at, ...content } = event.data;
       // An update without a redirect URL or allowed origins removes them.
       const { success_url: _s, cancel_url: _c, allowed_redirect_origins: _o, ...kept } = offer;
-      tx.upsert(OFFERS, { ...kept, ...content, shop_url: content.shop_url ?? null, trial_period_days: content.trial_period_days ?? null, updated_at });
+      tx.upsert(OFFERS, { ...kept, ...content, shop_url: content.shop_url ?? null, trial_period_days: content.trial_period_days ?? null, coupon: content.coupon ?? null, updated_at });
       return;
     }
     case 'OfferPublished':
