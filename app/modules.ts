@@ -3,6 +3,7 @@ import { catalogModule } from '../modules/catalog/module.ts';
 import { checkoutModule } from '../modules/checkout/module.ts';
 import { creditNotesModule } from '../modules/creditNotes/module.ts';
 import { customersModule } from '../modules/customers/module.ts';
+import { discountsModule } from '../modules/discounts/module.ts';
 import { identityModule } from '../modules/identity/module.ts';
 import { oauthModule } from '../modules/oauth/module.ts';
 import { paymentsModule } from '../modules/payments/module.ts';
@@ -34,5 +35,6 @@ export const modules: readonly FeatureModule[] = [
   paymentsModule,
   creditNotesModule,
   customersModule,
+  discountsModule,
   portalModule,
 ];

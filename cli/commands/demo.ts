@@ -15,6 +15,7 @@ import type { ProductWriteResult } from '../../modules/catalog/productCommands.t
 import type { CliCommand, CliContext } from '../command.ts';
 import { demoCatalog } from './demoCatalog.ts';
 import { demoAutomation, DEMO_PROMO_SLUG } from './demoAutomation.ts';
+import { demoCoupons } from './demoCoupons.ts';
 import { catchUrl, serviceUrl } from './automation.ts';
 import type { SequenceImportResult } from '../../modules/automation/automationImport.ts';
 import { demoOffers } from './demoOffer.ts';
@@ -104,7 +105,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   // Imported by key: a second run finds the same three products and records nothing new.
   const imported = await runImport(
     { command: cmd, organizationId: DEMO_ORGANIZATION_ID, catchUp: ctx.catchUp, sendWebhookSecrets: sendWebhookSecretBox(ctx.services.secrets.jwt) },
-    { ...demoCatalog, ...demoAutomation(cmd.metadata.occurred_at), offers: demoOffers.filter((o) => !archived.has(o.slug)) },
+    { ...demoCatalog, ...demoAutomation(cmd.metadata.occurred_at), offers: demoOffers.filter((o) => !archived.has(o.slug)), ...(await demoCoupons(cmd, DEMO_ORGANIZATION_ID)) },
   );
   const base = serviceUrl(ctx.services);
   const products = (imported.sections.products as ProductWriteResult[]).map((p) => p.id);

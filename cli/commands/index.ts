@@ -26,6 +26,7 @@ import { paymentCommands } from './payments.ts';
 import { testClockCommands } from './testClocks.ts';
 import { exportCommands } from './exports.ts';
 import { customersBackfillCommand } from './customers.ts';
+import { couponCommands } from './coupons.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -55,6 +56,7 @@ export const allCommands: CliCommand[] = [
   triggerListCommand,
   triggerReplaceCommand,
   promoListCommand,
+  ...couponCommands,
   workflowListCommand,
   workflowShowCommand,
   ...webhookCommands,

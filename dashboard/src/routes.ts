@@ -31,6 +31,8 @@ import { TestClocksPage } from './pages/subscriptions/TestClocksPage.tsx';
 // Customers (docs/customers.md).
 import { CustomerPage } from './pages/customers/CustomerPage.tsx';
 import { CustomersPage } from './pages/customers/CustomersPage.tsx';
+// Coupons and promotion codes (docs/discounts.md).
+import { CouponPage, CouponsPage, NewCouponPage } from './pages/CouponsPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };
@@ -43,7 +45,7 @@ export type Route = {
   nav: NavKey;
 };
 
-export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'customers' | 'subscriptions' | 'promos' | 'automation' | 'developers' | 'settings';
+export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'customers' | 'subscriptions' | 'promos' | 'coupons' | 'automation' | 'developers' | 'settings';
 
 /** The navigation, in order. */
 export const NAV: { key: NavKey; label: string; href: string }[] = [
@@ -54,6 +56,7 @@ export const NAV: { key: NavKey; label: string; href: string }[] = [
   { key: 'customers', label: 'Customers', href: '/dashboard/customers' },
   { key: 'subscriptions', label: 'Subscriptions', href: '/dashboard/subscriptions' },
   { key: 'promos', label: 'Promos', href: '/dashboard/promos' },
+  { key: 'coupons', label: 'Coupons', href: '/dashboard/coupons' },
   { key: 'automation', label: 'Automation', href: '/dashboard/automation' },
   { key: 'developers', label: 'Developers', href: '/dashboard/developers' },
   { key: 'settings', label: 'Settings', href: '/dashboard/settings' },
@@ -94,4 +97,7 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/automation/workflows/:id', page: WorkflowPage, nav: 'automation' },
   { path: '/dashboard/customers', page: CustomersPage, nav: 'customers' },
   { path: '/dashboard/customers/:id', page: CustomerPage, nav: 'customers' },
+  { path: '/dashboard/coupons', page: CouponsPage, nav: 'coupons' },
+  { path: '/dashboard/coupons/new', page: NewCouponPage, nav: 'coupons' },
+  { path: '/dashboard/coupons/:id', page: CouponPage, nav: 'coupons' },
 ];

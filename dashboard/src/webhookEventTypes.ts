@@ -22,4 +22,5 @@ export const WEBHOOK_EVENTS: { type: string; description: string }[] = [
   { type: 'product.archived', description: 'a product is archived' },
   { type: 'offer.published', description: 'an offer is published' },
   { type: 'workflow.failed', description: 'an automation workflow fails' },
+  { type: 'coupon.redeemed', description: 'a purchase with a coupon or promotion code completes' },
 ];

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { conflict, DomainError, fold, notFound, type AppliedDiscount, type CouponDuration } from '../../platform/domain/index.ts';
+import { DomainError, fold, notFound, type AppliedDiscount, type CouponDuration } from '../../platform/domain/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { WrongExpectedRevisionError } from '../../platform/eventStore/index.ts';
 import {
@@ -64,7 +64,10 @@ const restrictionsOf = (r: Partial<Restrictions> | null | undefined): Restrictio
 export async function createCoupon(ctx: CommandContext, input: CreateCouponInput) {
   const percentOff = input.percent_off ?? null;
   const amountOff = input.amount_off ?? null;
-  if ((percentOff === null) === (amountOff === null)) throw new DomainError('invalid', 'invalid_coupon', 'Give either percent_off or amount_off.', { percent_off: ['Give either percent_off or amount_off.'] });
+  if ((percentOff === null) === (amountOff === null)) {
+    const message = 'Give a percentage off or an amount off, not both.';
+    throw new DomainError('invalid', 'invalid_coupon', message, { [percentOff === null ? 'percent_off' : 'amount_off']: [message] });
+  }
   if (amountOff !== null && !input.currency) throw new DomainError('invalid', 'invalid_coupon', 'An amount_off needs a currency.', { currency: ['An amount_off needs a currency.'] });
   const duration = input.duration ?? 'once';
   if ((duration === 'repeating') !== (input.duration_in_months != null)) {
@@ -145,7 +148,10 @@ export async function createPromotionCode(ctx: CommandContext, input: CreateProm
     // Someone holds the code: taken, unless it is a creation of this coupon a crash cut short.
     const holderCoupon = holder.coupon_id === input.coupon ? coupon : await loadCoupon(ctx, input.organizationId, holder.coupon_id);
     const made = holderCoupon.status !== 'none' && holderCoupon.codes[holder.promotion_code_id] !== undefined;
-    if (made || holder.coupon_id !== input.coupon) throw conflict('promotion_code_exists', `The code ${code} is already in use.`);
+    if (made || holder.coupon_id !== input.coupon) {
+      const message = `The code ${code} is already in use.`;
+      throw new DomainError('conflict', 'promotion_code_exists', message, { code: [message] });
+    }
     id = holder.promotion_code_id;
   }
   await registerPointer(ctx, id, input.organizationId, input.coupon);

@@ -1,6 +1,7 @@
 import { automationProjection, receptionsIn, Workflow, type WorkflowDoc, WORKFLOWS } from '../automation/index.ts';
 import { CATALOG_PRODUCTS, catalogProjection, type ProductDoc, productResource } from '../catalog/index.ts';
 import { type CheckoutEvent, checkoutProjection, checkoutSessionStream, evolveSessionView, invoicePricing, invoiceStream, type OfferDoc, OFFERS, presentSessionResource, type SessionView, viewAt } from '../checkout/index.ts';
+import { couponRedemptionObject } from '../discounts/index.ts';
 import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
 import { encodeRouteKey } from '../../platform/lib/index.ts';
 import type { WebhookEventType } from './domain/eventTypes.ts';
@@ -112,6 +113,8 @@ export async function eventObject(store: Reader, type: WebhookEventType, event: 
       const doc = docs.get(WORKFLOWS)?.get(String(workflowId)) as WorkflowDoc | undefined;
       return doc ? { object: Workflow.parse(doc), organizationId: doc.organization_id } : null;
     }
+    case 'coupon.redeemed':
+      return couponRedemptionObject(store, event);
   }
 }
 

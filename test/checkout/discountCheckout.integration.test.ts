@@ -77,6 +77,10 @@ describe('discount codes at checkout', () => {
     const paid = await post(`/api/checkout/sessions/${id}/pay`, { card: GOOD_CARD, discount_code: 'SPRING' });
     expect(paid.status).toBe(200);
     expect(paid.body.invoice).toMatchObject({ status: 'paid', total: 1920 });
+    // The read model the GET and the seller's list serve has followed every reprice.
+    await server.settle();
+    const read = (await (await server.fetch(`/api/checkout/sessions/${id}`)).json()) as Body;
+    expect(read.session).toMatchObject({ total: 1920, discounts: [{ promotion_code: { code: 'SPRING' } }], invoice: { status: 'paid', total: 1920, subtotal: 2400 } });
   });
 
   it('releases the redemption of a declined card and confirms it once paid', async () => {

@@ -6,6 +6,7 @@ import { secretBox } from '../../platform/lib/secretBox.ts';
 import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
 import { ensureCustomer } from '../../modules/customers/customerCommands.ts';
 import { createTestClock } from '../../modules/subscriptions/testClockCommands.ts';
+import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
 import type { TestServer } from './testServer.ts';
@@ -71,6 +72,8 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   // An event type the seed never causes: nothing is sent to this address.
   await createWebhookEndpoint(ctx(), secretBox(server.services.secrets.jwt), { organizationId, url: 'https://example.com/seed-hook', eventTypes: ['invoice.voided'] });
   await createTestClock(ctx(), { organizationId, name: 'Seed clock', frozenTime: 1_800_000_000 });
+  await createCoupon(ctx(), { organizationId, id: `SEED${tag}`, name: 'Seed coupon', percent_off: 10 });
+  await createPromotionCode(ctx(), { organizationId, coupon: `SEED${tag}`, code: `SEED${tag}` });
   await server.settle();
   return {
     id: sessions,

@@ -37,6 +37,8 @@ describe('the bearer routes’ roles', () => {
       'customers:write': 'owner',
       'tax:read': 'member',
       'tax:write': 'owner',
+      'coupons:read': 'member',
+      'coupons:write': 'member',
     });
   });
 });

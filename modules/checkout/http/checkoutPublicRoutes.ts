@@ -102,9 +102,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     const state = uuid === null ? null : await loadOffer(commandContext(services, request), uuid);
     if (state && state.status !== 'none') {
       const { uuid: offerUuid, id, organizationId, slug, name, plan, currency, price, status } = state;
-      // Read as optional: offers recorded before trials (or coupons) existed have none.
+      // Read as optional: offers recorded before trials existed have none.
       const trial = (state as { trial_period_days?: unknown }).trial_period_days;
-      const coupon = (state as { coupon?: unknown }).coupon;
+
       return {
         uuid: offerUuid,
         route_key: encodeRouteKey(id),
@@ -116,11 +116,11 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         price,
         status,
         trial_period_days: typeof trial === 'number' ? trial : null,
-        coupon: typeof coupon === 'string' ? coupon : null,
+        coupon: state.coupon ?? null,
       };
     }
     const doc = await findOfferByRef(services.readStore, ref);
-    return doc && { ...doc, coupon: typeof (doc as { coupon?: unknown }).coupon === 'string' ? ((doc as { coupon?: string }).coupon ?? null) : null };
+    return doc && { ...doc, coupon: doc.coupon ?? null };
   }
 
   /** The 201 of a session creation, from the session's first event: what its creator answered. */

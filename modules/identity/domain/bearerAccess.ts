@@ -87,6 +87,16 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/tax_rates/starter': 'owner',
   'GET /api/tax_rates/:id': 'member',
   'POST /api/tax_rates/:id': 'owner',
+  // Members set prices (offers): a coupon is a price too.
+  'GET /api/coupons': 'member',
+  'POST /api/coupons': 'member',
+  'GET /api/coupons/:id': 'member',
+  'POST /api/coupons/:id': 'member',
+  'DELETE /api/coupons/:id': 'member',
+  'GET /api/promotion_codes': 'member',
+  'POST /api/promotion_codes': 'member',
+  'GET /api/promotion_codes/:id': 'member',
+  'POST /api/promotion_codes/:id': 'member',
 };
 
 const RANK: Record<Role, number> = { member: 0, owner: 1 };

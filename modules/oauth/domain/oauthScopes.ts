@@ -17,6 +17,8 @@ export const OAUTH_SCOPES = {
   'customers:write': 'Create customer portal sessions (one-time links into the hosted portal), and erase a customer’s personal data on request (owners only).',
   'tax:read': 'Read the tax settings and tax rates.',
   'tax:write': 'Turn tax collection on or off and create, rename and archive tax rates (owners only).',
+  'coupons:read': 'Read coupons and promotion codes, with how often each was redeemed.',
+  'coupons:write': 'Create, rename and delete coupons; create promotion codes and turn them on or off.',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;
@@ -49,5 +51,8 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   }
   if (routeUrl === '/api/tax/settings' || routeUrl === '/api/tax_rates' || routeUrl.startsWith('/api/tax_rates/')) return read ? 'tax:read' : 'tax:write';
   if (routeUrl === '/api/customers' || routeUrl.startsWith('/api/customers/')) return read ? 'customers:read' : 'customers:write';
+  if (routeUrl === '/api/coupons' || routeUrl.startsWith('/api/coupons/') || routeUrl === '/api/promotion_codes' || routeUrl.startsWith('/api/promotion_codes/')) {
+    return read ? 'coupons:read' : 'coupons:write';
+  }
   return null;
 }

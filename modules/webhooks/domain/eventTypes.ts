@@ -24,6 +24,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'product.archived',
   'offer.published',
   'workflow.failed',
+  'coupon.redeemed',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -60,9 +61,10 @@ export const PUBLIC_TYPE_OF: Readonly<Record<string, WebhookEventType>> = {
   ProductArchived: 'product.archived',
   OfferPublished: 'offer.published',
   WorkflowFailed: 'workflow.failed',
+  CouponRedeemed: 'coupon.redeemed',
 };
 
 /** The streams whose events can become a webhook (the fan-out subscribes to these only). */
-export const SOURCE_STREAM_PREFIXES = ['checkout_session-', 'invoice-', 'subscription-', 'promo-', 'product-', 'offer-', 'automation_workflow-'] as const;
+export const SOURCE_STREAM_PREFIXES = ['checkout_session-', 'invoice-', 'subscription-', 'promo-', 'product-', 'offer-', 'automation_workflow-', 'coupon-'] as const;
 
 export const isWebhookEventType = (value: string): value is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/eventTypes.ts';
 import { Workflow } from '../../automation/index.ts';
 import { Product } from '../../catalog/index.ts';
+import { CouponRedemptionSchema } from '../../discounts/index.ts';
 import { InvoicePricingShape, SessionResourceSchema } from '../../checkout/index.ts';
 import { InvoiceResourceSchema, SubscriptionSchema } from '../../subscriptions/index.ts';
 
@@ -113,6 +114,7 @@ export const OBJECT_SCHEMAS: Record<WebhookEventType, z.ZodType> = {
   'product.archived': Product,
   'offer.published': OfferObject,
   'workflow.failed': Workflow,
+  'coupon.redeemed': CouponRedemptionSchema,
 };
 
 /** The body of every event webhook. */
