@@ -11,6 +11,8 @@ export type PresentOptions = {
   size?: string;
   /** Promo slug applied to the session (slugs are lower case: `Spring-Sale` is sent as `spring-sale`). */
   promo?: string;
+  /** A promotion code the buyer got (case-insensitive): the checkout opens with it applied, or says why it cannot be. */
+  discount_code?: string;
   /** Signed customer token (JWT); overrides identify() for this flow. */
   user?: string;
   /** Up to 20 keys stored on the session; values are strings (numbers and booleans are sent as strings). */
@@ -113,6 +115,7 @@ export function createSdkCore(options: { baseUrl: string; document?: Document })
         size: normalizeSize(opts.size),
         ...(opts.mode ? { mode: opts.mode } : {}),
         ...(opts.promo ? { promo: String(opts.promo).trim().toLowerCase() } : {}),
+        ...(typeof opts.discount_code === 'string' && opts.discount_code.trim() ? { discountCode: opts.discount_code.trim() } : {}),
         ...(customer ? { customer } : {}),
         metadata: sessionMetadata(opts.metadata, deviceId),
         target,

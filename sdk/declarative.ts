@@ -5,14 +5,16 @@ import type { Mode } from './protocol.ts';
 
 const MODES: readonly string[] = ['test', 'live', 'preview'];
 
-/** Options an element asks for; the promo comes from itself or the nearest `data-service-apply-promo`. */
+/** Options an element asks for; the promo comes from itself or the nearest `data-service-apply-promo`, a code from `data-service-discount`. */
 export function optionsOf(el: Element): PresentOptions {
   const opts: PresentOptions = {};
   const frame = el.getAttribute('data-service-frame');
   const size = el.getAttribute('data-service-size');
   const mode = el.getAttribute('data-service-mode');
   const promo = el.closest('[data-service-apply-promo]')?.getAttribute('data-service-apply-promo');
+  const discount = el.getAttribute('data-service-discount');
   if (frame) opts.frame = frame;
+  if (discount?.trim()) opts.discount_code = discount.trim();
   if (size) opts.size = size;
   if (mode && MODES.includes(mode)) opts.mode = mode as Mode;
   if (promo) opts.promo = promo;

@@ -19,6 +19,8 @@ export type FlowSpec = {
   size: Size;
   mode?: Mode;
   promo?: string;
+  /** The buyer's promotion code, handed to the page, which applies it when it makes the session. */
+  discountCode?: string;
   customer?: { email?: string; token?: string };
   metadata?: Record<string, string>;
   target: Element | null;
@@ -240,6 +242,7 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
       nonce,
       ...(spec.customer ? { customer: spec.customer } : {}),
       ...(spec.metadata ? { metadata: spec.metadata } : {}),
+      ...(spec.discountCode ? { discount_code: spec.discountCode } : {}),
     };
     view.iframe.contentWindow!.postMessage(init, checkoutOrigin, [channel.port2]);
   }

@@ -24,6 +24,15 @@ export type SessionView = {
   invoice?: unknown;
   /** Set once a recurring plan's session completes; null otherwise. */
   subscription?: SubscriptionRef | null;
+  /** The lines before discount; the discount and tax (modules/checkout/http/pricingSchemas.ts). */
+  amount_subtotal?: number;
+  total_details?: {
+    amount_discount: number;
+    amount_tax: number;
+    breakdown?: { taxes: Array<{ amount: number; inclusive: boolean; percentage: number; taxability_reason: string }> };
+  };
+  discounts?: Array<{ coupon: { id: string; name: string | null }; promotion_code: { id: string; code: string } | null }>;
+  customer_details?: { address: { country: string; postal_code: string | null } | null; business_name: string | null; tax_id: { value: string } | null; tax_exempt: string } | null;
 };
 
 /** Why a flow could not offer a checkout: the server's code and message where it refused, else the SDK's. */
@@ -44,6 +53,8 @@ export type InitMessage = {
   nonce: string;
   customer?: { email?: string; token?: string };
   metadata?: Record<string, string>;
+  /** A promotion code to open the checkout with (the SDK's `discount_code` option or `data-service-discount`). */
+  discount_code?: string;
 };
 
 /** Frame → SDK over the port. */

@@ -12,6 +12,7 @@ import { OffersPage } from './pages/OffersPage.tsx';
 import { PromosPage } from './pages/PromosPage.tsx';
 import { SalesPage } from './pages/SalesPage.tsx';
 import { SessionPage } from './pages/SessionPage.tsx';
+import { TaxReportPage } from './pages/TaxReportPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
 // The detail pages of Catalog, Offers, Promos and Automation (docs/dashboard.md).
 import { SequencePage } from './pages/AutomationPage.tsx';
@@ -68,6 +69,7 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/catalog', page: CatalogPage, nav: 'catalog' },
   { path: '/dashboard/offers', page: OffersPage, nav: 'offers' },
   { path: '/dashboard/sales', page: SalesPage, nav: 'sales' },
+  { path: '/dashboard/sales/tax', page: TaxReportPage, nav: 'sales' },
   { path: '/dashboard/sales/:id', page: SessionPage, nav: 'sales' },
   { path: '/dashboard/subscriptions', page: SubscriptionsPage, nav: 'subscriptions' },
   { path: '/dashboard/subscriptions/:id', page: SubscriptionPage, nav: 'subscriptions' },

@@ -26,6 +26,8 @@ export type OfferDoc = {
   shop_url?: string | null;
   /** Days of free trial before the first charge of a recurring plan; absent or null without one. */
   trial_period_days?: number | null;
+  /** The seller's coupon every session of the offer starts with (absent on offers saved before coupons). */
+  coupon?: string | null;
   /** Where the full-page checkout sends the buyer after paying and on cancel (modules/checkout/domain/redirectUrls.ts). */
   success_url?: string;
   cancel_url?: string;
@@ -61,8 +63,10 @@ const sessionEvents = [
   'CheckoutSessionCancelled',
   'CheckoutSessionCompleted',
   'CheckoutSessionExpired',
+  'CheckoutSessionRepriced',
   'InvoiceCreated',
   'InvoiceCustomerChanged',
+  'InvoiceRepriced',
   'InvoicePaid',
   'InvoiceVoided',
   'InvoiceRefunded',
@@ -94,7 +98,7 @@ async function applyOffer(event: OfferEvent, uuid: string, occurredAt: number, t
       const { updated_at, ...content } = event.data;
       // An update without a redirect URL or allowed origins removes them.
       const { success_url: _s, cancel_url: _c, allowed_redirect_origins: _o, ...kept } = offer;
-      tx.upsert(OFFERS, { ...kept, ...content, shop_url: content.shop_url ?? null, trial_period_days: content.trial_period_days ?? null, updated_at });
+      tx.upsert(OFFERS, { ...kept, ...content, shop_url: content.shop_url ?? null, trial_period_days: content.trial_period_days ?? null, coupon: content.coupon ?? null, updated_at });
       return;
     }
     case 'OfferPublished':
@@ -113,7 +117,13 @@ async function applySession(event: CheckoutEvent, stream: string, revision: numb
     if (event.data.session_id === null) return;
     sessionId = event.data.session_id;
     tx.upsert(CHECKOUT_INVOICES, { id: event.data.id, session_id: sessionId });
-  } else if (event.type === 'InvoiceCustomerChanged' || event.type === 'InvoicePaid' || event.type === 'InvoiceVoided' || event.type === 'InvoiceRefunded') {
+  } else if (
+    event.type === 'InvoiceCustomerChanged' ||
+    event.type === 'InvoiceRepriced' ||
+    event.type === 'InvoicePaid' ||
+    event.type === 'InvoiceVoided' ||
+    event.type === 'InvoiceRefunded'
+  ) {
     const link = await tx.get<{ id: string; session_id: string }>(CHECKOUT_INVOICES, streamId(stream));
     if (!link) return;
     sessionId = link.session_id;

@@ -1,3 +1,4 @@
+import { couponExists } from './offerManagement.ts';
 import { z } from 'zod';
 import { isShopUrl, MAX_TRIAL_DAYS, SLUG, trialProblem, type OfferContent } from './domain/offer.ts';
 import { isRedirectUrl, MAX_REDIRECT_ORIGINS, normalizeOrigin } from './domain/redirectUrls.ts';
@@ -93,6 +94,13 @@ export const OfferImport = z
       .optional()
       .describe('Your shop: the thank-you page links back to it.'),
     trial_period_days: TrialPeriodDays.optional().describe('days of free trial before the first charge (1 to 730), for a recurring plan; none by default.'),
+    coupon: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("id of one of your coupons: every session of the offer starts with its discount while it can apply (a code the buyer types replaces it); none by default."),
   })
   .superRefine((offer, ctx) => {
     const pages = Array.isArray(offer.pages) ? offer.pages : [];
@@ -135,6 +143,9 @@ async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: numb
   }
   const trial = offer.trial_period_days ? trialProblem(plan.name, plan.type) : null;
   if (trial) throw new ImportValidationError([{ path: filePath(['offers', i, 'trial_period_days']), message: trial }]);
+  if (offer.coupon && !(await couponExists(ctx.command, ctx.organizationId, offer.coupon))) {
+    throw new ImportValidationError([{ path: filePath(['offers', i, 'coupon']), message: `No coupon ${offer.coupon} in this organization.` }]);
+  }
   return {
     name: offer.name,
     theme: offer.theme,
@@ -155,6 +166,7 @@ async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: numb
     currency: plan.currency_code,
     ...(offer.shop_url ? { shop_url: offer.shop_url } : {}),
     ...(offer.trial_period_days ? { trial_period_days: offer.trial_period_days } : {}),
+    ...(offer.coupon ? { coupon: offer.coupon } : {}),
   };
 }
 

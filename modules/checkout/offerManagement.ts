@@ -1,6 +1,7 @@
 import { trialProblem, type OfferContent, type OfferState } from './domain/offer.ts';
 import { DomainError, notFound } from '../../platform/domain/index.ts';
 import { loadProductByKey } from '../catalog/index.ts';
+import { couponStream } from '../discounts/index.ts';
 import type { CommandContext } from '../../platform/es/index.ts';
 import { archiveOffer, loadOffer, publishOffer, upsertOffer } from './offerCommands.ts';
 
@@ -26,6 +27,7 @@ export async function offerPlanContent(
     shop_url?: string | undefined;
     allowed_redirect_origins?: string[] | undefined;
     trial_period_days?: number | null | undefined;
+    coupon?: string | undefined;
   },
 ): Promise<OfferContent> {
   const product = await loadProductByKey(ctx, organizationId, input.product);
@@ -35,6 +37,7 @@ export async function offerPlanContent(
   if (plan.charges.length === 0) throw invalidField('plan', `Plan ${input.plan} has no charges to sell.`);
   const trial = input.trial_period_days ? trialProblem(plan.name, plan.type) : null;
   if (trial) throw invalidField('trial_period_days', trial);
+  if (input.coupon && !(await couponExists(ctx, organizationId, input.coupon))) throw invalidField('coupon', `No coupon ${input.coupon} in this organization.`);
   return {
     name: input.name,
     theme: input.theme,
@@ -52,7 +55,14 @@ export async function offerPlanContent(
     ...(input.shop_url ? { shop_url: input.shop_url } : {}),
     ...(input.allowed_redirect_origins?.length ? { allowed_redirect_origins: input.allowed_redirect_origins } : {}),
     ...(input.trial_period_days ? { trial_period_days: input.trial_period_days } : {}),
+    ...(input.coupon ? { coupon: input.coupon } : {}),
   };
+}
+
+/** A coupon of this organization that is not deleted (its stream is the organization's own). */
+export async function couponExists(ctx: Pick<CommandContext, 'store'>, organizationId: string, couponId: string): Promise<boolean> {
+  const events = await ctx.store.readStream(couponStream(organizationId, couponId));
+  return events.some((e) => e.type === 'CouponCreated') && !events.some((e) => e.type === 'CouponDeleted');
 }
 
 export async function loadOrganizationOffer(ctx: CommandContext, organizationId: string, uuid: string): Promise<KnownOffer> {

@@ -3,6 +3,7 @@ import type { InvoiceEvent } from '../checkout/index.ts';
 import { invoiceStream } from '../checkout/index.ts';
 import type { CommandContext } from '../../platform/es/index.ts';
 import { handleCommand } from '../../platform/es/index.ts';
+import { splitRefund, type CreditedInvoice } from './domain/creditNoteSplit.ts';
 import { CREDIT_NOTE_REASONS, creditNotesDecider, creditNotesStream, type CreditNote, type CreditNoteReason } from './domain/creditNote.ts';
 
 /** A refund's credit note id: the same refund (its event on the invoice's stream) always names the same note. */
@@ -24,11 +25,17 @@ export async function issueCreditNotes(ctx: CommandContext, invoiceId: string): 
   if (!first || first.type !== 'InvoiceCreated') return [];
   const invoice = first.data;
   let customer = invoice.customer;
+  // What was charged: the invoice as last priced before it was paid.
+  let charged: CreditedInvoice = { number: invoice.number, lines: invoice.lines, total: invoice.total, pricing: invoice.pricing ?? null };
+  let refunded = 0;
   const notes: CreditNote[] = [];
   for (const event of recorded) {
     const e = event as unknown as InvoiceEvent;
     if (e.type === 'InvoiceCustomerChanged') customer = e.data.customer;
+    if (e.type === 'InvoiceRepriced') charged = { ...charged, lines: e.data.lines, total: e.data.total, pricing: e.data.pricing };
     if (e.type !== 'InvoiceRefunded') continue;
+    const refundedBefore = refunded;
+    refunded += e.data.amount;
     const note = {
       id: creditNoteId(invoiceId, event.revision),
       organization_id: invoice.organization_id,
@@ -40,6 +47,7 @@ export async function issueCreditNotes(ctx: CommandContext, invoiceId: string): 
       reason: reasonOf(e.data.reason),
       customer: customer ? { email: customer.email, name: customer.name } : null,
       mode: invoice.mode ?? null,
+      ...splitRefund(charged, e.data.amount, refundedBefore),
     };
     const now = e.data.refunded_at;
     const result = await handleCommand(ctx, creditNotesStream(invoice.organization_id), creditNotesDecider, { type: 'IssueCreditNote', note, now });

@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 import type { Filter, ReadStore } from '../../platform/readStore/index.ts';
 import { formatCreditNoteNumber, type CreditNote, type CreditNoteEvent } from './domain/creditNote.ts';
+import type { CreditNoteSplit } from './domain/creditNoteSplit.ts';
 
 export const CREDIT_NOTES = 'credit_notes';
 
@@ -19,7 +20,7 @@ export type CreditNoteResource = {
   customer: CreditNote['customer'];
   mode: CreditNote['mode'];
   created: number;
-};
+} & CreditNoteSplit;
 
 export type CreditNoteDoc = CreditNoteResource & { organization_id: string; sequence: number };
 
@@ -31,6 +32,8 @@ export function presentCreditNote(doc: CreditNoteDoc): CreditNoteResource {
 /** Every credit note, by organization and invoice. */
 export const creditNoteProjection: Projection = {
   name: 'credit_notes',
+  // 2: notes carry their net, tax and discount (absent from notes issued before: all net).
+  version: 2,
   collections: [CREDIT_NOTES],
   indexes: [
     { collection: CREDIT_NOTES, fields: ['organization_id', 'sequence'] },
@@ -52,6 +55,12 @@ export const creditNoteProjection: Projection = {
       customer: n.customer,
       mode: n.mode,
       created: n.created,
+      // A note issued before its split was recorded: all of it net.
+      subtotal: n.subtotal ?? n.amount,
+      total_excluding_tax: n.total_excluding_tax ?? n.amount,
+      tax_amounts: n.tax_amounts ?? [],
+      discount_amounts: n.discount_amounts ?? [],
+      lines: n.lines ?? [],
       organization_id: n.organization_id,
       sequence: n.number,
     };

@@ -1,6 +1,6 @@
 import type { Services } from '../../platform/runtime/index.ts';
 import { CHECKOUT_SESSIONS, type SessionView } from '../checkout/index.ts';
-import { formatMoney, receiptLinksOf } from '../receipts/index.ts';
+import { formatMoney, pricingSummary, receiptLinksOf } from '../receipts/index.ts';
 import { CUSTOMER_LINKS, type LinkDoc } from '../customers/index.ts';
 import { isEnded, listInvoices, loadSubscription, subscriptionPlans, type Active } from '../subscriptions/index.ts';
 import type { PortalSettings } from './domain/portalSettings.ts';
@@ -65,6 +65,7 @@ export async function portalSubscription(services: Services, state: Active, sett
           currency: i.currency,
           status: i.status,
           receipt: i.status === 'paid' ? await receiptLinksOf(services.readStore, state.sub.organization_id, i.id) : null,
+          pricing: pricingSummary(i.pricing, i.currency),
         })),
     ),
   };
@@ -84,6 +85,7 @@ export async function portalPurchases(services: Services, organizationId: string
       date: s.completed_at ?? s.created_at,
       invoiceNumber: s.invoice?.number ?? null,
       receipt: s.invoice ? await receiptLinksOf(services.readStore, organizationId, s.invoice.id) : null,
+      pricing: pricingSummary(s.invoice?.pricing ?? s.pricing, s.currency),
     })),
   );
 }

@@ -1,5 +1,7 @@
 export { NOTICE_LINK_SLOT, type Notice } from './domain/notice.ts';
 export { formatDay, formatMoney, formatPeriod } from './domain/receiptMessage.ts';
+// An invoice's discount and tax in one line, for lists of invoices (the portal's).
+export { pricingSummary } from './domain/receiptFigures.ts';
 export { queueNotice } from './jobs/noticeOutbox.ts';
 // The seller's block (logo, name, address, VAT number) for other PDFs of an organization (credit notes).
 export { drawSellerHeader, loadSeller, sellerHeader } from './sellerHeader.ts';

@@ -6,6 +6,8 @@ import { CUSTOMERS, type CustomerDoc } from '../customers/index.ts';
 import { INVOICES, type InvoiceDoc } from '../subscriptions/index.ts';
 import { csvLine, decimalAmount, isoTime, type CsvValue } from './domain/csv.ts';
 import { startOfDate } from './zonedDays.ts';
+import { taxKeyOf } from './taxReportProjection.ts';
+import type { PricingRecord } from '../../platform/domain/index.ts';
 
 /**
  * The CSV exports of an organization's data over a time range: each a header and its rows, read
@@ -34,11 +36,26 @@ const within = (field: string, range: ExportRange): Filter => {
 
 type SaleDoc = SessionView & { completed_at: number };
 
+/** The discount and tax columns a sale and an invoice share, after their own. */
+const PRICING_HEADER = ['subtotal', 'discount', 'coupon', 'discount_code', 'tax', 'tax_country', 'taxability_reason', 'reverse_charge'] as const;
+
+/** As recorded at checkout; without pricing, the total is the subtotal and there is no discount or tax. */
+function pricingCells(pricing: PricingRecord | null, total: number, currency: string): CsvValue[] {
+  const money = (minor: number) => decimalAmount(minor, currency);
+  if (!pricing) return [money(total), money(0), null, null, money(0), null, null, 'false'];
+  const key = taxKeyOf(pricing);
+  return [
+    money(pricing.subtotal), money(pricing.total_discount), pricing.discount?.coupon.id, pricing.discount?.promotion_code?.code,
+    money(pricing.total_tax), key.country, pricing.tax ? key.taxability_reason : null, String(key.taxability_reason === 'reverse_charge'),
+  ];
+}
+
 /** Checkout sessions that completed in the range, by completion time. */
 const sales: CsvExport<SaleDoc> = {
   header: [
     'session_id', 'completed_at', 'created_at', 'mode', 'offer_id', 'offer_name', 'customer_email', 'customer_name', 'customer_user_id',
     'amount', 'amount_refunded', 'net', 'currency', 'promo', 'invoice_id', 'invoice_number', 'invoice_status', 'subscription_id', 'customer_id',
+    ...PRICING_HEADER,
   ],
   source: (organizationId, range) => ({
     collection: CHECKOUT_SESSIONS,
@@ -51,6 +68,7 @@ const sales: CsvExport<SaleDoc> = {
       s.customer?.email, s.customer?.name, s.customer?.user_id,
       decimalAmount(s.total, s.currency), decimalAmount(refunded, s.currency), decimalAmount(s.total - refunded, s.currency), s.currency.toUpperCase(),
       s.promo, s.invoice?.id, s.invoice?.number, s.invoice?.status, s.subscription?.id, s.customer_id,
+      ...pricingCells(s.invoice?.pricing ?? s.pricing ?? null, s.total, s.currency),
     ]];
   },
 };
@@ -60,6 +78,7 @@ const invoices: CsvExport<InvoiceDoc> = {
   header: [
     'invoice_id', 'number', 'status', 'created_at', 'paid_at', 'voided_at', 'mode', 'billing_reason', 'customer_email', 'customer_name',
     'total', 'amount_paid', 'amount_refunded', 'amount_due', 'currency', 'session_id', 'subscription_id', 'period_start', 'period_end', 'customer_id',
+    ...PRICING_HEADER,
   ],
   source: (organizationId, range) => ({
     collection: INVOICES,
@@ -72,6 +91,7 @@ const invoices: CsvExport<InvoiceDoc> = {
       i.customer?.email, i.customer?.name,
       money(i.total), money(i.amount_paid), money(i.amount_refunded), money(i.amount_due), i.currency.toUpperCase(),
       i.session_id, i.subscription, isoTime(i.period?.start), isoTime(i.period?.end), i.customer_id,
+      ...pricingCells(i.pricing ?? null, i.total, i.currency),
     ]];
   },
 };

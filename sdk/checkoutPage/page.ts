@@ -25,6 +25,8 @@ type PageConfig = {
   error?: FlowError | null;
   /** A live page: Stripe.js is loaded and its Payment Element takes the card. */
   live?: boolean;
+  /** The seller collects tax: the buyer's country is asked (with the postal code in these countries). */
+  tax?: { postalCodeCountries: string[] } | null;
 } & RedirectConfig;
 
 /** The part of Stripe.js this page uses (https://docs.stripe.com/js): nothing else is called. */
@@ -123,7 +125,7 @@ async function api<T>(path: string, body?: unknown): Promise<ApiAnswer<T>> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function handshake(): Promise<Pick<InitMessage, 'customer' | 'metadata'>> {
+function handshake(): Promise<Pick<InitMessage, 'customer' | 'metadata' | 'discount_code'>> {
   if (!framed) return Promise.resolve({});
   return new Promise((resolve) => {
     const onMessage = (e: MessageEvent) => {
@@ -136,7 +138,11 @@ function handshake(): Promise<Pick<InitMessage, 'customer' | 'metadata'>> {
         if (m.data?.type === 'dismiss') void dismiss();
         if (m.data?.type === 'focus') focusFirst();
       };
-      resolve({ ...(d.customer ? { customer: d.customer } : {}), ...(d.metadata ? { metadata: d.metadata } : {}) });
+      resolve({
+        ...(d.customer ? { customer: d.customer } : {}),
+        ...(d.metadata ? { metadata: d.metadata } : {}),
+        ...(typeof d.discount_code === 'string' ? { discount_code: d.discount_code } : {}),
+      });
     };
     window.addEventListener('message', onMessage);
     window.parent.postMessage({ protocol: PROTOCOL, type: 'hello', nonce: cfg.nonce }, cfg.parentOrigin!);
@@ -229,26 +235,26 @@ async function pay(event: Event): Promise<void> {
   if (busy || finished || !session) return;
   showError(null);
   if (cfg.live) return payLive();
+  const details = readTaxDetails(true);
   const input = readCard();
-  if (!input) return;
+  if (!input || details === false) return;
   setBusy(true, 'Processing…');
   // Sent with every pay too: a buyer who corrects the email after a declined card pays as the corrected one.
-  const buyer = { email: input.email, ...(input.name ? { name: input.name } : {}) };
+  const buyer = { email: input.email, ...(input.name ? { name: input.name } : {}), ...(details ? { customer_details: details } : {}) };
   try {
     if (!started) {
-      const r = await api<{ session: SessionView; invoice: unknown }>(`/api/checkout/sessions/${encodeURIComponent(session.id)}/start`, buyer);
+      const r = await startWith(buyer);
       if (!r.ok) {
         if (r.status === 409 && (await settle())) return;
+        if (fieldRefusal(r)) return;
         throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'Could not start the checkout.'));
       }
-      started = true;
-      session = r.body.session;
-      emit({ type: 'start', session, invoice: r.body.invoice });
     }
     const r = await api<{ session: SessionView; invoice: unknown; payment?: { brand: string; last4: string } }>(
       `/api/checkout/sessions/${encodeURIComponent(session.id)}/pay`,
       { ...buyer, card: input.card },
     );
+    if (fieldRefusal(r)) return;
     if (r.status === 402) {
       showError(r.body.code === 'card_declined' ? 'Your card was declined. Please try a different card.' : (r.body.message ?? 'The payment failed.'));
       // Back to the card number, which names the alert as its error: the buyer's next step is another card.
@@ -298,8 +304,10 @@ function returnUrl(): string {
  * redirects as the method needs. The outcome is then read by the server from Stripe (settle).
  */
 async function payLive(): Promise<void> {
+  const details = readTaxDetails(true);
   const buyer = readBuyer();
-  if (!buyer) return;
+  if (!buyer || details === false) return;
+  if (details) Object.assign(buyer, { customer_details: details });
   setBusy(true, 'Processing…');
   try {
     if (!elements) {
@@ -310,11 +318,13 @@ async function payLive(): Promise<void> {
       );
       if (!r.ok) {
         if (r.status === 409 && (await settle())) return;
+        if (fieldRefusal(r)) return;
         throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'Could not start the checkout.'));
       }
       if (!started) emit({ type: 'start', session: r.body.session, invoice: r.body.invoice });
       started = true;
       session = r.body.session;
+      showSessionPrice(session);
       // Paid already (in another tab, or before a reload): nothing to confirm, only to settle.
       if (r.body.payment_intent.status === 'succeeded' || r.body.payment_intent.status === 'processing') return await settleLive();
       stripe = window.Stripe(r.body.payment_intent.publishable_key);
@@ -500,8 +510,157 @@ async function restoreSession(): Promise<SessionView | null> {
   return null;
 }
 
+/** Where a refused field of a start or pay body is shown on the page. */
+const FIELD_INPUTS: Record<string, string> = {
+  discount_code: 'co-discount',
+  'customer_details.address.country': 'co-country',
+  'customer_details.address.postal_code': 'co-postal',
+  'customer_details.tax_id': 'co-tax-id',
+  'customer_details.business_name': 'co-tax-id',
+};
+
+/**
+ * A refusal of what the buyer typed (a code, a country, a VAT number) shown at its field, or a
+ * code used up by others meanwhile; false when the answer is of another kind.
+ */
+function fieldRefusal(r: ApiAnswer<unknown>): boolean {
+  const errors = (r.body as { errors?: Record<string, string[]> }).errors;
+  if (r.status === 409 && r.body.code === 'discount_code_exhausted') {
+    fieldError('co-discount', r.body.message ?? 'This code has been used up.');
+    $('co-discount')?.focus();
+    return true;
+  }
+  if (r.status !== 422 || !errors) return false;
+  const shown = Object.entries(errors).filter(([key, messages]) => FIELD_INPUTS[key] && $(FIELD_INPUTS[key]!) && fieldError(FIELD_INPUTS[key]!, messages[0] ?? r.body.message ?? '') === false);
+  if (shown.length === 0) return false;
+  if (errors['customer_details.address.postal_code']) $('co-postal-wrap')?.removeAttribute('hidden');
+  $(FIELD_INPUTS[shown[0]![0]]!)?.focus();
+  return true;
+}
+
+/**
+ * What the tax needs, as the buyer typed it: undefined when the seller collects none, false when
+ * something is missing (marked at its field when `mark`), else the body's customer_details.
+ */
+function readTaxDetails(mark: boolean): { address: { country: string; postal_code?: string }; business_name?: string; tax_id?: string } | undefined | false {
+  if (!cfg.tax) return undefined;
+  const country = $<HTMLSelectElement>('co-country')?.value ?? '';
+  const needsPostal = cfg.tax.postalCodeCountries.includes(country);
+  $('co-postal-wrap')?.toggleAttribute('hidden', !needsPostal);
+  const postal = needsPostal ? ($<HTMLInputElement>('co-postal')?.value ?? '').trim() : '';
+  const business = Boolean($<HTMLInputElement>('co-business')?.checked);
+  const businessName = business ? ($<HTMLInputElement>('co-business-name')?.value ?? '').trim() : '';
+  const taxId = business ? ($<HTMLInputElement>('co-tax-id')?.value ?? '').replace(/\s/g, '') : '';
+  if (!country || (needsPostal && !postal)) {
+    if (mark) {
+      const missing = !country ? fieldError('co-country', 'Choose your country.') : fieldError('co-postal', 'Enter your postal code.');
+      if (!missing) $(!country ? 'co-country' : 'co-postal')?.focus();
+    }
+    return false;
+  }
+  return { address: { country, ...(postal ? { postal_code: postal } : {}) }, ...(businessName ? { business_name: businessName } : {}), ...(taxId ? { tax_id: taxId } : {}) };
+}
+
+/** Starts (or restarts) the session with this body; the first start is reported to the SDK. */
+async function startWith(body: Record<string, unknown>): Promise<ApiAnswer<{ session: SessionView; invoice: unknown }>> {
+  const r = await api<{ session: SessionView; invoice: unknown }>(`/api/checkout/sessions/${encodeURIComponent(session!.id)}/start`, body);
+  if (!r.ok) return r;
+  const before = session?.total;
+  session = r.body.session;
+  if (!started) emit({ type: 'start', session, invoice: r.body.invoice });
+  started = true;
+  showSessionPrice(session);
+  // A live payment made for the old price is no longer the one to confirm: the next press makes one for this price.
+  if (cfg.live && elements && before !== session.total) {
+    elements = null;
+    const box = $('co-payment-element');
+    if (box) {
+      box.replaceChildren();
+      box.hidden = true;
+    }
+  }
+  setBusy(false, payLabel());
+  return r;
+}
+
+let pricing = false;
+
+/** Applies a code (a string) or removes it (null) before payment; a refusal is said at the field and changes nothing. */
+async function applyCode(code: string | null): Promise<void> {
+  if (!session || finished || busy || pricing) return;
+  if (code !== null && !code) {
+    fieldError('co-discount', 'Enter a code.');
+    return;
+  }
+  pricing = true;
+  const buttons = [$<HTMLButtonElement>('co-discount-apply'), $<HTMLButtonElement>('co-discount-remove')];
+  for (const b of buttons) if (b) b.disabled = true;
+  try {
+    const r = await startWith({ discount_code: code });
+    if (!r.ok) {
+      if (!fieldRefusal(r)) fieldError('co-discount', r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'This code cannot be applied.'));
+      return;
+    }
+    fieldError('co-discount', null);
+    if (code !== null) announce(`Code ${code.toUpperCase()} applied.`);
+  } finally {
+    pricing = false;
+    for (const b of buttons) if (b) b.disabled = false;
+  }
+}
+
+/** Sends the country (and business details) once complete, so the summary shows the tax before payment. */
+async function sendTaxDetails(): Promise<void> {
+  const details = readTaxDetails(false);
+  if (!session || finished || busy || !details) return;
+  for (const id of ['co-country', 'co-postal', 'co-tax-id']) fieldError(id, null);
+  const r = await startWith({ customer_details: details });
+  if (!r.ok && !fieldRefusal(r)) showError(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'The tax could not be calculated.'));
+}
+
+/** The summary above the total: subtotal, the discount with its code, the tax (its rate, or the reverse charge). */
+function showSummary(shown: SessionView): void {
+  const details = shown.total_details;
+  const discount = shown.discounts?.[0] ?? null;
+  const tax = details?.breakdown?.taxes[0] ?? null;
+  const money = (minor: number) => formatMoney(minor, shown.currency);
+  const set = (id: string, text: string) => {
+    const el = $(id);
+    if (el) el.textContent = text;
+  };
+  set('co-subtotal', money(shown.amount_subtotal ?? shown.total));
+  const discountLine = $('co-discount-line');
+  if (discountLine) discountLine.hidden = !discount;
+  if (discount) {
+    set('co-discount-label', `Discount${discount.promotion_code ? ` (${discount.promotion_code.code})` : discount.coupon.name ? ` (${discount.coupon.name})` : ''}`);
+    set('co-discount-amount', `−${money(details?.amount_discount ?? 0)}`);
+  }
+  const taxLine = $('co-tax-line');
+  if (taxLine) taxLine.hidden = !tax;
+  if (tax) {
+    const reverse = tax.taxability_reason === 'reverse_charge';
+    set('co-tax-label', reverse ? 'Reverse charge' : `VAT ${tax.percentage}%${tax.inclusive ? ' (included)' : ''}`);
+    set('co-tax-amount', money(tax.amount));
+  }
+  const lines = $('co-lines');
+  if (lines) lines.hidden = !discount && !tax;
+  // The code field says which code is applied, and offers to remove it.
+  const code = discount?.promotion_code?.code ?? null;
+  const input = $<HTMLInputElement>('co-discount');
+  const ok = $('co-discount-ok');
+  if (input && code) input.value = code;
+  if (input) input.readOnly = Boolean(code);
+  $('co-discount-apply')?.toggleAttribute('hidden', Boolean(code));
+  $('co-discount-remove')?.toggleAttribute('hidden', !code);
+  if (ok) {
+    ok.textContent = code ? `${code} applied: ${money(details?.amount_discount ?? 0)} off.` : '';
+    ok.hidden = !code;
+  }
+}
+
 /** Shows the session's price: the total due, and for a recurring plan its terms (trial, price per interval, first renewal). */
 function showSessionPrice(shown: SessionView): void {
+  showSummary(shown);
   showPrice(formatMoney(shown.total, shown.currency));
   const recurring = $('co-recurring');
   if (recurring && cfg.recurring) recurring.textContent = recurringText(cfg.recurring, shown.total);
@@ -567,6 +726,28 @@ async function main(): Promise<void> {
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && framed && cfg.frame !== 'embedded') void dismiss();
   });
+  const codeInput = $<HTMLInputElement>('co-discount');
+  $('co-discount-apply')?.addEventListener('click', () => void applyCode((codeInput?.value ?? '').trim()));
+  $('co-discount-remove')?.addEventListener('click', () => {
+    if (codeInput) codeInput.value = '';
+    void applyCode(null);
+  });
+  // Enter in the code field applies it; it must not pay.
+  codeInput?.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    if (!codeInput.readOnly) void applyCode(codeInput.value.trim());
+  });
+  codeInput?.addEventListener('input', () => fieldError('co-discount', null));
+  $('co-country')?.addEventListener('change', () => {
+    fieldError('co-country', null);
+    void sendTaxDetails();
+  });
+  $('co-business')?.addEventListener('change', (e) => {
+    $('co-business-fields')?.toggleAttribute('hidden', !(e.target as HTMLInputElement).checked);
+    void sendTaxDetails();
+  });
+  for (const id of ['co-postal', 'co-business-name', 'co-tax-id']) $(id)?.addEventListener('change', () => void sendTaxDetails());
   const number = $<HTMLInputElement>('co-number');
   number?.addEventListener('input', () => {
     number.removeAttribute('aria-invalid');
@@ -641,13 +822,23 @@ async function main(): Promise<void> {
     send({ type: 'ready', session: kept });
     return;
   }
-  const r = await api<{ session: SessionView }>('/api/checkout/sessions', {
-    offer: cfg.offer,
-    ...(cfg.mode ? { mode: cfg.mode } : {}),
-    ...(cfg.promo ? { promo: cfg.promo } : {}),
-    ...(init.customer ? { customer: init.customer } : {}),
-    ...(init.metadata ? { metadata: init.metadata } : {}),
-  });
+  const create = (code: string | undefined) =>
+    api<{ session: SessionView }>('/api/checkout/sessions', {
+      offer: cfg.offer,
+      ...(cfg.mode ? { mode: cfg.mode } : {}),
+      ...(cfg.promo ? { promo: cfg.promo } : {}),
+      ...(init.customer ? { customer: init.customer } : {}),
+      ...(init.metadata ? { metadata: init.metadata } : {}),
+      ...(code ? { discount_code: code } : {}),
+    });
+  let r = await create(init.discount_code);
+  // The shop's code cannot apply (expired, used up): the checkout opens at the full price and says why at the field.
+  if (!r.ok && init.discount_code && r.status === 422 && r.body.code?.startsWith('discount_code')) {
+    const refusal = r.body.message ?? 'This code cannot be applied.';
+    r = await create(undefined);
+    if (codeInput) codeInput.value = init.discount_code;
+    fieldError('co-discount', refusal);
+  }
   if (!r.ok) return refuse(r);
   session = r.body.session;
   keepSession(session.id);

@@ -201,10 +201,13 @@ describe('public checkout routes', () => {
       const [invoiceCreated] = (await server.services.store.readAll({ after: null, limit: 1_000_000 })).filter(
         (e) => e.type === 'InvoiceCreated' && (e.data as Body).session_id === discounted.body.session.id,
       );
+      // Each line names the product it sells (a coupon's applies_to), the promo's adjustment too.
+      const product_id = (invoiceCreated!.data as Body).lines[0].product_id as string;
+      expect(product_id).toEqual(expect.any(String));
       expect((invoiceCreated!.data as Body).lines).toEqual([
-        { name: 'Pro monthly', amount: 1900 },
-        { name: 'Setup fee', amount: 500 },
-        { name: 'Promo launch-tiers: Early bird', amount: -900 },
+        { name: 'Pro monthly', amount: 1900, product_id },
+        { name: 'Setup fee', amount: 500, product_id },
+        { name: 'Promo launch-tiers: Early bird', amount: -900, product_id },
       ]);
       expect((await create({ offer: offer.slug, promo: 'foreign-promo' })).body.session.total).toBe(2400);
       expect((await create({ offer: offer.slug, promo: 'no-such-promo' })).body.session.total).toBe(2400);
@@ -364,10 +367,28 @@ describe('public checkout routes', () => {
           expires_at: created.session.expires_at,
           promo: null,
           promo_tier: null,
-          invoice: { id: started.body.invoice.id, number: started.body.invoice.number, status: 'paid', total: 2400, currency: 'EUR', amount_refunded: 0, refund_status: null },
+          invoice: {
+            id: started.body.invoice.id,
+            number: started.body.invoice.number,
+            status: 'paid',
+            total: 2400,
+            currency: 'EUR',
+            amount_refunded: 0,
+            refund_status: null,
+            subtotal: 2400,
+            tax: null,
+            total_discount_amounts: [],
+            total_tax_amounts: [],
+            discounts: [],
+            customer_details: null,
+          },
           amount_refunded: 0,
           refund_status: null,
           subscription: null,
+          amount_subtotal: 2400,
+          total_details: { amount_discount: 0, amount_tax: 0, breakdown: { discounts: [], taxes: [] } },
+          discounts: [],
+          customer_details: null,
         },
         offer: { id: offer.id, slug: offer.slug, name: 'Pro plan' },
       });

@@ -100,7 +100,7 @@ describe('CSV exports of sales, invoices and customers', () => {
     expect(text).toContain('"Ann, ""the first"""');
     expect(rows[1]!.customer_name).toBe(`'=HYPERLINK("https://evil.example/","click")`);
     expect(text.split('\r\n')[0]).toBe(
-      'session_id,completed_at,created_at,mode,offer_id,offer_name,customer_email,customer_name,customer_user_id,amount,amount_refunded,net,currency,promo,invoice_id,invoice_number,invoice_status,subscription_id,customer_id',
+      'session_id,completed_at,created_at,mode,offer_id,offer_name,customer_email,customer_name,customer_user_id,amount,amount_refunded,net,currency,promo,invoice_id,invoice_number,invoice_status,subscription_id,customer_id,subtotal,discount,coupon,discount_code,tax,tax_country,taxability_reason,reverse_charge',
     );
   });
 

@@ -117,6 +117,7 @@ export function OfferPage({ params }: PageProps) {
   const [pages, setPages] = useState<OfferPage[]>(starterPages(''));
   const [origins, setOrigins] = useState('');
   const [trial, setTrial] = useState('');
+  const [coupon, setCoupon] = useState('');
   const { busy, errorOf, run } = useAction<'save' | 'publish' | 'archive'>();
   // The form's errors under the form; each header action's beside its button.
   const error = errorOf('save');
@@ -133,6 +134,7 @@ export function OfferPage({ params }: PageProps) {
     setPages(o.pages);
     setOrigins((o.allowed_redirect_origins ?? []).join('\n'));
     setTrial(o.trial_period_days ? String(o.trial_period_days) : '');
+    setCoupon(o.coupon ?? '');
   };
   const productList = products.data?.data ?? [];
   useEffect(() => {
@@ -163,6 +165,7 @@ export function OfferPage({ params }: PageProps) {
     ...(offer?.shop_url ? { shop_url: offer.shop_url } : {}),
     allowed_redirect_origins: originLines(origins),
     ...(recurring && trialDays !== null ? { trial_period_days: trialDays } : {}),
+    ...(coupon.trim() ? { coupon: coupon.trim() } : {}),
     published: offer?.status === 'published',
   });
 
@@ -240,7 +243,7 @@ export function OfferPage({ params }: PageProps) {
     );
   }
 
-  const shown = [...originErrorNames(error), 'slug', 'name', 'product', 'plan', 'theme.primary_color', 'theme.button_text', 'trial_period_days', ...pages.flatMap((p, i) => [`pages.${i}.id`, `pages.${i}.title`, `pages.${i}.type`, ...p.blocks.flatMap((_, b) => [`pages.${i}.blocks.${b}.text`, `pages.${i}.blocks.${b}.url`, `pages.${i}.blocks.${b}.items`])])];
+  const shown = [...originErrorNames(error), 'slug', 'name', 'product', 'plan', 'theme.primary_color', 'theme.button_text', 'trial_period_days', 'coupon', ...pages.flatMap((p, i) => [`pages.${i}.id`, `pages.${i}.title`, `pages.${i}.type`, ...p.blocks.flatMap((_, b) => [`pages.${i}.blocks.${b}.text`, `pages.${i}.blocks.${b}.url`, `pages.${i}.blocks.${b}.items`])])];
   const published = offer?.status === 'published';
   return (
     <>
@@ -352,6 +355,11 @@ export function OfferPage({ params }: PageProps) {
                 </Field>
               </div>
             )}
+            <div class="form-row align-top">
+              <Field label="Coupon" name="coupon" error={error} hint="Optional: the id of one of your coupons. Every checkout of this offer starts with its discount; a code the buyer types replaces it.">
+                {(c) => <Input {...c} value={coupon} onValue={setCoupon} autoComplete="off" placeholder="No coupon" />}
+              </Field>
+            </div>
             <div class="form-row align-top">
               <Field label="Theme colour" name="theme.primary_color" error={error} hint="Buttons and accents.">
                 {(c) => (

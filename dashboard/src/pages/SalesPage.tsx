@@ -148,6 +148,9 @@ function ExportLinks({ from, to }: { from: string; to: string }) {
       <a class="btn btn-secondary" href={`/manage/api/exports/invoices.csv${query}`} download>
         Export invoices{dates} (CSV)
       </a>
+      <Link class="btn btn-secondary" href={`/dashboard/sales/tax${query}`}>
+        Tax report
+      </Link>
     </>
   );
 }

@@ -13,7 +13,7 @@ import { formatDateTime, formatDateTimeSeconds, formatMoney } from '../format.ts
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { useSession } from '../session.ts';
 import { changes, entryIndexAt, momentOf, statusAt } from '../timeline.ts';
-import type { Member, SessionDetail, SessionState } from '../types.ts';
+import type { Invoice, Member, SessionDetail, SessionState } from '../types.ts';
 import { useApi } from '../useApi.ts';
 
 /**
@@ -169,10 +169,12 @@ export function SessionPage({ params }: PageProps) {
                 <dd>
                   <StatusBadge item={state.invoice} />
                 </dd>
+                <PricingDetails pricing={state.invoice.pricing ?? null} currency={state.invoice.currency} />
                 <dt>Total</dt>
                 <dd>{formatMoney(state.invoice.total, state.invoice.currency)}</dd>
                 <dt>Billed to</dt>
                 <dd>{[state.invoice.customer?.name, state.invoice.customer?.email].filter(Boolean).join(' · ') || '—'}</dd>
+                <BuyerTaxDetails pricing={state.invoice.pricing ?? null} />
                 {(state.invoice.amount_refunded ?? 0) > 0 && (
                   <>
                     <dt>Refunded</dt>
@@ -240,6 +242,51 @@ export function SessionPage({ params }: PageProps) {
           })}
         </ol>
       </Card>
+    </>
+  );
+}
+
+type Pricing = NonNullable<Invoice['pricing']>;
+
+/** The subtotal, the discount with its code and the tax, as checkout recorded them (nothing when neither applied). */
+function PricingDetails({ pricing, currency }: { pricing: Pricing | null; currency: string }) {
+  if (!pricing) return null;
+  const code = pricing.discount ? (pricing.discount.promotion_code?.code ?? pricing.discount.coupon.name ?? pricing.discount.coupon.id) : null;
+  const tax = pricing.tax;
+  const reverse = tax?.taxability_reason === 'reverse_charge';
+  return (
+    <>
+      <dt>Subtotal</dt>
+      <dd id="invoice-subtotal">{formatMoney(pricing.subtotal, currency)}</dd>
+      {(pricing.total_discount > 0 || code) && (
+        <>
+          <dt>Discount{code ? ` (${code})` : ''}</dt>
+          <dd id="invoice-discount">−{formatMoney(pricing.total_discount, currency)}</dd>
+        </>
+      )}
+      {tax && (
+        <>
+          <dt>{reverse ? 'Reverse charge' : `VAT ${tax.tax_rate?.percentage ?? tax.percentage}%${tax.behavior === 'inclusive' ? ' (included)' : ''}`}</dt>
+          <dd id="invoice-tax">{formatMoney(pricing.total_tax, currency)}</dd>
+        </>
+      )}
+    </>
+  );
+}
+
+/** The buyer's business name, country and VAT number, when they gave them. */
+function BuyerTaxDetails({ pricing }: { pricing: Pricing | null }) {
+  const details = pricing?.customer_details;
+  if (!details) return null;
+  const parts = [details.business_name, details.address?.country, details.tax_id ? `VAT ${details.tax_id.value}` : null].filter(Boolean);
+  if (!parts.length) return null;
+  return (
+    <>
+      <dt>Tax details</dt>
+      <dd id="invoice-tax-details">
+        {parts.join(' · ')}
+        {details.tax_exempt === 'reverse' && <span class="row-sub">Reverse charge: the buyer accounts for the VAT.</span>}
+      </dd>
     </>
   );
 }

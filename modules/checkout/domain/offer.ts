@@ -57,6 +57,11 @@ export type OfferContent = {
    * (the import and the management routes check the plan). Left out of events when absent.
    */
   trial_period_days?: number | null;
+  /**
+   * A coupon of the seller's (modules/discounts) every session of the offer starts with, when it
+   * can apply then; a code the buyer types replaces it. Left out of events when absent.
+   */
+  coupon?: string | null;
 } & RedirectUrls;
 
 /** Stripe's ceiling for a trial: two years. */
@@ -117,6 +122,9 @@ const shopUrlField = (shopUrl: string | null | undefined) => (shopUrl ? { shop_u
 
 /** The trial as events carry it: only when there is one. */
 const trialField = (days: number | null | undefined) => (days ? { trial_period_days: days } : {});
+
+/** The attached coupon as events carry it: only when there is one. */
+const couponField = (coupon: string | null | undefined) => (coupon ? { coupon } : {});
 
 /** Only the redirect URLs and origins that are set: offers without them keep recording (and comparing) what they did. */
 function redirects(content: RedirectUrls & { allowed_redirect_origins?: string[] | undefined }): RedirectUrls & { allowed_redirect_origins?: string[] } {
@@ -179,6 +187,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           currency: d.currency,
           shop_url: d.shop_url ?? null,
           trial_period_days: d.trial_period_days ?? null,
+          coupon: d.coupon ?? null,
           ...redirects(d),
           publishedAt: null,
           archivedAt: null,
@@ -189,7 +198,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
         const { updated_at: _at, ...content } = event.data;
         // An update without shop_url, a redirect URL or allowed origins removed them.
         const { success_url: _s, cancel_url: _c, allowed_redirect_origins: _o, ...kept } = state;
-        return { ...kept, ...content, shop_url: content.shop_url ?? null, trial_period_days: content.trial_period_days ?? null };
+        return { ...kept, ...content, shop_url: content.shop_url ?? null, trial_period_days: content.trial_period_days ?? null, coupon: content.coupon ?? null };
       }
       case 'OfferPublished':
         return state.status === 'none' ? state : { ...state, status: 'published', publishedAt: event.data.published_at };
@@ -205,7 +214,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           throw invalid('invalid_slug', 'The slug must be lower-case letters, digits and single dashes (at most 100).', 'slug');
         }
         checkContent(command);
-        const { name, theme, pages, plan, currency, shop_url, trial_period_days } = command;
+        const { name, theme, pages, plan, currency, shop_url, trial_period_days, coupon } = command;
         return {
           type: 'OfferCreated',
           data: {
@@ -221,6 +230,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
             currency,
             ...shopUrlField(shop_url),
             ...trialField(trial_period_days),
+            ...couponField(coupon),
             ...redirects(command),
             created_at: command.now,
           },
@@ -228,8 +238,8 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
       }
       case 'UpdateOffer': {
         if (state.status === 'none' || state.organizationId !== command.organizationId) throw notFound('Offer');
-        const { name, theme, pages, plan, currency, shop_url, trial_period_days } = command;
-        const next = { name, theme, pages, plan, price: offerPrice(plan), currency, ...shopUrlField(shop_url), ...trialField(trial_period_days), ...redirects(command) };
+        const { name, theme, pages, plan, currency, shop_url, trial_period_days, coupon } = command;
+        const next = { name, theme, pages, plan, price: offerPrice(plan), currency, ...shopUrlField(shop_url), ...trialField(trial_period_days), ...couponField(coupon), ...redirects(command) };
         const current = {
           name: state.name,
           theme: state.theme,
@@ -239,6 +249,7 @@ export const offerDecider: Decider<OfferState, OfferCommand, OfferEvent> = {
           currency: state.currency,
           ...shopUrlField(state.shop_url),
           ...trialField(state.trial_period_days),
+          ...couponField(state.coupon),
           ...redirects(state),
         };
         if (JSON.stringify(next) === JSON.stringify(current)) return [];

@@ -35,6 +35,7 @@ const view = (o: KnownOffer) => ({
   cancel_url: o.cancel_url ?? null,
   shop_url: o.shop_url ?? null,
   trial_period_days: o.trial_period_days ?? null,
+  coupon: o.coupon ?? null,
   allowed_redirect_origins: o.allowed_redirect_origins ?? [],
   published_at: o.publishedAt,
   archived_at: o.archivedAt,

@@ -1,10 +1,14 @@
 import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import type { CreditNoteSplit } from './creditNoteSplit.ts';
 
 /** Stripe's CreditNote reasons. */
 export const CREDIT_NOTE_REASONS = ['duplicate', 'fraudulent', 'order_change', 'product_unsatisfactory'] as const;
 export type CreditNoteReason = (typeof CREDIT_NOTE_REASONS)[number];
 
-/** A credit note as it is issued: what one refund of an invoice gave back. */
+/**
+ * A credit note as it is issued: what one refund of an invoice gave back, and its net, tax and
+ * discount (creditNoteSplit.ts; absent on notes issued before they were recorded: all net).
+ */
 export type CreditNote = {
   /** `cn_…`, derived from the invoice and the refund, so issuing it again finds it. */
   id: string;
@@ -20,7 +24,7 @@ export type CreditNote = {
   customer: { email: string | null; name: string | null } | null;
   mode: 'test' | 'live' | null;
   created: number;
-};
+} & Partial<CreditNoteSplit>;
 
 export type CreditNoteEvent = DomainEvent<'CreditNoteIssued', CreditNote>;
 

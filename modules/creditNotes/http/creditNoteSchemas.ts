@@ -14,4 +14,22 @@ export const CreditNoteSchema = z.object({
   customer: z.object({ email: z.string().nullable(), name: z.string().nullable() }).nullable(),
   mode: z.enum(['test', 'live']).nullable(),
   created: z.number().int(),
+  subtotal: z.number().int().describe('The refund before discounts and before tax added on top.'),
+  total_excluding_tax: z.number().int().describe('The refund less its tax.'),
+  tax_amounts: z
+    .array(
+      z.object({
+        amount: z.number().int(),
+        inclusive: z.boolean(),
+        tax_rate: z.object({ id: z.string(), display_name: z.string(), percentage: z.number(), country: z.string(), state: z.string().nullable(), jurisdiction: z.string().nullable() }).nullable(),
+        percentage: z.number().describe('The rate applied, in percent (0 for a reverse charge).'),
+        taxability_reason: z.enum(['standard_rated', 'reverse_charge', 'not_collecting', 'zero_rated', 'customer_exempt']),
+        taxable_amount: z.number().int(),
+      }),
+    )
+    .describe("The tax given back, in the invoice's proportion (largest remainder; never more than the invoice charged)."),
+  discount_amounts: z.array(z.object({ amount: z.number().int(), discount: z.record(z.string(), z.unknown()) })).describe("The invoice's discount, in the proportion refunded."),
+  lines: z
+    .array(z.object({ description: z.string(), amount: z.number().int(), amount_excluding_tax: z.number().int(), discount_amount: z.number().int(), tax_amount: z.number().int() }))
+    .describe("The invoice's lines for a refund of all of it at once; else one line, the refund."),
 });

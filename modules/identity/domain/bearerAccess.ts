@@ -60,6 +60,9 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/exports/sales.csv': 'member',
   'GET /api/exports/invoices.csv': 'member',
   'GET /api/exports/customers.csv': 'member',
+  // Sums of the invoices members read one by one.
+  'GET /api/reports/tax': 'member',
+  'GET /api/exports/tax.csv': 'member',
   'PUT /api/subscription_settings': 'owner',
   // Refunds move money back: owners only, as in the dashboard. Credit notes are read as invoices are.
   'POST /api/invoices/:id/refunds': 'owner',

@@ -44,6 +44,8 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl === '/api/exports/sales.csv') return read ? 'checkout:read' : null;
   if (routeUrl === '/api/exports/invoices.csv') return read ? 'subscriptions:read' : null;
   if (routeUrl === '/api/exports/customers.csv') return read ? 'customers:read' : null;
+  // The tax report adds up invoices.
+  if (routeUrl === '/api/reports/tax' || routeUrl === '/api/exports/tax.csv') return read ? 'subscriptions:read' : null;
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
     return read ? 'webhooks:read' : 'webhooks:write';
   }

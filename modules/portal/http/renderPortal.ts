@@ -28,9 +28,10 @@ export type PortalSubscription = {
   invoices: PortalInvoice[];
 };
 
-export type PortalInvoice = { number: number; date: number; amount: number; currency: string; status: string; receipt: { page: string; pdf: string } | null };
+/** `pricing`: its discount and tax in one line (receipts' pricingSummary), absent without either. */
+export type PortalInvoice = { number: number; date: number; amount: number; currency: string; status: string; receipt: { page: string; pdf: string } | null; pricing?: string | null };
 
-export type PortalPurchase = { id: string; name: string; total: number; currency: string; date: number; invoiceNumber: number | null; receipt: { page: string; pdf: string } | null };
+export type PortalPurchase = { id: string; name: string; total: number; currency: string; date: number; invoiceNumber: number | null; receipt: { page: string; pdf: string } | null; pricing?: string | null };
 
 export type PortalView = {
   seller: Seller;
@@ -173,12 +174,14 @@ function subscriptionCard(view: PortalView, s: PortalSubscription): string {
   }
   if (s.invoices.length > 0) {
     const rows = s.invoices
-      .map((i) => `<li><p class="meta">Invoice #${i.number}, ${escapeHtml(formatDay(i.date))}: <span class="amount">${escapeHtml(formatMoney(i.amount, i.currency))}</span> (${escapeHtml(i.status)})</p>${receiptLinks(i.receipt, `invoice ${i.number}`)}</li>`)
+      .map((i) => `<li><p class="meta">Invoice #${i.number}, ${escapeHtml(formatDay(i.date))}: <span class="amount">${escapeHtml(formatMoney(i.amount, i.currency))}</span> (${escapeHtml(i.status)})</p>${pricingLine(i.pricing)}${receiptLinks(i.receipt, `invoice ${i.number}`)}</li>`)
       .join('');
     lines.push(`<h4 class="meta">Invoices</h4><ul class="plain">${rows}</ul>`);
   }
   return `<article id="subscription-${escapeHtml(s.id)}" aria-label="${escapeHtml(s.product)}">${lines.join('\n')}</article>`;
 }
+
+const pricingLine = (pricing: string | null | undefined): string => (pricing ? `<p class="meta pricing">${escapeHtml(pricing)}</p>` : '');
 
 /** The signed-in portal: subscriptions with what the seller lets the buyer do, then purchases with their receipts. */
 export function renderPortal(view: PortalView, nonce: string): string {
@@ -189,7 +192,7 @@ export function renderPortal(view: PortalView, nonce: string): string {
   const purchases = view.purchases.length > 0
     ? `<section aria-labelledby="purchases-heading"><h2 id="purchases-heading">Purchases</h2><ul class="plain">${view.purchases
         .map(
-          (p) => `<li id="purchase-${escapeHtml(p.id)}"><h3>${escapeHtml(p.name)}</h3><p class="meta">${escapeHtml(formatDay(p.date))}${p.invoiceNumber !== null ? `, invoice #${p.invoiceNumber}` : ''}: <span class="amount">${escapeHtml(formatMoney(p.total, p.currency))}</span></p>${receiptLinks(p.receipt, p.invoiceNumber !== null ? `invoice ${p.invoiceNumber}` : p.name)}</li>`,
+          (p) => `<li id="purchase-${escapeHtml(p.id)}"><h3>${escapeHtml(p.name)}</h3><p class="meta">${escapeHtml(formatDay(p.date))}${p.invoiceNumber !== null ? `, invoice #${p.invoiceNumber}` : ''}: <span class="amount">${escapeHtml(formatMoney(p.total, p.currency))}</span></p>${pricingLine(p.pricing)}${receiptLinks(p.receipt, p.invoiceNumber !== null ? `invoice ${p.invoiceNumber}` : p.name)}</li>`,
         )
         .join('')}</ul></section>`
     : '<section><h2>Purchases</h2><p>No purchases yet.</p></section>';

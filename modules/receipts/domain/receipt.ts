@@ -1,5 +1,5 @@
 import type { CardSummary, SessionLine } from '../../checkout/domain/checkoutSession.ts';
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
+import type { Decider, DomainEvent, PricingRecord } from '../../../platform/domain/index.ts';
 import { notFound } from '../../../platform/domain/index.ts';
 
 /** What a receipt shows, copied from the paid invoice when it is queued: the receipt never changes after. */
@@ -18,6 +18,8 @@ export type ReceiptSnapshot = {
   lines: SessionLine[];
   total: number;
   currency: string;
+  /** The invoice's discount, tax and the buyer's tax details as charged (absent: neither applied). */
+  pricing?: PricingRecord;
   buyer_email: string;
   buyer_name: string | null;
   card: CardSummary;

@@ -1,6 +1,7 @@
 import { formatMoney } from '../../../platform/domain/index.ts';
 import type { ReceiptSnapshot } from './receipt.ts';
 import { framedEmail, type Seller } from './seller.ts';
+import { receiptFigures, type FigureLine } from './receiptFigures.ts';
 
 /** The seller as the receipt recorded them when it was queued. */
 export const sellerOfReceipt = (r: ReceiptSnapshot): Seller => ({
@@ -36,13 +37,25 @@ export type ReceiptEmail = { subject: string; text: string; html: string };
 const escapeHtml = (value: unknown): string =>
   String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+/** ` (Discount -€2.00; VAT 19% €3.42)`: what a line's price became, when it had a discount or a tax. */
+export const lineNotes = (l: FigureLine): string => {
+  const notes = [l.discount, l.tax].filter((n): n is string => n !== null);
+  return notes.length ? ` (${notes.join('; ')})` : '';
+};
+
+const lineNotesHtml = (l: FigureLine): string => {
+  const notes = [l.discount, l.tax].filter((n): n is string => n !== null);
+  return notes.length ? `<br><small>${notes.map(escapeHtml).join('; ')}</small>` : '';
+};
+
 /**
- * The receipt email: invoice number, lines, total, and the link to the receipt page (and its PDF),
+ * The receipt email: invoice number, lines (with their discount and VAT), subtotal, discount,
+ * VAT and total, the buyer's tax details, and the link to the receipt page (and its PDF),
  * framed by the seller's logo, name, address and VAT number (`baseUrl` makes the logo's URL).
  */
 export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string, baseUrl: string): ReceiptEmail {
   const subject = `Your receipt from ${r.organization_name}: ${invoiceLabel(r)}`;
-  const total = formatMoney(r.total, r.currency);
+  const f = receiptFigures(r);
   const thanks = r.period ? 'Thank you for your payment' : 'Thank you for your purchase';
   const text = [
     `${thanks}${r.buyer_name ? `, ${r.buyer_name}` : ''}.`,
@@ -50,18 +63,25 @@ export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string, baseUrl: st
     `${invoiceLabel(r)}, paid on ${formatDate(r.paid_at)} with ${r.card.brand} ending in ${r.card.last4}.`,
     ...(r.period ? [periodLine(r.period)] : []),
     '',
-    ...r.lines.map((l) => `  ${l.name}: ${formatMoney(l.amount, r.currency)}`),
-    `  Total: ${total}`,
+    ...f.lines.map((l) => `  ${l.name}: ${l.amount}${lineNotes(l)}`),
+    ...f.totals.map((t) => `  ${t.label}: ${t.amount}`),
+    ...(f.buyer.length ? ['', `Billed to: ${f.buyer.join(', ')}`] : []),
+    ...(f.statement ? ['', f.statement] : []),
     '',
     `Your receipt and the invoice as a PDF: ${receiptUrl}`,
     ...(r.subscription_id ? [`To cancel your subscription (at the end of the period paid for): ${receiptUrl}`] : []),
   ].join('\n');
-  const rows = r.lines.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td align="right">${escapeHtml(formatMoney(l.amount, r.currency))}</td></tr>`).join('');
+  const rows = f.lines.map((l) => `<tr><td>${escapeHtml(l.name)}${lineNotesHtml(l)}</td><td align="right">${escapeHtml(l.amount)}</td></tr>`).join('');
+  const totals = f.totals
+    .map((t) => (t.id === 'total' ? `<tr><th align="left">${escapeHtml(t.label)}</th><th align="right">${escapeHtml(t.amount)}</th></tr>` : `<tr><td>${escapeHtml(t.label)}</td><td align="right">${escapeHtml(t.amount)}</td></tr>`))
+    .join('');
   const html =
     `<p>${thanks}${r.buyer_name ? `, ${escapeHtml(r.buyer_name)}` : ''}.</p>` +
     `<p>${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>` +
     (r.period ? `<p>${escapeHtml(periodLine(r.period))}</p>` : '') +
-    `<table>${rows}<tr><th align="left">Total</th><th align="right">${escapeHtml(total)}</th></tr></table>` +
+    `<table>${rows}${totals}</table>` +
+    (f.buyer.length ? `<p>Billed to: ${f.buyer.map(escapeHtml).join('<br>')}</p>` : '') +
+    (f.statement ? `<p><strong>${escapeHtml(f.statement)}</strong></p>` : '') +
     `<p><a href="${escapeHtml(receiptUrl)}">Your receipt and the invoice as a PDF</a></p>` +
     (r.subscription_id ? `<p><a href="${escapeHtml(receiptUrl)}">Cancel your subscription</a> (at the end of the period paid for)</p>` : '');
   return { subject, ...framedEmail(sellerOfReceipt(r), baseUrl, { text, html }) };

@@ -1,7 +1,8 @@
 import PDFDocument from 'pdfkit';
 import { pdfBytes } from '../../../platform/lib/index.ts';
 import type { ReceiptSnapshot } from '../domain/receipt.ts';
-import { formatDate, formatMoney, invoiceLabel, periodLine, sellerOfReceipt } from '../domain/receiptMessage.ts';
+import { formatDate, invoiceLabel, periodLine, sellerOfReceipt } from '../domain/receiptMessage.ts';
+import { receiptFigures } from '../domain/receiptFigures.ts';
 import { drawSellerHeader } from '../sellerHeader.ts';
 
 /**
@@ -15,6 +16,7 @@ export function receiptPdf(r: ReceiptSnapshot, logo: Buffer | null = null): Prom
     info: { Title: `${invoiceLabel(r)}, ${r.organization_name}`, Author: r.organization_name },
   });
   const done = pdfBytes(doc);
+  const f = receiptFigures(r);
   const left = doc.page.margins.left;
   const width = doc.page.width - left - doc.page.margins.right;
 
@@ -26,6 +28,8 @@ export function receiptPdf(r: ReceiptSnapshot, logo: Buffer | null = null): Prom
   doc.text(`Paid on ${formatDate(r.paid_at)} with ${r.card.brand} ending in ${r.card.last4}`);
   if (r.period) doc.text(periodLine(r.period));
   doc.text(`Billed to ${r.buyer_name ? `${r.buyer_name} <${r.buyer_email}>` : r.buyer_email}`);
+  // The buyer's business name, country and VAT number, as a business invoice must show them.
+  for (const line of f.buyer) doc.text(line);
   doc.moveDown(1.5).fillColor('#000000').fontSize(11);
 
   const row = (label: string, amount: string, bold = false) => {
@@ -36,10 +40,19 @@ export function receiptPdf(r: ReceiptSnapshot, logo: Buffer | null = null): Prom
     doc.text(amount, left + width - 120, y, { width: 120, align: 'right' });
     doc.y = Math.max(after, doc.y) + 4;
   };
-  for (const line of r.lines) row(line.name, formatMoney(line.amount, r.currency));
+  for (const line of f.lines) {
+    row(line.name, line.amount);
+    const notes = [line.discount, line.tax].filter((n): n is string => n !== null);
+    if (notes.length) {
+      doc.font('Helvetica').fontSize(9).fillColor('#444444').text(notes.join('; '), left + 12, doc.y - 2, { width: width - 132 });
+      doc.fontSize(11).fillColor('#000000');
+      doc.y += 4;
+    }
+  }
   doc.moveTo(left, doc.y).lineTo(left + width, doc.y).strokeColor('#999999').stroke();
   doc.y += 6;
-  row('Total', formatMoney(r.total, r.currency), true);
+  for (const t of f.totals) row(t.label, t.amount, t.id === 'total');
+  if (f.statement) doc.moveDown(1).font('Helvetica-Bold').fontSize(10).text(f.statement, left, doc.y, { width });
   doc.end();
   return done;
 }

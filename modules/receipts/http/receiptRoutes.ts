@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { receiptPdf } from './receiptPdf.ts';
+import { receiptFigures } from '../domain/receiptFigures.ts';
 import { sellerHeader, sellerLogoBytes } from '../sellerHeader.ts';
 import { sellerLogoPath } from '../domain/seller.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
@@ -86,19 +87,30 @@ function refundsSection(doc: ReceiptDoc, notes: readonly CreditNoteDoc[]): strin
 function receiptPage(doc: ReceiptDoc, nonce: string, standing: SubscriptionStanding = null, notes: readonly CreditNoteDoc[] = []): string {
   const r = doc.receipt;
   const logo = sellerLogoPath(sellerOfReceipt(r));
-  const rows = r.lines.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td class="n">${escapeHtml(formatMoney(l.amount, r.currency))}</td></tr>`).join('');
+  const f = receiptFigures(r);
+  const rows = f.lines
+    .map((l) => {
+      const notes = [l.discount, l.tax].filter((n): n is string => n !== null);
+      return `<tr><td>${escapeHtml(l.name)}${notes.length ? `<br><span class="note">${notes.map(escapeHtml).join('; ')}</span>` : ''}</td><td class="n">${escapeHtml(l.amount)}</td></tr>`;
+    })
+    .join('');
+  const totals = f.totals
+    .map((t) => (t.id === 'total' ? `<tr class="total"><th>${escapeHtml(t.label)}</th><th class="n" id="total">${escapeHtml(t.amount)}</th></tr>` : `<tr><td>${escapeHtml(t.label)}</td><td class="n" id="${t.id}">${escapeHtml(t.amount)}</td></tr>`))
+    .join('');
+  const buyer = f.buyer.length ? `<p id="buyer">Billed to: ${f.buyer.map(escapeHtml).join('<br>')}</p>\n` : '';
+  const statement = f.statement ? `<p id="reverse-charge"><strong>${escapeHtml(f.statement)}</strong></p>\n` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(invoiceLabel(r))}: ${escapeHtml(r.organization_name)}</title>
 <style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#111}
-table{width:100%;border-collapse:collapse}td,th{padding:.35rem 0;text-align:left}.n{text-align:right}tfoot th{border-top:1px solid #999}
+table{width:100%;border-collapse:collapse}td,th{padding:.35rem 0;text-align:left}.n{text-align:right}tfoot tr:first-child>*,tfoot tr.total>*{border-top:1px solid #999}
 #seller-logo{display:block;max-height:48px;max-width:200px;height:auto}#seller-vat{color:#444;margin:0}
 h2{font-size:1.1rem;margin:0 0 .5rem}#refunds{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}#subscription{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}button{font:inherit;padding:.6rem 1rem;border:1px solid #555;border-radius:.4rem;background:#fff;cursor:pointer}.note{color:#555;font-size:.9rem}</style>
 </head><body><main>
 ${logo ? `<img id="seller-logo" src="${escapeHtml(logo)}" alt="" height="48">\n` : ''}<h1>${escapeHtml(r.organization_name)}</h1>
 ${r.organization_address?.length ? `<address id="seller-address">${r.organization_address.map(escapeHtml).join('<br>')}</address>\n` : ''}${r.organization_vat_number ? `<p id="seller-vat">VAT ${escapeHtml(r.organization_vat_number)}</p>\n` : ''}<p id="invoice-number">${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>
-${r.period ? `<p id="period">${escapeHtml(periodLine(r.period))}</p>\n` : ''}<table><tbody>${rows}</tbody><tfoot><tr><th>Total</th><th class="n" id="total">${escapeHtml(formatMoney(r.total, r.currency))}</th></tr></tfoot></table>
-<p><a id="pdf" href="/receipts/${escapeHtml(doc.token)}/invoice.pdf" download="invoice-${r.invoice_number}.pdf">Download the invoice (PDF)</a></p>
+${r.period ? `<p id="period">${escapeHtml(periodLine(r.period))}</p>\n` : ''}<table><tbody>${rows}</tbody><tfoot>${totals}</tfoot></table>
+${buyer}${statement}<p><a id="pdf" href="/receipts/${escapeHtml(doc.token)}/invoice.pdf" download="invoice-${r.invoice_number}.pdf">Download the invoice (PDF)</a></p>
 ${refundsSection(doc, notes)}${subscriptionSection(doc.token, standing)}</main></body></html>`;
 }
 

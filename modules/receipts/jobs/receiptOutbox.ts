@@ -53,6 +53,7 @@ async function snapshotOf(services: Services, invoiceId: string, paid: { card: C
   return {
     ...(invoice.invoice.period ? { period: invoice.invoice.period } : {}),
     ...(subscriptionId ? { subscription_id: subscriptionId } : {}),
+    ...(invoice.invoice.pricing ? { pricing: invoice.invoice.pricing } : {}),
     invoice_id: invoiceId,
     invoice_number: number,
     organization_id,

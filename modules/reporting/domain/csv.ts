@@ -8,13 +8,16 @@ const NEEDS_QUOTES = /[",\r\n]/;
 /**
  * A spreadsheet reads a cell starting with = + - @ tab or CR as a formula (`=HYPERLINK(…)` typed
  * as a buyer's name would run on the seller's machine): such a cell gets a leading apostrophe,
- * which spreadsheets show as text. Numbers we write are safe as they are, but a negative one.
+ * which spreadsheets show as text. A plain decimal (`-12.34`, a credit note's amount) is read as
+ * a number, and nothing in it can run: it stays as it is, so sums over it work.
  */
 export function csvCell(value: CsvValue): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? String(value) : csvText(String(value));
-  return csvText(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : csvText(String(value));
+  return PLAIN_DECIMAL.test(value) ? value : csvText(value);
 }
+
+const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 
 function csvText(text: string): string {
   if (text === '') return text;

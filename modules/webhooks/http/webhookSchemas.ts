@@ -3,7 +3,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/eventTypes
 import { Workflow } from '../../automation/index.ts';
 import { Product } from '../../catalog/index.ts';
 import { CouponRedemptionSchema } from '../../discounts/index.ts';
-import { SessionResourceSchema } from '../../checkout/index.ts';
+import { InvoicePricingShape, SessionResourceSchema } from '../../checkout/index.ts';
 import { InvoiceResourceSchema, SubscriptionSchema } from '../../subscriptions/index.ts';
 
 /** Shapes of what event webhooks carry: `data.object` per event type, each as its GET route (or the session list) shows it. */
@@ -21,6 +21,7 @@ export const InvoiceObject = z.object({
   offer: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
   mode: z.enum(['test', 'live']),
   payment: z.object({ brand: z.string(), last4: z.string() }).nullable().describe('The card that paid it (brand and last four digits only).'),
+  ...InvoicePricingShape,
 });
 
 export const RefundedInvoiceObject = InvoiceObject.extend({

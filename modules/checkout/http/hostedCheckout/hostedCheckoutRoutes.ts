@@ -14,6 +14,14 @@ import { renderCheckoutPage, renderMissingPage, type PageExtras, type PageParams
 import { CATALOG_PLANS, type PlanDoc } from '../../../catalog/index.ts';
 import { recurringTerms } from '../../domain/recurringTerms.ts';
 import { sdkAssets, type Asset } from '../../../../platform/http/index.ts';
+import { isCountryCode, taxSettingsFor } from '../../../tax/index.ts';
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+/** Every country a buyer may live in, by name: a seller collecting tax sells to all of them. */
+const COUNTRIES = Array.from({ length: 26 * 26 }, (_, i) => String.fromCharCode(65 + Math.floor(i / 26), 65 + (i % 26)))
+  .filter(isCountryCode)
+  .map((code) => ({ code, name: regionNames.of(code) ?? code }))
+  .sort((a, b) => a.name.localeCompare(b.name, 'en'));
 
 const FrameParam = z
   .string()
@@ -194,6 +202,7 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
     if (live) securityHeaders(reply, services, cspNonce, true);
     // The header names the seller (the offer's name heads the form below it).
     const organization = await loadOrganization(services.store, found.organization_id);
+    const tax = await taxSettingsFor(services.store, found.organization_id);
     const extras: PageExtras = {
       recurring,
       seller: organization ? { name: organization.name, logoUrl: organization.logo ? logoPath(organization.id, organization.logo) : null } : null,
@@ -201,6 +210,7 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
       today: params.promo ? null : found.price,
       shopUrl: found.shop_url ?? null,
       stripeJsUrl: live ? services.config.STRIPE_JS_URL : null,
+      tax: tax.enabled ? { countries: COUNTRIES, postalCodeCountries: tax.postal_code_countries } : null,
     };
     return reply.send(renderCheckoutPage(init, params, cspNonce, page, extras));
   }

@@ -24,6 +24,8 @@ export type PageExtras = {
   stripeJsUrl?: string | null;
   /** Whom the buyer pays: the header shows their name and logo (the offer's theme logo wins). */
   seller?: { name: string; logoUrl: string | null } | null;
+  /** The seller collects tax: the form asks for the country (and the postal code where a rate needs it). */
+  tax?: { countries: Array<{ code: string; name: string }>; postalCodeCountries: string[] } | null;
 };
 
 export type PageParams = {
@@ -146,6 +148,12 @@ body.frame-bottom-sheet .co,body.frame-slideout .co{max-width:560px}
 .co-summary strong{font-size:22px;font-variant-numeric:tabular-nums}
 .is-loading{color:transparent!important;background:linear-gradient(90deg,#eef2f7,#f8fafc,#eef2f7);background-size:200% 100%;animation:co-shimmer 1.2s infinite;border-radius:6px;min-width:96px;display:inline-block}
 @keyframes co-shimmer{to{background-position:-200% 0}}
+.co-lines{margin:18px 0 -12px;font-size:14px;color:#334155}.co-line{display:flex;justify-content:space-between;gap:12px;padding:3px 0;font-variant-numeric:tabular-nums}
+.co-inline{display:flex;gap:8px}.co-inline input{flex:1;min-width:0;text-transform:uppercase}.co-inline input::placeholder{text-transform:none}
+.co-apply{border:1px solid #cbd5e1;background:#fff;color:var(--ink);border-radius:8px;padding:0 14px;font:inherit;font-weight:600;cursor:pointer}.co-apply:disabled{opacity:.6;cursor:progress}
+.co-ok{font-size:12.5px;color:#166534;margin:4px 0 0}
+select{width:100%;font:inherit;color:var(--ink);padding:10px 12px;border:1px solid #cbd5e1;border-radius:8px;background:#fff}select:focus{border-color:var(--ring);outline:2px solid var(--ring);outline-offset:1px}select[aria-invalid=true]{border-color:var(--err)}
+label.co-check{display:flex;align-items:center;gap:8px;font-weight:500;margin:14px 0 4px}label.co-check input{width:auto;margin:0}
 .co-promo{font-size:13px;color:#166534;background:#dcfce7;border-radius:8px;padding:6px 10px;margin:8px 0 0}
 form{margin-top:16px}
 label{display:block;font-size:13px;font-weight:600;color:#334155;margin:12px 0 6px}
@@ -202,7 +210,28 @@ const CARD_FIELDS = (preview: boolean, live: boolean) =>
 const serverMoney = (minor: number, currency: string): string => formatMoney(minor, currency, 'en');
 const serverDate = (unix: number) => new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(unix * 1000);
 
-const FORM = (preview: boolean, recurring: PageExtras['recurring'], today: number | null, live = false, previewPrice: string | null = null) => `
+/** The buyer's country and, for a business, its name and VAT number: what the seller's tax needs. */
+const TAX_FIELDS = (tax: NonNullable<PageExtras['tax']>, preview: boolean) => `
+  <label for="co-country">Country</label>
+  <select id="co-country" name="country" autocomplete="country" required${preview ? ' disabled' : ''}><option value="">Choose your country</option>${tax.countries
+    .map((c) => `<option value="${escapeHtml(c.code)}">${escapeHtml(c.name)}</option>`)
+    .join('')}</select>
+  <p class="co-field-error" id="co-country-error" hidden></p>
+  <div id="co-postal-wrap" hidden><label for="co-postal">Postal code</label><input id="co-postal" name="postal_code" autocomplete="postal-code"><p class="co-field-error" id="co-postal-error" hidden></p></div>
+  <label class="co-check"><input type="checkbox" id="co-business"${preview ? ' disabled' : ''}> Buying for a business</label>
+  <div id="co-business-fields" hidden>
+    <label for="co-business-name">Business name</label><input id="co-business-name" name="business_name" autocomplete="organization">
+    <label for="co-tax-id">VAT number</label><input id="co-tax-id" name="tax_id" autocomplete="off" spellcheck="false" placeholder="DE123456789"><p class="co-field-error" id="co-tax-id-error" hidden></p>
+  </div>`;
+
+/** A promotion code: applied (or removed) at once, its price shown before the buyer pays. */
+const DISCOUNT_FIELD = (preview: boolean) => `
+  <label for="co-discount">Discount code</label>
+  <div class="co-inline"><input id="co-discount" name="discount_code" autocomplete="off" autocapitalize="characters" spellcheck="false"${preview ? ' disabled' : ''}><button class="co-apply" id="co-discount-apply" type="button"${preview ? ' disabled' : ''}>Apply</button><button class="co-apply" id="co-discount-remove" type="button" hidden>Remove</button></div>
+  <p class="co-field-error" id="co-discount-error" hidden></p><p class="co-ok" id="co-discount-ok" hidden></p>`;
+
+const FORM = (preview: boolean, recurring: PageExtras['recurring'], today: number | null, live = false, previewPrice: string | null = null, tax: PageExtras['tax'] = null) => `
+<div class="co-lines" id="co-lines" aria-live="polite" hidden><div class="co-line"><span>Subtotal</span><span id="co-subtotal"></span></div><div class="co-line" id="co-discount-line" hidden><span id="co-discount-label">Discount</span><span id="co-discount-amount"></span></div><div class="co-line" id="co-tax-line" hidden><span id="co-tax-label">VAT</span><span id="co-tax-amount"></span></div></div>
 <div class="co-summary"><span>Total due today</span>${
   preview ? (previewPrice ? `<strong id="co-total">${escapeHtml(previewPrice)}</strong>` : `<span class="co-note">${PREVIEW_PRICE}</span>`) : '<strong id="co-total" class="is-loading">&nbsp;</strong>'
 }</div>
@@ -214,6 +243,8 @@ ${recurring ? `<p class="co-note co-recurring" id="co-recurring">${escapeHtml(re
   <p class="co-field-error" id="co-email-error" hidden></p>
   <label for="co-name">${live ? 'Name' : 'Name on card'}</label>
   <input id="co-name" name="name" autocomplete="${live ? 'name' : 'cc-name'}" placeholder="Jane Doe"${preview ? ' disabled' : ''}>
+  ${tax ? TAX_FIELDS(tax, preview) : ''}
+  ${DISCOUNT_FIELD(preview)}
   ${CARD_FIELDS(preview, live)}
   <div class="co-error" id="co-error" role="alert" hidden></div>
   <p class="co-sr" id="co-status" role="status"></p>
@@ -285,7 +316,7 @@ export function renderCheckoutPage(
   const main = [
     pageSection(
       checkout,
-      FORM(preview, extras.recurring, extras.today ?? null, Boolean(extras.stripeJsUrl), previewPrice) + cancelLink(framed ? undefined : init.redirects?.cancel_url),
+      FORM(preview, extras.recurring, extras.today ?? null, Boolean(extras.stripeJsUrl), previewPrice, extras.tax ?? null) + cancelLink(framed ? undefined : init.redirects?.cancel_url),
       false,
       preview,
       previewPrice,
@@ -314,6 +345,7 @@ export function renderCheckoutPage(
       buttonText,
       recurring: extras.recurring,
       live: Boolean(extras.stripeJsUrl),
+      ...(extras.tax ? { tax: { postalCodeCountries: extras.tax.postalCodeCountries } } : {}),
       ...(framed ? {} : { successUrl: init.redirects?.success_url ?? null, cancelUrl: init.redirects?.cancel_url ?? null }),
     },
     script,
