@@ -11,6 +11,7 @@ import { promosModule } from '../modules/promos/module.ts';
 import { receiptsModule } from '../modules/receipts/module.ts';
 import { reportingModule } from '../modules/reporting/module.ts';
 import { subscriptionsModule } from '../modules/subscriptions/module.ts';
+import { taxModule } from '../modules/tax/module.ts';
 import { webhooksModule } from '../modules/webhooks/module.ts';
 import type { FeatureModule } from '../platform/runtime/featureModule.ts';
 
@@ -21,6 +22,7 @@ import type { FeatureModule } from '../platform/runtime/featureModule.ts';
 export const modules: readonly FeatureModule[] = [
   identityModule,
   catalogModule,
+  taxModule,
   checkoutModule,
   subscriptionsModule,
   automationModule,

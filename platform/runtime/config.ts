@@ -165,6 +165,16 @@ export const ConfigSchema = z.object({
   /** First wait after a failed send (doubling, up to an hour), and how often the outbox is looked at. */
   RECEIPT_RETRY_BASE_SECONDS: whole(z.number().int().min(1).max(3600)).default(30),
   RECEIPT_POLL_INTERVAL_MS: whole(z.number().int().min(50)).default(5_000),
+  /** How buyers' VAT numbers are checked: their format only, or also with the EU's VIES (modules/tax). */
+  TAX_ID_VERIFIER: z.enum(['format', 'vies']).default('format'),
+  VIES_URL: z.url({ protocol: /^https?$/ }).default('https://ec.europa.eu/taxation_customs/vies/rest-api'),
+  /** VIES is asked at checkout: past this the number counts as `unavailable` and the sale goes on. */
+  VIES_TIMEOUT_MS: whole(z.number().int().min(10).max(60_000)).default(5_000),
+  /** Hosts VIES_URL may name even when private or loopback (tests, a local proxy). */
+  VIES_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter((h) => h !== '')),
   /** Workflows the automation worker runs at once. */
   AUTOMATION_CONCURRENCY: whole(z.number().int().min(1).max(256)).default(16),
 });
