@@ -34,6 +34,17 @@ export const SubscriptionDiscountSchema = z
   .nullable()
   .describe("The coupon that prices the subscription's next invoices (Stripe's Discount); null when none, once used up or ended, or removed.");
 
+/** The answer of DELETE …/discount (Stripe's deleted Discount). */
+export const DeletedDiscountSchema = z.object({
+  object: z.literal('discount'),
+  deleted: z.literal(true),
+  subscription: z.string(),
+  coupon: AppliedCouponSchema,
+  promotion_code: PromotionCodeSchema,
+  start: Unix,
+  end: Unix.nullable(),
+});
+
 export const SubscriptionSchema = z.object({
   id: z.string().describe('sub_…'),
   object: z.literal('subscription'),

@@ -39,5 +39,8 @@ export const resumeSubscription = (ctx: CommandContext, id: string) => act(ctx, 
 export const changeSubscriptionPlan = (ctx: CommandContext, id: string, input: { plan: PlanTerms; lines: Line[]; behavior: ProrationBehavior }) =>
   act(ctx, id, (now) => ({ type: 'ChangePlan', plan: input.plan, lines: input.lines, behavior: input.behavior, now }));
 
+/** Takes the subscription's coupon off (Stripe's DELETE /v1/subscriptions/{id}/discount): the next invoice is at full price. */
+export const removeSubscriptionDiscount = (ctx: CommandContext, id: string) => act(ctx, id, (now) => ({ type: 'RemoveDiscount', now }));
+
 export const updatePaymentMethod = (ctx: CommandContext, id: string, paymentMethod: PaymentMethod) =>
   act(ctx, id, (now) => ({ type: 'UpdatePaymentMethod', paymentMethod, now }));

@@ -52,6 +52,7 @@ const SUBSCRIPTION_EVENTS = [
 
 const INVOICE_EVENTS = [
   'InvoiceCreated',
+  'InvoiceRepriced',
   'InvoiceCustomerChanged',
   'InvoicePaid',
   'InvoiceVoided',
