@@ -3,7 +3,7 @@ export { type CardSummary, checkoutSessionDecider, checkoutSessionStream, type C
 export { invoiceDecider, type InvoiceCommand, type InvoiceEvent, type InvoiceState, invoiceStream } from './domain/invoice.ts';
 export { offerStream } from './domain/offer.ts';
 export { RedirectOrigins } from './offerImport.ts';
-export { completePaidInvoiceSession, sessionCustomerId, startSession } from './sessionCommands.ts';
+export { completePaidInvoiceSession, reserveSessionRedemption, sessionCustomerId, startSession } from './sessionCommands.ts';
 export { presentSessionResource, type SessionResource, SessionResourceSchema } from './resources.ts';
 export { checkoutProjection, OFFERS, type OfferDoc } from './checkoutProjection.ts';
 export { type CheckoutEvent, evolveSessionView, type SessionView, viewAt } from './domain/sessionView.ts';

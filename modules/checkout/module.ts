@@ -8,6 +8,6 @@ export const checkoutModule: FeatureModule = {
   projections: [checkoutProjection],
   routes: async () => [(await import('./http/checkoutRoutes.ts')).checkoutRoutes, (await import('./http/hostedCheckout/hostedCheckoutRoutes.ts')).hostedCheckoutRoutes],
   manageRoutes: async () => [(await import('./http/checkoutManageRoutes.ts')).checkoutManageRoutes, (await import('./http/offerPreviewRoutes.ts')).offerPreviewRoutes, (await import('./http/offerRoutes.ts')).offerRoutes],
-  jobs: async () => [(await import('./jobs/checkoutSessionExpiry.ts')).checkoutSessionExpiryJob, (await import('./jobs/checkoutCompletion.ts')).checkoutCompletionJob],
+  jobs: async () => [(await import('./jobs/checkoutSessionExpiry.ts')).checkoutSessionExpiryJob, (await import('./jobs/checkoutCompletion.ts')).checkoutCompletionJob, (await import('./jobs/discountRedemptions.ts')).discountRedemptionsJob],
   importSections: [offersSection as ImportSection],
 };

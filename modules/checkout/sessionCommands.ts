@@ -16,7 +16,7 @@ import {
 } from './domain/checkoutSession.ts';
 import { invoiceDecider, invoiceStream } from './domain/invoice.ts';
 import type { OfferPlan } from './domain/offer.ts';
-import { fold } from '../../platform/domain/index.ts';
+import { fold, type AppliedDiscount, type PricingRecord, type TaxBehavior } from '../../platform/domain/index.ts';
 import { DomainError, notFound } from '../../platform/domain/index.ts';
 import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
@@ -24,6 +24,8 @@ import { allocateId } from '../../platform/es/index.ts';
 import type { CardInput, PaymentProvider } from '../payments/index.ts';
 import { productDecider, productIdOfRouteKey, productStream } from '../catalog/index.ts';
 import { ensureCustomer } from '../customers/index.ts';
+import { confirmRedemption, couponDiscount, releaseRedemption, reserveRedemption, resolveDiscountCode } from '../discounts/index.ts';
+import { followPricing, priceSession } from './sessionPricing.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 24 of 62 symbols: about 143 bits, so a session id is unguessable (it is the public handle). */
@@ -59,40 +61,65 @@ export type CreateSessionInput = {
   redirects?: RedirectUrls;
   /** A test clock of the organization (test mode): the subscription this purchase makes lives on it. */
   testClock?: string;
+  /** The code the buyer (or the seller's link) gave; a wrong one refuses the creation (422). */
+  discountCode?: string | null;
+  /** The coupon the seller attached to the offer: applied when no code is given and it can apply now. */
+  couponId?: string | null;
   id?: string;
 };
 
+/** The discount a new session starts with: the buyer's code, else the offer's coupon when it applies now. */
+async function initialDiscount(ctx: CommandContext, input: CreateSessionInput, lines: SessionLine[]): Promise<AppliedDiscount | null> {
+  const pricingLines = lines.map((l) => ({ product_id: l.product_id ?? null, amount: l.amount }));
+  const base = { organizationId: input.offer.organization_id, currency: input.offer.currency, lines: pricingLines, now: ctx.metadata.occurred_at };
+  if (input.discountCode) {
+    return resolveDiscountCode(ctx, { ...base, code: input.discountCode.trim(), customerId: null, customerEmail: input.customer?.email ?? null });
+  }
+  if (input.couponId) return couponDiscount(ctx, { ...base, couponId: input.couponId });
+  return null;
+}
+
 /**
- * The recurring terms of the offer's plan, from its product's stream as it is now (the offer's
- * snapshot of the plan has no type or intervals); null for a one-time plan, or one the product
- * no longer has.
+ * The recurring terms and the tax behaviour of the offer's plan, from its product's stream as it
+ * is now (the offer's snapshot of the plan has neither); recurring is null for a one-time plan, or
+ * one the product no longer has, whose price behaviour is then the seller's default.
  */
-async function recurringTerms(ctx: Pick<CommandContext, 'store'>, offer: SessionOffer): Promise<SessionRecurring | null> {
+async function planTerms(ctx: Pick<CommandContext, 'store'>, offer: SessionOffer): Promise<{ recurring: SessionRecurring | null; taxBehavior: TaxBehavior | 'unspecified' }> {
+  const none = { recurring: null, taxBehavior: 'unspecified' as const };
   const productId = await productIdOfRouteKey(ctx, offer.plan.product_id);
-  if (productId === null) return null;
+  if (productId === null) return none;
   const product = fold(productDecider, (await ctx.store.readStream(productStream(productId))) as never);
-  if (product.status === 'none' || product.organizationId !== offer.organization_id) return null;
+  if (product.status === 'none' || product.organizationId !== offer.organization_id) return none;
   const plan = product.plans.find((p) => p.id === offer.plan.plan_id);
-  if (!plan || plan.type !== 'recurring') return null;
+  if (!plan) return none;
+  // Read as optional: plans recorded before prices had a tax behaviour have none.
+  const behavior = (plan as { tax_behavior?: unknown }).tax_behavior;
+  const taxBehavior = behavior === 'inclusive' || behavior === 'exclusive' ? behavior : 'unspecified';
+  if (plan.type !== 'recurring') return { recurring: null, taxBehavior };
   const trial = offer.trial_period_days;
   return {
-    renew_interval: plan.renew_interval,
-    invoice_interval: plan.invoice_interval,
-    trial_period_days: typeof trial === 'number' && Number.isInteger(trial) && trial > 0 ? trial : null,
+    recurring: {
+      renew_interval: plan.renew_interval,
+      invoice_interval: plan.invoice_interval,
+      trial_period_days: typeof trial === 'number' && Number.isInteger(trial) && trial > 0 ? trial : null,
+    },
+    taxBehavior,
   };
 }
 
 /** The lines the buyer pays now: nothing during a trial, where the card is only saved. */
 function linesOf(input: CreateSessionInput, recurring: SessionRecurring | null): SessionLine[] {
-  const lines = input.offer.plan.charges.map((c) => ({ name: c.name, amount: c.amount }));
+  // Every line sells the plan's product, so a coupon limited to products finds it (a promo's adjustment too).
+  const product_id = input.offer.plan.product_id;
+  const lines: SessionLine[] = input.offer.plan.charges.map((c) => ({ name: c.name, amount: c.amount, product_id }));
   const days = recurring?.trial_period_days ?? null;
   if (days !== null) {
-    return [...lines.map((l) => ({ ...l, amount: 0 })), { name: `Free trial: ${days} ${days === 1 ? 'day' : 'days'}`, amount: 0 }];
+    return [...lines.map((l) => ({ ...l, amount: 0 })), { name: `Free trial: ${days} ${days === 1 ? 'day' : 'days'}`, amount: 0, product_id }];
   }
   const listPrice = lines.reduce((sum, l) => sum + l.amount, 0);
   // A promo tier sets the price; the difference is one line, so the invoice still adds up.
   if (input.promoPrice && input.promo && input.promoPrice.amount !== listPrice) {
-    lines.push({ name: `Promo ${input.promo}: ${input.promoPrice.tier}`, amount: input.promoPrice.amount - listPrice });
+    lines.push({ name: `Promo ${input.promo}: ${input.promoPrice.tier}`, amount: input.promoPrice.amount - listPrice, product_id });
   }
   return lines;
 }
@@ -101,8 +128,12 @@ function linesOf(input: CreateSessionInput, recurring: SessionRecurring | null):
 export async function createSession(ctx: CommandContext, input: CreateSessionInput) {
   const { offer } = input;
   const id = input.id ?? newSessionId();
-  const recurring = await recurringTerms(ctx, offer);
-  const lines = linesOf(input, recurring);
+  const { recurring, taxBehavior } = await planTerms(ctx, offer);
+  const listed = linesOf(input, recurring);
+  const discount = await initialDiscount(ctx, input, listed);
+  // No tax yet: it waits for the buyer's country (start or pay); a discount prices the lines now.
+  const priced = discount ? priceSession(listed, offer.currency, discount, null, null) : null;
+  const lines = priced?.lines ?? listed;
   const testClock = input.testClock === undefined ? undefined : fold(testClockDecider, (await ctx.store.readStream(testClockStream(input.testClock))) as never);
   const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
     type: 'CreateSession',
@@ -112,7 +143,7 @@ export async function createSession(ctx: CommandContext, input: CreateSessionInp
       offer: { uuid: offer.uuid, id: offer.route_key, slug: offer.slug, name: offer.name },
       plan: { product_id: offer.plan.product_id, plan_id: offer.plan.plan_id, plan_name: offer.plan.plan_name },
       lines,
-      total: lines.reduce((sum, l) => sum + l.amount, 0),
+      total: priced?.total ?? lines.reduce((sum, l) => sum + l.amount, 0),
       currency: offer.currency,
       mode: input.mode,
       customer: input.customer,
@@ -123,6 +154,8 @@ export async function createSession(ctx: CommandContext, input: CreateSessionInp
       ...(input.redirects?.cancel_url ? { cancel_url: input.redirects.cancel_url } : {}),
       ...(recurring ? { recurring } : {}),
       ...(input.testClock !== undefined ? { test_clock: input.testClock } : {}),
+      ...(priced ? { pricing: priced.pricing } : {}),
+      tax_behavior: taxBehavior,
     },
     expiresIn: input.expiresIn,
     now: ctx.metadata.occurred_at,
@@ -162,12 +195,12 @@ export async function startSession(
   if (result.events.every((e) => e.type !== 'CheckoutSessionStarted')) {
     for (let waited = 0; waited < 2000; waited += 25) {
       const existing = await ctx.store.readStream(stream);
-      if (existing.length > 0) return followCustomer(ctx, id, invoiceId, state, existing, result.position ?? existing[existing.length - 1]!.position);
+      if (existing.length > 0) return followStarted(ctx, id, invoiceId, state, existing, result.position ?? existing[existing.length - 1]!.position);
       await sleep(25);
     }
   }
   const existing = await ctx.store.readStream(stream);
-  if (existing.length > 0) return followCustomer(ctx, id, invoiceId, state, existing, result.position ?? existing[existing.length - 1]!.position);
+  if (existing.length > 0) return followStarted(ctx, id, invoiceId, state, existing, result.position ?? existing[existing.length - 1]!.position);
   const session = state.session;
   const number = await allocateId(ctx.store, `invoice-${session.organization_id}`, ctx.metadata);
   const created = await handleCommand(ctx, stream, invoiceDecider, {
@@ -180,10 +213,27 @@ export async function startSession(
       lines: session.lines,
       currency: session.currency,
       customer: state.customer,
+      ...(session.pricing ? { pricing: session.pricing } : {}),
     },
     now: ctx.metadata.occurred_at,
   });
-  return { invoiceId, position: created.position ?? result.position };
+  // A reprice between the start and this creation found no invoice to follow: it is followed here.
+  const followed = await followPricing(ctx, id);
+  return { invoiceId, position: followed.position ?? created.position ?? result.position };
+}
+
+/** A started session's invoice follows its customer, then its price (the order every writer keeps). */
+async function followStarted(
+  ctx: CommandContext,
+  id: string,
+  invoiceId: string,
+  started: CheckoutSessionState,
+  invoiceEvents: readonly RecordedEvent[],
+  position: number | null,
+): Promise<{ invoiceId: string; position: number | null }> {
+  const customer = await followCustomer(ctx, id, invoiceId, started, invoiceEvents, position);
+  const priced = started.status !== 'none' && started.session.pricing ? await followPricing(ctx, id) : { position: null };
+  return { invoiceId, position: priced.position ?? customer.position };
 }
 
 /**
@@ -258,6 +308,27 @@ export async function paySession(
   });
   const state = attempt.state;
   if (state.status === 'none' || state.invoiceId === null) throw notFound('Checkout session');
+  // The price is fixed while the claim stands (a reprice is refused); the invoice follows it before the charge.
+  await followPricing(ctx, id);
+  const discount = state.session.pricing?.discount ?? null;
+  if (discount) {
+    try {
+      await reserveRedemption(ctx, { organizationId: state.session.organization_id, discount, key: id, customerId: null, now: ctx.metadata.occurred_at });
+    } catch (error) {
+      // The last redemption went to another buyer (or the code expired): no charge, and the claim is let go.
+      if (error instanceof DomainError) {
+        await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
+          type: 'DeclinePayment',
+          attemptId,
+          code: error.code,
+          declineCode: null,
+          card: null,
+          now: ctx.metadata.occurred_at,
+        });
+      }
+      throw error;
+    }
+  }
   const charge = await provider.charge({
     amount: state.session.total,
     currency: state.session.currency,
@@ -277,6 +348,7 @@ export async function paySession(
       card: charge.card,
       now: ctx.metadata.occurred_at,
     });
+    if (discount) await releaseRedemption(ctx, { organizationId: state.session.organization_id, discount, key: id, now: ctx.metadata.occurred_at });
     return { status: 'declined', code: charge.code, declineCode: charge.declineCode, message: charge.message, position: declined.position };
   }
   const customerId = await sessionCustomerId(ctx, state.session, state.customer);
@@ -300,7 +372,44 @@ export async function paySession(
     customerId,
     now: ctx.metadata.occurred_at,
   });
+  // The redemption subscriber (jobs/discountRedemptions.ts) confirms it should this process stop here.
+  if (discount) await confirmSessionRedemption(ctx, state.session, state.invoiceId, customerId).catch(() => undefined);
   return { status: 'paid', card: charge.card, position: completed.position };
+}
+
+/** Counts the session's discount as redeemed by its paid invoice; idempotent per session. */
+export async function confirmSessionRedemption(
+  ctx: CommandContext,
+  session: { id: string; organization_id: string; currency: string; pricing?: PricingRecord | undefined },
+  invoiceId: string,
+  customerId: string | null,
+): Promise<void> {
+  const discount = session.pricing?.discount;
+  if (!discount) return;
+  await confirmRedemption(ctx, {
+    organizationId: session.organization_id,
+    discount,
+    key: session.id,
+    invoiceId,
+    customerId,
+    amountDiscount: session.pricing!.total_discount,
+    currency: session.currency,
+    now: ctx.metadata.occurred_at,
+  });
+}
+
+/** Holds one redemption of the session's discount for it (409 discount_code_exhausted when none is left). */
+export async function reserveSessionRedemption(ctx: CommandContext, session: { id: string; organization_id: string; pricing?: PricingRecord | undefined }): Promise<void> {
+  const discount = session.pricing?.discount;
+  if (!discount) return;
+  await reserveRedemption(ctx, { organizationId: session.organization_id, discount, key: session.id, customerId: null, now: ctx.metadata.occurred_at });
+}
+
+/** Lets go of the session's reserved redemption (an expired session's); nothing when none is reserved. */
+export async function releaseSessionRedemption(ctx: CommandContext, session: { id: string; organization_id: string; pricing?: PricingRecord | undefined }): Promise<void> {
+  const discount = session.pricing?.discount;
+  if (!discount) return;
+  await releaseRedemption(ctx, { organizationId: session.organization_id, discount, key: session.id, now: ctx.metadata.occurred_at });
 }
 
 /**

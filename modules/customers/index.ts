@@ -1,6 +1,6 @@
 // Nothing here may import checkout or subscriptions at run time: checkout calls ensureCustomer.
-export { ensureCustomer, type EnsureCustomerInput } from './customerCommands.ts';
-export { customerStream, type CustomerMode } from './domain/customer.ts';
+export { ensureCustomer, type EnsureCustomerInput, keyHash } from './customerCommands.ts';
+export { customerKeyStream, customerStream, normalizeEmail, type CustomerMode } from './domain/customer.ts';
 export { CUSTOMER_LINKS, CUSTOMERS, type CustomerDoc, type LinkDoc } from './customerProjection.ts';
 export { customerInvoices, type CustomerInvoice, type CustomerResource, findCustomer, listCustomers, presentCustomer } from './customerQueries.ts';
 export { CustomerSchema } from './http/customerSchemas.ts';

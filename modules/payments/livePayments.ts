@@ -4,7 +4,7 @@ import { invoiceDecider, invoiceStream, type InvoiceState } from '../checkout/in
 import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
 import { fold } from '../../platform/domain/index.ts';
 import { DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
-import { completePaidInvoiceSession, sessionCustomerId, startSession } from '../checkout/index.ts';
+import { completePaidInvoiceSession, reserveSessionRedemption, sessionCustomerId, startSession } from '../checkout/index.ts';
 import { currentAttempt, subscriptionDecider, subscriptionStream } from '../subscriptions/index.ts';
 import { creditNoteId, formatCreditNoteNumber, issueCreditNotes } from '../creditNotes/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
@@ -21,6 +21,9 @@ export const liveModeUnavailable = (kind: 'invalid' | 'conflict' = 'invalid') =>
 
 /** What live payments need of the service (platform/runtime/services.ts provides it). */
 export type Services = { store: EventStore; secrets: { data: Uint8Array }; stripeCredentials: StripeCredentialRecords; payments: { stripe: StripeClientFactory } };
+
+/** PaymentIntent statuses Stripe lets a merchant cancel (not processing, succeeded or canceled). */
+const CANCELABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action', 'requires_capture']);
 
 type Live = { provider: LivePaymentProvider; credentials: StripeCredentials };
 
@@ -63,8 +66,15 @@ export async function prepareLivePayment(ctx: CommandContext, services: Services
   const last = known.at(-1);
   if (last) {
     const existing = await live.provider.retrievePayment(last);
-    if (existing.status !== 'canceled' && existing.clientSecret) return prepared(invoiceId, existing, live);
+    // A discount code or the buyer's country may have repriced the invoice since: only its current total is charged.
+    const current = existing.kind === 'setup' ? invoice.invoice.total === 0 : existing.amount === invoice.invoice.total && existing.currency === invoice.invoice.currency;
+    if (existing.status !== 'canceled' && existing.clientSecret && current) return prepared(invoiceId, existing, live);
+    if (!current && existing.kind === 'payment' && CANCELABLE.has(existing.status)) {
+      await live.provider.cancelPayment({ paymentId: existing.id, idempotencyKey: `commerce-${invoiceId}-repriced-${existing.id}` });
+    }
   }
+  // The discount's redemption is held before the buyer can confirm, as a test-mode pay holds it before the charge.
+  await reserveSessionRedemption(ctx, session.session);
   const attempt = known.length + 1;
   const buyer = invoice.invoice.customer ?? session.customer;
   const email = buyer?.email ?? null;

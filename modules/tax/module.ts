@@ -3,8 +3,8 @@ import type { FeatureModule } from '../../platform/runtime/index.ts';
 export const taxModule: FeatureModule = {
   name: 'tax',
   projections: [],
-  routes: async () => [],
-  manageRoutes: async () => [],
+  routes: async () => [(await import('./http/taxRoutes.ts')).taxRoutes],
+  manageRoutes: async () => [(await import('./http/taxRoutes.ts')).taxManageRoutes],
   jobs: async () => [],
   importSections: [],
 };

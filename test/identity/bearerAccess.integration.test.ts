@@ -35,6 +35,8 @@ describe('the bearer routes’ roles', () => {
       'webhooks:write': 'owner',
       'customers:read': 'member',
       'customers:write': 'owner',
+      'tax:read': 'member',
+      'tax:write': 'owner',
     });
   });
 });

@@ -165,6 +165,21 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
     expect(JSON.stringify(await invoiceEvents(invoiceId))).not.toContain(pi.client_secret);
   });
 
+  it('makes a new PaymentIntent for a repriced invoice, and cancels the one for the old amount', async () => {
+    const { createCoupon, createPromotionCode } = await import('../../modules/discounts/discountCommands.ts');
+    const ctx = server.cliContext(owner.organizationId);
+    const { id: coupon } = await createCoupon(ctx, { organizationId: owner.organizationId, percent_off: 20, duration: 'once' });
+    await createPromotionCode(ctx, { organizationId: owner.organizationId, coupon, code: 'LIVE20' });
+    const { sessionId, invoiceId, total, pi } = await liveSession();
+    const applied = await post(`/api/checkout/sessions/${sessionId}/start`, { discount_code: 'LIVE20' });
+    const repriced = ((await applied.json()) as { invoice: { total: number } }).invoice.total;
+    expect(repriced).toBe(total - Math.round(total * 0.2));
+    const again = (await (await post(`/api/checkout/sessions/${sessionId}/payment-intent`, { email: 'buyer@example.com' })).json()) as { payment_intent: { id: string } };
+    expect(again.payment_intent.id).not.toBe(pi.id);
+    expect(stripe.paymentIntent(again.payment_intent.id)).toMatchObject({ amount: repriced, metadata: { invoice_id: invoiceId } });
+    expect(stripe.paymentIntent(pi.id)?.status).toBe('canceled');
+  });
+
   it('pays from a signed payment_intent.succeeded, once, whatever is delivered again or late', async () => {
     const { sessionId, invoiceId, pi } = await liveSession();
     const intent = stripe.succeed(pi.id, { brand: 'mastercard', last4: '4444' });

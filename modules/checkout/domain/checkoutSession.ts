@@ -130,6 +130,8 @@ export type CheckoutSessionCommand =
       invoicePaid?: boolean;
     }
   | { type: 'ExpireSession'; now: number }
+  /** The price as the buyer's discount code and tax details now make it (sessionPricing.ts priced it). */
+  | { type: 'RepriceSession'; lines: SessionLine[]; total: number; pricing: PricingRecord; now: number }
   /** A GDPR erasure of the buyer (modules/customers): their details replaced, whatever the status. */
   | { type: 'RedactCustomer'; customer: SessionCustomer; now: number };
 
@@ -190,6 +192,19 @@ function assertUsableClock(session: Omit<Created, 'expires_at' | 'created_at'>, 
   if (!clock || clock.status === 'none' || clock.status === 'deleted' || clock.organization_id !== session.organization_id) {
     throw invalid('unknown_test_clock', `No test clock ${session.test_clock} in this organization.`, 'test_clock');
   }
+}
+
+/** Same lines, total and pricing: a reprice that changes nothing records nothing. */
+export const samePrice = (
+  a: { lines: readonly SessionLine[]; total: number; pricing?: PricingRecord | null | undefined },
+  b: { lines: readonly SessionLine[]; total: number; pricing?: PricingRecord | null | undefined },
+) => a.total === b.total && canonical(a.lines) === canonical(b.lines) && canonical(a.pricing ?? null) === canonical(b.pricing ?? null);
+
+/** JSON with sorted keys, so two records built in a different key order compare equal. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
 }
 
 export const sameCustomer = (a: SessionCustomer | null, b: SessionCustomer | null) =>
@@ -314,6 +329,15 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
           throw conflict('payment_in_progress', 'A payment for this checkout session is in progress; it can no longer be cancelled.');
         }
         return { type: 'CheckoutSessionCancelled', data: { cancelled_at: command.now } };
+      case 'RepriceSession': {
+        requireOpen(state, command.now);
+        if (samePrice(state.session, command)) return [];
+        // The charge in flight was claimed for the price as it stands; its outcome decides first.
+        if (attemptBlocks(state.pendingAttempt, command.now)) {
+          throw conflict('payment_in_progress', 'A payment for this checkout session is already in progress.');
+        }
+        return { type: 'CheckoutSessionRepriced', data: { lines: command.lines, total: command.total, pricing: command.pricing, repriced_at: command.now } };
+      }
       case 'RedactCustomer':
         if (state.status === 'none') throw notFound('Checkout session');
         if (sameCustomer(state.customer, command.customer)) return [];

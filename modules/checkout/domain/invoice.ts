@@ -1,6 +1,6 @@
 import type { Decider, DomainEvent, PricingRecord } from '../../../platform/domain/index.ts';
 import { conflict, notFound } from '../../../platform/domain/index.ts';
-import { sameCustomer, type CardSummary, type PaymentMethod, type SessionCustomer, type SessionLine } from './checkoutSession.ts';
+import { sameCustomer, samePrice, type CardSummary, type PaymentMethod, type SessionCustomer, type SessionLine } from './checkoutSession.ts';
 
 /** A line of an invoice; a subscription's lines say which period they pay, and a proration how it was computed. */
 export type InvoiceLine = SessionLine & { period?: { start: number; end: number }; proration?: Readonly<Record<string, unknown>> };
@@ -108,6 +108,8 @@ type Created = Extract<InvoiceEvent, { type: 'InvoiceCreated' }>['data'];
 export type InvoiceCommand =
   | { type: 'CreateInvoice'; invoice: Omit<Created, 'created_at' | 'total'>; now: number }
   | { type: 'ChangeInvoiceCustomer'; customer: SessionCustomer; now: number }
+  /** Follows its checkout session's price while the invoice is open. */
+  | { type: 'RepriceInvoice'; lines: InvoiceLine[]; total: number; pricing: PricingRecord; now: number }
   /** A GDPR erasure of the buyer (modules/customers): their details replaced, paid or not. */
   | { type: 'RedactInvoiceCustomer'; customer: SessionCustomer; now: number }
   | {
@@ -205,6 +207,13 @@ export const invoiceDecider: Decider<InvoiceState, InvoiceCommand, InvoiceEvent>
         if (state.status === 'paid') throw conflict('invoice_paid', 'The invoice is paid; its customer is final.');
         if (state.status === 'void') throw conflict('invoice_void', 'The invoice is void; its customer is final.');
         return { type: 'InvoiceCustomerChanged', data: { customer: command.customer, changed_at: command.now } };
+      case 'RepriceInvoice':
+        if (state.status === 'none') throw notFound('Invoice');
+        if (state.status === 'paid') throw conflict('invoice_paid', 'The invoice is paid; its price is final.');
+        if (state.status === 'void') throw conflict('invoice_void', 'The invoice is void; its price is final.');
+        if (state.status !== 'open') throw conflict('invoice_not_open', 'Only an open invoice can be priced again.');
+        if (samePrice(state.invoice, command)) return [];
+        return { type: 'InvoiceRepriced', data: { lines: command.lines, total: command.total, pricing: command.pricing, repriced_at: command.now } };
       case 'RedactInvoiceCustomer':
         if (state.status === 'none') throw notFound('Invoice');
         if (sameCustomer(command.customer, state.invoice.customer)) return [];

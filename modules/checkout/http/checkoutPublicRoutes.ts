@@ -7,6 +7,7 @@ import { customerFromToken } from '../customerToken.ts';
 import { requestFingerprint, withIdempotencyKey, type StoredResponse } from '../idempotency.ts';
 import { assertRedirectsAllowed } from '../redirectOrigins.ts';
 import { cancelSession, createSession, newSessionId, paySession, startSession } from '../sessionCommands.ts';
+import { assertSessionTaxDetails, repriceSession } from '../sessionPricing.ts';
 import { readSessionSnapshot, snapshotEtag, snapshotOf, type SessionSnapshot } from '../sessionSnapshot.ts';
 import { paymentProviderFor } from '../../payments/index.ts';
 import { liveModeUnavailable, liveProviderOf, prepareLivePayment, settlePaymentIntent } from '../../payments/index.ts';
@@ -38,6 +39,7 @@ import {
   StartBody,
   customerInput,
   offerRef,
+  pricingInput,
   presentInvoice,
   presentSession,
   sessionOfferRef,
@@ -100,8 +102,9 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     const state = uuid === null ? null : await loadOffer(commandContext(services, request), uuid);
     if (state && state.status !== 'none') {
       const { uuid: offerUuid, id, organizationId, slug, name, plan, currency, price, status } = state;
-      // Read as optional: offers recorded before trials existed have none.
+      // Read as optional: offers recorded before trials (or coupons) existed have none.
       const trial = (state as { trial_period_days?: unknown }).trial_period_days;
+      const coupon = (state as { coupon?: unknown }).coupon;
       return {
         uuid: offerUuid,
         route_key: encodeRouteKey(id),
@@ -113,9 +116,11 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
         price,
         status,
         trial_period_days: typeof trial === 'number' ? trial : null,
+        coupon: typeof coupon === 'string' ? coupon : null,
       };
     }
-    return findOfferByRef(services.readStore, ref);
+    const doc = await findOfferByRef(services.readStore, ref);
+    return doc && { ...doc, coupon: typeof (doc as { coupon?: unknown }).coupon === 'string' ? ((doc as { coupon?: string }).coupon ?? null) : null };
   }
 
   /** The 201 of a session creation, from the session's first event: what its creator answered. */
@@ -233,6 +238,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
             promoPrice,
             redirects,
             ...(body.test_clock !== undefined ? { testClock: body.test_clock } : {}),
+            discountCode: body.discount_code ?? null,
+            couponId: offer.coupon,
           });
         } catch (error) {
           // The first request of this key, only slow, created it meanwhile.
@@ -303,6 +310,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     async (request, reply) => {
       const { view } = await sessionFromLog(request.params.id);
       const ctx = commandContext(services, request, view.organization_id);
+      // Priced first: a refused code or detail (422) leaves the session as it was, not even started.
+      await repriceSession(ctx, services, view.id, pricingInput(request.body));
       await startSession(ctx, view.id, customerInput(request.body));
       const after = await sessionFromLog(view.id);
       if (!after.view.invoice) throw new Error('started session without an invoice');
@@ -335,6 +344,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       const { view } = await sessionFromLog(request.params.id);
       const ctx = commandContext(services, request, view.organization_id);
       const payment = { card: request.body.card, customer: customerInput(request.body) };
+      await repriceSession(ctx, services, view.id, pricingInput(request.body));
+      await assertSessionTaxDetails(ctx, services, view.id);
       const outcome = await paySession(ctx, view.id, payment, paymentProviderFor, services.clock());
       if (outcome.status === 'declined') {
         return reply.code(402).send({ message: outcome.message, code: outcome.code, decline_code: outcome.declineCode });
@@ -369,6 +380,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
     async (request, reply) => {
       const { view } = await sessionFromLog(request.params.id);
       const ctx = commandContext(services, request, view.organization_id);
+      await repriceSession(ctx, services, view.id, pricingInput(request.body));
+      await assertSessionTaxDetails(ctx, services, view.id);
       const prepared = await prepareLivePayment(ctx, services, view.id, customerInput(request.body));
       const after = await sessionFromLog(view.id);
       if (!after.view.invoice) throw new Error('started session without an invoice');

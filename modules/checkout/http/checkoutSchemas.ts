@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { effectiveStatus, type CustomerInput } from '../domain/checkoutSession.ts';
 import type { InvoiceView, SessionView } from '../domain/sessionView.ts';
 import type { OfferDoc } from '../checkoutProjection.ts';
+import type { PricingInput } from '../sessionPricing.ts';
+import { InvoicePricingShape, SessionPricingShape, invoicePricing, sessionPricing } from './pricingSchemas.ts';
 
 export const OfferRefSchema = z.object({ id: z.string(), slug: z.string(), name: z.string() });
 
@@ -19,6 +21,7 @@ export const InvoiceSchema = z.object({
   currency: z.string(),
   amount_refunded: z.number().int().describe('Refunded so far, minor units of `currency`.'),
   refund_status: RefundStatusSchema,
+  ...InvoicePricingShape,
 });
 
 export const SessionSchema = z.object({
@@ -40,6 +43,7 @@ export const SessionSchema = z.object({
     .object({ id: z.string(), status: z.enum(['trialing', 'active']) })
     .nullable()
     .describe("The subscription the purchase of a recurring plan made, with the status it started in (trialing with a trial); null before completion and for one-time plans. Its current state: GET /api/subscriptions/{id}."),
+  ...SessionPricingShape,
 });
 
 /** An item of GET /manage/api/checkout/sessions, and the `session` of each invoice listed. */
@@ -73,6 +77,7 @@ export function presentSession(doc: SessionView, now: number): z.infer<typeof Se
     amount_refunded: doc.invoice?.amount_refunded ?? 0,
     refund_status: doc.invoice?.refund_status ?? null,
     subscription: doc.subscription ?? null,
+    ...sessionPricing(doc.pricing, doc.total),
   };
 }
 
@@ -84,6 +89,7 @@ export const presentInvoice = (i: InvoiceView) => ({
   currency: i.currency,
   amount_refunded: i.amount_refunded ?? 0,
   refund_status: i.refund_status ?? null,
+  ...invoicePricing(i.pricing, i.total),
 });
 
 export type PublicOffer = Pick<OfferDoc, 'route_key' | 'slug' | 'name'>;
@@ -132,6 +138,13 @@ export const CreateSessionBody = z
       "Where the full-page checkout of this session (the answer's url) sends the buyer after paying, instead of the offer's; {CHECKOUT_SESSION_ID} is replaced by the session id.",
     ),
     cancel_url: RedirectUrlField.optional().describe("Where it sends the buyer who cancels, instead of the offer's; {CHECKOUT_SESSION_ID} as in success_url."),
+    discount_code: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("A promotion code the buyer gave (case-insensitive): its discount prices the session. A wrong, expired or used-up code is refused (422) and no session is made."),
     test_clock: z
       .string()
       .regex(/^clock_[A-Za-z0-9]{1,60}$/, 'must be a test clock id (clock_…)')
@@ -150,11 +163,39 @@ export const CheckoutQuery = z
 /** What the buyer types; start and pay take them, so a correction after a decline reaches the invoice. */
 const BuyerFields = { email: z.email().max(254).optional(), name: z.string().trim().min(1).max(200).optional() };
 
+const optionalText = (max: number) => z.string().trim().max(max).nullish().transform((v) => (v ? v : null));
+
+/** What the tax needs; the tax module checks the country, the postal code and the VAT number's format. */
+const CustomerDetailsBody = z.object({
+  address: z.object({
+    country: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code (ISO 3166-1)')
+      .transform((c) => c.toUpperCase()),
+    postal_code: optionalText(20),
+    state: optionalText(60),
+  }),
+  business_name: optionalText(200),
+  tax_id: optionalText(40).describe('The business\'s VAT number, with its country prefix (DE123456789).'),
+});
+
+/** The pricing a start or pay may change: a code to apply (a string) or remove (null), and what the tax needs. */
+const PricingFields = {
+  discount_code: z.string().trim().min(1).max(100).nullable().optional().describe('A promotion code to apply; null removes the one applied. Absent: unchanged.'),
+  customer_details: CustomerDetailsBody.optional().describe('The buyer\'s country (postal code where its rate needs it) and, buying for a business, its name and VAT number.'),
+};
+
 /** Unknown keys are dropped rather than refused, so a hosted page that sends more still works. */
-export const StartBody = z.object(BuyerFields).nullish();
+export const StartBody = z.object({ ...BuyerFields, ...PricingFields }).nullish();
 
 export const customerInput = (body: { email?: string | undefined; name?: string | undefined } | null | undefined): CustomerInput | null =>
   body ? { email: body.email, name: body.name } : null;
+
+export const pricingInput = (body: { discount_code?: string | null | undefined; customer_details?: z.infer<typeof CustomerDetailsBody> | undefined } | null | undefined): PricingInput => ({
+  ...(body?.discount_code !== undefined ? { discountCode: body.discount_code } : {}),
+  ...(body?.customer_details ? { customerDetails: body.customer_details } : {}),
+});
 
 /**
  * A number, also when a form sent it as a string of digits ("12", "2030"). Whole and in range is
@@ -164,6 +205,7 @@ const wholeNumber = z.union([z.number(), z.string().regex(/^\d{1,4}$/, 'must be 
 
 export const PayBody = z.object({
   ...BuyerFields,
+  ...PricingFields,
   card: z.object({
     number: z
       .string()

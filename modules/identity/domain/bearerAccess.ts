@@ -76,6 +76,14 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/customers/:id/portal_sessions': 'member',
   'GET /api/portal_settings': 'member',
   'PUT /api/portal_settings': 'owner',
+  // Tax settings and rates: what members see in the dashboard; the owners change them.
+  'GET /api/tax/settings': 'member',
+  'POST /api/tax/settings': 'owner',
+  'GET /api/tax_rates': 'member',
+  'POST /api/tax_rates': 'owner',
+  'POST /api/tax_rates/starter': 'owner',
+  'GET /api/tax_rates/:id': 'member',
+  'POST /api/tax_rates/:id': 'owner',
 };
 
 const RANK: Record<Role, number> = { member: 0, owner: 1 };

@@ -15,6 +15,8 @@ export const OAUTH_SCOPES = {
   'webhooks:write': 'Create, change and delete event webhook endpoints and resend deliveries.',
   'customers:read': 'Read customers, their totals and history, with their emails.',
   'customers:write': 'Create customer portal sessions (one-time links into the hosted portal), and erase a customer’s personal data on request (owners only).',
+  'tax:read': 'Read the tax settings and tax rates.',
+  'tax:write': 'Turn tax collection on or off and create, rename and archive tax rates (owners only).',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;
@@ -43,6 +45,7 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl.startsWith('/api/webhook-endpoints') || routeUrl.startsWith('/api/webhook-deliveries')) {
     return read ? 'webhooks:read' : 'webhooks:write';
   }
+  if (routeUrl === '/api/tax/settings' || routeUrl === '/api/tax_rates' || routeUrl.startsWith('/api/tax_rates/')) return read ? 'tax:read' : 'tax:write';
   if (routeUrl === '/api/customers' || routeUrl.startsWith('/api/customers/')) return read ? 'customers:read' : 'customers:write';
   return null;
 }
