@@ -11,3 +11,5 @@ export { type CheckoutEvent, evolveSessionView, type SessionView, viewAt } from 
 export { ManagedSessionSchema } from './http/checkoutSchemas.ts';
 export type { HistoryEntry } from './sessionHistory.ts';
 export type { ManagedOffer } from './http/offerRoutes.ts';
+// Stripe's pricing fields of an invoice, which the subscriptions module's invoice answers share.
+export { InvoicePricingShape, invoicePricing } from './http/pricingSchemas.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PricingRecord } from '../../platform/domain/index.ts';
+import { InvoicePricingShape, invoicePricing } from '../checkout/index.ts';
 import type { InvoiceView } from './domain/invoiceView.ts';
 import type { SubscriptionState } from './domain/subscription.ts';
 
@@ -139,27 +139,7 @@ export const InvoiceResourceSchema = z.object({
   currency: z.string(),
   period: Period.nullable(),
   lines: z.array(Line),
-  subtotal: z.number().int().describe('The lines summed, before discount and exclusive tax.'),
-  tax: z.number().int().nullable().describe('The tax (exclusive: added to the total; inclusive: contained in it); null when none was calculated.'),
-  total_discount_amounts: z.array(z.object({ amount: z.number().int(), discount: z.object({ coupon: AppliedCouponSchema, promotion_code: PromotionCodeSchema }) })),
-  total_tax_amounts: z.array(
-    z.object({
-      amount: z.number().int(),
-      inclusive: z.boolean(),
-      tax_rate: z.object({ id: z.string(), display_name: z.string(), percentage: z.number(), country: z.string(), state: z.string().nullable(), jurisdiction: z.string().nullable() }).nullable(),
-      taxability_reason: z.string(),
-      taxable_amount: z.number().int(),
-    }),
-  ),
-  customer_details: z
-    .object({
-      address: z.object({ country: z.string(), postal_code: z.string().nullable(), state: z.string().nullable() }).nullable(),
-      business_name: z.string().nullable(),
-      tax_id: z.object({ type: z.string(), value: z.string(), country: z.string(), verification: z.string() }).nullable(),
-      tax_exempt: z.enum(['none', 'reverse']),
-    })
-    .nullable()
-    .describe('What the tax was calculated for (the checkout\'s buyer details; a renewal\'s, as its subscription keeps them).'),
+  ...InvoicePricingShape,
   total: z.number().int().describe('subtotal − discount + exclusive tax, to the minor unit.'),
   amount_due: z.number().int().describe('What is charged: the total less the credit applied.'),
   amount_paid: z.number().int(),
@@ -176,21 +156,6 @@ export const InvoiceResourceSchema = z.object({
   paid_at: Unix.nullable(),
 });
 export type InvoiceResource = z.infer<typeof InvoiceResourceSchema>;
-
-/** Stripe's pricing fields of an invoice, from its pricing record (none: the lines are the total). */
-function pricingFields(pricing: PricingRecord | null, lines: InvoiceView['lines']) {
-  const subtotal = lines.reduce((sum, l) => sum + l.amount, 0);
-  if (!pricing) return { subtotal, tax: null, total_discount_amounts: [], total_tax_amounts: [], customer_details: null };
-  const taxable = lines.reduce((sum, l) => sum + (l.taxable_amount ?? l.amount - (l.discount_amount ?? 0)), 0);
-  const t = pricing.tax;
-  return {
-    subtotal: pricing.subtotal,
-    tax: t ? pricing.total_tax : null,
-    total_discount_amounts: pricing.discount ? [{ amount: pricing.total_discount, discount: { coupon: pricing.discount.coupon, promotion_code: pricing.discount.promotion_code } }] : [],
-    total_tax_amounts: t ? [{ amount: pricing.total_tax, inclusive: t.behavior === 'inclusive', tax_rate: t.tax_rate, taxability_reason: t.taxability_reason, taxable_amount: taxable }] : [],
-    customer_details: pricing.customer_details,
-  };
-}
 
 export function presentInvoice(view: InvoiceView): InvoiceResource {
   return {
@@ -215,7 +180,7 @@ export function presentInvoice(view: InvoiceView): InvoiceResource {
       ...(l.proration ? { proration: { ...l.proration } } : {}),
     })),
     // A document of the read model's previous version lacks `pricing`: neither applied then.
-    ...pricingFields(view.pricing ?? null, view.lines),
+    ...invoicePricing(view.pricing ?? null, view.total),
     total: view.total,
     amount_due: view.amount_due,
     amount_paid: view.amount_paid,

@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs } from '../../app/backgroundJobs.ts';
-import { checkoutSessionStream } from '../../modules/checkout/domain/checkoutSession.ts';
-import { invoiceStream } from '../../modules/checkout/domain/invoice.ts';
+import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
 import { createApiKey, createUser } from '../../modules/identity/identityCommands.ts';
 import { invoiceMirrorJob } from '../../modules/subscriptions/jobs/invoiceMirror.ts';
 import { subscriptionCreationJob } from '../../modules/subscriptions/jobs/subscriptionCreation.ts';
 import { subscriptionStream } from '../../modules/subscriptions/domain/subscription.ts';
-import { calculateTax, createTaxRate, updateTaxRate, updateTaxSettings } from '../../modules/tax/index.ts';
+import { createTaxRate, updateTaxRate, updateTaxSettings } from '../../modules/tax/index.ts';
 import { subscriptionEventObject } from '../../modules/webhooks/subscriptionObjects.ts';
 import { PUBLIC_TYPE_OF } from '../../modules/webhooks/domain/eventTypes.ts';
-import { discountTerms, priceLines, taxTerms, type AppliedDiscount, type CouponDuration, type CustomerTaxDetails, type PricingRecord } from '../../platform/domain/index.ts';
-import { toNewEvent } from '../../platform/es/handleCommand.ts';
+import type { CouponDuration, CustomerTaxDetails } from '../../platform/domain/index.ts';
 import { GOOD_CARD } from '../checkout/checkoutFixtures.ts';
 import { clockApp, waitFor, type ClockApp } from './clockApp.ts';
 
@@ -21,13 +19,6 @@ const T0 = Date.UTC(2027, 0, 31, 12) / 1000;
 const day = (y: number, m: number, d: number) => Date.UTC(y, m - 1, d, 12) / 1000;
 const silent = { error: (o: unknown, m: string) => console.error(m, o), info: () => undefined };
 const BERLIN: CustomerTaxDetails = { address: { country: 'DE', postal_code: '10115', state: null }, business_name: null, tax_id: null, tax_exempt: 'none' };
-
-function coupon(duration: CouponDuration, id: string): AppliedDiscount {
-  return {
-    coupon: { id, name: 'Launch', percent_off: 20, amount_off: null, currency: null, duration, duration_in_months: duration === 'repeating' ? 3 : null, applies_to: null },
-    promotion_code: { id: `promo_${id}`, code: 'LAUNCH20' },
-  };
-}
 
 /**
  * Subscriptions bought with a coupon by a buyer in Germany, from a seller collecting 19% VAT on
@@ -65,36 +56,25 @@ describe('discounts and tax on renewals', () => {
   /** The subscription's invoices, oldest first. */
   const invoices = async (id: string) => ((await call('GET', `/api/invoices?subscription=${id}&per_page=100`)).body.data as Body[]).sort((a, b) => a.number - b.number);
 
-  /** Appends an event the checkout records when the buyer applies a code or gives their country (its repricing). */
-  async function record(stream: string, type: string, data: unknown) {
-    const recorded = await harness.services.store.readStream(stream);
-    const metadata = { correlation_id: 'test', actor: { type: 'cli' as const }, organization_id: seller.organizationId, occurred_at: T0 };
-    await harness.services.store.append(stream, [toNewEvent({ type, data }, metadata)], recorded.length - 1);
-  }
-
   /**
-   * A checkout on a new clock at T0 with `discount`, the buyer in Berlin: the session and its
-   * invoice repriced as the checkout page reprices them, then paid; the subscription it made.
+   * A buyer in Berlin subscribes at T0 on a new clock through the checkout, with a code of a 20%
+   * coupon of `duration` (3 months when repeating): the subscription it made.
    */
-  async function subscribe(discount: AppliedDiscount) {
+  async function subscribe(duration: CouponDuration, code: string) {
+    const ctx = harness.ctx(seller.organizationId);
+    const { id: couponId } = await createCoupon(ctx, { organizationId: seller.organizationId, name: 'Launch', percent_off: 20, duration, ...(duration === 'repeating' ? { duration_in_months: 3 } : {}) });
+    await createPromotionCode(ctx, { organizationId: seller.organizationId, coupon: couponId, code });
     const clock = (await call('POST', '/api/test_clocks', { frozen_time: T0 })).body.id as string;
-    const created = await call('POST', '/api/checkout/sessions', { offer: 'pro-monthly', test_clock: clock });
-    const sessionId = created.body.session.id as string;
-    const started = await harness.call('POST', `/api/checkout/sessions/${sessionId}/start`, { body: { email: 'ada@example.com', name: 'Ada' } });
-    expect(started.status).toBe(200);
-    const tax = await calculateTax(harness.ctx(seller.organizationId), { organizationId: seller.organizationId, taxBehavior: 'unspecified', customer: BERLIN, now: T0 });
-    const [first] = await harness.services.store.readStream(checkoutSessionStream(sessionId));
-    const lines = (first!.data as { lines: Array<{ name: string; amount: number }> }).lines;
-    const totals = priceLines(lines, 'EUR', discountTerms(discount), tax ? taxTerms(tax) : null);
-    const pricing: PricingRecord = { subtotal: totals.subtotal, total_discount: totals.total_discount, total_tax: totals.total_tax, discount, tax, customer_details: BERLIN };
-    const priced = totals.lines.map(({ discountable: _d, ...l }) => l);
-    await record(checkoutSessionStream(sessionId), 'CheckoutSessionRepriced', { lines: priced, total: totals.total, pricing, repriced_at: T0 });
-    await record(invoiceStream(started.body.invoice.id), 'InvoiceRepriced', { lines: priced, total: totals.total, pricing, repriced_at: T0 });
-    const paid = await harness.call('POST', `/api/checkout/sessions/${sessionId}/pay`, { body: { email: 'ada@example.com', name: 'Ada', card: GOOD_CARD } });
+    const created = await call('POST', '/api/checkout/sessions', { offer: 'pro-monthly', test_clock: clock, discount_code: code.toLowerCase() });
+    expect(created.status).toBe(201);
+    const paid = await harness.call('POST', `/api/checkout/sessions/${created.body.session.id}/pay`, {
+      body: { email: 'ada@example.com', name: 'Ada', card: GOOD_CARD, customer_details: { address: { country: 'DE', postal_code: '10115' } } },
+    });
     expect(paid.status).toBe(200);
     const id = paid.body.session.subscription.id as string;
     await waitFor('the subscription', () => call('GET', `/api/subscriptions/${id}`), (r) => r.status === 200);
-    return { clock, id, firstTotal: totals.total };
+    const coupon = expect.objectContaining({ id: couponId, percent_off: 20, duration });
+    return { clock, id, firstTotal: paid.body.invoice.total as number, coupon, discount: { coupon, promotion_code: { id: expect.any(String), code } } };
   }
 
   async function advance(clock: string, to: number) {
@@ -116,14 +96,14 @@ describe('discounts and tax on renewals', () => {
   }
 
   it('discounts invoices 1 to 3 of a 3-month repeating 20% coupon with 19% VAT on top, and bills the 4th in full', async () => {
-    const { clock, id, firstTotal } = await subscribe(coupon('repeating', 'co_rep'));
+    const { clock, id, firstTotal, coupon, discount } = await subscribe('repeating', 'REP20');
     // 1900 − 380 = 1520, + 19% = 288.8 → 289: 1809.
     expect(firstTotal).toBe(1809);
     expect((await subscription(id)).discount).toEqual({
       object: 'discount',
       subscription: id,
-      coupon: coupon('repeating', 'co_rep').coupon,
-      promotion_code: { id: 'promo_co_rep', code: 'LAUNCH20' },
+      coupon,
+      promotion_code: { id: expect.any(String), code: 'REP20' },
       start: T0,
       end: day(2027, 4, 30),
     });
@@ -139,9 +119,10 @@ describe('discounts and tax on renewals', () => {
     all.forEach(expectReconciled);
     for (const renewal of all.slice(1, 3)) {
       expect(renewal.lines).toEqual([expect.objectContaining({ amount: 1900, discount_amount: 380, tax_amount: 289 })]);
-      expect(renewal.total_discount_amounts).toEqual([{ amount: 380, discount: { coupon: coupon('repeating', 'co_rep').coupon, promotion_code: { id: 'promo_co_rep', code: 'LAUNCH20' } } }]);
-      expect(renewal.total_tax_amounts).toEqual([{ amount: 289, inclusive: false, tax_rate: expect.objectContaining({ id: rate19, percentage: 19, country: 'DE' }), taxability_reason: 'standard_rated', taxable_amount: 1520 }]);
+      expect(renewal.total_discount_amounts).toEqual([{ amount: 380, discount }]);
+      expect(renewal.total_tax_amounts).toEqual([{ amount: 289, inclusive: false, tax_rate: expect.objectContaining({ id: rate19, percentage: 19, country: 'DE' }), percentage: 19, taxability_reason: 'standard_rated', taxable_amount: 1520 }]);
       expect(renewal.customer_details).toEqual(BERLIN);
+      expect(renewal.discounts).toEqual([discount]);
     }
     expect(all[3]!.total_discount_amounts).toEqual([]);
     expect(all[3]!.lines).toEqual([expect.objectContaining({ amount: 1900, discount_amount: 0, tax_amount: 361 })]);
@@ -150,16 +131,16 @@ describe('discounts and tax on renewals', () => {
   });
 
   it('keeps a forever coupon on every renewal', async () => {
-    const { clock, id } = await subscribe(coupon('forever', 'co_forever'));
+    const { clock, id } = await subscribe('forever', 'FOREVER20');
     await advance(clock, day(2027, 6, 1));
     const all = await invoices(id);
     expect(all.map((i) => i.total)).toEqual([1809, 1809, 1809, 1809, 1809]);
     all.forEach(expectReconciled);
-    expect((await subscription(id)).discount).toMatchObject({ coupon: { id: 'co_forever', duration: 'forever' }, end: null });
+    expect((await subscription(id)).discount).toMatchObject({ coupon: { duration: 'forever' }, promotion_code: { code: 'FOREVER20' }, end: null });
   });
 
   it('uses a once coupon on the checkout\'s invoice only', async () => {
-    const { clock, id } = await subscribe(coupon('once', 'co_once'));
+    const { clock, id } = await subscribe('once', 'ONCE20');
     expect((await subscription(id)).discount).toBeNull();
     await advance(clock, day(2027, 3, 1));
     const all = await invoices(id);
@@ -168,7 +149,7 @@ describe('discounts and tax on renewals', () => {
   });
 
   it('taxes each renewal at the rate the seller has when it is made', async () => {
-    const { clock, id } = await subscribe(coupon('forever', 'co_rates'));
+    const { clock, id } = await subscribe('forever', 'RATES20');
     await advance(clock, day(2027, 3, 1));
     // Germany's rate changes: the seller archives 19% and enters 21% (a rate never changes its percentage, as Stripe's).
     const ctx = harness.ctx(seller.organizationId);
@@ -191,7 +172,7 @@ describe('discounts and tax on renewals', () => {
   });
 
   it('lets an owner take the discount off: recorded, announced, and the next invoice at full price', async () => {
-    const { clock, id } = await subscribe(coupon('forever', 'co_removed'));
+    const { clock, id, coupon } = await subscribe('forever', 'REMOVE20');
     const path = `/api/subscriptions/${id}/discount`;
     expect((await call('DELETE', path, undefined, memberToken)).status).toBe(403);
     expect((await call('DELETE', path, undefined, other.token)).status).toBe(404);
@@ -199,7 +180,7 @@ describe('discounts and tax on renewals', () => {
     const removed = await call('DELETE', path);
     expect(removed).toEqual({
       status: 200,
-      body: { object: 'discount', deleted: true, subscription: id, coupon: coupon('forever', 'co_removed').coupon, promotion_code: { id: 'promo_co_removed', code: 'LAUNCH20' }, start: T0, end: null },
+      body: { object: 'discount', deleted: true, subscription: id, coupon, promotion_code: { id: expect.any(String), code: 'REMOVE20' }, start: T0, end: null },
     });
     const again = await call('DELETE', path);
     expect(again.status).toBe(404);
@@ -209,12 +190,12 @@ describe('discounts and tax on renewals', () => {
 
     const events = await harness.services.store.readStream(subscriptionStream(id));
     const event = events.find((e) => e.type === 'SubscriptionDiscountRemoved')!;
-    expect(event.data).toMatchObject({ discount: { coupon: { id: 'co_removed' } }, requested_by: 'seller', at: T0 });
+    expect(event.data).toMatchObject({ discount: { promotion_code: { code: 'REMOVE20' } }, requested_by: 'seller', at: T0 });
     expect(event.metadata.actor).toMatchObject({ type: 'api_key' });
     expect(PUBLIC_TYPE_OF[event.type]).toBe('customer.subscription.updated');
     // The webhook of the creation carries the discount; the removal's carries none.
     const createdObject = await subscriptionEventObject(harness.services.store, events[0]!);
-    expect(createdObject?.object).toMatchObject({ discount: { coupon: { id: 'co_removed' }, start: T0, end: null } });
+    expect(createdObject?.object).toMatchObject({ discount: { promotion_code: { code: 'REMOVE20' }, start: T0, end: null } });
     expect((await subscriptionEventObject(harness.services.store, event))?.object).toMatchObject({ discount: null });
 
     await advance(clock, day(2027, 3, 1));
