@@ -128,6 +128,10 @@ describe('discounts and tax on renewals', () => {
     expect(all[3]!.lines).toEqual([expect.objectContaining({ amount: 1900, discount_amount: 0, tax_amount: 361 })]);
     // Gone from the subscription once an invoice started at its end.
     expect((await subscription(id)).discount).toBeNull();
+    // The statement states each discount and tax as lines: they add up to what was paid, the checkout's repriced invoice included.
+    const statement = (await call('GET', `/api/subscriptions/${id}/statement`)).body;
+    expect(statement.totals).toMatchObject({ amount_due: 1809 * 3 + 2261, paid: 1809 * 3 + 2261, credited: 380 * 3, owed: 0 });
+    expect(statement.totals.invoiced - statement.totals.credited - statement.totals.credit_applied).toBe(statement.totals.amount_due);
   });
 
   it('keeps a forever coupon on every renewal', async () => {
