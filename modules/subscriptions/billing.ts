@@ -247,7 +247,9 @@ async function run(services: Services, ctx: CommandContext, state: Active, actio
   const at = action.at;
   if (action.type === 'invoice') return renew(services, ctx, state, at, known);
   if (action.type === 'charge') return retry(services, ctx, state, at, known);
-  return decide(ctx, state.sub.id, { type: AT_DUE_TIME[action.type], now: at } as SubscriptionCommand, known);
+  // A notice states what the buyer will be charged: the tax as the seller's rates stand now.
+  const tax = action.type === 'upcoming' || action.type === 'trial_will_end' ? { tax: await invoiceTax(services, state, at) } : {};
+  return decide(ctx, state.sub.id, { type: AT_DUE_TIME[action.type], ...tax, now: at } as SubscriptionCommand, known);
 }
 
 /** A subscription's own steps stop after this many in one call: the next pass goes on. */

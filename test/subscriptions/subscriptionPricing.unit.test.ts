@@ -205,6 +205,27 @@ describe('subscription pricing: the discount in force at each period start, and 
   });
 });
 
+describe('the notices before a charge', () => {
+  it('state the renewal priced with the discount in force at its start and the tax given', () => {
+    const log = started(coupon('repeating'));
+    log.renew(vat(19), 2);
+    log.renew(vat(19), 3);
+    // The renewal of Apr 30 starts at the coupon's end: full price, 19% on top.
+    const [upcoming] = log.run({ type: 'NoticeUpcoming', tax: vat(19), now: log.active.current_period_end - 7 * DAY });
+    expect(upcoming).toMatchObject({ type: 'SubscriptionRenewalUpcoming', data: { amount: 2379 } });
+    const forever = started(coupon('forever'));
+    expect(forever.run({ type: 'NoticeUpcoming', tax: vat(19), now: T0 + 20 * DAY })[0]).toMatchObject({ data: { amount: 1903 } });
+    expect(started(null).run({ type: 'NoticeUpcoming', now: T0 + 20 * DAY })[0]).toMatchObject({ data: { amount: 1999 } });
+  });
+
+  it('state the first invoice after a trial as it will be charged', () => {
+    const trialEnd = T0 + 14 * DAY;
+    const log = started(coupon('repeating'), { trial_start: T0, trial_end: trialEnd, billing_cycle_anchor: trialEnd, current_period_end: trialEnd, first_invoice: { id: 'in_0', number: 1, amount: 0, paid: true } });
+    const [notice] = log.run({ type: 'NoticeTrialWillEnd', tax: vat(19), now: trialEnd - 3 * DAY });
+    expect(notice).toMatchObject({ type: 'SubscriptionTrialWillEnd', data: { trial_end: trialEnd, amount: 1903 } });
+  });
+});
+
 describe('removing a subscription\'s discount', () => {
   it('records who and what, bills the next invoice at full price, and refuses a second removal', () => {
     const log = started(coupon('forever'));

@@ -155,7 +155,9 @@ export type SubscriptionEvent =
       }
     >
   | Ev<'SubscriptionPaymentMethodUpdated', { payment_method: PaymentMethod; at: number }>
-  | Ev<'SubscriptionTrialWillEnd', { trial_end: number; at: number }>
+  /** `amount`: the first invoice after the trial, priced as it stood then (absent on events from before pricing: the plan's amount). */
+  | Ev<'SubscriptionTrialWillEnd', { trial_end: number; amount?: number; at: number }>
+  /** `amount`: the renewal's invoice for the plan, with the discount in force then and the tax calculated now. */
   | Ev<'SubscriptionRenewalUpcoming', { renews_at: number; amount: number; at: number }>
   /** A GDPR erasure of the buyer (modules/customers): their details replaced; nothing else changes. */
   | Ev<'SubscriptionCustomerRedacted', { customer: Customer; at: number }>
@@ -454,8 +456,9 @@ export type SubscriptionCommand =
   | { type: 'RecordPaymentFailed'; invoiceId: string; attempt: number; code: string; declineCode: string | null; message: string; settings: DunningSettings; now: number }
   | { type: 'EndGrace'; now: number }
   | { type: 'ExpireIncomplete'; now: number }
-  | { type: 'NoticeTrialWillEnd'; now: number }
-  | { type: 'NoticeUpcoming'; now: number }
+  /** `tax`: calculated for the subscription's customer_details at `now` by the caller, for the amount the notice states. */
+  | { type: 'NoticeTrialWillEnd'; tax?: AppliedTax | null; now: number }
+  | { type: 'NoticeUpcoming'; tax?: AppliedTax | null; now: number }
   | { type: 'Cancel'; atPeriodEnd: boolean; refund: 'none' | 'prorated'; requestedBy: 'seller' | 'customer'; now: number }
   | { type: 'CancelAtPeriodEnd'; now: number }
   | { type: 'Reactivate'; now: number }
@@ -508,6 +511,12 @@ export function priceInvoice(state: Active, lines: Line[], periodStart: number, 
       customer_details: state.sub.customer_details ?? null,
     },
   };
+}
+
+/** What the plan's next period will be invoiced: its lines priced with the discount in force at its start and `tax`. */
+export function upcomingAmount(state: Active, tax: AppliedTax | null): number {
+  const { lines, pricing } = priceInvoice(state, state.lines, state.current_period_end, tax);
+  return pricedTotal(lines, pricing);
 }
 
 /**
@@ -677,10 +686,10 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
       return [{ type: 'SubscriptionIncompleteExpired', data: { at: now } }];
     case 'NoticeTrialWillEnd':
       if (state.status !== 'trialing' || state.trial_end === null || state.trial_notice_for === state.trial_end) return [];
-      return [{ type: 'SubscriptionTrialWillEnd', data: { trial_end: state.trial_end, at: now } }];
+      return [{ type: 'SubscriptionTrialWillEnd', data: { trial_end: state.trial_end, amount: upcomingAmount(state, command.tax ?? null), at: now } }];
     case 'NoticeUpcoming':
       if (state.status !== 'active' || state.upcoming_notice_for === state.current_period_end) return [];
-      return [{ type: 'SubscriptionRenewalUpcoming', data: { renews_at: state.current_period_end, amount: state.amount, at: now } }];
+      return [{ type: 'SubscriptionRenewalUpcoming', data: { renews_at: state.current_period_end, amount: upcomingAmount(state, command.tax ?? null), at: now } }];
     case 'Cancel': {
       if (command.atPeriodEnd) {
         if (state.status === 'incomplete') throw conflict('subscription_incomplete', 'An incomplete subscription ends on its own; cancel it immediately instead.');
