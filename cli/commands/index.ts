@@ -26,6 +26,7 @@ import { paymentCommands } from './payments.ts';
 import { testClockCommands } from './testClocks.ts';
 import { exportCommands } from './exports.ts';
 import { customersBackfillCommand } from './customers.ts';
+import { taxCommands } from './tax.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -57,6 +58,7 @@ export const allCommands: CliCommand[] = [
   promoListCommand,
   workflowListCommand,
   workflowShowCommand,
+  ...taxCommands,
   ...webhookCommands,
   ...paymentCommands,
   ...testClockCommands,
