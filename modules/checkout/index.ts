@@ -9,6 +9,8 @@ export { checkoutProjection, OFFERS, type OfferDoc } from './checkoutProjection.
 export { type CheckoutEvent, evolveSessionView, type SessionView, viewAt } from './domain/sessionView.ts';
 // Answers of the management routes, whose types the dashboard imports (type-only).
 export { ManagedSessionSchema } from './http/checkoutSchemas.ts';
+// An invoice's discount and tax in Stripe's names, for the invoice.* webhooks' payloads.
+export { invoicePricing, InvoicePricingShape } from './http/pricingSchemas.ts';
 export type { HistoryEntry } from './sessionHistory.ts';
 export type { ManagedOffer } from './http/offerRoutes.ts';
 // Stripe's pricing fields of an invoice, which the subscriptions module's invoice answers share.

@@ -72,6 +72,22 @@ async function loadSession(ctx: CommandContext, id: string): Promise<CheckoutSes
   return fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(id))) as never);
 }
 
+/** Where each field the tax module names sits in a start or pay body. */
+const BODY_FIELDS: Record<string, string> = {
+  country: 'customer_details.address.country',
+  postal_code: 'customer_details.address.postal_code',
+  state: 'customer_details.address.state',
+  business_name: 'customer_details.business_name',
+  tax_id: 'customer_details.tax_id',
+};
+
+/** The tax module's refusal, its fields named as the request body names them. */
+function inBody(error: DomainError): DomainError {
+  if (!error.fields) return error;
+  const fields = Object.fromEntries(Object.entries(error.fields).map(([k, v]) => [BODY_FIELDS[k] ?? k, v]));
+  return new DomainError(error.kind, error.code, error.message, fields);
+}
+
 const sameCode = (discount: AppliedDiscount | null, code: string) => discount?.promotion_code?.code.toLowerCase() === code.trim().toLowerCase();
 
 /**
@@ -109,6 +125,8 @@ export async function repriceSession(ctx: CommandContext, services: Services, id
       state: d.address.state ?? null,
       business_name: d.business_name ?? null,
       tax_id: d.tax_id ?? null,
+    }).catch((error: unknown) => {
+      throw error instanceof DomainError ? inBody(error) : error;
     });
   }
   const tax = details ? await calculateTax(ctx, { organizationId: session.organization_id, taxBehavior: session.tax_behavior ?? 'unspecified', customer: details, now }) : null;

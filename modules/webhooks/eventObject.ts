@@ -1,6 +1,6 @@
 import { automationProjection, receptionsIn, Workflow, type WorkflowDoc, WORKFLOWS } from '../automation/index.ts';
 import { CATALOG_PRODUCTS, catalogProjection, type ProductDoc, productResource } from '../catalog/index.ts';
-import { type CheckoutEvent, checkoutProjection, checkoutSessionStream, evolveSessionView, invoiceStream, type OfferDoc, OFFERS, presentSessionResource, type SessionView, viewAt } from '../checkout/index.ts';
+import { type CheckoutEvent, checkoutProjection, checkoutSessionStream, evolveSessionView, invoicePricing, invoiceStream, type OfferDoc, OFFERS, presentSessionResource, type SessionView, viewAt } from '../checkout/index.ts';
 import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
 import { encodeRouteKey } from '../../platform/lib/index.ts';
 import type { WebhookEventType } from './domain/eventTypes.ts';
@@ -75,6 +75,7 @@ export async function eventObject(store: Reader, type: WebhookEventType, event: 
           offer: { id: view.offer.id, slug: view.offer.slug, name: view.offer.name },
           mode: view.mode,
           payment: paid ? (paid.data as { card: { brand: string; last4: string } }).card : null,
+          ...invoicePricing(i.pricing, i.total),
           ...announced(type, event),
         },
         organizationId: view.organization_id,

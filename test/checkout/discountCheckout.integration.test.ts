@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
+import { expireSession, reserveSessionRedemption } from '../../modules/checkout/sessionCommands.ts';
+import { readSessionSnapshot } from '../../modules/checkout/sessionSnapshot.ts';
+import { checkoutSessionDecider, checkoutSessionStream } from '../../modules/checkout/domain/checkoutSession.ts';
+import { fold } from '../../platform/domain/index.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { DECLINED_CARD, GOOD_CARD, json, makeOffer } from './checkoutFixtures.ts';
 
@@ -112,5 +116,24 @@ describe('discount codes at checkout', () => {
     // No charge but the one: one paid invoice, one redemption.
     expect((await events('InvoicePaid')).length - paidBefore).toBe(1);
     expect((await events('CouponRedeemed')).filter((e) => e.stream.includes(couponId))).toHaveLength(1);
+  });
+
+  it("releases the redemption an expired session held when its process stopped before the charge", async () => {
+    const { offer, org } = await seller('HELD', { max_redemptions: 1 });
+    const held = await post('/api/checkout/sessions', { offer: offer.slug, discount_code: 'HELD' });
+    const heldId = held.body.session.id as string;
+    const other = await post('/api/checkout/sessions', { offer: offer.slug, discount_code: 'HELD' });
+    const otherId = other.body.session.id as string;
+    // As a pay that reserved, then stopped before charging.
+    const state = fold(checkoutSessionDecider, (await server.services.store.readStream(checkoutSessionStream(heldId))) as never);
+    if (state.status === 'none') throw new Error('no session');
+    await reserveSessionRedemption(server.cliContext(org.organizationId), state.session);
+    expect((await post(`/api/checkout/sessions/${otherId}/pay`, { email: 'b@example.com', card: DECLINED_CARD })).body.code).toBe('discount_code_exhausted');
+    const later = { ...server.cliContext(org.organizationId) };
+    later.metadata = { ...later.metadata, occurred_at: later.metadata.occurred_at + 2 * 86_400 };
+    expect((await expireSession(later, heldId)).expired).toBe(true);
+    expect((await readSessionSnapshot(server.services.store, heldId))?.view.status).toBe('expired');
+    // The subscriber lets go of it: the other buyer's card is tried (and declined), the code is no longer the refusal.
+    await expect.poll(async () => (await post(`/api/checkout/sessions/${otherId}/pay`, { email: 'b@example.com', card: DECLINED_CARD })).status, { timeout: 20_000 }).toBe(402);
   });
 });

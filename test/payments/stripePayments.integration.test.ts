@@ -178,6 +178,12 @@ describe('Stripe live payments', { timeout: 120_000 }, () => {
     expect(again.payment_intent.id).not.toBe(pi.id);
     expect(stripe.paymentIntent(again.payment_intent.id)).toMatchObject({ amount: repriced, metadata: { invoice_id: invoiceId } });
     expect(stripe.paymentIntent(pi.id)?.status).toBe('canceled');
+    // Paid on the buyer's return: the redemption subscriber counts it (the settle itself does not).
+    stripe.succeed(again.payment_intent.id);
+    const settled = await post(`/api/checkout/sessions/${sessionId}/payment-intent/settle`, {});
+    expect(((await settled.json()) as { invoice: { total: number; status: string } }).invoice).toMatchObject({ status: 'paid', total: repriced });
+    const redeemed = async () => (await server.services.store.readAll({ after: null, limit: 1_000_000 })).filter((e) => e.type === 'CouponRedeemed' && JSON.stringify(e.data).includes(sessionId));
+    await expect.poll(async () => (await redeemed()).length, { timeout: 20_000 }).toBe(1);
   });
 
   it('pays from a signed payment_intent.succeeded, once, whatever is delivered again or late', async () => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/eventTypes.ts';
 import { Workflow } from '../../automation/index.ts';
 import { Product } from '../../catalog/index.ts';
-import { SessionResourceSchema } from '../../checkout/index.ts';
+import { InvoicePricingShape, SessionResourceSchema } from '../../checkout/index.ts';
 import { InvoiceResourceSchema, SubscriptionSchema } from '../../subscriptions/index.ts';
 
 /** Shapes of what event webhooks carry: `data.object` per event type, each as its GET route (or the session list) shows it. */
@@ -20,6 +20,7 @@ export const InvoiceObject = z.object({
   offer: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
   mode: z.enum(['test', 'live']),
   payment: z.object({ brand: z.string(), last4: z.string() }).nullable().describe('The card that paid it (brand and last four digits only).'),
+  ...InvoicePricingShape,
 });
 
 export const RefundedInvoiceObject = InvoiceObject.extend({
