@@ -13,5 +13,3 @@ export { ManagedSessionSchema } from './http/checkoutSchemas.ts';
 export { invoicePricing, InvoicePricingShape } from './http/pricingSchemas.ts';
 export type { HistoryEntry } from './sessionHistory.ts';
 export type { ManagedOffer } from './http/offerRoutes.ts';
-// Stripe's pricing fields of an invoice, which the subscriptions module's invoice answers share.
-export { InvoicePricingShape, invoicePricing } from './http/pricingSchemas.ts';
