@@ -141,6 +141,11 @@ describe('discounts and tax on renewals', () => {
     expect(all.map((i) => i.total)).toEqual([1809, 1809, 1809, 1809, 1809]);
     all.forEach(expectReconciled);
     expect((await subscription(id)).discount).toMatchObject({ coupon: { duration: 'forever' }, promotion_code: { code: 'FOREVER20' }, end: null });
+    // Each renewal was announced at its priced amount, and invoice.upcoming carries it priced.
+    const upcoming = (await harness.services.store.readStream(subscriptionStream(id))).filter((e) => e.type === 'SubscriptionRenewalUpcoming');
+    expect(upcoming.map((e) => (e.data as { amount: number }).amount)).toEqual([1809, 1809, 1809, 1809]);
+    const draft = (await subscriptionEventObject(harness.services.store, upcoming.at(-1)!))?.object as Body;
+    expect(draft).toMatchObject({ billing_reason: 'upcoming', total: 1809, amount_due: 1809, lines: [{ amount: 1900, discount_amount: 380, tax_amount: 289 }] });
   });
 
   it('uses a once coupon on the checkout\'s invoice only', async () => {

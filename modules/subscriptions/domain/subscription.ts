@@ -157,8 +157,8 @@ export type SubscriptionEvent =
   | Ev<'SubscriptionPaymentMethodUpdated', { payment_method: PaymentMethod; at: number }>
   /** `amount`: the first invoice after the trial, priced as it stood then (absent on events from before pricing: the plan's amount). */
   | Ev<'SubscriptionTrialWillEnd', { trial_end: number; amount?: number; at: number }>
-  /** `amount`: the renewal's invoice for the plan, with the discount in force then and the tax calculated now. */
-  | Ev<'SubscriptionRenewalUpcoming', { renews_at: number; amount: number; at: number }>
+  /** `amount`: the renewal's invoice for the plan, with the discount in force then and `tax`, calculated now. */
+  | Ev<'SubscriptionRenewalUpcoming', { renews_at: number; amount: number; tax?: AppliedTax | null; at: number }>
   /** A GDPR erasure of the buyer (modules/customers): their details replaced; nothing else changes. */
   | Ev<'SubscriptionCustomerRedacted', { customer: Customer; at: number }>
   /** The seller took the coupon off (Stripe's DELETE /v1/subscriptions/{id}/discount): the next invoice is at full price. */
@@ -689,7 +689,7 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
       return [{ type: 'SubscriptionTrialWillEnd', data: { trial_end: state.trial_end, amount: upcomingAmount(state, command.tax ?? null), at: now } }];
     case 'NoticeUpcoming':
       if (state.status !== 'active' || state.upcoming_notice_for === state.current_period_end) return [];
-      return [{ type: 'SubscriptionRenewalUpcoming', data: { renews_at: state.current_period_end, amount: upcomingAmount(state, command.tax ?? null), at: now } }];
+      return [{ type: 'SubscriptionRenewalUpcoming', data: { renews_at: state.current_period_end, amount: upcomingAmount(state, command.tax ?? null), tax: command.tax ?? null, at: now } }];
     case 'Cancel': {
       if (command.atPeriodEnd) {
         if (state.status === 'incomplete') throw conflict('subscription_incomplete', 'An incomplete subscription ends on its own; cancel it immediately instead.');
