@@ -195,6 +195,16 @@ describe('subscription pricing: the discount in force at each period start, and 
     reconciles(update);
   });
 
+  it('takes the new plan\'s tax behaviour on a plan change, for the invoices after it', () => {
+    const log = started(null);
+    log.run({ type: 'ChangePlan', plan: { ...log.active.plan, plan_id: 'gross' }, lines: [{ name: 'Gross', amount: 2380 }], behavior: 'none', taxBehavior: 'inclusive', now: T0 + DAY });
+    expect(log.active.sub.tax_behavior).toBe('inclusive');
+    expect(log.events.at(-1)!.data).toMatchObject({ to: { tax_behavior: 'inclusive' } });
+    // A change recorded without one (before taxes) leaves it as it was.
+    log.run({ type: 'ChangePlan', plan: { ...log.active.plan, plan_id: 'other' }, lines: [{ name: 'Other', amount: 1000 }], behavior: 'none', now: T0 + 2 * DAY });
+    expect(log.active.sub.tax_behavior).toBe('inclusive');
+  });
+
   it('refuses a renewal whose charge was computed with another tax than the command carries', () => {
     const log = started(coupon('forever'));
     const now = log.active.current_period_end;

@@ -147,7 +147,8 @@ export type SubscriptionEvent =
       'SubscriptionPlanChanged',
       {
         from: { plan: PlanTerms; lines: Line[]; amount: number };
-        to: { plan: PlanTerms; lines: Line[]; amount: number };
+        /** `tax_behavior`: the new plan's, which the next invoices are taxed by (absent on changes from before taxes: unchanged). */
+        to: { plan: PlanTerms; lines: Line[]; amount: number; tax_behavior?: TaxBehavior | 'unspecified' };
         proration_behavior: ProrationBehavior;
         /** Lines for the next invoice (create_prorations) or for an invoice now (always_invoice). */
         proration: ProrationLine[];
@@ -409,6 +410,7 @@ function evolve(state: SubscriptionState, event: SubscriptionEvent): Subscriptio
         plan: d.to.plan,
         lines: d.to.lines,
         amount: d.to.amount,
+        sub: d.to.tax_behavior ? { ...state.sub, tax_behavior: d.to.tax_behavior } : state.sub,
         pending_proration: d.proration_behavior === 'create_prorations' ? [...state.pending_proration, ...d.proration] : state.pending_proration,
         invoice_now: d.proration_behavior === 'always_invoice' ? [...state.invoice_now, ...d.proration] : state.invoice_now,
       };
@@ -464,7 +466,7 @@ export type SubscriptionCommand =
   | { type: 'Reactivate'; now: number }
   | { type: 'Pause'; now: number }
   | { type: 'Resume'; now: number }
-  | { type: 'ChangePlan'; plan: PlanTerms; lines: Line[]; behavior: ProrationBehavior; now: number }
+  | { type: 'ChangePlan'; plan: PlanTerms; lines: Line[]; behavior: ProrationBehavior; taxBehavior?: TaxBehavior | 'unspecified'; now: number }
   | { type: 'UpdatePaymentMethod'; paymentMethod: PaymentMethod; now: number }
   | { type: 'EndForClockDeletion'; now: number }
   | { type: 'RedactCustomer'; customer: Customer; now: number }
@@ -760,7 +762,7 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
           type: 'SubscriptionPlanChanged',
           data: {
             from: { plan: state.plan, lines: state.lines, amount: state.amount },
-            to: { plan: command.plan, lines: command.lines, amount: newAmount },
+            to: { plan: command.plan, lines: command.lines, amount: newAmount, ...(command.taxBehavior ? { tax_behavior: command.taxBehavior } : {}) },
             proration_behavior: command.behavior,
             proration,
             changed_at: now,

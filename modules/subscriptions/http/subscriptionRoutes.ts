@@ -241,7 +241,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     const terms: PlanTerms = { product_id: current.product_id, plan_id: plan.id, plan_name: plan.name, renew_interval: plan.renew_interval, invoice_interval: plan.invoice_interval };
     const name = plan.display_name || plan.name;
     const lines: Line[] = plan.charges.map((c) => ({ name, amount: c.amount }));
-    return changeSubscriptionPlan(ctx, id, { plan: terms, lines, behavior: body.proration_behavior });
+    return changeSubscriptionPlan(ctx, id, { plan: terms, lines, behavior: body.proration_behavior, taxBehavior: plan.tax_behavior ?? 'unspecified' });
   });
 
   app.delete(
