@@ -1,6 +1,6 @@
 import type { Services } from '../../platform/runtime/index.ts';
 import { CHECKOUT_SESSIONS, type SessionView } from '../checkout/index.ts';
-import { formatMoney, pricingSummary, receiptLinksOf } from '../receipts/index.ts';
+import { formatDay, formatMoney, pricingSummary, receiptLinksOf } from '../receipts/index.ts';
 import { CUSTOMER_LINKS, type LinkDoc } from '../customers/index.ts';
 import { isEnded, listInvoices, loadSubscription, subscriptionPlans, type Active } from '../subscriptions/index.ts';
 import type { PortalSettings } from './domain/portalSettings.ts';
@@ -34,6 +34,16 @@ export function ownedBy(state: Active, organizationId: string, buyer: PortalBuye
   return state.sub.organization_id === organizationId && state.sub.customer_id === buyer.id;
 }
 
+/** The subscription's coupon as the buyer reads it: "20% off until 30 April 2027", "€5.00 off", or null. */
+export function discountWords(state: Active): string | null {
+  const d = state.discount;
+  if (!d) return null;
+  const c = d.coupon;
+  const off = c.percent_off !== null ? `${c.percent_off}% off` : `${formatMoney(c.amount_off ?? 0, c.currency ?? state.sub.currency)} off`;
+  if (c.duration === 'once') return `${off} your next invoice`;
+  return d.end === null ? off : `${off} until ${formatDay(d.end)}`;
+}
+
 export async function portalSubscription(services: Services, state: Active, settings: PortalSettings): Promise<PortalSubscription> {
   const ended = isEnded(state.status);
   const { current, switchable } = await subscriptionPlans(services, state);
@@ -54,6 +64,7 @@ export async function portalSubscription(services: Services, state: Active, sett
     cancelAt: ended ? null : state.cancel_at,
     ended,
     card: state.payment_method?.card ?? null,
+    discount: discountWords(state),
     plans: plans.map((p) => ({ id: p.id, label: `${p.display_name || p.name}: ${formatMoney(p.charges.reduce((sum, c) => sum + c.amount, 0), state.sub.currency)} ${INTERVAL_WORDS[p.invoice_interval] ?? ''}`.trim() })),
     invoices: await Promise.all(
       invoices

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { fold } from '../../platform/domain/index.ts';
+import { fold, type AppliedTax, type PricingRecord, type TaxBehavior } from '../../platform/domain/index.ts';
 import type { EventMetadata, RecordedEvent } from '../../platform/eventStore/index.ts';
 import { allocateId, handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { readModelsAtHead } from '../../platform/http/index.ts';
@@ -9,6 +9,7 @@ import { SUBSCRIPTION_SCHEDULE, type ScheduleDoc } from './subscriptionProjectio
 import { INVOICE_MIRROR_CHECKPOINT } from './jobs/invoiceMirror.ts';
 import { checkoutSessionStream, invoiceDecider, invoiceStream, offerStream } from '../checkout/index.ts';
 import { liveProviderOf, paymentProviderFor, type ChargeResult, type PaymentProvider } from '../payments/index.ts';
+import { calculateTax } from '../tax/index.ts';
 import { loadDunningSettings } from './dunningSettings.ts';
 import { parseInterval, boundary } from './domain/interval.ts';
 import {
@@ -54,6 +55,8 @@ type SessionCreated = {
   created_at: number;
   recurring?: { renew_interval: string | null; invoice_interval: string; trial_period_days: number | null };
   test_clock?: string;
+  pricing?: PricingRecord;
+  tax_behavior?: TaxBehavior | 'unspecified';
 };
 type SessionCompleted = { invoice_id: string; completed_at: number; subscription_id?: string; payment_method?: PaymentMethod; customer_id?: string };
 
@@ -83,6 +86,8 @@ export async function createSubscriptionFromSession(services: Services, sessionI
   const events = await services.store.readStream(checkoutSessionStream(sessionId));
   const created = events.find((e) => e.type === 'CheckoutSessionCreated')?.data as SessionCreated | undefined;
   const completed = events.find((e) => e.type === 'CheckoutSessionCompleted')?.data as SessionCompleted | undefined;
+  // The price as the buyer paid it: the creation's, or the last repricing's (a code or a country given on the page).
+  const pricing = events.reduce<PricingRecord | undefined>((p, e) => (e.type === 'CheckoutSessionRepriced' ? (e.data as { pricing: PricingRecord }).pricing : p), created?.pricing);
   if (!created?.recurring || !completed?.subscription_id) return { created: false };
   const existing = await services.store.readStream(subscriptionStream(completed.subscription_id));
   if (existing.length > 0) return { created: false };
@@ -126,6 +131,9 @@ export async function createSubscriptionFromSession(services: Services, sessionI
       trial_end: trialEnd,
       first_invoice: { id: completed.invoice_id, number: invoice.invoice.number, amount: invoice.invoice.total, paid: invoice.status === 'paid' },
       test_clock: created.test_clock ?? null,
+      ...(pricing?.discount ? { discount: pricing.discount } : {}),
+      ...(pricing?.customer_details ? { customer_details: pricing.customer_details } : {}),
+      ...(created.tax_behavior ? { tax_behavior: created.tax_behavior } : {}),
     },
     now,
   });
@@ -171,15 +179,26 @@ const outcomeOf = (o: ChargeResult) =>
     ? ({ status: 'succeeded', chargeId: o.reference || null, card: o.card } as const)
     : ({ status: 'declined', code: o.code, declineCode: o.declineCode, message: o.message } as const);
 
+/**
+ * The tax of an invoice the subscription makes at `at`: the seller's rates and settings as they
+ * are now, for the buyer's details the checkout took (none kept: no tax, as before taxes).
+ */
+export function invoiceTax(services: Pick<Services, 'store'>, state: Active, at: number): Promise<AppliedTax | null> {
+  return calculateTax({ store: services.store }, { organizationId: state.sub.organization_id, taxBehavior: state.sub.tax_behavior ?? 'unspecified', customer: state.sub.customer_details ?? null, now: at });
+}
+
 /** A period's (or a change's) invoice and its first charge: charged first, then both recorded in one append. */
 async function renew(services: Services, ctx: CommandContext, state: Active, at: number, known?: readonly RecordedEvent[]): Promise<Step> {
-  const invoice = nextInvoice(state, at);
+  if (!nextInvoice(state, at)) return;
+  // Calculated once, then passed in: what was charged and what the invoice records agree.
+  const tax = await invoiceTax(services, state, at);
+  const invoice = nextInvoice(state, at, tax);
   if (!invoice) return;
   const invoiceId = renewalInvoiceId(state.sub.id, state.invoice_count);
   const charged = await chargeCard(services, state, invoiceId, invoice.amount_due, 1, at);
   const settings = charged.status === 'declined' ? await loadDunningSettings(services.store, state.sub.organization_id) : DEFAULT_DUNNING;
   const number = await allocateId(services.store, `invoice-${state.sub.organization_id}`, ctx.metadata);
-  return decide(ctx, state.sub.id, { type: 'Renew', invoiceId, number, amountCharged: invoice.amount_due, outcome: outcomeOf(charged), settings, now: at }, known);
+  return decide(ctx, state.sub.id, { type: 'Renew', invoiceId, number, amountCharged: invoice.amount_due, outcome: outcomeOf(charged), settings, tax, now: at }, known);
 }
 
 /**
@@ -228,7 +247,9 @@ async function run(services: Services, ctx: CommandContext, state: Active, actio
   const at = action.at;
   if (action.type === 'invoice') return renew(services, ctx, state, at, known);
   if (action.type === 'charge') return retry(services, ctx, state, at, known);
-  return decide(ctx, state.sub.id, { type: AT_DUE_TIME[action.type], now: at } as SubscriptionCommand, known);
+  // A notice states what the buyer will be charged: the tax as the seller's rates stand now.
+  const tax = action.type === 'upcoming' || action.type === 'trial_will_end' ? { tax: await invoiceTax(services, state, at) } : {};
+  return decide(ctx, state.sub.id, { type: AT_DUE_TIME[action.type], ...tax, now: at } as SubscriptionCommand, known);
 }
 
 /** A subscription's own steps stop after this many in one call: the next pass goes on. */

@@ -1,5 +1,5 @@
 export { intervalProblem, parseInterval, boundary } from './domain/interval.ts';
-export { currentAttempt, nextBoundary, type PaymentMethod, type SubscriptionEvent, subscriptionDecider, subscriptionStream } from './domain/subscription.ts';
+export { currentAttempt, nextBoundary, priceInvoice, pricedTotal, type PaymentMethod, type SubscriptionEvent, subscriptionDecider, subscriptionStream } from './domain/subscription.ts';
 export { testClockStream, testClockDecider, type TestClockEvent } from './domain/testClock.ts';
 export { invoiceAsOf } from './domain/invoiceView.ts';
 export { InvoiceResourceSchema, presentInvoice, presentSubscription, SubscriptionSchema, type InvoiceResource, type SubscriptionResource } from './resources.ts';

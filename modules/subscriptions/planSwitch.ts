@@ -31,5 +31,5 @@ export async function switchPlan(ctx: CommandContext, state: Active, planId: str
   const terms: PlanTerms = { product_id: state.plan.product_id, plan_id: plan.id, plan_name: plan.name, renew_interval: plan.renew_interval, invoice_interval: plan.invoice_interval };
   const name = plan.display_name || plan.name;
   const lines: Line[] = plan.charges.map((c) => ({ name, amount: c.amount }));
-  return changeSubscriptionPlan(ctx, state.sub.id, { plan: terms, lines, behavior: 'create_prorations' });
+  return changeSubscriptionPlan(ctx, state.sub.id, { plan: terms, lines, behavior: 'create_prorations', taxBehavior: plan.tax_behavior ?? 'unspecified' });
 }

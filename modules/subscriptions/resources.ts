@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { InvoicePricingShape, invoicePricing } from '../checkout/index.ts';
 import type { InvoiceView } from './domain/invoiceView.ts';
 import type { SubscriptionState } from './domain/subscription.ts';
 
@@ -7,6 +8,42 @@ import type { SubscriptionState } from './domain/subscription.ts';
 const STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'unpaid', 'canceled', 'paused'] as const;
 const Unix = z.number().int();
 const Period = z.object({ start: Unix, end: Unix });
+
+/** A coupon as applied (Stripe's Discount's `coupon` and `promotion_code`), frozen when applied. */
+export const AppliedCouponSchema = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  percent_off: z.number().nullable(),
+  amount_off: z.number().int().nullable(),
+  currency: z.string().nullable(),
+  duration: z.enum(['once', 'repeating', 'forever']),
+  duration_in_months: z.number().int().nullable(),
+  applies_to: z.object({ products: z.array(z.string()) }).nullable(),
+});
+const PromotionCodeSchema = z.object({ id: z.string(), code: z.string() }).nullable().describe('The code the buyer typed; null for a coupon the seller attached to the offer.');
+
+export const SubscriptionDiscountSchema = z
+  .object({
+    object: z.literal('discount'),
+    subscription: z.string(),
+    coupon: AppliedCouponSchema,
+    promotion_code: PromotionCodeSchema,
+    start: Unix.describe('When the subscription took the coupon (its creation).'),
+    end: Unix.nullable().describe('A `repeating` coupon: start + duration_in_months months; invoices whose period starts before it are discounted. Null for `forever` (and `once`, which prices the first invoice only).'),
+  })
+  .nullable()
+  .describe("The coupon that prices the subscription's next invoices (Stripe's Discount); null when none, once used up or ended, or removed.");
+
+/** The answer of DELETE …/discount (Stripe's deleted Discount). */
+export const DeletedDiscountSchema = z.object({
+  object: z.literal('discount'),
+  deleted: z.literal(true),
+  subscription: z.string(),
+  coupon: AppliedCouponSchema,
+  promotion_code: PromotionCodeSchema,
+  start: Unix,
+  end: Unix.nullable(),
+});
 
 export const SubscriptionSchema = z.object({
   id: z.string().describe('sub_…'),
@@ -34,6 +71,7 @@ export const SubscriptionSchema = z.object({
   latest_invoice: z.object({ id: z.string(), number: z.number().int(), status: z.enum(['open', 'paid', 'uncollectible']) }).nullable(),
   next_payment_attempt: Unix.nullable(),
   test_clock: z.string().nullable(),
+  discount: SubscriptionDiscountSchema,
   created_at: Unix,
   sequence: z.number().int().describe('How many events the subscription has had: a later state has a higher number.'),
 });
@@ -70,6 +108,9 @@ export function presentSubscription(state: Exclude<SubscriptionState, { status: 
     latest_invoice: state.latest_invoice,
     next_payment_attempt: state.open_invoice && state.status !== 'paused' ? (state.open_invoice.next_payment_attempt ?? null) : null,
     test_clock: sub.test_clock,
+    discount: state.discount
+      ? { object: 'discount', subscription: sub.id, coupon: state.discount.coupon, promotion_code: state.discount.promotion_code, start: state.discount.start, end: state.discount.end }
+      : null,
     created_at: sub.created_at,
     sequence,
   };
@@ -77,7 +118,9 @@ export function presentSubscription(state: Exclude<SubscriptionState, { status: 
 
 const Line = z.object({
   name: z.string(),
-  amount: z.number().int(),
+  amount: z.number().int().describe('As priced (tax included when the price is tax-inclusive), before any discount.'),
+  discount_amount: z.number().int().optional().describe("The line's share of the discount (present when a discount or tax priced the invoice)."),
+  tax_amount: z.number().int().optional().describe("The line's tax, on its amount less its discount."),
   period: Period.optional().describe('The period the line pays (a subscription invoice).'),
   proration: z.record(z.string(), z.unknown()).optional().describe('How a proration line was computed: old and new price, period, seconds used and left, anchor, behaviour, rounding.'),
 });
@@ -96,7 +139,8 @@ export const InvoiceResourceSchema = z.object({
   currency: z.string(),
   period: Period.nullable(),
   lines: z.array(Line),
-  total: z.number().int().describe('The lines summed.'),
+  ...InvoicePricingShape,
+  total: z.number().int().describe('subtotal − discount + exclusive tax, to the minor unit.'),
   amount_due: z.number().int().describe('What is charged: the total less the credit applied.'),
   amount_paid: z.number().int(),
   amount_refunded: z.number().int(),
@@ -127,7 +171,16 @@ export function presentInvoice(view: InvoiceView): InvoiceResource {
     customer_id: view.customer_id ?? null,
     currency: view.currency,
     period: view.period,
-    lines: view.lines.map((l) => ({ name: l.name, amount: l.amount, ...(l.period ? { period: l.period } : {}), ...(l.proration ? { proration: { ...l.proration } } : {}) })),
+    lines: view.lines.map((l) => ({
+      name: l.name,
+      amount: l.amount,
+      ...(l.discount_amount !== undefined ? { discount_amount: l.discount_amount } : {}),
+      ...(l.tax_amount !== undefined ? { tax_amount: l.tax_amount } : {}),
+      ...(l.period ? { period: l.period } : {}),
+      ...(l.proration ? { proration: { ...l.proration } } : {}),
+    })),
+    // A document of the read model's previous version lacks `pricing`: neither applied then.
+    ...invoicePricing(view.pricing ?? null, view.total),
     total: view.total,
     amount_due: view.amount_due,
     amount_paid: view.amount_paid,

@@ -1,4 +1,4 @@
-import { fold } from '../../platform/domain/index.ts';
+import { fold, type TaxBehavior } from '../../platform/domain/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import type { ProrationBehavior } from './domain/proration.ts';
 import { subscriptionDecider, subscriptionStream, type Line, type PaymentMethod, type PlanTerms, type SubscriptionCommand, type SubscriptionState } from './domain/subscription.ts';
@@ -36,8 +36,11 @@ export const reactivateSubscription = (ctx: CommandContext, id: string) => act(c
 export const pauseSubscription = (ctx: CommandContext, id: string) => act(ctx, id, (now) => ({ type: 'Pause', now }));
 export const resumeSubscription = (ctx: CommandContext, id: string) => act(ctx, id, (now) => ({ type: 'Resume', now }));
 
-export const changeSubscriptionPlan = (ctx: CommandContext, id: string, input: { plan: PlanTerms; lines: Line[]; behavior: ProrationBehavior }) =>
-  act(ctx, id, (now) => ({ type: 'ChangePlan', plan: input.plan, lines: input.lines, behavior: input.behavior, now }));
+export const changeSubscriptionPlan = (ctx: CommandContext, id: string, input: { plan: PlanTerms; lines: Line[]; behavior: ProrationBehavior; taxBehavior?: TaxBehavior | 'unspecified' }) =>
+  act(ctx, id, (now) => ({ type: 'ChangePlan', plan: input.plan, lines: input.lines, behavior: input.behavior, ...(input.taxBehavior ? { taxBehavior: input.taxBehavior } : {}), now }));
+
+/** Takes the subscription's coupon off (Stripe's DELETE /v1/subscriptions/{id}/discount): the next invoice is at full price. */
+export const removeSubscriptionDiscount = (ctx: CommandContext, id: string) => act(ctx, id, (now) => ({ type: 'RemoveDiscount', now }));
 
 export const updatePaymentMethod = (ctx: CommandContext, id: string, paymentMethod: PaymentMethod) =>
   act(ctx, id, (now) => ({ type: 'UpdatePaymentMethod', paymentMethod, now }));

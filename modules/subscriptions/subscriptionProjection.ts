@@ -47,10 +47,12 @@ const SUBSCRIPTION_EVENTS = [
   'SubscriptionTrialWillEnd',
   'SubscriptionRenewalUpcoming',
   'SubscriptionCustomerRedacted',
+  'SubscriptionDiscountRemoved',
 ] as const satisfies ReadonlyArray<SubscriptionEvent['type']>;
 
 const INVOICE_EVENTS = [
   'InvoiceCreated',
+  'InvoiceRepriced',
   'InvoiceCustomerChanged',
   'InvoicePaid',
   'InvoiceVoided',
@@ -101,7 +103,7 @@ async function applyInvoice(recorded: RecordedEvent, tx: ProjectionTx): Promise<
 /** Subscriptions as their GET shows them, every invoice as its GET shows it, and the metrics' timelines. */
 export const subscriptionProjection: Projection = {
   name: 'subscriptions',
-  version: 2,
+  version: 3,
   collections: [SUBSCRIPTIONS, INVOICES, SUBSCRIPTION_TIMELINES, SUBSCRIPTION_SCHEDULE],
   indexes: [
     { collection: SUBSCRIPTIONS, fields: ['organization_id', 'created_at'] },

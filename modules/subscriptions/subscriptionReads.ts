@@ -41,7 +41,8 @@ export function listInvoices(readStore: ReadStore, organizationId: string, q: { 
 /** The answer of a GET: the document without what only the projection keeps. */
 export function subscriptionOf(doc: SubscriptionDoc): SubscriptionResource {
   const { organization_id: _o, updated_at: _u, state: _s, ...resource } = doc;
-  return resource;
+  // A document of the read model's previous version lacks it until the rebuild takes over.
+  return { ...resource, discount: resource.discount ?? null };
 }
 
 export type SubscriptionLog = { organizationId: string | null; events: SubscriptionEvent[]; recorded: Awaited<ReturnType<EventStore['readStream']>> };

@@ -1,6 +1,6 @@
 import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { InvoiceEvent } from '../checkout/index.ts';
-import { invoiceAsOf, nextBoundary, presentInvoice, presentSubscription, subscriptionDecider, type SubscriptionEvent, subscriptionStream } from '../subscriptions/index.ts';
+import { invoiceAsOf, nextBoundary, presentInvoice, presentSubscription, priceInvoice, pricedTotal, subscriptionDecider, type SubscriptionEvent, subscriptionStream } from '../subscriptions/index.ts';
 import type { EventObject } from './eventObject.ts';
 
 type Reader = Pick<EventStore, 'readStream'>;
@@ -29,8 +29,10 @@ export async function subscriptionEventObject(store: Reader, event: RecordedEven
   // Stripe's invoice.upcoming: the invoice the renewal will make, before it exists.
   const start = state.current_period_end;
   const period = { start, end: nextBoundary(state.anchor, state.plan, start) };
-  const lines = [...state.pending_proration, ...state.lines.map((l) => ({ ...l, period }))];
-  const total = lines.reduce((s, l) => s + l.amount, 0);
+  // Priced as the renewal will be: the discount in force at its start, the tax the notice recorded.
+  const tax = (event.data as { tax?: Parameters<typeof priceInvoice>[3] }).tax ?? null;
+  const { lines, pricing } = priceInvoice(state, [...state.pending_proration, ...state.lines.map((l) => ({ ...l, period }))], start, tax);
+  const total = pricedTotal(lines, pricing);
   const credit = Math.min(state.credit_balance, Math.max(0, total));
   return {
     object: {

@@ -31,6 +31,7 @@ const sub = (over: Partial<Subscription> = {}): Subscription => ({
   latest_invoice: null,
   next_payment_attempt: null,
   test_clock: null,
+  discount: null,
   created_at: T,
   sequence: 1,
   ...over,

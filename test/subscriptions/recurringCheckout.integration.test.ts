@@ -121,9 +121,10 @@ describe('checkout of a recurring plan', () => {
     });
     if (state.status === 'none') throw new Error('no session');
     expect(state.session.total).toBe(0);
+    // Each line names its product, for a coupon limited to products.
     expect(state.session.lines).toEqual([
-      { name: 'Monthly', amount: 0 },
-      { name: 'Free trial: 14 days', amount: 0 },
+      { name: 'Monthly', amount: 0, product_id: expect.any(String) },
+      { name: 'Free trial: 14 days', amount: 0, product_id: expect.any(String) },
     ]);
     expect(state.session.recurring).toEqual({ renew_interval: 'P1Y', invoice_interval: 'P1M', trial_period_days: 14 });
     const paid = await pay(state.session.id, FAILS_LATER);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { invoiceDecider, type InvoiceEvent, type InvoiceState } from '../../modules/checkout/domain/invoice.ts';
 import { asArray } from '../../platform/domain/decider.ts';
+import type { AppliedDiscount, AppliedTax } from '../../platform/domain/index.ts';
 import { statementAsOf } from '../../modules/subscriptions/domain/statement.ts';
 import { DEFAULT_DUNNING, subscriptionDecider, type SubscriptionCommand, type SubscriptionEvent, type SubscriptionState } from '../../modules/subscriptions/domain/subscription.ts';
 
@@ -32,7 +33,7 @@ class Log {
     this.invoices.set(id, log);
   }
 
-  static start(amount = 1000) {
+  static start(amount = 1000, discount: AppliedDiscount | null = null) {
     const log = new Log();
     log.invoice('in_0', { type: 'CreateInvoice', invoice: { id: 'in_0', number: 1, organization_id: 'org', session_id: 'cs_1', lines: [{ name: 'basic', amount }], currency: 'EUR', customer: null }, now: JAN1 });
     log.invoice('in_0', { type: 'PayInvoice', attemptId: 'a', card: CARD, customer: null, now: JAN1 });
@@ -57,6 +58,7 @@ class Log {
         trial_end: null,
         first_invoice: { id: 'in_0', number: 1, amount, paid: true },
         test_clock: null,
+        discount,
       },
       now: JAN1,
     });
@@ -64,14 +66,14 @@ class Log {
   }
 
   /** Invoices what is due at `at` and charges it once. */
-  bill(at: number, decline: string | null = null) {
+  bill(at: number, decline: string | null = null, tax: AppliedTax | null = null) {
     const id = `in_${++this.n}`;
-    const [created] = this.run({ type: 'CreateRenewalInvoice', invoiceId: id, number: this.n + 1, now: at });
+    const [created] = this.run({ type: 'CreateRenewalInvoice', invoiceId: id, number: this.n + 1, tax, now: at });
     if (created?.type !== 'SubscriptionInvoiceCreated') throw new Error('nothing due');
     const d = created.data;
     this.invoice(id, {
       type: 'CreateInvoice',
-      invoice: { id, number: this.n + 1, organization_id: 'org', session_id: null, lines: d.lines, currency: 'EUR', customer: null, subscription_id: 'sub_1', billing_reason: d.billing_reason, period: { start: d.period_start, end: d.period_end }, amount_due: d.amount_due },
+      invoice: { id, number: this.n + 1, organization_id: 'org', session_id: null, lines: d.lines, currency: 'EUR', customer: null, subscription_id: 'sub_1', billing_reason: d.billing_reason, period: { start: d.period_start, end: d.period_end }, amount_due: d.amount_due, ...(d.pricing ? { pricing: d.pricing } : {}) },
       now: at,
     });
     this.charge(id, at, decline);
@@ -152,5 +154,29 @@ describe('statement as of an instant', () => {
     expect(refunded.totals).toMatchObject({ refund_due: 0, refunded: 645 });
     expect(refunded.entries.at(-1)).toMatchObject({ type: 'refund', reason: 'prorated_cancellation', amount: 645, proration: { seconds_left: 20 * DAY } });
     expect(log.statement(JAN1 + 11 * DAY)).toEqual(due);
+  });
+
+  it('states a renewal\'s discount and exclusive tax as lines, so its lines add up to what is due', () => {
+    const discount: AppliedDiscount = {
+      coupon: { id: 'co', name: 'Launch', percent_off: 20, amount_off: null, currency: null, duration: 'forever', duration_in_months: null, applies_to: null },
+      promotion_code: { id: 'promo', code: 'LAUNCH20' },
+    };
+    const vat: AppliedTax = { tax_rate: { id: 'txr', display_name: 'VAT', percentage: 19, country: 'DE', state: null, jurisdiction: 'DE' }, percentage: 19, behavior: 'exclusive', taxability_reason: 'standard_rated', calculated_by: 'rate_table' };
+    const log = Log.start(1000, discount);
+    log.bill(FEB1, null, vat);
+    const s = log.statement(FEB1);
+    const invoice = s.entries.filter((e) => e.type === 'invoice').at(-1)!;
+    // 1000 − 200 = 800, + 19% = 152: 952.
+    expect(invoice).toMatchObject({
+      total: 952,
+      amount_due: 952,
+      lines: [
+        { name: 'basic', amount: 1000, reason: 'period' },
+        { name: 'Discount (LAUNCH20)', amount: -200, reason: 'discount', period: { start: FEB1, end: MAR1 } },
+        { name: 'VAT 19%', amount: 152, reason: 'tax' },
+      ],
+    });
+    expect(s.totals).toMatchObject({ invoiced: 1000 + 1152, credited: 200, amount_due: 1000 + 952, paid: 1000 + 952, owed: 0 });
+    expect(s.totals.invoiced - s.totals.credited - s.totals.credit_applied).toBe(s.totals.amount_due);
   });
 });

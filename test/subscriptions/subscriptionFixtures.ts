@@ -6,6 +6,7 @@ import { nextDueAt } from '../../modules/subscriptions/domain/dueActions.ts';
 import { DEFAULT_DUNNING, nextBoundary, subscriptionDecider, subscriptionStream, type Line, type PlanTerms } from '../../modules/subscriptions/domain/subscription.ts';
 import { fold } from '../../platform/domain/decider.ts';
 import { handleCommand } from '../../platform/es/handleCommand.ts';
+import type { AppliedDiscount } from '../../platform/domain/index.ts';
 import type { TestServer } from '../helpers/testServer.ts';
 
 export const DAY = 86_400;
@@ -81,7 +82,18 @@ export class SubscriptionLog {
   static async create(
     server: TestServer,
     organizationId: string,
-    options: { plan: PlanTerms; amount: number; at: number; email?: string; trialDays?: number; currency?: string; mode?: 'test' | 'live'; testClock?: string | null; paymentMethodId?: string },
+    options: {
+      plan: PlanTerms;
+      amount: number;
+      at: number;
+      email?: string;
+      trialDays?: number;
+      currency?: string;
+      mode?: 'test' | 'live';
+      testClock?: string | null;
+      paymentMethodId?: string;
+      discount?: AppliedDiscount;
+    },
   ) {
     const log = new SubscriptionLog(server, organizationId);
     const at = options.at;
@@ -120,6 +132,7 @@ export class SubscriptionLog {
         trial_end: trialEnd,
         first_invoice: { id: invoiceId, number, amount: first, paid: true },
         test_clock: options.testClock ?? null,
+        ...(options.discount ? { discount: options.discount } : {}),
       },
       now: at,
     });

@@ -23,6 +23,8 @@ export type PortalSubscription = {
   cancelAt: number | null;
   ended: boolean;
   card: { brand: string; last4: string } | null;
+  /** The coupon on the next invoices, in words ("20% off until 30 April 2027"); null without one. */
+  discount: string | null;
   /** Plans the buyer may move to (the seller allows switching, same product and currency). */
   plans: Array<{ id: string; label: string }>;
   invoices: PortalInvoice[];
@@ -153,6 +155,7 @@ function subscriptionCard(view: PortalView, s: PortalSubscription): string {
     `<h3>${escapeHtml(s.product)} <span class="badge">${escapeHtml(STATUS_WORDS[s.status] ?? s.status)}</span></h3>`,
     `<p class="meta"><span class="amount">${escapeHtml(formatMoney(s.amount, s.currency))}</span> ${escapeHtml(s.interval)}</p>`,
   ];
+  if (s.discount && !s.ended) lines.push(`<p class="meta" id="discount-${escapeHtml(s.id)}">${escapeHtml(s.discount)}</p>`);
   if (s.ended) lines.push('<p class="meta">This subscription has ended.</p>');
   else if (s.cancelAt !== null) lines.push(`<p class="meta" id="ends-${escapeHtml(s.id)}">Canceled: it stays active until ${escapeHtml(formatDay(s.cancelAt))}, and nothing more is charged.</p>`);
   else lines.push(`<p class="meta">Renews on ${escapeHtml(formatDay(s.currentPeriodEnd))}.</p>`);

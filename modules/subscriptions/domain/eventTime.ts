@@ -33,6 +33,7 @@ export function subscriptionEventTime(event: SubscriptionEvent): number {
     case 'SubscriptionTrialWillEnd':
     case 'SubscriptionRenewalUpcoming':
     case 'SubscriptionCustomerRedacted':
+    case 'SubscriptionDiscountRemoved':
       return event.data.at;
   }
 }

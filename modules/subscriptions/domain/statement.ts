@@ -1,3 +1,4 @@
+import type { PricingRecord } from '../../../platform/domain/index.ts';
 import type { InvoiceEvent, InvoiceLine } from '../../checkout/domain/invoice.ts';
 import { subscriptionEventTime } from './eventTime.ts';
 import { invoiceEventTime } from './invoiceView.ts';
@@ -19,7 +20,8 @@ import { subscriptionDecider, type Line, type SubscriptionEvent, type Subscripti
  * creation and payment count at the earlier of their own time and the subscription's start.
  */
 type InvoiceRef = { id: string; number: number };
-type StatementLine = { name: string; amount: number; reason: 'period' | 'proration' | 'checkout'; period: { start: number; end: number } | null; proration: ProrationDerivation | null };
+/** `discount` and `tax` lines state what an invoice's pricing took off and added on top, so its lines add up to its total. */
+type StatementLine = { name: string; amount: number; reason: 'period' | 'proration' | 'checkout' | 'discount' | 'tax'; period: { start: number; end: number } | null; proration: ProrationDerivation | null };
 
 export type StatementEntry =
   | {
@@ -91,6 +93,21 @@ const toLine = (l: InvoiceLine | Line, fallbackPeriod: { start: number; end: num
   proration: (l.proration as ProrationDerivation | undefined) ?? null,
 });
 
+/** The discount taken off and the tax added on top (an inclusive tax is inside the lines already). */
+function pricingLines(pricing: PricingRecord | undefined, period: { start: number; end: number } | null): StatementLine[] {
+  if (!pricing) return [];
+  const out: StatementLine[] = [];
+  if (pricing.total_discount !== 0) {
+    const code = pricing.discount?.promotion_code?.code ?? pricing.discount?.coupon.name ?? null;
+    out.push({ name: code ? `Discount (${code})` : 'Discount', amount: -pricing.total_discount, reason: 'discount', period, proration: null });
+  }
+  const tax = pricing.tax;
+  if (tax?.behavior === 'exclusive' && pricing.total_tax !== 0) {
+    out.push({ name: `${tax.tax_rate?.display_name ?? 'Tax'} ${tax.percentage}%`, amount: pricing.total_tax, reason: 'tax', period, proration: null });
+  }
+  return out;
+}
+
 const ORDER: Record<StatementEntry['type'], number> = { plan_change: 0, invoice: 1, payment_failed: 2, payment: 3, uncollectible: 4, void: 5, refund: 6, refund_due: 7 };
 
 export function statementAsOf(
@@ -139,12 +156,14 @@ export function statementAsOf(
     };
     const createdEvent = events.find((e) => e.type === 'InvoiceCreated');
     if (!createdEvent || createdEvent.type !== 'InvoiceCreated' || timeOf(createdEvent) > asOf) continue;
-    const c = createdEvent.data;
+    // A checkout's open invoice is repriced when the buyer gives a code or a country: as it stood then.
+    const repriced = events.filter((e) => e.type === 'InvoiceRepriced' && timeOf(e) <= asOf).at(-1);
+    const c = repriced?.type === 'InvoiceRepriced' ? { ...createdEvent.data, ...repriced.data, amount_due: repriced.data.total } : createdEvent.data;
     const ref = { id: c.id, number: c.number };
     const period = c.period ?? (isFirst ? firstPeriod : null);
     const amountDue = c.amount_due ?? c.total;
     const checkout = c.session_id !== null;
-    const lines = c.lines.map((l) => toLine(l, period, checkout));
+    const lines = [...c.lines.map((l) => toLine(l, period, checkout)), ...pricingLines(c.pricing, period)];
     const charges = lines.filter((l) => l.amount > 0).reduce((s, l) => s + l.amount, 0);
     const credits = -lines.filter((l) => l.amount < 0).reduce((s, l) => s + l.amount, 0);
     const creditApplied = Math.max(0, c.total - amountDue);

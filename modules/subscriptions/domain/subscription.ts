@@ -1,7 +1,8 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
-import { conflict, invalid, notFound } from '../../../platform/domain/index.ts';
+import type { AppliedTax, CustomerTaxDetails, Decider, DomainEvent, PricingRecord, TaxBehavior } from '../../../platform/domain/index.ts';
+import { conflict, discountTerms, DomainError, invalid, notFound, priceLines, taxTerms } from '../../../platform/domain/index.ts';
 import { boundary, type Interval, parseInterval, periodIndex } from './interval.ts';
 import { prorate, type ProrationBehavior, type ProrationLine } from './proration.ts';
+import { appliedOf, discountAfterInvoice, discountInForce, startDiscount, type SubscriptionDiscount } from './subscriptionDiscount.ts';
 
 /**
  * The subscription aggregate, in Stripe Billing's words. One stream per subscription:
@@ -22,7 +23,16 @@ export type PlanTerms = {
   renew_interval: string | null;
   invoice_interval: string;
 };
-export type Line = { name: string; amount: number; period?: { start: number; end: number }; proration?: ProrationLine['proration'] };
+/** A line as billed; an invoice priced with a discount or a tax carries its three priced amounts (platform/domain/invoiceTotals.ts). */
+export type Line = {
+  name: string;
+  amount: number;
+  period?: { start: number; end: number };
+  proration?: ProrationLine['proration'];
+  discount_amount?: number;
+  taxable_amount?: number;
+  tax_amount?: number;
+};
 /** The organization's dunning rules, as they stood when a payment failed. */
 export type DunningSettings = {
   /** Days after the first failure at which to retry: Stripe's recommendation of four retries over two weeks by default. */
@@ -67,6 +77,12 @@ export type SubscriptionCreatedData = {
   /** The checkout's invoice: paid (or zero for a trial), or open while the first payment needs the buyer. */
   first_invoice: { id: string; number: number; amount: number; paid: boolean } | null;
   test_clock: string | null;
+  /** The checkout's coupon, from the subscription's creation on (absent: none). */
+  discount?: SubscriptionDiscount | null;
+  /** What the tax of each invoice is calculated for: the buyer's location and tax id as the checkout took them. */
+  customer_details?: CustomerTaxDetails | null;
+  /** The plan's price behaviour as sold; `unspecified` takes the seller's default when an invoice is made. */
+  tax_behavior?: TaxBehavior | 'unspecified';
   created_at: number;
 };
 
@@ -81,6 +97,11 @@ export type InvoiceCreatedData = {
   amount_due: number;
   /** Credit taken from the customer's balance (prorations in their favour). */
   credit_applied: number;
+  /**
+   * The discount in force at the period's start and the tax calculated when the invoice was made,
+   * with the buyer's details it was calculated for (absent: neither applied; the total is the lines' sum).
+   */
+  pricing?: PricingRecord;
   created_at: number;
 };
 
@@ -126,7 +147,8 @@ export type SubscriptionEvent =
       'SubscriptionPlanChanged',
       {
         from: { plan: PlanTerms; lines: Line[]; amount: number };
-        to: { plan: PlanTerms; lines: Line[]; amount: number };
+        /** `tax_behavior`: the new plan's, which the next invoices are taxed by (absent on changes from before taxes: unchanged). */
+        to: { plan: PlanTerms; lines: Line[]; amount: number; tax_behavior?: TaxBehavior | 'unspecified' };
         proration_behavior: ProrationBehavior;
         /** Lines for the next invoice (create_prorations) or for an invoice now (always_invoice). */
         proration: ProrationLine[];
@@ -134,10 +156,14 @@ export type SubscriptionEvent =
       }
     >
   | Ev<'SubscriptionPaymentMethodUpdated', { payment_method: PaymentMethod; at: number }>
-  | Ev<'SubscriptionTrialWillEnd', { trial_end: number; at: number }>
-  | Ev<'SubscriptionRenewalUpcoming', { renews_at: number; amount: number; at: number }>
+  /** `amount`: the first invoice after the trial, priced as it stood then (absent on events from before pricing: the plan's amount). */
+  | Ev<'SubscriptionTrialWillEnd', { trial_end: number; amount?: number; at: number }>
+  /** `amount`: the renewal's invoice for the plan, with the discount in force then and `tax`, calculated now. */
+  | Ev<'SubscriptionRenewalUpcoming', { renews_at: number; amount: number; tax?: AppliedTax | null; at: number }>
   /** A GDPR erasure of the buyer (modules/customers): their details replaced; nothing else changes. */
-  | Ev<'SubscriptionCustomerRedacted', { customer: Customer; at: number }>;
+  | Ev<'SubscriptionCustomerRedacted', { customer: Customer; at: number }>
+  /** The seller took the coupon off (Stripe's DELETE /v1/subscriptions/{id}/discount): the next invoice is at full price. */
+  | Ev<'SubscriptionDiscountRemoved', { discount: SubscriptionDiscount; requested_by: 'seller'; at: number }>;
 
 type Bare<E> = E extends DomainEvent<infer T, infer D> ? { type: T; data: Omit<D, 'status' | 'entitled'> } : never;
 export type SubscriptionEventInput = Bare<SubscriptionEvent>;
@@ -189,6 +215,8 @@ export type SubscriptionState =
       trial_notice_for: number | null;
       upcoming_notice_for: number | null;
       invoice_count: number;
+      /** The coupon that prices the next invoices while in force; null once used up, ended or removed. */
+      discount: SubscriptionDiscount | null;
     };
 
 export type Active = Exclude<SubscriptionState, { status: 'none' }>;
@@ -273,6 +301,8 @@ function evolve(state: SubscriptionState, event: SubscriptionEvent): Subscriptio
       trial_notice_for: null,
       upcoming_notice_for: null,
       invoice_count: d.first_invoice ? 1 : 0,
+      // The checkout's invoice was the first one the coupon priced (a trial's zero invoice too).
+      discount: d.first_invoice ? discountAfterInvoice(d.discount ?? null, d.current_period_start) : (d.discount ?? null),
     };
   }
   if (state.status === 'none') return state;
@@ -298,9 +328,10 @@ function evolve(state: SubscriptionState, event: SubscriptionEvent): Subscriptio
         latest_invoice: { id: d.invoice_id, number: d.number, status: 'open' },
         pending_proration: d.billing_reason === 'subscription_cycle' ? [] : state.pending_proration,
         // Credit the lines did not use (a downgrade's proration) stays on the balance for the next one.
-        credit_balance: state.credit_balance - d.credit_applied + Math.max(0, -sum(d.lines)),
+        credit_balance: state.credit_balance - d.credit_applied + Math.max(0, -pricedTotal(d.lines, d.pricing)),
         invoice_now: d.billing_reason === 'subscription_update' ? [] : state.invoice_now,
         invoice_count: state.invoice_count + 1,
+        discount: discountAfterInvoice(state.discount, d.period_start),
       };
     }
     case 'SubscriptionPaymentAttempted':
@@ -379,6 +410,7 @@ function evolve(state: SubscriptionState, event: SubscriptionEvent): Subscriptio
         plan: d.to.plan,
         lines: d.to.lines,
         amount: d.to.amount,
+        sub: d.to.tax_behavior ? { ...state.sub, tax_behavior: d.to.tax_behavior } : state.sub,
         pending_proration: d.proration_behavior === 'create_prorations' ? [...state.pending_proration, ...d.proration] : state.pending_proration,
         invoice_now: d.proration_behavior === 'always_invoice' ? [...state.invoice_now, ...d.proration] : state.invoice_now,
       };
@@ -395,12 +427,20 @@ function evolve(state: SubscriptionState, event: SubscriptionEvent): Subscriptio
       return { ...next, upcoming_notice_for: event.data.renews_at };
     case 'SubscriptionCustomerRedacted':
       return { ...next, sub: { ...next.sub, customer: event.data.customer } };
+    case 'SubscriptionDiscountRemoved':
+      return { ...next, discount: null };
   }
 }
 
 export type SubscriptionCommand =
-  | { type: 'CreateSubscription'; subscription: Omit<SubscriptionCreatedData, 'created_at'>; now: number }
-  | { type: 'CreateRenewalInvoice'; invoiceId: string; number: number; now: number }
+  | {
+      type: 'CreateSubscription';
+      /** `discount`: the coupon as the checkout applied it; it starts at `now`. */
+      subscription: Omit<SubscriptionCreatedData, 'created_at' | 'discount'> & { discount?: SubscriptionDiscount | AppliedDiscountInput | null };
+      now: number;
+    }
+  /** `tax`: calculated for the subscription's customer_details at `now` by the caller (null: none). */
+  | { type: 'CreateRenewalInvoice'; invoiceId: string; number: number; tax?: AppliedTax | null; now: number }
   | {
       type: 'Renew';
       invoiceId: string;
@@ -409,6 +449,8 @@ export type SubscriptionCommand =
       amountCharged: number;
       outcome: { status: 'succeeded'; chargeId: string | null; card: Card | null } | { status: 'declined'; code: string; declineCode: string | null; message: string };
       settings: DunningSettings;
+      /** The tax the caller calculated for the invoice and charged with it (null: none). */
+      tax?: AppliedTax | null;
       now: number;
     }
   | { type: 'AttemptPayment'; invoiceId: string; now: number }
@@ -416,33 +458,82 @@ export type SubscriptionCommand =
   | { type: 'RecordPaymentFailed'; invoiceId: string; attempt: number; code: string; declineCode: string | null; message: string; settings: DunningSettings; now: number }
   | { type: 'EndGrace'; now: number }
   | { type: 'ExpireIncomplete'; now: number }
-  | { type: 'NoticeTrialWillEnd'; now: number }
-  | { type: 'NoticeUpcoming'; now: number }
+  /** `tax`: calculated for the subscription's customer_details at `now` by the caller, for the amount the notice states. */
+  | { type: 'NoticeTrialWillEnd'; tax?: AppliedTax | null; now: number }
+  | { type: 'NoticeUpcoming'; tax?: AppliedTax | null; now: number }
   | { type: 'Cancel'; atPeriodEnd: boolean; refund: 'none' | 'prorated'; requestedBy: 'seller' | 'customer'; now: number }
   | { type: 'CancelAtPeriodEnd'; now: number }
   | { type: 'Reactivate'; now: number }
   | { type: 'Pause'; now: number }
   | { type: 'Resume'; now: number }
-  | { type: 'ChangePlan'; plan: PlanTerms; lines: Line[]; behavior: ProrationBehavior; now: number }
+  | { type: 'ChangePlan'; plan: PlanTerms; lines: Line[]; behavior: ProrationBehavior; taxBehavior?: TaxBehavior | 'unspecified'; now: number }
   | { type: 'UpdatePaymentMethod'; paymentMethod: PaymentMethod; now: number }
   | { type: 'EndForClockDeletion'; now: number }
-  | { type: 'RedactCustomer'; customer: Customer; now: number };
+  | { type: 'RedactCustomer'; customer: Customer; now: number }
+  | { type: 'RemoveDiscount'; now: number };
+
+type AppliedDiscountInput = Omit<SubscriptionDiscount, 'start' | 'end'>;
 
 const sum = (lines: readonly Line[]) => lines.reduce((s, l) => s + l.amount, 0);
 
 export type NextInvoice = Omit<InvoiceCreatedData, 'invoice_id' | 'number' | 'created_at'>;
 
+/** What an invoice's lines come to after its discount and exclusive tax (invoiceTotals.ts). */
+export function pricedTotal(lines: readonly Line[], pricing: PricingRecord | undefined): number {
+  if (!pricing) return sum(lines);
+  return pricing.subtotal - pricing.total_discount + (pricing.tax?.behavior === 'exclusive' ? pricing.total_tax : 0);
+}
+
+/**
+ * The lines priced with the discount in force at the period's start and the tax given (priceLines:
+ * the one arithmetic checkout uses too); unchanged, with no pricing, when neither applies.
+ */
+export function priceInvoice(state: Active, lines: Line[], periodStart: number, tax: AppliedTax | null): { lines: Line[]; pricing?: PricingRecord } {
+  const discount = discountInForce(state.discount, periodStart) ? state.discount : null;
+  if (discount === null && tax === null) return { lines };
+  // A coupon limited to products prices the lines of its products only: a subscription's lines are its plan's product's.
+  const discountable = !discount?.coupon.applies_to || discount.coupon.applies_to.products.includes(state.plan.product_id);
+  const totals = priceLines(
+    lines.map((l) => ({ name: l.name, amount: l.amount, discountable })),
+    state.sub.currency,
+    discount ? discountTerms(discount) : null,
+    tax ? taxTerms(tax) : null,
+  );
+  return {
+    lines: lines.map((l, i) => {
+      const p = totals.lines[i]!;
+      return { ...l, discount_amount: p.discount_amount, taxable_amount: p.taxable_amount, tax_amount: p.tax_amount };
+    }),
+    pricing: {
+      subtotal: totals.subtotal,
+      total_discount: totals.total_discount,
+      total_tax: totals.total_tax,
+      discount: discount ? appliedOf(discount) : null,
+      tax,
+      customer_details: state.sub.customer_details ?? null,
+    },
+  };
+}
+
+/** What the plan's next period will be invoiced: its lines priced with the discount in force at its start and `tax`. */
+export function upcomingAmount(state: Active, tax: AppliedTax | null): number {
+  const { lines, pricing } = priceInvoice(state, state.lines, state.current_period_end, tax);
+  return pricedTotal(lines, pricing);
+}
+
 /**
  * The invoice due at `now`, if one is: a plan change to invoice at once, else the next period's
- * (its lines, any proration left from a change, less the customer's credit). Null while one is
- * open, paused, or before the period ends.
+ * (its lines, any proration left from a change, priced with the discount in force at its start
+ * and `tax`, less the customer's credit). Null while one is open, paused, or before the period ends.
  */
-export function nextInvoice(state: SubscriptionState, now: number): NextInvoice | null {
+export function nextInvoice(state: SubscriptionState, now: number, tax: AppliedTax | null = null): NextInvoice | null {
   if (state.status === 'none' || isEnded(state.status) || state.open_invoice || state.status === 'paused' || state.status === 'incomplete') return null;
-  const priced = (lines: Line[], reason: InvoiceCreatedData['billing_reason'], period: { start: number; end: number }): NextInvoice => {
-    const total = sum(lines);
+  const active = state;
+  const priced = (raw: Line[], reason: InvoiceCreatedData['billing_reason'], period: { start: number; end: number }): NextInvoice => {
+    const { lines, pricing } = priceInvoice(active, raw, period.start, tax);
+    const total = pricedTotal(lines, pricing);
     const credit = Math.min(state.credit_balance, Math.max(0, total));
-    return { billing_reason: reason, period_start: period.start, period_end: period.end, lines, amount_due: Math.max(0, total - credit), credit_applied: credit };
+    return { billing_reason: reason, period_start: period.start, period_end: period.end, lines, amount_due: Math.max(0, total - credit), credit_applied: credit, ...(pricing ? { pricing } : {}) };
   };
   if (state.invoice_now.length > 0) {
     return priced(state.invoice_now, 'subscription_update', state.invoice_now[0]!.period ?? { start: now, end: state.current_period_end });
@@ -506,7 +597,8 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
   if (command.type === 'CreateSubscription') {
     if (state.status !== 'none') return [];
     interval(command.subscription.plan);
-    return [{ type: 'SubscriptionCreated', data: { ...command.subscription, created_at: command.now } }];
+    const { discount, ...subscription } = command.subscription;
+    return [{ type: 'SubscriptionCreated', data: { ...subscription, ...(discount ? { discount: startDiscount(discount, command.now) } : {}), created_at: command.now } }];
   }
   if (command.type === 'RedactCustomer') {
     // Ended or not: the erasure reaches every subscription of theirs.
@@ -519,13 +611,13 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
   const now = command.now;
   switch (command.type) {
     case 'CreateRenewalInvoice': {
-      const invoice = nextInvoice(state, now);
+      const invoice = nextInvoice(state, now, command.tax ?? null);
       return invoice ? [{ type: 'SubscriptionInvoiceCreated', data: { invoice_id: command.invoiceId, number: command.number, ...invoice, created_at: now } }] : [];
     }
     case 'Renew': {
       // The invoice and its first charge's outcome in one append: the charge was made with the
       // invoice's key before, so a crash in between repeats the same charge.
-      const invoice = nextInvoice(state, now);
+      const invoice = nextInvoice(state, now, command.tax ?? null);
       if (!invoice) return [];
       if (invoice.amount_due !== command.amountCharged) throw conflict('renewal_changed', 'The invoice differs from what was charged; bill it again.');
       const made: SubscriptionEventInput = { type: 'SubscriptionInvoiceCreated', data: { invoice_id: command.invoiceId, number: command.number, ...invoice, created_at: now } };
@@ -596,10 +688,10 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
       return [{ type: 'SubscriptionIncompleteExpired', data: { at: now } }];
     case 'NoticeTrialWillEnd':
       if (state.status !== 'trialing' || state.trial_end === null || state.trial_notice_for === state.trial_end) return [];
-      return [{ type: 'SubscriptionTrialWillEnd', data: { trial_end: state.trial_end, at: now } }];
+      return [{ type: 'SubscriptionTrialWillEnd', data: { trial_end: state.trial_end, amount: upcomingAmount(state, command.tax ?? null), at: now } }];
     case 'NoticeUpcoming':
       if (state.status !== 'active' || state.upcoming_notice_for === state.current_period_end) return [];
-      return [{ type: 'SubscriptionRenewalUpcoming', data: { renews_at: state.current_period_end, amount: state.amount, at: now } }];
+      return [{ type: 'SubscriptionRenewalUpcoming', data: { renews_at: state.current_period_end, amount: upcomingAmount(state, command.tax ?? null), tax: command.tax ?? null, at: now } }];
     case 'Cancel': {
       if (command.atPeriodEnd) {
         if (state.status === 'incomplete') throw conflict('subscription_incomplete', 'An incomplete subscription ends on its own; cancel it immediately instead.');
@@ -670,7 +762,7 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
           type: 'SubscriptionPlanChanged',
           data: {
             from: { plan: state.plan, lines: state.lines, amount: state.amount },
-            to: { plan: command.plan, lines: command.lines, amount: newAmount },
+            to: { plan: command.plan, lines: command.lines, amount: newAmount, ...(command.taxBehavior ? { tax_behavior: command.taxBehavior } : {}) },
             proration_behavior: command.behavior,
             proration,
             changed_at: now,
@@ -687,6 +779,9 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
     }
     case 'EndForClockDeletion':
       return [{ type: 'SubscriptionCanceled', data: { reason: 'test_clock_deleted', requested_by: 'system', canceled_at: now, ended_at: now, refund: null } }];
+    case 'RemoveDiscount':
+      if (!state.discount) throw new DomainError('not_found', 'no_discount', 'The subscription has no discount.');
+      return [{ type: 'SubscriptionDiscountRemoved', data: { discount: state.discount, requested_by: 'seller', at: now } }];
   }
 }
 

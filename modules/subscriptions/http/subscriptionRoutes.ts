@@ -27,8 +27,8 @@ import { loadUser, requireOrganization, type Role } from '../../identity/index.t
 import { requireAuth } from '../../oauth/index.ts';
 import { invoiceStream } from '../domain/invoiceView.ts';
 import { subscriptionStream, type Line, type PlanTerms } from '../domain/subscription.ts';
-import { presentInvoice, presentSubscription, SubscriptionSchema, InvoiceResourceSchema } from '../resources.ts';
-import { cancelSubscription, changeSubscriptionPlan, pauseSubscription, reactivateSubscription, resumeSubscription } from '../subscriptionCommands.ts';
+import { DeletedDiscountSchema, presentInvoice, presentSubscription, SubscriptionSchema, InvoiceResourceSchema } from '../resources.ts';
+import { cancelSubscription, changeSubscriptionPlan, pauseSubscription, reactivateSubscription, removeSubscriptionDiscount, resumeSubscription } from '../subscriptionCommands.ts';
 import { INVOICES, SUBSCRIPTIONS, type InvoiceDoc, type SubscriptionDoc } from '../subscriptionProjection.ts';
 import { StatementSchema, SubscriptionHistorySchema, SubscriptionMetricsSchema } from './subscriptionSchemas.ts';
 import { listInvoices, listSubscriptions, readSubscription, subscriptionHistory, subscriptionMetrics, subscriptionOf, subscriptionStatement, subscriptionTime } from '../subscriptionReads.ts';
@@ -241,8 +241,32 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     const terms: PlanTerms = { product_id: current.product_id, plan_id: plan.id, plan_name: plan.name, renew_interval: plan.renew_interval, invoice_interval: plan.invoice_interval };
     const name = plan.display_name || plan.name;
     const lines: Line[] = plan.charges.map((c) => ({ name, amount: c.amount }));
-    return changeSubscriptionPlan(ctx, id, { plan: terms, lines, behavior: body.proration_behavior });
+    return changeSubscriptionPlan(ctx, id, { plan: terms, lines, behavior: body.proration_behavior, taxBehavior: plan.tax_behavior ?? 'unspecified' });
   });
+
+  app.delete(
+    `${prefix}/subscriptions/:id/discount`,
+    {
+      onRequest: authenticate,
+      schema: {
+        ...routeSchema,
+        summary: "Take the subscription's coupon off (owners only): the next invoice is at full price; invoices already made keep theirs.",
+        params: Params,
+        response: { 200: DeletedDiscountSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      await own(request, id);
+      // A price the buyer was promised is the owner's to change, as a refund is.
+      if ((await access.roleOf(services, request)) !== 'owner') throw new HttpError(403, 'unauthorized', 'This action is unauthorized.');
+      const result = await removeSubscriptionDiscount(access.context(services, request), id);
+      const removed = result.events.find((e) => e.type === 'SubscriptionDiscountRemoved');
+      if (removed?.type !== 'SubscriptionDiscountRemoved') throw notFound('Subscription');
+      const d = removed.data.discount;
+      return { object: 'discount' as const, deleted: true as const, subscription: id, coupon: d.coupon, promotion_code: d.promotion_code, start: d.start, end: d.end };
+    },
+  );
 
   app.get(
     `${prefix}/metrics/subscriptions`,

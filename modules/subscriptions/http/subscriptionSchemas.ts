@@ -78,7 +78,7 @@ export const ProrationSchema = z.object({
 export const StatementLineSchema = z.object({
   name: z.string(),
   amount: z.number().int(),
-  reason: z.enum(['period', 'proration', 'checkout']),
+  reason: z.enum(['period', 'proration', 'checkout', 'discount', 'tax']).describe('`discount` and `tax`: what the pricing took off and added on top, so the lines add up to the total.'),
   period: Period.nullable(),
   proration: ProrationSchema.nullable(),
 });

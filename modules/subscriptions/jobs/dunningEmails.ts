@@ -78,7 +78,8 @@ export async function queueUpcomingChargeEmail(services: Services, event: Record
   if (state.status === 'none' || !state.sub.customer.email) return null;
   const trial = event.type === 'SubscriptionTrialWillEnd';
   const at = trial ? (event.data as { trial_end: number }).trial_end : (event.data as { renews_at: number }).renews_at;
-  const amount = trial ? state.amount : (event.data as { amount: number }).amount;
+  // Events from before pricing carry no amount on a trial's notice: the plan's then.
+  const amount = (event.data as { amount?: number }).amount ?? state.amount;
   const organization = await loadOrganization(services.store, state.sub.organization_id);
   const kind = trial ? ('trial_ending' as const) : ('renewal_upcoming' as const);
   const message = upcomingChargeEmail({

@@ -37,6 +37,8 @@ function commandsFor(before: SubscriptionState, event: SubscriptionEvent): Array
               amount_due: d.amount_due,
               mode: sub.mode,
               ...(sub.customer_id ? { customer_id: sub.customer_id } : {}),
+              // The invoice's total follows from its pricing (lines − discount + exclusive tax), as the subscription billed it.
+              ...(d.pricing ? { pricing: d.pricing } : {}),
             },
             now: d.created_at,
           },

@@ -41,7 +41,7 @@ export const PUBLIC_TYPE_OF: Readonly<Record<string, WebhookEventType>> = {
   InvoicePaymentFailed: 'invoice.payment_failed',
   SubscriptionRenewalUpcoming: 'invoice.upcoming',
   SubscriptionCreated: 'customer.subscription.created',
-  // Every event that changes what the subscription shows (status, entitled, period, plan, cancellation, invoice, card).
+  // Every event that changes what the subscription shows (status, entitled, period, plan, cancellation, invoice, card, discount).
   SubscriptionInvoiceCreated: 'customer.subscription.updated',
   SubscriptionInvoicePaid: 'customer.subscription.updated',
   SubscriptionPaymentFailed: 'customer.subscription.updated',
@@ -53,6 +53,7 @@ export const PUBLIC_TYPE_OF: Readonly<Record<string, WebhookEventType>> = {
   SubscriptionResumed: 'customer.subscription.updated',
   SubscriptionPlanChanged: 'customer.subscription.updated',
   SubscriptionPaymentMethodUpdated: 'customer.subscription.updated',
+  SubscriptionDiscountRemoved: 'customer.subscription.updated',
   SubscriptionCanceled: 'customer.subscription.deleted',
   SubscriptionIncompleteExpired: 'customer.subscription.deleted',
   SubscriptionTrialWillEnd: 'customer.subscription.trial_will_end',
