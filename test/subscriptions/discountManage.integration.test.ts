@@ -11,7 +11,7 @@ const FOREVER = {
   promotion_code: { id: 'promo_1', code: 'LAUNCH20' },
 };
 
-/** Removing a subscription's discount from the dashboard: an owner's session with its CSRF token. */
+/** Removing a subscription's discount from the dashboard: a member may, as they may cancel it. */
 describe("a subscription's discount under /manage/api", () => {
   let server: TestServer;
   let owner: Awaited<ReturnType<typeof signedInPerson>>;
@@ -26,7 +26,7 @@ describe("a subscription's discount under /manage/api", () => {
   });
   afterAll(async () => server?.close({ remove: true }));
 
-  it('lets the owner remove it, not a member, another organization or a forged form', async () => {
+  it('lets a member remove it, not another organization or a forged form', async () => {
     const { terms } = await importPlans(server, owner.organizationId);
     const log = await SubscriptionLog.create(server, owner.organizationId, { plan: terms('basic'), amount: 1000, at: T0, discount: FOREVER });
     await server.settle();
@@ -38,15 +38,14 @@ describe("a subscription's discount under /manage/api", () => {
       headers: { accept: 'application/json', 'sec-fetch-site': 'same-origin', cookie: `commerce_session=${owner.client.cookie}`, 'x-csrf-token': 'forged' },
     });
     expect(forged.status).toBe(403);
-    expect((await member.client.json<Body>('DELETE', path)).status).toBe(403);
     expect((await stranger.client.json<Body>('DELETE', path)).status).toBe(404);
     expect((await server.services.store.readStream(subscriptionStream(log.id))).some((e) => e.type === 'SubscriptionDiscountRemoved')).toBe(false);
 
-    const removed = await owner.client.json<Body>('DELETE', path);
+    const removed = await member.client.json<Body>('DELETE', path);
     expect(removed.status).toBe(200);
     expect(removed.body).toMatchObject({ object: 'discount', deleted: true, subscription: log.id, coupon: { id: 'co_1' } });
     const events = await server.services.store.readStream(subscriptionStream(log.id));
-    expect(events.at(-1)).toMatchObject({ type: 'SubscriptionDiscountRemoved', metadata: { actor: { type: 'user', id: owner.userId } } });
+    expect(events.at(-1)).toMatchObject({ type: 'SubscriptionDiscountRemoved', metadata: { actor: { type: 'user', id: member.userId } } });
     await server.settle();
     expect((await owner.client.json<Body>('GET', `/manage/api/subscriptions/${log.id}`)).body.discount).toBeNull();
   });

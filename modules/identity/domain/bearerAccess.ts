@@ -36,6 +36,7 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/subscriptions/:id/pause': 'member',
   'POST /api/subscriptions/:id/resume': 'member',
   'POST /api/subscriptions/:id/change_plan': 'member',
+  'DELETE /api/subscriptions/:id/discount': 'member',
   'GET /api/invoices': 'member',
   'GET /api/invoices/:id': 'member',
   'GET /api/metrics/subscriptions': 'member',
