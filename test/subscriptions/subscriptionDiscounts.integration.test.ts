@@ -180,13 +180,12 @@ describe('discounts and tax on renewals', () => {
     }
   });
 
-  it('lets an owner take the discount off: recorded, announced, and the next invoice at full price', async () => {
+  it('lets a member take the discount off: recorded, announced, and the next invoice at full price', async () => {
     const { clock, id, coupon } = await subscribe('forever', 'REMOVE20');
     const path = `/api/subscriptions/${id}/discount`;
-    expect((await call('DELETE', path, undefined, memberToken)).status).toBe(403);
     expect((await call('DELETE', path, undefined, other.token)).status).toBe(404);
     expect((await harness.call('DELETE', path)).status).toBe(401);
-    const removed = await call('DELETE', path);
+    const removed = await call('DELETE', path, undefined, memberToken);
     expect(removed).toEqual({
       status: 200,
       body: { object: 'discount', deleted: true, subscription: id, coupon, promotion_code: { id: expect.any(String), code: 'REMOVE20' }, start: T0, end: null },
