@@ -579,7 +579,8 @@ async function startWith(body: Record<string, unknown>): Promise<ApiAnswer<{ ses
       box.hidden = true;
     }
   }
-  setBusy(false, payLabel());
+  // The new price on the pay button; a payment in flight keeps its busy state (it sets the label after).
+  if (!busy) setBusy(false, payLabel());
   return r;
 }
 
