@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { GOOD_CARD, json, makeOffer } from './checkoutFixtures.ts';
 import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { signedInPerson } from '../helpers/manageClient.ts';
 import { subscribe, verified, WEBHOOK_ENV } from '../webhooks/webhookFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -122,6 +123,17 @@ describe('the tax at checkout', () => {
         total_discount_amounts: [{ amount: 240 }],
         total_tax_amounts: [{ amount: 411, percentage: 19, taxable_amount: 2160, inclusive: false }],
         discounts: [{ coupon: { percent_off: 10 } }],
+      });
+      // The seller's lists show the same figures: the API key's session list and the dashboard's invoices.
+      await server.settle();
+      const person = await signedInPerson(server, { organizationId });
+      const invoices = await person.client.json<Body>('GET', '/manage/api/invoices');
+      expect(invoices.body.data.find((i: Body) => i.session.id === id)).toMatchObject({
+        total: 2571,
+        subtotal: 2400,
+        tax: 411,
+        total_tax_amounts: [{ percentage: 19 }],
+        session: { amount_subtotal: 2400, total_details: { amount_discount: 240, amount_tax: 411 } },
       });
     } finally {
       await receiver.close();
