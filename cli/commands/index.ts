@@ -27,6 +27,7 @@ import { testClockCommands } from './testClocks.ts';
 import { exportCommands } from './exports.ts';
 import { customersBackfillCommand } from './customers.ts';
 import { couponCommands } from './coupons.ts';
+import { taxCommands } from './tax.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
 export const allCommands: CliCommand[] = [
@@ -59,6 +60,7 @@ export const allCommands: CliCommand[] = [
   ...couponCommands,
   workflowListCommand,
   workflowShowCommand,
+  ...taxCommands,
   ...webhookCommands,
   ...paymentCommands,
   ...testClockCommands,

@@ -21,6 +21,7 @@ import { OfferPage } from './pages/OffersPage.tsx';
 import { PromoPage } from './pages/PromosPage.tsx';
 // Payments, webhook endpoints and apps (docs/dashboard.md).
 import { PaymentsPage } from './pages/PaymentsPage.tsx';
+import { TaxPage } from './pages/TaxPage.tsx';
 import { ConnectedAppsPage, OAuthAppsPage } from './pages/OAuthAppsPage.tsx';
 import { NewWebhookPage, WebhookPage, WebhooksPage } from './pages/WebhooksPage.tsx';
 // Subscriptions (docs/dashboard.md).
@@ -81,6 +82,7 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/developers/webhooks/:id', page: WebhookPage, nav: 'developers' },
   { path: '/dashboard/settings', page: SettingsPage, nav: 'settings' },
   { path: '/dashboard/settings/payments', page: PaymentsPage, nav: 'settings' },
+  { path: '/dashboard/settings/tax', page: TaxPage, nav: 'settings' },
   { path: '/dashboard/settings/connected-apps', page: ConnectedAppsPage, nav: 'settings' },
   // Catalog, Offers, Promos and Automation detail pages (docs/dashboard.md).
   { path: '/dashboard/catalog/new', page: ProductPage, nav: 'catalog' },

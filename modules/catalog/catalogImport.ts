@@ -70,6 +70,7 @@ const PlanImport = z
     currency_code: currencyCode,
     currency_symbol: text(8).optional(),
     charges: z.array(ChargeImport).max(50).default([]),
+    tax_behavior: z.enum(['inclusive', 'exclusive', 'unspecified']).default('unspecified').describe("Whether the prices include tax; `unspecified`: the tax settings' default."),
   })
   .superRefine((plan, ctx) => {
     const type = plan.type ?? 'recurring';
@@ -158,6 +159,7 @@ export function desiredProduct(product: ProductImportValue, families: Map<string
       currency_symbol: p.currency_symbol ?? currencySymbol(p.currency_code),
       // A charge is identified by its position in its plan (ch_1, ch_2…): stable across re-imports.
       charges: p.charges.map((c, n) => ({ id: `ch_${n + 1}`, type: c.type, amount: c.amount, currency_code: c.currency_code ?? p.currency_code })),
+      ...(p.tax_behavior !== 'unspecified' ? { tax_behavior: p.tax_behavior } : {}),
     }),
   );
   return {

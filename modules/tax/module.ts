@@ -1,3 +1,5 @@
+import { taxSection } from './taxImport.ts';
+import type { ImportSection } from '../../platform/import/index.ts';
 import type { FeatureModule } from '../../platform/runtime/index.ts';
 
 export const taxModule: FeatureModule = {
@@ -6,5 +8,5 @@ export const taxModule: FeatureModule = {
   routes: async () => [(await import('./http/taxRoutes.ts')).taxRoutes],
   manageRoutes: async () => [(await import('./http/taxRoutes.ts')).taxManageRoutes],
   jobs: async () => [],
-  importSections: [],
+  importSections: [taxSection as ImportSection],
 };

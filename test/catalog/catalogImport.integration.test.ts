@@ -177,6 +177,19 @@ describe('catalog import', () => {
     expect(racers[0]!.version_number).toBe(2);
   });
 
+  it('records a plan\'s tax_behavior; `unspecified` (the default) changes nothing on a re-import', async () => {
+    const file = (taxBehavior?: string) => ({ families, products: [product('taxed', { plans: [plan('monthly', taxBehavior ? { tax_behavior: taxBehavior } : {})] })] });
+    const [first] = productResults(await importProducts(server, me.organizationId, file()));
+    const plansOf = async () =>
+      ((await (await server.fetch(`/api/catalog/products/${first!.id}/plans`, { token: me.token })).json()) as { data: Array<{ tax_behavior: string }> }).data;
+    expect((await plansOf())[0]!.tax_behavior).toBe('unspecified');
+    expect(productResults(await importProducts(server, me.organizationId, file('unspecified')))[0]).toMatchObject({ changed: false, version_number: 1 });
+    expect(productResults(await importProducts(server, me.organizationId, file('inclusive')))[0]).toMatchObject({ changed: true, version_number: 2 });
+    expect((await plansOf())[0]!.tax_behavior).toBe('inclusive');
+    const refused = await importProducts(server, me.organizationId, file('gross')).catch((e: unknown) => e);
+    expect((refused as ImportValidationError).issues.map((i) => i.path)).toEqual(['products[0].plans[0].tax_behavior']);
+  });
+
   it('keeps plan route keys stable across re-imports', async () => {
     const file = { families, products: [product('gamma', { plans: [plan('monthly'), plan('weekly', { renew_interval: 'P1W' })] })] };
     const [gamma] = productResults(await importProducts(server, me.organizationId, file));

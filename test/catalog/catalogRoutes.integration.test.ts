@@ -116,6 +116,7 @@ describe('catalog routes', () => {
       currency_code: 'EUR',
       currency_symbol: '€',
       charges: [{ id: 'ch_1', type: 'flat', amount: 1900, currency_code: 'EUR' }],
+      tax_behavior: 'unspecified',
     });
     expect(body.data[1]).toMatchObject({ name: 'yearly', renew_interval: 'P1Y' });
   });

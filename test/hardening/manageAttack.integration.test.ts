@@ -42,6 +42,10 @@ const OWNER_ONLY = new Set([
   'PUT /manage/api/organization/smtp',
   'DELETE /manage/api/organization/smtp',
   'POST /manage/api/organization/smtp/test',
+  'POST /manage/api/tax/settings',
+  'POST /manage/api/tax_rates',
+  'POST /manage/api/tax_rates/starter',
+  'POST /manage/api/tax_rates/:id',
 ]);
 
 /** Routes about the signed-in person themselves, which would end the attacker's own session. */

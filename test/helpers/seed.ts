@@ -7,6 +7,7 @@ import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCom
 import { ensureCustomer } from '../../modules/customers/customerCommands.ts';
 import { createTestClock } from '../../modules/subscriptions/testClockCommands.ts';
 import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
+import { createTaxRate } from '../../modules/tax/index.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
 import type { TestServer } from './testServer.ts';
@@ -74,6 +75,7 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   await createTestClock(ctx(), { organizationId, name: 'Seed clock', frozenTime: 1_800_000_000 });
   await createCoupon(ctx(), { organizationId, id: `SEED${tag}`, name: 'Seed coupon', percent_off: 10 });
   await createPromotionCode(ctx(), { organizationId, coupon: `SEED${tag}`, code: `SEED${tag}` });
+  await createTaxRate(ctx(), { organizationId, rate: { display_name: 'VAT', description: null, percentage: 21, country: 'NL', state: null, postal_code_prefix: null, jurisdiction: null, active: true } });
   await server.settle();
   return {
     id: sessions,

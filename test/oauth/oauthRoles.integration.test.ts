@@ -168,7 +168,7 @@ describe('OAuth tokens within the granting person’s current role', () => {
         expect(status, `${method} ${url}`).toBe(403);
       } else expect(status, `${method} ${url}`).not.toBe(401);
     }
-    expect(owners).toBe(12);
+    expect(owners).toBe(16);
     await server.settle();
     expect((await owner.client.request('DELETE', `/manage/api/members/${member.userId}`)).status).toBe(204);
     for (const { method, url } of routes) expect((await call(method, url)).status, `${method} ${url}`).toBe(401);

@@ -82,14 +82,16 @@ describe('the tax ledger: settings and rates of one organization', () => {
     expect(errorCode(() => taxDecider.decide({ type: 'UpdateTaxRate', id: 'txr_nope', active: false, now: 4 }, state))).toBe('not_found');
   });
 
-  it('adds starter rates only for countries without an active rate', () => {
+  it('adds starter rates only for countries without an active country-wide rate', () => {
     const { state } = run([
       { type: 'CreateTaxRate', id: 'txr_de', rate: newRate('DE', 7), now: 1 },
+      { type: 'CreateTaxRate', id: 'txr_fr_corse', rate: newRate('FR', 13, { postal_code_prefix: '20' }), now: 1 },
       { type: 'AddStarterRates', rates: [{ id: 'txr_a', rate: newRate('DE', 19) }, { id: 'txr_b', rate: newRate('FR', 20) }], now: 2 },
       { type: 'AddStarterRates', rates: [{ id: 'txr_c', rate: newRate('DE', 19) }, { id: 'txr_d', rate: newRate('FR', 20) }], now: 3 },
     ]);
     expect(state.rates.map((r) => [r.id, r.country, r.percentage])).toEqual([
       ['txr_de', 'DE', 7],
+      ['txr_fr_corse', 'FR', 13],
       ['txr_b', 'FR', 20],
     ]);
   });

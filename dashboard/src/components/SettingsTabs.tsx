@@ -8,6 +8,7 @@ export function SettingsTabs({ current }: { current: string }) {
       tabs={[
         { href: '/dashboard/settings', label: 'General' },
         { href: '/dashboard/settings/payments', label: 'Payments' },
+        { href: '/dashboard/settings/tax', label: 'Tax' },
         { href: '/dashboard/settings/connected-apps', label: 'Connected apps' },
       ]}
     />

@@ -87,9 +87,19 @@ function ProductStatus({ product }: { product: Pick<Product, 'status' | 'publish
 }
 
 /** `invoice_interval` is not edited here: kept when a file set one apart from the renew_interval (a yearly term billed monthly). */
-type PlanForm = { name: string; display_name: string; type: 'recurring' | 'one_time'; renew_interval: string; invoice_interval: string | null; currency_code: string; price: string; extra: Charge[] };
+type PlanForm = {
+  name: string;
+  display_name: string;
+  type: 'recurring' | 'one_time';
+  renew_interval: string;
+  invoice_interval: string | null;
+  currency_code: string;
+  price: string;
+  extra: Charge[];
+  tax_behavior: 'inclusive' | 'exclusive' | 'unspecified';
+};
 
-const emptyPlan = (): PlanForm => ({ name: '', display_name: '', type: 'recurring', renew_interval: 'P1M', invoice_interval: null, currency_code: 'EUR', price: '', extra: [] });
+const emptyPlan = (): PlanForm => ({ name: '', display_name: '', type: 'recurring', renew_interval: 'P1M', invoice_interval: null, currency_code: 'EUR', price: '', extra: [], tax_behavior: 'unspecified' });
 
 const planForm = (p: Plan): PlanForm => ({
   name: p.name,
@@ -100,6 +110,7 @@ const planForm = (p: Plan): PlanForm => ({
   currency_code: p.currency_code,
   price: p.charges[0] ? toMajor(p.charges[0].amount, p.currency_code) : '',
   extra: p.charges.slice(1),
+  tax_behavior: p.tax_behavior ?? 'unspecified',
 });
 
 /** A plan of the form as the import file has it (one price; more charges a file gave are kept). */
@@ -111,6 +122,7 @@ const planBody = (p: PlanForm) => ({
   ...(p.type === 'recurring' && p.invoice_interval ? { invoice_interval: p.invoice_interval } : {}),
   currency_code: p.currency_code.trim().toUpperCase(),
   charges: [{ amount: toMinor(p.price, p.currency_code.trim().toUpperCase() || 'EUR') }, ...p.extra.map((c) => ({ amount: c.amount }))],
+  tax_behavior: p.tax_behavior,
 });
 
 /** Create (`/dashboard/catalog/new`) or edit a product; publish, archive and restore. */
@@ -177,7 +189,7 @@ export function ProductPage({ params }: PageProps) {
       </>
     );
   }
-  const shown = ['key', 'name', 'description', 'plans', ...plans.flatMap((_, i) => ['name', 'display_name', 'type', 'renew_interval', 'currency_code', 'charges', 'charges.0.amount'].map((f) => `plans.${i}.${f}`))];
+  const shown = ['key', 'name', 'description', 'plans', ...plans.flatMap((_, i) => ['name', 'display_name', 'type', 'renew_interval', 'currency_code', 'charges', 'charges.0.amount', 'tax_behavior'].map((f) => `plans.${i}.${f}`))];
   return (
     <>
       <PageHeader
@@ -268,6 +280,15 @@ export function ProductPage({ params }: PageProps) {
                 </Field>
                 <Field label="Price" name={`plans.${i}.charges.0.amount`} error={error} hint={plan.extra.length ? `Plus ${plan.extra.length} more charge(s) from an import.` : undefined}>
                   {(c) => <Input {...c} value={plan.price} onValue={(v) => setPlan(i, { price: v })} inputMode="decimal" placeholder="29.00" />}
+                </Field>
+                <Field label="Tax" name={`plans.${i}.tax_behavior`} error={error}>
+                  {(c) => (
+                    <Select {...c} value={plan.tax_behavior} onValue={(v) => setPlan(i, { tax_behavior: v as PlanForm['tax_behavior'] })}>
+                      <option value="unspecified">Tax settings' default</option>
+                      <option value="inclusive">Price includes tax</option>
+                      <option value="exclusive">Tax added on top</option>
+                    </Select>
+                  )}
                 </Field>
               </div>
               {plans.length > 1 && (

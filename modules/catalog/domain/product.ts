@@ -41,6 +41,11 @@ export type Plan = {
   currency_code: string;
   currency_symbol: string;
   charges: Charge[];
+  /**
+   * Whether the plan's prices include tax (Stripe's Price.tax_behavior); absent: `unspecified`,
+   * the tax settings' default. Only set when not `unspecified`, so older plans read unchanged.
+   */
+  tax_behavior?: 'inclusive' | 'exclusive';
 };
 
 /** What an integration describes of a product; everything else is lifecycle. */

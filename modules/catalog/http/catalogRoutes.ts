@@ -57,6 +57,7 @@ const planResource = (p: PlanDoc): z.infer<typeof PlanResource> => ({
   currency_code: p.currency_code,
   currency_symbol: p.currency_symbol,
   charges: p.charges,
+  tax_behavior: p.tax_behavior ?? 'unspecified',
 });
 
 /** Laravel's LengthAwarePaginator shape: absolute links with `page` (and a non-default per_page). */

@@ -78,6 +78,7 @@ export const PlanResource = z.object({
   currency_code: z.string(),
   currency_symbol: z.string(),
   charges: z.array(Charge),
+  tax_behavior: z.enum(['inclusive', 'exclusive', 'unspecified']).describe("Whether the prices include tax; `unspecified`: the tax settings' default_tax_behavior."),
 });
 
 export const ProductPage = z.object({

@@ -47,7 +47,11 @@ export type NewRate = {
 export type TaxCommand =
   | { type: 'UpdateTaxSettings'; enabled?: boolean; default_tax_behavior?: TaxBehavior; now: number }
   | { type: 'CreateTaxRate'; id: string; rate: NewRate; now: number }
-  /** Rates for countries that have none yet; nothing for the others (so a second load adds nothing). */
+  /**
+   * Rates for countries without an active country-wide rate; nothing for the others (so a second
+   * load adds nothing, and a seller's own rate is never doubled). A region's or postal prefix's
+   * rate does not count: the rest of the country still needs one.
+   */
   | { type: 'AddStarterRates'; rates: Array<{ id: string; rate: NewRate }>; now: number }
   | { type: 'UpdateTaxRate'; id: string; display_name?: string; description?: string | null; active?: boolean; now: number };
 
@@ -122,7 +126,7 @@ export const taxDecider: Decider<TaxState, TaxCommand, TaxEvent> = {
         return { type: 'TaxRateCreated', data: { rate: toRate(command.id, command.rate, command.now) } };
       }
       case 'AddStarterRates': {
-        const covered = new Set(state.rates.filter((r) => r.active).map((r) => r.country));
+        const covered = new Set(state.rates.filter((r) => r.active && r.state === null && r.postal_code_prefix === null).map((r) => r.country));
         return command.rates
           .filter(({ rate }) => !covered.has(rate.country))
           .map(({ id, rate }) => ({ type: 'TaxRateCreated' as const, data: { rate: toRate(id, rate, command.now) } }));

@@ -59,4 +59,4 @@ export const TaxRateUpdateBody = z
   })
   .strict();
 
-export const TaxRateId = z.string().regex(/^txr_[0-9a-f]{24}$/, 'must be a tax rate id (txr_…)');
+export const TaxRateId = z.string().regex(/^txr_[A-Za-z0-9]{1,64}$/, 'must be a tax rate id (txr_…)');
