@@ -153,6 +153,21 @@ describe('discount redemptions', () => {
     expect(code.id).toBeTruthy();
   });
 
+  it('reserves for each of 25 buyers racing when there is room for all, none told to try again', async () => {
+    const { store, file } = openTempStores(cleanup, 'discounts-room-');
+    const ctx = context(store);
+    await createCoupon(ctx, { organizationId: ORG, id: 'ROOM', percent_off: 20, max_redemptions: 25 });
+    await createPromotionCode(ctx, { organizationId: ORG, coupon: 'ROOM', code: 'ROOM' });
+    const discount = await resolveDiscountCode(ctx, resolveInput('ROOM'));
+    const stores = Array.from({ length: 25 }, () => openSqliteEventStore({ file }));
+    cleanup.push(async () => {
+      for (const s of stores) await s.close();
+    });
+    const outcomes = await Promise.allSettled(stores.map((s, i) => reserveRedemption(context(s), { organizationId: ORG, discount, key: `cs_${i}`, customerId: null, now: NOW })));
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason)).toEqual([]);
+    expect(await refusal(reserveRedemption(ctx, { organizationId: ORG, discount, key: 'cs_late', customerId: null, now: NOW }))).toMatchObject({ code: 'discount_code_exhausted' });
+  });
+
   it('keeps a first-purchase code from a customer who bought before', async () => {
     const { store } = openTempStores(cleanup, 'discounts-');
     const ctx = context(store);
