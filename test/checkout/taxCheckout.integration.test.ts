@@ -159,4 +159,17 @@ describe('the tax at checkout', () => {
     const b2b = await post(`/api/checkout/sessions/${id}/start`, { customer_details: { address: { country: 'AT' }, tax_id: 'ATU12345678' } });
     expect(b2b.body.invoice).toMatchObject({ total: 1190, tax: 0, total_tax_amounts: [{ taxability_reason: 'reverse_charge', inclusive: true, taxable_amount: 1190 }] });
   });
+
+  it('keeps both changes when a code and a country are sent at the same moment', async () => {
+    for (let round = 0; round < 5; round++) {
+      const id = await newSession();
+      await Promise.all([
+        post(`/api/checkout/sessions/${id}/start`, { discount_code: 'TEN' }),
+        post(`/api/checkout/sessions/${id}/start`, { customer_details: { address: { country: 'DE' } } }),
+      ]);
+      const read = await post(`/api/checkout/sessions/${id}/start`, {});
+      expect(read.body.session).toMatchObject({ total: 2571, discounts: [{ promotion_code: { code: 'TEN' } }], customer_details: { address: { country: 'DE' } } });
+      expect(read.body.invoice.total).toBe(2571);
+    }
+  });
 });
