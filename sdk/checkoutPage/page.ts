@@ -718,7 +718,7 @@ function refuse(r: ApiAnswer<unknown>): void {
   const box = $('co-error');
   if (box) $('co-form')?.before(box);
   document.body.classList.add('is-refused');
-  for (const el of document.querySelectorAll<HTMLInputElement | HTMLButtonElement>('#co-form input, #co-pay')) el.disabled = true;
+  for (const el of document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLButtonElement>('#co-form input, #co-form select, #co-form button')) el.disabled = true;
   showPrice('—');
   reportFailure({ code, message: r.body.message ?? 'The checkout service could not be reached.' });
 }
