@@ -129,7 +129,7 @@ const OFFER_HINTS: Record<string, string> = {
  * What the offer sells, from its product's stream (in this file, staged, or imported before):
  * the plan's charges, as the product has them now.
  */
-async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: number): Promise<OfferContent> {
+async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: number, fileCoupons: ReadonlySet<string> = new Set()): Promise<OfferContent> {
   const product = await loadProductByKey(ctx.command, ctx.organizationId, offer.product);
   if (!product) {
     throw new ImportValidationError([{ path: filePath(['offers', i, 'product']), message: `No product with key ${offer.product} in this organization.` }]);
@@ -143,7 +143,8 @@ async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: numb
   }
   const trial = offer.trial_period_days ? trialProblem(plan.name, plan.type) : null;
   if (trial) throw new ImportValidationError([{ path: filePath(['offers', i, 'trial_period_days']), message: trial }]);
-  if (offer.coupon && !(await couponExists(ctx.command, ctx.organizationId, offer.coupon))) {
+  // A coupon of the same file is imported after the offers: the offer only names it.
+  if (offer.coupon && !fileCoupons.has(offer.coupon) && !(await couponExists(ctx.command, ctx.organizationId, offer.coupon))) {
     throw new ImportValidationError([{ path: filePath(['offers', i, 'coupon']), message: `No coupon ${offer.coupon} in this organization.` }]);
   }
   return {
@@ -194,9 +195,10 @@ export const offersSection = importSection({
     });
     return issues;
   },
-  async apply(ctx, offers): Promise<OfferImportResult[]> {
+  async apply(ctx, offers, file): Promise<OfferImportResult[]> {
+    const fileCoupons = new Set(((Array.isArray(file.coupons) ? file.coupons : []) as Array<{ id?: unknown }>).map((c) => c?.id).filter((id): id is string => typeof id === 'string'));
     return applyEach('offers', offers, (o) => ({ label: `Offer ${o.slug}`, field: 'slug' }), OFFER_HINTS, async (offer, i) => {
-      const content = await offerContent(ctx, offer, i);
+      const content = await offerContent(ctx, offer, i, fileCoupons);
       const summary = await upsertOffer(ctx.command, { organizationId: ctx.organizationId, slug: offer.slug, ...content });
       const publishedNow = offer.published ? (await publishOffer(ctx.command, summary.uuid)).changed : false;
       return { ...summary, changed: summary.changed || publishedNow, published: offer.published };

@@ -92,9 +92,8 @@ async function planTerms(ctx: Pick<CommandContext, 'store'>, offer: SessionOffer
   if (product.status === 'none' || product.organizationId !== offer.organization_id) return none;
   const plan = product.plans.find((p) => p.id === offer.plan.plan_id);
   if (!plan) return none;
-  // Read as optional: plans recorded before prices had a tax behaviour have none.
-  const behavior = (plan as { tax_behavior?: unknown }).tax_behavior;
-  const taxBehavior = behavior === 'inclusive' || behavior === 'exclusive' ? behavior : 'unspecified';
+  // Absent on plans that leave it to the seller's tax settings (and on those recorded before it existed).
+  const taxBehavior = plan.tax_behavior ?? 'unspecified';
   if (plan.type !== 'recurring') return { recurring: null, taxBehavior };
   const trial = offer.trial_period_days;
   return {

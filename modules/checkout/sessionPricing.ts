@@ -97,6 +97,20 @@ const sameCode = (discount: AppliedDiscount | null, code: string) => discount?.p
  */
 export async function repriceSession(ctx: CommandContext, services: Services, id: string, input: PricingInput): Promise<{ position: number | null }> {
   if (input.discountCode === undefined && input.customerDetails === undefined) return { position: null };
+  // Each pass prices from the session as read; a change another request recorded since (the other
+  // field of this form) refuses the append, and the next pass keeps it.
+  for (let pass = 0; ; pass++) {
+    try {
+      const result = await repriceOnce(ctx, services, id, input);
+      const followed = await followPricing(ctx, id);
+      return { position: Math.max(result ?? 0, followed.position ?? 0) || null };
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'pricing_changed') || pass >= 4) throw error;
+    }
+  }
+}
+
+async function repriceOnce(ctx: CommandContext, services: Services, id: string, input: PricingInput): Promise<number | null> {
   const state = await loadSession(ctx, id);
   if (state.status === 'none') throw notFound('Checkout session');
   const session = state.session;
@@ -131,9 +145,8 @@ export async function repriceSession(ctx: CommandContext, services: Services, id
   }
   const tax = details ? await calculateTax(ctx, { organizationId: session.organization_id, taxBehavior: session.tax_behavior ?? 'unspecified', customer: details, now }) : null;
   const priced = priceSession(session.lines, session.currency, discount, tax, details);
-  const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, { type: 'RepriceSession', ...priced, now });
-  const followed = await followPricing(ctx, id);
-  return { position: Math.max(result.position ?? 0, followed.position ?? 0) || null };
+  const result = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, { type: 'RepriceSession', ...priced, basis: current, now });
+  return result.position;
 }
 
 /**

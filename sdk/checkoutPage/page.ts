@@ -579,7 +579,8 @@ async function startWith(body: Record<string, unknown>): Promise<ApiAnswer<{ ses
       box.hidden = true;
     }
   }
-  setBusy(false, payLabel());
+  // The new price on the pay button; a payment in flight keeps its busy state (it sets the label after).
+  if (!busy) setBusy(false, payLabel());
   return r;
 }
 
@@ -644,6 +645,24 @@ function showSummary(shown: SessionView): void {
   }
   const lines = $('co-lines');
   if (lines) lines.hidden = !discount && !tax;
+  // A session opened again (a reload, its link) shows what the buyer gave the tax, in fields left empty.
+  const given = shown.customer_details;
+  const country = $<HTMLSelectElement>('co-country');
+  if (given?.address && country && !country.value) {
+    country.value = given.address.country;
+    const postal = $<HTMLInputElement>('co-postal');
+    if (postal && given.address.postal_code) postal.value = given.address.postal_code;
+    $('co-postal-wrap')?.toggleAttribute('hidden', !cfg.tax?.postalCodeCountries.includes(given.address.country));
+    if (given.business_name || given.tax_id) {
+      const business = $<HTMLInputElement>('co-business');
+      if (business) business.checked = true;
+      $('co-business-fields')?.removeAttribute('hidden');
+      const name = $<HTMLInputElement>('co-business-name');
+      if (name && given.business_name) name.value = given.business_name;
+      const taxId = $<HTMLInputElement>('co-tax-id');
+      if (taxId && given.tax_id) taxId.value = given.tax_id.value;
+    }
+  }
   // The code field says which code is applied, and offers to remove it.
   const code = discount?.promotion_code?.code ?? null;
   const input = $<HTMLInputElement>('co-discount');
@@ -699,7 +718,7 @@ function refuse(r: ApiAnswer<unknown>): void {
   const box = $('co-error');
   if (box) $('co-form')?.before(box);
   document.body.classList.add('is-refused');
-  for (const el of document.querySelectorAll<HTMLInputElement | HTMLButtonElement>('#co-form input, #co-pay')) el.disabled = true;
+  for (const el of document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLButtonElement>('#co-form input, #co-form select, #co-form button')) el.disabled = true;
   showPrice('—');
   reportFailure({ code, message: r.body.message ?? 'The checkout service could not be reached.' });
 }

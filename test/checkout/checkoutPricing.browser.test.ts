@@ -98,6 +98,18 @@ describe('discount code and tax on the hosted checkout page', { timeout: 120_000
         await expect.poll(() => text(page, '#co-tax-label')).toBe('Reverse charge');
         await expect.poll(() => text(page, '#co-total')).toBe('€19.20');
         if (shots) await page.screenshot({ path: `${shots}/checkout-pricing-b2b-${viewport.name}.png`, fullPage: true });
+        // A reload keeps the session, its code and what the buyer gave the tax.
+        await page.reload();
+        await page.waitForFunction(ready);
+        await expect.poll(() => text(page, '#co-total')).toBe('€19.20');
+        expect(await page.inputValue('#co-country')).toBe('AT');
+        expect(await page.isChecked('#co-business')).toBe(true);
+        expect(await page.inputValue('#co-tax-id')).toBe('ATU12345678');
+        expect(await text(page, '#co-tax-label')).toBe('Reverse charge');
+        await page.fill('#co-email', 'buyer@example.com');
+        await page.fill('#co-number', '4242424242424242');
+        await page.fill('#co-exp', '12 / 30');
+        await page.fill('#co-cvc', '123');
 
         await page.click('#co-pay');
         await page.locator('#page-thank_you').waitFor({ state: 'visible', timeout: 30_000 });

@@ -63,6 +63,9 @@ describe('an offer with a coupon attached', () => {
     expect((error as ImportValidationError).issues).toEqual([{ path: 'offers[0].coupon', message: 'No coupon NOPE in this organization.' }]);
     await importFile({ offers: [offer('ebook-half', { coupon: 'HALF' })] });
     expect((await create({ offer: 'ebook-half' })).body.session.total).toBe(500);
+    // A coupon the same file brings (its section is applied after the offers) may be named too.
+    await importFile({ offers: [offer('ebook-fresh', { coupon: 'FRESH' })], coupons: [{ id: 'FRESH', percent_off: 30, duration: 'once' }] });
+    expect((await create({ offer: 'ebook-fresh' })).body.session.total).toBe(700);
   });
 
   it('sells at the offer\'s price once the coupon can no longer apply', async () => {

@@ -65,6 +65,10 @@ describe('RepriceSession', () => {
     spec.given([created, started, attempted]).when(reprice(T0 + 25)).thenThrows('payment_in_progress');
     spec.given([created, started, attempted, declined]).when(reprice(T0 + 25)).then([{ ...repriced, data: { ...repriced.data, repriced_at: T0 + 25 } }]);
   });
+  it('refuses a price computed from a pricing that changed since', () => {
+    spec.given([created, repriced]).when({ ...reprice(T0 + 20), total: 1, basis: null }).thenThrows('pricing_changed');
+    spec.given([created, repriced]).when({ ...reprice(T0 + 20), total: 1, basis: pricing }).then([{ ...repriced, data: { ...repriced.data, total: 1, repriced_at: T0 + 20 } }]);
+  });
   it('refuses a completed, an expired and an unknown session', () => {
     spec.given([created, started, attempted, completed]).when(reprice(T0 + 30)).thenThrows('session_completed');
     spec.given([created]).when(reprice(T0 + 1800)).thenThrows('session_expired');

@@ -2,10 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaxRate, loadStarterRates, updateTaxSettings } from '../../modules/tax/index.ts';
 import { organizationDecider, organizationStream } from '../../modules/identity/index.ts';
 import { handleCommand } from '../../platform/es/index.ts';
+import { runImport } from '../../app/import/importFile.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { GOOD_CARD, json, makeOffer } from './checkoutFixtures.ts';
 import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { signedInPerson } from '../helpers/manageClient.ts';
 import { subscribe, verified, WEBHOOK_ENV } from '../webhooks/webhookFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -14,6 +16,7 @@ describe('the tax at checkout', () => {
   let server: TestServer;
   let offerSlug = '';
   let organizationId = '';
+  let inclusiveSlug = '';
   beforeAll(async () => {
     server = await startTestServer({ env: WEBHOOK_ENV });
     const org = await server.identity();
@@ -34,6 +37,15 @@ describe('the tax at checkout', () => {
     const { id } = await createCoupon(ctx, { organizationId: org.organizationId, percent_off: 10, duration: 'once' });
     await createPromotionCode(ctx, { organizationId: org.organizationId, coupon: id, code: 'TEN' });
     offerSlug = (await makeOffer(server, org.organizationId)).slug;
+    // A plan priced with its VAT included, as EU consumer prices are.
+    await runImport(
+      { command: ctx, organizationId: org.organizationId, catchUp: () => server.settle() },
+      {
+        products: [{ key: 'book', published: true, plans: [{ name: 'once', display_name: 'Book', type: 'one_time', currency_code: 'EUR', tax_behavior: 'inclusive', charges: [{ amount: 1190 }] }] }],
+        offers: [{ slug: `book-${org.organizationId.slice(-6).toLowerCase()}`, name: 'Book', product: 'book', plan: 'once', theme: { primary_color: '#335577' }, pages: [{ id: 'pay', type: 'checkout', title: 'Book' }], published: true }],
+      },
+    );
+    inclusiveSlug = `book-${org.organizationId.slice(-6).toLowerCase()}`;
   });
   afterAll(() => server.close({ remove: true }));
 
@@ -123,8 +135,41 @@ describe('the tax at checkout', () => {
         total_tax_amounts: [{ amount: 411, percentage: 19, taxable_amount: 2160, inclusive: false }],
         discounts: [{ coupon: { percent_off: 10 } }],
       });
+      // The seller's lists show the same figures: the API key's session list and the dashboard's invoices.
+      await server.settle();
+      const person = await signedInPerson(server, { organizationId });
+      const invoices = await person.client.json<Body>('GET', '/manage/api/invoices');
+      expect(invoices.body.data.find((i: Body) => i.session.id === id)).toMatchObject({
+        total: 2571,
+        subtotal: 2400,
+        tax: 411,
+        total_tax_amounts: [{ percentage: 19 }],
+        session: { amount_subtotal: 2400, total_details: { amount_discount: 240, amount_tax: 411 } },
+      });
     } finally {
       await receiver.close();
+    }
+  });
+
+  it("takes the tax out of a price that includes it, as the plan's tax_behavior says", async () => {
+    const id = (await post('/api/checkout/sessions', { offer: inclusiveSlug })).body.session.id as string;
+    const de = await post(`/api/checkout/sessions/${id}/start`, { customer_details: { address: { country: 'DE' } } });
+    expect(de.body.invoice).toMatchObject({ total: 1190, subtotal: 1190, tax: 190, total_tax_amounts: [{ amount: 190, inclusive: true, percentage: 19, taxable_amount: 1000 }] });
+    // Reverse charge on an inclusive price: the price stays, with no VAT in it (a rate of 0, as Stripe Tax does).
+    const b2b = await post(`/api/checkout/sessions/${id}/start`, { customer_details: { address: { country: 'AT' }, tax_id: 'ATU12345678' } });
+    expect(b2b.body.invoice).toMatchObject({ total: 1190, tax: 0, total_tax_amounts: [{ taxability_reason: 'reverse_charge', inclusive: true, taxable_amount: 1190 }] });
+  });
+
+  it('keeps both changes when a code and a country are sent at the same moment', async () => {
+    for (let round = 0; round < 5; round++) {
+      const id = await newSession();
+      await Promise.all([
+        post(`/api/checkout/sessions/${id}/start`, { discount_code: 'TEN' }),
+        post(`/api/checkout/sessions/${id}/start`, { customer_details: { address: { country: 'DE' } } }),
+      ]);
+      const read = await post(`/api/checkout/sessions/${id}/start`, {});
+      expect(read.body.session).toMatchObject({ total: 2571, discounts: [{ promotion_code: { code: 'TEN' } }], customer_details: { address: { country: 'DE' } } });
+      expect(read.body.invoice.total).toBe(2571);
     }
   });
 });

@@ -91,12 +91,14 @@ describe('what a screen reader is told', () => {
     expect(await page.title()).toBe('Checkout · Pro Plan');
     const tree = await page.locator('#co-form').ariaSnapshot();
     // A name holds the text the field shows (placeholder), so "click CVC" works by voice too.
-    for (const name of ['Email', 'Name on card', 'Card number', 'Expiry date (MM / YY)', 'Security code (CVC)']) expect(tree).toContain(`textbox "${name}"`);
+    for (const name of ['Email', 'Name on card', 'Discount code', 'Card number', 'Expiry date (MM / YY)', 'Security code (CVC)']) expect(tree).toContain(`textbox "${name}"`);
+    expect(tree).toContain('button "Apply"');
     expect(tree).toContain('button "Buy now · €49.00"');
     const fields = await page.$$eval('#co-form input', (els) => els.map((e) => [e.id, e.getAttribute('autocomplete'), e.getAttribute('inputmode')]));
     expect(fields).toEqual([
       ['co-email', 'email', null],
       ['co-name', 'cc-name', null],
+      ['co-discount', 'off', null],
       ['co-number', 'cc-number', 'numeric'],
       ['co-exp', 'cc-exp', 'numeric'],
       ['co-cvc', 'cc-csc', 'numeric'],
@@ -187,16 +189,17 @@ describe('what a keyboard user and a phone user see', () => {
       const page = await checkout(offer);
       const stops: string[] = [];
       const tops: number[] = [];
-      for (let i = 0; i < 6; i++) {
+      for (let i = 0; i < 8; i++) {
         await page.keyboard.press('Tab');
         const ring = await focusRing(page);
         stops.push(ring.id);
-        tops.push(await page.evaluate(() => Math.round(document.activeElement!.getBoundingClientRect().top)));
+        // From the top of the page: the form is taller than the window, which scrolls to the focus.
+        tops.push(await page.evaluate(() => Math.round(document.activeElement!.getBoundingClientRect().top + window.scrollY)));
         expect(ring.style, `${offer} ${ring.id}`).toBe('solid');
         expect(ring.width, `${offer} ${ring.id}`).toBeGreaterThanOrEqual(2);
         expect(ring.contrast, `${offer} ${ring.id}`).toBeGreaterThanOrEqual(3);
       }
-      expect(stops).toEqual(['co-email', 'co-name', 'co-number', 'co-exp', 'co-cvc', 'co-pay']);
+      expect(stops).toEqual(['co-email', 'co-name', 'co-discount', 'co-discount-apply', 'co-number', 'co-exp', 'co-cvc', 'co-pay']);
       expect(tops).toEqual([...tops].sort((a, b) => a - b));
       if (offer === 'pale-plan') await page.screenshot({ path: 'test-results/checkout-focus-pale.png' });
       await page.close();

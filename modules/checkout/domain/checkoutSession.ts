@@ -131,7 +131,15 @@ export type CheckoutSessionCommand =
     }
   | { type: 'ExpireSession'; now: number }
   /** The price as the buyer's discount code and tax details now make it (sessionPricing.ts priced it). */
-  | { type: 'RepriceSession'; lines: SessionLine[]; total: number; pricing: PricingRecord; now: number }
+  | {
+      type: 'RepriceSession';
+      lines: SessionLine[];
+      total: number;
+      pricing: PricingRecord;
+      /** The pricing this price was computed from: another change recorded since refuses it (the caller prices again). */
+      basis?: PricingRecord | null;
+      now: number;
+    }
   /** A GDPR erasure of the buyer (modules/customers): their details replaced, whatever the status. */
   | { type: 'RedactCustomer'; customer: SessionCustomer; now: number };
 
@@ -332,6 +340,9 @@ export const checkoutSessionDecider: Decider<CheckoutSessionState, CheckoutSessi
       case 'RepriceSession': {
         requireOpen(state, command.now);
         if (samePrice(state.session, command)) return [];
+        if (command.basis !== undefined && !samePrice({ lines: [], total: 0, pricing: state.session.pricing ?? null }, { lines: [], total: 0, pricing: command.basis })) {
+          throw conflict('pricing_changed', 'The price changed meanwhile; price it again.');
+        }
         // The charge in flight was claimed for the price as it stands; its outcome decides first.
         if (attemptBlocks(state.pendingAttempt, command.now)) {
           throw conflict('payment_in_progress', 'A payment for this checkout session is already in progress.');

@@ -12,6 +12,7 @@ import { pageOf, PageQuery } from '../../../platform/http/index.ts';
 import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 import { findOrAwaitStream } from '../../../platform/http/index.ts';
 import { invoiceStream } from '../domain/invoice.ts';
+import { invoicePricing } from './pricingSchemas.ts';
 
 const UNIX = decimalInteger(0, 253_402_300_799);
 
@@ -134,7 +135,7 @@ export const checkoutManageRoutes: FastifyPluginAsyncZod<{ services: Services }>
       else if (q.status) filter['invoice.status'] = q.status;
       const { items, total } = await page(filter, q);
       const now = nowSeconds();
-      return pageOf(items.map((d) => ({ ...d.invoice!, session: listItem(d, now) })), total, q.page, q.per_page);
+      return pageOf(items.map((d) => ({ ...d.invoice!, ...invoicePricing(d.invoice!.pricing, d.invoice!.total), session: listItem(d, now) })), total, q.page, q.per_page);
     },
   );
 
@@ -155,7 +156,8 @@ export const checkoutManageRoutes: FastifyPluginAsyncZod<{ services: Services }>
       const history = link ? await sessionHistory(services.store, link.session_id) : null;
       const last = history?.entries.at(-1);
       if (!history || history.organizationId !== organizationId || !last?.state.invoice) throw notFound('Invoice');
-      return { ...last.state.invoice, session_id: last.state.id, history: history.entries };
+      const invoice = last.state.invoice;
+      return { ...invoice, ...invoicePricing(invoice.pricing, invoice.total), session_id: last.state.id, history: history.entries };
     },
   );
 };
