@@ -10,6 +10,6 @@ export { type CheckoutEvent, evolveSessionView, type SessionView, viewAt } from 
 // Answers of the management routes, whose types the dashboard imports (type-only).
 export { ManagedSessionSchema } from './http/checkoutSchemas.ts';
 // An invoice's discount and tax in Stripe's names, for the invoice.* webhooks' payloads.
-export { invoicePricing, InvoicePricingShape } from './http/pricingSchemas.ts';
+export { DiscountSchema, invoicePricing, InvoicePricingShape } from './http/pricingSchemas.ts';
 export type { HistoryEntry } from './sessionHistory.ts';
 export type { ManagedOffer } from './http/offerRoutes.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InvoicePricingShape, invoicePricing } from '../checkout/index.ts';
+import { DiscountSchema, InvoicePricingShape, invoicePricing } from '../checkout/index.ts';
 import type { InvoiceView } from './domain/invoiceView.ts';
 import type { SubscriptionState } from './domain/subscription.ts';
 
@@ -9,18 +9,9 @@ const STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'pas
 const Unix = z.number().int();
 const Period = z.object({ start: Unix, end: Unix });
 
-/** A coupon as applied (Stripe's Discount's `coupon` and `promotion_code`), frozen when applied. */
-export const AppliedCouponSchema = z.object({
-  id: z.string(),
-  name: z.string().nullable(),
-  percent_off: z.number().nullable(),
-  amount_off: z.number().int().nullable(),
-  currency: z.string().nullable(),
-  duration: z.enum(['once', 'repeating', 'forever']),
-  duration_in_months: z.number().int().nullable(),
-  applies_to: z.object({ products: z.array(z.string()) }).nullable(),
-});
-const PromotionCodeSchema = z.object({ id: z.string(), code: z.string() }).nullable().describe('The code the buyer typed; null for a coupon the seller attached to the offer.');
+/** A coupon as applied (Stripe's Discount's `coupon` and `promotion_code`), as checkout shows it. */
+export const AppliedCouponSchema = DiscountSchema.shape.coupon;
+const PromotionCodeSchema = DiscountSchema.shape.promotion_code;
 
 export const SubscriptionDiscountSchema = z
   .object({
