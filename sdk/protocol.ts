@@ -29,7 +29,7 @@ export type SessionView = {
   total_details?: {
     amount_discount: number;
     amount_tax: number;
-    breakdown?: { taxes: Array<{ amount: number; inclusive: boolean; percentage: number; taxability_reason: string }> };
+    breakdown?: { taxes: Array<{ amount: number; inclusive: boolean; percentage: number; taxability_reason: string; tax_rate?: { display_name: string } | null }> };
   };
   discounts?: Array<{ coupon: { id: string; name: string | null }; promotion_code: { id: string; code: string } | null }>;
   customer_details?: { address: { country: string; postal_code: string | null } | null; business_name: string | null; tax_id: { value: string } | null; tax_exempt: string } | null;

@@ -640,7 +640,7 @@ function showSummary(shown: SessionView): void {
   if (taxLine) taxLine.hidden = !tax;
   if (tax) {
     const reverse = tax.taxability_reason === 'reverse_charge';
-    set('co-tax-label', reverse ? 'Reverse charge' : `VAT ${tax.percentage}%${tax.inclusive ? ' (included)' : ''}`);
+    set('co-tax-label', reverse ? 'Reverse charge' : `${tax.tax_rate?.display_name ?? 'VAT'} ${tax.percentage}%${tax.inclusive ? ' (included)' : ''}`);
     set('co-tax-amount', money(tax.amount));
   }
   const lines = $('co-lines');

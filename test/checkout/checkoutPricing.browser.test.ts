@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
 import { organizationDecider, organizationStream } from '../../modules/identity/index.ts';
-import { loadStarterRates, updateTaxSettings } from '../../modules/tax/index.ts';
+import { loadStarterRates, updateTaxRate, updateTaxSettings } from '../../modules/tax/index.ts';
 import { handleCommand } from '../../platform/es/index.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { launchChromium, openPage } from '../sdk/sdkFixtures.ts';
@@ -35,7 +35,9 @@ describe('discount code and tax on the hosted checkout page', { timeout: 120_000
       now: ctx.metadata.occurred_at,
     });
     await updateTaxSettings(ctx, { organizationId: org.organizationId, enabled: true, default_tax_behavior: 'exclusive' });
-    await loadStarterRates(ctx, { organizationId: org.organizationId });
+    const starter = await loadStarterRates(ctx, { organizationId: org.organizationId });
+    // The page names the tax as the seller's rate does.
+    await updateTaxRate(ctx, { organizationId: org.organizationId, id: starter.created.find((r) => r.country === 'DE')!.id, display_name: 'MwSt' });
     const { id } = await createCoupon(ctx, { organizationId: org.organizationId, name: 'Launch', percent_off: 20, duration: 'once' });
     await createPromotionCode(ctx, { organizationId: org.organizationId, coupon: id, code: 'LAUNCH20' });
     slug = (await makeOffer(server, org.organizationId)).slug;
@@ -82,7 +84,7 @@ describe('discount code and tax on the hosted checkout page', { timeout: 120_000
 
         await page.selectOption('#co-country', 'DE');
         // 1520 + 400 after the discount, 19% on each line: 289 + 76.
-        await expect.poll(() => text(page, '#co-tax-label')).toBe('VAT 19%');
+        await expect.poll(() => text(page, '#co-tax-label')).toBe('MwSt 19%');
         expect(await text(page, '#co-tax-amount')).toBe('€3.65');
         expect(await text(page, '#co-subtotal')).toBe('€24.00');
         await expect.poll(() => text(page, '#co-total')).toBe('€22.85');
