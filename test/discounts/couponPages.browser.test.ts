@@ -106,10 +106,11 @@ describe('dashboard: coupons', () => {
     expect(await page.getByLabel('Code', { exact: true }).getAttribute('aria-invalid')).toBe('true');
 
     await page.getByRole('button', { name: 'Deactivate launch20' }).click();
-    await page.getByRole('button', { name: 'Activate launch20' }).waitFor();
+    // Exact: a name is otherwise matched as a substring, and "Deactivate launch20" holds it.
+    await page.getByRole('button', { name: 'Activate launch20', exact: true }).waitFor();
     expect(await rows.first().textContent()).toContain('Inactive');
     await check('coupon-page');
-    await page.getByRole('button', { name: 'Activate launch20' }).click();
+    await page.getByRole('button', { name: 'Activate launch20', exact: true }).click();
     await page.getByRole('button', { name: 'Deactivate launch20' }).waitFor();
 
     // A purchase that used it, as checkout records one.
