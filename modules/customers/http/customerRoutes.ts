@@ -1,28 +1,21 @@
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { CommandContext } from '../../../platform/es/index.ts';
 import {
   baseUrl,
-  commandContext,
   decimalInteger,
   HttpError,
-  manageContext,
   readModelsAtHead,
-  ErrorSchema,
   findOrAwaitStream,
-  manageErrors,
-  manageRoute,
   notFound,
   pageEnvelope,
   PageLinksSchema,
   PageMetaSchema,
   pageOf,
-  protectedRoute,
 } from '../../../platform/http/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
-import { requireAuth } from '../../oauth/index.ts';
+import { bearerAccess, manageAccess, type RouteAccess } from '../../oauth/index.ts';
 import { customerStream } from '../domain/customer.ts';
 import { eraseCustomer } from '../customerErasure.ts';
 import { customerHistory } from '../customerHistory.ts';
@@ -32,40 +25,11 @@ import { CustomerHistorySchema, CustomerIdParams, CustomerInvoicesSchema, Custom
 export const CUSTOMERS_PER_PAGE_DEFAULT = 100;
 export const CUSTOMERS_PER_PAGE_MAX = 1000;
 
-/** The bearer API (API key or OAuth token) or the dashboard's (session cookie): the same handlers. */
-type Access = {
-  prefix: '/api' | '/manage/api';
-  bearer: boolean;
-  onRequest: (app: Parameters<FastifyPluginAsyncZod>[0]) => onRequestHookHandler;
-  schema: Record<string, unknown>;
-  errors: Record<number, typeof ErrorSchema>;
-  organizationOf(request: FastifyRequest): string;
-  context(services: Services, request: FastifyRequest): CommandContext;
-  /** Whether the caller may erase a customer: the bearer hook keeps the route to owners already. */
-  isOwner(request: FastifyRequest): boolean;
-};
+/** Erasing is an owner's: the bearer hook keeps the route to owners already. */
+type Access = RouteAccess & { isOwner(request: FastifyRequest): boolean };
 
-const bearer: Access = {
-  prefix: '/api',
-  bearer: true,
-  onRequest: (app) => app.authenticate,
-  schema: protectedRoute,
-  errors: { 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 422: ErrorSchema },
-  organizationOf: (request) => requireAuth(request).organizationId,
-  context: commandContext,
-  isOwner: () => true,
-};
-
-const manage: Access = {
-  prefix: '/manage/api',
-  bearer: false,
-  onRequest: (app) => app.authenticateSession,
-  schema: manageRoute,
-  errors: manageErrors,
-  organizationOf: (request) => requireOrganization(request).organizationId,
-  context: manageContext,
-  isOwner: (request) => requireOrganization(request).role === 'owner',
-};
+const bearer: Access = { ...bearerAccess, isOwner: () => true };
+const manage: Access = { ...manageAccess, isOwner: (request) => requireOrganization(request).role === 'owner' };
 
 /** Customers, one and their history (bearer). */
 export const customerRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, bearer);

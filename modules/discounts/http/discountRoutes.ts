@@ -1,28 +1,21 @@
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError } from '../../../platform/domain/index.ts';
-import type { CommandContext } from '../../../platform/es/index.ts';
 import {
   baseUrl,
-  commandContext,
   decimalInteger,
   ErrorSchema,
   findOrAwaitStream,
-  manageContext,
-  manageErrors,
-  manageRoute,
   notFound,
   pageEnvelope,
   PageLinksSchema,
   PageMetaSchema,
   pageOf,
-  protectedRoute,
 } from '../../../platform/http/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { loadProductByRef } from '../../catalog/index.ts';
-import { requireOrganization } from '../../identity/index.ts';
-import { requireAuth } from '../../oauth/index.ts';
+import { bearerAccess, manageAccess, type RouteAccess } from '../../oauth/index.ts';
 import { couponOfCode, createCoupon, createPromotionCode, deleteCoupon, updateCoupon, updatePromotionCode } from '../discountCommands.ts';
 import { findCoupon, findPromotionCode, listCoupons, listPromotionCodes, presentCoupon, presentPromotionCode, presentPromotionCodes } from '../discountQueries.ts';
 import { couponStream } from '../domain/coupon.ts';
@@ -41,36 +34,10 @@ import {
 export const PER_PAGE_DEFAULT = 100;
 export const PER_PAGE_MAX = 1000;
 
-/** The bearer API (API key or OAuth token) or the dashboard's (session cookie): the same handlers. */
-type Access = {
-  prefix: '/api' | '/manage/api';
-  bearer: boolean;
-  onRequest: (app: Parameters<FastifyPluginAsyncZod>[0]) => onRequestHookHandler;
-  schema: Record<string, unknown>;
-  errors: Record<number, typeof ErrorSchema>;
-  organizationOf(request: FastifyRequest): string;
-  context(services: Services, request: FastifyRequest): CommandContext;
-};
-
-const bearer: Access = {
-  prefix: '/api',
-  bearer: true,
-  onRequest: (app) => app.authenticate,
-  schema: protectedRoute,
-  errors: { 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 422: ErrorSchema },
-  organizationOf: (request) => requireAuth(request).organizationId,
-  context: commandContext,
-};
-
-const manage: Access = {
-  prefix: '/manage/api',
-  bearer: false,
-  onRequest: (app) => app.authenticateSession,
-  schema: manageRoute,
-  errors: { ...manageErrors, 409: ErrorSchema },
-  organizationOf: (request) => requireOrganization(request).organizationId,
-  context: manageContext,
-};
+/** A code taken by another coupon answers 409, on both. */
+type Access = RouteAccess;
+const bearer: Access = { ...bearerAccess, errors: { ...bearerAccess.errors, 409: ErrorSchema } };
+const manage: Access = { ...manageAccess, errors: { ...manageAccess.errors, 409: ErrorSchema } };
 
 export const discountRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, bearer);
 export const discountManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, manage);
