@@ -1,0 +1,91 @@
+import type { DomainEvent } from '../../../platform/domain/index.ts';
+
+/**
+ * The vocabulary of benefits, shared by the modules that grant, deliver and show them (Polar's
+ * words: a product's benefit is granted to a customer and revoked from them).
+ *
+ * A product's benefits live on one stream per product, `product_benefits-<product_id>`, so the
+ * grant subscriber decides on the stream, never on a read model. Each grant is one stream,
+ * `benefit_grant-<grant_id>`, whose id is derived from the benefit and what granted it, so a
+ * subscriber that runs again after a crash appends to the same stream and finds it done.
+ */
+export type BenefitType = 'file' | 'license_key';
+
+/** A file benefit delivers these files (`file_…`, modules/files), in this order. */
+export type FileBenefitProperties = { files: string[] };
+
+/**
+ * A license key benefit: one key per grant. `prefix`: shown before the key's groups (absent:
+ * none). `activation_limit`: instances at once (null: unlimited). `expires_after_days`: from the
+ * grant (null: never). `bound_to`: `subscription` keys are disabled when the subscription stops
+ * being entitled; `perpetual` keys stay with the buyer (a refund still revokes both).
+ */
+export type LicenseKeyBenefitProperties = {
+  prefix: string | null;
+  activation_limit: number | null;
+  expires_after_days: number | null;
+  bound_to: 'subscription' | 'perpetual';
+};
+
+export type BenefitProperties = FileBenefitProperties | LicenseKeyBenefitProperties;
+
+export type BenefitData = {
+  id: string;
+  organization_id: string;
+  product_id: string;
+  type: BenefitType;
+  description: string;
+  properties: BenefitProperties;
+  created_at: number;
+};
+
+export type ProductBenefitsEvent =
+  | DomainEvent<'BenefitCreated', BenefitData>
+  | DomainEvent<'BenefitUpdated', { id: string; description: string; properties: BenefitProperties; updated_at: number }>
+  | DomainEvent<'BenefitDeleted', { id: string; deleted_at: number }>;
+
+/** What granted a benefit: a one-payment checkout, or a subscription while it is entitled. */
+export type GrantSource = { type: 'checkout_session' | 'subscription'; id: string };
+
+export type GrantCause = 'checkout.completed' | 'subscription.entitled';
+export type RevokeCause = 'refund' | 'subscription.not_entitled' | 'benefit.deleted';
+
+export type BenefitGrantedData = {
+  grant_id: string;
+  organization_id: string;
+  mode: 'test' | 'live';
+  benefit_id: string;
+  benefit_type: BenefitType;
+  product_id: string;
+  customer_id: string;
+  source: GrantSource;
+  cause: GrantCause;
+  /** The paid invoice that granted it (a subscription's re-grant: the invoice that made it entitled again; null if none). */
+  invoice_id: string | null;
+  granted_at: number;
+};
+
+export type BenefitGrantEvent =
+  | DomainEvent<'BenefitGranted', BenefitGrantedData>
+  | DomainEvent<'BenefitRevoked', { grant_id: string; cause: RevokeCause; revoked_at: number }>;
+
+/** The read model of grants (modules/benefits' projection), which buyer pages and downloads read. */
+export const BENEFIT_GRANTS = 'benefit_grants';
+
+export type BenefitGrantDoc = {
+  id: string;
+  organization_id: string;
+  mode: 'test' | 'live';
+  benefit_id: string;
+  benefit_type: BenefitType;
+  product_id: string;
+  customer_id: string;
+  source: GrantSource;
+  status: 'granted' | 'revoked';
+  granted_at: number;
+  revoked_at: number | null;
+  revoke_cause: RevokeCause | null;
+};
+
+export const productBenefitsStream = (productId: string) => `product_benefits-${productId}`;
+export const benefitGrantStream = (grantId: string) => `benefit_grant-${grantId}`;
