@@ -6,6 +6,6 @@ export const benefitsModule: FeatureModule = {
   projections: [benefitProjection],
   routes: async () => [],
   manageRoutes: async () => [],
-  jobs: async () => [],
+  jobs: async () => [(await import('./jobs/benefitGrants.ts')).benefitGrantsJob],
   importSections: [],
 };
