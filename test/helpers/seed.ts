@@ -1,6 +1,7 @@
 import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
 import { runImport } from '../../app/import/importFile.ts';
+import { loadProductByKey } from '../../modules/catalog/index.ts';
 import { refundInvoice } from '../../modules/payments/livePayments.ts';
 import { secretBox } from '../../platform/lib/secretBox.ts';
 import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
@@ -8,6 +9,7 @@ import { ensureCustomer } from '../../modules/customers/customerCommands.ts';
 import { createTestClock } from '../../modules/subscriptions/testClockCommands.ts';
 import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
 import { createTaxRate } from '../../modules/tax/index.ts';
+import { createBenefit } from '../../modules/benefits/index.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
 import type { TestServer } from './testServer.ts';
@@ -76,6 +78,7 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   await createCoupon(ctx(), { organizationId, id: `SEED${tag}`, name: 'Seed coupon', percent_off: 10 });
   await createPromotionCode(ctx(), { organizationId, coupon: `SEED${tag}`, code: `SEED${tag}` });
   await createTaxRate(ctx(), { organizationId, rate: { display_name: 'VAT', description: null, percentage: 21, country: 'NL', state: null, postal_code_prefix: null, jurisdiction: null, active: true } });
+  const { benefit } = await createBenefit(ctx(), { organizationId, product: (await loadProductByKey(ctx(), organizationId, `alpha-${tag}`))!.routeKey, type: 'file', description: 'Seed file', properties: { files: [`file_seed${tag}`] } });
   await server.settle();
   return {
     id: sessions,
@@ -83,5 +86,6 @@ export async function seedOrganization(server: TestServer, organizationId: strin
     workflow_id: workflowId === null ? [] : [String(workflowId)],
     offer: [offer.slug, offer.id, offer.uuid],
     subscription: [subscription.id],
+    product: [benefit.product_id],
   };
 }
