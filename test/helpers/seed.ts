@@ -9,6 +9,7 @@ import { createTestClock } from '../../modules/subscriptions/testClockCommands.t
 import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
 import { createTaxRate } from '../../modules/tax/index.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
+import { seedLicenseKey } from '../licenses/licenseFixtures.ts';
 import { SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
 import type { TestServer } from './testServer.ts';
 
@@ -76,6 +77,7 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   await createCoupon(ctx(), { organizationId, id: `SEED${tag}`, name: 'Seed coupon', percent_off: 10 });
   await createPromotionCode(ctx(), { organizationId, coupon: `SEED${tag}`, code: `SEED${tag}` });
   await createTaxRate(ctx(), { organizationId, rate: { display_name: 'VAT', description: null, percentage: 21, country: 'NL', state: null, postal_code_prefix: null, jurisdiction: null, active: true } });
+  await seedLicenseKey(server, organizationId);
   await server.settle();
   return {
     id: sessions,
