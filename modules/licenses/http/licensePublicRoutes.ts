@@ -64,7 +64,12 @@ const MESSAGES = {
   instance: 'This instance is not activated on this license key.',
 } as const;
 
+/** Under /api/licenses, so the CORS plugin's wildcard preflight route covers these routes alone. */
 export const licensePublicRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  await app.register(licenseApi, { services, prefix: '/api/licenses' });
+};
+
+const licenseApi: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   // Apps call from anywhere (a desktop app's webview, a browser extension): no credential, any origin.
   await app.register(fastifyCors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: ['Content-Type', 'Accept'], exposedHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'], maxAge: 600 });
   const signer = await licenseTokenSigner(services.secrets.jwt);
@@ -114,7 +119,7 @@ export const licensePublicRoutes: FastifyPluginAsyncZod<{ services: Services }> 
   const ctxFor = (request: FastifyRequest, state: IssuedKey) => commandContext(services, request, state.key.organization_id);
 
   app.post(
-    '/api/licenses/activate',
+    '/activate',
     {
       config: { rateLimit: perAddress },
       preHandler: perKey,
@@ -135,7 +140,7 @@ export const licensePublicRoutes: FastifyPluginAsyncZod<{ services: Services }> 
   );
 
   app.post(
-    '/api/licenses/validate',
+    '/validate',
     {
       config: { rateLimit: perAddress },
       preHandler: perKey,
@@ -165,7 +170,7 @@ export const licensePublicRoutes: FastifyPluginAsyncZod<{ services: Services }> 
   );
 
   app.post(
-    '/api/licenses/deactivate',
+    '/deactivate',
     {
       config: { rateLimit: perAddress },
       preHandler: perKey,
@@ -186,7 +191,7 @@ export const licensePublicRoutes: FastifyPluginAsyncZod<{ services: Services }> 
   );
 
   app.get(
-    '/api/licenses/jwks.json',
+    '/jwks.json',
     {
       config: { rateLimit: perAddress },
       schema: { ...route('The public keys validation tokens are signed with (JWKS).', 'Cache it; a `kid` not in the cached set means fetch it again.'), response: { 200: Jwks, 429: ErrorSchema } },
