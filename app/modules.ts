@@ -6,6 +6,7 @@ import { creditNotesModule } from '../modules/creditNotes/module.ts';
 import { customersModule } from '../modules/customers/module.ts';
 import { discountsModule } from '../modules/discounts/module.ts';
 import { identityModule } from '../modules/identity/module.ts';
+import { licensesModule } from '../modules/licenses/module.ts';
 import { oauthModule } from '../modules/oauth/module.ts';
 import { paymentsModule } from '../modules/payments/module.ts';
 import { portalModule } from '../modules/portal/module.ts';
@@ -39,4 +40,5 @@ export const modules: readonly FeatureModule[] = [
   discountsModule,
   benefitsModule,
   portalModule,
+  licensesModule,
 ];

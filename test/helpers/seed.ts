@@ -11,6 +11,7 @@ import { createCoupon, createPromotionCode } from '../../modules/discounts/disco
 import { createTaxRate } from '../../modules/tax/index.ts';
 import { createBenefit } from '../../modules/benefits/index.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
+import { seedLicenseKey } from '../licenses/licenseFixtures.ts';
 import { SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
 import type { TestServer } from './testServer.ts';
 
@@ -79,6 +80,7 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   await createPromotionCode(ctx(), { organizationId, coupon: `SEED${tag}`, code: `SEED${tag}` });
   await createTaxRate(ctx(), { organizationId, rate: { display_name: 'VAT', description: null, percentage: 21, country: 'NL', state: null, postal_code_prefix: null, jurisdiction: null, active: true } });
   const { benefit } = await createBenefit(ctx(), { organizationId, product: (await loadProductByKey(ctx(), organizationId, `alpha-${tag}`))!.routeKey, type: 'file', description: 'Seed file', properties: { files: [`file_seed${tag}`] } });
+  await seedLicenseKey(server, organizationId);
   await server.settle();
   return {
     id: sessions,

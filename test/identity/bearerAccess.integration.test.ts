@@ -41,6 +41,8 @@ describe('the bearer routes’ roles', () => {
       'benefits:write': 'member',
       'tax:read': 'member',
       'tax:write': 'owner',
+      'license_keys:read': 'member',
+      'license_keys:write': 'member',
     });
   });
 });

@@ -21,6 +21,8 @@ export const OAUTH_SCOPES = {
   'benefits:write': 'Add, change and delete products’ benefits.',
   'tax:read': 'Read the tax settings and tax rates.',
   'tax:write': 'Turn tax collection on or off and create, rename and archive tax rates (owners only).',
+  'license_keys:read': 'Read license keys, the keys themselves, and their activations.',
+  'license_keys:write': 'Disable and enable license keys.',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;
@@ -59,5 +61,6 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl === '/api/benefits' || routeUrl.startsWith('/api/benefits/') || routeUrl === '/api/products/:product/benefits' || routeUrl === '/api/benefit_grants') {
     return read ? 'benefits:read' : 'benefits:write';
   }
+  if (routeUrl === '/api/license_keys' || routeUrl.startsWith('/api/license_keys/')) return read ? 'license_keys:read' : 'license_keys:write';
   return null;
 }
