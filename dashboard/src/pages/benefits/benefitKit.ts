@@ -1,0 +1,100 @@
+/**
+ * What the Benefits section, the License keys pages and the customer's grants share: the answers'
+ * types (from the modules' schemas, type-only) and the words and masks they are shown with.
+ */
+
+type LicenseKeyBenefitProperties = { prefix: string | null; activation_limit: number | null; expires_after_days: number | null; bound_to: 'subscription' | 'perpetual' };
+type RevokeCause = 'refund' | 'subscription.not_entitled' | 'benefit.deleted';
+
+export type Benefit = {
+  id: string;
+  object: 'benefit';
+  type: 'file' | 'license_key';
+  description: string;
+  product_id: string;
+  properties: { files: string[] } | LicenseKeyBenefitProperties;
+  created: number;
+};
+
+export type BenefitGrant = {
+  id: string;
+  object: 'benefit_grant';
+  benefit_id: string;
+  benefit_type: 'file' | 'license_key';
+  product_id: string;
+  customer_id: string;
+  source: { type: 'checkout_session' | 'subscription'; id: string };
+  status: 'granted' | 'revoked';
+  granted_at: number;
+  revoked_at: number | null;
+  revoke_cause: RevokeCause | null;
+};
+
+export type FileObject = { id: string; object: 'file'; filename: string; size: number; type: string; purpose: string; sha256: string; created: number };
+
+export type LicenseKey = {
+  id: string;
+  key: string;
+  benefit_id: string;
+  customer_id: string;
+  grant_id: string;
+  status: 'active' | 'inactive' | 'expired' | 'disabled';
+  activation_limit: number | null;
+  activation_usage: number;
+  expires_at: number | null;
+  created: number;
+  activations?: { id: string; name: string; created_at: number }[];
+};
+
+export const isFileBenefit = (b: Benefit): b is Benefit & { type: 'file'; properties: { files: string[] } } => b.type === 'file';
+export const isLicenseBenefit = (b: Benefit): b is Benefit & { type: 'license_key'; properties: LicenseKeyBenefitProperties } => b.type === 'license_key';
+
+export const BENEFIT_TYPE_WORDS: Record<Benefit['type'], string> = { file: 'Files', license_key: 'License key' };
+
+/**
+ * A key with every group but the last hidden (`ACME-••••-••••-9F3K`): enough to tell keys apart
+ * in a list or over the phone, not enough to use one seen over a shoulder. The prefix stays.
+ */
+export function maskKey(key: string, prefix: string | null = null): string {
+  const head = prefix && key.startsWith(prefix) ? prefix : '';
+  const groups = key.slice(head.length).split('-');
+  const hidden = groups.map((g, i) => (i === groups.length - 1 || (i === 0 && g === '') ? g : '•'.repeat(Math.min(g.length, 4))));
+  return head + hidden.join('-');
+}
+
+/** "3 / 5", "3 / unlimited". */
+export const activations = (usage: number, limit: number | null) => (limit === null ? `${usage} / unlimited` : `${usage} / ${limit}`);
+
+export function licenseTerms(p: LicenseKeyBenefitProperties): string {
+  return [
+    p.prefix ? `Prefix ${p.prefix}` : 'No prefix',
+    p.activation_limit === null ? 'Unlimited activations' : `${p.activation_limit} activation${p.activation_limit === 1 ? '' : 's'}`,
+    p.expires_after_days === null ? 'Never expires' : `Expires ${p.expires_after_days} day${p.expires_after_days === 1 ? '' : 's'} after the purchase`,
+    p.bound_to === 'subscription' ? 'Ends with the subscription' : 'Perpetual',
+  ].join(' · ');
+}
+
+export const REVOKE_WORDS: Record<RevokeCause, string> = {
+  refund: 'Refunded in full',
+  'subscription.not_entitled': 'The subscription ended',
+  'benefit.deleted': 'The benefit was deleted',
+};
+
+export const SOURCE_WORDS: Record<BenefitGrant['source']['type'], string> = { checkout_session: 'Purchase', subscription: 'Subscription' };
+
+export const sourceHref = (s: BenefitGrant['source']) => (s.type === 'checkout_session' ? `/dashboard/sales/${encodeURIComponent(s.id)}` : `/dashboard/subscriptions/${encodeURIComponent(s.id)}`);
+
+const UNITS = ['bytes', 'KB', 'MB', 'GB'];
+/** 1.2 MB (decimal units, as a file manager shows them). */
+export function formatSize(bytes: number): string {
+  let n = bytes;
+  let u = 0;
+  while (n >= 1000 && u < UNITS.length - 1) {
+    n /= 1000;
+    u += 1;
+  }
+  return u === 0 ? `${n} ${n === 1 ? 'byte' : 'bytes'}` : `${n.toFixed(n < 10 ? 1 : 0)} ${UNITS[u]}`;
+}
+
+/** GET /files/{file}/downloads: who downloaded a file, how often, when last. */
+export type FileDownloads = { data: { customer_id: string; count: number; last_downloaded_at: number }[] };
