@@ -4,7 +4,9 @@ import { checkoutModule } from '../modules/checkout/module.ts';
 import { creditNotesModule } from '../modules/creditNotes/module.ts';
 import { customersModule } from '../modules/customers/module.ts';
 import { discountsModule } from '../modules/discounts/module.ts';
+import { filesModule } from '../modules/files/module.ts';
 import { identityModule } from '../modules/identity/module.ts';
+import { licensesModule } from '../modules/licenses/module.ts';
 import { oauthModule } from '../modules/oauth/module.ts';
 import { paymentsModule } from '../modules/payments/module.ts';
 import { portalModule } from '../modules/portal/module.ts';
@@ -37,4 +39,6 @@ export const modules: readonly FeatureModule[] = [
   customersModule,
   discountsModule,
   portalModule,
+  filesModule,
+  licensesModule,
 ];

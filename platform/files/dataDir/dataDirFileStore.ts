@@ -1,0 +1,130 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { assertFileKey, FileNotFoundError, type ByteRange, type FileStore, type StoredFile } from '../fileStore.ts';
+
+/** Where the embedded profile keeps files: DATA_DIR/files, beside commerce.db (so `commerce backup` copies them). */
+export const FILES_DIR = 'files';
+/** Writes in progress, under their own names: nothing here is ever served. */
+const INCOMPLETE_DIR = '.incomplete';
+
+/**
+ * Files in a directory. A write goes to `.incomplete/<key>.<pid>.<random>`, is synced, and is
+ * then renamed into place: the rename is atomic, so a reader sees the old file or the whole
+ * new one, and a process killed mid-write leaves only its incomplete name behind. The pid in
+ * that name tells `sweep` whether its writer can still finish.
+ */
+export async function openDataDirFileStore(dataDir: string): Promise<FileStore> {
+  const root = join(resolve(dataDir), FILES_DIR);
+  const incomplete = join(root, INCOMPLETE_DIR);
+  await mkdir(incomplete, { recursive: true, mode: 0o700 });
+  const inFlight = new Set<string>();
+  const pathOf = (key: string) => join(root, assertFileKey(key));
+
+  return {
+    async put(key: string, source: Readable): Promise<StoredFile> {
+      const target = pathOf(key);
+      const name = `${key}.${process.pid}.${randomBytes(6).toString('hex')}`;
+      const draft = join(incomplete, name);
+      inFlight.add(name);
+      const handle = await open(draft, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      let closed = false;
+      try {
+        const hash = createHash('sha256');
+        let size = 0;
+        // One chunk at a time: the next is read once this one is written, so memory stays at a chunk.
+        for await (const chunk of source) {
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+          hash.update(bytes);
+          size += bytes.length;
+          let written = 0;
+          while (written < bytes.length) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
+        }
+        await handle.sync();
+        await handle.close();
+        closed = true;
+        await rename(draft, target);
+        await syncDirectory(root);
+        return { size, sha256: hash.digest('hex') };
+      } catch (error) {
+        if (!closed) await handle.close().catch(() => undefined);
+        await rm(draft, { force: true });
+        throw error;
+      } finally {
+        inFlight.delete(name);
+      }
+    },
+
+    async open(key: string, range: ByteRange = {}): Promise<Readable> {
+      let handle;
+      try {
+        handle = await open(pathOf(key), 'r');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new FileNotFoundError(key);
+        throw error;
+      }
+      return handle.createReadStream({ start: range.start, end: range.end, highWaterMark: 256 * 1024 });
+    },
+
+    async stat(key: string) {
+      try {
+        const s = await stat(pathOf(key));
+        return { size: s.size };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+
+    async delete(key: string) {
+      await rm(pathOf(key), { force: true });
+    },
+
+    async *list() {
+      for (const entry of await readdir(root, { withFileTypes: true })) {
+        if (entry.isFile()) yield entry.name;
+      }
+    },
+
+    async sweep() {
+      let removed = 0;
+      for (const name of await readdir(incomplete)) {
+        if (inFlight.has(name)) continue;
+        const pid = Number(name.split('.').at(-2));
+        // Another process still running may finish its write; our own pid's names not in flight
+        // are a previous run's (a container's server is pid 1 every time).
+        if (Number.isInteger(pid) && pid !== process.pid && processRuns(pid)) continue;
+        await rm(join(incomplete, name), { force: true });
+        removed++;
+      }
+      return removed;
+    },
+
+    async close() {},
+  };
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A rename is durable once the directory holding it is synced. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } catch (error) {
+    // Some filesystems refuse fsync on a directory; the rename stands all the same.
+    if ((error as NodeJS.ErrnoException).code !== 'EINVAL' && (error as NodeJS.ErrnoException).code !== 'EISDIR') throw error;
+  } finally {
+    await handle.close();
+  }
+}
