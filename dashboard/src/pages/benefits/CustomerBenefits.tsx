@@ -7,7 +7,7 @@ import { Table } from '../../components/Table.tsx';
 import { formatDateTime } from '../../format.ts';
 import { Link } from '../../router.tsx';
 import { useApi } from '../../useApi.ts';
-import { type Benefit, BENEFIT_TYPE_WORDS, type BenefitGrant, type FileDownloads, isFileBenefit, type LicenseKey, maskKey, REVOKE_WORDS, SOURCE_WORDS, sourceHref } from './benefitKit.ts';
+import { type Benefit, BENEFIT_TYPE_WORDS, type BenefitGrant, type FileDownloads, isFileBenefit, type LicenseKey, REVOKE_WORDS, SOURCE_WORDS, sourceHref } from './benefitKit.ts';
 
 /**
  * The customer page's Benefits: every grant of theirs (what granted it, whether it still holds,
@@ -51,7 +51,7 @@ export function CustomerBenefits({ customerId }: { customerId: string }) {
                     {k && (
                       <span class="row-sub">
                         <Link href={`/dashboard/license-keys/${encodeURIComponent(k.id)}`}>
-                          <code>{maskKey(k.key)}</code>
+                          <code>{k.display_key}</code>
                         </Link>
                       </span>
                     )}

@@ -3,6 +3,7 @@ import { api, type Paged } from '../../api.ts';
 import { Badge } from '../../components/Badge.tsx';
 import { Button } from '../../components/Button.tsx';
 import { Card } from '../../components/Card.tsx';
+import { CopyButton } from '../../components/CopyButton.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Select } from '../../components/Field.tsx';
 import { FilterActions, ListStatus } from '../../components/ListFilter.tsx';
@@ -14,7 +15,7 @@ import { Link, setQuery, useLocation } from '../../router.tsx';
 import type { PageProps } from '../../routes.ts';
 import { useAction } from '../../useAction.ts';
 import { useApi } from '../../useApi.ts';
-import { activations, type Benefit, isLicenseBenefit, type LicenseKey, maskKey } from './benefitKit.ts';
+import { activations, type Benefit, isLicenseBenefit, type LicenseKey } from './benefitKit.ts';
 
 const STATUSES: [LicenseKey['status'], string][] = [
   ['active', 'Active'],
@@ -46,7 +47,9 @@ function useToggle(onDone: (k: LicenseKey) => void) {
 }
 
 function ToggleButton({ k, busy, error, onClick }: { k: LicenseKey; busy: boolean; error: Error | null; onClick: () => void }) {
-  const masked = maskKey(k.key);
+  const masked = k.display_key;
+  // A revoked grant's key stays off: enabling it is refused (the buyer was refunded, or the subscription ended).
+  if (k.revoked) return <span class="muted nowrap">Grant revoked</span>;
   return (
     <Button size="sm" variant={k.status === 'disabled' ? 'secondary' : 'danger'} busy={busy} error={error} onClick={onClick} aria-label={`${k.status === 'disabled' ? 'Enable' : 'Disable'} ${masked}`}>
       {k.status === 'disabled' ? 'Enable' : 'Disable'}
@@ -120,7 +123,7 @@ export function LicenseKeysPage() {
                 header: 'Key',
                 cell: (k) => (
                   <Link href={keyHref(k)} class="row-link">
-                    <code class="license-key">{maskKey(k.key)}</code>
+                    <code class="license-key">{k.display_key}</code>
                     <span class="row-sub">{benefitName(k.benefit_id)}</span>
                   </Link>
                 ),
@@ -166,7 +169,8 @@ export function LicenseKeyPage({ params }: PageProps) {
   const [saved, setSaved] = useState<string | null>(null);
   const { action, toggle } = useToggle((next) => {
     setSaved(next.status === 'disabled' ? 'Key disabled: it no longer validates.' : 'Key enabled: it validates again.');
-    setKey((k) => ({ ...next, activations: next.activations ?? k?.activations ?? [] }));
+    // The answer of disable/enable leaves the plain key out: keep the one the page has.
+    setKey((k) => (k?.key !== undefined && next.key === undefined ? { ...next, key: k.key } : next));
   });
   const back = <Link href="/dashboard/license-keys">← License keys</Link>;
 
@@ -196,7 +200,7 @@ export function LicenseKeyPage({ params }: PageProps) {
   return (
     <>
       <PageHeader
-        title={maskKey(k.key)}
+        title={k.display_key}
         back={back}
         description={
           <span class="id-line">
@@ -209,6 +213,10 @@ export function LicenseKeyPage({ params }: PageProps) {
       <div class="grid grid-2">
         <Card title="Key" id="key">
           <dl class="details" data-testid="license-key-details">
+            <dt>Key</dt>
+            <dd>
+              <RevealKey k={k} />
+            </dd>
             <dt>Benefit</dt>
             <dd>{benefit ? <Link href={`/dashboard/catalog/${encodeURIComponent(benefit.product_id)}#benefits`}>{benefit.description}</Link> : <code>{k.benefit_id}</code>}</dd>
             <dt>Customer</dt>
@@ -220,6 +228,7 @@ export function LicenseKeyPage({ params }: PageProps) {
             <dt>Status</dt>
             <dd>
               <StatusBadge status={k.status} />
+              {k.revoked ? ' The grant was revoked (a refund, an ended subscription or a deleted benefit).' : k.disabled_by_seller ? ' Disabled by you.' : ''}
             </dd>
             <dt>Activations</dt>
             <dd>{activations(k.activation_usage, k.activation_limit)}</dd>
@@ -248,5 +257,22 @@ export function LicenseKeyPage({ params }: PageProps) {
         </Card>
       </div>
     </>
+  );
+}
+
+/** The key in plain only on request (a buyer who lost it asks): masked on screen by default. */
+function RevealKey({ k }: { k: LicenseKey }) {
+  const [shown, setShown] = useState(false);
+  if (!k.key) return <code class="license-key">{k.display_key}</code>;
+  return (
+    <span class="reveal-key">
+      <code class="license-key" data-testid="license-key-value">
+        {shown ? k.key : k.display_key}
+      </code>
+      <Button size="sm" variant="ghost" onClick={() => setShown(!shown)} aria-pressed={shown}>
+        {shown ? 'Hide key' : 'Show key'}
+      </Button>
+      {shown && <CopyButton text={k.key} label="Copy key" />}
+    </span>
   );
 }

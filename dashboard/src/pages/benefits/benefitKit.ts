@@ -2,6 +2,9 @@
  * What the Benefits section, the License keys pages and the customer's grants share: the answers'
  * types (from the modules' schemas, type-only) and the words and masks they are shown with.
  */
+import type { z } from 'zod';
+import type { FileDownloadObject, FileObject } from '../../../../modules/files/index.ts';
+import type { LicenseKeySchema } from '../../../../modules/licenses/index.ts';
 
 type LicenseKeyBenefitProperties = { prefix: string | null; activation_limit: number | null; expires_after_days: number | null; bound_to: 'subscription' | 'perpetual' };
 type RevokeCause = 'refund' | 'subscription.not_entitled' | 'benefit.deleted';
@@ -30,37 +33,13 @@ export type BenefitGrant = {
   revoke_cause: RevokeCause | null;
 };
 
-export type FileObject = { id: string; object: 'file'; filename: string; size: number; type: string; purpose: string; sha256: string; created: number };
-
-export type LicenseKey = {
-  id: string;
-  key: string;
-  benefit_id: string;
-  customer_id: string;
-  grant_id: string;
-  status: 'active' | 'inactive' | 'expired' | 'disabled';
-  activation_limit: number | null;
-  activation_usage: number;
-  expires_at: number | null;
-  created: number;
-  activations?: { id: string; name: string; created_at: number }[];
-};
+export type { FileObject };
+export type LicenseKey = z.infer<typeof LicenseKeySchema>;
 
 export const isFileBenefit = (b: Benefit): b is Benefit & { type: 'file'; properties: { files: string[] } } => b.type === 'file';
 export const isLicenseBenefit = (b: Benefit): b is Benefit & { type: 'license_key'; properties: LicenseKeyBenefitProperties } => b.type === 'license_key';
 
 export const BENEFIT_TYPE_WORDS: Record<Benefit['type'], string> = { file: 'Files', license_key: 'License key' };
-
-/**
- * A key with every group but the last hidden (`ACME-••••-••••-9F3K`): enough to tell keys apart
- * in a list or over the phone, not enough to use one seen over a shoulder. The prefix stays.
- */
-export function maskKey(key: string, prefix: string | null = null): string {
-  const head = prefix && key.startsWith(prefix) ? prefix : '';
-  const groups = key.slice(head.length).split('-');
-  const hidden = groups.map((g, i) => (i === groups.length - 1 || (i === 0 && g === '') ? g : '•'.repeat(Math.min(g.length, 4))));
-  return head + hidden.join('-');
-}
 
 /** "3 / 5", "3 / unlimited". */
 export const activations = (usage: number, limit: number | null) => (limit === null ? `${usage} / unlimited` : `${usage} / ${limit}`);
@@ -97,4 +76,4 @@ export function formatSize(bytes: number): string {
 }
 
 /** GET /files/{file}/downloads: who downloaded a file, how often, when last. */
-export type FileDownloads = { data: { customer_id: string; count: number; last_downloaded_at: number }[] };
+export type FileDownloads = { data: FileDownloadObject[] };
