@@ -1,4 +1,5 @@
 import { automationModule } from '../modules/automation/module.ts';
+import { benefitsModule } from '../modules/benefits/module.ts';
 import { catalogModule } from '../modules/catalog/module.ts';
 import { checkoutModule } from '../modules/checkout/module.ts';
 import { creditNotesModule } from '../modules/creditNotes/module.ts';
@@ -38,6 +39,7 @@ export const modules: readonly FeatureModule[] = [
   creditNotesModule,
   customersModule,
   discountsModule,
+  benefitsModule,
   portalModule,
   filesModule,
   licensesModule,

@@ -47,8 +47,10 @@ export type ProductBenefitsEvent =
 /** What granted a benefit: a one-payment checkout, or a subscription while it is entitled. */
 export type GrantSource = { type: 'checkout_session' | 'subscription'; id: string };
 
-export type GrantCause = 'checkout.completed' | 'subscription.entitled';
-export type RevokeCause = 'refund' | 'subscription.not_entitled' | 'benefit.deleted';
+/** `subscription.plan_changed`: the subscription moved to this benefit's product while entitled. */
+export type GrantCause = 'checkout.completed' | 'subscription.entitled' | 'subscription.plan_changed';
+/** `subscription.plan_changed`: the subscription moved to another product; its benefits replace these. */
+export type RevokeCause = 'refund' | 'subscription.not_entitled' | 'subscription.plan_changed' | 'benefit.deleted';
 
 export type BenefitGrantedData = {
   grant_id: string;
@@ -89,3 +91,12 @@ export type BenefitGrantDoc = {
 
 export const productBenefitsStream = (productId: string) => `product_benefits-${productId}`;
 export const benefitGrantStream = (grantId: string) => `benefit_grant-${grantId}`;
+/** The claim of a benefit id: its one event names the organization and product it belongs to. */
+export const benefitClaimStream = (benefitId: string) => `benefit-${benefitId}`;
+export type BenefitRegisteredEvent = DomainEvent<'BenefitRegistered', { organization_id: string; product_id: string }>;
+/**
+ * The grants made of one benefit, so its deletion revokes them all from the log: the subscriber
+ * records a grant's id here before it appends the grant.
+ */
+export const benefitGrantLedgerStream = (benefitId: string) => `benefit_grant_ledger-${benefitId}`;
+export type BenefitGrantRecordedEvent = DomainEvent<'BenefitGrantRecorded', { grant_id: string }>;

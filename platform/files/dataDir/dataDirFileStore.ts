@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertFileKey, FileNotFoundError, type ByteRange, type FileStore, type StoredFile } from '../fileStore.ts';
@@ -127,4 +127,47 @@ async function syncDirectory(dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * For `commerce backup`: copies the stored files (not the incomplete writes) from one data
+ * directory into another's `files/`, each written under a temporary name, synced and renamed as
+ * `put` does. Taken after the database's snapshot, so every file that snapshot names is there (a
+ * file uploaded meanwhile is copied too, and is simply unused after a restore).
+ */
+export async function copyDataDirFiles(fromDataDir: string, toDataDir: string): Promise<{ files: number; bytes: number }> {
+  const from = join(resolve(fromDataDir), FILES_DIR);
+  const to = join(resolve(toDataDir), FILES_DIR);
+  let entries;
+  try {
+    entries = await readdir(from, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { files: 0, bytes: 0 };
+    throw error;
+  }
+  await mkdir(to, { recursive: true, mode: 0o700 });
+  let files = 0;
+  let bytes = 0;
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const partial = join(to, `.${entry.name}.partial`);
+    try {
+      await copyFile(join(from, entry.name), partial);
+    } catch (error) {
+      // Deleted since the listing: nothing to keep.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    const handle = await open(partial, 'r');
+    try {
+      await handle.sync();
+      bytes += (await handle.stat()).size;
+    } finally {
+      await handle.close();
+    }
+    await rename(partial, join(to, entry.name));
+    files++;
+  }
+  await syncDirectory(to);
+  return { files, bytes };
 }
