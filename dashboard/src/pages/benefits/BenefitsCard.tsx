@@ -180,7 +180,7 @@ function BenefitForm({
   const [limit, setLimit] = useState(license?.activation_limit != null ? String(license.activation_limit) : '');
   const [expires, setExpires] = useState<'never' | 'days'>(license?.expires_after_days != null ? 'days' : 'never');
   const [days, setDays] = useState(license?.expires_after_days != null ? String(license.expires_after_days) : '');
-  const [boundTo, setBoundTo] = useState<'subscription' | 'perpetual'>(license?.bound_to ?? 'subscription');
+  const [boundTo, setBoundTo] = useState<'subscription' | 'perpetual'>(license?.bound_to ?? 'perpetual');
   const { busy, error, run } = useAction<'save'>();
   const queue = useRef(Promise.resolve());
   // Aborts what is still uploading when the form closes.

@@ -14,8 +14,8 @@ import { type Benefit, BENEFIT_TYPE_WORDS, type BenefitGrant, type FileDownloads
  * when and why it was revoked), their license keys, and how often they downloaded each file.
  */
 export function CustomerBenefits({ customerId }: { customerId: string }) {
-  const grants = useApi<{ data: BenefitGrant[] }>('/benefit_grants', { customer: customerId, per_page: 100 });
-  const benefits = useApi<{ data: Benefit[] }>('/benefits', { per_page: 100 });
+  const grants = useApi<{ data: BenefitGrant[] }>('/benefit_grants', { customer: customerId });
+  const benefits = useApi<{ data: Benefit[] }>('/benefits');
   const keys = useApi<Paged<LicenseKey>>('/license_keys', { customer: customerId, per_page: 100 });
   const rows = grants.data?.data ?? [];
   const benefitOf = (id: string) => benefits.data?.data.find((b) => b.id === id);

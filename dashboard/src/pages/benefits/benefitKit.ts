@@ -1,38 +1,15 @@
 /**
  * What the Benefits section, the License keys pages and the customer's grants share: the answers'
- * types (from the modules' schemas, type-only) and the words and masks they are shown with.
+ * types (from the modules' schemas, type-only) and the words they are shown with.
  */
 import type { z } from 'zod';
+import type { BenefitGrantSchema, BenefitSchema, LicenseKeyBenefitProperties } from '../../../../modules/benefits/index.ts';
 import type { FileDownloadObject, FileObject } from '../../../../modules/files/index.ts';
 import type { LicenseKeySchema } from '../../../../modules/licenses/index.ts';
 
-type LicenseKeyBenefitProperties = { prefix: string | null; activation_limit: number | null; expires_after_days: number | null; bound_to: 'subscription' | 'perpetual' };
-type RevokeCause = 'refund' | 'subscription.not_entitled' | 'benefit.deleted';
-
-export type Benefit = {
-  id: string;
-  object: 'benefit';
-  type: 'file' | 'license_key';
-  description: string;
-  product_id: string;
-  properties: { files: string[] } | LicenseKeyBenefitProperties;
-  created: number;
-};
-
-export type BenefitGrant = {
-  id: string;
-  object: 'benefit_grant';
-  benefit_id: string;
-  benefit_type: 'file' | 'license_key';
-  product_id: string;
-  customer_id: string;
-  source: { type: 'checkout_session' | 'subscription'; id: string };
-  status: 'granted' | 'revoked';
-  granted_at: number;
-  revoked_at: number | null;
-  revoke_cause: RevokeCause | null;
-};
-
+export type Benefit = z.infer<typeof BenefitSchema>;
+export type BenefitGrant = z.infer<typeof BenefitGrantSchema>;
+type RevokeCause = NonNullable<BenefitGrant['revoke_cause']>;
 export type { FileObject };
 export type LicenseKey = z.infer<typeof LicenseKeySchema>;
 
@@ -56,6 +33,7 @@ export function licenseTerms(p: LicenseKeyBenefitProperties): string {
 export const REVOKE_WORDS: Record<RevokeCause, string> = {
   refund: 'Refunded in full',
   'subscription.not_entitled': 'The subscription ended',
+  'subscription.plan_changed': 'The subscription moved to another product',
   'benefit.deleted': 'The benefit was deleted',
 };
 
