@@ -39,6 +39,8 @@ describe('the bearer routes’ roles', () => {
       'coupons:write': 'member',
       'tax:read': 'member',
       'tax:write': 'owner',
+      'files:read': 'member',
+      'files:write': 'member',
     });
   });
 });

@@ -71,10 +71,10 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 2, parts: 3, fieldSize: 1024, headerPairs: 20 } });
 
   /** The organization's file; deleted, another organization's or none: 404, alike. */
-  const own = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
+  const own = async (request: FastifyRequest, reply: FastifyReply, id: string, options: { deleted?: boolean } = {}) => {
     const organizationId = access.organizationOf(request);
     const doc = await findOrAwaitStream(services, reply, { stream: fileStream(id), find: () => findFile(services.readStore, organizationId, id), organizationId });
-    if (!doc || doc.deleted) throw notFound('File');
+    if (!doc || (doc.deleted && !options.deleted)) throw notFound('File');
     return doc;
   };
 
@@ -162,14 +162,15 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
       onRequest: authenticate,
       schema: {
         ...routeSchema,
-        summary: 'Who downloaded the file: per customer, how often, first and last time (and the last address, when recorded), latest first.',
+        summary: 'Who downloaded the file (a deleted one too): per customer, how often, first and last time (and the last address, when recorded), latest first.',
         params: FileIdParams,
         querystring: z.object(paging),
         response: { 200: Page(FileDownloadSchema), ...errors },
       },
     },
     async (request, reply) => {
-      const doc = await own(request, reply, request.params.file);
+      // The record of who downloaded outlives the file.
+      const doc = await own(request, reply, request.params.file, { deleted: true });
       const q = request.query;
       const { items, total } = await listDownloads(services.readStore, doc.id, { skip: (q.page - 1) * q.per_page, limit: q.per_page });
       return page(request, `files/${doc.id}/downloads`, items.map(presentDownload), total, q);

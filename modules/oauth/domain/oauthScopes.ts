@@ -19,6 +19,8 @@ export const OAUTH_SCOPES = {
   'coupons:write': 'Create, rename and delete coupons; create promotion codes and turn them on or off.',
   'tax:read': 'Read the tax settings and tax rates.',
   'tax:write': 'Turn tax collection on or off and create, rename and archive tax rates (owners only).',
+  'files:read': 'Read uploaded files, who downloaded them, and the download settings.',
+  'files:write': 'Upload and delete files, and change the download settings.',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;
@@ -54,5 +56,6 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl === '/api/coupons' || routeUrl.startsWith('/api/coupons/') || routeUrl === '/api/promotion_codes' || routeUrl.startsWith('/api/promotion_codes/')) {
     return read ? 'coupons:read' : 'coupons:write';
   }
+  if (routeUrl === '/api/files' || routeUrl.startsWith('/api/files/') || routeUrl === '/api/file_settings') return read ? 'files:read' : 'files:write';
   return null;
 }
