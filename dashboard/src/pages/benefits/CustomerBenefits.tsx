@@ -14,8 +14,8 @@ import { type Benefit, BENEFIT_TYPE_WORDS, type BenefitGrant, type FileDownloads
  * when and why it was revoked), their license keys, and how often they downloaded each file.
  */
 export function CustomerBenefits({ customerId }: { customerId: string }) {
-  const grants = useApi<{ data: BenefitGrant[] }>('/benefit_grants', { customer: customerId });
-  const benefits = useApi<{ data: Benefit[] }>('/benefits');
+  const grants = useApi<{ data: BenefitGrant[] }>('/benefit_grants', { customer: customerId, per_page: 100 });
+  const benefits = useApi<{ data: Benefit[] }>('/benefits', { per_page: 100 });
   const keys = useApi<Paged<LicenseKey>>('/license_keys', { customer: customerId, per_page: 100 });
   const rows = grants.data?.data ?? [];
   const benefitOf = (id: string) => benefits.data?.data.find((b) => b.id === id);
@@ -46,7 +46,14 @@ export function CustomerBenefits({ customerId }: { customerId: string }) {
                 const k = keyOf(g.id);
                 return (
                   <>
-                    {b ? <Link href={`/dashboard/catalog/${encodeURIComponent(b.product_id)}#benefits`}>{b.description}</Link> : <code>{g.benefit_id}</code>}
+                    {b ? (
+                      <Link href={`/dashboard/catalog/${encodeURIComponent(b.product_id)}#benefits`}>{b.description}</Link>
+                    ) : (
+                      // A deleted benefit is no longer listed: its id is what is left to tell it by.
+                      <>
+                        Deleted benefit <code>{g.benefit_id}</code>
+                      </>
+                    )}
                     <span class="row-sub">{BENEFIT_TYPE_WORDS[g.benefit_type]}</span>
                     {k && (
                       <span class="row-sub">
@@ -111,7 +118,9 @@ function Downloads({ customerId, fileIds }: { customerId: string; fileIds: strin
 
 function FileDownloadLine({ customerId, fileId }: { customerId: string; fileId: string }) {
   const file = useApi<{ filename: string }>(`/files/${encodeURIComponent(fileId)}`);
-  const downloads = useApi<FileDownloads>(`/files/${encodeURIComponent(fileId)}/downloads`, { customer: customerId });
+  // Per buyer, latest first: a buyer past the first 100 is not told apart from one who never downloaded.
+  const downloads = useApi<FileDownloads>(`/files/${encodeURIComponent(fileId)}/downloads`, { per_page: 100 });
+  const more = downloads.data !== undefined && downloads.data.meta.total > downloads.data.data.length;
   const mine = downloads.data?.data.find((d) => d.customer_id === customerId);
   return (
     <li>
@@ -124,6 +133,8 @@ function FileDownloadLine({ customerId, fileId }: { customerId: string; fileId: 
         <>
           downloaded {mine.count === 1 ? 'once' : `${mine.count} times`}, last {formatDateTime(mine.last_downloaded_at)}
         </>
+      ) : more ? (
+        <span class="muted">not among the latest 100 buyers who downloaded it</span>
       ) : (
         'not downloaded yet'
       )}

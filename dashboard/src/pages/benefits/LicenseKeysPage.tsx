@@ -31,7 +31,7 @@ const keyHref = (k: Pick<LicenseKey, 'id'>) => `/dashboard/license-keys/${encode
 
 /** The license benefits of the organization, for the filter and to name a key's benefit. */
 function useLicenseBenefits() {
-  const list = useApi<{ data: Benefit[] }>('/benefits', { type: 'license_key' });
+  const list = useApi<{ data: Benefit[] }>('/benefits', { type: 'license_key', per_page: 100 });
   return (list.data?.data ?? []).filter(isLicenseBenefit);
 }
 

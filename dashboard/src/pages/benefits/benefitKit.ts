@@ -3,6 +3,7 @@
  * types (from the modules' schemas, type-only) and the words they are shown with.
  */
 import type { z } from 'zod';
+import type { Paged } from '../../api.ts';
 import type { BenefitGrantSchema, BenefitSchema, LicenseKeyBenefitProperties } from '../../../../modules/benefits/index.ts';
 import type { FileDownloadObject, FileObject } from '../../../../modules/files/index.ts';
 import type { LicenseKeySchema } from '../../../../modules/licenses/index.ts';
@@ -54,4 +55,4 @@ export function formatSize(bytes: number): string {
 }
 
 /** GET /files/{file}/downloads: who downloaded a file, how often, when last. */
-export type FileDownloads = { data: FileDownloadObject[] };
+export type FileDownloads = Paged<FileDownloadObject>;
