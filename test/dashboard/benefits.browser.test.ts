@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../app/import/importFile.ts';
 import { downloadUrl } from '../../modules/files/index.ts';
+import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { invitedPerson, paidSession, seriousAxeViolations, watchCsp } from './dashboardFixtures.ts';
@@ -61,11 +62,12 @@ describe('dashboard: benefits, license keys, grants', () => {
     origin = server.url.replace('127.0.0.1', 'localhost');
     const person = await invitedPerson(server);
     org = person.organizationIds[0]!;
+    const content = offerContent();
     await runImport(
       { command: server.cliContext(org), organizationId: org, catchUp: server.settle },
       {
         products: [{ key: 'zine', name: 'Zine', plans: [{ name: 'once', display_name: 'Once', type: 'one_time', renew_interval: null, currency_code: 'EUR', charges: [{ amount: 900 }] }] }],
-        offers: [{ slug: 'zine', name: 'Zine', product: 'zine', plan: 'once', published: true }],
+        offers: [{ slug: 'zine', name: 'Zine', product: 'zine', plan: 'once', theme: content.theme, pages: content.pages, published: true }],
       },
     );
     await server.settle();
@@ -93,12 +95,29 @@ describe('dashboard: benefits, license keys, grants', () => {
     await page.getByRole('button', { name: 'Add files', exact: true }).click();
     const form = page.getByRole('form', { name: 'New file benefit', exact: true });
     await form.getByLabel('Description').fill('The zine, PDF and EPUB');
+    // A file the service refuses: its message shows on its line, and it can be removed.
+    await form.getByLabel('Upload files').setInputFiles([{ name: 'empty.txt', mimeType: 'text/plain', buffer: Buffer.alloc(0) }]);
+    await form.getByText('The file is empty.').waitFor({ timeout: 15_000 });
+    await form.getByRole('button', { name: 'Remove empty.txt', exact: true }).click();
+
+    // Uploads slowed to 1 MB/s, so the bar is seen part way.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 1024 * 1024 });
     await form.getByLabel('Upload files').setInputFiles([
       { name: 'zine.pdf', mimeType: 'application/pdf', buffer: zine },
       { name: 'zine.epub', mimeType: 'application/epub+zip', buffer: Buffer.from('epub bytes') },
     ]);
+    const bar = form.getByRole('progressbar', { name: 'Uploading zine.pdf', exact: true });
+    await expect
+      .poll(async () => Number((await bar.getAttribute('value').catch(() => null)) ?? 0), { timeout: 15_000, interval: 50 })
+      .toBeGreaterThan(0);
+    expect(Number(await bar.getAttribute('value').catch(() => String(zine.length)))).toBeLessThanOrEqual(zine.length);
+    // The benefit waits for its files.
+    expect(await form.getByRole('button', { name: 'Add benefit', exact: true }).isDisabled()).toBe(true);
     const uploaded = form.getByRole('list', { name: 'Files of this benefit', exact: true }).getByText('Uploaded', { exact: true });
     await expect.poll(() => uploaded.count(), { timeout: 30_000 }).toBe(2);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.detach();
     await check('benefit-file-form');
     await form.getByRole('button', { name: 'Add benefit', exact: true }).click();
     await page.getByText('Benefit “The zine, PDF and EPUB” added.').waitFor();
@@ -123,6 +142,8 @@ describe('dashboard: benefits, license keys, grants', () => {
     await form.getByLabel('Activation limit').fill('two');
     await form.getByRole('button', { name: 'Add benefit', exact: true }).click();
     await expect.poll(() => form.getByLabel('Activation limit').getAttribute('aria-invalid'), { timeout: 15_000 }).toBe('true');
+    // Nothing was added: the form stays open with what was typed.
+    expect(await benefits().textContent()).not.toContain('Pro license');
 
     await form.getByLabel('Activation limit').fill('2');
     await form.getByLabel('Expiry').selectOption('days');
@@ -200,7 +221,9 @@ describe('dashboard: benefits, license keys, grants', () => {
     // Masked again after a reload: the key shows only when asked.
     expect(await page.getByTestId('license-key-value').textContent()).toBe(masked);
     await check('license-key');
-    customerId = (await page.getByTestId('license-key-details').getByRole('link', { name: /^cus_/ }).textContent())!;
+    const buyer = page.getByTestId('license-key-details').getByRole('link', { name: 'reader@example.com', exact: true });
+    customerId = decodeURIComponent((await buyer.getAttribute('href'))!.split('/').pop()!);
+    expect(customerId).toMatch(/^cus_/);
   });
 
   it("shows the customer's grants and downloads, and a revocation with its cause", async () => {

@@ -54,7 +54,7 @@ export function BenefitsCard({ productId }: { productId: string }) {
         )
       }
     >
-      <p class="muted card-intro">What a buyer gets once they pay: files to download, a license key. A subscription's benefits last while it is paid for.</p>
+      <p class="muted card-intro">What a buyer gets once they pay: files to download, a license key. A full refund takes them back.</p>
       {saved && <Notice tone="success">{saved}</Notice>}
       <ErrorNotice error={list.error} />
       <ErrorNotice error={action.error} />

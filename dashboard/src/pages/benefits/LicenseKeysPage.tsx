@@ -15,6 +15,7 @@ import { Link, setQuery, useLocation } from '../../router.tsx';
 import type { PageProps } from '../../routes.ts';
 import { useAction } from '../../useAction.ts';
 import { useApi } from '../../useApi.ts';
+import type { Customer } from '../../../../modules/customers/index.ts';
 import { activations, type Benefit, isLicenseBenefit, type LicenseKey } from './benefitKit.ts';
 
 const STATUSES: [LicenseKey['status'], string][] = [
@@ -137,8 +138,17 @@ export function LicenseKeysPage() {
                   </Link>
                 ),
               },
-              { header: 'Status', cell: (k) => <StatusBadge status={k.status} /> },
-              { header: 'Activations', align: 'right', cell: (k) => <span class="nowrap">{activations(k.activation_usage, k.activation_limit)}</span> },
+              {
+                header: 'Status',
+                cell: (k) => (
+                  <>
+                    <StatusBadge status={k.status} />
+                    {/* The Activations column is left out on a phone: its figure here. */}
+                    <span class="row-sub phone-only nowrap">{activations(k.activation_usage, k.activation_limit)} activations</span>
+                  </>
+                ),
+              },
+              { header: 'Activations', align: 'right', wide: true, cell: (k) => <span class="nowrap">{activations(k.activation_usage, k.activation_limit)}</span> },
               { header: 'Expires', wide: true, cell: (k) => <span class="nowrap">{k.expires_at ? formatDateTime(k.expires_at) : 'Never'}</span> },
               { header: 'Actions', cell: (k) => <ToggleButton k={k} busy={action.busy === k.id} error={action.errorOf(k.id)} onClick={() => toggle(k)} /> },
             ]}
@@ -164,6 +174,7 @@ export function LicenseKeyPage({ params }: PageProps) {
   const id = params.id!;
   const loaded = useApi<LicenseKey>(`/license_keys/${encodeURIComponent(id)}`);
   const benefits = useLicenseBenefits();
+  const customer = useApi<Customer>(loaded.data ? `/customers/${encodeURIComponent(loaded.data.customer_id)}` : null);
   const [key, setKey] = useState<LicenseKey | null>(null);
   useEffect(() => setKey(loaded.data ?? null), [loaded.data]);
   const [saved, setSaved] = useState<string | null>(null);
@@ -221,9 +232,7 @@ export function LicenseKeyPage({ params }: PageProps) {
             <dd>{benefit ? <Link href={`/dashboard/catalog/${encodeURIComponent(benefit.product_id)}#benefits`}>{benefit.description}</Link> : <code>{k.benefit_id}</code>}</dd>
             <dt>Customer</dt>
             <dd>
-              <Link href={`/dashboard/customers/${encodeURIComponent(k.customer_id)}`}>
-                <code>{k.customer_id}</code>
-              </Link>
+              <Link href={`/dashboard/customers/${encodeURIComponent(k.customer_id)}`}>{customer.data?.email ?? <code>{k.customer_id}</code>}</Link>
             </dd>
             <dt>Status</dt>
             <dd>
@@ -244,13 +253,17 @@ export function LicenseKeyPage({ params }: PageProps) {
             rows={instances}
             rowKey={(a) => a.id}
             columns={[
-              { header: 'Instance', cell: (a) => (
-                <>
-                  {a.name}
-                  <span class="row-sub mono">{a.id}</span>
-                </>
-              ) },
-              { header: 'Activated', cell: (a) => <span class="nowrap">{formatDateTime(a.created_at)}</span> },
+              {
+                header: 'Instance',
+                cell: (a) => (
+                  <>
+                    {a.name}
+                    <span class="row-sub mono">{a.id}</span>
+                    <span class="row-sub phone-only">Activated {formatDateTime(a.created_at)}</span>
+                  </>
+                ),
+              },
+              { header: 'Activated', wide: true, cell: (a) => <span class="nowrap">{formatDateTime(a.created_at)}</span> },
             ]}
             empty={<p class="muted">Not activated on any device yet.</p>}
           />
@@ -266,7 +279,7 @@ function RevealKey({ k }: { k: LicenseKey }) {
   if (!k.key) return <code class="license-key">{k.display_key}</code>;
   return (
     <span class="reveal-key">
-      <code class="license-key" data-testid="license-key-value">
+      <code class={`license-key${shown ? ' plain' : ''}`} data-testid="license-key-value">
         {shown ? k.key : k.display_key}
       </code>
       <Button size="sm" variant="ghost" onClick={() => setShown(!shown)} aria-pressed={shown}>
