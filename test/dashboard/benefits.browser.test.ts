@@ -134,6 +134,20 @@ describe('dashboard: benefits, license keys, grants', () => {
       ['zine.pdf', zine.length],
       ['zine.epub', 10],
     ]);
+
+    // Edited: its files are listed as uploaded, one more is added.
+    await page.getByRole('button', { name: 'Edit The zine, PDF and EPUB', exact: true }).click();
+    const edit = page.getByRole('form', { name: 'Edit file benefit', exact: true });
+    const editing = edit.getByRole('list', { name: 'Files of this benefit', exact: true });
+    expect(await editing.textContent()).toContain('zine.pdf');
+    await edit.getByLabel('Upload files').setInputFiles([{ name: 'bonus.txt', mimeType: 'text/plain', buffer: Buffer.from('bonus page') }]);
+    await expect.poll(() => editing.getByText('Uploaded', { exact: true }).count(), { timeout: 30_000 }).toBe(3);
+    await edit.getByRole('button', { name: 'Save benefit', exact: true }).click();
+    await page.getByText('Benefit “The zine, PDF and EPUB” saved.').waitFor();
+    await expect.poll(() => benefits().textContent()).toContain('bonus.txt');
+    const edited = await api<{ data: { properties: { files: string[] } }[] }>(`/products/${encodeURIComponent(productId)}/benefits`);
+    expect(edited.data[0]!.properties.files.slice(0, 2)).toEqual(listed.data[0]!.properties.files);
+    expect(edited.data[0]!.properties.files).toHaveLength(3);
   });
 
   it('adds a license key benefit, refusing a bad limit beside its field, and edits it', async () => {
@@ -246,6 +260,7 @@ describe('dashboard: benefits, license keys, grants', () => {
     const downloads = page.getByTestId('customer-downloads');
     await expect.poll(() => downloads.textContent(), { timeout: 15_000 }).toContain('zine.pdf: downloaded 2 times');
     expect(await downloads.textContent()).toContain('zine.epub: not downloaded yet');
+    expect(await downloads.textContent()).toContain('bonus.txt: not downloaded yet');
     await check('customer-benefits');
 
     // Deleting the file benefit (after a confirmation) revokes its grant.
