@@ -23,7 +23,7 @@ export async function openDataDirFileStore(dataDir: string): Promise<FileStore> 
   await mkdir(incomplete, { recursive: true, mode: 0o700 });
   const pathOf = (key: string) => join(root, assertFileKey(key));
 
-  return {
+  const store: FileStore = {
     async put(key: string, source: Readable): Promise<StoredFile> {
       const target = pathOf(key);
       const name = `${key}.${process.pid}.${randomBytes(6).toString('hex')}`;
@@ -122,6 +122,9 @@ export async function openDataDirFileStore(dataDir: string): Promise<FileStore> 
 
     async close() {},
   };
+  // What a killed process left goes at start, before anything is served (the sweep job repeats it hourly).
+  await store.sweep();
+  return store;
 }
 
 /** Coarse file times (some filesystems keep seconds, or two): a write this process began is never older than its start by more. */
