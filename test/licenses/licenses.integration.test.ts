@@ -97,6 +97,14 @@ describe('license keys', () => {
     expect(again.body).toMatchObject({ deactivated: false, code: 'instance_not_found' });
   });
 
+  it('holds the limit under a burst of parallel activations', async () => {
+    const { key } = await grantedKey({ activation_limit: 3 });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post('/api/licenses/activate', { key, instance_name: `Burst ${i}` })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(3);
+    for (const refused of answers.filter((a) => a.status !== 200)) expect(refused.body.code).toBe('activation_limit_reached');
+    expect((await post('/api/licenses/validate', { key })).body.license).toMatchObject({ activation_limit: 3, activation_usage: 3 });
+  });
+
   it('validates with and without an instance, and an unknown key answers 404 alike', async () => {
     const { key } = await grantedKey();
     const bare = await post('/api/licenses/validate', { key });
