@@ -101,6 +101,12 @@ describe('dashboard: benefits, license keys, grants', () => {
     await form.getByLabel('Upload files').setInputFiles([{ name: 'empty.txt', mimeType: 'text/plain', buffer: Buffer.alloc(0) }]);
     await form.getByText('The file is empty.').waitFor({ timeout: 15_000 });
     await form.getByRole('button', { name: 'Remove empty.txt', exact: true }).click();
+    // A file uploaded and then removed before the benefit is saved is deleted: nothing delivers it.
+    await form.getByLabel('Upload files').setInputFiles([{ name: 'draft.txt', mimeType: 'text/plain', buffer: Buffer.from('first draft') }]);
+    await expect.poll(() => form.getByText('Uploaded', { exact: true }).count(), { timeout: 15_000 }).toBe(1);
+    const draft = (await api<{ data: { id: string; filename: string }[] }>('/files')).data.find((f) => f.filename === 'draft.txt')!;
+    await form.getByRole('button', { name: 'Remove draft.txt', exact: true }).click();
+    await expect.poll(async () => (await page.request.get(`${origin}/manage/api/files/${draft.id}`)).status(), { timeout: 15_000 }).toBe(404);
 
     // Uploads slowed to 1 MB/s, so the bar is seen part way.
     const cdp = await page.context().newCDPSession(page);

@@ -144,8 +144,17 @@ function useFiles(ids: string[]): Map<string, FileObject> {
   return known;
 }
 
-/** One file of the form: uploading (with its progress), uploaded, or failed. */
-type Upload = { key: string; name: string; size: number; sent: number; file: FileObject | null; error: ApiError | null; abort?: AbortController };
+/**
+ * One file of the form: uploading (with its progress), uploaded, or failed. `fresh`: uploaded by
+ * this form, so nothing else uses it until the benefit is saved.
+ */
+type Upload = { key: string; name: string; size: number; sent: number; file: FileObject | null; error: ApiError | null; fresh: boolean; abort?: AbortController };
+
+/** A file uploaded here and then dropped (removed, or the form cancelled) is deleted: nothing would ever deliver it. */
+const discard = (u: Upload) => {
+  u.abort?.abort();
+  if (u.fresh && u.file) void api.delete(`/files/${encodeURIComponent(u.file.id)}`).catch(() => undefined);
+};
 
 const numberOrRaw = (v: string): number | string | null => (v.trim() === '' ? null : /^\d+$/.test(v.trim()) ? Number(v.trim()) : v.trim());
 
@@ -172,7 +181,7 @@ function BenefitForm({
     benefit && isFileBenefit(benefit)
       ? benefit.properties.files.map((id) => {
           const f = files.get(id) ?? null;
-          return { key: id, name: f?.filename ?? id, size: f?.size ?? 0, sent: f?.size ?? 0, file: f ?? ({ id } as FileObject), error: null };
+          return { key: id, name: f?.filename ?? id, size: f?.size ?? 0, sent: f?.size ?? 0, file: f ?? ({ id } as FileObject), error: null, fresh: false };
         })
       : [],
   );
@@ -194,12 +203,14 @@ function BenefitForm({
     for (const file of Array.from(chosen ?? [])) {
       const key = `upload-${++uploadCounter}`;
       const abort = new AbortController();
-      setUploads((list) => [...list, { key, name: file.name, size: file.size, sent: 0, file: null, error: null, abort }]);
+      setUploads((list) => [...list, { key, name: file.name, size: file.size, sent: 0, file: null, error: null, fresh: true, abort }]);
       // One at a time: each gets the whole connection, and they finish in the order chosen.
       queue.current = queue.current.then(async () => {
         if (abort.signal.aborted) return;
         try {
           const answer = await upload<FileObject>('/files', file, { fields: { purpose: 'benefit' }, signal: abort.signal, onProgress: (sent) => patch(key, { sent }) });
+          // Removed while its answer was on the way: dropped like any other.
+          if (abort.signal.aborted) return discard({ key, name: file.name, size: file.size, sent: file.size, file: answer, error: null, fresh: true });
           patch(key, { file: answer, sent: file.size, abort: undefined });
         } catch (e) {
           if ((e as Error).name !== 'AbortError') patch(key, { error: asApiError(e), abort: undefined });
@@ -208,8 +219,12 @@ function BenefitForm({
     }
   };
   const remove = (u: Upload) => {
-    u.abort?.abort();
+    discard(u);
     setUploads((list) => list.filter((x) => x.key !== u.key));
+  };
+  const cancel = () => {
+    uploads.forEach(discard);
+    onCancel();
   };
 
   const uploading = uploads.some((u) => !u.file && !u.error);
@@ -320,7 +335,7 @@ function BenefitForm({
         <Button type="submit" variant="primary" busy={busy === 'save'} disabled={uploading}>
           {benefit ? 'Save benefit' : 'Add benefit'}
         </Button>
-        <Button variant="ghost" onClick={onCancel}>
+        <Button variant="ghost" onClick={cancel}>
           Cancel
         </Button>
         {uploading && <span class="muted">Waiting for the uploads to finish…</span>}
