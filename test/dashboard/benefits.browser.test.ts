@@ -190,8 +190,10 @@ describe('dashboard: benefits, license keys, grants', () => {
   it('lists the key a sale issued, masked; disables and enables it; shows its activations', async () => {
     await paidSession(server, 'zine', { email: 'reader@example.com', name: 'Ada Reader' });
     await server.settle();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'License keys', exact: true }).click();
+    // From the benefit on the product page to its keys: the list filtered by it.
+    await page.getByRole('link', { name: 'Keys issued for Pro license', exact: true }).click();
     await h1('License keys');
+    await expect.poll(() => page.getByLabel('Benefit').locator('option:checked').textContent()).toBe('Pro license');
     const rows = page.getByRole('table', { name: 'License keys', exact: true }).locator('tbody tr');
     // The key is issued by subscribers after the sale: ask again until it is there.
     await expect
@@ -223,6 +225,7 @@ describe('dashboard: benefits, license keys, grants', () => {
     await page.getByRole('button', { name: `Enable ${masked}`, exact: true }).click();
     await page.getByRole('button', { name: 'Clear', exact: true }).click();
     await page.getByRole('button', { name: `Disable ${masked}`, exact: true }).waitFor();
+    expect(new URL(page.url()).search).toBe('');
 
     await rows.first().getByRole('link').first().click();
     await h1(masked);
@@ -289,6 +292,7 @@ describe('dashboard: benefits, license keys, grants', () => {
       )
       .toContain('The benefit was deleted');
     expect(await grants.textContent()).toContain('Revoked');
+    await check('customer-benefits-revoked');
     expect(csp).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { Card } from '../../components/Card.tsx';
 import { ConfirmButton } from '../../components/ConfirmButton.tsx';
 import { Field, Input, OtherErrors, Select } from '../../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../../components/Notice.tsx';
+import { Link } from '../../router.tsx';
 import { useAction } from '../../useAction.ts';
 import { useApi } from '../../useApi.ts';
 import { asApiError } from '../pageKit.tsx';
@@ -87,7 +88,14 @@ export function BenefitsCard({ productId }: { productId: string }) {
                     })}
                   </ul>
                 )}
-                {isLicenseBenefit(b) && <p class="muted benefit-terms">{licenseTerms(b.properties)}</p>}
+                {isLicenseBenefit(b) && (
+                  <p class="muted benefit-terms">
+                    {licenseTerms(b.properties)} ·{' '}
+                    <Link href={`/dashboard/license-keys?benefit=${encodeURIComponent(b.id)}`} aria-label={`Keys issued for ${b.description}`}>
+                      Keys issued
+                    </Link>
+                  </p>
+                )}
               </div>
               {editing?.benefit?.id !== b.id && (
                 <div class="benefit-actions">

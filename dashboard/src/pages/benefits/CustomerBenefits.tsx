@@ -51,7 +51,8 @@ export function CustomerBenefits({ customerId }: { customerId: string }) {
                     ) : (
                       // A deleted benefit is no longer listed: its id is what is left to tell it by.
                       <>
-                        Deleted benefit <code>{g.benefit_id}</code>
+                        Deleted benefit
+                        <span class="row-sub mono any-break">{g.benefit_id}</span>
                       </>
                     )}
                     <span class="row-sub">{BENEFIT_TYPE_WORDS[g.benefit_type]}</span>
