@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { licenseKeysForGrants, licenseKeyIdFor, licenseKeyStream, normalizeLicenseKey } from '../../modules/licenses/index.ts';
+import { LICENSE_KEY_ISSUER_CHECKPOINT, licenseKeyIssuerJob } from '../../modules/licenses/jobs/licenseKeyIssuer.ts';
 import { issueLicenseKey, loadLicenseKeyBenefit } from '../../modules/licenses/licenseCommands.ts';
+import type { ReadStore } from '../../platform/readStore/index.ts';
 import { licenseKeyHash } from '../../modules/licenses/licenseKeyCodec.ts';
+import { licenseKeyHashStream } from '../../modules/licenses/domain/licenseKey.ts';
 import type { BenefitGrantedData } from '../../modules/benefits/domain/benefitTypes.ts';
 import { benefitGrantStream } from '../../modules/benefits/domain/benefitTypes.ts';
 import { manualClock, startTestServer, type ManualClock, type TestServer } from '../helpers/testServer.ts';
@@ -60,6 +63,29 @@ describe('license keys', () => {
     const again = await issueLicenseKey(server.cliContext(seller.organizationId), server.services.secrets.data, granted!.data as BenefitGrantedData, props!);
     expect(again.key.key_hash).toBe(licenseKeyHash(key));
     expect(await server.services.store.readStream(licenseKeyStream(view.id))).toHaveLength(1);
+
+    // The whole subscriber run again from the log's start (its checkpoint lost): nothing new either.
+    const rerun = `${LICENSE_KEY_ISSUER_CHECKPOINT}:rerun`;
+    const renamed = (name: string) => (name === LICENSE_KEY_ISSUER_CHECKPOINT ? rerun : name);
+    const readStore = new Proxy(server.services.readStore, {
+      get(target, prop, receiver) {
+        if (prop === 'readCheckpoint') return (name: string) => target.readCheckpoint(renamed(name));
+        if (prop === 'commit') return (name: string, ...rest: [never, never]) => target.commit(renamed(name), ...rest);
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as ReadStore;
+    // The last grant event of the log (this one): a checkpoint stops at the last event it follows.
+    const head = granted!.position;
+    const job = await licenseKeyIssuerJob.start({ ...server.services, readStore }, { error: (o, m) => console.error(m, o), info: () => undefined });
+    try {
+      await waitUntil('the re-run past the grant', async () => ((await server.services.readStore.readCheckpoint(rerun)) ?? -1) >= head);
+    } finally {
+      await job.stop();
+    }
+    expect(await server.services.store.readStream(licenseKeyStream(view.id))).toHaveLength(1);
+    expect(await server.services.store.readStream(licenseKeyHashStream(licenseKeyHash(key)))).toHaveLength(1);
+    expect((await licenseKeysForGrants(server.services, seller.organizationId, [grantId]))[0]!.key).toBe(key);
 
     // Another grant, another key; a file grant none.
     const second = await grantedKey();
