@@ -19,6 +19,8 @@ import { observeEventStore } from '../platform/runtime/observedEventStore.ts';
 import { cachedVault, sealPersonalData, type PersonalDataVault } from '../platform/privacy/index.ts';
 import { openSqlitePersonalDataVault } from '../platform/privacy/sqlite/sqliteVault.ts';
 import { personalFields } from './personalFields.ts';
+import type { FileStore } from '../platform/files/fileStore.ts';
+import { copyDataDirFiles, openDataDirFileStore } from '../platform/files/dataDir/dataDirFileStore.ts';
 import { projectionLag } from '../platform/runtime/readiness.ts';
 import type { Clock, Services } from '../platform/runtime/services.ts';
 
@@ -63,6 +65,15 @@ export async function openVault(config: Config): Promise<PersonalDataVault> {
   return cachedVault(openSqlitePersonalDataVault({ file: join(resolve(config.DATA_DIR), 'commerce.db'), busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS }));
 }
 
+/** Where uploaded files' bytes go: the data directory beside commerce.db, or GridFS in the read store's MongoDB database. */
+export async function openFileStore(config: Config): Promise<FileStore> {
+  if (isProductionProfile(config)) {
+    const { openGridFsFileStore } = await import('../platform/files/mongodb/gridFsFileStore.ts');
+    return openGridFsFileStore(config.MONGODB_URL!, config.MONGODB_DB);
+  }
+  return openDataDirFileStore(config.DATA_DIR);
+}
+
 /**
  * An event store by location, for `commerce events copy`: an EventStoreDB connection string
  * (esdb://, kurrentdb:// and their +discover forms), or an embedded data directory holding commerce.db.
@@ -95,12 +106,19 @@ export async function openSealedEventStoreAt(location: string, mongo: { url: str
   return sealPersonalData(store, cachedVault(openSqlitePersonalDataVault({ file: join(resolve(location), 'commerce.db') })), personalFields);
 }
 
-/** `commerce backup`: a consistent copy of the embedded profile's data directory (see platform/sqlite/backupDataDir.ts). */
-export function backupEmbeddedData(config: Config, to: string): BackupResult {
+/**
+ * `commerce backup`: a consistent copy of the embedded profile's data directory (see
+ * platform/sqlite/backupDataDir.ts), then the uploaded files: after the snapshot, so each file it
+ * names is in the copy.
+ */
+export async function backupEmbeddedData(config: Config, to: string): Promise<BackupResult & { files: number; file_bytes: number }> {
   if (isProductionProfile(config)) {
-    throw new BackupRefused("backup copies the embedded profile's data directory; back EventStoreDB and MongoDB up with their own tools");
+    throw new BackupRefused("backup copies the embedded profile's data directory; back EventStoreDB and MongoDB (with its files) up with their own tools");
   }
-  return backupDataDir(config.DATA_DIR, to, config.SQLITE_BUSY_TIMEOUT_MS);
+  const started = performance.now();
+  const result = backupDataDir(config.DATA_DIR, to, config.SQLITE_BUSY_TIMEOUT_MS);
+  const files = await copyDataDirFiles(config.DATA_DIR, result.to);
+  return { ...result, files: files.files, file_bytes: files.bytes, seconds: Number(((performance.now() - started) / 1000).toFixed(3)) };
 }
 export { BackupRefused, type BackupResult };
 
@@ -149,6 +167,7 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
   const metrics = options.metrics ?? createMetrics();
   const opened = await openStores(config, { checkpointsElsewhere: options.projections !== undefined });
   const vault = await openVault(config);
+  const files = await openFileStore(config);
   // Sealed below the metrics and append tracking: they see the same appends, whatever their data.
   const store = observeEventStore(sealPersonalData(opened.store, vault, personalFields), metrics, options.onAppended);
   // Readers see each projection's read models in the generation served (a rebuild writes the next
@@ -176,10 +195,12 @@ export async function compose(config: Config, options: ComposeOptions): Promise<
     projections,
     vault,
     metrics,
+    files,
     async close() {
       await projections?.stop();
       await store.close();
       await readStore.close();
+      await files.close();
     },
   };
 }

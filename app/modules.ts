@@ -5,6 +5,7 @@ import { checkoutModule } from '../modules/checkout/module.ts';
 import { creditNotesModule } from '../modules/creditNotes/module.ts';
 import { customersModule } from '../modules/customers/module.ts';
 import { discountsModule } from '../modules/discounts/module.ts';
+import { filesModule } from '../modules/files/module.ts';
 import { identityModule } from '../modules/identity/module.ts';
 import { licensesModule } from '../modules/licenses/module.ts';
 import { oauthModule } from '../modules/oauth/module.ts';
@@ -40,5 +41,6 @@ export const modules: readonly FeatureModule[] = [
   discountsModule,
   benefitsModule,
   portalModule,
+  filesModule,
   licensesModule,
 ];

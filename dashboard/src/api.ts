@@ -90,15 +90,59 @@ export async function request<T>(method: string, path: string, body?: unknown, o
     json = null;
   }
   if (response.ok) return json as T;
-  const e = (json ?? {}) as { message?: unknown; code?: unknown; errors?: unknown };
-  const error = new ApiError(
-    response.status,
-    typeof e.code === 'string' ? e.code : `http_${response.status}`,
-    typeof e.message === 'string' ? e.message : `The service answered ${response.status}.`,
-    e.errors && typeof e.errors === 'object' ? (e.errors as Record<string, string[]>) : {},
-  );
+  const error = errorOf(response.status, json);
   if (response.status === 401 && !options.allowUnauthenticated) onUnauthenticated();
   throw error;
+}
+
+/** A failed answer's body as an ApiError. */
+function errorOf(status: number, json: unknown): ApiError {
+  const e = (json ?? {}) as { message?: unknown; code?: unknown; errors?: unknown };
+  return new ApiError(
+    status,
+    typeof e.code === 'string' ? e.code : `http_${status}`,
+    typeof e.message === 'string' ? e.message : `The service answered ${status}.`,
+    e.errors && typeof e.errors === 'object' ? (e.errors as Record<string, string[]>) : {},
+  );
+}
+
+/**
+ * Sends one file as multipart (field `file`, then the other fields) and reports the bytes sent:
+ * XMLHttpRequest, because fetch tells nothing of an upload's progress. The browser streams the
+ * file from disk; nothing here reads it whole.
+ */
+export function upload<T>(
+  path: string,
+  file: File,
+  options: { fields?: Record<string, string>; onProgress?: (sent: number, total: number) => void; signal?: AbortSignal } = {},
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `/manage/api${path}`);
+    xhr.setRequestHeader('accept', 'application/json');
+    if (csrfToken) xhr.setRequestHeader('x-csrf-token', csrfToken);
+    xhr.upload.onprogress = (event) => options.onProgress?.(event.loaded, event.lengthComputable ? event.total : file.size);
+    xhr.onerror = () => reject(new ApiError(0, 'network_error', 'The upload stopped: the service could not be reached. Check your connection and try again.'));
+    xhr.onabort = () => reject(new DOMException('The upload was cancelled.', 'AbortError'));
+    xhr.onload = () => {
+      notePosition(xhr.getResponseHeader('commerce-position'));
+      let json: unknown = null;
+      try {
+        json = xhr.responseText ? JSON.parse(xhr.responseText) : null;
+      } catch {
+        json = null;
+      }
+      if (xhr.status >= 200 && xhr.status < 300) return resolve(json as T);
+      if (xhr.status === 401) onUnauthenticated();
+      reject(errorOf(xhr.status, json));
+    };
+    options.signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    const form = new FormData();
+    // Fields before the file: a streaming server reads them before the file's bytes.
+    for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
+    form.append('file', file, file.name);
+    xhr.send(form);
+  });
 }
 
 export const api = {

@@ -34,6 +34,8 @@ import { CustomerPage } from './pages/customers/CustomerPage.tsx';
 import { CustomersPage } from './pages/customers/CustomersPage.tsx';
 // Coupons and promotion codes (docs/discounts.md).
 import { CouponPage, CouponsPage, NewCouponPage } from './pages/CouponsPage.tsx';
+// License keys of license key benefits (docs/dashboard.md).
+import { LicenseKeyPage, LicenseKeysPage } from './pages/benefits/LicenseKeysPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
 export type PageProps = { params: Record<string, string> };
@@ -46,7 +48,7 @@ export type Route = {
   nav: NavKey;
 };
 
-export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'customers' | 'subscriptions' | 'promos' | 'coupons' | 'automation' | 'developers' | 'settings';
+export type NavKey = 'home' | 'catalog' | 'offers' | 'sales' | 'customers' | 'subscriptions' | 'promos' | 'coupons' | 'license-keys' | 'automation' | 'developers' | 'settings';
 
 /** The navigation, in order. */
 export const NAV: { key: NavKey; label: string; href: string }[] = [
@@ -58,6 +60,7 @@ export const NAV: { key: NavKey; label: string; href: string }[] = [
   { key: 'subscriptions', label: 'Subscriptions', href: '/dashboard/subscriptions' },
   { key: 'promos', label: 'Promos', href: '/dashboard/promos' },
   { key: 'coupons', label: 'Coupons', href: '/dashboard/coupons' },
+  { key: 'license-keys', label: 'License keys', href: '/dashboard/license-keys' },
   { key: 'automation', label: 'Automation', href: '/dashboard/automation' },
   { key: 'developers', label: 'Developers', href: '/dashboard/developers' },
   { key: 'settings', label: 'Settings', href: '/dashboard/settings' },
@@ -102,4 +105,6 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/coupons', page: CouponsPage, nav: 'coupons' },
   { path: '/dashboard/coupons/new', page: NewCouponPage, nav: 'coupons' },
   { path: '/dashboard/coupons/:id', page: CouponPage, nav: 'coupons' },
+  { path: '/dashboard/license-keys', page: LicenseKeysPage, nav: 'license-keys' },
+  { path: '/dashboard/license-keys/:id', page: LicenseKeyPage, nav: 'license-keys' },
 ];

@@ -1,5 +1,6 @@
 import type { EventStore } from '../eventStore/eventStore.ts';
 import type { Logger, ProjectionRunner } from '../es/projectionRunner.ts';
+import type { FileStore } from '../files/fileStore.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
 import type { PersonalDataVault } from '../privacy/personalDataVault.ts';
 import type { StripeClientFactory } from '../../modules/payments/paymentProvider.ts';
@@ -32,6 +33,8 @@ export type Services = {
   vault: PersonalDataVault;
   /** Prometheus metrics of this process (served at /metrics): record outbound webhook results here. */
   metrics: Metrics;
+  /** Uploaded files' bytes (modules/files): the data directory, or GridFS on the production profile. */
+  files: FileStore;
 };
 
 /**

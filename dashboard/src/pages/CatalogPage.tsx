@@ -16,6 +16,7 @@ import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 import { useEffect, useState } from 'preact/hooks';
 import { toMajor, toMinor } from './pageKit.tsx';
+import { BenefitsCard } from './benefits/BenefitsCard.tsx';
 
 type Charge = { amount: number; currency_code?: string };
 /** A plan as a managed product lists it (without its creation number). */
@@ -307,6 +308,8 @@ export function ProductPage({ params }: PageProps) {
           {product?.published_at && <span class="muted">Published {formatDateTime(product.published_at)}</span>}
         </div>
       </form>
+      {/* Outside the product's form: a benefit is saved on its own, not with the plans. */}
+      {product && <BenefitsCard productId={product.id} />}
     </>
   );
 }

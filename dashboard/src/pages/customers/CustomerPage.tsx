@@ -17,6 +17,7 @@ import { useAction } from '../../useAction.ts';
 import { useApi } from '../../useApi.ts';
 import type { Customer, CustomerHistory, CustomerInvoices } from '../../../../modules/customers/index.ts';
 import { moneyList, OBJECT_WORDS } from './customerKit.ts';
+import { CustomerBenefits } from '../benefits/CustomerBenefits.tsx';
 
 const objectHref = (object: string, id: string): string | null => {
   if (object === 'checkout_session') return `/dashboard/sales/${encodeURIComponent(id)}`;
@@ -150,6 +151,8 @@ export function CustomerPage({ params }: PageProps) {
           />
         )}
       </Card>
+
+      <CustomerBenefits customerId={c.id} />
 
       <Card title="Refunds" id="refunds">
         {refunded.length === 0 ? (

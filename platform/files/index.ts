@@ -1,0 +1,1 @@
+export { assertFileKey, FileNotFoundError, type ByteRange, type FileStore, type StoredFile } from './fileStore.ts';
