@@ -60,7 +60,14 @@ describe('files: upload, signed downloads, ranges, grants', () => {
     expect(response.headers.get('content-type')).toBe('application/pdf');
     expect(response.headers.get('content-length')).toBe(String(content.length));
     expect(response.headers.get('content-disposition')).toBe(`attachment; filename="Zine #1 _ __t__.pdf"; filename*=UTF-8''${encodeURIComponent('Zine #1 – «été».pdf')}`);
+    expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'none'; sandbox/);
     expect(sha256(Buffer.from(await response.arrayBuffer()))).toBe(sha256(content));
+
+    const head = await server.fetch(url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(content.length));
+    expect(head.headers.get('etag')).toBe(`"${sha256(content)}"`);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 
   it('resumes with a Range (206, Content-Range), honours If-Range by ETag, refuses a range past the end (416)', async () => {
