@@ -66,6 +66,11 @@ describe('benefit grants on one-payment purchases', () => {
 
       // A partial refund takes nothing back; the rest of it does.
       await refundInvoice(harness.ctx(seller.organizationId), harness.services, seller.organizationId, sale.invoiceId, 900);
+      const partial = (await harness.services.store.readStream(`invoice-${sale.invoiceId}`)).at(-1)!;
+      expect(partial.type).toBe('InvoiceRefunded');
+      await waitFor('the partial refund handled', () => harness.services.readStore.readCheckpoint('job:benefit-grants'), (c) => c !== null && c >= partial.position);
+      await harness.settle();
+      expect((await grantsOf(sale.sessionId)).map((g) => g.status)).toEqual(['granted', 'granted']);
       await refundInvoice(harness.ctx(seller.organizationId), harness.services, seller.organizationId, sale.invoiceId, 4000);
       await waitFor('revocations', async () => { await harness.settle(); return grantsOf(sale.sessionId); }, (g) => g.every((x) => x.status === 'revoked'));
       for (const g of await grantsOf(sale.sessionId)) expect(g).toMatchObject({ status: 'revoked', revoke_cause: 'refund' });
