@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadUrl, filesByIds } from '../../modules/files/index.ts';
 import { loggedApp } from '../helpers/loggedApp.ts';
+import { signedInPerson } from '../helpers/manageClient.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { bytesOf, grant, multipartBody, productWithFiles, revoke } from './fileHarness.ts';
 
@@ -233,6 +234,24 @@ describe('files: upload, signed downloads, ranges, grants', () => {
     expect(stored).toEqual([fileId]);
     const events = await server.services.store.readAll({ after: null, limit: 10_000, streamPrefixes: ['file-'] });
     expect(events.filter((e) => e.type === 'FileUploaded' && (e.data as { filename: string }).filename === 'cut.bin')).toEqual([]);
+  });
+
+  it('takes an upload from the dashboard: a member with the session cookie and the CSRF token, not without the token', async () => {
+    const member = await signedInPerson(server, { organizationId: seller.organizationId, role: 'member' });
+    const { body, contentType } = multipartBody({ name: 'cover.png', type: 'image/png', bytes: Buffer.from('png bytes') });
+    const send = (csrf: boolean) =>
+      fetch(`${server.url}/manage/api/files`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': contentType, accept: 'application/json', 'sec-fetch-site': 'same-origin', cookie: `commerce_session=${member.client.cookie}`, ...(csrf ? { 'x-csrf-token': member.client.csrf! } : {}) },
+      });
+    expect((await send(false)).status).toBe(403);
+    const made = await send(true);
+    expect(made.status).toBe(201);
+    const id = ((await made.json()) as { id: string }).id;
+    const listed = await member.client.json<{ data: Array<{ id: string }> }>('GET', '/manage/api/files');
+    expect(listed.body.data.map((f) => f.id)).toContain(id);
+    expect((await member.client.request('DELETE', `/manage/api/files/${id}`)).status).toBe(200);
   });
 
   it('never logs the signature of a download link', async () => {
