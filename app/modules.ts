@@ -7,6 +7,7 @@ import { customersModule } from '../modules/customers/module.ts';
 import { discountsModule } from '../modules/discounts/module.ts';
 import { filesModule } from '../modules/files/module.ts';
 import { identityModule } from '../modules/identity/module.ts';
+import { licensesModule } from '../modules/licenses/module.ts';
 import { oauthModule } from '../modules/oauth/module.ts';
 import { paymentsModule } from '../modules/payments/module.ts';
 import { portalModule } from '../modules/portal/module.ts';
@@ -41,4 +42,5 @@ export const modules: readonly FeatureModule[] = [
   benefitsModule,
   portalModule,
   filesModule,
+  licensesModule,
 ];

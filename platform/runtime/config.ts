@@ -139,6 +139,9 @@ export const ConfigSchema = z.object({
   CATCH_RATE_LIMIT_WINDOW_MS: whole(z.number().int().min(100)).default(60_000),
   /** GET /api/promos/{slug}: requests per client IP per minute. */
   PROMO_RATE_LIMIT_MAX: whole(z.number().int().min(1)).default(300),
+  /** The public License API: requests per client address, and per license key, per minute (429 above). */
+  LICENSE_RATE_LIMIT_PER_ADDRESS: whole(z.number().int().min(1)).default(300),
+  LICENSE_RATE_LIMIT_PER_KEY: whole(z.number().int().min(1)).default(60),
   /** Hosts or addresses outbound webhooks may reach even when private (tests, self-hosting): `127.0.0.1,localhost`. */
   WEBHOOK_ALLOW_HOSTS: z
     .string()

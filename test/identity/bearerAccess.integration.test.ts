@@ -39,6 +39,8 @@ describe('the bearer routes’ roles', () => {
       'coupons:write': 'member',
       'tax:read': 'member',
       'tax:write': 'owner',
+      'license_keys:read': 'member',
+      'license_keys:write': 'member',
     });
   });
 });

@@ -98,6 +98,11 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/tax_rates/starter': 'owner',
   'GET /api/tax_rates/:id': 'member',
   'POST /api/tax_rates/:id': 'owner',
+  // License keys: members support buyers (see the key, turn it off or on).
+  'GET /api/license_keys': 'member',
+  'GET /api/license_keys/:id': 'member',
+  'POST /api/license_keys/:id/disable': 'member',
+  'POST /api/license_keys/:id/enable': 'member',
 };
 
 const RANK: Record<Role, number> = { member: 0, owner: 1 };

@@ -19,6 +19,8 @@ export const OAUTH_SCOPES = {
   'coupons:write': 'Create, rename and delete coupons; create promotion codes and turn them on or off.',
   'tax:read': 'Read the tax settings and tax rates.',
   'tax:write': 'Turn tax collection on or off and create, rename and archive tax rates (owners only).',
+  'license_keys:read': 'Read license keys, the keys themselves, and their activations.',
+  'license_keys:write': 'Disable and enable license keys.',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;
@@ -54,5 +56,6 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl === '/api/coupons' || routeUrl.startsWith('/api/coupons/') || routeUrl === '/api/promotion_codes' || routeUrl.startsWith('/api/promotion_codes/')) {
     return read ? 'coupons:read' : 'coupons:write';
   }
+  if (routeUrl === '/api/license_keys' || routeUrl.startsWith('/api/license_keys/')) return read ? 'license_keys:read' : 'license_keys:write';
   return null;
 }

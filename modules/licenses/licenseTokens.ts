@@ -1,0 +1,38 @@
+import { createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, SignJWT, type JWK } from 'jose';
+
+/** How long an app may trust a validation offline before asking again. */
+export const TOKEN_TTL_SECONDS = 7 * 86_400;
+
+/** PKCS#8 wrapping of a raw Ed25519 seed (RFC 8410), so node:crypto takes the derived 32 bytes as a key. */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+export type LicenseTokenSigner = {
+  sign(claims: Record<string, unknown>, iat: number, exp: number): Promise<string>;
+  jwks: { keys: JWK[] };
+};
+
+const signers = new WeakMap<Uint8Array, Promise<LicenseTokenSigner>>();
+
+/**
+ * The Ed25519 key validation answers are signed with, derived (HKDF) from the service's own
+ * secret: no key file to keep, and every process of a deployment signs alike. Its public half is
+ * published as a JWKS, its `kid` the RFC 7638 thumbprint.
+ */
+export function licenseTokenSigner(serviceSecret: Uint8Array): Promise<LicenseTokenSigner> {
+  let signer = signers.get(serviceSecret);
+  if (!signer) signers.set(serviceSecret, (signer = makeSigner(serviceSecret)));
+  return signer;
+}
+
+async function makeSigner(serviceSecret: Uint8Array): Promise<LicenseTokenSigner> {
+  const seed = Buffer.from(hkdfSync('sha256', serviceSecret, Buffer.alloc(0), 'commerce license validation tokens ed25519', 32));
+  const privateKey: KeyObject = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const jwk = await exportJWK(createPublicKey(privateKey));
+  const kid = await calculateJwkThumbprint(jwk);
+  const publicJwk: JWK = { ...jwk, kid, alg: 'EdDSA', use: 'sig' };
+  return {
+    jwks: { keys: [publicJwk] },
+    sign: (claims, iat, exp) => new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JWT' }).setIssuedAt(iat).setExpirationTime(exp).sign(privateKey),
+  };
+}
