@@ -52,4 +52,4 @@ export function benefitsSection(benefits: readonly DeliveredBenefit[], options: 
 
 /** The CSS the section needs on a page of its own style. */
 export const BENEFITS_STYLE =
-  'ul.benefits,ul.benefit-files{list-style:none;margin:0;padding:0}li.benefit{padding:.5rem 0;border-top:1px solid #e5e5e5}li.benefit:first-child{border-top:0}li.benefit h3{font-size:1rem;margin:0 0 .25rem}ul.benefit-files li{margin:.2rem 0}.license-key{margin:.25rem 0}.license-key code{font:600 1rem/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#f1f5f9;border:1px solid #cbd5e1;border-radius:.35rem;padding:.2rem .5rem;user-select:all;word-break:break-all}';
+  '#benefits .note{color:#555;font-size:.9rem}ul.benefits,ul.benefit-files{list-style:none;margin:0;padding:0}li.benefit{padding:.5rem 0;border-top:1px solid #e5e5e5}li.benefit:first-child{border-top:0}li.benefit h3{font-size:1rem;margin:0 0 .25rem}ul.benefit-files li{margin:.2rem 0}.license-key{margin:.25rem 0}.license-key code{font:600 1rem/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#f1f5f9;border:1px solid #cbd5e1;border-radius:.35rem;padding:.2rem .5rem;user-select:all;word-break:break-all}';
