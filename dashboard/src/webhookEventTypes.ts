@@ -23,4 +23,6 @@ export const WEBHOOK_EVENTS: { type: string; description: string }[] = [
   { type: 'offer.published', description: 'an offer is published' },
   { type: 'workflow.failed', description: 'an automation workflow fails' },
   { type: 'coupon.redeemed', description: 'a purchase with a coupon or promotion code completes' },
+  { type: 'benefit.granted', description: 'a customer is granted a benefit (a file, a license key)' },
+  { type: 'benefit.revoked', description: "a customer's benefit is revoked (refund, subscription ended)" },
 ];

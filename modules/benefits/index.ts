@@ -19,5 +19,7 @@ export {
   type RevokeCause,
 } from './domain/benefitTypes.ts';
 export { BenefitGrantSchema, BenefitSchema } from './http/benefitSchemas.ts';
+// The benefit.granted and benefit.revoked webhooks' object.
+export { benefitGrantObject } from './grantObject.ts';
 // Answers of the management routes, whose types the dashboard imports (type-only).
 export type { BenefitGrantObject, BenefitObject } from './http/benefitSchemas.ts';

@@ -4,8 +4,8 @@ import type { FeatureModule } from '../../platform/runtime/index.ts';
 export const benefitsModule: FeatureModule = {
   name: 'benefits',
   projections: [benefitProjection],
-  routes: async () => [],
-  manageRoutes: async () => [],
-  jobs: async () => [],
+  routes: async () => [(await import('./http/benefitRoutes.ts')).benefitRoutes],
+  manageRoutes: async () => [(await import('./http/benefitRoutes.ts')).benefitManageRoutes],
+  jobs: async () => [(await import('./jobs/benefitGrants.ts')).benefitGrantsJob],
   importSections: [],
 };

@@ -1,6 +1,7 @@
 import { automationProjection, receptionsIn, Workflow, type WorkflowDoc, WORKFLOWS } from '../automation/index.ts';
 import { CATALOG_PRODUCTS, catalogProjection, type ProductDoc, productResource } from '../catalog/index.ts';
 import { type CheckoutEvent, checkoutProjection, checkoutSessionStream, evolveSessionView, invoicePricing, invoiceStream, type OfferDoc, OFFERS, presentSessionResource, type SessionView, viewAt } from '../checkout/index.ts';
+import { benefitGrantObject } from '../benefits/index.ts';
 import { couponRedemptionObject } from '../discounts/index.ts';
 import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
 import { encodeRouteKey } from '../../platform/lib/index.ts';
@@ -115,6 +116,9 @@ export async function eventObject(store: Reader, type: WebhookEventType, event: 
     }
     case 'coupon.redeemed':
       return couponRedemptionObject(store, event);
+    case 'benefit.granted':
+    case 'benefit.revoked':
+      return benefitGrantObject(store, event);
   }
 }
 

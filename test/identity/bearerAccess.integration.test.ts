@@ -37,6 +37,8 @@ describe('the bearer routes’ roles', () => {
       'customers:write': 'owner',
       'coupons:read': 'member',
       'coupons:write': 'member',
+      'benefits:read': 'member',
+      'benefits:write': 'member',
       'tax:read': 'member',
       'tax:write': 'owner',
       'license_keys:read': 'member',

@@ -31,20 +31,16 @@ export const BenefitUpdateBody = z
   .object({ description: Description.optional(), properties: z.union([FileProperties, LicenseKeyProperties]).optional() })
   .strict();
 
-export const BenefitListQuery = z
-  .object({
+export const BenefitListQuery = z.object({
     product: z.string().min(1).max(64).optional(),
     type: z.enum(['file', 'license_key']).optional(),
-  })
-  .strict();
+  });
 
-export const GrantListQuery = z
-  .object({
+export const GrantListQuery = z.object({
     customer: z.string().min(1).max(64).optional(),
     benefit: BenefitId.optional(),
     status: z.enum(['granted', 'revoked']).optional(),
-  })
-  .strict();
+  });
 
 /** A benefit of a product: what the buyer receives on purchase (Polar's benefit, in Stripe's naming). */
 export const BenefitSchema = z.object({

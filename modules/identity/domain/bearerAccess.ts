@@ -90,6 +90,14 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/promotion_codes': 'member',
   'GET /api/promotion_codes/:id': 'member',
   'POST /api/promotion_codes/:id': 'member',
+  // Members edit products: their benefits are part of them.
+  'GET /api/benefits': 'member',
+  'GET /api/benefits/:benefit': 'member',
+  'PATCH /api/benefits/:benefit': 'member',
+  'DELETE /api/benefits/:benefit': 'member',
+  'GET /api/products/:product/benefits': 'member',
+  'POST /api/products/:product/benefits': 'member',
+  'GET /api/benefit_grants': 'member',
   // Tax settings and rates: what members see in the dashboard; the owners change them.
   'GET /api/tax/settings': 'member',
   'POST /api/tax/settings': 'owner',

@@ -17,6 +17,8 @@ export const OAUTH_SCOPES = {
   'customers:write': 'Create customer portal sessions (one-time links into the hosted portal), and erase a customer’s personal data on request (owners only).',
   'coupons:read': 'Read coupons and promotion codes, with how often each was redeemed.',
   'coupons:write': 'Create, rename and delete coupons; create promotion codes and turn them on or off.',
+  'benefits:read': 'Read products’ benefits (files, license keys) and which customers were granted them.',
+  'benefits:write': 'Add, change and delete products’ benefits.',
   'tax:read': 'Read the tax settings and tax rates.',
   'tax:write': 'Turn tax collection on or off and create, rename and archive tax rates (owners only).',
   'license_keys:read': 'Read license keys, the keys themselves, and their activations.',
@@ -57,5 +59,8 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
     return read ? 'coupons:read' : 'coupons:write';
   }
   if (routeUrl === '/api/license_keys' || routeUrl.startsWith('/api/license_keys/')) return read ? 'license_keys:read' : 'license_keys:write';
+  if (routeUrl === '/api/benefits' || routeUrl.startsWith('/api/benefits/') || routeUrl === '/api/products/:product/benefits' || routeUrl === '/api/benefit_grants') {
+    return read ? 'benefits:read' : 'benefits:write';
+  }
   return null;
 }

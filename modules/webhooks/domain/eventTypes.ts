@@ -25,6 +25,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'offer.published',
   'workflow.failed',
   'coupon.redeemed',
+  'benefit.granted',
+  'benefit.revoked',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -63,9 +65,11 @@ export const PUBLIC_TYPE_OF: Readonly<Record<string, WebhookEventType>> = {
   OfferPublished: 'offer.published',
   WorkflowFailed: 'workflow.failed',
   CouponRedeemed: 'coupon.redeemed',
+  BenefitGranted: 'benefit.granted',
+  BenefitRevoked: 'benefit.revoked',
 };
 
 /** The streams whose events can become a webhook (the fan-out subscribes to these only). */
-export const SOURCE_STREAM_PREFIXES = ['checkout_session-', 'invoice-', 'subscription-', 'promo-', 'product-', 'offer-', 'automation_workflow-', 'coupon-'] as const;
+export const SOURCE_STREAM_PREFIXES = ['checkout_session-', 'invoice-', 'subscription-', 'promo-', 'product-', 'offer-', 'automation_workflow-', 'coupon-', 'benefit_grant-'] as const;
 
 export const isWebhookEventType = (value: string): value is WebhookEventType => (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/eventTypes.ts';
 import { Workflow } from '../../automation/index.ts';
+import { BenefitGrantSchema } from '../../benefits/index.ts';
 import { Product } from '../../catalog/index.ts';
 import { CouponRedemptionSchema } from '../../discounts/index.ts';
 import { InvoicePricingShape, SessionResourceSchema } from '../../checkout/index.ts';
@@ -115,6 +116,8 @@ export const OBJECT_SCHEMAS: Record<WebhookEventType, z.ZodType> = {
   'offer.published': OfferObject,
   'workflow.failed': Workflow,
   'coupon.redeemed': CouponRedemptionSchema,
+  'benefit.granted': BenefitGrantSchema,
+  'benefit.revoked': BenefitGrantSchema,
 };
 
 /** The body of every event webhook. */
