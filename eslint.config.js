@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 // modules/ the features.
 const SERVER = ['platform', 'modules', 'app', 'cli', 'bin', 'sdk'];
 const except = (...allowed) => SERVER.filter((layer) => !allowed.includes(layer));
-const PLATFORM = ['platform/domain', 'platform/lib', 'platform/sqlite', 'platform/eventStore', 'platform/readStore', 'platform/es', 'platform/import', 'platform/http', 'platform/runtime', 'platform/outbound'];
+const PLATFORM = ['platform/domain', 'platform/lib', 'platform/sqlite', 'platform/eventStore', 'platform/readStore', 'platform/es', 'platform/import', 'platform/http', 'platform/runtime', 'platform/outbound', 'platform/files'];
 const platformExcept = (...allowed) => PLATFORM.filter((part) => !allowed.includes(part));
 const layerZones = [
   // platform/ builds on nothing above it: no feature, no composition root.
@@ -20,6 +20,8 @@ const layerZones = [
   // The event store and the read store are siblings: neither reaches into the other.
   { target: 'platform/eventStore', from: platformExcept('platform/eventStore', 'platform/sqlite', 'platform/lib', 'platform/domain') },
   { target: 'platform/readStore', from: platformExcept('platform/readStore', 'platform/sqlite', 'platform/lib', 'platform/domain') },
+  // The file store builds on the kernel and the small helpers only.
+  { target: 'platform/files', from: platformExcept('platform/files', 'platform/lib', 'platform/domain') },
   // The guarded client builds on nothing else of platform/ but the kernel's URL rule.
   { target: 'platform/outbound', from: platformExcept('platform/outbound', 'platform/domain') },
   // Modules build on platform/ and each other.
@@ -97,7 +99,7 @@ const BOUNDARY_EXCEPTIONS = [
 ];
 
 const adapterPatterns = [
-  { group: ['**/sqlite/*', '**/esdb/*', '**/mongodb/*'], message: 'Concrete adapters are chosen only in app/compose.ts.' },
+  { group: ['**/sqlite/*', '**/esdb/*', '**/mongodb/*', '**/dataDir/*'], message: 'Concrete adapters are chosen only in app/compose.ts.' },
 ];
 
 export default tseslint.config(
@@ -134,7 +136,7 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     // Adapters may share helpers among themselves; tests build adapters to run contract suites.
-    ignores: ['app/compose.ts', '**/sqlite/**', '**/esdb/**', '**/mongodb/**', 'test/**'],
+    ignores: ['app/compose.ts', '**/sqlite/**', '**/esdb/**', '**/mongodb/**', '**/dataDir/**', 'test/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: adapterPatterns }] },
   },
   dashboardModuleImports,

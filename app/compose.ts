@@ -68,7 +68,7 @@ export async function openVault(config: Config): Promise<PersonalDataVault> {
 /** Where uploaded files' bytes go: the data directory beside commerce.db, or GridFS in the read store's MongoDB database. */
 export async function openFileStore(config: Config): Promise<FileStore> {
   if (isProductionProfile(config)) {
-    const { openGridFsFileStore } = await import('../platform/files/gridfs/gridFsFileStore.ts');
+    const { openGridFsFileStore } = await import('../platform/files/mongodb/gridFsFileStore.ts');
     return openGridFsFileStore(config.MONGODB_URL!, config.MONGODB_DB);
   }
   return openDataDirFileStore(config.DATA_DIR);

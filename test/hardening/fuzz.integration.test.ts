@@ -181,6 +181,8 @@ const htmlPages = new Set<string>([
   '/portal/:organization/subscriptions/:id/reactivate',
   '/portal/:organization/subscriptions/:id/change_plan',
   '/portal/:organization/subscriptions/:id/card',
+  // A buyer's download link: a refusal is a page saying what to do.
+  '/downloads/:file',
 ]);
 
 /** Real ids of seeded data, so hostile bodies and queries also reach handlers past the lookup. */

@@ -8,6 +8,8 @@ import { ensureCustomer } from '../../modules/customers/customerCommands.ts';
 import { createTestClock } from '../../modules/subscriptions/testClockCommands.ts';
 import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
 import { createTaxRate } from '../../modules/tax/index.ts';
+import { uploadFile } from '../../modules/files/fileCommands.ts';
+import { Readable } from 'node:stream';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
 import type { TestServer } from './testServer.ts';
@@ -76,8 +78,10 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   await createCoupon(ctx(), { organizationId, id: `SEED${tag}`, name: 'Seed coupon', percent_off: 10 });
   await createPromotionCode(ctx(), { organizationId, coupon: `SEED${tag}`, code: `SEED${tag}` });
   await createTaxRate(ctx(), { organizationId, rate: { display_name: 'VAT', description: null, percentage: 21, country: 'NL', state: null, postal_code_prefix: null, jurisdiction: null, active: true } });
+  const file = await uploadFile(ctx(), server.services.files, { organizationId, filename: 'seed.pdf', type: 'application/pdf', source: Readable.from([Buffer.from('%PDF-1.4 seed')]) });
   await server.settle();
   return {
+    file: [file.id],
     id: sessions,
     trigger_id: [String(trigger.id)],
     workflow_id: workflowId === null ? [] : [String(workflowId)],

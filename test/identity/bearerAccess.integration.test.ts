@@ -43,6 +43,8 @@ describe('the bearer routes’ roles', () => {
       'tax:write': 'owner',
       'license_keys:read': 'member',
       'license_keys:write': 'member',
+      'files:read': 'member',
+      'files:write': 'member',
     });
   });
 });

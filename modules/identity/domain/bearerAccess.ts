@@ -111,6 +111,14 @@ export const BEARER_ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/license_keys/:id': 'member',
   'POST /api/license_keys/:id/disable': 'member',
   'POST /api/license_keys/:id/enable': 'member',
+  // Members set up products and their benefits: the files those deliver are theirs to manage too.
+  'GET /api/files': 'member',
+  'POST /api/files': 'member',
+  'GET /api/files/:file': 'member',
+  'DELETE /api/files/:file': 'member',
+  'GET /api/files/:file/downloads': 'member',
+  'GET /api/file_settings': 'member',
+  'PUT /api/file_settings': 'member',
 };
 
 const RANK: Record<Role, number> = { member: 0, owner: 1 };

@@ -23,6 +23,8 @@ export const OAUTH_SCOPES = {
   'tax:write': 'Turn tax collection on or off and create, rename and archive tax rates (owners only).',
   'license_keys:read': 'Read license keys, the keys themselves, and their activations.',
   'license_keys:write': 'Disable and enable license keys.',
+  'files:read': 'Read uploaded files, who downloaded them, and the download settings.',
+  'files:write': 'Upload and delete files, and change the download settings.',
 } as const;
 
 export type OAuthScope = keyof typeof OAUTH_SCOPES;
@@ -62,5 +64,6 @@ export function scopeForRoute(method: string, routeUrl: string): OAuthScope | nu
   if (routeUrl === '/api/benefits' || routeUrl.startsWith('/api/benefits/') || routeUrl === '/api/products/:product/benefits' || routeUrl === '/api/benefit_grants') {
     return read ? 'benefits:read' : 'benefits:write';
   }
+  if (routeUrl === '/api/files' || routeUrl.startsWith('/api/files/') || routeUrl === '/api/file_settings') return read ? 'files:read' : 'files:write';
   return null;
 }

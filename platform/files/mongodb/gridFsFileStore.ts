@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GridFSBucket, MongoClient, MongoRuntimeError, ObjectId, type Db, type GridFSFile } from 'mongodb';
-import { MONGO_CLIENT_OPTIONS } from '../../readStore/mongodb/mongoMapping.ts';
 import { assertFileKey, FileNotFoundError, type ByteRange, type FileStore, type StoredFile } from '../fileStore.ts';
 
 /** The bucket's collections: `_file_store.files` and `_file_store.chunks`, beside the read models. */
@@ -17,7 +16,7 @@ export const SWEEP_AFTER_MS = 6 * 60 * 60 * 1000;
 
 /** The production profile's files: MongoDB GridFS (the driver's GridFSBucket) in the read store's database. */
 export async function openGridFsFileStore(url: string, dbName: string): Promise<FileStore> {
-  const client = new MongoClient(url, MONGO_CLIENT_OPTIONS);
+  const client = new MongoClient(url);
   await client.connect();
   const store = gridFsFileStore(client.db(dbName));
   return { ...store, close: () => client.close() };
