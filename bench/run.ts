@@ -113,6 +113,7 @@ for (const [file, name, label] of [
   ['dashboard.ts', 'runDashboardBench', 'dashboard'],
   ['webhookDelivery.ts', 'runWebhookDeliveryBench', 'event webhooks'],
   ['subscriptionStatement.ts', 'runStatementBench', 'subscription statement'],
+  ['licenses.ts', 'runLicensesBench', 'License API'],
 ] as const) {
   const run = await optional(file, name);
   if (run) rows.push(...(await medianRows(label, run)));

@@ -21,12 +21,27 @@ export async function loadLicenseKey(store: EventStore, id: string): Promise<Iss
   return state.status === 'issued' ? state : null;
 }
 
+/*
+ * Per store, the ids of keys recently looked up by hash. A claim never changes once made, so a
+ * hit spares the public API's hottest route one read; misses are not kept (a key may be issued
+ * a moment later). Cleared whole when full: a few thousand apps validating keep it warm.
+ */
+const claims = new WeakMap<EventStore, Map<string, string>>();
+const CLAIMS_MAX = 10_000;
+
 /** The key an app sent, through its hash's claim; a claim whose key was never issued finds nothing. */
 export async function findLicenseKeyByKey(store: EventStore, key: string): Promise<IssuedKey | null> {
   const hash = licenseKeyHash(key);
-  const [claim] = await store.readStream(licenseKeyHashStream(hash));
-  const id = (claim?.data as { license_key_id?: string } | undefined)?.license_key_id;
-  if (!id) return null;
+  let known = claims.get(store);
+  if (!known) claims.set(store, (known = new Map()));
+  let id = known.get(hash);
+  if (id === undefined) {
+    const [claim] = await store.readStream(licenseKeyHashStream(hash));
+    id = (claim?.data as { license_key_id?: string } | undefined)?.license_key_id;
+    if (!id) return null;
+    if (known.size >= CLAIMS_MAX) known.clear();
+    known.set(hash, id);
+  }
   const state = await loadLicenseKey(store, id);
   return state && state.key.key_hash === hash ? state : null;
 }

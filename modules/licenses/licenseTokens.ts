@@ -1,5 +1,5 @@
-import { createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, SignJWT, type JWK } from 'jose';
+import { createPrivateKey, createPublicKey, hkdfSync, sign, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 
 /** How long an app may trust a validation offline before asking again. */
 export const TOKEN_TTL_SECONDS = 7 * 86_400;
@@ -8,7 +8,7 @@ export const TOKEN_TTL_SECONDS = 7 * 86_400;
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 export type LicenseTokenSigner = {
-  sign(claims: Record<string, unknown>, iat: number, exp: number): Promise<string>;
+  sign(claims: Record<string, unknown>, iat: number, exp: number): string;
   jwks: { keys: JWK[] };
 };
 
@@ -31,8 +31,14 @@ async function makeSigner(serviceSecret: Uint8Array): Promise<LicenseTokenSigner
   const jwk = await exportJWK(createPublicKey(privateKey));
   const kid = await calculateJwkThumbprint(jwk);
   const publicJwk: JWK = { ...jwk, kid, alg: 'EdDSA', use: 'sig' };
+  const header = Buffer.from(JSON.stringify({ alg: 'EdDSA', kid, typ: 'JWT' })).toString('base64url');
   return {
     jwks: { keys: [publicJwk] },
-    sign: (claims, iat, exp) => new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JWT' }).setIssuedAt(iat).setExpirationTime(exp).sign(privateKey),
+    // The compact JWS by hand (RFC 7515): node:crypto signs synchronously, at about half of
+    // what jose's asynchronous SignJWT costs per token; jose reads it back alike (the tests).
+    sign(claims, iat, exp) {
+      const signingInput = `${header}.${Buffer.from(JSON.stringify({ ...claims, iat, exp })).toString('base64url')}`;
+      return `${signingInput}.${sign(null, Buffer.from(signingInput), privateKey).toString('base64url')}`;
+    },
   };
 }

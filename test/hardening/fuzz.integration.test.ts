@@ -219,7 +219,7 @@ describe('fuzzing every route', () => {
 
   beforeAll(async () => {
     // Limits out of the way, so hostile input reaches validation and handlers rather than a 429.
-    server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '100000000', CATCH_RATE_LIMIT_MAX: '100000000', PROMO_RATE_LIMIT_MAX: '100000000' } });
+    server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '100000000', CATCH_RATE_LIMIT_MAX: '100000000', PROMO_RATE_LIMIT_MAX: '100000000', LICENSE_RATE_LIMIT_PER_ADDRESS: '100000000', LICENSE_RATE_LIMIT_PER_KEY: '100000000' } });
     const me = await server.identity('Fuzz Org');
     token = me.token;
     const seeded = await seedOrganization(server, me.organizationId);

@@ -8,8 +8,8 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 type Answer = { status: number; body: string };
 
-const LOW_LIMITS = { CHECKOUT_RATE_LIMIT: '25', CATCH_RATE_LIMIT_MAX: '25', PROMO_RATE_LIMIT_MAX: '25' };
-const HIGH_LIMITS = { CHECKOUT_RATE_LIMIT: '1000000', CATCH_RATE_LIMIT_MAX: '1000000', PROMO_RATE_LIMIT_MAX: '1000000' };
+const LOW_LIMITS = { CHECKOUT_RATE_LIMIT: '25', CATCH_RATE_LIMIT_MAX: '25', PROMO_RATE_LIMIT_MAX: '25', LICENSE_RATE_LIMIT_PER_ADDRESS: '25' };
+const HIGH_LIMITS = { CHECKOUT_RATE_LIMIT: '1000000', CATCH_RATE_LIMIT_MAX: '1000000', PROMO_RATE_LIMIT_MAX: '1000000', LICENSE_RATE_LIMIT_PER_ADDRESS: '1000000', LICENSE_RATE_LIMIT_PER_KEY: '1000000' };
 
 describe('security of every route', () => {
   let server: TestServer;

@@ -11,6 +11,7 @@ import { createTaxRate } from '../../modules/tax/index.ts';
 import { uploadFile } from '../../modules/files/fileCommands.ts';
 import { Readable } from 'node:stream';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
+import { seedLicenseKey } from '../licenses/licenseFixtures.ts';
 import { SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
 import type { TestServer } from './testServer.ts';
 
@@ -79,6 +80,7 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   await createPromotionCode(ctx(), { organizationId, coupon: `SEED${tag}`, code: `SEED${tag}` });
   await createTaxRate(ctx(), { organizationId, rate: { display_name: 'VAT', description: null, percentage: 21, country: 'NL', state: null, postal_code_prefix: null, jurisdiction: null, active: true } });
   const file = await uploadFile(ctx(), server.services.files, { organizationId, filename: 'seed.pdf', type: 'application/pdf', source: Readable.from([Buffer.from('%PDF-1.4 seed')]) });
+  await seedLicenseKey(server, organizationId);
   await server.settle();
   return {
     file: [file.id],

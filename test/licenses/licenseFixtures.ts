@@ -71,3 +71,11 @@ export async function keyEvents(server: TestServer, grantId: string, count = 1):
     return events.length >= count ? events.map((e) => e.type) : null;
   });
 }
+
+/** A license key of the organization, issued from a grant as modules/benefits makes one (test/helpers/seed.ts). */
+export async function seedLicenseKey(server: TestServer, organizationId: string): Promise<string> {
+  const events = benefitEvents(server, organizationId);
+  const grantId = await events.grant(await events.createBenefit());
+  await keyEvents(server, grantId);
+  return licenseKeyIdFor(grantId);
+}

@@ -236,6 +236,16 @@ describe('license keys', () => {
     }
   });
 
+  it('opens CORS to any origin on the License API alone', async () => {
+    const preflight = (path: string) => server.fetch(path, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    const open = await preflight('/api/licenses/validate');
+    expect(open.status).toBe(204);
+    expect(open.headers.get('access-control-allow-origin')).toBe('*');
+    for (const path of ['/api/license_keys/lk_x/disable', '/manage/api/license_keys/lk_x/disable']) {
+      expect((await preflight(path)).headers.get('access-control-allow-origin'), path).toBeNull();
+    }
+  });
+
   it('waits for the read model after the seller’s write (the key is found at once)', async () => {
     const { view } = await grantedKey();
     await waitUntil('the key in the list', async () => (await get('/api/license_keys', seller.token)).body.data.some((k: Body) => k.id === view.id));

@@ -1,6 +1,6 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySerializerCompiler } from 'fastify';
 import fastifyCors from '@fastify/cors';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { serializerCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError } from '../../../platform/domain/index.ts';
 import { commandContext, ErrorSchema, HttpError } from '../../../platform/http/index.ts';
@@ -50,13 +50,26 @@ const ValidateAnswer = z.object({ valid: z.boolean(), error: z.string().nullable
 const DeactivateAnswer = z.object({ deactivated: z.literal(true), error: z.null(), license: LicenseAnswer });
 const Jwks = z.object({ keys: z.array(z.record(z.string(), z.unknown())) });
 
+/**
+ * A 200 is built by the handler from the key's state (typed against its schema when compiling),
+ * so it is written with JSON.stringify alone, as the catch route does; the default serializer
+ * would zod-encode it first. Error answers keep the default.
+ */
+const answerSerializer = <T>(route: Parameters<FastifySerializerCompiler<T>>[0]) =>
+  route.httpStatus === '200' ? (answer: unknown) => JSON.stringify(answer) : serializerCompiler(route as Parameters<typeof serializerCompiler>[0]);
+
 const MESSAGES = {
   disabled: 'This license key is disabled.',
   expired: 'This license key has expired.',
   instance: 'This instance is not activated on this license key.',
 } as const;
 
+/** Under /api/licenses, so the CORS plugin's wildcard preflight route covers these routes alone. */
 export const licensePublicRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
+  await app.register(licenseApi, { services, prefix: '/api/licenses' });
+};
+
+const licenseApi: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   // Apps call from anywhere (a desktop app's webview, a browser extension): no credential, any origin.
   await app.register(fastifyCors, { origin: '*', methods: ['GET', 'POST', 'OPTIONS'], allowedHeaders: ['Content-Type', 'Accept'], exposedHeaders: ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'], maxAge: 600 });
   const signer = await licenseTokenSigner(services.secrets.jwt);
@@ -106,10 +119,11 @@ export const licensePublicRoutes: FastifyPluginAsyncZod<{ services: Services }> 
   const ctxFor = (request: FastifyRequest, state: IssuedKey) => commandContext(services, request, state.key.organization_id);
 
   app.post(
-    '/api/licenses/activate',
+    '/activate',
     {
       config: { rateLimit: perAddress },
       preHandler: perKey,
+      serializerCompiler: answerSerializer,
       schema: {
         ...route('Activates a license key on one instance (a machine, an install).', 'Public: the key is the credential. Over the activation limit: 422 `activation_limit_reached`; a disabled or expired key: 422 `license_key_disabled` / `license_key_expired`.'),
         body: ActivateBody,
@@ -126,10 +140,11 @@ export const licensePublicRoutes: FastifyPluginAsyncZod<{ services: Services }> 
   );
 
   app.post(
-    '/api/licenses/validate',
+    '/validate',
     {
       config: { rateLimit: perAddress },
       preHandler: perKey,
+      serializerCompiler: answerSerializer,
       schema: {
         ...route(
           'Validates a license key, and the instance when given.',
@@ -149,16 +164,17 @@ export const licensePublicRoutes: FastifyPluginAsyncZod<{ services: Services }> 
       const valid = error === null;
       // Trusted offline until it would have expired, at most a week.
       const exp = valid && state.expires_at !== null ? Math.min(at + TOKEN_TTL_SECONDS, state.expires_at) : at + TOKEN_TTL_SECONDS;
-      const token = await signer.sign({ sub: state.key.id, valid, error, license: answer, instance }, at, exp);
+      const token = signer.sign({ sub: state.key.id, valid, error, license: answer, instance }, at, exp);
       return { valid, error, license: answer, instance, token };
     },
   );
 
   app.post(
-    '/api/licenses/deactivate',
+    '/deactivate',
     {
       config: { rateLimit: perAddress },
       preHandler: perKey,
+      serializerCompiler: answerSerializer,
       schema: {
         ...route('Deactivates one instance of a license key, freeing its activation.', 'Public: the key is the credential. An instance not activated on the key: 404 `instance_not_found`.'),
         body: DeactivateBody,
@@ -175,7 +191,7 @@ export const licensePublicRoutes: FastifyPluginAsyncZod<{ services: Services }> 
   );
 
   app.get(
-    '/api/licenses/jwks.json',
+    '/jwks.json',
     {
       config: { rateLimit: perAddress },
       schema: { ...route('The public keys validation tokens are signed with (JWKS).', 'Cache it; a `kid` not in the cached set means fetch it again.'), response: { 200: Jwks, 429: ErrorSchema } },
