@@ -80,10 +80,12 @@ export async function purchaseBenefits(services: Reader, organizationId: string,
   // Completion not recorded yet: the source (and so every grant) is still to come.
   if (!source) return { pending: expected.length > 0, benefits: [] };
   const grants = await grantsForSource(services.readStore, organizationId, source);
+  // A renewal's invoice made no grant of its own: what the subscription has is all there is to wait for.
+  const fromCheckout = invoice.invoice.session_id !== null;
   const byId = new Map(grants.map((g) => [g.id, g]));
   const benefits = await deliverGrants(services, organizationId, grants);
   const delivered = new Map(benefits.map((b) => [b.grant_id, b]));
-  const pending = expected.some((b) => {
+  const pending = fromCheckout && expected.some((b) => {
     const grant = byId.get(grantIdFor(b.id, source));
     if (!grant) return true;
     return grant.status === 'granted' && b.type === 'license_key' && !delivered.get(grant.id)?.license_key;
