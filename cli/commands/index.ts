@@ -27,6 +27,7 @@ import { testClockCommands } from './testClocks.ts';
 import { exportCommands } from './exports.ts';
 import { customersBackfillCommand } from './customers.ts';
 import { couponCommands } from './coupons.ts';
+import { benefitCommands } from './benefits.ts';
 import { taxCommands } from './tax.ts';
 
 /** Every `commerce` command; `commerce help` lists them in this order. */
@@ -58,6 +59,7 @@ export const allCommands: CliCommand[] = [
   triggerReplaceCommand,
   promoListCommand,
   ...couponCommands,
+  ...benefitCommands,
   workflowListCommand,
   workflowShowCommand,
   ...taxCommands,

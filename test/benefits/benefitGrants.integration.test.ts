@@ -19,6 +19,7 @@ describe('benefit grants on one-payment purchases', () => {
   let productId: string;
   let fileBenefit: string;
   let keyBenefit: string;
+  let refundedSale: string;
 
   beforeAll(async () => {
     harness = await clockApp();
@@ -54,6 +55,7 @@ describe('benefit grants on one-payment purchases', () => {
     const jobs = await startBackgroundJobs(harness.services, silent, [benefitGrantsJob]);
     try {
       const sale = await buy('ada@example.com');
+      refundedSale = sale.sessionId;
       const source = { type: 'checkout_session' as const, id: sale.sessionId };
       await waitFor('grants', async () => { await harness.settle(); return grantsOf(sale.sessionId); }, (g) => g.length === 2);
       const grants = await grantsOf(sale.sessionId);
@@ -64,6 +66,11 @@ describe('benefit grants on one-payment purchases', () => {
 
       // A partial refund takes nothing back; the rest of it does.
       await refundInvoice(harness.ctx(seller.organizationId), harness.services, seller.organizationId, sale.invoiceId, 900);
+      const partial = (await harness.services.store.readStream(`invoice-${sale.invoiceId}`)).at(-1)!;
+      expect(partial.type).toBe('InvoiceRefunded');
+      await waitFor('the partial refund handled', () => harness.services.readStore.readCheckpoint('job:benefit-grants'), (c) => c !== null && c >= partial.position);
+      await harness.settle();
+      expect((await grantsOf(sale.sessionId)).map((g) => g.status)).toEqual(['granted', 'granted']);
       await refundInvoice(harness.ctx(seller.organizationId), harness.services, seller.organizationId, sale.invoiceId, 4000);
       await waitFor('revocations', async () => { await harness.settle(); return grantsOf(sale.sessionId); }, (g) => g.every((x) => x.status === 'revoked'));
       for (const g of await grantsOf(sale.sessionId)) expect(g).toMatchObject({ status: 'revoked', revoke_cause: 'refund' });
@@ -91,6 +98,7 @@ describe('benefit grants on one-payment purchases', () => {
       expect(await grantEvents(grantIdFor(fileBenefit, source))).toEqual(['BenefitGranted']);
       expect(await grantEvents(grantIdFor(keyBenefit, source))).toEqual(['BenefitGranted']);
       // The first sale's refunded grants stay revoked on a replay of its completion.
+      expect(await grantEvents(grantIdFor(fileBenefit, { type: 'checkout_session', id: refundedSale }))).toEqual(['BenefitGranted', 'BenefitRevoked']);
       const ledger = await harness.services.store.readStream(`benefit_grant_ledger-${fileBenefit}`);
       expect(new Set(ledger.map((e) => (e.data as Body).grant_id)).size).toBe(2);
 

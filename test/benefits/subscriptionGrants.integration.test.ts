@@ -56,16 +56,21 @@ describe('benefit grants of a subscription', () => {
     return { file: of(benefits.file), bound: of(benefits.bound), perpetual: of(benefits.perpetual) };
   };
 
-  it('revokes files and subscription-bound keys when entitlement ends, keeps perpetual keys, and grants again when paid', { timeout: 120_000 }, async () => {
+  async function subscribe(card = GOOD_CARD) {
     const clock = (await call('POST', '/api/test_clocks', { frozen_time: T0 })).body.id as string;
     const created = await call('POST', '/api/checkout/sessions', { offer: 'app-monthly', test_clock: clock });
-    const paid = await harness.call('POST', `/api/checkout/sessions/${created.body.session.id}/pay`, { body: { email: 'ada@example.com', card: FAILS_LATER } });
+    const paid = await harness.call('POST', `/api/checkout/sessions/${created.body.session.id}/pay`, { body: { email: 'ada@example.com', card } });
     expect(paid.status).toBe(200);
-    const id = paid.body.session.subscription.id as string;
+    return { clock, id: paid.body.session.subscription.id as string };
+  }
+
+  it('revokes files and subscription-bound keys when entitlement ends, keeps perpetual keys, and grants again when paid', { timeout: 120_000 }, async () => {
+    const { clock, id } = await subscribe(FAILS_LATER);
     const all = { file: 'granted', bound: 'granted', perpetual: 'granted' };
     await waitFor('grants', () => statuses(id), (s) => JSON.stringify(s) === JSON.stringify(all), 20_000);
     // A one-payment grant is never made for a subscription's checkout.
-    expect(await grantsForSource(harness.services.readStore, seller.organizationId, { type: 'checkout_session', id: created.body.session.id })).toEqual([]);
+    const sessionId = (await harness.services.store.readStream(`subscription-${id}`))[0]!.data as Body;
+    expect(await grantsForSource(harness.services.readStore, seller.organizationId, { type: 'checkout_session', id: sessionId.session_id })).toEqual([]);
 
     // The renewal fails: past_due but entitled through the grace, then not.
     const renewal = Date.UTC(2027, 1, 28, 12) / 1000;
@@ -92,5 +97,14 @@ describe('benefit grants of a subscription', () => {
     const regrant = (await harness.services.store.readStream(benefitGrantStream(grantIdFor(benefits.file, source)))).at(-1)!;
     expect((regrant.data as Body).cause).toBe('subscription.entitled');
     expect((regrant.data as Body).invoice_id).toMatch(/^in_/);
+  });
+
+  it('revokes on an immediate cancel what ends with the subscription', { timeout: 60_000 }, async () => {
+    const { id } = await subscribe();
+    await waitFor('grants', () => statuses(id), (s) => s.file === 'granted' && s.bound === 'granted' && s.perpetual === 'granted', 20_000);
+    const canceled = await call('POST', `/api/subscriptions/${id}/cancel`, { at_period_end: false });
+    expect(canceled.body).toMatchObject({ status: 'canceled', entitled: false });
+    await waitFor('revocations', () => statuses(id), (s) => s.file === 'revoked' && s.bound === 'revoked', 20_000);
+    expect((await statuses(id)).perpetual).toBe('granted');
   });
 });

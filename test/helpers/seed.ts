@@ -1,6 +1,7 @@
 import { createSequence, createTrigger } from '../../modules/automation/automationCommands.ts';
 import { publishOffer, upsertOffer } from '../../modules/checkout/offerCommands.ts';
 import { runImport } from '../../app/import/importFile.ts';
+import { loadProductByKey } from '../../modules/catalog/index.ts';
 import { refundInvoice } from '../../modules/payments/livePayments.ts';
 import { secretBox } from '../../platform/lib/secretBox.ts';
 import { createWebhookEndpoint } from '../../modules/webhooks/webhookEndpointCommands.ts';
@@ -10,6 +11,7 @@ import { createCoupon, createPromotionCode } from '../../modules/discounts/disco
 import { createTaxRate } from '../../modules/tax/index.ts';
 import { uploadFile } from '../../modules/files/fileCommands.ts';
 import { Readable } from 'node:stream';
+import { createBenefit } from '../../modules/benefits/index.ts';
 import { offerContent } from '../checkout/checkoutFixtures.ts';
 import { seedLicenseKey } from '../licenses/licenseFixtures.ts';
 import { SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
@@ -81,6 +83,7 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   await createTaxRate(ctx(), { organizationId, rate: { display_name: 'VAT', description: null, percentage: 21, country: 'NL', state: null, postal_code_prefix: null, jurisdiction: null, active: true } });
   const file = await uploadFile(ctx(), server.services.files, { organizationId, filename: 'seed.pdf', type: 'application/pdf', source: Readable.from([Buffer.from('%PDF-1.4 seed')]) });
   await seedLicenseKey(server, organizationId);
+  const { benefit } = await createBenefit(ctx(), { organizationId, product: (await loadProductByKey(ctx(), organizationId, `alpha-${tag}`))!.routeKey, type: 'file', description: 'Seed file', properties: { files: [`file_seed${tag}`] } });
   await server.settle();
   return {
     file: [file.id],
@@ -89,5 +92,6 @@ export async function seedOrganization(server: TestServer, organizationId: strin
     workflow_id: workflowId === null ? [] : [String(workflowId)],
     offer: [offer.slug, offer.id, offer.uuid],
     subscription: [subscription.id],
+    product: [benefit.product_id],
   };
 }

@@ -8,8 +8,8 @@ export const BenefitId = z.string().regex(/^ben_[A-Za-z0-9]{1,40}$/, 'must be a 
 export const BenefitIdParams = z.object({ benefit: BenefitId });
 export const ProductParams = z.object({ product: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'must be a product id') });
 
-const FileProperties = z.object({ files: z.array(FileId).min(1).max(50).describe('The files delivered, in this order.') }).strict();
-const LicenseKeyProperties = z
+export const FileProperties = z.object({ files: z.array(FileId).min(1).max(50).describe('The files delivered, in this order.') }).strict();
+export const LicenseKeyProperties = z
   .object({
     prefix: z.string().trim().min(1).max(20).regex(/^[A-Za-z0-9_-]+$/, 'must contain only letters, digits, - and _').nullable().default(null).describe('Shown before the key.'),
     activation_limit: z.number().int().min(1).max(1000).nullable().default(null).describe('Instances at once; null: unlimited.'),
@@ -18,11 +18,12 @@ const LicenseKeyProperties = z
   })
   .strict();
 
-const Description = z.string().trim().min(1).max(280);
+export const Description = z.string().trim().min(1).max(280);
+export const DEFAULT_KEY_PROPERTIES = { prefix: null, activation_limit: null, expires_after_days: null, bound_to: 'perpetual' } as const;
 
 export const BenefitCreateBody = z.discriminatedUnion('type', [
   z.object({ type: z.literal('file'), description: Description, properties: FileProperties }).strict(),
-  z.object({ type: z.literal('license_key'), description: Description, properties: LicenseKeyProperties.default({ prefix: null, activation_limit: null, expires_after_days: null, bound_to: 'perpetual' }) }).strict(),
+  z.object({ type: z.literal('license_key'), description: Description, properties: LicenseKeyProperties.default(DEFAULT_KEY_PROPERTIES) }).strict(),
 ]);
 export type BenefitCreateInput = z.infer<typeof BenefitCreateBody>;
 
