@@ -113,7 +113,7 @@ export async function openSealedEventStoreAt(location: string, mongo: { url: str
  */
 export async function backupEmbeddedData(config: Config, to: string): Promise<BackupResult & { files: number; file_bytes: number }> {
   if (isProductionProfile(config)) {
-    throw new BackupRefused("backup copies the embedded profile's data directory; back EventStoreDB and MongoDB (with its files) up with their own tools");
+    throw new BackupRefused("backup copies the embedded profile's data directory; back EventStoreDB and MongoDB up with their own tools (the uploaded files are in MongoDB)");
   }
   const started = performance.now();
   const result = backupDataDir(config.DATA_DIR, to, config.SQLITE_BUSY_TIMEOUT_MS);

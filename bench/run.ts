@@ -3,7 +3,8 @@
  * one table of the medians. Benchmarks of other areas are picked up when their module exists:
  * bench/catalog.ts (runCatalogBench), bench/sessions.ts (runSessionsBench), bench/catch.ts
  * (runCatchBench), bench/manageLists.ts (runManageListsBench), bench/dashboard.ts (runDashboardBench),
- * bench/webhookDelivery.ts (runWebhookDeliveryBench: delivery throughput and lag); plus projection rebuild speed (bench/rebuild.ts) and the SDK bundle size.
+ * bench/webhookDelivery.ts (runWebhookDeliveryBench: delivery throughput and lag), bench/fileDownload.ts
+ * (runFileDownloadBench: signed downloads against @fastify/static); plus projection rebuild speed (bench/rebuild.ts) and the SDK bundle size.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -114,6 +115,7 @@ for (const [file, name, label] of [
   ['webhookDelivery.ts', 'runWebhookDeliveryBench', 'event webhooks'],
   ['subscriptionStatement.ts', 'runStatementBench', 'subscription statement'],
   ['licenses.ts', 'runLicensesBench', 'License API'],
+  ['fileDownload.ts', 'runFileDownloadBench', 'file download'],
 ] as const) {
   const run = await optional(file, name);
   if (run) rows.push(...(await medianRows(label, run)));

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadUrl, filesByIds } from '../../modules/files/index.ts';
 import { loggedApp } from '../helpers/loggedApp.ts';
@@ -57,7 +60,14 @@ describe('files: upload, signed downloads, ranges, grants', () => {
     expect(response.headers.get('content-type')).toBe('application/pdf');
     expect(response.headers.get('content-length')).toBe(String(content.length));
     expect(response.headers.get('content-disposition')).toBe(`attachment; filename="Zine #1 _ __t__.pdf"; filename*=UTF-8''${encodeURIComponent('Zine #1 – «été».pdf')}`);
+    expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'none'; sandbox/);
     expect(sha256(Buffer.from(await response.arrayBuffer()))).toBe(sha256(content));
+
+    const head = await server.fetch(url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(content.length));
+    expect(head.headers.get('etag')).toBe(`"${sha256(content)}"`);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 
   it('resumes with a Range (206, Content-Range), honours If-Range by ETag, refuses a range past the end (416)', async () => {
@@ -186,6 +196,27 @@ describe('files: upload, signed downloads, ranges, grants', () => {
     const stored = [];
     for await (const key of server.services.files.list()) stored.push(key);
     expect(stored).toEqual([fileId]);
+  });
+
+  it('keeps nothing of an upload whose client goes away half-way', async () => {
+    const boundary = 'abortBoundary';
+    const req = request(`${server.url}/api/files`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${seller.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': 50 * 1024 * 1024 },
+    });
+    req.on('error', () => undefined);
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    req.write(bytesOf(2 * 1024 * 1024, 'cut'));
+    const incomplete = join(server.dataDir, 'files', '.incomplete');
+    await expect.poll(() => (existsSync(incomplete) ? readdirSync(incomplete).length : 0), { timeout: 10_000 }).toBe(1);
+    req.destroy();
+    await expect.poll(() => readdirSync(incomplete).length, { timeout: 10_000 }).toBe(0);
+    await server.settle();
+    const stored = [];
+    for await (const key of server.services.files.list()) stored.push(key);
+    expect(stored).toEqual([fileId]);
+    const events = await server.services.store.readAll({ after: null, limit: 10_000, streamPrefixes: ['file-'] });
+    expect(events.filter((e) => e.type === 'FileUploaded').map((e) => (e.data as { id: string }).id)).toEqual([fileId]);
   });
 
   it('never logs the signature of a download link', async () => {

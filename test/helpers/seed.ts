@@ -83,7 +83,7 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   await createTaxRate(ctx(), { organizationId, rate: { display_name: 'VAT', description: null, percentage: 21, country: 'NL', state: null, postal_code_prefix: null, jurisdiction: null, active: true } });
   const file = await uploadFile(ctx(), server.services.files, { organizationId, filename: 'seed.pdf', type: 'application/pdf', source: Readable.from([Buffer.from('%PDF-1.4 seed')]) });
   await seedLicenseKey(server, organizationId);
-  const { benefit } = await createBenefit(ctx(), { organizationId, product: (await loadProductByKey(ctx(), organizationId, `alpha-${tag}`))!.routeKey, type: 'file', description: 'Seed file', properties: { files: [`file_seed${tag}`] } });
+  const { benefit } = await createBenefit(ctx(), { organizationId, product: (await loadProductByKey(ctx(), organizationId, `alpha-${tag}`))!.routeKey, type: 'file', description: 'Seed file', properties: { files: [file.id] } });
   await server.settle();
   return {
     file: [file.id],

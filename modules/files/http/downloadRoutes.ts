@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import rangeParser from 'range-parser';
 import { escapeHtml, readModelsAtHead } from '../../../platform/http/index.ts';
@@ -77,6 +78,9 @@ export async function downloadRoutes(app: FastifyInstance, { services }: { servi
         .header('cache-control', 'private, no-cache')
         .header('referrer-policy', 'no-referrer')
         .header('x-robots-tag', 'noindex')
+        // A seller's file is served from our origin: whatever its type, a browser that opens it
+        // instead of saving it runs nothing of it here.
+        .header('content-security-policy', "default-src 'none'; sandbox")
         .header('accept-ranges', 'bytes')
         .header('etag', etag)
         .header('content-disposition', contentDisposition(file.filename))
@@ -102,7 +106,8 @@ export async function downloadRoutes(app: FastifyInstance, { services }: { servi
 
       let body;
       try {
-        body = await services.files.open(file.id, range ?? {});
+        // HEAD: the headers alone (fastify would read a stream it is given to its end).
+        body = request.method === 'HEAD' ? Readable.from([]) : await services.files.open(file.id, range ?? {});
       } catch (error) {
         if (error instanceof FileNotFoundError) return refuse(reply, 'missing');
         throw error;

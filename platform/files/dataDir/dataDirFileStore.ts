@@ -14,34 +14,48 @@ const INCOMPLETE_DIR = '.incomplete';
  * Files in a directory. A write goes to `.incomplete/<key>.<pid>.<random>`, is synced, and is
  * then renamed into place: the rename is atomic, so a reader sees the old file or the whole
  * new one, and a process killed mid-write leaves only its incomplete name behind. The pid in
- * that name tells `sweep` whether its writer can still finish.
+ * that name (and, for our own pid, the file's time) tells `sweep` whether its writer can still
+ * finish: another thread or another store of this process may be writing.
  */
 export async function openDataDirFileStore(dataDir: string): Promise<FileStore> {
   const root = join(resolve(dataDir), FILES_DIR);
   const incomplete = join(root, INCOMPLETE_DIR);
   await mkdir(incomplete, { recursive: true, mode: 0o700 });
-  const inFlight = new Set<string>();
   const pathOf = (key: string) => join(root, assertFileKey(key));
 
-  return {
+  const store: FileStore = {
     async put(key: string, source: Readable): Promise<StoredFile> {
       const target = pathOf(key);
       const name = `${key}.${process.pid}.${randomBytes(6).toString('hex')}`;
       const draft = join(incomplete, name);
-      inFlight.add(name);
-      const handle = await open(draft, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      // Heard from before the first await: a source failing while the file opens rejects this
+      // put rather than going unheard (the loop below listens only once it runs).
+      let failed: unknown = null;
+      const noteFailure = (error: unknown) => (failed ??= error);
+      source.on('error', noteFailure);
+      const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+      let handle;
+      try {
+        handle = await open(draft, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      } catch (error) {
+        source.off('error', noteFailure);
+        source.destroy();
+        throw error;
+      }
       let closed = false;
       try {
         const hash = createHash('sha256');
         let size = 0;
         // One chunk at a time: the next is read once this one is written, so memory stays at a chunk.
-        for await (const chunk of source) {
+        for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+          const chunk = next.value;
           const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
           hash.update(bytes);
           size += bytes.length;
           let written = 0;
           while (written < bytes.length) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
         }
+        if (failed) throw failed;
         await handle.sync();
         await handle.close();
         closed = true;
@@ -49,11 +63,12 @@ export async function openDataDirFileStore(dataDir: string): Promise<FileStore> 
         await syncDirectory(root);
         return { size, sha256: hash.digest('hex') };
       } catch (error) {
+        source.destroy();
         if (!closed) await handle.close().catch(() => undefined);
         await rm(draft, { force: true });
         throw error;
       } finally {
-        inFlight.delete(name);
+        source.off('error', noteFailure);
       }
     },
 
@@ -90,12 +105,15 @@ export async function openDataDirFileStore(dataDir: string): Promise<FileStore> 
 
     async sweep() {
       let removed = 0;
+      // Our own pid's names are a previous process's when written before this one started (a
+      // container's server is pid 1 every time); any thread of this process may be writing the others.
+      const started = Date.now() - process.uptime() * 1000 - MTIME_SLACK_MS;
       for (const name of await readdir(incomplete)) {
-        if (inFlight.has(name)) continue;
         const pid = Number(name.split('.').at(-2));
-        // Another process still running may finish its write; our own pid's names not in flight
-        // are a previous run's (a container's server is pid 1 every time).
-        if (Number.isInteger(pid) && pid !== process.pid && processRuns(pid)) continue;
+        if (Number.isInteger(pid) && pid > 0) {
+          if (pid !== process.pid && processRuns(pid)) continue;
+          if (pid === process.pid && (await mtimeOf(join(incomplete, name))) >= started) continue;
+        }
         await rm(join(incomplete, name), { force: true });
         removed++;
       }
@@ -104,6 +122,21 @@ export async function openDataDirFileStore(dataDir: string): Promise<FileStore> 
 
     async close() {},
   };
+  // What a killed process left goes at start, before anything is served (the sweep job repeats it hourly).
+  await store.sweep();
+  return store;
+}
+
+/** Coarse file times (some filesystems keep seconds, or two): a write this process began is never older than its start by more. */
+const MTIME_SLACK_MS = 2000;
+
+async function mtimeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch {
+    // Gone meanwhile: its write finished or failed.
+    return Infinity;
+  }
 }
 
 function processRuns(pid: number): boolean {
