@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { licenseKeysForGrants, licenseKeyIdFor, licenseKeyStream, normalizeLicenseKey } from '../../modules/licenses/index.ts';
+import { LICENSE_KEY_ISSUER_CHECKPOINT, licenseKeyIssuerJob } from '../../modules/licenses/jobs/licenseKeyIssuer.ts';
 import { issueLicenseKey, loadLicenseKeyBenefit } from '../../modules/licenses/licenseCommands.ts';
+import type { ReadStore } from '../../platform/readStore/index.ts';
 import { licenseKeyHash } from '../../modules/licenses/licenseKeyCodec.ts';
+import { licenseKeyHashStream } from '../../modules/licenses/domain/licenseKey.ts';
 import type { BenefitGrantedData } from '../../modules/benefits/domain/benefitTypes.ts';
 import { benefitGrantStream } from '../../modules/benefits/domain/benefitTypes.ts';
 import { manualClock, startTestServer, type ManualClock, type TestServer } from '../helpers/testServer.ts';
@@ -61,6 +64,29 @@ describe('license keys', () => {
     expect(again.key.key_hash).toBe(licenseKeyHash(key));
     expect(await server.services.store.readStream(licenseKeyStream(view.id))).toHaveLength(1);
 
+    // The whole subscriber run again from the log's start (its checkpoint lost): nothing new either.
+    const rerun = `${LICENSE_KEY_ISSUER_CHECKPOINT}:rerun`;
+    const renamed = (name: string) => (name === LICENSE_KEY_ISSUER_CHECKPOINT ? rerun : name);
+    const readStore = new Proxy(server.services.readStore, {
+      get(target, prop, receiver) {
+        if (prop === 'readCheckpoint') return (name: string) => target.readCheckpoint(renamed(name));
+        if (prop === 'commit') return (name: string, ...rest: [never, never]) => target.commit(renamed(name), ...rest);
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as ReadStore;
+    // The last grant event of the log (this one): a checkpoint stops at the last event it follows.
+    const head = granted!.position;
+    const job = await licenseKeyIssuerJob.start({ ...server.services, readStore }, { error: (o, m) => console.error(m, o), info: () => undefined });
+    try {
+      await waitUntil('the re-run past the grant', async () => ((await server.services.readStore.readCheckpoint(rerun)) ?? -1) >= head);
+    } finally {
+      await job.stop();
+    }
+    expect(await server.services.store.readStream(licenseKeyStream(view.id))).toHaveLength(1);
+    expect(await server.services.store.readStream(licenseKeyHashStream(licenseKeyHash(key)))).toHaveLength(1);
+    expect((await licenseKeysForGrants(server.services, seller.organizationId, [grantId]))[0]!.key).toBe(key);
+
     // Another grant, another key; a file grant none.
     const second = await grantedKey();
     expect(second.key).not.toBe(key);
@@ -95,6 +121,14 @@ describe('license keys', () => {
     const again = await post('/api/licenses/deactivate', { key, instance_id: first.body.instance.id });
     expect(again.status).toBe(404);
     expect(again.body).toMatchObject({ deactivated: false, code: 'instance_not_found' });
+  });
+
+  it('holds the limit under a burst of parallel activations', async () => {
+    const { key } = await grantedKey({ activation_limit: 3 });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post('/api/licenses/activate', { key, instance_name: `Burst ${i}` })));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(3);
+    for (const refused of answers.filter((a) => a.status !== 200)) expect(refused.body.code).toBe('activation_limit_reached');
+    expect((await post('/api/licenses/validate', { key })).body.license).toMatchObject({ activation_limit: 3, activation_usage: 3 });
   });
 
   it('validates with and without an instance, and an unknown key answers 404 alike', async () => {

@@ -31,7 +31,7 @@ const LicenseError = ErrorSchema.extend({
   deactivated: z.literal(false).optional(),
   license: LicenseAnswer.optional(),
 });
-const errors = { 404: LicenseError, 422: LicenseError, 429: ErrorSchema };
+const errors = { 404: LicenseError, 409: LicenseError, 422: LicenseError, 429: ErrorSchema };
 
 // Lemon Squeezy's clients send `license_key`; ours may send `key`.
 const KeyField = z.string().trim().min(1).max(200);
@@ -111,7 +111,8 @@ const licenseApi: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
   /** A refusal of the domain, in both shapes, with the license as it stands. */
   const refused = (error: unknown, flag: 'activated' | 'deactivated', state: IssuedKey, at: number): never => {
     if (!(error instanceof DomainError)) throw error;
-    const status = error.kind === 'not_found' ? 404 : 422;
+    // A race lost on every retry (concurrent_update) is the client's to send again: 409, as elsewhere.
+    const status = error.kind === 'not_found' ? 404 : error.kind === 'conflict' ? 409 : 422;
     throw new LicenseRefusal(status, { message: error.message, code: error.code, error: error.message, [flag]: false, license: license(state, at) });
   };
 
