@@ -3,7 +3,7 @@ import { refundInvoice } from '../../modules/payments/index.ts';
 import { buy, cookieFrom, WAIT } from '../portal/portalFixtures.ts';
 import { plainText, startSmtpReceiver } from '../helpers/smtpReceiver.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { digitalProduct, sha256 } from './deliveryFixtures.ts';
+import { digitalProduct, FILE_DESCRIPTION, sha256 } from './deliveryFixtures.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -80,7 +80,7 @@ describe('digital delivery of a sale', () => {
       text = plainText(mail!.raw);
     }, WAIT);
     expect(text).toContain(`Darkroom license: ${key}`);
-    expect(text).toContain(`The zine as a PDF: ${goods.file.filename}`);
+    expect(text).toContain(`${FILE_DESCRIPTION}: ${goods.file.filename}`);
     expect(text).not.toContain('/downloads/');
     expect(text).not.toContain('signature=');
     const receiptUrl = /Download them from your receipt page[^:]*: (https:\/\/shop\.example\.com\/receipts\/[A-Za-z0-9_-]{32})/.exec(text)?.[1];
@@ -94,6 +94,8 @@ describe('digital delivery of a sale', () => {
     expect(receipt.status).toBe(200);
     const page = await receipt.text();
     expect(page).toContain(key);
+    expect(page).toContain('The zine &lt;b&gt;as&lt;/b&gt; a &quot;PDF&quot; &amp; more');
+    expect(page).not.toContain('<b>as</b>');
     const fresh = /href="(\/downloads\/[^"]+)"/.exec(page)?.[1]?.replace(/&amp;/g, '&');
     expect(fresh).toBeDefined();
     expect(fresh).not.toBe(url);
@@ -110,6 +112,7 @@ describe('digital delivery of a sale', () => {
     const portal = await (await server.fetch(opened.headers.get('location')!, { headers: { cookie: cookieFrom(opened) } })).text();
     expect(portal).toContain('Downloads and license keys');
     expect(portal).toContain(key);
+    expect(portal).toContain('The zine &lt;b&gt;as&lt;/b&gt; a &quot;PDF&quot; &amp; more');
     expect(portal).toContain('Not activated yet · 0 of 3 activations');
     const portalLink = /href="(\/downloads\/[^"]+)"/.exec(portal)?.[1]?.replace(/&amp;/g, '&');
     expect((await server.fetch(portalLink!)).status).toBe(200);

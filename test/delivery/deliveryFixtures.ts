@@ -6,6 +6,8 @@ import type { TestServer } from '../helpers/testServer.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+export const FILE_DESCRIPTION = 'The zine <b>as</b> a "PDF" & more';
+
 export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /**
@@ -23,7 +25,8 @@ export async function digitalProduct(server: TestServer, seller: { organizationI
   expect(file.sha256).toBe(sha256(pdf));
   const post = (body: unknown) =>
     server.fetch(`/api/products/${product}/benefits`, { method: 'POST', token: seller.token, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const fileBenefit = await post({ type: 'file', description: 'The zine as a PDF', properties: { files: [file.id] } });
+  // Markup in a seller's words is shown as text, never run.
+  const fileBenefit = await post({ type: 'file', description: FILE_DESCRIPTION, properties: { files: [file.id] } });
   expect(fileBenefit.status).toBe(201);
   const keyBenefit = await post({ type: 'license_key', description: 'Darkroom license', properties: { prefix: 'DARK', activation_limit: 3, expires_after_days: null, bound_to: 'perpetual' } });
   expect(keyBenefit.status).toBe(201);

@@ -2,7 +2,7 @@ import type { FrameLocator, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { flowResult, launchChromium, openPage, startFlow } from '../sdk/sdkFixtures.ts';
-import { digitalProduct } from './deliveryFixtures.ts';
+import { digitalProduct, FILE_DESCRIPTION } from './deliveryFixtures.ts';
 
 /*
  * The thank-you page after a payment, in a real Chromium against a real server with every
@@ -53,6 +53,9 @@ async function checkDelivery(scope: Page | FrameLocator, page: Page): Promise<{ 
   await key.waitFor({ state: 'visible', timeout: 30_000 });
   const text = (await key.textContent())!;
   expect(text).toMatch(/^DARK(-[0-9A-Z]{4})+$/);
+  // The seller's words as text: no element made of them.
+  expect(await scope.locator('.co-benefit-title', { hasText: FILE_DESCRIPTION }).count()).toBe(1);
+  expect(await scope.locator('.co-benefits b').count()).toBe(0);
   const link = scope.locator('a.co-download');
   expect(await link.textContent()).toBe(goods.file.filename);
   expect(await link.getAttribute('download')).toBe(goods.file.filename);
