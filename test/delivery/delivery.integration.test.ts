@@ -74,11 +74,15 @@ describe('digital delivery of a sale', () => {
 
     // The receipt email: the key in plain, the file named, the receipt page's link, no 15-minute link.
     let text = '';
+    let raw = '';
     await vi.waitFor(() => {
       const mail = smtp.accepted.find((m) => m.to.includes('ada@example.com') && /Your receipt from/.test(m.raw));
       expect(mail).toBeDefined();
-      text = plainText(mail!.raw);
+      raw = mail!.raw;
+      text = plainText(raw);
     }, WAIT);
+    // Neither part (text nor HTML) carries a download link.
+    expect(raw.replace(/=\r?\n/g, '')).not.toMatch(/\/downloads\/|signature=/);
     expect(text).toContain(`Darkroom license: ${key}`);
     expect(text).toContain(`${FILE_DESCRIPTION}: ${goods.file.filename}`);
     expect(text).not.toContain('/downloads/');
