@@ -35,9 +35,15 @@ export async function deliverGrants(services: Reader, organizationId: string, gr
   const keys = new Map((await licenseKeysForGrants(services, organizationId, granted.filter((g) => g.benefit_type === 'license_key').map((g) => g.id))).map((k) => [k.grant_id, k]));
   const expiresAt = Math.floor(services.clock() / 1000) + DOWNLOAD_LINK_TTL_SECONDS;
   const out: DeliveredBenefit[] = [];
-  for (const grant of granted) {
+  // In the order the seller made the benefits: the same on every page and every visit.
+  const ordered = [...granted].sort((a, b) => (benefits.get(a.benefit_id)?.created ?? 0) - (benefits.get(b.benefit_id)?.created ?? 0) || a.benefit_id.localeCompare(b.benefit_id));
+  const shownFiles = new Set<string>();
+  for (const grant of ordered) {
     const benefit = benefits.get(grant.benefit_id);
     if (!benefit) continue;
+    // Bought twice, a file benefit delivers the same files: listed once (each key is its own).
+    if (benefit.type === 'file' && shownFiles.has(benefit.id)) continue;
+    shownFiles.add(benefit.id);
     const listed = 'files' in benefit.properties ? benefit.properties.files : [];
     const key = keys.get(grant.id);
     out.push({

@@ -129,6 +129,20 @@ describe('digital delivery of a sale', () => {
     expect(await (await server.fetch(receiptPath)).text()).not.toContain('/downloads/');
   });
 
+  it('lists a file bought twice once in the portal, and each key of each purchase', { timeout: 60_000 }, async () => {
+    const first = await buy(server, 'zine-e2e', 'bo@example.com');
+    const second = await buy(server, 'zine-e2e', 'bo@example.com');
+    expect(second.customerId).toBe(first.customerId);
+    const keys = [(await delivered(first.sessionId)).benefits, (await delivered(second.sessionId)).benefits].map((list: Body[]) => list.find((b) => b.type === 'license_key')!.license_key.key as string);
+    expect(new Set(keys).size).toBe(2);
+    const made = await server.fetch(`/api/customers/${first.customerId}/portal_sessions`, { method: 'POST', token: seller.token, headers: { 'content-type': 'application/json' }, body: '{}' });
+    const linkPath = new URL(((await made.json()) as Body).url as string).pathname;
+    const opened = await server.fetch(linkPath, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://shop.example.com' }, body: '' });
+    const portal = await (await server.fetch(opened.headers.get('location')!, { headers: { cookie: cookieFrom(opened) } })).text();
+    expect(portal.match(/class="download"/g)).toHaveLength(1);
+    for (const key of keys) expect(portal).toContain(key);
+  });
+
   it('answers only for a paid session, and not for a session id that does not exist', async () => {
     expect((await server.fetch('/api/checkout/sessions/cs_nothing/benefits')).status).toBe(404);
     expect((await server.fetch('/api/checkout/sessions/not-a-session/benefits')).status).toBe(422);
