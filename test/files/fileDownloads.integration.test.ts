@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadUrl, filesByIds } from '../../modules/files/index.ts';
 import { loggedApp } from '../helpers/loggedApp.ts';
+import { signedInPerson } from '../helpers/manageClient.ts';
 import { manualClock, startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { bytesOf, grant, multipartBody, productWithFiles, revoke } from './fileHarness.ts';
 
@@ -186,6 +187,22 @@ describe('files: upload, signed downloads, ranges, grants', () => {
     const purpose = await upload(seller.token, { name: 'a.txt', type: 'text/plain', bytes: Buffer.from('hello') }, { purpose: 'identity_document' });
     expect(purpose.status).toBe(422);
     expect(await purpose.json()).toMatchObject({ errors: { purpose: ['The purpose must be `benefit`.'] } });
+    const late = await upload(seller.token, { name: 'a.txt', type: 'text/plain', bytes: Buffer.from('hello') }, {}, 'file');
+    expect(late.status).toBe(201);
+    const lateId = ((await late.json()) as { id: string }).id;
+    await server.fetch(`/api/files/${lateId}`, { method: 'DELETE', token: seller.token });
+    // The purpose after the file, or a second file: refused, and the stored file removed again.
+    const after = multipartBody({ name: 'b.txt', type: 'text/plain', bytes: Buffer.from('hello') });
+    const boundary = after.contentType.split('boundary=')[1]!;
+    const withTrailer = (trailer: string) => Buffer.concat([after.body.subarray(0, after.body.length - `--${boundary}--\r\n`.length), Buffer.from(trailer.replaceAll('B', boundary))]);
+    for (const [trailer, status] of [
+      ['--B\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nidentity_document\r\n--B--\r\n', 422],
+      ['--B\r\nContent-Disposition: form-data; name="file"; filename="c.txt"\r\nContent-Type: text/plain\r\n\r\nagain\r\n--B--\r\n', 422],
+    ] as const) {
+      const refused = await server.fetch('/api/files', { method: 'POST', token: seller.token, body: withTrailer(trailer), headers: { 'content-type': after.contentType } });
+      expect(refused.status, await refused.clone().text()).toBe(status);
+      expect(await refused.json()).toMatchObject({ code: 'validation_failed' });
+    }
     const broken = await server.fetch('/api/files', { method: 'POST', token: seller.token, body: '--x\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
     expect(broken.status).toBe(400);
     expect(await broken.json()).toMatchObject({ code: 'malformed_multipart' });
@@ -216,7 +233,25 @@ describe('files: upload, signed downloads, ranges, grants', () => {
     for await (const key of server.services.files.list()) stored.push(key);
     expect(stored).toEqual([fileId]);
     const events = await server.services.store.readAll({ after: null, limit: 10_000, streamPrefixes: ['file-'] });
-    expect(events.filter((e) => e.type === 'FileUploaded').map((e) => (e.data as { id: string }).id)).toEqual([fileId]);
+    expect(events.filter((e) => e.type === 'FileUploaded' && (e.data as { filename: string }).filename === 'cut.bin')).toEqual([]);
+  });
+
+  it('takes an upload from the dashboard: a member with the session cookie and the CSRF token, not without the token', async () => {
+    const member = await signedInPerson(server, { organizationId: seller.organizationId, role: 'member' });
+    const { body, contentType } = multipartBody({ name: 'cover.png', type: 'image/png', bytes: Buffer.from('png bytes') });
+    const send = (csrf: boolean) =>
+      fetch(`${server.url}/manage/api/files`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': contentType, accept: 'application/json', 'sec-fetch-site': 'same-origin', cookie: `commerce_session=${member.client.cookie}`, ...(csrf ? { 'x-csrf-token': member.client.csrf! } : {}) },
+      });
+    expect((await send(false)).status).toBe(403);
+    const made = await send(true);
+    expect(made.status).toBe(201);
+    const id = ((await made.json()) as { id: string }).id;
+    const listed = await member.client.json<{ data: Array<{ id: string }> }>('GET', '/manage/api/files');
+    expect(listed.body.data.map((f) => f.id)).toContain(id);
+    expect((await member.client.request('DELETE', `/manage/api/files/${id}`)).status).toBe(200);
   });
 
   it('never logs the signature of a download link', async () => {

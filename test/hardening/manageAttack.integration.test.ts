@@ -100,6 +100,7 @@ describe('the management API under attack', () => {
     for (const s of await list('/manage/api/sequences')) add('id', s.id as string);
     add('stream', `product-${idsOfA.get('product')![0]}`);
     for (const b of await list('/manage/api/benefits')) add('benefit', b.id as string);
+    for (const f of await list('/manage/api/files')) add('file', f.id as string);
     routes = enumerateRoutes(server.app).filter((r) => r.url.startsWith('/manage/api/') && r.method !== 'HEAD');
   });
   afterAll(() => server.close({ remove: true }));

@@ -113,15 +113,13 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
             if (purpose !== null && purpose !== 'benefit') throw new HttpError(422, 'validation_failed', 'The purpose must be `benefit`.', { purpose: ['The purpose must be `benefit`.'] });
           });
         }
+        if (purpose !== null && purpose !== 'benefit') throw new HttpError(422, 'validation_failed', 'The purpose must be `benefit`.', { purpose: ['The purpose must be `benefit`.'] });
       } catch (error) {
+        // Refused after the file was stored (a second file, a bad purpose after it): keep nothing.
+        if (uploaded) await deleteFile(ctx, services.files, organizationId, uploaded.id);
         throw uploadError(error);
       }
       if (!uploaded) throw new HttpError(422, 'validation_failed', 'Send the file in the field `file`.', { file: ['Send the file in the field `file`.'] });
-      if (purpose !== null && purpose !== 'benefit') {
-        // The purpose came after the file: refuse it all the same, and keep nothing.
-        await deleteFile(ctx, services.files, organizationId, uploaded.id);
-        throw new HttpError(422, 'validation_failed', 'The purpose must be `benefit`.', { purpose: ['The purpose must be `benefit`.'] });
-      }
       reply.code(201);
       return presentFile({ ...uploaded, deleted: false, deleted_at: null });
     },
