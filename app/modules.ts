@@ -4,6 +4,7 @@ import { catalogModule } from '../modules/catalog/module.ts';
 import { checkoutModule } from '../modules/checkout/module.ts';
 import { creditNotesModule } from '../modules/creditNotes/module.ts';
 import { customersModule } from '../modules/customers/module.ts';
+import { deliveryModule } from '../modules/delivery/module.ts';
 import { discountsModule } from '../modules/discounts/module.ts';
 import { filesModule } from '../modules/files/module.ts';
 import { identityModule } from '../modules/identity/module.ts';
@@ -43,4 +44,5 @@ export const modules: readonly FeatureModule[] = [
   portalModule,
   filesModule,
   licensesModule,
+  deliveryModule,
 ];

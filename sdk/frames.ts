@@ -120,7 +120,8 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
   installStyles(doc);
   const iframe = doc.createElement('iframe');
   iframe.title = 'Checkout';
-  iframe.setAttribute('allow', 'payment');
+  // clipboard-write: the thank-you page's Copy button for a license key.
+  iframe.setAttribute('allow', 'payment; clipboard-write');
   iframe.src = src;
   const loading = doc.createElement('div');
   loading.className = 'csdk-loading';

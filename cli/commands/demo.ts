@@ -19,6 +19,7 @@ import { demoCoupons } from './demoCoupons.ts';
 import { catchUrl, serviceUrl } from './automation.ts';
 import type { SequenceImportResult } from '../../modules/automation/automationImport.ts';
 import { demoOffers } from './demoOffer.ts';
+import { demoBenefits } from './demoBenefits.ts';
 import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
 import type { OfferImportResult } from '../../modules/checkout/offerImport.ts';
 import type { OfferDoc } from '../../modules/checkout/checkoutProjection.ts';
@@ -48,7 +49,11 @@ export type DemoResult = {
   sdk_example_url: string;
   /** Where the service answers (BASE_URL, or HOST and PORT of this environment): the curl lines use it. */
   url: string;
+  /** Digital goods: the zine delivers a PDF, the app a license key, each with its checkout link. */
+  digital: { zine: DigitalGood; app: DigitalGood };
 };
+
+type DigitalGood = { product: string; benefit: string; offer: string; checkout_url: string };
 
 /** Where the demo keeps its API key's token, sealed, so that a second run prints the same key. */
 const DEMO_KEY_FILE = 'demo-api-key';
@@ -83,8 +88,9 @@ async function demoApiKey(ctx: CliContext, userId: string): Promise<{ token: str
 }
 
 /**
- * Sets up a demo organization, user, API key and three products with plans; safe to run again
- * (the same organization, user, key and products).
+ * Sets up a demo organization, user, API key, three products with plans and two digital goods
+ * (a zine with its PDF, an app with a license key); safe to run again (the same organization,
+ * user, key, products and benefits).
  */
 async function runDemo(ctx: CliContext): Promise<DemoResult> {
   const cmd = ctx.commandContext(DEMO_ORGANIZATION_ID);
@@ -113,6 +119,10 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     ...((imported.sections.offers ?? []) as OfferImportResult[]).map((o) => ({ id: o.id, slug: o.slug, uuid: o.uuid, status: 'published' as const })),
     ...[...archived.values()].map((o) => ({ id: o.route_key, slug: o.slug, uuid: o.uuid, status: 'archived' as const })),
   ].map((o) => ({ ...o, checkout_url: checkoutUrl(base, o.slug) }));
+  const routeKeyOf = (key: string) => (imported.sections.products as ProductWriteResult[]).find((p) => p.key === key)!.id;
+  const goods = { zine: routeKeyOf('zine'), app: routeKeyOf('darkroom') };
+  const benefits = await demoBenefits(cmd, ctx.services.files, DEMO_ORGANIZATION_ID, goods);
+  const good = (product: string, benefit: string, offer: string): DigitalGood => ({ product, benefit, offer, checkout_url: checkoutUrl(base, offer) });
   const trigger = (imported.sections.sequences as SequenceImportResult[])[0]!.triggers[0]!;
   // The demo file's trigger is a webhook trigger: it has a catch path.
   const [, , , sequenceKey, triggerKey] = trigger.catch_path!.split('/');
@@ -129,6 +139,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     offer: offer!,
     url: base,
     sdk_example_url: `${base}/examples/sdk`,
+    digital: { zine: good(goods.zine, benefits.zine, 'zine-pdf'), app: good(goods.app, benefits.app, 'darkroom-app') },
   };
 }
 
@@ -147,6 +158,10 @@ export const demoCommand: CliCommand = {
         ? [`Checkout link of the offer ${d.offer.slug} (open it, pay with 4242 4242 4242 4242):`, `  ${d.offer.checkout_url}`]
         : []),
       `SDK example page (every SDK method, on this offer): ${d.sdk_example_url}`,
+      '',
+      'Digital goods (pay, and the thank-you page shows the download or the key):',
+      `  the zine, with its PDF: ${d.digital.zine.checkout_url}`,
+      `  the Darkroom app, with a license key: ${d.digital.app.checkout_url}`,
       '',
       'Try:',
       `  curl -H "Authorization: Bearer ${d.token}" ${d.url}/api/users/me`,

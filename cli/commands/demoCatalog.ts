@@ -1,4 +1,4 @@
-/** The demo catalog `commerce demo` imports: three products of one family, keyed so a re-run changes nothing. */
+/** The demo catalog `commerce demo` imports: three products of one family and two digital goods, keyed so a re-run changes nothing. */
 export const demoCatalog = {
   families: [{ lookup_key: 'saas', name: 'SaaS subscriptions' }],
   products: [
@@ -76,6 +76,44 @@ export const demoCatalog = {
           invoice_interval: 'P1D',
           currency_code: 'USD',
           charges: [{ amount: 19900 }],
+        },
+      ],
+    },
+    // The zine of examples/first-sale.json, field for field (importing that file after the demo
+    // changes nothing of it), and a desktop app: the demo's digital goods (demoBenefits.ts).
+    {
+      key: 'zine',
+      name: 'zine',
+      display_name: 'Night photography zine',
+      description: 'A 40-page PDF.',
+      published: true,
+      plans: [
+        {
+          name: 'pdf',
+          display_name: 'PDF edition',
+          type: 'one_time',
+          renew_interval: null,
+          invoice_interval: 'P1D',
+          currency_code: 'EUR',
+          charges: [{ type: 'flat', amount: 900 }],
+        },
+      ],
+    },
+    {
+      key: 'darkroom',
+      name: 'darkroom',
+      display_name: 'Darkroom',
+      description: 'A desktop app for editing night photographs: one license, three computers.',
+      published: true,
+      plans: [
+        {
+          name: 'license',
+          display_name: 'Darkroom license',
+          type: 'one_time',
+          renew_interval: null,
+          invoice_interval: 'P1D',
+          currency_code: 'EUR',
+          charges: [{ type: 'flat', amount: 2900 }],
         },
       ],
     },

@@ -1,4 +1,4 @@
-/** The demo offer `commerce demo` imports beside the demo catalog: Pro monthly, published. */
+/** The demo offers `commerce demo` imports beside the demo catalog: Pro monthly (the first: the SDK example's), the zine, the app. */
 export const demoOffers = [
   {
     slug: 'demo-pro-monthly',
@@ -26,6 +26,48 @@ export const demoOffers = [
         ],
       },
       { id: 'thanks', type: 'thank_you', title: 'Welcome to Pro', blocks: [{ type: 'text', text: 'Your receipt is on its way.' }] },
+    ],
+  },
+  // The zine's offer of examples/first-sale.json, as it is there.
+  {
+    slug: 'zine-pdf',
+    name: 'Night photography zine',
+    product: 'zine',
+    plan: 'pdf',
+    published: true,
+    theme: { primary_color: '#0f766e', button_text: 'Buy the zine' },
+    pages: [
+      {
+        id: 'checkout',
+        type: 'checkout',
+        title: 'Night photography zine',
+        blocks: [
+          { type: 'heading', text: 'Forty pages of long exposures' },
+          { type: 'features', items: ['PDF, 40 pages', 'Download at once'] },
+          { type: 'price' },
+        ],
+      },
+      { id: 'thanks', type: 'thank_you', title: 'Thank you', blocks: [{ type: 'text', text: 'Your zine is on its way.' }] },
+    ],
+  },
+  {
+    slug: 'darkroom-app',
+    name: 'Darkroom',
+    product: 'darkroom',
+    plan: 'license',
+    published: true,
+    theme: { primary_color: '#1e293b', button_text: 'Buy Darkroom' },
+    pages: [
+      {
+        id: 'checkout',
+        type: 'checkout',
+        title: 'Darkroom for desktop',
+        blocks: [
+          { type: 'features', items: ['One license key', 'Activate on up to 3 computers', 'Free updates'] },
+          { type: 'price' },
+        ],
+      },
+      { id: 'thanks', type: 'thank_you', title: 'Thank you', blocks: [{ type: 'text', text: 'Your license key is below.' }] },
     ],
   },
 ];

@@ -3,6 +3,7 @@ export { type CardSummary, checkoutSessionDecider, checkoutSessionStream, type C
 export { invoiceDecider, type InvoiceCommand, type InvoiceEvent, type InvoiceState, invoiceStream } from './domain/invoice.ts';
 export { offerStream } from './domain/offer.ts';
 export { RedirectOrigins } from './offerImport.ts';
+export { readSessionSnapshot } from './sessionSnapshot.ts';
 export { completePaidInvoiceSession, reserveSessionRedemption, sessionCustomerId, startSession } from './sessionCommands.ts';
 export { presentSessionResource, type SessionResource, SessionResourceSchema } from './resources.ts';
 export { checkoutProjection, OFFERS, type OfferDoc } from './checkoutProjection.ts';

@@ -3,6 +3,8 @@ import { CHECKOUT_SESSIONS, type SessionView } from '../checkout/index.ts';
 import { formatDay, formatMoney, pricingSummary, receiptLinksOf } from '../receipts/index.ts';
 import { CUSTOMER_LINKS, type LinkDoc } from '../customers/index.ts';
 import { isEnded, listInvoices, loadSubscription, subscriptionPlans, type Active } from '../subscriptions/index.ts';
+import { activeGrantsForCustomer } from '../benefits/index.ts';
+import { deliverGrants, type DeliveredBenefit } from '../delivery/index.ts';
 import type { PortalSettings } from './domain/portalSettings.ts';
 import type { PortalPurchase, PortalSubscription } from './http/renderPortal.ts';
 import type { PortalBuyer } from './portalCustomers.ts';
@@ -99,4 +101,12 @@ export async function portalPurchases(services: Services, organizationId: string
       pricing: pricingSummary(s.invoice?.pricing ?? s.pricing, s.currency),
     })),
   );
+}
+
+/**
+ * The buyer's benefits in force (every purchase and subscription): files with links made for this
+ * view (15 minutes; the portal makes new ones each visit) and license keys with their standing.
+ */
+export async function portalBenefits(services: Services, organizationId: string, buyer: PortalBuyer): Promise<DeliveredBenefit[]> {
+  return deliverGrants(services, organizationId, await activeGrantsForCustomer(services.readStore, organizationId, buyer.id));
 }

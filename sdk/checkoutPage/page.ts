@@ -419,6 +419,7 @@ function showThankYou(payment?: { brand: string; last4: string }, invoice?: unkn
     receiptLink.href = `/receipts/for-invoice/${encodeURIComponent(invoiceId)}?session=${encodeURIComponent(session.id)}`;
     $('co-receipt-page')?.removeAttribute('hidden');
   }
+  if (session) void showBenefits(session.id);
   // Focus follows the page: to Done in a frame (described by the receipt), else to the thank-you heading,
   // so a screen reader says the purchase went through rather than nothing at all.
   const done = $('co-done');
@@ -426,6 +427,131 @@ function showThankYou(payment?: { brand: string; last4: string }, invoice?: unkn
   const target = done ?? thanks?.querySelector<HTMLElement>('h1') ?? thanks;
   if (target && !done) target.tabIndex = -1;
   target?.focus();
+}
+
+type DeliveredBenefit = {
+  id: string;
+  type: 'file' | 'license_key';
+  description: string;
+  files: Array<{ id: string; filename: string; size: number; download_url: string; expires_at: number }>;
+  license_key: { key: string; status: string; activation_limit: number | null; activation_usage: number } | null;
+};
+
+/** `1.4 MB`. */
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value >= 10 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Copies a key: the Clipboard API, or (a frame without clipboard-write) a selection and execCommand. */
+async function copyKey(key: string, source: HTMLElement, button: HTMLButtonElement): Promise<void> {
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(key);
+    copied = true;
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    const selection = window.getSelection();
+    selection?.removeAllRanges();
+    selection?.addRange(range);
+    copied = document.execCommand('copy');
+  }
+  button.textContent = copied ? 'Copied' : 'Select and copy';
+  announce(copied ? 'License key copied.' : 'Select the key to copy it.');
+  setTimeout(() => (button.textContent = 'Copy'), 2000);
+}
+
+/** The benefits as DOM nodes (text only: a seller's description or file name never becomes markup). */
+function renderBenefits(list: HTMLElement, benefits: DeliveredBenefit[]): void {
+  list.replaceChildren(
+    ...benefits.map((b) => {
+      const item = el('li', 'co-benefit');
+      item.dataset.benefitId = b.id;
+      item.append(el('p', 'co-benefit-title', b.description));
+      if (b.files.length) {
+        const files = el('ul', 'co-files');
+        for (const f of b.files) {
+          const row = el('li', '');
+          const link = el('a', 'co-download', f.filename);
+          link.href = f.download_url;
+          link.download = f.filename;
+          row.append(link, el('span', 'co-size', formatBytes(f.size)));
+          files.append(row);
+        }
+        item.append(files);
+      }
+      if (b.license_key) {
+        const row = el('div', 'co-key-row');
+        const key = el('code', 'co-key', b.license_key.key);
+        const copy = el('button', 'co-copy', 'Copy');
+        copy.type = 'button';
+        copy.setAttribute('aria-label', `Copy the license key for ${b.description}`);
+        copy.addEventListener('click', () => void copyKey(b.license_key!.key, key, copy));
+        row.append(key, copy);
+        const limit = b.license_key.activation_limit;
+        item.append(row, el('p', 'co-key-note', limit === null ? 'Use this key to activate the app.' : `Use this key to activate the app on up to ${limit} device${limit === 1 ? '' : 's'}.`));
+      }
+      return item;
+    }),
+  );
+}
+
+/**
+ * What the purchase delivered, asked of the server until the grants are made (a subscriber makes
+ * them a moment after the payment): files with fresh links, keys with a Copy button. Links last
+ * 15 minutes, so a page left open asks for fresh ones before they lapse.
+ */
+async function showBenefits(sessionId: string): Promise<void> {
+  const box = $('co-benefits');
+  const list = $('co-benefits-list');
+  const status = $('co-benefits-status');
+  if (!box || !list || !status) return;
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    const r = await api<{ pending: boolean; benefits: DeliveredBenefit[] }>(`/api/checkout/sessions/${encodeURIComponent(sessionId)}/benefits`);
+    if (r.ok) {
+      const { pending, benefits } = r.body;
+      if (benefits.length || pending) box.hidden = false;
+      renderBenefits(list, benefits);
+      document.body.dataset.benefits = pending ? 'pending' : 'ready';
+      if (!pending) {
+        status.textContent = '';
+        status.hidden = true;
+        const links = benefits.flatMap((b) => b.files.map((f) => f.expires_at));
+        // Fresh links a minute before these lapse.
+        if (links.length) setTimeout(() => void showBenefits(sessionId), Math.max(60, Math.min(...links) - Math.floor(Date.now() / 1000) - 60) * 1000);
+        return;
+      }
+      status.hidden = false;
+      status.textContent = 'Preparing your downloads and keys…';
+    } else if (r.status !== 0 && r.status !== 429) {
+      // Refused (too old, not this page's): the receipt email carries them.
+      return;
+    }
+    if (Date.now() - started > 90_000) {
+      box.hidden = false;
+      status.hidden = false;
+      status.textContent = 'Your downloads and keys are on their way: the receipt email links to them.';
+      document.body.dataset.benefits = 'late';
+      return;
+    }
+    await sleep(attempt < 10 ? 1000 : 3000);
+  }
 }
 
 let dismissing = false;

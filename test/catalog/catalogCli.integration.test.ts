@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caughtUp, eventuallyPasses as eventually, runCli, startServerProcess, type ServerProcess } from '../helpers/serverProcess.ts';
 import { families, plan, product } from './catalogFixtures.ts';
 
-type DemoJson = { organization: { id: string }; user: { id: string; email: string }; token: string; products: string[]; catch_url: string; url: string };
+type DemoJson = { organization: { id: string }; user: { id: string; email: string }; token: string; products: string[]; catch_url: string; url: string; digital: Record<string, { benefit: string }> };
 type ListBody = { data: Array<{ id: string; name: string; version_number: number; status: string; published_at: number | null }> };
 
 // Each case starts up to three CLI processes and a server may restart: up to 14 s each on a loaded
@@ -29,22 +29,24 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', { 
   const get = (path: string, token = demo.token) =>
     fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
 
-  it('demo --json prints organization, user, token and three products, and is idempotent', async () => {
+  it('demo --json prints organization, user, token and five products, and is idempotent', async () => {
     const first = await runCli(['demo', '--json'], env);
     expect(first.code, first.stderr).toBe(0);
     demo = JSON.parse(first.stdout) as DemoJson;
-    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'api_key_reused', 'invitation', 'products', 'catch_url', 'trigger_id', 'promo', 'offer', 'url', 'sdk_example_url']);
+    expect(Object.keys(demo)).toEqual(['organization', 'user', 'token', 'api_key_reused', 'invitation', 'products', 'catch_url', 'trigger_id', 'promo', 'offer', 'url', 'sdk_example_url', 'digital']);
     // The demo user cannot sign in yet: a one-time link to set a password.
     expect((demo as unknown as { invitation: unknown }).invitation).toEqual({ link: expect.stringMatching(/\/dashboard\/invitation#token=usr_\w+\.\w{32}$/), expires_at: expect.any(Number) });
     expect(demo.organization).toEqual({ id: 'org_demo' });
     expect(demo.user).toEqual({ id: expect.stringMatching(/^usr_/), email: 'demo@example.com' });
     expect(demo.token).toMatch(/^csk_key_/);
-    expect(demo.products).toHaveLength(3);
+    expect(demo.products).toHaveLength(5);
 
     const second = await runCli(['demo', '--json'], env);
     expect(second.code, second.stderr).toBe(0);
     const again = JSON.parse(second.stdout) as DemoJson;
     expect(again.products).toEqual(demo.products);
+    // The digital goods' benefits too: a second run adds no benefit (nor uploads the PDF again).
+    expect(again.digital).toEqual(demo.digital);
     expect(again.user.id).toBe(demo.user.id);
     // The same key again: the curl lines printed before keep working.
     expect(again.token).toBe(demo.token);
@@ -153,7 +155,7 @@ describe('the CLI beside the running service (real processes, one DATA_DIR)', { 
       return { list, details, plans };
     };
     const before = await snapshot();
-    expect(before.list.data.length).toBe(4);
+    expect(before.list.data.length).toBe(6);
     const port = new URL(server.url).port;
     await server.stop();
     server = await startServerProcess({ dataDir, env: { LOG_LEVEL: 'warn', PORT: port } });

@@ -11,7 +11,7 @@ import { loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCar
 import { enqueueBuyerEmail, publicBaseUrl } from '../../receipts/index.ts';
 import { cancelSubscription, declineInPlainWords, isEnded, loadSubscription, parseCard, reactivateSubscription, replaceCard, switchPlan, useSavedCard, type Active } from '../../subscriptions/index.ts';
 import { type OpenVisit, csrfMatches, csrfTokenOfVisit, endVisit, issuePortalLink, MAGIC_LINK_SECONDS, peekPortalLink, portalLinkPath, portalPath, redeemPortalLink, visitOfCookie, VISIT_SECONDS } from '../portalAccess.ts';
-import { ownedBy, portalPurchases, portalSubscription, portalSubscriptions } from '../portalContents.ts';
+import { ownedBy, portalBenefits, portalPurchases, portalSubscription, portalSubscriptions } from '../portalContents.ts';
 import { buyerByEmail, buyerById, type PortalBuyer } from '../portalCustomers.ts';
 import { loadPortalSettings } from '../portalSettings.ts';
 import { renderCardForm, renderGone, renderMessage, renderOpen, renderPortal, renderSignIn, type Seller } from './renderPortal.ts';
@@ -146,7 +146,11 @@ export async function portalPageRoutes(app: FastifyInstance, opts: { services: S
       const signed = await signedIn(request, organizationId);
       if (!signed) return send(reply, 200, (nonce) => renderSignIn(seller, `${portalPath(organizationId)}/sign-in`, settings.magic_link ? 'form' : 'disabled', nonce));
       const { visit, buyer } = signed;
-      const [subscriptions, purchases] = await Promise.all([portalSubscriptions(services, organizationId, buyer, settings), portalPurchases(services, organizationId, buyer)]);
+      const [subscriptions, purchases, benefits] = await Promise.all([
+        portalSubscriptions(services, organizationId, buyer, settings),
+        portalPurchases(services, organizationId, buyer),
+        portalBenefits(services, organizationId, buyer),
+      ]);
       const done = request.query.done;
       return send(reply, 200, (nonce) =>
         renderPortal(
@@ -160,6 +164,7 @@ export async function portalPageRoutes(app: FastifyInstance, opts: { services: S
             notice: done && Object.hasOwn(NOTICES, done) ? NOTICES[done]! : null,
             subscriptions,
             purchases,
+            benefits,
           },
           nonce,
         ),

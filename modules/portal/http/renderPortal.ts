@@ -1,4 +1,5 @@
 import { escapeHtml } from '../../../platform/http/index.ts';
+import { BENEFITS_STYLE, benefitsSection, type DeliveredBenefit } from '../../delivery/index.ts';
 import { formatDay, formatMoney } from '../../receipts/index.ts';
 import { brandPalette } from '../domain/brandColor.ts';
 import type { PortalSettings } from '../domain/portalSettings.ts';
@@ -45,6 +46,8 @@ export type PortalView = {
   notice: { kind: 'ok' | 'error'; text: string } | null;
   subscriptions: PortalSubscription[];
   purchases: PortalPurchase[];
+  /** The buyer's benefits in force: downloads and license keys (absent: none). */
+  benefits?: DeliveredBenefit[];
 };
 
 const STYLE = `*{box-sizing:border-box}body{font:16px/1.5 system-ui,-apple-system,sans-serif;margin:0;color:#111;background:#f6f6f4;border-top:.35rem solid var(--brand)}
@@ -63,7 +66,7 @@ a{color:var(--brand-link)}.links a{display:inline-block;min-height:44px;padding:
 .badge{display:inline-block;font-size:.85rem;font-weight:600;padding:.05rem .5rem;border-radius:1rem;background:#e5e7eb;color:#111}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .signout{margin:0}.signout button{width:auto;min-height:44px;margin:0;padding:.4rem .8rem}address{font-style:normal;color:#444;font-size:.9rem;margin:0 0 2rem}.links{margin:.25rem 0 0}
-@media (min-width:40rem){button,.button{width:auto;display:inline-block;padding:.6rem 1.2rem}}`;
+@media (min-width:40rem){button,.button{width:auto;display:inline-block;padding:.6rem 1.2rem}}${BENEFITS_STYLE}`;
 
 /** The seller's colours as CSS variables; brandPalette lets only `#rrggbb` through. */
 const brandStyle = (seller: Seller) => {
@@ -205,7 +208,7 @@ export function renderPortal(view: PortalView, nonce: string): string {
     view.seller,
     'Your account',
     nonce,
-    `<h1>Your account</h1><p class="meta" id="signed-in-as">Signed in as ${escapeHtml(view.customer.email)}</p>${notice}${subscriptions}${purchases}${back}`,
+    `<h1>Your account</h1><p class="meta" id="signed-in-as">Signed in as ${escapeHtml(view.customer.email)}</p>${notice}${benefitsSection(view.benefits ?? [], { heading: 'Downloads and license keys' })}${subscriptions}${purchases}${back}`,
     signOut,
   );
 }

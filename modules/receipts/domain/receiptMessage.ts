@@ -34,6 +34,45 @@ export const invoiceLabel = (r: ReceiptSnapshot): string => `Invoice #${r.invoic
 
 export type ReceiptEmail = { subject: string; text: string; html: string };
 
+/**
+ * What the purchase delivered, as the email names it: keys in plain, files by name only (their
+ * links last 15 minutes, so the email sends the buyer to the receipt page, which makes fresh
+ * ones). `pending`: grants still being made when the email left.
+ */
+export type ReceiptBenefits = {
+  keys: Array<{ description: string; key: string }>;
+  files: Array<{ description: string; filenames: string[] }>;
+  pending: boolean;
+};
+
+function benefitsText(b: ReceiptBenefits, receiptUrl: string): string[] {
+  const out: string[] = [];
+  if (b.keys.length) out.push('', b.keys.length === 1 ? 'Your license key:' : 'Your license keys:', ...b.keys.map((k) => `  ${k.description}: ${k.key}`));
+  if (b.files.length) {
+    out.push('', 'Your downloads:', ...b.files.map((f) => `  ${f.description}: ${f.filenames.join(', ')}`), `Download them from your receipt page (fresh links each time you open it): ${receiptUrl}`);
+  }
+  if (b.pending) out.push('', `Your downloads and license keys are being prepared: they will be on your receipt page: ${receiptUrl}`);
+  return out;
+}
+
+function benefitsHtml(b: ReceiptBenefits, receiptUrl: string): string {
+  let html = '';
+  if (b.keys.length) {
+    html +=
+      `<h3>${b.keys.length === 1 ? 'Your license key' : 'Your license keys'}</h3><ul>` +
+      b.keys.map((k) => `<li>${escapeHtml(k.description)}: <code style="font-size:1.05em;font-weight:600">${escapeHtml(k.key)}</code></li>`).join('') +
+      '</ul>';
+  }
+  if (b.files.length) {
+    html +=
+      '<h3>Your downloads</h3><ul>' +
+      b.files.map((f) => `<li>${escapeHtml(f.description)}: ${f.filenames.map(escapeHtml).join(', ')}</li>`).join('') +
+      `</ul><p><a href="${escapeHtml(receiptUrl)}">Download your files from your receipt page</a> (fresh links each time you open it)</p>`;
+  }
+  if (b.pending) html += `<p>Your downloads and license keys are being prepared: they will be on <a href="${escapeHtml(receiptUrl)}">your receipt page</a>.</p>`;
+  return html;
+}
+
 const escapeHtml = (value: unknown): string =>
   String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -51,9 +90,10 @@ const lineNotesHtml = (l: FigureLine): string => {
 /**
  * The receipt email: invoice number, lines (with their discount and VAT), subtotal, discount,
  * VAT and total, the buyer's tax details, and the link to the receipt page (and its PDF),
- * framed by the seller's logo, name, address and VAT number (`baseUrl` makes the logo's URL).
+ * framed by the seller's logo, name, address and VAT number (`baseUrl` makes the logo's URL);
+ * with what the purchase delivered, when it delivered something.
  */
-export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string, baseUrl: string): ReceiptEmail {
+export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string, baseUrl: string, benefits: ReceiptBenefits | null = null): ReceiptEmail {
   const subject = `Your receipt from ${r.organization_name}: ${invoiceLabel(r)}`;
   const f = receiptFigures(r);
   const thanks = r.period ? 'Thank you for your payment' : 'Thank you for your purchase';
@@ -67,6 +107,7 @@ export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string, baseUrl: st
     ...f.totals.map((t) => `  ${t.label}: ${t.amount}`),
     ...(f.buyer.length ? ['', `Billed to: ${f.buyer.join(', ')}`] : []),
     ...(f.statement ? ['', f.statement] : []),
+    ...(benefits ? benefitsText(benefits, receiptUrl) : []),
     '',
     `Your receipt and the invoice as a PDF: ${receiptUrl}`,
     ...(r.subscription_id ? [`To cancel your subscription (at the end of the period paid for): ${receiptUrl}`] : []),
@@ -82,6 +123,7 @@ export function receiptEmail(r: ReceiptSnapshot, receiptUrl: string, baseUrl: st
     `<table>${rows}${totals}</table>` +
     (f.buyer.length ? `<p>Billed to: ${f.buyer.map(escapeHtml).join('<br>')}</p>` : '') +
     (f.statement ? `<p><strong>${escapeHtml(f.statement)}</strong></p>` : '') +
+    (benefits ? benefitsHtml(benefits, receiptUrl) : '') +
     `<p><a href="${escapeHtml(receiptUrl)}">Your receipt and the invoice as a PDF</a></p>` +
     (r.subscription_id ? `<p><a href="${escapeHtml(receiptUrl)}">Cancel your subscription</a> (at the end of the period paid for)</p>` : '');
   return { subject, ...framedEmail(sellerOfReceipt(r), baseUrl, { text, html }) };

@@ -16,6 +16,7 @@ import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
 import { commandContext, escapeHtml, HttpError } from '../../../platform/http/index.ts';
 import { crossSite } from '../../identity/index.ts';
 import { cancelSubscription, loadSubscription, reactivateSubscription } from '../../subscriptions/index.ts';
+import { BENEFITS_STYLE, benefitsSection, purchaseBenefits, type PurchaseBenefits } from '../../delivery/index.ts';
 import { creditNoteLines, creditNotePdf, listCreditNotes, presentCreditNote, type CreditNoteDoc } from '../../creditNotes/index.ts';
 
 /** How long after the payment the thank-you page's receipt link works (the emailed link works for good). */
@@ -84,7 +85,7 @@ function refundsSection(doc: ReceiptDoc, notes: readonly CreditNoteDoc[]): strin
   return `<section id="refunds"><h2>Refunds</h2><p id="refund-status">${escapeHtml(headline)}</p><ul>${items}</ul></section>\n`;
 }
 
-function receiptPage(doc: ReceiptDoc, nonce: string, standing: SubscriptionStanding = null, notes: readonly CreditNoteDoc[] = []): string {
+function receiptPage(doc: ReceiptDoc, nonce: string, standing: SubscriptionStanding = null, notes: readonly CreditNoteDoc[] = [], delivered: PurchaseBenefits | null = null): string {
   const r = doc.receipt;
   const logo = sellerLogoPath(sellerOfReceipt(r));
   const f = receiptFigures(r);
@@ -105,13 +106,13 @@ function receiptPage(doc: ReceiptDoc, nonce: string, standing: SubscriptionStand
 <style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#111}
 table{width:100%;border-collapse:collapse}td,th{padding:.35rem 0;text-align:left}.n{text-align:right}tfoot tr:first-child>*,tfoot tr.total>*{border-top:1px solid #999}
 #seller-logo{display:block;max-height:48px;max-width:200px;height:auto}#seller-vat{color:#444;margin:0}
-h2{font-size:1.1rem;margin:0 0 .5rem}#refunds{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}#subscription{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}button{font:inherit;padding:.6rem 1rem;border:1px solid #555;border-radius:.4rem;background:#fff;cursor:pointer}.note{color:#555;font-size:.9rem}</style>
+h2{font-size:1.1rem;margin:0 0 .5rem}#refunds{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}#subscription{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}button{font:inherit;padding:.6rem 1rem;border:1px solid #555;border-radius:.4rem;background:#fff;cursor:pointer}.note{color:#555;font-size:.9rem}#benefits{margin-top:1.5rem;padding-top:1rem;border-top:1px solid #ddd}${BENEFITS_STYLE}</style>
 </head><body><main>
 ${logo ? `<img id="seller-logo" src="${escapeHtml(logo)}" alt="" height="48">\n` : ''}<h1>${escapeHtml(r.organization_name)}</h1>
 ${r.organization_address?.length ? `<address id="seller-address">${r.organization_address.map(escapeHtml).join('<br>')}</address>\n` : ''}${r.organization_vat_number ? `<p id="seller-vat">VAT ${escapeHtml(r.organization_vat_number)}</p>\n` : ''}<p id="invoice-number">${escapeHtml(invoiceLabel(r))}, paid on ${escapeHtml(formatDate(r.paid_at))} with ${escapeHtml(r.card.brand)} ending in ${escapeHtml(r.card.last4)}.</p>
 ${r.period ? `<p id="period">${escapeHtml(periodLine(r.period))}</p>\n` : ''}<table><tbody>${rows}</tbody><tfoot>${totals}</tfoot></table>
 ${buyer}${statement}<p><a id="pdf" href="/receipts/${escapeHtml(doc.token)}/invoice.pdf" download="invoice-${r.invoice_number}.pdf">Download the invoice (PDF)</a></p>
-${refundsSection(doc, notes)}${subscriptionSection(doc.token, standing)}</main></body></html>`;
+${delivered ? benefitsSection(delivered.benefits, { pending: delivered.pending }) : ''}${refundsSection(doc, notes)}${subscriptionSection(doc.token, standing)}</main></body></html>`;
 }
 
 /**
@@ -137,7 +138,8 @@ export async function receiptRoutes(app: FastifyInstance, opts: { services: Serv
       .header('referrer-policy', 'same-origin')
       .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`)
       .type('text/html; charset=utf-8')
-      .send(receiptPage(doc, nonce, await standingOf(services, doc), await creditNotesOf(services, doc)));
+      // Its files' links are made now, for 15 minutes: this page is the buyer's lasting way to them.
+      .send(receiptPage(doc, nonce, await standingOf(services, doc), await creditNotesOf(services, doc), await purchaseBenefits(services, doc.organization_id, doc.receipt.invoice_id)));
   });
 
   // The receipt's forms send no fields: any form body is taken and ignored.

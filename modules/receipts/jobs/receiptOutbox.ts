@@ -5,7 +5,8 @@ import type { CardSummary } from '../../checkout/index.ts';
 import { checkoutSessionStream, invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
 import { addressLines, organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
 import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot } from '../domain/receipt.ts';
-import { receiptEmail } from '../domain/receiptMessage.ts';
+import { receiptEmail, type ReceiptBenefits } from '../domain/receiptMessage.ts';
+import { purchaseBenefits } from '../../delivery/index.ts';
 import { fold } from '../../../platform/domain/index.ts';
 import type { Logger } from '../../../platform/es/index.ts';
 import { followFromCheckpoint } from '../../../platform/es/index.ts';
@@ -17,6 +18,11 @@ import { outletOf, outlets, type MailerChoice } from './outlets.ts';
 import { queueRefundEmail } from './buyerEmails.ts';
 
 export const RECEIPT_CHECKPOINT = 'receipt_outbox';
+/**
+ * How long a receipt waits for the purchase's grants (and keys) to be made, so the email can carry
+ * the keys; after that it leaves saying they are on the receipt page.
+ */
+export const RECEIPT_BENEFITS_WAIT_SECONDS = 120;
 const BATCH_EVENTS = 200;
 const SEND_BATCH = 50;
 
@@ -113,7 +119,11 @@ export async function sendReceipt(services: Services, mailer: MailerChoice, invo
   const outlet = await outletOf(services, mailer, state.receipt.organization_id);
   if (!outlet) return 'skipped';
   const ctx = context(services, state.receipt.organization_id, invoiceId);
-  const email = receiptEmail(state.receipt, receiptUrl(services.config, state.token), publicBaseUrl(services.config));
+  const benefits = await benefitsOfReceipt(services, state.receipt.organization_id, invoiceId);
+  const queuedAt = (recorded[0]?.data as { queued_at?: number } | undefined)?.queued_at ?? 0;
+  // Grants are made a moment after the sale: the next poll looks again, up to the wait.
+  if (benefits?.pending && ctx.metadata.occurred_at < queuedAt + RECEIPT_BENEFITS_WAIT_SECONDS) return 'skipped';
+  const email = receiptEmail(state.receipt, receiptUrl(services.config, state.token), publicBaseUrl(services.config), benefits);
   const messageId = `<receipt-${invoiceId}@commerce.invalid>`;
   try {
     await outlet.mailer.send({ from: outlet.from, to: state.receipt.buyer_email, messageId, ...email });
@@ -126,6 +136,17 @@ export async function sendReceipt(services: Services, mailer: MailerChoice, invo
   }
   await handleCommand(ctx, stream, receiptDecider, { type: 'RecordSent', messageId, now: ctx.metadata.occurred_at }, { known: recorded });
   return 'sent';
+}
+
+/** What the paid invoice delivered, as the email names it; null when it delivered nothing. */
+async function benefitsOfReceipt(services: Services, organizationId: string, invoiceId: string): Promise<ReceiptBenefits | null> {
+  const { pending, benefits } = await purchaseBenefits(services, organizationId, invoiceId);
+  if (!pending && benefits.length === 0) return null;
+  return {
+    pending,
+    keys: benefits.flatMap((b) => (b.license_key ? [{ description: b.description, key: b.license_key.key }] : [])),
+    files: benefits.flatMap((b) => (b.files.length ? [{ description: b.description, filenames: b.files.map((f) => f.filename) }] : [])),
+  };
 }
 
 /** Receipts due for a (first or further) attempt, oldest due first. */

@@ -178,6 +178,12 @@ input:disabled,input[readonly]{background:#f8fafc}input:disabled{cursor:not-allo
 .co-secure{text-align:center;font-size:12px;color:var(--muted);margin:12px 0 0}
 .co-done-mark{width:52px;height:52px;border-radius:50%;background:var(--brand);color:var(--on-brand);display:grid;place-items:center;font-size:26px;margin:8px auto 12px}
 #page-thank_you{text-align:center}#page-thank_you .co-list{text-align:left}
+.co-benefits{text-align:left;margin:20px 0 6px;border-top:1px solid var(--line);padding-top:6px}.co-benefits .co-h{font-size:16px;margin:10px 0 8px}
+.co-benefits-list{list-style:none;margin:0;padding:0}.co-benefit{padding:10px 0;border-top:1px solid var(--line)}.co-benefit:first-child{border-top:0}
+.co-benefit-title{font-weight:600;margin:0 0 6px}.co-files{list-style:none;margin:0;padding:0}.co-files li{display:flex;justify-content:space-between;gap:10px;align-items:baseline;margin:4px 0}
+.co-download{color:var(--ring);font-weight:600;word-break:break-all}.co-size{font-size:13px;color:var(--muted);white-space:nowrap}
+.co-key-row{display:flex;gap:8px;align-items:stretch}.co-key{flex:1;min-width:0;font:600 14px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#f1f5f9;border:1px solid #cbd5e1;border-radius:8px;padding:8px 10px;word-break:break-all;user-select:all}
+.co-copy{border:1px solid #cbd5e1;background:#fff;color:var(--ink);border-radius:8px;padding:0 14px;font:inherit;font-weight:600;cursor:pointer}.co-key-note{font-size:13px;color:var(--muted);margin:4px 0 0}
 .co-receipt{color:#334155;margin:6px 0 0}
 .co-recurring{margin:4px 0 0;text-align:right}
 a.co-shop{display:inline-block;text-decoration:none}
@@ -253,8 +259,13 @@ ${recurring ? `<p class="co-note co-recurring" id="co-recurring">${escapeHtml(re
 </form>`;
 
 const THANKS = `<div class="co-done-mark" aria-hidden="true">✓</div>`;
+/**
+ * What the purchase delivered (files, license keys), filled by the page's script from the
+ * session's benefits once they are granted; hidden for a product that delivers nothing.
+ */
+const BENEFITS = `<section class="co-benefits" id="co-benefits" aria-labelledby="co-benefits-heading" hidden><h2 class="co-h" id="co-benefits-heading">Your downloads and license keys</h2><p class="co-note" id="co-benefits-status" role="status"></p><ul class="co-benefits-list" id="co-benefits-list"></ul></section>`;
 const THANKS_END = (framed: boolean, shopUrl: string | null) =>
-  `<p class="co-receipt" id="co-receipt"></p><p class="co-receipt" id="co-invoice" hidden></p><p class="co-receipt" id="co-receipt-page" hidden><a id="co-receipt-link" target="_blank" rel="noopener noreferrer">View your receipt</a></p>${
+  `<p class="co-receipt" id="co-receipt"></p><p class="co-receipt" id="co-invoice" hidden></p>${BENEFITS}<p class="co-receipt" id="co-receipt-page" hidden><a id="co-receipt-link" target="_blank" rel="noopener noreferrer">View your receipt</a></p>${
     // target=_top: in a frame the shop replaces the seller's page, not the frame.
     shopUrl ? `<p><a class="co-secondary co-shop" id="co-shop" href="${escapeHtml(shopUrl)}" target="_top">Back to the shop</a></p>` : ''
   }${framed ? '<button class="co-secondary" id="co-done" type="button">Done</button>' : ''}`;
