@@ -82,8 +82,11 @@ export async function seedOrganization(server: TestServer, organizationId: strin
   await createPromotionCode(ctx(), { organizationId, coupon: `SEED${tag}`, code: `SEED${tag}` });
   await createTaxRate(ctx(), { organizationId, rate: { display_name: 'VAT', description: null, percentage: 21, country: 'NL', state: null, postal_code_prefix: null, jurisdiction: null, active: true } });
   const file = await uploadFile(ctx(), server.services.files, { organizationId, filename: 'seed.pdf', type: 'application/pdf', source: Readable.from([Buffer.from('%PDF-1.4 seed')]) });
-  await seedLicenseKey(server, organizationId);
-  const { benefit } = await createBenefit(ctx(), { organizationId, product: (await loadProductByKey(ctx(), organizationId, `alpha-${tag}`))!.routeKey, type: 'file', description: 'Seed file', properties: { files: [file.id] } });
+  const alpha = (await loadProductByKey(ctx(), organizationId, `alpha-${tag}`))!.routeKey;
+  const { benefit } = await createBenefit(ctx(), { organizationId, product: alpha, type: 'file', description: 'Seed file', properties: { files: [file.id] } });
+  // A key issued from a benefit the routes find, as a sale of the product would issue it.
+  const { benefit: app } = await createBenefit(ctx(), { organizationId, product: alpha, type: 'license_key', description: 'Seed key', properties: { prefix: 'SEED', activation_limit: 2, expires_after_days: null, bound_to: 'perpetual' } });
+  await seedLicenseKey(server, organizationId, { productId: app.product_id, benefitId: app.id });
   await server.settle();
   return {
     file: [file.id],

@@ -73,9 +73,9 @@ export async function keyEvents(server: TestServer, grantId: string, count = 1):
 }
 
 /** A license key of the organization, issued from a grant as modules/benefits makes one (test/helpers/seed.ts). */
-export async function seedLicenseKey(server: TestServer, organizationId: string): Promise<string> {
+export async function seedLicenseKey(server: TestServer, organizationId: string, benefit?: { productId: string; benefitId: string }): Promise<string> {
   const events = benefitEvents(server, organizationId);
-  const grantId = await events.grant(await events.createBenefit());
+  const grantId = await events.grant(benefit ?? (await events.createBenefit()));
   await keyEvents(server, grantId);
   return licenseKeyIdFor(grantId);
 }
