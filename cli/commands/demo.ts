@@ -115,10 +115,13 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   );
   const base = serviceUrl(ctx.services);
   const products = (imported.sections.products as ProductWriteResult[]).map((p) => p.id);
-  const [offer] = [
+  // The demo offer is the first of the demo's offers (the subscription), published or archived.
+  const offer = [
     ...((imported.sections.offers ?? []) as OfferImportResult[]).map((o) => ({ id: o.id, slug: o.slug, uuid: o.uuid, status: 'published' as const })),
     ...[...archived.values()].map((o) => ({ id: o.route_key, slug: o.slug, uuid: o.uuid, status: 'archived' as const })),
-  ].map((o) => ({ ...o, checkout_url: checkoutUrl(base, o.slug) }));
+  ]
+    .map((o) => ({ ...o, checkout_url: checkoutUrl(base, o.slug) }))
+    .find((o) => o.slug === demoOffers[0]!.slug);
   const routeKeyOf = (key: string) => (imported.sections.products as ProductWriteResult[]).find((p) => p.key === key)!.id;
   const goods = { zine: routeKeyOf('zine'), app: routeKeyOf('darkroom') };
   const benefits = await demoBenefits(cmd, ctx.services.files, DEMO_ORGANIZATION_ID, goods);
