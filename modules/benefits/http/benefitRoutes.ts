@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { baseUrl, decimalInteger, ErrorSchema, findOrAwaitStream, notFound, pageEnvelope, PageLinksSchema, PageMetaSchema, pageOf } from '../../../platform/http/index.ts';
+import { ErrorSchema, findOrAwaitStream, notFound } from '../../../platform/http/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { loadProductByRef } from '../../catalog/index.ts';
-import { bearerAccess, manageAccess, type RouteAccess } from '../../oauth/index.ts';
+import { bearerAccess, manageAccess, routeListing, type RouteAccess } from '../../oauth/index.ts';
 import { createBenefit, deleteBenefit, productOfBenefit, updateBenefit } from '../benefitCommands.ts';
 import { findBenefit, listBenefits, listGrants, presentBenefit, presentGrant } from '../benefitQueries.ts';
 import { productBenefitsStream } from '../domain/benefitTypes.ts';
@@ -33,18 +33,7 @@ export const benefitManageRoutes: FastifyPluginAsyncZod<{ services: Services }> 
 async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: RouteAccess): Promise<void> {
   const { prefix, schema: routeSchema, errors } = access;
   const authenticate = access.onRequest(app);
-  const token = access.bearer ? { api_token: z.string().optional() } : {};
-  const paging = {
-    per_page: decimalInteger(1, access.bearer ? PER_PAGE_MAX : 100).default(access.bearer ? PER_PAGE_DEFAULT : 25),
-    page: decimalInteger(1, 1_000_000).default(1),
-    ...token,
-  };
-  const page = <T>(request: FastifyRequest, path: string, data: T[], total: number, q: { page: number; per_page: number }, query: Record<string, string | undefined>) => {
-    if (!access.bearer) return pageOf(data, total, q.page, q.per_page);
-    const envelope = pageEnvelope({ path: `${baseUrl(services, request)}${prefix}/${path}`, page: q.page, perPage: q.per_page, defaultPerPage: PER_PAGE_DEFAULT, total, itemCount: data.length, query });
-    return { data, ...envelope };
-  };
-  const pageOfSchema = <S extends z.ZodType>(item: S) => z.object({ data: z.array(item), links: PageLinksSchema.optional(), meta: z.union([PageMetaSchema, z.record(z.string(), z.unknown())]) });
+  const { token, paging, page, pageSchema } = routeListing(access, services, { default: PER_PAGE_DEFAULT, max: PER_PAGE_MAX });
 
   /** The organization's product by id (route key) or UUID; another's or none: 404, alike. */
   const ownProduct = async (request: FastifyRequest, ref: string) => {
@@ -70,7 +59,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
         ...routeSchema,
         summary: "The organization's benefits, newest first; ?product= and ?type= filter.",
         querystring: BenefitListQuery.extend(paging),
-        response: { 200: pageOfSchema(BenefitSchema), ...errors },
+        response: { 200: pageSchema(BenefitSchema), ...errors },
       },
     },
     async (request) => {
@@ -87,7 +76,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     `${prefix}/products/:product/benefits`,
     {
       onRequest: authenticate,
-      schema: { ...routeSchema, summary: "A product's benefits, newest first.", params: ProductParams, querystring: z.object(paging), response: { 200: pageOfSchema(BenefitSchema), ...errors } },
+      schema: { ...routeSchema, summary: "A product's benefits, newest first.", params: ProductParams, querystring: z.object(paging), response: { 200: pageSchema(BenefitSchema), ...errors } },
     },
     async (request) => {
       const q = request.query;
@@ -167,7 +156,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
         ...routeSchema,
         summary: 'Benefits granted to customers, newest first; ?customer=, ?benefit= and ?status= filter.',
         querystring: GrantListQuery.extend(paging),
-        response: { 200: pageOfSchema(BenefitGrantSchema), ...errors },
+        response: { 200: pageSchema(BenefitGrantSchema), ...errors },
       },
     },
     async (request) => {

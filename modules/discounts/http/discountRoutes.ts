@@ -2,20 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError } from '../../../platform/domain/index.ts';
-import {
-  baseUrl,
-  decimalInteger,
-  ErrorSchema,
-  findOrAwaitStream,
-  notFound,
-  pageEnvelope,
-  PageLinksSchema,
-  PageMetaSchema,
-  pageOf,
-} from '../../../platform/http/index.ts';
+import { ErrorSchema, findOrAwaitStream, notFound } from '../../../platform/http/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { loadProductByRef } from '../../catalog/index.ts';
-import { bearerAccess, manageAccess, type RouteAccess } from '../../oauth/index.ts';
+import { bearerAccess, manageAccess, routeListing, type RouteAccess } from '../../oauth/index.ts';
 import { couponOfCode, createCoupon, createPromotionCode, deleteCoupon, updateCoupon, updatePromotionCode } from '../discountCommands.ts';
 import { findCoupon, findPromotionCode, listCoupons, listPromotionCodes, presentCoupon, presentPromotionCode, presentPromotionCodes } from '../discountQueries.ts';
 import { couponStream } from '../domain/coupon.ts';
@@ -47,18 +37,8 @@ const fieldError = (field: string, message: string) => new DomainError('invalid'
 async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: Access): Promise<void> {
   const { prefix, schema: routeSchema, errors } = access;
   const authenticate = access.onRequest(app);
-  const token = access.bearer ? { api_token: z.string().optional() } : {};
-  const paging = {
-    per_page: decimalInteger(1, access.bearer ? PER_PAGE_MAX : 100).default(access.bearer ? PER_PAGE_DEFAULT : 25),
-    page: decimalInteger(1, 1_000_000).default(1),
-    ...token,
-  };
+  const { token, paging, page, pageSchema } = routeListing(access, services, { default: PER_PAGE_DEFAULT, max: PER_PAGE_MAX });
   const now = () => Math.floor(services.clock() / 1000);
-  const page = <T>(request: FastifyRequest, path: string, data: T[], total: number, q: { page: number; per_page: number }, query: Record<string, string | undefined>) => {
-    if (!access.bearer) return pageOf(data, total, q.page, q.per_page);
-    const envelope = pageEnvelope({ path: `${baseUrl(services, request)}${prefix}/${path}`, page: q.page, perPage: q.per_page, defaultPerPage: PER_PAGE_DEFAULT, total, itemCount: data.length, query });
-    return { data, ...envelope };
-  };
 
   /** The organization's coupon; deleted, another organization's or none: 404, alike. */
   const ownCoupon = async (request: FastifyRequest, reply: FastifyReply, id: string) => {
@@ -79,8 +59,8 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     return { doc, coupon };
   };
 
-  const CouponPage = z.object({ data: z.array(CouponSchema), links: PageLinksSchema.optional(), meta: z.union([PageMetaSchema, z.record(z.string(), z.unknown())]) });
-  const CodePage = z.object({ data: z.array(PromotionCodeSchema), links: PageLinksSchema.optional(), meta: z.union([PageMetaSchema, z.record(z.string(), z.unknown())]) });
+  const CouponPage = pageSchema(CouponSchema);
+  const CodePage = pageSchema(PromotionCodeSchema);
 
   app.get(
     `${prefix}/coupons`,

@@ -2,9 +2,9 @@ import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { baseUrl, decimalInteger, ErrorSchema, findOrAwaitStream, HttpError, notFound, pageEnvelope, PageLinksSchema, PageMetaSchema, pageOf } from '../../../platform/http/index.ts';
+import { ErrorSchema, findOrAwaitStream, HttpError, notFound } from '../../../platform/http/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { bearerAccess, manageAccess, type RouteAccess } from '../../oauth/index.ts';
+import { bearerAccess, manageAccess, routeListing, type RouteAccess } from '../../oauth/index.ts';
 import { fileStream, fileSettingsStream } from '../domain/file.ts';
 import { deleteFile, updateFileSettings, uploadFile } from '../fileCommands.ts';
 import { fileSettings, findFile, listDownloads, listFiles, presentDownload, presentFile } from '../fileQueries.ts';
@@ -55,17 +55,7 @@ const cleanType = (type: string | undefined) => {
 async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: Access): Promise<void> {
   const { prefix, schema: routeSchema, errors } = access;
   const authenticate = access.onRequest(app);
-  const token = access.bearer ? { api_token: z.string().optional() } : {};
-  const paging = {
-    per_page: decimalInteger(1, access.bearer ? FILES_PER_PAGE_MAX : 100).default(access.bearer ? FILES_PER_PAGE_DEFAULT : 25),
-    page: decimalInteger(1, 1_000_000).default(1),
-    ...token,
-  };
-  const page = <T>(request: FastifyRequest, path: string, data: T[], total: number, q: { page: number; per_page: number }) => {
-    if (!access.bearer) return pageOf(data, total, q.page, q.per_page);
-    const envelope = pageEnvelope({ path: `${baseUrl(services, request)}${prefix}/${path}`, page: q.page, perPage: q.per_page, defaultPerPage: FILES_PER_PAGE_DEFAULT, total, itemCount: data.length, query: {} });
-    return { data, ...envelope };
-  };
+  const { token, paging, page, pageSchema } = routeListing(access, services, { default: FILES_PER_PAGE_DEFAULT, max: FILES_PER_PAGE_MAX });
 
   // Streamed: parts are read as they arrive, the file part straight into the file store.
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 2, parts: 3, fieldSize: 1024, headerPairs: 20 } });
@@ -78,7 +68,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     return doc;
   };
 
-  const Page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), links: PageLinksSchema.optional(), meta: z.union([PageMetaSchema, z.record(z.string(), z.unknown())]) });
+  const Page = pageSchema;
 
   app.post(
     `${prefix}/files`,

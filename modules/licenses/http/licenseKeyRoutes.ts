@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { baseUrl, decimalInteger, findOrAwaitStream, notFound, pageEnvelope, PageLinksSchema, PageMetaSchema, pageOf } from '../../../platform/http/index.ts';
+import { findOrAwaitStream, notFound } from '../../../platform/http/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { bearerAccess, manageAccess, type RouteAccess } from '../../oauth/index.ts';
+import { bearerAccess, manageAccess, routeListing, type RouteAccess } from '../../oauth/index.ts';
 import { licenseKeyStream } from '../domain/licenseKey.ts';
 import { ownLicenseKey, setLicenseKeyDisabled } from '../licenseCommands.ts';
 import { findLicenseKey, listLicenseKeys, openLicenseKey, presentLicenseKey } from '../licenseKeyQueries.ts';
@@ -18,14 +18,9 @@ export const licenseKeyManageRoutes: FastifyPluginAsyncZod<{ services: Services 
 async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: RouteAccess): Promise<void> {
   const { prefix, schema: routeSchema, errors } = access;
   const authenticate = access.onRequest(app);
-  const token = access.bearer ? { api_token: z.string().optional() } : {};
-  const paging = {
-    per_page: decimalInteger(1, access.bearer ? PER_PAGE_MAX : 100).default(access.bearer ? PER_PAGE_DEFAULT : 25),
-    page: decimalInteger(1, 1_000_000).default(1),
-    ...token,
-  };
+  const { token, paging, page, pageSchema } = routeListing(access, services, { default: PER_PAGE_DEFAULT, max: PER_PAGE_MAX });
   const now = () => Math.floor(services.clock() / 1000);
-  const Page = z.object({ data: z.array(LicenseKeySchema), links: PageLinksSchema.optional(), meta: z.union([PageMetaSchema, z.record(z.string(), z.unknown())]) });
+  const Page = pageSchema(LicenseKeySchema);
 
   /** The organization's key from the read model, once it has caught up with the key's stream; another organization's or none: 404, alike. */
   const ownDoc = async (request: FastifyRequest, reply: FastifyReply, id: string, fresh = false) => {
@@ -52,17 +47,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
       const at = now();
       const { items, total } = await listLicenseKeys(services.readStore, access.organizationOf(request), { benefit: q.benefit, customer: q.customer, status: q.status, now: at, skip: (q.page - 1) * q.per_page, limit: q.per_page });
       const data = items.map((d) => presentLicenseKey(d, at));
-      if (!access.bearer) return pageOf(data, total, q.page, q.per_page);
-      const envelope = pageEnvelope({
-        path: `${baseUrl(services, request)}${prefix}/license_keys`,
-        page: q.page,
-        perPage: q.per_page,
-        defaultPerPage: PER_PAGE_DEFAULT,
-        total,
-        itemCount: data.length,
-        query: { benefit: q.benefit, customer: q.customer, status: q.status },
-      });
-      return { data, ...envelope };
+      return page(request, 'license_keys', data, total, q, { benefit: q.benefit, customer: q.customer, status: q.status });
     },
   );
 
