@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
-import PDFDocument from 'pdfkit';
 import { createBenefit, loadProductBenefits } from '../../modules/benefits/benefitCommands.ts';
 import { uploadFile } from '../../modules/files/fileCommands.ts';
 import type { CommandContext } from '../../platform/es/index.ts';
 import type { FileStore } from '../../platform/files/index.ts';
+import { newPdfDocument, pdfBytes } from '../../platform/lib/index.ts';
 
 /** The zine of the first-sale walkthrough (examples/first-sale.json): the demo gives it its PDF. */
 export const ZINE_TITLE = 'Night photography zine';
@@ -11,25 +11,21 @@ export const ZINE_FILENAME = 'night-photography-zine.pdf';
 export const APP_KEY_PREFIX = 'DARK';
 
 /** A small PDF of the zine: a cover with its title and a few pages of "photographs". */
-export function zinePdf(title = ZINE_TITLE, pages = 4): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    // A fixed creation date: the same bytes (and checksum) on every run.
-    const doc = new PDFDocument({ size: 'A5', margin: 40, info: { Title: title, Author: 'Demo Store', CreationDate: new Date(Date.UTC(2026, 0, 1)) } });
-    const chunks: Buffer[] = [];
-    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-    doc.rect(0, 0, doc.page.width, doc.page.height).fill('#0b1020');
-    doc.fillColor('#f8fafc').fontSize(28).text(title, 40, 180, { width: doc.page.width - 80, align: 'center' });
-    doc.fontSize(12).fillColor('#94a3b8').text('Long exposures after dark', { align: 'center' });
-    for (let page = 1; page <= pages; page++) {
-      doc.addPage();
-      const shade = 20 + page * 25;
-      doc.rect(40, 60, doc.page.width - 80, doc.page.height - 180).fill(`rgb(${shade}, ${shade}, ${shade + 30})`);
-      doc.fillColor('#111827').fontSize(11).text(`${title} · plate ${page}`, 40, doc.page.height - 100, { width: doc.page.width - 80, align: 'center' });
-    }
-    doc.end();
-  });
+export async function zinePdf(title = ZINE_TITLE, pages = 4): Promise<Buffer> {
+  // A fixed creation date: the same bytes (and checksum) on every run.
+  const doc = await newPdfDocument({ size: 'A5', margin: 40, info: { Title: title, Author: 'Demo Store', CreationDate: new Date(Date.UTC(2026, 0, 1)) } });
+  const done = pdfBytes(doc);
+  doc.rect(0, 0, doc.page.width, doc.page.height).fill('#0b1020');
+  doc.fillColor('#f8fafc').fontSize(28).text(title, 40, 180, { width: doc.page.width - 80, align: 'center' });
+  doc.fontSize(12).fillColor('#94a3b8').text('Long exposures after dark', { align: 'center' });
+  for (let page = 1; page <= pages; page++) {
+    doc.addPage();
+    const shade = 20 + page * 25;
+    doc.rect(40, 60, doc.page.width - 80, doc.page.height - 180).fill(`rgb(${shade}, ${shade}, ${shade + 30})`);
+    doc.fillColor('#111827').fontSize(11).text(`${title} · plate ${page}`, 40, doc.page.height - 100, { width: doc.page.width - 80, align: 'center' });
+  }
+  doc.end();
+  return done;
 }
 
 /** The product's live (not deleted) benefit of this type, when the demo made one before. */

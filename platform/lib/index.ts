@@ -2,4 +2,4 @@ export { currencyCode, minorUnits } from './minorUnits.ts';
 export { parseOfferRef, reservedSlugMessage } from './offerRef.ts';
 export { decodeRouteKey, encodeRouteKey } from './routeKeys.ts';
 export { generateSigningSecret, type SecretBox, secretBox } from './secretBox.ts';
-export { pdfBytes } from './pdfBytes.ts';
+export { newPdfDocument, pdfBytes, type PdfDocument } from './pdfBytes.ts';

@@ -1,5 +1,4 @@
-import PDFDocument from 'pdfkit';
-import { pdfBytes } from '../../../platform/lib/index.ts';
+import { newPdfDocument, pdfBytes, type PdfDocument } from '../../../platform/lib/index.ts';
 import { creditNoteLines, creditNoteSplitLines } from '../domain/creditNoteText.ts';
 import type { CreditNoteResource } from '../creditNoteProjection.ts';
 
@@ -9,13 +8,13 @@ import type { CreditNoteResource } from '../creditNoteProjection.ts';
  * and discount. `drawSeller` draws the seller's
  * block as the invoice's PDF does (logo, name, address, VAT number); without it, name and address.
  */
-export function creditNotePdf(
+export async function creditNotePdf(
   note: CreditNoteResource,
   seller: { name: string; address: readonly string[] },
-  drawSeller?: (doc: InstanceType<typeof PDFDocument>) => void,
+  drawSeller?: (doc: PdfDocument) => void,
 ): Promise<Buffer> {
   const text = creditNoteLines(note);
-  const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `${text.title}, ${seller.name}`, Author: seller.name } });
+  const doc = await newPdfDocument({ size: 'A4', margin: 56, info: { Title: `${text.title}, ${seller.name}`, Author: seller.name } });
   const done = pdfBytes(doc);
   const left = doc.page.margins.left;
   const width = doc.page.width - left - doc.page.margins.right;

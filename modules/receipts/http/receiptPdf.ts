@@ -1,5 +1,4 @@
-import PDFDocument from 'pdfkit';
-import { pdfBytes } from '../../../platform/lib/index.ts';
+import { newPdfDocument, pdfBytes } from '../../../platform/lib/index.ts';
 import type { ReceiptSnapshot } from '../domain/receipt.ts';
 import { formatDate, invoiceLabel, periodLine, sellerOfReceipt } from '../domain/receiptMessage.ts';
 import { receiptFigures } from '../domain/receiptFigures.ts';
@@ -9,8 +8,8 @@ import { drawSellerHeader } from '../sellerHeader.ts';
  * The paid invoice as a PDF, drawn by pdfkit with its built-in Helvetica (no font files to ship).
  * Helvetica covers Latin-1: a name in another script prints as the font's substitutes.
  */
-export function receiptPdf(r: ReceiptSnapshot, logo: Buffer | null = null): Promise<Buffer> {
-  const doc = new PDFDocument({
+export async function receiptPdf(r: ReceiptSnapshot, logo: Buffer | null = null): Promise<Buffer> {
+  const doc = await newPdfDocument({
     size: 'A4',
     margin: 56,
     info: { Title: `${invoiceLabel(r)}, ${r.organization_name}`, Author: r.organization_name },
