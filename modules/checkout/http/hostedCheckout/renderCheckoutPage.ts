@@ -182,7 +182,7 @@ input:disabled,input[readonly]{background:#f8fafc}input:disabled{cursor:not-allo
 .co-benefits-list{list-style:none;margin:0;padding:0}.co-benefit{padding:10px 0;border-top:1px solid var(--line)}.co-benefit:first-child{border-top:0}
 .co-benefit-title{font-weight:600;margin:0 0 6px}.co-files{list-style:none;margin:0;padding:0}.co-files li{display:flex;justify-content:space-between;gap:10px;align-items:baseline;margin:4px 0}
 .co-download{color:var(--ring);font-weight:600;word-break:break-all}.co-size{font-size:13px;color:var(--muted);white-space:nowrap}
-.co-key-row{display:flex;gap:8px;align-items:stretch}.co-key{flex:1;min-width:0;font:600 14px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#f1f5f9;border:1px solid #cbd5e1;border-radius:8px;padding:8px 10px;word-break:break-all;user-select:all}
+.co-key-row{display:flex;gap:8px;align-items:stretch}.co-key{flex:1;min-width:0;font:600 14px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#f1f5f9;border:1px solid #cbd5e1;border-radius:8px;padding:8px 10px;overflow-wrap:anywhere;user-select:all}
 .co-copy{border:1px solid #cbd5e1;background:#fff;color:var(--ink);border-radius:8px;padding:0 14px;font:inherit;font-weight:600;cursor:pointer}.co-key-note{font-size:13px;color:var(--muted);margin:4px 0 0}
 .co-receipt{color:#334155;margin:6px 0 0}
 .co-recurring{margin:4px 0 0;text-align:right}
