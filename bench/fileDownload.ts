@@ -48,7 +48,7 @@ export async function runFileDownloadBench(opts: FileDownloadBenchOptions = {}):
   const size = Math.round((opts.sizeMiB ?? 4) * 1024 * 1024);
   const log = opts.log ?? (() => undefined);
   const dataDir = mkdtempSync(join(tmpdir(), 'commerce-bench-files-'));
-  const env = childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1' });
+  const env = childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1', DOWNLOAD_RATE_LIMIT_PER_LINK: '1000000' });
   const children: ChildProcess[] = [];
   try {
     const demo = JSON.parse(await run(['bin/commerce.js', 'demo', '--json'], env)) as { organization: { id: string } };

@@ -142,6 +142,8 @@ export const ConfigSchema = z.object({
   /** The public License API: requests per client address, and per license key, per minute (429 above). */
   LICENSE_RATE_LIMIT_PER_ADDRESS: whole(z.number().int().min(1)).default(300),
   LICENSE_RATE_LIMIT_PER_KEY: whole(z.number().int().min(1)).default(60),
+  /** A buyer's download link (one file, one customer): requests per minute (429 above), so a leaked link cannot flood the log with downloads. */
+  DOWNLOAD_RATE_LIMIT_PER_LINK: whole(z.number().int().min(1)).default(60),
   /** Hosts or addresses outbound webhooks may reach even when private (tests, self-hosting): `127.0.0.1,localhost`. */
   WEBHOOK_ALLOW_HOSTS: z
     .string()

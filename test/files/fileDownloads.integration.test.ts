@@ -147,6 +147,18 @@ describe('files: upload, signed downloads, ranges, grants', () => {
     expect(grantId).not.toBe(revokedId);
   });
 
+  it('answers 429 past the per-link limit, to that link only', async () => {
+    await grant(server, seller.organizationId, benefit, 'cus_eager');
+    const url = link('cus_eager');
+    const limit = server.services.config.DOWNLOAD_RATE_LIMIT_PER_LINK;
+    const statuses: number[] = [];
+    for (let i = 0; i <= limit; i++) statuses.push((await server.fetch(url, { headers: { range: 'bytes=0-0' } })).status);
+    expect(statuses.slice(0, limit).every((s) => s === 206)).toBe(true);
+    expect(statuses[limit]).toBe(429);
+    // Another buyer's link to the same file is counted apart.
+    expect((await server.fetch(link('cus_buyer'), { headers: { range: 'bytes=0-0' } })).status).toBe(206);
+  });
+
   it('records each download once (a resumed piece is not another), the address only when the seller turns it on', async () => {
     await server.settle();
     const before = await downloadsOf('cus_buyer');

@@ -53,6 +53,14 @@ export async function downloadRoutes(app: FastifyInstance, { services }: { servi
   app.get<{ Params: { file: string }; Querystring: Record<string, unknown> }>(
     '/downloads/:file',
     {
+      // Per link rather than per address: a buyer behind a shared address is not held back by others.
+      config: {
+        rateLimit: {
+          max: services.config.DOWNLOAD_RATE_LIMIT_PER_LINK,
+          timeWindow: 60_000,
+          keyGenerator: (request: { params: unknown; query: unknown }) => `download:${String((request.params as { file?: unknown }).file)}:${String((request.query as { customer?: unknown }).customer)}`,
+        },
+      },
       schema: {
         summary: "A buyer's download by the signed link downloadUrl makes (?customer=&expires=&signature=): 200 or 206 (Range, If-Range), 304 (If-None-Match); 403 or 410 with a page when the link is bad or expired, or the grant revoked.",
       },
