@@ -9,6 +9,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Services } from '../platform/runtime/services.ts';
+import { bodyDeadline } from '../platform/http/bodyDeadline.ts';
 import { answerClientError, answerFrameworkError, registerErrorHandlers } from '../platform/http/errors.ts';
 import { exceedsJsonDepth, jsonTooDeep } from '../platform/http/jsonDepth.ts';
 import { authPlugin } from '../modules/oauth/http/auth.ts';
@@ -86,7 +87,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
           },
     genReqId: (req) => requestIdFor(req.headers),
     bodyLimit: 1024 * 1024,
-    requestTimeout: services.config.REQUEST_TIMEOUT_MS,
+    // The upload allowance; every other request is held to REQUEST_TIMEOUT_MS by bodyDeadline.
+    requestTimeout: Math.max(services.config.REQUEST_TIMEOUT_MS, services.config.UPLOAD_TIMEOUT_MS),
     // Node checks for late requests every connectionsCheckingInterval, and only once headersTimeout
     // is no longer than requestTimeout (fastify sets requestTimeout after creating the server).
     http: {
@@ -115,6 +117,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandlers(app);
+  bodyDeadline(app, services.config.REQUEST_TIMEOUT_MS);
   quietConnectionsOnClose(app);
   // Every route, as registered: tests enumerate them to fuzz and check each one.
   const routes: RegisteredRoute[] = [];

@@ -1,4 +1,5 @@
 export { baseUrl, commandContext } from './context.ts';
+export { bodyDeadline, liftBodyDeadline } from './bodyDeadline.ts';
 export { HttpError, notFound, unauthenticated, unauthorized, validationBody } from './errors.ts';
 export { escapeHtml, jsonForScript } from './html.ts';
 export { exceedsJsonDepth, jsonTooDeep } from './jsonDepth.ts';

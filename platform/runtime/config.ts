@@ -63,6 +63,8 @@ export const ConfigSchema = z.object({
    * descriptor) for ever. Fastify's default is no limit.
    */
   REQUEST_TIMEOUT_MS: whole(z.number().int().min(100).max(600_000)).default(30_000),
+  /** How long a file upload (POST /api/files, up to 512 MiB) may take to arrive once its caller is authenticated: an hour by default. */
+  UPLOAD_TIMEOUT_MS: whole(z.number().int().min(1000).max(86_400_000)).default(3_600_000),
   /**
    * Behind a reverse proxy every request comes from the proxy's address, so per-client rate limits
    * (checkout, promos) would put every buyer in one bucket; trusting the proxy makes the client's

@@ -51,6 +51,49 @@ describe('clients that do not speak HTTP properly', () => {
     expect(closedAfterMs).toBeLessThan(5_000);
   });
 
+  it('an authenticated file upload may take longer than REQUEST_TIMEOUT_MS; an unauthenticated one may not', async () => {
+    const { token } = await server.identity('Slow Uploader');
+    const boundary = 'slowupload';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\nContent-Type: text/plain\r\n\r\n`;
+    const tail = `\r\n--${boundary}--\r\n`;
+    const pieces = Array.from({ length: 20 }, (_, i) => `piece ${String(i).padStart(2, '0')}\n`);
+    const length = Buffer.byteLength(head + pieces.join('') + tail);
+    /** The upload's body sent a piece every 100 ms: about twice REQUEST_TIMEOUT_MS in all. */
+    const send = (authorization: string, connection: 'close' | 'keep-alive') =>
+      new Promise<{ answer: string; closedAfterMs: number }>((resolve) => {
+        const { hostname, port } = new URL(server.url);
+        const started = Date.now();
+        let answer = '';
+        const socket = connect(Number(port), hostname, () => {
+          socket.write(`POST /api/files HTTP/1.1\r\nHost: localhost\r\n${authorization}Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${length}\r\nConnection: ${connection}\r\n\r\n${head}`);
+          let i = 0;
+          const timer = setInterval(() => {
+            if (!socket.writable) return clearInterval(timer);
+            if (i < pieces.length) socket.write(pieces[i++]!);
+            else {
+              clearInterval(timer);
+              socket.write(tail);
+            }
+          }, 100);
+          socket.on('close', () => clearInterval(timer));
+        });
+        socket.on('data', (chunk) => (answer += chunk.toString()));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve({ answer, closedAfterMs: Date.now() - started }));
+      });
+
+    const uploaded = await send(`Authorization: Bearer ${token}\r\n`, 'close');
+    expect(uploaded.answer).toMatch(/^HTTP\/1\.1 201 /);
+    expect(uploaded.closedAfterMs).toBeGreaterThan(1600);
+    expect(bodyOf(uploaded.answer)).toMatchObject({ object: 'file', filename: 'slow.txt', size: pieces.join('').length });
+
+    // Without a credential: refused at once, and a kept-alive connection still trickling the body is
+    // closed at REQUEST_TIMEOUT_MS, not held for the upload allowance.
+    const refused = await send('', 'keep-alive');
+    expect(refused.answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(refused.closedAfterMs).toBeLessThan(1600);
+  });
+
   it('headers that never end are cut off too', async () => {
     const { answer } = await rawExchange(server.url, 'GET /api/checkout HTTP/1.1\r\nHost: localhost\r\nX-Slow: a', { everyMs: 100 });
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);

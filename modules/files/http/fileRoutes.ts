@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorSchema, findOrAwaitStream, HttpError, notFound } from '../../../platform/http/index.ts';
+import { ErrorSchema, findOrAwaitStream, HttpError, liftBodyDeadline, notFound } from '../../../platform/http/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { bearerAccess, manageAccess, routeListing, type RouteAccess } from '../../oauth/index.ts';
 import { fileStream, fileSettingsStream } from '../domain/file.ts';
@@ -83,6 +83,8 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     },
     async (request, reply) => {
       if (!request.isMultipart()) throw new HttpError(415, 'unsupported_media_type', 'Send the file as multipart/form-data, in the field `file`.');
+      // An authenticated upload may take the server's upload allowance (UPLOAD_TIMEOUT_MS), not REQUEST_TIMEOUT_MS.
+      liftBodyDeadline(request);
       const organizationId = access.organizationOf(request);
       const ctx = access.context(services, request);
       let uploaded = null;
