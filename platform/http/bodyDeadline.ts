@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { answerClientError } from './errors.ts';
 
@@ -14,7 +15,10 @@ const deadlines = new WeakMap<FastifyRequest, NodeJS.Timeout>();
 export function bodyDeadline(app: FastifyInstance, timeoutMs: number): void {
   app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw;
-    if (raw.complete) return done();
+    // Nothing to wait for (no body, or all of it here), or no connection to cut (app.inject's requests have none).
+    const length = raw.headers['content-length'];
+    const noBody = raw.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+    if (noBody || raw.complete || !(raw.socket instanceof Socket)) return done();
     const timer = setTimeout(() => {
       const socket = raw.socket;
       if (raw.complete || socket.destroyed) return;
@@ -23,7 +27,9 @@ export function bodyDeadline(app: FastifyInstance, timeoutMs: number): void {
     }, timeoutMs);
     timer.unref();
     deadlines.set(request, timer);
-    raw.once('close', () => clearTimeout(timer));
+    const clear = () => clearTimeout(timer);
+    raw.once('close', clear);
+    raw.once('end', clear);
     done();
   });
 }

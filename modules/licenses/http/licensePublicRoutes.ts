@@ -165,7 +165,7 @@ const licenseApi: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
       const valid = error === null;
       // Trusted offline until it would have expired, at most a week.
       const exp = valid && state.expires_at !== null ? Math.min(at + TOKEN_TTL_SECONDS, state.expires_at) : at + TOKEN_TTL_SECONDS;
-      const token = signer.sign({ sub: state.key.id, valid, error, license: answer, instance }, at, exp);
+      const token = await signer.sign({ sub: state.key.id, valid, error, license: answer, instance }, at, exp);
       return { valid, error, license: answer, instance, token };
     },
   );
