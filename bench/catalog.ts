@@ -22,7 +22,27 @@ export type CatalogBenchOptions = {
   log?: (line: string) => void;
 };
 
-const PRODUCTS = 250;
+export const PRODUCTS = 250;
+
+/**
+ * The benchmark catalog: products imported beside the demo's until the organization has
+ * PRODUCTS, whatever the demo seeds (the License API bench lists the same catalog).
+ */
+export async function importBenchCatalog(dataDir: string, env: NodeJS.ProcessEnv, organizationId: string, demoProducts: number): Promise<void> {
+  const products = Array.from({ length: PRODUCTS - demoProducts }, (_, i) => ({
+    key: `bench-${i + 1}`,
+    name: `bench-${i + 1}`,
+    display_name: `Bench product ${i + 1}`,
+    description: `A product of the benchmark catalog, number ${i + 1}.`,
+    family: 'saas',
+    published: true,
+    features: [{ id: 'seats', name: 'Seats', description: null, value: i % 20 }],
+    plans: [{ name: 'monthly', display_name: 'Monthly', renew_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 1000 + i }] }],
+  }));
+  const file = join(dataDir, 'bench-catalog.json');
+  writeFileSync(file, JSON.stringify({ families: [{ lookup_key: 'saas', name: 'SaaS subscriptions' }], products }));
+  await run(['bin/commerce.js', 'import', file, '--org', organizationId, '--json'], env);
+}
 
 export async function runCatalogBench(opts: CatalogBenchOptions = {}): Promise<BenchResult> {
   const duration = opts.durationSeconds ?? 2;
@@ -35,20 +55,8 @@ export async function runCatalogBench(opts: CatalogBenchOptions = {}): Promise<B
   const env = childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1' });
   const children: ChildProcess[] = [];
   try {
-    const demo = JSON.parse(await run(['bin/commerce.js', 'demo', '--json'], env)) as { token: string; organization: { id: string } };
-    const products = Array.from({ length: PRODUCTS - 3 }, (_, i) => ({
-      key: `bench-${i + 1}`,
-      name: `bench-${i + 1}`,
-      display_name: `Bench product ${i + 1}`,
-      description: `A product of the benchmark catalog, number ${i + 1}.`,
-      family: 'saas',
-      published: true,
-      features: [{ id: 'seats', name: 'Seats', description: null, value: i % 20 }],
-      plans: [{ name: 'monthly', display_name: 'Monthly', renew_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 1000 + i }] }],
-    }));
-    const file = join(dataDir, 'bench-catalog.json');
-    writeFileSync(file, JSON.stringify({ families: [{ lookup_key: 'saas', name: 'SaaS subscriptions' }], products }));
-    await run(['bin/commerce.js', 'import', file, '--org', demo.organization.id, '--json'], env);
+    const demo = JSON.parse(await run(['bin/commerce.js', 'demo', '--json'], env)) as { token: string; organization: { id: string }; products: string[] };
+    await importBenchCatalog(dataDir, env, demo.organization.id, demo.products.length);
 
     const ours = await serve(['bin/commerce.js', 'serve'], env);
     children.push(ours.child);

@@ -7,7 +7,7 @@
  *   node bin/run-ts.js bench/licenses.ts [--duration 2] [--rounds 7] [--connections 10]
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,9 +17,8 @@ import { issueLicenseKey } from '../modules/licenses/licenseCommands.ts';
 import { licenseKeyBox } from '../modules/licenses/licenseKeyCodec.ts';
 import { toNewEvent } from '../platform/es/index.ts';
 import { loadConfig } from '../platform/runtime/config.ts';
+import { importBenchCatalog, PRODUCTS } from './catalog.ts';
 import { benchFlags, childEnv, load, pairedRounds, run, serve, stopAll, summarize, type BenchResult } from './processes.ts';
-
-const PRODUCTS = 250;
 
 export type LicensesBenchOptions = { durationSeconds?: number; rounds?: number; warmupSeconds?: number; connections?: number; log?: (line: string) => void };
 
@@ -63,21 +62,8 @@ export async function runLicensesBench(opts: LicensesBenchOptions = {}): Promise
   const env = childEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1', LICENSE_RATE_LIMIT_PER_ADDRESS: '100000000', LICENSE_RATE_LIMIT_PER_KEY: '100000000' });
   const children: ChildProcess[] = [];
   try {
-    const demo = JSON.parse(await run(['bin/commerce.js', 'demo', '--json'], env)) as { token: string; organization: { id: string } };
-    // The catalog of bench/catalog.ts: 250 products with the demo's three.
-    const products = Array.from({ length: PRODUCTS - 3 }, (_, i) => ({
-      key: `bench-${i + 1}`,
-      name: `bench-${i + 1}`,
-      display_name: `Bench product ${i + 1}`,
-      description: `A product of the benchmark catalog, number ${i + 1}.`,
-      family: 'saas',
-      published: true,
-      features: [{ id: 'seats', name: 'Seats', description: null, value: i % 20 }],
-      plans: [{ name: 'monthly', display_name: 'Monthly', renew_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 1000 + i }] }],
-    }));
-    const file = join(dataDir, 'bench-catalog.json');
-    writeFileSync(file, JSON.stringify({ families: [{ lookup_key: 'saas', name: 'SaaS subscriptions' }], products }));
-    await run(['bin/commerce.js', 'import', file, '--org', demo.organization.id, '--json'], env);
+    const demo = JSON.parse(await run(['bin/commerce.js', 'demo', '--json'], env)) as { token: string; organization: { id: string }; products: string[] };
+    await importBenchCatalog(dataDir, env, demo.organization.id, demo.products.length);
     const key = await seedKey(dataDir, demo.organization.id);
     const server = await serve(['bin/commerce.js', 'serve'], env);
     children.push(server.child);

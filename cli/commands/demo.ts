@@ -108,7 +108,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     const doc = await findOfferByRef(ctx.services.readStore, slug);
     if (doc?.organization_id === DEMO_ORGANIZATION_ID && doc.status === 'archived') archived.set(slug, doc);
   }
-  // Imported by key: a second run finds the same three products and records nothing new.
+  // Imported by key: a second run finds the same products and records nothing new.
   const imported = await runImport(
     { command: cmd, organizationId: DEMO_ORGANIZATION_ID, catchUp: ctx.catchUp, sendWebhookSecrets: sendWebhookSecretBox(ctx.services.secrets.jwt) },
     { ...demoCatalog, ...demoAutomation(cmd.metadata.occurred_at), offers: demoOffers.filter((o) => !archived.has(o.slug)), ...(await demoCoupons(cmd, DEMO_ORGANIZATION_ID)) },
