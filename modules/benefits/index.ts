@@ -1,7 +1,7 @@
 // Files, licenses, portal, receipts and the dashboard build on these: nothing here may import them at run time.
 export { grantIdFor } from './grantIds.ts';
 // The demo seed and imports make benefits through the command the routes run.
-export { createBenefit, type CreateBenefitInput } from './benefitCommands.ts';
+export { createBenefit, loadProductBenefits, type CreateBenefitInput } from './benefitCommands.ts';
 export { activeFileGrant, activeGrantsForCustomer, benefitsByIds, grantsForSource, presentGrant } from './benefitQueries.ts';
 export { BENEFITS, benefitProjection } from './benefitProjection.ts';
 export {

@@ -4,12 +4,15 @@ import { WrongExpectedRevisionError, type EventStore, type RecordedEvent } from 
 import {
   benefitGrantStream,
   licenseKeyDecider,
-  productBenefitsStream,
-  type BenefitData,
+  licenseKeyHashStream,
+  licenseKeyStream,
+  type Activation,
   type BenefitGrantedData,
   type LicenseKeyBenefitProperties,
-  type ProductBenefitsEvent,
- licenseKeyHashStream, licenseKeyStream, type Activation, type LicenseKeyEvent, type LicenseKeyState } from './domain/licenseKey.ts';
+  type LicenseKeyEvent,
+  type LicenseKeyState,
+} from './domain/licenseKey.ts';
+import { loadProductBenefits } from '../benefits/index.ts';
 import { displayKey, generateLicenseKey, licenseKeyBox, licenseKeyHash, licenseKeyIdFor, newInstanceId } from './licenseKeyCodec.ts';
 
 export type IssuedKey = Extract<LicenseKeyState, { status: 'issued' }>;
@@ -48,15 +51,8 @@ export async function findLicenseKeyByKey(store: EventStore, key: string): Promi
 
 /** The benefit as its product's stream says now: null when deleted or not a license key benefit. */
 export async function loadLicenseKeyBenefit(store: EventStore, productId: string, benefitId: string): Promise<LicenseKeyBenefitProperties | null> {
-  let type: BenefitData['type'] | null = null;
-  let properties: BenefitData['properties'] | null = null;
-  for (const event of (await store.readStream(productBenefitsStream(productId))) as unknown as ProductBenefitsEvent[]) {
-    if (event.data.id !== benefitId) continue;
-    if (event.type === 'BenefitCreated') ({ type, properties } = event.data);
-    else if (event.type === 'BenefitUpdated') properties = event.data.properties;
-    else if (event.type === 'BenefitDeleted') type = properties = null;
-  }
-  return type === 'license_key' ? (properties as LicenseKeyBenefitProperties) : null;
+  const benefit = (await loadProductBenefits({ store }, productId)).benefits[benefitId];
+  return benefit && !benefit.deleted && benefit.type === 'license_key' ? (benefit.properties as LicenseKeyBenefitProperties) : null;
 }
 
 /**

@@ -1,4 +1,6 @@
+import { fold } from '../../../platform/domain/index.ts';
 import type { BenefitType, ProductBenefitsEvent } from '../../benefits/domain/benefitTypes.ts';
+import { liveBenefits, productBenefitsDecider } from '../../benefits/domain/productBenefits.ts';
 
 export type ExpectedBenefit = { id: string; type: BenefitType };
 
@@ -8,10 +10,5 @@ export type ExpectedBenefit = { id: string; type: BenefitType };
  * it, and a deleted one is revoked, so neither is waited for.
  */
 export function expectedBenefits(events: readonly ProductBenefitsEvent[], at: number): ExpectedBenefit[] {
-  const benefits = new Map<string, ExpectedBenefit & { created_at: number }>();
-  for (const event of events) {
-    if (event.type === 'BenefitCreated') benefits.set(event.data.id, { id: event.data.id, type: event.data.type, created_at: event.data.created_at });
-    if (event.type === 'BenefitDeleted') benefits.delete(event.data.id);
-  }
-  return [...benefits.values()].filter((b) => b.created_at <= at).map(({ id, type }) => ({ id, type }));
+  return liveBenefits(fold(productBenefitsDecider, events)).filter((b) => b.created_at <= at).map(({ id, type }) => ({ id, type }));
 }

@@ -5,12 +5,9 @@ import type { GrantSource } from '../../benefits/domain/benefitTypes.ts';
 // What this module reads of benefits' events (a domain may use another's domain directly).
 export {
   benefitGrantStream,
-  productBenefitsStream,
-  type BenefitData,
   type BenefitGrantEvent,
   type BenefitGrantedData,
   type LicenseKeyBenefitProperties,
-  type ProductBenefitsEvent,
 } from '../../benefits/domain/benefitTypes.ts';
 
 /**
