@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../../app/import/importFile.ts';
-import { DomainError } from '../../platform/domain/index.ts';
-import { clockApp, type ClockApp } from '../subscriptions/clockApp.ts';
+import { clockApp, importer, type ClockApp } from '../subscriptions/clockApp.ts';
 
 type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -15,16 +13,8 @@ describe('the coupons section of an import file', () => {
   });
   afterAll(async () => harness.close());
 
-  const importFile = (file: unknown) => runImport({ command: harness.ctx(seller.organizationId), organizationId: seller.organizationId, catchUp: harness.settle }, file);
-  const refusal = async (file: unknown): Promise<Record<string, string[]>> => {
-    try {
-      await importFile(file);
-    } catch (error) {
-      if (error instanceof DomainError) return error.fields ?? {};
-      throw error;
-    }
-    throw new Error('expected a refusal');
-  };
+  const importFile = (file: unknown) => importer(harness, seller.organizationId).importFile(file);
+  const refusal = (file: unknown) => importer(harness, seller.organizationId).refusal(file);
   const get = (url: string) => harness.call('GET', url, { token: seller.token });
 
   const file = (overrides: Body = {}) => ({

@@ -8,6 +8,7 @@ import { compose } from '../../app/compose.ts';
 import { runImport } from '../../app/import/importFile.ts';
 import { createApiKey, createOrganization, createUser } from '../../modules/identity/identityCommands.ts';
 import { testClockAdvanceJob } from '../../modules/subscriptions/jobs/testClockAdvance.ts';
+import { DomainError } from '../../platform/domain/index.ts';
 import type { CommandContext } from '../../platform/es/handleCommand.ts';
 import { loadConfig } from '../../platform/runtime/config.ts';
 import type { Services } from '../../platform/runtime/services.ts';
@@ -100,6 +101,21 @@ export async function clockApp() {
 }
 
 export type ClockApp = Awaited<ReturnType<typeof clockApp>>;
+
+/** An organization's import through the harness, and the fields a refused file names. */
+export function importer(harness: ClockApp, organizationId: string) {
+  const importFile = (file: unknown) => runImport({ command: harness.ctx(organizationId), organizationId, catchUp: harness.settle }, file);
+  const refusal = async (file: unknown): Promise<Record<string, string[]>> => {
+    try {
+      await importFile(file);
+    } catch (error) {
+      if (error instanceof DomainError) return error.fields ?? {};
+      throw error;
+    }
+    throw new Error('expected a refusal');
+  };
+  return { importFile, refusal };
+}
 
 /** Polls until `check` holds (bounded): for work a background job finishes. */
 export async function waitFor<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
