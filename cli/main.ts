@@ -3,22 +3,20 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, isProductionProfile, loadConfig, type Config } from '../platform/runtime/config.ts';
-import { compose } from '../app/compose.ts';
-import { catchUpProjections } from '../platform/es/projectionRunner.ts';
-import { allProjections } from '../app/allProjections.ts';
 import { DomainError } from '../platform/domain/domainError.ts';
 import { CliUsageError, type CliCommand, type CliContext } from './command.ts';
-import { allCommands } from './commands/index.ts';
+import { commandPaths, loadCommand, loadCommands } from './commands/index.ts';
 import { commandHelp, generalHelp, groupHelp, optionNames } from './help.ts';
 import { nearest } from './nearestCommand.ts';
 
-function findCommand(argv: string[]): { command: CliCommand; rest: string[] } | null {
-  let best: CliCommand | null = null;
-  for (const command of allCommands) {
-    const matches = command.path.every((word, i) => argv[i] === word);
-    if (matches && (!best || command.path.length > best.path.length)) best = command;
+/** The words of the command `argv` starts with (the longest that matches), and the rest. */
+function findCommand(argv: string[]): { path: string[]; rest: string[] } | null {
+  let best: string[] | null = null;
+  for (const path of commandPaths) {
+    const matches = path.every((word, i) => argv[i] === word);
+    if (matches && (!best || path.length > best.length)) best = path;
   }
-  return best ? { command: best, rest: argv.slice(best.path.length) } : null;
+  return best ? { path: best, rest: argv.slice(best.length) } : null;
 }
 
 const isHelpFlag = (word: string) => word === '--help' || word === '-h';
@@ -57,20 +55,21 @@ function parseOptions(command: CliCommand, rest: string[]) {
 }
 
 /** No command matched: a first word with subcommands (`api-key`) lists them, anything else names the nearest command. */
-function unknownCommand(words: string[], help: boolean): number {
-  const group = allCommands.filter((c) => c.path.length > 1 && c.path[0] === words[0]);
-  if (group.length === 0) {
-    const firstWords = [...new Set(allCommands.map((c) => c.path[0]!))];
+async function unknownCommand(words: string[], help: boolean): Promise<number> {
+  const groupPaths = commandPaths.filter((p) => p.length > 1 && p[0] === words[0]);
+  if (groupPaths.length === 0) {
+    const firstWords = [...new Set(commandPaths.map((p) => p[0]!))];
     const word = nearest(words[0]!, firstWords);
     // The second word too when the corrected first word has subcommands: `prodcut list` → `product list`.
-    const meant = word ? (allCommands.find((c) => c.path[0] === word && c.path[1] === words[1]) ?? allCommands.find((c) => c.path[0] === word && c.path.length === 1)) : null;
-    const suggestion = meant ? `commerce ${meant.path.join(' ')}` : word ? `commerce ${word}` : undefined;
+    const meant = word ? (commandPaths.find((p) => p[0] === word && p[1] === words[1]) ?? commandPaths.find((p) => p[0] === word && p.length === 1)) : null;
+    const suggestion = meant ? `commerce ${meant.join(' ')}` : word ? `commerce ${word}` : undefined;
     throw new CliUsageError(
       `unknown command '${words[0]}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
       `${SHORT_USAGE}`,
       suggestion,
     );
   }
+  const group = await loadCommands(groupPaths);
   if (help && words.length === 1) {
     console.log(groupHelp(words[0]!, group));
     return 0;
@@ -123,17 +122,17 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (words.length === 0) {
-    console.log(generalHelp(allCommands));
+    console.log(generalHelp(await loadCommands()));
     return 0;
   }
   const found = findCommand(words);
   if (!found) return unknownCommand(words, help);
+  const command = await loadCommand(found.path);
   if (help) {
-    console.log(commandHelp(found.command));
+    console.log(commandHelp(command));
     return 0;
   }
-  const { command, rest } = found;
-  const { values, positionals } = parseOptions(command, rest);
+  const { values, positionals } = parseOptions(command, found.rest);
   const json = values.json === true;
   const config = loadConfig();
   if (command.longRunning) {
@@ -150,6 +149,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const freshDir = newDataDir(command, config);
+  // The whole service, loaded only for a command that runs on it.
+  const [{ compose }, { catchUpProjections }, { allProjections }] = await Promise.all([
+    import('../app/compose.ts'),
+    import('../platform/es/projectionRunner.ts'),
+    import('../app/allProjections.ts'),
+  ]);
   const services = await compose(config, {
     runProjections: false,
     logger: { error: (o, m) => console.error(m, o), info: () => undefined },

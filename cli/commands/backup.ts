@@ -1,8 +1,8 @@
-import { backupEmbeddedData, BackupRefused, type BackupResult } from '../../app/compose.ts';
-
-type Result = BackupResult & { files: number; file_bytes: number };
+import type { BackupResult } from '../../app/compose.ts';
 import { loadConfig } from '../../platform/runtime/config.ts';
 import { CliUsageError, type CliCommand } from '../command.ts';
+
+type Result = BackupResult & { files: number; file_bytes: number };
 
 export const backupCommand: CliCommand = {
   path: ['backup'],
@@ -14,6 +14,8 @@ export const backupCommand: CliCommand = {
   async run({ args }) {
     const to = args[0];
     if (!to) throw new CliUsageError('give the directory to write the backup to: commerce backup DIR');
+    // The service's stores, loaded only for a backup that runs (not for its --help).
+    const { backupEmbeddedData, BackupRefused } = await import('../../app/compose.ts');
     try {
       return await backupEmbeddedData(loadConfig(), to);
     } catch (error) {

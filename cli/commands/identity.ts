@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { OrganizationAddress, OrganizationLogo } from '../../modules/identity/domain/organization.ts';
 import { addressLines } from '../../modules/identity/domain/organization.ts';
-import { Address, BrandColor } from '../../modules/identity/http/organizationRoutes.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
 import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
 
@@ -68,6 +67,8 @@ export const orgUpdateCommand: CliCommand = {
     const organizationId = args[0];
     if (!organizationId) throw new CliUsageError('org update takes the organization id (org_…)');
     const name = typeof options.name === 'string' ? options.name : undefined;
+    // The HTTP route's schemas (the same rules as PATCH /manage/api/organization), loaded only here.
+    const { Address, BrandColor } = await import('../../modules/identity/http/organizationRoutes.ts');
     const timezone = typeof options.timezone === 'string' ? options.timezone : undefined;
     if (timezone !== undefined && !isTimeZone(timezone)) throw new CliUsageError(`--timezone: unknown time zone '${timezone}'`);
     const given = Object.entries(ADDRESS_OPTIONS).filter(([option]) => typeof options[option] === 'string');
@@ -76,7 +77,6 @@ export const orgUpdateCommand: CliCommand = {
       if (given.length > 0) throw new CliUsageError('--no-address removes the address: give it without the address options');
       address = null;
     } else if (given.length > 0) {
-      // The same rules as PATCH /manage/api/organization.
       const parsed = Address.safeParse(Object.fromEntries(given.map(([option, field]) => [field, options[option]])));
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;

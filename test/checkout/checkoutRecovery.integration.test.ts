@@ -5,6 +5,7 @@ import { handleCommand } from '../../platform/es/handleCommand.ts';
 import { checkoutSessionDecider, checkoutSessionStream } from '../../modules/checkout/domain/checkoutSession.ts';
 import { invoiceDecider, invoiceStream } from '../../modules/checkout/domain/invoice.ts';
 import { fold } from '../../platform/domain/decider.ts';
+import { IDEMPOTENCY_LEASE_MS } from '../../modules/checkout/idempotency.ts';
 import { withServices } from '../helpers/serverProcess.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { GOOD_CARD, json, makeOffer } from './checkoutFixtures.ts';
@@ -40,8 +41,11 @@ describe('checkout recovers what a dead process left: keys, paid sessions, concu
   let server: TestServer;
   let org: Awaited<ReturnType<TestServer['identity']>>;
   let faults: Fault[];
+  // The service's clock: the real time, plus what a test jumps over (a key's lease) instead of waiting it out.
+  let skipped = 0;
+  const clock = () => Date.now() + skipped;
   beforeAll(async () => {
-    server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '10000' } });
+    server = await startTestServer({ env: { CHECKOUT_RATE_LIMIT: '10000' }, clock });
     org = await server.identity('Recovering seller');
     faults = injectFaults(server);
   });
@@ -71,6 +75,8 @@ describe('checkout recovers what a dead process left: keys, paid sessions, concu
     first.abort();
     await frozen;
 
+    // The retry comes once the frozen request's lease has ended.
+    skipped += IDEMPOTENCY_LEASE_MS;
     const retried = await post('/api/checkout/sessions', body, headers);
     expect(retried.status).toBe(201);
     const created = (await sessionsOfOrg()).at(-1)!;
@@ -96,6 +102,7 @@ describe('checkout recovers what a dead process left: keys, paid sessions, concu
     faults.push({ type: 'CheckoutSessionCreated', do: 'fail' }, { type: 'IdempotencyKeyReleased', do: 'fail' });
     const first = await post('/api/checkout/sessions', body, headers);
     expect(first.status).toBe(503);
+    skipped += IDEMPOTENCY_LEASE_MS;
     const retried = await post('/api/checkout/sessions', body, headers);
     expect(retried.status).toBe(201);
     expect(await sessionEvents(retried.body.session.id)).toEqual(['CheckoutSessionCreated']);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { allCommands } from '../../cli/commands/index.ts';
+import { loadCommands } from '../../cli/commands/index.ts';
 import { commandHelp, generalHelp, groupHelp } from '../../cli/help.ts';
+
+const allCommands = await loadCommands();
 
 const usages = new Set(allCommands.map((c) => `  ${c.usage}`));
 

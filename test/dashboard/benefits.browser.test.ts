@@ -122,10 +122,11 @@ describe('dashboard: benefits, license keys, grants', () => {
     expect(Number(await bar.getAttribute('value').catch(() => String(zine.length)))).toBeLessThanOrEqual(zine.length);
     // The benefit waits for its files.
     expect(await form.getByRole('button', { name: 'Add benefit', exact: true }).isDisabled()).toBe(true);
-    const uploaded = form.getByRole('list', { name: 'Files of this benefit', exact: true }).getByText('Uploaded', { exact: true });
-    await expect.poll(() => uploaded.count(), { timeout: 30_000 }).toBe(2);
+    // Seen part way: the rest at full speed.
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await cdp.detach();
+    const uploaded = form.getByRole('list', { name: 'Files of this benefit', exact: true }).getByText('Uploaded', { exact: true });
+    await expect.poll(() => uploaded.count(), { timeout: 30_000 }).toBe(2);
     await check('benefit-file-form');
     await form.getByRole('button', { name: 'Add benefit', exact: true }).click();
     await page.getByText('Benefit “The zine, PDF and EPUB” added.').waitFor();

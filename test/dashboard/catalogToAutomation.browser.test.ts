@@ -223,7 +223,8 @@ describe('dashboard pages: catalog, offers, promos, automation', () => {
     // The sample's fields are offered as insertions in the action editor.
     await page.getByRole('link', { name: 'Lead to CRM' }).click();
     await page.getByRole('button', { name: 'webhook_payload.plan.tier' }).click();
-    expect(await page.getByLabel('Payload template (JSON)').inputValue()).toContain('{{webhook_payload.plan.tier}}');
+    // Inserted by the click's state change, rendered after the event.
+    await expect.poll(() => page.getByLabel('Payload template (JSON)').inputValue()).toContain('{{webhook_payload.plan.tier}}');
     await check('sequence');
     // Saved without typing the secret again: the step goes on signing with the same secret.
     await page.getByLabel('Payload template (JSON)').fill('{"email":"{{webhook_payload.email}}","source":"dashboard","tier":"{{webhook_payload.plan.tier}}"}');

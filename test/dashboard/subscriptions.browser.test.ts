@@ -273,7 +273,8 @@ describe('dashboard: subscriptions', () => {
     await h1('Subscription');
     await page.getByLabel('New plan').selectOption({ label: 'Basic: €10.00 / month' });
     await page.getByLabel('Proration').selectOption('create_prorations');
-    expect(await page.getByText('both on the next renewal invoice').count()).toBe(1);
+    // Rendered after the change event.
+    await expect.poll(() => page.getByText('both on the next renewal invoice').count()).toBe(1);
     await page.getByRole('button', { name: 'Change plan', exact: true }).click();
     await page.getByRole('button', { name: 'Yes, change plan' }).click();
     await expect.poll(() => page.getByTestId('subscription-summary').textContent(), { timeout: 15_000 }).toContain('€10.00 / month');

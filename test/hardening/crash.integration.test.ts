@@ -22,6 +22,8 @@ const ENV = {
   WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
   WEBHOOK_RETRY_BASE_MS: '20',
   WEBHOOK_TIMEOUT_MS: '2000',
+  // The restart's automation waits out the killed process's lease: 3 s, not the default 15 s.
+  LEASE_TTL_MS: '3000',
 };
 
 type Acknowledged = { kind: string; requestId: string; status: number; body: Record<string, unknown> };
@@ -108,7 +110,7 @@ describe('crash: SIGKILL under load, then restart on the same data', () => {
     const killedAt = await withServices(dataDir, async (s) => (await s.store.headPosition()) ?? 0);
 
     // Restart on the same files; let the automation worker and projections finish. The automation
-    // starts once the killed process's lease on it has run out (LEASE_TTL_MS, 15 s by default).
+    // starts once the killed process's lease on it has run out (LEASE_TTL_MS).
     proc = await startServerProcess({ dataDir, env: ENV });
     const workflowIds = acknowledged.filter((a) => a.kind === 'catch').map((a) => a.body.workflow_id as number);
     expect(workflowIds.every((id) => Number.isInteger(id))).toBe(true);

@@ -41,6 +41,10 @@ function openExample(query = 'offer=pro-plan&second=starter-plan&promo=spring'):
 
 const result = flowResult;
 
+/** Once the page's transitions have run to their end (a spinner's endless one aside): a picture shows where they land. */
+const transitionsDone = (page: Page) =>
+  page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Infinity));
+
 /**
  * Seconds to the spring promo's end as a countdown computed between `before` and `after` (ms)
  * may show them: the SDK estimates the server's clock from its whole-second server_time, which
@@ -82,7 +86,7 @@ describe('present() in each frame modality', () => {
       const frame = page.locator('.csdk-root iframe').contentFrame();
       await frame.locator('#co-pay:not([disabled])').waitFor();
       await expect(frame.locator('#co-total').textContent()).resolves.toBe('€49.00');
-      await page.waitForTimeout(350); // let the open transition finish before the picture
+      await transitionsDone(page);
       await page.screenshot({ path: `test-results/sdk-${css}.png` });
 
       await pay(frame);
@@ -92,7 +96,8 @@ describe('present() in each frame modality', () => {
       const r = await result(page, 'f');
       expect(r.status).toBe('complete');
       expect(r.session!.status).toBe('completed');
-      await page.waitForTimeout(100);
+      // The page's consumer of the events records them a few microtasks after the result.
+      await page.waitForFunction(() => (window as unknown as Win).seen.f!.includes('complete'));
       expect(await page.evaluate(() => (window as unknown as Win).seen.f)).toEqual(['start', 'purchase', 'complete']);
       await page.screenshot({ path: `test-results/sdk-${css}-paid.png` });
 
@@ -272,7 +277,19 @@ describe('flow isolation and the channel', () => {
       },
       [nonce, fake] as const,
     );
-    await page.waitForTimeout(400);
+    // A message the page posts itself now arrives after all of those: the SDK has handled them.
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          const handler = (e: MessageEvent) => {
+            if (e.data !== 'forged-done') return;
+            removeEventListener('message', handler);
+            resolve();
+          };
+          addEventListener('message', handler);
+          postMessage('forged-done', '*');
+        }),
+    );
     expect(await page.evaluate(() => (window as unknown as Win).seen.f)).toEqual([]);
     expect(await page.evaluate(() => (window as unknown as Win).flows.f.result)).toBeNull();
     // The real frame still works: the buyer cancels with the close button.
@@ -411,9 +428,9 @@ describe('attributes, identity, gates, preview', () => {
     await page.locator('.csdk-root.csdk-ready').waitFor();
     expect(await frame.locator('section[data-page-type]').count()).toBe(3);
     expect(await frame.locator('#co-pay').isDisabled()).toBe(true);
-    await page.waitForTimeout(300);
+    await transitionsDone(page);
     await page.screenshot({ path: 'test-results/sdk-preview.png' });
-    await page.waitForTimeout(300);
+    // The frame says ready as the last step of its start: whatever it wrote is written by now.
     expect(await server.services.store.headPosition()).toBe(head);
     await page.close();
   });
@@ -449,7 +466,7 @@ describe('promo()', () => {
     expect(await frame.locator('#co-total').textContent()).toBe('€29.00');
     await frame.locator('#co-promo:not([hidden])').waitFor();
     expect(await frame.locator('#co-promo').textContent()).toBe('Spring sale · Early bird');
-    await page.waitForTimeout(350);
+    await transitionsDone(page);
     await page.screenshot({ path: 'test-results/sdk-modal-promo.png' });
     await page.evaluate(() => (window as unknown as Win).sdk.from('#buy-promo').close());
     const askedFrom = Date.now();
@@ -482,6 +499,9 @@ describe('promo()', () => {
   test("the checkout names a promo only when it priced the session: one for other offers leaves the price and says nothing", async () => {
     await seedPromo(server, orgId, 'pro-only', ['pro-plan']);
     const page = await openExample('offer=starter-plan&promo=pro-only');
+    // The checkout reads the promo for its label only, and decides to before it enables Pay.
+    const promoReads: string[] = [];
+    page.on('request', (r) => void (r.frame() !== page.mainFrame() && r.url().includes('/api/promos/') && promoReads.push(r.url())));
     await page.click('#buy-promo');
     const frame = page.locator('.csdk-root iframe').contentFrame();
     await frame.locator('#co-pay:not([disabled])').waitFor();
@@ -489,8 +509,7 @@ describe('promo()', () => {
     expect(await frame.locator('#co-total').textContent()).toBe('$19.00');
     const id = await frame.locator('body').evaluate((b) => (b as HTMLElement).dataset.sessionId!);
     expect((await serverSession(id)).session).toMatchObject({ promo: 'pro-only', promo_tier: null, total: 1900 });
-    // The label would have come from the promo's own read, which starts with the page: give it time to land.
-    await page.waitForTimeout(500);
+    expect(promoReads).toEqual([]);
     expect(await frame.locator('#co-promo').isHidden()).toBe(true);
     await page.close();
   });
