@@ -21,23 +21,46 @@ export function sealPersonalData(store: EventStore, vault: PersonalDataVault, ta
       }),
     );
   // Each projection, subscriber and command reading an event would decrypt it again: the opened
-  // data of recent events is kept, frozen as the store's events are, until the vault forgets its
-  // keys (an erasure), so an erased person's data is not served from here either.
-  const opened = new Map<string, { generation: number; data: unknown }>();
-  async function open<E extends RecordedEvent>(event: E): Promise<E> {
+  // event is kept, frozen as the store's events are, until the vault forgets its keys (an
+  // erasure), so an erased person's data is not served from here either. Its opening is kept
+  // too: every projection's subscription reads a new event at the same moment, and they share one.
+  type Opened = { generation: number; opening: Promise<RecordedEvent>; event: RecordedEvent | null };
+  const opened = new Map<string, Opened>();
+  const generationNow = async () => (vault.generation ? vault.generation() : null);
+
+  /** The event opened, or the opening under way; `generation` null: nothing is kept (no cache to follow). */
+  function openIn<E extends RecordedEvent>(event: E, generation: number | null): E | Promise<E> {
     if (!table[event.type]) return event;
-    const generation = vault.generation ? await vault.generation() : null;
     const hit = generation === null ? undefined : opened.get(event.id);
-    if (hit && hit.generation === generation) return { ...event, data: hit.data };
-    const data = deepFreeze(await openEventData(vault, table, event.type, event.data));
-    if (generation !== null) {
-      opened.delete(event.id);
-      opened.set(event.id, { generation, data });
-      if (opened.size > OPENED_KEPT) opened.delete(opened.keys().next().value!);
-    }
-    return { ...event, data };
+    if (hit && hit.generation === generation) return (hit.event ?? hit.opening) as E | Promise<E>;
+    const opening = openEventData(vault, table, event.type, event.data).then((data) => Object.freeze({ ...event, data: deepFreeze(data) }));
+    if (generation === null) return opening;
+    const entry: Opened = { generation, opening, event: null };
+    opened.delete(event.id);
+    opened.set(event.id, entry);
+    if (opened.size > OPENED_KEPT) opened.delete(opened.keys().next().value!);
+    opening.then(
+      (done) => void (entry.event = done),
+      // A damaged value is not kept: each reader is told, as it reads.
+      () => void (opened.get(event.id) === entry && opened.delete(event.id)),
+    );
+    return opening;
   }
-  const openAll = async (events: RecordedEvent[]) => (events.some((e) => table[e.type]) ? Promise.all(events.map(open)) : events);
+  const open = async <E extends RecordedEvent>(event: E): Promise<E> => (table[event.type] ? openIn(event, await generationNow()) : event);
+  /** Events opened once the vault's generation is known: those opened already, at once. */
+  const openAll = async (events: RecordedEvent[]): Promise<RecordedEvent[]> => {
+    if (!events.some((e) => table[e.type])) return events;
+    const generation = await generationNow();
+    let waiting: Promise<void>[] | null = null;
+    const out = events.map((e, i) => {
+      const o = openIn(e, generation);
+      if (!(o instanceof Promise)) return o;
+      (waiting ??= []).push(o.then((done) => void (out[i] = done)));
+      return e;
+    });
+    if (waiting) await Promise.all(waiting);
+    return out;
+  };
   return {
     append: async (stream, events, expected) => store.append(stream, await seal(events), expected),
     atomicAppendMany: store.atomicAppendMany,

@@ -181,6 +181,28 @@ describe('the sealing event store', () => {
     expect(seen[0]!.data).toEqual(data);
   });
 
+  it('opens a sealed event once for every subscription that reads it at the same moment', async () => {
+    // The keys the reader asks its vault for: one per sealed field of each opening.
+    let lookups = 0;
+    const counted: PersonalDataVault = { ...vault, lookup: (keyId) => (lookups++, vault.lookup(keyId)), close: async () => undefined };
+    const reader = sealPersonalData(openSqliteEventStore({ file, pollIntervalMs: 20 }), counted, personalFields);
+    const seen: RecordedEvent[][] = Array.from({ length: 10 }, () => []);
+    const subscriptions = seen.map((into) => reader.subscribe(async (events) => void into.push(...events), { after: null }));
+    try {
+      // Appended through the reader: its commit wakes every subscription at once.
+      await reader.append('checkout_session-cs_3', [event('CheckoutSessionCreated', created(ada))], 'no_stream');
+      await expect.poll(() => seen.every((s) => s.length === 1)).toBe(true);
+      expect(seen.map((s) => (s[0]!.data as Body).customer.email)).toEqual(Array(10).fill(ada.email));
+      // Email and name: one opening, not one per subscription.
+      expect(lookups).toBe(2);
+      expect((await reader.readStream('checkout_session-cs_3'))[0]!.data).toEqual(created(ada));
+      expect(lookups).toBe(2);
+    } finally {
+      await Promise.all(subscriptions.map((s) => s.stop()));
+      await reader.close();
+    }
+  });
+
   it("stops serving what it opened once another process's erasure is seen", async () => {
     let now = 0;
     const otherVault = cachedVault(openSqlitePersonalDataVault({ file }), { checkMs: 1000, now: () => now });

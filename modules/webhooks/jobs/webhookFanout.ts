@@ -16,6 +16,27 @@ export const webhookBody = (event: RecordedEvent, type: WebhookEventType, organi
 type Planned = DeliveryCreation & { correlation: string };
 
 /**
+ * Streams whose objects are folded only up to the event announced (a session, its invoice): a
+ * batch that holds one whole, from its first event, has what a read of the log would give.
+ */
+const FOLDED_TO_THE_EVENT = ['checkout_session-', 'invoice-'];
+
+/** The log as the batch's objects are built from: such streams the batch holds whole are not read again. */
+function batchReader(store: Services['store'], events: readonly RecordedEvent[]): Pick<Services['store'], 'readStream' | 'readAll'> {
+  const whole = new Map<string, RecordedEvent[]>();
+  for (const e of events) {
+    if (!FOLDED_TO_THE_EVENT.some((p) => e.stream.startsWith(p))) continue;
+    const held = whole.get(e.stream);
+    if (held && held.length === e.revision) held.push(e);
+    else if (!held && e.revision === 0) whole.set(e.stream, [e]);
+  }
+  return {
+    readStream: async (stream) => whole.get(stream)?.slice() ?? store.readStream(stream),
+    readAll: (options) => store.readAll(options),
+  };
+}
+
+/**
  * Records one delivery, pending, for each announced event of a batch and each endpoint subscribed
  * to it, its body fixed now; the dispatcher sends them. A delivery's id is (endpoint, event), so a
  * batch handled again (a crash before the checkpoint moved) records nothing twice. Resolves with
@@ -36,11 +57,12 @@ export async function fanOut(services: Services, events: readonly RecordedEvent[
   };
   // A resource's deliveries to one endpoint, in log order: the dispatcher sends them in the order recorded.
   const byKey = new Map<string, Planned[]>();
+  const reader = batchReader(services.store, events);
   for (const event of announced) {
     const type = PUBLIC_TYPE_OF[event.type]!;
     const known = event.metadata.organization_id;
     if (known !== null && !(await endpoints(known)).some((e) => e.event_types.includes(type))) continue;
-    const built = await eventObject(services.store, type, event);
+    const built = await eventObject(reader, type, event);
     const organizationId = known ?? built?.organizationId ?? null;
     if (!built || organizationId === null) continue;
     const subscribed = (await endpoints(organizationId)).filter((e) => e.event_types.includes(type) && e.created_position < event.position);
