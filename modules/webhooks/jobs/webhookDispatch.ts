@@ -1,4 +1,3 @@
-import { createHmac, createSecretKey } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import type { Agent } from 'undici';
@@ -24,8 +23,6 @@ import { webhooksApplied } from './webhooksApplied.ts';
 
 /** What an attempt keeps of the receiver's answer. */
 const RESPONSE_EXCERPT_CHARS = 1024;
-/** What starts a Standard Webhooks secret (`whsec_<base64 key>`). */
-const SECRET_PREFIX = 'whsec_';
 const DUE_BATCH = 1000;
 /** Pages a pass reads at most while it finds too little it may send (DUE_BATCH each). */
 const DUE_PAGES = 10;
@@ -260,28 +257,19 @@ function endpointsOfPass(services: Services): (id: string) => Promise<WebhookEnd
   };
 }
 
-/** Signs `${webhook-id}.${webhook-timestamp}.${payload}` as Standard Webhooks' `v1,<base64 HMAC-SHA256>`. */
-type Signer = (id: string, timestamp: number, payload: string) => string;
-
 /*
  * Signers by sealed secret, per box: opening a secret (AES-GCM) and preparing its key once per
- * endpoint secret rather than once per call. The key is read as the standardwebhooks library
- * reads it (which refuses a malformed secret), and the HMAC is node:crypto's: the library's own
- * is pure JavaScript, several times the cost of the call's other work on our side. A rotated-out
- * secret is dropped with the rest when the map grows past its bound.
+ * endpoint secret rather than once per call. A rotated-out secret is dropped with the rest when
+ * the map grows past its bound.
  */
-const signers = new WeakMap<SecretBox, Map<string, Signer>>();
-function signerFor(box: SecretBox, sealed: string): Signer {
+const signers = new WeakMap<SecretBox, Map<string, Webhook>>();
+function signerFor(box: SecretBox, sealed: string): Webhook {
   let byBox = signers.get(box);
   if (!byBox) signers.set(box, (byBox = new Map()));
   let signer = byBox.get(sealed);
   if (!signer) {
     if (byBox.size >= 1000) byBox.clear();
-    const secret = box.open(sealed);
-    new Webhook(secret);
-    const key = createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'));
-    signer = (id, timestamp, payload) => `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${payload}`).digest('base64')}`;
-    byBox.set(sealed, signer);
+    byBox.set(sealed, (signer = new Webhook(box.open(sealed))));
   }
   return signer;
 }
@@ -338,9 +326,10 @@ async function attemptAndRecord(
 async function callOnce(services: Services, message: { event_id: string; payload: string }, endpoint: WebhookEndpointState, options: DispatchOptions): Promise<AttemptOutcome | null> {
   const nowMs = services.clock();
   const now = Math.floor(nowMs / 1000);
+  const timestamp = new Date(nowMs);
   // One signature per secret in force: during a rotation's overlap receivers holding either verify.
   const signature = signingSecrets(endpoint, now)
-    .map((sealed) => signerFor(options.box, sealed)(message.event_id, now, message.payload))
+    .map((sealed) => signerFor(options.box, sealed).sign(message.event_id, timestamp, message.payload))
     .join(' ');
   const headers = {
     'content-type': 'application/json',
