@@ -114,7 +114,7 @@ export function Pagination({ meta, onPage, label = 'Pages' }: { meta: PageMeta; 
 }
 
 /** A page of a list as a table over its pager, which moves `pageKey` in the URL; nothing till it arrives. */
-export function PagedTable<T>({ page, pageKey = 'page', pages, ...table }: Omit<TableProps<T>, 'rows'> & { page: { data: T[]; meta: PageMeta } | undefined; pageKey?: string; pages?: string }) {
+export function PagedTable<T>({ page, pageKey = 'page', pages, ...table }: Omit<TableProps<T>, 'rows'> & { page: { data: T[]; meta: PageMeta } | null | undefined; pageKey?: string; pages?: string }) {
   if (!page) return null;
   return (
     <>

@@ -8,9 +8,9 @@ import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime, formatMoney } from '../format.ts';
-import { Link, navigate, setQuery, useLocation } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -48,36 +48,32 @@ export function CatalogPage() {
       <PageHeader title="Catalog" description="Products with their plans and prices. Publish a product to sell it through an offer." actions={create} />
       <ErrorNotice error={list.error} />
       {!list.data && list.loading && <Loading />}
-      {list.data && (
-        <>
-          <Table
-            caption="Products"
-            rows={list.data.data}
-            rowKey={(p) => p.id}
-            busy={list.loading}
-            columns={[
-              {
-                header: 'Product',
-                cell: (p) => (
-                  <>
-                    <Link href={`/dashboard/catalog/${encodeURIComponent(p.id)}`}>{p.name ?? p.key}</Link>
-                    <div class="muted mono">{p.key}</div>
-                  </>
-                ),
-              },
-              { header: 'Plans', cell: (p) => (p.plans.length ? p.plans.map((plan) => `${plan.display_name} · ${priceOf(plan)}`).join(', ') : <span class="muted">No plan yet</span>) },
-              { header: 'Status', cell: (p) => <ProductStatus product={p} /> },
-              { header: 'Version', cell: (p) => p.version_number, wide: true, align: 'right' },
-            ]}
-            empty={
-              <EmptyState title="No products yet" action={create}>
-                Create a product with a plan and its price; then make an offer of it to sell it.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Product pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Products"
+        page={list.data}
+        pages="Product pages"
+        rowKey={(p) => p.id}
+        busy={list.loading}
+        columns={[
+          {
+            header: 'Product',
+            cell: (p) => (
+              <>
+                <Link href={`/dashboard/catalog/${encodeURIComponent(p.id)}`}>{p.name ?? p.key}</Link>
+                <div class="muted mono">{p.key}</div>
+              </>
+            ),
+          },
+          { header: 'Plans', cell: (p) => (p.plans.length ? p.plans.map((plan) => `${plan.display_name} · ${priceOf(plan)}`).join(', ') : <span class="muted">No plan yet</span>) },
+          { header: 'Status', cell: (p) => <ProductStatus product={p} /> },
+          { header: 'Version', cell: (p) => p.version_number, wide: true, align: 'right' },
+        ]}
+        empty={
+          <EmptyState title="No products yet" action={create}>
+            Create a product with a plan and its price; then make an offer of it to sell it.
+          </EmptyState>
+        }
+      />
     </>
   );
 }

@@ -10,11 +10,12 @@ import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ListStatus } from '../components/ListFilter.tsx';
-import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
+import { ErrorNotice, Notice } from '../components/Notice.tsx';
+import { RecordPending } from '../components/RecordPending.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable, Table } from '../components/Table.tsx';
 import { formatDateTime, formatMoney, zonedTimeToUnix } from '../format.ts';
-import { Link, navigate, setQuery, useLocation } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -55,38 +56,34 @@ export function CouponsPage() {
     <>
       <PageHeader title="Coupons" description="A percentage or an amount off, handed out as promotion codes buyers type at checkout (LAUNCH20). Limits count completed purchases." actions={create} />
       <ListStatus list={list} />
-      {list.data && (
-        <>
-          <Table
-            caption="Coupons"
-            busy={list.loading}
-            rows={list.data.data}
-            rowKey={(c) => c.id}
-            columns={[
-              {
-                header: 'Coupon',
-                cell: (c) => (
-                  <Link href={`/dashboard/coupons/${encodeURIComponent(c.id)}`} class="row-link">
-                    {c.name ?? c.id}
-                    <span class="row-sub mono">{c.id}</span>
-                  </Link>
-                ),
-              },
-              { header: 'Discount', cell: (c) => <span class="nowrap">{couponOff(c)}</span> },
-              { header: 'Duration', wide: true, cell: (c) => couponDuration(c) },
-              { header: 'Redeemed', align: 'right', cell: (c) => <span data-testid="times-redeemed">{redeemed(c.times_redeemed, c.max_redemptions)}</span> },
-              { header: 'Redeem by', wide: true, cell: (c) => <span class="nowrap">{c.redeem_by ? formatDateTime(c.redeem_by) : '—'}</span> },
-              { header: 'Status', cell: (c) => (c.valid ? <Badge status="active">Valid</Badge> : <Badge status="expired">Used up or expired</Badge>) },
-            ]}
-            empty={
-              <EmptyState title="No coupons yet" action={create}>
-                Create a coupon, then give it a code such as LAUNCH20 for buyers to type at checkout.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Coupon pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Coupons"
+        busy={list.loading}
+        page={list.data}
+        pages="Coupon pages"
+        rowKey={(c) => c.id}
+        columns={[
+          {
+            header: 'Coupon',
+            cell: (c) => (
+              <Link href={`/dashboard/coupons/${encodeURIComponent(c.id)}`} class="row-link">
+                {c.name ?? c.id}
+                <span class="row-sub mono">{c.id}</span>
+              </Link>
+            ),
+          },
+          { header: 'Discount', cell: (c) => <span class="nowrap">{couponOff(c)}</span> },
+          { header: 'Duration', wide: true, cell: (c) => couponDuration(c) },
+          { header: 'Redeemed', align: 'right', cell: (c) => <span data-testid="times-redeemed">{redeemed(c.times_redeemed, c.max_redemptions)}</span> },
+          { header: 'Redeem by', wide: true, cell: (c) => <span class="nowrap">{c.redeem_by ? formatDateTime(c.redeem_by) : '—'}</span> },
+          { header: 'Status', cell: (c) => (c.valid ? <Badge status="active">Valid</Badge> : <Badge status="expired">Used up or expired</Badge>) },
+        ]}
+        empty={
+          <EmptyState title="No coupons yet" action={create}>
+            Create a coupon, then give it a code such as LAUNCH20 for buyers to type at checkout.
+          </EmptyState>
+        }
+      />
     </>
   );
 }
@@ -246,26 +243,18 @@ export function CouponPage({ params }: PageProps) {
   const action = useAction<string>();
   const back = <Link href="/dashboard/coupons">← Coupons</Link>;
 
-  if (coupon.error) {
+  if (coupon.error || !coupon.data) {
     return (
-      <>
-        <PageHeader title="Coupon" back={back} />
-        {coupon.error.status === 404 ? (
+      <RecordPending
+        loaded={coupon}
+        title="Coupon"
+        back={back}
+        missing={
           <EmptyState title="No such coupon in this organization" action={<Link href="/dashboard/coupons">Back to Coupons</Link>}>
             It may have been deleted, or belong to another organization.
           </EmptyState>
-        ) : (
-          <ErrorNotice error={coupon.error} />
-        )}
-      </>
-    );
-  }
-  if (!coupon.data) {
-    return (
-      <>
-        <PageHeader title="Coupon" back={back} />
-        <Loading />
-      </>
+        }
+      />
     );
   }
   const c = coupon.data;

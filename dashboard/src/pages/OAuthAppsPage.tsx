@@ -13,9 +13,9 @@ import { Field, Input, OtherErrors } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { SettingsTabs } from '../components/SettingsTabs.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
-import { setQuery, useLocation } from '../router.tsx';
+import { useLocation } from '../router.tsx';
 import { useSession } from '../session.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -117,59 +117,54 @@ function OAuthApps() {
       <Card title="OAuth apps" id="oauth-apps">
         <ErrorNotice error={apps.error ?? rows.error} />
         {!paged && !apps.error && <Loading />}
-        {paged && (
-          <>
-            <Table
-              caption="OAuth apps"
-              rows={paged.data}
-              rowKey={(a) => a.client_id}
-              columns={[
-                {
-                  header: 'Name',
-                  cell: (a) => (
-                    <>
-                      {a.name}
-                      <span class="row-sub mono">{a.client_id}</span>
-                    </>
-                  ),
-                },
-                { header: 'Type', cell: (a) => <Badge status={a.public ? 'draft' : 'active'}>{a.public ? 'Public' : 'Confidential'}</Badge> },
-                {
-                  header: 'Redirect URIs',
-                  wide: true,
-                  cell: (a) => (
-                    <ul class="plain-list uri-list">
-                      {a.redirect_uris.map((u) => (
-                        <li key={u}>
-                          <code>{u}</code>
-                        </li>
-                      ))}
-                    </ul>
-                  ),
-                },
-                { header: 'Registered', wide: true, cell: (a) => <span class="nowrap">{formatDateTime(a.created_at)}</span> },
-                {
-                  header: <span class="sr-only">Actions</span>,
-                  align: 'right',
-                  cell: (a) => (
-                    <ConfirmButton
-                      label="Delete"
-                      what={a.name}
-                      onConfirm={() =>
-                        rows.run('delete', async () => {
-                          await api.delete(`/oauth-apps/${encodeURIComponent(a.client_id)}`);
-                          apps.reload();
-                        })
-                      }
-                    />
-                  ),
-                },
-              ]}
-              empty={<EmptyState title="No OAuth apps yet">Register one above to let an app act for the people who connect it.</EmptyState>}
-            />
-            <Pagination meta={paged.meta} onPage={(p) => setQuery({ page: p })} />
-          </>
-        )}
+        <PagedTable
+          caption="OAuth apps"
+          page={paged}
+          rowKey={(a) => a.client_id}
+          columns={[
+            {
+              header: 'Name',
+              cell: (a) => (
+                <>
+                  {a.name}
+                  <span class="row-sub mono">{a.client_id}</span>
+                </>
+              ),
+            },
+            { header: 'Type', cell: (a) => <Badge status={a.public ? 'draft' : 'active'}>{a.public ? 'Public' : 'Confidential'}</Badge> },
+            {
+              header: 'Redirect URIs',
+              wide: true,
+              cell: (a) => (
+                <ul class="plain-list uri-list">
+                  {a.redirect_uris.map((u) => (
+                    <li key={u}>
+                      <code>{u}</code>
+                    </li>
+                  ))}
+                </ul>
+              ),
+            },
+            { header: 'Registered', wide: true, cell: (a) => <span class="nowrap">{formatDateTime(a.created_at)}</span> },
+            {
+              header: <span class="sr-only">Actions</span>,
+              align: 'right',
+              cell: (a) => (
+                <ConfirmButton
+                  label="Delete"
+                  what={a.name}
+                  onConfirm={() =>
+                    rows.run('delete', async () => {
+                      await api.delete(`/oauth-apps/${encodeURIComponent(a.client_id)}`);
+                      apps.reload();
+                    })
+                  }
+                />
+              ),
+            },
+          ]}
+          empty={<EmptyState title="No OAuth apps yet">Register one above to let an app act for the people who connect it.</EmptyState>}
+        />
       </Card>
     </>
   );
@@ -223,58 +218,53 @@ export function ConnectedAppsPage() {
         <p class="muted">Apps you allowed to act for you. Disconnect one you no longer use: its access stops at once.</p>
         <ErrorNotice error={list.error ?? error} />
         {!paged && !list.error && <Loading />}
-        {paged && (
-          <>
-            <Table
-              caption="Connected apps"
-              rows={paged.data}
-              rowKey={(c) => c.id}
-              columns={[
-                {
-                  header: 'App',
-                  cell: (c) => (
-                    <>
-                      {c.app_name}
-                      <span class="row-sub">{orgName(c.organization_id)}</span>
-                    </>
-                  ),
-                },
-                {
-                  header: 'Can',
-                  cell: (c) => (
-                    <ul class="plain-list uri-list">
-                      {c.scopes.map((s) => (
-                        <li key={s}>
-                          <code>{s}</code>
-                        </li>
-                      ))}
-                    </ul>
-                  ),
-                },
-                { header: 'Connected', wide: true, cell: (c) => <span class="nowrap">{formatDateTime(c.granted_at)}</span> },
-                { header: 'Last used', wide: true, cell: (c) => (c.last_used_at ? formatRelative(c.last_used_at) : 'Never') },
-                {
-                  header: <span class="sr-only">Actions</span>,
-                  align: 'right',
-                  cell: (c) => (
-                    <ConfirmButton
-                      label="Disconnect"
-                      what={c.app_name}
-                      onConfirm={() =>
-                        run('disconnect', async () => {
-                          await api.delete(`/connected-apps/${encodeURIComponent(c.id)}`);
-                          list.reload();
-                        })
-                      }
-                    />
-                  ),
-                },
-              ]}
-              empty={<EmptyState title="No connected apps">When you allow an app to use your account (on its consent page), it shows here and you can disconnect it.</EmptyState>}
-            />
-            <Pagination meta={paged.meta} onPage={(p) => setQuery({ page: p })} />
-          </>
-        )}
+        <PagedTable
+          caption="Connected apps"
+          page={paged}
+          rowKey={(c) => c.id}
+          columns={[
+            {
+              header: 'App',
+              cell: (c) => (
+                <>
+                  {c.app_name}
+                  <span class="row-sub">{orgName(c.organization_id)}</span>
+                </>
+              ),
+            },
+            {
+              header: 'Can',
+              cell: (c) => (
+                <ul class="plain-list uri-list">
+                  {c.scopes.map((s) => (
+                    <li key={s}>
+                      <code>{s}</code>
+                    </li>
+                  ))}
+                </ul>
+              ),
+            },
+            { header: 'Connected', wide: true, cell: (c) => <span class="nowrap">{formatDateTime(c.granted_at)}</span> },
+            { header: 'Last used', wide: true, cell: (c) => (c.last_used_at ? formatRelative(c.last_used_at) : 'Never') },
+            {
+              header: <span class="sr-only">Actions</span>,
+              align: 'right',
+              cell: (c) => (
+                <ConfirmButton
+                  label="Disconnect"
+                  what={c.app_name}
+                  onConfirm={() =>
+                    run('disconnect', async () => {
+                      await api.delete(`/connected-apps/${encodeURIComponent(c.id)}`);
+                      list.reload();
+                    })
+                  }
+                />
+              ),
+            },
+          ]}
+          empty={<EmptyState title="No connected apps">When you allow an app to use your account (on its consent page), it shows here and you can disconnect it.</EmptyState>}
+        />
       </Card>
     </>
   );

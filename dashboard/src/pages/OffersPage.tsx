@@ -10,9 +10,9 @@ import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { originErrorNames, originLines, OriginsField } from '../components/OriginsField.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable } from '../components/Table.tsx';
 import { formatMoney } from '../format.ts';
-import { Link, navigate, setQuery, useLocation } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -45,36 +45,32 @@ export function OffersPage() {
       <PageHeader title="Offers" description="What a buyer sees at checkout: a plan of a product, your colours and your pages." actions={create} />
       <ErrorNotice error={list.error} />
       {!list.data && list.loading && <Loading />}
-      {list.data && (
-        <>
-          <Table
-            caption="Offers"
-            rows={list.data.data}
-            rowKey={(o) => o.id}
-            busy={list.loading}
-            columns={[
-              {
-                header: 'Offer',
-                cell: (o) => (
-                  <>
-                    <Link href={`/dashboard/offers/${encodeURIComponent(o.slug)}`}>{o.name}</Link>
-                    <div class="muted mono">{o.slug}</div>
-                  </>
-                ),
-              },
-              { header: 'Price', cell: (o) => formatMoney(o.price, o.currency), align: 'right' },
-              { header: 'Status', cell: (o) => <Badge status={o.status}>{o.status[0]!.toUpperCase() + o.status.slice(1)}</Badge> },
-              { header: 'Checkout link', cell: (o) => (o.status === 'published' ? <CopyButton text={checkoutLink(o.slug)} label="Copy link" /> : <span class="muted">Publish to share</span>), wide: true },
-            ]}
-            empty={
-              <EmptyState title="No offers yet" action={create}>
-                Make an offer of a product's plan: you get a checkout link and a Buy button for your site.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Offer pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Offers"
+        page={list.data}
+        pages="Offer pages"
+        rowKey={(o) => o.id}
+        busy={list.loading}
+        columns={[
+          {
+            header: 'Offer',
+            cell: (o) => (
+              <>
+                <Link href={`/dashboard/offers/${encodeURIComponent(o.slug)}`}>{o.name}</Link>
+                <div class="muted mono">{o.slug}</div>
+              </>
+            ),
+          },
+          { header: 'Price', cell: (o) => formatMoney(o.price, o.currency), align: 'right' },
+          { header: 'Status', cell: (o) => <Badge status={o.status}>{o.status[0]!.toUpperCase() + o.status.slice(1)}</Badge> },
+          { header: 'Checkout link', cell: (o) => (o.status === 'published' ? <CopyButton text={checkoutLink(o.slug)} label="Copy link" /> : <span class="muted">Publish to share</span>), wide: true },
+        ]}
+        empty={
+          <EmptyState title="No offers yet" action={create}>
+            Make an offer of a product's plan: you get a checkout link and a Buy button for your site.
+          </EmptyState>
+        }
+      />
     </>
   );
 }

@@ -8,9 +8,9 @@ import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime, formatMoney, zonedTimeToUnix } from '../format.ts';
-import { Link, navigate, setQuery, useLocation } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -63,35 +63,31 @@ export function PromosPage() {
       <PageHeader title="Promos" description="Launch prices in tiers (the first 100 buyers, until Friday…) with a countdown, and the people who joined." actions={create} />
       <ErrorNotice error={list.error} />
       {!paged && list.loading && <Loading />}
-      {paged && (
-        <>
-          <Table
-            caption="Promos"
-            rows={paged.data}
-            rowKey={(p) => p.slug}
-            columns={[
-              {
-                header: 'Promo',
-                cell: (p) => (
-                  <>
-                    <Link href={`/dashboard/promos/${encodeURIComponent(p.slug)}`}>{p.name}</Link>
-                    <div class="muted mono">{p.slug}</div>
-                  </>
-                ),
-              },
-              { header: 'When', cell: (p) => `${formatDateTime(p.starts_at)} – ${formatDateTime(p.ends_at)}`, wide: true },
-              { header: 'Status', cell: (p) => <Badge status={PHASE_TONE[phase(p)]}>{PHASE_LABEL[phase(p)]}</Badge> },
-              { header: 'Participants', cell: (p) => p.participants_count, align: 'right' },
-            ]}
-            empty={
-              <EmptyState title="No promos yet" action={create}>
-                Create a promo to price your offers in tiers for a while; an Automation sequence can enrol buyers in it.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={paged.meta} onPage={(p) => setQuery({ page: p })} label="Promo pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Promos"
+        page={paged}
+        pages="Promo pages"
+        rowKey={(p) => p.slug}
+        columns={[
+          {
+            header: 'Promo',
+            cell: (p) => (
+              <>
+                <Link href={`/dashboard/promos/${encodeURIComponent(p.slug)}`}>{p.name}</Link>
+                <div class="muted mono">{p.slug}</div>
+              </>
+            ),
+          },
+          { header: 'When', cell: (p) => `${formatDateTime(p.starts_at)} – ${formatDateTime(p.ends_at)}`, wide: true },
+          { header: 'Status', cell: (p) => <Badge status={PHASE_TONE[phase(p)]}>{PHASE_LABEL[phase(p)]}</Badge> },
+          { header: 'Participants', cell: (p) => p.participants_count, align: 'right' },
+        ]}
+        empty={
+          <EmptyState title="No promos yet" action={create}>
+            Create a promo to price your offers in tiers for a while; an Automation sequence can enrol buyers in it.
+          </EmptyState>
+        }
+      />
     </>
   );
 }
@@ -314,26 +310,22 @@ function Participants({ slug }: { slug: string }) {
   return (
     <Card title="Participants" id="participants">
       <ErrorNotice error={list.error} />
-      {list.data && (
-        <>
-          <Table
-            caption="Participants"
-            rows={list.data.data}
-            rowKey={(p) => p.id}
-            columns={[
-              { header: 'Email', cell: (p) => p.email },
-              { header: 'Reference', cell: (p) => p.reference ?? '—', wide: true },
-              { header: 'Joined', cell: (p) => formatDateTime(p.enrolled_at) },
-            ]}
-            empty={
-              <EmptyState title="Nobody has joined yet">
-                People join through an Automation sequence's <strong>Enrol in promo</strong> action. <Link href="/dashboard/automation">Set one up</Link>.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Participant pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Participants"
+        page={list.data}
+        pages="Participant pages"
+        rowKey={(p) => p.id}
+        columns={[
+          { header: 'Email', cell: (p) => p.email },
+          { header: 'Reference', cell: (p) => p.reference ?? '—', wide: true },
+          { header: 'Joined', cell: (p) => formatDateTime(p.enrolled_at) },
+        ]}
+        empty={
+          <EmptyState title="Nobody has joined yet">
+            People join through an Automation sequence's <strong>Enrol in promo</strong> action. <Link href="/dashboard/automation">Set one up</Link>.
+          </EmptyState>
+        }
+      />
     </Card>
   );
 }

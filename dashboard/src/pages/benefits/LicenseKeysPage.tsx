@@ -7,7 +7,8 @@ import { CopyButton } from '../../components/CopyButton.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Select } from '../../components/Field.tsx';
 import { FilterForm, ListStatus, useUrlFilters } from '../../components/ListFilter.tsx';
-import { ErrorNotice, Loading, Notice } from '../../components/Notice.tsx';
+import { Notice } from '../../components/Notice.tsx';
+import { RecordPending } from '../../components/RecordPending.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { PagedTable, Table } from '../../components/Table.tsx';
 import { formatDateTime } from '../../format.ts';
@@ -169,26 +170,7 @@ export function LicenseKeyPage({ params }: PageProps) {
   });
   const back = <Link href="/dashboard/license-keys">← License keys</Link>;
 
-  if (loaded.error) {
-    return (
-      <>
-        <PageHeader title="License key" back={back} />
-        {loaded.error.status === 404 ? (
-          <EmptyState title="No such license key in this organization" action={<Link href="/dashboard/license-keys">Back to License keys</Link>} />
-        ) : (
-          <ErrorNotice error={loaded.error} />
-        )}
-      </>
-    );
-  }
-  if (!key) {
-    return (
-      <>
-        <PageHeader title="License key" back={back} />
-        <Loading />
-      </>
-    );
-  }
+  if (loaded.error || !key) return <RecordPending loaded={loaded} title="License key" back={back} missing={<EmptyState title="No such license key in this organization" action={<Link href="/dashboard/license-keys">Back to License keys</Link>} />} />;
   const k = key;
   const benefit = benefits.find((b) => b.id === k.benefit_id);
   const instances = k.activations ?? [];
