@@ -7,7 +7,7 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
-import { DevelopersTabs } from '../components/DevelopersTabs.tsx';
+import { DevelopersTabs } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';

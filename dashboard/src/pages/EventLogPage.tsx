@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { LoggedEventSchema } from '../../../modules/reporting/index.ts';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
-import { DevelopersTabs } from '../components/DevelopersTabs.tsx';
+import { DevelopersTabs } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input } from '../components/Field.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';

@@ -10,7 +10,7 @@ import { CopyField } from '../components/CopyButton.tsx';
 import { Field, Input, OtherErrors } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { SettingsTabs } from '../components/SettingsTabs.tsx';
+import { SettingsTabs } from '../components/Tabs.tsx';
 import { formatDateTime } from '../format.ts';
 import { useSession } from '../session.ts';
 import { useAction } from '../useAction.ts';

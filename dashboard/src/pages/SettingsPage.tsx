@@ -12,7 +12,7 @@ import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { originErrorNames, originLines, OriginsField } from '../components/OriginsField.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { SettingsTabs } from '../components/SettingsTabs.tsx';
+import { SettingsTabs } from '../components/Tabs.tsx';
 import { EmailSettings, SellerIdentity } from './SellerSettings.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../format.ts';

@@ -5,7 +5,7 @@ import { Badge } from '../../components/Badge.tsx';
 import { Button } from '../../components/Button.tsx';
 import { Card } from '../../components/Card.tsx';
 import { ConfirmButton } from '../../components/ConfirmButton.tsx';
-import { DevelopersTabs } from '../../components/DevelopersTabs.tsx';
+import { DevelopersTabs } from '../../components/Tabs.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Input, OtherErrors } from '../../components/Field.tsx';
 import { ErrorNotice, Loading } from '../../components/Notice.tsx';
