@@ -8,7 +8,7 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ListStatus } from '../components/ListFilter.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { RecordPending } from '../components/RecordPending.tsx';
@@ -92,19 +92,8 @@ const num = (v: string) => (v.trim() === '' ? undefined : Number(v.replace(',', 
 
 /** A new coupon: the discount, how long a subscription keeps it, its limits and what it applies to. */
 export function NewCouponPage() {
-  const [id, setId] = useState('');
-  const [name, setName] = useState('');
-  const [kind, setKind] = useState<'percent' | 'amount'>('percent');
-  const [value, setValue] = useState('');
-  const [currency, setCurrency] = useState('EUR');
-  const [duration, setDuration] = useState<Coupon['duration']>('once');
-  const [months, setMonths] = useState('');
-  const [max, setMax] = useState('');
-  const [redeemBy, setRedeemBy] = useState('');
-  const [chosen, setChosen] = useState<string[]>([]);
-  const [firstTime, setFirstTime] = useState(false);
-  const [minimum, setMinimum] = useState('');
-  const [minimumCurrency, setMinimumCurrency] = useState('EUR');
+  const { fields, set } = useFields({ id: '', name: '', kind: 'percent' as 'percent' | 'amount', value: '', currency: 'EUR', duration: 'once' as Coupon['duration'], months: '', max: '', redeemBy: '', chosen: [] as string[], firstTime: false, minimum: '', minimumCurrency: 'EUR' });
+  const { id, name, kind, value, currency, duration, months, max, redeemBy, chosen, firstTime, minimum, minimumCurrency } = fields;
   const products = useApi<Paged<Product>>('/products', { page: 1, per_page: 100 });
   const { busy, error, run } = useAction<'save'>();
 
@@ -142,34 +131,34 @@ export function NewCouponPage() {
         <Card title="Discount" id="discount">
           <div class="form-row align-top">
             <Field label="Name (shown to buyers)" name="name" error={error}>
-              {(c) => <Input {...c} value={name} onValue={setName} placeholder="Launch week" maxLength={40} />}
+              {(c) => <Input {...c} value={name} onValue={set('name')} placeholder="Launch week" maxLength={40} />}
             </Field>
             <Field label="Id (optional)" name="id" error={error} hint="Letters, digits, - and _; generated when left empty.">
-              {(c) => <Input {...c} value={id} onValue={setId} autoComplete="off" />}
+              {(c) => <Input {...c} value={id} onValue={set('id')} autoComplete="off" />}
             </Field>
           </div>
           <div class="form-row align-top">
             <Field label="Type" name="kind">
               {(c) => (
-                <Select {...c} value={kind} onValue={(v) => setKind(v as 'percent' | 'amount')}>
+                <Select {...c} value={kind} onValue={(v) => set('kind')(v as 'percent' | 'amount')}>
                   <option value="percent">Percentage off</option>
                   <option value="amount">Amount off</option>
                 </Select>
               )}
             </Field>
             <Field label={kind === 'percent' ? 'Percent off' : 'Amount off'} name={kind === 'percent' ? 'percent_off' : 'amount_off'} error={error}>
-              {(c) => <Input {...c} value={value} onValue={setValue} inputMode="decimal" placeholder={kind === 'percent' ? '20' : '5.00'} />}
+              {(c) => <Input {...c} value={value} onValue={set('value')} inputMode="decimal" placeholder={kind === 'percent' ? '20' : '5.00'} />}
             </Field>
             {kind === 'amount' && (
               <Field label="Currency" name="currency" error={error}>
-                {(c) => <Input {...c} value={currency} onValue={(v) => setCurrency(v.toUpperCase())} maxLength={3} />}
+                {(c) => <Input {...c} value={currency} onValue={(v) => set('currency')(v.toUpperCase())} maxLength={3} />}
               </Field>
             )}
           </div>
           <div class="form-row align-top">
             <Field label="Duration (subscriptions)" name="duration" error={error} hint="One-time purchases get it once whatever you choose.">
               {(c) => (
-                <Select {...c} value={duration} onValue={(v) => setDuration(v as Coupon['duration'])}>
+                <Select {...c} value={duration} onValue={(v) => set('duration')(v as Coupon['duration'])}>
                   <option value="once">Once: the first payment</option>
                   <option value="repeating">For a number of months</option>
                   <option value="forever">Forever: every payment</option>
@@ -178,7 +167,7 @@ export function NewCouponPage() {
             </Field>
             {duration === 'repeating' && (
               <Field label="Months" name="duration_in_months" error={error}>
-                {(c) => <Input {...c} value={months} onValue={setMonths} inputMode="numeric" />}
+                {(c) => <Input {...c} value={months} onValue={set('months')} inputMode="numeric" />}
               </Field>
             )}
           </div>
@@ -186,10 +175,10 @@ export function NewCouponPage() {
         <Card title="Limits" id="limits">
           <div class="form-row align-top">
             <Field label="Redemptions in all (optional)" name="max_redemptions" error={error} hint="Across all its codes; purchases under way hold one.">
-              {(c) => <Input {...c} value={max} onValue={setMax} inputMode="numeric" />}
+              {(c) => <Input {...c} value={max} onValue={set('max')} inputMode="numeric" />}
             </Field>
             <Field label="Redeem by (optional)" name="redeem_by" error={error} hint="The end of that day, in the organization's timezone.">
-              {(c) => <Input {...c} type="date" value={redeemBy} onValue={setRedeemBy} />}
+              {(c) => <Input {...c} type="date" value={redeemBy} onValue={set('redeemBy')} />}
             </Field>
           </div>
           <fieldset class="checks">
@@ -200,7 +189,7 @@ export function NewCouponPage() {
                 <input
                   type="checkbox"
                   checked={chosen.includes(p.id)}
-                  onChange={(e) => setChosen((e.target as HTMLInputElement).checked ? [...chosen, p.id] : chosen.filter((x) => x !== p.id))}
+                  onChange={(e) => set('chosen')((e.target as HTMLInputElement).checked ? [...chosen, p.id] : chosen.filter((x) => x !== p.id))}
                 />
                 {p.display_name ?? p.name ?? p.key} <span class="muted mono">{p.key}</span>
               </label>
@@ -210,16 +199,16 @@ export function NewCouponPage() {
           <fieldset class="checks">
             <legend>Restrictions</legend>
             <label class="check">
-              <input type="checkbox" checked={firstTime} onChange={(e) => setFirstTime((e.target as HTMLInputElement).checked)} />
+              <input type="checkbox" checked={firstTime} onChange={(e) => set('firstTime')((e.target as HTMLInputElement).checked)} />
               First purchase only (buyers who never completed a purchase with you)
             </label>
           </fieldset>
           <div class="form-row align-top">
             <Field label="Minimum order (optional)" name="restrictions.minimum_amount" error={error}>
-              {(c) => <Input {...c} value={minimum} onValue={setMinimum} inputMode="decimal" placeholder="50.00" />}
+              {(c) => <Input {...c} value={minimum} onValue={set('minimum')} inputMode="decimal" placeholder="50.00" />}
             </Field>
             <Field label="Minimum order currency" name="restrictions.minimum_amount_currency" error={error}>
-              {(c) => <Input {...c} value={minimumCurrency} onValue={(v) => setMinimumCurrency(v.toUpperCase())} maxLength={3} />}
+              {(c) => <Input {...c} value={minimumCurrency} onValue={(v) => set('minimumCurrency')(v.toUpperCase())} maxLength={3} />}
             </Field>
           </div>
         </Card>
@@ -338,11 +327,11 @@ export function CouponPage({ params }: PageProps) {
   );
 }
 
+const EMPTY_CODE = { code: '', max: '', expires: '', firstTime: false };
+
 function NewCodeForm({ couponId, onCreated }: { couponId: string; onCreated: () => void }) {
-  const [code, setCode] = useState('');
-  const [max, setMax] = useState('');
-  const [expires, setExpires] = useState('');
-  const [firstTime, setFirstTime] = useState(false);
+  const { fields, set, setFields } = useFields(EMPTY_CODE);
+  const { code, max, expires, firstTime } = fields;
   const [created, setCreated] = useState<string | null>(null);
   const { busy, error, run } = useAction<'code'>();
   const save = async (event: Event) => {
@@ -358,10 +347,7 @@ function NewCodeForm({ couponId, onCreated }: { couponId: string; onCreated: () 
     await run('code', async () => {
       const answer = await api.post<PromotionCode>('/promotion_codes', body);
       setCreated(answer.code);
-      setCode('');
-      setMax('');
-      setExpires('');
-      setFirstTime(false);
+      setFields(EMPTY_CODE);
       onCreated();
     });
   };
@@ -370,17 +356,17 @@ function NewCodeForm({ couponId, onCreated }: { couponId: string; onCreated: () 
       {created && <Notice tone="success">Code {created} created.</Notice>}
       <div class="form-row align-top">
         <Field label="Code" name="code" error={error} hint="Case does not matter; generated when left empty.">
-          {(c) => <Input {...c} value={code} onValue={setCode} placeholder="LAUNCH20" autoComplete="off" maxLength={64} />}
+          {(c) => <Input {...c} value={code} onValue={set('code')} placeholder="LAUNCH20" autoComplete="off" maxLength={64} />}
         </Field>
         <Field label="Redemptions (optional)" name="max_redemptions" error={error}>
-          {(c) => <Input {...c} value={max} onValue={setMax} inputMode="numeric" />}
+          {(c) => <Input {...c} value={max} onValue={set('max')} inputMode="numeric" />}
         </Field>
         <Field label="Expires (optional)" name="expires_at" error={error}>
-          {(c) => <Input {...c} type="date" value={expires} onValue={setExpires} />}
+          {(c) => <Input {...c} type="date" value={expires} onValue={set('expires')} />}
         </Field>
       </div>
       <label class="check">
-        <input type="checkbox" checked={firstTime} onChange={(e) => setFirstTime((e.target as HTMLInputElement).checked)} />
+        <input type="checkbox" checked={firstTime} onChange={(e) => set('firstTime')((e.target as HTMLInputElement).checked)} />
         First purchase only
       </label>
       <OtherErrors error={error} shown={['code', 'max_redemptions', 'expires_at']} />
