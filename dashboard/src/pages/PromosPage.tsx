@@ -5,7 +5,7 @@ import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { PagedTable } from '../components/Table.tsx';
@@ -113,12 +113,9 @@ export function PromoPage({ params }: PageProps) {
   const promos = useApi<{ data: Promo[] }>('/promos');
   const offers = useApi<Paged<OfferSummary>>('/offers', { per_page: 100 });
   const [promo, setPromo] = useState<Promo | null>(null);
-  const [slug, setSlug] = useState('');
-  const [name, setName] = useState('');
-  const [start, setStart] = useState<[string, string]>(['', '09:00']);
-  const [end, setEnd] = useState<[string, string]>(['', '18:00']);
-  const [tiers, setTiers] = useState<TierForm[]>([emptyTier()]);
-  const [chosenOffers, setChosenOffers] = useState<string[]>([]);
+  const { fields, set, setFields } = useFields({ slug: '', name: '', start: ['', '09:00'] as [string, string], end: ['', '18:00'] as [string, string], tiers: [emptyTier()], chosenOffers: [] as string[] });
+  const { slug, name, start, end, tiers, chosenOffers } = fields;
+  const setTiers = set('tiers');
   const { busy, error, run } = useAction<'save'>();
   const [saved, setSaved] = useState<string | null>(null);
   const now = useNow();
@@ -127,12 +124,7 @@ export function PromoPage({ params }: PageProps) {
   const currency = offerList.find((o) => chosenOffers.includes(o.slug))?.currency ?? offerList[0]?.currency ?? 'EUR';
   const fill = (p: Promo) => {
     setPromo(p);
-    setSlug(p.slug);
-    setName(p.name);
-    setStart(zonedParts(p.starts_at));
-    setEnd(zonedParts(p.ends_at));
-    setTiers(p.tiers.map((t) => tierForm(t, currency)));
-    setChosenOffers(p.offers ?? []);
+    setFields({ slug: p.slug, name: p.name, start: zonedParts(p.starts_at), end: zonedParts(p.ends_at), tiers: p.tiers.map((t) => tierForm(t, currency)), chosenOffers: p.offers ?? [] });
   };
   useEffect(() => {
     const found = promos.data?.data.find((p) => p.slug === params.slug);
@@ -203,24 +195,24 @@ export function PromoPage({ params }: PageProps) {
         <Card title="Promo" id="promo">
           <div class="form-row align-top">
             <Field label="Name" name="name" error={error}>
-              {(c) => <Input {...c} value={name} onValue={setName} />}
+              {(c) => <Input {...c} value={name} onValue={set('name')} />}
             </Field>
             <Field label="Slug" name="slug" error={error} hint={isNew ? 'Lower-case letters, digits and dashes; it cannot change.' : 'It cannot change.'}>
-              {(c) => <Input {...c} value={slug} onValue={(v) => setSlug(v.toLowerCase())} readOnly={!isNew} autoComplete="off" />}
+              {(c) => <Input {...c} value={slug} onValue={(v) => set('slug')(v.toLowerCase())} readOnly={!isNew} autoComplete="off" />}
             </Field>
           </div>
           <div class="form-row align-top">
             <Field label="Starts on" name="starts_at" error={error}>
-              {(c) => <Input {...c} type="date" value={start[0]} onValue={(v) => setStart([v, start[1]])} />}
+              {(c) => <Input {...c} type="date" value={start[0]} onValue={(v) => set('start')([v, start[1]])} />}
             </Field>
             <Field label="Start time" name="starts_at_time">
-              {(c) => <Input {...c} type="time" value={start[1]} onValue={(v) => setStart([start[0], v])} />}
+              {(c) => <Input {...c} type="time" value={start[1]} onValue={(v) => set('start')([start[0], v])} />}
             </Field>
             <Field label="Ends on" name="ends_at" error={error}>
-              {(c) => <Input {...c} type="date" value={end[0]} onValue={(v) => setEnd([v, end[1]])} />}
+              {(c) => <Input {...c} type="date" value={end[0]} onValue={(v) => set('end')([v, end[1]])} />}
             </Field>
             <Field label="End time" name="ends_at_time">
-              {(c) => <Input {...c} type="time" value={end[1]} onValue={(v) => setEnd([end[0], v])} />}
+              {(c) => <Input {...c} type="time" value={end[1]} onValue={(v) => set('end')([end[0], v])} />}
             </Field>
           </div>
           <p class="field-hint">Times are in the organization's timezone (Settings).</p>
@@ -232,7 +224,7 @@ export function PromoPage({ params }: PageProps) {
                 <input
                   type="checkbox"
                   checked={chosenOffers.includes(o.slug)}
-                  onChange={(e) => setChosenOffers((e.target as HTMLInputElement).checked ? [...chosenOffers, o.slug] : chosenOffers.filter((s) => s !== o.slug))}
+                  onChange={(e) => set('chosenOffers')((e.target as HTMLInputElement).checked ? [...chosenOffers, o.slug] : chosenOffers.filter((s) => s !== o.slug))}
                 />
                 {o.name} <span class="muted mono">{o.slug}</span>
               </label>

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { OrganizationSchema } from '../../../modules/identity/index.ts';
 import type { SmtpSettingsSchema } from '../../../modules/receipts/index.ts';
 import { api } from '../api.ts';
-import { Button } from '../components/Button.tsx';
+import { Button, OwnerSave } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
@@ -127,14 +127,7 @@ export function SellerIdentity({ owner }: { owner: boolean }) {
           )}
           {logo === null && <p class="muted">The logo is removed when you save.</p>}
           <OtherErrors error={error} shown={['vat_number', 'brand_color', 'logo', ...ADDRESS_FIELDS.map((f) => `address.${f}`)]} />
-          {saved && <Notice tone="success">Saved.</Notice>}
-          {owner ? (
-            <Button type="submit" variant="primary" busy={busy === 'save'}>
-              Save business details
-            </Button>
-          ) : (
-            <p class="muted">Only owners change the business details.</p>
-          )}
+          <OwnerSave owner={owner} saved={saved} busy={busy === 'save'} label="Save business details" refusal="Only owners change the business details." />
         </form>
       )}
     </Card>

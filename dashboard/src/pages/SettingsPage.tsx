@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { OrganizationSchema, PasskeySchema, UserSessionSchema } from '../../../modules/identity/index.ts';
 import { api } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
-import { Button } from '../components/Button.tsx';
+import { Button, OwnerSave } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
@@ -103,14 +103,7 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
             hint="One per line, such as https://shop.example. A page on one of these may send its own success_url and cancel_url when it creates a checkout session, for every offer; your server may send any with its API key. Scheme, host and port must match exactly."
           />
           <OtherErrors error={error} shown={['name', 'timezone', ...originErrorNames(error)]} />
-          {saved && <Notice tone="success">Saved.</Notice>}
-          {owner ? (
-            <Button type="submit" variant="primary" busy={busy === 'save'}>
-              Save
-            </Button>
-          ) : (
-            <p class="muted">Only owners change these.</p>
-          )}
+          <OwnerSave owner={owner} saved={saved} busy={busy === 'save'} />
         </form>
       )}
     </Card>
