@@ -19,14 +19,16 @@ export type Column<T> = {
 type TableProps<T> = {
   caption: string;
   columns: Column<T>[];
-  rows: T[];
+  /** Nothing is drawn till they are there. */
+  rows: T[] | undefined;
   rowKey: (row: T) => string;
   empty?: ComponentChildren;
   busy?: boolean;
 };
 
 export function Table<T>({ caption, columns, rows, rowKey, empty, busy = false }: TableProps<T>) {
-  const more = useSidewaysOverflow(rows.length);
+  const more = useSidewaysOverflow(rows?.length ?? -1);
+  if (!rows) return null;
   if (!rows.length && empty) return <>{empty}</>;
   const scrolls = more.left || more.right;
   return (

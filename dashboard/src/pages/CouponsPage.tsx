@@ -294,29 +294,27 @@ export function CouponPage({ params }: PageProps) {
       </Card>
       <Card title="Promotion codes" id="codes">
         <ErrorNotice error={codes.error} />
-        {codes.data && (
-          <Table
-            caption="Promotion codes"
-            rows={codes.data.data}
-            rowKey={(p) => p.id}
-            columns={[
-              { header: 'Code', cell: (p) => <code class="promo-code">{p.code}</code> },
-              { header: 'Redeemed', align: 'right', cell: (p) => redeemed(p.times_redeemed, p.max_redemptions) },
-              { header: 'Expires', wide: true, cell: (p) => <span class="nowrap">{p.expires_at ? formatDateTime(p.expires_at) : '—'}</span> },
-              { header: 'Restrictions', wide: true, cell: (p) => restrictionWords(p.restrictions) },
-              { header: 'Status', cell: (p) => (p.active ? <Badge status="active">Active</Badge> : <Badge status="disabled">Inactive</Badge>) },
-              {
-                header: 'Actions',
-                cell: (p) => (
-                  <Button size="sm" busy={action.busy === p.id} error={action.errorOf(p.id)} onClick={() => setActive(p, !p.active)} aria-label={`${p.active ? 'Deactivate' : 'Activate'} ${p.code}`}>
-                    {p.active ? 'Deactivate' : 'Activate'}
-                  </Button>
-                ),
-              },
-            ]}
-            empty={<EmptyState title="No codes yet">Create a code below: buyers type it at checkout to get this coupon.</EmptyState>}
-          />
-        )}
+        <Table
+          caption="Promotion codes"
+          rows={codes.data?.data}
+          rowKey={(p) => p.id}
+          columns={[
+            { header: 'Code', cell: (p) => <code class="promo-code">{p.code}</code> },
+            { header: 'Redeemed', align: 'right', cell: (p) => redeemed(p.times_redeemed, p.max_redemptions) },
+            { header: 'Expires', wide: true, cell: (p) => <span class="nowrap">{p.expires_at ? formatDateTime(p.expires_at) : '—'}</span> },
+            { header: 'Restrictions', wide: true, cell: (p) => restrictionWords(p.restrictions) },
+            { header: 'Status', cell: (p) => (p.active ? <Badge status="active">Active</Badge> : <Badge status="disabled">Inactive</Badge>) },
+            {
+              header: 'Actions',
+              cell: (p) => (
+                <Button size="sm" busy={action.busy === p.id} error={action.errorOf(p.id)} onClick={() => setActive(p, !p.active)} aria-label={`${p.active ? 'Deactivate' : 'Activate'} ${p.code}`}>
+                  {p.active ? 'Deactivate' : 'Activate'}
+                </Button>
+              ),
+            },
+          ]}
+          empty={<EmptyState title="No codes yet">Create a code below: buyers type it at checkout to get this coupon.</EmptyState>}
+        />
       </Card>
       {c.valid && (
         <Card title="New promotion code" id="new-code">

@@ -146,48 +146,46 @@ function Members({ owner, me }: { owner: boolean; me: string }) {
           <CopyField text={invited.link} label="Invitation link" />
         </div>
       )}
-      {members.data && (
-        <Table
-          caption="Members"
-          rows={members.data.data}
-          rowKey={(m) => m.id}
-          columns={[
-            { header: 'Email', cell: (m) => <>{m.email}{m.id === me && <span class="muted"> (you)</span>}</> },
-            {
-              header: 'Role',
-              cell: (m) =>
-                owner && m.id !== me && m.status === 'active' ? (
-                  <select class="input input-sm" aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => act(() => api.patch(`/members/${encodeURIComponent(m.id)}`, { role: (e.target as HTMLSelectElement).value }))}>
-                    <option value="owner">Owner</option>
-                    <option value="member">Member</option>
-                  </select>
-                ) : (
-                  <Badge status={m.role === 'owner' ? 'active' : 'draft'}>{m.role === 'owner' ? 'Owner' : 'Member'}</Badge>
-                ),
-            },
-            {
-              header: 'Joined',
-              wide: true,
-              cell: (m) =>
-                m.status === 'invited' ? (
-                  (m.invitation_expires_at ?? 0) * 1000 > Date.now() ? <Badge status="open">Invited</Badge> : <Badge status="expired">Invitation expired</Badge>
-                ) : (
-                  formatDate(m.joined_at)
-                ),
-            },
-            {
-              header: <span class="sr-only">Actions</span>,
-              align: 'right',
-              cell: (m) =>
-                !owner || m.id === me ? null : m.status === 'invited' ? (
-                  <ConfirmButton label="Revoke" what={`the invitation of ${m.email}`} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} />
-                ) : (
-                  <ConfirmButton label="Remove" what={m.email} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} />
-                ),
-            },
-          ]}
-        />
-      )}
+      <Table
+        caption="Members"
+        rows={members.data?.data}
+        rowKey={(m) => m.id}
+        columns={[
+          { header: 'Email', cell: (m) => <>{m.email}{m.id === me && <span class="muted"> (you)</span>}</> },
+          {
+            header: 'Role',
+            cell: (m) =>
+              owner && m.id !== me && m.status === 'active' ? (
+                <select class="input input-sm" aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => act(() => api.patch(`/members/${encodeURIComponent(m.id)}`, { role: (e.target as HTMLSelectElement).value }))}>
+                  <option value="owner">Owner</option>
+                  <option value="member">Member</option>
+                </select>
+              ) : (
+                <Badge status={m.role === 'owner' ? 'active' : 'draft'}>{m.role === 'owner' ? 'Owner' : 'Member'}</Badge>
+              ),
+          },
+          {
+            header: 'Joined',
+            wide: true,
+            cell: (m) =>
+              m.status === 'invited' ? (
+                (m.invitation_expires_at ?? 0) * 1000 > Date.now() ? <Badge status="open">Invited</Badge> : <Badge status="expired">Invitation expired</Badge>
+              ) : (
+                formatDate(m.joined_at)
+              ),
+          },
+          {
+            header: <span class="sr-only">Actions</span>,
+            align: 'right',
+            cell: (m) =>
+              !owner || m.id === me ? null : m.status === 'invited' ? (
+                <ConfirmButton label="Revoke" what={`the invitation of ${m.email}`} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} />
+              ) : (
+                <ConfirmButton label="Remove" what={m.email} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} />
+              ),
+          },
+        ]}
+      />
       {owner && (
         <form class="form-row invite" onSubmit={invite} noValidate>
           <Field label="Invite by email" name="email" error={error}>
@@ -228,43 +226,41 @@ function Sessions() {
     <Card title="Your sessions" id="sessions">
       <p class="muted">Where you are signed in. Revoke a session you do not recognise: it is signed out at once.</p>
       <ErrorNotice error={sessions.error ?? error} />
-      {sessions.data && (
-        <Table
-          caption="Your sessions"
-          rows={sessions.data.data}
-          rowKey={(s) => s.id}
-          columns={[
-            {
-              header: 'Device',
-              cell: (s) => (
-                <>
-                  {device(s.user_agent)} {s.current && <Badge status="active">This session</Badge>}
-                  <span class="row-sub">{s.ip ?? ''}</span>
-                </>
+      <Table
+        caption="Your sessions"
+        rows={sessions.data?.data}
+        rowKey={(s) => s.id}
+        columns={[
+          {
+            header: 'Device',
+            cell: (s) => (
+              <>
+                {device(s.user_agent)} {s.current && <Badge status="active">This session</Badge>}
+                <span class="row-sub">{s.ip ?? ''}</span>
+              </>
+            ),
+          },
+          { header: 'Signed in', wide: true, cell: (s) => `${formatDateTime(s.signed_in_at)} (${s.method})` },
+          { header: 'Last active', cell: (s) => formatRelative(s.last_seen_at) },
+          {
+            header: <span class="sr-only">Actions</span>,
+            align: 'right',
+            cell: (s) =>
+              s.current ? null : (
+                <ConfirmButton
+                  label="Revoke"
+                  what={`${device(s.user_agent)} session`}
+                  onConfirm={() =>
+                    run('revoke', async () => {
+                      await api.delete(`/sessions/${encodeURIComponent(s.id)}`);
+                      sessions.reload();
+                    })
+                  }
+                />
               ),
-            },
-            { header: 'Signed in', wide: true, cell: (s) => `${formatDateTime(s.signed_in_at)} (${s.method})` },
-            { header: 'Last active', cell: (s) => formatRelative(s.last_seen_at) },
-            {
-              header: <span class="sr-only">Actions</span>,
-              align: 'right',
-              cell: (s) =>
-                s.current ? null : (
-                  <ConfirmButton
-                    label="Revoke"
-                    what={`${device(s.user_agent)} session`}
-                    onConfirm={() =>
-                      run('revoke', async () => {
-                        await api.delete(`/sessions/${encodeURIComponent(s.id)}`);
-                        sessions.reload();
-                      })
-                    }
-                  />
-                ),
-            },
-          ]}
-        />
-      )}
+          },
+        ]}
+      />
     </Card>
   );
 }
@@ -290,35 +286,33 @@ function Passkeys() {
     <Card title="Passkeys" id="passkeys">
       <p class="muted">Sign in with your fingerprint, face or device PIN instead of a password.</p>
       <ErrorNotice error={passkeys.error} />
-      {passkeys.data && (
-        <Table
-          caption="Your passkeys"
-          rows={passkeys.data.data}
-          rowKey={(p) => p.id}
-          columns={[
-            { header: 'Name', cell: (p) => p.name },
-            { header: 'Added', wide: true, cell: (p) => formatDate(p.registered_at) },
-            { header: 'Last used', cell: (p) => (p.last_used_at ? formatRelative(p.last_used_at) : 'Never') },
-            {
-              header: <span class="sr-only">Actions</span>,
-              align: 'right',
-              cell: (p) => (
-                <ConfirmButton
-                  label="Remove"
-                  what={p.name}
-                  onConfirm={() =>
-                    run('remove', async () => {
-                      await api.delete(`/passkeys/${encodeURIComponent(p.id)}`);
-                      passkeys.reload();
-                    })
-                  }
-                />
-              ),
-            },
-          ]}
-          empty={<EmptyState title="No passkeys yet">Add one below to sign in without typing a password.</EmptyState>}
-        />
-      )}
+      <Table
+        caption="Your passkeys"
+        rows={passkeys.data?.data}
+        rowKey={(p) => p.id}
+        columns={[
+          { header: 'Name', cell: (p) => p.name },
+          { header: 'Added', wide: true, cell: (p) => formatDate(p.registered_at) },
+          { header: 'Last used', cell: (p) => (p.last_used_at ? formatRelative(p.last_used_at) : 'Never') },
+          {
+            header: <span class="sr-only">Actions</span>,
+            align: 'right',
+            cell: (p) => (
+              <ConfirmButton
+                label="Remove"
+                what={p.name}
+                onConfirm={() =>
+                  run('remove', async () => {
+                    await api.delete(`/passkeys/${encodeURIComponent(p.id)}`);
+                    passkeys.reload();
+                  })
+                }
+              />
+            ),
+          },
+        ]}
+        empty={<EmptyState title="No passkeys yet">Add one below to sign in without typing a password.</EmptyState>}
+      />
       {passkeysSupported() ? (
         <form class="form-row invite" onSubmit={add} noValidate>
           <Field label="Passkey name" name="name" error={error} hint="Which device, such as “Work laptop”.">
