@@ -5,7 +5,7 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { PagedTable } from '../components/Table.tsx';
@@ -186,9 +186,8 @@ export function SequencePage({ params }: PageProps) {
   const triggers = useApi<{ data: Trigger[] }>(isNew ? null : '/triggers');
   const promos = useApi<{ data: Array<{ slug: string; name: string }> }>('/promos');
   const [sequence, setSequence] = useState<Sequence | null>(null);
-  const [key, setKey] = useState('');
-  const [name, setName] = useState('');
-  const [status, setStatus] = useState<'active' | 'paused'>('active');
+  const { fields: form, set, setFields } = useFields({ key: '', name: '', status: 'active' as 'active' | 'paused' });
+  const { key, name, status } = form;
   const [actions, setActions] = useState<ActionForm[]>([newAction('send_webhook')]);
   const [trigs, setTrigs] = useState<TriggerForm[]>([{ key: 'incoming', name: 'Incoming webhook', enabled: true }]);
   const { busy, error, run } = useAction<'save'>();
@@ -200,9 +199,7 @@ export function SequencePage({ params }: PageProps) {
     const found = sequences.data?.data.find((s) => String(s.id) === params.id);
     if (!found || !triggers.data) return;
     setSequence(found);
-    setKey(found.key ?? '');
-    setName(found.name);
-    setStatus(found.status);
+    setFields({ key: found.key ?? '', name: found.name, status: found.status });
     setActions(found.actions.map((a, i) => actionForm(a, i)));
     setTrigs(triggers.data.data.filter((t) => t.sequence_id === found.id).map((t) => ({ key: t.key ?? '', name: t.name, enabled: t.enabled })));
   }, [sequences.data, triggers.data]);
@@ -279,14 +276,14 @@ export function SequencePage({ params }: PageProps) {
         <Card title="Sequence" id="sequence">
           <div class="form-row align-top">
             <Field label="Name" name="name" error={error}>
-              {(c) => <Input {...c} value={name} onValue={setName} />}
+              {(c) => <Input {...c} value={name} onValue={set('name')} />}
             </Field>
             <Field label="Key" name="key" error={error} hint={isNew ? 'Your id of the sequence; it cannot change.' : 'It cannot change.'}>
-              {(c) => <Input {...c} value={key} onValue={setKey} readOnly={!isNew} autoComplete="off" />}
+              {(c) => <Input {...c} value={key} onValue={set('key')} readOnly={!isNew} autoComplete="off" />}
             </Field>
             <Field label="Status" name="status" error={error}>
               {(c) => (
-                <Select {...c} value={status} onValue={(v) => setStatus(v as 'active' | 'paused')}>
+                <Select {...c} value={status} onValue={(v) => set('status')(v as 'active' | 'paused')}>
                   <option value="active">Active</option>
                   <option value="paused">Paused</option>
                 </Select>

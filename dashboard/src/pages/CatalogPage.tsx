@@ -5,7 +5,7 @@ import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { PagedTable } from '../components/Table.tsx';
@@ -127,10 +127,9 @@ export function ProductPage({ params }: PageProps) {
   const isNew = params.id === undefined;
   const loaded = useApi<Product>(isNew ? null : `/products/${encodeURIComponent(params.id!)}`);
   const [product, setProduct] = useState<Product | null>(null);
-  const [key, setKey] = useState('');
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [plans, setPlans] = useState<PlanForm[]>([emptyPlan()]);
+  const { fields, set, setFields } = useFields({ key: '', name: '', description: '', plans: [emptyPlan()] });
+  const { key, name, description, plans } = fields;
+  const setPlans = set('plans');
   const { busy, errorOf, run } = useAction<'save' | 'publish' | 'archive' | 'restore'>();
   // The form's errors under the form; each header action's beside its button.
   const error = errorOf('save');
@@ -138,10 +137,7 @@ export function ProductPage({ params }: PageProps) {
 
   const fill = (p: Product) => {
     setProduct(p);
-    setKey(p.key);
-    setName(p.name ?? '');
-    setDescription(p.description ?? '');
-    setPlans(p.plans.length ? p.plans.map(planForm) : [emptyPlan()]);
+    setFields({ key: p.key, name: p.name ?? '', description: p.description ?? '', plans: p.plans.length ? p.plans.map(planForm) : [emptyPlan()] });
   };
   useEffect(() => {
     if (loaded.data) fill(loaded.data);
@@ -219,14 +215,14 @@ export function ProductPage({ params }: PageProps) {
         <Card title="Details" id="details">
           <div class="form-row align-top">
             <Field label="Key" name="key" error={error} hint={isNew ? 'Your id of the product: letters, digits and . _ : -. It cannot change.' : 'It cannot change.'}>
-              {(c) => <Input {...c} value={key} onValue={setKey} readOnly={!isNew} required autoComplete="off" />}
+              {(c) => <Input {...c} value={key} onValue={set('key')} readOnly={!isNew} required autoComplete="off" />}
             </Field>
             <Field label="Name" name="name" error={error}>
-              {(c) => <Input {...c} value={name} onValue={setName} />}
+              {(c) => <Input {...c} value={name} onValue={set('name')} />}
             </Field>
           </div>
           <Field label="Description" name="description" error={error}>
-            {(c) => <textarea {...c} class="input" rows={3} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />}
+            {(c) => <textarea {...c} class="input" rows={3} value={description} onInput={(e) => set('description')((e.target as HTMLTextAreaElement).value)} />}
           </Field>
         </Card>
         <Card

@@ -9,7 +9,8 @@ import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
 import { DevelopersTabs, SettingsTabs } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors } from '../components/Field.tsx';
+import { originLines } from '../components/OriginsField.tsx';
+import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { PagedTable } from '../components/Table.tsx';
@@ -44,13 +45,14 @@ export function OAuthAppsPage() {
   );
 }
 
+const NEW_APP = { name: '', uris: '', isPublic: false };
+
 function OAuthApps() {
   const { query } = useLocation();
   const page = Number(query.get('page') ?? 1);
   const apps = useApi<{ data: OAuthApp[] }>('/oauth-apps');
-  const [name, setName] = useState('');
-  const [uris, setUris] = useState('');
-  const [isPublic, setPublic] = useState(false);
+  const { fields, set, setFields } = useFields(NEW_APP);
+  const { name, uris, isPublic } = fields;
   const { busy, error, run } = useAction<'register'>();
   // A row's deletion: its error shows above the table, not under the form.
   const rows = useAction<'delete'>();
@@ -60,14 +62,8 @@ function OAuthApps() {
   const register = async (e: Event) => {
     e.preventDefault();
     await run('register', async () => {
-      const redirectUris = uris
-        .split('\n')
-        .map((u) => u.trim())
-        .filter(Boolean);
-      setCreated(await api.post<OAuthApp & { client_secret: string | null }>('/oauth-apps', { name, redirect_uris: redirectUris, public: isPublic }));
-      setName('');
-      setUris('');
-      setPublic(false);
+      setCreated(await api.post<OAuthApp & { client_secret: string | null }>('/oauth-apps', { name, redirect_uris: originLines(uris), public: isPublic }));
+      setFields(NEW_APP);
       apps.reload();
     });
   };
@@ -98,11 +94,11 @@ function OAuthApps() {
         <p class="muted">An app that people connect to their account here (authorization code with PKCE). See docs/oauth.md for the endpoints and scopes.</p>
         <form onSubmit={register} noValidate class="stack-form wide-form">
           <Field label="Name" name="name" error={error} hint="Shown to people on the consent page.">
-            {(c) => <Input {...c} required maxLength={255} value={name} onValue={setName} />}
+            {(c) => <Input {...c} required maxLength={255} value={name} onValue={set('name')} />}
           </Field>
-          <RedirectUrisField value={uris} onValue={setUris} errors={uriErrors} />
+          <RedirectUrisField value={uris} onValue={set('uris')} errors={uriErrors} />
           <label class="check">
-            <input type="checkbox" checked={isPublic} onChange={(e) => setPublic((e.target as HTMLInputElement).checked)} />
+            <input type="checkbox" checked={isPublic} onChange={(e) => set('isPublic')((e.target as HTMLInputElement).checked)} />
             Public app (runs in a browser or on a device: no client secret, PKCE only)
           </label>
           <OtherErrors error={error} shown={['name', 'public', 'redirect_uris', ...Object.keys(error?.fields ?? {}).filter((k) => k.startsWith('redirect_uris.'))]} />

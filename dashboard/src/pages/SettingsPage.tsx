@@ -8,7 +8,7 @@ import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { originErrorNames, originLines, OriginsField } from '../components/OriginsField.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
@@ -52,17 +52,12 @@ function timezones(current: string): string[] {
 
 function OrganizationSettings({ owner }: { owner: boolean }) {
   const org = useApi<Organization>('/organization');
-  const [name, setName] = useState('');
-  const [timezone, setTimezone] = useState('');
-  const [origins, setOrigins] = useState('');
+  const { fields, set, setFields } = useFields({ name: '', timezone: '', origins: '' });
+  const { name, timezone, origins } = fields;
   const { busy, error, run } = useAction<'save'>();
   const [saved, setSaved] = useState(false);
   useEffect(() => {
-    if (org.data) {
-      setName(org.data.name);
-      setTimezone(org.data.timezone);
-      setOrigins(org.data.allowed_redirect_origins.join('\n'));
-    }
+    if (org.data) setFields({ name: org.data.name, timezone: org.data.timezone, origins: org.data.allowed_redirect_origins.join('\n') });
   }, [org.data]);
 
   const save = async (e: Event) => {
@@ -70,7 +65,7 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
     setSaved(false);
     await run('save', async () => {
       const saved = await api.patch<Organization>('/organization', { name, timezone, allowed_redirect_origins: originLines(origins) });
-      setOrigins(saved.allowed_redirect_origins.join('\n'));
+      set('origins')(saved.allowed_redirect_origins.join('\n'));
       await loadSession(); // the navigation's name and every date's time zone follow
       setSaved(true);
     });
@@ -83,11 +78,11 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
         <form onSubmit={save} noValidate>
           <div class="form-row">
             <Field label="Name" name="name" error={error}>
-              {(c) => <Input {...c} required maxLength={255} disabled={!owner} value={name} onValue={setName} />}
+              {(c) => <Input {...c} required maxLength={255} disabled={!owner} value={name} onValue={set('name')} />}
             </Field>
             <Field label="Time zone" name="timezone" error={error} hint="Dates in the dashboard and the days of Home follow it.">
               {(c) => (
-                <Select {...c} disabled={!owner} value={timezone} onValue={setTimezone}>
+                <Select {...c} disabled={!owner} value={timezone} onValue={set('timezone')}>
                   {timezones(timezone).map((tz) => (
                     <option key={tz}>{tz}</option>
                   ))}
@@ -97,7 +92,7 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
           </div>
           <OriginsField
             value={origins}
-            onValue={setOrigins}
+            onValue={set('origins')}
             error={error}
             disabled={!owner}
             hint="One per line, such as https://shop.example. A page on one of these may send its own success_url and cancel_url when it creates a checkout session, for every offer; your server may send any with its API key. Scheme, host and port must match exactly."
