@@ -5,6 +5,8 @@ import type { Loaded } from '../useApi.ts';
 import { Button } from './Button.tsx';
 import { ErrorNotice, Loading } from './Notice.tsx';
 
+const trimmed = (value: string | undefined) => (value ?? '').trim();
+
 export type UrlFilters<F extends Record<string, string>> = ReturnType<typeof useUrlFilters<F>>;
 
 /**
@@ -23,8 +25,8 @@ export function useUrlFilters<F extends Record<string, string>>(defaults: F, res
     /** The draft's setter of one field, for an <Input onValue>. */
     set: (key: keyof F) => (value: string) => setForm({ ...form, [key]: value }),
     filtered: keys.some((k) => applied[k] !== defaults[k]),
-    // A default stays out of the URL.
-    apply: () => setQuery({ ...Object.fromEntries(keys.map((k) => [k, form[k] === defaults[k] ? null : form[k]])), ...reset }),
+    // Values go trimmed; a default stays out of the URL.
+    apply: () => setQuery({ ...Object.fromEntries(keys.map((k) => [k, trimmed(form[k]) === defaults[k] ? null : trimmed(form[k])])), ...reset }),
     clear: () => setQuery({ ...Object.fromEntries(keys.map((k) => [k, null])), ...reset }),
   };
 }
