@@ -82,17 +82,20 @@ export async function request<T>(method: string, path: string, body?: unknown, o
   }
   notePosition(response.headers.get('commerce-position'));
   if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  let json: unknown = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
+  const json = parseJson(await response.text());
   if (response.ok) return json as T;
   const error = errorOf(response.status, json);
   if (response.status === 401 && !options.allowUnauthenticated) onUnauthenticated();
   throw error;
+}
+
+/** An answer's body as JSON; null when empty or not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A failed answer's body as an ApiError. */
@@ -126,12 +129,7 @@ export function upload<T>(
     xhr.onabort = () => reject(new DOMException('The upload was cancelled.', 'AbortError'));
     xhr.onload = () => {
       notePosition(xhr.getResponseHeader('commerce-position'));
-      let json: unknown = null;
-      try {
-        json = xhr.responseText ? JSON.parse(xhr.responseText) : null;
-      } catch {
-        json = null;
-      }
+      const json = parseJson(xhr.responseText);
       if (xhr.status >= 200 && xhr.status < 300) return resolve(json as T);
       if (xhr.status === 401) onUnauthenticated();
       reject(errorOf(xhr.status, json));

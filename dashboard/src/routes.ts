@@ -3,38 +3,28 @@
  * page, write `pages/<Name>Page.tsx` and add it here (docs/dashboard.md).
  */
 import type { ComponentType } from 'preact';
-import { AutomationPage } from './pages/AutomationPage.tsx';
-import { CatalogPage } from './pages/CatalogPage.tsx';
+import { AutomationPage, SequencePage } from './pages/AutomationPage.tsx';
+import { CatalogPage, ProductPage } from './pages/CatalogPage.tsx';
 import { DevelopersPage } from './pages/DevelopersPage.tsx';
 import { EventLogPage } from './pages/EventLogPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
-import { OffersPage } from './pages/OffersPage.tsx';
-import { PromosPage } from './pages/PromosPage.tsx';
+import { OfferPage, OffersPage } from './pages/OffersPage.tsx';
+import { PromoPage, PromosPage } from './pages/PromosPage.tsx';
 import { SalesPage } from './pages/SalesPage.tsx';
 import { SessionPage } from './pages/SessionPage.tsx';
 import { TaxReportPage } from './pages/TaxReportPage.tsx';
 import { SettingsPage } from './pages/SettingsPage.tsx';
-// The detail pages of Catalog, Offers, Promos and Automation (docs/dashboard.md).
-import { SequencePage } from './pages/AutomationPage.tsx';
 import { TriggerPage, WorkflowPage } from './pages/AutomationRunPages.tsx';
-import { ProductPage } from './pages/CatalogPage.tsx';
-import { OfferPage } from './pages/OffersPage.tsx';
-import { PromoPage } from './pages/PromosPage.tsx';
-// Payments, webhook endpoints and apps (docs/dashboard.md).
 import { PaymentsPage } from './pages/PaymentsPage.tsx';
 import { TaxPage } from './pages/TaxPage.tsx';
 import { ConnectedAppsPage, OAuthAppsPage } from './pages/OAuthAppsPage.tsx';
 import { NewWebhookPage, WebhookPage, WebhooksPage } from './pages/WebhooksPage.tsx';
-// Subscriptions (docs/dashboard.md).
 import { SubscriptionPage } from './pages/subscriptions/SubscriptionPage.tsx';
 import { SubscriptionsPage } from './pages/subscriptions/SubscriptionsPage.tsx';
 import { TestClocksPage } from './pages/subscriptions/TestClocksPage.tsx';
-// Customers (docs/customers.md).
 import { CustomerPage } from './pages/customers/CustomerPage.tsx';
 import { CustomersPage } from './pages/customers/CustomersPage.tsx';
-// Coupons and promotion codes (docs/discounts.md).
 import { CouponPage, CouponsPage, NewCouponPage } from './pages/CouponsPage.tsx';
-// License keys of license key benefits (docs/dashboard.md).
 import { LicenseKeyPage, LicenseKeysPage } from './pages/benefits/LicenseKeysPage.tsx';
 
 /** A page gets its path's parameters (`:id` → params.id). */
@@ -89,7 +79,6 @@ export const ROUTES: Route[] = [
   { path: '/dashboard/settings/payments', page: PaymentsPage, nav: 'settings' },
   { path: '/dashboard/settings/tax', page: TaxPage, nav: 'settings' },
   { path: '/dashboard/settings/connected-apps', page: ConnectedAppsPage, nav: 'settings' },
-  // Catalog, Offers, Promos and Automation detail pages (docs/dashboard.md).
   { path: '/dashboard/catalog/new', page: ProductPage, nav: 'catalog' },
   { path: '/dashboard/catalog/:id', page: ProductPage, nav: 'catalog' },
   { path: '/dashboard/offers/new', page: OfferPage, nav: 'offers' },

@@ -22,10 +22,6 @@ export function setSession(answer: SessionAnswer | null): void {
   for (const listener of listeners) listener();
 }
 
-export function getSession(): State {
-  return current;
-}
-
 export function useSession(): State {
   const [, redraw] = useState(0);
   const drawn = current;

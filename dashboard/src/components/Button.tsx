@@ -1,5 +1,6 @@
 import type { ButtonHTMLAttributes, ComponentChildren } from 'preact';
 import type { ApiError } from '../api.ts';
+import { Notice } from './Notice.tsx';
 
 type Props = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'size'> & {
   variant?: 'primary' | 'secondary' | 'danger' | 'ghost';
@@ -26,5 +27,21 @@ export function Button({ variant = 'secondary', size = 'md', busy = false, disab
         {error.message}
       </span>
     </span>
+  );
+}
+
+/** A settings form's end: "Saved." after a save, then its Save button, or for a non-owner who may change it. */
+export function OwnerSave({ owner, saved, busy, label = 'Save', refusal = 'Only owners change these.' }: { owner: boolean; saved: boolean; busy: boolean; label?: string; refusal?: string }) {
+  return (
+    <>
+      {saved && <Notice tone="success">Saved.</Notice>}
+      {owner ? (
+        <Button type="submit" variant="primary" busy={busy}>
+          {label}
+        </Button>
+      ) : (
+        <p class="muted">{refusal}</p>
+      )}
+    </>
   );
 }

@@ -1,5 +1,5 @@
 import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from 'preact';
-import { useId } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import type { ApiError } from '../api.ts';
 
 /**
@@ -40,6 +40,13 @@ export function Field({
       )}
     </div>
   );
+}
+
+/** A form's fields as one state; `set(name)` is one field's setter, for an <Input onValue>. */
+export function useFields<F extends object>(initial: F) {
+  const [fields, setFields] = useState(initial);
+  const set = <K extends keyof F>(name: K) => (value: F[K]) => setFields((f) => ({ ...f, [name]: value }));
+  return { fields, set, setFields };
 }
 
 /** A text input bound to a string state. */

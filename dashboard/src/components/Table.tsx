@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PageMeta } from '../api.ts';
 import { LOCALE } from '../locale.ts';
+import { setQuery } from '../router.tsx';
 
 export type Column<T> = {
   header: ComponentChildren;
@@ -15,22 +16,19 @@ export type Column<T> = {
  * A list as a table: a caption for screen readers, the header, one row per item. `empty` shows
  * instead when there is nothing (say what to do next); `rowHref` makes the first cell a link to the row's page.
  */
-export function Table<T>({
-  caption,
-  columns,
-  rows,
-  rowKey,
-  empty,
-  busy = false,
-}: {
+type TableProps<T> = {
   caption: string;
   columns: Column<T>[];
-  rows: T[];
+  /** Nothing is drawn till they are there. */
+  rows: T[] | undefined;
   rowKey: (row: T) => string;
   empty?: ComponentChildren;
   busy?: boolean;
-}) {
-  const more = useSidewaysOverflow(rows.length);
+};
+
+export function Table<T>({ caption, columns, rows, rowKey, empty, busy = false }: TableProps<T>) {
+  const more = useSidewaysOverflow(rows?.length ?? -1);
+  if (!rows) return null;
   if (!rows.length && empty) return <>{empty}</>;
   const scrolls = more.left || more.right;
   return (
@@ -114,5 +112,16 @@ export function Pagination({ meta, onPage, label = 'Pages' }: { meta: PageMeta; 
         </button>
       </span>
     </nav>
+  );
+}
+
+/** A page of a list as a table over its pager, which moves `pageKey` in the URL; nothing till it arrives. */
+export function PagedTable<T>({ page, pageKey = 'page', pages, ...table }: Omit<TableProps<T>, 'rows'> & { page: { data: T[]; meta: PageMeta } | null | undefined; pageKey?: string; pages?: string }) {
+  if (!page) return null;
+  return (
+    <>
+      <Table {...table} rows={page.data} />
+      <Pagination meta={page.meta} onPage={(p) => setQuery({ [pageKey]: p })} label={pages} />
+    </>
   );
 }

@@ -12,3 +12,20 @@ export function Tabs({ label, tabs, current }: { label: string; tabs: { href: st
     </nav>
   );
 }
+
+const sectionTabs = (label: string, tabs: { href: string; label: string }[]) => ({ current }: { current: string }) => <Tabs label={label} current={current} tabs={tabs} />;
+
+export const DevelopersTabs = sectionTabs('Developers', [
+  { href: '/dashboard/developers', label: 'API keys' },
+  { href: '/dashboard/developers/webhooks', label: 'Webhook endpoints' },
+  { href: '/dashboard/developers/oauth-apps', label: 'OAuth apps' },
+  { href: '/dashboard/developers/events', label: 'Event log' },
+  { href: '/dashboard/developers/test-clocks', label: 'Test clocks' },
+]);
+
+export const SettingsTabs = sectionTabs('Settings', [
+  { href: '/dashboard/settings', label: 'General' },
+  { href: '/dashboard/settings/payments', label: 'Payments' },
+  { href: '/dashboard/settings/tax', label: 'Tax' },
+  { href: '/dashboard/settings/connected-apps', label: 'Connected apps' },
+]);

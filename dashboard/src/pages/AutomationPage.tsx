@@ -5,10 +5,10 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
@@ -55,62 +55,56 @@ export function AutomationPage() {
       <ErrorNotice error={sequences.error ?? triggers.error ?? error} />
       <Card title="Sequences" id="sequences">
         {!seqPage && <Loading />}
-        {seqPage && (
-          <>
-            <Table
-              caption="Sequences"
-              rows={seqPage.data}
-              rowKey={(s) => String(s.id)}
-              columns={[
-                { header: 'Sequence', cell: (s) => <Link href={`/dashboard/automation/sequences/${s.id}`}>{s.name}</Link> },
-                { header: 'Actions', cell: (s) => (s.actions.length ? s.actions.map((a) => ACTION_LABEL[a.type]).join(' → ') : <span class="muted">None yet</span>) },
-                { header: 'Status', cell: (s) => <Badge status={s.status}>{cap(s.status)}</Badge> },
-              ]}
-              empty={
-                <EmptyState title="No sequences yet" action={create}>
-                  A sequence catches a webhook (from your form, your CRM, Zapier…) and sends it on, or enrols the person in a promo.
-                </EmptyState>
-              }
-            />
-            <Pagination meta={seqPage.meta} onPage={(p) => setQuery({ spage: p })} label="Sequence pages" />
-          </>
-        )}
+        <PagedTable
+          caption="Sequences"
+          page={seqPage}
+          pages="Sequence pages"
+          pageKey="spage"
+          rowKey={(s) => String(s.id)}
+          columns={[
+            { header: 'Sequence', cell: (s) => <Link href={`/dashboard/automation/sequences/${s.id}`}>{s.name}</Link> },
+            { header: 'Actions', cell: (s) => (s.actions.length ? s.actions.map((a) => ACTION_LABEL[a.type]).join(' → ') : <span class="muted">None yet</span>) },
+            { header: 'Status', cell: (s) => <Badge status={s.status}>{cap(s.status)}</Badge> },
+          ]}
+          empty={
+            <EmptyState title="No sequences yet" action={create}>
+              A sequence catches a webhook (from your form, your CRM, Zapier…) and sends it on, or enrols the person in a promo.
+            </EmptyState>
+          }
+        />
       </Card>
       <Card title="Triggers" id="triggers">
-        {trigPage && (
-          <>
-            <Table
-              caption="Triggers"
-              rows={trigPage.data}
-              rowKey={(t) => String(t.id)}
-              columns={[
-                {
-                  header: 'Trigger',
-                  cell: (t) => (
-                    <>
-                      <Link href={`/dashboard/automation/triggers/${t.id}`}>{t.name}</Link>
-                      <div class="muted">{names.get(t.sequence_id) ?? ''}</div>
-                    </>
-                  ),
-                },
-                { header: 'Catch URL', cell: (t) => <CopyButton text={t.catch_url} label="Copy URL" /> },
-                { header: 'Received', cell: (t) => t.received_count, align: 'right', wide: true },
-                { header: 'Status', cell: (t) => <Badge status={t.enabled ? 'enabled' : 'disabled'}>{t.enabled ? 'Enabled' : 'Disabled'}</Badge> },
-                {
-                  header: <span class="sr-only">Actions</span>,
-                  cell: (t) => (
-                    <Button size="sm" busy={busy === `t${t.id}`} onClick={() => act(`t${t.id}`, () => api.post(`/triggers/${t.id}/${t.enabled ? 'disable' : 'enable'}`))} aria-label={`${t.enabled ? 'Disable' : 'Enable'} ${t.name}`}>
-                      {t.enabled ? 'Disable' : 'Enable'}
-                    </Button>
-                  ),
-                  wide: true,
-                },
-              ]}
-              empty={<EmptyState title="No triggers yet">Add a trigger to a sequence: it gets a catch URL to point your webhook at.</EmptyState>}
-            />
-            <Pagination meta={trigPage.meta} onPage={(p) => setQuery({ tpage: p })} label="Trigger pages" />
-          </>
-        )}
+        <PagedTable
+          caption="Triggers"
+          page={trigPage}
+          pages="Trigger pages"
+          pageKey="tpage"
+          rowKey={(t) => String(t.id)}
+          columns={[
+            {
+              header: 'Trigger',
+              cell: (t) => (
+                <>
+                  <Link href={`/dashboard/automation/triggers/${t.id}`}>{t.name}</Link>
+                  <div class="muted">{names.get(t.sequence_id) ?? ''}</div>
+                </>
+              ),
+            },
+            { header: 'Catch URL', cell: (t) => <CopyButton text={t.catch_url} label="Copy URL" /> },
+            { header: 'Received', cell: (t) => t.received_count, align: 'right', wide: true },
+            { header: 'Status', cell: (t) => <Badge status={t.enabled ? 'enabled' : 'disabled'}>{t.enabled ? 'Enabled' : 'Disabled'}</Badge> },
+            {
+              header: <span class="sr-only">Actions</span>,
+              cell: (t) => (
+                <Button size="sm" busy={busy === `t${t.id}`} onClick={() => act(`t${t.id}`, () => api.post(`/triggers/${t.id}/${t.enabled ? 'disable' : 'enable'}`))} aria-label={`${t.enabled ? 'Disable' : 'Enable'} ${t.name}`}>
+                  {t.enabled ? 'Disable' : 'Enable'}
+                </Button>
+              ),
+              wide: true,
+            },
+          ]}
+          empty={<EmptyState title="No triggers yet">Add a trigger to a sequence: it gets a catch URL to point your webhook at.</EmptyState>}
+        />
       </Card>
       <Card
         title="Workflows"
@@ -128,25 +122,22 @@ export function AutomationPage() {
         }
       >
         <ErrorNotice error={workflows.error} />
-        {workflows.data && (
-          <>
-            <Table
-              caption="Workflows"
-              rows={workflows.data.data}
-              rowKey={(w) => String(w.id)}
-              busy={workflows.loading}
-              columns={[
-                { header: 'Run', cell: (w) => <Link href={`/dashboard/automation/workflows/${w.id}`}>#{w.id}{w.test ? ' (test)' : ''}</Link> },
-                { header: 'Sequence', cell: (w) => names.get(w.sequence_id) ?? `#${w.sequence_id}`, wide: true },
-                { header: 'Steps', cell: (w) => `${w.steps.filter((s) => s.status === 'succeeded').length}/${w.step_count}`, align: 'right' },
-                { header: 'Status', cell: (w) => <Badge status={w.status}>{cap(w.status)}</Badge> },
-                { header: 'Started', cell: (w) => formatDateTime(w.started_at), wide: true },
-              ]}
-              empty={<EmptyState title={wstatus ? `No ${wstatus} workflows` : 'No workflows yet'}>A workflow starts each time a trigger catches a webhook, or when you test-run a trigger on its sample.</EmptyState>}
-            />
-            <Pagination meta={workflows.data.meta} onPage={(p) => setQuery({ wpage: p })} label="Workflow pages" />
-          </>
-        )}
+        <PagedTable
+          caption="Workflows"
+          page={workflows.data}
+          pages="Workflow pages"
+          pageKey="wpage"
+          rowKey={(w) => String(w.id)}
+          busy={workflows.loading}
+          columns={[
+            { header: 'Run', cell: (w) => <Link href={`/dashboard/automation/workflows/${w.id}`}>#{w.id}{w.test ? ' (test)' : ''}</Link> },
+            { header: 'Sequence', cell: (w) => names.get(w.sequence_id) ?? `#${w.sequence_id}`, wide: true },
+            { header: 'Steps', cell: (w) => `${w.steps.filter((s) => s.status === 'succeeded').length}/${w.step_count}`, align: 'right' },
+            { header: 'Status', cell: (w) => <Badge status={w.status}>{cap(w.status)}</Badge> },
+            { header: 'Started', cell: (w) => formatDateTime(w.started_at), wide: true },
+          ]}
+          empty={<EmptyState title={wstatus ? `No ${wstatus} workflows` : 'No workflows yet'}>A workflow starts each time a trigger catches a webhook, or when you test-run a trigger on its sample.</EmptyState>}
+        />
       </Card>
     </>
   );
@@ -195,9 +186,8 @@ export function SequencePage({ params }: PageProps) {
   const triggers = useApi<{ data: Trigger[] }>(isNew ? null : '/triggers');
   const promos = useApi<{ data: Array<{ slug: string; name: string }> }>('/promos');
   const [sequence, setSequence] = useState<Sequence | null>(null);
-  const [key, setKey] = useState('');
-  const [name, setName] = useState('');
-  const [status, setStatus] = useState<'active' | 'paused'>('active');
+  const { fields: form, set, setFields } = useFields({ key: '', name: '', status: 'active' as 'active' | 'paused' });
+  const { key, name, status } = form;
   const [actions, setActions] = useState<ActionForm[]>([newAction('send_webhook')]);
   const [trigs, setTrigs] = useState<TriggerForm[]>([{ key: 'incoming', name: 'Incoming webhook', enabled: true }]);
   const { busy, error, run } = useAction<'save'>();
@@ -209,9 +199,7 @@ export function SequencePage({ params }: PageProps) {
     const found = sequences.data?.data.find((s) => String(s.id) === params.id);
     if (!found || !triggers.data) return;
     setSequence(found);
-    setKey(found.key ?? '');
-    setName(found.name);
-    setStatus(found.status);
+    setFields({ key: found.key ?? '', name: found.name, status: found.status });
     setActions(found.actions.map((a, i) => actionForm(a, i)));
     setTrigs(triggers.data.data.filter((t) => t.sequence_id === found.id).map((t) => ({ key: t.key ?? '', name: t.name, enabled: t.enabled })));
   }, [sequences.data, triggers.data]);
@@ -288,14 +276,14 @@ export function SequencePage({ params }: PageProps) {
         <Card title="Sequence" id="sequence">
           <div class="form-row align-top">
             <Field label="Name" name="name" error={error}>
-              {(c) => <Input {...c} value={name} onValue={setName} />}
+              {(c) => <Input {...c} value={name} onValue={set('name')} />}
             </Field>
             <Field label="Key" name="key" error={error} hint={isNew ? 'Your id of the sequence; it cannot change.' : 'It cannot change.'}>
-              {(c) => <Input {...c} value={key} onValue={setKey} readOnly={!isNew} autoComplete="off" />}
+              {(c) => <Input {...c} value={key} onValue={set('key')} readOnly={!isNew} autoComplete="off" />}
             </Field>
             <Field label="Status" name="status" error={error}>
               {(c) => (
-                <Select {...c} value={status} onValue={(v) => setStatus(v as 'active' | 'paused')}>
+                <Select {...c} value={status} onValue={(v) => set('status')(v as 'active' | 'paused')}>
                   <option value="active">Active</option>
                   <option value="paused">Paused</option>
                 </Select>

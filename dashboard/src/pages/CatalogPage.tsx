@@ -5,12 +5,12 @@ import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime, formatMoney } from '../format.ts';
-import { Link, navigate, setQuery, useLocation } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -48,36 +48,32 @@ export function CatalogPage() {
       <PageHeader title="Catalog" description="Products with their plans and prices. Publish a product to sell it through an offer." actions={create} />
       <ErrorNotice error={list.error} />
       {!list.data && list.loading && <Loading />}
-      {list.data && (
-        <>
-          <Table
-            caption="Products"
-            rows={list.data.data}
-            rowKey={(p) => p.id}
-            busy={list.loading}
-            columns={[
-              {
-                header: 'Product',
-                cell: (p) => (
-                  <>
-                    <Link href={`/dashboard/catalog/${encodeURIComponent(p.id)}`}>{p.name ?? p.key}</Link>
-                    <div class="muted mono">{p.key}</div>
-                  </>
-                ),
-              },
-              { header: 'Plans', cell: (p) => (p.plans.length ? p.plans.map((plan) => `${plan.display_name} · ${priceOf(plan)}`).join(', ') : <span class="muted">No plan yet</span>) },
-              { header: 'Status', cell: (p) => <ProductStatus product={p} /> },
-              { header: 'Version', cell: (p) => p.version_number, wide: true, align: 'right' },
-            ]}
-            empty={
-              <EmptyState title="No products yet" action={create}>
-                Create a product with a plan and its price; then make an offer of it to sell it.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Product pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Products"
+        page={list.data}
+        pages="Product pages"
+        rowKey={(p) => p.id}
+        busy={list.loading}
+        columns={[
+          {
+            header: 'Product',
+            cell: (p) => (
+              <>
+                <Link href={`/dashboard/catalog/${encodeURIComponent(p.id)}`}>{p.name ?? p.key}</Link>
+                <div class="muted mono">{p.key}</div>
+              </>
+            ),
+          },
+          { header: 'Plans', cell: (p) => (p.plans.length ? p.plans.map((plan) => `${plan.display_name} · ${priceOf(plan)}`).join(', ') : <span class="muted">No plan yet</span>) },
+          { header: 'Status', cell: (p) => <ProductStatus product={p} /> },
+          { header: 'Version', cell: (p) => p.version_number, wide: true, align: 'right' },
+        ]}
+        empty={
+          <EmptyState title="No products yet" action={create}>
+            Create a product with a plan and its price; then make an offer of it to sell it.
+          </EmptyState>
+        }
+      />
     </>
   );
 }
@@ -131,10 +127,9 @@ export function ProductPage({ params }: PageProps) {
   const isNew = params.id === undefined;
   const loaded = useApi<Product>(isNew ? null : `/products/${encodeURIComponent(params.id!)}`);
   const [product, setProduct] = useState<Product | null>(null);
-  const [key, setKey] = useState('');
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [plans, setPlans] = useState<PlanForm[]>([emptyPlan()]);
+  const { fields, set, setFields } = useFields({ key: '', name: '', description: '', plans: [emptyPlan()] });
+  const { key, name, description, plans } = fields;
+  const setPlans = set('plans');
   const { busy, errorOf, run } = useAction<'save' | 'publish' | 'archive' | 'restore'>();
   // The form's errors under the form; each header action's beside its button.
   const error = errorOf('save');
@@ -142,10 +137,7 @@ export function ProductPage({ params }: PageProps) {
 
   const fill = (p: Product) => {
     setProduct(p);
-    setKey(p.key);
-    setName(p.name ?? '');
-    setDescription(p.description ?? '');
-    setPlans(p.plans.length ? p.plans.map(planForm) : [emptyPlan()]);
+    setFields({ key: p.key, name: p.name ?? '', description: p.description ?? '', plans: p.plans.length ? p.plans.map(planForm) : [emptyPlan()] });
   };
   useEffect(() => {
     if (loaded.data) fill(loaded.data);
@@ -223,14 +215,14 @@ export function ProductPage({ params }: PageProps) {
         <Card title="Details" id="details">
           <div class="form-row align-top">
             <Field label="Key" name="key" error={error} hint={isNew ? 'Your id of the product: letters, digits and . _ : -. It cannot change.' : 'It cannot change.'}>
-              {(c) => <Input {...c} value={key} onValue={setKey} readOnly={!isNew} required autoComplete="off" />}
+              {(c) => <Input {...c} value={key} onValue={set('key')} readOnly={!isNew} required autoComplete="off" />}
             </Field>
             <Field label="Name" name="name" error={error}>
-              {(c) => <Input {...c} value={name} onValue={setName} />}
+              {(c) => <Input {...c} value={name} onValue={set('name')} />}
             </Field>
           </div>
           <Field label="Description" name="description" error={error}>
-            {(c) => <textarea {...c} class="input" rows={3} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />}
+            {(c) => <textarea {...c} class="input" rows={3} value={description} onInput={(e) => set('description')((e.target as HTMLTextAreaElement).value)} />}
           </Field>
         </Card>
         <Card

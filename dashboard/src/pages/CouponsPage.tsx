@@ -8,13 +8,14 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ListStatus } from '../components/ListFilter.tsx';
-import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
+import { ErrorNotice, Notice } from '../components/Notice.tsx';
+import { RecordPending } from '../components/RecordPending.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable, Table } from '../components/Table.tsx';
 import { formatDateTime, formatMoney, zonedTimeToUnix } from '../format.ts';
-import { Link, navigate, setQuery, useLocation } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -55,38 +56,34 @@ export function CouponsPage() {
     <>
       <PageHeader title="Coupons" description="A percentage or an amount off, handed out as promotion codes buyers type at checkout (LAUNCH20). Limits count completed purchases." actions={create} />
       <ListStatus list={list} />
-      {list.data && (
-        <>
-          <Table
-            caption="Coupons"
-            busy={list.loading}
-            rows={list.data.data}
-            rowKey={(c) => c.id}
-            columns={[
-              {
-                header: 'Coupon',
-                cell: (c) => (
-                  <Link href={`/dashboard/coupons/${encodeURIComponent(c.id)}`} class="row-link">
-                    {c.name ?? c.id}
-                    <span class="row-sub mono">{c.id}</span>
-                  </Link>
-                ),
-              },
-              { header: 'Discount', cell: (c) => <span class="nowrap">{couponOff(c)}</span> },
-              { header: 'Duration', wide: true, cell: (c) => couponDuration(c) },
-              { header: 'Redeemed', align: 'right', cell: (c) => <span data-testid="times-redeemed">{redeemed(c.times_redeemed, c.max_redemptions)}</span> },
-              { header: 'Redeem by', wide: true, cell: (c) => <span class="nowrap">{c.redeem_by ? formatDateTime(c.redeem_by) : '—'}</span> },
-              { header: 'Status', cell: (c) => (c.valid ? <Badge status="active">Valid</Badge> : <Badge status="expired">Used up or expired</Badge>) },
-            ]}
-            empty={
-              <EmptyState title="No coupons yet" action={create}>
-                Create a coupon, then give it a code such as LAUNCH20 for buyers to type at checkout.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Coupon pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Coupons"
+        busy={list.loading}
+        page={list.data}
+        pages="Coupon pages"
+        rowKey={(c) => c.id}
+        columns={[
+          {
+            header: 'Coupon',
+            cell: (c) => (
+              <Link href={`/dashboard/coupons/${encodeURIComponent(c.id)}`} class="row-link">
+                {c.name ?? c.id}
+                <span class="row-sub mono">{c.id}</span>
+              </Link>
+            ),
+          },
+          { header: 'Discount', cell: (c) => <span class="nowrap">{couponOff(c)}</span> },
+          { header: 'Duration', wide: true, cell: (c) => couponDuration(c) },
+          { header: 'Redeemed', align: 'right', cell: (c) => <span data-testid="times-redeemed">{redeemed(c.times_redeemed, c.max_redemptions)}</span> },
+          { header: 'Redeem by', wide: true, cell: (c) => <span class="nowrap">{c.redeem_by ? formatDateTime(c.redeem_by) : '—'}</span> },
+          { header: 'Status', cell: (c) => (c.valid ? <Badge status="active">Valid</Badge> : <Badge status="expired">Used up or expired</Badge>) },
+        ]}
+        empty={
+          <EmptyState title="No coupons yet" action={create}>
+            Create a coupon, then give it a code such as LAUNCH20 for buyers to type at checkout.
+          </EmptyState>
+        }
+      />
     </>
   );
 }
@@ -95,19 +92,8 @@ const num = (v: string) => (v.trim() === '' ? undefined : Number(v.replace(',', 
 
 /** A new coupon: the discount, how long a subscription keeps it, its limits and what it applies to. */
 export function NewCouponPage() {
-  const [id, setId] = useState('');
-  const [name, setName] = useState('');
-  const [kind, setKind] = useState<'percent' | 'amount'>('percent');
-  const [value, setValue] = useState('');
-  const [currency, setCurrency] = useState('EUR');
-  const [duration, setDuration] = useState<Coupon['duration']>('once');
-  const [months, setMonths] = useState('');
-  const [max, setMax] = useState('');
-  const [redeemBy, setRedeemBy] = useState('');
-  const [chosen, setChosen] = useState<string[]>([]);
-  const [firstTime, setFirstTime] = useState(false);
-  const [minimum, setMinimum] = useState('');
-  const [minimumCurrency, setMinimumCurrency] = useState('EUR');
+  const { fields, set } = useFields({ id: '', name: '', kind: 'percent' as 'percent' | 'amount', value: '', currency: 'EUR', duration: 'once' as Coupon['duration'], months: '', max: '', redeemBy: '', chosen: [] as string[], firstTime: false, minimum: '', minimumCurrency: 'EUR' });
+  const { id, name, kind, value, currency, duration, months, max, redeemBy, chosen, firstTime, minimum, minimumCurrency } = fields;
   const products = useApi<Paged<Product>>('/products', { page: 1, per_page: 100 });
   const { busy, error, run } = useAction<'save'>();
 
@@ -145,34 +131,34 @@ export function NewCouponPage() {
         <Card title="Discount" id="discount">
           <div class="form-row align-top">
             <Field label="Name (shown to buyers)" name="name" error={error}>
-              {(c) => <Input {...c} value={name} onValue={setName} placeholder="Launch week" maxLength={40} />}
+              {(c) => <Input {...c} value={name} onValue={set('name')} placeholder="Launch week" maxLength={40} />}
             </Field>
             <Field label="Id (optional)" name="id" error={error} hint="Letters, digits, - and _; generated when left empty.">
-              {(c) => <Input {...c} value={id} onValue={setId} autoComplete="off" />}
+              {(c) => <Input {...c} value={id} onValue={set('id')} autoComplete="off" />}
             </Field>
           </div>
           <div class="form-row align-top">
             <Field label="Type" name="kind">
               {(c) => (
-                <Select {...c} value={kind} onValue={(v) => setKind(v as 'percent' | 'amount')}>
+                <Select {...c} value={kind} onValue={(v) => set('kind')(v as 'percent' | 'amount')}>
                   <option value="percent">Percentage off</option>
                   <option value="amount">Amount off</option>
                 </Select>
               )}
             </Field>
             <Field label={kind === 'percent' ? 'Percent off' : 'Amount off'} name={kind === 'percent' ? 'percent_off' : 'amount_off'} error={error}>
-              {(c) => <Input {...c} value={value} onValue={setValue} inputMode="decimal" placeholder={kind === 'percent' ? '20' : '5.00'} />}
+              {(c) => <Input {...c} value={value} onValue={set('value')} inputMode="decimal" placeholder={kind === 'percent' ? '20' : '5.00'} />}
             </Field>
             {kind === 'amount' && (
               <Field label="Currency" name="currency" error={error}>
-                {(c) => <Input {...c} value={currency} onValue={(v) => setCurrency(v.toUpperCase())} maxLength={3} />}
+                {(c) => <Input {...c} value={currency} onValue={(v) => set('currency')(v.toUpperCase())} maxLength={3} />}
               </Field>
             )}
           </div>
           <div class="form-row align-top">
             <Field label="Duration (subscriptions)" name="duration" error={error} hint="One-time purchases get it once whatever you choose.">
               {(c) => (
-                <Select {...c} value={duration} onValue={(v) => setDuration(v as Coupon['duration'])}>
+                <Select {...c} value={duration} onValue={(v) => set('duration')(v as Coupon['duration'])}>
                   <option value="once">Once: the first payment</option>
                   <option value="repeating">For a number of months</option>
                   <option value="forever">Forever: every payment</option>
@@ -181,7 +167,7 @@ export function NewCouponPage() {
             </Field>
             {duration === 'repeating' && (
               <Field label="Months" name="duration_in_months" error={error}>
-                {(c) => <Input {...c} value={months} onValue={setMonths} inputMode="numeric" />}
+                {(c) => <Input {...c} value={months} onValue={set('months')} inputMode="numeric" />}
               </Field>
             )}
           </div>
@@ -189,10 +175,10 @@ export function NewCouponPage() {
         <Card title="Limits" id="limits">
           <div class="form-row align-top">
             <Field label="Redemptions in all (optional)" name="max_redemptions" error={error} hint="Across all its codes; purchases under way hold one.">
-              {(c) => <Input {...c} value={max} onValue={setMax} inputMode="numeric" />}
+              {(c) => <Input {...c} value={max} onValue={set('max')} inputMode="numeric" />}
             </Field>
             <Field label="Redeem by (optional)" name="redeem_by" error={error} hint="The end of that day, in the organization's timezone.">
-              {(c) => <Input {...c} type="date" value={redeemBy} onValue={setRedeemBy} />}
+              {(c) => <Input {...c} type="date" value={redeemBy} onValue={set('redeemBy')} />}
             </Field>
           </div>
           <fieldset class="checks">
@@ -203,7 +189,7 @@ export function NewCouponPage() {
                 <input
                   type="checkbox"
                   checked={chosen.includes(p.id)}
-                  onChange={(e) => setChosen((e.target as HTMLInputElement).checked ? [...chosen, p.id] : chosen.filter((x) => x !== p.id))}
+                  onChange={(e) => set('chosen')((e.target as HTMLInputElement).checked ? [...chosen, p.id] : chosen.filter((x) => x !== p.id))}
                 />
                 {p.display_name ?? p.name ?? p.key} <span class="muted mono">{p.key}</span>
               </label>
@@ -213,16 +199,16 @@ export function NewCouponPage() {
           <fieldset class="checks">
             <legend>Restrictions</legend>
             <label class="check">
-              <input type="checkbox" checked={firstTime} onChange={(e) => setFirstTime((e.target as HTMLInputElement).checked)} />
+              <input type="checkbox" checked={firstTime} onChange={(e) => set('firstTime')((e.target as HTMLInputElement).checked)} />
               First purchase only (buyers who never completed a purchase with you)
             </label>
           </fieldset>
           <div class="form-row align-top">
             <Field label="Minimum order (optional)" name="restrictions.minimum_amount" error={error}>
-              {(c) => <Input {...c} value={minimum} onValue={setMinimum} inputMode="decimal" placeholder="50.00" />}
+              {(c) => <Input {...c} value={minimum} onValue={set('minimum')} inputMode="decimal" placeholder="50.00" />}
             </Field>
             <Field label="Minimum order currency" name="restrictions.minimum_amount_currency" error={error}>
-              {(c) => <Input {...c} value={minimumCurrency} onValue={(v) => setMinimumCurrency(v.toUpperCase())} maxLength={3} />}
+              {(c) => <Input {...c} value={minimumCurrency} onValue={(v) => set('minimumCurrency')(v.toUpperCase())} maxLength={3} />}
             </Field>
           </div>
         </Card>
@@ -246,26 +232,18 @@ export function CouponPage({ params }: PageProps) {
   const action = useAction<string>();
   const back = <Link href="/dashboard/coupons">← Coupons</Link>;
 
-  if (coupon.error) {
+  if (coupon.error || !coupon.data) {
     return (
-      <>
-        <PageHeader title="Coupon" back={back} />
-        {coupon.error.status === 404 ? (
+      <RecordPending
+        loaded={coupon}
+        title="Coupon"
+        back={back}
+        missing={
           <EmptyState title="No such coupon in this organization" action={<Link href="/dashboard/coupons">Back to Coupons</Link>}>
             It may have been deleted, or belong to another organization.
           </EmptyState>
-        ) : (
-          <ErrorNotice error={coupon.error} />
-        )}
-      </>
-    );
-  }
-  if (!coupon.data) {
-    return (
-      <>
-        <PageHeader title="Coupon" back={back} />
-        <Loading />
-      </>
+        }
+      />
     );
   }
   const c = coupon.data;
@@ -316,29 +294,27 @@ export function CouponPage({ params }: PageProps) {
       </Card>
       <Card title="Promotion codes" id="codes">
         <ErrorNotice error={codes.error} />
-        {codes.data && (
-          <Table
-            caption="Promotion codes"
-            rows={codes.data.data}
-            rowKey={(p) => p.id}
-            columns={[
-              { header: 'Code', cell: (p) => <code class="promo-code">{p.code}</code> },
-              { header: 'Redeemed', align: 'right', cell: (p) => redeemed(p.times_redeemed, p.max_redemptions) },
-              { header: 'Expires', wide: true, cell: (p) => <span class="nowrap">{p.expires_at ? formatDateTime(p.expires_at) : '—'}</span> },
-              { header: 'Restrictions', wide: true, cell: (p) => restrictionWords(p.restrictions) },
-              { header: 'Status', cell: (p) => (p.active ? <Badge status="active">Active</Badge> : <Badge status="disabled">Inactive</Badge>) },
-              {
-                header: 'Actions',
-                cell: (p) => (
-                  <Button size="sm" busy={action.busy === p.id} error={action.errorOf(p.id)} onClick={() => setActive(p, !p.active)} aria-label={`${p.active ? 'Deactivate' : 'Activate'} ${p.code}`}>
-                    {p.active ? 'Deactivate' : 'Activate'}
-                  </Button>
-                ),
-              },
-            ]}
-            empty={<EmptyState title="No codes yet">Create a code below: buyers type it at checkout to get this coupon.</EmptyState>}
-          />
-        )}
+        <Table
+          caption="Promotion codes"
+          rows={codes.data?.data}
+          rowKey={(p) => p.id}
+          columns={[
+            { header: 'Code', cell: (p) => <code class="promo-code">{p.code}</code> },
+            { header: 'Redeemed', align: 'right', cell: (p) => redeemed(p.times_redeemed, p.max_redemptions) },
+            { header: 'Expires', wide: true, cell: (p) => <span class="nowrap">{p.expires_at ? formatDateTime(p.expires_at) : '—'}</span> },
+            { header: 'Restrictions', wide: true, cell: (p) => restrictionWords(p.restrictions) },
+            { header: 'Status', cell: (p) => (p.active ? <Badge status="active">Active</Badge> : <Badge status="disabled">Inactive</Badge>) },
+            {
+              header: 'Actions',
+              cell: (p) => (
+                <Button size="sm" busy={action.busy === p.id} error={action.errorOf(p.id)} onClick={() => setActive(p, !p.active)} aria-label={`${p.active ? 'Deactivate' : 'Activate'} ${p.code}`}>
+                  {p.active ? 'Deactivate' : 'Activate'}
+                </Button>
+              ),
+            },
+          ]}
+          empty={<EmptyState title="No codes yet">Create a code below: buyers type it at checkout to get this coupon.</EmptyState>}
+        />
       </Card>
       {c.valid && (
         <Card title="New promotion code" id="new-code">
@@ -349,11 +325,11 @@ export function CouponPage({ params }: PageProps) {
   );
 }
 
+const EMPTY_CODE = { code: '', max: '', expires: '', firstTime: false };
+
 function NewCodeForm({ couponId, onCreated }: { couponId: string; onCreated: () => void }) {
-  const [code, setCode] = useState('');
-  const [max, setMax] = useState('');
-  const [expires, setExpires] = useState('');
-  const [firstTime, setFirstTime] = useState(false);
+  const { fields, set, setFields } = useFields(EMPTY_CODE);
+  const { code, max, expires, firstTime } = fields;
   const [created, setCreated] = useState<string | null>(null);
   const { busy, error, run } = useAction<'code'>();
   const save = async (event: Event) => {
@@ -369,10 +345,7 @@ function NewCodeForm({ couponId, onCreated }: { couponId: string; onCreated: () 
     await run('code', async () => {
       const answer = await api.post<PromotionCode>('/promotion_codes', body);
       setCreated(answer.code);
-      setCode('');
-      setMax('');
-      setExpires('');
-      setFirstTime(false);
+      setFields(EMPTY_CODE);
       onCreated();
     });
   };
@@ -381,17 +354,17 @@ function NewCodeForm({ couponId, onCreated }: { couponId: string; onCreated: () 
       {created && <Notice tone="success">Code {created} created.</Notice>}
       <div class="form-row align-top">
         <Field label="Code" name="code" error={error} hint="Case does not matter; generated when left empty.">
-          {(c) => <Input {...c} value={code} onValue={setCode} placeholder="LAUNCH20" autoComplete="off" maxLength={64} />}
+          {(c) => <Input {...c} value={code} onValue={set('code')} placeholder="LAUNCH20" autoComplete="off" maxLength={64} />}
         </Field>
         <Field label="Redemptions (optional)" name="max_redemptions" error={error}>
-          {(c) => <Input {...c} value={max} onValue={setMax} inputMode="numeric" />}
+          {(c) => <Input {...c} value={max} onValue={set('max')} inputMode="numeric" />}
         </Field>
         <Field label="Expires (optional)" name="expires_at" error={error}>
-          {(c) => <Input {...c} type="date" value={expires} onValue={setExpires} />}
+          {(c) => <Input {...c} type="date" value={expires} onValue={set('expires')} />}
         </Field>
       </div>
       <label class="check">
-        <input type="checkbox" checked={firstTime} onChange={(e) => setFirstTime((e.target as HTMLInputElement).checked)} />
+        <input type="checkbox" checked={firstTime} onChange={(e) => set('firstTime')((e.target as HTMLInputElement).checked)} />
         First purchase only
       </label>
       <OtherErrors error={error} shown={['code', 'max_redemptions', 'expires_at']} />

@@ -7,7 +7,7 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
-import { DevelopersTabs } from '../components/DevelopersTabs.tsx';
+import { DevelopersTabs } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
@@ -109,46 +109,44 @@ function ApiKeys() {
       </Card>
       <Card title="API keys" id="keys">
         <ErrorNotice error={keys.error ?? rows.error} />
-        {keys.data && (
-          <Table
-            caption="API keys"
-            rows={keys.data.data}
-            rowKey={(k) => k.id}
-            columns={[
-              {
-                header: 'Name',
-                cell: (k) => (
-                  <>
-                    {k.name}
-                    <span class="row-sub mono">{k.id}</span>
-                  </>
-                ),
-              },
-              { header: 'Status', cell: (k) => <Badge status={status(k)} /> },
-              { header: 'Created by', wide: true, cell: (k) => who(k) },
-              { header: 'Created', wide: true, cell: (k) => <span class="nowrap">{formatDateTime(k.created_at)}</span> },
-              { header: 'Expires', wide: true, cell: (k) => (k.expires_at ? formatDate(k.expires_at) : 'Never') },
-              {
-                header: <span class="sr-only">Actions</span>,
-                align: 'right',
-                cell: (k) =>
-                  status(k) === 'active' ? (
-                    <ConfirmButton
-                      label="Revoke"
-                      what={k.name}
-                      onConfirm={() =>
-                        rows.run('revoke', async () => {
-                          await api.delete(`/api-keys/${encodeURIComponent(k.id)}`);
-                          keys.reload();
-                        })
-                      }
-                    />
-                  ) : null,
-              },
-            ]}
-            empty={<EmptyState title="No API keys yet">Create one above for your server to call the public API (catalog, checkout sessions).</EmptyState>}
-          />
-        )}
+        <Table
+          caption="API keys"
+          rows={keys.data?.data}
+          rowKey={(k) => k.id}
+          columns={[
+            {
+              header: 'Name',
+              cell: (k) => (
+                <>
+                  {k.name}
+                  <span class="row-sub mono">{k.id}</span>
+                </>
+              ),
+            },
+            { header: 'Status', cell: (k) => <Badge status={status(k)} /> },
+            { header: 'Created by', wide: true, cell: (k) => who(k) },
+            { header: 'Created', wide: true, cell: (k) => <span class="nowrap">{formatDateTime(k.created_at)}</span> },
+            { header: 'Expires', wide: true, cell: (k) => (k.expires_at ? formatDate(k.expires_at) : 'Never') },
+            {
+              header: <span class="sr-only">Actions</span>,
+              align: 'right',
+              cell: (k) =>
+                status(k) === 'active' ? (
+                  <ConfirmButton
+                    label="Revoke"
+                    what={k.name}
+                    onConfirm={() =>
+                      rows.run('revoke', async () => {
+                        await api.delete(`/api-keys/${encodeURIComponent(k.id)}`);
+                        keys.reload();
+                      })
+                    }
+                  />
+                ) : null,
+            },
+          ]}
+          empty={<EmptyState title="No API keys yet">Create one above for your server to call the public API (catalog, checkout sessions).</EmptyState>}
+        />
       </Card>
     </>
   );

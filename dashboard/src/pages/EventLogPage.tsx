@@ -1,13 +1,14 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { actorLabel } from '../actors.ts';
 import type { Actor, Member } from '../types.ts';
 import type { z } from 'zod';
 import type { LoggedEventSchema } from '../../../modules/reporting/index.ts';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
-import { DevelopersTabs } from '../components/DevelopersTabs.tsx';
+import { DevelopersTabs } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input } from '../components/Field.tsx';
+import { FilterForm, useUrlFilters } from '../components/ListFilter.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { formatDateTimeSeconds } from '../format.ts';
@@ -43,11 +44,15 @@ function streamLink(stream: string): string | null {
  */
 export function EventLogPage() {
   const { query } = useLocation();
-  const type = query.get('type') ?? '';
+  const filters = useUrlFilters({ type: '' }, { after: null });
+  const { type } = filters.applied;
   const after = query.get('after') ?? '';
-  const [typed, setTyped] = useState(type);
-  useEffect(() => setTyped(type), [type]);
   const [trail, setTrail] = useState<string[]>([]);
+  // A new filter reads the log from its start: the cursors passed are dropped.
+  const fromStart = (go: () => void) => () => {
+    setTrail([]);
+    go();
+  };
   const log = useApi<{ data: LoggedEvent[]; next_after: string | null }>('/events', { type, after, limit: 25 });
   const members = useApi<{ data: Member[] }>('/members');
 
@@ -55,41 +60,16 @@ export function EventLogPage() {
     <>
       <PageHeader title="Developers" description="Every change in your organization is an event: here they all are, oldest first, with who made them." />
       <DevelopersTabs current="/dashboard/developers/events" />
-      <form
-        class="filters card"
-        role="search"
-        aria-label="Filter events"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setTrail([]);
-          setQuery({ type: typed.trim(), after: null });
-        }}
-      >
+      <FilterForm label="Filter events" filters={{ ...filters, apply: fromStart(filters.apply), clear: fromStart(filters.clear) }}>
         <Field label="Event type" name="type" error={log.error} hint="Exact type, such as CheckoutSessionCompleted.">
-          {(c) => <Input {...c} list="event-types" value={typed} onValue={setTyped} autoComplete="off" />}
+          {(c) => <Input {...c} list="event-types" value={filters.form.type} onValue={filters.set('type')} autoComplete="off" />}
         </Field>
         <datalist id="event-types">
           {TYPES.map((t) => (
             <option key={t} value={t} />
           ))}
         </datalist>
-        <div class="actions">
-          <Button type="submit" variant="primary">
-            Filter
-          </Button>
-          {type && (
-            <Button
-              variant="ghost"
-              onClick={() => {
-                setTrail([]);
-                setQuery({ type: null, after: null });
-              }}
-            >
-              Clear
-            </Button>
-          )}
-        </div>
-      </form>
+      </FilterForm>
       {log.error && !log.error.field('type') && <ErrorNotice error={log.error} />}
       {!log.data && log.loading && <Loading />}
       {log.data && (

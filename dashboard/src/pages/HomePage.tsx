@@ -116,42 +116,40 @@ export function HomePage() {
       )}
       <Card title="Latest sales" id="latest" actions={<Link href="/dashboard/sales?status=completed">View all</Link>}>
         <ErrorNotice error={latest.error} />
-        {latest.data && (
-          <Table
-            caption="Latest sales"
-            rows={latest.data.data}
-            rowKey={(s) => s.id}
-            columns={[
-              {
-                header: 'Buyer',
-                cell: (s) => (
-                  <Link href={`/dashboard/sales/${encodeURIComponent(s.id)}`} class="row-link">
-                    {s.customer?.email ?? s.customer?.name ?? s.id}
-                    <span class="row-sub phone-only">{formatDateTime(s.created_at)}</span>
-                  </Link>
-                ),
-              },
-              { header: 'Offer', wide: true, cell: (s) => s.offer.name },
-              { header: 'Status', wide: true, cell: (s) => <StatusBadge item={s} /> },
-              {
-                header: 'Amount',
-                align: 'right',
-                cell: (s) => (
-                  <>
-                    {formatMoney(s.total, s.currency)}
-                    {s.amount_refunded > 0 && <span class="row-sub">−{formatMoney(s.amount_refunded, s.currency)} refunded</span>}
-                  </>
-                ),
-              },
-              { header: 'Created', wide: true, cell: (s) => <span class="nowrap">{formatDateTime(s.created_at)}</span> },
-            ]}
-            empty={
-              <EmptyState title="No sales yet" action={<Link href="/dashboard/offers" class="btn btn-primary">Set up an offer</Link>}>
-                Publish an offer and share its checkout link or SDK button. Paid checkouts appear here the moment they complete.
-              </EmptyState>
-            }
-          />
-        )}
+        <Table
+          caption="Latest sales"
+          rows={latest.data?.data}
+          rowKey={(s) => s.id}
+          columns={[
+            {
+              header: 'Buyer',
+              cell: (s) => (
+                <Link href={`/dashboard/sales/${encodeURIComponent(s.id)}`} class="row-link">
+                  {s.customer?.email ?? s.customer?.name ?? s.id}
+                  <span class="row-sub phone-only">{formatDateTime(s.created_at)}</span>
+                </Link>
+              ),
+            },
+            { header: 'Offer', wide: true, cell: (s) => s.offer.name },
+            { header: 'Status', wide: true, cell: (s) => <StatusBadge item={s} /> },
+            {
+              header: 'Amount',
+              align: 'right',
+              cell: (s) => (
+                <>
+                  {formatMoney(s.total, s.currency)}
+                  {s.amount_refunded > 0 && <span class="row-sub">−{formatMoney(s.amount_refunded, s.currency)} refunded</span>}
+                </>
+              ),
+            },
+            { header: 'Created', wide: true, cell: (s) => <span class="nowrap">{formatDateTime(s.created_at)}</span> },
+          ]}
+          empty={
+            <EmptyState title="No sales yet" action={<Link href="/dashboard/offers" class="btn btn-primary">Set up an offer</Link>}>
+              Publish an offer and share its checkout link or SDK button. Paid checkouts appear here the moment they complete.
+            </EmptyState>
+          }
+        />
       </Card>
     </>
   );

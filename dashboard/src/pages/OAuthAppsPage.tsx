@@ -7,15 +7,15 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
-import { DevelopersTabs } from '../components/DevelopersTabs.tsx';
+import { DevelopersTabs, SettingsTabs } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors } from '../components/Field.tsx';
+import { originLines } from '../components/OriginsField.tsx';
+import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { SettingsTabs } from '../components/SettingsTabs.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
-import { setQuery, useLocation } from '../router.tsx';
+import { useLocation } from '../router.tsx';
 import { useSession } from '../session.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -45,13 +45,14 @@ export function OAuthAppsPage() {
   );
 }
 
+const NEW_APP = { name: '', uris: '', isPublic: false };
+
 function OAuthApps() {
   const { query } = useLocation();
   const page = Number(query.get('page') ?? 1);
   const apps = useApi<{ data: OAuthApp[] }>('/oauth-apps');
-  const [name, setName] = useState('');
-  const [uris, setUris] = useState('');
-  const [isPublic, setPublic] = useState(false);
+  const { fields, set, setFields } = useFields(NEW_APP);
+  const { name, uris, isPublic } = fields;
   const { busy, error, run } = useAction<'register'>();
   // A row's deletion: its error shows above the table, not under the form.
   const rows = useAction<'delete'>();
@@ -61,14 +62,8 @@ function OAuthApps() {
   const register = async (e: Event) => {
     e.preventDefault();
     await run('register', async () => {
-      const redirectUris = uris
-        .split('\n')
-        .map((u) => u.trim())
-        .filter(Boolean);
-      setCreated(await api.post<OAuthApp & { client_secret: string | null }>('/oauth-apps', { name, redirect_uris: redirectUris, public: isPublic }));
-      setName('');
-      setUris('');
-      setPublic(false);
+      setCreated(await api.post<OAuthApp & { client_secret: string | null }>('/oauth-apps', { name, redirect_uris: originLines(uris), public: isPublic }));
+      setFields(NEW_APP);
       apps.reload();
     });
   };
@@ -99,11 +94,11 @@ function OAuthApps() {
         <p class="muted">An app that people connect to their account here (authorization code with PKCE). See docs/oauth.md for the endpoints and scopes.</p>
         <form onSubmit={register} noValidate class="stack-form wide-form">
           <Field label="Name" name="name" error={error} hint="Shown to people on the consent page.">
-            {(c) => <Input {...c} required maxLength={255} value={name} onValue={setName} />}
+            {(c) => <Input {...c} required maxLength={255} value={name} onValue={set('name')} />}
           </Field>
-          <RedirectUrisField value={uris} onValue={setUris} errors={uriErrors} />
+          <RedirectUrisField value={uris} onValue={set('uris')} errors={uriErrors} />
           <label class="check">
-            <input type="checkbox" checked={isPublic} onChange={(e) => setPublic((e.target as HTMLInputElement).checked)} />
+            <input type="checkbox" checked={isPublic} onChange={(e) => set('isPublic')((e.target as HTMLInputElement).checked)} />
             Public app (runs in a browser or on a device: no client secret, PKCE only)
           </label>
           <OtherErrors error={error} shown={['name', 'public', 'redirect_uris', ...Object.keys(error?.fields ?? {}).filter((k) => k.startsWith('redirect_uris.'))]} />
@@ -117,59 +112,54 @@ function OAuthApps() {
       <Card title="OAuth apps" id="oauth-apps">
         <ErrorNotice error={apps.error ?? rows.error} />
         {!paged && !apps.error && <Loading />}
-        {paged && (
-          <>
-            <Table
-              caption="OAuth apps"
-              rows={paged.data}
-              rowKey={(a) => a.client_id}
-              columns={[
-                {
-                  header: 'Name',
-                  cell: (a) => (
-                    <>
-                      {a.name}
-                      <span class="row-sub mono">{a.client_id}</span>
-                    </>
-                  ),
-                },
-                { header: 'Type', cell: (a) => <Badge status={a.public ? 'draft' : 'active'}>{a.public ? 'Public' : 'Confidential'}</Badge> },
-                {
-                  header: 'Redirect URIs',
-                  wide: true,
-                  cell: (a) => (
-                    <ul class="plain-list uri-list">
-                      {a.redirect_uris.map((u) => (
-                        <li key={u}>
-                          <code>{u}</code>
-                        </li>
-                      ))}
-                    </ul>
-                  ),
-                },
-                { header: 'Registered', wide: true, cell: (a) => <span class="nowrap">{formatDateTime(a.created_at)}</span> },
-                {
-                  header: <span class="sr-only">Actions</span>,
-                  align: 'right',
-                  cell: (a) => (
-                    <ConfirmButton
-                      label="Delete"
-                      what={a.name}
-                      onConfirm={() =>
-                        rows.run('delete', async () => {
-                          await api.delete(`/oauth-apps/${encodeURIComponent(a.client_id)}`);
-                          apps.reload();
-                        })
-                      }
-                    />
-                  ),
-                },
-              ]}
-              empty={<EmptyState title="No OAuth apps yet">Register one above to let an app act for the people who connect it.</EmptyState>}
-            />
-            <Pagination meta={paged.meta} onPage={(p) => setQuery({ page: p })} />
-          </>
-        )}
+        <PagedTable
+          caption="OAuth apps"
+          page={paged}
+          rowKey={(a) => a.client_id}
+          columns={[
+            {
+              header: 'Name',
+              cell: (a) => (
+                <>
+                  {a.name}
+                  <span class="row-sub mono">{a.client_id}</span>
+                </>
+              ),
+            },
+            { header: 'Type', cell: (a) => <Badge status={a.public ? 'draft' : 'active'}>{a.public ? 'Public' : 'Confidential'}</Badge> },
+            {
+              header: 'Redirect URIs',
+              wide: true,
+              cell: (a) => (
+                <ul class="plain-list uri-list">
+                  {a.redirect_uris.map((u) => (
+                    <li key={u}>
+                      <code>{u}</code>
+                    </li>
+                  ))}
+                </ul>
+              ),
+            },
+            { header: 'Registered', wide: true, cell: (a) => <span class="nowrap">{formatDateTime(a.created_at)}</span> },
+            {
+              header: <span class="sr-only">Actions</span>,
+              align: 'right',
+              cell: (a) => (
+                <ConfirmButton
+                  label="Delete"
+                  what={a.name}
+                  onConfirm={() =>
+                    rows.run('delete', async () => {
+                      await api.delete(`/oauth-apps/${encodeURIComponent(a.client_id)}`);
+                      apps.reload();
+                    })
+                  }
+                />
+              ),
+            },
+          ]}
+          empty={<EmptyState title="No OAuth apps yet">Register one above to let an app act for the people who connect it.</EmptyState>}
+        />
       </Card>
     </>
   );
@@ -223,58 +213,53 @@ export function ConnectedAppsPage() {
         <p class="muted">Apps you allowed to act for you. Disconnect one you no longer use: its access stops at once.</p>
         <ErrorNotice error={list.error ?? error} />
         {!paged && !list.error && <Loading />}
-        {paged && (
-          <>
-            <Table
-              caption="Connected apps"
-              rows={paged.data}
-              rowKey={(c) => c.id}
-              columns={[
-                {
-                  header: 'App',
-                  cell: (c) => (
-                    <>
-                      {c.app_name}
-                      <span class="row-sub">{orgName(c.organization_id)}</span>
-                    </>
-                  ),
-                },
-                {
-                  header: 'Can',
-                  cell: (c) => (
-                    <ul class="plain-list uri-list">
-                      {c.scopes.map((s) => (
-                        <li key={s}>
-                          <code>{s}</code>
-                        </li>
-                      ))}
-                    </ul>
-                  ),
-                },
-                { header: 'Connected', wide: true, cell: (c) => <span class="nowrap">{formatDateTime(c.granted_at)}</span> },
-                { header: 'Last used', wide: true, cell: (c) => (c.last_used_at ? formatRelative(c.last_used_at) : 'Never') },
-                {
-                  header: <span class="sr-only">Actions</span>,
-                  align: 'right',
-                  cell: (c) => (
-                    <ConfirmButton
-                      label="Disconnect"
-                      what={c.app_name}
-                      onConfirm={() =>
-                        run('disconnect', async () => {
-                          await api.delete(`/connected-apps/${encodeURIComponent(c.id)}`);
-                          list.reload();
-                        })
-                      }
-                    />
-                  ),
-                },
-              ]}
-              empty={<EmptyState title="No connected apps">When you allow an app to use your account (on its consent page), it shows here and you can disconnect it.</EmptyState>}
-            />
-            <Pagination meta={paged.meta} onPage={(p) => setQuery({ page: p })} />
-          </>
-        )}
+        <PagedTable
+          caption="Connected apps"
+          page={paged}
+          rowKey={(c) => c.id}
+          columns={[
+            {
+              header: 'App',
+              cell: (c) => (
+                <>
+                  {c.app_name}
+                  <span class="row-sub">{orgName(c.organization_id)}</span>
+                </>
+              ),
+            },
+            {
+              header: 'Can',
+              cell: (c) => (
+                <ul class="plain-list uri-list">
+                  {c.scopes.map((s) => (
+                    <li key={s}>
+                      <code>{s}</code>
+                    </li>
+                  ))}
+                </ul>
+              ),
+            },
+            { header: 'Connected', wide: true, cell: (c) => <span class="nowrap">{formatDateTime(c.granted_at)}</span> },
+            { header: 'Last used', wide: true, cell: (c) => (c.last_used_at ? formatRelative(c.last_used_at) : 'Never') },
+            {
+              header: <span class="sr-only">Actions</span>,
+              align: 'right',
+              cell: (c) => (
+                <ConfirmButton
+                  label="Disconnect"
+                  what={c.app_name}
+                  onConfirm={() =>
+                    run('disconnect', async () => {
+                      await api.delete(`/connected-apps/${encodeURIComponent(c.id)}`);
+                      list.reload();
+                    })
+                  }
+                />
+              ),
+            },
+          ]}
+          empty={<EmptyState title="No connected apps">When you allow an app to use your account (on its consent page), it shows here and you can disconnect it.</EmptyState>}
+        />
       </Card>
     </>
   );

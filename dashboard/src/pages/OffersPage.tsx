@@ -6,13 +6,13 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { originErrorNames, originLines, OriginsField } from '../components/OriginsField.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable } from '../components/Table.tsx';
 import { formatMoney } from '../format.ts';
-import { Link, navigate, setQuery, useLocation } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -45,36 +45,32 @@ export function OffersPage() {
       <PageHeader title="Offers" description="What a buyer sees at checkout: a plan of a product, your colours and your pages." actions={create} />
       <ErrorNotice error={list.error} />
       {!list.data && list.loading && <Loading />}
-      {list.data && (
-        <>
-          <Table
-            caption="Offers"
-            rows={list.data.data}
-            rowKey={(o) => o.id}
-            busy={list.loading}
-            columns={[
-              {
-                header: 'Offer',
-                cell: (o) => (
-                  <>
-                    <Link href={`/dashboard/offers/${encodeURIComponent(o.slug)}`}>{o.name}</Link>
-                    <div class="muted mono">{o.slug}</div>
-                  </>
-                ),
-              },
-              { header: 'Price', cell: (o) => formatMoney(o.price, o.currency), align: 'right' },
-              { header: 'Status', cell: (o) => <Badge status={o.status}>{o.status[0]!.toUpperCase() + o.status.slice(1)}</Badge> },
-              { header: 'Checkout link', cell: (o) => (o.status === 'published' ? <CopyButton text={checkoutLink(o.slug)} label="Copy link" /> : <span class="muted">Publish to share</span>), wide: true },
-            ]}
-            empty={
-              <EmptyState title="No offers yet" action={create}>
-                Make an offer of a product's plan: you get a checkout link and a Buy button for your site.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Offer pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Offers"
+        page={list.data}
+        pages="Offer pages"
+        rowKey={(o) => o.id}
+        busy={list.loading}
+        columns={[
+          {
+            header: 'Offer',
+            cell: (o) => (
+              <>
+                <Link href={`/dashboard/offers/${encodeURIComponent(o.slug)}`}>{o.name}</Link>
+                <div class="muted mono">{o.slug}</div>
+              </>
+            ),
+          },
+          { header: 'Price', cell: (o) => formatMoney(o.price, o.currency), align: 'right' },
+          { header: 'Status', cell: (o) => <Badge status={o.status}>{o.status[0]!.toUpperCase() + o.status.slice(1)}</Badge> },
+          { header: 'Checkout link', cell: (o) => (o.status === 'published' ? <CopyButton text={checkoutLink(o.slug)} label="Copy link" /> : <span class="muted">Publish to share</span>), wide: true },
+        ]}
+        empty={
+          <EmptyState title="No offers yet" action={create}>
+            Make an offer of a product's plan: you get a checkout link and a Buy button for your site.
+          </EmptyState>
+        }
+      />
     </>
   );
 }
@@ -108,16 +104,9 @@ export function OfferPage({ params }: PageProps) {
   const loaded = useApi<Offer>(isNew ? null : `/offers/${encodeURIComponent(params.ref!)}`);
   const products = useApi<Paged<Product>>('/products', { per_page: 100 });
   const [offer, setOffer] = useState<Offer | null>(null);
-  const [slug, setSlug] = useState('');
-  const [name, setName] = useState('');
-  const [product, setProduct] = useState('');
-  const [plan, setPlan] = useState('');
-  const [color, setColor] = useState('#4f46e5');
-  const [buttonText, setButtonText] = useState('Pay now');
+  const { fields, set, setFields } = useFields({ slug: '', name: '', product: '', plan: '', color: '#4f46e5', buttonText: 'Pay now', origins: '', trial: '', coupon: '' });
+  const { slug, name, product, plan, color, buttonText, origins, trial, coupon } = fields;
   const [pages, setPages] = useState<OfferPage[]>(starterPages(''));
-  const [origins, setOrigins] = useState('');
-  const [trial, setTrial] = useState('');
-  const [coupon, setCoupon] = useState('');
   const { busy, errorOf, run } = useAction<'save' | 'publish' | 'archive'>();
   // The form's errors under the form; each header action's beside its button.
   const error = errorOf('save');
@@ -125,16 +114,18 @@ export function OfferPage({ params }: PageProps) {
 
   const fill = (o: Offer, productKey: string | undefined) => {
     setOffer(o);
-    setSlug(o.slug);
-    setName(o.name);
-    if (productKey) setProduct(productKey);
-    setPlan(o.plan.plan_name);
-    setColor(o.theme.primary_color);
-    setButtonText(o.theme.button_text ?? 'Pay now');
+    setFields((f) => ({
+      slug: o.slug,
+      name: o.name,
+      product: productKey || f.product,
+      plan: o.plan.plan_name,
+      color: o.theme.primary_color,
+      buttonText: o.theme.button_text ?? 'Pay now',
+      origins: (o.allowed_redirect_origins ?? []).join('\n'),
+      trial: o.trial_period_days ? String(o.trial_period_days) : '',
+      coupon: o.coupon ?? '',
+    }));
     setPages(o.pages);
-    setOrigins((o.allowed_redirect_origins ?? []).join('\n'));
-    setTrial(o.trial_period_days ? String(o.trial_period_days) : '');
-    setCoupon(o.coupon ?? '');
   };
   const productList = products.data?.data ?? [];
   useEffect(() => {
@@ -144,8 +135,7 @@ export function OfferPage({ params }: PageProps) {
   useEffect(() => {
     if (!isNew || product || !productList.length) return;
     const first = productList.find((p) => p.status === 'active' && p.plans.length) ?? productList[0]!;
-    setProduct(first.key);
-    setPlan(first.plans[0]?.name ?? '');
+    setFields((f) => ({ ...f, product: first.key, plan: first.plans[0]?.name ?? '' }));
   }, [products.data]);
 
   const chosen = productList.find((p) => p.key === product);
@@ -308,13 +298,13 @@ export function OfferPage({ params }: PageProps) {
                     value={name}
                     onValue={(v) => {
                       if (isNew) setPages((ps) => followName(ps, name, v));
-                      setName(v);
+                      set('name')(v);
                     }}
                   />
                 )}
               </Field>
               <Field label="Slug" name="slug" error={error} hint={isNew ? 'In the checkout link: lower-case letters, digits and dashes. It cannot change.' : 'It cannot change.'}>
-                {(c) => <Input {...c} value={slug} onValue={(v) => setSlug(v.toLowerCase())} readOnly={!isNew} autoComplete="off" />}
+                {(c) => <Input {...c} value={slug} onValue={(v) => set('slug')(v.toLowerCase())} readOnly={!isNew} autoComplete="off" />}
               </Field>
             </div>
             <div class="form-row align-top">
@@ -324,8 +314,7 @@ export function OfferPage({ params }: PageProps) {
                     {...c}
                     value={product}
                     onValue={(v) => {
-                      setProduct(v);
-                      setPlan(productList.find((p) => p.key === v)?.plans[0]?.name ?? '');
+                      setFields((f) => ({ ...f, product: v, plan: productList.find((p) => p.key === v)?.plans[0]?.name ?? '' }));
                     }}
                   >
                     {productList.map((p) => (
@@ -338,7 +327,7 @@ export function OfferPage({ params }: PageProps) {
               </Field>
               <Field label="Plan" name="plan" error={error}>
                 {(c) => (
-                  <Select {...c} value={plan} onValue={setPlan}>
+                  <Select {...c} value={plan} onValue={set('plan')}>
                     {(chosen?.plans ?? []).map((p) => (
                       <option key={p.name} value={p.name}>
                         {p.display_name} · {formatMoney(p.charges.reduce((s, x) => s + x.amount, 0), p.currency_code)}
@@ -351,31 +340,31 @@ export function OfferPage({ params }: PageProps) {
             {recurring && (
               <div class="form-row align-top">
                 <Field label="Free trial (days)" name="trial_period_days" error={error} hint="Optional, 1 to 730: the buyer's card is saved and first charged when the trial ends.">
-                  {(c) => <Input {...c} value={trial} onValue={setTrial} inputMode="numeric" autoComplete="off" placeholder="No trial" />}
+                  {(c) => <Input {...c} value={trial} onValue={set('trial')} inputMode="numeric" autoComplete="off" placeholder="No trial" />}
                 </Field>
               </div>
             )}
             <div class="form-row align-top">
               <Field label="Coupon" name="coupon" error={error} hint="Optional: the id of one of your coupons. Every checkout of this offer starts with its discount; a code the buyer types replaces it.">
-                {(c) => <Input {...c} value={coupon} onValue={setCoupon} autoComplete="off" placeholder="No coupon" />}
+                {(c) => <Input {...c} value={coupon} onValue={set('coupon')} autoComplete="off" placeholder="No coupon" />}
               </Field>
             </div>
             <div class="form-row align-top">
               <Field label="Theme colour" name="theme.primary_color" error={error} hint="Buttons and accents.">
                 {(c) => (
                   <div class="color-input">
-                    <input type="color" value={color} onInput={(e) => setColor((e.target as HTMLInputElement).value)} aria-label="Pick the theme colour" />
-                    <Input {...c} value={color} onValue={setColor} maxLength={7} autoComplete="off" />
+                    <input type="color" value={color} onInput={(e) => set('color')((e.target as HTMLInputElement).value)} aria-label="Pick the theme colour" />
+                    <Input {...c} value={color} onValue={set('color')} maxLength={7} autoComplete="off" />
                   </div>
                 )}
               </Field>
               <Field label="Pay button text" name="theme.button_text" error={error}>
-                {(c) => <Input {...c} value={buttonText} onValue={setButtonText} />}
+                {(c) => <Input {...c} value={buttonText} onValue={set('buttonText')} />}
               </Field>
             </div>
             <OriginsField
               value={origins}
-              onValue={setOrigins}
+              onValue={set('origins')}
               error={error}
               hint="One per line, such as https://shop.example. A page on one of these may send its own success_url and cancel_url for this offer (the organization's settings allow origins for every offer); your server may send any with its API key."
             />

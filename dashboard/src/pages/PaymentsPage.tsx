@@ -7,10 +7,10 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
-import { Field, Input, OtherErrors } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { SettingsTabs } from '../components/SettingsTabs.tsx';
+import { SettingsTabs } from '../components/Tabs.tsx';
 import { formatDateTime } from '../format.ts';
 import { useSession } from '../session.ts';
 import { useAction } from '../useAction.ts';
@@ -104,19 +104,18 @@ export function PaymentsPage() {
   );
 }
 
+const NO_KEYS = { secretKey: '', publishableKey: '', webhookSecret: '' };
+
 function ConnectForm({ replacing, onDone, onCancel }: { replacing: boolean; onDone: (a: StripeAccount) => void; onCancel?: (() => void) | undefined }) {
-  const [secretKey, setSecretKey] = useState('');
-  const [publishableKey, setPublishableKey] = useState('');
-  const [webhookSecret, setWebhookSecret] = useState('');
+  const { fields, set, setFields } = useFields(NO_KEYS);
+  const { secretKey, publishableKey, webhookSecret } = fields;
   const { busy, error, run } = useAction<'connect'>();
   const submit = async (e: Event) => {
     e.preventDefault();
     await run('connect', async () => {
       const a = await api.put<StripeAccount>('/payments/stripe', { secret_key: secretKey, publishable_key: publishableKey, webhook_secret: webhookSecret });
       // The secrets leave the page's memory once sent.
-      setSecretKey('');
-      setWebhookSecret('');
-      setPublishableKey('');
+      setFields(NO_KEYS);
       onDone(a);
     });
   };
@@ -126,13 +125,13 @@ function ConnectForm({ replacing, onDone, onCancel }: { replacing: boolean; onDo
     <form onSubmit={submit} noValidate class="stack-form" aria-label={replacing ? 'Replace the Stripe keys' : 'Connect Stripe'}>
       <h3>{replacing ? 'Replace the keys' : 'Connect a Stripe account'}</h3>
       <Field label="Secret or restricted key" name="secret_key" error={error} hint="sk_live_…, sk_test_… or rk_…, from Stripe's Developers → API keys. A restricted key needs write access to PaymentIntents and Refunds, and read access to Charges.">
-        {(c) => <Input {...c} {...secret} required maxLength={255} placeholder="sk_live_…" value={secretKey} onValue={setSecretKey} />}
+        {(c) => <Input {...c} {...secret} required maxLength={255} placeholder="sk_live_…" value={secretKey} onValue={set('secretKey')} />}
       </Field>
       <Field label="Publishable key" name="publishable_key" error={error} hint="pk_…, from the same mode as the secret key.">
-        {(c) => <Input {...c} required autoComplete="off" spellcheck={false} maxLength={255} placeholder="pk_live_…" value={publishableKey} onValue={setPublishableKey} />}
+        {(c) => <Input {...c} required autoComplete="off" spellcheck={false} maxLength={255} placeholder="pk_live_…" value={publishableKey} onValue={set('publishableKey')} />}
       </Field>
       <Field label="Webhook signing secret" name="webhook_secret" error={error} hint="whsec_…, from the endpoint you add in Stripe (the URL is below).">
-        {(c) => <Input {...c} {...secret} required maxLength={255} placeholder="whsec_…" value={webhookSecret} onValue={setWebhookSecret} />}
+        {(c) => <Input {...c} {...secret} required maxLength={255} placeholder="whsec_…" value={webhookSecret} onValue={set('webhookSecret')} />}
       </Field>
       <OtherErrors error={error} shown={['secret_key', 'publishable_key', 'webhook_secret']} />
       <div class="form-actions">

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PortalSettingsAnswer } from '../../../modules/portal/index.ts';
 import { api } from '../api.ts';
-import { Button } from '../components/Button.tsx';
+import { OwnerSave } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
-import { ErrorNotice, Notice } from '../components/Notice.tsx';
+import { ErrorNotice } from '../components/Notice.tsx';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
@@ -51,14 +51,7 @@ export function PortalSettingsCard({ owner, organizationId }: { owner: boolean; 
               </label>
             ))}
           </fieldset>
-          {saved && <Notice tone="success">Saved.</Notice>}
-          {owner ? (
-            <Button type="submit" variant="primary" busy={busy === 'save'}>
-              Save
-            </Button>
-          ) : (
-            <p class="muted">Only owners change these.</p>
-          )}
+          <OwnerSave owner={owner} saved={saved} busy={busy === 'save'} />
         </form>
       )}
     </Card>

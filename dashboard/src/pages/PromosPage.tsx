@@ -5,12 +5,12 @@ import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime, formatMoney, zonedTimeToUnix } from '../format.ts';
-import { Link, navigate, setQuery, useLocation } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import type { PageProps } from '../routes.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -63,35 +63,31 @@ export function PromosPage() {
       <PageHeader title="Promos" description="Launch prices in tiers (the first 100 buyers, until Friday…) with a countdown, and the people who joined." actions={create} />
       <ErrorNotice error={list.error} />
       {!paged && list.loading && <Loading />}
-      {paged && (
-        <>
-          <Table
-            caption="Promos"
-            rows={paged.data}
-            rowKey={(p) => p.slug}
-            columns={[
-              {
-                header: 'Promo',
-                cell: (p) => (
-                  <>
-                    <Link href={`/dashboard/promos/${encodeURIComponent(p.slug)}`}>{p.name}</Link>
-                    <div class="muted mono">{p.slug}</div>
-                  </>
-                ),
-              },
-              { header: 'When', cell: (p) => `${formatDateTime(p.starts_at)} – ${formatDateTime(p.ends_at)}`, wide: true },
-              { header: 'Status', cell: (p) => <Badge status={PHASE_TONE[phase(p)]}>{PHASE_LABEL[phase(p)]}</Badge> },
-              { header: 'Participants', cell: (p) => p.participants_count, align: 'right' },
-            ]}
-            empty={
-              <EmptyState title="No promos yet" action={create}>
-                Create a promo to price your offers in tiers for a while; an Automation sequence can enrol buyers in it.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={paged.meta} onPage={(p) => setQuery({ page: p })} label="Promo pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Promos"
+        page={paged}
+        pages="Promo pages"
+        rowKey={(p) => p.slug}
+        columns={[
+          {
+            header: 'Promo',
+            cell: (p) => (
+              <>
+                <Link href={`/dashboard/promos/${encodeURIComponent(p.slug)}`}>{p.name}</Link>
+                <div class="muted mono">{p.slug}</div>
+              </>
+            ),
+          },
+          { header: 'When', cell: (p) => `${formatDateTime(p.starts_at)} – ${formatDateTime(p.ends_at)}`, wide: true },
+          { header: 'Status', cell: (p) => <Badge status={PHASE_TONE[phase(p)]}>{PHASE_LABEL[phase(p)]}</Badge> },
+          { header: 'Participants', cell: (p) => p.participants_count, align: 'right' },
+        ]}
+        empty={
+          <EmptyState title="No promos yet" action={create}>
+            Create a promo to price your offers in tiers for a while; an Automation sequence can enrol buyers in it.
+          </EmptyState>
+        }
+      />
     </>
   );
 }
@@ -117,12 +113,9 @@ export function PromoPage({ params }: PageProps) {
   const promos = useApi<{ data: Promo[] }>('/promos');
   const offers = useApi<Paged<OfferSummary>>('/offers', { per_page: 100 });
   const [promo, setPromo] = useState<Promo | null>(null);
-  const [slug, setSlug] = useState('');
-  const [name, setName] = useState('');
-  const [start, setStart] = useState<[string, string]>(['', '09:00']);
-  const [end, setEnd] = useState<[string, string]>(['', '18:00']);
-  const [tiers, setTiers] = useState<TierForm[]>([emptyTier()]);
-  const [chosenOffers, setChosenOffers] = useState<string[]>([]);
+  const { fields, set, setFields } = useFields({ slug: '', name: '', start: ['', '09:00'] as [string, string], end: ['', '18:00'] as [string, string], tiers: [emptyTier()], chosenOffers: [] as string[] });
+  const { slug, name, start, end, tiers, chosenOffers } = fields;
+  const setTiers = set('tiers');
   const { busy, error, run } = useAction<'save'>();
   const [saved, setSaved] = useState<string | null>(null);
   const now = useNow();
@@ -131,12 +124,7 @@ export function PromoPage({ params }: PageProps) {
   const currency = offerList.find((o) => chosenOffers.includes(o.slug))?.currency ?? offerList[0]?.currency ?? 'EUR';
   const fill = (p: Promo) => {
     setPromo(p);
-    setSlug(p.slug);
-    setName(p.name);
-    setStart(zonedParts(p.starts_at));
-    setEnd(zonedParts(p.ends_at));
-    setTiers(p.tiers.map((t) => tierForm(t, currency)));
-    setChosenOffers(p.offers ?? []);
+    setFields({ slug: p.slug, name: p.name, start: zonedParts(p.starts_at), end: zonedParts(p.ends_at), tiers: p.tiers.map((t) => tierForm(t, currency)), chosenOffers: p.offers ?? [] });
   };
   useEffect(() => {
     const found = promos.data?.data.find((p) => p.slug === params.slug);
@@ -207,24 +195,24 @@ export function PromoPage({ params }: PageProps) {
         <Card title="Promo" id="promo">
           <div class="form-row align-top">
             <Field label="Name" name="name" error={error}>
-              {(c) => <Input {...c} value={name} onValue={setName} />}
+              {(c) => <Input {...c} value={name} onValue={set('name')} />}
             </Field>
             <Field label="Slug" name="slug" error={error} hint={isNew ? 'Lower-case letters, digits and dashes; it cannot change.' : 'It cannot change.'}>
-              {(c) => <Input {...c} value={slug} onValue={(v) => setSlug(v.toLowerCase())} readOnly={!isNew} autoComplete="off" />}
+              {(c) => <Input {...c} value={slug} onValue={(v) => set('slug')(v.toLowerCase())} readOnly={!isNew} autoComplete="off" />}
             </Field>
           </div>
           <div class="form-row align-top">
             <Field label="Starts on" name="starts_at" error={error}>
-              {(c) => <Input {...c} type="date" value={start[0]} onValue={(v) => setStart([v, start[1]])} />}
+              {(c) => <Input {...c} type="date" value={start[0]} onValue={(v) => set('start')([v, start[1]])} />}
             </Field>
             <Field label="Start time" name="starts_at_time">
-              {(c) => <Input {...c} type="time" value={start[1]} onValue={(v) => setStart([start[0], v])} />}
+              {(c) => <Input {...c} type="time" value={start[1]} onValue={(v) => set('start')([start[0], v])} />}
             </Field>
             <Field label="Ends on" name="ends_at" error={error}>
-              {(c) => <Input {...c} type="date" value={end[0]} onValue={(v) => setEnd([v, end[1]])} />}
+              {(c) => <Input {...c} type="date" value={end[0]} onValue={(v) => set('end')([v, end[1]])} />}
             </Field>
             <Field label="End time" name="ends_at_time">
-              {(c) => <Input {...c} type="time" value={end[1]} onValue={(v) => setEnd([end[0], v])} />}
+              {(c) => <Input {...c} type="time" value={end[1]} onValue={(v) => set('end')([end[0], v])} />}
             </Field>
           </div>
           <p class="field-hint">Times are in the organization's timezone (Settings).</p>
@@ -236,7 +224,7 @@ export function PromoPage({ params }: PageProps) {
                 <input
                   type="checkbox"
                   checked={chosenOffers.includes(o.slug)}
-                  onChange={(e) => setChosenOffers((e.target as HTMLInputElement).checked ? [...chosenOffers, o.slug] : chosenOffers.filter((s) => s !== o.slug))}
+                  onChange={(e) => set('chosenOffers')((e.target as HTMLInputElement).checked ? [...chosenOffers, o.slug] : chosenOffers.filter((s) => s !== o.slug))}
                 />
                 {o.name} <span class="muted mono">{o.slug}</span>
               </label>
@@ -314,26 +302,22 @@ function Participants({ slug }: { slug: string }) {
   return (
     <Card title="Participants" id="participants">
       <ErrorNotice error={list.error} />
-      {list.data && (
-        <>
-          <Table
-            caption="Participants"
-            rows={list.data.data}
-            rowKey={(p) => p.id}
-            columns={[
-              { header: 'Email', cell: (p) => p.email },
-              { header: 'Reference', cell: (p) => p.reference ?? '—', wide: true },
-              { header: 'Joined', cell: (p) => formatDateTime(p.enrolled_at) },
-            ]}
-            empty={
-              <EmptyState title="Nobody has joined yet">
-                People join through an Automation sequence's <strong>Enrol in promo</strong> action. <Link href="/dashboard/automation">Set one up</Link>.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Participant pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Participants"
+        page={list.data}
+        pages="Participant pages"
+        rowKey={(p) => p.id}
+        columns={[
+          { header: 'Email', cell: (p) => p.email },
+          { header: 'Reference', cell: (p) => p.reference ?? '—', wide: true },
+          { header: 'Joined', cell: (p) => formatDateTime(p.enrolled_at) },
+        ]}
+        empty={
+          <EmptyState title="Nobody has joined yet">
+            People join through an Automation sequence's <strong>Enrol in promo</strong> action. <Link href="/dashboard/automation">Set one up</Link>.
+          </EmptyState>
+        }
+      />
     </Card>
   );
 }

@@ -1,14 +1,13 @@
-import { useEffect, useState } from 'preact/hooks';
 import type { Paged } from '../api.ts';
 import { StatusBadge } from '../components/RefundBadge.tsx';
 import { Button } from '../components/Button.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, Select } from '../components/Field.tsx';
-import { FilterActions, ListStatus } from '../components/ListFilter.tsx';
+import { FilterForm, ListStatus, useUrlFilters } from '../components/ListFilter.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime, formatMoney, zonedTimeToUnix } from '../format.ts';
-import { Link, setQuery, useLocation } from '../router.tsx';
+import { Link, useLocation } from '../router.tsx';
 import type { SessionItem } from '../types.ts';
 import { useApi } from '../useApi.ts';
 
@@ -17,17 +16,9 @@ const DAY = 86_400;
 /** Checkout sessions, newest first, filtered by status, buyer email and creation dates (all in the URL). */
 export function SalesPage() {
   const { query } = useLocation();
-  const status = query.get('status') ?? '';
-  const email = query.get('email') ?? '';
-  const from = query.get('from') ?? '';
-  const to = query.get('to') ?? '';
+  const filters = useUrlFilters({ status: '', email: '', from: '', to: '' });
+  const { status, email, from, to } = filters.applied;
   const page = Math.max(1, Number(query.get('page')) || 1);
-  const filtered = Boolean(status || email || from || to);
-
-  // The form's fields, applied to the URL on submit.
-  const [form, setForm] = useState({ status, email, from, to });
-  useEffect(() => setForm({ status, email, from, to }), [status, email, from, to]);
-
   const list = useApi<Paged<SessionItem>>('/checkout/sessions', {
     page,
     per_page: 25,
@@ -45,18 +36,10 @@ export function SalesPage() {
         description="Every checkout session: who bought what, when, and how it went. Open one to see its invoice and its history."
         actions={<ExportLinks from={from} to={to} />}
       />
-      <form
-        class="filters card"
-        role="search"
-        aria-label="Filter sessions"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery({ ...form, page: null });
-        }}
-      >
+      <FilterForm label="Filter sessions" filters={filters}>
         <Field label="Status" name="status" error={list.error}>
           {(c) => (
-            <Select {...c} value={form.status} onValue={(v) => setForm({ ...form, status: v })}>
+            <Select {...c} value={filters.form.status} onValue={filters.set('status')}>
               <option value="">All</option>
               <option value="open">Open</option>
               <option value="completed">Completed</option>
@@ -67,65 +50,60 @@ export function SalesPage() {
           )}
         </Field>
         <Field label="Buyer email" name="email" error={list.error}>
-          {(c) => <Input {...c} type="email" placeholder="buyer@example.com" value={form.email} onValue={(v) => setForm({ ...form, email: v })} />}
+          {(c) => <Input {...c} type="email" placeholder="buyer@example.com" value={filters.form.email} onValue={filters.set('email')} />}
         </Field>
         <Field label="Created from" name="created_from" error={list.error}>
-          {(c) => <Input {...c} type="date" value={form.from} onValue={(v) => setForm({ ...form, from: v })} />}
+          {(c) => <Input {...c} type="date" value={filters.form.from} onValue={filters.set('from')} />}
         </Field>
         <Field label="Created to" name="created_to" error={list.error}>
-          {(c) => <Input {...c} type="date" value={form.to} onValue={(v) => setForm({ ...form, to: v })} />}
+          {(c) => <Input {...c} type="date" value={filters.form.to} onValue={filters.set('to')} />}
         </Field>
-        <FilterActions label="Filter" filtered={filtered} onClear={() => setQuery({ status: null, email: null, from: null, to: null, page: null })} />
-      </form>
+      </FilterForm>
       <ListStatus list={list} />
-      {list.data && (
-        <>
-          <Table
-            caption="Checkout sessions"
-            busy={list.loading}
-            rows={list.data.data}
-            rowKey={(s) => s.id}
-            columns={[
-              {
-                header: 'Buyer',
-                cell: (s) => (
-                  <Link href={`/dashboard/sales/${encodeURIComponent(s.id)}`} class="row-link">
-                    {s.customer?.email ?? s.customer?.name ?? 'No email yet'}
-                    <span class="row-sub mono wide-only">{s.id}</span>
-                    <span class="row-sub phone-only">{formatDateTime(s.created_at)}</span>
-                  </Link>
-                ),
-              },
-              { header: 'Status', cell: (s) => <StatusBadge item={s} /> },
-              {
-                header: 'Amount',
-                align: 'right',
-                cell: (s) => (
-                  <>
-                    {formatMoney(s.total, s.currency)}
-                    {s.amount_refunded > 0 && <span class="row-sub">−{formatMoney(s.amount_refunded, s.currency)} refunded</span>}
-                  </>
-                ),
-              },
-              { header: 'Offer', wide: true, cell: (s) => s.offer.name },
-              { header: 'Invoice', wide: true, cell: (s) => (s.invoice ? `#${s.invoice.number}` : '—') },
-              { header: 'Created', wide: true, cell: (s) => <span class="nowrap">{formatDateTime(s.created_at)}</span> },
-            ]}
-            empty={
-              filtered ? (
-                <EmptyState title="No session matches these filters" action={<Button onClick={() => setQuery({ status: null, email: null, from: null, to: null, page: null })}>Clear the filters</Button>}>
-                  Try another status, another email (as the buyer typed it) or wider dates.
-                </EmptyState>
-              ) : (
-                <EmptyState title="No checkout sessions yet" action={<Link href="/dashboard/offers" class="btn btn-primary">Go to Offers</Link>}>
-                  Publish an offer and share its checkout link: every checkout started there shows up here.
-                </EmptyState>
-              )
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Sessions pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Checkout sessions"
+        busy={list.loading}
+        page={list.data}
+        pages="Sessions pages"
+        rowKey={(s) => s.id}
+        columns={[
+          {
+            header: 'Buyer',
+            cell: (s) => (
+              <Link href={`/dashboard/sales/${encodeURIComponent(s.id)}`} class="row-link">
+                {s.customer?.email ?? s.customer?.name ?? 'No email yet'}
+                <span class="row-sub mono wide-only">{s.id}</span>
+                <span class="row-sub phone-only">{formatDateTime(s.created_at)}</span>
+              </Link>
+            ),
+          },
+          { header: 'Status', cell: (s) => <StatusBadge item={s} /> },
+          {
+            header: 'Amount',
+            align: 'right',
+            cell: (s) => (
+              <>
+                {formatMoney(s.total, s.currency)}
+                {s.amount_refunded > 0 && <span class="row-sub">−{formatMoney(s.amount_refunded, s.currency)} refunded</span>}
+              </>
+            ),
+          },
+          { header: 'Offer', wide: true, cell: (s) => s.offer.name },
+          { header: 'Invoice', wide: true, cell: (s) => (s.invoice ? `#${s.invoice.number}` : '—') },
+          { header: 'Created', wide: true, cell: (s) => <span class="nowrap">{formatDateTime(s.created_at)}</span> },
+        ]}
+        empty={
+          filters.filtered ? (
+            <EmptyState title="No session matches these filters" action={<Button onClick={filters.clear}>Clear the filters</Button>}>
+              Try another status, another email (as the buyer typed it) or wider dates.
+            </EmptyState>
+          ) : (
+            <EmptyState title="No checkout sessions yet" action={<Link href="/dashboard/offers" class="btn btn-primary">Go to Offers</Link>}>
+              Publish an offer and share its checkout link: every checkout started there shows up here.
+            </EmptyState>
+          )
+        }
+      />
     </>
   );
 }

@@ -3,10 +3,10 @@ import type { z } from 'zod';
 import type { OrganizationSchema } from '../../../modules/identity/index.ts';
 import type { SmtpSettingsSchema } from '../../../modules/receipts/index.ts';
 import { api } from '../api.ts';
-import { Button } from '../components/Button.tsx';
+import { Button, OwnerSave } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
-import { Field, Input, OtherErrors } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
@@ -127,14 +127,7 @@ export function SellerIdentity({ owner }: { owner: boolean }) {
           )}
           {logo === null && <p class="muted">The logo is removed when you save.</p>}
           <OtherErrors error={error} shown={['vat_number', 'brand_color', 'logo', ...ADDRESS_FIELDS.map((f) => `address.${f}`)]} />
-          {saved && <Notice tone="success">Saved.</Notice>}
-          {owner ? (
-            <Button type="submit" variant="primary" busy={busy === 'save'}>
-              Save business details
-            </Button>
-          ) : (
-            <p class="muted">Only owners change the business details.</p>
-          )}
+          <OwnerSave owner={owner} saved={saved} busy={busy === 'save'} label="Save business details" refusal="Only owners change the business details." />
         </form>
       )}
     </Card>
@@ -144,20 +137,14 @@ export function SellerIdentity({ owner }: { owner: boolean }) {
 /** The SMTP server buyer emails leave through (owners), and a test email to oneself. */
 export function EmailSettings() {
   const current = useApi<SmtpSettings>('/organization/smtp');
-  const [host, setHost] = useState('');
-  const [port, setPort] = useState('587');
-  const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
-  const [from, setFrom] = useState('');
+  const { fields, set, setFields } = useFields({ host: '', port: '587', username: '', password: '', from: '' });
+  const { host, port, username, password, from } = fields;
   const { busy, error, run } = useAction<'save' | 'test' | 'remove'>();
   const [result, setResult] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
   useEffect(() => {
     if (!current.data) return;
-    setHost(current.data.host ?? '');
-    setPort(String(current.data.port ?? 587));
-    setUsername(current.data.username ?? '');
-    setFrom(current.data.from ?? '');
-    setPassword('');
+    const { host, port, username, from } = current.data;
+    setFields({ host: host ?? '', port: String(port ?? 587), username: username ?? '', from: from ?? '', password: '' });
   }, [current.data]);
 
   const save = async (e: Event) => {
@@ -193,22 +180,22 @@ export function EmailSettings() {
         <form onSubmit={save} noValidate>
           <div class="form-row">
             <Field label="SMTP host" name="host" error={error}>
-              {(c) => <Input {...c} required placeholder="smtp.example.com" value={host} onValue={setHost} />}
+              {(c) => <Input {...c} required placeholder="smtp.example.com" value={host} onValue={set('host')} />}
             </Field>
             <Field label="Port" name="port" error={error} hint="587 (STARTTLS) or 465 (TLS).">
-              {(c) => <Input {...c} inputMode="numeric" value={port} onValue={setPort} />}
+              {(c) => <Input {...c} inputMode="numeric" value={port} onValue={set('port')} />}
             </Field>
           </div>
           <div class="form-row">
             <Field label="Username" name="username" error={error}>
-              {(c) => <Input {...c} autoComplete="off" value={username} onValue={setUsername} />}
+              {(c) => <Input {...c} autoComplete="off" value={username} onValue={set('username')} />}
             </Field>
             <Field label="Password" name="password" error={error} hint={data.password_set ? 'Stored (sealed); leave empty to keep it.' : 'Stored sealed; never shown again.'}>
-              {(c) => <Input {...c} type="password" autoComplete="new-password" value={password} onValue={setPassword} />}
+              {(c) => <Input {...c} type="password" autoComplete="new-password" value={password} onValue={set('password')} />}
             </Field>
           </div>
           <Field label="From" name="from" error={error} hint="Such as Your Shop <shop@example.com>.">
-            {(c) => <Input {...c} required value={from} onValue={setFrom} />}
+            {(c) => <Input {...c} required value={from} onValue={set('from')} />}
           </Field>
           <OtherErrors error={error} shown={['host', 'port', 'username', 'password', 'from']} />
           {result && <Notice tone={result.tone}>{result.text}</Notice>}

@@ -4,7 +4,7 @@ import { Badge } from '../components/Badge.tsx';
 import { Card } from '../components/Card.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { ErrorNotice, Loading } from '../components/Notice.tsx';
+import { RecordPending } from '../components/RecordPending.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { RefundForm } from '../components/RefundForm.tsx';
 import { StatusBadge } from '../components/RefundBadge.tsx';
@@ -27,26 +27,18 @@ export function SessionPage({ params }: PageProps) {
   const owner = useSession()?.current_organization?.role === 'owner';
   const back = <Link href="/dashboard/sales">← Sales</Link>;
 
-  if (detail.error) {
+  if (detail.error || !detail.data) {
     return (
-      <>
-        <PageHeader title="Checkout session" back={back} />
-        {detail.error.status === 404 ? (
+      <RecordPending
+        loaded={detail}
+        title="Checkout session"
+        back={back}
+        missing={
           <EmptyState title="No such session in this organization" action={<Link href="/dashboard/sales">Back to Sales</Link>}>
             The link may belong to another organization: switch organization, or find the session in Sales.
           </EmptyState>
-        ) : (
-          <ErrorNotice error={detail.error} />
-        )}
-      </>
-    );
-  }
-  if (!detail.data) {
-    return (
-      <>
-        <PageHeader title="Checkout session" back={back} />
-        <Loading />
-      </>
+        }
+      />
     );
   }
   const { history } = detail.data;

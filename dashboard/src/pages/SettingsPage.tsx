@@ -3,16 +3,16 @@ import type { z } from 'zod';
 import type { OrganizationSchema, PasskeySchema, UserSessionSchema } from '../../../modules/identity/index.ts';
 import { api } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
-import { Button } from '../components/Button.tsx';
+import { Button, OwnerSave } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { originErrorNames, originLines, OriginsField } from '../components/OriginsField.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { SettingsTabs } from '../components/SettingsTabs.tsx';
+import { SettingsTabs } from '../components/Tabs.tsx';
 import { EmailSettings, SellerIdentity } from './SellerSettings.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../format.ts';
@@ -52,17 +52,12 @@ function timezones(current: string): string[] {
 
 function OrganizationSettings({ owner }: { owner: boolean }) {
   const org = useApi<Organization>('/organization');
-  const [name, setName] = useState('');
-  const [timezone, setTimezone] = useState('');
-  const [origins, setOrigins] = useState('');
+  const { fields, set, setFields } = useFields({ name: '', timezone: '', origins: '' });
+  const { name, timezone, origins } = fields;
   const { busy, error, run } = useAction<'save'>();
   const [saved, setSaved] = useState(false);
   useEffect(() => {
-    if (org.data) {
-      setName(org.data.name);
-      setTimezone(org.data.timezone);
-      setOrigins(org.data.allowed_redirect_origins.join('\n'));
-    }
+    if (org.data) setFields({ name: org.data.name, timezone: org.data.timezone, origins: org.data.allowed_redirect_origins.join('\n') });
   }, [org.data]);
 
   const save = async (e: Event) => {
@@ -70,7 +65,7 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
     setSaved(false);
     await run('save', async () => {
       const saved = await api.patch<Organization>('/organization', { name, timezone, allowed_redirect_origins: originLines(origins) });
-      setOrigins(saved.allowed_redirect_origins.join('\n'));
+      set('origins')(saved.allowed_redirect_origins.join('\n'));
       await loadSession(); // the navigation's name and every date's time zone follow
       setSaved(true);
     });
@@ -83,11 +78,11 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
         <form onSubmit={save} noValidate>
           <div class="form-row">
             <Field label="Name" name="name" error={error}>
-              {(c) => <Input {...c} required maxLength={255} disabled={!owner} value={name} onValue={setName} />}
+              {(c) => <Input {...c} required maxLength={255} disabled={!owner} value={name} onValue={set('name')} />}
             </Field>
             <Field label="Time zone" name="timezone" error={error} hint="Dates in the dashboard and the days of Home follow it.">
               {(c) => (
-                <Select {...c} disabled={!owner} value={timezone} onValue={setTimezone}>
+                <Select {...c} disabled={!owner} value={timezone} onValue={set('timezone')}>
                   {timezones(timezone).map((tz) => (
                     <option key={tz}>{tz}</option>
                   ))}
@@ -97,20 +92,13 @@ function OrganizationSettings({ owner }: { owner: boolean }) {
           </div>
           <OriginsField
             value={origins}
-            onValue={setOrigins}
+            onValue={set('origins')}
             error={error}
             disabled={!owner}
             hint="One per line, such as https://shop.example. A page on one of these may send its own success_url and cancel_url when it creates a checkout session, for every offer; your server may send any with its API key. Scheme, host and port must match exactly."
           />
           <OtherErrors error={error} shown={['name', 'timezone', ...originErrorNames(error)]} />
-          {saved && <Notice tone="success">Saved.</Notice>}
-          {owner ? (
-            <Button type="submit" variant="primary" busy={busy === 'save'}>
-              Save
-            </Button>
-          ) : (
-            <p class="muted">Only owners change these.</p>
-          )}
+          <OwnerSave owner={owner} saved={saved} busy={busy === 'save'} />
         </form>
       )}
     </Card>
@@ -153,48 +141,46 @@ function Members({ owner, me }: { owner: boolean; me: string }) {
           <CopyField text={invited.link} label="Invitation link" />
         </div>
       )}
-      {members.data && (
-        <Table
-          caption="Members"
-          rows={members.data.data}
-          rowKey={(m) => m.id}
-          columns={[
-            { header: 'Email', cell: (m) => <>{m.email}{m.id === me && <span class="muted"> (you)</span>}</> },
-            {
-              header: 'Role',
-              cell: (m) =>
-                owner && m.id !== me && m.status === 'active' ? (
-                  <select class="input input-sm" aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => act(() => api.patch(`/members/${encodeURIComponent(m.id)}`, { role: (e.target as HTMLSelectElement).value }))}>
-                    <option value="owner">Owner</option>
-                    <option value="member">Member</option>
-                  </select>
-                ) : (
-                  <Badge status={m.role === 'owner' ? 'active' : 'draft'}>{m.role === 'owner' ? 'Owner' : 'Member'}</Badge>
-                ),
-            },
-            {
-              header: 'Joined',
-              wide: true,
-              cell: (m) =>
-                m.status === 'invited' ? (
-                  (m.invitation_expires_at ?? 0) * 1000 > Date.now() ? <Badge status="open">Invited</Badge> : <Badge status="expired">Invitation expired</Badge>
-                ) : (
-                  formatDate(m.joined_at)
-                ),
-            },
-            {
-              header: <span class="sr-only">Actions</span>,
-              align: 'right',
-              cell: (m) =>
-                !owner || m.id === me ? null : m.status === 'invited' ? (
-                  <ConfirmButton label="Revoke" what={`the invitation of ${m.email}`} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} />
-                ) : (
-                  <ConfirmButton label="Remove" what={m.email} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} />
-                ),
-            },
-          ]}
-        />
-      )}
+      <Table
+        caption="Members"
+        rows={members.data?.data}
+        rowKey={(m) => m.id}
+        columns={[
+          { header: 'Email', cell: (m) => <>{m.email}{m.id === me && <span class="muted"> (you)</span>}</> },
+          {
+            header: 'Role',
+            cell: (m) =>
+              owner && m.id !== me && m.status === 'active' ? (
+                <select class="input input-sm" aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => act(() => api.patch(`/members/${encodeURIComponent(m.id)}`, { role: (e.target as HTMLSelectElement).value }))}>
+                  <option value="owner">Owner</option>
+                  <option value="member">Member</option>
+                </select>
+              ) : (
+                <Badge status={m.role === 'owner' ? 'active' : 'draft'}>{m.role === 'owner' ? 'Owner' : 'Member'}</Badge>
+              ),
+          },
+          {
+            header: 'Joined',
+            wide: true,
+            cell: (m) =>
+              m.status === 'invited' ? (
+                (m.invitation_expires_at ?? 0) * 1000 > Date.now() ? <Badge status="open">Invited</Badge> : <Badge status="expired">Invitation expired</Badge>
+              ) : (
+                formatDate(m.joined_at)
+              ),
+          },
+          {
+            header: <span class="sr-only">Actions</span>,
+            align: 'right',
+            cell: (m) =>
+              !owner || m.id === me ? null : m.status === 'invited' ? (
+                <ConfirmButton label="Revoke" what={`the invitation of ${m.email}`} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} />
+              ) : (
+                <ConfirmButton label="Remove" what={m.email} onConfirm={() => act(() => api.delete(`/members/${encodeURIComponent(m.id)}`))} />
+              ),
+          },
+        ]}
+      />
       {owner && (
         <form class="form-row invite" onSubmit={invite} noValidate>
           <Field label="Invite by email" name="email" error={error}>
@@ -235,43 +221,41 @@ function Sessions() {
     <Card title="Your sessions" id="sessions">
       <p class="muted">Where you are signed in. Revoke a session you do not recognise: it is signed out at once.</p>
       <ErrorNotice error={sessions.error ?? error} />
-      {sessions.data && (
-        <Table
-          caption="Your sessions"
-          rows={sessions.data.data}
-          rowKey={(s) => s.id}
-          columns={[
-            {
-              header: 'Device',
-              cell: (s) => (
-                <>
-                  {device(s.user_agent)} {s.current && <Badge status="active">This session</Badge>}
-                  <span class="row-sub">{s.ip ?? ''}</span>
-                </>
+      <Table
+        caption="Your sessions"
+        rows={sessions.data?.data}
+        rowKey={(s) => s.id}
+        columns={[
+          {
+            header: 'Device',
+            cell: (s) => (
+              <>
+                {device(s.user_agent)} {s.current && <Badge status="active">This session</Badge>}
+                <span class="row-sub">{s.ip ?? ''}</span>
+              </>
+            ),
+          },
+          { header: 'Signed in', wide: true, cell: (s) => `${formatDateTime(s.signed_in_at)} (${s.method})` },
+          { header: 'Last active', cell: (s) => formatRelative(s.last_seen_at) },
+          {
+            header: <span class="sr-only">Actions</span>,
+            align: 'right',
+            cell: (s) =>
+              s.current ? null : (
+                <ConfirmButton
+                  label="Revoke"
+                  what={`${device(s.user_agent)} session`}
+                  onConfirm={() =>
+                    run('revoke', async () => {
+                      await api.delete(`/sessions/${encodeURIComponent(s.id)}`);
+                      sessions.reload();
+                    })
+                  }
+                />
               ),
-            },
-            { header: 'Signed in', wide: true, cell: (s) => `${formatDateTime(s.signed_in_at)} (${s.method})` },
-            { header: 'Last active', cell: (s) => formatRelative(s.last_seen_at) },
-            {
-              header: <span class="sr-only">Actions</span>,
-              align: 'right',
-              cell: (s) =>
-                s.current ? null : (
-                  <ConfirmButton
-                    label="Revoke"
-                    what={`${device(s.user_agent)} session`}
-                    onConfirm={() =>
-                      run('revoke', async () => {
-                        await api.delete(`/sessions/${encodeURIComponent(s.id)}`);
-                        sessions.reload();
-                      })
-                    }
-                  />
-                ),
-            },
-          ]}
-        />
-      )}
+          },
+        ]}
+      />
     </Card>
   );
 }
@@ -297,35 +281,33 @@ function Passkeys() {
     <Card title="Passkeys" id="passkeys">
       <p class="muted">Sign in with your fingerprint, face or device PIN instead of a password.</p>
       <ErrorNotice error={passkeys.error} />
-      {passkeys.data && (
-        <Table
-          caption="Your passkeys"
-          rows={passkeys.data.data}
-          rowKey={(p) => p.id}
-          columns={[
-            { header: 'Name', cell: (p) => p.name },
-            { header: 'Added', wide: true, cell: (p) => formatDate(p.registered_at) },
-            { header: 'Last used', cell: (p) => (p.last_used_at ? formatRelative(p.last_used_at) : 'Never') },
-            {
-              header: <span class="sr-only">Actions</span>,
-              align: 'right',
-              cell: (p) => (
-                <ConfirmButton
-                  label="Remove"
-                  what={p.name}
-                  onConfirm={() =>
-                    run('remove', async () => {
-                      await api.delete(`/passkeys/${encodeURIComponent(p.id)}`);
-                      passkeys.reload();
-                    })
-                  }
-                />
-              ),
-            },
-          ]}
-          empty={<EmptyState title="No passkeys yet">Add one below to sign in without typing a password.</EmptyState>}
-        />
-      )}
+      <Table
+        caption="Your passkeys"
+        rows={passkeys.data?.data}
+        rowKey={(p) => p.id}
+        columns={[
+          { header: 'Name', cell: (p) => p.name },
+          { header: 'Added', wide: true, cell: (p) => formatDate(p.registered_at) },
+          { header: 'Last used', cell: (p) => (p.last_used_at ? formatRelative(p.last_used_at) : 'Never') },
+          {
+            header: <span class="sr-only">Actions</span>,
+            align: 'right',
+            cell: (p) => (
+              <ConfirmButton
+                label="Remove"
+                what={p.name}
+                onConfirm={() =>
+                  run('remove', async () => {
+                    await api.delete(`/passkeys/${encodeURIComponent(p.id)}`);
+                    passkeys.reload();
+                  })
+                }
+              />
+            ),
+          },
+        ]}
+        empty={<EmptyState title="No passkeys yet">Add one below to sign in without typing a password.</EmptyState>}
+      />
       {passkeysSupported() ? (
         <form class="form-row invite" onSubmit={add} noValidate>
           <Field label="Passkey name" name="name" error={error} hint="Which device, such as “Work laptop”.">

@@ -9,7 +9,7 @@ import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { SettingsTabs } from '../components/SettingsTabs.tsx';
+import { SettingsTabs } from '../components/Tabs.tsx';
 import { Table } from '../components/Table.tsx';
 import { Link } from '../router.tsx';
 import { useSession } from '../session.ts';

@@ -1,14 +1,13 @@
 import { Fragment } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
 import type { z } from 'zod';
 import type { TaxReportSchema } from '../../../modules/reporting/index.ts';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, Select } from '../components/Field.tsx';
-import { FilterActions, ListStatus } from '../components/ListFilter.tsx';
+import { FilterForm, ListStatus, useUrlFilters } from '../components/ListFilter.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatMoney } from '../format.ts';
-import { Link, setQuery, useLocation } from '../router.tsx';
+import { Link } from '../router.tsx';
 import { useApi } from '../useApi.ts';
 
 type TaxReport = z.infer<typeof TaxReportSchema>;
@@ -38,17 +37,13 @@ const countryName = (code: string | null) => {
  * and the tax of paid invoices less their credit notes, with its CSV. Filters live in the URL.
  */
 export function TaxReportPage() {
-  const { query } = useLocation();
-  const from = query.get('from') ?? '';
-  const to = query.get('to') ?? '';
-  const interval = query.get('interval') ?? 'month';
-  const mode = query.get('mode') ?? '';
-  const [form, setForm] = useState({ from, to, interval, mode });
-  useEffect(() => setForm({ from, to, interval, mode }), [from, to, interval, mode]);
+  const filters = useUrlFilters({ from: '', to: '', interval: 'month', mode: '' }, {});
+  const { from, to, interval, mode } = filters.applied;
+  const { form, set } = filters;
   const params = { from: from || undefined, to: to || undefined, interval, mode: mode || undefined };
   const report = useApi<TaxReport>('/reports/tax', params);
   const csvQuery = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
-  const filtered = Boolean(from || to || mode || interval !== 'month');
+  const { filtered } = filters;
 
   return (
     <>
@@ -62,24 +57,16 @@ export function TaxReportPage() {
           </a>
         }
       />
-      <form
-        class="filters card"
-        role="search"
-        aria-label="Tax report period"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery({ from: form.from || null, to: form.to || null, interval: form.interval === 'month' ? null : form.interval, mode: form.mode || null });
-        }}
-      >
+      <FilterForm label="Tax report period" submit="Show" filters={filters}>
         <Field label="From" name="from" error={report.error}>
-          {(c) => <Input {...c} type="date" value={form.from} onValue={(v) => setForm({ ...form, from: v })} />}
+          {(c) => <Input {...c} type="date" value={form.from} onValue={set('from')} />}
         </Field>
         <Field label="To" name="to" error={report.error}>
-          {(c) => <Input {...c} type="date" value={form.to} onValue={(v) => setForm({ ...form, to: v })} />}
+          {(c) => <Input {...c} type="date" value={form.to} onValue={set('to')} />}
         </Field>
         <Field label="Group by" name="interval" error={report.error}>
           {(c) => (
-            <Select {...c} value={form.interval} onValue={(v) => setForm({ ...form, interval: v })}>
+            <Select {...c} value={form.interval} onValue={set('interval')}>
               <option value="month">Month</option>
               <option value="quarter">Quarter</option>
               <option value="year">Year</option>
@@ -89,15 +76,14 @@ export function TaxReportPage() {
         </Field>
         <Field label="Mode" name="mode" error={report.error}>
           {(c) => (
-            <Select {...c} value={form.mode} onValue={(v) => setForm({ ...form, mode: v })}>
+            <Select {...c} value={form.mode} onValue={set('mode')}>
               <option value="">Test and live</option>
               <option value="live">Live</option>
               <option value="test">Test</option>
             </Select>
           )}
         </Field>
-        <FilterActions label="Show" filtered={filtered} onClear={() => setQuery({ from: null, to: null, interval: null, mode: null })} />
-      </form>
+      </FilterForm>
       <ListStatus list={report} />
       {report.data && (
         <>

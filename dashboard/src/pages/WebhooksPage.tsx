@@ -9,12 +9,12 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
-import { DevelopersTabs } from '../components/DevelopersTabs.tsx';
+import { DevelopersTabs } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
-import { Pagination, Table } from '../components/Table.tsx';
+import { PagedTable, Pagination } from '../components/Table.tsx';
 import { formatDateTime, formatDateTimeSeconds } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
 import { useSession } from '../session.ts';
@@ -74,37 +74,32 @@ function EndpointList() {
       </p>
       <ErrorNotice error={list.error} />
       {!paged && !list.error && <Loading />}
-      {paged && (
-        <>
-          <Table
-            caption="Webhook endpoints"
-            rows={paged.data}
-            rowKey={(e) => e.id}
-            columns={[
-              {
-                header: 'URL',
-                cell: (e) => (
-                  <>
-                    <Link href={`${BASE}/${encodeURIComponent(e.id)}`} class="break">
-                      {e.url}
-                    </Link>
-                    <span class="row-sub mono">{e.id}</span>
-                  </>
-                ),
-              },
-              { header: 'Events', wide: true, cell: (e) => (e.event_types.length === WEBHOOK_EVENTS.length ? 'All' : `${e.event_types.length} of ${WEBHOOK_EVENTS.length}`) },
-              { header: 'Status', cell: (e) => <Badge status={endpointStatus(e)}>{endpointStatusLabel(e)}</Badge> },
-              { header: 'Created', wide: true, cell: (e) => <span class="nowrap">{formatDateTime(e.created_at)}</span> },
-            ]}
-            empty={
-              <EmptyState title="No webhook endpoints yet" action={add}>
-                Add your server's URL to hear of each sale, refund or failed workflow as it happens.
-              </EmptyState>
-            }
-          />
-          <Pagination meta={paged.meta} onPage={(p) => setQuery({ page: p })} />
-        </>
-      )}
+      <PagedTable
+        caption="Webhook endpoints"
+        page={paged}
+        rowKey={(e) => e.id}
+        columns={[
+          {
+            header: 'URL',
+            cell: (e) => (
+              <>
+                <Link href={`${BASE}/${encodeURIComponent(e.id)}`} class="break">
+                  {e.url}
+                </Link>
+                <span class="row-sub mono">{e.id}</span>
+              </>
+            ),
+          },
+          { header: 'Events', wide: true, cell: (e) => (e.event_types.length === WEBHOOK_EVENTS.length ? 'All' : `${e.event_types.length} of ${WEBHOOK_EVENTS.length}`) },
+          { header: 'Status', cell: (e) => <Badge status={endpointStatus(e)}>{endpointStatusLabel(e)}</Badge> },
+          { header: 'Created', wide: true, cell: (e) => <span class="nowrap">{formatDateTime(e.created_at)}</span> },
+        ]}
+        empty={
+          <EmptyState title="No webhook endpoints yet" action={add}>
+            Add your server's URL to hear of each sale, refund or failed workflow as it happens.
+          </EmptyState>
+        }
+      />
     </Card>
   );
 }

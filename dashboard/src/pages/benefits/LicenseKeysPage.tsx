@@ -6,12 +6,13 @@ import { Card } from '../../components/Card.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Select } from '../../components/Field.tsx';
-import { FilterActions, ListStatus } from '../../components/ListFilter.tsx';
-import { ErrorNotice, Loading, Notice } from '../../components/Notice.tsx';
+import { FilterForm, ListStatus, useUrlFilters } from '../../components/ListFilter.tsx';
+import { Notice } from '../../components/Notice.tsx';
+import { RecordPending } from '../../components/RecordPending.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
-import { Pagination, Table } from '../../components/Table.tsx';
+import { PagedTable, Table } from '../../components/Table.tsx';
 import { formatDateTime } from '../../format.ts';
-import { Link, setQuery, useLocation } from '../../router.tsx';
+import { Link, useLocation } from '../../router.tsx';
 import type { PageProps } from '../../routes.ts';
 import { useAction } from '../../useAction.ts';
 import { useApi } from '../../useApi.ts';
@@ -61,32 +62,21 @@ function ToggleButton({ k, busy, error, onClick }: { k: LicenseKey; busy: boolea
 /** The license keys issued to buyers: filter by status and benefit, disable or enable one. */
 export function LicenseKeysPage() {
   const { query } = useLocation();
-  const status = query.get('status') ?? '';
-  const benefit = query.get('benefit') ?? '';
+  const filters = useUrlFilters({ status: '', benefit: '' });
+  const { status, benefit } = filters.applied;
   const page = Math.max(1, Number(query.get('page')) || 1);
-  const [form, setForm] = useState({ status, benefit });
-  useEffect(() => setForm({ status, benefit }), [status, benefit]);
   const list = useApi<Paged<LicenseKey>>('/license_keys', { page, per_page: 25, status: status || undefined, benefit: benefit || undefined });
   const benefits = useLicenseBenefits();
   const { action, toggle } = useToggle(() => list.reload());
-  const clear = () => setQuery({ status: null, benefit: null, page: null });
   const benefitName = (id: string) => benefits.find((b) => b.id === id)?.description ?? id;
 
   return (
     <>
       <PageHeader title="License keys" description="One key per buyer of a product with a license key benefit. Disable a key to stop it validating; enable it to let it work again." />
-      <form
-        class="filters card"
-        role="search"
-        aria-label="Filter license keys"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery({ status: form.status || null, benefit: form.benefit || null, page: null });
-        }}
-      >
+      <FilterForm label="Filter license keys" filters={filters}>
         <Field label="Status" name="status" error={list.error}>
           {(c) => (
-            <Select {...c} value={form.status} onValue={(v) => setForm({ ...form, status: v })}>
+            <Select {...c} value={filters.form.status} onValue={filters.set('status')}>
               <option value="">Any status</option>
               {STATUSES.map(([v, label]) => (
                 <option key={v} value={v}>
@@ -98,7 +88,7 @@ export function LicenseKeysPage() {
         </Field>
         <Field label="Benefit" name="benefit" error={list.error}>
           {(c) => (
-            <Select {...c} value={form.benefit} onValue={(v) => setForm({ ...form, benefit: v })}>
+            <Select {...c} value={filters.form.benefit} onValue={filters.set('benefit')}>
               <option value="">Any benefit</option>
               {benefits.map((b) => (
                 <option key={b.id} value={b.id}>
@@ -109,62 +99,57 @@ export function LicenseKeysPage() {
             </Select>
           )}
         </Field>
-        <FilterActions label="Filter" filtered={Boolean(status || benefit)} onClear={clear} />
-      </form>
+      </FilterForm>
       <ListStatus list={list} />
-      {list.data && (
-        <>
-          <Table
-            caption="License keys"
-            busy={list.loading}
-            rows={list.data.data}
-            rowKey={(k) => k.id}
-            columns={[
-              {
-                header: 'Key',
-                cell: (k) => (
-                  <Link href={keyHref(k)} class="row-link">
-                    <code class="license-key">{k.display_key}</code>
-                    <span class="row-sub">{benefitName(k.benefit_id)}</span>
-                  </Link>
-                ),
-              },
-              {
-                header: 'Customer',
-                wide: true,
-                cell: (k) => (
-                  <Link href={`/dashboard/customers/${encodeURIComponent(k.customer_id)}`}>
-                    <code>{k.customer_id}</code>
-                  </Link>
-                ),
-              },
-              {
-                header: 'Status',
-                cell: (k) => (
-                  <>
-                    <StatusBadge status={k.status} />
-                    {/* The Activations column is left out on a phone: its figure here. */}
-                    <span class="row-sub phone-only nowrap">{activations(k.activation_usage, k.activation_limit)} activations</span>
-                  </>
-                ),
-              },
-              { header: 'Activations', align: 'right', wide: true, cell: (k) => <span class="nowrap">{activations(k.activation_usage, k.activation_limit)}</span> },
-              { header: 'Expires', wide: true, cell: (k) => <span class="nowrap">{k.expires_at ? formatDateTime(k.expires_at) : 'Never'}</span> },
-              { header: 'Actions', cell: (k) => <ToggleButton k={k} busy={action.busy === k.id} error={action.errorOf(k.id)} onClick={() => toggle(k)} /> },
-            ]}
-            empty={
-              status || benefit ? (
-                <EmptyState title="No key matches these filters" action={<Button onClick={clear}>Show every key</Button>} />
-              ) : (
-                <EmptyState title="No license keys yet" action={<Link href="/dashboard/catalog" class="btn btn-primary">Go to Catalog</Link>}>
-                  Give a product a license key benefit: each buyer then gets a key when they pay.
-                </EmptyState>
-              )
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="License key pages" />
-        </>
-      )}
+      <PagedTable
+        caption="License keys"
+        busy={list.loading}
+        page={list.data}
+        pages="License key pages"
+        rowKey={(k) => k.id}
+        columns={[
+          {
+            header: 'Key',
+            cell: (k) => (
+              <Link href={keyHref(k)} class="row-link">
+                <code class="license-key">{k.display_key}</code>
+                <span class="row-sub">{benefitName(k.benefit_id)}</span>
+              </Link>
+            ),
+          },
+          {
+            header: 'Customer',
+            wide: true,
+            cell: (k) => (
+              <Link href={`/dashboard/customers/${encodeURIComponent(k.customer_id)}`}>
+                <code>{k.customer_id}</code>
+              </Link>
+            ),
+          },
+          {
+            header: 'Status',
+            cell: (k) => (
+              <>
+                <StatusBadge status={k.status} />
+                {/* The Activations column is left out on a phone: its figure here. */}
+                <span class="row-sub phone-only nowrap">{activations(k.activation_usage, k.activation_limit)} activations</span>
+              </>
+            ),
+          },
+          { header: 'Activations', align: 'right', wide: true, cell: (k) => <span class="nowrap">{activations(k.activation_usage, k.activation_limit)}</span> },
+          { header: 'Expires', wide: true, cell: (k) => <span class="nowrap">{k.expires_at ? formatDateTime(k.expires_at) : 'Never'}</span> },
+          { header: 'Actions', cell: (k) => <ToggleButton k={k} busy={action.busy === k.id} error={action.errorOf(k.id)} onClick={() => toggle(k)} /> },
+        ]}
+        empty={
+          filters.filtered ? (
+            <EmptyState title="No key matches these filters" action={<Button onClick={filters.clear}>Show every key</Button>} />
+          ) : (
+            <EmptyState title="No license keys yet" action={<Link href="/dashboard/catalog" class="btn btn-primary">Go to Catalog</Link>}>
+              Give a product a license key benefit: each buyer then gets a key when they pay.
+            </EmptyState>
+          )
+        }
+      />
     </>
   );
 }
@@ -185,26 +170,7 @@ export function LicenseKeyPage({ params }: PageProps) {
   });
   const back = <Link href="/dashboard/license-keys">← License keys</Link>;
 
-  if (loaded.error) {
-    return (
-      <>
-        <PageHeader title="License key" back={back} />
-        {loaded.error.status === 404 ? (
-          <EmptyState title="No such license key in this organization" action={<Link href="/dashboard/license-keys">Back to License keys</Link>} />
-        ) : (
-          <ErrorNotice error={loaded.error} />
-        )}
-      </>
-    );
-  }
-  if (!key) {
-    return (
-      <>
-        <PageHeader title="License key" back={back} />
-        <Loading />
-      </>
-    );
-  }
+  if (loaded.error || !key) return <RecordPending loaded={loaded} title="License key" back={back} missing={<EmptyState title="No such license key in this organization" action={<Link href="/dashboard/license-keys">Back to License keys</Link>} />} />;
   const k = key;
   const benefit = benefits.find((b) => b.id === k.benefit_id);
   const instances = k.activations ?? [];

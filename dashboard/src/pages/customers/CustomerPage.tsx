@@ -6,6 +6,7 @@ import { ConfirmButton } from '../../components/ConfirmButton.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorNotice, Loading, Notice } from '../../components/Notice.tsx';
+import { RecordPending } from '../../components/RecordPending.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { Table } from '../../components/Table.tsx';
 import { formatDateTime, formatDateTimeSeconds, formatMoney } from '../../format.ts';
@@ -37,26 +38,18 @@ export function CustomerPage({ params }: PageProps) {
   const erase = useAction<'erase'>();
   const back = <Link href="/dashboard/customers">← Customers</Link>;
 
-  if (customer.error) {
+  if (customer.error || !customer.data) {
     return (
-      <>
-        <PageHeader title="Customer" back={back} />
-        {customer.error.status === 404 ? (
+      <RecordPending
+        loaded={customer}
+        title="Customer"
+        back={back}
+        missing={
           <EmptyState title="No such customer in this organization" action={<Link href="/dashboard/customers">Back to Customers</Link>}>
             The link may belong to another organization: switch organization, or search the customer by email.
           </EmptyState>
-        ) : (
-          <ErrorNotice error={customer.error} />
-        )}
-      </>
-    );
-  }
-  if (!customer.data) {
-    return (
-      <>
-        <PageHeader title="Customer" back={back} />
-        <Loading />
-      </>
+        }
+      />
     );
   }
   const c = customer.data;

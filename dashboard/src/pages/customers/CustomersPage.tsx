@@ -1,14 +1,13 @@
-import { useEffect, useState } from 'preact/hooks';
 import type { Paged } from '../../api.ts';
 import { Badge } from '../../components/Badge.tsx';
 import { Button } from '../../components/Button.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Input } from '../../components/Field.tsx';
-import { FilterActions, ListStatus } from '../../components/ListFilter.tsx';
+import { FilterForm, ListStatus, useUrlFilters } from '../../components/ListFilter.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
-import { Pagination, Table } from '../../components/Table.tsx';
+import { PagedTable } from '../../components/Table.tsx';
 import { formatDateTime } from '../../format.ts';
-import { Link, setQuery, useLocation } from '../../router.tsx';
+import { Link, useLocation } from '../../router.tsx';
 import { useApi } from '../../useApi.ts';
 import type { Customer } from '../../../../modules/customers/index.ts';
 import { moneyList } from './customerKit.ts';
@@ -16,12 +15,10 @@ import { moneyList } from './customerKit.ts';
 /** The organization's customers, newest first, searched by email (in the URL, as Sales). */
 export function CustomersPage() {
   const { query } = useLocation();
-  const email = query.get('email') ?? '';
+  const filters = useUrlFilters({ email: '' });
+  const { email } = filters.applied;
   const page = Math.max(1, Number(query.get('page')) || 1);
-  const [form, setForm] = useState(email);
-  useEffect(() => setForm(email), [email]);
   const list = useApi<Paged<Customer>>('/customers', { page, per_page: 25, email: email || undefined });
-  const clear = () => setQuery({ email: null, page: null });
 
   return (
     <>
@@ -35,60 +32,47 @@ export function CustomersPage() {
           </a>
         }
       />
-      <form
-        class="filters card"
-        role="search"
-        aria-label="Find a customer"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery({ email: form.trim() || null, page: null });
-        }}
-      >
+      <FilterForm label="Find a customer" submit="Search" filters={filters}>
         <Field label="Email" name="email" error={list.error}>
-          {(c) => <Input {...c} type="email" placeholder="buyer@example.com" value={form} onValue={setForm} />}
+          {(c) => <Input {...c} type="email" placeholder="buyer@example.com" value={filters.form.email} onValue={filters.set('email')} />}
         </Field>
-        <FilterActions label="Search" filtered={Boolean(email)} onClear={clear} />
-      </form>
+      </FilterForm>
       <ListStatus list={list} />
-      {list.data && (
-        <>
-          <Table
-            caption="Customers"
-            busy={list.loading}
-            rows={list.data.data}
-            rowKey={(c) => c.id}
-            columns={[
-              {
-                header: 'Customer',
-                cell: (c) => (
-                  <Link href={`/dashboard/customers/${encodeURIComponent(c.id)}`} class="row-link">
-                    {c.redacted ? 'Erased customer' : (c.email ?? c.name ?? c.id)}
-                    <span class="row-sub">{c.redacted ? c.id : (c.name ?? '')}</span>
-                    <span class="row-sub mono wide-only">{c.redacted ? '' : c.id}</span>
-                  </Link>
-                ),
-              },
-              { header: 'Purchases', align: 'right', cell: (c) => String(c.purchases_count) },
-              { header: 'Spent', align: 'right', cell: (c) => <span class="nowrap">{moneyList(c.total_spent)}</span> },
-              { header: 'Refunded', align: 'right', wide: true, cell: (c) => <span class="nowrap">{moneyList(c.total_refunded)}</span> },
-              { header: 'Last purchase', wide: true, cell: (c) => <span class="nowrap">{formatDateTime(c.last_purchase_at)}</span> },
-              { header: 'Mode', wide: true, cell: (c) => (c.livemode ? 'Live' : <Badge status="test">Test</Badge>) },
-            ]}
-            empty={
-              email ? (
-                <EmptyState title="No customer has this email" action={<Button onClick={clear}>Show every customer</Button>}>
-                  Check the spelling: the search ignores case, not typos.
-                </EmptyState>
-              ) : (
-                <EmptyState title="No customers yet" action={<Link href="/dashboard/sales" class="btn btn-primary">Go to Sales</Link>}>
-                  A customer appears with their first paid checkout.
-                </EmptyState>
-              )
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Customers pages" />
-        </>
-      )}
+      <PagedTable
+        caption="Customers"
+        busy={list.loading}
+        page={list.data}
+        pages="Customers pages"
+        rowKey={(c) => c.id}
+        columns={[
+          {
+            header: 'Customer',
+            cell: (c) => (
+              <Link href={`/dashboard/customers/${encodeURIComponent(c.id)}`} class="row-link">
+                {c.redacted ? 'Erased customer' : (c.email ?? c.name ?? c.id)}
+                <span class="row-sub">{c.redacted ? c.id : (c.name ?? '')}</span>
+                <span class="row-sub mono wide-only">{c.redacted ? '' : c.id}</span>
+              </Link>
+            ),
+          },
+          { header: 'Purchases', align: 'right', cell: (c) => String(c.purchases_count) },
+          { header: 'Spent', align: 'right', cell: (c) => <span class="nowrap">{moneyList(c.total_spent)}</span> },
+          { header: 'Refunded', align: 'right', wide: true, cell: (c) => <span class="nowrap">{moneyList(c.total_refunded)}</span> },
+          { header: 'Last purchase', wide: true, cell: (c) => <span class="nowrap">{formatDateTime(c.last_purchase_at)}</span> },
+          { header: 'Mode', wide: true, cell: (c) => (c.livemode ? 'Live' : <Badge status="test">Test</Badge>) },
+        ]}
+        empty={
+          email ? (
+            <EmptyState title="No customer has this email" action={<Button onClick={filters.clear}>Show every customer</Button>}>
+              Check the spelling: the search ignores case, not typos.
+            </EmptyState>
+          ) : (
+            <EmptyState title="No customers yet" action={<Link href="/dashboard/sales" class="btn btn-primary">Go to Sales</Link>}>
+              A customer appears with their first paid checkout.
+            </EmptyState>
+          )
+        }
+      />
     </>
   );
 }

@@ -8,7 +8,7 @@ import { setQuery } from '../../router.tsx';
 import { useApi } from '../../useApi.ts';
 import { zonedParts } from '../pageKit.tsx';
 import { BILLING_REASONS, duration, lineReason, momentIndex, PRORATION_BEHAVIORS, statementMoments, statusWords } from './subscriptionKit.ts';
-import type { SubscriptionResource as Subscription, SubscriptionStatement as Statement, SubscriptionStatementEntry as StatementEntry } from '../../../../modules/subscriptions/index.ts';
+import type { SubscriptionResource as Subscription, SubscriptionStatement as Statement, SubscriptionStatementEntry as StatementEntry, SubscriptionStatementLine as StatementLine } from '../../../../modules/subscriptions/index.ts';
 
 type StatementTotals = Statement['totals'];
 
@@ -161,19 +161,7 @@ export function StatementCard({ base, subscription, moments, now, asOf, version 
                     </div>
                     {e.type === 'invoice' && e.credit_applied > 0 && <p class="row-sub">Credit applied: {formatMoney(e.credit_applied, currency)}</p>}
                     {proration && <p class="row-sub">{`${duration(proration.seconds_left)} unused of ${formatDate(proration.period_start)} – ${formatDate(proration.period_end)}`}</p>}
-                    {lines.length > 0 && (
-                      <ul class="statement-lines">
-                        {lines.map((l, j) => (
-                          <li key={j}>
-                            <span class="statement-line-name">
-                              {l.name}
-                              <span class="row-sub">{lineReason(l, currency)}</span>
-                            </span>
-                            <span class="statement-amount">{formatMoney(l.amount, currency)}</span>
-                          </li>
-                        ))}
-                      </ul>
-                    )}
+                    {lines.length > 0 && <StatementLines lines={lines} currency={currency} />}
                   </li>
                 );
               })}
@@ -182,21 +170,28 @@ export function StatementCard({ base, subscription, moments, now, asOf, version 
           {s.pending_prorations.length > 0 && (
             <>
               <h3 class="statement-sub">On the next invoice</h3>
-              <ul class="statement-lines">
-                {s.pending_prorations.map((l, j) => (
-                  <li key={j}>
-                    <span class="statement-line-name">
-                      {l.name}
-                      <span class="row-sub">{lineReason(l, currency)}</span>
-                    </span>
-                    <span class="statement-amount">{formatMoney(l.amount, currency)}</span>
-                  </li>
-                ))}
-              </ul>
+              <StatementLines lines={s.pending_prorations} currency={currency} />
             </>
           )}
         </div>
       )}
     </Card>
+  );
+}
+
+/** An invoice's lines, each with why it is there. */
+function StatementLines({ lines, currency }: { lines: StatementLine[]; currency: string }) {
+  return (
+    <ul class="statement-lines">
+      {lines.map((l, j) => (
+        <li key={j}>
+          <span class="statement-line-name">
+            {l.name}
+            <span class="row-sub">{lineReason(l, currency)}</span>
+          </span>
+          <span class="statement-amount">{formatMoney(l.amount, currency)}</span>
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -6,8 +6,9 @@ import { Card } from '../../components/Card.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { ErrorNotice, Loading } from '../../components/Notice.tsx';
+import { RecordPending } from '../../components/RecordPending.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
-import { Pagination, Table } from '../../components/Table.tsx';
+import { PagedTable } from '../../components/Table.tsx';
 import { formatDate, formatDateTime, formatDateTimeSeconds, formatMoney } from '../../format.ts';
 import type { PageProps } from '../../routes.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
@@ -44,26 +45,18 @@ export function SubscriptionPage({ params }: PageProps) {
     invoices.reload();
   };
 
-  if (sub.error) {
+  if (sub.error || !sub.data) {
     return (
-      <>
-        <PageHeader title="Subscription" back={back} />
-        {sub.error.status === 404 ? (
+      <RecordPending
+        loaded={sub}
+        title="Subscription"
+        back={back}
+        missing={
           <EmptyState title="No such subscription in this organization" action={<Link href="/dashboard/subscriptions">Back to Subscriptions</Link>}>
             The link may belong to another organization: switch organization, or find the subscription in the list.
           </EmptyState>
-        ) : (
-          <ErrorNotice error={sub.error} />
-        )}
-      </>
-    );
-  }
-  if (!sub.data) {
-    return (
-      <>
-        <PageHeader title="Subscription" back={back} />
-        <Loading />
-      </>
+        }
+      />
     );
   }
   const s = sub.data;
@@ -182,50 +175,47 @@ export function SubscriptionPage({ params }: PageProps) {
       <Card title="Invoices" id="invoices">
         <ErrorNotice error={invoices.error} />
         {!invoices.data && invoices.loading && <Loading />}
-        {invoices.data && (
-          <>
-            <Table
-              caption="Invoices of this subscription"
-              busy={invoices.loading}
-              rows={invoices.data.data}
-              rowKey={(i) => i.id}
-              columns={[
-                { header: 'Number', cell: (i) => <span class="nowrap">#{i.number}</span> },
-                { header: 'Reason', cell: (i) => BILLING_REASONS[i.billing_reason] ?? i.billing_reason },
-                { header: 'Period', wide: true, cell: (i) => (i.period ? <span class="nowrap">{`${formatDate(i.period.start)} – ${formatDate(i.period.end)}`}</span> : '—') },
-                { header: 'Due', align: 'right', cell: (i) => formatMoney(i.amount_due, i.currency) },
-                {
-                  header: 'Paid',
-                  align: 'right',
-                  wide: true,
-                  cell: (i) => (
-                    <>
-                      {formatMoney(i.amount_paid, i.currency)}
-                      {i.amount_refunded > 0 && <span class="row-sub">−{formatMoney(i.amount_refunded, i.currency)} refunded</span>}
-                    </>
-                  ),
-                },
-                { header: 'Status', cell: (i) => <StatusBadge item={i} /> },
-                {
-                  header: 'Attempts',
-                  wide: true,
-                  cell: (i) => {
-                    const last = i.attempts.at(-1);
-                    return (
-                      <>
-                        {i.attempt_count}
-                        {last && last.outcome === 'failed' && <span class="row-sub">last declined: {last.decline_code ?? last.code ?? 'declined'}</span>}
-                        {i.next_payment_attempt !== null && <span class="row-sub">next {formatDateTime(i.next_payment_attempt)}</span>}
-                      </>
-                    );
-                  },
-                },
-              ]}
-              empty={<EmptyState title="No invoice yet">A trial's first invoice is made when the trial ends.</EmptyState>}
-            />
-            <Pagination meta={invoices.data.meta} onPage={(p) => setQuery({ invoices_page: p })} label="Invoices pages" />
-          </>
-        )}
+        <PagedTable
+          caption="Invoices of this subscription"
+          busy={invoices.loading}
+          page={invoices.data}
+          pages="Invoices pages"
+          pageKey="invoices_page"
+          rowKey={(i) => i.id}
+          columns={[
+            { header: 'Number', cell: (i) => <span class="nowrap">#{i.number}</span> },
+            { header: 'Reason', cell: (i) => BILLING_REASONS[i.billing_reason] ?? i.billing_reason },
+            { header: 'Period', wide: true, cell: (i) => (i.period ? <span class="nowrap">{`${formatDate(i.period.start)} – ${formatDate(i.period.end)}`}</span> : '—') },
+            { header: 'Due', align: 'right', cell: (i) => formatMoney(i.amount_due, i.currency) },
+            {
+              header: 'Paid',
+              align: 'right',
+              wide: true,
+              cell: (i) => (
+                <>
+                  {formatMoney(i.amount_paid, i.currency)}
+                  {i.amount_refunded > 0 && <span class="row-sub">−{formatMoney(i.amount_refunded, i.currency)} refunded</span>}
+                </>
+              ),
+            },
+            { header: 'Status', cell: (i) => <StatusBadge item={i} /> },
+            {
+              header: 'Attempts',
+              wide: true,
+              cell: (i) => {
+                const last = i.attempts.at(-1);
+                return (
+                  <>
+                    {i.attempt_count}
+                    {last && last.outcome === 'failed' && <span class="row-sub">last declined: {last.decline_code ?? last.code ?? 'declined'}</span>}
+                    {i.next_payment_attempt !== null && <span class="row-sub">next {formatDateTime(i.next_payment_attempt)}</span>}
+                  </>
+                );
+              },
+            },
+          ]}
+          empty={<EmptyState title="No invoice yet">A trial's first invoice is made when the trial ends.</EmptyState>}
+        />
       </Card>
 
       <StatementCard base={base} subscription={s} moments={entries.map((e) => e.at)} now={now} asOf={asOf} version={entries.length} />

@@ -1,14 +1,13 @@
-import { useEffect, useState } from 'preact/hooks';
 import type { Paged } from '../../api.ts';
 import { Badge } from '../../components/Badge.tsx';
 import { Button } from '../../components/Button.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Input, Select } from '../../components/Field.tsx';
-import { FilterActions, ListStatus } from '../../components/ListFilter.tsx';
+import { FilterForm, ListStatus, useUrlFilters } from '../../components/ListFilter.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
-import { Pagination, Table } from '../../components/Table.tsx';
+import { PagedTable } from '../../components/Table.tsx';
 import { formatDateTime } from '../../format.ts';
-import { Link, setQuery, useLocation } from '../../router.tsx';
+import { Link, useLocation } from '../../router.tsx';
 import { useApi } from '../../useApi.ts';
 import { nextStep, perInterval, STATUS_FILTERS, statusWords } from './subscriptionKit.ts';
 import type { SubscriptionResource as Subscription } from '../../../../modules/subscriptions/index.ts';
@@ -16,32 +15,18 @@ import type { SubscriptionResource as Subscription } from '../../../../modules/s
 /** Subscriptions, newest first, by status and buyer email (both in the URL, with the page). */
 export function SubscriptionsPage() {
   const { query } = useLocation();
-  const status = query.get('status') ?? '';
-  const email = query.get('email') ?? '';
+  const filters = useUrlFilters({ status: '', email: '' });
+  const { status, email } = filters.applied;
   const page = Math.max(1, Number(query.get('page')) || 1);
-  const filtered = Boolean(status || email);
-
-  const [form, setForm] = useState({ status, email });
-  useEffect(() => setForm({ status, email }), [status, email]);
-
   const list = useApi<Paged<Subscription>>('/subscriptions', { page, per_page: 25, status, customer_email: email });
-  const clear = () => setQuery({ status: null, email: null, page: null });
 
   return (
     <>
       <PageHeader title="Subscriptions" description="Buyers of recurring plans: their status, whether they have access, what they pay and when they are billed next. Open one for its history, invoices and statement." />
-      <form
-        class="filters card"
-        role="search"
-        aria-label="Filter subscriptions"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery({ ...form, page: null });
-        }}
-      >
+      <FilterForm label="Filter subscriptions" filters={filters}>
         <Field label="Status" name="status" error={list.error}>
           {(c) => (
-            <Select {...c} value={form.status} onValue={(v) => setForm({ ...form, status: v })}>
+            <Select {...c} value={filters.form.status} onValue={filters.set('status')}>
               <option value="">All</option>
               {STATUS_FILTERS.map((s) => (
                 <option key={s} value={s}>
@@ -52,75 +37,70 @@ export function SubscriptionsPage() {
           )}
         </Field>
         <Field label="Customer email" name="customer_email" error={list.error}>
-          {(c) => <Input {...c} type="email" placeholder="buyer@example.com" value={form.email} onValue={(v) => setForm({ ...form, email: v })} />}
+          {(c) => <Input {...c} type="email" placeholder="buyer@example.com" value={filters.form.email} onValue={filters.set('email')} />}
         </Field>
-        <FilterActions label="Filter" filtered={filtered} onClear={clear} />
-      </form>
+      </FilterForm>
       <ListStatus list={list} />
-      {list.data && (
-        <>
-          <Table
-            caption="Subscriptions"
-            busy={list.loading}
-            rows={list.data.data}
-            rowKey={(s) => s.id}
-            columns={[
-              {
-                header: 'Customer',
-                cell: (s) => (
-                  <>
-                    <Link href={`/dashboard/subscriptions/${encodeURIComponent(s.id)}`} class="row-link">
-                      {s.customer.email ?? s.customer.name ?? s.id}
-                    </Link>
-                    <span class="row-sub mono wide-only">{s.id}</span>
-                    <span class="row-sub phone-only">{s.plan.name}</span>
-                    {(s.mode === 'test' || s.test_clock) && (
-                      <span class="sub-tags">
-                        {s.mode === 'test' && <Badge status="test">Test</Badge>}
-                        {s.test_clock && (
-                          <span class="row-sub">
-                            Test clock <code>{s.test_clock}</code>
-                          </span>
-                        )}
+      <PagedTable
+        caption="Subscriptions"
+        busy={list.loading}
+        page={list.data}
+        pages="Subscriptions pages"
+        rowKey={(s) => s.id}
+        columns={[
+          {
+            header: 'Customer',
+            cell: (s) => (
+              <>
+                <Link href={`/dashboard/subscriptions/${encodeURIComponent(s.id)}`} class="row-link">
+                  {s.customer.email ?? s.customer.name ?? s.id}
+                </Link>
+                <span class="row-sub mono wide-only">{s.id}</span>
+                <span class="row-sub phone-only">{s.plan.name}</span>
+                {(s.mode === 'test' || s.test_clock) && (
+                  <span class="sub-tags">
+                    {s.mode === 'test' && <Badge status="test">Test</Badge>}
+                    {s.test_clock && (
+                      <span class="row-sub">
+                        Test clock <code>{s.test_clock}</code>
                       </span>
                     )}
-                  </>
-                ),
-              },
-              { header: 'Plan', wide: true, cell: (s) => s.plan.name },
-              { header: 'Status', cell: (s) => <Badge status={s.status}>{statusWords(s.status)}</Badge> },
-              { header: 'Entitled', wide: true, cell: (s) => (s.entitled ? 'Yes' : 'No') },
-              { header: 'Amount', align: 'right', cell: (s) => <span class="nowrap">{perInterval(s.amount, s.currency, s.plan.invoice_interval)}</span> },
-              {
-                header: 'Period end / next attempt',
-                wide: true,
-                cell: (s) => {
-                  const next = nextStep(s);
-                  return (
-                    <>
-                      <span class="row-sub">{next.label}</span>
-                      <span class="nowrap">{formatDateTime(next.at)}</span>
-                    </>
-                  );
-                },
-              },
-              { header: 'Created', wide: true, cell: (s) => <span class="nowrap">{formatDateTime(s.created_at)}</span> },
-            ]}
-            empty={
-              filtered ? (
-                <EmptyState title="No subscription matches these filters" action={<Button onClick={clear}>Clear the filters</Button>}>
-                  Try another status, or the email exactly as the buyer typed it at checkout.
-                </EmptyState>
-              ) : (
-                <EmptyState title="No subscriptions yet" action={<Link href="/dashboard/catalog" class="btn btn-primary">Go to Catalog</Link>}>
-                  Give a product a recurring plan (a renewal interval), sell it through an offer: every completed checkout of it starts a subscription here.
-                </EmptyState>
-              )
-            }
-          />
-          <Pagination meta={list.data.meta} onPage={(p) => setQuery({ page: p })} label="Subscriptions pages" />
-        </>
-      )}
+                  </span>
+                )}
+              </>
+            ),
+          },
+          { header: 'Plan', wide: true, cell: (s) => s.plan.name },
+          { header: 'Status', cell: (s) => <Badge status={s.status}>{statusWords(s.status)}</Badge> },
+          { header: 'Entitled', wide: true, cell: (s) => (s.entitled ? 'Yes' : 'No') },
+          { header: 'Amount', align: 'right', cell: (s) => <span class="nowrap">{perInterval(s.amount, s.currency, s.plan.invoice_interval)}</span> },
+          {
+            header: 'Period end / next attempt',
+            wide: true,
+            cell: (s) => {
+              const next = nextStep(s);
+              return (
+                <>
+                  <span class="row-sub">{next.label}</span>
+                  <span class="nowrap">{formatDateTime(next.at)}</span>
+                </>
+              );
+            },
+          },
+          { header: 'Created', wide: true, cell: (s) => <span class="nowrap">{formatDateTime(s.created_at)}</span> },
+        ]}
+        empty={
+          filters.filtered ? (
+            <EmptyState title="No subscription matches these filters" action={<Button onClick={filters.clear}>Clear the filters</Button>}>
+              Try another status, or the email exactly as the buyer typed it at checkout.
+            </EmptyState>
+          ) : (
+            <EmptyState title="No subscriptions yet" action={<Link href="/dashboard/catalog" class="btn btn-primary">Go to Catalog</Link>}>
+              Give a product a recurring plan (a renewal interval), sell it through an offer: every completed checkout of it starts a subscription here.
+            </EmptyState>
+          )
+        }
+      />
     </>
   );
 }

@@ -5,7 +5,7 @@ import { Badge } from '../../components/Badge.tsx';
 import { Button } from '../../components/Button.tsx';
 import { Card } from '../../components/Card.tsx';
 import { ConfirmButton } from '../../components/ConfirmButton.tsx';
-import { DevelopersTabs } from '../../components/DevelopersTabs.tsx';
+import { DevelopersTabs } from '../../components/Tabs.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Input, OtherErrors } from '../../components/Field.tsx';
 import { ErrorNotice, Loading } from '../../components/Notice.tsx';
@@ -64,46 +64,44 @@ export function TestClocksPage() {
       <Card title="Test clocks" id="clocks">
         <ErrorNotice error={clocks.error ?? rows.error} />
         {!clocks.data && clocks.loading && <Loading />}
-        {clocks.data && (
-          <Table
-            caption="Test clocks"
-            busy={clocks.loading}
-            rows={clocks.data.data}
-            rowKey={(c) => c.id}
-            columns={[
-              {
-                header: 'Name',
-                cell: (c) => (
-                  <>
-                    {c.name ?? <span class="muted">No name</span>}
-                    <span class="row-sub mono">{c.id}</span>
-                  </>
-                ),
-              },
-              { header: 'Frozen time', cell: (c) => <span class="nowrap">{formatDateTimeSeconds(c.frozen_time)}</span> },
-              { header: 'Status', cell: (c) => <Badge status={c.status === 'ready' ? 'active' : 'running'}>{c.status === 'ready' ? 'Ready' : 'Advancing…'}</Badge> },
-              { header: 'Created', wide: true, cell: (c) => <span class="nowrap">{formatDateTime(c.created_at)}</span> },
-              {
-                header: <span class="sr-only">Actions</span>,
-                align: 'right',
-                cell: (c) => (
-                  <ConfirmButton
-                    label="Delete"
-                    what={c.name ?? c.id}
-                    confirm="Yes, delete it and end its subscriptions"
-                    onConfirm={() =>
-                      rows.run('delete', async () => {
-                        await api.delete(`/test_clocks/${encodeURIComponent(c.id)}`);
-                        clocks.reload();
-                      })
-                    }
-                  />
-                ),
-              },
-            ]}
-            empty={<EmptyState title="No test clocks yet">Create one above to test renewals without waiting a month.</EmptyState>}
-          />
-        )}
+        <Table
+          caption="Test clocks"
+          busy={clocks.loading}
+          rows={clocks.data?.data}
+          rowKey={(c) => c.id}
+          columns={[
+            {
+              header: 'Name',
+              cell: (c) => (
+                <>
+                  {c.name ?? <span class="muted">No name</span>}
+                  <span class="row-sub mono">{c.id}</span>
+                </>
+              ),
+            },
+            { header: 'Frozen time', cell: (c) => <span class="nowrap">{formatDateTimeSeconds(c.frozen_time)}</span> },
+            { header: 'Status', cell: (c) => <Badge status={c.status === 'ready' ? 'active' : 'running'}>{c.status === 'ready' ? 'Ready' : 'Advancing…'}</Badge> },
+            { header: 'Created', wide: true, cell: (c) => <span class="nowrap">{formatDateTime(c.created_at)}</span> },
+            {
+              header: <span class="sr-only">Actions</span>,
+              align: 'right',
+              cell: (c) => (
+                <ConfirmButton
+                  label="Delete"
+                  what={c.name ?? c.id}
+                  confirm="Yes, delete it and end its subscriptions"
+                  onConfirm={() =>
+                    rows.run('delete', async () => {
+                      await api.delete(`/test_clocks/${encodeURIComponent(c.id)}`);
+                      clocks.reload();
+                    })
+                  }
+                />
+              ),
+            },
+          ]}
+          empty={<EmptyState title="No test clocks yet">Create one above to test renewals without waiting a month.</EmptyState>}
+        />
       </Card>
     </>
   );
