@@ -945,27 +945,11 @@ async function main(): Promise<void> {
   const kept = await restoreSession();
   // A session made for this page that has expired: no other session in its place.
   if (!kept && cfg.session) return refuse({ ok: false, status: 410, body: { code: 'session_unavailable', message: 'The checkout session has expired.' } });
-  if (kept?.status === 'completed') {
-    session = kept;
-    finished = true;
-    showSessionPrice(kept);
-    if (kept.mode === 'test') document.body.classList.add('is-test');
-    document.body.dataset.sessionId = kept.id;
-    showThankYou(undefined, kept.invoice);
-    send({ type: 'ready', session: kept });
-    return;
-  }
   if (kept) {
-    session = kept;
+    finished = kept.status === 'completed';
     // Started before the reload when it has an invoice; a start again would return the same one anyway.
     started = Boolean(kept.invoice);
-    void showPromo(kept);
-    showSessionPrice(kept);
-    if (kept.mode === 'test') document.body.classList.add('is-test');
-    setBusy(false, payLabel());
-    document.body.dataset.sessionId = kept.id;
-    send({ type: 'ready', session: kept });
-    return;
+    return ready(kept);
   }
   const create = (code: string | undefined) =>
     api<{ session: SessionView }>('/api/checkout/sessions', {
@@ -985,14 +969,22 @@ async function main(): Promise<void> {
     fieldError('co-discount', refusal);
   }
   if (!r.ok) return refuse(r);
-  session = r.body.session;
-  keepSession(session.id);
-  void showPromo(session);
-  showSessionPrice(session);
-  if (session.mode === 'test') document.body.classList.add('is-test');
-  setBusy(false, payLabel());
-  document.body.dataset.sessionId = session.id;
-  send({ type: 'ready', session });
+  keepSession(r.body.session.id);
+  ready(r.body.session);
+}
+
+/** Shows the session (the thank-you page once paid) and tells the SDK the page is ready. */
+function ready(shown: SessionView): void {
+  session = shown;
+  showSessionPrice(shown);
+  if (shown.mode === 'test') document.body.classList.add('is-test');
+  document.body.dataset.sessionId = shown.id;
+  if (finished) showThankYou(undefined, shown.invoice);
+  else {
+    void showPromo(shown);
+    setBusy(false, payLabel());
+  }
+  send({ type: 'ready', session: shown });
 }
 
 void main();
