@@ -156,40 +156,27 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
   /**
-   * The batch without savepoints: an append is refused (wrong revision, a duplicate id) before it
-   * writes anything or by its first insert, which leaves nothing behind either. Should a later
-   * insert of an append fail, the whole transaction is undone and the batch goes again through
-   * commitBatchBySavepoints.
+   * Without savepoints, an append is refused (wrong revision, a duplicate id) before it writes
+   * anything or by its first insert, which leaves nothing behind either. Should a later insert of
+   * an append fail, the whole transaction is undone and the batch goes again with a savepoint per
+   * append, so one refused append does not undo its neighbours.
    */
-  const commitBatchFast = db.transaction((batch: PendingAppend[]) => {
+  const commitBatch = db.transaction((batch: PendingAppend[], savepoints: boolean) => {
     const outcomes: Outcome[] = [];
     const written: EventRow[] = [];
     for (const request of batch) {
       const mark = written.length;
+      if (savepoints) savepointStmt.run();
       try {
         outcomes.push({ ok: true, result: appendOne(request, written) });
+        if (savepoints) releaseStmt.run();
       } catch (error) {
-        if (written.length !== mark) throw new PartlyWritten();
-        outcomes.push({ ok: false, error });
-      }
-    }
-    return { outcomes, written };
-  });
-
-  const commitBatchBySavepoints = db.transaction((batch: PendingAppend[]) => {
-    const outcomes: Outcome[] = [];
-    const written: EventRow[] = [];
-    for (const request of batch) {
-      // A savepoint per request, so one refused append does not undo its neighbours in the batch.
-      const mark = written.length;
-      savepointStmt.run();
-      try {
-        outcomes.push({ ok: true, result: appendOne(request, written) });
-        releaseStmt.run();
-      } catch (error) {
-        rollbackToStmt.run();
-        releaseStmt.run();
-        written.length = mark;
+        if (!savepoints && written.length !== mark) throw new PartlyWritten();
+        if (savepoints) {
+          rollbackToStmt.run();
+          releaseStmt.run();
+          written.length = mark;
+        }
         outcomes.push({ ok: false, error });
       }
     }
@@ -281,10 +268,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     return commitOne(
       () => {
         try {
-          return commitBatchFast.immediate(batch);
+          return commitBatch.immediate(batch, false);
         } catch (error) {
           if (!(error instanceof PartlyWritten)) throw error;
-          return commitBatchBySavepoints.immediate(batch);
+          return commitBatch.immediate(batch, true);
         }
       },
       wait,
