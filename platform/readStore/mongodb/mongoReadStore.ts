@@ -1,5 +1,5 @@
 import { MongoClient, type ClientSession, type Db, type IndexDescriptionInfo } from 'mongodb';
-import { CheckpointConflictError, STREAM_BATCH, type CheckpointUpdate, type Doc, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
+import { CheckpointConflictError, inBatches, STREAM_BATCH, type CheckpointUpdate, type Doc, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
 import {
   CHECKPOINTS,
   LEASES,
@@ -140,15 +140,7 @@ export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close
           // The cursor fetches a batch at a time, the next only when this one is consumed.
           const cursor = db.collection(collectionName(collection)).find(toMongoFilter(query.filter), { sort, skip, limit, projection, batchSize: size });
           try {
-            let batch: T[] = [];
-            for await (const d of cursor) {
-              batch.push(fromMongoDoc<T>(d)!);
-              if (batch.length === size) {
-                yield batch;
-                batch = [];
-              }
-            }
-            if (batch.length > 0) yield batch;
+            yield* inBatches(cursor, size, (d) => fromMongoDoc<T>(d)!);
           } finally {
             await cursor.close();
           }
