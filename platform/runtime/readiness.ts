@@ -1,4 +1,4 @@
-import type { EventStore } from '../eventStore/eventStore.ts';
+import { firstAfter, type EventStore } from '../eventStore/eventStore.ts';
 import type { Projection } from '../es/projection.ts';
 import type { ProjectionRunner } from '../es/projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
@@ -73,18 +73,6 @@ async function lagBehind(sources: LagSources): Promise<Behind[]> {
     }
   }
   return checkpoints.map((c) => counted.get(c.projection)!);
-}
-
-/** Index of the first event past `position` (events in log order). */
-function firstAfter(events: readonly { position: number }[], position: number): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (events[mid]!.position <= position) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Lag of each projection in events (up to LAG_COUNT_LIMIT): works whether projections run here or in a worker. */

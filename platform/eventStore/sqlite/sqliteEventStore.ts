@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import {
+  firstAfter,
   StoreUnavailableError,
   WrongExpectedRevisionError,
   type AppendResult,
@@ -499,14 +500,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       }
       return readTail(from, limit, streamPrefixes, knownEnd);
     }
-    // Binary search for the first remembered event after `from`.
-    let lo = 0;
-    let hi = recent.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (recent[mid]!.position <= from) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = firstAfter(recent, from);
     const out: RecordedEvent[] = [];
     for (let i = lo; i < recent.length && out.length < limit; i++) {
       const event = recent[i]!;
