@@ -41,15 +41,10 @@ type Behind = ProjectionLag & { checkpoint: number | null; oldest: number | null
 export const LAG_COUNT_LIMIT = MAX_LAG_EVENTS + 1;
 
 /**
- * How many events each projection has still to apply, counted in events, not in positions:
- * EventStoreDB's positions are byte offsets in its log (SQLite's are row numbers, with gaps), so
- * `head - checkpoint` would be bytes there. One read from the lowest checkpoint serves every
- * projection, and it stops at LAG_COUNT_LIMIT events: a current projection costs an empty read,
- * and one further behind than that counts as LAG_COUNT_LIMIT ("more than MAX_LAG_EVENTS"). The
- * checkpoint is the runner's own position where it runs in this process (its stored checkpoint
- * may lag behind: lazy checkpoints), else the stored one (projections run by a worker, or a
- * watcher's). The stored checkpoints are read in either case, so readiness learns whether the
- * read store answers.
+ * How many events each projection has still to apply, counted in events (EventStoreDB's positions
+ * are byte offsets), by one read from the lowest checkpoint that stops at LAG_COUNT_LIMIT. The
+ * checkpoint is the runner's own position where it runs here (lazy checkpoints lag), else the
+ * stored one; the stored ones are read either way, so readiness learns whether the read store answers.
  */
 async function lagBehind(sources: LagSources): Promise<Behind[]> {
   const checkpoints: Array<{ projection: string; checkpoint: number | null }> = [];
