@@ -158,17 +158,14 @@ export function runUnderLeases(work: readonly LeasedWork[], options: LeaseOption
     }
   };
 
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      cycle = tick()
-        .catch((error: unknown) => logger.error({ err: error, owner }, 'lease tick failed'))
-        .finally(schedule);
-    }, tickMs);
+  const run = () => {
+    cycle = tick()
+      .catch((error: unknown) => logger.error({ err: error, owner }, 'lease tick failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(run, tickMs);
+      });
   };
-  cycle = tick()
-    .catch((error: unknown) => logger.error({ err: error, owner }, 'lease tick failed'))
-    .finally(schedule);
+  run();
 
   return {
     async stop() {
