@@ -94,13 +94,11 @@ export async function applyBatch(
 }
 
 /**
- * The generation of a projection's read models this process applies events to, made ready: the
- * one served when it was built by this version of the code; otherwise (an upgrade that changed
- * what `apply` makes of past events) a new one, built from the event log beside the one served,
- * which is switched to once caught up (readModelGenerations.ts). Read models from before versions
- * were recorded count as version 1. Refuses to go back to an older version (ProjectionDowngradeError).
- * Another process building the same generation at the same time (a rolling restart) shares its
- * checkpoint: each goes on from where the other got.
+ * The generation of a projection's read models this process applies events to: the one served
+ * when this version of the code built it; else (an upgrade changed what `apply` makes of past
+ * events) a new one built from the log beside it and switched to once caught up
+ * (readModelGenerations.ts). Never an older version (ProjectionDowngradeError). Processes building
+ * the same generation at once (a rolling restart) share its checkpoint.
  */
 async function servedGeneration(store: EventStore, readStore: ReadStore, projection: Projection, logger: Logger): Promise<string> {
   const raw = rawReadStore(readStore);

@@ -191,12 +191,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   });
 
   /*
-   * The write lock is first asked for without waiting: while another connection holds it (the
-   * server's subscriber thread committing read models, the CLI), the queue waits on a timer
-   * instead of in SQLite's busy handler, which would sleep on the event loop; requests go on being
-   * served meanwhile and join the queue. Once it has waited busyTimeoutMs, or when the store
-   * closes, the next try waits in SQLite as any other write does, and fails as unavailable if the
-   * lock is still held.
+   * The write lock is first asked for without waiting: while another connection holds it, the
+   * queue waits on a timer rather than in SQLite's busy handler, which would sleep on the event
+   * loop. After busyTimeoutMs, or when the store closes, the next try waits in SQLite as any
+   * other write does, and fails as unavailable if the lock is still held.
    */
   const busyTimeoutMs = busyTimeoutOf(options.busyTimeoutMs);
   const waitNot = db.prepare('PRAGMA busy_timeout = 0');
