@@ -105,13 +105,10 @@ async function servedGeneration(store: EventStore, readStore: ReadStore, project
   const wanted = projection.version ?? 1;
   const recorded = await raw.get<VersionDoc>(PROJECTION_VERSIONS, projection.name);
   const built = recorded?.version ?? ((await raw.readCheckpoint(projection.name)) === null ? null : 1);
-  if (built === wanted) {
+  // Current, or never built (then nothing is recorded either): record the version if need be.
+  if (built === wanted || built === null) {
     if (!recorded) await raw.upsert(PROJECTION_VERSIONS, { id: projection.name, version: wanted });
     return recorded?.suffix ?? '';
-  }
-  if (built === null) {
-    await raw.upsert(PROJECTION_VERSIONS, { id: projection.name, version: wanted });
-    return '';
   }
   if (built > wanted) throw new ProjectionDowngradeError(projection.name, built, wanted);
   logger.info({ projection: projection.name, from: built, to: wanted }, 'projection code changed: building its read models from the event log beside the ones served');
