@@ -41,6 +41,13 @@ const STYLE = `<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;ma
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e5e7eb;padding:.4rem .6rem;text-align:left;vertical-align:top}
 .m{font-weight:600;font-family:ui-monospace,monospace}code{font-family:ui-monospace,monospace;background:#f3f4f6;padding:0 .25rem;border-radius:3px}</style>`;
 
+/** A page headed by the document's title and description. */
+const page = (doc: OpenApiDoc, body: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${STYLE}</head>
+<body><h1>${escapeHtml(doc.info.title)}</h1><p>${inlineMarkdown(doc.info.description ?? '')}</p>
+${body}</body></html>`;
+
 /** The OpenAPI document, a plain page listing every route from it (no script, no CDN), and the front page. */
 export async function docsRoutes(app: FastifyInstance): Promise<void> {
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -54,14 +61,10 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
           `<tr><td class="m">${r.methods.length >= 7 ? 'ANY' : r.methods.join(', ')}</td><td><code>${escapeHtml(r.path)}</code></td><td>${r.auth}</td><td>${inlineMarkdown(r.text)}</td></tr>`,
       )
       .join('\n');
-    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-${STYLE}</head>
-<body><h1>${escapeHtml(doc.info.title)}</h1><p>${inlineMarkdown(doc.info.description ?? '')}</p>
-<p>Machine-readable: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3). <a href="/">Home</a></p>
+    const html = page(doc, `<p>Machine-readable: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3). <a href="/">Home</a></p>
 <table><thead><tr><th>Method</th><th>Path</th><th>Auth</th><th>What it does</th></tr></thead><tbody>
 ${rows}
-</tbody></table></body></html>`;
+</tbody></table>`);
     return reply.type('text/html; charset=utf-8').headers(PAGE_HEADERS).send(html);
   });
 
@@ -81,11 +84,7 @@ ${rows}
       return reply.header('cache-control', 'no-store').send({ name: doc.info.title, description: doc.info.description ?? '', links });
     }
     const item = (href: string | null, label: string, what: string) => (href ? `<li><a href="${href}">${label}</a>: ${what}</li>` : '');
-    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)}</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-${STYLE}</head>
-<body><h1>${escapeHtml(doc.info.title)}</h1><p>${inlineMarkdown(doc.info.description ?? '')}</p>
-<ul>
+    const html = page(doc, `<ul>
 ${item(links.dashboard, 'Dashboard', 'your products, offers and sales')}
 ${item(links.docs, 'API reference', 'every route, who may call it and what it does')}
 ${item(links.openapi, 'OpenAPI document', 'for code generators and API clients')}
@@ -93,7 +92,7 @@ ${item(links.sdk_example, 'SDK example page', 'the browser checkout SDK on a dem
 ${item(links.health, 'Health', 'liveness; <a href="/readyz">/readyz</a> for readiness')}
 </ul>
 <p>A hosted checkout page lives at <code>/checkout/{offer}</code>; <code>commerce offer list</code> prints each offer's link.</p>
-</body></html>`;
+`);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').headers(PAGE_HEADERS).send(html);
   });
 }

@@ -40,13 +40,8 @@ export const observabilityPlugin = fp(
         },
       },
       async (_request, reply) => {
-        const readiness = await checkReadiness({
-          store: services.store,
-          readStore: services.readStore,
-          projections: allProjections,
-          runner: services.projections,
-          clock: services.clock,
-        });
+        const { store, readStore, clock } = services;
+        const readiness = await checkReadiness({ store, readStore, clock, projections: allProjections, runner: services.projections });
         return reply.code(readiness.ready ? 200 : 503).send({
           status: readiness.ready ? 'ready' : 'not_ready',
           reasons: readiness.reasons,

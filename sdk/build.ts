@@ -40,23 +40,19 @@ export async function buildSdkAssets(inputs?: Set<string>): Promise<SdkAssets> {
   return { sdk, esm, page };
 }
 
-export function writeSdkAssets(assets: SdkAssets, dir = join(here, 'dist')): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'sdk.js'), assets.sdk);
-  writeFileSync(join(dir, 'sdk.mjs'), assets.esm);
-  writeFileSync(join(dir, 'checkout-page.js'), assets.page);
-}
-
-
 /** sdk/dist/: the three bundles, and the .d.ts declarations of the ESM entry (tsc). */
 export async function buildSdk(): Promise<{ assets: SdkAssets; inputs: string[] }> {
   const inputs = new Set<string>();
   const assets = await buildSdkAssets(inputs);
-  writeSdkAssets(assets);
+  const dist = join(here, 'dist');
+  mkdirSync(dist, { recursive: true });
+  writeFileSync(join(dist, 'sdk.js'), assets.sdk);
+  writeFileSync(join(dist, 'sdk.mjs'), assets.esm);
+  writeFileSync(join(dist, 'checkout-page.js'), assets.page);
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', join(here, 'tsconfig.build.json')], { stdio: 'inherit' });
   // Declarations keep the source's .ts specifiers; consumers resolve .js to the .d.ts beside it.
-  const typesDir = join(here, 'dist', 'types');
+  const typesDir = join(dist, 'types');
   for (const file of readdirSync(typesDir)) {
     const path = join(typesDir, file);
     writeFileSync(path, readFileSync(path, 'utf8').replace(/from '(\.\.?\/[^']+)\.ts'/g, "from '$1.js'"));

@@ -39,16 +39,15 @@ export function startDeclarative(internals: SdkInternals): void {
     if (isLive(handles.get(el))) return; // a double click does not open a second checkout
     const offer = el.getAttribute('data-service-present') ?? '';
     const opts = optionsOf(el);
-    if ((opts.frame ?? '').toLowerCase() === 'embedded') {
-      const slot = doc.createElement('div');
+    // Embedded: in a slot of its own just after the element, removed again if left empty.
+    const slot = (opts.frame ?? '').toLowerCase() === 'embedded' ? doc.createElement('div') : null;
+    if (slot) {
       el.insertAdjacentElement('afterend', slot);
       opts.target = slot;
-      const handle = sdk.present(offer, opts);
-      handles.set(el, handle);
-      void handle.then(() => !slot.hasChildNodes() && slot.remove());
-    } else {
-      handles.set(el, sdk.present(offer, opts));
     }
+    const handle = sdk.present(offer, opts);
+    handles.set(el, handle);
+    if (slot) void handle.then(() => !slot.hasChildNodes() && slot.remove());
   });
 
   const scan = (root: ParentNode) => {

@@ -100,6 +100,14 @@ export function installStyles(doc: Document): void {
   }
 }
 
+/** A new element with its class and attributes (node by node: a page requiring Trusted Types refuses innerHTML with a plain string). */
+export function element<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, className: string, attributes: Record<string, string> = {}): HTMLElementTagNameMap[K] {
+  const node = doc.createElement(tag);
+  node.className = className;
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  return node;
+}
+
 export type FrameView = {
   iframe: HTMLIFrameElement;
   /** The element the frame lives in; for embedded, inside the target. */
@@ -123,20 +131,12 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
   // clipboard-write: the thank-you page's Copy button for a license key.
   iframe.setAttribute('allow', 'payment; clipboard-write');
   iframe.src = src;
-  const loading = doc.createElement('div');
-  loading.className = 'csdk-loading';
-  // Built node by node: a page requiring Trusted Types refuses innerHTML with a plain string.
-  const spinner = doc.createElement('div');
-  spinner.className = 'csdk-spinner';
-  spinner.setAttribute('role', 'status');
-  spinner.setAttribute('aria-label', 'Loading checkout');
+  const loading = element(doc, 'div', 'csdk-loading');
+  const spinner = element(doc, 'div', 'csdk-spinner', { role: 'status', 'aria-label': 'Loading checkout' });
   loading.append(spinner);
   let closeButton: HTMLButtonElement | null = null;
   if (frame !== 'embedded') {
-    const close = (closeButton = doc.createElement('button'));
-    close.type = 'button';
-    close.className = 'csdk-close';
-    close.setAttribute('aria-label', 'Close checkout');
+    const close = (closeButton = element(doc, 'button', 'csdk-close', { type: 'button', 'aria-label': 'Close checkout' }));
     close.textContent = '×';
     close.addEventListener('click', onClose);
     loading.append(close);
@@ -146,20 +146,13 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
   let backdrop: HTMLElement | null = null;
   let unlockScroll: () => void = () => undefined;
   if (frame === 'embedded') {
-    root = doc.createElement('div');
-    root.className = `csdk-embedded csdk-size-${size}`;
+    root = element(doc, 'div', `csdk-embedded csdk-size-${size}`);
     root.append(iframe, loading);
     (target ?? doc.body).appendChild(root);
   } else {
-    root = doc.createElement('div');
-    root.className = `csdk-root csdk-${frame} csdk-size-${size}`;
-    root.setAttribute('role', 'dialog');
-    root.setAttribute('aria-modal', 'true');
-    root.setAttribute('aria-label', 'Checkout');
-    backdrop = doc.createElement('div');
-    backdrop.className = 'csdk-backdrop';
-    const panel = doc.createElement('div');
-    panel.className = 'csdk-panel';
+    root = element(doc, 'div', `csdk-root csdk-${frame} csdk-size-${size}`, { role: 'dialog', 'aria-modal': 'true', 'aria-label': 'Checkout' });
+    backdrop = element(doc, 'div', 'csdk-backdrop');
+    const panel = element(doc, 'div', 'csdk-panel');
     panel.append(iframe, loading);
     // Tab out of the frame lands on one of these and goes back in: Chromium tabs into the iframe of an
     // inert element, and old browsers lack inert.
@@ -195,9 +188,7 @@ export function createFrameView(doc: Document, frame: Frame, size: Size, src: st
     },
     fail(message) {
       iframe.src = 'about:blank';
-      const text = doc.createElement('p');
-      text.className = 'csdk-error';
-      text.setAttribute('role', 'alert');
+      const text = element(doc, 'p', 'csdk-error', { role: 'alert' });
       text.textContent = message;
       spinner.replaceWith(text);
       root.classList.remove('csdk-ready');

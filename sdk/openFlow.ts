@@ -77,12 +77,8 @@ export function openFlow(doc: Document, spec: FlowSpec, onEnd: () => void): Flow
   const servable = /^https?:\/\//.test(win.location.origin);
   const checkoutOrigin = new URL(spec.baseUrl).origin;
   const url = new URL(`${spec.baseUrl}/checkout/${encodeURIComponent(spec.offer)}`);
-  url.searchParams.set('frame', spec.frame);
-  url.searchParams.set('size', spec.size);
-  url.searchParams.set('nonce', nonce);
-  url.searchParams.set('origin', win.location.origin);
-  if (spec.mode) url.searchParams.set('mode', spec.mode);
-  if (spec.promo) url.searchParams.set('promo', spec.promo);
+  const params = { frame: spec.frame, size: spec.size, nonce, origin: win.location.origin, mode: spec.mode, promo: spec.promo };
+  for (const [name, value] of Object.entries(params)) if (value) url.searchParams.set(name, value);
 
   let port: MessagePort | null = null;
   let session: SessionView | undefined;

@@ -1,4 +1,4 @@
-import { installStyles } from './frames.ts';
+import { element as create, installStyles } from './frames.ts';
 
 export type PromoTier = Record<string, unknown> & { name?: string };
 
@@ -149,19 +149,12 @@ export function createPromoHandle(baseUrl: string, slug: string, pollMs = PROMO_
 function renderPromoWidget(handle: PromoHandle, element: Element): () => void {
   const doc = element.ownerDocument;
   installStyles(doc);
-  const box = doc.createElement('div');
-  box.className = 'csdk-promo';
-  const name = doc.createElement('strong');
-  const tier = doc.createElement('span');
-  const clock = doc.createElement('span');
+  const box = create(doc, 'div', 'csdk-promo');
+  const name = create(doc, 'strong', 'csdk-promo-name');
+  const tier = create(doc, 'span', 'csdk-promo-tier');
+  const clock = create(doc, 'span', 'csdk-promo-countdown', { role: 'timer' });
   // The box is not live: its countdown changes every second. Only tier and state changes are announced.
-  const news = doc.createElement('span');
-  name.className = 'csdk-promo-name';
-  tier.className = 'csdk-promo-tier';
-  clock.className = 'csdk-promo-countdown';
-  clock.setAttribute('role', 'timer');
-  news.className = 'csdk-sr';
-  news.setAttribute('role', 'status');
+  const news = create(doc, 'span', 'csdk-sr', { role: 'status' });
   box.append(name, ' ', tier, ' ', clock, news);
   let told = '';
   const draw = () => {

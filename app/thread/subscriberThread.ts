@@ -41,11 +41,9 @@ function threadEntry(): { file: URL; entry?: string } {
 
 /**
  * Runs the server's projections and background jobs on a worker thread (subscriberThreadEntry.ts),
- * so the thread that answers HTTP does only that: on a machine with more than one core, read
- * models and workflows take no time from requests. Resolves once the projections run (rebuilt
- * first if their code changed), as the in-process runner does; rejects if they cannot
- * start. Should the thread die later, it is started again (with back-off) from the stored
- * checkpoints, as a restarted process would be.
+ * so on more than one core they take no time from HTTP. Resolves once the projections run (rebuilt
+ * first if their code changed); rejects if they cannot start. A thread that dies later is started
+ * again, with back-off, from the stored checkpoints.
  */
 export function startSubscriberThread(
   config: Config,

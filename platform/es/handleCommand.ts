@@ -62,7 +62,35 @@ export function handleCommand<State, Command, Event extends DomainEvent>(
   command: Command,
   options: CommandOptions = {},
 ): Promise<CommandResult<State, Event>> {
-  return inTurn(ctx.store, stream, () => decideAndAppend(ctx, stream, decider, command, options));
+  return inTurn(ctx.store, stream, async () => {
+    const folded = foldedStates(ctx.store, decider);
+    for (let attempt = 1; ; attempt++) {
+      const recorded = attempt === 1 && options.known ? options.known : await ctx.store.readStream(stream);
+      const state = fold(decider, recorded, folded.get(stream));
+      const revision = recorded.length === 0 ? -1 : recorded[recorded.length - 1]!.revision;
+
+      const events = asArray(decider.decide(command, state));
+      if (events.length === 0) return { events, state, revision, position: null };
+
+      try {
+        const appended = events.map((e) => toNewEvent(e, ctx.metadata));
+        const result = await ctx.store.append(stream, appended, revision === -1 ? 'no_stream' : revision);
+        const after = events.reduce(decider.evolve, state);
+        // Only long streams are worth remembering: short ones fold in no time, and a catch URL's
+        // reception streams (each commanded once) would churn the map on every request.
+        if (recorded.length >= FOLD_MEMO_MIN_EVENTS) {
+          // Frozen: the next command on this stream starts from this very object.
+          folded.set(stream, { revision: result.revision, lastEventId: appended[appended.length - 1]!.id, state: deepFreeze(after) });
+        }
+        return { events, state: after, revision: result.revision, position: result.position };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new DomainError('conflict', 'concurrent_update', 'The resource was changed by another request. Try again.');
+        }
+      }
+    }
+  });
 }
 
 /*
@@ -87,42 +115,6 @@ function inTurn<T>(store: EventStore, stream: string, work: () => Promise<T>): P
     if (queue.get(stream) === settled) queue.delete(stream);
   });
   return result;
-}
-
-async function decideAndAppend<State, Command, Event extends DomainEvent>(
-  ctx: CommandContext,
-  stream: string,
-  decider: Decider<State, Command, Event>,
-  command: Command,
-  options: CommandOptions,
-): Promise<CommandResult<State, Event>> {
-  const folded = foldedStates(ctx.store, decider);
-  for (let attempt = 1; ; attempt++) {
-    const recorded = attempt === 1 && options.known ? options.known : await ctx.store.readStream(stream);
-    const state = fold(decider, recorded, folded.get(stream));
-    const revision = recorded.length === 0 ? -1 : recorded[recorded.length - 1]!.revision;
-
-    const events = asArray(decider.decide(command, state));
-    if (events.length === 0) return { events, state, revision, position: null };
-
-    try {
-      const appended = events.map((e) => toNewEvent(e, ctx.metadata));
-      const result = await ctx.store.append(stream, appended, revision === -1 ? 'no_stream' : revision);
-      const after = events.reduce(decider.evolve, state);
-      // Only long streams are worth remembering: short ones fold in no time, and a catch URL's
-      // reception streams (each commanded once) would churn the map on every request.
-      if (recorded.length >= FOLD_MEMO_MIN_EVENTS) {
-        // Frozen: the next command on this stream starts from this very object.
-        folded.set(stream, { revision: result.revision, lastEventId: appended[appended.length - 1]!.id, state: deepFreeze(after) });
-      }
-      return { events, state: after, revision: result.revision, position: result.position };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (attempt >= MAX_ATTEMPTS) {
-        throw new DomainError('conflict', 'concurrent_update', 'The resource was changed by another request. Try again.');
-      }
-    }
-  }
 }
 
 /** A stream's state as a decider last folded it: at `revision`, whose event has `lastEventId`. */

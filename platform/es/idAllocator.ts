@@ -5,19 +5,16 @@ type Waiter = { metadata: EventMetadata; subject: string | undefined; resolve: (
 type Counter = { known: number | null; waiting: Waiter[]; running: boolean };
 
 /**
- * Allocates the integer ids the API shows (Sqid route keys, trigger ids, invoice
- * numbers) through the event store itself: each id is one event on a counter stream, appended
- * with the expected revision, so several processes on one store never hand out the same id.
- * The id is the event's revision + 1 (ids start at 1). Workflow ids, one per webhook, are
- * reserved in blocks instead (modules/automation/workflowIds.ts).
+ * Allocates the integer ids the API shows (Sqid route keys, trigger ids, invoice numbers) as
+ * events on a counter stream, appended with the expected revision, so processes sharing a store
+ * never hand out the same id: the id is the event's revision + 1. Workflow ids are reserved in
+ * blocks instead (modules/automation/workflowIds.ts).
  *
- * Callers of one process are served together: whoever is waiting when an append starts gets one
- * event each in that single append. A burst of N concurrent callers then costs one append, not N
- * rounds of conflicts, which, retried one winner at a time, would exhaust the retries.
+ * Whoever of this process waits when an append starts gets one event in it: a burst of N callers
+ * costs one append, not N rounds of conflicts that would exhaust the retries.
  *
- * `subject` names the stream the id is for: the counter's event then maps the id (a route key)
- * back to that stream, so a command addressed by route key finds its stream in the log alone
- * (allocatedStream), not in a read model that may not have caught up.
+ * `subject` names the stream the id is for, so a command addressed by route key finds its stream
+ * in the log alone (allocatedStream), not in a read model that may lag.
  */
 export function allocateId(store: EventStore, counter: string, metadata: EventMetadata, subject?: string): Promise<number> {
   const stream = `counter-${counter}`;

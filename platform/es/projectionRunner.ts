@@ -94,26 +94,21 @@ export async function applyBatch(
 }
 
 /**
- * The generation of a projection's read models this process applies events to, made ready: the
- * one served when it was built by this version of the code; otherwise (an upgrade that changed
- * what `apply` makes of past events) a new one, built from the event log beside the one served,
- * which is switched to once caught up (readModelGenerations.ts). Read models from before versions
- * were recorded count as version 1. Refuses to go back to an older version (ProjectionDowngradeError).
- * Another process building the same generation at the same time (a rolling restart) shares its
- * checkpoint: each goes on from where the other got.
+ * The generation of a projection's read models this process applies events to: the one served
+ * when this version of the code built it; else (an upgrade changed what `apply` makes of past
+ * events) a new one built from the log beside it and switched to once caught up
+ * (readModelGenerations.ts). Never an older version (ProjectionDowngradeError). Processes building
+ * the same generation at once (a rolling restart) share its checkpoint.
  */
 async function servedGeneration(store: EventStore, readStore: ReadStore, projection: Projection, logger: Logger): Promise<string> {
   const raw = rawReadStore(readStore);
   const wanted = projection.version ?? 1;
   const recorded = await raw.get<VersionDoc>(PROJECTION_VERSIONS, projection.name);
   const built = recorded?.version ?? ((await raw.readCheckpoint(projection.name)) === null ? null : 1);
-  if (built === wanted) {
+  // Current, or never built (then nothing is recorded either): record the version if need be.
+  if (built === wanted || built === null) {
     if (!recorded) await raw.upsert(PROJECTION_VERSIONS, { id: projection.name, version: wanted });
     return recorded?.suffix ?? '';
-  }
-  if (built === null) {
-    await raw.upsert(PROJECTION_VERSIONS, { id: projection.name, version: wanted });
-    return '';
   }
   if (built > wanted) throw new ProjectionDowngradeError(projection.name, built, wanted);
   logger.info({ projection: projection.name, from: built, to: wanted }, 'projection code changed: building its read models from the event log beside the ones served');

@@ -7,6 +7,7 @@ import {
   type RecordedEvent,
   type StreamAppend,
 } from '../eventStore/eventStore.ts';
+import { appendOneByOne } from '../eventStore/appendOneByOne.ts';
 
 /** What a staged store holds: every append the commands made, kept back. */
 export type StagedAppends = {
@@ -67,11 +68,7 @@ export function stageAppends(base: EventStore): StagedAppends {
   const store: EventStore = {
     atomicAppendMany: true,
     append,
-    async appendMany(appends) {
-      const results: AppendResult[] = [];
-      for (const a of appends) results.push(await append(a.stream, a.events, a.expected));
-      return results;
-    },
+    appendMany: (appends) => appendOneByOne({ append }, appends),
     async readStream(stream) {
       const entry = await load(stream);
       if (entry.staged.length === 0) return entry.base;

@@ -11,12 +11,11 @@ export type CopyResult = { events: number; copied: number; alreadyThere: number 
 
 /**
  * Copies a whole event log into another store, in log order, keeping event ids, types, data,
- * metadata and stream revisions (a WorkflowStarted written before workflow ids were carried in
- * events gains its id, its position in the source). Each stream's events go in with the expected revision they had
- * (revision - 1), so re-running is safe: events the target holds already (same ids) are
- * recognised as appended (idempotent append), and a target whose stream holds something else
- * stops the copy with WrongExpectedRevisionError instead of interleaving two histories.
- * Stop writers to the source first: events appended to it meanwhile may or may not be copied.
+ * metadata and stream revisions (an old WorkflowStarted gains its id: its position in the source).
+ * Each event goes in with the expected revision it had, so re-running is safe: events the target
+ * holds already are recognised (idempotent append), and a stream holding something else stops
+ * the copy with WrongExpectedRevisionError. Stop writers to the source first: what they append
+ * meanwhile may or may not be copied.
  */
 export async function copyEvents(
   source: EventStore,

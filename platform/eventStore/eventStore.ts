@@ -139,9 +139,18 @@ export { StoreUnavailableError } from '../lib/storeUnavailableError.ts';
  */
 export class EventsTooLargeError extends Error {
   override readonly name = 'EventsTooLargeError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+}
+
+/** Index of the first event past `position` in `events`, which are in log order. */
+export function firstAfter(events: readonly { position: number }[], position: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (events[mid]!.position <= position) lo = mid + 1;
+    else hi = mid;
   }
+  return lo;
 }
 
 export class WrongExpectedRevisionError extends Error {

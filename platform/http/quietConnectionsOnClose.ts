@@ -8,13 +8,11 @@ type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
 /**
  * Lets `app.close()` end once the requests in flight are answered, whoever holds a connection.
  *
- * Node's `server.close()` ends the connections it counts as idle and waits for the rest, with the
- * timer that would expire them stopped. It counts a connection that has not yet sent a whole
- * request as busy (a browser's preconnected socket, a client gone quiet mid-headers), so one such
- * socket would keep SIGTERM from ever finishing; and a request in flight at close would be
- * answered `Connection: keep-alive`, leaving its socket open, and the close waiting, for the
- * keep-alive timeout. So on close: connections with no response under way end now, new ones are
- * refused, and each response in flight says `Connection: close` and ends its socket.
+ * Node's `server.close()` waits, with no timer, for every connection it counts as busy, such as
+ * one that has not sent a whole request (a preconnected socket), which would keep SIGTERM from
+ * ever finishing; and a response in flight says `keep-alive`, holding the close for that timeout.
+ * So on close: connections with no response under way end now, new ones are refused, and each
+ * response in flight says `Connection: close` and ends its socket.
  */
 export function quietConnectionsOnClose(app: FastifyInstance): void {
   const open = new Set<HttpSocket>();

@@ -70,18 +70,19 @@ function mayBeUnder(path: string, start: readonly string[]): boolean {
   return false;
 }
 
-const CATCH_SEGMENTS = ['hooks', 'catch'];
-const mayBeCatchPath = (path: string) => mayBeUnder(path, CATCH_SEGMENTS);
+/** A URL's path, and what follows it (query, fragment). */
+function splitPath(url: string): [string, string] {
+  const cut = url.search(/[?#]/);
+  return cut === -1 ? [url, ''] : [url.slice(0, cut), url.slice(cut)];
+}
 
 /** The URL with its path replaced by /hooks/catch/[REDACTED] when the path may name a catch URL. */
 function redactCatchPath(url: string): string {
-  const query = url.search(/[?#]/);
-  const path = query === -1 ? url : url.slice(0, query);
-  const rest = query === -1 ? '' : url.slice(query);
+  const [path, rest] = splitPath(url);
   if (path.startsWith('/hooks/catch/')) return REDACTED_CATCH_PATH + rest;
   // Most paths cannot spell one at all: one cheap test before any decoding.
   if (!/%|hooks/i.test(path)) return url;
-  return mayBeCatchPath(path) ? REDACTED_CATCH_PATH + rest : url;
+  return mayBeUnder(path, ['hooks', 'catch']) ? REDACTED_CATCH_PATH + rest : url;
 }
 
 /**
@@ -125,9 +126,7 @@ export function secretPathStart(pattern: string): string[] {
  * still carries the secret. Routes opt in with `config: { secretPath: true }`.
  */
 export function redactSecretPath(url: string, route: { pattern: string | null; secret: boolean; matched: boolean }, secretStarts: readonly (readonly string[])[]): string {
-  const cut = url.search(/[?#]/);
-  const path = cut === -1 ? url : url.slice(0, cut);
-  const rest = cut === -1 ? '' : url.slice(cut);
+  const [path, rest] = splitPath(url);
   if (route.secret && route.pattern) return redactUrl(route.pattern.replace(/:[^/]+|\*/g, '[REDACTED]') + rest);
   if (!route.matched) {
     const start = secretStarts.find((words) => words.length > 0 && mayBeUnder(path, words));

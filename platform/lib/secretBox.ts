@@ -9,9 +9,13 @@ export type SecretBox = { seal(plain: string): string; open(sealed: string): str
 
 const VERSION = 'v1';
 
+/** A 32-byte key for one `purpose`, derived (HKDF-SHA256) from the service's secret; purposes never share a key. */
+export const deriveKey = (secret: Uint8Array, purpose: string): Buffer =>
+  Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32));
+
 /** `purpose` keeps keys apart: a secret sealed for one use cannot be opened as another's. */
 export function secretBox(serviceSecret: Uint8Array, purpose = 'commerce webhook endpoint secrets'): SecretBox {
-  const key = Buffer.from(hkdfSync('sha256', serviceSecret, Buffer.alloc(0), purpose, 32));
+  const key = deriveKey(serviceSecret, purpose);
   return {
     seal(plain) {
       const iv = randomBytes(12);

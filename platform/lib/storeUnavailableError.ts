@@ -7,7 +7,4 @@
  */
 export class StoreUnavailableError extends Error {
   override readonly name = 'StoreUnavailableError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
 }

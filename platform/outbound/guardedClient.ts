@@ -147,7 +147,6 @@ function errorCode(error: unknown, signal: AbortSignal): string {
     const code = (e as { code?: string }).code;
     if (code && ERROR_CODES[code]) return ERROR_CODES[code]!;
     if ((e as { name?: string }).name === 'TimeoutError') return 'timeout';
-    if (e instanceof BlockedAddressError) return 'blocked_address';
   }
   return 'network_error';
 }

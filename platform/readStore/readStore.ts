@@ -34,6 +34,19 @@ export type WriteOp =
 /** The batch a stream yields when the caller names none. */
 export const STREAM_BATCH = 500;
 
+/** `items` as `toDoc` makes them, in arrays of `size` (the last one shorter): what a stream yields. */
+export async function* inBatches<I, T>(items: Iterable<I> | AsyncIterable<I>, size: number, toDoc: (item: I) => T): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const item of items) {
+    batch.push(toDoc(item));
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
 export type CheckpointUpdate = {
   /** The checkpoint this commit was computed from; another writer's commit in between fails it. */
   expected: number | null;

@@ -45,6 +45,12 @@ const TrustProxy = z
  */
 const whole = (number: z.ZodNumber) => z.string().regex(/^\d+$/, 'expected a whole number in decimal digits').transform(Number).pipe(number);
 
+/** Comma-separated hosts or addresses, lower-cased, IPv6 without its brackets. */
+const hostList = z
+  .string()
+  .default('')
+  .transform((s) => s.split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter((h) => h !== ''));
+
 const port = whole(z.number().int().min(0).max(65535));
 
 /** Every setting the service reads from its environment. A wrong value stops the start with one line. */
@@ -147,10 +153,7 @@ export const ConfigSchema = z.object({
   /** A buyer's download link (one file, one customer): requests per minute (429 above), so a leaked link cannot flood the log with downloads. */
   DOWNLOAD_RATE_LIMIT_PER_LINK: whole(z.number().int().min(1)).default(60),
   /** Hosts or addresses outbound webhooks may reach even when private (tests, self-hosting): `127.0.0.1,localhost`. */
-  WEBHOOK_ALLOW_HOSTS: z
-    .string()
-    .default('')
-    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter((h) => h !== '')),
+  WEBHOOK_ALLOW_HOSTS: hostList,
   /** A call succeeds on a 2xx whose headers and body arrive within this time (Svix counts 15 s). */
   WEBHOOK_TIMEOUT_MS: whole(z.number().int().min(10)).default(15_000),
   WEBHOOK_CONNECT_TIMEOUT_MS: whole(z.number().int().min(10)).default(5_000),
@@ -165,10 +168,7 @@ export const ConfigSchema = z.object({
   /** The From of receipt emails. */
   RECEIPT_FROM: z.string().min(3).default('Receipts <receipts@localhost>'),
   /** SMTP hosts an organization's own settings may name even when private or loopback, on any port (tests, self-hosting). */
-  SMTP_ALLOW_HOSTS: z
-    .string()
-    .default('')
-    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter((h) => h !== '')),
+  SMTP_ALLOW_HOSTS: hostList,
   /** First wait after a failed send (doubling, up to an hour), and how often the outbox is looked at. */
   RECEIPT_RETRY_BASE_SECONDS: whole(z.number().int().min(1).max(3600)).default(30),
   RECEIPT_POLL_INTERVAL_MS: whole(z.number().int().min(50)).default(5_000),
@@ -178,10 +178,7 @@ export const ConfigSchema = z.object({
   /** VIES is asked at checkout: past this the number counts as `unavailable` and the sale goes on. */
   VIES_TIMEOUT_MS: whole(z.number().int().min(10).max(60_000)).default(5_000),
   /** Hosts VIES_URL may name even when private or loopback (tests, a local proxy). */
-  VIES_ALLOW_HOSTS: z
-    .string()
-    .default('')
-    .transform((s) => s.split(',').map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter((h) => h !== '')),
+  VIES_ALLOW_HOSTS: hostList,
   /** Workflows the automation worker runs at once. */
   AUTOMATION_CONCURRENCY: whole(z.number().int().min(1).max(256)).default(16),
 });

@@ -39,14 +39,12 @@ type Slot = LeasedWork & {
 };
 
 /**
- * Runs each piece of work only while this process holds its lease. One timer, every third of a
- * lease's lifetime, renews what is held, whether its work is still starting (a whole rebuild)
- * or running, takes free leases up to this worker's fair share (the pool's leases over the live
- * workers whose heartbeats it sees, rounded up) and hands back one a tick above it, so a worker
- * that joins gets its part. A store error leaves the lease's fate unknown: the work goes on until
- * the lease would have run out (an election of a few seconds costs nothing), and stops before.
- * A lease is about sharing work, not correctness: the projections' checkpoint compare-and-set and
- * the automation's per-step idempotency make a short overlap harmless.
+ * Runs each piece of work only while this process holds its lease. Every third of a lease's
+ * lifetime one timer renews what is held (started or still starting), takes free leases up to
+ * this worker's fair share (leases over live workers, rounded up) and hands one back when above
+ * it, so a worker that joins gets its part. After a store error the work goes on until the lease
+ * would have run out. Leases share work; correctness rests on the checkpoints' compare-and-set
+ * and the automation's per-step idempotency, which make a short overlap harmless.
  */
 export function runUnderLeases(work: readonly LeasedWork[], options: LeaseOptions): Running {
   const { readStore, owner, ttlMs, logger } = options;
@@ -158,17 +156,14 @@ export function runUnderLeases(work: readonly LeasedWork[], options: LeaseOption
     }
   };
 
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      cycle = tick()
-        .catch((error: unknown) => logger.error({ err: error, owner }, 'lease tick failed'))
-        .finally(schedule);
-    }, tickMs);
+  const run = () => {
+    cycle = tick()
+      .catch((error: unknown) => logger.error({ err: error, owner }, 'lease tick failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(run, tickMs);
+      });
   };
-  cycle = tick()
-    .catch((error: unknown) => logger.error({ err: error, owner }, 'lease tick failed'))
-    .finally(schedule);
+  run();
 
   return {
     async stop() {

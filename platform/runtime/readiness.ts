@@ -1,4 +1,4 @@
-import type { EventStore } from '../eventStore/eventStore.ts';
+import { firstAfter, type EventStore } from '../eventStore/eventStore.ts';
 import type { Projection } from '../es/projection.ts';
 import type { ProjectionRunner } from '../es/projectionRunner.ts';
 import type { ReadStore } from '../readStore/readStore.ts';
@@ -41,15 +41,10 @@ type Behind = ProjectionLag & { checkpoint: number | null; oldest: number | null
 export const LAG_COUNT_LIMIT = MAX_LAG_EVENTS + 1;
 
 /**
- * How many events each projection has still to apply, counted in events, not in positions:
- * EventStoreDB's positions are byte offsets in its log (SQLite's are row numbers, with gaps), so
- * `head - checkpoint` would be bytes there. One read from the lowest checkpoint serves every
- * projection, and it stops at LAG_COUNT_LIMIT events: a current projection costs an empty read,
- * and one further behind than that counts as LAG_COUNT_LIMIT ("more than MAX_LAG_EVENTS"). The
- * checkpoint is the runner's own position where it runs in this process (its stored checkpoint
- * may lag behind: lazy checkpoints), else the stored one (projections run by a worker, or a
- * watcher's). The stored checkpoints are read in either case, so readiness learns whether the
- * read store answers.
+ * How many events each projection has still to apply, counted in events (EventStoreDB's positions
+ * are byte offsets), by one read from the lowest checkpoint that stops at LAG_COUNT_LIMIT. The
+ * checkpoint is the runner's own position where it runs here (lazy checkpoints lag), else the
+ * stored one; the stored ones are read either way, so readiness learns whether the read store answers.
  */
 async function lagBehind(sources: LagSources): Promise<Behind[]> {
   const checkpoints: Array<{ projection: string; checkpoint: number | null }> = [];
@@ -73,18 +68,6 @@ async function lagBehind(sources: LagSources): Promise<Behind[]> {
     }
   }
   return checkpoints.map((c) => counted.get(c.projection)!);
-}
-
-/** Index of the first event past `position` (events in log order). */
-function firstAfter(events: readonly { position: number }[], position: number): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (events[mid]!.position <= position) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Lag of each projection in events (up to LAG_COUNT_LIMIT): works whether projections run here or in a worker. */

@@ -162,8 +162,7 @@ function setBusy(on: boolean, label?: string): void {
   busy = on;
   send({ type: 'busy', busy: on });
   // Closing now would tell the seller "cancel" about a buyer whose card may be charged a moment later.
-  const close = $<HTMLButtonElement>('co-close');
-  if (close) close.disabled = on;
+  $('co-close')?.toggleAttribute('disabled', on);
   const pay = $<HTMLButtonElement>('co-pay');
   if (!pay) return;
   // Busy is aria-disabled, not disabled: a disabled button drops the keyboard focus to <body>
@@ -230,6 +229,12 @@ function readCard(): { card: { number: string; exp_month: number; exp_year: numb
 
 const NETWORK_ERROR = 'We could not reach the payment service. Check your connection and try again.';
 
+/** A refused start: true when it turned out paid or is shown at its field; else throws what the buyer is told. */
+async function startRefused(r: ApiAnswer<unknown>): Promise<true> {
+  if ((r.status === 409 && (await settle())) || fieldRefusal(r)) return true;
+  throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'Could not start the checkout.'));
+}
+
 async function pay(event: Event): Promise<void> {
   event.preventDefault();
   if (busy || finished || !session) return;
@@ -244,11 +249,7 @@ async function pay(event: Event): Promise<void> {
   try {
     if (!started) {
       const r = await startWith(buyer);
-      if (!r.ok) {
-        if (r.status === 409 && (await settle())) return;
-        if (fieldRefusal(r)) return;
-        throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'Could not start the checkout.'));
-      }
+      if (!r.ok && (await startRefused(r))) return;
     }
     const r = await api<{ session: SessionView; invoice: unknown; payment?: { brand: string; last4: string } }>(
       `/api/checkout/sessions/${encodeURIComponent(session.id)}/pay`,
@@ -316,11 +317,7 @@ async function payLive(): Promise<void> {
         `/api/checkout/sessions/${encodeURIComponent(session!.id)}/payment-intent`,
         buyer,
       );
-      if (!r.ok) {
-        if (r.status === 409 && (await settle())) return;
-        if (fieldRefusal(r)) return;
-        throw new Error(r.status === 0 ? NETWORK_ERROR : (r.body.message ?? 'Could not start the checkout.'));
-      }
+      if (!r.ok && (await startRefused(r))) return;
       if (!started) emit({ type: 'start', session: r.body.session, invoice: r.body.invoice });
       started = true;
       session = r.body.session;
@@ -756,21 +753,18 @@ function showSummary(shown: SessionView): void {
     if (el) el.textContent = text;
   };
   set('co-subtotal', money(shown.amount_subtotal ?? shown.total));
-  const discountLine = $('co-discount-line');
-  if (discountLine) discountLine.hidden = !discount;
+  $('co-discount-line')?.toggleAttribute('hidden', !discount);
   if (discount) {
     set('co-discount-label', `Discount${discount.promotion_code ? ` (${discount.promotion_code.code})` : discount.coupon.name ? ` (${discount.coupon.name})` : ''}`);
     set('co-discount-amount', `−${money(details?.amount_discount ?? 0)}`);
   }
-  const taxLine = $('co-tax-line');
-  if (taxLine) taxLine.hidden = !tax;
+  $('co-tax-line')?.toggleAttribute('hidden', !tax);
   if (tax) {
     const reverse = tax.taxability_reason === 'reverse_charge';
     set('co-tax-label', reverse ? 'Reverse charge' : `${tax.tax_rate?.display_name ?? 'VAT'} ${tax.percentage}%${tax.inclusive ? ' (included)' : ''}`);
     set('co-tax-amount', money(tax.amount));
   }
-  const lines = $('co-lines');
-  if (lines) lines.hidden = !discount && !tax;
+  $('co-lines')?.toggleAttribute('hidden', !discount && !tax);
   // A session opened again (a reload, its link) shows what the buyer gave the tax, in fields left empty.
   const given = shown.customer_details;
   const country = $<HTMLSelectElement>('co-country');
@@ -945,27 +939,11 @@ async function main(): Promise<void> {
   const kept = await restoreSession();
   // A session made for this page that has expired: no other session in its place.
   if (!kept && cfg.session) return refuse({ ok: false, status: 410, body: { code: 'session_unavailable', message: 'The checkout session has expired.' } });
-  if (kept?.status === 'completed') {
-    session = kept;
-    finished = true;
-    showSessionPrice(kept);
-    if (kept.mode === 'test') document.body.classList.add('is-test');
-    document.body.dataset.sessionId = kept.id;
-    showThankYou(undefined, kept.invoice);
-    send({ type: 'ready', session: kept });
-    return;
-  }
   if (kept) {
-    session = kept;
+    finished = kept.status === 'completed';
     // Started before the reload when it has an invoice; a start again would return the same one anyway.
     started = Boolean(kept.invoice);
-    void showPromo(kept);
-    showSessionPrice(kept);
-    if (kept.mode === 'test') document.body.classList.add('is-test');
-    setBusy(false, payLabel());
-    document.body.dataset.sessionId = kept.id;
-    send({ type: 'ready', session: kept });
-    return;
+    return ready(kept);
   }
   const create = (code: string | undefined) =>
     api<{ session: SessionView }>('/api/checkout/sessions', {
@@ -985,14 +963,22 @@ async function main(): Promise<void> {
     fieldError('co-discount', refusal);
   }
   if (!r.ok) return refuse(r);
-  session = r.body.session;
-  keepSession(session.id);
-  void showPromo(session);
-  showSessionPrice(session);
-  if (session.mode === 'test') document.body.classList.add('is-test');
-  setBusy(false, payLabel());
-  document.body.dataset.sessionId = session.id;
-  send({ type: 'ready', session });
+  keepSession(r.body.session.id);
+  ready(r.body.session);
+}
+
+/** Shows the session (the thank-you page once paid) and tells the SDK the page is ready. */
+function ready(shown: SessionView): void {
+  session = shown;
+  showSessionPrice(shown);
+  if (shown.mode === 'test') document.body.classList.add('is-test');
+  document.body.dataset.sessionId = shown.id;
+  if (finished) showThankYou(undefined, shown.invoice);
+  else {
+    void showPromo(shown);
+    setBusy(false, payLabel());
+  }
+  send({ type: 'ready', session: shown });
 }
 
 void main();

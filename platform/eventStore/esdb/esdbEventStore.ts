@@ -215,6 +215,22 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
     return subscription;
   }
 
+  /** The first position `pick` finds reading `$all` backwards from its end. */
+  async function lastPosition(pick: (resolved: AllStreamResolvedEvent) => number | null, maxCount?: number): Promise<number | null> {
+    const read = client.readAll({ fromPosition: END, direction: BACKWARDS, resolveLinkTos: false, ...(maxCount ? { maxCount } : {}) });
+    try {
+      for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
+        const position = pick(resolved);
+        if (position !== null) return position;
+      }
+    } catch (error) {
+      throw toPortError(error);
+    } finally {
+      await stopReading(read);
+    }
+    return null;
+  }
+
   const store: EventStore = {
     // No transaction spans streams on EventStoreDB: one stream after the other (see the port).
     atomicAppendMany: false,
@@ -276,38 +292,16 @@ export function openEsdbEventStore(clientOrUrl: EventStoreDBClient | string): Ev
 
     readAll,
 
-    async headPosition() {
-      // Backwards from the end, past the system events the server writes on its own (stats).
-      const read = client.readAll({ fromPosition: END, direction: BACKWARDS, resolveLinkTos: false });
-      try {
-        for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
-          const event = toRecordedEvent(resolved.event);
-          if (event) return event.position;
-        }
-      } catch (error) {
-        throw toPortError(error);
-      } finally {
-        await stopReading(read);
-      }
-      return null;
-    },
+    // Backwards from the end, past the system events the server writes on its own (stats).
+    headPosition: () => lastPosition((resolved) => toRecordedEvent(resolved.event)?.position ?? null),
 
-    async endPosition() {
-      // The last record of any stream: a filtered subscription's checkpoints may name the
-      // server's own records past our last event.
-      const read = client.readAll({ fromPosition: END, direction: BACKWARDS, resolveLinkTos: false, maxCount: 1 });
-      try {
-        for await (const resolved of read as AsyncIterable<AllStreamResolvedEvent>) {
-          const position = resolved.event?.position ?? resolved.link?.position;
-          if (position) return toGlobalPosition(position);
-        }
-      } catch (error) {
-        throw toPortError(error);
-      } finally {
-        await stopReading(read);
-      }
-      return null;
-    },
+    // The last record of any stream: a filtered subscription's checkpoints may name the
+    // server's own records past our last event.
+    endPosition: () =>
+      lastPosition((resolved) => {
+        const position = resolved.event?.position ?? resolved.link?.position;
+        return position ? toGlobalPosition(position) : null;
+      }, 1),
 
     subscribe,
 

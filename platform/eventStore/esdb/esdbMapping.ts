@@ -32,18 +32,14 @@ import {
 } from '../eventStore.ts';
 
 /**
- * Pure translations between our event store port and EventStoreDB's client types, kept apart from
- * the adapter so they can be unit-tested without a server.
+ * Pure translations between our event store port and EventStoreDB's client types, unit-tested
+ * without a server.
  *
- * Global positions: our position is the event's `$all` commit position, as a number. Since
- * EventStoreDB 20 every event appended through gRPC is its own implicit transaction whose commit
- * position is the event's own log position, so commit positions are distinct and strictly
- * increasing in `$all` order, with gaps (they are byte offsets in the transaction log). Limits:
- * - a position is exact up to Number.MAX_SAFE_INTEGER (2^53 - 1 bytes, about 9 PB of log); past
- *   that the mapping throws instead of rounding;
- * - legacy explicit transactions (TCP client, removed in v24) give several events one commit
- *   position; we never write those, and reading one fails loudly rather than misorder events;
- * - stream reads carry the position only from EventStoreDB 22.10 on (older servers send -1).
+ * Our position is the event's `$all` commit position, as a number: since EventStoreDB 20 each
+ * event appended through gRPC is its own transaction, so commit positions are distinct and grow
+ * in `$all` order, with gaps (byte offsets). Limits: exact up to Number.MAX_SAFE_INTEGER (past
+ * that the mapping throws); legacy explicit transactions (TCP client) share one commit position
+ * and fail loudly when read; stream reads carry the position from 22.10 on.
  */
 
 export function toEsdbExpectedRevision(expected: ExpectedRevision): AppendExpectedRevision {
@@ -83,14 +79,11 @@ export function isInvalidPosition(error: unknown): boolean {
 }
 
 /**
- * The client's errors as the port's. Those that mean "not now" (no server reachable, no leader, the
- * call's deadline passed, the server's own operation timeout, the call cancelled by the server or
- * the channel going down while a node shuts down) as StoreUnavailableError; an append over the
- * server's MaxAppendSize as EventsTooLargeError; any other error as it is.
- * The server answers a commit, prepare or forward timeout with gRPC status ABORTED ("Operation
- * timed out"), which the client raises as TimeoutError: an append that timed out may or may not
- * be written. A retry of the request decides again on the stream as it then is, with new event
- * ids: it is recognised as done only where the command sees its first attempt's events.
+ * The client's errors as the port's: "not now" (no server or leader, a deadline or the server's
+ * operation timeout passed, the call cancelled as a node shuts down) as StoreUnavailableError, an
+ * append over MaxAppendSize as EventsTooLargeError, anything else as it is. An append that timed
+ * out (ABORTED, raised as TimeoutError) may or may not be written: a retry decides again on the
+ * stream as it then is.
  */
 export function toPortError(error: unknown): unknown {
   if (error instanceof MaxAppendSizeExceededError) {
@@ -165,11 +158,9 @@ export const CHECKPOINT_INTERVAL = 32;
 
 /**
  * The server-side filter of a subscription: the stream prefixes asked for, or every non-system
- * event. `onCheckpoint` gets the position of each checkpoint the server sends that names a record
- * (toCheckpointPosition): the last record it looked at, so resuming after it skips nothing the
- * filter lets through. Whatever fails there goes to
- * `onError`, never back to the client: its Subscription awaits checkpointReached inside a stream
- * transform that leaves a rejection unhandled and the stream stalled.
+ * event. `onCheckpoint` gets each checkpoint that names a record (toCheckpointPosition). Whatever
+ * fails there goes to `onError`, never back to the client, whose stream transform would leave the
+ * rejection unhandled and the stream stalled.
  */
 export function toSubscriptionFilter(
   prefixes: readonly string[] | undefined,

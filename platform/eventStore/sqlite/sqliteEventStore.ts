@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import {
+  firstAfter,
   StoreUnavailableError,
   WrongExpectedRevisionError,
   type AppendResult,
@@ -156,40 +157,27 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
   /**
-   * The batch without savepoints: an append is refused (wrong revision, a duplicate id) before it
-   * writes anything or by its first insert, which leaves nothing behind either. Should a later
-   * insert of an append fail, the whole transaction is undone and the batch goes again through
-   * commitBatchBySavepoints.
+   * Without savepoints, an append is refused (wrong revision, a duplicate id) before it writes
+   * anything or by its first insert, which leaves nothing behind either. Should a later insert of
+   * an append fail, the whole transaction is undone and the batch goes again with a savepoint per
+   * append, so one refused append does not undo its neighbours.
    */
-  const commitBatchFast = db.transaction((batch: PendingAppend[]) => {
+  const commitBatch = db.transaction((batch: PendingAppend[], savepoints: boolean) => {
     const outcomes: Outcome[] = [];
     const written: EventRow[] = [];
     for (const request of batch) {
       const mark = written.length;
+      if (savepoints) savepointStmt.run();
       try {
         outcomes.push({ ok: true, result: appendOne(request, written) });
+        if (savepoints) releaseStmt.run();
       } catch (error) {
-        if (written.length !== mark) throw new PartlyWritten();
-        outcomes.push({ ok: false, error });
-      }
-    }
-    return { outcomes, written };
-  });
-
-  const commitBatchBySavepoints = db.transaction((batch: PendingAppend[]) => {
-    const outcomes: Outcome[] = [];
-    const written: EventRow[] = [];
-    for (const request of batch) {
-      // A savepoint per request, so one refused append does not undo its neighbours in the batch.
-      const mark = written.length;
-      savepointStmt.run();
-      try {
-        outcomes.push({ ok: true, result: appendOne(request, written) });
-        releaseStmt.run();
-      } catch (error) {
-        rollbackToStmt.run();
-        releaseStmt.run();
-        written.length = mark;
+        if (!savepoints && written.length !== mark) throw new PartlyWritten();
+        if (savepoints) {
+          rollbackToStmt.run();
+          releaseStmt.run();
+          written.length = mark;
+        }
         outcomes.push({ ok: false, error });
       }
     }
@@ -203,12 +191,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   });
 
   /*
-   * The write lock is first asked for without waiting: while another connection holds it (the
-   * server's subscriber thread committing read models, the CLI), the queue waits on a timer
-   * instead of in SQLite's busy handler, which would sleep on the event loop; requests go on being
-   * served meanwhile and join the queue. Once it has waited busyTimeoutMs, or when the store
-   * closes, the next try waits in SQLite as any other write does, and fails as unavailable if the
-   * lock is still held.
+   * The write lock is first asked for without waiting: while another connection holds it, the
+   * queue waits on a timer rather than in SQLite's busy handler, which would sleep on the event
+   * loop. After busyTimeoutMs, or when the store closes, the next try waits in SQLite as any
+   * other write does, and fails as unavailable if the lock is still held.
    */
   const busyTimeoutMs = busyTimeoutOf(options.busyTimeoutMs);
   const waitNot = db.prepare('PRAGMA busy_timeout = 0');
@@ -281,10 +267,10 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     return commitOne(
       () => {
         try {
-          return commitBatchFast.immediate(batch);
+          return commitBatch.immediate(batch, false);
         } catch (error) {
           if (!(error instanceof PartlyWritten)) throw error;
-          return commitBatchBySavepoints.immediate(batch);
+          return commitBatch.immediate(batch, true);
         }
       },
       wait,
@@ -405,33 +391,25 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   }
 
   /*
-   * Every subscription of this process (projections, the automation runner, jobs) reads the same
-   * new events after each commit; `recent` lets them share one query and one JSON.parse. It holds
-   * EVERY event with position in (recentFrom, recentTo], taken only from unfiltered query results:
-   * a query after `a` that returned rows up to `b` saw all committed rows in (a, b], and a later
-   * commit (ours or the CLI's in another process) always gets a position above the highest ever
-   * assigned, so that range is complete for good. Nothing past recentTo is ever assumed: a read
-     * reaching the end of the window asks the database for the rest, so appends by other processes
-   * are always seen (memoizing whole results, empty ones included, would hide them).
+   * Every subscription of this process reads the same new events after each commit; `recent`
+   * lets them share one query and one JSON.parse. It holds EVERY event in (recentFrom, recentTo],
+   * taken only from unfiltered query results: a later commit (ours or another process's) always
+   * lands above the highest position ever assigned, so that range stays complete. Past recentTo
+   * nothing is assumed: a read reaching the window's end asks the database for the rest.
    */
   let recent: RecordedEvent[] = [];
   let recentBytes: number[] = [];
   let recentSize = 0;
   let recentFrom = 0;
   let recentTo = 0;
-  /*
-   * Bounded by count and by size: events of a few hundred bytes (a catch URL under load) fill the
-   * count first; a count alone would let a burst of 1 MiB webhooks keep gigabytes, until the
-   * process ran out of heap. Past either bound the older half goes.
-   */
+  // Bounded by size too: a count alone would let a burst of 1 MiB webhooks keep gigabytes.
+  // Past either bound the older half goes.
   const RECENT_MAX = 20_000;
   const RECENT_MAX_BYTES = 64 * 1024 * 1024;
   /*
    * Commits of this process on disk so far, and their count when a query last found nothing past
-   * recentTo. While the two are equal, only another process can have appended since; a
-   * subscription that was not woken by its poll timer need not ask (the timer asks within
-   * pollIntervalMs, as it always has for other processes' appends). That spares every
-   * subscription an empty query after each of our commits.
+   * recentTo. While the two are equal only another process can have appended since, which the
+   * poll timer looks for: a subscription not woken by it skips the empty query after our commits.
    */
   let commits = 0;
   let endSeenAtCommit = -1;
@@ -439,11 +417,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   const WAKE_READ_LIMIT = 1000;
 
   /*
-   * Our own commit continues the window when its first event directly follows the window's end:
-   * the write lock held while the rows were numbered means no other process's event lies in
-   * between or after them. Then the subscriptions read the new events from memory (and the
-   * window reaches the file's end), instead of one of them reading back and parsing what this
-   * process has just written.
+   * Our own commit continues the window when its first event directly follows the window's end
+   * (the write lock held while the rows were numbered kept other processes' events out): the
+   * subscriptions then read them from memory instead of reading back what we just wrote.
    */
   function rememberWritten(written: EventRow[]): void {
     const first = written[0];
@@ -512,14 +488,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
       }
       return readTail(from, limit, streamPrefixes, knownEnd);
     }
-    // Binary search for the first remembered event after `from`.
-    let lo = 0;
-    let hi = recent.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (recent[mid]!.position <= from) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = firstAfter(recent, from);
     const out: RecordedEvent[] = [];
     for (let i = lo; i < recent.length && out.length < limit; i++) {
       const event = recent[i]!;
@@ -531,13 +500,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   }
 
   /*
-   * Hot streams (a catch URL's trigger, its key claim, its sequence) are read on every request.
-   * A stream only ever grows by contiguous revisions, so when its highest revision in the file is
-   * still the one we hold, the events are the ones we hold: one index lookup replaces reading and
-   * parsing every row. And when nothing at all was appended since that lookup (the file's head
-   * position is the one it was checked at), not even the lookup is needed. The head is read once
-   * per turn of the event loop and again after each commit of ours, so an append by any process
-   * (a replaced trigger URL from the CLI) is seen from the next turn on.
+   * Hot streams (a catch URL's trigger, its key claim) are read on every request. A stream grows
+   * by contiguous revisions, so while its highest revision in the file is the one we hold, so are
+   * its events: one index lookup replaces parsing every row, and none is needed while the file's
+   * head is the one it was checked at. The head is read once per turn of the event loop and after
+   * each commit of ours, so any process's append is seen from the next turn on.
    */
   type CachedStream = { events: RecordedEvent[]; checkedAt: number; bytes: number };
   const streamCache = new Map<string, CachedStream>();

@@ -37,19 +37,16 @@ export type WalSync = {
 
 /**
  * Group commit with the sync off the event loop. The connection commits with synchronous=NORMAL
- * (SQLite writes the WAL frames without syncing them); this then syncs the WAL file on the libuv
- * thread pool and settles the commits it covers only afterwards, so an acknowledged append is on
- * disk, as with synchronous=FULL. A commit starts its sync at once while fewer than
- * MAX_SYNCS_IN_FLIGHT run; past that, appends queue, and `onSynced` (run after each sync) commits
- * what queued up in one transaction and starts its sync, so batches grow with the disk's latency.
+ * (WAL frames written, not synced); this syncs the WAL file on the libuv thread pool and settles
+ * the commits it covers only afterwards, so an acknowledged append is on disk, as with FULL.
+ * Past MAX_SYNCS_IN_FLIGHT appends queue, and `onSynced` (run after each sync) commits them in
+ * one transaction: batches grow with the disk's latency.
  *
- * Why that is as durable: fdatasync flushes every written page of the file, whoever wrote it, and
- * the file's size; the WAL is written in order, so once it returns every frame up to the last
- * commit is on disk. A checkpoint (which moves frames into the database file and may then reuse
- * the WAL) syncs the WAL before and the database file after, in NORMAL as in FULL. NORMAL in WAL
- * mode keeps the file consistent through a power loss; it only drops the commits not synced yet,
- * which here were never acknowledged. The WAL's directory entry is synced once at open; the WAL
- * is only deleted when the last connection closes, and this one stays open.
+ * As durable as FULL: fdatasync flushes every written page and the file's size, and the WAL is
+ * written in order, so every frame up to the last commit is then on disk. A checkpoint syncs the
+ * WAL before and the database file after, in NORMAL as in FULL; a power loss drops only commits
+ * never acknowledged. The WAL's directory entry is synced once at open (this connection keeps
+ * the WAL from being deleted).
  */
 export function openWalSync(db: Database.Database, file: string, onSynced: () => void, syncFile: SyncFile = fdatasync): WalSync {
   const walFile = `${file}-wal`;

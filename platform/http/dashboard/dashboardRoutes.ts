@@ -66,10 +66,7 @@ export async function dashboardRoutes(app: FastifyInstance, _opts: { services: S
   app.get('/dashboard/assets/*', { schema: { hide: true } }, async (_request, reply) =>
     reply.code(404).send({ message: 'Not found.', code: 'not_found' }),
   );
-  app.get('/dashboard/assets/dashboard.js', { schema: { hide: true } }, async (request, reply) =>
-    sendAsset(request, reply, (await dashboardAssets()).js, 'application/javascript; charset=utf-8'),
-  );
-  app.get('/dashboard/assets/dashboard.css', { schema: { hide: true } }, async (request, reply) =>
-    sendAsset(request, reply, (await dashboardAssets()).css, 'text/css; charset=utf-8'),
-  );
+  for (const [name, type] of [['js', 'application/javascript; charset=utf-8'], ['css', 'text/css; charset=utf-8']] as const) {
+    app.get(`/dashboard/assets/dashboard.${name}`, { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, (await dashboardAssets())[name], type));
+  }
 }

@@ -19,36 +19,33 @@ export const SessionAnswer = z.object({
 const b64url = z.string().min(1).max(16384).regex(/^[A-Za-z0-9_-]*={0,2}$/, 'must be base64url');
 const extensions = z.record(z.string(), z.unknown()).default({});
 
+/** The frame a WebAuthn response has whatever the ceremony: `response` is the ceremony's own. */
+const credentialResponse = <T extends z.ZodRawShape>(response: T) =>
+  z.object({
+    id: b64url,
+    rawId: b64url,
+    type: z.literal('public-key'),
+    response: z.object(response),
+    clientExtensionResults: extensions,
+    authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+  });
+
 /** A WebAuthn registration response as the browser library serialises it (RegistrationResponseJSON). */
-export const RegistrationResponse = z.object({
-  id: b64url,
-  rawId: b64url,
-  type: z.literal('public-key'),
-  response: z.object({
-    clientDataJSON: b64url,
-    attestationObject: b64url,
-    transports: z.array(z.enum(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'])).max(8).optional(),
-    authenticatorData: b64url.optional(),
-    publicKey: b64url.optional(),
-    publicKeyAlgorithm: z.number().int().optional(),
-  }),
-  clientExtensionResults: extensions,
-  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+export const RegistrationResponse = credentialResponse({
+  clientDataJSON: b64url,
+  attestationObject: b64url,
+  transports: z.array(z.enum(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'])).max(8).optional(),
+  authenticatorData: b64url.optional(),
+  publicKey: b64url.optional(),
+  publicKeyAlgorithm: z.number().int().optional(),
 });
 
 /** A WebAuthn authentication response (AuthenticationResponseJSON). */
-export const AuthenticationResponse = z.object({
-  id: b64url,
-  rawId: b64url,
-  type: z.literal('public-key'),
-  response: z.object({
-    clientDataJSON: b64url,
-    authenticatorData: b64url,
-    signature: b64url,
-    userHandle: b64url.optional(),
-  }),
-  clientExtensionResults: extensions,
-  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+export const AuthenticationResponse = credentialResponse({
+  clientDataJSON: b64url,
+  authenticatorData: b64url,
+  signature: b64url,
+  userHandle: b64url.optional(),
 });
 
 export const Email = z.string().trim().max(254).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be a valid email address');

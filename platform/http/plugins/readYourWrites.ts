@@ -104,13 +104,10 @@ export async function findOrAwaitStream<T>(services: Services, reply: FastifyRep
 }
 
 /**
- * Read-your-writes for every client. A request's appends (whatever command made them) are
- * tracked through the event store decorator; a write answers `Commerce-Position` with the
- * highest position it reached, and this process remembers it for the session, key or grant that
- * wrote. A later read by the same caller, or any request sending `Commerce-Position` back
- * (another process, another tab), waits before its handler, at most READ_WAIT_MS, until the read
- * models have reached that position, then answers as usual, with `Commerce-Stale: true` if they
- * had not.
+ * Read-your-writes for every client. A write answers `Commerce-Position` with the highest position
+ * its appends reached, remembered for the session, key or grant that wrote. A later read by the
+ * same caller, or any request sending the header back, waits up to READ_WAIT_MS for the read
+ * models to reach it, and answers `Commerce-Stale: true` if they had not.
  */
 export const readYourWritesPlugin = fp(
   async (app: FastifyInstance, { services }: { services: Services }) => {

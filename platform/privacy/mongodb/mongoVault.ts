@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Binary, MongoClient, type Db } from 'mongodb';
+import { Binary, MongoClient } from 'mongodb';
 import { MONGO_CLIENT_OPTIONS, isDuplicateKey } from '../../readStore/mongodb/mongoMapping.ts';
 import type { KeyLookup, PersonalDataVault, VaultKey } from '../personalDataVault.ts';
 
@@ -26,11 +26,7 @@ type KeyDoc = {
 export async function openMongoPersonalDataVault(url: string, dbName: string): Promise<PersonalDataVault> {
   const client = new MongoClient(url, MONGO_CLIENT_OPTIONS);
   await client.connect();
-  const vault = await mongoPersonalDataVault(client.db(dbName));
-  return { ...vault, close: () => client.close() };
-}
-
-export async function mongoPersonalDataVault(db: Db): Promise<PersonalDataVault> {
+  const db = client.db(dbName);
   const keys = db.collection<KeyDoc>(COLLECTION);
   const erasures = db.collection<{ _id: string; count: number }>(ERASURES);
   await keys.createIndex({ organization_id: 1, subject: 1 }, { unique: true, partialFilterExpression: { live: true }, name: 'live_subject' });
@@ -77,6 +73,6 @@ export async function mongoPersonalDataVault(db: Db): Promise<PersonalDataVault>
       return { status: 'live', key: Buffer.from(doc.key.buffer) };
     },
     async purgeFreedPages() {},
-    async close() {},
+    close: () => client.close(),
   };
 }

@@ -19,17 +19,14 @@ import { StoreUnavailableError } from '../../lib/storeUnavailableError.ts';
 import { assertFieldPath, CheckpointConflictError, ProjectionResettingError, type Doc, type Filter, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
 
 /**
- * Pure translations from the read store port to MongoDB documents, filters and writes, kept apart
- * from the adapter so they are unit-tested without a server.
+ * Pure translations from the read store port to MongoDB documents, filters and writes, unit-tested
+ * without a server.
  *
  * A read-model document is stored as itself plus `_id` (= its id). Commits made without a
  * transaction (a standalone server) also stamp `_pos`, the checkpoint the write belongs to, and
- * only overwrite a document whose `_pos` is older: replaying a batch, or a second worker applying
- * the same batch, then changes nothing. There a delete leaves a tombstone (`_deleted`, with its
- * `_pos`) instead of removing the document: a stale worker's older upsert of the same id, landing
- * after the delete (its checkpoint compare-and-set then fails, but its writes are already in),
- * finds a newer `_pos` and changes nothing, where with the document gone it would have put it
- * back. Every read leaves tombstones out.
+ * only overwrite a document whose `_pos` is older, so a replayed batch changes nothing. There a
+ * delete leaves a tombstone (`_deleted`, with its `_pos`): a stale worker's older upsert landing
+ * after it finds a newer `_pos`, where a removed document would come back. Reads skip tombstones.
  */
 
 export const CHECKPOINTS = '_checkpoints';
@@ -215,13 +212,10 @@ export function isDuplicateKey(error: unknown): boolean {
 
 /**
  * The writes of a guarded batch (no transaction) to send again after `error`, or null when the
- * error is not only duplicate keys (then it stands). A guarded upsert whose filter (an older
- * `_pos`, or none) matched nothing inserts, and the insert collides when the document exists:
- * either a newer write stands (nothing to do), or another writer inserted it a moment before,
- * perhaps with an older `_pos`, and ours must still land. Sent again, the filter meets the
- * document as it now is: it matches an older one, and a second collision means a newer one
- * stands (guarded documents are never removed, only tombstoned). The driver reports each refused
- * write with its index in the batch (MongoBulkWriteError.writeErrors).
+ * error is not only duplicate keys. A guarded upsert whose filter matched nothing inserts, and
+ * collides when the document exists: a newer write stands, or another writer inserted it a moment
+ * before, perhaps older, and ours must still land. Sent again, the filter meets the document as it
+ * now is; a second collision means a newer one stands (guarded documents are only tombstoned).
  */
 export function duplicateKeyRetries<T>(error: unknown, writes: readonly T[]): T[] | null {
   const writeErrors = (error as { writeErrors?: Array<{ code?: number; index?: number }> } | null)?.writeErrors;

@@ -1,5 +1,5 @@
 import { MongoClient, type ClientSession, type Db, type IndexDescriptionInfo } from 'mongodb';
-import { CheckpointConflictError, STREAM_BATCH, type CheckpointUpdate, type Doc, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
+import { CheckpointConflictError, inBatches, STREAM_BATCH, type CheckpointUpdate, type Doc, type Query, type ReadStore, type WriteOp } from '../readStore.ts';
 import {
   CHECKPOINTS,
   LEASES,
@@ -96,25 +96,21 @@ export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close
     }
   }
 
+  /** A commit in the transaction of `session`, or without one as position-guarded writes. */
+  async function commitIn(session: ClientSession | undefined, name: string, ops: WriteOp[], checkpoint: CheckpointUpdate) {
+    const actual = await readCheckpoint(name, session);
+    if (actual !== checkpoint.expected) throw new CheckpointConflictError(name, checkpoint.expected, actual);
+    await applyOps(ops, session ? undefined : checkpoint.next, session);
+    await moveCheckpoint(name, checkpoint, session);
+  }
+
   async function commitInTransaction(name: string, ops: WriteOp[], checkpoint: CheckpointUpdate) {
     const session = client.startSession();
     try {
-      await session.withTransaction(async () => {
-        const actual = await readCheckpoint(name, session);
-        if (actual !== checkpoint.expected) throw new CheckpointConflictError(name, checkpoint.expected, actual);
-        await applyOps(ops, undefined, session);
-        await moveCheckpoint(name, checkpoint, session);
-      });
+      await session.withTransaction(() => commitIn(session, name, ops, checkpoint));
     } finally {
       await session.endSession();
     }
-  }
-
-  async function commitGuarded(name: string, ops: WriteOp[], checkpoint: CheckpointUpdate) {
-    const actual = await readCheckpoint(name);
-    if (actual !== checkpoint.expected) throw new CheckpointConflictError(name, checkpoint.expected, actual);
-    await applyOps(ops, checkpoint.next);
-    await moveCheckpoint(name, checkpoint);
   }
 
   return withUnavailableErrors({
@@ -140,15 +136,7 @@ export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close
           // The cursor fetches a batch at a time, the next only when this one is consumed.
           const cursor = db.collection(collectionName(collection)).find(toMongoFilter(query.filter), { sort, skip, limit, projection, batchSize: size });
           try {
-            let batch: T[] = [];
-            for await (const d of cursor) {
-              batch.push(fromMongoDoc<T>(d)!);
-              if (batch.length === size) {
-                yield batch;
-                batch = [];
-              }
-            }
-            if (batch.length > 0) yield batch;
+            yield* inBatches(cursor, size, (d) => fromMongoDoc<T>(d)!);
           } finally {
             await cursor.close();
           }
@@ -184,7 +172,7 @@ export function mongoReadStore(client: Pick<MongoClient, 'startSession' | 'close
     readCheckpoint: (name) => readCheckpoint(name),
     async commit(name, ops, checkpoint) {
       if (transactions) await commitInTransaction(name, ops, checkpoint);
-      else await commitGuarded(name, ops, checkpoint);
+      else await commitIn(undefined, name, ops, checkpoint);
     },
     async reset(name, collections) {
       // Fence first, then empty, then drop the fence: every step may be cut short, and none

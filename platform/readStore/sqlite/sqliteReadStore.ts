@@ -9,6 +9,7 @@ import {
   type Query,
   type Range,
   type ReadStore,
+  inBatches,
   STREAM_BATCH,
   type WriteOp,
 } from '../readStore.ts';
@@ -123,8 +124,7 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
           const { sql, params } = selectSql(collection, query);
           // A memory database has no second connection to see it: read it whole (tests only).
           if (file === ':memory:') {
-            const docs = prepared(sql).all(...params).map((r) => JSON.parse(r.doc!) as T);
-            for (let i = 0; i < docs.length; i += size) yield docs.slice(i, i + size);
+            yield* inBatches(prepared(sql).all(...params), size, (r) => JSON.parse(r.doc!) as T);
             return;
           }
           // A connection of its own: an open iterator keeps its connection busy, and the store's
@@ -132,15 +132,7 @@ export function openSqliteReadStore(options: { file: string; busyTimeoutMs?: num
           const reader = new Database(file, { readonly: true, fileMustExist: true });
           try {
             reader.pragma(`busy_timeout = ${busyTimeoutOf(options.busyTimeoutMs)}`);
-            let batch: T[] = [];
-            for (const row of reader.prepare<unknown[], { doc: string }>(sql).iterate(...params)) {
-              batch.push(JSON.parse(row.doc) as T);
-              if (batch.length === size) {
-                yield batch;
-                batch = [];
-              }
-            }
-            if (batch.length > 0) yield batch;
+            yield* inBatches(reader.prepare<unknown[], { doc: string }>(sql).iterate(...params), size, (row) => JSON.parse(row.doc) as T);
           } finally {
             reader.close();
           }
