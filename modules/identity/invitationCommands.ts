@@ -103,16 +103,14 @@ export async function acceptMembershipInvitation(
     accountCreated: false,
     now: now(ctx),
   });
-  await handleCommand(ctx, userStream(userId), userDecider, {
-    type: 'JoinOrganization',
-    organizationId: state.organizationId,
-    role: state.role,
-    invitationId,
-    now: now(ctx),
-  });
+  await join(ctx, userId, invitationId, state);
   const switched = await handleCommand(ctx, userStream(userId), userDecider, { type: 'SwitchOrganization', organizationId: state.organizationId });
   return switched.state as ActiveUser;
 }
+
+/** The membership the invitation gives, on the user's stream. */
+const join = (ctx: CommandContext, userId: string, invitationId: string, invitation: { organizationId: string; role: Role }) =>
+  handleCommand(ctx, userStream(userId), userDecider, { type: 'JoinOrganization', organizationId: invitation.organizationId, role: invitation.role, invitationId, now: now(ctx) });
 
 async function joinedThrough(store: EventStore, userId: string, invitationId: string, since: number): Promise<boolean> {
   return (await store.readStream(userStream(userId))).some((e) => {
@@ -132,14 +130,7 @@ export async function finishAcceptedMembership(ctx: CommandContext, invitationId
   const userId = state.acceptedBy;
   if (!(await loadUser(ctx.store, userId))) return false;
   if (await joinedThrough(ctx.store, userId, invitationId, state.invitedAt)) return false;
-  const joined = await handleCommand(ctx, userStream(userId), userDecider, {
-    type: 'JoinOrganization',
-    organizationId: state.organizationId,
-    role: state.role,
-    invitationId,
-    now: now(ctx),
-  });
-  return joined.events.length > 0;
+  return (await join(ctx, userId, invitationId, state)).events.length > 0;
 }
 
 export async function declineMembershipInvitation(ctx: CommandContext, userId: string, invitationId: string): Promise<void> {
