@@ -61,10 +61,8 @@ export async function deliverGrants(services: Reader, organizationId: string, gr
 }
 
 /**
- * What a paid invoice granted: the grants of its checkout session (one payment) or of the
- * subscription it started, read from the grants' read model; pending while a benefit the product
- * had at the payment has no grant yet, or a granted key is not issued yet. Grants are made by the
- * benefits module's subscriber after the sale completes, so a page asks until nothing is pending.
+ * What a paid invoice granted, from the grants' read model; pending while a grant or its key is not
+ * made yet (the benefits subscriber makes them after the sale), so a page asks again.
  */
 export async function purchaseBenefits(services: Reader, organizationId: string, invoiceId: string): Promise<PurchaseBenefits> {
   const events = await services.store.readStream(invoiceStream(invoiceId));

@@ -254,10 +254,8 @@ async function onCoupon(ctx: CommandContext, organizationId: string, couponId: s
 }
 
 /**
- * Holds one redemption for the key (the checkout session) while the buyer pays. Idempotent per key;
- * decided on the coupon's stream with its expected revision, so the limits hold under concurrency.
- * 409 discount_code_exhausted when the last one went to someone else, 422 when expired or invalid;
- * 422 discount_code_first_time_only when the customer bought before and the code is for a first purchase.
+ * Holds one redemption for the key (the checkout session) while the buyer pays, idempotently; the
+ * coupon stream's expected revision keeps the limits under concurrency.
  */
 export async function reserveRedemption(
   ctx: CommandContext,

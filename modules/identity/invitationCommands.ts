@@ -30,10 +30,8 @@ const accountExists = () =>
   new DomainError('conflict', 'account_exists', 'This email already has an account: sign in as that person to accept the invitation.');
 
 /**
- * Invites an email to the organization as a pending membership. Whether the email has an account
- * changes nothing here (the answer is the same either way): no user stream is written, so
- * nobody's credentials, sessions or other invitations are touched. A person already a member
- * answers 409 (the owner sees the members anyway).
+ * Invites an email as a pending membership. No user stream is written, so the answer is the same
+ * whether the email has an account. A person already a member answers 409.
  */
 export async function inviteMember(
   ctx: CommandContext,
@@ -166,10 +164,8 @@ export async function newAccountInvitation(store: EventStore, token: string, at:
 }
 
 /**
- * Makes the account of an invited email that has none, with the password or passkey its person
- * chose through their link, as a member of the inviting organization. The email is claimed first
- * (once, as every account's), so an account made meanwhile by another link wins and this one
- * answers 409.
+ * Makes the account of an invited email that has none, as a member. The email is claimed first, so
+ * an account made meanwhile by another link wins and this one answers 409.
  */
 export async function acceptMembershipInvitationWithNewAccount(
   ctx: CommandContext,

@@ -15,8 +15,7 @@ export const MAX_FILE_BYTES = 512 * 1024 * 1024;
 export const FILES_PER_PAGE_DEFAULT = 100;
 export const FILES_PER_PAGE_MAX = 1000;
 
-type Access = RouteAccess;
-const withUploadErrors = (access: RouteAccess): Access => ({ ...access, errors: { ...access.errors, 400: ErrorSchema, 413: ErrorSchema, 415: ErrorSchema } });
+const withUploadErrors = (access: RouteAccess): RouteAccess => ({ ...access, errors: { ...access.errors, 400: ErrorSchema, 413: ErrorSchema, 415: ErrorSchema } });
 
 export const fileRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, withUploadErrors(bearerAccess));
 export const fileManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, withUploadErrors(manageAccess));
@@ -52,7 +51,7 @@ const cleanType = (type: string | undefined) => {
   return MIME.test(t) ? t : 'application/octet-stream';
 };
 
-async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: Access): Promise<void> {
+async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: RouteAccess): Promise<void> {
   const { prefix, schema: routeSchema, errors } = access;
   const authenticate = access.onRequest(app);
   const { token, paging, page, pageSchema } = routeListing(access, services, { default: FILES_PER_PAGE_DEFAULT, max: FILES_PER_PAGE_MAX });
@@ -67,8 +66,6 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     if (!doc || (doc.deleted && !options.deleted)) throw notFound('File');
     return doc;
   };
-
-  const Page = pageSchema;
 
   app.post(
     `${prefix}/files`,
@@ -119,7 +116,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
 
   app.get(
     `${prefix}/files`,
-    { onRequest: authenticate, schema: { ...routeSchema, summary: "The organization's files, newest first (deleted ones left out).", querystring: z.object(paging), response: { 200: Page(FileSchema), ...errors } } },
+    { onRequest: authenticate, schema: { ...routeSchema, summary: "The organization's files, newest first (deleted ones left out).", querystring: z.object(paging), response: { 200: pageSchema(FileSchema), ...errors } } },
     async (request) => {
       const q = request.query;
       const { items, total } = await listFiles(services.readStore, access.organizationOf(request), { skip: (q.page - 1) * q.per_page, limit: q.per_page });
@@ -155,7 +152,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
         summary: 'Who downloaded the file (a deleted one too): per customer, how often, first and last time (and the last address, when recorded), latest first.',
         params: FileIdParams,
         querystring: z.object(paging),
-        response: { 200: Page(FileDownloadSchema), ...errors },
+        response: { 200: pageSchema(FileDownloadSchema), ...errors },
       },
     },
     async (request, reply) => {

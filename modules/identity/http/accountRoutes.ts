@@ -32,7 +32,7 @@ import {
 } from '../invitationCommands.ts';
 import type { InvitationDoc, OrganizationDoc, UserSessionDoc } from '../identityProjection.ts';
 import { INVITATIONS, ORGANIZATIONS, USER_SESSIONS } from '../identityProjection.ts';
-import { HttpError } from '../../../platform/http/index.ts';
+import { HttpError, unauthenticated } from '../../../platform/http/index.ts';
 import { clearSessionCookie, requireSession, sessionCookieValue, setSessionCookie } from './sessionAuth.ts';
 import { PendingInvitation, UserSession } from './identitySchemas.ts';
 import { ErrorSchema } from '../../../platform/http/index.ts';
@@ -97,7 +97,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   /** The answer of a route that changes the signed-in person within their current session. */
   const currentSessionAnswer = async (s: { sessionId: string; cookieValue: string }, user: ActiveUser | null) => {
     const session = await loadSession(services.store, s.sessionId);
-    if (!user || session.status === 'none') throw new HttpError(401, 'unauthenticated', 'Unauthenticated.');
+    if (!user || session.status === 'none') throw unauthenticated();
     return sessionAnswer(services, user, session, s.cookieValue);
   };
 

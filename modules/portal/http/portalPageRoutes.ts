@@ -90,10 +90,8 @@ const STRIPE_UNREACHABLE = 'The payment service could not be reached. Please try
 const EmailField = z.string().trim().max(254).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/);
 
 /**
- * The hosted customer portal (`/portal/<organization>`): sign-in by an emailed one-time link or by
- * a seller's portal session, then the buyer's purchases, invoices and subscriptions, with what the
- * organization's portal settings let them do. Plain HTML and same-origin forms: no script, no
- * third party; every form carries the visit's CSRF token.
+ * The hosted customer portal (`/portal/<organization>`): plain HTML and same-origin forms, no
+ * script and no third party; every form carries the visit's CSRF token.
  */
 export async function portalPageRoutes(app: FastifyInstance, opts: { services: Services }): Promise<void> {
   const { services } = opts;
