@@ -119,8 +119,8 @@ export async function acceptInvitationWithPasskey(
 
 const passkeyClaimStream = (credentialId: string) => `passkey-${sha256Hex(credentialId)}`;
 
-/** Claims the credential for the user on its own stream, so one credential names one user. */
-async function claimPasskey(ctx: CommandContext, credentialId: string, userId: string, mayReclaim: boolean): Promise<void> {
+/** Claims the credential for the user on its own stream, so one credential names one user; `mayReclaim`: theirs already is fine. */
+export async function claimPasskey(ctx: CommandContext, credentialId: string, userId: string, mayReclaim: boolean): Promise<void> {
   try {
     await ctx.store.append(passkeyClaimStream(credentialId), [toNewEvent({ type: 'PasskeyClaimed', data: { user_id: userId } }, ctx.metadata)], 'no_stream');
   } catch (error) {

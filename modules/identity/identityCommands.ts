@@ -16,13 +16,7 @@ export async function createOrganization(
   input: { name: string; timezone: string; id?: string },
 ): Promise<{ id: string; name: string; timezone: string }> {
   const id = input.id ?? `org_${shortId()}`;
-  await handleCommand(ctx, organizationStream(id), organizationDecider, {
-    type: 'CreateOrganization',
-    id,
-    name: input.name,
-    timezone: input.timezone,
-    now: nowSeconds(ctx),
-  });
+  await handleCommand(ctx, organizationStream(id), organizationDecider, { type: 'CreateOrganization', ...input, id, now: nowSeconds(ctx) });
   return { id, name: input.name, timezone: input.timezone };
 }
 

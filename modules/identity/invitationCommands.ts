@@ -11,7 +11,7 @@ import { fold } from '../../platform/domain/index.ts';
 import { DomainError, notFound } from '../../platform/domain/index.ts';
 import { WrongExpectedRevisionError, type EventStore } from '../../platform/eventStore/index.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/index.ts';
-import { INVITATION_TTL_SECONDS, loadUser, userIdByEmail, type ActiveUser } from './accountCommands.ts';
+import { claimPasskey, INVITATION_TTL_SECONDS, loadUser, userIdByEmail, type ActiveUser } from './accountCommands.ts';
 import { generateMembershipInvitationToken, hashPassword, parseMembershipInvitationToken, sha256Hex } from './accountSecrets.ts';
 
 const shortId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 12);
@@ -46,12 +46,10 @@ export async function inviteMember(
   const expiresAt = now(ctx) + INVITATION_TTL_SECONDS;
   await handleCommand(ctx, membershipInvitationStream(id), membershipInvitationDecider, {
     type: 'Invite',
+    ...input,
     id,
-    organizationId: input.organizationId,
     email,
-    role: input.role,
     tokenHash,
-    invitedBy: input.invitedBy,
     newUserId: `usr_${shortId()}`,
     expiresAt,
     now: now(ctx),
@@ -182,7 +180,7 @@ export async function acceptMembershipInvitationWithNewAccount(
     if (!(error instanceof WrongExpectedRevisionError)) throw error;
     if ((await userIdByEmail(ctx.store, invitation.email)) !== userId) throw accountExists();
   }
-  if ('passkey' in made) await claimPasskey(ctx, made.passkey.credential_id, userId);
+  if ('passkey' in made) await claimPasskey(ctx, made.passkey.credential_id, userId, true);
   await handleCommand(ctx, membershipInvitationStream(invitation.id), membershipInvitationDecider, {
     type: 'Accept',
     userId,
@@ -202,16 +200,4 @@ export async function acceptMembershipInvitationWithNewAccount(
     now: now(ctx),
   });
   return created.state as ActiveUser;
-}
-
-const passkeyClaimStream = (credentialId: string) => `passkey-${sha256Hex(credentialId)}`;
-
-async function claimPasskey(ctx: CommandContext, credentialId: string, userId: string): Promise<void> {
-  try {
-    await ctx.store.append(passkeyClaimStream(credentialId), [toNewEvent({ type: 'PasskeyClaimed', data: { user_id: userId } }, ctx.metadata)], 'no_stream');
-  } catch (error) {
-    if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    const [claim] = await ctx.store.readStream(passkeyClaimStream(credentialId));
-    if ((claim?.data as { user_id?: string } | undefined)?.user_id !== userId) throw new DomainError('conflict', 'passkey_exists', 'That passkey is already registered.');
-  }
 }
