@@ -6,7 +6,7 @@ import { DomainError } from '../../../platform/domain/index.ts';
 import type { EventMetadata } from '../../../platform/eventStore/index.ts';
 import type { CommandContext } from '../../../platform/es/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { addressLines, crossSite, loadOrganization, logoPath } from '../../identity/index.ts';
+import { addressLines, cookieValue, crossSite, loadOrganization, logoPath } from '../../identity/index.ts';
 import { loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, readCardSetup, sendHostedPage } from '../../payments/index.ts';
 import { enqueueBuyerEmail, publicBaseUrl } from '../../receipts/index.ts';
 import { cancelSubscription, declineInPlainWords, isEnded, loadSubscription, parseCard, reactivateSubscription, replaceCard, switchPlan, useSavedCard, type Active } from '../../subscriptions/index.ts';
@@ -33,15 +33,7 @@ function send(reply: FastifyReply, status: number, render: (nonce: string) => st
   return sendHostedPage(reply, status, render, { stripeJsUrl, images: true });
 }
 
-function cookieOf(request: FastifyRequest): string | null {
-  const header = request.headers.cookie;
-  if (typeof header !== 'string') return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === COOKIE) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
+const cookieOf = (request: FastifyRequest) => cookieValue(request, COOKIE);
 
 /** HttpOnly, SameSite=Strict (no request from another site carries it), scoped to this organization's portal. */
 function setVisitCookie(request: FastifyRequest, reply: FastifyReply, organizationId: string, value: string, maxAge: number) {
