@@ -24,9 +24,8 @@ export type ProductDoc = ProductDetails & {
 export type PlanDoc = Plan & { product_id: string; product_route_key: string; organization_id: string };
 
 /**
- * Catalog read models: products (list and detail) and their plans, organization-scoped. The
- * list sorts by `number` (creation order) within an organization; plans by `number` within
- * their product.
+ * Catalog read models, organization-scoped: products (sorted by `number`, creation order) and their
+ * plans (by `number` within their product).
  */
 export const catalogProjection: Projection = {
   name: 'catalog',
