@@ -20,8 +20,7 @@ class IdentityBehind extends Error {}
 async function identityReached(services: Services, position: number): Promise<void> {
   const deadline = Date.now() + CATCH_UP_MS;
   for (;;) {
-    const local = services.projections?.checkpointOf(identityProjection.name);
-    const at = local !== undefined && local !== null ? local : await services.readStore.readCheckpoint(identityProjection.name);
+    const at = services.projections?.checkpointOf(identityProjection.name) ?? (await services.readStore.readCheckpoint(identityProjection.name));
     if (at !== null && at >= position) return;
     if (Date.now() >= deadline) throw new IdentityBehind(`the identity projection has not reached position ${position}`);
     await new Promise((r) => setTimeout(r, 100));
