@@ -24,13 +24,11 @@ export async function createSequence(
   const routeKey = newRouteKey();
   await handleCommand(ctx, sequenceStream(id), sequenceDecider, {
     type: 'CreateSequence',
+    ...input,
     id,
-    organizationId: input.organizationId,
     key: input.key ?? null,
-    name: input.name,
     status: input.status ?? 'active',
     routeKey,
-    actions: input.actions,
     now: ctx.metadata.occurred_at,
   });
   return { id, route_key: routeKey };
@@ -67,15 +65,12 @@ export async function createTrigger(
   if (input.eventType === undefined) await claimRouteKey(ctx, routeKey, id);
   await handleCommand(ctx, triggerStream(id), triggerDecider, {
     type: 'CreateTrigger',
+    ...input,
     id,
-    organizationId: input.organizationId,
-    sequenceId: input.sequenceId,
     sequenceOrganizationId: sequence.status === 'none' ? null : sequence.organizationId,
     key: input.key ?? null,
-    name: input.name,
     enabled: input.enabled ?? true,
     routeKey,
-    ...(input.eventType === undefined ? {} : { eventType: input.eventType }),
     now: ctx.metadata.occurred_at,
   });
   return { id, route_key: routeKey };

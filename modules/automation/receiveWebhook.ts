@@ -27,11 +27,9 @@ export type CatchAnswer =
   | { found: true; organizationId: string; workflowId: number | null; replayed: boolean };
 
 /**
- * The write side of a catch URL: find the trigger by its key (checked against the trigger's and
- * the sequence's current state, so a replaced URL is dead at once), then record the reception with
- * its outcome (the workflow it starts, or the skip) as one event. A repeated dedupe key lands on
- * the same stream, so concurrent retries race on its expected revision; all but one get the first answer, and each
- * of them is recorded as WebhookRepeated on a stream of its own.
+ * The write side of a catch URL: find the trigger by its key (a replaced URL is dead at once), then
+ * record the reception with its outcome as one event. Concurrent retries of a dedupe key race on its
+ * stream; the losers get the first answer, each recorded as WebhookRepeated on a stream of its own.
  */
 export async function receiveWebhook(
   store: EventStore,

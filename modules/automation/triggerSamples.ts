@@ -14,10 +14,8 @@ export async function chooseTriggerSample(ctx: CommandContext, organizationId: s
 }
 
 /**
- * Runs the trigger's sequence against its chosen sample, as if the sample had just arrived: a
- * reception marked `test` that starts a workflow, which the automation subscriber runs like any
- * other (its Send Webhook actions really send). Paused sequences and disabled triggers run too:
- * a test is a person's explicit request.
+ * Runs the trigger's sequence against its chosen sample as a reception marked `test` (its Send
+ * Webhook actions really send); paused and disabled ones run too: a person asked for it.
  */
 export async function testRunTrigger(ctx: CommandContext, organizationId: string, id: number): Promise<{ workflow_id: number }> {
   const trigger = fold(triggerDecider, (await ctx.store.readStream(triggerStream(id))) as never);

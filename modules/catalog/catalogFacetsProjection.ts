@@ -20,9 +20,8 @@ const without = (ids: readonly string[], id: string) => ids.filter((x) => x !== 
 const withId = (ids: readonly string[], id: string) => (ids.includes(id) ? [...ids] : [...ids, id]);
 
 /**
- * Families and features live inside products (each product version carries its family and its
- * features). This read model lists them apart, per organization, with the products that name
- * each, so the management routes can list them and find the products an edit of one touches.
+ * Families and features, which live inside products, listed apart per organization with the products
+ * that name each: what the management routes list and what an edit of one touches.
  */
 export const catalogFacetsProjection: Projection = {
   name: 'catalog_facets',

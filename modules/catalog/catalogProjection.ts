@@ -1,23 +1,17 @@
 import type { RecordedEvent } from '../../platform/eventStore/index.ts';
-import { productEventTypes, type Family, type Feature, type Plan, type ProductEvent, type Twin } from './domain/product.ts';
+import { productEventTypes, type Plan, type ProductDetails, type ProductEvent } from './domain/product.ts';
 import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 
 export const CATALOG_PRODUCTS = 'catalog_products';
 export const CATALOG_PLANS = 'catalog_plans';
 
 /** A product as the catalog routes read it. `id` is the stream's UUID; `route_key` is what the API shows. */
-export type ProductDoc = {
+export type ProductDoc = ProductDetails & {
   id: string;
   route_key: string;
   number: number;
   organization_id: string;
   key: string;
-  name: string | null;
-  display_name: string | null;
-  description: string | null;
-  family: Family | null;
-  features: Feature[];
-  twins: Twin[];
   status: 'active' | 'archived';
   version_number: number;
   published_at: number | null;
@@ -30,9 +24,8 @@ export type ProductDoc = {
 export type PlanDoc = Plan & { product_id: string; product_route_key: string; organization_id: string };
 
 /**
- * Catalog read models: products (list and detail) and their plans, organization-scoped. The
- * list sorts by `number` (creation order) within an organization; plans by `number` within
- * their product.
+ * Catalog read models, organization-scoped: products (sorted by `number`, creation order) and their
+ * plans (by `number` within their product).
  */
 export const catalogProjection: Projection = {
   name: 'catalog',

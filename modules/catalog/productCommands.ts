@@ -154,9 +154,8 @@ function versionOf(state: ProductState): number {
 }
 
 /**
- * A product by its route key (what offers and subscriptions record as `product_id`) or its UUID,
- * from its own stream: the counter's event maps a route key to the stream, so no read model is
- * asked. Null when there is none, or it is another organization's.
+ * A product by its route key or its UUID, from its own stream (the counter's event maps a route key to
+ * it); null when there is none, or it is another organization's.
  */
 export async function loadProductByRef(
   ctx: Pick<CommandContext, 'store'>,

@@ -16,9 +16,8 @@ export async function loadOrganizationProduct(ctx: CommandContext, organizationI
 }
 
 /**
- * The product id of a route key, from the product counter's event alone; null when the log does
- * not say (an unknown key, or one allocated before the counter named its stream). The
- * organization is checked by whoever loads the product (loadOrganizationProduct).
+ * The product id of a route key, from the product counter's event alone; null when the log does not
+ * say. The organization is checked by whoever loads the product (loadOrganizationProduct).
  */
 export async function productIdOfRouteKey(ctx: Pick<CommandContext, 'store'>, routeKey: string): Promise<string | null> {
   const number = decodeRouteKey(routeKey);
@@ -62,10 +61,8 @@ export async function changeProductLifecycle(
 export type DetailsEdit = { id: string; version_number: number; changed: boolean };
 
 /**
- * Edits one product's details (its family, its features) with the import's own command: the
- * same details otherwise, the same plans, status and publication, so the product gets one new
- * version, or none when nothing differs. `change` answers null when the product, as its stream
- * says, does not name what is edited: it is then left alone (null).
+ * Edits one product's details with the import's own command, so the product gets one new version or
+ * none. `change` answers null when the product does not name what is edited: it is left alone (null).
  */
 export async function editProductDetails(
   ctx: CommandContext,

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { fold } from '../../platform/domain/index.ts';
 import type { Services } from '../../platform/runtime/index.ts';
 import { benefitsByIds, grantIdFor, grantsForSource, productBenefitsStream, type BenefitGrantDoc, type GrantSource, type ProductBenefitsEvent } from '../benefits/index.ts';
@@ -5,22 +6,16 @@ import { checkoutSessionStream, invoiceDecider, invoiceStream, type InvoiceEvent
 import { downloadUrl, DOWNLOAD_LINK_TTL_SECONDS, filesByIds } from '../files/index.ts';
 import { licenseKeysForGrants } from '../licenses/index.ts';
 import { expectedBenefits } from './domain/expectedBenefits.ts';
+import type { DeliveredBenefitSchema, DeliveredFileSchema, DeliveredKeySchema, PurchaseBenefitsSchema } from './http/deliverySchemas.ts';
 
 type Reader = Pick<Services, 'store' | 'readStore' | 'secrets' | 'clock'>;
 
-export type DeliveredFile = { id: string; filename: string; size: number; type: string; sha256: string; download_url: string; expires_at: number };
-export type DeliveredKey = { id: string; key: string; status: string; activation_limit: number | null; activation_usage: number; expires_at: number | null };
+export type DeliveredFile = z.infer<typeof DeliveredFileSchema>;
+export type DeliveredKey = z.infer<typeof DeliveredKeySchema>;
 /** One granted benefit as the buyer sees it: its files with fresh links, or its key in plain. */
-export type DeliveredBenefit = {
-  id: string;
-  grant_id: string;
-  type: 'file' | 'license_key';
-  description: string;
-  files: DeliveredFile[];
-  license_key: DeliveredKey | null;
-};
+export type DeliveredBenefit = z.infer<typeof DeliveredBenefitSchema>;
 /** `pending`: a grant (or its key) the purchase should have is not made yet; ask again shortly. */
-export type PurchaseBenefits = { pending: boolean; benefits: DeliveredBenefit[] };
+export type PurchaseBenefits = z.infer<typeof PurchaseBenefitsSchema>;
 
 /**
  * The granted benefits among `grants`, with fresh 15-minute links to their files (minted now, so
@@ -66,10 +61,8 @@ export async function deliverGrants(services: Reader, organizationId: string, gr
 }
 
 /**
- * What a paid invoice granted: the grants of its checkout session (one payment) or of the
- * subscription it started, read from the grants' read model; pending while a benefit the product
- * had at the payment has no grant yet, or a granted key is not issued yet. Grants are made by the
- * benefits module's subscriber after the sale completes, so a page asks until nothing is pending.
+ * What a paid invoice granted, from the grants' read model; pending while a grant or its key is not
+ * made yet (the benefits subscriber makes them after the sale), so a page asks again.
  */
 export async function purchaseBenefits(services: Reader, organizationId: string, invoiceId: string): Promise<PurchaseBenefits> {
   const events = await services.store.readStream(invoiceStream(invoiceId));

@@ -121,8 +121,7 @@ function withPath(error: unknown, path: PropertyKey[], label: string): unknown {
 }
 
 /**
- * The `coupons` section of `commerce import`: each coupon by its id, with its promotion codes.
- * Re-importing a coupon updates its name and metadata and its codes' active flag and metadata,
+ * The `coupons` section of `commerce import`: a re-import updates a coupon's name, metadata and codes
  * and adds new codes; its terms (the discount, limits, products) cannot change.
  */
 export const couponsSection = importSection({

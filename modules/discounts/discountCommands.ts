@@ -54,6 +54,10 @@ export type CreateCouponInput = {
   metadata?: Record<string, string>;
 };
 
+/** A refusal of one field, in the validation answer's shape. */
+const fieldError = (code: string, field: string, message: string, kind: 'invalid' | 'conflict' = 'invalid') => new DomainError(kind, code, message, { [field]: [message] });
+const minimumWithoutCurrency = (code: string) => fieldError(code, 'restrictions.minimum_amount_currency', 'A minimum_amount needs a minimum_amount_currency.');
+
 const restrictionsOf = (r: Partial<Restrictions> | null | undefined): Restrictions => ({
   first_time_transaction: r?.first_time_transaction ?? false,
   minimum_amount: r?.minimum_amount ?? null,
@@ -64,19 +68,12 @@ const restrictionsOf = (r: Partial<Restrictions> | null | undefined): Restrictio
 export async function createCoupon(ctx: CommandContext, input: CreateCouponInput) {
   const percentOff = input.percent_off ?? null;
   const amountOff = input.amount_off ?? null;
-  if ((percentOff === null) === (amountOff === null)) {
-    const message = 'Give a percentage off or an amount off, not both.';
-    throw new DomainError('invalid', 'invalid_coupon', message, { [percentOff === null ? 'percent_off' : 'amount_off']: [message] });
-  }
-  if (amountOff !== null && !input.currency) throw new DomainError('invalid', 'invalid_coupon', 'An amount_off needs a currency.', { currency: ['An amount_off needs a currency.'] });
+  if ((percentOff === null) === (amountOff === null)) throw fieldError('invalid_coupon', percentOff === null ? 'percent_off' : 'amount_off', 'Give a percentage off or an amount off, not both.');
+  if (amountOff !== null && !input.currency) throw fieldError('invalid_coupon', 'currency', 'An amount_off needs a currency.');
   const duration = input.duration ?? 'once';
-  if ((duration === 'repeating') !== (input.duration_in_months != null)) {
-    throw new DomainError('invalid', 'invalid_coupon', 'duration_in_months is given with a repeating duration, and only then.', { duration_in_months: ['duration_in_months is given with a repeating duration, and only then.'] });
-  }
+  if ((duration === 'repeating') !== (input.duration_in_months != null)) throw fieldError('invalid_coupon', 'duration_in_months', 'duration_in_months is given with a repeating duration, and only then.');
   const restrictions = restrictionsOf(input.restrictions);
-  if (restrictions.minimum_amount !== null && !restrictions.minimum_amount_currency) {
-    throw new DomainError('invalid', 'invalid_coupon', 'A minimum_amount needs a minimum_amount_currency.', { 'restrictions.minimum_amount_currency': ['A minimum_amount needs a minimum_amount_currency.'] });
-  }
+  if (restrictions.minimum_amount !== null && !restrictions.minimum_amount_currency) throw minimumWithoutCurrency('invalid_coupon');
   const id = input.id ?? newCouponId();
   const result = await handleCommand(ctx, couponStream(input.organizationId, id), couponDecider, {
     type: 'CreateCoupon',
@@ -128,11 +125,9 @@ export type CreatePromotionCodeInput = {
  */
 export async function createPromotionCode(ctx: CommandContext, input: CreatePromotionCodeInput): Promise<{ id: string; position: number | null }> {
   const coupon = await loadCoupon(ctx, input.organizationId, input.coupon);
-  if (coupon.status !== 'active') throw new DomainError('invalid', 'coupon_invalid', 'No such coupon.', { coupon: ['No such coupon.'] });
+  if (coupon.status !== 'active') throw fieldError('coupon_invalid', 'coupon', 'No such coupon.');
   const restrictions = restrictionsOf(input.restrictions);
-  if (restrictions.minimum_amount !== null && !restrictions.minimum_amount_currency) {
-    throw new DomainError('invalid', 'invalid_promotion_code', 'A minimum_amount needs a minimum_amount_currency.', { 'restrictions.minimum_amount_currency': ['A minimum_amount needs a minimum_amount_currency.'] });
-  }
+  if (restrictions.minimum_amount !== null && !restrictions.minimum_amount_currency) throw minimumWithoutCurrency('invalid_promotion_code');
   const code = input.code?.trim() || randomId('', 8).toUpperCase();
   const candidate = newPromotionCodeId();
   const claim = await handleCommand(ctx, codeClaimStream(input.organizationId, codeHash(input.organizationId, code)), codeClaimDecider, {
@@ -148,10 +143,7 @@ export async function createPromotionCode(ctx: CommandContext, input: CreateProm
     // Someone holds the code: taken, unless it is a creation of this coupon a crash cut short.
     const holderCoupon = holder.coupon_id === input.coupon ? coupon : await loadCoupon(ctx, input.organizationId, holder.coupon_id);
     const made = holderCoupon.status !== 'none' && holderCoupon.codes[holder.promotion_code_id] !== undefined;
-    if (made || holder.coupon_id !== input.coupon) {
-      const message = `The code ${code} is already in use.`;
-      throw new DomainError('conflict', 'promotion_code_exists', message, { code: [message] });
-    }
+    if (made || holder.coupon_id !== input.coupon) throw fieldError('promotion_code_exists', 'code', `The code ${code} is already in use.`, 'conflict');
     id = holder.promotion_code_id;
   }
   await registerPointer(ctx, id, input.organizationId, input.coupon);
@@ -254,10 +246,8 @@ async function onCoupon(ctx: CommandContext, organizationId: string, couponId: s
 }
 
 /**
- * Holds one redemption for the key (the checkout session) while the buyer pays. Idempotent per key;
- * decided on the coupon's stream with its expected revision, so the limits hold under concurrency.
- * 409 discount_code_exhausted when the last one went to someone else, 422 when expired or invalid;
- * 422 discount_code_first_time_only when the customer bought before and the code is for a first purchase.
+ * Holds one redemption for the key (the checkout session) while the buyer pays, idempotently; the
+ * coupon stream's expected revision keeps the limits under concurrency.
  */
 export async function reserveRedemption(
   ctx: CommandContext,
@@ -280,16 +270,7 @@ export async function confirmRedemption(
   ctx: CommandContext,
   input: { organizationId: string; discount: AppliedDiscount; key: string; invoiceId: string; customerId: string | null; amountDiscount: number; currency: string; now: number },
 ): Promise<void> {
-  await onCoupon(ctx, input.organizationId, input.discount.coupon.id, {
-    type: 'ConfirmRedemption',
-    key: input.key,
-    promotionCodeId: input.discount.promotion_code?.id ?? null,
-    invoiceId: input.invoiceId,
-    customerId: input.customerId,
-    amountDiscount: input.amountDiscount,
-    currency: input.currency,
-    now: input.now,
-  });
+  await onCoupon(ctx, input.organizationId, input.discount.coupon.id, { type: 'ConfirmRedemption', ...input, promotionCodeId: input.discount.promotion_code?.id ?? null });
 }
 
 /** Idempotent: nothing when no redemption is reserved for the key or it was confirmed. */

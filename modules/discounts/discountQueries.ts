@@ -1,39 +1,10 @@
 import type { Filter, ReadStore } from '../../platform/readStore/index.ts';
-import { normalizeCode, type Restrictions } from './domain/coupon.ts';
+import { normalizeCode } from './domain/coupon.ts';
+import type { Coupon, PromotionCode } from './http/discountSchemas.ts';
 import { COUPONS, couponDocId, PROMOTION_CODES, type CouponDoc, type PromotionCodeDoc } from './discountProjection.ts';
 
-export type CouponResource = {
-  id: string;
-  object: 'coupon';
-  name: string | null;
-  percent_off: number | null;
-  amount_off: number | null;
-  currency: string | null;
-  duration: 'once' | 'repeating' | 'forever';
-  duration_in_months: number | null;
-  max_redemptions: number | null;
-  redeem_by: number | null;
-  times_redeemed: number;
-  valid: boolean;
-  applies_to: { products: string[] } | null;
-  restrictions: Restrictions;
-  metadata: Record<string, string>;
-  created: number;
-};
-
-export type PromotionCodeResource = {
-  id: string;
-  object: 'promotion_code';
-  code: string;
-  coupon: CouponResource;
-  active: boolean;
-  max_redemptions: number | null;
-  expires_at: number | null;
-  times_redeemed: number;
-  restrictions: Restrictions;
-  metadata: Record<string, string>;
-  created: number;
-};
+export type CouponResource = Coupon;
+export type PromotionCodeResource = PromotionCode;
 
 /** Stripe's `valid`: whether it can still be redeemed (not deleted, before redeem_by, under max_redemptions). */
 export function presentCoupon(doc: CouponDoc, now: number): CouponResource {

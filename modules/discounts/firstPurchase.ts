@@ -7,10 +7,8 @@ const SESSION_PREFIX = 'checkout_session-';
 const COMPLETED = 'CheckoutSessionCompleted';
 
 /**
- * Whether the buyer completed a purchase with this organization before: a checkout session of
- * theirs recorded CheckoutSessionCompleted with their customer id. The customer is the one given,
- * else the one the email's claim names (customers' key: the normalized email, per mode). Read from
- * the log, not a read model, so a purchase a moment ago already counts.
+ * Whether the buyer (the customer given, else the one the email's claim names) completed a purchase
+ * here before; read from the log, so a purchase a moment ago already counts.
  */
 export async function hasCompletedPurchase(
   ctx: Pick<CommandContext, 'store'>,

@@ -1,19 +1,10 @@
+import type { z } from 'zod';
 import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
 import { couponDecider, type CouponEvent, type CouponState } from './domain/coupon.ts';
-import { presentCoupon, type CouponResource, type PromotionCodeResource } from './discountQueries.ts';
+import { presentCoupon } from './discountQueries.ts';
+import type { CouponRedemptionSchema } from './http/discountSchemas.ts';
 
-export type CouponRedemptionObject = {
-  object: 'coupon_redemption';
-  coupon: CouponResource;
-  promotion_code: Omit<PromotionCodeResource, 'coupon'> | null;
-  /** The invoice the discount was taken off, and the checkout session that paid it. */
-  invoice: string;
-  checkout_session: string;
-  customer: string | null;
-  amount_off: number;
-  currency: string;
-  redeemed_at: number;
-};
+export type CouponRedemptionObject = z.infer<typeof CouponRedemptionSchema>;
 
 /**
  * `data.object` of the `coupon.redeemed` webhook: the coupon and the code as they stood right after

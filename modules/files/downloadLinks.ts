@@ -25,9 +25,8 @@ const signatureOf = (key: Buffer, fileId: string, customerId: string, expires: n
 export type DownloadLinkInput = { organizationId: string; fileId: string; customerId: string };
 
 /**
- * The buyer's link to a file they were granted: a path starting `/downloads/`, working for 15
- * minutes from services.clock(). Mint a fresh one whenever a page is shown: a link in an email
- * would be dead before it is read.
+ * The buyer's link to a granted file (`/downloads/…`), working for 15 minutes: mint a fresh one
+ * whenever a page is shown, since a link in an email would be dead before it is read.
  */
 export function downloadUrl(services: Pick<Services, 'secrets' | 'clock'>, input: DownloadLinkInput): string {
   const expires = Math.floor(services.clock() / 1000) + DOWNLOAD_LINK_TTL_SECONDS;

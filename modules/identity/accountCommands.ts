@@ -1,5 +1,5 @@
 import { apiKeyDecider, apiKeyStream } from './domain/apiKey.ts';
-import { organizationDecider, organizationStream, type OrganizationAddress, type OrganizationEvent, type OrganizationLogo } from './domain/organization.ts';
+import { organizationDecider, organizationStream, type OrganizationEvent, type OrganizationLogo, type OrganizationState } from './domain/organization.ts';
 import { normalizeEmail, userDecider, userEmailStream, userStream, type Passkey, type Role, type UserState } from './domain/user.ts';
 import {
   signInAttemptsStream,
@@ -99,10 +99,7 @@ export async function acceptInvitationWithPassword(ctx: CommandContext, token: s
   return result.state as ActiveUser;
 }
 
-/**
- * Registers a verified passkey (the caller verified the attestation with the WebAuthn library).
- * The credential id is claimed on its own stream first, so one credential names one user.
- */
+/** Registers a passkey whose attestation the caller verified with the WebAuthn library. */
 export async function acceptInvitationWithPasskey(
   ctx: CommandContext,
   token: string,
@@ -110,16 +107,7 @@ export async function acceptInvitationWithPasskey(
 ): Promise<ActiveUser> {
   const parsed = parseInvitationToken(token);
   if (!parsed || !(await readInvitation(ctx.store, token, now(ctx)))) throw invitationInvalid();
-  try {
-    await ctx.store.append(
-      passkeyClaimStream(passkey.credential_id),
-      [toNewEvent({ type: 'PasskeyClaimed', data: { user_id: parsed.userId } }, ctx.metadata)],
-      'no_stream',
-    );
-  } catch (error) {
-    if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    throw new DomainError('conflict', 'passkey_exists', 'That passkey is already registered.');
-  }
+  await claimPasskey(ctx, passkey.credential_id, parsed.userId, false);
   const result = await handleCommand(ctx, userStream(parsed.userId), userDecider, {
     type: 'AcceptInvitationWithPasskey',
     tokenHash: parsed.tokenHash,
@@ -131,17 +119,19 @@ export async function acceptInvitationWithPasskey(
 
 const passkeyClaimStream = (credentialId: string) => `passkey-${sha256Hex(credentialId)}`;
 
-/**
- * A verified passkey added by a signed-in person (Settings). The credential's claim stream keeps
- * one credential to one user; the same user may add back a passkey they removed.
- */
-export async function addPasskey(ctx: CommandContext, userId: string, passkey: Omit<Passkey, 'registered_at'>): Promise<Passkey> {
+/** Claims the credential for the user on its own stream, so one credential names one user; `mayReclaim`: theirs already is fine. */
+export async function claimPasskey(ctx: CommandContext, credentialId: string, userId: string, mayReclaim: boolean): Promise<void> {
   try {
-    await ctx.store.append(passkeyClaimStream(passkey.credential_id), [toNewEvent({ type: 'PasskeyClaimed', data: { user_id: userId } }, ctx.metadata)], 'no_stream');
+    await ctx.store.append(passkeyClaimStream(credentialId), [toNewEvent({ type: 'PasskeyClaimed', data: { user_id: userId } }, ctx.metadata)], 'no_stream');
   } catch (error) {
     if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    if ((await userIdByPasskey(ctx.store, passkey.credential_id)) !== userId) throw new DomainError('conflict', 'passkey_exists', 'That passkey is already registered.');
+    if (!mayReclaim || (await userIdByPasskey(ctx.store, credentialId)) !== userId) throw new DomainError('conflict', 'passkey_exists', 'That passkey is already registered.');
   }
+}
+
+/** A verified passkey added by a signed-in person (Settings); they may add back one they removed. */
+export async function addPasskey(ctx: CommandContext, userId: string, passkey: Omit<Passkey, 'registered_at'>): Promise<Passkey> {
+  await claimPasskey(ctx, passkey.credential_id, userId, true);
   const result = await handleCommand(ctx, userStream(userId), userDecider, { type: 'AddPasskey', passkey, now: now(ctx) });
   return (result.state as ActiveUser).passkeys.find((p) => p.credential_id === passkey.credential_id)!;
 }
@@ -266,29 +256,12 @@ export async function removeMember(ctx: CommandContext, organizationId: string, 
   await handleCommand(ctx, userStream(userId), userDecider, { type: 'RemoveMember', organizationId, now: now(ctx) });
 }
 
-export type OrganizationSettings = {
-  id: string;
-  name: string;
-  timezone: string;
-  address: OrganizationAddress | null;
-  vat_number: string | null;
-  brand_color: string | null;
-  logo: OrganizationLogo | null;
-  allowed_redirect_origins: string[];
-};
+export type OrganizationSettings = Omit<Extract<OrganizationState, { status: 'active' }>, 'status'>;
 
 export async function updateOrganization(
   ctx: CommandContext,
   organizationId: string,
-  changes: {
-    name?: string;
-    timezone?: string;
-    address?: OrganizationAddress | null;
-    vat_number?: string | null;
-    brand_color?: string | null;
-    logo?: OrganizationLogo | null;
-    allowed_redirect_origins?: string[];
-  },
+  changes: Partial<Omit<OrganizationSettings, 'id'>>,
 ): Promise<OrganizationSettings> {
   const current = await loadOrganization(ctx.store, organizationId);
   if (!current) throw notFound('Organization');

@@ -16,13 +16,7 @@ export async function createOrganization(
   input: { name: string; timezone: string; id?: string },
 ): Promise<{ id: string; name: string; timezone: string }> {
   const id = input.id ?? `org_${shortId()}`;
-  await handleCommand(ctx, organizationStream(id), organizationDecider, {
-    type: 'CreateOrganization',
-    id,
-    name: input.name,
-    timezone: input.timezone,
-    now: nowSeconds(ctx),
-  });
+  await handleCommand(ctx, organizationStream(id), organizationDecider, { type: 'CreateOrganization', ...input, id, now: nowSeconds(ctx) });
   return { id, name: input.name, timezone: input.timezone };
 }
 
@@ -31,9 +25,8 @@ export async function organizationExists(ctx: CommandContext, id: string): Promi
 }
 
 /**
- * Creates a user, or adds the organization to the memberships of the user who owns the email.
- * The email is claimed first on its own stream (created once, with no_stream), so two concurrent
- * creations of one email make one user.
+ * Creates a user, or adds the organization to the memberships of the user who owns the email. The
+ * email is claimed first on its own stream, so two concurrent creations of one email make one user.
  */
 export async function createUser(
   ctx: CommandContext,
@@ -116,9 +109,8 @@ export async function revokeApiKey(ctx: CommandContext, id: string, reason: ApiK
 }
 
 /**
- * Revokes, with reason `member_removed`, each of `keyIds` that the person created in the
- * organization before their removal (the `MemberRemoved` at log position `removedAt`). The key's
- * own stream decides: a key of someone else, or one made after they joined again, stays.
+ * Revokes (`member_removed`) each of `keyIds` the person created in the organization before their
+ * removal at log position `removedAt`; a key of someone else, or made after they joined again, stays.
  */
 export async function revokeKeysOfRemovedMember(
   ctx: CommandContext,

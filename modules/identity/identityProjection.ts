@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../platform/eventStore/index.ts';
+import type { Doc } from '../../platform/readStore/index.ts';
 import type { ApiKeyEvent } from './domain/apiKey.ts';
 import type { OrganizationEvent } from './domain/organization.ts';
 import type { MembershipInvitationEvent } from './domain/membershipInvitation.ts';
@@ -72,6 +73,12 @@ export const INVITATIONS = 'membership_invitations';
 
 type IdentityEvent = OrganizationEvent | UserEvent | ApiKeyEvent | UserSessionEvent | MembershipInvitationEvent;
 
+/** Changes a document the projection holds; an event for one it never saw changes nothing. */
+async function patch<T extends Doc>(tx: ProjectionTx, collection: string, id: string, change: (doc: T) => Partial<T>): Promise<void> {
+  const doc = await tx.get<T>(collection, id);
+  if (doc) tx.upsert(collection, { ...doc, ...change(doc) });
+}
+
 const memberId = (organizationId: string, userId: string) => `${organizationId}:${userId}`;
 
 /** Organizations, users and API keys (hashes only), as the auth hook and /api/users/me read them. */
@@ -118,11 +125,9 @@ export const identityProjection: Projection = {
         tx.upsert(ORGANIZATIONS, { id: orgId, name, timezone, created_at, updated_at: created_at });
         return;
       }
-      case 'OrganizationUpdated': {
-        const org = await tx.get<OrganizationDoc>(ORGANIZATIONS, id);
-        if (org) tx.upsert(ORGANIZATIONS, { ...org, ...event.data });
+      case 'OrganizationUpdated':
+        await patch<OrganizationDoc>(tx, ORGANIZATIONS, id, () => event.data);
         return;
-      }
       case 'UserCreated': {
         const { id: userId, email, organization_id, created_at } = event.data;
         const role = event.data.role ?? 'owner';
@@ -158,11 +163,9 @@ export const identityProjection: Projection = {
         return;
       }
       case 'MemberRoleChanged': {
-        const user = await tx.get<UserDoc>(USERS, id);
         const org = event.data.organization_id;
-        if (user) tx.upsert(USERS, { ...user, roles: { ...user.roles, [org]: event.data.role } });
-        const member = await tx.get<MemberDoc>(MEMBERS, memberId(org, id));
-        if (member) tx.upsert(MEMBERS, { ...member, role: event.data.role });
+        await patch<UserDoc>(tx, USERS, id, (user) => ({ roles: { ...user.roles, [org]: event.data.role } }));
+        await patch<MemberDoc>(tx, MEMBERS, memberId(org, id), () => ({ role: event.data.role }));
         return;
       }
       case 'MemberRemoved': {
@@ -177,26 +180,20 @@ export const identityProjection: Projection = {
         tx.delete(MEMBERS, memberId(org, id));
         return;
       }
-      case 'UserPasswordSet': {
-        const user = await tx.get<UserDoc>(USERS, id);
-        if (user) tx.upsert(USERS, { ...user, has_password: true });
+      case 'UserPasswordSet':
+        await patch<UserDoc>(tx, USERS, id, () => ({ has_password: true }));
         return;
-      }
       case 'PasskeyRegistered': {
-        const user = await tx.get<UserDoc>(USERS, id);
         const { credential_id, name, registered_at } = event.data;
-        if (user) tx.upsert(USERS, { ...user, passkeys: [...(user.passkeys ?? []), { credential_id, name, registered_at, last_used_at: null }] });
+        await patch<UserDoc>(tx, USERS, id, (user) => ({ passkeys: [...(user.passkeys ?? []), { credential_id, name, registered_at, last_used_at: null }] }));
         return;
       }
-      case 'PasskeyRemoved': {
-        const user = await tx.get<UserDoc>(USERS, id);
-        if (user) tx.upsert(USERS, { ...user, passkeys: (user.passkeys ?? []).filter((p) => p.credential_id !== event.data.credential_id) });
+      case 'PasskeyRemoved':
+        await patch<UserDoc>(tx, USERS, id, (user) => ({ passkeys: (user.passkeys ?? []).filter((p) => p.credential_id !== event.data.credential_id) }));
         return;
-      }
       case 'PasskeyUsed': {
-        const user = await tx.get<UserDoc>(USERS, id);
         const { credential_id, used_at } = event.data;
-        if (user) tx.upsert(USERS, { ...user, passkeys: (user.passkeys ?? []).map((p) => (p.credential_id === credential_id ? { ...p, last_used_at: used_at } : p)) });
+        await patch<UserDoc>(tx, USERS, id, (user) => ({ passkeys: (user.passkeys ?? []).map((p) => (p.credential_id === credential_id ? { ...p, last_used_at: used_at } : p)) }));
         return;
       }
       case 'SignedIn': {
@@ -216,21 +213,15 @@ export const identityProjection: Projection = {
         } satisfies UserSessionDoc);
         return;
       }
-      case 'SessionTouched': {
-        const session = await tx.get<UserSessionDoc>(USER_SESSIONS, id);
-        if (session) tx.upsert(USER_SESSIONS, { ...session, last_seen_at: event.data.at });
+      case 'SessionTouched':
+        await patch<UserSessionDoc>(tx, USER_SESSIONS, id, () => ({ last_seen_at: event.data.at }));
         return;
-      }
-      case 'SignedOut': {
-        const session = await tx.get<UserSessionDoc>(USER_SESSIONS, id);
-        if (session) tx.upsert(USER_SESSIONS, { ...session, ended_at: event.data.at, end_reason: event.data.reason });
+      case 'SignedOut':
+        await patch<UserSessionDoc>(tx, USER_SESSIONS, id, () => ({ ended_at: event.data.at, end_reason: event.data.reason }));
         return;
-      }
-      case 'UserSwitchedOrganization': {
-        const user = await tx.get<UserDoc>(USERS, id);
-        if (user) tx.upsert(USERS, { ...user, current_organization_id: event.data.organization_id });
+      case 'UserSwitchedOrganization':
+        await patch<UserDoc>(tx, USERS, id, () => ({ current_organization_id: event.data.organization_id }));
         return;
-      }
       case 'MembershipInvited': {
         const d = event.data;
         tx.upsert(INVITATIONS, {
@@ -244,11 +235,9 @@ export const identityProjection: Projection = {
         } satisfies InvitationDoc);
         return;
       }
-      case 'MembershipInvitationAccepted': {
-        const invitation = await tx.get<InvitationDoc>(INVITATIONS, id);
-        if (invitation) tx.upsert(INVITATIONS, { ...invitation, status: 'accepted' });
+      case 'MembershipInvitationAccepted':
+        await patch<InvitationDoc>(tx, INVITATIONS, id, () => ({ status: 'accepted' }));
         return;
-      }
       case 'MembershipInvitationDeclined':
       case 'MembershipInvitationRevoked':
         tx.delete(INVITATIONS, id);
@@ -256,16 +245,12 @@ export const identityProjection: Projection = {
       case 'ApiKeyCreated':
         tx.upsert(API_KEYS, { ...event.data, expires_at: event.data.expires_at ?? null, revoked_at: null } satisfies ApiKeyDoc);
         return;
-      case 'ApiKeyRevoked': {
-        const key = await tx.get<ApiKeyDoc>(API_KEYS, id);
-        if (key) tx.upsert(API_KEYS, { ...key, revoked_at: event.data.revoked_at });
+      case 'ApiKeyRevoked':
+        await patch<ApiKeyDoc>(tx, API_KEYS, id, () => ({ revoked_at: event.data.revoked_at }));
         return;
-      }
-      case 'ApiKeyUsed': {
-        const key = await tx.get<ApiKeyDoc>(API_KEYS, id);
-        if (key) tx.upsert(API_KEYS, { ...key, last_used_at: event.data.used_at });
+      case 'ApiKeyUsed':
+        await patch<ApiKeyDoc>(tx, API_KEYS, id, () => ({ last_used_at: event.data.used_at }));
         return;
-      }
     }
   },
 };

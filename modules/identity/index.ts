@@ -4,7 +4,7 @@ export { hashBytes, hashSecret, parseApiKey, secretMatches } from './credentials
 export { mayCallRoute, requestedScopes, splitGrantable } from './domain/bearerAccess.ts';
 export { addressLines, logoPath, organizationDecider, type OrganizationEvent, type OrganizationLogo, organizationStream } from './domain/organization.ts';
 export { type Role, userDecider, userStream } from './domain/user.ts';
-export { crossSite, csrfTokenOf, requireOrganization, requireOwner, requireSession } from './http/sessionAuth.ts';
+export { cookieValue, crossSite, csrfTokenOf, requireOrganization, requireOwner, requireSession } from './http/sessionAuth.ts';
 export { API_KEY_USE_EVERY_SECONDS, organizationExists, recordApiKeyUse } from './identityCommands.ts';
 export { API_KEYS, type ApiKeyDoc, identityProjection, type MemberDoc, MEMBERS, type UserDoc, USERS } from './identityProjection.ts';
 // Answers of the management routes, whose inferred types the dashboard imports (type-only).

@@ -11,7 +11,7 @@ import { fold } from '../../platform/domain/index.ts';
 import { DomainError, notFound } from '../../platform/domain/index.ts';
 import { WrongExpectedRevisionError, type EventStore } from '../../platform/eventStore/index.ts';
 import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/index.ts';
-import { INVITATION_TTL_SECONDS, loadUser, userIdByEmail, type ActiveUser } from './accountCommands.ts';
+import { claimPasskey, INVITATION_TTL_SECONDS, loadUser, userIdByEmail, type ActiveUser } from './accountCommands.ts';
 import { generateMembershipInvitationToken, hashPassword, parseMembershipInvitationToken, sha256Hex } from './accountSecrets.ts';
 
 const shortId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 12);
@@ -30,10 +30,8 @@ const accountExists = () =>
   new DomainError('conflict', 'account_exists', 'This email already has an account: sign in as that person to accept the invitation.');
 
 /**
- * Invites an email to the organization as a pending membership. Whether the email has an account
- * changes nothing here (the answer is the same either way): no user stream is written, so
- * nobody's credentials, sessions or other invitations are touched. A person already a member
- * answers 409 (the owner sees the members anyway).
+ * Invites an email as a pending membership. No user stream is written, so the answer is the same
+ * whether the email has an account. A person already a member answers 409.
  */
 export async function inviteMember(
   ctx: CommandContext,
@@ -48,12 +46,10 @@ export async function inviteMember(
   const expiresAt = now(ctx) + INVITATION_TTL_SECONDS;
   await handleCommand(ctx, membershipInvitationStream(id), membershipInvitationDecider, {
     type: 'Invite',
+    ...input,
     id,
-    organizationId: input.organizationId,
     email,
-    role: input.role,
     tokenHash,
-    invitedBy: input.invitedBy,
     newUserId: `usr_${shortId()}`,
     expiresAt,
     now: now(ctx),
@@ -103,16 +99,14 @@ export async function acceptMembershipInvitation(
     accountCreated: false,
     now: now(ctx),
   });
-  await handleCommand(ctx, userStream(userId), userDecider, {
-    type: 'JoinOrganization',
-    organizationId: state.organizationId,
-    role: state.role,
-    invitationId,
-    now: now(ctx),
-  });
+  await join(ctx, userId, invitationId, state);
   const switched = await handleCommand(ctx, userStream(userId), userDecider, { type: 'SwitchOrganization', organizationId: state.organizationId });
   return switched.state as ActiveUser;
 }
+
+/** The membership the invitation gives, on the user's stream. */
+const join = (ctx: CommandContext, userId: string, invitationId: string, invitation: { organizationId: string; role: Role }) =>
+  handleCommand(ctx, userStream(userId), userDecider, { type: 'JoinOrganization', organizationId: invitation.organizationId, role: invitation.role, invitationId, now: now(ctx) });
 
 async function joinedThrough(store: EventStore, userId: string, invitationId: string, since: number): Promise<boolean> {
   return (await store.readStream(userStream(userId))).some((e) => {
@@ -132,14 +126,7 @@ export async function finishAcceptedMembership(ctx: CommandContext, invitationId
   const userId = state.acceptedBy;
   if (!(await loadUser(ctx.store, userId))) return false;
   if (await joinedThrough(ctx.store, userId, invitationId, state.invitedAt)) return false;
-  const joined = await handleCommand(ctx, userStream(userId), userDecider, {
-    type: 'JoinOrganization',
-    organizationId: state.organizationId,
-    role: state.role,
-    invitationId,
-    now: now(ctx),
-  });
-  return joined.events.length > 0;
+  return (await join(ctx, userId, invitationId, state)).events.length > 0;
 }
 
 export async function declineMembershipInvitation(ctx: CommandContext, userId: string, invitationId: string): Promise<void> {
@@ -175,10 +162,8 @@ export async function newAccountInvitation(store: EventStore, token: string, at:
 }
 
 /**
- * Makes the account of an invited email that has none, with the password or passkey its person
- * chose through their link, as a member of the inviting organization. The email is claimed first
- * (once, as every account's), so an account made meanwhile by another link wins and this one
- * answers 409.
+ * Makes the account of an invited email that has none, as a member. The email is claimed first, so
+ * an account made meanwhile by another link wins and this one answers 409.
  */
 export async function acceptMembershipInvitationWithNewAccount(
   ctx: CommandContext,
@@ -195,7 +180,7 @@ export async function acceptMembershipInvitationWithNewAccount(
     if (!(error instanceof WrongExpectedRevisionError)) throw error;
     if ((await userIdByEmail(ctx.store, invitation.email)) !== userId) throw accountExists();
   }
-  if ('passkey' in made) await claimPasskey(ctx, made.passkey.credential_id, userId);
+  if ('passkey' in made) await claimPasskey(ctx, made.passkey.credential_id, userId, true);
   await handleCommand(ctx, membershipInvitationStream(invitation.id), membershipInvitationDecider, {
     type: 'Accept',
     userId,
@@ -215,16 +200,4 @@ export async function acceptMembershipInvitationWithNewAccount(
     now: now(ctx),
   });
   return created.state as ActiveUser;
-}
-
-const passkeyClaimStream = (credentialId: string) => `passkey-${sha256Hex(credentialId)}`;
-
-async function claimPasskey(ctx: CommandContext, credentialId: string, userId: string): Promise<void> {
-  try {
-    await ctx.store.append(passkeyClaimStream(credentialId), [toNewEvent({ type: 'PasskeyClaimed', data: { user_id: userId } }, ctx.metadata)], 'no_stream');
-  } catch (error) {
-    if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    const [claim] = await ctx.store.readStream(passkeyClaimStream(credentialId));
-    if ((claim?.data as { user_id?: string } | undefined)?.user_id !== userId) throw new DomainError('conflict', 'passkey_exists', 'That passkey is already registered.');
-  }
 }

@@ -15,9 +15,8 @@ export type LicenseTokenSigner = {
 const signers = new WeakMap<Uint8Array, Promise<LicenseTokenSigner>>();
 
 /**
- * The Ed25519 key validation answers are signed with, derived (HKDF) from the service's own
- * secret: no key file to keep, and every process of a deployment signs alike. Its public half is
- * published as a JWKS, its `kid` the RFC 7638 thumbprint.
+ * The Ed25519 key validation answers are signed with, derived (HKDF) from the service's secret: no key
+ * file, and every process signs alike. Published as a JWKS, its `kid` the RFC 7638 thumbprint.
  */
 export function licenseTokenSigner(serviceSecret: Uint8Array): Promise<LicenseTokenSigner> {
   let signer = signers.get(serviceSecret);

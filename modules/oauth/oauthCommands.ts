@@ -9,7 +9,6 @@ import {
   type OAuthGrantRevokeReason,
   type OAuthGrantState,
 } from './domain/oauthGrant.ts';
-import { userDecider, userStream } from '../identity/index.ts';
 import type { EventStore } from '../../platform/eventStore/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { hashSecret } from '../identity/index.ts';
@@ -57,23 +56,9 @@ export async function registerOAuthApp(
 ): Promise<OAuthAppView & { client_secret: string | null }> {
   const clientId = `app_${clientIdPart()}`;
   const secret = input.public ? null : `cs_${clientSecretPart()}`;
-  const result = await handleCommand(
-    ctx,
-    oauthAppStream(clientId),
-    oauthAppDecider,
-    {
-      type: 'RegisterOAuthApp',
-      clientId,
-      organizationId: input.organizationId,
-      name: input.name,
-      redirectUris: input.redirectUris,
-      public: input.public,
-      secretHash: secret === null ? null : hashSecret(secret),
-      userId: input.userId,
-      now: ctx.metadata.occurred_at,
-    },
-    { known: [] },
-  );
+  const secretHash = secret === null ? null : hashSecret(secret);
+  const command = { type: 'RegisterOAuthApp' as const, ...input, clientId, secretHash, now: ctx.metadata.occurred_at };
+  const result = await handleCommand(ctx, oauthAppStream(clientId), oauthAppDecider, command, { known: [] });
   return { ...appView(result.state as Extract<OAuthAppState, { status: 'active' }>), client_secret: secret };
 }
 
@@ -83,13 +68,7 @@ export async function updateOAuthApp(
   input: { organizationId: string; name?: string; redirectUris?: string[] },
 ): Promise<OAuthAppView> {
   if (!/^app_[0-9A-Za-z]{20}$/.test(clientId)) throw notFound('OAuth app');
-  const result = await handleCommand(ctx, oauthAppStream(clientId), oauthAppDecider, {
-    type: 'UpdateOAuthApp',
-    organizationId: input.organizationId,
-    ...(input.name !== undefined ? { name: input.name } : {}),
-    ...(input.redirectUris !== undefined ? { redirectUris: input.redirectUris } : {}),
-    now: ctx.metadata.occurred_at,
-  });
+  const result = await handleCommand(ctx, oauthAppStream(clientId), oauthAppDecider, { type: 'UpdateOAuthApp', ...input, now: ctx.metadata.occurred_at });
   return appView(result.state as Extract<OAuthAppState, { status: 'active' }>);
 }
 
@@ -97,12 +76,6 @@ export async function updateOAuthApp(
 export async function deleteOAuthApp(ctx: CommandContext, clientId: string, organizationId: string): Promise<void> {
   if (!/^app_[0-9A-Za-z]{20}$/.test(clientId)) throw notFound('OAuth app');
   await handleCommand(ctx, oauthAppStream(clientId), oauthAppDecider, { type: 'DeleteOAuthApp', organizationId, now: ctx.metadata.occurred_at });
-}
-
-/** The organizations a user may grant an app access to: their memberships, from their stream. */
-export async function userMemberships(store: EventStore, userId: string): Promise<string[]> {
-  const user = fold(userDecider, (await store.readStream(userStream(userId))) as never);
-  return user.status === 'active' ? user.memberships : [];
 }
 
 export const newGrantId = () => `grt_${grantIdPart()}`;

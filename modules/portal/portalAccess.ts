@@ -50,10 +50,9 @@ export async function peekPortalLink(store: Pick<EventStore, 'readStream'>, toke
 }
 
 /**
- * Spends the link (once, before it expires) and opens a visit for its customer. Returns the
- * visit's cookie value, which only the browser holds. Throws the decider's `gone` error for a
- * link that is unknown, used or expired. A crash between the two appends leaves the link spent
- * and no visit: the buyer asks for another link.
+ * Spends the link (once, before it expires; else the decider's `gone` error) and opens a visit whose
+ * cookie value only the browser holds. A crash between the two appends leaves the link spent and no
+ * visit: the buyer asks for another link.
  */
 export async function redeemPortalLink(ctx: CommandContext, organizationId: string, token: string): Promise<{ cookie: string; visit: OpenPortalVisit }> {
   const now = ctx.metadata.occurred_at;

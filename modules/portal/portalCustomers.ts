@@ -8,9 +8,8 @@ const present = (doc: CustomerDoc): PortalBuyer | null =>
   doc.redacted_at === null && doc.email ? { id: doc.id, email: doc.email, name: doc.name, mode: doc.mode } : null;
 
 /**
- * The customer an address signs in as. One address may name several customers of an organization
- * (its test and live purchases are apart, as Stripe's; a signed identity's customer shares the
- * address of an earlier guest's): live before test, then the latest buyer.
+ * The customer an address signs in as, when it names several of an organization (test and live apart,
+ * as Stripe's; a signed identity sharing a guest's address): live before test, then the latest buyer.
  */
 export async function buyerByEmail(services: Services, organizationId: string, email: string): Promise<PortalBuyer | null> {
   const docs = await services.readStore.find<CustomerDoc & { [k: string]: unknown }>(CUSTOMERS, { filter: { organization_id: organizationId, email_key: email.trim().toLowerCase() }, limit: 20 });

@@ -1,39 +1,16 @@
 import { promoDecider, promoStream, type PromoOffers, type PromoTier } from './domain/promo.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 
-export async function createPromo(
-  ctx: CommandContext,
-  input: { organizationId: string; slug: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; offers?: PromoOffers },
-): Promise<{ slug: string; position: number | null }> {
-  const result = await handleCommand(ctx, promoStream(input.slug), promoDecider, {
-    type: 'CreatePromo',
-    slug: input.slug,
-    organizationId: input.organizationId,
-    name: input.name,
-    startsAt: input.startsAt,
-    endsAt: input.endsAt,
-    tiers: input.tiers,
-    offers: input.offers ?? null,
-    now: ctx.metadata.occurred_at,
-  });
+type PromoInput = { organizationId: string; slug: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; offers?: PromoOffers };
+
+export async function createPromo(ctx: CommandContext, input: PromoInput): Promise<{ slug: string; position: number | null }> {
+  const result = await handleCommand(ctx, promoStream(input.slug), promoDecider, { type: 'CreatePromo', ...input, offers: input.offers ?? null, now: ctx.metadata.occurred_at });
   return { slug: input.slug, position: result.position };
 }
 
 /** Re-import: sets name, dates and tiers; records nothing when they are unchanged. */
-export async function updatePromo(
-  ctx: CommandContext,
-  input: { organizationId: string; slug: string; name: string; startsAt: number; endsAt: number; tiers: PromoTier[]; offers?: PromoOffers },
-): Promise<{ changed: boolean }> {
-  const result = await handleCommand(ctx, promoStream(input.slug), promoDecider, {
-    type: 'UpdatePromo',
-    organizationId: input.organizationId,
-    name: input.name,
-    startsAt: input.startsAt,
-    endsAt: input.endsAt,
-    tiers: input.tiers,
-    offers: input.offers ?? null,
-    now: ctx.metadata.occurred_at,
-  });
+export async function updatePromo(ctx: CommandContext, input: PromoInput): Promise<{ changed: boolean }> {
+  const result = await handleCommand(ctx, promoStream(input.slug), promoDecider, { type: 'UpdatePromo', ...input, offers: input.offers ?? null, now: ctx.metadata.occurred_at });
   return { changed: result.events.length > 0 };
 }
 

@@ -1,23 +1,12 @@
 import type { RecordedEvent } from '../../platform/eventStore/index.ts';
-import type { PromoEvent, PromoOffers, PromoTier } from './domain/promo.ts';
+import type { PromoEvent } from './domain/promo.ts';
 import type { Projection } from '../../platform/es/index.ts';
 
 export const PROMOS = 'promos';
 export const PROMO_PARTICIPANTS = 'promo_participants';
 
-export type PromoDoc = {
-  id: string;
-  slug: string;
-  organization_id: string;
-  name: string;
-  starts_at: number;
-  ends_at: number;
-  tiers: PromoTier[];
-  /** Absent on a promo recorded before promos named their offers (read as null). */
-  offers?: PromoOffers;
-  participants_count: number;
-  created_at: number;
-};
+/** `offers` is absent on a promo recorded before promos named their offers (read as null). */
+export type PromoDoc = Extract<PromoEvent, { type: 'PromoCreated' }>['data'] & { id: string; participants_count: number };
 export type ParticipantDoc = { id: string; slug: string; email: string; reference: string | null; enrolled_at: number };
 
 /** Promos with their participant count (what the public route and pricing read), and participants. */

@@ -7,9 +7,8 @@ export async function findPromo(readStore: ReadStore, slug: string): Promise<Pro
 }
 
 /**
- * For checkout: the price of an offer (its amount in minor units) under the promo `slug` at
- * `nowMs`, or null when the promo is unknown, belongs to another organization, does not name the
- * offer (`offerSlug`), or has no tier in force. The caller keeps the offer's currency.
+ * For checkout: the offer's price (minor units) under the promo `slug` at `nowMs`, or null when the promo
+ * is unknown, another organization's, does not name `offerSlug`, or has no tier in force.
  */
 export async function promoPriceForOffer(
   readStore: ReadStore,

@@ -2,11 +2,9 @@ import { METHODS } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
 /**
- * Teaches fastify every method Node's HTTP parser accepts (WebDAV's PROPFIND, LOCK, MKCOL, the
- * cache's PURGE, SEARCH…): fastify 5 knows only the common ones and answered the rest 404 "Route
- * not found.", as if the URL were wrong. Routes registered with `all` afterwards take them all;
- * other routes register their methods by name and are unchanged. CONNECT is left out: Node hands
- * it to the server's 'connect' event, never to a request handler. Any of them may carry a body.
+ * Teaches fastify every method Node's HTTP parser accepts (PROPFIND, PURGE, SEARCH…), which it would
+ * answer 404 "Route not found."; routes registered with `all` afterwards take them all. CONNECT goes
+ * to the server's 'connect' event, never to a handler.
  */
 export function acceptEveryNodeMethod(app: FastifyInstance): void {
   for (const method of METHODS) {

@@ -50,12 +50,9 @@ const wrap = (value: unknown): Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { [RAW_BODY_KEY]: value };
 
 /**
- * The body as the parsers below leave it: an object, or undefined without a body. Its fields are
- * not refused here, whatever their type or size (CRMs send nulls and numbers): every request that
- * reaches a catch URL is recorded, and each action checks the fields it uses
- * (modules/automation/domain/enrolment.ts). A check of the shape only: a parse of the whole body would copy
- * every key of it. Checked in preValidation because fastify refuses a body schema on GET and HEAD,
- * and catch URLs take both.
+ * The body as the parsers below leave it (an object, or undefined): its fields are never refused, since
+ * every request is recorded and each action checks what it uses (domain/enrolment.ts). The shape only,
+ * as a full parse would copy every key; in preValidation, as fastify refuses a body schema on GET and HEAD.
  */
 const CatchBody = z.custom<Record<string, unknown>>((body) => body !== null && typeof body === 'object' && !Array.isArray(body)).optional();
 
@@ -63,12 +60,9 @@ const DedupeHeader = z.string().min(1).max(255).optional();
 const Answer = z.object({ success: z.literal(true), message: z.string(), workflow_id: z.number().int().nullable() });
 
 /**
- * A 200 is one of the two answers the handler builds from literals and the store's integer
- * position (their type is checked against Answer when compiling), so it is written with
- * JSON.stringify alone. The default serializer first zod-encodes it, which runs each schema twice
- * (a check-free pass, then the checks): the largest single cost of this route's HTTP layer in an
- * in-process measure. Error answers keep the default. Generic in the schema type because fastify
- * types a route's compiler with the whole route schema.
+ * A 200 is built from literals and the store's integer position (typed against Answer when compiling),
+ * so JSON.stringify alone writes it, sparing the default serializer's two zod passes; errors keep the
+ * default. Generic in the schema type because fastify types a route's compiler with the whole schema.
  */
 const answerSerializer = <T>(route: Parameters<FastifySerializerCompiler<T>>[0]) =>
   route.httpStatus === '200'

@@ -80,9 +80,7 @@ async function runWorkflow(services: Services, { workflowId, organizationId, act
   });
   const ctx = (): CommandContext => ({ store: services.store, metadata: metadata() });
   const stream = workflowStream(workflowId);
-  const scope: TemplateScope = webhook.event
-    ? { webhook_payload: webhook.webhook_payload, webhook_query: webhook.webhook_query, event: webhook.event }
-    : { webhook_payload: webhook.webhook_payload, webhook_query: webhook.webhook_query };
+  const scope: TemplateScope = { webhook_payload: webhook.webhook_payload, webhook_query: webhook.webhook_query, ...(webhook.event ? { event: webhook.event } : {}) };
   // An event trigger's Enrol-in-promo defaults to the buyer's email (see eventScope.ts).
   const eventType = typeof webhook.event?.type === 'string' ? webhook.event.type : null;
   const steps = eventType === null ? actions : actions.map((a) => (a.type === 'enrol_in_promo' ? enrolActionForEvent(a, eventType) : a));

@@ -74,17 +74,9 @@ export type BenefitGrantEvent =
 /** The read model of grants (modules/benefits' projection), which buyer pages and downloads read. */
 export const BENEFIT_GRANTS = 'benefit_grants';
 
-export type BenefitGrantDoc = {
+export type BenefitGrantDoc = Omit<BenefitGrantedData, 'grant_id' | 'cause' | 'invoice_id'> & {
   id: string;
-  organization_id: string;
-  mode: 'test' | 'live';
-  benefit_id: string;
-  benefit_type: BenefitType;
-  product_id: string;
-  customer_id: string;
-  source: GrantSource;
   status: 'granted' | 'revoked';
-  granted_at: number;
   revoked_at: number | null;
   revoke_cause: RevokeCause | null;
 };

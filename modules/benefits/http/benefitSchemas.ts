@@ -25,7 +25,6 @@ export const BenefitCreateBody = z.discriminatedUnion('type', [
   z.object({ type: z.literal('file'), description: Description, properties: FileProperties }).strict(),
   z.object({ type: z.literal('license_key'), description: Description, properties: LicenseKeyProperties.default(DEFAULT_KEY_PROPERTIES) }).strict(),
 ]);
-export type BenefitCreateInput = z.infer<typeof BenefitCreateBody>;
 
 /** Properties replace the benefit's whole (a file benefit's list of files, a key's terms). */
 export const BenefitUpdateBody = z

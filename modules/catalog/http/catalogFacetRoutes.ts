@@ -33,10 +33,8 @@ const familyView = (f: FamilyDoc) => ({ lookup_key: f.lookup_key, id: f.family_i
 const featureView = (f: FeatureDoc) => ({ id: f.feature_id, name: f.name, description: f.description, products_count: f.product_ids.length });
 
 /**
- * Families and features edited apart from their products. They live inside products, so an edit
- * is the import's own product command run on each product that names the family or feature (a
- * new version of each whose details differ). The catalog_facets read model says which products
- * those are; each product's own stream decides, so one that no longer names it is left alone.
+ * Families and features edited apart from their products: the import's own command runs on each
+ * product the catalog_facets read model names, and each product's stream decides whether it still does.
  */
 export const catalogFacetRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   const editAll = async (request: Parameters<typeof manageContext>[1], organizationId: string, productIds: string[], change: Parameters<typeof editProductDetails>[3]) => {

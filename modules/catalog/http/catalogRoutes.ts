@@ -43,21 +43,11 @@ const listItem = (p: ProductDoc): ListItem => ({
   archived_at: p.archived_at,
 });
 
-const planResource = (p: PlanDoc): z.infer<typeof PlanResource> => ({
-  id: p.id,
+/** The plan as its route answers it (the schema orders the keys). */
+const planResource = ({ product_id: _p, product_route_key: _r, organization_id: _o, number: _n, ...plan }: PlanDoc): z.infer<typeof PlanResource> => ({
+  ...plan,
   object: 'plan',
-  status: p.status,
-  type: p.type,
-  display_name: p.display_name,
-  description: p.description,
-  name: p.name,
-  renew_interval: p.renew_interval,
-  billing_anchor: p.billing_anchor,
-  invoice_interval: p.invoice_interval,
-  currency_code: p.currency_code,
-  currency_symbol: p.currency_symbol,
-  charges: p.charges,
-  tax_behavior: p.tax_behavior ?? 'unspecified',
+  tax_behavior: plan.tax_behavior ?? 'unspecified',
 });
 
 /** Laravel's LengthAwarePaginator shape: absolute links with `page` (and a non-default per_page). */

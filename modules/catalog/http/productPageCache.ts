@@ -1,8 +1,6 @@
 /**
  * Serialized product-list pages, kept while the catalog read model stays at the checkpoint they
- * were built from. The route asks the running projections for that checkpoint (which also follow
- * commits made by another process, such as the CLI beside the server) or else the read store.
- * Bounded: Host headers are caller-chosen cache keys.
+ * were built from. Bounded: Host headers are caller-chosen cache keys.
  */
 export class ProductPageCache {
   private readonly pages = new Map<string, { checkpoint: number | null; body: Buffer }>();

@@ -13,10 +13,8 @@ export const THANK_YOU_SECONDS = 24 * 3600;
 const Params = z.object({ id: z.string().min(1).max(64).regex(/^cs_[A-Za-z0-9_]+$/, 'must be a checkout session id (cs_…)') });
 
 /**
- * The thank-you page's view of what the purchase delivered. The session id is the buyer's proof,
- * as for the session itself and its receipt link: unguessable, held by the page that paid (and the
- * seller). The answer holds keys and live links, so it is kept out of caches, logs and Referers,
- * and only for a day after the payment; the page is same-origin, so no CORS.
+ * The thank-you page's view of what the purchase delivered; the unguessable session id is the proof.
+ * The answer holds keys and live links: kept out of caches, logs and Referers, and only for a day.
  */
 export const deliveryRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
   const rateLimit = { max: services.config.CHECKOUT_RATE_LIMIT, timeWindow: services.config.CHECKOUT_RATE_LIMIT_WINDOW_SECONDS * 1000 };

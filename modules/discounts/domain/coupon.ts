@@ -310,5 +310,4 @@ export const codeClaimDecider: Decider<CodeClaimState, CodeClaimCommand, CodeCla
 };
 
 /** Where a promotion code's id leads: its coupon, for the commands that name the code by id. */
-export type CodePointerEvent = DomainEvent<'PromotionCodeRegistered', { organization_id: string; coupon_id: string }>;
 export const promotionCodeStream = (id: string) => `promotion_code-${id}`;

@@ -25,16 +25,15 @@ export const PER_PAGE_DEFAULT = 100;
 export const PER_PAGE_MAX = 1000;
 
 /** A code taken by another coupon answers 409, on both. */
-type Access = RouteAccess;
-const bearer: Access = { ...bearerAccess, errors: { ...bearerAccess.errors, 409: ErrorSchema } };
-const manage: Access = { ...manageAccess, errors: { ...manageAccess.errors, 409: ErrorSchema } };
+const bearer: RouteAccess = { ...bearerAccess, errors: { ...bearerAccess.errors, 409: ErrorSchema } };
+const manage: RouteAccess = { ...manageAccess, errors: { ...manageAccess.errors, 409: ErrorSchema } };
 
 export const discountRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, bearer);
 export const discountManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, manage);
 
 const fieldError = (field: string, message: string) => new DomainError('invalid', 'validation_failed', message, { [field]: [message] });
 
-async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: Access): Promise<void> {
+async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: RouteAccess): Promise<void> {
   const { prefix, schema: routeSchema, errors } = access;
   const authenticate = access.onRequest(app);
   const { token, paging, page, pageSchema } = routeListing(access, services, { default: PER_PAGE_DEFAULT, max: PER_PAGE_MAX });

@@ -53,9 +53,8 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
 };
 
 /**
- * One download of a file by a buyer, on `file_downloads-<file id>` (appended with any revision:
- * downloads decide nothing, and many run at once). `ip` only when the seller turned recording
- * it on.
+ * One download of a file by a buyer, on `file_downloads-<file id>` with any revision (downloads decide
+ * nothing); `ip` only when the seller records it.
  */
 export type FileDownloadedData = { file_id: string; organization_id: string; customer_id: string; downloaded_at: number; ip: string | null };
 export type FileDownloadEvent = DomainEvent<'FileDownloaded', FileDownloadedData>;

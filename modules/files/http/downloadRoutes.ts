@@ -44,10 +44,8 @@ export function contentDisposition(filename: string): string {
 const one = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /**
- * The buyer's download, by a signed link (downloadLinks.ts): no sign-in, the link is the
- * credential, checked in constant time, for 15 minutes, and only while the buyer's grant of a
- * benefit listing the file stands. Resumable: ETag (the SHA-256), Range and If-Range. The query
- * holds the signature: the access log redacts the `signature` parameter by its name.
+ * The buyer's download by a signed link (downloadLinks.ts), for 15 minutes and while the grant
+ * stands; resumable (ETag, Range, If-Range). The access log redacts the `signature` parameter.
  */
 export async function downloadRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   app.get<{ Params: { file: string }; Querystring: Record<string, unknown> }>(

@@ -15,12 +15,12 @@ export const MAX_FILE_BYTES = 512 * 1024 * 1024;
 export const FILES_PER_PAGE_DEFAULT = 100;
 export const FILES_PER_PAGE_MAX = 1000;
 
-type Access = RouteAccess;
-const withUploadErrors = (access: RouteAccess): Access => ({ ...access, errors: { ...access.errors, 400: ErrorSchema, 413: ErrorSchema, 415: ErrorSchema } });
+const withUploadErrors = (access: RouteAccess): RouteAccess => ({ ...access, errors: { ...access.errors, 400: ErrorSchema, 413: ErrorSchema, 415: ErrorSchema } });
 
 export const fileRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, withUploadErrors(bearerAccess));
 export const fileManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => routes(app, services, withUploadErrors(manageAccess));
 
+const invalidField = (field: string, message: string) => new HttpError(422, 'validation_failed', message, { [field]: [message] });
 const tooLarge = () => new HttpError(413, 'file_too_large', 'A file may be up to 512 MiB.');
 
 /** What @fastify/multipart and busboy refuse, as our errors: never a 500 for a client's malformed body. */
@@ -28,10 +28,8 @@ function uploadError(error: unknown): unknown {
   if (error instanceof HttpError) return error;
   const code = (error as { code?: unknown }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge();
-  if (code === 'FST_FILES_LIMIT') return new HttpError(422, 'validation_failed', 'Send one file per upload.', { file: ['Send one file per upload.'] });
-  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PROTO_VIOLATION') {
-    return new HttpError(422, 'validation_failed', 'Send the field `file` and at most a `purpose`.', { file: ['Send the field `file` and at most a `purpose`.'] });
-  }
+  if (code === 'FST_FILES_LIMIT') return invalidField('file', 'Send one file per upload.');
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PROTO_VIOLATION') return invalidField('file', 'Send the field `file` and at most a `purpose`.');
   const message = error instanceof Error ? error.message : '';
   if (/multipart|boundary|Unexpected end of form|Malformed|terminated early/i.test(message)) {
     return new HttpError(400, 'malformed_multipart', 'The request body is not valid multipart/form-data.');
@@ -52,7 +50,7 @@ const cleanType = (type: string | undefined) => {
   return MIME.test(t) ? t : 'application/octet-stream';
 };
 
-async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: Access): Promise<void> {
+async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: RouteAccess): Promise<void> {
   const { prefix, schema: routeSchema, errors } = access;
   const authenticate = access.onRequest(app);
   const { token, paging, page, pageSchema } = routeListing(access, services, { default: FILES_PER_PAGE_DEFAULT, max: FILES_PER_PAGE_MAX });
@@ -67,8 +65,6 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     if (!doc || (doc.deleted && !options.deleted)) throw notFound('File');
     return doc;
   };
-
-  const Page = pageSchema;
 
   app.post(
     `${prefix}/files`,
@@ -96,22 +92,22 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
             purpose = String(part.value);
             continue;
           }
-          if (part.fieldname !== 'file') throw new HttpError(422, 'validation_failed', 'Send the file in the field `file`.', { file: ['Send the file in the field `file`.'] });
+          if (part.fieldname !== 'file') throw invalidField('file', 'Send the file in the field `file`.');
           const file = part.file;
           // busboy ends a part at the limit as if it were whole: fail it instead, so nothing is kept.
           file.once('limit', () => file.destroy(tooLarge()));
           uploaded = await uploadFile(ctx, services.files, { organizationId, filename: cleanFilename(part.filename), type: cleanType(part.mimetype), source: file }, (stored) => {
-            if (stored.size === 0) throw new HttpError(422, 'validation_failed', 'The file is empty.', { file: ['The file is empty.'] });
-            if (purpose !== null && purpose !== 'benefit') throw new HttpError(422, 'validation_failed', 'The purpose must be `benefit`.', { purpose: ['The purpose must be `benefit`.'] });
+            if (stored.size === 0) throw invalidField('file', 'The file is empty.');
+            if (purpose !== null && purpose !== 'benefit') throw invalidField('purpose', 'The purpose must be `benefit`.');
           });
         }
-        if (purpose !== null && purpose !== 'benefit') throw new HttpError(422, 'validation_failed', 'The purpose must be `benefit`.', { purpose: ['The purpose must be `benefit`.'] });
+        if (purpose !== null && purpose !== 'benefit') throw invalidField('purpose', 'The purpose must be `benefit`.');
       } catch (error) {
         // Refused after the file was stored (a second file, a bad purpose after it): keep nothing.
         if (uploaded) await deleteFile(ctx, services.files, organizationId, uploaded.id);
         throw uploadError(error);
       }
-      if (!uploaded) throw new HttpError(422, 'validation_failed', 'Send the file in the field `file`.', { file: ['Send the file in the field `file`.'] });
+      if (!uploaded) throw invalidField('file', 'Send the file in the field `file`.');
       reply.code(201);
       return presentFile({ ...uploaded, deleted: false, deleted_at: null });
     },
@@ -119,7 +115,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
 
   app.get(
     `${prefix}/files`,
-    { onRequest: authenticate, schema: { ...routeSchema, summary: "The organization's files, newest first (deleted ones left out).", querystring: z.object(paging), response: { 200: Page(FileSchema), ...errors } } },
+    { onRequest: authenticate, schema: { ...routeSchema, summary: "The organization's files, newest first (deleted ones left out).", querystring: z.object(paging), response: { 200: pageSchema(FileSchema), ...errors } } },
     async (request) => {
       const q = request.query;
       const { items, total } = await listFiles(services.readStore, access.organizationOf(request), { skip: (q.page - 1) * q.per_page, limit: q.per_page });
@@ -155,7 +151,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
         summary: 'Who downloaded the file (a deleted one too): per customer, how often, first and last time (and the last address, when recorded), latest first.',
         params: FileIdParams,
         querystring: z.object(paging),
-        response: { 200: Page(FileDownloadSchema), ...errors },
+        response: { 200: pageSchema(FileDownloadSchema), ...errors },
       },
     },
     async (request, reply) => {

@@ -3,11 +3,9 @@ import { DomainError, notFound } from '../../../platform/domain/index.ts';
 import { normalizeEmail, type Role } from './user.ts';
 
 /**
- * An organization's invitation of an email to become a member: a pending membership, one stream
- * per (organization, email). Nothing about the person's account changes until they accept, signed
- * in as themselves (or, for an email without an account, by creating it through the link). The
- * token is recorded only as its SHA-256; a new invitation of the same email replaces the last
- * one's token and role.
+ * An organization's invitation of an email, one stream per (organization, email): nothing about the
+ * person's account changes until they accept. The token is recorded only as its SHA-256; a new
+ * invitation of the same email replaces the last one's token and role.
  */
 export type MembershipInvitationEvent =
   | DomainEvent<

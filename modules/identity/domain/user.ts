@@ -187,16 +187,14 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         assertInvitation(state, command.tokenHash, command.now);
         return { type: 'UserPasswordSet', data: { password_hash: command.passwordHash, set_at: command.now, via: 'invitation' } };
       case 'AcceptInvitationWithPasskey':
-        assertInvitation(state, command.tokenHash, command.now);
+      case 'AddPasskey': {
+        const invited = command.type === 'AcceptInvitationWithPasskey';
+        if (invited) assertInvitation(state, command.tokenHash, command.now);
         if (state.passkeys.some((p) => p.credential_id === command.passkey.credential_id)) {
           throw conflict('passkey_exists', 'That passkey is already registered.');
         }
-        return { type: 'PasskeyRegistered', data: { ...command.passkey, registered_at: command.now, via: 'invitation' } };
-      case 'AddPasskey':
-        if (state.passkeys.some((p) => p.credential_id === command.passkey.credential_id)) {
-          throw conflict('passkey_exists', 'That passkey is already registered.');
-        }
-        return { type: 'PasskeyRegistered', data: { ...command.passkey, registered_at: command.now, via: 'settings' } };
+        return { type: 'PasskeyRegistered', data: { ...command.passkey, registered_at: command.now, via: invited ? 'invitation' : 'settings' } };
+      }
       case 'RemovePasskey':
         if (!state.passkeys.some((p) => p.credential_id === command.credentialId)) throw notFound('Passkey');
         // Removing the only way in would lock the person out until someone sends a new link.

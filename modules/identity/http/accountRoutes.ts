@@ -32,7 +32,7 @@ import {
 } from '../invitationCommands.ts';
 import type { InvitationDoc, OrganizationDoc, UserSessionDoc } from '../identityProjection.ts';
 import { INVITATIONS, ORGANIZATIONS, USER_SESSIONS } from '../identityProjection.ts';
-import { HttpError } from '../../../platform/http/index.ts';
+import { HttpError, unauthenticated } from '../../../platform/http/index.ts';
 import { clearSessionCookie, requireSession, sessionCookieValue, setSessionCookie } from './sessionAuth.ts';
 import { PendingInvitation, UserSession } from './identitySchemas.ts';
 import { ErrorSchema } from '../../../platform/http/index.ts';
@@ -45,6 +45,7 @@ const P = '/manage/api';
 const FAILED = 'These credentials do not match our records.';
 const signInFailed = (field = 'email') => new HttpError(422, 'credentials_invalid', FAILED, { [field]: [FAILED] });
 const publicRoute = { tags: ['manage'] } as const;
+const PasskeyOptions = z.object({ options: z.record(z.string(), z.unknown()), challenge_token: z.string() });
 const publicErrors = { 403: ErrorSchema, 410: ErrorSchema, 422: ErrorSchema, 429: ErrorSchema };
 
 /** Sign-in failures: per address, and per account (keyed by the normalised email). */
@@ -93,6 +94,16 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     }
   };
 
+  /** The answer of a route that changes the signed-in person within their current session. */
+  const currentSessionAnswer = async (s: { sessionId: string; cookieValue: string }, user: ActiveUser | null) => {
+    const session = await loadSession(services.store, s.sessionId);
+    if (!user || session.status === 'none') throw unauthenticated();
+    return sessionAnswer(services, user, session, s.cookieValue);
+  };
+
+  /** A form of the public pages: same origin only, limited per client address. */
+  const publicPost = { onRequest: app.sameOriginOnly, config: { rateLimit: SIGN_IN_PER_ADDRESS } };
+
   /** Starts the session, sets the rotated cookie and answers the session. */
   const signIn = async (request: FastifyRequest, reply: FastifyReply, user: ActiveUser, method: 'password' | 'passkey' | 'invitation') => {
     const previous = parseSessionCookie(sessionCookieValue(request) ?? '');
@@ -110,9 +121,8 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.post(
     `${P}/sign-in`,
     {
-      onRequest: app.sameOriginOnly,
+      ...publicPost,
       preHandler: perAccount,
-      config: { rateLimit: SIGN_IN_PER_ADDRESS },
       schema: {
         ...publicRoute,
         summary: 'Sign in with email and password: sets the session cookie.',
@@ -131,13 +141,12 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.post(
     `${P}/sign-in/passkey/options`,
     {
-      onRequest: app.sameOriginOnly,
-      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      ...publicPost,
       schema: {
         ...publicRoute,
         summary: 'Options for navigator.credentials.get(), with the challenge token to send back.',
         body: z.object({}).optional(),
-        response: { 200: z.object({ options: z.record(z.string(), z.unknown()), challenge_token: z.string() }), ...publicErrors },
+        response: { 200: PasskeyOptions, ...publicErrors },
       },
     },
     async (request) => {
@@ -151,8 +160,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.post(
     `${P}/sign-in/passkey`,
     {
-      onRequest: app.sameOriginOnly,
-      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      ...publicPost,
       schema: {
         ...publicRoute,
         summary: 'Sign in with a passkey: the assertion of navigator.credentials.get(); sets the session cookie.',
@@ -232,8 +240,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.post(
     `${P}/invitations/lookup`,
     {
-      onRequest: app.sameOriginOnly,
-      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      ...publicPost,
       schema: {
         ...publicRoute,
         summary: 'The invitation behind a link (the token from its fragment): whom it is for and until when (410 once used, replaced or expired).',
@@ -262,8 +269,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.post(
     `${P}/invitations/accept`,
     {
-      onRequest: app.sameOriginOnly,
-      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      ...publicPost,
       schema: {
         ...publicRoute,
         summary: 'Accept a link by setting a password: signs in.',
@@ -298,13 +304,12 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.post(
     `${P}/invitations/passkey/options`,
     {
-      onRequest: app.sameOriginOnly,
-      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      ...publicPost,
       schema: {
         ...publicRoute,
         summary: 'Options for navigator.credentials.create() to register a passkey with an invitation.',
         body: z.object({ token: InvitationToken }),
-        response: { 200: z.object({ options: z.record(z.string(), z.unknown()), challenge_token: z.string() }), 409: ErrorSchema, ...publicErrors },
+        response: { 200: PasskeyOptions, 409: ErrorSchema, ...publicErrors },
       },
     },
     async (request) => registrationOptions(services, request, await passkeySubject(request.body.token)),
@@ -313,8 +318,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
   app.post(
     `${P}/invitations/passkey`,
     {
-      onRequest: app.sameOriginOnly,
-      config: { rateLimit: SIGN_IN_PER_ADDRESS },
+      ...publicPost,
       schema: {
         ...publicRoute,
         summary: 'Accept an invitation by registering a passkey (the attestation of navigator.credentials.create()): signs in.',
@@ -384,9 +388,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       const link = parseMembershipInvitationToken(request.body.token);
       if (!link || link.invitationId !== request.params.invitation) throw invitationGone();
       const user = await acceptMembershipInvitation(manageContext(services, request), s.userId, request.params.invitation, link.tokenHash);
-      const session = await loadSession(services.store, s.sessionId);
-      if (session.status === 'none') throw new HttpError(401, 'unauthenticated', 'Unauthenticated.');
-      return sessionAnswer(services, user, session, s.cookieValue);
+      return currentSessionAnswer(s, user);
     },
   );
 
@@ -421,10 +423,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     },
     async (request) => {
       const s = requireSession(request);
-      const user = await loadUser(services.store, s.userId);
-      const session = await loadSession(services.store, s.sessionId);
-      if (!user || session.status === 'none') throw new HttpError(401, 'unauthenticated', 'Unauthenticated.');
-      return sessionAnswer(services, user, session, s.cookieValue);
+      return currentSessionAnswer(s, await loadUser(services.store, s.userId));
     },
   );
 
@@ -456,9 +455,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
     async (request) => {
       const s = requireSession(request);
       const user = await switchOrganization(manageContext(services, request), s.userId, request.body.organization_id);
-      const session = await loadSession(services.store, s.sessionId);
-      if (session.status === 'none') throw new HttpError(401, 'unauthenticated', 'Unauthenticated.');
-      return sessionAnswer(services, user, session, s.cookieValue);
+      return currentSessionAnswer(s, user);
     },
   );
 

@@ -11,9 +11,8 @@ const Params = z.object({
 });
 
 /**
- * The seller's logo, public (the hosted checkout, receipt pages and emails show it): its URL names
- * its content hash, so it is cached for good, and every logo an organization had stays reachable
- * for the emails that show it.
+ * The seller's logo, public: its URL names its content hash, so it is cached for good, and every logo
+ * an organization had stays reachable for the emails that show it.
  */
 export async function logoRoutes(app: FastifyInstance, opts: { services: Services }): Promise<void> {
   const { services } = opts;

@@ -88,7 +88,7 @@ export const organizationView = (org: OrganizationSettings, base: string) => ({
 });
 
 const memberView = (m: MemberDoc) => ({ id: m.user_id, email: m.email, role: m.role, status: 'active' as const, joined_at: m.joined_at, invitation_expires_at: null });
-const invitedView = (i: InvitationDoc) => ({ id: i.id, email: i.email, role: i.role, status: 'invited' as const, joined_at: null, invitation_expires_at: i.expires_at });
+const invitedView = (i: Pick<InvitationDoc, 'id' | 'email' | 'role' | 'expires_at'>) => ({ id: i.id, email: i.email, role: i.role, status: 'invited' as const, joined_at: null, invitation_expires_at: i.expires_at });
 const keyView = (k: ApiKeyDoc, emails: ReadonlyMap<string, string>) => ({ id: k.id, name: k.name, user_id: k.user_id, user_email: emails.get(k.user_id) ?? null, created_at: k.created_at, expires_at: k.expires_at, revoked_at: k.revoked_at, last_used_at: k.last_used_at ?? null });
 
 const lastOwner = () => new DomainError('conflict', 'last_owner', 'An organization keeps at least one owner.');
@@ -144,6 +144,13 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
 
   const ownersOf = async (organizationId: string) =>
     services.readStore.count(MEMBERS, { organization_id: organizationId, role: 'owner' });
+  /** Members and the owner count are read models: they first reach the log's head (bounded). */
+  const memberOf = async (organizationId: string, userId: string) => {
+    await readModelsAtHead(services);
+    const member = await services.readStore.get<MemberDoc>(MEMBERS, `${organizationId}:${userId}`);
+    if (!member) throw notFound('Member');
+    return member;
+  };
 
   app.get(
     `${P}/members`,
@@ -179,15 +186,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
       const { organizationId, userId } = requireOwner(request);
       const ctx = manageContext(services, request);
       const invitation = await inviteMember(ctx, { organizationId, email: request.body.email, role: request.body.role, invitedBy: userId });
-      return reply.code(201).send({
-        id: invitation.id,
-        email: invitation.email,
-        role: invitation.role,
-        status: 'invited' as const,
-        joined_at: null,
-        invitation_expires_at: invitation.expires_at,
-        invitation_link: `${baseUrl(services, request)}${invitationPath(invitation.token)}`,
-      });
+      return reply.code(201).send({ ...invitedView(invitation), invitation_link: `${baseUrl(services, request)}${invitationPath(invitation.token)}` });
     },
   );
 
@@ -201,10 +200,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
     },
     async (request) => {
       const { organizationId } = requireOwner(request);
-      // Members and the owner count are read models: they first reach the log's head (bounded).
-      await readModelsAtHead(services);
-      const member = await services.readStore.get<MemberDoc>(MEMBERS, `${organizationId}:${request.params.user}`);
-      if (!member) throw notFound('Member');
+      const member = await memberOf(organizationId, request.params.user);
       if (member.role === 'owner' && request.body.role !== 'owner' && (await ownersOf(organizationId)) <= 1) throw lastOwner();
       const user = await changeMemberRole(manageContext(services, request), organizationId, request.params.user, request.body.role);
       return memberView({ ...member, role: user.roles[organizationId]! });
@@ -223,10 +219,7 @@ export const organizationRoutes: FastifyPluginAsyncZod<{ services: Services }> =
         await revokeMembershipInvitation(manageContext(services, request), organizationId, request.params.user, userId);
         return reply.code(204).send(null);
       }
-      // Members and the owner count are read models: they first reach the log's head (bounded).
-      await readModelsAtHead(services);
-      const member = await services.readStore.get<MemberDoc>(MEMBERS, `${organizationId}:${request.params.user}`);
-      if (!member) throw notFound('Member');
+      const member = await memberOf(organizationId, request.params.user);
       if (member.role === 'owner' && (await ownersOf(organizationId)) <= 1) throw lastOwner();
       await removeMember(manageContext(services, request), organizationId, request.params.user);
       return reply.code(204).send(null);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { addPasskey, loadUser, removePasskey } from '../accountCommands.ts';
 import { USERS, type UserDoc } from '../identityProjection.ts';
-import { HttpError } from '../../../platform/http/index.ts';
+import { unauthenticated } from '../../../platform/http/index.ts';
 import { requireSession } from './sessionAuth.ts';
 import { Passkey } from './identitySchemas.ts';
 import { manageContext } from '../../../platform/http/index.ts';
@@ -16,17 +16,20 @@ const CredentialId = z.object({ id: z.string().min(1).max(1024).regex(/^[A-Za-z0
 
 /** The signed-in person's own passkeys: list, add (a WebAuthn registration), remove. */
 export const passkeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
-  const unauthenticated = () => new HttpError(401, 'unauthenticated', 'Unauthenticated.');
+  /** The signed-in person as their stream says (a removal or a passkey change counts at once). */
+  const signedInUser = async (request: Parameters<typeof requireSession>[0]) => {
+    const user = await loadUser(services.store, requireSession(request).userId);
+    if (!user) throw unauthenticated();
+    return user;
+  };
 
   app.get(
     P,
     { onRequest: app.authenticateSession, schema: { ...manageRoute, summary: 'Your passkeys (never their keys).', response: { 200: z.object({ data: z.array(Passkey) }), ...manageErrors } } },
     async (request) => {
-      const s = requireSession(request);
-      // The stream says which passkeys there are (a removal counts at once); the read model adds when each was last used.
-      const user = await loadUser(services.store, s.userId);
-      if (!user) throw unauthenticated();
-      const doc = await services.readStore.get<UserDoc>(USERS, s.userId);
+      // The stream says which passkeys there are; the read model adds when each was last used.
+      const user = await signedInUser(request);
+      const doc = await services.readStore.get<UserDoc>(USERS, user.id);
       const lastUsed = new Map((doc?.passkeys ?? []).map((p) => [p.credential_id, p.last_used_at]));
       return { data: user.passkeys.map((p) => ({ id: p.credential_id, name: p.name, registered_at: p.registered_at, last_used_at: lastUsed.get(p.credential_id) ?? null })) };
     },
@@ -44,10 +47,7 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ services: Services }> = asyn
       },
     },
     async (request) => {
-      const s = requireSession(request);
-      const user = await loadUser(services.store, s.userId);
-      if (!user) throw unauthenticated();
-      return registrationOptions(services, request, user);
+      return registrationOptions(services, request, await signedInUser(request));
     },
   );
 

@@ -43,15 +43,18 @@ declare module 'fastify' {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function sessionCookieValue(request: FastifyRequest): string | null {
+/** The value of the request's cookie `name`, or null. */
+export function cookieValue(request: FastifyRequest, name: string): string | null {
   const header = request.headers.cookie;
   if (typeof header !== 'string') return null;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return null;
 }
+
+export const sessionCookieValue = (request: FastifyRequest) => cookieValue(request, SESSION_COOKIE);
 
 /** HttpOnly (scripts never read it), SameSite=Lax (no cross-site POST carries it), Secure over https. */
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string, maxAgeSeconds: number): void {

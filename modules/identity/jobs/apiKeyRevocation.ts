@@ -20,8 +20,7 @@ class IdentityBehind extends Error {}
 async function identityReached(services: Services, position: number): Promise<void> {
   const deadline = Date.now() + CATCH_UP_MS;
   for (;;) {
-    const local = services.projections?.checkpointOf(identityProjection.name);
-    const at = local !== undefined && local !== null ? local : await services.readStore.readCheckpoint(identityProjection.name);
+    const at = services.projections?.checkpointOf(identityProjection.name) ?? (await services.readStore.readCheckpoint(identityProjection.name));
     if (at !== null && at >= position) return;
     if (Date.now() >= deadline) throw new IdentityBehind(`the identity projection has not reached position ${position}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -44,12 +43,9 @@ async function handleBatch(services: Services, events: RecordedEvent[], logger: 
 }
 
 /**
- * A key acts with its creator's rights, so their removal from the organization ends it: this
- * subscriber follows users' streams from its checkpoint and, for each `MemberRemoved`, records
- * `ApiKeyRevoked` (reason `member_removed`) on every key they made there. The auth check already
- * refuses such a key from the removal on (it reads the person's stream); this makes it final and
- * visible, and a crash between the removal and the revocations leaves them to the next run.
- * Delivery is at least once; revoking a revoked key records nothing.
+ * A key acts with its creator's rights, so their removal ends it: for each `MemberRemoved` this
+ * subscriber revokes (`member_removed`) every key they made there. The auth check already refuses
+ * such keys; this makes it final and visible. Revoking a revoked key records nothing.
  */
 export const apiKeyRevocationJob: BackgroundJob = {
   name: 'api-key-revocation',

@@ -117,14 +117,14 @@ const licenseApi: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
   };
 
   const route = (summary: string, description: string) => ({ summary, description, tags: ['licenses'] });
+  /** A route the key authenticates: limited per address and per key. */
+  const keyRoute = { config: { rateLimit: perAddress }, preHandler: perKey, serializerCompiler: answerSerializer };
   const ctxFor = (request: FastifyRequest, state: IssuedKey) => commandContext(services, request, state.key.organization_id);
 
   app.post(
     '/activate',
     {
-      config: { rateLimit: perAddress },
-      preHandler: perKey,
-      serializerCompiler: answerSerializer,
+      ...keyRoute,
       schema: {
         ...route('Activates a license key on one instance (a machine, an install).', 'Public: the key is the credential. Over the activation limit: 422 `activation_limit_reached`; a disabled or expired key: 422 `license_key_disabled` / `license_key_expired`.'),
         body: ActivateBody,
@@ -143,9 +143,7 @@ const licenseApi: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
   app.post(
     '/validate',
     {
-      config: { rateLimit: perAddress },
-      preHandler: perKey,
-      serializerCompiler: answerSerializer,
+      ...keyRoute,
       schema: {
         ...route(
           'Validates a license key, and the instance when given.',
@@ -173,9 +171,7 @@ const licenseApi: FastifyPluginAsyncZod<{ services: Services }> = async (app, { 
   app.post(
     '/deactivate',
     {
-      config: { rateLimit: perAddress },
-      preHandler: perKey,
-      serializerCompiler: answerSerializer,
+      ...keyRoute,
       schema: {
         ...route('Deactivates one instance of a license key, freeing its activation.', 'Public: the key is the credential. An instance not activated on the key: 404 `instance_not_found`.'),
         body: DeactivateBody,

@@ -29,9 +29,8 @@ async function handleBatch(services: Services, events: RecordedEvent[], logger: 
 }
 
 /**
- * Issues a key for each license_key grant and disables it when the grant is revoked (enabled
- * again, the same key, when it is granted again). At least once: issuing, revoking and granting
- * again each decide nothing the second time.
+ * Issues a key for each license_key grant, disables it when the grant is revoked and enables the same
+ * key when it is granted again; each decides nothing the second time (delivery is at least once).
  */
 export const licenseKeyIssuerJob: BackgroundJob = {
   name: 'license-keys',

@@ -2,10 +2,8 @@ import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
 import { conflict, notFound } from '../../../platform/domain/index.ts';
 
 /**
- * One consent: a person let an app act in one of their organizations with some scopes. The
- * authorization server's grant id names the stream; its tokens live while the grant does. The
- * events are the audit trail: consent (or denial), every issue of tokens, every revocation. No
- * token, code or secret ever appears in them.
+ * One consent: a person let an app act in one of their organizations with some scopes; its tokens live
+ * while the grant does. The events are the audit trail, and no token, code or secret appears in them.
  */
 export type OAuthGrantEvent =
   | DomainEvent<

@@ -6,10 +6,9 @@ import type { Services } from '../../../platform/runtime/index.ts';
 import { unauthenticated, unauthorized } from '../../../platform/http/index.ts';
 
 /**
- * The bearer credential's person as they stand now: their role in the organization, read from
- * their own stream (not a read model), so a demotion or removal counts from the next request on.
- * Not a member: 401 (the credential is dead, whether or not its revocation is recorded yet).
- * A route above their role (modules/identity/domain/bearerAccess.ts): 403.
+ * The bearer credential's person as they stand now, from their own stream, so a demotion or removal
+ * counts from the next request on: not a member, 401 (the credential is dead); a route above their
+ * role (domain/bearerAccess.ts), 403.
  */
 export async function checkBearerRole(services: Services, request: FastifyRequest, userId: string, organizationId: string): Promise<Role> {
   const user = await loadUser(services.store, userId);

@@ -1,12 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  deleteOAuthApp,
-  loadOAuthApp,
-  registerOAuthApp,
-  revokeOAuthGrant,
-  updateOAuthApp,
-} from '../oauthCommands.ts';
+import { appView, deleteOAuthApp, loadOAuthApp, registerOAuthApp, revokeOAuthGrant, updateOAuthApp } from '../oauthCommands.ts';
 import { deleteGrantRecords } from './oidcStorage.ts';
 import {
   OAUTH_APPS,
@@ -110,8 +104,7 @@ export const oauthAppRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
     { onRequest: app.authenticateOwner, schema: { ...manageRoute, summary: 'One OAuth app (owners).', params: ClientParams, response: { 200: OAuthApp, ...manageErrors } } },
     async (request) => {
       const { organizationId } = requireOwner(request);
-      const state = await ownApp(organizationId, request.params.client_id);
-      return appAnswer({ client_id: state.clientId, name: state.name, redirect_uris: state.redirectUris, public: state.public, created_at: state.createdAt });
+      return appAnswer(appView(await ownApp(organizationId, request.params.client_id)));
     },
   );
 
@@ -159,19 +152,7 @@ export const oauthAppRoutes: FastifyPluginAsyncZod<{ services: Services }> = asy
     async (request) => {
       const { userId } = requireSession(request);
       const docs = await services.readStore.find<OAuthConnectionDoc>(OAUTH_CONNECTIONS, { filter: { user_id: userId }, sort: [['granted_at', -1]], limit: 1000 });
-      return {
-        data: docs
-          .filter((d) => d.revoked_at === null)
-          .map((d) => ({
-            id: d.id,
-            client_id: d.client_id,
-            app_name: d.app_name,
-            organization_id: d.organization_id,
-            scopes: d.scopes,
-            granted_at: d.granted_at,
-            last_used_at: d.last_used_at,
-          })),
-      };
+      return { data: docs.filter((d) => d.revoked_at === null).map(({ user_id: _user, revoked_at: _revoked, ...connection }) => connection) };
     },
   );
 

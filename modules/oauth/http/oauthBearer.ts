@@ -10,11 +10,9 @@ import { checkBearerRole } from './bearerRole.ts';
 const ACCESS_TOKEN_SHAPE = /^[A-Za-z0-9_-]{20,200}$/;
 
 /**
- * An OAuth access token: found by its hash, alive (not expired, not revoked), its grant still
- * granted (the grant's stream: a user's revocation counts at once), its app not deleted, its user
- * still in the organization granted (else 401) with a role that allows the route now (else 403).
- * Then the route must be one its scopes name, else 403 with RFC 6750's insufficient_scope and the
- * scope that would do.
+ * An OAuth access token: found by its hash, alive, its grant still granted and its app not deleted
+ * (their streams: a revocation counts at once), its user's role allowing the route now (else 401 or
+ * 403), and the route one its scopes name (else 403 insufficient_scope, RFC 6750, with the scope).
  */
 export async function oauthBearer(services: Services, request: FastifyRequest, reply: FastifyReply, token: string): Promise<void> {
   if (!ACCESS_TOKEN_SHAPE.test(token)) throw unauthenticated();

@@ -249,16 +249,13 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
         },
       };
       const { provider } = flow;
-      if (request.body.decision === 'deny') {
+      const finish = async (result: Parameters<typeof provider.interactionResult>[2]) =>
+        reply.redirect(await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false }), 303);
+      const deny = async (description: string) => {
         await denyConsent(cmd, { clientId, userId: session.userId, scopes });
-        const to = await provider.interactionResult(
-          request.raw,
-          reply.raw,
-          { error: 'access_denied', error_description: 'The user denied access.' },
-          { mergeWithLastSubmission: false },
-        );
-        return reply.redirect(to, 303);
-      }
+        return finish({ error: 'access_denied', error_description: description });
+      };
+      if (request.body.decision === 'deny') return deny('The user denied access.');
       // Another organization's id answers like one that does not exist.
       if (!session.memberships.includes(request.body.organization_id)) {
         return html(reply, 404, renderMessagePage('Organization not found', 'Choose one of your organizations.'));
@@ -268,29 +265,14 @@ export const oauthRoutes: FastifyPluginAsyncZod<{ services: Services }> = async 
       // refused would send the person back to this page.
       const role = (await loadUser(services.store, session.userId))?.roles[request.body.organization_id] ?? null;
       const { granted, refused } = splitGrantable(role, scopes);
-      if (scopes.length > 0 && granted.length === 0) {
-        await denyConsent(cmd, { clientId, userId: session.userId, scopes });
-        const to = await provider.interactionResult(
-          request.raw,
-          reply.raw,
-          { error: 'access_denied', error_description: 'None of the requested scopes may be granted by this person in this organization.' },
-          { mergeWithLastSubmission: false },
-        );
-        return reply.redirect(to, 303);
-      }
+      if (scopes.length > 0 && granted.length === 0) return deny('None of the requested scopes may be granted by this person in this organization.');
       // Our own id (the grant's stream is named after it); oidc-provider keeps a given jti.
       const grant = new provider.Grant({ jti: newGrantId(), accountId: session.userId, clientId } as { accountId: string; clientId: string });
       if (granted.length > 0) grant.addOIDCScope(granted.join(' '));
       if (refused.length > 0) grant.rejectOIDCScope(refused.join(' '));
       const grantId = await grant.save();
       await grantConsent(cmd, { grantId, clientId, userId: session.userId, organizationId: request.body.organization_id, scopes: granted });
-      const to = await provider.interactionResult(
-        request.raw,
-        reply.raw,
-        { login: { accountId: session.userId }, consent: { grantId } },
-        { mergeWithLastSubmission: false },
-      );
-      return reply.redirect(to, 303);
+      return finish({ login: { accountId: session.userId }, consent: { grantId } });
     });
   });
 };

@@ -5,9 +5,8 @@ import type { ReadStore } from '../../../platform/readStore/index.ts';
 import { loadOAuthApp } from '../oauthCommands.ts';
 
 /**
- * The authorization server's working state (codes, tokens, its sessions, interactions, grants):
- * short-lived records, not read models, kept in the read store beside them and written here
- * directly. The audit trail of what happened to them is the grant's event stream.
+ * The authorization server's short-lived records (codes, tokens, sessions, interactions, grants): not
+ * read models, but kept in the read store and written here directly; the grant's stream is their audit trail.
  */
 export const OAUTH_RECORDS = 'oauth_records';
 
@@ -135,9 +134,8 @@ const ensureRecordIndexes = (readStore: ReadStore) =>
   Promise.all(['grant_id', 'uid_hash', 'expires_at'].map((field) => readStore.ensureIndex(OAUTH_RECORDS, [field]))).then(() => undefined);
 
 /**
- * Deletes up to `limit` records expired at `now` (Unix ms), oldest first; returns how many. A
- * lookup deletes an expired record it meets, but most are never looked up again (each access
- * token of a connection, hourly; every consent page left unanswered): without this they pile up.
+ * Deletes up to `limit` records expired at `now` (Unix ms), oldest first; returns how many. Most expired
+ * records are never looked up again (and so deleted on lookup): without this they pile up.
  */
 export async function deleteExpiredRecords(readStore: ReadStore, now: number, limit: number): Promise<number> {
   await ensureRecordIndexes(readStore);

@@ -7,9 +7,8 @@ import { requireOrganization } from '../../identity/index.ts';
 import { requireAuth } from './auth.ts';
 
 /**
- * One set of handlers served twice: to the bearer API (an API key or OAuth token) under `/api`
- * and to the dashboard (a session cookie) under `/manage/api`. A module spreads these and adds
- * what its routes need besides.
+ * One set of handlers served twice: to the bearer API under `/api` and to the dashboard (a session
+ * cookie) under `/manage/api`. A module spreads these and adds what its routes need besides.
  */
 export type RouteAccess = {
   prefix: '/api' | '/manage/api';

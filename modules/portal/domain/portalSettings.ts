@@ -1,10 +1,8 @@
 import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
 
 /**
- * What an organization's buyers may do in the hosted portal, after Stripe's portal configuration
- * (`features.subscription_cancel`, `payment_method_update`, `subscription_update`). One stream per
- * organization, `portal_settings-<organization>`. Plan switches are off until the seller allows them:
- * a buyer moving between prices is a pricing decision.
+ * What an organization's buyers may do in the hosted portal, after Stripe's portal configuration; one
+ * stream per organization. Plan switches are off until the seller allows them: a pricing decision.
  */
 export type PortalSettings = {
   /** Buyers may ask for a sign-in link by email at /portal/<organization>. */

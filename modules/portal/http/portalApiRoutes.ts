@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import type { onRequestHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { commandContext, ErrorSchema, findOrAwaitStream, manageContext, manageErrors, manageRoute, notFound, protectedRoute } from '../../../platform/http/index.ts';
+import { commandContext, ErrorSchema, findOrAwaitStream, notFound, protectedRoute } from '../../../platform/http/index.ts';
 import { customerStream } from '../../customers/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { requireOrganization } from '../../identity/index.ts';
 import { publicBaseUrl } from '../../receipts/index.ts';
-import { requireAuth } from '../../oauth/index.ts';
+import { bearerAccess, manageAccess, requireAuth, type RouteAccess } from '../../oauth/index.ts';
 import { issuePortalLink, portalLinkPath, PORTAL_SESSION_LINK_SECONDS } from '../portalAccess.ts';
 import { buyerById } from '../portalCustomers.ts';
 import { changePortalSettings, loadPortalSettings } from '../portalSettings.ts';
@@ -85,54 +85,31 @@ export const portalApiRoutes: FastifyPluginAsyncZod<{ services: Services }> = as
     },
   );
 
-  settingsRoutes(app, services, {
-    prefix: '/api',
-    read: app.authenticate,
-    write: app.authenticate,
-    schema: protectedRoute,
-    errors: { 401: ErrorSchema, 403: ErrorSchema, 422: ErrorSchema },
-    organizationOf: (request) => requireAuth(request).organizationId,
-    context: (request) => commandContext(services, request),
-  });
+  settingsRoutes(app, services, { ...bearerAccess, errors: { 401: ErrorSchema, 403: ErrorSchema, 422: ErrorSchema }, write: (app) => app.authenticate });
 };
 
 /** The portal settings through the management API (session cookie; owners change them). */
 export const portalManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => {
-  settingsRoutes(app, services, {
-    prefix: '/manage/api',
-    read: app.authenticateSession,
-    write: app.authenticateOwner,
-    schema: manageRoute,
-    errors: manageErrors,
-    organizationOf: (request) => requireOrganization(request).organizationId,
-    context: (request) => manageContext(services, request),
-  });
+  settingsRoutes(app, services, { ...manageAccess, write: (app) => app.authenticateOwner });
 };
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
-type Access = {
-  prefix: string;
-  read: App['authenticate'];
-  write: App['authenticate'];
-  schema: Record<string, unknown>;
-  errors: Record<number, typeof ErrorSchema>;
-  organizationOf(request: Parameters<typeof requireAuth>[0]): string;
-  context(request: Parameters<typeof requireAuth>[0]): ReturnType<typeof commandContext>;
-};
+/** `write`: the hook of the route that changes the settings. */
+type Access = RouteAccess & { write: (app: App) => onRequestHookHandler };
 
 function settingsRoutes(app: App, services: Services, access: Access): void {
   const path = `${access.prefix}/portal_settings`;
   app.get(
     path,
-    { onRequest: access.read, schema: { ...access.schema, summary: 'What buyers may do in the hosted customer portal.', response: { 200: PortalSettingsSchema, ...access.errors } } },
+    { onRequest: access.onRequest(app), schema: { ...access.schema, summary: 'What buyers may do in the hosted customer portal.', response: { 200: PortalSettingsSchema, ...access.errors } } },
     async (request) => loadPortalSettings(services.store, access.organizationOf(request)),
   );
   app.put(
     path,
     {
-      onRequest: access.write,
+      onRequest: access.write(app),
       schema: { ...access.schema, summary: 'Set what buyers may do in the hosted customer portal (owners).', body: PortalSettingsSchema, response: { 200: PortalSettingsSchema, ...access.errors } },
     },
-    async (request) => changePortalSettings(access.context(request), access.organizationOf(request), request.body),
+    async (request) => changePortalSettings(access.context(services, request), access.organizationOf(request), request.body),
   );
 }

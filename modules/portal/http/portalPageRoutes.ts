@@ -6,7 +6,7 @@ import { DomainError } from '../../../platform/domain/index.ts';
 import type { EventMetadata } from '../../../platform/eventStore/index.ts';
 import type { CommandContext } from '../../../platform/es/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { addressLines, crossSite, loadOrganization, logoPath } from '../../identity/index.ts';
+import { addressLines, cookieValue, crossSite, loadOrganization, logoPath } from '../../identity/index.ts';
 import { loadStripeAccount, PaymentProviderError, paymentProviderFor, prepareCardSetup, readCardSetup, sendHostedPage } from '../../payments/index.ts';
 import { enqueueBuyerEmail, publicBaseUrl } from '../../receipts/index.ts';
 import { cancelSubscription, declineInPlainWords, isEnded, loadSubscription, parseCard, reactivateSubscription, replaceCard, switchPlan, useSavedCard, type Active } from '../../subscriptions/index.ts';
@@ -33,15 +33,7 @@ function send(reply: FastifyReply, status: number, render: (nonce: string) => st
   return sendHostedPage(reply, status, render, { stripeJsUrl, images: true });
 }
 
-function cookieOf(request: FastifyRequest): string | null {
-  const header = request.headers.cookie;
-  if (typeof header !== 'string') return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === COOKIE) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
+const cookieOf = (request: FastifyRequest) => cookieValue(request, COOKIE);
 
 /** HttpOnly, SameSite=Strict (no request from another site carries it), scoped to this organization's portal. */
 function setVisitCookie(request: FastifyRequest, reply: FastifyReply, organizationId: string, value: string, maxAge: number) {
@@ -90,10 +82,8 @@ const STRIPE_UNREACHABLE = 'The payment service could not be reached. Please try
 const EmailField = z.string().trim().max(254).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/);
 
 /**
- * The hosted customer portal (`/portal/<organization>`): sign-in by an emailed one-time link or by
- * a seller's portal session, then the buyer's purchases, invoices and subscriptions, with what the
- * organization's portal settings let them do. Plain HTML and same-origin forms: no script, no
- * third party; every form carries the visit's CSRF token.
+ * The hosted customer portal (`/portal/<organization>`): plain HTML and same-origin forms, no
+ * script and no third party; every form carries the visit's CSRF token.
  */
 export async function portalPageRoutes(app: FastifyInstance, opts: { services: Services }): Promise<void> {
   const { services } = opts;

@@ -17,9 +17,8 @@ export function promoState(promo: PromoFacts, now: number): PromoState {
 }
 
 /**
- * The tier in force at `now` (unix seconds): the first tier whose time has not run out and whose
- * participant threshold is not reached. Null before the start, after the end, or when every tier
- * is used up (sold out).
+ * The tier in force at `now` (unix seconds): the first whose time has not run out and whose participant
+ * threshold is not reached. Null before the start, after the end, or when sold out.
  */
 export function currentTierIndex(promo: PromoFacts, now: number): number | null {
   if (promoState(promo, now) !== 'active') return null;

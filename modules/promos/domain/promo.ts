@@ -44,9 +44,8 @@ export type PromoCommand =
   | { type: 'EnrolParticipant'; organizationId: string; email: string; reference: string | null; workflowId: number | null; now: number };
 
 /**
- * The emails enrolled so far, newest first, as an immutable chain: adding one shares every
- * earlier link, so folding a promo's N enrolments takes N steps, where a Set copied per event
- * would take N²/2.
+ * The emails enrolled so far, newest first, as an immutable chain: adding one shares every earlier
+ * link, so folding N enrolments takes N steps (a Set copied per event would take N²/2).
  */
 export type Enrolled = { readonly email: string; readonly earlier: Enrolled } | null;
 

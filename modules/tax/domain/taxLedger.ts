@@ -33,16 +33,7 @@ export type TaxEvent =
   | DomainEvent<'TaxRateCreated', { rate: TaxRate }>
   | DomainEvent<'TaxRateUpdated', { id: string; display_name: string; description: string | null; active: boolean; updated_at: number }>;
 
-export type NewRate = {
-  display_name: string;
-  description: string | null;
-  percentage: number;
-  country: string;
-  state: string | null;
-  postal_code_prefix: string | null;
-  jurisdiction: string | null;
-  active: boolean;
-};
+export type NewRate = Omit<TaxRate, 'id' | 'object' | 'tax_type' | 'created'>;
 
 export type TaxCommand =
   | { type: 'UpdateTaxSettings'; enabled?: boolean; default_tax_behavior?: TaxBehavior; now: number }

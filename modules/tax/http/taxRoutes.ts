@@ -1,57 +1,35 @@
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { commandContext, ErrorSchema, manageContext, manageErrors, manageRoute, notFound, protectedRoute } from '../../../platform/http/index.ts';
+import { ErrorSchema, manageErrors, notFound } from '../../../platform/http/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
-import type { CommandContext } from '../../../platform/es/index.ts';
-import { loadOrganization, requireOrganization } from '../../identity/index.ts';
-import { requireAuth } from '../../oauth/index.ts';
+import { loadOrganization } from '../../identity/index.ts';
+import { bearerAccess, manageAccess, type RouteAccess } from '../../oauth/index.ts';
 import { EU_STANDARD_RATES_AS_OF } from '../domain/euVatRates.ts';
 import { createTaxRate, loadStarterRates, loadTax, updateTaxRate, updateTaxSettings } from '../taxCommands.ts';
 import { NewTaxRateBody, TaxRateId, TaxRateSchema, TaxRateUpdateBody, TaxSettingsBody, TaxSettingsSchema } from './taxSchemas.ts';
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
-type Request = Parameters<typeof requireAuth>[0];
 
 /**
  * How the tax routes are reached: the bearer API (API key or `tax:*` token; writes need an
  * owner's credential, see BEARER_ROUTE_ROLES) or the management API (session cookie; owners write).
  */
-type Access = {
-  prefix: string;
-  read: App['authenticate'];
-  write: App['authenticate'];
-  schema: Record<string, unknown>;
-  errors: Record<number, typeof ErrorSchema>;
-  organizationOf(request: Request): string;
-  context(request: Request): CommandContext;
-};
+type Access = RouteAccess & { write: (app: App) => onRequestHookHandler };
 
 /** Tax settings and rates on the bearer API. */
 export const taxRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) =>
-  routes(app, services, {
-    prefix: '/api',
-    read: app.authenticate,
-    write: app.authenticate,
-    schema: protectedRoute,
-    errors: { 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 422: ErrorSchema },
-    organizationOf: (request) => requireAuth(request).organizationId,
-    context: (request) => commandContext(services, request),
-  });
+  routes(app, services, { ...bearerAccess, errors: { ...bearerAccess.errors, 409: ErrorSchema }, write: (app) => app.authenticate });
 
 /** The same through the management API, for the dashboard. */
 export const taxManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) =>
-  routes(app, services, {
-    prefix: '/manage/api',
-    read: app.authenticateSession,
-    write: app.authenticateOwner,
-    schema: manageRoute,
-    errors: { ...manageErrors, 404: ErrorSchema, 409: ErrorSchema },
-    organizationOf: (request) => requireOrganization(request).organizationId,
-    context: (request) => manageContext(services, request),
-  });
+  routes(app, services, { ...manageAccess, errors: { ...manageErrors, 404: ErrorSchema, 409: ErrorSchema }, write: (app) => app.authenticateOwner });
 
 function routes(app: App, services: Services, access: Access): void {
   const { prefix, errors } = access;
+  const read = access.onRequest(app);
+  const write = access.write(app);
+  const context = (request: FastifyRequest) => access.context(services, request);
   const settingsOf = async (organizationId: string): Promise<z.infer<typeof TaxSettingsSchema>> => {
     const [tax, organization] = await Promise.all([loadTax(services.store, organizationId), loadOrganization(services.store, organizationId)]);
     return {
@@ -63,19 +41,19 @@ function routes(app: App, services: Services, access: Access): void {
 
   app.get(
     `${prefix}/tax/settings`,
-    { onRequest: access.read, schema: { ...access.schema, summary: 'Whether tax is collected, the default tax behaviour, and the origin it is computed from.', response: { 200: TaxSettingsSchema, ...errors } } },
+    { onRequest: read, schema: { ...access.schema, summary: 'Whether tax is collected, the default tax behaviour, and the origin it is computed from.', response: { 200: TaxSettingsSchema, ...errors } } },
     async (request) => settingsOf(access.organizationOf(request)),
   );
 
   app.post(
     `${prefix}/tax/settings`,
     {
-      onRequest: access.write,
+      onRequest: write,
       schema: { ...access.schema, summary: 'Turn tax collection on or off, or set the default tax behaviour (owners).', body: TaxSettingsBody, response: { 200: TaxSettingsSchema, ...errors } },
     },
     async (request) => {
       const organizationId = access.organizationOf(request);
-      await updateTaxSettings(access.context(request), { organizationId, ...request.body });
+      await updateTaxSettings(context(request), { organizationId, ...request.body });
       return settingsOf(organizationId);
     },
   );
@@ -83,7 +61,7 @@ function routes(app: App, services: Services, access: Access): void {
   app.get(
     `${prefix}/tax_rates`,
     {
-      onRequest: access.read,
+      onRequest: read,
       schema: {
         ...access.schema,
         summary: "The organization's tax rates, newest first.",
@@ -101,12 +79,12 @@ function routes(app: App, services: Services, access: Access): void {
   app.post(
     `${prefix}/tax_rates`,
     {
-      onRequest: access.write,
+      onRequest: write,
       schema: { ...access.schema, summary: 'Create a tax rate (owners); 409 when an active rate applies to the same place.', body: NewTaxRateBody, response: { 201: TaxRateSchema, ...errors } },
     },
     async (request, reply) => {
       const b = request.body;
-      const rate = await createTaxRate(access.context(request), {
+      const rate = await createTaxRate(context(request), {
         organizationId: access.organizationOf(request),
         rate: {
           display_name: b.display_name,
@@ -126,21 +104,21 @@ function routes(app: App, services: Services, access: Access): void {
   app.post(
     `${prefix}/tax_rates/starter`,
     {
-      onRequest: access.write,
+      onRequest: write,
       schema: {
         ...access.schema,
         summary: 'Add the EU-27 standard VAT rates for every EU country without an active rate (owners). Dated: check each before collecting.',
         response: { 200: z.object({ as_of: z.string(), created: z.array(TaxRateSchema) }), ...errors },
       },
     },
-    async (request) => loadStarterRates(access.context(request), { organizationId: access.organizationOf(request) }),
+    async (request) => loadStarterRates(context(request), { organizationId: access.organizationOf(request) }),
   );
 
   const Params = z.object({ id: TaxRateId });
 
   app.get(
     `${prefix}/tax_rates/:id`,
-    { onRequest: access.read, schema: { ...access.schema, summary: 'A tax rate.', params: Params, response: { 200: TaxRateSchema, ...errors } } },
+    { onRequest: read, schema: { ...access.schema, summary: 'A tax rate.', params: Params, response: { 200: TaxRateSchema, ...errors } } },
     async (request) => {
       const { rates } = await loadTax(services.store, access.organizationOf(request));
       const rate = rates.find((r) => r.id === request.params.id);
@@ -152,7 +130,7 @@ function routes(app: App, services: Services, access: Access): void {
   app.post(
     `${prefix}/tax_rates/:id`,
     {
-      onRequest: access.write,
+      onRequest: write,
       schema: {
         ...access.schema,
         summary: "Change a tax rate's display name or description, or archive it (active: false) (owners). Its percentage never changes.",
@@ -161,6 +139,6 @@ function routes(app: App, services: Services, access: Access): void {
         response: { 200: TaxRateSchema, ...errors },
       },
     },
-    async (request) => updateTaxRate(access.context(request), { organizationId: access.organizationOf(request), id: request.params.id, ...request.body }),
+    async (request) => updateTaxRate(context(request), { organizationId: access.organizationOf(request), id: request.params.id, ...request.body }),
   );
 }
