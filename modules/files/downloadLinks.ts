@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deriveKey } from '../../platform/lib/index.ts';
 import type { Services } from '../../platform/runtime/index.ts';
 
 /** How long a buyer's download link works. */
@@ -13,7 +14,7 @@ const keys = new WeakMap<Uint8Array, Buffer>();
 function linkKey(secrets: Services['secrets']): Buffer {
   let key = keys.get(secrets.jwt);
   if (!key) {
-    key = Buffer.from(hkdfSync('sha256', secrets.jwt, Buffer.alloc(0), 'commerce files: download links', 32));
+    key = deriveKey(secrets.jwt, 'commerce files: download links');
     keys.set(secrets.jwt, key);
   }
   return key;

@@ -1,5 +1,6 @@
-import { createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, CompactSign, exportJWK, type JWK } from 'jose';
+import { deriveKey } from '../../platform/lib/index.ts';
 
 /** How long an app may trust a validation offline before asking again. */
 export const TOKEN_TTL_SECONDS = 7 * 86_400;
@@ -25,7 +26,7 @@ export function licenseTokenSigner(serviceSecret: Uint8Array): Promise<LicenseTo
 }
 
 async function makeSigner(serviceSecret: Uint8Array): Promise<LicenseTokenSigner> {
-  const seed = Buffer.from(hkdfSync('sha256', serviceSecret, Buffer.alloc(0), 'commerce license validation tokens ed25519', 32));
+  const seed = deriveKey(serviceSecret, 'commerce license validation tokens ed25519');
   const privateKey: KeyObject = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const jwk = await exportJWK(createPublicKey(privateKey));
   const kid = await calculateJwkThumbprint(jwk);
