@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { isShopUrl, MAX_TRIAL_DAYS, SLUG, trialProblem, type OfferContent } from './domain/offer.ts';
 import { isRedirectUrl, MAX_REDIRECT_ORIGINS, normalizeOrigin } from './domain/redirectUrls.ts';
 import { loadProductByKey } from '../catalog/index.ts';
-import { applyEach, filePath, ImportValidationError } from '../../platform/import/index.ts';
-import { importSection, type ImportContext, type ImportIssue } from '../../platform/import/index.ts';
+import { applyEach, filePath, ImportValidationError, importSection, type ImportContext, type ImportIssue } from '../../platform/import/index.ts';
 import { reservedSlugMessage } from '../../platform/lib/index.ts';
 import { publishOffer, upsertOffer, type OfferSummary } from './offerCommands.ts';
 

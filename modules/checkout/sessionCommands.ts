@@ -16,11 +16,9 @@ import {
 } from './domain/checkoutSession.ts';
 import { invoiceDecider, invoiceStream } from './domain/invoice.ts';
 import type { OfferPlan } from './domain/offer.ts';
-import { fold, type AppliedDiscount, type PricingRecord, type TaxBehavior } from '../../platform/domain/index.ts';
-import { DomainError, notFound } from '../../platform/domain/index.ts';
+import { fold, type AppliedDiscount, type PricingRecord, type TaxBehavior, DomainError, notFound } from '../../platform/domain/index.ts';
 import type { RecordedEvent } from '../../platform/eventStore/index.ts';
-import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
-import { allocateId } from '../../platform/es/index.ts';
+import { handleCommand, type CommandContext, allocateId } from '../../platform/es/index.ts';
 import type { CardInput, PaymentProvider } from '../payments/index.ts';
 import { productDecider, productIdOfRouteKey, productStream } from '../catalog/index.ts';
 import { ensureCustomer } from '../customers/index.ts';

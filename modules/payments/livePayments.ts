@@ -1,10 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput } from '../checkout/index.ts';
-import { invoiceDecider, invoiceStream, type InvoiceState } from '../checkout/index.ts';
+import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput, invoiceDecider, invoiceStream, type InvoiceState, completePaidInvoiceSession, reserveSessionRedemption, sessionCustomerId, startSession } from '../checkout/index.ts';
 import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
-import { fold } from '../../platform/domain/index.ts';
-import { DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
-import { completePaidInvoiceSession, reserveSessionRedemption, sessionCustomerId, startSession } from '../checkout/index.ts';
+import { fold, DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
 import { currentAttempt, subscriptionDecider, subscriptionStream } from '../subscriptions/index.ts';
 import { creditNoteId, formatCreditNoteNumber, issueCreditNotes } from '../creditNotes/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';

@@ -9,24 +9,17 @@ import { assertRedirectsAllowed } from '../redirectOrigins.ts';
 import { cancelSession, createSession, newSessionId, paySession, startSession } from '../sessionCommands.ts';
 import { assertSessionTaxDetails, repriceSession } from '../sessionPricing.ts';
 import { readSessionSnapshot, snapshotEtag, snapshotOf, type SessionSnapshot } from '../sessionSnapshot.ts';
-import { paymentProviderFor } from '../../payments/index.ts';
-import { liveModeUnavailable, liveProviderOf, prepareLivePayment, settlePaymentIntent } from '../../payments/index.ts';
-import { loadStripeAccount } from '../../payments/index.ts';
+import { paymentProviderFor, liveModeUnavailable, liveProviderOf, prepareLivePayment, settlePaymentIntent, loadStripeAccount } from '../../payments/index.ts';
 import { invoiceDecider, invoiceStream } from '../domain/invoice.ts';
-import { fold } from '../../../platform/domain/index.ts';
+import { fold, DomainError, invalid } from '../../../platform/domain/index.ts';
 import { checkoutSessionStream, type SessionCustomer } from '../domain/checkoutSession.ts';
 import { evolveSessionView, type SessionView } from '../domain/sessionView.ts';
-import { DomainError, invalid } from '../../../platform/domain/index.ts';
 import { findOfferByRef, findSession } from '../checkoutQueries.ts';
 import { loadOffer, offerUuidOfRef } from '../offerCommands.ts';
 import { encodeRouteKey } from '../../../platform/lib/index.ts';
-import { findOrAwaitStream, POSITION_HEADER, readModelsAtHead, STALE_HEADER } from '../../../platform/http/index.ts';
+import { findOrAwaitStream, POSITION_HEADER, readModelsAtHead, STALE_HEADER, baseUrl, commandContext, notFound, validateHeadersInPlace, ErrorSchema } from '../../../platform/http/index.ts';
 import { findPublishedOffer } from './publishedOffer.ts';
 import { promoPriceForOffer } from '../../promos/index.ts';
-import { baseUrl, commandContext } from '../../../platform/http/index.ts';
-import { notFound } from '../../../platform/http/index.ts';
-import { validateHeadersInPlace } from '../../../platform/http/index.ts';
-import { ErrorSchema } from '../../../platform/http/index.ts';
 import {
   CheckoutQuery,
   CreateSessionBody,

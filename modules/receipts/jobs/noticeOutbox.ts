@@ -1,21 +1,18 @@
 import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/index.ts';
-import { handleCommand, type CommandContext } from '../../../platform/es/index.ts';
-import { organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
+import { handleCommand, type CommandContext, type Logger } from '../../../platform/es/index.ts';
+import { organizationDecider, organizationStream, type OrganizationEvent, MEMBERS, type MemberDoc } from '../../identity/index.ts';
 import { endpointDisabledText, NOTICE_LINK_SLOT, noticeDecider, noticeStream, type Notice, type NoticeEvent } from '../domain/notice.ts';
 import { billingLinkPath, issueBillingLink } from '../../subscriptions/index.ts';
 import { retryDelaySeconds } from '../domain/receipt.ts';
 import { fold } from '../../../platform/domain/index.ts';
 import { webhookEndpointDecider, type WebhookEndpointEvent } from '../../webhooks/index.ts';
-import { MEMBERS, type MemberDoc } from '../../identity/index.ts';
-import type { Logger } from '../../../platform/es/index.ts';
 import type { NOTICES, RECEIPTS } from '../receiptProjection.ts';
-import type { Services } from '../../../platform/runtime/index.ts';
+import type { Services, Config } from '../../../platform/runtime/index.ts';
 import { outletOf, type MailerChoice } from './outlets.ts';
 import { outboxBox } from '../outboxSeal.ts';
 import { framedEmail, textToHtml } from '../domain/seller.ts';
 import { loadSeller } from '../sellerHeader.ts';
 import { escapeHtml } from '../../../platform/http/index.ts';
-import type { Config } from '../../../platform/runtime/index.ts';
 
 /** Where emailed links point: BASE_URL when set, else the address the service listens on. */
 export const publicBaseUrl = (config: Config): string =>

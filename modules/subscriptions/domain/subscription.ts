@@ -1,5 +1,4 @@
-import type { AppliedTax, CustomerTaxDetails, Decider, DomainEvent, PricingRecord, TaxBehavior } from '../../../platform/domain/index.ts';
-import { conflict, discountTerms, DomainError, invalid, notFound, priceLines, taxTerms } from '../../../platform/domain/index.ts';
+import { type AppliedTax, type CustomerTaxDetails, type Decider, type DomainEvent, type PricingRecord, type TaxBehavior, conflict, discountTerms, DomainError, invalid, notFound, priceLines, taxTerms } from '../../../platform/domain/index.ts';
 import { boundary, type Interval, parseInterval, periodIndex } from './interval.ts';
 import { prorate, type ProrationBehavior, type ProrationLine } from './proration.ts';
 import { appliedOf, discountAfterInvoice, discountInForce, startDiscount, type SubscriptionDiscount } from './subscriptionDiscount.ts';

@@ -8,12 +8,11 @@ import { findPublishedOffer } from '../publishedOffer.ts';
 import { loadStripeAccount } from '../../../payments/index.ts';
 import { loadOrganization, logoPath } from '../../../identity/index.ts';
 import { offerRef } from '../checkoutSchemas.ts';
-import { RouteKey } from '../../../../platform/http/index.ts';
+import { RouteKey, sdkAssets, type Asset } from '../../../../platform/http/index.ts';
 import { renderExamplePage } from './examplePage.ts';
 import { renderCheckoutPage, renderMissingPage, type PageExtras, type PageParams } from './renderCheckoutPage.ts';
 import { CATALOG_PLANS, type PlanDoc } from '../../../catalog/index.ts';
 import { recurringTerms } from '../../domain/recurringTerms.ts';
-import { sdkAssets, type Asset } from '../../../../platform/http/index.ts';
 import { isCountryCode, taxSettingsFor } from '../../../tax/index.ts';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
