@@ -164,6 +164,29 @@ export type SubscriptionEvent =
   /** The seller took the coupon off (Stripe's DELETE /v1/subscriptions/{id}/discount): the next invoice is at full price. */
   | Ev<'SubscriptionDiscountRemoved', { discount: SubscriptionDiscount; requested_by: 'seller'; at: number }>;
 
+/** Every type of subscription event, for the projections that follow them all. */
+export const SUBSCRIPTION_EVENT_TYPES = [
+  'SubscriptionCreated',
+  'SubscriptionInvoiceCreated',
+  'SubscriptionPaymentAttempted',
+  'SubscriptionInvoicePaid',
+  'SubscriptionPaymentFailed',
+  'SubscriptionGraceEnded',
+  'SubscriptionMarkedUnpaid',
+  'SubscriptionCancelScheduled',
+  'SubscriptionCancelUnscheduled',
+  'SubscriptionCanceled',
+  'SubscriptionIncompleteExpired',
+  'SubscriptionPaused',
+  'SubscriptionResumed',
+  'SubscriptionPlanChanged',
+  'SubscriptionPaymentMethodUpdated',
+  'SubscriptionTrialWillEnd',
+  'SubscriptionRenewalUpcoming',
+  'SubscriptionCustomerRedacted',
+  'SubscriptionDiscountRemoved',
+] as const satisfies ReadonlyArray<SubscriptionEvent['type']>;
+
 type Bare<E> = E extends DomainEvent<infer T, infer D> ? { type: T; data: Omit<D, 'status' | 'entitled'> } : never;
 export type SubscriptionEventInput = Bare<SubscriptionEvent>;
 
