@@ -1,5 +1,5 @@
 import fastifyCors from '@fastify/cors';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
@@ -128,6 +128,14 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
   function createdBody(view: SessionView, base: string): StoredResponse {
     const url = `${base}/checkout/${encodeURIComponent(view.offer.id)}?session=${encodeURIComponent(view.id)}${view.mode === 'live' ? '&mode=live' : ''}`;
     return { status: 201, body: { session: presentSession(view, nowSeconds()), offer: sessionOfferRef(view), url } };
+  }
+
+  /** A started session as a write answers it: with its invoice, and its revision as the ETag. */
+  async function answerWithInvoice(reply: FastifyReply, id: string) {
+    const after = await sessionFromLog(id);
+    if (!after.view.invoice) throw new Error('started session without an invoice');
+    reply.header('etag', snapshotEtag(after));
+    return { session: presentSession(after.view, nowSeconds()), invoice: presentInvoice(after.view.invoice) };
   }
 
   // OPTIONS /api/checkout itself: the prefix's wildcard preflight route does not cover it.
@@ -306,10 +314,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       // Priced first: a refused code or detail (422) leaves the session as it was, not even started.
       await repriceSession(ctx, services, view.id, pricingInput(request.body));
       await startSession(ctx, view.id, customerInput(request.body));
-      const after = await sessionFromLog(view.id);
-      if (!after.view.invoice) throw new Error('started session without an invoice');
-      reply.header('etag', snapshotEtag(after));
-      return { session: presentSession(after.view, nowSeconds()), invoice: presentInvoice(after.view.invoice) };
+      return answerWithInvoice(reply, view.id);
     },
   );
 
@@ -343,10 +348,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       if (outcome.status === 'declined') {
         return reply.code(402).send({ message: outcome.message, code: outcome.code, decline_code: outcome.declineCode });
       }
-      const after = await sessionFromLog(view.id);
-      if (!after.view.invoice) throw new Error('paid session without an invoice');
-      reply.header('etag', snapshotEtag(after));
-      return { session: presentSession(after.view, nowSeconds()), invoice: presentInvoice(after.view.invoice), payment: outcome.card };
+      return { ...(await answerWithInvoice(reply, view.id)), payment: outcome.card };
     },
   );
 
@@ -376,12 +378,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       await repriceSession(ctx, services, view.id, pricingInput(request.body));
       await assertSessionTaxDetails(ctx, services, view.id);
       const prepared = await prepareLivePayment(ctx, services, view.id, customerInput(request.body));
-      const after = await sessionFromLog(view.id);
-      if (!after.view.invoice) throw new Error('started session without an invoice');
-      reply.header('etag', snapshotEtag(after));
       return {
-        session: presentSession(after.view, nowSeconds()),
-        invoice: presentInvoice(after.view.invoice),
+        ...(await answerWithInvoice(reply, view.id)),
         payment_intent: { id: prepared.paymentIntentId, client_secret: prepared.clientSecret, publishable_key: prepared.publishableKey, status: prepared.status },
       };
     },
