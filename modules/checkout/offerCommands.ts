@@ -6,13 +6,10 @@ import {
   type OfferContent,
   type OfferState,
 } from './domain/offer.ts';
-import { fold } from '../../platform/domain/index.ts';
-import { DomainError } from '../../platform/domain/index.ts';
+import { fold, DomainError } from '../../platform/domain/index.ts';
 import { WrongExpectedRevisionError } from '../../platform/eventStore/index.ts';
-import { handleCommand, toNewEvent, type CommandContext } from '../../platform/es/index.ts';
-import { allocatedStream, allocateId } from '../../platform/es/index.ts';
-import { encodeRouteKey } from '../../platform/lib/index.ts';
-import { parseOfferRef, reservedSlugMessage } from '../../platform/lib/index.ts';
+import { handleCommand, toNewEvent, type CommandContext, allocatedStream, allocateId } from '../../platform/es/index.ts';
+import { encodeRouteKey, parseOfferRef, reservedSlugMessage } from '../../platform/lib/index.ts';
 
 /** The counter offer ids (route keys) come from. */
 export const OFFER_COUNTER = 'offer';

@@ -1,10 +1,9 @@
-import { couponExists } from './offerManagement.ts';
+import { offerPlanContent } from './offerManagement.ts';
+import { DomainError } from '../../platform/domain/index.ts';
 import { z } from 'zod';
 import { isShopUrl, MAX_TRIAL_DAYS, SLUG, trialProblem, type OfferContent } from './domain/offer.ts';
 import { isRedirectUrl, MAX_REDIRECT_ORIGINS, normalizeOrigin } from './domain/redirectUrls.ts';
-import { loadProductByKey } from '../catalog/index.ts';
-import { applyEach, filePath, ImportValidationError } from '../../platform/import/index.ts';
-import { importSection, type ImportContext, type ImportIssue } from '../../platform/import/index.ts';
+import { applyEach, filePath, ImportValidationError, importSection, type ImportContext, type ImportIssue } from '../../platform/import/index.ts';
 import { reservedSlugMessage } from '../../platform/lib/index.ts';
 import { publishOffer, upsertOffer, type OfferSummary } from './offerCommands.ts';
 
@@ -130,45 +129,13 @@ const OFFER_HINTS: Record<string, string> = {
  * the plan's charges, as the product has them now.
  */
 async function offerContent(ctx: ImportContext, offer: OfferImportValue, i: number, fileCoupons: ReadonlySet<string> = new Set()): Promise<OfferContent> {
-  const product = await loadProductByKey(ctx.command, ctx.organizationId, offer.product);
-  if (!product) {
-    throw new ImportValidationError([{ path: filePath(['offers', i, 'product']), message: `No product with key ${offer.product} in this organization.` }]);
+  try {
+    return await offerPlanContent(ctx.command, ctx.organizationId, offer, fileCoupons);
+  } catch (error) {
+    // A refusal names its field: the file's line for it says why.
+    const field = error instanceof DomainError ? Object.keys(error.fields ?? {})[0] : undefined;
+    throw field ? new ImportValidationError([{ path: filePath(['offers', i, field]), message: (error as Error).message }]) : error;
   }
-  const plan = product.plans.find((p) => p.name === offer.plan);
-  if (!plan) {
-    throw new ImportValidationError([{ path: filePath(['offers', i, 'plan']), message: `Product ${offer.product} has no plan named ${offer.plan}.` }]);
-  }
-  if (plan.charges.length === 0) {
-    throw new ImportValidationError([{ path: filePath(['offers', i, 'plan']), message: `Plan ${offer.plan} has no charges to sell.` }]);
-  }
-  const trial = offer.trial_period_days ? trialProblem(plan.name, plan.type) : null;
-  if (trial) throw new ImportValidationError([{ path: filePath(['offers', i, 'trial_period_days']), message: trial }]);
-  // A coupon of the same file is imported after the offers: the offer only names it.
-  if (offer.coupon && !fileCoupons.has(offer.coupon) && !(await couponExists(ctx.command, ctx.organizationId, offer.coupon))) {
-    throw new ImportValidationError([{ path: filePath(['offers', i, 'coupon']), message: `No coupon ${offer.coupon} in this organization.` }]);
-  }
-  return {
-    name: offer.name,
-    theme: offer.theme,
-    pages: offer.pages,
-    ...(offer.success_url ? { success_url: offer.success_url } : {}),
-    ...(offer.cancel_url ? { cancel_url: offer.cancel_url } : {}),
-    ...(offer.allowed_redirect_origins?.length ? { allowed_redirect_origins: offer.allowed_redirect_origins } : {}),
-    plan: {
-      product_id: product.routeKey,
-      plan_id: plan.id,
-      plan_name: plan.name,
-      charges: plan.charges.map((c, n) => ({
-        id: c.id,
-        name: plan.charges.length === 1 ? plan.display_name : `${plan.display_name} (${n + 1})`,
-        amount: c.amount,
-      })),
-    },
-    currency: plan.currency_code,
-    ...(offer.shop_url ? { shop_url: offer.shop_url } : {}),
-    ...(offer.trial_period_days ? { trial_period_days: offer.trial_period_days } : {}),
-    ...(offer.coupon ? { coupon: offer.coupon } : {}),
-  };
 }
 
 /**

@@ -11,7 +11,7 @@ const invalidField = (field: string, message: string) => new DomainError('invali
 
 /**
  * What an offer sells, as `commerce import` resolves it: a product by key, one of its plans by
- * name, both read from the product's streams.
+ * name, both read from the product's streams (in an import: staged, or imported before).
  */
 export async function offerPlanContent(
   ctx: Pick<CommandContext, 'store'>,
@@ -29,6 +29,8 @@ export async function offerPlanContent(
     trial_period_days?: number | null | undefined;
     coupon?: string | undefined;
   },
+  /** Coupons known to exist (an import's own, imported after its offers). */
+  knownCoupons: ReadonlySet<string> = new Set(),
 ): Promise<OfferContent> {
   const product = await loadProductByKey(ctx, organizationId, input.product);
   if (!product) throw invalidField('product', `No product with key ${input.product} in this organization.`);
@@ -37,7 +39,7 @@ export async function offerPlanContent(
   if (plan.charges.length === 0) throw invalidField('plan', `Plan ${input.plan} has no charges to sell.`);
   const trial = input.trial_period_days ? trialProblem(plan.name, plan.type) : null;
   if (trial) throw invalidField('trial_period_days', trial);
-  if (input.coupon && !(await couponExists(ctx, organizationId, input.coupon))) throw invalidField('coupon', `No coupon ${input.coupon} in this organization.`);
+  if (input.coupon && !knownCoupons.has(input.coupon) && !(await couponExists(ctx, organizationId, input.coupon))) throw invalidField('coupon', `No coupon ${input.coupon} in this organization.`);
   return {
     name: input.name,
     theme: input.theme,

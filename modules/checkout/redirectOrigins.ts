@@ -1,7 +1,6 @@
 import { offerDecider, offerStream } from './domain/offer.ts';
 import { disallowedRedirects, type RedirectUrls } from './domain/redirectUrls.ts';
-import { fold } from '../../platform/domain/index.ts';
-import { DomainError } from '../../platform/domain/index.ts';
+import { fold, DomainError } from '../../platform/domain/index.ts';
 import type { EventStore } from '../../platform/eventStore/index.ts';
 import { loadOrganization } from '../identity/index.ts';
 

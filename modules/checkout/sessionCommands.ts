@@ -16,16 +16,14 @@ import {
 } from './domain/checkoutSession.ts';
 import { invoiceDecider, invoiceStream } from './domain/invoice.ts';
 import type { OfferPlan } from './domain/offer.ts';
-import { fold, type AppliedDiscount, type PricingRecord, type TaxBehavior } from '../../platform/domain/index.ts';
-import { DomainError, notFound } from '../../platform/domain/index.ts';
+import { fold, type AppliedDiscount, type PricingRecord, type TaxBehavior, DomainError, notFound } from '../../platform/domain/index.ts';
 import type { RecordedEvent } from '../../platform/eventStore/index.ts';
-import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
-import { allocateId } from '../../platform/es/index.ts';
+import { handleCommand, type CommandContext, allocateId } from '../../platform/es/index.ts';
 import type { CardInput, PaymentProvider } from '../payments/index.ts';
 import { productDecider, productIdOfRouteKey, productStream } from '../catalog/index.ts';
 import { ensureCustomer } from '../customers/index.ts';
 import { confirmRedemption, couponDiscount, releaseRedemption, reserveRedemption, resolveDiscountCode } from '../discounts/index.ts';
-import { followPricing, priceSession } from './sessionPricing.ts';
+import { followPricing, loadSession, priceSession } from './sessionPricing.ts';
 
 const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 24 of 62 symbols: about 143 bits, so a session id is unguessable (it is the public handle). */
@@ -161,10 +159,6 @@ export async function createSession(ctx: CommandContext, input: CreateSessionInp
     ...(testClock ? { testClock } : {}),
   });
   return { state: result.state, events: result.events, position: result.position };
-}
-
-async function loadSession(ctx: CommandContext, id: string): Promise<CheckoutSessionState> {
-  return fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(id))) as never);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -307,26 +301,16 @@ export async function paySession(
   });
   const state = attempt.state;
   if (state.status === 'none' || state.invoiceId === null) throw notFound('Checkout session');
+  const decline = (code: string, declineCode: string | null, card: { brand: string; last4: string } | null) =>
+    handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, { type: 'DeclinePayment', attemptId, code, declineCode, card, now: ctx.metadata.occurred_at });
   // The price is fixed while the claim stands (a reprice is refused); the invoice follows it before the charge.
   await followPricing(ctx, id);
-  const discount = state.session.pricing?.discount ?? null;
-  if (discount) {
-    try {
-      await reserveRedemption(ctx, { organizationId: state.session.organization_id, discount, key: id, customerId: null, now: ctx.metadata.occurred_at });
-    } catch (error) {
-      // The last redemption went to another buyer (or the code expired): no charge, and the claim is let go.
-      if (error instanceof DomainError) {
-        await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
-          type: 'DeclinePayment',
-          attemptId,
-          code: error.code,
-          declineCode: null,
-          card: null,
-          now: ctx.metadata.occurred_at,
-        });
-      }
-      throw error;
-    }
+  try {
+    await reserveSessionRedemption(ctx, state.session);
+  } catch (error) {
+    // The last redemption went to another buyer (or the code expired): no charge, and the claim is let go.
+    if (error instanceof DomainError) await decline(error.code, null, null);
+    throw error;
   }
   const charge = await provider.charge({
     amount: state.session.total,
@@ -339,15 +323,8 @@ export async function paySession(
     ...(state.session.recurring ? { save: true } : {}),
   });
   if (charge.status === 'declined') {
-    const declined = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
-      type: 'DeclinePayment',
-      attemptId,
-      code: charge.code,
-      declineCode: charge.declineCode,
-      card: charge.card,
-      now: ctx.metadata.occurred_at,
-    });
-    if (discount) await releaseRedemption(ctx, { organizationId: state.session.organization_id, discount, key: id, now: ctx.metadata.occurred_at });
+    const declined = await decline(charge.code, charge.declineCode, charge.card);
+    await releaseSessionRedemption(ctx, state.session);
     return { status: 'declined', code: charge.code, declineCode: charge.declineCode, message: charge.message, position: declined.position };
   }
   const customerId = await sessionCustomerId(ctx, state.session, state.customer);
@@ -372,7 +349,7 @@ export async function paySession(
     now: ctx.metadata.occurred_at,
   });
   // The redemption subscriber (jobs/discountRedemptions.ts) confirms it should this process stop here.
-  if (discount) await confirmSessionRedemption(ctx, state.session, state.invoiceId, customerId).catch(() => undefined);
+  await confirmSessionRedemption(ctx, state.session, state.invoiceId, customerId).catch(() => undefined);
   return { status: 'paid', card: charge.card, position: completed.position };
 }
 
@@ -432,9 +409,23 @@ function paidWith(invoiceEvents: readonly RecordedEvent[]): { card: { brand: str
   return { card: data.card, paymentMethod: data.payment_method ?? null, customerId: data.customer_id ?? null };
 }
 
-/** The paid invoice's customer: the one its payment recorded, else the one its buyer's details name. */
-async function paidCustomerId(ctx: CommandContext, session: { organization_id: string; mode: SessionMode }, invoice: { customer: SessionCustomer | null }, paid: string | null): Promise<string | null> {
-  return paid ?? sessionCustomerId(ctx, session, invoice.customer);
+/**
+ * Completes the open session with its paid invoice's payment; the customer is the one the payment
+ * recorded, else the one the invoice's buyer details name.
+ */
+async function completeWithPaidInvoice(ctx: CommandContext, session: { session: { id: string; organization_id: string; mode: SessionMode } }, invoice: { customer: SessionCustomer | null }, attemptId: string, invoiceEvents: readonly RecordedEvent[]) {
+  const { card, paymentMethod, customerId } = paidWith(invoiceEvents);
+  const result = await handleCommand(ctx, checkoutSessionStream(session.session.id), checkoutSessionDecider, {
+    type: 'CompleteSession',
+    attemptId,
+    card,
+    paymentMethod,
+    subscriptionId: newSubscriptionId(),
+    customerId: customerId ?? (await sessionCustomerId(ctx, session.session, invoice.customer)),
+    now: ctx.metadata.occurred_at,
+    invoicePaid: true,
+  });
+  return { card, result };
 }
 
 /**
@@ -450,18 +441,8 @@ async function completeIfInvoicePaid(ctx: CommandContext, id: string, invoiceId:
   const invoiceEvents = await ctx.store.readStream(invoiceStream(invoiceId));
   const invoice = fold(invoiceDecider, invoiceEvents as never);
   if (invoice.status !== 'paid' || invoice.paidAttempt === null) return null;
-  const { card, paymentMethod, customerId } = paidWith(invoiceEvents);
-  const completed = await handleCommand(ctx, checkoutSessionStream(id), checkoutSessionDecider, {
-    type: 'CompleteSession',
-    attemptId: invoice.paidAttempt,
-    card,
-    paymentMethod,
-    subscriptionId: newSubscriptionId(),
-    customerId: await paidCustomerId(ctx, session.session, invoice.invoice, customerId),
-    now: ctx.metadata.occurred_at,
-    invoicePaid: true,
-  });
-  return { status: 'paid', card, position: completed.position };
+  const { card, result } = await completeWithPaidInvoice(ctx, session, invoice.invoice, invoice.paidAttempt, invoiceEvents);
+  return { status: 'paid', card, position: result.position };
 }
 
 /**
@@ -492,17 +473,7 @@ export async function completePaidInvoiceSession(ctx: CommandContext, invoiceId:
   if (invoice.status !== 'paid' || invoice.paidAttempt === null || invoice.invoice.session_id === null) return { completed: false };
   const session = await loadSession(ctx, invoice.invoice.session_id);
   if (session.status !== 'open' || session.invoiceId !== invoiceId) return { completed: false };
-  const { card, paymentMethod, customerId } = paidWith(invoiceEvents);
-  const result = await handleCommand(ctx, checkoutSessionStream(session.session.id), checkoutSessionDecider, {
-    type: 'CompleteSession',
-    attemptId: invoice.paidAttempt,
-    card,
-    paymentMethod,
-    subscriptionId: newSubscriptionId(),
-    customerId: await paidCustomerId(ctx, session.session, invoice.invoice, customerId),
-    now: ctx.metadata.occurred_at,
-    invoicePaid: true,
-  });
+  const { result } = await completeWithPaidInvoice(ctx, session, invoice.invoice, invoice.paidAttempt, invoiceEvents);
   return { completed: result.events.length > 0 };
 }
 

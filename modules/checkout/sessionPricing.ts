@@ -68,7 +68,7 @@ export function priceSession(
   };
 }
 
-async function loadSession(ctx: CommandContext, id: string): Promise<CheckoutSessionState> {
+export async function loadSession(ctx: CommandContext, id: string): Promise<CheckoutSessionState> {
   return fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(id))) as never);
 }
 

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { InvoiceEvent } from '../checkout/index.ts';
-import { invoiceStream } from '../checkout/index.ts';
-import type { CommandContext } from '../../platform/es/index.ts';
-import { handleCommand } from '../../platform/es/index.ts';
+import { type InvoiceEvent, invoiceStream } from '../checkout/index.ts';
+import { type CommandContext, handleCommand } from '../../platform/es/index.ts';
 import { splitRefund, type CreditedInvoice } from './domain/creditNoteSplit.ts';
 import { CREDIT_NOTE_REASONS, creditNotesDecider, creditNotesStream, type CreditNote, type CreditNoteReason } from './domain/creditNote.ts';
 

@@ -1,7 +1,7 @@
 export { creditNoteId, issueCreditNotes } from './creditNoteCommands.ts';
-export { CREDIT_NOTES, type CreditNoteDoc, type CreditNoteResource, listCreditNotes, presentCreditNote } from './creditNoteProjection.ts';
+export { type CreditNoteDoc, type CreditNoteResource, listCreditNotes, presentCreditNote } from './creditNoteProjection.ts';
 export { creditNoteLines } from './domain/creditNoteText.ts';
-export { type CreditNote, creditNotesStream, formatCreditNoteNumber } from './domain/creditNote.ts';
+export { type CreditNote, formatCreditNoteNumber } from './domain/creditNote.ts';
 export { creditNotePdf } from './http/creditNotePdf.ts';
 // Answers of the routes, whose inferred types the dashboard imports (type-only).
 export { CreditNoteSchema } from './http/creditNoteSchemas.ts';

@@ -1,5 +1,4 @@
-import type { CommandContext } from '../../platform/es/index.ts';
-import { handleCommand } from '../../platform/es/index.ts';
+import { type CommandContext, handleCommand } from '../../platform/es/index.ts';
 import type { PersonalDataVault } from '../../platform/privacy/index.ts';
 import type { ReadStore } from '../../platform/readStore/index.ts';
 import { scrubCreditNoteBuyer } from '../creditNotes/index.ts';

@@ -2,6 +2,8 @@ import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 import type { CheckoutEvent } from '../checkout/index.ts';
 import type { SubscriptionEvent } from '../subscriptions/index.ts';
+// The pure domain file, not the index: subscriptions imports checkout, which imports customers.
+import { SUBSCRIPTION_EVENT_TYPES } from '../subscriptions/domain/subscription.ts';
 import { normalizeEmail, redactedEmail, type CustomerEvent, type CustomerMode } from './domain/customer.ts';
 
 export const CUSTOMERS = 'customers';
@@ -46,27 +48,6 @@ export type LinkDoc = {
   paid_at?: number | null;
   refunded?: number;
 };
-
-const SUBSCRIPTION_EVENTS = [
-  'SubscriptionCreated',
-  'SubscriptionInvoiceCreated',
-  'SubscriptionPaymentAttempted',
-  'SubscriptionInvoicePaid',
-  'SubscriptionPaymentFailed',
-  'SubscriptionGraceEnded',
-  'SubscriptionMarkedUnpaid',
-  'SubscriptionCancelScheduled',
-  'SubscriptionCancelUnscheduled',
-  'SubscriptionCanceled',
-  'SubscriptionIncompleteExpired',
-  'SubscriptionPaused',
-  'SubscriptionResumed',
-  'SubscriptionPlanChanged',
-  'SubscriptionPaymentMethodUpdated',
-  'SubscriptionTrialWillEnd',
-  'SubscriptionRenewalUpcoming',
-  'SubscriptionCustomerRedacted',
-] as const satisfies ReadonlyArray<SubscriptionEvent['type']>;
 
 const CHECKOUT_EVENTS = ['CheckoutSessionCompleted', 'InvoiceCreated', 'InvoicePaid', 'InvoiceRefunded'] as const satisfies ReadonlyArray<CheckoutEvent['type']>;
 
@@ -243,7 +224,7 @@ export const customerProjection: Projection = {
     { collection: CUSTOMERS, fields: ['organization_id', 'email_key'] },
     { collection: CUSTOMER_LINKS, fields: ['customer_id'] },
   ],
-  eventTypes: ['CustomerCreated', 'CustomerRedacted', 'CustomerPurchaseLinked', ...CHECKOUT_EVENTS, ...SUBSCRIPTION_EVENTS],
+  eventTypes: ['CustomerCreated', 'CustomerRedacted', 'CustomerPurchaseLinked', ...CHECKOUT_EVENTS, ...SUBSCRIPTION_EVENT_TYPES],
   async apply(recorded, tx) {
     if (recorded.stream.startsWith('customer-')) return applyCustomer(recorded as unknown as CustomerEvent, recorded, tx);
     if (recorded.stream.startsWith('subscription-')) return applySubscription(recorded as unknown as SubscriptionEvent, recorded, tx);

@@ -1,24 +1,10 @@
 import type { Filter, ReadStore } from '../../platform/readStore/index.ts';
+import type { z } from 'zod';
 import { normalizeEmail } from './domain/customer.ts';
+import type { Customer, CustomerInvoiceSchema } from './http/customerSchemas.ts';
 import { CUSTOMER_LINKS, CUSTOMERS, type CustomerDoc, type LinkDoc } from './customerProjection.ts';
 
-export type CustomerResource = {
-  id: string;
-  object: 'customer';
-  email: string | null;
-  name: string | null;
-  created: number;
-  created_at: number;
-  livemode: boolean;
-  metadata: Record<string, string>;
-  purchases_count: number;
-  invoices_count: number;
-  total_spent: Record<string, number>;
-  total_refunded: Record<string, number>;
-  subscriptions: Array<{ id: string; status: string }>;
-  last_purchase_at: number | null;
-  redacted: boolean;
-};
+export type CustomerResource = Customer;
 
 export function presentCustomer(doc: CustomerDoc): CustomerResource {
   return {
@@ -58,17 +44,7 @@ export async function listCustomers(
 
 export const findCustomer = (readStore: ReadStore, id: string) => readStore.get<CustomerDoc>(CUSTOMERS, id);
 
-export type CustomerInvoice = {
-  id: string;
-  number: number;
-  session_id: string | null;
-  subscription_id: string | null;
-  currency: string;
-  amount: number;
-  created_at: number;
-  paid_at: number | null;
-  amount_refunded: number;
-};
+export type CustomerInvoice = z.infer<typeof CustomerInvoiceSchema>;
 
 /** The invoices made out to the customer, newest first, with what was paid and refunded of each. */
 export async function customerInvoices(readStore: ReadStore, customerId: string): Promise<CustomerInvoice[]> {

@@ -2,7 +2,5 @@
 export { ensureCustomer, type EnsureCustomerInput, keyHash } from './customerCommands.ts';
 export { customerKeyStream, customerStream, normalizeEmail, type CustomerMode } from './domain/customer.ts';
 export { CUSTOMER_LINKS, CUSTOMERS, type CustomerDoc, type LinkDoc } from './customerProjection.ts';
-export { customerInvoices, type CustomerInvoice, type CustomerResource, findCustomer, listCustomers, presentCustomer } from './customerQueries.ts';
-export { CustomerSchema } from './http/customerSchemas.ts';
 // Answers of the management routes, whose types the dashboard imports (type-only).
 export type { Customer, CustomerHistory, CustomerInvoices } from './http/customerSchemas.ts';

@@ -4,5 +4,4 @@ export { paymentProviderFor } from './paymentProviders.ts';
 export { loadStripeAccount } from './stripeAccountCommands.ts';
 // Answers of the management routes, whose inferred types the dashboard imports (type-only).
 export { StripeAccount as StripeAccountSchema } from './http/paymentSchemas.ts';
-export { stripeJsSources } from './stripeJs.ts';
 export { sendHostedPage } from './http/hostedPage.ts';

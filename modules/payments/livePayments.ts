@@ -1,10 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput } from '../checkout/index.ts';
-import { invoiceDecider, invoiceStream, type InvoiceState } from '../checkout/index.ts';
+import { checkoutSessionDecider, checkoutSessionStream, type CustomerInput, invoiceDecider, invoiceStream, type InvoiceState, completePaidInvoiceSession, reserveSessionRedemption, sessionCustomerId, startSession } from '../checkout/index.ts';
 import { stripeEventDecider, stripeEventStream } from './domain/stripeEvent.ts';
-import { fold } from '../../platform/domain/index.ts';
-import { DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
-import { completePaidInvoiceSession, reserveSessionRedemption, sessionCustomerId, startSession } from '../checkout/index.ts';
+import { fold, DomainError, conflict, invalid, notFound } from '../../platform/domain/index.ts';
 import { currentAttempt, subscriptionDecider, subscriptionStream } from '../subscriptions/index.ts';
 import { creditNoteId, formatCreditNoteNumber, issueCreditNotes } from '../creditNotes/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
@@ -113,15 +110,7 @@ export async function prepareLivePayment(ctx: CommandContext, services: Services
   } else {
     created = await live.provider.createPayment({ amount: invoice.invoice.total, currency: invoice.invoice.currency, metadata, idempotencyKey, description, receiptEmail: email });
   }
-  await handleCommand(ctx, invoiceStream(invoiceId), invoiceDecider, {
-    type: 'RecordPaymentIntent',
-    paymentIntentId: created.id,
-    attempt,
-    amount: created.amount,
-    currency: invoice.invoice.currency,
-    now: ctx.metadata.occurred_at,
-  });
-  return prepared(invoiceId, created, live);
+  return recorded(ctx, live, invoice.invoice, attempt, created);
 }
 
 /** A subscription's open invoice, to be paid by its buyer on the hosted card page with the saved method. */
@@ -171,15 +160,7 @@ export async function prepareRenewalPayment(ctx: CommandContext, services: Servi
     idempotencyKey: `commerce-${input.invoiceId}-confirm-${input.attempt}`,
     description: input.description,
   });
-  await handleCommand(ctx, invoiceStream(input.invoiceId), invoiceDecider, {
-    type: 'RecordPaymentIntent',
-    paymentIntentId: created.id,
-    attempt: input.attempt,
-    amount: created.amount,
-    currency: invoice.invoice.currency,
-    now: ctx.metadata.occurred_at,
-  });
-  return prepared(input.invoiceId, created, live);
+  return recorded(ctx, live, invoice.invoice, input.attempt, created);
 }
 
 /**
@@ -225,6 +206,13 @@ export async function readCardSetup(services: Services, organizationId: string, 
   }
   if (setup.failure) return { status: 'declined', code: setup.failure.code, declineCode: setup.failure.declineCode, message: setup.failure.message };
   return { status: 'pending', providerStatus: setup.status };
+}
+
+/** The payment made for an attempt, recorded on its invoice before its client secret goes out. */
+async function recorded(ctx: CommandContext, live: Live, invoice: { id: string; currency: string }, attempt: number, created: LivePayment): Promise<PreparedPayment> {
+  const command = { type: 'RecordPaymentIntent', paymentIntentId: created.id, attempt, amount: created.amount, currency: invoice.currency, now: ctx.metadata.occurred_at } as const;
+  await handleCommand(ctx, invoiceStream(invoice.id), invoiceDecider, command);
+  return prepared(invoice.id, created, live);
 }
 
 function prepared(invoiceId: string, payment: LivePayment, live: Live): PreparedPayment {
@@ -481,7 +469,20 @@ export type RefundResult = {
   credit_note: { id: string; number: string } | null;
 };
 
-const refundStatus = (refunded: number, total: number): RefundResult['refund_status'] => (refunded <= 0 ? null : refunded >= total ? 'refunded' : 'partially_refunded');
+/** The answer of a refund of `amount`, with what the invoice has refunded after it and the credit note it made. */
+function refundResult(invoiceId: string, invoice: { total: number; currency: string }, refundId: string, amount: number, refunded: number, note?: { id: string; number: number }): RefundResult {
+  return {
+    invoice_id: invoiceId,
+    refund_id: refundId,
+    amount,
+    amount_refunded: refunded,
+    fully_refunded: refunded >= invoice.total,
+    currency: invoice.currency,
+    invoice_total: invoice.total,
+    refund_status: refunded <= 0 ? null : refunded >= invoice.total ? 'refunded' : 'partially_refunded',
+    credit_note: note ? { id: note.id, number: formatCreditNoteNumber(note.number) } : null,
+  };
+}
 
 /**
  * Refunds a paid invoice, all that is left or `amount` of it: through Stripe for a live payment
@@ -509,19 +510,7 @@ export async function refundInvoice(
   if (done) {
     const d = done.data as { refund_id: string; amount: number };
     const notes = await issueCreditNotes(ctx, invoiceId);
-    const note = notes.find((n) => n.refund_id === d.refund_id);
-    const total = invoice.invoice.total;
-    return {
-      invoice_id: invoiceId,
-      refund_id: d.refund_id,
-      amount: d.amount,
-      amount_refunded: before,
-      fully_refunded: before >= total,
-      currency: invoice.invoice.currency,
-      invoice_total: total,
-      refund_status: refundStatus(before, total),
-      credit_note: note ? { id: note.id, number: formatCreditNoteNumber(note.number) } : null,
-    };
+    return refundResult(invoiceId, invoice.invoice, d.refund_id, d.amount, before, notes.find((n) => n.refund_id === d.refund_id));
   }
   const left = invoice.invoice.total - before;
   if (left <= 0) throw conflict('invoice_refunded', 'The invoice is refunded in full already.');
@@ -550,19 +539,7 @@ export async function refundInvoice(
   const recorded = result.state.status === 'none' ? 0 : (result.state.amountRefunded ?? 0);
   // Issued here so the answer names it; the credit-notes subscriber issues it after a crash.
   const notes = result.events.length ? await issueCreditNotes(ctx, invoiceId) : [];
-  const note = notes.find((n) => n.id === creditNoteId(invoiceId, result.revision));
-  const total = invoice.invoice.total;
-  return {
-    invoice_id: invoiceId,
-    refund_id: refundId,
-    amount: recorded - before,
-    amount_refunded: recorded,
-    fully_refunded: recorded >= total,
-    currency: invoice.invoice.currency,
-    invoice_total: total,
-    refund_status: refundStatus(recorded, total),
-    credit_note: note ? { id: note.id, number: formatCreditNoteNumber(note.number) } : null,
-  };
+  return refundResult(invoiceId, invoice.invoice, refundId, recorded - before, recorded, notes.find((n) => n.id === creditNoteId(invoiceId, result.revision)));
 }
 
 export type CancelOutcome = { payment_intent_id: string; outcome: 'canceled' | 'refused'; status: string | null; message?: string };

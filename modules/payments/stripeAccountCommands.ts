@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describeSecretKey, stripeAccountDecider, stripeAccountStream, type StripeAccountState } from './domain/stripeAccount.ts';
-import { fold } from '../../platform/domain/index.ts';
-import { DomainError, invalid, notFound } from '../../platform/domain/index.ts';
+import { fold, DomainError, invalid, notFound } from '../../platform/domain/index.ts';
 import type { EventStore } from '../../platform/eventStore/index.ts';
 import { handleCommand, type CommandContext } from '../../platform/es/index.ts';
 import { organizationExists } from '../identity/index.ts';

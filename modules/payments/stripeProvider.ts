@@ -124,6 +124,10 @@ export function stripeClientFactory(config: {
       const charge = await call('read a charge', () => stripe.charges.retrieve(id, {}, options));
       return { id: charge.id, paymentId: idOf(charge.payment_intent), amountRefunded: charge.amount_refunded };
     };
+    const createRefund = async (of: { payment_intent: string } | { charge: string }, request: { amount: number | null; idempotencyKey: string }) => {
+      const stripe = await connect();
+      return call('refund a payment', () => stripe.refunds.create({ ...of, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey, ...REFUND_REQUEST }));
+    };
     const provider: LivePaymentProvider = {
       name: 'stripe',
       async createPayment(request) {
@@ -208,10 +212,7 @@ export function stripeClientFactory(config: {
         );
       },
       async refund(request) {
-        const stripe = await connect();
-        const refund = await call('refund a payment', () =>
-          stripe.refunds.create({ payment_intent: request.paymentId, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey, ...REFUND_REQUEST }),
-        );
+        const refund = await createRefund({ payment_intent: request.paymentId }, request);
         const chargeId = idOf(refund.charge);
         if (!chargeId) throw new PaymentProviderError('Stripe answered a refund without its charge.', null);
         // The charge's running total, so a refund made elsewhere meanwhile is counted once.
@@ -219,10 +220,7 @@ export function stripeClientFactory(config: {
         return { id: refund.id, chargeId, amountRefunded: charge.amountRefunded };
       },
       async refundCharge(request) {
-        const stripe = await connect();
-        const refund = await call('refund a payment', () =>
-          stripe.refunds.create({ charge: request.chargeId, ...(request.amount !== null ? { amount: request.amount } : {}) }, { idempotencyKey: request.idempotencyKey, ...REFUND_REQUEST }),
-        );
+        const refund = await createRefund({ charge: request.chargeId }, request);
         const charge = await readCharge(request.chargeId, REFUND_REQUEST);
         return { id: refund.id, chargeId: request.chargeId, amountRefunded: charge.amountRefunded };
       },

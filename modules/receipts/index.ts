@@ -4,8 +4,7 @@ export { formatDay, formatMoney, formatPeriod } from './domain/receiptMessage.ts
 export { pricingSummary } from './domain/receiptFigures.ts';
 export { queueNotice } from './jobs/noticeOutbox.ts';
 // The seller's block (logo, name, address, VAT number) for other PDFs of an organization (credit notes).
-export { drawSellerHeader, loadSeller, sellerHeader } from './sellerHeader.ts';
-export { framedEmail, type Seller, sellerLines } from './domain/seller.ts';
+export { sellerHeader } from './sellerHeader.ts';
 // One outbox for every buyer email: the portal's sign-in link, subscriptions' notices.
 export { type BuyerEmail, enqueueBuyerEmail } from './jobs/buyerEmails.ts';
 // Answers of the management routes, whose inferred types the dashboard imports (type-only).

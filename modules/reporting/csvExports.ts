@@ -197,7 +197,7 @@ export async function exportRange(store: EventStore, organizationId: string, giv
 }
 
 /** The file name an export is offered under: `sales-2026-11-01-2026-11-30.csv`. */
-export function exportFileName(kind: ExportKind, given: { from?: string | undefined; to?: string | undefined }): string {
+export function exportFileName(kind: ExportKind | 'tax', given: { from?: string | undefined; to?: string | undefined }): string {
   const part = (v: string | undefined, none: string) => (v === undefined ? none : /^\d+$/.test(v) ? isoTime(Number(v)).slice(0, 10) : v);
   return `${kind}-${part(given.from, 'start')}-${part(given.to, 'now')}.csv`;
 }

@@ -64,7 +64,6 @@ export const eventView = (e: RecordedEvent) => ({
   data: redact(e.data),
 });
 
-export type EventView = ReturnType<typeof eventView>;
 /**
  * One event of the organization's log, as the index of the view: where the event is and what a
  * page filters and sorts on. The event itself is read from the log for the page that shows it.

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { fold, type AppliedTax, type PricingRecord, type TaxBehavior } from '../../platform/domain/index.ts';
 import type { EventMetadata, RecordedEvent } from '../../platform/eventStore/index.ts';
-import { allocateId, handleCommand, type CommandContext } from '../../platform/es/index.ts';
+import { allocateId, handleCommand, type CommandContext, type Logger } from '../../platform/es/index.ts';
 import { readModelsAtHead } from '../../platform/http/index.ts';
-import type { Logger } from '../../platform/es/index.ts';
 import type { Services } from '../../platform/runtime/index.ts';
 import { SUBSCRIPTION_SCHEDULE, type ScheduleDoc } from './subscriptionProjection.ts';
 import { INVOICE_MIRROR_CHECKPOINT } from './jobs/invoiceMirror.ts';

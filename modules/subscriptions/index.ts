@@ -1,15 +1,8 @@
-export { intervalProblem, parseInterval, boundary } from './domain/interval.ts';
 export { currentAttempt, nextBoundary, priceInvoice, pricedTotal, type PaymentMethod, type SubscriptionEvent, subscriptionDecider, subscriptionStream } from './domain/subscription.ts';
-export { testClockStream, testClockDecider, type TestClockEvent } from './domain/testClock.ts';
 export { invoiceAsOf } from './domain/invoiceView.ts';
 export { InvoiceResourceSchema, presentInvoice, presentSubscription, SubscriptionSchema, type InvoiceResource, type SubscriptionResource } from './resources.ts';
-export { subscriptionProjection } from './subscriptionProjection.ts';
 // Answers of the management routes, whose types the dashboard imports (type-only).
 export {
-  StatementSchema,
-  SubscriptionHistorySchema,
-  SubscriptionMetricsSchema,
-  TestClockSchema,
   type SubscriptionHistory,
   type SubscriptionMetricsAnswer,
   type SubscriptionStatement,
@@ -19,11 +12,10 @@ export {
 } from './http/subscriptionSchemas.ts';
 export { billingLinkPath, issueBillingLink } from './billingLinks.ts';
 export { cancelSubscription, loadSubscription, reactivateSubscription } from './subscriptionCommands.ts';
-export { changeSubscriptionPlan, subscriptionNow } from './subscriptionCommands.ts';
 export { parseCard, replaceCard, useSavedCard, type CardReplacement } from './cardReplacement.ts';
 export { listInvoices } from './subscriptionReads.ts';
 export { type Active, isEnded, type PlanTerms, type Line } from './domain/subscription.ts';
-export { subscriptionPlans, switchablePlans, switchPlan } from './planSwitch.ts';
+export { subscriptionPlans, switchPlan } from './planSwitch.ts';
 export { declineInPlainWords } from './domain/dunningEmail.ts';
 // The invoices read model, which the reporting module's CSV export streams.
 export { INVOICES, type InvoiceDoc } from './subscriptionProjection.ts';

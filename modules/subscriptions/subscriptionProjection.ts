@@ -5,7 +5,7 @@ import { subscriptionEventTime } from './domain/eventTime.ts';
 import { evolveInvoiceView, type InvoiceView } from './domain/invoiceView.ts';
 import { extendTimeline, monthlyAmount, type TimelinePoint } from './domain/metrics.ts';
 import { nextDueAt } from './domain/dueActions.ts';
-import { subscriptionDecider, type Active, type SubscriptionEvent, type SubscriptionState } from './domain/subscription.ts';
+import { SUBSCRIPTION_EVENT_TYPES, subscriptionDecider, type Active, type SubscriptionEvent, type SubscriptionState } from './domain/subscription.ts';
 import { presentSubscription, type SubscriptionResource } from './resources.ts';
 
 export const SUBSCRIPTIONS = 'subscriptions';
@@ -27,28 +27,6 @@ export type SubscriptionDoc = SubscriptionResource & {
 export type InvoiceDoc = InvoiceView & { updated_at: number };
 
 export type TimelineDoc = { id: string; organization_id: string; mode: 'test' | 'live'; currency: string; created_at: number; timeline: TimelinePoint[] };
-
-const SUBSCRIPTION_EVENTS = [
-  'SubscriptionCreated',
-  'SubscriptionInvoiceCreated',
-  'SubscriptionPaymentAttempted',
-  'SubscriptionInvoicePaid',
-  'SubscriptionPaymentFailed',
-  'SubscriptionGraceEnded',
-  'SubscriptionMarkedUnpaid',
-  'SubscriptionCancelScheduled',
-  'SubscriptionCancelUnscheduled',
-  'SubscriptionCanceled',
-  'SubscriptionIncompleteExpired',
-  'SubscriptionPaused',
-  'SubscriptionResumed',
-  'SubscriptionPlanChanged',
-  'SubscriptionPaymentMethodUpdated',
-  'SubscriptionTrialWillEnd',
-  'SubscriptionRenewalUpcoming',
-  'SubscriptionCustomerRedacted',
-  'SubscriptionDiscountRemoved',
-] as const satisfies ReadonlyArray<SubscriptionEvent['type']>;
 
 const INVOICE_EVENTS = [
   'InvoiceCreated',
@@ -116,7 +94,7 @@ export const subscriptionProjection: Projection = {
     { collection: SUBSCRIPTION_TIMELINES, fields: ['organization_id', 'mode', 'created_at'] },
     { collection: SUBSCRIPTION_SCHEDULE, fields: ['clock', 'due_at'] },
   ],
-  eventTypes: [...SUBSCRIPTION_EVENTS, ...INVOICE_EVENTS],
+  eventTypes: [...SUBSCRIPTION_EVENT_TYPES, ...INVOICE_EVENTS],
   async apply(recorded, tx) {
     if (recorded.stream.startsWith('subscription-')) await applySubscription(recorded, tx);
     else if (recorded.stream.startsWith('invoice-')) await applyInvoice(recorded, tx);

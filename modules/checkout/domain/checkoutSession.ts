@@ -1,6 +1,5 @@
 import { isRedirectUrl } from './redirectUrls.ts';
-import type { Decider, DomainEvent, PricingRecord, TaxBehavior } from '../../../platform/domain/index.ts';
-import { DomainError, conflict, invalid, notFound } from '../../../platform/domain/index.ts';
+import { type Decider, type DomainEvent, type PricingRecord, type TaxBehavior, DomainError, conflict, invalid, notFound } from '../../../platform/domain/index.ts';
 import type { PaymentMethod } from '../../subscriptions/domain/subscription.ts';
 import type { TestClockState } from '../../subscriptions/domain/testClock.ts';
 

@@ -1,5 +1,4 @@
-import type { Decider, DomainEvent, PricingRecord } from '../../../platform/domain/index.ts';
-import { conflict, notFound } from '../../../platform/domain/index.ts';
+import { type Decider, type DomainEvent, type PricingRecord, conflict, notFound } from '../../../platform/domain/index.ts';
 import { sameCustomer, samePrice, type CardSummary, type PaymentMethod, type SessionCustomer, type SessionLine } from './checkoutSession.ts';
 
 /** A line of an invoice; a subscription's lines say which period they pay, and a proration how it was computed. */

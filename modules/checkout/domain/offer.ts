@@ -1,7 +1,5 @@
 import { checkRedirectOrigins, isRedirectUrl, type RedirectUrls } from './redirectUrls.ts';
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
-import { conflict, invalid, notFound } from '../../../platform/domain/index.ts';
-import { MAX_AMOUNT } from '../../../platform/domain/index.ts';
+import { type Decider, type DomainEvent, conflict, invalid, notFound, MAX_AMOUNT } from '../../../platform/domain/index.ts';
 
 /** What a hosted checkout page needs to look like the seller's brand. Colors are #rrggbb. */
 export type OfferTheme = {

@@ -20,10 +20,6 @@ export function isRedirectUrl(value: string): boolean {
   }
 }
 
-export function redirectTo(template: string, sessionId: string): string {
-  return template.split(SESSION_ID_PLACEHOLDER).join(encodeURIComponent(sessionId));
-}
-
 /** How many origins an offer, or an organization, may allow. */
 export const MAX_REDIRECT_ORIGINS = 20;
 

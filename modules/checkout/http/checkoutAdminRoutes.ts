@@ -1,13 +1,10 @@
-import { pageEnvelope, PageLinksSchema, PageMetaSchema } from '../../../platform/http/index.ts';
+import { pageEnvelope, PageLinksSchema, PageMetaSchema, baseUrl, notFound, decimalInteger, ErrorSchema, protectedRoute } from '../../../platform/http/index.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { sessionHistory, stateAt } from '../sessionHistory.ts';
 import { listSessions } from '../checkoutQueries.ts';
-import { baseUrl } from '../../../platform/http/index.ts';
-import { notFound } from '../../../platform/http/index.ts';
 import { requireAuth } from '../../oauth/index.ts';
-import { decimalInteger, ErrorSchema, protectedRoute } from '../../../platform/http/index.ts';
 import { SessionIdParams } from './checkoutSchemas.ts';
 import { presentSessionResource, SessionResourceSchema } from '../resources.ts';
 

@@ -4,13 +4,9 @@ import type { Services } from '../../../platform/runtime/index.ts';
 import { sessionHistory } from '../sessionHistory.ts';
 import { CHECKOUT_INVOICES, CHECKOUT_SESSIONS, checkoutProjection, type SessionDoc } from '../checkoutProjection.ts';
 import type { Filter, Range } from '../../../platform/readStore/index.ts';
-import { notFound } from '../../../platform/http/index.ts';
+import { notFound, decimalInteger, pageOf, PageQuery, manageErrors, manageRoute, findOrAwaitStream } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
 import { type ManagedSessionSchema, presentSession, SessionIdParams, sessionOfferRef } from './checkoutSchemas.ts';
-import { decimalInteger } from '../../../platform/http/index.ts';
-import { pageOf, PageQuery } from '../../../platform/http/index.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
-import { findOrAwaitStream } from '../../../platform/http/index.ts';
 import { invoiceStream } from '../domain/invoice.ts';
 import { invoicePricing } from './pricingSchemas.ts';
 

@@ -1,5 +1,5 @@
 import fastifyCors from '@fastify/cors';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
@@ -9,24 +9,17 @@ import { assertRedirectsAllowed } from '../redirectOrigins.ts';
 import { cancelSession, createSession, newSessionId, paySession, startSession } from '../sessionCommands.ts';
 import { assertSessionTaxDetails, repriceSession } from '../sessionPricing.ts';
 import { readSessionSnapshot, snapshotEtag, snapshotOf, type SessionSnapshot } from '../sessionSnapshot.ts';
-import { paymentProviderFor } from '../../payments/index.ts';
-import { liveModeUnavailable, liveProviderOf, prepareLivePayment, settlePaymentIntent } from '../../payments/index.ts';
-import { loadStripeAccount } from '../../payments/index.ts';
+import { paymentProviderFor, liveModeUnavailable, liveProviderOf, prepareLivePayment, settlePaymentIntent, loadStripeAccount } from '../../payments/index.ts';
 import { invoiceDecider, invoiceStream } from '../domain/invoice.ts';
-import { fold } from '../../../platform/domain/index.ts';
+import { fold, DomainError, invalid } from '../../../platform/domain/index.ts';
 import { checkoutSessionStream, type SessionCustomer } from '../domain/checkoutSession.ts';
 import { evolveSessionView, type SessionView } from '../domain/sessionView.ts';
-import { DomainError, invalid } from '../../../platform/domain/index.ts';
 import { findOfferByRef, findSession } from '../checkoutQueries.ts';
 import { loadOffer, offerUuidOfRef } from '../offerCommands.ts';
 import { encodeRouteKey } from '../../../platform/lib/index.ts';
-import { findOrAwaitStream, POSITION_HEADER, readModelsAtHead, STALE_HEADER } from '../../../platform/http/index.ts';
+import { findOrAwaitStream, POSITION_HEADER, readModelsAtHead, STALE_HEADER, baseUrl, commandContext, notFound, validateHeadersInPlace, ErrorSchema } from '../../../platform/http/index.ts';
 import { findPublishedOffer } from './publishedOffer.ts';
 import { promoPriceForOffer } from '../../promos/index.ts';
-import { baseUrl, commandContext } from '../../../platform/http/index.ts';
-import { notFound } from '../../../platform/http/index.ts';
-import { validateHeadersInPlace } from '../../../platform/http/index.ts';
-import { ErrorSchema } from '../../../platform/http/index.ts';
 import {
   CheckoutQuery,
   CreateSessionBody,
@@ -135,6 +128,14 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
   function createdBody(view: SessionView, base: string): StoredResponse {
     const url = `${base}/checkout/${encodeURIComponent(view.offer.id)}?session=${encodeURIComponent(view.id)}${view.mode === 'live' ? '&mode=live' : ''}`;
     return { status: 201, body: { session: presentSession(view, nowSeconds()), offer: sessionOfferRef(view), url } };
+  }
+
+  /** A started session as a write answers it: with its invoice, and its revision as the ETag. */
+  async function answerWithInvoice(reply: FastifyReply, id: string) {
+    const after = await sessionFromLog(id);
+    if (!after.view.invoice) throw new Error('started session without an invoice');
+    reply.header('etag', snapshotEtag(after));
+    return { session: presentSession(after.view, nowSeconds()), invoice: presentInvoice(after.view.invoice) };
   }
 
   // OPTIONS /api/checkout itself: the prefix's wildcard preflight route does not cover it.
@@ -313,10 +314,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       // Priced first: a refused code or detail (422) leaves the session as it was, not even started.
       await repriceSession(ctx, services, view.id, pricingInput(request.body));
       await startSession(ctx, view.id, customerInput(request.body));
-      const after = await sessionFromLog(view.id);
-      if (!after.view.invoice) throw new Error('started session without an invoice');
-      reply.header('etag', snapshotEtag(after));
-      return { session: presentSession(after.view, nowSeconds()), invoice: presentInvoice(after.view.invoice) };
+      return answerWithInvoice(reply, view.id);
     },
   );
 
@@ -350,10 +348,7 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       if (outcome.status === 'declined') {
         return reply.code(402).send({ message: outcome.message, code: outcome.code, decline_code: outcome.declineCode });
       }
-      const after = await sessionFromLog(view.id);
-      if (!after.view.invoice) throw new Error('paid session without an invoice');
-      reply.header('etag', snapshotEtag(after));
-      return { session: presentSession(after.view, nowSeconds()), invoice: presentInvoice(after.view.invoice), payment: outcome.card };
+      return { ...(await answerWithInvoice(reply, view.id)), payment: outcome.card };
     },
   );
 
@@ -383,12 +378,8 @@ export const checkoutPublicRoutes: FastifyPluginAsyncZod<{ services: Services }>
       await repriceSession(ctx, services, view.id, pricingInput(request.body));
       await assertSessionTaxDetails(ctx, services, view.id);
       const prepared = await prepareLivePayment(ctx, services, view.id, customerInput(request.body));
-      const after = await sessionFromLog(view.id);
-      if (!after.view.invoice) throw new Error('started session without an invoice');
-      reply.header('etag', snapshotEtag(after));
       return {
-        session: presentSession(after.view, nowSeconds()),
-        invoice: presentInvoice(after.view.invoice),
+        ...(await answerWithInvoice(reply, view.id)),
         payment_intent: { id: prepared.paymentIntentId, client_secret: prepared.clientSecret, publishable_key: prepared.publishableKey, status: prepared.status },
       };
     },

@@ -2,7 +2,6 @@ import { isRedirectUrl } from '../domain/redirectUrls.ts';
 import { z } from 'zod';
 import { effectiveStatus, type CustomerInput } from '../domain/checkoutSession.ts';
 import type { InvoiceView, SessionView } from '../domain/sessionView.ts';
-import type { OfferDoc } from '../checkoutProjection.ts';
 import type { PricingInput } from '../sessionPricing.ts';
 import { InvoicePricingShape, SessionPricingShape, invoicePricing, sessionPricing } from './pricingSchemas.ts';
 
@@ -91,8 +90,6 @@ export const presentInvoice = (i: InvoiceView) => ({
   refund_status: i.refund_status ?? null,
   ...invoicePricing(i.pricing, i.total),
 });
-
-export type PublicOffer = Pick<OfferDoc, 'route_key' | 'slug' | 'name'>;
 
 export const SessionIdParams = z.object({
   id: z.string().min(1).max(64).regex(/^[A-Za-z0-9_]+$/, 'must contain only letters, digits and _'),

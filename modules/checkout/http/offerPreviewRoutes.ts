@@ -6,9 +6,8 @@ import { loadProductByKey } from '../../catalog/index.ts';
 import { OfferImport } from '../offerImport.ts';
 import { recurringTerms } from '../domain/recurringTerms.ts';
 import { loadOrganization, logoPath, requireOrganization } from '../../identity/index.ts';
-import { sdkAssets } from '../../../platform/http/index.ts';
+import { sdkAssets, manageErrors, manageRoute } from '../../../platform/http/index.ts';
 import { renderCheckoutPage, renderMissingPage, type PageParams } from './hostedCheckout/renderCheckoutPage.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 import { offerPreviewDrafts } from './offerPreviewDrafts.ts';
 
 /**

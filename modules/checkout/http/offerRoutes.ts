@@ -7,11 +7,8 @@ import { encodeRouteKey } from '../../../platform/lib/index.ts';
 import { OFFERS, type OfferDoc } from '../checkoutProjection.ts';
 import { findOfferByRef } from '../checkoutQueries.ts';
 import { offerUuidOfRef } from '../offerCommands.ts';
-import { HttpError, notFound } from '../../../platform/http/index.ts';
+import { HttpError, notFound, manageContext, pageOf, PageQuery, manageErrors, manageRoute } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
-import { manageContext } from '../../../platform/http/index.ts';
-import { pageOf, PageQuery } from '../../../platform/http/index.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 
 const P = '/manage/api/offers';
 const Params = z.object({ offer: z.string().min(1).max(100).regex(/^[A-Za-z0-9-]+$/, 'must be an offer slug, route key or UUID') });

@@ -1,8 +1,7 @@
 import { completePaidInvoiceSession } from '../sessionCommands.ts';
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
 import { DomainError } from '../../../platform/domain/index.ts';
-import type { Logger } from '../../../platform/es/index.ts';
-import { followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
+import { type Logger, followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 
 export const CHECKOUT_COMPLETION_CHECKPOINT = 'job:checkout-completion';

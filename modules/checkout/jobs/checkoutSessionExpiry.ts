@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expireSession } from '../sessionCommands.ts';
-import type { CommandContext } from '../../../platform/es/index.ts';
+import type { CommandContext, Logger } from '../../../platform/es/index.ts';
 import { CHECKOUT_SESSIONS, type SessionDoc } from '../checkoutProjection.ts';
-import type { Logger } from '../../../platform/es/index.ts';
-import type { Services } from '../../../platform/runtime/index.ts';
-import { intervalJob } from '../../../platform/runtime/index.ts';
+import { type Services, intervalJob } from '../../../platform/runtime/index.ts';
 
 const BATCH = 200;
 

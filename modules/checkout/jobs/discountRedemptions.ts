@@ -2,8 +2,7 @@ import { confirmSessionRedemption, releaseSessionRedemption } from '../sessionCo
 import { checkoutSessionDecider, checkoutSessionStream } from '../domain/checkoutSession.ts';
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
 import { DomainError, fold } from '../../../platform/domain/index.ts';
-import type { Logger } from '../../../platform/es/index.ts';
-import { followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
+import { type Logger, followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 
 export const DISCOUNT_REDEMPTIONS_CHECKPOINT = 'job:checkout-discount-redemptions';

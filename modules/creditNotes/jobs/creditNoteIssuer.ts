@@ -1,6 +1,5 @@
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
-import type { Logger } from '../../../platform/es/index.ts';
-import { followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
+import { type Logger, followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 import { issueCreditNotes } from '../creditNoteCommands.ts';
 

@@ -1,5 +1,4 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
-import { notFound } from '../../../platform/domain/index.ts';
+import { type Decider, type DomainEvent, notFound } from '../../../platform/domain/index.ts';
 
 /**
  * A customer: one person buying from one organization (Stripe's Customer). Who is the same person

@@ -1,5 +1,4 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
-import { notFound } from '../../../platform/domain/index.ts';
+import { type Decider, type DomainEvent, notFound } from '../../../platform/domain/index.ts';
 
 /** `sk_test_…`/`rk_test_…` keys reach Stripe's test mode; `_live_` ones take real money. */
 export type StripeKeyMode = 'test' | 'live';

@@ -3,12 +3,9 @@ import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { refundInvoice } from '../livePayments.ts';
 import { connectStripe, disconnectStripe, loadStripeAccount, stripeSecrets, summarize } from '../stripeAccountCommands.ts';
-import { baseUrl } from '../../../platform/http/index.ts';
+import { baseUrl, ErrorSchema, manageContext, manageErrors, manageRoute } from '../../../platform/http/index.ts';
 import { requireOrganization, requireOwner } from '../../identity/index.ts';
-import { ErrorSchema } from '../../../platform/http/index.ts';
-import { manageContext } from '../../../platform/http/index.ts';
 import { Refund, RefundBody, RefundParams, StripeAccount } from './paymentSchemas.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 
 const P = '/manage/api';
 

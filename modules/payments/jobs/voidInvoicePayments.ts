@@ -1,7 +1,6 @@
 import { cancelVoidInvoicePayments } from '../livePayments.ts';
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
-import { followFromCheckpoint } from '../../../platform/es/index.ts';
-import type { Logger } from '../../../platform/es/index.ts';
+import { followFromCheckpoint, type Logger } from '../../../platform/es/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 
 export const VOID_INVOICE_PAYMENTS_CHECKPOINT = 'job:void-invoice-payments';

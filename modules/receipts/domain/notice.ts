@@ -1,5 +1,4 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
-import { notFound } from '../../../platform/domain/index.ts';
+import { type Decider, type DomainEvent, notFound } from '../../../platform/domain/index.ts';
 import { formatDate } from './receiptMessage.ts';
 
 /**

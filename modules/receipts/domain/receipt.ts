@@ -1,6 +1,5 @@
 import type { CardSummary, SessionLine } from '../../checkout/domain/checkoutSession.ts';
-import type { Decider, DomainEvent, PricingRecord } from '../../../platform/domain/index.ts';
-import { notFound } from '../../../platform/domain/index.ts';
+import { type Decider, type DomainEvent, type PricingRecord, notFound } from '../../../platform/domain/index.ts';
 
 /** What a receipt shows, copied from the paid invoice when it is queued: the receipt never changes after. */
 export type ReceiptSnapshot = {

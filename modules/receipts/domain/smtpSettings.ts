@@ -1,5 +1,4 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
-import { notFound } from '../../../platform/domain/index.ts';
+import { type Decider, type DomainEvent, notFound } from '../../../platform/domain/index.ts';
 
 /**
  * An organization's own SMTP server for its buyer emails. The log records what was set and when

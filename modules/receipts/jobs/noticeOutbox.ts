@@ -1,35 +1,35 @@
 import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/index.ts';
-import { handleCommand, type CommandContext } from '../../../platform/es/index.ts';
-import { organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
+import { handleCommand, type CommandContext, type Logger } from '../../../platform/es/index.ts';
+import { organizationDecider, organizationStream, type OrganizationEvent, MEMBERS, type MemberDoc } from '../../identity/index.ts';
 import { endpointDisabledText, NOTICE_LINK_SLOT, noticeDecider, noticeStream, type Notice, type NoticeEvent } from '../domain/notice.ts';
 import { billingLinkPath, issueBillingLink } from '../../subscriptions/index.ts';
 import { retryDelaySeconds } from '../domain/receipt.ts';
 import { fold } from '../../../platform/domain/index.ts';
 import { webhookEndpointDecider, type WebhookEndpointEvent } from '../../webhooks/index.ts';
-import { MEMBERS, type MemberDoc } from '../../identity/index.ts';
-import type { Logger } from '../../../platform/es/index.ts';
-import { NOTICES, type NoticeDoc } from '../receiptProjection.ts';
-import type { Services } from '../../../platform/runtime/index.ts';
+import type { NOTICES, RECEIPTS } from '../receiptProjection.ts';
+import type { Services, Config } from '../../../platform/runtime/index.ts';
 import { outletOf, type MailerChoice } from './outlets.ts';
 import { outboxBox } from '../outboxSeal.ts';
 import { framedEmail, textToHtml } from '../domain/seller.ts';
 import { loadSeller } from '../sellerHeader.ts';
 import { escapeHtml } from '../../../platform/http/index.ts';
-import type { Config } from '../../../platform/runtime/index.ts';
 
 /** Where emailed links point: BASE_URL when set, else the address the service listens on. */
 export const publicBaseUrl = (config: Config): string =>
   config.BASE_URL ?? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`;
 
-function context(services: Services, organizationId: string, key: string): CommandContext {
+/** A command of the outbox, correlated with the mail it is about (`notice_<key>`, `receipt_<invoice>`). */
+export function outboxContext(services: Services, organizationId: string, correlationId: string, actor = 'outbox'): CommandContext {
   const metadata: EventMetadata = {
-    correlation_id: `notice_${key}`,
-    actor: { type: 'system', name: 'outbox' },
+    correlation_id: correlationId,
+    actor: { type: 'system', name: actor },
     organization_id: organizationId,
     occurred_at: Math.floor(services.clock() / 1000),
   };
   return { store: services.store, metadata };
 }
+
+const context = (services: Services, organizationId: string, key: string) => outboxContext(services, organizationId, `notice_${key}`);
 
 /**
  * Tells each owner of the organization that an endpoint was disabled for failing five days: one
@@ -122,9 +122,12 @@ export async function sendNotice(services: Services, mailer: MailerChoice, key: 
   return 'sent';
 }
 
-/** Notices due for a (first or further) attempt, oldest due first. */
-export function dueNotices(services: Services, limit: number, organizations: string[] | null = null): Promise<NoticeDoc[]> {
+/**
+ * Receipts or notices due for a (first or further) attempt, oldest due first; only those of
+ * `organizations` (the ones that can leave) when given, so others do not hold the rest back.
+ */
+export function dueMail(services: Services, collection: typeof RECEIPTS | typeof NOTICES, limit: number, organizations: string[] | null): Promise<Array<{ id: string }>> {
   const now = Math.floor(services.clock() / 1000);
   const filter = { status: 'queued', next_attempt_at: { $lte: now }, ...(organizations ? { organization_id: { $in: organizations } } : {}) };
-  return services.readStore.find<NoticeDoc>(NOTICES, { filter, sort: [['next_attempt_at', 1]], limit });
+  return services.readStore.find(collection, { filter, sort: [['next_attempt_at', 1]], limit });
 }

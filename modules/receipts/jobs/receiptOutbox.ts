@@ -1,19 +1,15 @@
 import { nanoid } from 'nanoid';
-import type { EventMetadata, RecordedEvent } from '../../../platform/eventStore/index.ts';
-import { handleCommand, type CommandContext } from '../../../platform/es/index.ts';
-import type { CardSummary } from '../../checkout/index.ts';
-import { checkoutSessionStream, invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
+import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
+import { handleCommand, type Logger, followFromCheckpoint } from '../../../platform/es/index.ts';
+import { type CardSummary, checkoutSessionStream, invoiceDecider, type InvoiceEvent } from '../../checkout/index.ts';
 import { addressLines, organizationDecider, organizationStream, type OrganizationEvent } from '../../identity/index.ts';
 import { receiptDecider, receiptStream, retryDelaySeconds, type ReceiptEvent, type ReceiptSnapshot } from '../domain/receipt.ts';
 import { receiptEmail, type ReceiptBenefits } from '../domain/receiptMessage.ts';
 import { purchaseBenefits } from '../../delivery/index.ts';
 import { fold } from '../../../platform/domain/index.ts';
-import type { Logger } from '../../../platform/es/index.ts';
-import { followFromCheckpoint } from '../../../platform/es/index.ts';
-import { RECEIPTS, type ReceiptDoc } from '../receiptProjection.ts';
-import type { Config } from '../../../platform/runtime/index.ts';
-import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
-import { dueNotices, publicBaseUrl, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
+import { NOTICES, RECEIPTS } from '../receiptProjection.ts';
+import type { Config, BackgroundJob, Services } from '../../../platform/runtime/index.ts';
+import { dueMail, outboxContext, publicBaseUrl, queueEndpointDisabledNotices, sendNotice } from './noticeOutbox.ts';
 import { outletOf, outlets, type MailerChoice } from './outlets.ts';
 import { queueRefundEmail } from './buyerEmails.ts';
 
@@ -31,15 +27,7 @@ export function receiptUrl(config: Config, token: string): string {
   return `${publicBaseUrl(config)}/receipts/${token}`;
 }
 
-function context(services: Services, organizationId: string, invoiceId: string): CommandContext {
-  const metadata: EventMetadata = {
-    correlation_id: `receipt_${invoiceId}`,
-    actor: { type: 'system', name: 'receipts' },
-    organization_id: organizationId,
-    occurred_at: Math.floor(services.clock() / 1000),
-  };
-  return { store: services.store, metadata };
-}
+const context = (services: Services, organizationId: string, invoiceId: string) => outboxContext(services, organizationId, `receipt_${invoiceId}`, 'receipts');
 
 /**
  * What the receipt of a paid invoice shows, read from the invoice's and the organization's
@@ -149,17 +137,6 @@ async function benefitsOfReceipt(services: Services, organizationId: string, inv
   };
 }
 
-/** Receipts due for a (first or further) attempt, oldest due first. */
-export function dueReceipts(services: Services, limit = SEND_BATCH, organizations: string[] | null = null): Promise<ReceiptDoc[]> {
-  const now = Math.floor(services.clock() / 1000);
-  return services.readStore.find<ReceiptDoc>(RECEIPTS, {
-    // Only those that can leave: others would stay first in line and hold the rest back.
-    filter: { status: 'queued', next_attempt_at: { $lte: now }, ...(organizations ? { organization_id: { $in: organizations } } : {}) },
-    sort: [['next_attempt_at', 1]],
-    limit,
-  });
-}
-
 /**
  * The receipt outbox: a subscriber of the log queues a receipt (ReceiptQueued on
  * `receipt-<invoice>`) for every InvoicePaid, then moves its checkpoint; a sender sends the
@@ -177,22 +154,15 @@ export const receiptOutboxJob: BackgroundJob = {
     // One send per receipt at a time in this process (the job's lease keeps other processes out).
     const inFlight = new Map<string, Promise<unknown>>();
 
-    const send = (invoiceId: string) => {
-      if (stopped || inFlight.has(invoiceId)) return;
-      const sending = sendReceipt(services, mailer, invoiceId, logger)
-        .catch((error: unknown) => logger.error({ err: error, invoice: invoiceId }, 'receipt outbox: could not record a send'))
-        .finally(() => inFlight.delete(invoiceId));
-      inFlight.set(invoiceId, sending);
-    };
-    // Notices (to the organization's people) go out the same way, keyed apart from invoices.
-    const sendOneNotice = (key: string) => {
-      const slot = `notice:${key}`;
+    const track = (slot: string, sending: () => Promise<unknown>, onError: (error: unknown) => void) => {
       if (stopped || inFlight.has(slot)) return;
-      const sending = sendNotice(services, mailer, key, logger)
-        .catch((error: unknown) => logger.error({ err: error, notice: key }, 'outbox: could not record a notice send'))
-        .finally(() => inFlight.delete(slot));
-      inFlight.set(slot, sending);
+      inFlight.set(slot, sending().catch(onError).finally(() => inFlight.delete(slot)));
     };
+    const send = (invoiceId: string) =>
+      track(invoiceId, () => sendReceipt(services, mailer, invoiceId, logger), (error) => logger.error({ err: error, invoice: invoiceId }, 'receipt outbox: could not record a send'));
+    // Notices (to the organization's people) go out the same way, keyed apart from invoices.
+    const sendOneNotice = (key: string) =>
+      track(`notice:${key}`, () => sendNotice(services, mailer, key, logger), (error) => logger.error({ err: error, notice: key }, 'outbox: could not record a notice send'));
 
     let polling: Promise<void> | null = null;
     const poll = () => {
@@ -201,8 +171,8 @@ export const receiptOutboxJob: BackgroundJob = {
         try {
           const reachable = await ways.reachable();
           if (reachable?.length === 0) return;
-          for (const doc of await dueReceipts(services, SEND_BATCH, reachable)) send(doc.id);
-          for (const doc of await dueNotices(services, SEND_BATCH, reachable)) sendOneNotice(doc.id);
+          for (const doc of await dueMail(services, RECEIPTS, SEND_BATCH, reachable)) send(doc.id);
+          for (const doc of await dueMail(services, NOTICES, SEND_BATCH, reachable)) sendOneNotice(doc.id);
         } catch (error) {
           logger.error({ err: error }, 'receipt outbox: could not read the due receipts; trying again at the next tick');
         } finally {

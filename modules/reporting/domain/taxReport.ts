@@ -57,17 +57,11 @@ export function periodOf(date: string, interval: TaxInterval): { period: string;
 }
 
 /**
- * The rows of the report: per period × country × rate × taxability reason × currency, the net,
- * the tax and the number of invoices and credit notes; `startOf` turns a day into the Unix second
- * it starts at in the organization's time zone. Sorted by period, then country, rate, reason, currency.
+ * The rows of the report, fed one entry at a time (it holds its rows, not its entries): per period
+ * × country × rate × taxability reason × currency, the net, the tax and the number of invoices and
+ * credit notes; `startOf` turns a day into the Unix second it starts at in the organization's time
+ * zone. Sorted by period, then country, rate, reason, currency.
  */
-export function taxReportRows(entries: Iterable<TaxEntry>, interval: TaxInterval, startOf: (date: string) => number): { rows: TaxReportRow[]; totals: TaxReportTotal[] } {
-  const report = taxReportSums(interval, startOf);
-  for (const e of entries) report.add(e);
-  return report.result();
-}
-
-/** The same, fed one entry at a time: a report of any length holds its rows, not its entries. */
 export function taxReportSums(interval: TaxInterval, startOf: (date: string) => number) {
   const rows = new Map<string, TaxReportRow>();
   const totals = new Map<string, TaxReportTotal>();

@@ -4,10 +4,8 @@ import type { Services } from '../../../platform/runtime/index.ts';
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
 import { EVENT_LOG, eventView, isReadableStream, type EventLogDoc } from '../eventLogProjection.ts';
 import type { Filter } from '../../../platform/readStore/index.ts';
-import { notFound } from '../../../platform/http/index.ts';
+import { notFound, decimalInteger, manageErrors, manageRoute } from '../../../platform/http/index.ts';
 import { requireOrganization } from '../../identity/index.ts';
-import { decimalInteger } from '../../../platform/http/index.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
 import { Event } from './reportingSchemas.ts';
 
 const belongsTo = (first: RecordedEvent, organizationId: string) => {

@@ -10,7 +10,8 @@ import { requireAuth } from '../../oauth/index.ts';
 import { csvChunks, EXPORT_KINDS, exportFileName, exportRange, ExportRangeError, RANGE_BOUND, type ExportKind } from '../csvExports.ts';
 
 const Bound = z.string().regex(RANGE_BOUND, 'must be a date (YYYY-MM-DD) or Unix seconds');
-const ExportQuery = z.object({
+/** The range of an export or a report. */
+export const ExportQuery = z.object({
   from: Bound.optional().describe("Inclusive: a day (YYYY-MM-DD) in the organization's time zone, or Unix seconds. From the first when absent."),
   to: Bound.optional().describe('A day includes its whole day; Unix seconds are exclusive. Up to now when absent.'),
 });
@@ -22,15 +23,21 @@ const SUMMARY: Record<ExportKind, string> = {
   customers: 'Customers made in a time range, a line per currency they paid in, as CSV (streamed).',
 };
 
-/** Streams the export to the reply: rows are read from the store only as fast as the client takes them. */
-async function sendExport(services: Services, reply: FastifyReply, kind: ExportKind, organizationId: string, query: { from?: string | undefined; to?: string | undefined }) {
-  let range;
+type RangeQuery = { from?: string | undefined; to?: string | undefined };
+
+/** The range a query names; a bound that is no day or no order is refused on its field. */
+export async function requestRange(services: Services, organizationId: string, query: RangeQuery) {
   try {
-    range = await exportRange(services.store, organizationId, query);
+    return await exportRange(services.store, organizationId, query);
   } catch (error) {
     if (error instanceof ExportRangeError) throw invalid('validation_failed', error.message, error.field);
     throw error;
   }
+}
+
+/** Streams the export to the reply: rows are read from the store only as fast as the client takes them. */
+async function sendExport(services: Services, reply: FastifyReply, kind: ExportKind, organizationId: string, query: RangeQuery) {
+  const range = await requestRange(services, organizationId, query);
   const body = Readable.from(csvChunks(kind, services.readStore, organizationId, range), { objectMode: false });
   return reply
     .header('content-type', 'text/csv; charset=utf-8')

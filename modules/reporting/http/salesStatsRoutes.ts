@@ -1,14 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { loadOrganization } from '../../identity/index.ts';
+import { loadOrganization, requireOrganization } from '../../identity/index.ts';
 import { lastDays } from '../zonedDays.ts';
 import { CHECKOUT_SESSIONS } from '../../checkout/index.ts';
 import { SALES_BUCKETS, type SalesBucketDoc } from '../salesStatsProjection.ts';
-import { notFound } from '../../../platform/http/index.ts';
-import { requireOrganization } from '../../identity/index.ts';
-import { decimalInteger } from '../../../platform/http/index.ts';
-import { manageErrors, manageRoute } from '../../../platform/http/index.ts';
+import { notFound, decimalInteger, manageErrors, manageRoute } from '../../../platform/http/index.ts';
 import { SalesStats } from './reportingSchemas.ts';
 
 /** The dashboard's Home: sales per day in the organization's time zone, from the sales_stats read model. */

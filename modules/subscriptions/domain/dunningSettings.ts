@@ -1,5 +1,4 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
-import { invalid } from '../../../platform/domain/index.ts';
+import { type Decider, type DomainEvent, invalid } from '../../../platform/domain/index.ts';
 import { DEFAULT_DUNNING, type DunningSettings } from './subscription.ts';
 
 /** An organization's dunning rules: one stream per organization, `subscription_settings-<organization>`. */

@@ -1,5 +1,4 @@
-import type { AppliedTax, CustomerTaxDetails, Decider, DomainEvent, PricingRecord, TaxBehavior } from '../../../platform/domain/index.ts';
-import { conflict, discountTerms, DomainError, invalid, notFound, priceLines, taxTerms } from '../../../platform/domain/index.ts';
+import { type AppliedTax, type CustomerTaxDetails, type Decider, type DomainEvent, type PricingRecord, type TaxBehavior, conflict, discountTerms, DomainError, invalid, notFound, priceLines, taxTerms } from '../../../platform/domain/index.ts';
 import { boundary, type Interval, parseInterval, periodIndex } from './interval.ts';
 import { prorate, type ProrationBehavior, type ProrationLine } from './proration.ts';
 import { appliedOf, discountAfterInvoice, discountInForce, startDiscount, type SubscriptionDiscount } from './subscriptionDiscount.ts';
@@ -164,6 +163,29 @@ export type SubscriptionEvent =
   | Ev<'SubscriptionCustomerRedacted', { customer: Customer; at: number }>
   /** The seller took the coupon off (Stripe's DELETE /v1/subscriptions/{id}/discount): the next invoice is at full price. */
   | Ev<'SubscriptionDiscountRemoved', { discount: SubscriptionDiscount; requested_by: 'seller'; at: number }>;
+
+/** Every type of subscription event, for the projections that follow them all. */
+export const SUBSCRIPTION_EVENT_TYPES = [
+  'SubscriptionCreated',
+  'SubscriptionInvoiceCreated',
+  'SubscriptionPaymentAttempted',
+  'SubscriptionInvoicePaid',
+  'SubscriptionPaymentFailed',
+  'SubscriptionGraceEnded',
+  'SubscriptionMarkedUnpaid',
+  'SubscriptionCancelScheduled',
+  'SubscriptionCancelUnscheduled',
+  'SubscriptionCanceled',
+  'SubscriptionIncompleteExpired',
+  'SubscriptionPaused',
+  'SubscriptionResumed',
+  'SubscriptionPlanChanged',
+  'SubscriptionPaymentMethodUpdated',
+  'SubscriptionTrialWillEnd',
+  'SubscriptionRenewalUpcoming',
+  'SubscriptionCustomerRedacted',
+  'SubscriptionDiscountRemoved',
+] as const satisfies ReadonlyArray<SubscriptionEvent['type']>;
 
 type Bare<E> = E extends DomainEvent<infer T, infer D> ? { type: T; data: Omit<D, 'status' | 'entitled'> } : never;
 export type SubscriptionEventInput = Bare<SubscriptionEvent>;

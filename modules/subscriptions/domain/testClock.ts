@@ -1,5 +1,4 @@
-import type { Decider, DomainEvent } from '../../../platform/domain/index.ts';
-import { conflict, invalid, notFound } from '../../../platform/domain/index.ts';
+import { type Decider, type DomainEvent, conflict, invalid, notFound } from '../../../platform/domain/index.ts';
 
 /**
  * A test clock, as Stripe's: test-mode subscriptions made on it live in its time, and advancing it

@@ -1,30 +1,25 @@
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { invalid } from '../../../platform/domain/index.ts';
 import type { CommandContext } from '../../../platform/es/index.ts';
 import {
   baseUrl,
-  commandContext,
   decimalInteger,
   ErrorSchema,
   findOrAwaitStream,
   HttpError,
-  manageContext,
-  manageErrors,
-  manageRoute,
   notFound,
   pageEnvelope,
   PageLinksSchema,
   PageMetaSchema,
   pageOf,
-  protectedRoute,
   RouteKey,
 } from '../../../platform/http/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { loadProductByRef } from '../../catalog/index.ts';
 import { loadUser, requireOrganization, type Role } from '../../identity/index.ts';
-import { requireAuth } from '../../oauth/index.ts';
+import { bearerAccess, manageAccess, requireAuth, type RouteAccess } from '../../oauth/index.ts';
 import { invoiceStream } from '../domain/invoiceView.ts';
 import { subscriptionStream, type Line, type PlanTerms } from '../domain/subscription.ts';
 import { DeletedDiscountSchema, presentInvoice, presentSubscription, SubscriptionSchema, InvoiceResourceSchema } from '../resources.ts';
@@ -56,34 +51,20 @@ const ChangePlanBody = z
 
 type PageAnswer<T> = { data: T[]; meta: Record<string, unknown>; links?: z.infer<typeof PageLinksSchema> };
 
-/**
- * How one set of routes is reached: the bearer API (API key or OAuth token) or the management
- * API (a person's session cookie, with its CSRF check on writes). The handlers are the same.
- */
-export type Access = {
-  prefix: '/api' | '/manage/api';
-  onRequest: (app: Parameters<FastifyPluginAsyncZod>[0]) => onRequestHookHandler;
-  schema: Record<string, unknown>;
-  errors: Record<number, typeof ErrorSchema>;
-  organizationOf(request: FastifyRequest): string;
+/** The routes' access, with the person's role and the list envelope (Laravel's links and meta on the bearer API, meta only for the dashboard). */
+export type Access = RouteAccess & {
   roleOf(services: Services, request: FastifyRequest): Promise<Role | null>;
-  context(services: Services, request: FastifyRequest): CommandContext;
-  /** The list envelope: Laravel's links and meta on the bearer API, meta only for the dashboard. */
   page<T>(services: Services, request: FastifyRequest, path: string, data: T[], total: number, q: { page: number; per_page: number }, query: Record<string, string | undefined>): PageAnswer<T>;
 };
 
 export const bearer: Access = {
-  prefix: '/api',
-  onRequest: (app) => app.authenticate,
-  schema: protectedRoute,
+  ...bearerAccess,
   errors: { 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema, 409: ErrorSchema, 422: ErrorSchema },
-  organizationOf: (request) => requireAuth(request).organizationId,
   async roleOf(services, request) {
     const auth = requireAuth(request);
     const user = await loadUser(services.store, auth.userId);
     return user && user.memberships.includes(auth.organizationId) ? (user.roles[auth.organizationId] ?? null) : null;
   },
-  context: commandContext,
   page(services, request, path, data, total, q, query) {
     const envelope = pageEnvelope({ path: `${baseUrl(services, request)}${path}`, page: q.page, perPage: q.per_page, defaultPerPage: SUBSCRIPTIONS_PER_PAGE_DEFAULT, total, itemCount: data.length, query });
     return { data, ...envelope };
@@ -91,13 +72,8 @@ export const bearer: Access = {
 };
 
 export const manage: Access = {
-  prefix: '/manage/api',
-  onRequest: (app) => app.authenticateSession,
-  schema: manageRoute,
-  errors: manageErrors,
-  organizationOf: (request) => requireOrganization(request).organizationId,
+  ...manageAccess,
   roleOf: async (_services, request) => requireOrganization(request).role,
-  context: manageContext,
   page: (_services, _request, _path, data, total, q) => pageOf(data, total, q.page, q.per_page),
 };
 

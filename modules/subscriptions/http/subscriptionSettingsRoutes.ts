@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
-import { commandContext, ErrorSchema, manageContext, manageErrors, manageRoute, protectedRoute } from '../../../platform/http/index.ts';
-import { requireOrganization } from '../../identity/index.ts';
-import { requireAuth } from '../../oauth/index.ts';
+import { ErrorSchema } from '../../../platform/http/index.ts';
+import { bearerAccess, manageAccess, type RouteAccess } from '../../oauth/index.ts';
 import { changeDunningSettings, loadDunningSettings } from '../dunningSettings.ts';
 
 export const SubscriptionSettings = z.object({
@@ -17,36 +16,17 @@ export const SubscriptionSettings = z.object({
 
 const Body = SubscriptionSettings.strict();
 
-type Access = {
-  prefix: string;
-  read: 'authenticate' | 'authenticateSession';
-  write: 'authenticate' | 'authenticateOwner';
-  schema: Record<string, unknown>;
-  errors: Record<number, typeof ErrorSchema>;
-  organizationOf(request: Parameters<typeof requireAuth>[0]): string;
-  context: typeof commandContext;
-};
+type Access = RouteAccess & { read: 'authenticate' | 'authenticateSession'; write: 'authenticate' | 'authenticateOwner' };
 
 const bearer: Access = {
-  prefix: '/api',
+  ...bearerAccess,
   read: 'authenticate',
   // The owner-only rule of a bearer credential is the table's (modules/identity/domain/bearerAccess.ts).
   write: 'authenticate',
-  schema: protectedRoute,
   errors: { 401: ErrorSchema, 403: ErrorSchema, 422: ErrorSchema },
-  organizationOf: (request) => requireAuth(request).organizationId,
-  context: (services, request) => commandContext(services, request),
 };
 
-const manage: Access = {
-  prefix: '/manage/api',
-  read: 'authenticateSession',
-  write: 'authenticateOwner',
-  schema: manageRoute,
-  errors: manageErrors,
-  organizationOf: (request) => requireOrganization(request).organizationId,
-  context: (services, request) => manageContext(services, request),
-};
+const manage: Access = { ...manageAccess, read: 'authenticateSession', write: 'authenticateOwner' };
 
 /** The organization's dunning rules (retry ladder, final action, grace), through an API key or token. */
 export const subscriptionSettingsRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => settingsRoutes(app, services, bearer);

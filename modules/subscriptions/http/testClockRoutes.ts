@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { notFound, RouteKey } from '../../../platform/http/index.ts';
 import { endClockSubscriptions } from '../billing.ts';
-import { advanceTestClock, createTestClock, deleteTestClock, type KnownTestClock, loadTestClock } from '../testClockCommands.ts';
+import { advanceTestClock, createTestClock, deleteTestClock, loadTestClock } from '../testClockCommands.ts';
 import { TEST_CLOCKS, type TestClockDoc } from '../testClockProjection.ts';
 import { bearer, manage, type Access } from './subscriptionRoutes.ts';
 import { FrozenTime, TestClockSchema, type TestClock } from './subscriptionSchemas.ts';
@@ -19,8 +19,6 @@ const present = (c: Pick<TestClockDoc, 'id' | 'frozen_time' | 'name' | 'created_
   livemode: false,
   created_at: c.created_at,
 });
-
-const presentState = (c: KnownTestClock) => present(c);
 
 /**
  * Test clocks (bearer, organization-scoped), as Stripe's: test-mode subscriptions made on a clock
@@ -49,7 +47,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     async (request, reply) => {
       const organizationId = access.organizationOf(request);
       const clock = await createTestClock(access.context(services, request), { organizationId, name: request.body.name ?? null, frozenTime: request.body.frozen_time });
-      return reply.code(201).send(presentState(clock));
+      return reply.code(201).send(present(clock));
     },
   );
 
@@ -77,7 +75,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
       // and ready only once the advance has happened, however far the projections lag.
       const clock = await loadTestClock(services, request.params.id);
       if (!clock || clock.status === 'deleted' || clock.organization_id !== access.organizationOf(request)) throw notFound('Test clock');
-      return presentState(clock);
+      return present(clock);
     },
   );
 
@@ -95,7 +93,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     },
     async (request) => {
       const organizationId = access.organizationOf(request);
-      return presentState(await advanceTestClock(access.context(services, request), organizationId, request.params.id, request.body.frozen_time));
+      return present(await advanceTestClock(access.context(services, request), organizationId, request.params.id, request.body.frozen_time));
     },
   );
 

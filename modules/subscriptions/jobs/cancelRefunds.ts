@@ -1,7 +1,6 @@
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
 import { DomainError } from '../../../platform/domain/index.ts';
-import type { Logger } from '../../../platform/es/index.ts';
-import { followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
+import { type Logger, followFromCheckpoint, reactionContext } from '../../../platform/es/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 import { refundInvoice } from '../../payments/index.ts';
 import type { SubscriptionEvent } from '../domain/subscription.ts';

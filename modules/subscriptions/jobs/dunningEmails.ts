@@ -1,6 +1,5 @@
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
-import type { Logger } from '../../../platform/es/index.ts';
-import { followFromCheckpoint } from '../../../platform/es/index.ts';
+import { type Logger, followFromCheckpoint } from '../../../platform/es/index.ts';
 import { fold } from '../../../platform/domain/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 import { addressLines, loadOrganization } from '../../identity/index.ts';

@@ -1,7 +1,6 @@
 import { asArray, DomainError, fold } from '../../../platform/domain/index.ts';
 import { WrongExpectedRevisionError, type RecordedEvent } from '../../../platform/eventStore/index.ts';
-import type { Logger } from '../../../platform/es/index.ts';
-import { followFromCheckpoint, toNewEvent } from '../../../platform/es/index.ts';
+import { type Logger, followFromCheckpoint, toNewEvent } from '../../../platform/es/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
 import { invoiceDecider, invoiceStream, type InvoiceCommand, type InvoiceEvent, type InvoiceState } from '../../checkout/index.ts';
 import { subscriptionDecider, type SubscriptionEvent, type SubscriptionState } from '../domain/subscription.ts';

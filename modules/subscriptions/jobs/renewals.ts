@@ -1,5 +1,4 @@
-import type { Services } from '../../../platform/runtime/index.ts';
-import { intervalJob } from '../../../platform/runtime/index.ts';
+import { type Services, intervalJob } from '../../../platform/runtime/index.ts';
 import { runDue } from '../billing.ts';
 
 /**

@@ -8,12 +8,11 @@ import { findPublishedOffer } from '../publishedOffer.ts';
 import { loadStripeAccount } from '../../../payments/index.ts';
 import { loadOrganization, logoPath } from '../../../identity/index.ts';
 import { offerRef } from '../checkoutSchemas.ts';
-import { RouteKey } from '../../../../platform/http/index.ts';
+import { RouteKey, sdkAssets, type Asset } from '../../../../platform/http/index.ts';
 import { renderExamplePage } from './examplePage.ts';
-import { renderCheckoutPage, renderMissingPage, type PageExtras, type PageParams } from './renderCheckoutPage.ts';
+import { renderCheckoutPage, renderMissingPage, type PageError, type PageExtras, type PageParams } from './renderCheckoutPage.ts';
 import { CATALOG_PLANS, type PlanDoc } from '../../../catalog/index.ts';
 import { recurringTerms } from '../../domain/recurringTerms.ts';
-import { sdkAssets, type Asset } from '../../../../platform/http/index.ts';
 import { isCountryCode, taxSettingsFor } from '../../../tax/index.ts';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
@@ -143,47 +142,40 @@ export async function hostedCheckoutRoutes(app: FastifyInstance, opts: { service
     const cspNonce = randomBytes(18).toString('base64url');
     const { page } = await sdkAssets();
     securityHeaders(reply, services, cspNonce);
+    const missing = (status: number, error: PageError) => reply.code(status).send(renderMissingPage(params, cspNonce, page, error));
     const limit = await pageRateLimit(request);
     if (!limit.isAllowed && limit.isExceeded) {
-      return reply
-        .code(429)
-        .header('retry-after', String(limit.ttlInSeconds))
-        .send(renderMissingPage(params, cspNonce, page, { code: 'too_many_attempts', title: 'Too many requests', text: 'Please wait a moment, then reload the page.' }));
+      reply.header('retry-after', String(limit.ttlInSeconds));
+      return missing(429, { code: 'too_many_attempts', title: 'Too many requests', text: 'Please wait a moment, then reload the page.' });
     }
     if (bad.length) {
-      return reply.code(400).send(
-        renderMissingPage(params, cspNonce, page, {
-          code: 'invalid_link',
-          title: 'This checkout link is not valid',
-          text: 'Please go back to the shop and try again.',
-          detail: `The checkout page's ${bad.join(', ')} parameter${bad.length > 1 ? 's are' : ' is'} not valid.`,
-        }),
-      );
+      return missing(400, {
+        code: 'invalid_link',
+        title: 'This checkout link is not valid',
+        text: 'Please go back to the shop and try again.',
+        detail: `The checkout page's ${bad.join(', ')} parameter${bad.length > 1 ? 's are' : ' is'} not valid.`,
+      });
     }
     // Read here rather than through GET /api/checkout by app.inject: an injected request comes from
     // 127.0.0.1, so every buyer's page view would count against one shared rate-limit bucket.
     const found = offer !== null && RouteKey.safeParse(offer).success ? await findPublishedOffer(services, reply, offer) : null;
     if (!found || found.status !== 'published') {
-      return reply.code(404).send(
-        renderMissingPage(params, cspNonce, page, {
-          code: 'offer_not_found',
-          title: 'This checkout is not available',
-          text: 'The offer may have ended or the link is wrong.',
-          detail: `No published offer has the reference ${JSON.stringify((offer ?? request.url.slice('/checkout/'.length).split('?')[0]!).slice(0, 100))}.`,
-        }),
-      );
+      return missing(404, {
+        code: 'offer_not_found',
+        title: 'This checkout is not available',
+        text: 'The offer may have ended or the link is wrong.',
+        detail: `No published offer has the reference ${JSON.stringify((offer ?? request.url.slice('/checkout/'.length).split('?')[0]!).slice(0, 100))}.`,
+      });
     }
     // The session the link names, from the log (it may be newer than the read models): of this offer only.
     const wanted = params.session ?? null;
     const session = wanted === null ? null : ((await readSessionSnapshot(services.store, wanted))?.view ?? null);
     if (wanted !== null && (!session || session.offer.uuid !== found.uuid)) {
-      return reply.code(404).send(
-        renderMissingPage(params, cspNonce, page, {
-          code: 'session_not_found',
-          title: 'This checkout is not available',
-          text: 'The checkout link is wrong or belongs to another offer. Please go back to the shop and try again.',
-        }),
-      );
+      return missing(404, {
+        code: 'session_not_found',
+        title: 'This checkout is not available',
+        text: 'The checkout link is wrong or belongs to another offer. Please go back to the shop and try again.',
+      });
     }
     const init = {
       offer: offerRef(found),

@@ -64,17 +64,20 @@ function send(reply: FastifyReply, status: number, state: BillingPageState) {
   return sendHostedPage(reply, status, (nonce) => renderBillingPage(state, nonce), { stripeJsUrl });
 }
 
+const sendState = (reply: FastifyReply, page: { status: number; state: BillingPageState }) => send(reply, page.status, page.state);
+
+/** The card form again, saying what went wrong; of the subscription as it stands after `events`. */
+async function formOf(services: Services, usable: UsableBillingLink, status: number, error: string, at: Active = usable.subscription, events: readonly SubscriptionEvent[] = usable.events) {
+  return { status, state: { kind: 'form' as const, view: await viewOf(services, at, events), error, formAction: billingLinkPath(usable.token) } };
+}
+
 const readEvents = async (services: Services, id: string) => (await services.store.readStream(subscriptionStream(id))) as unknown as SubscriptionEvent[];
 
 /** Saves the card, puts it on the subscription and retries what is due at once, in this request. */
 async function updateCard(services: Services, request: FastifyRequest, usable: UsableBillingLink, card: CardInput): Promise<{ status: number; state: BillingPageState }> {
   const { subscription } = usable;
-  const action = billingLinkPath(usable.token);
   const id = subscription.sub.id;
-  const form = async (status: number, error: string, at: Active = subscription, events: readonly SubscriptionEvent[] = usable.events) => ({
-    status,
-    state: { kind: 'form' as const, view: await viewOf(services, at, events), error, formAction: action },
-  });
+  const form = (status: number, error: string, at?: Active, events?: readonly SubscriptionEvent[]) => formOf(services, usable, status, error, at, events);
   const saver = cardSaverFor(subscription.sub.mode, paymentProviderFor);
   if (!saver) return form(409, 'The card cannot be changed on this page; please contact the seller.');
   const ctx = commandContext(services, request, subscription.sub.organization_id);
@@ -96,12 +99,8 @@ async function updateCard(services: Services, request: FastifyRequest, usable: U
 /** Puts the saved card on the subscription and retries what is due at once, in this request. */
 async function useNewMethod(services: Services, request: FastifyRequest, usable: UsableBillingLink, paymentMethod: PaymentMethod, now: number): Promise<{ status: number; state: BillingPageState }> {
   const { subscription } = usable;
-  const action = billingLinkPath(usable.token);
   const id = subscription.sub.id;
-  const form = async (status: number, error: string, at: Active = subscription, events: readonly SubscriptionEvent[] = usable.events) => ({
-    status,
-    state: { kind: 'form' as const, view: await viewOf(services, at, events), error, formAction: action },
-  });
+  const form = (status: number, error: string, at?: Active, events?: readonly SubscriptionEvent[]) => formOf(services, usable, status, error, at, events);
   const ctx = commandContext(services, request, subscription.sub.organization_id);
   const known = (await readEvents(services, id)).length;
   try {
@@ -222,7 +221,7 @@ export async function billingPageRoutes(app: FastifyInstance, opts: { services: 
       const usable = await usableBillingLink(services, request.params.token);
       if (!usable || usable.subscription.sub.mode !== 'live') return send(reply, 404, { kind: 'gone' });
       const sub = usable.subscription;
-      const formAgain = async (status: number, error: string) => send(reply, status, { kind: 'form', view: await viewOf(services, sub, usable.events), error, formAction: billingLinkPath(usable.token) });
+      const formAgain = async (status: number, error: string) => sendState(reply, await formOf(services, usable, status, error));
       const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as { setup_intent?: unknown };
       const setupId = typeof body.setup_intent === 'string' ? body.setup_intent : '';
       try {
@@ -230,8 +229,7 @@ export async function billingPageRoutes(app: FastifyInstance, opts: { services: 
         if (outcome.status === 'declined') return formAgain(402, declineInPlainWords({ code: outcome.code, decline_code: outcome.declineCode, message: outcome.message }));
         if (outcome.status !== 'saved') return formAgain(409, 'The card is not saved yet. Please enter it again.');
         const ctx = commandContext(services, request, sub.sub.organization_id);
-        const result = await useNewMethod(services, request, usable, outcome.paymentMethod, await subscriptionNow(ctx, sub));
-        return send(reply, result.status, result.state);
+        return sendState(reply, await useNewMethod(services, request, usable, outcome.paymentMethod, await subscriptionNow(ctx, sub)));
       } catch (error) {
         if (error instanceof PaymentProviderError) return formAgain(502, STRIPE_UNREACHABLE);
         throw error;
@@ -258,7 +256,7 @@ export async function billingPageRoutes(app: FastifyInstance, opts: { services: 
       const sub = usable.subscription;
       const live = sub.sub.mode === 'live' ? await liveProviderOf(services, sub.sub.organization_id) : null;
       const paymentId = usable.invoice.paymentIntents?.at(-1);
-      const formAgain = async (status: number, error: string) => send(reply, status, { kind: 'form', view: await viewOf(services, sub, usable.events), error, formAction: billingLinkPath(usable.token) });
+      const formAgain = async (status: number, error: string) => sendState(reply, await formOf(services, usable, status, error));
       if (!live || !paymentId) return formAgain(409, 'There is no payment to confirm yet. Please press the button again.');
       const ctx = commandContext(services, request, sub.sub.organization_id);
       const outcome = await settlePaymentIntent(ctx, sub.sub.organization_id, live, paymentId).catch((error: unknown) => {
@@ -284,12 +282,8 @@ export async function billingPageRoutes(app: FastifyInstance, opts: { services: 
       const usable = await usableBillingLink(services, request.params.token);
       if (!usable) return send(reply, 404, { kind: 'gone' });
       const card = parseCard(request.body);
-      if (typeof card === 'string') {
-        const view = await viewOf(services, usable.subscription, usable.events);
-        return send(reply, 422, { kind: 'form', view, error: card, formAction: billingLinkPath(usable.token) });
-      }
-      const outcome = await updateCard(services, request, usable, card);
-      return send(reply, outcome.status, outcome.state);
+      if (typeof card === 'string') return sendState(reply, await formOf(services, usable, 422, card));
+      return sendState(reply, await updateCard(services, request, usable, card));
     },
   );
 }
