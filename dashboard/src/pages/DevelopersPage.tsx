@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { useMembers } from '../actors.ts';
 import type { z } from 'zod';
 import type { ApiKeySchema } from '../../../modules/identity/index.ts';
 import { api } from '../api.ts';
@@ -15,7 +16,6 @@ import { PageHeader } from '../components/PageHeader.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDate, formatDateTime } from '../format.ts';
 import { useSession } from '../session.ts';
-import type { Member } from '../types.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
@@ -43,7 +43,7 @@ export function DevelopersPage() {
 
 function ApiKeys() {
   const keys = useApi<{ data: ApiKey[] }>('/api-keys');
-  const members = useApi<{ data: Member[] }>('/members');
+  const members = useMembers();
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState('Never');
   const { busy, error, run } = useAction<'create'>();
@@ -66,7 +66,7 @@ function ApiKeys() {
   const status = (k: ApiKey) => (k.revoked_at ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active');
   // A key acts with its creator's current role; a removed creator's key is revoked.
   const who = (k: ApiKey) => {
-    const member = members.data?.data.find((m) => m.id === k.user_id);
+    const member = members.find((m) => m.id === k.user_id);
     const email = k.user_email ?? member?.email ?? k.user_id;
     return member ? `${email} (${member.role})` : email;
   };

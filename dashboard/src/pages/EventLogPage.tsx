@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { actorLabel } from '../actors.ts';
-import type { Actor, Member } from '../types.ts';
+import { actorLabel, useMembers } from '../actors.ts';
+import type { Actor } from '../types.ts';
 import type { z } from 'zod';
 import type { LoggedEventSchema } from '../../../modules/reporting/index.ts';
 import { Button } from '../components/Button.tsx';
@@ -54,7 +54,7 @@ export function EventLogPage() {
     go();
   };
   const log = useApi<{ data: LoggedEvent[]; next_after: string | null }>('/events', { type, after, limit: 25 });
-  const members = useApi<{ data: Member[] }>('/members');
+  const members = useMembers();
 
   return (
     <>
@@ -89,7 +89,7 @@ export function EventLogPage() {
                       <time class="muted">{formatDateTimeSeconds(e.occurred_at)}</time>
                     </div>
                     <p class="event-meta">
-                      {href ? <Link href={href}>{e.stream}</Link> : <span class="mono">{e.stream}</span>} · revision {e.revision} · {actorLabel(e.actor, members.data?.data)}
+                      {href ? <Link href={href}>{e.stream}</Link> : <span class="mono">{e.stream}</span>} · revision {e.revision} · {actorLabel(e.actor, members)}
                     </p>
                     <details>
                       <summary>Data</summary>
