@@ -234,16 +234,9 @@ export function CouponPage({ params }: PageProps) {
 
   if (coupon.error || !coupon.data) {
     return (
-      <RecordPending
-        loaded={coupon}
-        title="Coupon"
-        back={back}
-        missing={
-          <EmptyState title="No such coupon in this organization" action={<Link href="/dashboard/coupons">Back to Coupons</Link>}>
-            It may have been deleted, or belong to another organization.
-          </EmptyState>
-        }
-      />
+      <RecordPending loaded={coupon} title="Coupon" what="coupon" list={['/dashboard/coupons', 'Coupons']}>
+        It may have been deleted, or belong to another organization.
+      </RecordPending>
     );
   }
   const c = coupon.data;

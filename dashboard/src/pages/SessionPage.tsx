@@ -30,16 +30,9 @@ export function SessionPage({ params }: PageProps) {
 
   if (detail.error || !detail.data) {
     return (
-      <RecordPending
-        loaded={detail}
-        title="Checkout session"
-        back={back}
-        missing={
-          <EmptyState title="No such session in this organization" action={<Link href="/dashboard/sales">Back to Sales</Link>}>
-            The link may belong to another organization: switch organization, or find the session in Sales.
-          </EmptyState>
-        }
-      />
+      <RecordPending loaded={detail} title="Checkout session" what="session" list={['/dashboard/sales', 'Sales']}>
+        The link may belong to another organization: switch organization, or find the session in Sales.
+      </RecordPending>
     );
   }
   const { history } = detail.data;

@@ -170,7 +170,7 @@ export function LicenseKeyPage({ params }: PageProps) {
   });
   const back = <Link href="/dashboard/license-keys">← License keys</Link>;
 
-  if (loaded.error || !key) return <RecordPending loaded={loaded} title="License key" back={back} missing={<EmptyState title="No such license key in this organization" action={<Link href="/dashboard/license-keys">Back to License keys</Link>} />} />;
+  if (loaded.error || !key) return <RecordPending loaded={loaded} title="License key" what="license key" list={['/dashboard/license-keys', 'License keys']} />;
   const k = key;
   const benefit = benefits.find((b) => b.id === k.benefit_id);
   const instances = k.activations ?? [];

@@ -41,16 +41,9 @@ export function CustomerPage({ params }: PageProps) {
 
   if (customer.error || !customer.data) {
     return (
-      <RecordPending
-        loaded={customer}
-        title="Customer"
-        back={back}
-        missing={
-          <EmptyState title="No such customer in this organization" action={<Link href="/dashboard/customers">Back to Customers</Link>}>
-            The link may belong to another organization: switch organization, or search the customer by email.
-          </EmptyState>
-        }
-      />
+      <RecordPending loaded={customer} title="Customer" what="customer" list={['/dashboard/customers', 'Customers']}>
+        The link may belong to another organization: switch organization, or search the customer by email.
+      </RecordPending>
     );
   }
   const c = customer.data;

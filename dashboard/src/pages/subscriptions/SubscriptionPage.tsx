@@ -47,16 +47,9 @@ export function SubscriptionPage({ params }: PageProps) {
 
   if (sub.error || !sub.data) {
     return (
-      <RecordPending
-        loaded={sub}
-        title="Subscription"
-        back={back}
-        missing={
-          <EmptyState title="No such subscription in this organization" action={<Link href="/dashboard/subscriptions">Back to Subscriptions</Link>}>
-            The link may belong to another organization: switch organization, or find the subscription in the list.
-          </EmptyState>
-        }
-      />
+      <RecordPending loaded={sub} title="Subscription" what="subscription" list={['/dashboard/subscriptions', 'Subscriptions']}>
+        The link may belong to another organization: switch organization, or find the subscription in the list.
+      </RecordPending>
     );
   }
   const s = sub.data;
