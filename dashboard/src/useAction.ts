@@ -10,9 +10,8 @@ export type ActionOptions = {
 };
 
 /**
- * The states an action drives; useState's setters in useAction, plain functions in a test.
- * `setFailed` names the action the kept error belongs to, so the page shows it beside that
- * action's button (or under its form), not wherever another action's errors go.
+ * The states an action drives (useState's setters, or plain functions in a test). `setFailed`
+ * names the failed action, so its error shows beside its own button.
  */
 export type ActionSetters<K> = { setBusy: (kind: K | null) => void; setError: (error: ApiError | null) => void; setFailed?: (kind: K | null) => void };
 

@@ -12,10 +12,7 @@ export type Column<T> = {
   wide?: boolean;
 };
 
-/**
- * A list as a table: a caption for screen readers, the header, one row per item. `empty` shows
- * instead when there is nothing (say what to do next); `rowHref` makes the first cell a link to the row's page.
- */
+/** A list as a table; `empty` shows when there is nothing, `rowHref` links the first cell to the row's page. */
 type TableProps<T> = {
   caption: string;
   columns: Column<T>[];

@@ -38,10 +38,7 @@ function streamLink(stream: string): string | null {
   return m ? `/dashboard/sales/${encodeURIComponent(m[1]!)}` : null;
 }
 
-/**
- * The organization's events in log order, by type, 50 at a time. The log pages forward with a
- * cursor (`?after=`); the cursors passed are kept so Previous goes back.
- */
+/** The organization's events in log order, 50 at a time; the `?after=` cursors passed are kept for Previous. */
 export function EventLogPage() {
   const { query } = useLocation();
   const filters = useUrlFilters({ type: '' }, { after: null });

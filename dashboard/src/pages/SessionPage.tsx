@@ -17,10 +17,7 @@ import { changes, entryIndexAt, momentOf, statusAt } from '../timeline.ts';
 import type { Invoice, SessionDetail, SessionState } from '../types.ts';
 import { useApi } from '../useApi.ts';
 
-/**
- * A checkout session: its invoice, and its history as a timeline of every event (time, actor,
- * the state after it). The slider shows the session as it stood at any moment: `?at=` in the URL.
- */
+/** A checkout session: its invoice and its history; the slider shows it as it stood at `?at=`. */
 export function SessionPage({ params }: PageProps) {
   const { query } = useLocation();
   const detail = useApi<SessionDetail>(`/checkout/sessions/${encodeURIComponent(params.id!)}`);

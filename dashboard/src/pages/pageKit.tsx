@@ -1,8 +1,4 @@
-/**
- * Small pieces the Catalog, Offers, Promos and Automation pages share: a page of a list the
- * service answers whole, money between a form's major units and the API's minor units, and the
- * ApiError of a failed write kept for the form's fields.
- */
+/** Small pieces the Catalog, Offers, Promos and Automation pages share. */
 import type { PageMeta } from '../api.ts';
 import { ApiError } from '../api.ts';
 import { dayIn } from '../format.ts';

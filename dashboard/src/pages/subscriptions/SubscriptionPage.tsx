@@ -21,10 +21,7 @@ import { TestClockCard } from './TestClockCard.tsx';
 import { BILLING_REASONS, intervalWords, perInterval, statusWords, subscriptionChanges, subscriptionEventLabel } from './subscriptionKit.ts';
 import type { InvoiceResource as SubscriptionInvoice, SubscriptionResource as Subscription, SubscriptionHistory } from '../../../../modules/subscriptions/index.ts';
 
-/**
- * A subscription: what it is now, the seller's actions, its invoices, its statement as of any
- * instant (`?as_of=`, Unix seconds in the subscription's time) and its history as a timeline.
- */
+/** A subscription: its state, actions, invoices, statement as of `?as_of=` (its own time) and history. */
 export function SubscriptionPage({ params }: PageProps) {
   const id = params.id!;
   const base = `/subscriptions/${encodeURIComponent(id)}`;

@@ -16,10 +16,7 @@ import { useAction } from '../../useAction.ts';
 import { useApi } from '../../useApi.ts';
 import { fromLocalInput, toLocalInput } from './subscriptionKit.ts';
 
-/**
- * Test clocks (test mode): create one at a frozen time, to attach to a test-mode checkout session
- * (`test_clock`), and delete one, which ends its subscriptions. A subscription's page advances its clock.
- */
+/** Test clocks: create one to attach to a test-mode session (`test_clock`); deleting one ends its subscriptions. */
 export function TestClocksPage() {
   const clocks = useApi<{ data: TestClock[] }>('/test_clocks');
   const [name, setName] = useState('');
