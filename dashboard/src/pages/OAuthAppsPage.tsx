@@ -202,7 +202,6 @@ export function ConnectedAppsPage() {
   const page = Number(query.get('page') ?? 1);
   const list = useApi<{ data: Connection[] }>('/connected-apps');
   const { error, run } = useAction<'disconnect'>();
-  // The session lists the other organizations beside the current one.
   const orgName = (id: string) => [session?.current_organization, ...(session?.organizations ?? [])].find((o) => o?.id === id)?.name ?? id;
   const paged = list.data ? pageOfList(list.data.data, page) : null;
   return (

@@ -131,7 +131,6 @@ export function OfferPage({ params }: PageProps) {
   useEffect(() => {
     if (loaded.data && products.data) fill(loaded.data, productList.find((p) => p.id === loaded.data!.plan.product_id)?.key);
   }, [loaded.data, products.data]);
-  // A new offer starts on the first product with a plan.
   useEffect(() => {
     if (!isNew || product || !productList.length) return;
     const first = productList.find((p) => p.status === 'active' && p.plans.length) ?? productList[0]!;

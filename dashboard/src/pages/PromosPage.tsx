@@ -16,8 +16,7 @@ import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 import { pageOfList, takenError, toMajor, toMinor, zonedParts } from './pageKit.tsx';
 
-// Hand-kept until the promo management routes (served by automation's routes) join a module
-// whose index.ts exports their schemas.
+// Hand-kept until the promo routes join a module whose index.ts exports their schemas.
 type Tier = { name: string; price: number | null; discount_percent: number | null; until: number | null; max_participants: number | null };
 type Promo = { slug: string; name: string; starts_at: number; ends_at: number; tiers: Tier[]; offers?: string[] | null; participants_count: number };
 type Participant = { id: string; email: string; reference: string | null; enrolled_at: number };

@@ -6,7 +6,7 @@ import { Card } from '../../components/Card.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Select } from '../../components/Field.tsx';
-import { FilterForm, ListStatus, useUrlFilters } from '../../components/ListFilter.tsx';
+import { FilterForm, useUrlFilters } from '../../components/ListFilter.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { RecordPending } from '../../components/RecordPending.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
@@ -100,11 +100,9 @@ export function LicenseKeysPage() {
           )}
         </Field>
       </FilterForm>
-      <ListStatus list={list} />
       <PagedTable
         caption="License keys"
-        busy={list.loading}
-        page={list.data}
+        list={list}
         pages="License key pages"
         rowKey={(k) => k.id}
         columns={[
