@@ -1,4 +1,8 @@
+import type { ComponentChildren } from 'preact';
 import { Link } from '../router.tsx';
+import { useSession } from '../session.ts';
+import { Notice } from './Notice.tsx';
+import { PageHeader } from './PageHeader.tsx';
 
 /** Sub-pages of a section as links (each its own URL). */
 export function Tabs({ label, tabs, current }: { label: string; tabs: { href: string; label: string }[]; current: string }) {
@@ -22,6 +26,18 @@ export const DevelopersTabs = sectionTabs('Developers', [
   { href: '/dashboard/developers/events', label: 'Event log' },
   { href: '/dashboard/developers/test-clocks', label: 'Test clocks' },
 ]);
+
+/** A Developers page: the section's header and tabs, then `children`; for a non-owner, `ownersOnly` in their place. */
+export function DevelopersSection({ current, description, ownersOnly, children }: { current: string; description: string; ownersOnly?: string; children: ComponentChildren }) {
+  const owner = useSession()?.current_organization?.role === 'owner';
+  return (
+    <>
+      <PageHeader title="Developers" description={description} />
+      <DevelopersTabs current={current} />
+      {ownersOnly && !owner ? <Notice>{ownersOnly}</Notice> : children}
+    </>
+  );
+}
 
 export const SettingsTabs = sectionTabs('Settings', [
   { href: '/dashboard/settings', label: 'General' },

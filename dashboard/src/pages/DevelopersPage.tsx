@@ -8,14 +8,12 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
-import { DevelopersTabs } from '../components/Tabs.tsx';
+import { DevelopersSection } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
-import { ErrorNotice, Notice } from '../components/Notice.tsx';
-import { PageHeader } from '../components/PageHeader.tsx';
+import { ErrorNotice } from '../components/Notice.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDate, formatDateTime } from '../format.ts';
-import { useSession } from '../session.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
@@ -30,14 +28,10 @@ const EXPIRIES: { label: string; days: number | null }[] = [
 
 /** API keys: create (the token shown once), list, revoke. Owners only, as the routes are. */
 export function DevelopersPage() {
-  const session = useSession();
-  const owner = session?.current_organization?.role === 'owner';
   return (
-    <>
-      <PageHeader title="Developers" description="API keys for your server's calls to the public API, and the log of everything that happened in your organization." />
-      <DevelopersTabs current="/dashboard/developers" />
-      {owner ? <ApiKeys /> : <Notice>Only owners of the organization manage API keys. Ask an owner for one.</Notice>}
-    </>
+    <DevelopersSection current="/dashboard/developers" description="API keys for your server's calls to the public API, and the log of everything that happened in your organization." ownersOnly="Only owners of the organization manage API keys. Ask an owner for one.">
+      <ApiKeys />
+    </DevelopersSection>
   );
 }
 

@@ -5,12 +5,11 @@ import type { z } from 'zod';
 import type { LoggedEventSchema } from '../../../modules/reporting/index.ts';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
-import { DevelopersTabs } from '../components/Tabs.tsx';
+import { DevelopersSection } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input } from '../components/Field.tsx';
 import { FilterForm, useUrlFilters } from '../components/ListFilter.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';
-import { PageHeader } from '../components/PageHeader.tsx';
 import { formatDateTimeSeconds } from '../format.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { useApi } from '../useApi.ts';
@@ -54,9 +53,7 @@ export function EventLogPage() {
   const members = useMembers();
 
   return (
-    <>
-      <PageHeader title="Developers" description="Every change in your organization is an event: here they all are, oldest first, with who made them." />
-      <DevelopersTabs current="/dashboard/developers/events" />
+    <DevelopersSection current="/dashboard/developers/events" description="Every change in your organization is an event: here they all are, oldest first, with who made them.">
       <FilterForm label="Filter events" filters={{ ...filters, apply: fromStart(filters.apply), clear: fromStart(filters.clear) }}>
         <Field label="Event type" name="type" error={log.error} hint="Exact type, such as CheckoutSessionCompleted.">
           {(c) => <Input {...c} list="event-types" value={filters.form.type} onValue={filters.set('type')} autoComplete="off" />}
@@ -125,6 +122,6 @@ export function EventLogPage() {
           </nav>
         </Card>
       )}
-    </>
+    </DevelopersSection>
   );
 }

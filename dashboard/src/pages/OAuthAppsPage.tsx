@@ -7,11 +7,11 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
-import { DevelopersTabs, SettingsTabs } from '../components/Tabs.tsx';
+import { DevelopersSection, SettingsTabs } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { originLines } from '../components/OriginsField.tsx';
 import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
-import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
+import { ErrorNotice, Loading } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
@@ -35,13 +35,10 @@ function redirectErrors(error: ApiError | null): string[] {
 
 /** Developers → OAuth apps (owners): apps that act for a person, registered by this organization. */
 export function OAuthAppsPage() {
-  const owner = useSession()?.current_organization?.role === 'owner';
   return (
-    <>
-      <PageHeader title="Developers" description="API keys for your server's calls, webhook endpoints that hear of your sales, and the log of everything that happened." />
-      <DevelopersTabs current="/dashboard/developers/oauth-apps" />
-      {owner ? <OAuthApps /> : <Notice>Only owners of the organization register OAuth apps.</Notice>}
-    </>
+    <DevelopersSection current="/dashboard/developers/oauth-apps" description="API keys for your server's calls, webhook endpoints that hear of your sales, and the log of everything that happened." ownersOnly="Only owners of the organization register OAuth apps.">
+      <OAuthApps />
+    </DevelopersSection>
   );
 }
 
