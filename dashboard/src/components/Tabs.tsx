@@ -17,9 +17,23 @@ export function Tabs({ label, tabs, current }: { label: string; tabs: { href: st
   );
 }
 
-const sectionTabs = (label: string, tabs: { href: string; label: string }[]) => ({ current }: { current: string }) => <Tabs label={label} current={current} tabs={tabs} />;
+type SectionProps = { current: string; description?: string; ownersOnly?: string; children: ComponentChildren };
 
-export const DevelopersTabs = sectionTabs('Developers', [
+/** A section's page: its header and tabs, then `children`; for a non-owner, `ownersOnly` in their place. */
+const sectionPage =
+  (title: string, tabs: { href: string; label: string }[], fallback = '') =>
+  ({ current, description = fallback, ownersOnly, children }: SectionProps) => {
+    const owner = useSession()?.current_organization?.role === 'owner';
+    return (
+      <>
+        <PageHeader title={title} description={description} />
+        <Tabs label={title} current={current} tabs={tabs} />
+        {ownersOnly && !owner ? <Notice>{ownersOnly}</Notice> : children}
+      </>
+    );
+  };
+
+export const DevelopersSection = sectionPage('Developers', [
   { href: '/dashboard/developers', label: 'API keys' },
   { href: '/dashboard/developers/webhooks', label: 'Webhook endpoints' },
   { href: '/dashboard/developers/oauth-apps', label: 'OAuth apps' },
@@ -27,21 +41,13 @@ export const DevelopersTabs = sectionTabs('Developers', [
   { href: '/dashboard/developers/test-clocks', label: 'Test clocks' },
 ]);
 
-/** A Developers page: the section's header and tabs, then `children`; for a non-owner, `ownersOnly` in their place. */
-export function DevelopersSection({ current, description, ownersOnly, children }: { current: string; description: string; ownersOnly?: string; children: ComponentChildren }) {
-  const owner = useSession()?.current_organization?.role === 'owner';
-  return (
-    <>
-      <PageHeader title="Developers" description={description} />
-      <DevelopersTabs current={current} />
-      {ownersOnly && !owner ? <Notice>{ownersOnly}</Notice> : children}
-    </>
-  );
-}
-
-export const SettingsTabs = sectionTabs('Settings', [
-  { href: '/dashboard/settings', label: 'General' },
-  { href: '/dashboard/settings/payments', label: 'Payments' },
-  { href: '/dashboard/settings/tax', label: 'Tax' },
-  { href: '/dashboard/settings/connected-apps', label: 'Connected apps' },
-]);
+export const SettingsSection = sectionPage(
+  'Settings',
+  [
+    { href: '/dashboard/settings', label: 'General' },
+    { href: '/dashboard/settings/payments', label: 'Payments' },
+    { href: '/dashboard/settings/tax', label: 'Tax' },
+    { href: '/dashboard/settings/connected-apps', label: 'Connected apps' },
+  ],
+  'Your organization, the people in it, and how you sign in.',
+);
