@@ -16,9 +16,8 @@ export type ActionOptions = {
 export type ActionSetters<K> = { setBusy: (kind: K | null) => void; setError: (error: ApiError | null) => void; setFailed?: (kind: K | null) => void };
 
 /**
- * The write a button or form starts: the last error is cleared and `kind` marked busy while `work`
- * runs; a failure is kept as an ApiError for the form's fields. It never throws: the answer is
- * `work`'s value, or undefined when it failed.
+ * Runs a write with `kind` busy; a failure is kept as an ApiError for the form. It never throws:
+ * the answer is `work`'s value, or undefined when it failed.
  */
 export async function runAction<K, T>(state: ActionSetters<K>, kind: K, work: () => Promise<T>, options: ActionOptions = {}): Promise<T | undefined> {
   state.setBusy(kind);

@@ -195,14 +195,11 @@ const OVERLAPS: { label: string; seconds: number }[] = [
 export function WebhookPage({ params }: PageProps) {
   const id = params.id!;
   const endpoint = useApi<WebhookEndpoint>(`/webhook-endpoints/${encodeURIComponent(id)}`);
-  const back = (
-    <p>
-      <Link href={BASE}>← Webhook endpoints</Link>
-    </p>
-  );
   return (
     <DevelopersSection {...SECTION}>
-      {back}
+      <p>
+        <Link href={BASE}>← Webhook endpoints</Link>
+      </p>
       {endpoint.error?.status === 404 ? (
         <EmptyState title="No such endpoint in this organization" action={<Link href={BASE}>Back to the endpoints</Link>}>
           It may have been deleted, or belong to another organization.
