@@ -10,7 +10,7 @@ import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
 import { DevelopersSection } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
 import { PagedTable, Pagination } from '../components/Table.tsx';
 import { formatDateTime, formatDateTimeSeconds } from '../format.ts';
@@ -141,8 +141,7 @@ function SecretOnce({ secret, onDone, rotated }: { secret: string; onDone: () =>
 
 /** /dashboard/developers/webhooks/new */
 export function NewWebhookPage() {
-  const [url, setUrl] = useState('');
-  const [types, setTypes] = useState<string[]>(['checkout.session.completed', 'invoice.paid']);
+  const { fields: { url, types }, set } = useFields({ url: '', types: ['checkout.session.completed', 'invoice.paid'] });
   const { busy, error, run } = useAction<'create'>();
   const [created, setCreated] = useState<(WebhookEndpoint & { secret: string }) | null>(null);
   const submit = async (e: Event) => {
@@ -165,9 +164,9 @@ export function NewWebhookPage() {
         <Card title="Add a webhook endpoint" id="new-endpoint">
           <form onSubmit={submit} noValidate class="stack-form wide-form">
             <Field label="Endpoint URL" name="url" error={error} hint="Your server's HTTPS address; a private or loopback address is refused when sent to.">
-              {(c) => <Input {...c} type="url" required maxLength={2048} placeholder="https://shop.example.com/hooks/commerce" value={url} onValue={setUrl} />}
+              {(c) => <Input {...c} type="url" required maxLength={2048} placeholder="https://shop.example.com/hooks/commerce" value={url} onValue={set('url')} />}
             </Field>
-            <EventChecks value={types} onValue={setTypes} error={error} />
+            <EventChecks value={types} onValue={set('types')} error={error} />
             <OtherErrors error={error} shown={['url', 'event_types', ...WEBHOOK_EVENTS.map((_, i) => `event_types.${i}`)]} />
             <div class="form-actions">
               <Button type="submit" variant="primary" busy={busy === 'create'}>
@@ -220,8 +219,7 @@ export function WebhookPage({ params }: PageProps) {
 
 function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; onChange: () => void }) {
   const path = `/webhook-endpoints/${encodeURIComponent(endpoint.id)}`;
-  const [url, setUrl] = useState(endpoint.url);
-  const [types, setTypes] = useState<string[]>(endpoint.event_types);
+  const { fields: { url, types }, set } = useFields({ url: endpoint.url, types: endpoint.event_types as string[] });
   const { busy, error, run } = useAction<'save'>();
   // Enable, disable, delete and rotate: their error shows at the top of the card, not under the form.
   const actions = useAction<'enable' | 'disable' | 'delete' | 'rotate'>();
@@ -279,9 +277,9 @@ function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; o
         </div>
         <form onSubmit={save} noValidate class="stack-form wide-form" aria-label="Endpoint settings">
           <Field label="Endpoint URL" name="url" error={error}>
-            {(c) => <Input {...c} type="url" required maxLength={2048} value={url} onValue={setUrl} />}
+            {(c) => <Input {...c} type="url" required maxLength={2048} value={url} onValue={set('url')} />}
           </Field>
-          <EventChecks value={types} onValue={setTypes} error={error} />
+          <EventChecks value={types} onValue={set('types')} error={error} />
           <OtherErrors error={error} shown={['url', 'event_types', ...WEBHOOK_EVENTS.map((_, i) => `event_types.${i}`)]} />
           {saved && <Notice tone="success">Saved.</Notice>}
           <div class="form-actions">
