@@ -1,3 +1,4 @@
+import { useApi } from './useApi.ts';
 import type { Actor, Member } from './types.ts';
 
 /** Who did it, in words: a member's email where known. */
@@ -38,4 +39,9 @@ export function eventLabel(type: string): string {
     .replace(/([a-z])([A-Z])/g, '$1 $2')
     .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The organization's members, to name the people among actors ([] till they load). */
+export function useMembers(): Member[] {
+  return useApi<{ data: Member[] }>('/members').data?.data ?? [];
 }

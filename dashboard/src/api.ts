@@ -24,9 +24,8 @@ export class ApiError extends Error {
 
 let csrfToken: string | null = null;
 /**
- * The highest log position a write of this page reached (the Commerce-Position answer header):
- * sent back on reads, so the service answers them once its read models show those
- * writes (read-your-writes, docs/api.md), whichever process serves them.
+ * The highest log position this page's writes reached (Commerce-Position), sent back on reads so
+ * they see those writes whichever process serves them (read-your-writes, docs/api.md).
  */
 let position: number | null = null;
 

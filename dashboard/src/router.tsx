@@ -1,7 +1,4 @@
-/**
- * A small client router over history API paths under /dashboard. Links are real <a href> (open in
- * a new tab works); a plain click is taken over and pushes the path instead of loading the page.
- */
+/** A client router for paths under /dashboard. Links are real <a href>, so opening one in a new tab works. */
 import type { AnchorHTMLAttributes, ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 

@@ -4,10 +4,7 @@ const CONSENT_PAGE = /^\/oauth\/interaction\/[A-Za-z0-9_-]{1,100}$/;
 /** Whether `next` leaves the dashboard's own pages (then the browser loads it). */
 export const outsideDashboard = (next: string): boolean => CONSENT_PAGE.test(next);
 
-/**
- * Where to go after signing in: a dashboard path, or the OAuth consent page (never another site,
- * never `//host`).
- */
+/** Where to go after signing in: a dashboard path or the OAuth consent page (never another site, never `//host`). */
 export function safeNext(next: string | null | undefined): string {
   if (next && CONSENT_PAGE.test(next)) return next;
   if (!next || !/^\/dashboard(\/|$|\?)/.test(next) || next.startsWith('//') || next.includes('\\')) return '/dashboard';

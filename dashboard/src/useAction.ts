@@ -10,16 +10,14 @@ export type ActionOptions = {
 };
 
 /**
- * The states an action drives; useState's setters in useAction, plain functions in a test.
- * `setFailed` names the action the kept error belongs to, so the page shows it beside that
- * action's button (or under its form), not wherever another action's errors go.
+ * The states an action drives (useState's setters, or plain functions in a test). `setFailed`
+ * names the failed action, so its error shows beside its own button.
  */
 export type ActionSetters<K> = { setBusy: (kind: K | null) => void; setError: (error: ApiError | null) => void; setFailed?: (kind: K | null) => void };
 
 /**
- * The write a button or form starts: the last error is cleared and `kind` marked busy while `work`
- * runs; a failure is kept as an ApiError for the form's fields. It never throws: the answer is
- * `work`'s value, or undefined when it failed.
+ * Runs a write with `kind` busy; a failure is kept as an ApiError for the form. It never throws:
+ * the answer is `work`'s value, or undefined when it failed.
  */
 export async function runAction<K, T>(state: ActionSetters<K>, kind: K, work: () => Promise<T>, options: ActionOptions = {}): Promise<T | undefined> {
   state.setBusy(kind);

@@ -14,3 +14,16 @@ export function Card({ title, actions, children, id }: { title?: ComponentChildr
     </section>
   );
 }
+
+/** A card with one figure: its label, the value (`bad` marks it; `timer` for a countdown), and lines under it. */
+export function StatCard({ label, value, bad, timer, testId, children }: { label: ComponentChildren; value: ComponentChildren; bad?: boolean; timer?: boolean; testId?: string; children?: ComponentChildren }) {
+  return (
+    <Card>
+      <p class="stat-label">{label}</p>
+      <p class={`stat-value${bad ? ' stat-bad' : ''}`} data-testid={testId} {...(timer ? { role: 'timer', 'aria-live': 'off' as const } : {})}>
+        {value}
+      </p>
+      {children}
+    </Card>
+  );
+}

@@ -1,10 +1,7 @@
 import { useState } from 'preact/hooks';
 import { Button } from './Button.tsx';
 
-/**
- * A destructive action in two steps on the spot (no modal): the first press asks, the second
- * does it. `label` names the action; `what` names its object for screen readers ("Revoke Laptop").
- */
+/** A destructive action in two presses, no modal; `what` names its object for screen readers ("Revoke Laptop"). */
 export function ConfirmButton({ label, what, confirm = `Yes, ${label.toLowerCase()}`, onConfirm }: { label: string; what: string; confirm?: string; onConfirm: () => Promise<void> | void }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);

@@ -2,10 +2,7 @@ import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } fro
 import { useId, useState } from 'preact/hooks';
 import type { ApiError } from '../api.ts';
 
-/**
- * A labelled form field with the server's error beside it: pass the ApiError of the last submit
- * and the body field's name, and the field shows `errors[name]` and is marked invalid.
- */
+/** A labelled form field showing the last submit's `errors[name]` beside it, marked invalid. */
 export function Field({
   label,
   name,

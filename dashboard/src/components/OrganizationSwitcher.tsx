@@ -4,9 +4,8 @@ import { switchOrganization, useSession } from '../session.ts';
 import { useAction } from '../useAction.ts';
 
 /**
- * The organization the person works in, and the others they belong to. Switching reloads the
- * page's data (pages are keyed by organization) and leaves a detail page for its list: an id of
- * one organization means nothing in another.
+ * The organization the person works in, and their others. Switching leaves a detail page for its
+ * list: an id of one organization means nothing in another.
  */
 export function OrganizationSwitcher({ nav }: { nav: NavKey }) {
   const session = useSession();

@@ -11,9 +11,8 @@ import { ErrorNotice } from './Notice.tsx';
 type PendingInvitation = z.infer<typeof PendingInvitationSchema>;
 
 /**
- * The signed-in person's invitations to other organizations. They join one by opening its link,
- * signed in as themselves (the link proves the invitation reached them); here they may decline.
- * Nothing shows when there are none.
+ * The signed-in person's invitations elsewhere, to decline here; they join by opening the link
+ * (it proves the invitation reached them). Nothing shows when there are none.
  */
 export function PendingInvitations() {
   const pending = useApi<{ data: PendingInvitation[] }>('/invitations');

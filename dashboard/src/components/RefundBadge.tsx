@@ -5,9 +5,8 @@ type Refundable = { status: string; refund_status?: 'refunded' | 'partially_refu
 const LABEL = { refunded: 'refunded', partially_refunded: 'partially refunded' } as const;
 
 /**
- * A sale's or an invoice's status, where a refund outranks `completed` / `paid`: the seller reads
- * "refunded" or "partially refunded" in every list and page (the API keeps the status and says
- * so in `refund_status`, as Stripe does).
+ * A sale's or an invoice's status, a refund outranking `completed` / `paid` (the API keeps the
+ * status and says so in `refund_status`, as Stripe does).
  */
 export function StatusBadge({ item, status = item.status }: { item: Refundable; status?: string }) {
   const refund = item.refund_status;

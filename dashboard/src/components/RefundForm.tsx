@@ -7,10 +7,7 @@ import { useAction } from '../useAction.ts';
 import { Button } from './Button.tsx';
 import { Field, Input, OtherErrors } from './Field.tsx';
 
-/**
- * Refund a paid invoice (owners): all that is left, or an amount typed in major units. A live
- * payment goes back through Stripe; a test one is recorded as refunded (docs/stripe.md).
- */
+/** Refund a paid invoice (owners): all that is left, or an amount in major units (docs/stripe.md). */
 export function RefundForm({ invoice, onRefunded }: { invoice: Invoice; onRefunded: () => void }) {
   const left = invoice.total - (invoice.amount_refunded ?? 0);
   const [open, setOpen] = useState(false);

@@ -11,9 +11,8 @@ const label = (date: string) => {
 };
 
 /**
- * Sales per day: the amount as bars, the count as a line. The days are the organization's, as
- * the server cut them; the x axis is their index, so the browser's own timezone plays no part.
- * The canvas is described in words and the numbers are in a table for screen readers.
+ * Sales per day: the amount as bars, the count as a line, the numbers in a table for screen
+ * readers. The x axis is the days' index, so the browser's own timezone plays no part.
  */
 export function SalesChart({ days, currency }: { days: ChartDay[]; currency: string }) {
   const box = useRef<HTMLDivElement>(null);

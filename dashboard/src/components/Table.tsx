@@ -3,6 +3,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PageMeta } from '../api.ts';
 import { LOCALE } from '../locale.ts';
 import { setQuery } from '../router.tsx';
+import type { Loaded } from '../useApi.ts';
+import { ListStatus } from './ListFilter.tsx';
+
+type Page<T> = { data: T[]; meta: PageMeta };
 
 export type Column<T> = {
   header: ComponentChildren;
@@ -12,10 +16,7 @@ export type Column<T> = {
   wide?: boolean;
 };
 
-/**
- * A list as a table: a caption for screen readers, the header, one row per item. `empty` shows
- * instead when there is nothing (say what to do next); `rowHref` makes the first cell a link to the row's page.
- */
+/** A list as a table; `empty` shows when there is nothing, `rowHref` links the first cell to the row's page. */
 type TableProps<T> = {
   caption: string;
   columns: Column<T>[];
@@ -115,13 +116,16 @@ export function Pagination({ meta, onPage, label = 'Pages' }: { meta: PageMeta; 
   );
 }
 
-/** A page of a list as a table over its pager, which moves `pageKey` in the URL; nothing till it arrives. */
-export function PagedTable<T>({ page, pageKey = 'page', pages, ...table }: Omit<TableProps<T>, 'rows'> & { page: { data: T[]; meta: PageMeta } | null | undefined; pageKey?: string; pages?: string }) {
-  if (!page) return null;
+/**
+ * A page of a list as a table over its pager, which moves `pageKey` in the URL; nothing till it
+ * arrives. Given the request as `list`, its error or that it loads shows first.
+ */
+export function PagedTable<T>({ list, page = list?.data, pageKey = 'page', pages, busy = list?.loading, ...table }: Omit<TableProps<T>, 'rows'> & { list?: Loaded<Page<T>>; page?: Page<T> | null; pageKey?: string; pages?: string }) {
   return (
     <>
-      <Table {...table} rows={page.data} />
-      <Pagination meta={page.meta} onPage={(p) => setQuery({ [pageKey]: p })} label={pages} />
+      {list && <ListStatus list={list} />}
+      {page && <Table {...table} busy={busy} rows={page.data} />}
+      {page && <Pagination meta={page.meta} onPage={(p) => setQuery({ [pageKey]: p })} label={pages} />}
     </>
   );
 }

@@ -29,9 +29,8 @@ function usePoll(reload: () => void, on: boolean, ms = 1000) {
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 
 /**
- * A trigger's test screen: its catch URL (copy, rotate, enable), a "waiting for the first
- * webhook" state that turns into the received requests as soon as one arrives (polling the
- * samples route each second), choosing one as the sample, and a test run of the sequence on it.
+ * A trigger's test screen: its catch URL, the received requests (polled each second till one
+ * arrives), choosing one as the sample, and a test run of the sequence on it.
  */
 export function TriggerPage({ params }: PageProps) {
   const id = params.id!;

@@ -9,7 +9,6 @@ import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
-import { ListStatus } from '../components/ListFilter.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { RecordPending } from '../components/RecordPending.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
@@ -55,11 +54,9 @@ export function CouponsPage() {
   return (
     <>
       <PageHeader title="Coupons" description="A percentage or an amount off, handed out as promotion codes buyers type at checkout (LAUNCH20). Limits count completed purchases." actions={create} />
-      <ListStatus list={list} />
       <PagedTable
         caption="Coupons"
-        busy={list.loading}
-        page={list.data}
+        list={list}
         pages="Coupon pages"
         rowKey={(c) => c.id}
         columns={[
@@ -234,16 +231,9 @@ export function CouponPage({ params }: PageProps) {
 
   if (coupon.error || !coupon.data) {
     return (
-      <RecordPending
-        loaded={coupon}
-        title="Coupon"
-        back={back}
-        missing={
-          <EmptyState title="No such coupon in this organization" action={<Link href="/dashboard/coupons">Back to Coupons</Link>}>
-            It may have been deleted, or belong to another organization.
-          </EmptyState>
-        }
-      />
+      <RecordPending loaded={coupon} title="Coupon" what="coupon" list={['/dashboard/coupons', 'Coupons']}>
+        It may have been deleted, or belong to another organization.
+      </RecordPending>
     );
   }
   const c = coupon.data;

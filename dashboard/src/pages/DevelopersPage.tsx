@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { useMembers } from '../actors.ts';
 import type { z } from 'zod';
 import type { ApiKeySchema } from '../../../modules/identity/index.ts';
 import { api } from '../api.ts';
@@ -7,15 +8,12 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
-import { DevelopersTabs } from '../components/Tabs.tsx';
+import { DevelopersSection } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
-import { ErrorNotice, Notice } from '../components/Notice.tsx';
-import { PageHeader } from '../components/PageHeader.tsx';
+import { ErrorNotice } from '../components/Notice.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDate, formatDateTime } from '../format.ts';
-import { useSession } from '../session.ts';
-import type { Member } from '../types.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
@@ -30,20 +28,16 @@ const EXPIRIES: { label: string; days: number | null }[] = [
 
 /** API keys: create (the token shown once), list, revoke. Owners only, as the routes are. */
 export function DevelopersPage() {
-  const session = useSession();
-  const owner = session?.current_organization?.role === 'owner';
   return (
-    <>
-      <PageHeader title="Developers" description="API keys for your server's calls to the public API, and the log of everything that happened in your organization." />
-      <DevelopersTabs current="/dashboard/developers" />
-      {owner ? <ApiKeys /> : <Notice>Only owners of the organization manage API keys. Ask an owner for one.</Notice>}
-    </>
+    <DevelopersSection current="/dashboard/developers" description="API keys for your server's calls to the public API, and the log of everything that happened in your organization." ownersOnly="Only owners of the organization manage API keys. Ask an owner for one.">
+      <ApiKeys />
+    </DevelopersSection>
   );
 }
 
 function ApiKeys() {
   const keys = useApi<{ data: ApiKey[] }>('/api-keys');
-  const members = useApi<{ data: Member[] }>('/members');
+  const members = useMembers();
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState('Never');
   const { busy, error, run } = useAction<'create'>();
@@ -66,7 +60,7 @@ function ApiKeys() {
   const status = (k: ApiKey) => (k.revoked_at ? 'revoked' : k.expires_at !== null && k.expires_at <= now ? 'expired' : 'active');
   // A key acts with its creator's current role; a removed creator's key is revoked.
   const who = (k: ApiKey) => {
-    const member = members.data?.data.find((m) => m.id === k.user_id);
+    const member = members.find((m) => m.id === k.user_id);
     const email = k.user_email ?? member?.email ?? k.user_id;
     return member ? `${email} (${member.role})` : email;
   };

@@ -1,16 +1,15 @@
 import { useState } from 'preact/hooks';
-import { actorLabel } from '../actors.ts';
-import type { Actor, Member } from '../types.ts';
+import { actorLabel, useMembers } from '../actors.ts';
+import type { Actor } from '../types.ts';
 import type { z } from 'zod';
 import type { LoggedEventSchema } from '../../../modules/reporting/index.ts';
 import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
-import { DevelopersTabs } from '../components/Tabs.tsx';
+import { DevelopersSection } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input } from '../components/Field.tsx';
 import { FilterForm, useUrlFilters } from '../components/ListFilter.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';
-import { PageHeader } from '../components/PageHeader.tsx';
 import { formatDateTimeSeconds } from '../format.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { useApi } from '../useApi.ts';
@@ -38,10 +37,7 @@ function streamLink(stream: string): string | null {
   return m ? `/dashboard/sales/${encodeURIComponent(m[1]!)}` : null;
 }
 
-/**
- * The organization's events in log order, by type, 50 at a time. The log pages forward with a
- * cursor (`?after=`); the cursors passed are kept so Previous goes back.
- */
+/** The organization's events in log order, 50 at a time; the `?after=` cursors passed are kept for Previous. */
 export function EventLogPage() {
   const { query } = useLocation();
   const filters = useUrlFilters({ type: '' }, { after: null });
@@ -54,12 +50,10 @@ export function EventLogPage() {
     go();
   };
   const log = useApi<{ data: LoggedEvent[]; next_after: string | null }>('/events', { type, after, limit: 25 });
-  const members = useApi<{ data: Member[] }>('/members');
+  const members = useMembers();
 
   return (
-    <>
-      <PageHeader title="Developers" description="Every change in your organization is an event: here they all are, oldest first, with who made them." />
-      <DevelopersTabs current="/dashboard/developers/events" />
+    <DevelopersSection current="/dashboard/developers/events" description="Every change in your organization is an event: here they all are, oldest first, with who made them.">
       <FilterForm label="Filter events" filters={{ ...filters, apply: fromStart(filters.apply), clear: fromStart(filters.clear) }}>
         <Field label="Event type" name="type" error={log.error} hint="Exact type, such as CheckoutSessionCompleted.">
           {(c) => <Input {...c} list="event-types" value={filters.form.type} onValue={filters.set('type')} autoComplete="off" />}
@@ -89,7 +83,7 @@ export function EventLogPage() {
                       <time class="muted">{formatDateTimeSeconds(e.occurred_at)}</time>
                     </div>
                     <p class="event-meta">
-                      {href ? <Link href={href}>{e.stream}</Link> : <span class="mono">{e.stream}</span>} · revision {e.revision} · {actorLabel(e.actor, members.data?.data)}
+                      {href ? <Link href={href}>{e.stream}</Link> : <span class="mono">{e.stream}</span>} · revision {e.revision} · {actorLabel(e.actor, members)}
                     </p>
                     <details>
                       <summary>Data</summary>
@@ -128,6 +122,6 @@ export function EventLogPage() {
           </nav>
         </Card>
       )}
-    </>
+    </DevelopersSection>
   );
 }

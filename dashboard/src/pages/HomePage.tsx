@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Paged } from '../api.ts';
 import { StatusBadge } from '../components/RefundBadge.tsx';
-import { Card } from '../components/Card.tsx';
+import { Card, StatCard } from '../components/Card.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
@@ -56,42 +56,26 @@ export function HomePage() {
       {stats.data && today && (
         <>
           <div class="grid grid-4">
-            <Card>
-              <p class="stat-label">Sales today</p>
-              <p class="stat-value" data-testid="sales-today">
-                {n(today.completed)}
-              </p>
+            <StatCard label="Sales today" value={n(today.completed)} testId="sales-today">
               <p class="stat-sub">{afterRefunds(today, currency)}</p>
-            </Card>
-            <Card>
-              <p class="stat-label">Last 30 days</p>
-              <p class="stat-value" data-testid="sales-30">
-                {n(stats.data.totals.completed)}
-              </p>
+            </StatCard>
+            <StatCard label="Last 30 days" value={n(stats.data.totals.completed)} testId="sales-30">
               <p class="stat-sub">{afterRefunds(stats.data.totals, currency)}</p>
-            </Card>
-            <Card>
-              <p class="stat-label">Net revenue, 30 days</p>
-              <p class="stat-value" data-testid="net-30">
-                {amounts(stats.data.totals.net, currency)}
-              </p>
+            </StatCard>
+            <StatCard label="Net revenue, 30 days" value={amounts(stats.data.totals.net, currency)} testId="net-30">
               <p class="stat-sub">
                 <span data-testid="gross-30">{amounts(stats.data.totals.gross, currency)}</span> paid −{' '}
                 <span data-testid="refunds-30">{amounts(stats.data.totals.refunds, currency)}</span> refunded
               </p>
-            </Card>
-            <Card>
-              <p class="stat-label">Checkout sessions</p>
-              <p class="stat-value">{n(stats.data.open_sessions)} open</p>
+            </StatCard>
+            <StatCard label="Checkout sessions" value={`${n(stats.data.open_sessions)} open`}>
               <p class="stat-sub">
                 {n(stats.data.totals.completed)} completed · {n(stats.data.totals.expired)} expired in 30 days
               </p>
-            </Card>
-            <Card>
-              <p class="stat-label">Failing workflows</p>
-              <p class={`stat-value${failing.data?.meta.total ? ' stat-bad' : ''}`}>{failing.data ? n(failing.data.meta.total) : '—'}</p>
+            </StatCard>
+            <StatCard label="Failing workflows" value={failing.data ? n(failing.data.meta.total) : '—'} bad={!!failing.data?.meta.total}>
               <p class="stat-sub">{failing.data?.meta.total ? <Link href="/dashboard/automation">Look at them in Automation</Link> : 'Every automation ran fine.'}</p>
-            </Card>
+            </StatCard>
             <SubscriptionFigures currency={currency} />
           </div>
           <Card

@@ -7,12 +7,11 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
-import { DevelopersTabs, SettingsTabs } from '../components/Tabs.tsx';
+import { DevelopersSection, SettingsSection } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { originLines } from '../components/OriginsField.tsx';
 import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
-import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
-import { PageHeader } from '../components/PageHeader.tsx';
+import { ErrorNotice, Loading } from '../components/Notice.tsx';
 import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime, formatRelative } from '../format.ts';
 import { useLocation } from '../router.tsx';
@@ -35,13 +34,10 @@ function redirectErrors(error: ApiError | null): string[] {
 
 /** Developers → OAuth apps (owners): apps that act for a person, registered by this organization. */
 export function OAuthAppsPage() {
-  const owner = useSession()?.current_organization?.role === 'owner';
   return (
-    <>
-      <PageHeader title="Developers" description="API keys for your server's calls, webhook endpoints that hear of your sales, and the log of everything that happened." />
-      <DevelopersTabs current="/dashboard/developers/oauth-apps" />
-      {owner ? <OAuthApps /> : <Notice>Only owners of the organization register OAuth apps.</Notice>}
-    </>
+    <DevelopersSection current="/dashboard/developers/oauth-apps" description="API keys for your server's calls, webhook endpoints that hear of your sales, and the log of everything that happened." ownersOnly="Only owners of the organization register OAuth apps.">
+      <OAuthApps />
+    </DevelopersSection>
   );
 }
 
@@ -202,13 +198,10 @@ export function ConnectedAppsPage() {
   const page = Number(query.get('page') ?? 1);
   const list = useApi<{ data: Connection[] }>('/connected-apps');
   const { error, run } = useAction<'disconnect'>();
-  // The session lists the other organizations beside the current one.
   const orgName = (id: string) => [session?.current_organization, ...(session?.organizations ?? [])].find((o) => o?.id === id)?.name ?? id;
   const paged = list.data ? pageOfList(list.data.data, page) : null;
   return (
-    <>
-      <PageHeader title="Settings" description="Your organization, the people in it, and how you sign in." />
-      <SettingsTabs current="/dashboard/settings/connected-apps" />
+    <SettingsSection current="/dashboard/settings/connected-apps">
       <Card title="Connected apps" id="connected-apps">
         <p class="muted">Apps you allowed to act for you. Disconnect one you no longer use: its access stops at once.</p>
         <ErrorNotice error={list.error ?? error} />
@@ -261,6 +254,6 @@ export function ConnectedAppsPage() {
           empty={<EmptyState title="No connected apps">When you allow an app to use your account (on its consent page), it shows here and you can disconnect it.</EmptyState>}
         />
       </Card>
-    </>
+    </SettingsSection>
   );
 }

@@ -80,10 +80,7 @@ const starterPages = (name: string): OfferPage[] => [
   { id: 'thanks', type: 'thank_you', title: 'Thank you', blocks: [{ type: 'text', text: 'Your receipt is on its way.' }] },
 ];
 
-/**
- * A new offer's starter page follows the name as it is typed: its title and heading say the
- * name, until the seller writes their own there (then it is theirs and stays).
- */
+/** A new offer's starter page says the name as it is typed, until the seller writes their own title and heading. */
 const followName = (pages: OfferPage[], from: string, to: string): OfferPage[] => {
   const [before, after] = [starterPages(from)[0]!, starterPages(to)[0]!];
   const heading = (p: OfferPage) => (p.blocks[0]?.type === 'heading' ? p.blocks[0].text : null);
@@ -131,7 +128,6 @@ export function OfferPage({ params }: PageProps) {
   useEffect(() => {
     if (loaded.data && products.data) fill(loaded.data, productList.find((p) => p.id === loaded.data!.plan.product_id)?.key);
   }, [loaded.data, products.data]);
-  // A new offer starts on the first product with a plan.
   useEffect(() => {
     if (!isNew || product || !productList.length) return;
     const first = productList.find((p) => p.status === 'active' && p.plans.length) ?? productList[0]!;

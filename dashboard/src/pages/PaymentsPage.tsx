@@ -9,8 +9,7 @@ import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
 import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
-import { PageHeader } from '../components/PageHeader.tsx';
-import { SettingsTabs } from '../components/Tabs.tsx';
+import { SettingsSection } from '../components/Tabs.tsx';
 import { formatDateTime } from '../format.ts';
 import { useSession } from '../session.ts';
 import { useAction } from '../useAction.ts';
@@ -33,9 +32,7 @@ export function PaymentsPage() {
   const current = answer ?? account.data;
 
   return (
-    <>
-      <PageHeader title="Settings" description="Your organization, the people in it, and how you sign in." />
-      <SettingsTabs current="/dashboard/settings/payments" />
+    <SettingsSection current="/dashboard/settings/payments">
       <ErrorNotice error={account.error ?? error} />
       {!current && !account.error && <Loading />}
       {current && (
@@ -100,7 +97,7 @@ export function PaymentsPage() {
           </Card>
         </>
       )}
-    </>
+    </SettingsSection>
   );
 }
 

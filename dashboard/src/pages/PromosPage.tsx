@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Paged } from '../api.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Button } from '../components/Button.tsx';
-import { Card } from '../components/Card.tsx';
+import { Card, StatCard } from '../components/Card.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
@@ -16,8 +16,7 @@ import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 import { pageOfList, takenError, toMajor, toMinor, zonedParts } from './pageKit.tsx';
 
-// Hand-kept until the promo management routes (served by automation's routes) join a module
-// whose index.ts exports their schemas.
+// Hand-kept until the promo routes join a module whose index.ts exports their schemas.
 type Tier = { name: string; price: number | null; discount_percent: number | null; until: number | null; max_participants: number | null };
 type Promo = { slug: string; name: string; starts_at: number; ends_at: number; tiers: Tier[]; offers?: string[] | null; participants_count: number };
 type Participant = { id: string; email: string; reference: string | null; enrolled_at: number };
@@ -179,16 +178,12 @@ export function PromoPage({ params }: PageProps) {
       {saved && <Notice tone="success">{saved}</Notice>}
       {promo && (
         <div class="grid grid-4">
-          <div class="card">
-            <p class="stat-label">{state === 'scheduled' ? 'Starts in' : state === 'running' ? 'Ends in' : 'Ended'}</p>
-            <p class="stat-value" role="timer" aria-live="off">
-              {state === 'scheduled' ? countdown(promo.starts_at, now) : state === 'running' ? countdown(promo.ends_at, now) : formatDateTime(promo.ends_at)}
-            </p>
-          </div>
-          <div class="card">
-            <p class="stat-label">Participants</p>
-            <p class="stat-value">{promo.participants_count}</p>
-          </div>
+          <StatCard
+            label={state === 'scheduled' ? 'Starts in' : state === 'running' ? 'Ends in' : 'Ended'}
+            value={state === 'scheduled' ? countdown(promo.starts_at, now) : state === 'running' ? countdown(promo.ends_at, now) : formatDateTime(promo.ends_at)}
+            timer
+          />
+          <StatCard label="Participants" value={promo.participants_count} />
         </div>
       )}
       <form onSubmit={save} noValidate>

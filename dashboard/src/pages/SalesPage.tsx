@@ -3,7 +3,7 @@ import { StatusBadge } from '../components/RefundBadge.tsx';
 import { Button } from '../components/Button.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, Select } from '../components/Field.tsx';
-import { FilterForm, ListStatus, useUrlFilters } from '../components/ListFilter.tsx';
+import { FilterForm, useUrlFilters } from '../components/ListFilter.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { PagedTable } from '../components/Table.tsx';
 import { formatDateTime, formatMoney, zonedTimeToUnix } from '../format.ts';
@@ -59,11 +59,9 @@ export function SalesPage() {
           {(c) => <Input {...c} type="date" value={filters.form.to} onValue={filters.set('to')} />}
         </Field>
       </FilterForm>
-      <ListStatus list={list} />
       <PagedTable
         caption="Checkout sessions"
-        busy={list.loading}
-        page={list.data}
+        list={list}
         pages="Sessions pages"
         rowKey={(s) => s.id}
         columns={[

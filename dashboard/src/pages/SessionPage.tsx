@@ -1,5 +1,5 @@
 import type { PageProps } from '../routes.ts';
-import { actorLabel, eventLabel } from '../actors.ts';
+import { actorLabel, useMembers, eventLabel } from '../actors.ts';
 import { Badge } from '../components/Badge.tsx';
 import { Card } from '../components/Card.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
@@ -8,37 +8,28 @@ import { RecordPending } from '../components/RecordPending.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { RefundForm } from '../components/RefundForm.tsx';
 import { StatusBadge } from '../components/RefundBadge.tsx';
+import { TimelineItem } from '../components/Timeline.tsx';
 import { CreditNotes } from '../components/CreditNotes.tsx';
 import { formatDateTime, formatDateTimeSeconds, formatMoney } from '../format.ts';
 import { Link, setQuery, useLocation } from '../router.tsx';
 import { useSession } from '../session.ts';
 import { changes, entryIndexAt, momentOf, statusAt } from '../timeline.ts';
-import type { Invoice, Member, SessionDetail, SessionState } from '../types.ts';
+import type { Invoice, SessionDetail, SessionState } from '../types.ts';
 import { useApi } from '../useApi.ts';
 
-/**
- * A checkout session: its invoice, and its history as a timeline of every event (time, actor,
- * the state after it). The slider shows the session as it stood at any moment: `?at=` in the URL.
- */
+/** A checkout session: its invoice and its history; the slider shows it as it stood at `?at=`. */
 export function SessionPage({ params }: PageProps) {
   const { query } = useLocation();
   const detail = useApi<SessionDetail>(`/checkout/sessions/${encodeURIComponent(params.id!)}`);
-  const members = useApi<{ data: Member[] }>('/members');
+  const memberList = useMembers();
   const owner = useSession()?.current_organization?.role === 'owner';
   const back = <Link href="/dashboard/sales">← Sales</Link>;
 
   if (detail.error || !detail.data) {
     return (
-      <RecordPending
-        loaded={detail}
-        title="Checkout session"
-        back={back}
-        missing={
-          <EmptyState title="No such session in this organization" action={<Link href="/dashboard/sales">Back to Sales</Link>}>
-            The link may belong to another organization: switch organization, or find the session in Sales.
-          </EmptyState>
-        }
-      />
+      <RecordPending loaded={detail} title="Checkout session" what="session" list={['/dashboard/sales', 'Sales']}>
+        The link may belong to another organization: switch organization, or find the session in Sales.
+      </RecordPending>
     );
   }
   const { history } = detail.data;
@@ -49,7 +40,6 @@ export function SessionPage({ params }: PageProps) {
   const latest = index === history.length - 1 && at === null;
   const moment = at ?? Math.floor(Date.now() / 1000);
   const state: SessionState | null = index >= 0 ? history[index]!.state : null;
-  const memberList = members.data?.data ?? [];
 
   const select = (i: number) => {
     const m = momentOf(history, i);
@@ -204,34 +194,20 @@ export function SessionPage({ params }: PageProps) {
       )}
       <Card title="History" id="history">
         <ol class="timeline">
-          {history.map((entry, i) => {
-            const future = i > index;
-            const diff = changes(i > 0 ? history[i - 1]!.state : null, entry.state);
-            return (
-              <li key={entry.revision} class={`timeline-item${i === index ? ' current' : ''}${future ? ' future' : ''}`} aria-current={i === index ? 'step' : undefined}>
-                <span class="timeline-dot" aria-hidden="true" />
-                <div class="timeline-body">
-                  <div class="timeline-head">
-                    <button type="button" class="timeline-event" onClick={() => select(i)} aria-label={`View the session after ${eventLabel(entry.type).toLowerCase()}`}>
-                      {eventLabel(entry.type)}
-                    </button>
-                    <StatusBadge item={{ status: statusAt(entry.state, entry.occurred_at), refund_status: entry.state.invoice?.refund_status ?? null }} />
-                  </div>
-                  <p class="timeline-meta">
-                    <time>{formatDateTimeSeconds(entry.occurred_at)}</time> · {actorLabel(entry.actor, memberList)}
-                  </p>
-                  {diff.length > 0 && (
-                    <ul class="timeline-changes">
-                      {diff.map((d) => (
-                        <li key={d}>{d}</li>
-                      ))}
-                    </ul>
-                  )}
-                  {future && <span class="sr-only">(after the moment shown)</span>}
-                </div>
-              </li>
-            );
-          })}
+          {history.map((entry, i) => (
+            <TimelineItem
+              key={entry.revision}
+              event={eventLabel(entry.type)}
+              onSelect={() => select(i)}
+              selectLabel={`View the session after ${eventLabel(entry.type).toLowerCase()}`}
+              badges={<StatusBadge item={{ status: statusAt(entry.state, entry.occurred_at), refund_status: entry.state.invoice?.refund_status ?? null }} />}
+              at={entry.occurred_at}
+              meta={` · ${actorLabel(entry.actor, memberList)}`}
+              changes={changes(i > 0 ? history[i - 1]!.state : null, entry.state)}
+              current={i === index}
+              future={i > index && '(after the moment shown)'}
+            />
+          ))}
         </ol>
       </Card>
     </>

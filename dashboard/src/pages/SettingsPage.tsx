@@ -11,8 +11,7 @@ import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Notice } from '../components/Notice.tsx';
 import { originErrorNames, originLines, OriginsField } from '../components/OriginsField.tsx';
-import { PageHeader } from '../components/PageHeader.tsx';
-import { SettingsTabs } from '../components/Tabs.tsx';
+import { SettingsSection } from '../components/Tabs.tsx';
 import { EmailSettings, SellerIdentity } from './SellerSettings.tsx';
 import { Table } from '../components/Table.tsx';
 import { formatDate, formatDateTime, formatRelative } from '../format.ts';
@@ -31,9 +30,7 @@ export function SettingsPage() {
   const session = useSession();
   const owner = session?.current_organization?.role === 'owner';
   return (
-    <>
-      <PageHeader title="Settings" description="Your organization, the people in it, and how you sign in." />
-      <SettingsTabs current="/dashboard/settings" />
+    <SettingsSection current="/dashboard/settings">
       <OrganizationSettings owner={owner} />
       <SellerIdentity owner={owner} />
       {owner && <EmailSettings />}
@@ -41,7 +38,7 @@ export function SettingsPage() {
       <Sessions />
       <Passkeys />
       <PortalSettingsCard owner={owner} organizationId={session?.current_organization?.id ?? ''} />
-    </>
+    </SettingsSection>
   );
 }
 

@@ -8,8 +8,7 @@ import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
-import { PageHeader } from '../components/PageHeader.tsx';
-import { SettingsTabs } from '../components/Tabs.tsx';
+import { SettingsSection } from '../components/Tabs.tsx';
 import { Table } from '../components/Table.tsx';
 import { Link } from '../router.tsx';
 import { useSession } from '../session.ts';
@@ -55,9 +54,7 @@ export function TaxPage() {
     });
 
   return (
-    <>
-      <PageHeader title="Settings" description="Your organization, the people in it, and how you sign in." />
-      <SettingsTabs current="/dashboard/settings/tax" />
+    <SettingsSection current="/dashboard/settings/tax">
       <ErrorNotice error={settings.error ?? rates.error ?? error} />
       {!current && !settings.error && <Loading />}
       {current && (
@@ -141,7 +138,7 @@ export function TaxPage() {
         )}
         {owner && <NewRateForm onDone={() => rates.reload()} />}
       </Card>
-    </>
+    </SettingsSection>
   );
 }
 

@@ -32,10 +32,7 @@ const countryName = (code: string | null) => {
   }
 };
 
-/**
- * The tax report: per period (in the organization's time zone), country, rate and reason, the net
- * and the tax of paid invoices less their credit notes, with its CSV. Filters live in the URL.
- */
+/** The tax report per period, country, rate and reason: paid invoices less their credit notes, with its CSV. */
 export function TaxReportPage() {
   const filters = useUrlFilters({ from: '', to: '', interval: 'month', mode: '' }, {});
   const { from, to, interval, mode } = filters.applied;

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { WebhookDeliverySchema, WebhookEndpointSchema } from '../../../modules/webhooks/index.ts';
-import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, type ApiError } from '../api.ts';
 import type { PageProps } from '../routes.ts';
@@ -9,15 +8,13 @@ import { Button } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { CopyField } from '../components/CopyButton.tsx';
-import { DevelopersTabs } from '../components/Tabs.tsx';
+import { DevelopersSection } from '../components/Tabs.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
-import { Field, Input, OtherErrors, Select } from '../components/Field.tsx';
+import { Field, Input, OtherErrors, Select, useFields } from '../components/Field.tsx';
 import { ErrorNotice, Loading, Notice } from '../components/Notice.tsx';
-import { PageHeader } from '../components/PageHeader.tsx';
 import { PagedTable, Pagination } from '../components/Table.tsx';
 import { formatDateTime, formatDateTimeSeconds } from '../format.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
-import { useSession } from '../session.ts';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 import { WEBHOOK_EVENTS } from '../webhookEventTypes.ts';
@@ -31,29 +28,18 @@ const BASE = '/dashboard/developers/webhooks';
 const endpointStatus = (e: WebhookEndpoint) => (e.enabled ? 'enabled' : e.disabled_reason === 'failing' ? 'failed' : 'disabled');
 const endpointStatusLabel = (e: WebhookEndpoint) => (e.enabled ? 'Enabled' : e.disabled_reason === 'failing' ? 'Disabled: failing' : 'Disabled');
 
-function Header() {
-  return (
-    <>
-      <PageHeader title="Developers" description="API keys for your server's calls, webhook endpoints that hear of your sales, and the log of everything that happened." />
-      <DevelopersTabs current={BASE} />
-    </>
-  );
-}
-
-function OwnersOnly({ children }: { children: ComponentChildren }) {
-  const owner = useSession()?.current_organization?.role === 'owner';
-  return owner ? <>{children}</> : <Notice>Only owners of the organization manage webhook endpoints, since each has a signing secret.</Notice>;
-}
+const SECTION = {
+  current: BASE,
+  description: "API keys for your server's calls, webhook endpoints that hear of your sales, and the log of everything that happened.",
+  ownersOnly: 'Only owners of the organization manage webhook endpoints, since each has a signing secret.',
+};
 
 /** Developers → Webhook endpoints: the list, paged. */
 export function WebhooksPage() {
   return (
-    <>
-      <Header />
-      <OwnersOnly>
-        <EndpointList />
-      </OwnersOnly>
-    </>
+    <DevelopersSection {...SECTION}>
+      <EndpointList />
+    </DevelopersSection>
   );
 }
 
@@ -155,8 +141,7 @@ function SecretOnce({ secret, onDone, rotated }: { secret: string; onDone: () =>
 
 /** /dashboard/developers/webhooks/new */
 export function NewWebhookPage() {
-  const [url, setUrl] = useState('');
-  const [types, setTypes] = useState<string[]>(['checkout.session.completed', 'invoice.paid']);
+  const { fields: { url, types }, set } = useFields({ url: '', types: ['checkout.session.completed', 'invoice.paid'] });
   const { busy, error, run } = useAction<'create'>();
   const [created, setCreated] = useState<(WebhookEndpoint & { secret: string }) | null>(null);
   const submit = async (e: Event) => {
@@ -164,40 +149,37 @@ export function NewWebhookPage() {
     await run('create', async () => setCreated(await api.post<WebhookEndpoint & { secret: string }>('/webhook-endpoints', { url: url.trim(), event_types: types })));
   };
   return (
-    <>
-      <Header />
-      <OwnersOnly>
-        <p>
-          <Link href={BASE}>← Webhook endpoints</Link>
-        </p>
-        {created ? (
-          <Card title="Endpoint added" id="created">
-            <p class="break">
-              <code>{created.url}</code> now receives {created.event_types.length} event {created.event_types.length === 1 ? 'type' : 'types'}.
-            </p>
-            <SecretOnce secret={created.secret} onDone={() => navigate(`${BASE}/${encodeURIComponent(created.id)}`)} />
-          </Card>
-        ) : (
-          <Card title="Add a webhook endpoint" id="new-endpoint">
-            <form onSubmit={submit} noValidate class="stack-form wide-form">
-              <Field label="Endpoint URL" name="url" error={error} hint="Your server's HTTPS address; a private or loopback address is refused when sent to.">
-                {(c) => <Input {...c} type="url" required maxLength={2048} placeholder="https://shop.example.com/hooks/commerce" value={url} onValue={setUrl} />}
-              </Field>
-              <EventChecks value={types} onValue={setTypes} error={error} />
-              <OtherErrors error={error} shown={['url', 'event_types', ...WEBHOOK_EVENTS.map((_, i) => `event_types.${i}`)]} />
-              <div class="form-actions">
-                <Button type="submit" variant="primary" busy={busy === 'create'}>
-                  Add endpoint
-                </Button>
-                <Link href={BASE} class="btn btn-ghost">
-                  Cancel
-                </Link>
-              </div>
-            </form>
-          </Card>
-        )}
-      </OwnersOnly>
-    </>
+    <DevelopersSection {...SECTION}>
+      <p>
+        <Link href={BASE}>← Webhook endpoints</Link>
+      </p>
+      {created ? (
+        <Card title="Endpoint added" id="created">
+          <p class="break">
+            <code>{created.url}</code> now receives {created.event_types.length} event {created.event_types.length === 1 ? 'type' : 'types'}.
+          </p>
+          <SecretOnce secret={created.secret} onDone={() => navigate(`${BASE}/${encodeURIComponent(created.id)}`)} />
+        </Card>
+      ) : (
+        <Card title="Add a webhook endpoint" id="new-endpoint">
+          <form onSubmit={submit} noValidate class="stack-form wide-form">
+            <Field label="Endpoint URL" name="url" error={error} hint="Your server's HTTPS address; a private or loopback address is refused when sent to.">
+              {(c) => <Input {...c} type="url" required maxLength={2048} placeholder="https://shop.example.com/hooks/commerce" value={url} onValue={set('url')} />}
+            </Field>
+            <EventChecks value={types} onValue={set('types')} error={error} />
+            <OtherErrors error={error} shown={['url', 'event_types', ...WEBHOOK_EVENTS.map((_, i) => `event_types.${i}`)]} />
+            <div class="form-actions">
+              <Button type="submit" variant="primary" busy={busy === 'create'}>
+                Add endpoint
+              </Button>
+              <Link href={BASE} class="btn btn-ghost">
+                Cancel
+              </Link>
+            </div>
+          </form>
+        </Card>
+      )}
+    </DevelopersSection>
   );
 }
 
@@ -212,39 +194,32 @@ const OVERLAPS: { label: string; seconds: number }[] = [
 export function WebhookPage({ params }: PageProps) {
   const id = params.id!;
   const endpoint = useApi<WebhookEndpoint>(`/webhook-endpoints/${encodeURIComponent(id)}`);
-  const back = (
-    <p>
-      <Link href={BASE}>← Webhook endpoints</Link>
-    </p>
-  );
   return (
-    <>
-      <Header />
-      <OwnersOnly>
-        {back}
-        {endpoint.error?.status === 404 ? (
-          <EmptyState title="No such endpoint in this organization" action={<Link href={BASE}>Back to the endpoints</Link>}>
-            It may have been deleted, or belong to another organization.
-          </EmptyState>
-        ) : (
-          <ErrorNotice error={endpoint.error} />
-        )}
-        {!endpoint.data && !endpoint.error && <Loading />}
-        {endpoint.data && (
-          <>
-            <EndpointSettings key={endpoint.data.updated_at} endpoint={endpoint.data} onChange={endpoint.reload} />
-            <Deliveries endpointId={id} />
-          </>
-        )}
-      </OwnersOnly>
-    </>
+    <DevelopersSection {...SECTION}>
+      <p>
+        <Link href={BASE}>← Webhook endpoints</Link>
+      </p>
+      {endpoint.error?.status === 404 ? (
+        <EmptyState title="No such endpoint in this organization" action={<Link href={BASE}>Back to the endpoints</Link>}>
+          It may have been deleted, or belong to another organization.
+        </EmptyState>
+      ) : (
+        <ErrorNotice error={endpoint.error} />
+      )}
+      {!endpoint.data && !endpoint.error && <Loading />}
+      {endpoint.data && (
+        <>
+          <EndpointSettings key={endpoint.data.updated_at} endpoint={endpoint.data} onChange={endpoint.reload} />
+          <Deliveries endpointId={id} />
+        </>
+      )}
+    </DevelopersSection>
   );
 }
 
 function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; onChange: () => void }) {
   const path = `/webhook-endpoints/${encodeURIComponent(endpoint.id)}`;
-  const [url, setUrl] = useState(endpoint.url);
-  const [types, setTypes] = useState<string[]>(endpoint.event_types);
+  const { fields: { url, types }, set } = useFields({ url: endpoint.url, types: endpoint.event_types as string[] });
   const { busy, error, run } = useAction<'save'>();
   // Enable, disable, delete and rotate: their error shows at the top of the card, not under the form.
   const actions = useAction<'enable' | 'disable' | 'delete' | 'rotate'>();
@@ -302,9 +277,9 @@ function EndpointSettings({ endpoint, onChange }: { endpoint: WebhookEndpoint; o
         </div>
         <form onSubmit={save} noValidate class="stack-form wide-form" aria-label="Endpoint settings">
           <Field label="Endpoint URL" name="url" error={error}>
-            {(c) => <Input {...c} type="url" required maxLength={2048} value={url} onValue={setUrl} />}
+            {(c) => <Input {...c} type="url" required maxLength={2048} value={url} onValue={set('url')} />}
           </Field>
-          <EventChecks value={types} onValue={setTypes} error={error} />
+          <EventChecks value={types} onValue={set('types')} error={error} />
           <OtherErrors error={error} shown={['url', 'event_types', ...WEBHOOK_EVENTS.map((_, i) => `event_types.${i}`)]} />
           {saved && <Notice tone="success">Saved.</Notice>}
           <div class="form-actions">

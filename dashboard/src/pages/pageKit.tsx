@@ -1,8 +1,4 @@
-/**
- * Small pieces the Catalog, Offers, Promos and Automation pages share: a page of a list the
- * service answers whole, money between a form's major units and the API's minor units, and the
- * ApiError of a failed write kept for the form's fields.
- */
+/** Small pieces the Catalog, Offers, Promos and Automation pages share. */
 import type { PageMeta } from '../api.ts';
 import { ApiError } from '../api.ts';
 import { dayIn } from '../format.ts';
@@ -44,10 +40,7 @@ export function asApiError(error: unknown): ApiError {
   return error instanceof ApiError ? error : new ApiError(0, 'client_error', (error as Error)?.message ?? 'Something went wrong.');
 }
 
-/**
- * The create routes of the import update what already has the key or slug; a "New …" form must
- * not overwrite an existing one by accident, so it refuses the taken key beside its field.
- */
+/** The import's create routes update a taken key or slug: a "New …" form refuses it instead, beside its field. */
 export function takenError(field: string, what: string): ApiError {
   const message = `${what} already has this ${field}. Choose another, or open the existing one to edit it.`;
   return new ApiError(422, 'validation_failed', message, { [field]: [message] });

@@ -15,9 +15,8 @@ import { BENEFIT_TYPE_WORDS, type Benefit, type FileObject, formatSize, isFileBe
 type Editing = { type: Benefit['type']; benefit: Benefit | null } | null;
 
 /**
- * The product page's Benefits: what a buyer of the product gets on payment (files to download, a
- * license key), listed with their terms; add, edit and delete (after a confirmation: the grants
- * already made of a deleted benefit are revoked).
+ * The product page's Benefits (files, a license key) a buyer gets on payment: add, edit, delete
+ * (confirmed: a deleted benefit's grants are revoked).
  */
 export function BenefitsCard({ productId }: { productId: string }) {
   const path = `/products/${encodeURIComponent(productId)}/benefits`;

@@ -9,10 +9,7 @@ import { Link } from '../../router.tsx';
 import { useApi } from '../../useApi.ts';
 import { type Benefit, BENEFIT_TYPE_WORDS, type BenefitGrant, type FileDownloads, isFileBenefit, type LicenseKey, REVOKE_WORDS, SOURCE_WORDS, sourceHref } from './benefitKit.ts';
 
-/**
- * The customer page's Benefits: every grant of theirs (what granted it, whether it still holds,
- * when and why it was revoked), their license keys, and how often they downloaded each file.
- */
+/** The customer page's Benefits: their grants, license keys and downloads per file. */
 export function CustomerBenefits({ customerId }: { customerId: string }) {
   const grants = useApi<{ data: BenefitGrant[] }>('/benefit_grants', { customer: customerId, per_page: 100 });
   const benefits = useApi<{ data: Benefit[] }>('/benefits', { per_page: 100 });

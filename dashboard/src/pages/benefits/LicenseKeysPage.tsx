@@ -6,7 +6,7 @@ import { Card } from '../../components/Card.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Select } from '../../components/Field.tsx';
-import { FilterForm, ListStatus, useUrlFilters } from '../../components/ListFilter.tsx';
+import { FilterForm, useUrlFilters } from '../../components/ListFilter.tsx';
 import { Notice } from '../../components/Notice.tsx';
 import { RecordPending } from '../../components/RecordPending.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
@@ -100,11 +100,9 @@ export function LicenseKeysPage() {
           )}
         </Field>
       </FilterForm>
-      <ListStatus list={list} />
       <PagedTable
         caption="License keys"
-        busy={list.loading}
-        page={list.data}
+        list={list}
         pages="License key pages"
         rowKey={(k) => k.id}
         columns={[
@@ -170,7 +168,7 @@ export function LicenseKeyPage({ params }: PageProps) {
   });
   const back = <Link href="/dashboard/license-keys">← License keys</Link>;
 
-  if (loaded.error || !key) return <RecordPending loaded={loaded} title="License key" back={back} missing={<EmptyState title="No such license key in this organization" action={<Link href="/dashboard/license-keys">Back to License keys</Link>} />} />;
+  if (loaded.error || !key) return <RecordPending loaded={loaded} title="License key" what="license key" list={['/dashboard/license-keys', 'License keys']} />;
   const k = key;
   const benefit = benefits.find((b) => b.id === k.benefit_id);
   const instances = k.activations ?? [];

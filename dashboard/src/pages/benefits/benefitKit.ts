@@ -1,7 +1,4 @@
-/**
- * What the Benefits section, the License keys pages and the customer's grants share: the answers'
- * types (from the modules' schemas, type-only) and the words they are shown with.
- */
+/** The benefit pages' answer types (from the modules' schemas, type-only) and their words. */
 import type { z } from 'zod';
 import type { Paged } from '../../api.ts';
 import type { BenefitGrantSchema, BenefitSchema, LicenseKeyBenefitProperties } from '../../../../modules/benefits/index.ts';

@@ -1,4 +1,4 @@
-import { actorLabel, eventLabel } from '../../actors.ts';
+import { actorLabel, useMembers, eventLabel } from '../../actors.ts';
 import { api } from '../../api.ts';
 import { Badge } from '../../components/Badge.tsx';
 import { Card } from '../../components/Card.tsx';
@@ -9,11 +9,12 @@ import { ErrorNotice, Loading, Notice } from '../../components/Notice.tsx';
 import { RecordPending } from '../../components/RecordPending.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { Table } from '../../components/Table.tsx';
-import { formatDateTime, formatDateTimeSeconds, formatMoney } from '../../format.ts';
+import { TimelineItem } from '../../components/Timeline.tsx';
+import { formatDateTime, formatMoney } from '../../format.ts';
 import type { PageProps } from '../../routes.ts';
 import { Link } from '../../router.tsx';
 import { useSession } from '../../session.ts';
-import type { Actor, Member } from '../../types.ts';
+import type { Actor } from '../../types.ts';
 import { useAction } from '../../useAction.ts';
 import { useApi } from '../../useApi.ts';
 import type { Customer, CustomerHistory, CustomerInvoices } from '../../../../modules/customers/index.ts';
@@ -33,23 +34,16 @@ export function CustomerPage({ params }: PageProps) {
   const customer = useApi<Customer>(base);
   const invoices = useApi<CustomerInvoices>(`${base}/invoices`);
   const history = useApi<CustomerHistory>(`${base}/history`);
-  const members = useApi<{ data: Member[] }>('/members');
+  const memberList = useMembers();
   const owner = useSession()?.current_organization?.role === 'owner';
   const erase = useAction<'erase'>();
   const back = <Link href="/dashboard/customers">← Customers</Link>;
 
   if (customer.error || !customer.data) {
     return (
-      <RecordPending
-        loaded={customer}
-        title="Customer"
-        back={back}
-        missing={
-          <EmptyState title="No such customer in this organization" action={<Link href="/dashboard/customers">Back to Customers</Link>}>
-            The link may belong to another organization: switch organization, or search the customer by email.
-          </EmptyState>
-        }
-      />
+      <RecordPending loaded={customer} title="Customer" what="customer" list={['/dashboard/customers', 'Customers']}>
+        The link may belong to another organization: switch organization, or search the customer by email.
+      </RecordPending>
     );
   }
   const c = customer.data;
@@ -58,7 +52,6 @@ export function CustomerPage({ params }: PageProps) {
   const refunded = rows.filter((i) => i.amount_refunded > 0);
   const returned = events.filter((e) => e.type === 'InvoiceUnowedPaymentRefunded');
   const lastRefundAt = (invoiceId: string) => events.findLast((e) => e.type === 'InvoiceRefunded' && e.object_id === invoiceId)?.occurred_at ?? null;
-  const memberList = members.data?.data ?? [];
 
   return (
     <div class="customer-page">
@@ -181,18 +174,17 @@ export function CustomerPage({ params }: PageProps) {
             {history.data.data.map((e) => {
               const href = objectHref(e.object, e.object_id);
               return (
-                <li key={e.position} class="timeline-item">
-                  <span class="timeline-dot" aria-hidden="true" />
-                  <div class="timeline-body">
-                    <div class="timeline-head">
-                      <span class="timeline-event">{eventLabel(e.type)}</span>
-                    </div>
-                    <p class="timeline-meta">
-                      <time>{formatDateTimeSeconds(e.occurred_at)}</time> · {actorLabel(e.actor as Actor, memberList)} ·{' '}
+                <TimelineItem
+                  key={e.position}
+                  event={eventLabel(e.type)}
+                  at={e.occurred_at}
+                  meta={
+                    <>
+                      {` · ${actorLabel(e.actor as Actor, memberList)} · `}
                       {href ? <Link href={href}>{OBJECT_WORDS[e.object]}</Link> : OBJECT_WORDS[e.object]}
-                    </p>
-                  </div>
-                </li>
+                    </>
+                  }
+                />
               );
             })}
           </ol>

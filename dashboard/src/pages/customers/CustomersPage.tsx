@@ -3,7 +3,7 @@ import { Badge } from '../../components/Badge.tsx';
 import { Button } from '../../components/Button.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Input } from '../../components/Field.tsx';
-import { FilterForm, ListStatus, useUrlFilters } from '../../components/ListFilter.tsx';
+import { FilterForm, useUrlFilters } from '../../components/ListFilter.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { PagedTable } from '../../components/Table.tsx';
 import { formatDateTime } from '../../format.ts';
@@ -37,11 +37,9 @@ export function CustomersPage() {
           {(c) => <Input {...c} type="email" placeholder="buyer@example.com" value={filters.form.email} onValue={filters.set('email')} />}
         </Field>
       </FilterForm>
-      <ListStatus list={list} />
       <PagedTable
         caption="Customers"
-        busy={list.loading}
-        page={list.data}
+        list={list}
         pages="Customers pages"
         rowKey={(c) => c.id}
         columns={[

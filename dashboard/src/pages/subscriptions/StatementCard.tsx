@@ -51,9 +51,8 @@ function entryTitle(e: StatementEntry, currency: string): string {
 const entryAmount = (e: StatementEntry): number | null => (e.type === 'invoice' ? e.amount_due : e.type === 'plan_change' || e.type === 'payment_failed' ? null : e.amount);
 
 /**
- * What the customer had been invoiced, paid, credited and owed at an instant (`?as_of=`), each
- * line with its reason. The slider stops at each event of the subscription; the date and time
- * fields take any instant (in the organization's time zone).
+ * What the customer had been invoiced, paid, credited and owed at `?as_of=`, each line with its
+ * reason: the slider stops at each event, the date and time fields take any instant.
  */
 export function StatementCard({ base, subscription, moments, now, asOf, version }: { base: string; subscription: Subscription; moments: number[]; now: number | null; asOf: number | null; version: number }) {
   const statement = useApi<Statement>(`${base}/statement`, { as_of: asOf ?? undefined });

@@ -21,10 +21,8 @@ const COUNTERPART: Record<Kind, Kind | null> = { cancel_end: 'reactivate', react
 const planPrice = (p: CatalogPlan) => p.charges.reduce((sum, c) => sum + c.amount, 0);
 
 /**
- * The seller's actions on a subscription, each with its route: cancel at period end and
- * reactivate, cancel now (optionally refunding the unused time), pause and resume, change plan.
- * The ones that take access away or move money ask first; a refusal (409, 422) shows beside the
- * button that caused it.
+ * The seller's actions on a subscription. Those that take access away or move money ask first;
+ * a refusal (409, 422) shows beside the button that caused it.
  */
 export function SubscriptionActions({ subscription: s, owner, onDone }: { subscription: Subscription; owner: boolean; onDone: () => void }) {
   const action = useAction<Kind>();

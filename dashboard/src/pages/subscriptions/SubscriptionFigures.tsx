@@ -1,4 +1,4 @@
-import { Card } from '../../components/Card.tsx';
+import { StatCard } from '../../components/Card.tsx';
 import { LOCALE } from '../../locale.ts';
 import { Link } from '../../router.tsx';
 import { useApi } from '../../useApi.ts';
@@ -13,11 +13,7 @@ export function SubscriptionFigures({ currency }: { currency: string }) {
   const test = useApi<SubscriptionMetrics>('/metrics/subscriptions', { mode: 'test' });
   const testShown = test.data && (test.data.active_subscriptions > 0 || Object.keys(test.data.mrr).length > 0);
   return (
-    <Card>
-      <p class="stat-label">Monthly recurring revenue</p>
-      <p class="stat-value" data-testid="mrr">
-        {live.data ? moneyPerCurrency(live.data.mrr, currency) : live.error ? '—' : '…'}
-      </p>
+    <StatCard label="Monthly recurring revenue" value={live.data ? moneyPerCurrency(live.data.mrr, currency) : live.error ? '—' : '…'} testId="mrr">
       <p class="stat-sub" data-testid="active-subscriptions">
         {live.data ? `${n(live.data.active_subscriptions)} active ${live.data.active_subscriptions === 1 ? 'subscription' : 'subscriptions'}` : ''}
       </p>
@@ -29,6 +25,6 @@ export function SubscriptionFigures({ currency }: { currency: string }) {
       <p class="stat-sub">
         <Link href="/dashboard/subscriptions">View subscriptions</Link>
       </p>
-    </Card>
+    </StatCard>
   );
 }

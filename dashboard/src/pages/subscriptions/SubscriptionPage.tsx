@@ -1,7 +1,8 @@
 import type { Paged } from '../../api.ts';
-import { actorLabel } from '../../actors.ts';
+import { actorLabel, useMembers } from '../../actors.ts';
 import { Badge } from '../../components/Badge.tsx';
 import { StatusBadge } from '../../components/RefundBadge.tsx';
+import { TimelineItem } from '../../components/Timeline.tsx';
 import { Card } from '../../components/Card.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
@@ -9,11 +10,10 @@ import { ErrorNotice, Loading } from '../../components/Notice.tsx';
 import { RecordPending } from '../../components/RecordPending.tsx';
 import { PageHeader } from '../../components/PageHeader.tsx';
 import { PagedTable } from '../../components/Table.tsx';
-import { formatDate, formatDateTime, formatDateTimeSeconds, formatMoney } from '../../format.ts';
+import { formatDate, formatDateTime, formatMoney } from '../../format.ts';
 import type { PageProps } from '../../routes.ts';
 import { Link, setQuery, useLocation } from '../../router.tsx';
 import { useSession } from '../../session.ts';
-import type { Member } from '../../types.ts';
 import { useApi } from '../../useApi.ts';
 import { StatementCard } from './StatementCard.tsx';
 import { SubscriptionActions } from './SubscriptionActions.tsx';
@@ -21,10 +21,7 @@ import { TestClockCard } from './TestClockCard.tsx';
 import { BILLING_REASONS, intervalWords, perInterval, statusWords, subscriptionChanges, subscriptionEventLabel } from './subscriptionKit.ts';
 import type { InvoiceResource as SubscriptionInvoice, SubscriptionResource as Subscription, SubscriptionHistory } from '../../../../modules/subscriptions/index.ts';
 
-/**
- * A subscription: what it is now, the seller's actions, its invoices, its statement as of any
- * instant (`?as_of=`, Unix seconds in the subscription's time) and its history as a timeline.
- */
+/** A subscription: its state, actions, invoices, statement as of `?as_of=` (its own time) and history. */
 export function SubscriptionPage({ params }: PageProps) {
   const id = params.id!;
   const base = `/subscriptions/${encodeURIComponent(id)}`;
@@ -33,7 +30,7 @@ export function SubscriptionPage({ params }: PageProps) {
   const sub = useApi<Subscription>(base);
   const history = useApi<SubscriptionHistory>(`${base}/history`);
   const invoices = useApi<Paged<SubscriptionInvoice>>(`${base}/invoices`, { page: invoicePage, per_page: 25 });
-  const members = useApi<{ data: Member[] }>('/members');
+  const memberList = useMembers();
   const owner = useSession()?.current_organization?.role === 'owner';
   const back = <Link href="/dashboard/subscriptions">← Subscriptions</Link>;
   const asOfParam = query.get('as_of');
@@ -47,23 +44,15 @@ export function SubscriptionPage({ params }: PageProps) {
 
   if (sub.error || !sub.data) {
     return (
-      <RecordPending
-        loaded={sub}
-        title="Subscription"
-        back={back}
-        missing={
-          <EmptyState title="No such subscription in this organization" action={<Link href="/dashboard/subscriptions">Back to Subscriptions</Link>}>
-            The link may belong to another organization: switch organization, or find the subscription in the list.
-          </EmptyState>
-        }
-      />
+      <RecordPending loaded={sub} title="Subscription" what="subscription" list={['/dashboard/subscriptions', 'Subscriptions']}>
+        The link may belong to another organization: switch organization, or find the subscription in the list.
+      </RecordPending>
     );
   }
   const s = sub.data;
   // The subscription's own time: its test clock's frozen time when it lives on one.
   const now = history.data?.at ?? null;
   const entries = history.data?.data ?? [];
-  const memberList = members.data?.data ?? [];
 
   return (
     <>
@@ -224,45 +213,28 @@ export function SubscriptionPage({ params }: PageProps) {
         <ErrorNotice error={history.error} />
         {!history.data && history.loading && <Loading />}
         <ol class="timeline">
-          {entries.map((entry, i) => {
-            const diff = subscriptionChanges(i > 0 ? entries[i - 1]!.state : null, entry.state);
-            const current = asOf !== null && entry.at <= asOf && (entries[i + 1]?.at ?? Infinity) > asOf;
-            const future = asOf !== null && entry.at > asOf;
-            return (
-              <li key={entry.sequence} class={`timeline-item${current ? ' current' : ''}${future ? ' future' : ''}`} aria-current={current ? 'step' : undefined}>
-                <span class="timeline-dot" aria-hidden="true" />
-                <div class="timeline-body">
-                  <div class="timeline-head">
-                    <button
-                      type="button"
-                      class="timeline-event"
-                      onClick={() => {
-                        setQuery({ as_of: entry.at }, { replace: true });
-                        document.getElementById('statement-title')?.scrollIntoView({ block: 'start' });
-                      }}
-                      aria-label={`${subscriptionEventLabel(entry.type)}: show the statement as of then`}
-                    >
-                      {subscriptionEventLabel(entry.type)}
-                    </button>
-                    <Badge status={entry.state.status}>{statusWords(entry.state.status)}</Badge>
-                    <span class="row-sub">{entry.state.entitled ? 'entitled' : 'not entitled'}</span>
-                  </div>
-                  <p class="timeline-meta">
-                    <time>{formatDateTimeSeconds(entry.at)}</time>
-                    {Math.abs(entry.occurred_at - entry.at) > 60 ? ` (recorded ${formatDateTime(entry.occurred_at)})` : ''} · {actorLabel(entry.actor, memberList)}
-                  </p>
-                  {diff.length > 0 && (
-                    <ul class="timeline-changes">
-                      {diff.map((d) => (
-                        <li key={d}>{d}</li>
-                      ))}
-                    </ul>
-                  )}
-                  {future && <span class="sr-only">(after the statement's instant)</span>}
-                </div>
-              </li>
-            );
-          })}
+          {entries.map((entry, i) => (
+            <TimelineItem
+              key={entry.sequence}
+              event={subscriptionEventLabel(entry.type)}
+              onSelect={() => {
+                setQuery({ as_of: entry.at }, { replace: true });
+                document.getElementById('statement-title')?.scrollIntoView({ block: 'start' });
+              }}
+              selectLabel={`${subscriptionEventLabel(entry.type)}: show the statement as of then`}
+              badges={
+                <>
+                  <Badge status={entry.state.status}>{statusWords(entry.state.status)}</Badge>
+                  <span class="row-sub">{entry.state.entitled ? 'entitled' : 'not entitled'}</span>
+                </>
+              }
+              at={entry.at}
+              meta={`${Math.abs(entry.occurred_at - entry.at) > 60 ? ` (recorded ${formatDateTime(entry.occurred_at)})` : ''} · ${actorLabel(entry.actor, memberList)}`}
+              changes={subscriptionChanges(i > 0 ? entries[i - 1]!.state : null, entry.state)}
+              current={asOf !== null && entry.at <= asOf && (entries[i + 1]?.at ?? Infinity) > asOf}
+              future={asOf !== null && entry.at > asOf && "(after the statement's instant)"}
+            />
+          ))}
         </ol>
       </Card>
     </>

@@ -16,10 +16,8 @@ const POLL_MS = 500;
 const POLL_LIMIT = 120;
 
 /**
- * The test clock a test-mode subscription lives on: its time and status, and a control to advance
- * it (by default to the subscription's next step: its renewal, a retry, the trial's end). The
- * service then bills what fell due; the card asks for the clock until it reads `ready` again and
- * then has the page read the subscription, its invoices and history again.
+ * A test-mode subscription's clock, and advancing it (to the next step by default). The card asks
+ * for the clock till it reads `ready` again, then has the page read everything again.
  */
 export function TestClockCard({ subscription: s, onAdvanced }: { subscription: Subscription; onAdvanced: () => void }) {
   const path = `/test_clocks/${encodeURIComponent(s.test_clock!)}`;

@@ -5,21 +5,17 @@ import { Badge } from '../../components/Badge.tsx';
 import { Button } from '../../components/Button.tsx';
 import { Card } from '../../components/Card.tsx';
 import { ConfirmButton } from '../../components/ConfirmButton.tsx';
-import { DevelopersTabs } from '../../components/Tabs.tsx';
+import { DevelopersSection } from '../../components/Tabs.tsx';
 import { EmptyState } from '../../components/EmptyState.tsx';
 import { Field, Input, OtherErrors } from '../../components/Field.tsx';
 import { ErrorNotice, Loading } from '../../components/Notice.tsx';
-import { PageHeader } from '../../components/PageHeader.tsx';
 import { Table } from '../../components/Table.tsx';
 import { formatDateTime, formatDateTimeSeconds } from '../../format.ts';
 import { useAction } from '../../useAction.ts';
 import { useApi } from '../../useApi.ts';
 import { fromLocalInput, toLocalInput } from './subscriptionKit.ts';
 
-/**
- * Test clocks (test mode): create one at a frozen time, to attach to a test-mode checkout session
- * (`test_clock`), and delete one, which ends its subscriptions. A subscription's page advances its clock.
- */
+/** Test clocks: create one to attach to a test-mode session (`test_clock`); deleting one ends its subscriptions. */
 export function TestClocksPage() {
   const clocks = useApi<{ data: TestClock[] }>('/test_clocks');
   const [name, setName] = useState('');
@@ -39,9 +35,7 @@ export function TestClocksPage() {
   };
 
   return (
-    <>
-      <PageHeader title="Developers" description="Test clocks bill test-mode subscriptions in their own time: renewals, retries and trial ends without waiting." />
-      <DevelopersTabs current="/dashboard/developers/test-clocks" />
+    <DevelopersSection current="/dashboard/developers/test-clocks" description="Test clocks bill test-mode subscriptions in their own time: renewals, retries and trial ends without waiting.">
       <Card title="Create a test clock" id="create-clock">
         <p class="muted small">
           Pass its id as <code>test_clock</code> when creating a test-mode checkout session: the subscription it makes lives at the clock's time. Advance the clock from the subscription's page.
@@ -103,6 +97,6 @@ export function TestClocksPage() {
           empty={<EmptyState title="No test clocks yet">Create one above to test renewals without waiting a month.</EmptyState>}
         />
       </Card>
-    </>
+    </DevelopersSection>
   );
 }
