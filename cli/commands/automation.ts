@@ -11,9 +11,8 @@ import {
 import { PROMOS, type PromoDoc } from '../../modules/promos/promoProjection.ts';
 import type { Services } from '../../platform/runtime/services.ts';
 import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
-import type { Filter } from '../../platform/readStore/readStore.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
-import { CliUsageError, type CliCommand, type CliContext } from '../command.ts';
+import { CliUsageError, orgFilter, table, type CliCommand } from '../command.ts';
 
 function idArg(args: string[], what: string): number {
   const raw = args[0];
@@ -22,28 +21,8 @@ function idArg(args: string[], what: string): number {
   return id;
 }
 
-export const orgFilter = (options: CliContext['options']): Filter => (typeof options.org === 'string' ? { organization_id: options.org } : {});
-
-/**
- * Where the service answers, as the CLI tells people: BASE_URL, else the URL the running `serve` of
- * this data directory recorded, else HOST and PORT of the CLI's environment (platform/runtime/serverUrlFile.ts).
- */
-export function serviceUrl(services: Services): string {
-  return serviceBaseUrl(services.config);
-}
-
 /** Catch URLs are absolute for people to copy. */
-export function catchUrl(services: Services, sequenceKey: string, triggerKey: string): string {
-  return `${serviceUrl(services)}/hooks/catch/${sequenceKey}/${triggerKey}`;
-}
-
-/** A header and its rows in aligned columns; `(none)` when there are no rows, rather than a header alone. */
-export const table = (header: string[], body: string[][]) => {
-  if (body.length === 0) return '(none)';
-  const rows = [header, ...body];
-  const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
-};
+export const catchUrl = (services: Services, sequenceKey: string, triggerKey: string) => `${serviceBaseUrl(services.config)}/hooks/catch/${sequenceKey}/${triggerKey}`;
 
 export const sequenceListCommand: CliCommand = {
   path: ['sequence', 'list'],

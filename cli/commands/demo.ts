@@ -1,3 +1,4 @@
+import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sendWebhookSecretBox } from '../../modules/automation/sendWebhookSecrets.ts';
@@ -16,7 +17,7 @@ import type { CliCommand, CliContext } from '../command.ts';
 import { demoCatalog } from './demoCatalog.ts';
 import { demoAutomation, DEMO_PROMO_SLUG } from './demoAutomation.ts';
 import { demoCoupons } from './demoCoupons.ts';
-import { catchUrl, serviceUrl } from './automation.ts';
+import { catchUrl } from './automation.ts';
 import type { SequenceImportResult } from '../../modules/automation/automationImport.ts';
 import { demoOffers } from './demoOffer.ts';
 import { demoBenefits } from './demoBenefits.ts';
@@ -113,7 +114,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     { command: cmd, organizationId: DEMO_ORGANIZATION_ID, catchUp: ctx.catchUp, sendWebhookSecrets: sendWebhookSecretBox(ctx.services.secrets.jwt) },
     { ...demoCatalog, ...demoAutomation(cmd.metadata.occurred_at), offers: demoOffers.filter((o) => !archived.has(o.slug)), ...(await demoCoupons(cmd, DEMO_ORGANIZATION_ID)) },
   );
-  const base = serviceUrl(ctx.services);
+  const base = serviceBaseUrl(ctx.services.config);
   const products = (imported.sections.products as ProductWriteResult[]).map((p) => p.id);
   // The demo offer is the first of the demo's offers (the subscription), published or archived.
   const offer = [

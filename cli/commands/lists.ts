@@ -4,8 +4,7 @@ import { CATALOG_PRODUCTS, type ProductDoc } from '../../modules/catalog/catalog
 import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from '../../modules/checkout/checkoutProjection.ts';
 import { API_KEYS, ORGANIZATIONS, USERS, type ApiKeyDoc, type OrganizationDoc, type UserDoc } from '../../modules/identity/identityProjection.ts';
 import { effectiveStatus } from '../../modules/checkout/domain/checkoutSession.ts';
-import { CliUsageError, type CliCommand, type CliContext } from '../command.ts';
-import { orgFilter, table } from './automation.ts';
+import { CliUsageError, orgFilter, table, type CliCommand, type CliContext } from '../command.ts';
 import { money } from './checkout.ts';
 
 /**

@@ -2,8 +2,7 @@ import { deleteOAuthApp, loadOAuthApp, registerOAuthApp } from '../../modules/oa
 import { redirectUriProblem } from '../../modules/oauth/domain/redirectUri.ts';
 import { OAUTH_APPS, type OAuthAppDoc } from '../../modules/oauth/oauthProjection.ts';
 import { organizationExists } from '../../modules/identity/identityCommands.ts';
-import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
-import { orgFilter, table } from './automation.ts';
+import { CliUsageError, orgFilter, requireArg, requireOption, table, type CliCommand } from '../command.ts';
 
 type Created = { client_id: string; organization_id: string; name: string; redirect_uris: string[]; public: boolean; client_secret: string | null };
 
@@ -57,8 +56,7 @@ export const oauthAppDeleteCommand: CliCommand = {
   maxArgs: 1,
   description: "Delete an OAuth app: its tokens answer 401 from then on and it can start no new authorization.",
   async run({ args, services, commandContext }) {
-    const clientId = args[0];
-    if (!clientId) throw new CliUsageError('oauth-app delete needs the client id (app_…)');
+    const clientId = requireArg(args, 'oauth-app delete needs the client id (app_…)');
     const app = await loadOAuthApp(services.store, clientId);
     if (app.status !== 'active') throw new CliUsageError(`no OAuth app '${clientId}'`);
     await deleteOAuthApp(commandContext(app.organizationId), clientId, app.organizationId);

@@ -4,7 +4,7 @@ import { formatMoney, receiptEmail } from '../../modules/receipts/domain/receipt
 import { notFound } from '../../platform/domain/domainError.ts';
 import type { Filter } from '../../platform/readStore/readStore.ts';
 import { NOTICES, RECEIPTS, type NoticeDoc, type ReceiptDoc } from '../../modules/receipts/receiptProjection.ts';
-import { CliUsageError, type CliCommand } from '../command.ts';
+import { CliUsageError, requireArg, type CliCommand } from '../command.ts';
 
 type ListedReceipt = {
   invoice_id: string;
@@ -94,8 +94,7 @@ export const outboxShowCommand: CliCommand = {
   maxArgs: 1,
   description: 'Show one receipt email as it is (or was) sent, with the link to its receipt page and PDF.',
   async run({ services, args, catchUp }) {
-    const invoiceId = args[0];
-    if (!invoiceId) throw new CliUsageError('outbox show takes the invoice id (see `commerce outbox list`)');
+    const invoiceId = requireArg(args, 'outbox show takes the invoice id (see `commerce outbox list`)');
     await catchUp();
     const doc = await services.readStore.get<ReceiptDoc>(RECEIPTS, invoiceId);
     if (!doc) {

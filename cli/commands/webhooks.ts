@@ -19,7 +19,7 @@ import {
   type EndpointDoc,
 } from '../../modules/webhooks/webhookProjection.ts';
 import { organizationOption } from './organizationOption.ts';
-import { CliUsageError, requireOption, type CliCommand, type CliOptions } from '../command.ts';
+import { CliUsageError, isoSeconds as iso, requireArg, requireOption, table, type CliCommand, type CliOptions } from '../command.ts';
 
 /** `--events a,b`; `all` stands for every type there is now. */
 function eventsOption(options: CliOptions): string[] | undefined {
@@ -30,20 +30,7 @@ function eventsOption(options: CliOptions): string[] | undefined {
   return raw.split(',').map((t) => t.trim()).filter((t) => t !== '');
 }
 
-function idArg(args: string[], what: string): string {
-  const id = args[0];
-  if (!id) throw new CliUsageError(`${what} needs an id`);
-  return id;
-}
-
-const table = (header: string[], body: string[][]) => {
-  if (body.length === 0) return '(none)';
-  const rows = [header, ...body];
-  const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
-};
-
-const iso = (s: number | null) => (s === null ? '-' : new Date(s * 1000).toISOString().replace('.000', ''));
+const idArg = (args: string[], what: string) => requireArg(args, `${what} needs an id`);
 
 const describe = (e: EndpointSummary) =>
   `${e.id}  ${e.enabled ? 'enabled' : `disabled${e.disabled_reason === 'failing' ? ' (failing for 5 days)' : ''}`}  ${e.url}\n  events: ${e.event_types.join(', ')}`;
