@@ -61,6 +61,25 @@ export function requireOption(options: CliOptions, name: string): string {
 
 export const orgFilter = (options: CliOptions): Filter => (typeof options.org === 'string' ? { organization_id: options.org } : {});
 
+/** `<thing> list [--org ORG]`: rows of the read models, caught up first (the server may be down). */
+export const listCommand = <Row>(
+  what: string,
+  description: string,
+  rows: (ctx: CliContext) => Promise<Row[]>,
+  format: (rows: Row[]) => string,
+  extra: { org?: boolean; options?: Record<string, 'string' | 'boolean'>; usage?: string } = {},
+): CliCommand => ({
+  path: [what, 'list'],
+  usage: `${what} list${extra.org === false ? '' : ' [--org ORG]'}${extra.usage ?? ''}`,
+  description,
+  options: { ...(extra.org === false ? {} : { org: 'string' as const }), ...extra.options },
+  async run(ctx) {
+    await ctx.catchUp();
+    return rows(ctx);
+  },
+  format: format as (rows: never) => string,
+});
+
 /** The first argument, or a usage error saying what it should be. */
 export function requireArg(args: string[], message: string): string {
   const arg = args[0];

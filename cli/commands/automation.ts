@@ -12,7 +12,7 @@ import { PROMOS, type PromoDoc } from '../../modules/promos/promoProjection.ts';
 import type { Services } from '../../platform/runtime/services.ts';
 import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
-import { CliUsageError, orgFilter, table, type CliCommand } from '../command.ts';
+import { CliUsageError, listCommand, orgFilter, table, type CliCommand } from '../command.ts';
 
 function idArg(args: string[], what: string): number {
   const raw = args[0];
@@ -24,19 +24,15 @@ function idArg(args: string[], what: string): number {
 /** Catch URLs are absolute for people to copy. */
 export const catchUrl = (services: Services, sequenceKey: string, triggerKey: string) => `${serviceBaseUrl(services.config)}/hooks/catch/${sequenceKey}/${triggerKey}`;
 
-export const sequenceListCommand: CliCommand = {
-  path: ['sequence', 'list'],
-  usage: 'sequence list [--org ORG]',
-  description: 'List automation sequences with their status and actions.',
-  options: { org: 'string' },
-  async run({ services, options, catchUp }) {
-    await catchUp();
+export const sequenceListCommand = listCommand<Omit<SequenceDoc, 'id' | 'route_key'>>(
+  'sequence',
+  'List automation sequences with their status and actions.',
+  async ({ services, options }) => {
     const docs = await services.readStore.find<SequenceDoc>(SEQUENCES, { filter: orgFilter(options), sort: [['sequence_id', 1]] });
     return docs.map(({ id: _id, route_key: _rk, ...d }) => d);
   },
-  format: (rows: Array<Omit<SequenceDoc, 'id' | 'route_key'>>) =>
-    table(['ID', 'ORGANIZATION', 'STATUS', 'NAME', 'ACTIONS'], rows.map((r) => [String(r.sequence_id), r.organization_id, r.status, r.name, r.actions.map((a) => a.type).join(', ')])),
-};
+  (rows) => table(['ID', 'ORGANIZATION', 'STATUS', 'NAME', 'ACTIONS'], rows.map((r) => [String(r.sequence_id), r.organization_id, r.status, r.name, r.actions.map((a) => a.type).join(', ')])),
+);
 
 const statusCommand = (status: 'paused' | 'active', word: 'pause' | 'resume'): CliCommand => ({
   path: ['sequence', word],
@@ -63,13 +59,10 @@ type TriggerRow = {
   event_type: string | null;
 };
 
-export const triggerListCommand: CliCommand = {
-  path: ['trigger', 'list'],
-  usage: 'trigger list [--org ORG]',
-  description: 'List triggers: webhook triggers with their catch URLs (the URL is the secret), event triggers with their event type.',
-  options: { org: 'string' },
-  async run({ services, options, catchUp }): Promise<TriggerRow[]> {
-    await catchUp();
+export const triggerListCommand = listCommand<TriggerRow>(
+  'trigger',
+  'List triggers: webhook triggers with their catch URLs (the URL is the secret), event triggers with their event type.',
+  async ({ services, options }) => {
     const triggers = await services.readStore.find<TriggerDoc>(TRIGGERS, { filter: orgFilter(options), sort: [['trigger_id', 1]] });
     const rows: TriggerRow[] = [];
     for (const t of triggers) {
@@ -88,12 +81,12 @@ export const triggerListCommand: CliCommand = {
     }
     return rows;
   },
-  format: (rows: TriggerRow[]) =>
+  (rows) =>
     table(
       ['ID', 'SEQUENCE', 'ENABLED', 'RECEIVED', 'NAME', 'CATCH URL / EVENT'],
       rows.map((r) => [String(r.trigger_id), String(r.sequence_id), r.enabled ? 'yes' : 'no', String(r.received_count), r.name, r.catch_url ?? `on ${r.event_type}`]),
     ),
-};
+);
 
 export const triggerReplaceCommand: CliCommand = {
   path: ['trigger', 'replace'],
@@ -114,13 +107,10 @@ export const triggerReplaceCommand: CliCommand = {
 
 type PromoRow = { slug: string; organization_id: string; name: string; state: string; current_tier: string | null; participants_count: number; starts_at: number; ends_at: number };
 
-export const promoListCommand: CliCommand = {
-  path: ['promo', 'list'],
-  usage: 'promo list [--org ORG]',
-  description: 'List promos with their state, current tier and participant count.',
-  options: { org: 'string' },
-  async run({ services, options, catchUp }): Promise<PromoRow[]> {
-    await catchUp();
+export const promoListCommand = listCommand<PromoRow>(
+  'promo',
+  'List promos with their state, current tier and participant count.',
+  async ({ services, options }) => {
     const now = Math.floor(services.clock() / 1000);
     const promos = await services.readStore.find<PromoDoc>(PROMOS, { filter: orgFilter(options), sort: [['slug', 1]] });
     return promos.map((p) => ({
@@ -134,9 +124,8 @@ export const promoListCommand: CliCommand = {
       ends_at: p.ends_at,
     }));
   },
-  format: (rows: PromoRow[]) =>
-    table(['SLUG', 'STATE', 'TIER', 'PARTICIPANTS', 'NAME'], rows.map((r) => [r.slug, r.state, r.current_tier ?? '-', String(r.participants_count), r.name])),
-};
+  (rows) => table(['SLUG', 'STATE', 'TIER', 'PARTICIPANTS', 'NAME'], rows.map((r) => [r.slug, r.state, r.current_tier ?? '-', String(r.participants_count), r.name])),
+);
 
 export const workflowShowCommand: CliCommand = {
   path: ['workflow', 'show'],

@@ -4,7 +4,7 @@ import { CATALOG_PRODUCTS, type ProductDoc } from '../../modules/catalog/catalog
 import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from '../../modules/checkout/checkoutProjection.ts';
 import { API_KEYS, ORGANIZATIONS, USERS, type ApiKeyDoc, type OrganizationDoc, type UserDoc } from '../../modules/identity/identityProjection.ts';
 import { effectiveStatus } from '../../modules/checkout/domain/checkoutSession.ts';
-import { CliUsageError, orgFilter, table, type CliCommand, type CliContext } from '../command.ts';
+import { CliUsageError, listCommand, orgFilter, table, type CliOptions } from '../command.ts';
 import { money } from './checkout.ts';
 
 /**
@@ -17,23 +17,11 @@ const iso = (unix: number | null) => (unix === null ? '-' : new Date(unix * 1000
 /** The hosted checkout page of an offer: the link a seller hands to buyers. */
 export const checkoutUrl = (base: string, slug: string) => `${base}/checkout/${encodeURIComponent(slug)}`;
 
-const listCommand = <Row>(
-  what: string,
-  description: string,
-  rows: (ctx: CliContext) => Promise<Row[]>,
-  format: (rows: Row[]) => string,
-  extra: { org?: boolean; options?: Record<string, 'string' | 'boolean'>; usage?: string } = {},
-): CliCommand => ({
-  path: [what, 'list'],
-  usage: `${what} list${extra.org === false ? '' : ' [--org ORG]'}${extra.usage ?? ''}`,
-  description,
-  options: { ...(extra.org === false ? {} : { org: 'string' as const }), ...extra.options },
-  async run(ctx) {
-    await ctx.catchUp();
-    return rows(ctx);
-  },
-  format: format as (rows: never) => string,
-});
+function limitOption(options: CliOptions, command: string): number {
+  const raw = options.limit ?? '50';
+  if (typeof raw !== 'string' || !/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new CliUsageError(`${command}: --limit takes a whole number from 1, e.g. --limit 20`);
+  return Number(raw);
+}
 
 type ProductRow = { id: string; key: string; organization_id: string; name: string | null; status: string; version_number: number; published_at: number | null };
 
@@ -107,10 +95,9 @@ export const sessionListCommand = listCommand<SessionRow>(
   'session',
   'List checkout sessions, newest first (--limit N, default 50), with the buyer’s email and invoice.',
   async ({ services, options }) => {
-    const raw = options.limit ?? '50';
-    if (typeof raw !== 'string' || !/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new CliUsageError('session list: --limit takes a whole number from 1, e.g. --limit 20');
+    const limit = limitOption(options, 'session list');
     const now = Math.floor(services.clock() / 1000);
-    const docs = await services.readStore.find<SessionDoc>(CHECKOUT_SESSIONS, { filter: orgFilter(options), sort: [['created_at', -1]], limit: Number(raw) });
+    const docs = await services.readStore.find<SessionDoc>(CHECKOUT_SESSIONS, { filter: orgFilter(options), sort: [['created_at', -1]], limit });
     return docs.map((s) => ({
       id: s.id,
       organization_id: s.organization_id,
@@ -192,9 +179,8 @@ export const workflowListCommand = listCommand<WorkflowRow>(
   'workflow',
   'List workflow runs, newest first (--limit N, default 50); `workflow show ID` shows one.',
   async ({ services, options }) => {
-    const raw = options.limit ?? '50';
-    if (typeof raw !== 'string' || !/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new CliUsageError('workflow list: --limit takes a whole number from 1, e.g. --limit 20');
-    const docs = await services.readStore.find<WorkflowDoc>(WORKFLOWS, { filter: orgFilter(options), sort: [['workflow_id', -1]], limit: Number(raw) });
+    const limit = limitOption(options, 'workflow list');
+    const docs = await services.readStore.find<WorkflowDoc>(WORKFLOWS, { filter: orgFilter(options), sort: [['workflow_id', -1]], limit });
     return docs.map((w) => ({
       workflow_id: w.workflow_id,
       organization_id: w.organization_id,
