@@ -47,24 +47,12 @@ const statusCommand = (status: 'paused' | 'active', word: 'pause' | 'resume'): C
 export const sequencePauseCommand = statusCommand('paused', 'pause');
 export const sequenceResumeCommand = statusCommand('active', 'resume');
 
-type TriggerRow = {
-  trigger_id: number;
-  organization_id: string;
-  sequence_id: number;
-  name: string;
-  enabled: boolean;
-  received_count: number;
-  /** Null for an event trigger, which starts on `event_type` instead. */
-  catch_url: string | null;
-  event_type: string | null;
-};
-
-export const triggerListCommand = listCommand<TriggerRow>(
+export const triggerListCommand = listCommand(
   'trigger',
   'List triggers: webhook triggers with their catch URLs (the URL is the secret), event triggers with their event type.',
   async ({ services, options }) => {
     const triggers = await services.readStore.find<TriggerDoc>(TRIGGERS, { filter: orgFilter(options), sort: [['trigger_id', 1]] });
-    const rows: TriggerRow[] = [];
+    const rows = [];
     for (const t of triggers) {
       const sequence = await services.readStore.get<SequenceDoc>(SEQUENCES, String(t.sequence_id));
       if (!sequence) continue;
@@ -105,9 +93,7 @@ export const triggerReplaceCommand: CliCommand = {
   format: (r: { trigger_id: number; catch_url: string }) => `trigger ${r.trigger_id} replaced; its new catch URL:\n\n  ${r.catch_url}\n`,
 };
 
-type PromoRow = { slug: string; organization_id: string; name: string; state: string; current_tier: string | null; participants_count: number; starts_at: number; ends_at: number };
-
-export const promoListCommand = listCommand<PromoRow>(
+export const promoListCommand = listCommand(
   'promo',
   'List promos with their state, current tier and participant count.',
   async ({ services, options }) => {

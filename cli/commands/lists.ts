@@ -7,11 +7,6 @@ import { effectiveStatus } from '../../modules/checkout/domain/checkoutSession.t
 import { CliUsageError, listCommand, orgFilter, table, type CliOptions } from '../command.ts';
 import { money } from './checkout.ts';
 
-/**
- * `<thing> list`: what exists, read from the read models (caught up first, as the server may be
- * down), oldest first except sessions (newest first, --limit of them). --org narrows to one organization.
- */
-
 const iso = (unix: number | null) => (unix === null ? '-' : new Date(unix * 1000).toISOString().slice(0, 16).replace('T', ' '));
 
 /** The hosted checkout page of an offer: the link a seller hands to buyers. */
@@ -23,9 +18,7 @@ function limitOption(options: CliOptions, command: string): number {
   return Number(raw);
 }
 
-type ProductRow = { id: string; key: string; organization_id: string; name: string | null; status: string; version_number: number; published_at: number | null };
-
-export const productListCommand = listCommand<ProductRow>(
+export const productListCommand = listCommand(
   'product',
   'List products with their route key (id), import key, status and version.',
   async ({ services, options }) => {
@@ -47,9 +40,7 @@ export const productListCommand = listCommand<ProductRow>(
     ),
 );
 
-type OfferRow = { id: string; slug: string; uuid: string; organization_id: string; name: string; status: string; price: number; currency: string; checkout_url: string };
-
-export const offerListCommand = listCommand<OfferRow>(
+export const offerListCommand = listCommand(
   'offer',
   'List offers with their status, price and checkout link (the hosted checkout page; published offers only answer).',
   async ({ services, options }) => {
@@ -74,24 +65,7 @@ export const offerListCommand = listCommand<OfferRow>(
     ),
 );
 
-type SessionRow = {
-  id: string;
-  organization_id: string;
-  offer: string;
-  status: string;
-  mode: string;
-  total: number;
-  currency: string;
-  email: string | null;
-  invoice_number: number | null;
-  invoice_status: string | null;
-  /** `refunded` / `partially_refunded` once money went back (the status stays completed). */
-  refund_status: string | null;
-  amount_refunded: number;
-  created_at: number;
-};
-
-export const sessionListCommand = listCommand<SessionRow>(
+export const sessionListCommand = listCommand(
   'session',
   'List checkout sessions, newest first (--limit N, default 50), with the buyer’s email and invoice.',
   async ({ services, options }) => {
@@ -131,9 +105,7 @@ export const sessionListCommand = listCommand<SessionRow>(
   { options: { limit: 'string' }, usage: ' [--limit N]' },
 );
 
-type ApiKeyRow = { id: string; organization_id: string; user_id: string; email: string | null; name: string; status: 'active' | 'revoked' | 'expired'; created_at: number; expires_at: number | null; last_used_at: number | null };
-
-export const apiKeyListCommand = listCommand<ApiKeyRow>(
+export const apiKeyListCommand = listCommand(
   'api-key',
   'List API keys (never their tokens, which are shown once) with their owner and status.',
   async ({ services, options }) => {
@@ -160,9 +132,7 @@ export const apiKeyListCommand = listCommand<ApiKeyRow>(
     ),
 );
 
-type OrgRow = { id: string; name: string; timezone: string; created_at: number };
-
-export const orgListCommand = listCommand<OrgRow>(
+export const orgListCommand = listCommand(
   'org',
   'List organizations.',
   async ({ services }) => {
@@ -173,9 +143,7 @@ export const orgListCommand = listCommand<OrgRow>(
   { org: false },
 );
 
-type WorkflowRow = { workflow_id: number; organization_id: string; trigger_id: number; sequence_id: number; status: string; steps_run: number; step_count: number; started_at: number };
-
-export const workflowListCommand = listCommand<WorkflowRow>(
+export const workflowListCommand = listCommand(
   'workflow',
   'List workflow runs, newest first (--limit N, default 50); `workflow show ID` shows one.',
   async ({ services, options }) => {
