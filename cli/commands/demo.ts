@@ -21,7 +21,7 @@ import { catchUrl } from './automation.ts';
 import type { SequenceImportResult } from '../../modules/automation/automationImport.ts';
 import { demoOffers } from './demoOffer.ts';
 import { demoBenefits } from './demoBenefits.ts';
-import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
+import { formatInvitation, invitationIfNeeded } from './userAccess.ts';
 import type { OfferImportResult } from '../../modules/checkout/offerImport.ts';
 import type { OfferDoc } from '../../modules/checkout/checkoutProjection.ts';
 import { findOfferByRef } from '../../modules/checkout/checkoutQueries.ts';
@@ -29,32 +29,6 @@ import { checkoutUrl } from './lists.ts';
 
 export const DEMO_ORGANIZATION_ID = 'org_demo';
 export const DEMO_EMAIL = 'demo@example.com';
-
-export type DemoResult = {
-  organization: { id: string };
-  user: { id: string; email: string };
-  token: string;
-  /** The key an earlier run made (still live), not a new one. */
-  api_key_reused: boolean;
-  /** A one-time link to set the demo user's password, while the user has none. */
-  invitation: Invitation | null;
-  /** Route keys of the demo products. */
-  products: string[];
-  /** The demo trigger's catch URL: POST {"email":…} to it to enrol in the demo promo. */
-  catch_url: string;
-  trigger_id: number;
-  promo: { slug: string };
-  /** The offer of the demo catalog, for the public checkout routes: published, unless you archived it. */
-  offer: { id: string; slug: string; uuid: string; status: 'published' | 'archived'; checkout_url: string };
-  /** The SDK example page (every SDK method on the demo offer), served outside production. */
-  sdk_example_url: string;
-  /** Where the service answers (BASE_URL, or HOST and PORT of this environment): the curl lines use it. */
-  url: string;
-  /** Digital goods: the zine delivers a PDF, the app a license key, each with its checkout link. */
-  digital: { zine: DigitalGood; app: DigitalGood };
-};
-
-type DigitalGood = { product: string; benefit: string; offer: string; checkout_url: string };
 
 /** Where the demo keeps its API key's token, sealed, so that a second run prints the same key. */
 const DEMO_KEY_FILE = 'demo-api-key';
@@ -93,7 +67,7 @@ async function demoApiKey(ctx: CliContext, userId: string): Promise<{ token: str
  * (a zine with its PDF, an app with a license key); safe to run again (the same organization,
  * user, key, products and benefits).
  */
-async function runDemo(ctx: CliContext): Promise<DemoResult> {
+async function runDemo(ctx: CliContext) {
   const cmd = ctx.commandContext(DEMO_ORGANIZATION_ID);
   if (!(await organizationExists(cmd, DEMO_ORGANIZATION_ID))) {
     await createOrganization(cmd, { id: DEMO_ORGANIZATION_ID, name: 'Demo Store', timezone: 'Europe/Amsterdam' });
@@ -126,7 +100,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   const routeKeyOf = (key: string) => (imported.sections.products as ProductWriteResult[]).find((p) => p.key === key)!.id;
   const goods = { zine: routeKeyOf('zine'), app: routeKeyOf('darkroom') };
   const benefits = await demoBenefits(cmd, ctx.services.files, DEMO_ORGANIZATION_ID, goods);
-  const good = (product: string, benefit: string, offer: string): DigitalGood => ({ product, benefit, offer, checkout_url: checkoutUrl(base, offer) });
+  const good = (product: string, benefit: string, offer: string) => ({ product, benefit, offer, checkout_url: checkoutUrl(base, offer) });
   const trigger = (imported.sections.sequences as SequenceImportResult[])[0]!.triggers[0]!;
   // The demo file's trigger is a webhook trigger: it has a catch path.
   const [, , , sequenceKey, triggerKey] = trigger.catch_path!.split('/');
@@ -152,7 +126,7 @@ export const demoCommand: CliCommand = {
   usage: 'demo',
   description: 'Create (idempotently) a demo organization, user, API key and catalog; print the token (the same key on every run).',
   run: runDemo,
-  format: (d: DemoResult) =>
+  format: (d: Awaited<ReturnType<typeof runDemo>>) =>
     [
       `Demo organization ${d.organization.id}, user ${d.user.email} (${d.user.id}).`,
       `API key${d.api_key_reused ? ' (the one the first run made)' : ''}: ${d.token}`,
