@@ -26,10 +26,7 @@ export type CliCommand = {
   description: string;
   /** Option names and whether they take a value (string) or not (boolean). */
   options?: Record<string, 'string' | 'boolean'>;
-  /**
-   * How many positional arguments it takes at most (none when absent): one more is refused, so
-   * `product archive photo-basics org_demo` (a forgotten --org) is not read as the key alone.
-   */
+  /** Most positional arguments (none when absent): `product archive KEY org_demo` (a forgotten --org) is refused. */
   maxArgs?: number;
   /** Opens its own services and runs until a signal (serve, workers): gets only options and args. */
   longRunning?: boolean;

@@ -60,7 +60,7 @@ async function unknownCommand(words: string[], help: boolean): Promise<number> {
   if (groupPaths.length === 0) {
     const firstWords = [...new Set(commandPaths.map((p) => p[0]!))];
     const word = nearest(words[0]!, firstWords);
-    // The second word too when the corrected first word has subcommands: `prodcut list` → `product list`.
+    // `prodcut list` → `product list`.
     const meant = word ? (commandPaths.find((p) => p[0] === word && p[1] === words[1]) ?? commandPaths.find((p) => p[0] === word && p.length === 1)) : null;
     const suggestion = meant ? `commerce ${meant.join(' ')}` : word ? `commerce ${word}` : undefined;
     throw new CliUsageError(
@@ -97,10 +97,8 @@ const SHORT_USAGE = [
 ].join('\n');
 
 /**
- * The embedded data directory this run will create, or null (it exists; the command is `demo`,
- * which sets one up on purpose; the production profile): run from another folder, the CLI would
- * otherwise work on a fresh ./data beside it, and the tokens it makes get a bare 401 from the
- * server that runs on the real one.
+ * The embedded data directory this run will create, or null: run from another folder, the CLI would
+ * work on a fresh ./data whose tokens the server on the real one answers 401 (demo creates one on purpose).
  */
 function newDataDir(command: CliCommand, config: Config): string | null {
   if (command.path[0] === 'demo' || isProductionProfile(config)) return null;

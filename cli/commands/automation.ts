@@ -129,8 +129,7 @@ export const workflowShowCommand: CliCommand = {
   format: (w: Omit<WorkflowDoc, 'id'>) =>
     [
       `workflow ${w.workflow_id} (trigger ${w.trigger_id}, sequence ${w.sequence_id}): ${w.status}`,
-      // The whole result, one field per line: a response body cut at a fixed length could end
-      // mid-string (or mid-escape) and read as a different value.
+      // The whole result: a body cut at a fixed length could end mid-escape and read as another value.
       ...w.steps.flatMap((s) => [
         `  step ${s.step} ${s.action}: ${s.status}${s.attempts > 1 ? ` after ${s.attempts} attempts` : ''}`,
         ...(s.result ? JSON.stringify(s.result, null, 2).split('\n').map((line) => `    ${line}`) : []),

@@ -33,11 +33,7 @@ export const DEMO_EMAIL = 'demo@example.com';
 /** Where the demo keeps its API key's token, sealed, so that a second run prints the same key. */
 const DEMO_KEY_FILE = 'demo-api-key';
 
-/**
- * The demo's API key: the one an earlier run made while it is still live (its token kept sealed
- * in DATA_DIR, the owner's alone), else a new one. Running the demo again then leaves one demo
- * key, and the curl lines printed before keep working.
- */
+/** The key an earlier run made while it is live, else a new one: the curl lines printed before keep working. */
 async function demoApiKey(ctx: CliContext, userId: string): Promise<{ token: string; reused: boolean }> {
   const cmd = ctx.commandContext(DEMO_ORGANIZATION_ID);
   const box = secretBox(ctx.services.secrets.data, 'commerce demo api key');
@@ -62,11 +58,7 @@ async function demoApiKey(ctx: CliContext, userId: string): Promise<{ token: str
   return { token: key.token, reused: false };
 }
 
-/**
- * Sets up a demo organization, user, API key, three products with plans and two digital goods
- * (a zine with its PDF, an app with a license key); safe to run again (the same organization,
- * user, key, products and benefits).
- */
+/** Sets up the demo organization, user, key, catalog and digital goods; a re-run changes nothing. */
 async function runDemo(ctx: CliContext) {
   const cmd = ctx.commandContext(DEMO_ORGANIZATION_ID);
   if (!(await organizationExists(cmd, DEMO_ORGANIZATION_ID))) {
@@ -75,8 +67,8 @@ async function runDemo(ctx: CliContext) {
   const user = await createUser(cmd, { email: DEMO_EMAIL, organizationId: DEMO_ORGANIZATION_ID });
   const key = await demoApiKey(ctx, user.id);
   const invitation = await invitationIfNeeded(ctx.services, cmd, user.id);
-  // An archived offer cannot be published again: a demo offer archived since the last run stays
-  // archived (and is left out of the import, which would otherwise refuse the whole file).
+  // An archived offer cannot be published again: one archived since the last run is left out of
+  // the import, which would otherwise refuse the whole file.
   await ctx.catchUp();
   const archived = new Map<string, OfferDoc>();
   for (const { slug } of demoOffers) {
