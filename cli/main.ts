@@ -133,17 +133,9 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseOptions(command, found.rest);
   const json = values.json === true;
   const config = loadConfig();
-  if (command.longRunning) {
-    await command.run({ options: values, args: positionals } as unknown as CliContext);
-    return 0;
-  }
-  if (command.standalone) {
-    const result = await command.run({
-      options: values,
-      args: positionals,
-      interactive: !json && process.stderr.isTTY === true,
-    } as unknown as CliContext);
-    console.log(json ? JSON.stringify(result) : (command.format as (r: unknown) => string)(result));
+  if (command.longRunning || command.standalone) {
+    const result = await command.run({ options: values, args: positionals, interactive: !json && process.stderr.isTTY === true } as unknown as CliContext);
+    if (command.standalone) console.log(json ? JSON.stringify(result) : (command.format as (r: unknown) => string)(result));
     return 0;
   }
   const freshDir = newDataDir(command, config);

@@ -44,11 +44,7 @@ export const importCommand: CliCommand = {
       const published = o.published || (await findOfferByRef(ctx.services.readStore, o.slug))?.status === 'published';
       checkoutLinks.push({ slug: o.slug, published, url: checkoutUrl(base, o.slug) });
     }
-    const links: ImportLinks = {
-      checkout_links: checkoutLinks,
-      sdk_example_url: offers[0] ? `${base}/examples/sdk?offer=${encodeURIComponent(offers[0].slug)}` : null,
-    };
-    return { ...result, ...links };
+    return { ...result, checkout_links: checkoutLinks, sdk_example_url: offers[0] ? `${base}/examples/sdk?offer=${encodeURIComponent(offers[0].slug)}` : null };
   },
   format: (r: ImportResult & ImportLinks) =>
     [

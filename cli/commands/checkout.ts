@@ -4,7 +4,7 @@ import type { SessionView } from '../../modules/checkout/domain/sessionView.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
 import { formatMoney } from '../../platform/domain/moneyFormat.ts';
 import { findOfferByRef } from '../../modules/checkout/checkoutQueries.ts';
-import { CliUsageError, isoSeconds as iso, requireArg, type CliCommand } from '../command.ts';
+import { CliUsageError, isoSeconds as iso, requireArg, table, type CliCommand } from '../command.ts';
 
 type OfferLifecycleResult = { id: string; slug: string; uuid: string; organization_id: string; status: string; changed: boolean };
 
@@ -75,11 +75,9 @@ export const replaySessionCommand: CliCommand = {
         : '',
     ]);
     const header = ['#', 'occurred_at', 'event', 'actor', 'status', 'invoice', 'total', 'email', 'decline'];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-    const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
     const state = r.state
       ? `state at ${iso(r.at)}: ${r.state.status}, ${money(r.state.total, r.state.currency)}, invoice ${r.state.invoice ? `#${r.state.invoice.number} ${r.state.invoice.status}` : 'none'}, buyer ${buyerEmail(r.state) ?? 'unknown'}`
       : `state at ${iso(r.at)}: the session did not exist yet`;
-    return [`checkout session ${r.session_id}`, line(header), ...rows.map(line), '', state].join('\n');
+    return [`checkout session ${r.session_id}`, rows.length === 0 ? header.join('  ') : table(header, rows), '', state].join('\n');
   },
 };
