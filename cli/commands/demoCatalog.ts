@@ -68,8 +68,7 @@ export const demoCatalog = {
         },
       ],
     },
-    // The zine of examples/first-sale.json, field for field (importing that file after the demo
-    // changes nothing of it), and a desktop app: the demo's digital goods (demoBenefits.ts).
+    // The digital goods (demoBenefits.ts); the zine is examples/first-sale.json's, field for field.
     {
       key: 'zine',
       name: 'zine',

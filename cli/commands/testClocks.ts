@@ -15,9 +15,8 @@ function frozenTimeOption(options: CliOptions): number {
 
 const idArg = (args: string[], what: string) => requireArg(args, `${what} needs a clock id (clock_…)`);
 
-type ClockRow = { id: string; name: string | null; frozen_time: number; status: string; created_at: number };
-
-const row = (c: KnownTestClock): ClockRow => ({ id: c.id, name: c.name, frozen_time: c.frozen_time, status: c.status, created_at: c.created_at });
+const row = (c: KnownTestClock) => ({ id: c.id, name: c.name, frozen_time: c.frozen_time, status: c.status, created_at: c.created_at });
+type ClockRow = ReturnType<typeof row>;
 const describe = (c: ClockRow) => `${c.id}${c.name ? ` (${c.name})` : ''}  ${c.status}  frozen at ${iso(c.frozen_time)} (${c.frozen_time})`;
 
 export const testClockCreateCommand: CliCommand = {
