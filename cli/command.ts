@@ -6,7 +6,6 @@ import type { Services } from '../platform/runtime/services.ts';
 
 export type CliOptions = Record<string, string | boolean | undefined>;
 
-/** What a CLI command gets: the services, the parsed options and the positional arguments. */
 export type CliContext = {
   services: Services;
   options: CliOptions;

@@ -21,11 +21,13 @@ function findCommand(argv: string[]): { path: string[]; rest: string[] } | null 
 
 const isHelpFlag = (word: string) => word === '--help' || word === '-h';
 
-/** The arguments without --help/-h, and whether one was there (after a `--` everything is an argument). */
+/** The words before any `--`: after it, everything is an argument. */
+const beforeDashes = (argv: string[]) => argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
+
+/** The arguments without --help/-h, and whether one was there. */
 function takeHelpFlag(argv: string[]): { words: string[]; help: boolean } {
-  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
-  const before = argv.slice(0, end);
-  return { words: [...before.filter((w) => !isHelpFlag(w)), ...argv.slice(end)], help: before.some(isHelpFlag) };
+  const before = beforeDashes(argv);
+  return { words: [...before.filter((w) => !isHelpFlag(w)), ...argv.slice(before.length)], help: before.some(isHelpFlag) };
 }
 
 /** Parses a command's options; node's parse errors become usage errors that say what the command takes. */
@@ -179,7 +181,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** With --json (before any `--`), errors are one JSON object on stderr too: the API's error shape. */
-const jsonErrors = (argv: string[]) => argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+const jsonErrors = (argv: string[]) => beforeDashes(argv).includes('--json');
 
 function report(error: unknown, json: boolean): number {
   if (error instanceof ConfigError || error instanceof CliUsageError) {
