@@ -3,7 +3,7 @@ import { findCoupon, listCoupons, listPromotionCodes, presentCoupon, presentProm
 import { CouponCreateBody, PromotionCodeCreateBody } from '../../modules/discounts/http/discountSchemas.ts';
 import { loadProductByRef } from '../../modules/catalog/index.ts';
 import { DomainError, formatMoney } from '../../platform/domain/index.ts';
-import { CliUsageError, parsedBody as parsed, requireArg, textOption as text, unixOrIsoSeconds, type CliCommand, type CliOptions } from '../command.ts';
+import { CliUsageError, listCommand, parsedBody as parsed, requireArg, textOption as text, unixOrIsoSeconds, type CliCommand, type CliOptions } from '../command.ts';
 import { organizationOption } from './organizationOption.ts';
 
 function numberOption(options: CliOptions, name: string): number | undefined {
@@ -36,19 +36,17 @@ const limit = (used: number, max: number | null) => `${used}${max !== null ? `/$
 const describeCoupon = (c: CouponResource) => `${c.id}${c.name ? ` (${c.name})` : ''}  ${off(c)}, ${duration(c)}  ${limit(c.times_redeemed, c.max_redemptions)}${c.valid ? '' : '  not valid'}`;
 const describeCode = (p: PromotionCodeResource) => `${p.code}  ${p.id}  coupon ${p.coupon.id}  ${p.active ? 'active' : 'inactive'}  ${limit(p.times_redeemed, p.max_redemptions)}`;
 
-export const couponListCommand: CliCommand = {
-  path: ['coupons', 'list'],
-  usage: 'coupons list [--org ORG]',
-  description: 'The coupons of an organization, newest first, with how often each was redeemed.',
-  options: { org: 'string' },
-  async run(ctx) {
+export const couponListCommand = listCommand(
+  'coupons',
+  'The coupons of an organization, newest first, with how often each was redeemed.',
+  async (ctx) => {
     const org = await organizationOption(ctx, 'coupons list');
     const now = Math.floor(ctx.services.clock() / 1000);
     const { items } = await listCoupons(ctx.services.readStore, org, { skip: 0, limit: 1000 });
     return items.map((d) => presentCoupon(d, now));
   },
-  format: (coupons: CouponResource[]) => (coupons.length === 0 ? 'no coupons (commerce coupons create)' : coupons.map(describeCoupon).join('\n')),
-};
+  (coupons) => (coupons.length === 0 ? 'no coupons (commerce coupons create)' : coupons.map(describeCoupon).join('\n')),
+);
 
 export const couponCreateCommand: CliCommand = {
   path: ['coupons', 'create'],

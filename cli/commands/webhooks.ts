@@ -19,7 +19,7 @@ import {
   type EndpointDoc,
 } from '../../modules/webhooks/webhookProjection.ts';
 import { organizationOption } from './organizationOption.ts';
-import { CliUsageError, isoSeconds as iso, requireArg, requireOption, table, type CliCommand, type CliOptions } from '../command.ts';
+import { CliUsageError, isoSeconds as iso, listCommand, requireArg, requireOption, table, type CliCommand, type CliOptions } from '../command.ts';
 
 /** `--events a,b`; `all` stands for every type there is now. */
 function eventsOption(options: CliOptions): string[] | undefined {
@@ -51,15 +51,12 @@ export const webhookEndpointCreateCommand: CliCommand = {
     `webhook endpoint created:\n${describe(e)}\n  signing secret (shown once; keep it with the receiver): ${e.secret}`,
 };
 
-export const webhookEndpointListCommand: CliCommand = {
-  path: ['webhook-endpoint', 'list'],
-  usage: 'webhook-endpoint list [--org ORG]',
-  description: "List an organization's webhook endpoints (never their secrets); --org may be left out when there is one organization.",
-  options: { org: 'string' },
-  async run(ctx) {
-    const { services } = ctx;
+export const webhookEndpointListCommand = listCommand(
+  'webhook-endpoint',
+  "List an organization's webhook endpoints (never their secrets); --org may be left out when there is one organization.",
+  async (ctx) => {
     const org = await organizationOption(ctx, 'webhook-endpoint list');
-    const docs = await services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: org }, sort: [['created_at', 1]] });
+    const docs = await ctx.services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: org }, sort: [['created_at', 1]] });
     return docs.map((d) => ({
       id: d.id,
       url: d.url,
@@ -71,12 +68,12 @@ export const webhookEndpointListCommand: CliCommand = {
       updated_at: d.updated_at,
     }));
   },
-  format: (rows: Array<EndpointSummary & { failing_since: number | null }>) =>
+  (rows) =>
     table(
       ['ID', 'STATUS', 'URL', 'EVENTS', 'FAILING SINCE'],
       rows.map((r) => [r.id, r.enabled ? 'enabled' : `disabled (${r.disabled_reason ?? 'manual'})`, r.url, r.event_types.join(','), iso(r.failing_since)]),
     ),
-};
+);
 
 export const webhookEndpointUpdateCommand: CliCommand = {
   path: ['webhook-endpoint', 'update'],
