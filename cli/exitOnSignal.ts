@@ -1,7 +1,4 @@
-/**
- * On the first SIGTERM or SIGINT, runs `stop` and exits 0 once it has finished (1 if it failed),
- * so supervisors see a clean stop only when work really stopped at a safe point.
- */
+/** On the first SIGTERM or SIGINT, runs `stop`, then exits 0 (1 if it failed): a clean stop only at a safe point. */
 export function exitOnSignal(stop: (signal: string) => Promise<void>): void {
   const onSignal = (signal: string) => {
     stop(signal).then(

@@ -31,15 +31,13 @@ function commandList(commands: CliCommand[]): string[] {
   });
 }
 
-/** `commerce --help`: every command. */
-export function generalHelp(commands: CliCommand[]): string {
-  return ['usage: commerce <command> [options] [--json]', '', ...commandList(commands), '', ENVIRONMENT].join('\n');
+/** `commerce api-key --help`: the commands under one first word; without a group, every command. */
+export function groupHelp(group: string | null, commands: CliCommand[]): string {
+  return [`usage: commerce ${group ? `${group} ` : ''}<command> [options] [--json]`, '', ...commandList(commands), '', ENVIRONMENT].join('\n');
 }
 
-/** `commerce api-key --help`: the commands under one first word. */
-export function groupHelp(group: string, commands: CliCommand[]): string {
-  return [`usage: commerce ${group} <command> [options] [--json]`, '', ...commandList(commands), '', ENVIRONMENT].join('\n');
-}
+/** `commerce --help`: every command. */
+export const generalHelp = (commands: CliCommand[]) => groupHelp(null, commands);
 
 /** `commerce import --help`: one command's usage, what it does and its options. */
 export function commandHelp(command: CliCommand): string {

@@ -21,11 +21,13 @@ function findCommand(argv: string[]): { path: string[]; rest: string[] } | null 
 
 const isHelpFlag = (word: string) => word === '--help' || word === '-h';
 
-/** The arguments without --help/-h, and whether one was there (after a `--` everything is an argument). */
+/** The words before any `--`: after it, everything is an argument. */
+const beforeDashes = (argv: string[]) => argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
+
+/** The arguments without --help/-h, and whether one was there. */
 function takeHelpFlag(argv: string[]): { words: string[]; help: boolean } {
-  const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
-  const before = argv.slice(0, end);
-  return { words: [...before.filter((w) => !isHelpFlag(w)), ...argv.slice(end)], help: before.some(isHelpFlag) };
+  const before = beforeDashes(argv);
+  return { words: [...before.filter((w) => !isHelpFlag(w)), ...argv.slice(before.length)], help: before.some(isHelpFlag) };
 }
 
 /** Parses a command's options; node's parse errors become usage errors that say what the command takes. */
@@ -60,7 +62,7 @@ async function unknownCommand(words: string[], help: boolean): Promise<number> {
   if (groupPaths.length === 0) {
     const firstWords = [...new Set(commandPaths.map((p) => p[0]!))];
     const word = nearest(words[0]!, firstWords);
-    // The second word too when the corrected first word has subcommands: `prodcut list` → `product list`.
+    // `prodcut list` → `product list`.
     const meant = word ? (commandPaths.find((p) => p[0] === word && p[1] === words[1]) ?? commandPaths.find((p) => p[0] === word && p.length === 1)) : null;
     const suggestion = meant ? `commerce ${meant.join(' ')}` : word ? `commerce ${word}` : undefined;
     throw new CliUsageError(
@@ -97,10 +99,8 @@ const SHORT_USAGE = [
 ].join('\n');
 
 /**
- * The embedded data directory this run will create, or null (it exists; the command is `demo`,
- * which sets one up on purpose; the production profile): run from another folder, the CLI would
- * otherwise work on a fresh ./data beside it, and the tokens it makes get a bare 401 from the
- * server that runs on the real one.
+ * The embedded data directory this run will create, or null: run from another folder, the CLI would
+ * work on a fresh ./data whose tokens the server on the real one answers 401 (demo creates one on purpose).
  */
 function newDataDir(command: CliCommand, config: Config): string | null {
   if (command.path[0] === 'demo' || isProductionProfile(config)) return null;
@@ -135,17 +135,9 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseOptions(command, found.rest);
   const json = values.json === true;
   const config = loadConfig();
-  if (command.longRunning) {
-    await command.run({ options: values, args: positionals } as unknown as CliContext);
-    return 0;
-  }
-  if (command.standalone) {
-    const result = await command.run({
-      options: values,
-      args: positionals,
-      interactive: !json && process.stderr.isTTY === true,
-    } as unknown as CliContext);
-    console.log(json ? JSON.stringify(result) : (command.format as (r: unknown) => string)(result));
+  if (command.longRunning || command.standalone) {
+    const result = await command.run({ options: values, args: positionals, interactive: !json && process.stderr.isTTY === true } as unknown as CliContext);
+    if (command.standalone) console.log(json ? JSON.stringify(result) : (command.format as (r: unknown) => string)(result));
     return 0;
   }
   const freshDir = newDataDir(command, config);
@@ -189,7 +181,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** With --json (before any `--`), errors are one JSON object on stderr too: the API's error shape. */
-const jsonErrors = (argv: string[]) => argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+const jsonErrors = (argv: string[]) => beforeDashes(argv).includes('--json');
 
 function report(error: unknown, json: boolean): number {
   if (error instanceof ConfigError || error instanceof CliUsageError) {

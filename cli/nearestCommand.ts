@@ -1,7 +1,4 @@
-/**
- * Edit distance with adjacent transpositions (optimal string alignment): insertions, deletions,
- * substitutions and swaps of two neighbours each cost one, so `lsit` is one slip from `list`.
- */
+/** Optimal string alignment distance: a swap of two neighbours costs one, so `lsit` is one slip from `list`. */
 export function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_r, i) => Array.from({ length: b.length + 1 }, (_c, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
@@ -14,11 +11,7 @@ export function editDistance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
-/**
- * The candidate nearest to what was typed, when it is near enough to be a slip (`improt`,
- * `prodcut`): at most a third of the word's letters off, and at least one. Null otherwise,
- * so `commerce frobnicate` gets the list rather than a guess.
- */
+/** The nearest candidate when at most a third of the letters (and at least one) are off; null rather than a guess. */
 export function nearest(typed: string, candidates: readonly string[]): string | null {
   let best: string | null = null;
   let bestDistance = Infinity;

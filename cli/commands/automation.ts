@@ -11,9 +11,8 @@ import {
 import { PROMOS, type PromoDoc } from '../../modules/promos/promoProjection.ts';
 import type { Services } from '../../platform/runtime/services.ts';
 import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
-import type { Filter } from '../../platform/readStore/readStore.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
-import { CliUsageError, type CliCommand, type CliContext } from '../command.ts';
+import { CliUsageError, listCommand, orgFilter, table, type CliCommand } from '../command.ts';
 
 function idArg(args: string[], what: string): number {
   const raw = args[0];
@@ -22,42 +21,18 @@ function idArg(args: string[], what: string): number {
   return id;
 }
 
-export const orgFilter = (options: CliContext['options']): Filter => (typeof options.org === 'string' ? { organization_id: options.org } : {});
-
-/**
- * Where the service answers, as the CLI tells people: BASE_URL, else the URL the running `serve` of
- * this data directory recorded, else HOST and PORT of the CLI's environment (platform/runtime/serverUrlFile.ts).
- */
-export function serviceUrl(services: Services): string {
-  return serviceBaseUrl(services.config);
-}
-
 /** Catch URLs are absolute for people to copy. */
-export function catchUrl(services: Services, sequenceKey: string, triggerKey: string): string {
-  return `${serviceUrl(services)}/hooks/catch/${sequenceKey}/${triggerKey}`;
-}
+export const catchUrl = (services: Services, sequenceKey: string, triggerKey: string) => `${serviceBaseUrl(services.config)}/hooks/catch/${sequenceKey}/${triggerKey}`;
 
-/** A header and its rows in aligned columns; `(none)` when there are no rows, rather than a header alone. */
-export const table = (header: string[], body: string[][]) => {
-  if (body.length === 0) return '(none)';
-  const rows = [header, ...body];
-  const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
-};
-
-export const sequenceListCommand: CliCommand = {
-  path: ['sequence', 'list'],
-  usage: 'sequence list [--org ORG]',
-  description: 'List automation sequences with their status and actions.',
-  options: { org: 'string' },
-  async run({ services, options, catchUp }) {
-    await catchUp();
+export const sequenceListCommand = listCommand<Omit<SequenceDoc, 'id' | 'route_key'>>(
+  'sequence',
+  'List automation sequences with their status and actions.',
+  async ({ services, options }) => {
     const docs = await services.readStore.find<SequenceDoc>(SEQUENCES, { filter: orgFilter(options), sort: [['sequence_id', 1]] });
     return docs.map(({ id: _id, route_key: _rk, ...d }) => d);
   },
-  format: (rows: Array<Omit<SequenceDoc, 'id' | 'route_key'>>) =>
-    table(['ID', 'ORGANIZATION', 'STATUS', 'NAME', 'ACTIONS'], rows.map((r) => [String(r.sequence_id), r.organization_id, r.status, r.name, r.actions.map((a) => a.type).join(', ')])),
-};
+  (rows) => table(['ID', 'ORGANIZATION', 'STATUS', 'NAME', 'ACTIONS'], rows.map((r) => [String(r.sequence_id), r.organization_id, r.status, r.name, r.actions.map((a) => a.type).join(', ')])),
+);
 
 const statusCommand = (status: 'paused' | 'active', word: 'pause' | 'resume'): CliCommand => ({
   path: ['sequence', word],
@@ -72,27 +47,12 @@ const statusCommand = (status: 'paused' | 'active', word: 'pause' | 'resume'): C
 export const sequencePauseCommand = statusCommand('paused', 'pause');
 export const sequenceResumeCommand = statusCommand('active', 'resume');
 
-type TriggerRow = {
-  trigger_id: number;
-  organization_id: string;
-  sequence_id: number;
-  name: string;
-  enabled: boolean;
-  received_count: number;
-  /** Null for an event trigger, which starts on `event_type` instead. */
-  catch_url: string | null;
-  event_type: string | null;
-};
-
-export const triggerListCommand: CliCommand = {
-  path: ['trigger', 'list'],
-  usage: 'trigger list [--org ORG]',
-  description: 'List triggers: webhook triggers with their catch URLs (the URL is the secret), event triggers with their event type.',
-  options: { org: 'string' },
-  async run({ services, options, catchUp }): Promise<TriggerRow[]> {
-    await catchUp();
+export const triggerListCommand = listCommand(
+  'trigger',
+  'List triggers: webhook triggers with their catch URLs (the URL is the secret), event triggers with their event type.',
+  async ({ services, options }) => {
     const triggers = await services.readStore.find<TriggerDoc>(TRIGGERS, { filter: orgFilter(options), sort: [['trigger_id', 1]] });
-    const rows: TriggerRow[] = [];
+    const rows = [];
     for (const t of triggers) {
       const sequence = await services.readStore.get<SequenceDoc>(SEQUENCES, String(t.sequence_id));
       if (!sequence) continue;
@@ -109,12 +69,12 @@ export const triggerListCommand: CliCommand = {
     }
     return rows;
   },
-  format: (rows: TriggerRow[]) =>
+  (rows) =>
     table(
       ['ID', 'SEQUENCE', 'ENABLED', 'RECEIVED', 'NAME', 'CATCH URL / EVENT'],
       rows.map((r) => [String(r.trigger_id), String(r.sequence_id), r.enabled ? 'yes' : 'no', String(r.received_count), r.name, r.catch_url ?? `on ${r.event_type}`]),
     ),
-};
+);
 
 export const triggerReplaceCommand: CliCommand = {
   path: ['trigger', 'replace'],
@@ -133,15 +93,10 @@ export const triggerReplaceCommand: CliCommand = {
   format: (r: { trigger_id: number; catch_url: string }) => `trigger ${r.trigger_id} replaced; its new catch URL:\n\n  ${r.catch_url}\n`,
 };
 
-type PromoRow = { slug: string; organization_id: string; name: string; state: string; current_tier: string | null; participants_count: number; starts_at: number; ends_at: number };
-
-export const promoListCommand: CliCommand = {
-  path: ['promo', 'list'],
-  usage: 'promo list [--org ORG]',
-  description: 'List promos with their state, current tier and participant count.',
-  options: { org: 'string' },
-  async run({ services, options, catchUp }): Promise<PromoRow[]> {
-    await catchUp();
+export const promoListCommand = listCommand(
+  'promo',
+  'List promos with their state, current tier and participant count.',
+  async ({ services, options }) => {
     const now = Math.floor(services.clock() / 1000);
     const promos = await services.readStore.find<PromoDoc>(PROMOS, { filter: orgFilter(options), sort: [['slug', 1]] });
     return promos.map((p) => ({
@@ -155,9 +110,8 @@ export const promoListCommand: CliCommand = {
       ends_at: p.ends_at,
     }));
   },
-  format: (rows: PromoRow[]) =>
-    table(['SLUG', 'STATE', 'TIER', 'PARTICIPANTS', 'NAME'], rows.map((r) => [r.slug, r.state, r.current_tier ?? '-', String(r.participants_count), r.name])),
-};
+  (rows) => table(['SLUG', 'STATE', 'TIER', 'PARTICIPANTS', 'NAME'], rows.map((r) => [r.slug, r.state, r.current_tier ?? '-', String(r.participants_count), r.name])),
+);
 
 export const workflowShowCommand: CliCommand = {
   path: ['workflow', 'show'],
@@ -175,8 +129,7 @@ export const workflowShowCommand: CliCommand = {
   format: (w: Omit<WorkflowDoc, 'id'>) =>
     [
       `workflow ${w.workflow_id} (trigger ${w.trigger_id}, sequence ${w.sequence_id}): ${w.status}`,
-      // The whole result, one field per line: a response body cut at a fixed length could end
-      // mid-string (or mid-escape) and read as a different value.
+      // The whole result: a body cut at a fixed length could end mid-escape and read as another value.
       ...w.steps.flatMap((s) => [
         `  step ${s.step} ${s.action}: ${s.status}${s.attempts > 1 ? ` after ${s.attempts} attempts` : ''}`,
         ...(s.result ? JSON.stringify(s.result, null, 2).split('\n').map((line) => `    ${line}`) : []),

@@ -1,6 +1,6 @@
 import type { BackupResult } from '../../app/compose.ts';
 import { loadConfig } from '../../platform/runtime/config.ts';
-import { CliUsageError, type CliCommand } from '../command.ts';
+import { CliUsageError, requireArg, type CliCommand } from '../command.ts';
 
 type Result = BackupResult & { files: number; file_bytes: number };
 
@@ -12,8 +12,7 @@ export const backupCommand: CliCommand = {
     'Copy DATA_DIR (events, read models, uploaded files) into the new directory DIR as one consistent snapshot, while the server runs; to restore, serve with DATA_DIR=DIR.',
   standalone: true,
   async run({ args }) {
-    const to = args[0];
-    if (!to) throw new CliUsageError('give the directory to write the backup to: commerce backup DIR');
+    const to = requireArg(args, 'give the directory to write the backup to: commerce backup DIR');
     // The service's stores, loaded only for a backup that runs (not for its --help).
     const { backupEmbeddedData, BackupRefused } = await import('../../app/compose.ts');
     try {

@@ -2,11 +2,8 @@ import { createBenefit } from '../../modules/benefits/benefitCommands.ts';
 import { listBenefits, listGrants, presentBenefit, presentGrant } from '../../modules/benefits/benefitQueries.ts';
 import { BenefitCreateBody, type BenefitGrantObject, type BenefitObject } from '../../modules/benefits/http/benefitSchemas.ts';
 import { loadProductByKey, loadProductByRef } from '../../modules/catalog/index.ts';
-import { DomainError } from '../../platform/domain/index.ts';
-import { CliUsageError, type CliCommand, type CliContext, type CliOptions } from '../command.ts';
+import { CliUsageError, parsedBody, requireArg, textOption as text, type CliCommand, type CliContext, type CliOptions } from '../command.ts';
 import { organizationOption } from './organizationOption.ts';
-
-const text = (options: CliOptions, name: string): string | undefined => (typeof options[name] === 'string' && options[name] !== '' ? (options[name] as string) : undefined);
 
 function integerOption(options: CliOptions, name: string): number | undefined {
   const raw = text(options, name);
@@ -60,8 +57,7 @@ export const benefitCreateCommand: CliCommand = {
   maxArgs: 1,
   async run(ctx) {
     const org = await organizationOption(ctx, 'benefits create');
-    const ref = ctx.args[0];
-    if (!ref) throw new CliUsageError('benefits create needs the product (see commerce product list)');
+    const ref = requireArg(ctx.args, 'benefits create needs the product (see commerce product list)');
     const o = ctx.options;
     const files = text(o, 'files');
     if ((files === undefined) === (o['license-key'] !== true)) throw new CliUsageError('give --files for a file benefit or --license-key for a license key benefit, one of them');
@@ -75,16 +71,9 @@ export const benefitCreateCommand: CliCommand = {
               Object.entries({ prefix: text(o, 'prefix'), activation_limit: integerOption(o, 'activation-limit'), expires_after_days: integerOption(o, 'expires-after-days'), bound_to: text(o, 'bound-to') }).filter(([, v]) => v !== undefined),
             ),
           };
-    // The API's schema, so the CLI refuses what the API refuses.
-    const result = BenefitCreateBody.safeParse(body);
-    if (!result.success) {
-      const fields: Record<string, string[]> = {};
-      for (const issue of result.error.issues) (fields[issue.path.join('.') || '(options)'] ??= []).push(issue.message);
-      const first = Object.entries(fields)[0]!;
-      throw new DomainError('invalid', 'validation_failed', `${first[0]}: ${first[1][0]}`, fields);
-    }
+    const data = parsedBody(BenefitCreateBody, body);
     const product = await productOf(ctx, org, ref);
-    const { benefit } = await createBenefit(ctx.commandContext(org), { organizationId: org, product: product.routeKey, ...result.data });
+    const { benefit } = await createBenefit(ctx.commandContext(org), { organizationId: org, product: product.routeKey, ...data });
     return presentBenefit(benefit);
   },
   format: (b: BenefitObject) => `benefit created: ${describeBenefit(b)}`,

@@ -11,7 +11,7 @@ import type { OfferImportResult } from '../../modules/checkout/offerImport.ts';
 import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import { checkoutUrl } from './lists.ts';
 import { findOfferByRef } from '../../modules/checkout/checkoutQueries.ts';
-import { CliUsageError, requireOption, type CliCommand, type CliContext } from '../command.ts';
+import { CliUsageError, requireArg, requireOption, type CliCommand, type CliContext } from '../command.ts';
 
 type ImportLinks = { checkout_links: Array<{ slug: string; published: boolean; url: string }>; sdk_example_url: string | null };
 
@@ -22,8 +22,7 @@ export const importCommand: CliCommand = {
   description: `Import a catalog file (sections: ${importSections.map((s) => s.name).join(', ')}); validated whole first, re-imports update by key.`,
   options: { org: 'string' },
   async run(ctx) {
-    const file = ctx.args[0];
-    if (!file) throw new CliUsageError('import needs a FILE (JSON), or - for standard input');
+    const file = requireArg(ctx.args, 'import needs a FILE (JSON), or - for standard input');
     const organizationId = requireOption(ctx.options, 'org');
     let text: string;
     try {
@@ -45,11 +44,7 @@ export const importCommand: CliCommand = {
       const published = o.published || (await findOfferByRef(ctx.services.readStore, o.slug))?.status === 'published';
       checkoutLinks.push({ slug: o.slug, published, url: checkoutUrl(base, o.slug) });
     }
-    const links: ImportLinks = {
-      checkout_links: checkoutLinks,
-      sdk_example_url: offers[0] ? `${base}/examples/sdk?offer=${encodeURIComponent(offers[0].slug)}` : null,
-    };
-    return { ...result, ...links };
+    return { ...result, checkout_links: checkoutLinks, sdk_example_url: offers[0] ? `${base}/examples/sdk?offer=${encodeURIComponent(offers[0].slug)}` : null };
   },
   format: (r: ImportResult & ImportLinks) =>
     [
@@ -68,8 +63,7 @@ export const importCommand: CliCommand = {
 
 /** A product by route key, or by import key when --org is given. */
 async function resolveProduct(ctx: CliContext): Promise<ProductDoc> {
-  const ref = ctx.args[0];
-  if (!ref) throw new CliUsageError('needs a product ID: its route key, or its import key with --org');
+  const ref = requireArg(ctx.args, 'needs a product ID: its route key, or its import key with --org');
   await ctx.catchUp();
   const org = typeof ctx.options.org === 'string' ? ctx.options.org : null;
   let product: ProductDoc | null = null;

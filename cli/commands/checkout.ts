@@ -4,7 +4,7 @@ import type { SessionView } from '../../modules/checkout/domain/sessionView.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
 import { formatMoney } from '../../platform/domain/moneyFormat.ts';
 import { findOfferByRef } from '../../modules/checkout/checkoutQueries.ts';
-import { CliUsageError, type CliCommand } from '../command.ts';
+import { CliUsageError, isoSeconds as iso, requireArg, table, type CliCommand } from '../command.ts';
 
 type OfferLifecycleResult = { id: string; slug: string; uuid: string; organization_id: string; status: string; changed: boolean };
 
@@ -17,8 +17,7 @@ const offerLifecycle = (verb: 'publish' | 'archive'): CliCommand => ({
       ? 'Publish an offer so the public checkout routes serve it. ID is its slug, route key or UUID.'
       : 'Archive an offer for good (the public routes answer 404). ID is its slug, route key or UUID.',
   async run(ctx): Promise<OfferLifecycleResult> {
-    const ref = ctx.args[0];
-    if (!ref) throw new CliUsageError(`offer ${verb} needs an offer ID: its slug, route key or UUID`);
+    const ref = requireArg(ctx.args, `offer ${verb} needs an offer ID: its slug, route key or UUID`);
     await ctx.catchUp();
     const offer = await findOfferByRef(ctx.services.readStore, ref);
     if (!offer) throw notFound('Offer');
@@ -35,7 +34,6 @@ export const offerArchiveCommand = offerLifecycle('archive');
 
 type ReplayResult = { session_id: string; at: number; state: SessionView | null; data: HistoryEntry[] };
 
-const iso = (unix: number) => new Date(unix * 1000).toISOString().replace('.000Z', 'Z');
 const actorText = (actor: HistoryEntry['actor']) =>
   actor.type === 'api_key' ? `api_key ${actor.id}` : actor.type === 'system' ? `system ${actor.name}` : actor.type === 'public' ? `public ${actor.ip ?? ''}`.trim() : actor.type;
 /** Minor units in the currency's own decimals (JPY has none, BHD three): the service's one money format. */
@@ -51,8 +49,7 @@ export const replaySessionCommand: CliCommand = {
   description: 'Audit replay of a checkout session: each event of it and its invoice with the state after it (--at: as of that time).',
   options: { at: 'string' },
   async run(ctx): Promise<ReplayResult> {
-    const id = ctx.args[0];
-    if (!id) throw new CliUsageError('replay session needs a session ID (cs_…)');
+    const id = requireArg(ctx.args, 'replay session needs a session ID (cs_…)');
     let at = Math.floor(ctx.services.clock() / 1000);
     if (typeof ctx.options.at === 'string') {
       if (!/^\d{1,12}$/.test(ctx.options.at)) throw new CliUsageError('--at takes Unix seconds, e.g. --at 1767225600');
@@ -78,11 +75,9 @@ export const replaySessionCommand: CliCommand = {
         : '',
     ]);
     const header = ['#', 'occurred_at', 'event', 'actor', 'status', 'invoice', 'total', 'email', 'decline'];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-    const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
     const state = r.state
       ? `state at ${iso(r.at)}: ${r.state.status}, ${money(r.state.total, r.state.currency)}, invoice ${r.state.invoice ? `#${r.state.invoice.number} ${r.state.invoice.status}` : 'none'}, buyer ${buyerEmail(r.state) ?? 'unknown'}`
       : `state at ${iso(r.at)}: the session did not exist yet`;
-    return [`checkout session ${r.session_id}`, line(header), ...rows.map(line), '', state].join('\n');
+    return [`checkout session ${r.session_id}`, rows.length === 0 ? header.join('  ') : table(header, rows), '', state].join('\n');
   },
 };

@@ -1,15 +1,10 @@
-import type { z } from 'zod';
 import { createCoupon, createPromotionCode } from '../../modules/discounts/discountCommands.ts';
 import { findCoupon, listCoupons, listPromotionCodes, presentCoupon, presentPromotionCodes, type CouponResource, type PromotionCodeResource } from '../../modules/discounts/discountQueries.ts';
 import { CouponCreateBody, PromotionCodeCreateBody } from '../../modules/discounts/http/discountSchemas.ts';
 import { loadProductByRef } from '../../modules/catalog/index.ts';
 import { DomainError, formatMoney } from '../../platform/domain/index.ts';
-import { CliUsageError, type CliCommand, type CliOptions } from '../command.ts';
+import { CliUsageError, listCommand, parsedBody as parsed, requireArg, textOption as text, unixOrIsoSeconds, type CliCommand, type CliOptions } from '../command.ts';
 import { organizationOption } from './organizationOption.ts';
-
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:\d{2}))?$/;
-
-const text = (options: CliOptions, name: string): string | undefined => (typeof options[name] === 'string' && options[name] !== '' ? (options[name] as string) : undefined);
 
 function numberOption(options: CliOptions, name: string): number | undefined {
   const raw = text(options, name);
@@ -23,19 +18,9 @@ function numberOption(options: CliOptions, name: string): number | undefined {
 function timeOption(options: CliOptions, name: string): number | undefined {
   const raw = text(options, name)?.trim();
   if (raw === undefined) return undefined;
-  const seconds = /^\d+$/.test(raw) ? Number(raw) : ISO_TIME.test(raw) ? Date.parse(raw) / 1000 : NaN;
+  const seconds = unixOrIsoSeconds(raw);
   if (!Number.isSafeInteger(seconds)) throw new CliUsageError(`--${name} takes Unix seconds (1767225600), a date (2026-01-01) or a time with its zone (2026-01-01T09:30:00Z)`);
   return seconds;
-}
-
-/** The flags as the API's body, checked by the same schema, so the CLI refuses what the API refuses. */
-function parsed<S extends z.ZodType>(schema: S, body: Record<string, unknown>): z.infer<S> {
-  const result = schema.safeParse(Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
-  if (result.success) return result.data;
-  const fields: Record<string, string[]> = {};
-  for (const issue of result.error.issues) (fields[issue.path.join('.') || '(options)'] ??= []).push(issue.message);
-  const first = Object.entries(fields)[0]!;
-  throw new DomainError('invalid', 'validation_failed', `${first[0]}: ${first[1][0]}`, fields);
 }
 
 function restrictions(options: CliOptions) {
@@ -51,19 +36,17 @@ const limit = (used: number, max: number | null) => `${used}${max !== null ? `/$
 const describeCoupon = (c: CouponResource) => `${c.id}${c.name ? ` (${c.name})` : ''}  ${off(c)}, ${duration(c)}  ${limit(c.times_redeemed, c.max_redemptions)}${c.valid ? '' : '  not valid'}`;
 const describeCode = (p: PromotionCodeResource) => `${p.code}  ${p.id}  coupon ${p.coupon.id}  ${p.active ? 'active' : 'inactive'}  ${limit(p.times_redeemed, p.max_redemptions)}`;
 
-export const couponListCommand: CliCommand = {
-  path: ['coupons', 'list'],
-  usage: 'coupons list [--org ORG]',
-  description: 'The coupons of an organization, newest first, with how often each was redeemed.',
-  options: { org: 'string' },
-  async run(ctx) {
+export const couponListCommand = listCommand(
+  'coupons',
+  'The coupons of an organization, newest first, with how often each was redeemed.',
+  async (ctx) => {
     const org = await organizationOption(ctx, 'coupons list');
     const now = Math.floor(ctx.services.clock() / 1000);
     const { items } = await listCoupons(ctx.services.readStore, org, { skip: 0, limit: 1000 });
     return items.map((d) => presentCoupon(d, now));
   },
-  format: (coupons: CouponResource[]) => (coupons.length === 0 ? 'no coupons (commerce coupons create)' : coupons.map(describeCoupon).join('\n')),
-};
+  (coupons) => (coupons.length === 0 ? 'no coupons (commerce coupons create)' : coupons.map(describeCoupon).join('\n')),
+);
 
 export const couponCreateCommand: CliCommand = {
   path: ['coupons', 'create'],
@@ -113,8 +96,7 @@ export const promotionCodeCreateCommand: CliCommand = {
   maxArgs: 1,
   async run(ctx) {
     const org = await organizationOption(ctx, 'promotion-codes create');
-    const coupon = ctx.args[0];
-    if (!coupon) throw new CliUsageError('promotion-codes create needs the coupon id (see commerce coupons list)');
+    const coupon = requireArg(ctx.args, 'promotion-codes create needs the coupon id (see commerce coupons list)');
     const o = ctx.options;
     const body = parsed(PromotionCodeCreateBody, {
       coupon,

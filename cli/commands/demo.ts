@@ -1,3 +1,4 @@
+import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sendWebhookSecretBox } from '../../modules/automation/sendWebhookSecrets.ts';
@@ -16,11 +17,11 @@ import type { CliCommand, CliContext } from '../command.ts';
 import { demoCatalog } from './demoCatalog.ts';
 import { demoAutomation, DEMO_PROMO_SLUG } from './demoAutomation.ts';
 import { demoCoupons } from './demoCoupons.ts';
-import { catchUrl, serviceUrl } from './automation.ts';
+import { catchUrl } from './automation.ts';
 import type { SequenceImportResult } from '../../modules/automation/automationImport.ts';
 import { demoOffers } from './demoOffer.ts';
 import { demoBenefits } from './demoBenefits.ts';
-import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
+import { formatInvitation, invitationIfNeeded } from './userAccess.ts';
 import type { OfferImportResult } from '../../modules/checkout/offerImport.ts';
 import type { OfferDoc } from '../../modules/checkout/checkoutProjection.ts';
 import { findOfferByRef } from '../../modules/checkout/checkoutQueries.ts';
@@ -29,40 +30,10 @@ import { checkoutUrl } from './lists.ts';
 export const DEMO_ORGANIZATION_ID = 'org_demo';
 export const DEMO_EMAIL = 'demo@example.com';
 
-export type DemoResult = {
-  organization: { id: string };
-  user: { id: string; email: string };
-  token: string;
-  /** The key an earlier run made (still live), not a new one. */
-  api_key_reused: boolean;
-  /** A one-time link to set the demo user's password, while the user has none. */
-  invitation: Invitation | null;
-  /** Route keys of the demo products. */
-  products: string[];
-  /** The demo trigger's catch URL: POST {"email":…} to it to enrol in the demo promo. */
-  catch_url: string;
-  trigger_id: number;
-  promo: { slug: string };
-  /** The offer of the demo catalog, for the public checkout routes: published, unless you archived it. */
-  offer: { id: string; slug: string; uuid: string; status: 'published' | 'archived'; checkout_url: string };
-  /** The SDK example page (every SDK method on the demo offer), served outside production. */
-  sdk_example_url: string;
-  /** Where the service answers (BASE_URL, or HOST and PORT of this environment): the curl lines use it. */
-  url: string;
-  /** Digital goods: the zine delivers a PDF, the app a license key, each with its checkout link. */
-  digital: { zine: DigitalGood; app: DigitalGood };
-};
-
-type DigitalGood = { product: string; benefit: string; offer: string; checkout_url: string };
-
 /** Where the demo keeps its API key's token, sealed, so that a second run prints the same key. */
 const DEMO_KEY_FILE = 'demo-api-key';
 
-/**
- * The demo's API key: the one an earlier run made while it is still live (its token kept sealed
- * in DATA_DIR, the owner's alone), else a new one. Running the demo again then leaves one demo
- * key, and the curl lines printed before keep working.
- */
+/** The key an earlier run made while it is live, else a new one: the curl lines printed before keep working. */
 async function demoApiKey(ctx: CliContext, userId: string): Promise<{ token: string; reused: boolean }> {
   const cmd = ctx.commandContext(DEMO_ORGANIZATION_ID);
   const box = secretBox(ctx.services.secrets.data, 'commerce demo api key');
@@ -87,12 +58,8 @@ async function demoApiKey(ctx: CliContext, userId: string): Promise<{ token: str
   return { token: key.token, reused: false };
 }
 
-/**
- * Sets up a demo organization, user, API key, three products with plans and two digital goods
- * (a zine with its PDF, an app with a license key); safe to run again (the same organization,
- * user, key, products and benefits).
- */
-async function runDemo(ctx: CliContext): Promise<DemoResult> {
+/** Sets up the demo organization, user, key, catalog and digital goods; a re-run changes nothing. */
+async function runDemo(ctx: CliContext) {
   const cmd = ctx.commandContext(DEMO_ORGANIZATION_ID);
   if (!(await organizationExists(cmd, DEMO_ORGANIZATION_ID))) {
     await createOrganization(cmd, { id: DEMO_ORGANIZATION_ID, name: 'Demo Store', timezone: 'Europe/Amsterdam' });
@@ -100,8 +67,8 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   const user = await createUser(cmd, { email: DEMO_EMAIL, organizationId: DEMO_ORGANIZATION_ID });
   const key = await demoApiKey(ctx, user.id);
   const invitation = await invitationIfNeeded(ctx.services, cmd, user.id);
-  // An archived offer cannot be published again: a demo offer archived since the last run stays
-  // archived (and is left out of the import, which would otherwise refuse the whole file).
+  // An archived offer cannot be published again: one archived since the last run is left out of
+  // the import, which would otherwise refuse the whole file.
   await ctx.catchUp();
   const archived = new Map<string, OfferDoc>();
   for (const { slug } of demoOffers) {
@@ -113,7 +80,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
     { command: cmd, organizationId: DEMO_ORGANIZATION_ID, catchUp: ctx.catchUp, sendWebhookSecrets: sendWebhookSecretBox(ctx.services.secrets.jwt) },
     { ...demoCatalog, ...demoAutomation(cmd.metadata.occurred_at), offers: demoOffers.filter((o) => !archived.has(o.slug)), ...(await demoCoupons(cmd, DEMO_ORGANIZATION_ID)) },
   );
-  const base = serviceUrl(ctx.services);
+  const base = serviceBaseUrl(ctx.services.config);
   const products = (imported.sections.products as ProductWriteResult[]).map((p) => p.id);
   // The demo offer is the first of the demo's offers (the subscription), published or archived.
   const offer = [
@@ -125,7 +92,7 @@ async function runDemo(ctx: CliContext): Promise<DemoResult> {
   const routeKeyOf = (key: string) => (imported.sections.products as ProductWriteResult[]).find((p) => p.key === key)!.id;
   const goods = { zine: routeKeyOf('zine'), app: routeKeyOf('darkroom') };
   const benefits = await demoBenefits(cmd, ctx.services.files, DEMO_ORGANIZATION_ID, goods);
-  const good = (product: string, benefit: string, offer: string): DigitalGood => ({ product, benefit, offer, checkout_url: checkoutUrl(base, offer) });
+  const good = (product: string, benefit: string, offer: string) => ({ product, benefit, offer, checkout_url: checkoutUrl(base, offer) });
   const trigger = (imported.sections.sequences as SequenceImportResult[])[0]!.triggers[0]!;
   // The demo file's trigger is a webhook trigger: it has a catch path.
   const [, , , sequenceKey, triggerKey] = trigger.catch_path!.split('/');
@@ -151,7 +118,7 @@ export const demoCommand: CliCommand = {
   usage: 'demo',
   description: 'Create (idempotently) a demo organization, user, API key and catalog; print the token (the same key on every run).',
   run: runDemo,
-  format: (d: DemoResult) =>
+  format: (d: Awaited<ReturnType<typeof runDemo>>) =>
     [
       `Demo organization ${d.organization.id}, user ${d.user.email} (${d.user.id}).`,
       `API key${d.api_key_reused ? ' (the one the first run made)' : ''}: ${d.token}`,

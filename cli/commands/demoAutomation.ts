@@ -2,11 +2,7 @@ import { demoOffers } from './demoOffer.ts';
 
 export const DEMO_PROMO_SLUG = 'demo-launch';
 
-/**
- * The demo promo and sequence `commerce demo` imports beside the catalog: a catch URL whose
- * webhooks enrol `webhook_payload.email` in the launch promo. Keyed, so a re-run changes nothing
- * (the promo keeps the dates of the first run).
- */
+/** The demo promo and a sequence whose catch URL enrols `webhook_payload.email` in it; a re-run keeps the first run's dates. */
 export function demoAutomation(nowSeconds: number) {
   return {
     promos: [

@@ -34,10 +34,7 @@ async function existing(cmd: CommandContext, productId: string, type: 'file' | '
   return Object.values(state.benefits).find((b) => !b.deleted && b.type === type)?.id ?? null;
 }
 
-/**
- * The demo's digital goods: the zine delivers its PDF (made here with pdfkit), the app a license
- * key (prefix DARK, three activations, for good). A second run finds them and adds nothing.
- */
+/** The zine's PDF benefit and the app's license key benefit; a second run finds them and adds nothing. */
 export async function demoBenefits(cmd: CommandContext, files: FileStore, organizationId: string, products: { zine: string; app: string }): Promise<{ zine: string; app: string }> {
   let zine = await existing(cmd, products.zine, 'file');
   if (!zine) {

@@ -1,3 +1,8 @@
+const monthly = (name: string, display_name: string, amount: number) =>
+  ({ name, display_name, description: 'Billed every month.', renew_interval: 'P1M', currency_code: 'EUR', charges: [{ amount }] });
+const oneTime = (name: string, display_name: string, amount: number) =>
+  ({ name, display_name, type: 'one_time', renew_interval: null, invoice_interval: 'P1D', currency_code: 'EUR', charges: [{ type: 'flat', amount }] });
+
 /** The demo catalog `commerce demo` imports: three products of one family and two digital goods, keyed so a re-run changes nothing. */
 export const demoCatalog = {
   families: [{ lookup_key: 'saas', name: 'SaaS subscriptions' }],
@@ -14,16 +19,7 @@ export const demoCatalog = {
         { id: 'support', name: 'Support', description: null, value: 'community' },
       ],
       twins: [{ provider: 'stripe', external_id: 'prod_demo_starter' }],
-      plans: [
-        {
-          name: 'starter-monthly',
-          display_name: 'Starter monthly',
-          description: 'Billed every month.',
-          renew_interval: 'P1M',
-          currency_code: 'EUR',
-          charges: [{ amount: 900 }],
-        },
-      ],
+      plans: [monthly('starter-monthly', 'Starter monthly', 900)],
     },
     {
       key: 'pro',
@@ -39,14 +35,7 @@ export const demoCatalog = {
       ],
       twins: [{ provider: 'stripe', external_id: 'prod_demo_pro' }],
       plans: [
-        {
-          name: 'pro-monthly',
-          display_name: 'Pro monthly',
-          description: 'Billed every month.',
-          renew_interval: 'P1M',
-          currency_code: 'EUR',
-          charges: [{ amount: 2900 }],
-        },
+        monthly('pro-monthly', 'Pro monthly', 2900),
         {
           name: 'pro-yearly',
           display_name: 'Pro yearly',
@@ -79,25 +68,14 @@ export const demoCatalog = {
         },
       ],
     },
-    // The zine of examples/first-sale.json, field for field (importing that file after the demo
-    // changes nothing of it), and a desktop app: the demo's digital goods (demoBenefits.ts).
+    // The digital goods (demoBenefits.ts); the zine is examples/first-sale.json's, field for field.
     {
       key: 'zine',
       name: 'zine',
       display_name: 'Night photography zine',
       description: 'A 40-page PDF.',
       published: true,
-      plans: [
-        {
-          name: 'pdf',
-          display_name: 'PDF edition',
-          type: 'one_time',
-          renew_interval: null,
-          invoice_interval: 'P1D',
-          currency_code: 'EUR',
-          charges: [{ type: 'flat', amount: 900 }],
-        },
-      ],
+      plans: [oneTime('pdf', 'PDF edition', 900)],
     },
     {
       key: 'darkroom',
@@ -105,17 +83,7 @@ export const demoCatalog = {
       display_name: 'Darkroom',
       description: 'A desktop app for editing night photographs: one license, three computers.',
       published: true,
-      plans: [
-        {
-          name: 'license',
-          display_name: 'Darkroom license',
-          type: 'one_time',
-          renew_interval: null,
-          invoice_interval: 'P1D',
-          currency_code: 'EUR',
-          charges: [{ type: 'flat', amount: 2900 }],
-        },
-      ],
+      plans: [oneTime('license', 'Darkroom license', 2900)],
     },
   ],
 };

@@ -3,10 +3,7 @@ import type { CommandContext } from '../../platform/es/index.ts';
 
 export const DEMO_COUPON_CODE = 'LAUNCH20';
 
-/**
- * The demo's coupon: 20% off the first payment with the code LAUNCH20. Imported on the first run
- * only, so a seller who deletes or edits it in the dashboard does not see the demo refuse to run.
- */
+/** 20% off the first payment with LAUNCH20; first run only, so editing or deleting it never makes the demo refuse. */
 export async function demoCoupons(ctx: CommandContext, organizationId: string) {
   if ((await loadCoupon(ctx, organizationId, DEMO_COUPON_CODE)).status !== 'none') return {};
   return {

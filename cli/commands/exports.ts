@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { csvChunks, EXPORT_KINDS, exportRange, ExportRangeError, type ExportKind } from '../../modules/reporting/csvExports.ts';
 import { TAX_INTERVALS, taxReportCsv, type TaxInterval } from '../../modules/reporting/domain/taxReport.ts';
 import { taxReport } from '../../modules/reporting/taxReport.ts';
-import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
+import { CliUsageError, requireOption, type CliCommand, type CliContext } from '../command.ts';
 import { organizationOption } from './organizationOption.ts';
 
 type Written = { kind: ExportKind; organization_id: string; file: string; rows: number; from: number | null; to: number | null };
@@ -17,6 +17,17 @@ const WHAT: Record<ExportKind, string> = {
 };
 
 const SINGULAR: Record<ExportKind, string> = { sales: 'sale', invoices: 'invoice', customers: 'customer line' };
+
+/** --from and --to as the export's range; a bad date is a usage error naming its option. */
+async function rangeOption({ services, options }: CliContext, organizationId: string) {
+  const given = { from: typeof options.from === 'string' ? options.from : undefined, to: typeof options.to === 'string' ? options.to : undefined };
+  try {
+    return await exportRange(services.store, organizationId, given);
+  } catch (error) {
+    if (error instanceof ExportRangeError) throw new CliUsageError(`--${error.field}: ${error.message}`);
+    throw error;
+  }
+}
 
 type TaxWritten = { kind: 'tax'; organization_id: string; file: string; rows: number; interval: TaxInterval; from: number | null; to: number | null };
 
@@ -34,14 +45,7 @@ const taxExportCommand: CliCommand = {
     const mode = typeof options.mode === 'string' ? options.mode : undefined;
     if (mode !== undefined && mode !== 'test' && mode !== 'live') throw new CliUsageError('--mode: must be test or live.');
     const organizationId = await organizationOption(ctx, 'export tax');
-    const given = { from: typeof options.from === 'string' ? options.from : undefined, to: typeof options.to === 'string' ? options.to : undefined };
-    let range;
-    try {
-      range = await exportRange(services.store, organizationId, given);
-    } catch (error) {
-      if (error instanceof ExportRangeError) throw new CliUsageError(`--${error.field}: ${error.message}`);
-      throw error;
-    }
+    const range = await rangeOption(ctx, organizationId);
     const report = await taxReport(services, organizationId, { range, interval: interval as TaxInterval, mode });
     await writeFile(file, taxReportCsv(report.data));
     return { kind: 'tax', organization_id: organizationId, file, rows: report.data.length, interval: interval as TaxInterval, from: range.from ?? null, to: range.to ?? null } satisfies TaxWritten;
@@ -59,14 +63,7 @@ export const exportCommands: CliCommand[] = [...EXPORT_KINDS.map((kind): CliComm
     const { services, options } = ctx;
     const file = requireOption(options, 'out');
     const organizationId = await organizationOption(ctx, `export ${kind}`);
-    const given = { from: typeof options.from === 'string' ? options.from : undefined, to: typeof options.to === 'string' ? options.to : undefined };
-    let range;
-    try {
-      range = await exportRange(services.store, organizationId, given);
-    } catch (error) {
-      if (error instanceof ExportRangeError) throw new CliUsageError(`--${error.field}: ${error.message}`);
-      throw error;
-    }
+    const range = await rangeOption(ctx, organizationId);
     let rows = 0;
     await pipeline(Readable.from(csvChunks(kind, services.readStore, organizationId, range, (n) => (rows += n))), createWriteStream(file));
     return { kind, organization_id: organizationId, file, rows, from: range.from ?? null, to: range.to ?? null } satisfies Written;

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { OrganizationAddress, OrganizationLogo } from '../../modules/identity/domain/organization.ts';
 import { addressLines } from '../../modules/identity/domain/organization.ts';
-import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
+import { CliUsageError, requireArg, requireOption, type CliCommand } from '../command.ts';
 import { formatInvitation, invitationIfNeeded, type Invitation } from './userAccess.ts';
 
 export const orgCreateCommand: CliCommand = {
@@ -64,8 +64,7 @@ export const orgUpdateCommand: CliCommand = {
     'no-logo': 'boolean',
   },
   async run({ args, options, commandContext }) {
-    const organizationId = args[0];
-    if (!organizationId) throw new CliUsageError('org update takes the organization id (org_…)');
+    const organizationId = requireArg(args, 'org update takes the organization id (org_…)');
     const name = typeof options.name === 'string' ? options.name : undefined;
     // The HTTP route's schemas (the same rules as PATCH /manage/api/organization), loaded only here.
     const { Address, BrandColor } = await import('../../modules/identity/http/organizationRoutes.ts');
@@ -169,9 +168,7 @@ export const apiKeyRevokeCommand: CliCommand = {
   maxArgs: 1,
   description: 'Revoke an API key: it answers 401 from then on.',
   async run({ args, commandContext }) {
-    const id = args[0];
-    if (!id) throw new CliUsageError('api-key revoke needs the key id (key_…)');
-    return revokeApiKey(commandContext(), id);
+    return revokeApiKey(commandContext(), requireArg(args, 'api-key revoke needs the key id (key_…)'));
   },
   format: (r: { id: string; revoked: boolean }) => (r.revoked ? `API key ${r.id} revoked` : `API key ${r.id} was already revoked`),
 };

@@ -1,9 +1,8 @@
 import type { CliCommand } from '../command.ts';
 
 /**
- * Every `commerce` command by its words, with the file that defines it; `commerce help` lists them
- * in this order. A command's file (and what it imports of the service) is loaded only when that
- * command runs or shows its help, so `--help` and a usage error start in a fraction of the time.
+ * Every command's words with the file that defines it, in help order. A file is loaded only when
+ * its command runs or shows its help, so `--help` and usage errors start fast.
  */
 type CommandFile = () => Promise<Record<string, unknown>>;
 

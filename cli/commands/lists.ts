@@ -4,41 +4,21 @@ import { CATALOG_PRODUCTS, type ProductDoc } from '../../modules/catalog/catalog
 import { CHECKOUT_SESSIONS, OFFERS, type OfferDoc, type SessionDoc } from '../../modules/checkout/checkoutProjection.ts';
 import { API_KEYS, ORGANIZATIONS, USERS, type ApiKeyDoc, type OrganizationDoc, type UserDoc } from '../../modules/identity/identityProjection.ts';
 import { effectiveStatus } from '../../modules/checkout/domain/checkoutSession.ts';
-import { CliUsageError, type CliCommand, type CliContext } from '../command.ts';
-import { orgFilter, table } from './automation.ts';
+import { CliUsageError, listCommand, orgFilter, table, type CliOptions } from '../command.ts';
 import { money } from './checkout.ts';
-
-/**
- * `<thing> list`: what exists, read from the read models (caught up first, as the server may be
- * down), oldest first except sessions (newest first, --limit of them). --org narrows to one organization.
- */
 
 const iso = (unix: number | null) => (unix === null ? '-' : new Date(unix * 1000).toISOString().slice(0, 16).replace('T', ' '));
 
 /** The hosted checkout page of an offer: the link a seller hands to buyers. */
 export const checkoutUrl = (base: string, slug: string) => `${base}/checkout/${encodeURIComponent(slug)}`;
 
-const listCommand = <Row>(
-  what: string,
-  description: string,
-  rows: (ctx: CliContext) => Promise<Row[]>,
-  format: (rows: Row[]) => string,
-  extra: { org?: boolean; options?: Record<string, 'string' | 'boolean'>; usage?: string } = {},
-): CliCommand => ({
-  path: [what, 'list'],
-  usage: `${what} list${extra.org === false ? '' : ' [--org ORG]'}${extra.usage ?? ''}`,
-  description,
-  options: { ...(extra.org === false ? {} : { org: 'string' as const }), ...extra.options },
-  async run(ctx) {
-    await ctx.catchUp();
-    return rows(ctx);
-  },
-  format: format as (rows: never) => string,
-});
+function limitOption(options: CliOptions, command: string): number {
+  const raw = options.limit ?? '50';
+  if (typeof raw !== 'string' || !/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new CliUsageError(`${command}: --limit takes a whole number from 1, e.g. --limit 20`);
+  return Number(raw);
+}
 
-type ProductRow = { id: string; key: string; organization_id: string; name: string | null; status: string; version_number: number; published_at: number | null };
-
-export const productListCommand = listCommand<ProductRow>(
+export const productListCommand = listCommand(
   'product',
   'List products with their route key (id), import key, status and version.',
   async ({ services, options }) => {
@@ -60,9 +40,7 @@ export const productListCommand = listCommand<ProductRow>(
     ),
 );
 
-type OfferRow = { id: string; slug: string; uuid: string; organization_id: string; name: string; status: string; price: number; currency: string; checkout_url: string };
-
-export const offerListCommand = listCommand<OfferRow>(
+export const offerListCommand = listCommand(
   'offer',
   'List offers with their status, price and checkout link (the hosted checkout page; published offers only answer).',
   async ({ services, options }) => {
@@ -87,31 +65,13 @@ export const offerListCommand = listCommand<OfferRow>(
     ),
 );
 
-type SessionRow = {
-  id: string;
-  organization_id: string;
-  offer: string;
-  status: string;
-  mode: string;
-  total: number;
-  currency: string;
-  email: string | null;
-  invoice_number: number | null;
-  invoice_status: string | null;
-  /** `refunded` / `partially_refunded` once money went back (the status stays completed). */
-  refund_status: string | null;
-  amount_refunded: number;
-  created_at: number;
-};
-
-export const sessionListCommand = listCommand<SessionRow>(
+export const sessionListCommand = listCommand(
   'session',
   'List checkout sessions, newest first (--limit N, default 50), with the buyer’s email and invoice.',
   async ({ services, options }) => {
-    const raw = options.limit ?? '50';
-    if (typeof raw !== 'string' || !/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new CliUsageError('session list: --limit takes a whole number from 1, e.g. --limit 20');
+    const limit = limitOption(options, 'session list');
     const now = Math.floor(services.clock() / 1000);
-    const docs = await services.readStore.find<SessionDoc>(CHECKOUT_SESSIONS, { filter: orgFilter(options), sort: [['created_at', -1]], limit: Number(raw) });
+    const docs = await services.readStore.find<SessionDoc>(CHECKOUT_SESSIONS, { filter: orgFilter(options), sort: [['created_at', -1]], limit });
     return docs.map((s) => ({
       id: s.id,
       organization_id: s.organization_id,
@@ -145,9 +105,7 @@ export const sessionListCommand = listCommand<SessionRow>(
   { options: { limit: 'string' }, usage: ' [--limit N]' },
 );
 
-type ApiKeyRow = { id: string; organization_id: string; user_id: string; email: string | null; name: string; status: 'active' | 'revoked' | 'expired'; created_at: number; expires_at: number | null; last_used_at: number | null };
-
-export const apiKeyListCommand = listCommand<ApiKeyRow>(
+export const apiKeyListCommand = listCommand(
   'api-key',
   'List API keys (never their tokens, which are shown once) with their owner and status.',
   async ({ services, options }) => {
@@ -174,9 +132,7 @@ export const apiKeyListCommand = listCommand<ApiKeyRow>(
     ),
 );
 
-type OrgRow = { id: string; name: string; timezone: string; created_at: number };
-
-export const orgListCommand = listCommand<OrgRow>(
+export const orgListCommand = listCommand(
   'org',
   'List organizations.',
   async ({ services }) => {
@@ -187,15 +143,12 @@ export const orgListCommand = listCommand<OrgRow>(
   { org: false },
 );
 
-type WorkflowRow = { workflow_id: number; organization_id: string; trigger_id: number; sequence_id: number; status: string; steps_run: number; step_count: number; started_at: number };
-
-export const workflowListCommand = listCommand<WorkflowRow>(
+export const workflowListCommand = listCommand(
   'workflow',
   'List workflow runs, newest first (--limit N, default 50); `workflow show ID` shows one.',
   async ({ services, options }) => {
-    const raw = options.limit ?? '50';
-    if (typeof raw !== 'string' || !/^\d{1,6}$/.test(raw) || Number(raw) < 1) throw new CliUsageError('workflow list: --limit takes a whole number from 1, e.g. --limit 20');
-    const docs = await services.readStore.find<WorkflowDoc>(WORKFLOWS, { filter: orgFilter(options), sort: [['workflow_id', -1]], limit: Number(raw) });
+    const limit = limitOption(options, 'workflow list');
+    const docs = await services.readStore.find<WorkflowDoc>(WORKFLOWS, { filter: orgFilter(options), sort: [['workflow_id', -1]], limit });
     return docs.map((w) => ({
       workflow_id: w.workflow_id,
       organization_id: w.organization_id,

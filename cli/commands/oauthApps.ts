@@ -2,8 +2,7 @@ import { deleteOAuthApp, loadOAuthApp, registerOAuthApp } from '../../modules/oa
 import { redirectUriProblem } from '../../modules/oauth/domain/redirectUri.ts';
 import { OAUTH_APPS, type OAuthAppDoc } from '../../modules/oauth/oauthProjection.ts';
 import { organizationExists } from '../../modules/identity/identityCommands.ts';
-import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
-import { orgFilter, table } from './automation.ts';
+import { CliUsageError, listCommand, orgFilter, requireArg, requireOption, table, type CliCommand } from '../command.ts';
 
 type Created = { client_id: string; organization_id: string; name: string; redirect_uris: string[]; public: boolean; client_secret: string | null };
 
@@ -35,21 +34,16 @@ export const oauthAppCreateCommand: CliCommand = {
     (a.client_secret ? `  client_secret: ${a.client_secret}\n\nCopy the secret now; it is not shown again.\n` : ''),
 };
 
-export const oauthAppListCommand: CliCommand = {
-  path: ['oauth-app', 'list'],
-  usage: 'oauth-app list [--org ORG]',
-  description: 'List OAuth apps (never their secrets) with their redirect URIs.',
-  options: { org: 'string' },
-  async run({ services, options, catchUp }) {
-    await catchUp();
-    return services.readStore.find<OAuthAppDoc>(OAUTH_APPS, { filter: orgFilter(options), sort: [['organization_id', 1], ['created_at', 1]] });
-  },
-  format: (rows: OAuthAppDoc[]) =>
+export const oauthAppListCommand = listCommand<OAuthAppDoc>(
+  'oauth-app',
+  'List OAuth apps (never their secrets) with their redirect URIs.',
+  ({ services, options }) => services.readStore.find<OAuthAppDoc>(OAUTH_APPS, { filter: orgFilter(options), sort: [['organization_id', 1], ['created_at', 1]] }),
+  (rows) =>
     table(
       ['CLIENT ID', 'ORGANIZATION', 'TYPE', 'NAME', 'REDIRECT URIS'],
       rows.map((r) => [r.id, r.organization_id, r.public ? 'public' : 'confidential', r.name, r.redirect_uris.join(' ')]),
     ),
-};
+);
 
 export const oauthAppDeleteCommand: CliCommand = {
   path: ['oauth-app', 'delete'],
@@ -57,8 +51,7 @@ export const oauthAppDeleteCommand: CliCommand = {
   maxArgs: 1,
   description: "Delete an OAuth app: its tokens answer 401 from then on and it can start no new authorization.",
   async run({ args, services, commandContext }) {
-    const clientId = args[0];
-    if (!clientId) throw new CliUsageError('oauth-app delete needs the client id (app_…)');
+    const clientId = requireArg(args, 'oauth-app delete needs the client id (app_…)');
     const app = await loadOAuthApp(services.store, clientId);
     if (app.status !== 'active') throw new CliUsageError(`no OAuth app '${clientId}'`);
     await deleteOAuthApp(commandContext(app.organizationId), clientId, app.organizationId);

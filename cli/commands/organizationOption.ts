@@ -2,11 +2,7 @@ import { ORGANIZATIONS, type OrganizationDoc } from '../../modules/identity/iden
 import { organizationExists } from '../../modules/identity/identityCommands.ts';
 import { CliUsageError, type CliContext } from '../command.ts';
 
-/**
- * The organization a command acts on: --org when given, else the only one there is (a
- * single-seller install need not look its id up). With several and no --org, a usage error
- * that names them. Catches the read models up first.
- */
+/** --org when given, else the only organization there is; with several, a usage error naming them. Catches up first. */
 export async function organizationOption(ctx: Pick<CliContext, 'services' | 'options' | 'catchUp' | 'commandContext'>, command: string): Promise<string> {
   const given = ctx.options.org;
   if (typeof given === 'string' && given !== '') {

@@ -9,8 +9,7 @@ export const serveCommand: CliCommand = {
   longRunning: true,
   async run() {
     const config = loadConfig();
-    // Loaded here, not at the top: the HTTP layer is slow to load, which every other command would
-    // pay for nothing.
+    // Loaded here: the HTTP layer is slow to load, and no other command needs it.
     const { startServer } = await import('../../app/server.ts');
     const server = await startServer(config).catch((error: unknown) => {
       if ((error as { code?: unknown }).code === 'EADDRINUSE') {

@@ -1,17 +1,13 @@
 import { EU_STANDARD_RATES_AS_OF, loadStarterRates, loadTax, type TaxRate, taxSettingsFor, updateTaxSettings } from '../../modules/tax/index.ts';
-import { CliUsageError, type CliCommand } from '../command.ts';
+import { CliUsageError, table, type CliCommand } from '../command.ts';
 import { organizationOption } from './organizationOption.ts';
 
 type SettingsResult = Awaited<ReturnType<typeof taxSettingsFor>>;
 
 const place = (r: TaxRate) => [r.country, r.state, r.postal_code_prefix ? `${r.postal_code_prefix}…` : null].filter(Boolean).join(' / ');
 
-const rateLines = (rates: TaxRate[]) => {
-  if (rates.length === 0) return '(none)';
-  const rows = [['id', 'place', 'rate', 'name', 'status'], ...rates.map((r) => [r.id, place(r), `${r.percentage}%`, r.display_name, r.active ? 'active' : 'archived'])];
-  const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
-};
+const rateLines = (rates: TaxRate[]) =>
+  table(['id', 'place', 'rate', 'name', 'status'], rates.map((r) => [r.id, place(r), `${r.percentage}%`, r.display_name, r.active ? 'active' : 'archived']));
 
 export const taxSettingsCommand: CliCommand = {
   path: ['tax', 'settings'],

@@ -2,31 +2,21 @@ import { endClockSubscriptions } from '../../modules/subscriptions/billing.ts';
 import { MAX_FROZEN_TIME } from '../../modules/subscriptions/domain/testClock.ts';
 import { advanceTestClock, createTestClock, deleteTestClock, loadTestClock, type KnownTestClock } from '../../modules/subscriptions/testClockCommands.ts';
 import { notFound } from '../../platform/domain/domainError.ts';
-import { CliUsageError, requireOption, type CliCommand, type CliOptions } from '../command.ts';
-
-/** A date (midnight UTC) or a date and time with its zone: an ISO time without one would read as the machine's. */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:\d{2}))?$/;
+import { CliUsageError, isoSeconds as iso, requireArg, requireOption, unixOrIsoSeconds, type CliCommand, type CliOptions } from '../command.ts';
 
 /** `--frozen-time`: Unix seconds, or an ISO 8601 date or date and time with its zone. */
 function frozenTimeOption(options: CliOptions): number {
-  const raw = requireOption(options, 'frozen-time').trim();
-  const seconds = /^\d+$/.test(raw) ? Number(raw) : ISO_TIME.test(raw) ? Date.parse(raw) / 1000 : NaN;
+  const seconds = unixOrIsoSeconds(requireOption(options, 'frozen-time').trim());
   if (!Number.isSafeInteger(seconds) || seconds < 0 || seconds > MAX_FROZEN_TIME) {
     throw new CliUsageError('--frozen-time takes Unix seconds (1767225600), a date (2026-01-01) or a time with its zone (2026-01-01T09:30:00Z)');
   }
   return seconds;
 }
 
-function idArg(args: string[], what: string): string {
-  const id = args[0];
-  if (!id) throw new CliUsageError(`${what} needs a clock id (clock_…)`);
-  return id;
-}
+const idArg = (args: string[], what: string) => requireArg(args, `${what} needs a clock id (clock_…)`);
 
-type ClockRow = { id: string; name: string | null; frozen_time: number; status: string; created_at: number };
-
-const row = (c: KnownTestClock): ClockRow => ({ id: c.id, name: c.name, frozen_time: c.frozen_time, status: c.status, created_at: c.created_at });
-const iso = (s: number) => new Date(s * 1000).toISOString().replace('.000', '');
+const row = (c: KnownTestClock) => ({ id: c.id, name: c.name, frozen_time: c.frozen_time, status: c.status, created_at: c.created_at });
+type ClockRow = ReturnType<typeof row>;
 const describe = (c: ClockRow) => `${c.id}${c.name ? ` (${c.name})` : ''}  ${c.status}  frozen at ${iso(c.frozen_time)} (${c.frozen_time})`;
 
 export const testClockCreateCommand: CliCommand = {

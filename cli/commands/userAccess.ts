@@ -1,14 +1,12 @@
 import type { Services } from '../../platform/runtime/services.ts';
 import { inviteIfNeeded, invitationPath, inviteUser, userIdByEmail } from '../../modules/identity/accountCommands.ts';
 import type { CommandContext } from '../../platform/es/handleCommand.ts';
+import { serviceBaseUrl } from '../../platform/runtime/serverUrlFile.ts';
 import { CliUsageError, requireOption, type CliCommand } from '../command.ts';
-import { serviceUrl } from './automation.ts';
 
 export type Invitation = { link: string; expires_at: number };
 
-export function invitationLink(services: Services, token: string): string {
-  return `${serviceUrl(services)}${invitationPath(token)}`;
-}
+const invitationLink = (services: Services, token: string) => `${serviceBaseUrl(services.config)}${invitationPath(token)}`;
 
 /** A one-time link for a user who has no way to sign in yet (none for one who has). */
 export async function invitationIfNeeded(services: Services, ctx: CommandContext, userId: string): Promise<Invitation | null> {

@@ -19,7 +19,7 @@ import {
   type EndpointDoc,
 } from '../../modules/webhooks/webhookProjection.ts';
 import { organizationOption } from './organizationOption.ts';
-import { CliUsageError, requireOption, type CliCommand, type CliOptions } from '../command.ts';
+import { CliUsageError, isoSeconds as iso, listCommand, requireArg, requireOption, table, type CliCommand, type CliOptions } from '../command.ts';
 
 /** `--events a,b`; `all` stands for every type there is now. */
 function eventsOption(options: CliOptions): string[] | undefined {
@@ -30,20 +30,7 @@ function eventsOption(options: CliOptions): string[] | undefined {
   return raw.split(',').map((t) => t.trim()).filter((t) => t !== '');
 }
 
-function idArg(args: string[], what: string): string {
-  const id = args[0];
-  if (!id) throw new CliUsageError(`${what} needs an id`);
-  return id;
-}
-
-const table = (header: string[], body: string[][]) => {
-  if (body.length === 0) return '(none)';
-  const rows = [header, ...body];
-  const widths = rows[0]!.map((_c, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
-};
-
-const iso = (s: number | null) => (s === null ? '-' : new Date(s * 1000).toISOString().replace('.000', ''));
+const idArg = (args: string[], what: string) => requireArg(args, `${what} needs an id`);
 
 const describe = (e: EndpointSummary) =>
   `${e.id}  ${e.enabled ? 'enabled' : `disabled${e.disabled_reason === 'failing' ? ' (failing for 5 days)' : ''}`}  ${e.url}\n  events: ${e.event_types.join(', ')}`;
@@ -64,15 +51,12 @@ export const webhookEndpointCreateCommand: CliCommand = {
     `webhook endpoint created:\n${describe(e)}\n  signing secret (shown once; keep it with the receiver): ${e.secret}`,
 };
 
-export const webhookEndpointListCommand: CliCommand = {
-  path: ['webhook-endpoint', 'list'],
-  usage: 'webhook-endpoint list [--org ORG]',
-  description: "List an organization's webhook endpoints (never their secrets); --org may be left out when there is one organization.",
-  options: { org: 'string' },
-  async run(ctx) {
-    const { services } = ctx;
+export const webhookEndpointListCommand = listCommand(
+  'webhook-endpoint',
+  "List an organization's webhook endpoints (never their secrets); --org may be left out when there is one organization.",
+  async (ctx) => {
     const org = await organizationOption(ctx, 'webhook-endpoint list');
-    const docs = await services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: org }, sort: [['created_at', 1]] });
+    const docs = await ctx.services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: org }, sort: [['created_at', 1]] });
     return docs.map((d) => ({
       id: d.id,
       url: d.url,
@@ -84,12 +68,12 @@ export const webhookEndpointListCommand: CliCommand = {
       updated_at: d.updated_at,
     }));
   },
-  format: (rows: Array<EndpointSummary & { failing_since: number | null }>) =>
+  (rows) =>
     table(
       ['ID', 'STATUS', 'URL', 'EVENTS', 'FAILING SINCE'],
       rows.map((r) => [r.id, r.enabled ? 'enabled' : `disabled (${r.disabled_reason ?? 'manual'})`, r.url, r.event_types.join(','), iso(r.failing_since)]),
     ),
-};
+);
 
 export const webhookEndpointUpdateCommand: CliCommand = {
   path: ['webhook-endpoint', 'update'],

@@ -16,9 +16,8 @@ function serialise(obj: object): object {
 
 /** Runs until SIGTERM or SIGINT, then stops at a checkpoint and gives its leases up. */
 async function runUntilSignal(kind: string, start: () => Promise<Worker>): Promise<never> {
-  // Signal handlers go in before anything is announced: a supervisor may signal as soon as it
-  // reads the "started" line, and an unhandled SIGTERM would kill the process mid-batch.
-  // Keeps the process up even with nothing registered to run (no jobs yet): a worker waits for a signal.
+  // Handlers go in before the "started" line: a supervisor may signal as soon as it reads it.
+  // The interval keeps a worker with nothing to run up until a signal.
   const keepAlive = setInterval(() => undefined, 60_000);
   const worker = start();
   // A signal that arrives while the worker is starting stops it once it has started.
@@ -32,20 +31,18 @@ async function runUntilSignal(kind: string, start: () => Promise<Worker>): Promi
   return new Promise<never>(() => undefined);
 }
 
-export const workerProjectionsCommand: CliCommand = {
-  path: ['worker', 'projections'],
-  usage: 'worker projections',
-  description: 'Run the projections alone (no HTTP); several workers share them through leases.',
+const workerCommand = (word: 'projections' | 'automation', kind: string, what: string): CliCommand => ({
+  path: ['worker', word],
+  usage: `worker ${word}`,
+  description: `Run ${what} alone (no HTTP); several workers share them through leases.`,
   longRunning: true,
-  run: () => runUntilSignal('projection', async () => (await import('../../app/workers.ts')).startProjectionWorker(loadConfig(), logger)),
+  run: () =>
+    runUntilSignal(kind, async () => {
+      const workers = await import('../../app/workers.ts');
+      return (word === 'projections' ? workers.startProjectionWorker : workers.startAutomationWorker)(loadConfig(), logger);
+    }),
   format: () => '',
-};
+});
 
-export const workerAutomationCommand: CliCommand = {
-  path: ['worker', 'automation'],
-  usage: 'worker automation',
-  description: 'Run the background jobs (automation) alone (no HTTP); several workers share them through leases.',
-  longRunning: true,
-  run: () => runUntilSignal('automation', async () => (await import('../../app/workers.ts')).startAutomationWorker(loadConfig(), logger)),
-  format: () => '',
-};
+export const workerProjectionsCommand = workerCommand('projections', 'projection', 'the projections');
+export const workerAutomationCommand = workerCommand('automation', 'automation', 'the background jobs (automation)');
