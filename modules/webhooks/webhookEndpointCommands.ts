@@ -1,14 +1,7 @@
 import { customAlphabet } from 'nanoid';
-import { isWebhookUrl } from '../../platform/domain/index.ts';
-import { DomainError, fold } from '../../platform/domain/index.ts';
+import { DomainError, fold, isWebhookUrl } from '../../platform/domain/index.ts';
 import { isWebhookEventType, type WebhookEventType } from './domain/eventTypes.ts';
-import {
-  webhookEndpointDecider,
-  webhookEndpointStream,
-  type DisabledReason,
-  type WebhookEndpointEvent,
-  type WebhookEndpointState,
-} from './domain/webhookEndpoint.ts';
+import { webhookEndpointDecider, webhookEndpointStream, type WebhookEndpointEvent, type WebhookEndpointState } from './domain/webhookEndpoint.ts';
 import { webhookDeliveryDecider, webhookDeliveryStream, type WebhookDeliveriesSentEvent } from './domain/webhookDelivery.ts';
 import { type CommandContext, handleCommand } from '../../platform/es/index.ts';
 import { generateSigningSecret, type SecretBox } from '../../platform/lib/index.ts';
@@ -16,15 +9,7 @@ import { generateSigningSecret, type SecretBox } from '../../platform/lib/index.
 const endpointKey = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 24);
 
 /** What the API and the CLI show of an endpoint: never its secrets (those are shown once, on create and rotate). */
-export type EndpointSummary = {
-  id: string;
-  url: string;
-  event_types: WebhookEventType[];
-  enabled: boolean;
-  disabled_reason: DisabledReason | null;
-  created_at: number;
-  updated_at: number;
-};
+export type EndpointSummary = Pick<WebhookEndpointState, 'url' | 'event_types' | 'enabled' | 'disabled_reason' | 'created_at' | 'updated_at'> & { id: string };
 
 export type EndpointInput = { url?: string | undefined; eventTypes?: readonly string[] | undefined; enabled?: boolean | undefined };
 

@@ -61,7 +61,7 @@ export type AttemptDoc = {
 
 const streamId = (stream: string) => stream.slice(stream.indexOf('-') + 1);
 
-/** An attempt's document, keyed by its delivery and number: whether it came from a batch's record or the delivery's own stream. */
+/** An attempt's document, keyed by its delivery and number. */
 const attemptDoc = (
   delivery: Pick<DeliveryDoc, 'id' | 'endpoint_id' | 'organization_id' | 'event_id'>,
   attempt: Omit<AttemptDoc, 'id' | 'delivery_id' | 'endpoint_id' | 'organization_id' | 'event_id'>,
@@ -159,23 +159,9 @@ export const webhookProjection: Projection = {
             position: recorded.position,
             sent_in: recorded.stream,
           } satisfies DeliveryDoc);
-          tx.upsert(
-            WEBHOOK_ATTEMPTS,
-            attemptDoc(
-              { id: d.id, endpoint_id, organization_id, event_id: d.event_id },
-              {
-                attempt: 1,
-                manual: false,
-                success: true,
-                status_code: d.status_code,
-                error: null,
-                duration_ms: d.duration_ms,
-                response_excerpt: d.response_excerpt,
-                attempted_at: d.attempted_at,
-                next_attempt_at: null,
-              },
-            ),
-          );
+          const { status_code, duration_ms, response_excerpt, attempted_at } = d;
+          const attempt = { attempt: 1, manual: false, success: true, status_code, error: null, duration_ms, response_excerpt, attempted_at, next_attempt_at: null };
+          tx.upsert(WEBHOOK_ATTEMPTS, attemptDoc({ id: d.id, endpoint_id, organization_id, event_id: d.event_id }, attempt));
         }
         const endpoint = await tx.get<EndpointDoc>(WEBHOOK_ENDPOINTS, endpoint_id);
         if (endpoint && endpoint.failing_since !== null && deliveries.length > 0) tx.upsert(WEBHOOK_ENDPOINTS, { ...endpoint, failing_since: null } satisfies EndpointDoc);
@@ -201,20 +187,8 @@ export const webhookProjection: Projection = {
         const d = event.data;
         const status: DeliveryStatus = d.success ? 'succeeded' : d.next_attempt_at === null ? 'failed' : 'pending';
         tx.upsert(WEBHOOK_DELIVERIES, { ...delivery, status, attempts: d.attempt, next_attempt_at: d.next_attempt_at, updated_at: at } satisfies DeliveryDoc);
-        tx.upsert(
-          WEBHOOK_ATTEMPTS,
-          attemptDoc(delivery, {
-            attempt: d.attempt,
-            manual: d.manual,
-            success: d.success,
-            status_code: d.status_code,
-            error: d.error,
-            duration_ms: d.duration_ms,
-            response_excerpt: d.response_excerpt,
-            attempted_at: d.attempted_at,
-            next_attempt_at: d.next_attempt_at,
-          }),
-        );
+        const { attempt, manual, success, status_code, error, duration_ms, response_excerpt, attempted_at, next_attempt_at } = d;
+        tx.upsert(WEBHOOK_ATTEMPTS, attemptDoc(delivery, { attempt, manual, success, status_code, error, duration_ms, response_excerpt, attempted_at, next_attempt_at }));
         const endpoint = await tx.get<EndpointDoc>(WEBHOOK_ENDPOINTS, delivery.endpoint_id);
         if (endpoint) {
           const failingSince = d.success ? null : (endpoint.failing_since ?? d.attempted_at);
