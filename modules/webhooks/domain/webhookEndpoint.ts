@@ -2,9 +2,8 @@ import { type Decider, DomainError, type DomainEvent, notFound } from '../../../
 import type { WebhookEventType } from './eventTypes.ts';
 
 /**
- * An organization's subscription to event webhooks: where to send, which types, and the signing
- * secrets. A secret is recorded sealed (encrypted by the write side), never in plain text; after a
- * rotation the previous one keeps signing until its `expires_at`, so receivers can roll over.
+ * A signing secret, recorded sealed (never in plain text). After a rotation the previous one keeps
+ * signing until its `expires_at`, so receivers can roll over.
  */
 export type SealedSecret = { sealed: string; expires_at: number | null };
 

@@ -3,9 +3,8 @@ import type { Services } from '../../../platform/runtime/index.ts';
 const PROJECTION = 'webhooks';
 
 /**
- * Resolves true once the webhooks read models (endpoints, deliveries) have applied the log up to
- * `position`. Only that projection is waited for: under load the others may lag (sessions,
- * receipts...), and waiting for all of them would hold every delivery back behind the slowest.
+ * Resolves true once the webhooks read models have applied the log up to `position`. Only they
+ * are waited for: under load the others may lag, and would hold every delivery back.
  */
 export async function webhooksApplied(services: Services, position: number, timeoutMs: number): Promise<boolean> {
   const runner = services.projections;
