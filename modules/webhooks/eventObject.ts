@@ -4,9 +4,10 @@ import { type CheckoutEvent, checkoutProjection, checkoutSessionStream, evolveSe
 import { benefitGrantObject } from '../benefits/index.ts';
 import { couponRedemptionObject } from '../discounts/index.ts';
 import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
+import type { Doc } from '../../platform/readStore/index.ts';
 import { encodeRouteKey } from '../../platform/lib/index.ts';
 import type { WebhookEventType } from './domain/eventTypes.ts';
-import { foldDocs } from './jobs/foldDocs.ts';
 import { subscriptionEventObject, subscriptionInvoiceObject } from './subscriptionObjects.ts';
 
 /** What building an object reads: the log. */
@@ -148,4 +149,25 @@ async function workflowStart(store: Reader, workflowId: number, receptionStream:
   }
   const [start] = await store.readAll({ after: null, from: workflowId, limit: 1, streamPrefixes: ['automation_webhook-'] });
   return start && start.position === workflowId && start.type === 'WorkflowStarted' ? start : undefined;
+}
+
+/**
+ * Runs a projection's own `apply` over a resource's events in memory: the document its read model
+ * would hold right after the last of them, without waiting for (or trusting) a read model that may
+ * lag or have moved on since.
+ */
+async function foldDocs(projection: Projection, events: readonly RecordedEvent[]): Promise<Map<string, Map<string, Doc>>> {
+  const collections = new Map<string, Map<string, Doc>>();
+  const of = (name: string) => {
+    let c = collections.get(name);
+    if (!c) collections.set(name, (c = new Map()));
+    return c;
+  };
+  const tx: ProjectionTx = {
+    get: async <T extends Doc>(collection: string, id: string) => (of(collection).get(id) as T | undefined) ?? null,
+    upsert: (collection, doc) => void of(collection).set(doc.id, structuredClone(doc)),
+    delete: (collection, id) => void of(collection).delete(id),
+  };
+  for (const event of events) if (projection.eventTypes.includes(event.type)) await projection.apply(event, tx);
+  return collections;
 }

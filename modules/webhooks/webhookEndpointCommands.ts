@@ -16,15 +16,8 @@ export type EndpointInput = { url?: string | undefined; eventTypes?: readonly st
 /** Default overlap after a rotation: the previous secret signs for another 24 hours, as Svix allows. */
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 3600;
 
-const summary = (s: WebhookEndpointState): EndpointSummary => ({
-  id: s.id!,
-  url: s.url,
-  event_types: s.event_types,
-  enabled: s.enabled,
-  disabled_reason: s.disabled_reason,
-  created_at: s.created_at,
-  updated_at: s.updated_at,
-});
+const summary = ({ id, url, event_types, enabled, disabled_reason, created_at, updated_at }: WebhookEndpointState): EndpointSummary =>
+  ({ id: id!, url, event_types, enabled, disabled_reason, created_at, updated_at });
 
 function checkedUrl(url: string): string {
   if (url.length > 2048 || !isWebhookUrl(url)) {

@@ -3,7 +3,6 @@ import { Webhook } from 'standardwebhooks';
 import type { Agent } from 'undici';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { retryable, sendOnce, USER_AGENT } from '../../../platform/outbound/index.ts';
-import type { EventMetadata } from '../../../platform/eventStore/index.ts';
 import { type CommandContext, handleCommand, type Logger } from '../../../platform/es/index.ts';
 import type { SecretBox } from '../../../platform/lib/index.ts';
 import { loadWebhookEndpoint } from '../webhookEndpointCommands.ts';
@@ -17,9 +16,8 @@ import {
 } from '../domain/webhookDelivery.ts';
 import { signingSecrets, webhookEndpointDecider, webhookEndpointStream, type WebhookEndpointState } from '../domain/webhookEndpoint.ts';
 import type { ReadStore } from '../../../platform/readStore/index.ts';
-import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type DeliveryDoc, type EndpointDoc } from '../webhookProjection.ts';
+import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, webhookProjection, type DeliveryDoc, type EndpointDoc } from '../webhookProjection.ts';
 import { InFlight, orderKey } from './inFlight.ts';
-import { webhooksApplied } from './webhooksApplied.ts';
 
 /** What an attempt keeps of the receiver's answer. */
 const RESPONSE_EXCERPT_CHARS = 1024;
@@ -87,6 +85,24 @@ export function dueDeliveries(readStore: ReadStore, now: number, busy: readonly 
     skip,
     limit,
   });
+}
+
+/**
+ * Resolves true once the webhooks read models have applied the log up to `position`. Only they
+ * are waited for: under load the others may lag, and would hold every delivery back.
+ */
+export async function webhooksApplied(services: Services, position: number, timeoutMs: number): Promise<boolean> {
+  const runner = services.projections;
+  if (!runner) return true;
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const at = runner.checkpointOf(webhookProjection.name);
+    // A runner that does not run it here (another process does): the whole runner's word.
+    if (at === undefined) return runner.waitFor(position, Math.max(0, end - Date.now()));
+    if (at !== null && at >= position) return true;
+    if (Date.now() >= end) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 export type Dispatcher = {
@@ -255,13 +271,8 @@ function signerFor(box: SecretBox, sealed: string): Webhook {
 }
 
 export function webhookContext(services: Services, organizationId: string, correlation: string): CommandContext {
-  const metadata: EventMetadata = {
-    correlation_id: correlation,
-    actor: { type: 'system', name: 'webhooks' },
-    organization_id: organizationId,
-    occurred_at: Math.floor(services.clock() / 1000),
-  };
-  return { store: services.store, metadata };
+  const occurred_at = Math.floor(services.clock() / 1000);
+  return { store: services.store, metadata: { correlation_id: correlation, actor: { type: 'system', name: 'webhooks' }, organization_id: organizationId, occurred_at } };
 }
 
 /**

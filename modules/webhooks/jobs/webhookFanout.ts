@@ -6,8 +6,7 @@ import { deliveryId, webhookDeliveryDecider, webhookDeliveryStream, type Deliver
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../webhookProjection.ts';
 import { eventObject } from '../eventObject.ts';
 import { orderKey } from './inFlight.ts';
-import { webhookContext } from './webhookDispatch.ts';
-import { webhooksApplied } from './webhooksApplied.ts';
+import { webhookContext, webhooksApplied } from './webhookDispatch.ts';
 
 /** A webhook's body, fixed when its delivery is created: `{id, type, created, organization_id, data: {object}}`. */
 export const webhookBody = (event: RecordedEvent, type: WebhookEventType, organizationId: string, object: Record<string, unknown>): string =>
