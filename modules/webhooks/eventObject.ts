@@ -10,7 +10,6 @@ import { encodeRouteKey } from '../../platform/lib/index.ts';
 import type { WebhookEventType } from './domain/eventTypes.ts';
 import { subscriptionEventObject, subscriptionInvoiceObject } from './subscriptionObjects.ts';
 
-/** What building an object reads: the log. */
 type Reader = Pick<EventStore, 'readStream' | 'readAll'>;
 
 /** The resource an event is about, as it stood right after that event, and who owns it. */
@@ -30,9 +29,8 @@ async function sessionAt(store: Reader, sessionId: string, position: number): Pr
 }
 
 /**
- * Builds `data.object` of the webhook for `event`, or null when the resource cannot be read (it
- * then goes unannounced rather than half-described). Every object comes from the resource's own
- * streams folded up to the event, never from a read model.
+ * `data.object` of the webhook for `event`, from the resource's streams folded up to the event
+ * (never a read model); null when it cannot be read: unannounced rather than half-described.
  */
 export async function eventObject(store: Reader, type: WebhookEventType, event: RecordedEvent): Promise<EventObject | null> {
   const at = event.metadata.occurred_at;
@@ -137,9 +135,8 @@ function announced(type: WebhookEventType, event: RecordedEvent): Record<string,
 }
 
 /**
- * The event that started a workflow: its reception, on the stream the failure names; a workflow
- * recorded before receptions carried their outcome started at WorkflowStarted, whose log
- * position is its id.
+ * The event that started a workflow: its reception, on the stream the failure names; or, for an
+ * older workflow, the WorkflowStarted at the log position that is its id.
  */
 async function workflowStart(store: Reader, workflowId: number, receptionStream: string | undefined): Promise<RecordedEvent | undefined> {
   if (receptionStream) {
@@ -151,11 +148,7 @@ async function workflowStart(store: Reader, workflowId: number, receptionStream:
   return start && start.position === workflowId && start.type === 'WorkflowStarted' ? start : undefined;
 }
 
-/**
- * Runs a projection's own `apply` over a resource's events in memory: the document its read model
- * would hold right after the last of them, without waiting for (or trusting) a read model that may
- * lag or have moved on since.
- */
+/** A projection's own `apply` run in memory: the documents as of the last event, not as a read model that lags or moved on has them. */
 async function foldDocs(projection: Projection, events: readonly RecordedEvent[]): Promise<Map<string, Map<string, Doc>>> {
   const collections = new Map<string, Map<string, Doc>>();
   const of = (name: string) => {

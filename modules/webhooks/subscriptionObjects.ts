@@ -6,15 +6,8 @@ import type { EventObject } from './eventObject.ts';
 type Reader = Pick<EventStore, 'readStream'>;
 
 /**
- * `data.object` of a subscription's events and of its invoices' events, from their streams folded
- * up to the event. Each carries `sequence`, the order of the subscription's changes: a receiver
- * keeps the highest it has seen per subscription and drops an older one that arrives late.
- *
- * A subscription event's sequence is its stream's revision + 1 (the subscription's n-th event).
- * An invoice event takes the sequence of the subscription's event that records the same step
- * (InvoiceCreated ↔ SubscriptionInvoiceCreated, InvoicePaid ↔ SubscriptionInvoicePaid,
- * InvoicePaymentFailed ↔ SubscriptionPaymentFailed of that attempt); one without such an event (a
- * refund) takes the sequence of the subscription's last event before it in the log.
+ * `data.object` of a subscription's events, folded up to the event. Each carries `sequence` (the
+ * subscription's revision + 1) so a receiver can drop an older change that arrives late.
  */
 export async function subscriptionEventObject(store: Reader, event: RecordedEvent): Promise<EventObject | null> {
   const recorded = await store.readStream(event.stream);
@@ -61,7 +54,10 @@ const CORRESPONDING: Record<string, string> = {
   InvoicePaymentFailed: 'SubscriptionPaymentFailed',
 };
 
-/** A subscription's invoice after `event`, with the subscription's sequence; null for a checkout's invoice. */
+/**
+ * A subscription's invoice after `event` (null for a checkout's), with the sequence of the
+ * subscription's event recording the same step, or else of its last event before this one.
+ */
 export async function subscriptionInvoiceObject(store: Reader, event: RecordedEvent): Promise<EventObject | null> {
   const events = (await store.readStream(event.stream)).filter((e) => e.position <= event.position);
   const created = events[0] as unknown as InvoiceEvent | undefined;

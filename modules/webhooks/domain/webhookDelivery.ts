@@ -6,7 +6,7 @@ import type { WebhookEventType } from './eventTypes.ts';
  * under the same `webhook-id`). Due times are recorded, so a restart resumes the schedule.
  */
 
-/** Seconds to wait after the n-th failed attempt (Svix's schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+/** Seconds to wait after the n-th failed attempt (Svix's schedule). */
 export const RETRY_SCHEDULE_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_SECONDS.length + 1;
 /** An endpoint whose deliveries have failed without a success for this long is disabled. */

@@ -38,7 +38,6 @@ const Params = z.object({ id: RouteKey });
  * (a person's session cookie; owners only, as for API keys, since a secret is shown).
  */
 type Access = {
-  /** `/api` or `/manage/api`. */
   prefix: string;
   onRequest: (app: Parameters<FastifyPluginAsyncZod>[0]) => onRequestHookHandler;
   schema: Record<string, unknown>;
