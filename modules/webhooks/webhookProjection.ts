@@ -143,25 +143,11 @@ export const webhookProjection: Projection = {
       }
       case 'WebhookDeliveriesSent': {
         const { endpoint_id, organization_id, deliveries } = event.data;
-        for (const d of deliveries) {
-          tx.upsert(WEBHOOK_DELIVERIES, {
-            id: d.id,
-            endpoint_id,
-            organization_id,
-            event_id: d.event_id,
-            event_type: d.event_type,
-            resource: d.resource,
-            status: 'succeeded',
-            attempts: 1,
-            next_attempt_at: null,
-            created_at: d.created_at,
-            updated_at: d.attempted_at,
-            position: recorded.position,
-            sent_in: recorded.stream,
-          } satisfies DeliveryDoc);
-          const { status_code, duration_ms, response_excerpt, attempted_at } = d;
+        for (const { id, event_id, event_type, resource, created_at, status_code, duration_ms, response_excerpt, attempted_at } of deliveries) {
+          const sent = { status: 'succeeded', attempts: 1, next_attempt_at: null, created_at, updated_at: attempted_at, position: recorded.position, sent_in: recorded.stream } as const;
+          tx.upsert(WEBHOOK_DELIVERIES, { id, endpoint_id, organization_id, event_id, event_type, resource, ...sent } satisfies DeliveryDoc);
           const attempt = { attempt: 1, manual: false, success: true, status_code, error: null, duration_ms, response_excerpt, attempted_at, next_attempt_at: null };
-          tx.upsert(WEBHOOK_ATTEMPTS, attemptDoc({ id: d.id, endpoint_id, organization_id, event_id: d.event_id }, attempt));
+          tx.upsert(WEBHOOK_ATTEMPTS, attemptDoc({ id, endpoint_id, organization_id, event_id }, attempt));
         }
         const endpoint = await tx.get<EndpointDoc>(WEBHOOK_ENDPOINTS, endpoint_id);
         if (endpoint && endpoint.failing_since !== null && deliveries.length > 0) tx.upsert(WEBHOOK_ENDPOINTS, { ...endpoint, failing_since: null } satisfies EndpointDoc);

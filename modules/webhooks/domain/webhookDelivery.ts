@@ -103,19 +103,8 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryState, WebhookDelive
   evolve(state, event) {
     switch (event.type) {
       case 'WebhookDeliveryCreated': {
-        const d = event.data;
-        return {
-          ...state,
-          id: d.id,
-          endpoint_id: d.endpoint_id,
-          organization_id: d.organization_id,
-          event_id: d.event_id,
-          event_type: d.event_type,
-          payload: d.payload,
-          status: 'pending',
-          attempts: d.prior_attempts ?? 0,
-          next_attempt_at: d.created_at,
-        };
+        const { id, endpoint_id, organization_id, event_id, event_type, payload, prior_attempts, created_at } = event.data;
+        return { ...state, id, endpoint_id, organization_id, event_id, event_type, payload, status: 'pending', attempts: prior_attempts ?? 0, next_attempt_at: created_at };
       }
       case 'WebhookDeliveryAttempted': {
         const d = event.data;
@@ -181,21 +170,11 @@ export type WebhookDeliveriesSentEvent = DomainEvent<'WebhookDeliveriesSent', { 
 
 /** A batch-recorded delivery given a stream of its own, to be sent once more. */
 function reopened(sent: { endpointId: string; organizationId: string; delivery: SentDelivery }, now: number): WebhookDeliveryEvent[] {
-  const d = sent.delivery;
+  const { id, event_id, event_type, resource, payload, created_at } = sent.delivery;
   return [
     {
       type: 'WebhookDeliveryCreated',
-      data: {
-        id: d.id,
-        endpoint_id: sent.endpointId,
-        organization_id: sent.organizationId,
-        event_id: d.event_id,
-        event_type: d.event_type,
-        resource: d.resource,
-        payload: d.payload,
-        created_at: d.created_at,
-        prior_attempts: 1,
-      },
+      data: { id, endpoint_id: sent.endpointId, organization_id: sent.organizationId, event_id, event_type, resource, payload, created_at, prior_attempts: 1 },
     },
     { type: 'WebhookDeliveryResendRequested', data: { requested_at: now } },
   ];
