@@ -9,6 +9,7 @@ import type { Doc } from '../../platform/readStore/index.ts';
 import { encodeRouteKey } from '../../platform/lib/index.ts';
 import type { WebhookEventType } from './domain/eventTypes.ts';
 import { subscriptionEventObject, subscriptionInvoiceObject } from './subscriptionObjects.ts';
+import { streamId as tail } from './webhookProjection.ts';
 
 type Reader = Pick<EventStore, 'readStream' | 'readAll'>;
 
@@ -16,7 +17,6 @@ type Reader = Pick<EventStore, 'readStream' | 'readAll'>;
 export type EventObject = { object: Record<string, unknown>; organizationId: string | null };
 
 const upTo = (events: RecordedEvent[], position: number) => events.filter((e) => e.position <= position);
-const tail = (stream: string) => stream.slice(stream.indexOf('-') + 1);
 
 /** A session folded from its own stream and its invoice's (as the history route does), up to `position`. */
 async function sessionAt(store: Reader, sessionId: string, position: number): Promise<SessionView | null> {
@@ -53,7 +53,8 @@ export async function eventObject(store: Reader, type: WebhookEventType, event: 
     case 'invoice.voided':
     case 'invoice.refunded':
     case 'invoice.disputed': {
-      const created = (await store.readStream(event.stream)).find((e) => e.type === 'InvoiceCreated');
+      const invoiceEvents = await store.readStream(event.stream);
+      const created = invoiceEvents.find((e) => e.type === 'InvoiceCreated');
       if (!created) return null;
       // A subscription's renewal or change has no session: it is shown as its invoice route shows it.
       if ((created.data as { session_id: string | null }).session_id === null) {
@@ -62,21 +63,21 @@ export async function eventObject(store: Reader, type: WebhookEventType, event: 
       }
       const view = await sessionAt(store, (created.data as { session_id: string }).session_id, event.position);
       if (!view?.invoice) return null;
-      const i = view.invoice;
-      const paid = (await store.readStream(event.stream)).find((e) => e.type === 'InvoicePaid' && e.position <= event.position);
+      const { id, number, status, total, currency, customer, pricing } = view.invoice;
+      const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid' && e.position <= event.position);
       return {
         object: {
-          id: i.id,
-          number: i.number,
-          status: i.status,
-          total: i.total,
-          currency: i.currency,
-          customer: i.customer ? { email: i.customer.email, name: i.customer.name } : null,
+          id,
+          number,
+          status,
+          total,
+          currency,
+          customer: customer ? { email: customer.email, name: customer.name } : null,
           session_id: view.id,
           offer: { id: view.offer.id, slug: view.offer.slug, name: view.offer.name },
           mode: view.mode,
           payment: paid ? (paid.data as { card: { brand: string; last4: string } }).card : null,
-          ...invoicePricing(i.pricing, i.total),
+          ...invoicePricing(pricing, total),
           ...announced(type, event),
         },
         organizationId: view.organization_id,

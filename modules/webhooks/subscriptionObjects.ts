@@ -1,3 +1,4 @@
+import { fold } from '../../platform/domain/index.ts';
 import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { InvoiceEvent } from '../checkout/index.ts';
 import { invoiceAsOf, nextBoundary, presentInvoice, presentSubscription, priceInvoice, pricedTotal, subscriptionDecider, type SubscriptionEvent, subscriptionStream } from '../subscriptions/index.ts';
@@ -10,12 +11,8 @@ type Reader = Pick<EventStore, 'readStream'>;
  * subscription's revision + 1) so a receiver can drop an older change that arrives late.
  */
 export async function subscriptionEventObject(store: Reader, event: RecordedEvent): Promise<EventObject | null> {
-  const recorded = await store.readStream(event.stream);
-  let state = subscriptionDecider.initialState();
-  for (const e of recorded) {
-    if (e.position > event.position) break;
-    state = subscriptionDecider.evolve(state, e as unknown as SubscriptionEvent);
-  }
+  const recorded = (await store.readStream(event.stream)).filter((e) => e.position <= event.position);
+  const state = fold(subscriptionDecider, recorded as unknown as SubscriptionEvent[]);
   if (state.status === 'none') return null;
   const sequence = event.revision + 1;
   if (event.type !== 'SubscriptionRenewalUpcoming') return { object: presentSubscription(state, sequence), organizationId: state.sub.organization_id };

@@ -59,7 +59,7 @@ export type AttemptDoc = {
   next_attempt_at: number | null;
 };
 
-const streamId = (stream: string) => stream.slice(stream.indexOf('-') + 1);
+export const streamId = (stream: string) => stream.slice(stream.indexOf('-') + 1);
 
 /** An attempt's document, keyed by its delivery and number. */
 const attemptDoc = (
