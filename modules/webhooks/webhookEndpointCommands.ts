@@ -101,9 +101,8 @@ export async function loadWebhookEndpoint(ctx: Pick<CommandContext, 'store'>, id
 }
 
 /**
- * Sends a delivery again, once, with the same `webhook-id` and body. One sent from the fan-out
- * at its first attempt has no stream of its own: `sentIn` (the read model's pointer to its
- * batch's record) gives it one, from the body the batch recorded.
+ * Sends a delivery again, once, with the same `webhook-id` and body. One recorded in a batch has
+ * no stream of its own: `sentIn` (its batch's record) gives it one.
  */
 export async function resendWebhookDelivery(ctx: CommandContext, organizationId: string, id: string, sentIn?: string | null): Promise<{ id: string; status: 'pending' }> {
   const stream = webhookDeliveryStream(id);

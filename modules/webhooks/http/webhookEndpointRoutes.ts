@@ -33,10 +33,7 @@ const WithSecret = Endpoint.extend({ secret: z.string().describe('The signing se
 
 const Params = z.object({ id: RouteKey });
 
-/**
- * How one set of endpoint routes is reached: the bearer API (an API key) or the management API
- * (a person's session cookie; owners only, as for API keys, since a secret is shown).
- */
+/** How the routes are reached: by API key, or by session cookie (owners only: a secret is shown). */
 type Access = {
   prefix: string;
   onRequest: (app: Parameters<FastifyPluginAsyncZod>[0]) => onRequestHookHandler;

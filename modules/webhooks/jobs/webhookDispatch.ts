@@ -113,14 +113,10 @@ export type Dispatcher = {
 };
 
 /**
- * Sends the deliveries the read model shows due, each attempted once per pass and its outcome
- * recorded on its stream. A pass runs every `pollMs`, when poked, when an endpoint it had to
- * leave records an attempt, and after a full page once the calls waiting for a slot thin out.
- * It claims what goes first for its resource and endpoint and does not wait for the calls, so a
- * hanging endpoint holds up only its own. It reads further pages while it has claimed under half
- * a page, so deliveries held behind their resource's retry cannot fill every page. Each candidate
- * is checked against its own stream before the call: a lagging read model cannot cause a second
- * attempt.
+ * Sends the due deliveries, each attempted once per pass and recorded on its stream. A pass does
+ * not wait for its calls, so a hanging endpoint holds up only its own; it reads on while it has
+ * claimed under half a page, so deliveries held behind a retry cannot fill every page. Each is
+ * checked against its own stream before the call: a lagging read model cannot cause a second try.
  */
 export function startDispatcher(services: Services, options: DispatchOptions, pollMs: number): Dispatcher {
   const inFlight = new InFlight(options.concurrency, options.perEndpoint);
