@@ -1,5 +1,4 @@
 import type { RecordedEvent } from '../../platform/eventStore/index.ts';
-import type { WebhookEventType } from './domain/eventTypes.ts';
 import type { DeliveryStatus, WebhookDeliveriesSentEvent, WebhookDeliveryEvent } from './domain/webhookDelivery.ts';
 import type { DisabledReason, WebhookEndpointEvent } from './domain/webhookEndpoint.ts';
 import type { Projection } from '../../platform/es/index.ts';
@@ -8,15 +7,11 @@ export const WEBHOOK_ENDPOINTS = 'webhook_endpoints';
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
 export const WEBHOOK_ATTEMPTS = 'webhook_attempts';
 
+type DataOf<E extends { type: string; data: unknown }, T extends E['type']> = Extract<E, { type: T }>['data'];
+
 /** An endpoint without its secrets (the read store never holds them). */
-export type EndpointDoc = {
-  id: string;
-  organization_id: string;
-  url: string;
-  event_types: WebhookEventType[];
-  enabled: boolean;
+export type EndpointDoc = Omit<DataOf<WebhookEndpointEvent, 'WebhookEndpointCreated'>, 'secret'> & {
   disabled_reason: DisabledReason | null;
-  created_at: number;
   updated_at: number;
   /** Log position of its creation: events before it are not sent to it (internal, never shown). */
   created_position: number;
@@ -24,17 +19,10 @@ export type EndpointDoc = {
   failing_since: number | null;
 };
 
-export type DeliveryDoc = {
-  id: string;
-  endpoint_id: string;
-  organization_id: string;
-  event_id: string;
-  event_type: WebhookEventType;
-  resource: string;
+export type DeliveryDoc = Omit<DataOf<WebhookDeliveryEvent, 'WebhookDeliveryCreated'>, 'payload' | 'prior_attempts'> & {
   status: DeliveryStatus;
   attempts: number;
   next_attempt_at: number | null;
-  created_at: number;
   updated_at: number;
   /** Log position of its creation: the dispatcher's order (internal, never shown). */
   position: number;
@@ -42,22 +30,8 @@ export type DeliveryDoc = {
   sent_in?: string;
 };
 
-export type AttemptDoc = {
-  id: string;
-  delivery_id: string;
-  endpoint_id: string;
-  organization_id: string;
-  event_id: string;
-  attempt: number;
-  manual: boolean;
-  success: boolean;
-  status_code: number;
-  error: string | null;
-  duration_ms: number;
-  response_excerpt: string;
-  attempted_at: number;
-  next_attempt_at: number | null;
-};
+export type AttemptDoc = Omit<DataOf<WebhookDeliveryEvent, 'WebhookDeliveryAttempted'>, 'retryable'> &
+  Pick<DeliveryDoc, 'endpoint_id' | 'organization_id' | 'event_id'> & { id: string; delivery_id: string };
 
 export const streamId = (stream: string) => stream.slice(stream.indexOf('-') + 1);
 
