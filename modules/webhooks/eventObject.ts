@@ -4,19 +4,19 @@ import { type CheckoutEvent, checkoutProjection, checkoutSessionStream, evolveSe
 import { benefitGrantObject } from '../benefits/index.ts';
 import { couponRedemptionObject } from '../discounts/index.ts';
 import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
+import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
+import type { Doc } from '../../platform/readStore/index.ts';
 import { encodeRouteKey } from '../../platform/lib/index.ts';
 import type { WebhookEventType } from './domain/eventTypes.ts';
-import { foldDocs } from './jobs/foldDocs.ts';
 import { subscriptionEventObject, subscriptionInvoiceObject } from './subscriptionObjects.ts';
+import { streamId as tail } from './webhookProjection.ts';
 
-/** What building an object reads: the log. */
 type Reader = Pick<EventStore, 'readStream' | 'readAll'>;
 
 /** The resource an event is about, as it stood right after that event, and who owns it. */
 export type EventObject = { object: Record<string, unknown>; organizationId: string | null };
 
 const upTo = (events: RecordedEvent[], position: number) => events.filter((e) => e.position <= position);
-const tail = (stream: string) => stream.slice(stream.indexOf('-') + 1);
 
 /** A session folded from its own stream and its invoice's (as the history route does), up to `position`. */
 async function sessionAt(store: Reader, sessionId: string, position: number): Promise<SessionView | null> {
@@ -29,9 +29,8 @@ async function sessionAt(store: Reader, sessionId: string, position: number): Pr
 }
 
 /**
- * Builds `data.object` of the webhook for `event`, or null when the resource cannot be read (it
- * then goes unannounced rather than half-described). Every object comes from the resource's own
- * streams folded up to the event, never from a read model.
+ * `data.object` of the webhook for `event`, from the resource's streams folded up to the event
+ * (never a read model); null when it cannot be read: unannounced rather than half-described.
  */
 export async function eventObject(store: Reader, type: WebhookEventType, event: RecordedEvent): Promise<EventObject | null> {
   const at = event.metadata.occurred_at;
@@ -54,7 +53,8 @@ export async function eventObject(store: Reader, type: WebhookEventType, event: 
     case 'invoice.voided':
     case 'invoice.refunded':
     case 'invoice.disputed': {
-      const created = (await store.readStream(event.stream)).find((e) => e.type === 'InvoiceCreated');
+      const invoiceEvents = await store.readStream(event.stream);
+      const created = invoiceEvents.find((e) => e.type === 'InvoiceCreated');
       if (!created) return null;
       // A subscription's renewal or change has no session: it is shown as its invoice route shows it.
       if ((created.data as { session_id: string | null }).session_id === null) {
@@ -63,21 +63,21 @@ export async function eventObject(store: Reader, type: WebhookEventType, event: 
       }
       const view = await sessionAt(store, (created.data as { session_id: string }).session_id, event.position);
       if (!view?.invoice) return null;
-      const i = view.invoice;
-      const paid = (await store.readStream(event.stream)).find((e) => e.type === 'InvoicePaid' && e.position <= event.position);
+      const { id, number, status, total, currency, customer, pricing } = view.invoice;
+      const paid = invoiceEvents.find((e) => e.type === 'InvoicePaid' && e.position <= event.position);
       return {
         object: {
-          id: i.id,
-          number: i.number,
-          status: i.status,
-          total: i.total,
-          currency: i.currency,
-          customer: i.customer ? { email: i.customer.email, name: i.customer.name } : null,
+          id,
+          number,
+          status,
+          total,
+          currency,
+          customer: customer ? { email: customer.email, name: customer.name } : null,
           session_id: view.id,
           offer: { id: view.offer.id, slug: view.offer.slug, name: view.offer.name },
           mode: view.mode,
           payment: paid ? (paid.data as { card: { brand: string; last4: string } }).card : null,
-          ...invoicePricing(i.pricing, i.total),
+          ...invoicePricing(pricing, total),
           ...announced(type, event),
         },
         organizationId: view.organization_id,
@@ -136,9 +136,8 @@ function announced(type: WebhookEventType, event: RecordedEvent): Record<string,
 }
 
 /**
- * The event that started a workflow: its reception, on the stream the failure names; a workflow
- * recorded before receptions carried their outcome started at WorkflowStarted, whose log
- * position is its id.
+ * The event that started a workflow: its reception, on the stream the failure names; or, for an
+ * older workflow, the WorkflowStarted at the log position that is its id.
  */
 async function workflowStart(store: Reader, workflowId: number, receptionStream: string | undefined): Promise<RecordedEvent | undefined> {
   if (receptionStream) {
@@ -148,4 +147,21 @@ async function workflowStart(store: Reader, workflowId: number, receptionStream:
   }
   const [start] = await store.readAll({ after: null, from: workflowId, limit: 1, streamPrefixes: ['automation_webhook-'] });
   return start && start.position === workflowId && start.type === 'WorkflowStarted' ? start : undefined;
+}
+
+/** A projection's own `apply` run in memory: the documents as of the last event, not as a read model that lags or moved on has them. */
+async function foldDocs(projection: Projection, events: readonly RecordedEvent[]): Promise<Map<string, Map<string, Doc>>> {
+  const collections = new Map<string, Map<string, Doc>>();
+  const of = (name: string) => {
+    let c = collections.get(name);
+    if (!c) collections.set(name, (c = new Map()));
+    return c;
+  };
+  const tx: ProjectionTx = {
+    get: async <T extends Doc>(collection: string, id: string) => (of(collection).get(id) as T | undefined) ?? null,
+    upsert: (collection, doc) => void of(collection).set(doc.id, structuredClone(doc)),
+    delete: (collection, id) => void of(collection).delete(id),
+  };
+  for (const event of events) if (projection.eventTypes.includes(event.type)) await projection.apply(event, tx);
+  return collections;
 }

@@ -1,3 +1,4 @@
+import { fold } from '../../platform/domain/index.ts';
 import type { EventStore, RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { InvoiceEvent } from '../checkout/index.ts';
 import { invoiceAsOf, nextBoundary, presentInvoice, presentSubscription, priceInvoice, pricedTotal, subscriptionDecider, type SubscriptionEvent, subscriptionStream } from '../subscriptions/index.ts';
@@ -6,23 +7,12 @@ import type { EventObject } from './eventObject.ts';
 type Reader = Pick<EventStore, 'readStream'>;
 
 /**
- * `data.object` of a subscription's events and of its invoices' events, from their streams folded
- * up to the event. Each carries `sequence`, the order of the subscription's changes: a receiver
- * keeps the highest it has seen per subscription and drops an older one that arrives late.
- *
- * A subscription event's sequence is its stream's revision + 1 (the subscription's n-th event).
- * An invoice event takes the sequence of the subscription's event that records the same step
- * (InvoiceCreated ↔ SubscriptionInvoiceCreated, InvoicePaid ↔ SubscriptionInvoicePaid,
- * InvoicePaymentFailed ↔ SubscriptionPaymentFailed of that attempt); one without such an event (a
- * refund) takes the sequence of the subscription's last event before it in the log.
+ * `data.object` of a subscription's events, folded up to the event. Each carries `sequence` (the
+ * subscription's revision + 1) so a receiver can drop an older change that arrives late.
  */
 export async function subscriptionEventObject(store: Reader, event: RecordedEvent): Promise<EventObject | null> {
-  const recorded = await store.readStream(event.stream);
-  let state = subscriptionDecider.initialState();
-  for (const e of recorded) {
-    if (e.position > event.position) break;
-    state = subscriptionDecider.evolve(state, e as unknown as SubscriptionEvent);
-  }
+  const recorded = (await store.readStream(event.stream)).filter((e) => e.position <= event.position);
+  const state = fold(subscriptionDecider, recorded as unknown as SubscriptionEvent[]);
   if (state.status === 'none') return null;
   const sequence = event.revision + 1;
   if (event.type !== 'SubscriptionRenewalUpcoming') return { object: presentSubscription(state, sequence), organizationId: state.sub.organization_id };
@@ -61,7 +51,10 @@ const CORRESPONDING: Record<string, string> = {
   InvoicePaymentFailed: 'SubscriptionPaymentFailed',
 };
 
-/** A subscription's invoice after `event`, with the subscription's sequence; null for a checkout's invoice. */
+/**
+ * A subscription's invoice after `event` (null for a checkout's), with the sequence of the
+ * subscription's event recording the same step, or else of its last event before this one.
+ */
 export async function subscriptionInvoiceObject(store: Reader, event: RecordedEvent): Promise<EventObject | null> {
   const events = (await store.readStream(event.stream)).filter((e) => e.position <= event.position);
   const created = events[0] as unknown as InvoiceEvent | undefined;

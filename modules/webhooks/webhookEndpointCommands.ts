@@ -1,14 +1,7 @@
 import { customAlphabet } from 'nanoid';
-import { isWebhookUrl } from '../../platform/domain/index.ts';
-import { DomainError, fold } from '../../platform/domain/index.ts';
+import { DomainError, fold, isWebhookUrl } from '../../platform/domain/index.ts';
 import { isWebhookEventType, type WebhookEventType } from './domain/eventTypes.ts';
-import {
-  webhookEndpointDecider,
-  webhookEndpointStream,
-  type DisabledReason,
-  type WebhookEndpointEvent,
-  type WebhookEndpointState,
-} from './domain/webhookEndpoint.ts';
+import { webhookEndpointDecider, webhookEndpointStream, type WebhookEndpointEvent, type WebhookEndpointState } from './domain/webhookEndpoint.ts';
 import { webhookDeliveryDecider, webhookDeliveryStream, type WebhookDeliveriesSentEvent } from './domain/webhookDelivery.ts';
 import { type CommandContext, handleCommand } from '../../platform/es/index.ts';
 import { generateSigningSecret, type SecretBox } from '../../platform/lib/index.ts';
@@ -16,30 +9,15 @@ import { generateSigningSecret, type SecretBox } from '../../platform/lib/index.
 const endpointKey = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 24);
 
 /** What the API and the CLI show of an endpoint: never its secrets (those are shown once, on create and rotate). */
-export type EndpointSummary = {
-  id: string;
-  url: string;
-  event_types: WebhookEventType[];
-  enabled: boolean;
-  disabled_reason: DisabledReason | null;
-  created_at: number;
-  updated_at: number;
-};
+export type EndpointSummary = Pick<WebhookEndpointState, 'url' | 'event_types' | 'enabled' | 'disabled_reason' | 'created_at' | 'updated_at'> & { id: string };
 
 export type EndpointInput = { url?: string | undefined; eventTypes?: readonly string[] | undefined; enabled?: boolean | undefined };
 
 /** Default overlap after a rotation: the previous secret signs for another 24 hours, as Svix allows. */
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 3600;
 
-const summary = (s: WebhookEndpointState): EndpointSummary => ({
-  id: s.id!,
-  url: s.url,
-  event_types: s.event_types,
-  enabled: s.enabled,
-  disabled_reason: s.disabled_reason,
-  created_at: s.created_at,
-  updated_at: s.updated_at,
-});
+const summary = ({ id, url, event_types, enabled, disabled_reason, created_at, updated_at }: WebhookEndpointState): EndpointSummary =>
+  ({ id: id!, url, event_types, enabled, disabled_reason, created_at, updated_at });
 
 function checkedUrl(url: string): string {
   if (url.length > 2048 || !isWebhookUrl(url)) {
@@ -123,9 +101,8 @@ export async function loadWebhookEndpoint(ctx: Pick<CommandContext, 'store'>, id
 }
 
 /**
- * Sends a delivery again, once, with the same `webhook-id` and body. One sent from the fan-out
- * at its first attempt has no stream of its own: `sentIn` (the read model's pointer to its
- * batch's record) gives it one, from the body the batch recorded.
+ * Sends a delivery again, once, with the same `webhook-id` and body. One recorded in a batch has
+ * no stream of its own: `sentIn` (its batch's record) gives it one.
  */
 export async function resendWebhookDelivery(ctx: CommandContext, organizationId: string, id: string, sentIn?: string | null): Promise<{ id: string; status: 'pending' }> {
   const stream = webhookDeliveryStream(id);

@@ -1,5 +1,4 @@
 import type { RecordedEvent } from '../../platform/eventStore/index.ts';
-import type { WebhookEventType } from './domain/eventTypes.ts';
 import type { DeliveryStatus, WebhookDeliveriesSentEvent, WebhookDeliveryEvent } from './domain/webhookDelivery.ts';
 import type { DisabledReason, WebhookEndpointEvent } from './domain/webhookEndpoint.ts';
 import type { Projection } from '../../platform/es/index.ts';
@@ -8,15 +7,11 @@ export const WEBHOOK_ENDPOINTS = 'webhook_endpoints';
 export const WEBHOOK_DELIVERIES = 'webhook_deliveries';
 export const WEBHOOK_ATTEMPTS = 'webhook_attempts';
 
+type DataOf<E extends { type: string; data: unknown }, T extends E['type']> = Extract<E, { type: T }>['data'];
+
 /** An endpoint without its secrets (the read store never holds them). */
-export type EndpointDoc = {
-  id: string;
-  organization_id: string;
-  url: string;
-  event_types: WebhookEventType[];
-  enabled: boolean;
+export type EndpointDoc = Omit<DataOf<WebhookEndpointEvent, 'WebhookEndpointCreated'>, 'secret'> & {
   disabled_reason: DisabledReason | null;
-  created_at: number;
   updated_at: number;
   /** Log position of its creation: events before it are not sent to it (internal, never shown). */
   created_position: number;
@@ -24,17 +19,10 @@ export type EndpointDoc = {
   failing_since: number | null;
 };
 
-export type DeliveryDoc = {
-  id: string;
-  endpoint_id: string;
-  organization_id: string;
-  event_id: string;
-  event_type: WebhookEventType;
-  resource: string;
+export type DeliveryDoc = Omit<DataOf<WebhookDeliveryEvent, 'WebhookDeliveryCreated'>, 'payload' | 'prior_attempts'> & {
   status: DeliveryStatus;
   attempts: number;
   next_attempt_at: number | null;
-  created_at: number;
   updated_at: number;
   /** Log position of its creation: the dispatcher's order (internal, never shown). */
   position: number;
@@ -42,26 +30,12 @@ export type DeliveryDoc = {
   sent_in?: string;
 };
 
-export type AttemptDoc = {
-  id: string;
-  delivery_id: string;
-  endpoint_id: string;
-  organization_id: string;
-  event_id: string;
-  attempt: number;
-  manual: boolean;
-  success: boolean;
-  status_code: number;
-  error: string | null;
-  duration_ms: number;
-  response_excerpt: string;
-  attempted_at: number;
-  next_attempt_at: number | null;
-};
+export type AttemptDoc = Omit<DataOf<WebhookDeliveryEvent, 'WebhookDeliveryAttempted'>, 'retryable'> &
+  Pick<DeliveryDoc, 'endpoint_id' | 'organization_id' | 'event_id'> & { id: string; delivery_id: string };
 
-const streamId = (stream: string) => stream.slice(stream.indexOf('-') + 1);
+export const streamId = (stream: string) => stream.slice(stream.indexOf('-') + 1);
 
-/** An attempt's document, keyed by its delivery and number: whether it came from a batch's record or the delivery's own stream. */
+/** An attempt's document, keyed by its delivery and number. */
 const attemptDoc = (
   delivery: Pick<DeliveryDoc, 'id' | 'endpoint_id' | 'organization_id' | 'event_id'>,
   attempt: Omit<AttemptDoc, 'id' | 'delivery_id' | 'endpoint_id' | 'organization_id' | 'event_id'>,
@@ -143,39 +117,11 @@ export const webhookProjection: Projection = {
       }
       case 'WebhookDeliveriesSent': {
         const { endpoint_id, organization_id, deliveries } = event.data;
-        for (const d of deliveries) {
-          tx.upsert(WEBHOOK_DELIVERIES, {
-            id: d.id,
-            endpoint_id,
-            organization_id,
-            event_id: d.event_id,
-            event_type: d.event_type,
-            resource: d.resource,
-            status: 'succeeded',
-            attempts: 1,
-            next_attempt_at: null,
-            created_at: d.created_at,
-            updated_at: d.attempted_at,
-            position: recorded.position,
-            sent_in: recorded.stream,
-          } satisfies DeliveryDoc);
-          tx.upsert(
-            WEBHOOK_ATTEMPTS,
-            attemptDoc(
-              { id: d.id, endpoint_id, organization_id, event_id: d.event_id },
-              {
-                attempt: 1,
-                manual: false,
-                success: true,
-                status_code: d.status_code,
-                error: null,
-                duration_ms: d.duration_ms,
-                response_excerpt: d.response_excerpt,
-                attempted_at: d.attempted_at,
-                next_attempt_at: null,
-              },
-            ),
-          );
+        for (const { id, event_id, event_type, resource, created_at, status_code, duration_ms, response_excerpt, attempted_at } of deliveries) {
+          const sent = { status: 'succeeded', attempts: 1, next_attempt_at: null, created_at, updated_at: attempted_at, position: recorded.position, sent_in: recorded.stream } as const;
+          tx.upsert(WEBHOOK_DELIVERIES, { id, endpoint_id, organization_id, event_id, event_type, resource, ...sent } satisfies DeliveryDoc);
+          const attempt = { attempt: 1, manual: false, success: true, status_code, error: null, duration_ms, response_excerpt, attempted_at, next_attempt_at: null };
+          tx.upsert(WEBHOOK_ATTEMPTS, attemptDoc({ id, endpoint_id, organization_id, event_id }, attempt));
         }
         const endpoint = await tx.get<EndpointDoc>(WEBHOOK_ENDPOINTS, endpoint_id);
         if (endpoint && endpoint.failing_since !== null && deliveries.length > 0) tx.upsert(WEBHOOK_ENDPOINTS, { ...endpoint, failing_since: null } satisfies EndpointDoc);
@@ -201,20 +147,8 @@ export const webhookProjection: Projection = {
         const d = event.data;
         const status: DeliveryStatus = d.success ? 'succeeded' : d.next_attempt_at === null ? 'failed' : 'pending';
         tx.upsert(WEBHOOK_DELIVERIES, { ...delivery, status, attempts: d.attempt, next_attempt_at: d.next_attempt_at, updated_at: at } satisfies DeliveryDoc);
-        tx.upsert(
-          WEBHOOK_ATTEMPTS,
-          attemptDoc(delivery, {
-            attempt: d.attempt,
-            manual: d.manual,
-            success: d.success,
-            status_code: d.status_code,
-            error: d.error,
-            duration_ms: d.duration_ms,
-            response_excerpt: d.response_excerpt,
-            attempted_at: d.attempted_at,
-            next_attempt_at: d.next_attempt_at,
-          }),
-        );
+        const { attempt, manual, success, status_code, error, duration_ms, response_excerpt, attempted_at, next_attempt_at } = d;
+        tx.upsert(WEBHOOK_ATTEMPTS, attemptDoc(delivery, { attempt, manual, success, status_code, error, duration_ms, response_excerpt, attempted_at, next_attempt_at }));
         const endpoint = await tx.get<EndpointDoc>(WEBHOOK_ENDPOINTS, delivery.endpoint_id);
         if (endpoint) {
           const failingSince = d.success ? null : (endpoint.failing_since ?? d.attempted_at);

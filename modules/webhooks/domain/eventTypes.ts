@@ -1,9 +1,6 @@
 /**
- * The public event types an endpoint subscribes to, and the domain event each one announces.
- * One domain event maps to one public type, so the event's id is the message's `webhook-id`
- * (a public type may announce several domain events: every change of a subscription is
- * `customer.subscription.updated`). A subscription's payment attempt changes nothing a receiver
- * sees, so it is not announced.
+ * The public event types an endpoint subscribes to. One domain event maps to one public type, so
+ * the event's id is the `webhook-id`; a public type may announce several domain events.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'checkout.session.completed',
@@ -43,7 +40,7 @@ export const PUBLIC_TYPE_OF: Readonly<Record<string, WebhookEventType>> = {
   InvoicePaymentFailed: 'invoice.payment_failed',
   SubscriptionRenewalUpcoming: 'invoice.upcoming',
   SubscriptionCreated: 'customer.subscription.created',
-  // Every event that changes what the subscription shows (status, entitled, period, plan, cancellation, invoice, card, discount).
+  // Every event that changes what the subscription shows; a payment attempt alone is not announced.
   SubscriptionInvoiceCreated: 'customer.subscription.updated',
   SubscriptionInvoicePaid: 'customer.subscription.updated',
   SubscriptionPaymentFailed: 'customer.subscription.updated',

@@ -2,13 +2,11 @@ import { type Decider, DomainError, type DomainEvent, notFound } from '../../../
 import type { WebhookEventType } from './eventTypes.ts';
 
 /**
- * One event sent to one endpoint: created by the fan-out with its body fixed (every attempt and a
- * resend send the same bytes under the same `webhook-id`), then attempted until it succeeds, the
- * schedule runs out, or its endpoint goes away. Due times are recorded, so a restart resumes the
- * schedule where the log left it.
+ * One event sent to one endpoint, its body fixed at creation (every attempt sends the same bytes
+ * under the same `webhook-id`). Due times are recorded, so a restart resumes the schedule.
  */
 
-/** Seconds to wait after the n-th failed attempt (Svix's schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+/** Seconds to wait after the n-th failed attempt (Svix's schedule). */
 export const RETRY_SCHEDULE_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_SECONDS.length + 1;
 /** An endpoint whose deliveries have failed without a success for this long is disabled. */
@@ -36,11 +34,11 @@ export type WebhookDeliveryEvent =
         organization_id: string;
         event_id: string;
         event_type: WebhookEventType;
-        /** The stream of the resource the event is about: deliveries of one resource to one endpoint go in order. */
+        /** The stream of the resource the event is about: its deliveries to one endpoint go in order. */
         resource: string;
         payload: string;
         created_at: number;
-        /** Attempts recorded before this stream existed (a delivery of a `WebhookDeliveriesSent` event, reopened to be resent). */
+        /** Attempts recorded before this stream existed (a `WebhookDeliveriesSent` delivery reopened). */
         prior_attempts?: number;
       }
     >
@@ -48,14 +46,12 @@ export type WebhookDeliveryEvent =
   | DomainEvent<'WebhookDeliveryResendRequested', { requested_at: number }>
   | DomainEvent<'WebhookDeliveryAbandoned', { reason: 'endpoint_disabled' | 'endpoint_deleted'; abandoned_at: number }>;
 
-/** What a delivery is created with: one event, for one endpoint, its body fixed. */
 export type DeliveryCreation = {
   id: string;
   endpointId: string;
   organizationId: string;
   eventId: string;
   eventType: WebhookEventType;
-  /** The stream of the resource the event is about: its deliveries to one endpoint go in order. */
   resource: string;
   payload: string;
 };
@@ -107,19 +103,8 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryState, WebhookDelive
   evolve(state, event) {
     switch (event.type) {
       case 'WebhookDeliveryCreated': {
-        const d = event.data;
-        return {
-          ...state,
-          id: d.id,
-          endpoint_id: d.endpoint_id,
-          organization_id: d.organization_id,
-          event_id: d.event_id,
-          event_type: d.event_type,
-          payload: d.payload,
-          status: 'pending',
-          attempts: d.prior_attempts ?? 0,
-          next_attempt_at: d.created_at,
-        };
+        const { id, endpoint_id, organization_id, event_id, event_type, payload, prior_attempts, created_at } = event.data;
+        return { ...state, id, endpoint_id, organization_id, event_id, event_type, payload, status: 'pending', attempts: prior_attempts ?? 0, next_attempt_at: created_at };
       }
       case 'WebhookDeliveryAttempted': {
         const d = event.data;
@@ -165,9 +150,8 @@ export const webhookDeliveryDecider: Decider<WebhookDeliveryState, WebhookDelive
 };
 
 /**
- * A delivery recorded with others of its endpoint in one `WebhookDeliveriesSent` event once its
- * first attempt succeeded. Logs may hold such events: the projection and a resend read them; the
- * webhook job records every delivery in a stream of its own.
+ * A delivery recorded with others of its endpoint in one `WebhookDeliveriesSent` event after its
+ * first attempt succeeded. Older logs hold these; new deliveries each get a stream.
  */
 export type SentDelivery = {
   id: string;
@@ -184,23 +168,13 @@ export type SentDelivery = {
 
 export type WebhookDeliveriesSentEvent = DomainEvent<'WebhookDeliveriesSent', { endpoint_id: string; organization_id: string; deliveries: SentDelivery[] }>;
 
-/** A batch-recorded delivery given a stream of its own, to be sent once more: its creation as recorded, then the request. */
+/** A batch-recorded delivery given a stream of its own, to be sent once more. */
 function reopened(sent: { endpointId: string; organizationId: string; delivery: SentDelivery }, now: number): WebhookDeliveryEvent[] {
-  const d = sent.delivery;
+  const { id, event_id, event_type, resource, payload, created_at } = sent.delivery;
   return [
     {
       type: 'WebhookDeliveryCreated',
-      data: {
-        id: d.id,
-        endpoint_id: sent.endpointId,
-        organization_id: sent.organizationId,
-        event_id: d.event_id,
-        event_type: d.event_type,
-        resource: d.resource,
-        payload: d.payload,
-        created_at: d.created_at,
-        prior_attempts: 1,
-      },
+      data: { id, endpoint_id: sent.endpointId, organization_id: sent.organizationId, event_id, event_type, resource, payload, created_at, prior_attempts: 1 },
     },
     { type: 'WebhookDeliveryResendRequested', data: { requested_at: now } },
   ];

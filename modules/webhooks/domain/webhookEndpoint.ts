@@ -2,9 +2,8 @@ import { type Decider, DomainError, type DomainEvent, notFound } from '../../../
 import type { WebhookEventType } from './eventTypes.ts';
 
 /**
- * An organization's subscription to event webhooks: where to send, which types, and the signing
- * secrets. A secret is recorded sealed (encrypted by the write side), never in plain text; after a
- * rotation the previous one keeps signing until its `expires_at`, so receivers can roll over.
+ * A signing secret, recorded sealed (never in plain text). After a rotation the previous one keeps
+ * signing until its `expires_at`, so receivers can roll over.
  */
 export type SealedSecret = { sealed: string; expires_at: number | null };
 
@@ -65,19 +64,8 @@ export const webhookEndpointDecider: Decider<WebhookEndpointState, WebhookEndpoi
   evolve(state, event) {
     switch (event.type) {
       case 'WebhookEndpointCreated': {
-        const d = event.data;
-        return {
-          ...state,
-          id: d.id,
-          organization_id: d.organization_id,
-          url: d.url,
-          event_types: d.event_types,
-          enabled: d.enabled,
-          disabled_reason: d.enabled ? null : 'manual',
-          secrets: [{ sealed: d.secret, expires_at: null }],
-          created_at: d.created_at,
-          updated_at: d.created_at,
-        };
+        const { secret, ...d } = event.data;
+        return { ...state, ...d, disabled_reason: d.enabled ? null : 'manual', secrets: [{ sealed: secret, expires_at: null }], updated_at: d.created_at };
       }
       case 'WebhookEndpointUpdated': {
         const d = event.data;
@@ -107,18 +95,8 @@ export const webhookEndpointDecider: Decider<WebhookEndpointState, WebhookEndpoi
   decide(command, state) {
     if (command.type === 'Create') {
       if (state.id !== null) throw new DomainError('conflict', 'webhook_endpoint_exists', 'The webhook endpoint already exists.');
-      return {
-        type: 'WebhookEndpointCreated',
-        data: {
-          id: command.id,
-          organization_id: command.organizationId,
-          url: command.url,
-          event_types: command.eventTypes,
-          enabled: command.enabled,
-          secret: command.sealedSecret,
-          created_at: command.now,
-        },
-      };
+      const { id, organizationId: organization_id, url, eventTypes: event_types, enabled, sealedSecret: secret, now: created_at } = command;
+      return { type: 'WebhookEndpointCreated', data: { id, organization_id, url, event_types, enabled, secret, created_at } };
     }
     if (state.id === null || state.deleted) throw gone();
     // Another organization's endpoint answers exactly like one that does not exist.

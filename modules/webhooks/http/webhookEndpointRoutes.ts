@@ -33,22 +33,8 @@ const WithSecret = Endpoint.extend({ secret: z.string().describe('The signing se
 
 const Params = z.object({ id: RouteKey });
 
-const present = (d: EndpointDoc): z.infer<typeof Endpoint> => ({
-  id: d.id,
-  url: d.url,
-  event_types: d.event_types,
-  enabled: d.enabled,
-  disabled_reason: d.disabled_reason,
-  created_at: d.created_at,
-  updated_at: d.updated_at,
-});
-
-/**
- * How one set of endpoint routes is reached: the bearer API (an API key) or the management API
- * (a person's session cookie; owners only, as for API keys, since a secret is shown).
- */
+/** How the routes are reached: by API key, or by session cookie (owners only: a secret is shown). */
 type Access = {
-  /** `/api` or `/manage/api`. */
   prefix: string;
   onRequest: (app: Parameters<FastifyPluginAsyncZod>[0]) => onRequestHookHandler;
   schema: Record<string, unknown>;
@@ -82,8 +68,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<{ services: Services }
 export const webhookEndpointManageRoutes: FastifyPluginAsyncZod<{ services: Services }> = async (app, { services }) => endpointRoutes(app, services, manage);
 
 async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], services: Services, access: Access): Promise<void> {
-  const { prefix, schema: routeSchema } = access;
-  const errors = access.errors;
+  const { prefix, schema: routeSchema, errors } = access;
   const authenticate = access.onRequest(app);
   const box = secretBox(services.secrets.jwt);
   const own = async (organizationId: string, id: string, reply: FastifyReply) => {
@@ -100,9 +85,9 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
     `${prefix}/webhook-endpoints`,
     { onRequest: authenticate, schema: { ...routeSchema, summary: "The organization's event webhook endpoints (never their secrets).", response: { 200: z.object({ data: z.array(Endpoint) }), ...errors } } },
     async (request) => {
-      const auth = { organizationId: access.organizationOf(request) };
-      const docs = await services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: auth.organizationId }, sort: [['created_at', 1]] });
-      return { data: docs.map(present) };
+      const organizationId = access.organizationOf(request);
+      // The response schema keeps only the public fields of each document.
+      return { data: await services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: organizationId }, sort: [['created_at', 1]] }) };
     },
   );
 
@@ -118,9 +103,8 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
       },
     },
     async (request, reply) => {
-      const auth = { organizationId: access.organizationOf(request) };
       const { url, event_types: eventTypes, enabled } = request.body;
-      const created = await createWebhookEndpoint(access.context(services, request), box, { organizationId: auth.organizationId, url, eventTypes, enabled });
+      const created = await createWebhookEndpoint(access.context(services, request), box, { organizationId: access.organizationOf(request), url, eventTypes, enabled });
       return reply.code(201).send(created);
     },
   );
@@ -128,7 +112,7 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
   app.get(
     `${prefix}/webhook-endpoints/:id`,
     { onRequest: authenticate, schema: { ...routeSchema, summary: 'One event webhook endpoint.', params: Params, response: { 200: Endpoint, ...errors } } },
-    async (request, reply) => present(await own(access.organizationOf(request), request.params.id, reply)),
+    async (request, reply) => own(access.organizationOf(request), request.params.id, reply),
   );
 
   app.patch(
@@ -144,10 +128,8 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
       },
     },
     async (request) => {
-      const auth = { organizationId: access.organizationOf(request) };
       const { url, event_types: eventTypes, enabled } = request.body;
-      const updated = await updateWebhookEndpoint(access.context(services, request), auth.organizationId, request.params.id, { url, eventTypes, enabled });
-      return updated;
+      return updateWebhookEndpoint(access.context(services, request), access.organizationOf(request), request.params.id, { url, eventTypes, enabled });
     },
   );
 
@@ -163,10 +145,7 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
         response: { 200: WithSecret.extend({ previous_secret_expires_at: z.number().int() }), ...errors },
       },
     },
-    async (request) => {
-      const auth = { organizationId: access.organizationOf(request) };
-      return rotateWebhookSecret(access.context(services, request), box, auth.organizationId, request.params.id, request.body.overlap_seconds);
-    },
+    async (request) => rotateWebhookSecret(access.context(services, request), box, access.organizationOf(request), request.params.id, request.body.overlap_seconds),
   );
 
   app.get(
@@ -182,8 +161,7 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
       },
     },
     async (request, reply) => {
-      const auth = { organizationId: access.organizationOf(request) };
-      await own(auth.organizationId, request.params.id, reply);
+      await own(access.organizationOf(request), request.params.id, reply);
       const { status, limit } = request.query;
       const deliveries = await services.readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
         filter: { endpoint_id: request.params.id, ...(status ? { status } : {}) },
@@ -191,30 +169,8 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
         limit,
       });
       const attemptsOf = await attemptsByDelivery(services.readStore, deliveries.map((d) => d.id));
-      const data = deliveries.map((d) => {
-        const attempts = attemptsOf.get(d.id) ?? [];
-        return {
-          id: d.id,
-          event_id: d.event_id,
-          event_type: d.event_type,
-          status: d.status,
-          attempts: d.attempts,
-          next_attempt_at: d.next_attempt_at,
-          created_at: d.created_at,
-          attempt_log: attempts.map(({ attempt, manual, success, status_code, error, duration_ms, response_excerpt, attempted_at, next_attempt_at }) => ({
-            attempt,
-            manual,
-            success,
-            status_code,
-            error,
-            duration_ms,
-            response_excerpt,
-            attempted_at,
-            next_attempt_at,
-          })),
-        };
-      });
-      return { data };
+      // The response schema drops the internal fields of deliveries and attempts.
+      return { data: deliveries.map((d) => ({ ...d, attempt_log: attemptsOf.get(d.id) ?? [] })) };
     },
   );
 
@@ -230,11 +186,10 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
       },
     },
     async (request, reply) => {
-      const auth = { organizationId: access.organizationOf(request) };
       // The read model points to the stream a delivery sent at once was recorded in: a miss waits for the head (bounded).
       const delivery = () => services.readStore.get<DeliveryDoc>(WEBHOOK_DELIVERIES, request.params.id);
       const sentIn = ((await delivery()) ?? ((await readModelsAtHead(services)) ? await delivery() : null))?.sent_in;
-      const result = await resendWebhookDelivery(access.context(services, request), auth.organizationId, request.params.id, sentIn);
+      const result = await resendWebhookDelivery(access.context(services, request), access.organizationOf(request), request.params.id, sentIn);
       return reply.code(202).send(result);
     },
   );
@@ -243,8 +198,7 @@ async function endpointRoutes(app: Parameters<FastifyPluginAsyncZod>[0], service
     `${prefix}/webhook-endpoints/:id`,
     { onRequest: authenticate, schema: { ...routeSchema, summary: 'Delete the endpoint; nothing more is sent to it.', params: Params, response: { 204: z.null(), ...errors } } },
     async (request, reply) => {
-      const auth = { organizationId: access.organizationOf(request) };
-      await deleteWebhookEndpoint(access.context(services, request), auth.organizationId, request.params.id);
+      await deleteWebhookEndpoint(access.context(services, request), access.organizationOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -130,10 +130,7 @@ export const eventPayloadSchema = (type: WebhookEventType) =>
     data: z.object({ object: OBJECT_SCHEMAS[type] }),
   });
 
-/**
- * The OpenAPI 3.1 `webhooks` section: one POST per event type with its body's JSON schema and the
- * Standard Webhooks headers.
- */
+/** The OpenAPI 3.1 `webhooks` section: one POST per event type, with the Standard Webhooks headers. */
 export function openApiWebhooks(): Record<string, unknown> {
   const headers = {
     'webhook-id': { required: true, schema: { type: 'string' }, description: 'The event id: stable across retries and resends.' },

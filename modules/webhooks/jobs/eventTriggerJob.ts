@@ -14,14 +14,12 @@ export const eventReceptionStream = (triggerId: number, eventId: string) => webh
 
 /**
  * Records a reception, with the workflow it starts, for each enabled event trigger subscribed to
- * an announced event of a batch. The automation runner, which follows receptions, runs them as it
- * runs a catch URL's. Returns how many receptions it recorded.
+ * an announced event of a batch (the automation runner runs them). Returns how many it recorded.
  */
 export async function startEventTriggers(services: Services, events: readonly RecordedEvent[]): Promise<number> {
   const announced = events.filter((e) => PUBLIC_TYPE_OF[e.type] !== undefined);
   if (announced.length === 0) return 0;
-  // Triggers come from their read model: wait until it has applied this batch, so a trigger
-  // created before an event is known when that event is looked at.
+  // Wait for the triggers' read model to apply this batch: a trigger created before an event gets it.
   const last = announced[announced.length - 1]!.position;
   if (services.projections && !(await services.projections.waitFor(last, 30_000))) throw new Error('event triggers: the read models did not catch up');
   let recorded = 0;
@@ -38,8 +36,7 @@ export async function startEventTriggers(services: Services, events: readonly Re
     if (!built || organizationId === null) continue;
     const triggers = await triggersOf(organizationId);
     if (triggers.length === 0) continue;
-    // A failure of a workflow that a workflow.failed trigger started starts nothing: a sequence
-    // that fails on its own failures would otherwise run for ever.
+    // A workflow.failed trigger's own failures start nothing, or such a sequence would loop for ever.
     if (type === 'workflow.failed' && (await startedOnFailure(services, built.object))) continue;
     const payload = { id: event.id, type, created: event.metadata.occurred_at, organization_id: organizationId, data: { object: built.object } };
     for (const trigger of triggers) {
@@ -98,10 +95,7 @@ async function recordReception(services: Services, trigger: TriggerDoc, event: R
   }
 }
 
-/**
- * Event triggers: a subscriber of the log (from its own checkpoint, so a crash resumes where it
- * stopped) that turns each announced event into a reception per subscribed event trigger.
- */
+/** Event triggers: a log subscriber (from its own checkpoint) recording receptions for announced events. */
 export const eventTriggerJob: BackgroundJob = {
   name: 'event-triggers',
   async start(services: Services, logger: Logger) {

@@ -1,10 +1,7 @@
 /** Deliveries of one resource to one endpoint go in order: this is what they share. */
 export const orderKey = (endpointId: string, resource: string) => `${endpointId}|${resource}`;
 
-/**
- * The dispatcher's calls: which deliveries are claimed (being attempted, or waiting for a slot),
- * and how many calls run at once, in all and to each endpoint.
- */
+/** The dispatcher's claimed deliveries, and how many calls run at once, in all and per endpoint. */
 export class InFlight {
   private readonly claimed = new Set<string>();
   private running = 0;
@@ -13,10 +10,7 @@ export class InFlight {
   /** Calls under way or waiting for a slot, by endpoint. */
   private readonly heldBy = new Map<string, number>();
 
-  /**
-   * At most `concurrency` calls at once in all, and `perEndpoint` to one endpoint: an endpoint that
-   * hangs holds its own share, never every slot, so other endpoints' webhooks go on.
-   */
+  /** A hanging endpoint holds its own `perEndpoint` share, never every slot. */
   constructor(
     readonly concurrency: number,
     readonly perEndpoint: number = concurrency,
@@ -59,10 +53,7 @@ export class InFlight {
     return this.heldBy.get(endpointId) ?? 0;
   }
 
-  /**
-   * Endpoints with as many calls under way or waiting for a slot as they may have at once: a due
-   * delivery of theirs could only wait behind those.
-   */
+  /** Endpoints holding as many calls as they may run at once: more of theirs could only wait. */
   busyEndpoints(): string[] {
     return [...this.heldBy].filter(([, n]) => n >= this.perEndpoint).map(([endpointId]) => endpointId);
   }

@@ -3,7 +3,6 @@ import { Webhook } from 'standardwebhooks';
 import type { Agent } from 'undici';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { retryable, sendOnce, USER_AGENT } from '../../../platform/outbound/index.ts';
-import type { EventMetadata } from '../../../platform/eventStore/index.ts';
 import { type CommandContext, handleCommand, type Logger } from '../../../platform/es/index.ts';
 import type { SecretBox } from '../../../platform/lib/index.ts';
 import { loadWebhookEndpoint } from '../webhookEndpointCommands.ts';
@@ -17,19 +16,15 @@ import {
 } from '../domain/webhookDelivery.ts';
 import { signingSecrets, webhookEndpointDecider, webhookEndpointStream, type WebhookEndpointState } from '../domain/webhookEndpoint.ts';
 import type { ReadStore } from '../../../platform/readStore/index.ts';
-import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, type DeliveryDoc, type EndpointDoc } from '../webhookProjection.ts';
+import { WEBHOOK_DELIVERIES, WEBHOOK_ENDPOINTS, webhookProjection, type DeliveryDoc, type EndpointDoc } from '../webhookProjection.ts';
 import { InFlight, orderKey } from './inFlight.ts';
-import { webhooksApplied } from './webhooksApplied.ts';
 
 /** What an attempt keeps of the receiver's answer. */
 const RESPONSE_EXCERPT_CHARS = 1024;
 const DUE_BATCH = 1000;
-/** Pages a pass reads at most while it finds too little it may send (DUE_BATCH each). */
+/** Pages a pass reads at most while it finds too little it may send. */
 const DUE_PAGES = 10;
-/**
- * Attempts' records wait for others this long at most, or until this many gather: the calls'
- * answers trickle in, and each commit of the log costs as much as many appends in it.
- */
+/** Attempts' records gather this long, or this many, to share one commit of the log. */
 const GATHER_MS = 5;
 const GATHER_MAX = 64;
 
@@ -37,19 +32,16 @@ export type DispatchOptions = {
   box: SecretBox;
   logger: Logger;
   signal: AbortSignal;
-  /** Calls at once in all, and to one endpoint. */
   concurrency: number;
   perEndpoint: number;
   /** Keep-alive connections shared by the attempts (guardedAgent); absent, one per attempt. */
   agent?: Agent;
-  /** Due deliveries a pass reads at a time (DUE_BATCH). */
   dueBatch?: number;
 };
 
 /**
- * The due deliveries that go first for their resource and endpoint: one query for the pending
- * deliveries of the batch's keys (due or waiting for a retry) older than its newest, and the
- * oldest of each key in the log is the one that may go, wherever it stands in `due`.
+ * The due deliveries that go first for their resource and endpoint: the oldest pending one of
+ * each key in the log (due or waiting for a retry) may go, wherever it stands in `due`.
  */
 async function firstOfTheirResource(services: Services, due: readonly DeliveryDoc[]): Promise<DeliveryDoc[]> {
   if (due.length === 0) return [];
@@ -80,12 +72,8 @@ async function firstOfTheirResource(services: Services, due: readonly DeliveryDo
 }
 
 /**
- * A page of the deliveries due at `now`, earliest due first, those to the `busy` endpoints left
- * out: the deliveries of an endpoint that hangs with a backlog, claimed by an earlier pass and
- * waiting for its slots, would fill every page, and the other endpoints' wait behind them until
- * that backlog is gone. The order is the webhooks projection's (status, next_attempt_at,
- * position, id) index's: a page is read off the index, not sorted out of every due delivery on
- * each pass.
+ * A page of the deliveries due at `now`, earliest due first (read off the projection's index),
+ * those to the `busy` endpoints left out: a hanging endpoint's backlog would fill every page.
  */
 export function dueDeliveries(readStore: ReadStore, now: number, busy: readonly string[], limit: number, skip = 0): Promise<DeliveryDoc[]> {
   return readStore.find<DeliveryDoc>(WEBHOOK_DELIVERIES, {
@@ -99,6 +87,24 @@ export function dueDeliveries(readStore: ReadStore, now: number, busy: readonly 
   });
 }
 
+/**
+ * Resolves true once the webhooks read models have applied the log up to `position`. Only they
+ * are waited for: under load the others may lag, and would hold every delivery back.
+ */
+export async function webhooksApplied(services: Services, position: number, timeoutMs: number): Promise<boolean> {
+  const runner = services.projections;
+  if (!runner) return true;
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const at = runner.checkpointOf(webhookProjection.name);
+    // A runner that does not run it here (another process does): the whole runner's word.
+    if (at === undefined) return runner.waitFor(position, Math.max(0, end - Date.now()));
+    if (at !== null && at >= position) return true;
+    if (Date.now() >= end) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 export type Dispatcher = {
   /** Asks for a pass once the read model shows the log up to `position` (deliveries just recorded). */
   poke(position: number | null): void;
@@ -107,17 +113,10 @@ export type Dispatcher = {
 };
 
 /**
- * Sends the deliveries the read model shows due, each attempted once per pass and its outcome
- * recorded on its stream (the schedule sets the next attempt). A pass runs every `pollMs`, when
- * poked, when an endpoint it had to leave (no room for a call, or a delivery waiting behind an
- * older one of its resource) records an attempt, and after a full page once the calls waiting
- * for a slot thin out. It claims the due deliveries that go first for their resource and
- * endpoint, earliest due first, and leaves them to wait for a slot: it does not wait for their
- * calls, so an endpoint that hangs holds up only its own. It reads a page of DUE_BATCH, and the
- * next ones (DUE_PAGES at most) while it has claimed fewer than half a page: deliveries held back
- * behind their resource's retry must not fill every page it reads. The read model only finds
- * candidates: each is checked against its own stream before the call, so a lagging read model
- * cannot make a second attempt out of one that was recorded.
+ * Sends the due deliveries, each attempted once per pass and recorded on its stream. A pass does
+ * not wait for its calls, so a hanging endpoint holds up only its own; it reads on while it has
+ * claimed under half a page, so deliveries held behind a retry cannot fill every page. Each is
+ * checked against its own stream before the call: a lagging read model cannot cause a second try.
  */
 export function startDispatcher(services: Services, options: DispatchOptions, pollMs: number): Dispatcher {
   const inFlight = new InFlight(options.concurrency, options.perEndpoint);
@@ -135,7 +134,7 @@ export function startDispatcher(services: Services, options: DispatchOptions, po
   let stopped = false;
   let gathering: { count: number; go: () => void; ready: Promise<void> } | null = null;
 
-  /** Resolves when the records gathered with this one may be written (GATHER_MS, or GATHER_MAX of them). */
+  /** Resolves when the records gathered with this one may be written. */
   const gathered = (): Promise<void> => {
     if (!gathering) {
       let go!: () => void;
@@ -169,8 +168,7 @@ export function startDispatcher(services: Services, options: DispatchOptions, po
           again = false;
           if (written >= 0) await webhooksApplied(services, written, 10_000);
           more = await claimDue();
-          // A full page claimed: more may be due now, without waiting for the timer, unless a
-          // page's worth already waits for slots (a backlog is not claimed whole into memory).
+          // A full page claimed: go on now unless a page's worth already waits for slots.
           if (more && inFlight.queued() < options.concurrency) again = true;
         } while (again && !stopped);
       } catch (error) {
@@ -209,10 +207,8 @@ export function startDispatcher(services: Services, options: DispatchOptions, po
   };
 
   /**
-   * A claimed delivery attempted in one of its endpoint's slots (none once stopped); the claim is
-   * released once its outcome is written. A delivery that cannot be attempted or recorded (its
-   * record conflicted, its secret cannot be opened under this service secret) is logged and must
-   * not hold up the others: it stays due.
+   * A claimed delivery attempted in one of its endpoint's slots; the claim is released once its
+   * outcome is written. One that cannot be attempted or recorded is logged and stays due.
    */
   const attempt = async (d: DeliveryDoc, endpoints: (id: string) => Promise<WebhookEndpointState | null>): Promise<void> => {
     try {
@@ -257,11 +253,7 @@ function endpointsOfPass(services: Services): (id: string) => Promise<WebhookEnd
   };
 }
 
-/*
- * Signers by sealed secret, per box: opening a secret (AES-GCM) and preparing its key once per
- * endpoint secret rather than once per call. A rotated-out secret is dropped with the rest when
- * the map grows past its bound.
- */
+/** Signers by sealed secret, per box: a secret is opened once, not once per call (bounded). */
 const signers = new WeakMap<SecretBox, Map<string, Webhook>>();
 function signerFor(box: SecretBox, sealed: string): Webhook {
   let byBox = signers.get(box);
@@ -275,21 +267,15 @@ function signerFor(box: SecretBox, sealed: string): Webhook {
 }
 
 export function webhookContext(services: Services, organizationId: string, correlation: string): CommandContext {
-  const metadata: EventMetadata = {
-    correlation_id: correlation,
-    actor: { type: 'system', name: 'webhooks' },
-    organization_id: organizationId,
-    occurred_at: Math.floor(services.clock() / 1000),
-  };
-  return { store: services.store, metadata };
+  const occurred_at = Math.floor(services.clock() / 1000);
+  return { store: services.store, metadata: { correlation_id: correlation, actor: { type: 'system', name: 'webhooks' }, organization_id: organizationId, occurred_at } };
 }
 
 /**
  * Attempts one delivery if its stream says it is due; resolves once the call is made, with the
- * recording of its outcome under way (wrapped, so awaiting this does not wait for it; it is made
- * with those `gathered` beside it, and resolves with the record's log position), or null when no call was made: not due, its endpoint disabled
- * or deleted (then it is abandoned), or the job stopped mid-call (nothing is recorded, and the
- * next run attempts it again with the same webhook-id).
+ * recording of its outcome under way (resolving with the record's position). Null when no call
+ * was made: not due, its endpoint gone or disabled (then it is abandoned), or the job stopped
+ * mid-call (nothing recorded: the next run sends it again with the same webhook-id).
  */
 async function attemptAndRecord(
   services: Services,

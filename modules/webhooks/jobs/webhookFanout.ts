@@ -6,8 +6,7 @@ import { deliveryId, webhookDeliveryDecider, webhookDeliveryStream, type Deliver
 import { WEBHOOK_ENDPOINTS, type EndpointDoc } from '../webhookProjection.ts';
 import { eventObject } from '../eventObject.ts';
 import { orderKey } from './inFlight.ts';
-import { webhookContext } from './webhookDispatch.ts';
-import { webhooksApplied } from './webhooksApplied.ts';
+import { webhookContext, webhooksApplied } from './webhookDispatch.ts';
 
 /** A webhook's body, fixed when its delivery is created: `{id, type, created, organization_id, data: {object}}`. */
 export const webhookBody = (event: RecordedEvent, type: WebhookEventType, organizationId: string, object: Record<string, unknown>): string =>
@@ -15,13 +14,9 @@ export const webhookBody = (event: RecordedEvent, type: WebhookEventType, organi
 
 type Planned = DeliveryCreation & { correlation: string };
 
-/**
- * Streams whose objects are folded only up to the event announced (a session, its invoice): a
- * batch that holds one whole, from its first event, has what a read of the log would give.
- */
+/** Streams folded only up to the event announced: a batch holding one whole need not read it again. */
 const FOLDED_TO_THE_EVENT = ['checkout_session-', 'invoice-'];
 
-/** The log as the batch's objects are built from: such streams the batch holds whole are not read again. */
 function batchReader(store: Services['store'], events: readonly RecordedEvent[]): Pick<Services['store'], 'readStream' | 'readAll'> {
   const whole = new Map<string, RecordedEvent[]>();
   for (const e of events) {
@@ -37,16 +32,14 @@ function batchReader(store: Services['store'], events: readonly RecordedEvent[])
 }
 
 /**
- * Records one delivery, pending, for each announced event of a batch and each endpoint subscribed
- * to it, its body fixed now; the dispatcher sends them. A delivery's id is (endpoint, event), so a
- * batch handled again (a crash before the checkpoint moved) records nothing twice. Resolves with
- * the log position of the last record (null when none was made).
+ * Records one pending delivery per announced event and subscribed endpoint, its body fixed now.
+ * Its id is (endpoint, event), so a batch handled again after a crash records nothing twice.
+ * Resolves with the log position of the last record (null when none was made).
  */
 export async function fanOut(services: Services, events: readonly RecordedEvent[]): Promise<number | null> {
   const announced = events.filter((e) => PUBLIC_TYPE_OF[e.type] !== undefined);
   if (announced.length === 0) return null;
-  // Endpoints come from their read model: wait until it has applied this batch, so an endpoint
-  // created before an event is known when that event is fanned out.
+  // Wait for the endpoints' read model to apply this batch: an endpoint created before an event gets it.
   const last = announced[announced.length - 1]!.position;
   if (!(await webhooksApplied(services, last, 30_000))) throw new Error('webhook fan-out: the read models did not catch up');
   const endpointsOf = new Map<string, Promise<EndpointDoc[]>>();
@@ -55,7 +48,7 @@ export async function fanOut(services: Services, events: readonly RecordedEvent[
     if (!found) endpointsOf.set(organizationId, (found = services.readStore.find<EndpointDoc>(WEBHOOK_ENDPOINTS, { filter: { organization_id: organizationId, enabled: true } })));
     return found;
   };
-  // A resource's deliveries to one endpoint, in log order: the dispatcher sends them in the order recorded.
+  // A resource's deliveries to one endpoint, in log order: the dispatcher sends them in that order.
   const byKey = new Map<string, Planned[]>();
   const reader = batchReader(services.store, events);
   for (const event of announced) {

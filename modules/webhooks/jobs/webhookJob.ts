@@ -7,14 +7,11 @@ import { startDispatcher } from './webhookDispatch.ts';
 import { fanOut } from './webhookFanout.ts';
 
 export const WEBHOOK_FANOUT_CHECKPOINT = 'webhook_fanout';
-// Large batches: each costs a projection wait and a checkpoint commit however many events it
-// holds, so a backlog (a burst of sales, a restart) drains fast.
+// Large: each batch costs a projection wait and a checkpoint commit, so a backlog drains fast.
 const BATCH_EVENTS = 2000;
 /**
- * Calls at once: PER_ENDPOINT to one endpoint, CONCURRENCY in all. The agent keeps as many
- * connections to an origin as there are calls in all, so calls never queue for a connection:
- * an endpoint that hangs holds its own PER_ENDPOINT, and the others, on its origin or elsewhere,
- * go on.
+ * Calls at once, to one endpoint and in all. The agent keeps CONCURRENCY connections per origin,
+ * so a hanging endpoint holds only its PER_ENDPOINT and others on its origin go on.
  */
 const PER_ENDPOINT = 16;
 const CONCURRENCY = 64;
@@ -22,15 +19,12 @@ const CONCURRENCY = 64;
 export type WebhookJobOptions = {
   /** How often the dispatcher looks for due deliveries (retries, resends) when nothing pokes it. */
   pollMs?: number;
-  /** Due deliveries the dispatcher reads at a time (1,000). */
   dueBatch?: number;
 };
 
 /**
- * Event webhooks: a subscriber of the log (from its checkpoint) that records each announced event's
- * deliveries, one per subscribed endpoint, pending; and a dispatcher that sends the due ones the
- * read model shows, when poked by the fan-out and on a timer, and records each attempt. Due times
- * are recorded, so nothing waits in memory across a restart.
+ * Event webhooks: a log subscriber (from its checkpoint) that records each announced event's
+ * deliveries, pending, and a dispatcher that sends the due ones and records each attempt.
  */
 export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
   return {
