@@ -20,7 +20,7 @@ const PARTS: ReadonlyArray<[part: string, frame: RegExp]> = [
   ['the receiver (the benchmark’s own HTTP server)', /node:_http_server|node:_http_incoming|node:_http_outgoing|node:_http_common|bench\/webhookDelivery\.ts/],
   ['the HTTP call, client side (undici, the guarded client)', /\/undici\/|platform\/outbound\//],
   ['signing (standardwebhooks)', /\/standardwebhooks\/|\/fast-sha256\/|\/@stablelib\//],
-  ['building bodies (the session’s view and resource)', /webhooks\/eventObject\.ts|sessionView\.ts|sessionResource\.ts|webhooks\/foldDocs\.ts|checkout\/invoice\.ts/],
+  ['building bodies (the session’s view and resource)', /webhooks\/eventObject\.ts|sessionView\.ts|sessionResource\.ts|checkout\/invoice\.ts/],
   ['sealing and opening personal data (platform/privacy)', /platform\/privacy\//],
   ['the event log (reads, appends, commits)', /\/eventStore\//],
   ['the read models (projections, read store)', /\/projections\/|\/readStore\//],
