@@ -128,9 +128,22 @@ describe('dashboard shell', () => {
     const switcher = page.getByLabel('Organization');
     const before = await switcher.inputValue();
     const other = person.organizationIds.find((id) => id !== before)!;
+    // While the switch is under way (its answer held), the select shows the choice, not the organization being left.
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const switchCall = (url: URL) => url.pathname === '/manage/api/session/organization';
+    await page.route(switchCall, async (route) => {
+      await held;
+      await route.continue();
+    });
     await switcher.selectOption(other);
-    await expect.poll(() => page.evaluate(async () => ((await (await fetch('/manage/api/session')).json()) as { current_organization: { id: string } }).current_organization.id)).toBe(other);
+    await expect.poll(() => switcher.isDisabled()).toBe(true);
     expect(await switcher.inputValue()).toBe(other);
+    release();
+    await expect.poll(() => page.evaluate(async () => ((await (await fetch('/manage/api/session')).json()) as { current_organization: { id: string } }).current_organization.id)).toBe(other);
+    await expect.poll(() => switcher.isDisabled()).toBe(false);
+    expect(await switcher.inputValue()).toBe(other);
+    await page.unroute(switchCall);
     // A reload keeps it: the server holds the choice, not the page.
     await page.reload();
     await page.getByRole('navigation', { name: 'Main' }).waitFor();

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { NAV, type NavKey } from '../routes.ts';
 import { navigate } from '../router.tsx';
 import { switchOrganization, useSession } from '../session.ts';
@@ -10,6 +11,8 @@ import { useAction } from '../useAction.ts';
 export function OrganizationSwitcher({ nav }: { nav: NavKey }) {
   const session = useSession();
   const { busy, error, run } = useAction<'switch'>();
+  // The choice stays shown while the switch is under way, not the organization being left.
+  const [pending, setPending] = useState<string | null>(null);
   const current = session?.current_organization;
   if (!session || !current) return null;
   const all = [current, ...session.organizations].sort((a, b) => a.name.localeCompare(b.name));
@@ -29,14 +32,16 @@ export function OrganizationSwitcher({ nav }: { nav: NavKey }) {
       <select
         id="org-switcher"
         class="input"
-        value={current.id}
+        value={pending ?? current.id}
         disabled={busy === 'switch'}
         onChange={async (e) => {
           const id = (e.target as HTMLSelectElement).value;
+          setPending(id);
           await run('switch', async () => {
             await switchOrganization(id);
             navigate(NAV.find((n) => n.key === nav)?.href ?? '/dashboard');
           });
+          setPending(null);
         }}
       >
         {all.map((o) => (
