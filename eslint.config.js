@@ -28,9 +28,9 @@ const layerZones = [
   { target: 'modules', from: except('modules', 'platform') },
   { target: 'app', from: ['cli', 'bin', 'sdk'] },
   { target: 'cli', from: ['bin', 'sdk'] },
-  // The browser SDK ships alone: it imports no server code (but the pure money format, which
-  // it bundles, so checkout and dashboard write money as the service does).
-  { target: 'sdk', from: except('sdk'), except: ['./domain/moneyFormat.ts'] },
+  // The browser SDK ships alone: it imports no server code (but the pure money and size formats,
+  // which it bundles, so the checkout page writes them as the service does).
+  { target: 'sdk', from: except('sdk'), except: ['./domain/moneyFormat.ts', './domain/byteSize.ts'] },
   // The dashboard runs in the browser and talks to the service over HTTP only; it takes the
   // answers' types from the modules (dashboardModuleImports below keeps those type-only).
   { target: 'dashboard/src', from: except('modules'), except: ['./domain/moneyFormat.ts'] },

@@ -1,18 +1,6 @@
+import { formatBytes } from '../../platform/domain/index.ts';
 import { escapeHtml } from '../../platform/http/index.ts';
 import type { DeliveredBenefit, DeliveredKey } from './purchaseBenefits.ts';
-
-/** `1.4 MB`: a file's size as a buyer reads it. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value >= 10 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
-}
 
 const STATUS_WORDS: Record<string, string> = { active: 'Active', inactive: 'Not activated yet', expired: 'Expired', disabled: 'Disabled' };
 

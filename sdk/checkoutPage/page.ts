@@ -7,6 +7,7 @@
 import { redirectAfterPayment, wireCancelLink, type RedirectConfig } from './redirects.ts';
 import { PROTOCOL, isEmail, type FlowError, type FlowEvent, type InitMessage, type ParentMessage, type PortMessage, type SessionView } from '../protocol.ts';
 // Pure, bundled into this script: one money format with the service (lint allows this file).
+import { formatBytes } from '../../platform/domain/byteSize.ts';
 import { formatMoney as formatMoneyIn } from '../../platform/domain/moneyFormat.ts';
 
 type PageConfig = {
@@ -433,19 +434,6 @@ type DeliveredBenefit = {
   files: Array<{ id: string; filename: string; size: number; download_url: string; expires_at: number }>;
   license_key: { key: string; status: string; activation_limit: number | null; activation_usage: number } | null;
 };
-
-/** `1.4 MB`. */
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value >= 10 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
-}
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text?: string): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
