@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Paged } from '../api.ts';
-import { StatusBadge } from '../components/RefundBadge.tsx';
+import { RefundedAmount, StatusBadge } from '../components/RefundBadge.tsx';
 import { Card, StatCard } from '../components/Card.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { ErrorNotice, Loading } from '../components/Notice.tsx';
@@ -119,12 +119,7 @@ export function HomePage() {
             {
               header: 'Amount',
               align: 'right',
-              cell: (s) => (
-                <>
-                  {formatMoney(s.total, s.currency)}
-                  {s.amount_refunded > 0 && <span class="row-sub">−{formatMoney(s.amount_refunded, s.currency)} refunded</span>}
-                </>
-              ),
+              cell: (s) => <RefundedAmount amount={s.total} refunded={s.amount_refunded} currency={s.currency} />,
             },
             { header: 'Created', wide: true, cell: (s) => <span class="nowrap">{formatDateTime(s.created_at)}</span> },
           ]}

@@ -1,12 +1,12 @@
 import type { Paged } from '../api.ts';
-import { StatusBadge } from '../components/RefundBadge.tsx';
+import { RefundedAmount, StatusBadge } from '../components/RefundBadge.tsx';
 import { Button } from '../components/Button.tsx';
 import { EmptyState } from '../components/EmptyState.tsx';
 import { Field, Input, Select } from '../components/Field.tsx';
 import { FilterForm, useUrlFilters } from '../components/ListFilter.tsx';
 import { PageHeader } from '../components/PageHeader.tsx';
 import { PagedTable } from '../components/Table.tsx';
-import { formatDateTime, formatMoney, zonedTimeToUnix } from '../format.ts';
+import { formatDateTime, zonedTimeToUnix } from '../format.ts';
 import { Link, useLocation } from '../router.tsx';
 import type { SessionItem } from '../types.ts';
 import { useApi } from '../useApi.ts';
@@ -79,12 +79,7 @@ export function SalesPage() {
           {
             header: 'Amount',
             align: 'right',
-            cell: (s) => (
-              <>
-                {formatMoney(s.total, s.currency)}
-                {s.amount_refunded > 0 && <span class="row-sub">−{formatMoney(s.amount_refunded, s.currency)} refunded</span>}
-              </>
-            ),
+            cell: (s) => <RefundedAmount amount={s.total} refunded={s.amount_refunded} currency={s.currency} />,
           },
           { header: 'Offer', wide: true, cell: (s) => s.offer.name },
           { header: 'Invoice', wide: true, cell: (s) => (s.invoice ? `#${s.invoice.number}` : '—') },

@@ -1,7 +1,7 @@
 import type { Paged } from '../../api.ts';
 import { actorLabel, useMembers } from '../../actors.ts';
 import { Badge } from '../../components/Badge.tsx';
-import { StatusBadge } from '../../components/RefundBadge.tsx';
+import { RefundedAmount, StatusBadge } from '../../components/RefundBadge.tsx';
 import { TimelineItem } from '../../components/Timeline.tsx';
 import { Card } from '../../components/Card.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
@@ -180,12 +180,7 @@ export function SubscriptionPage({ params }: PageProps) {
               header: 'Paid',
               align: 'right',
               wide: true,
-              cell: (i) => (
-                <>
-                  {formatMoney(i.amount_paid, i.currency)}
-                  {i.amount_refunded > 0 && <span class="row-sub">−{formatMoney(i.amount_refunded, i.currency)} refunded</span>}
-                </>
-              ),
+              cell: (i) => <RefundedAmount amount={i.amount_paid} refunded={i.amount_refunded} currency={i.currency} />,
             },
             { header: 'Status', cell: (i) => <StatusBadge item={i} /> },
             {
