@@ -20,7 +20,11 @@
  * (a) is measured in rounds (5 by default), each on fresh sales, and the median round's ratio is the
  * figure: the bare loop's speed swings by half on a shared machine.
  *
- *   node bin/run-ts.js bench/webhookDelivery.ts [--sales 2000] [--rounds 5] [--rate 200] [--seconds 30] [--hanging-every N]
+ *   node bin/run-ts.js bench/webhookDelivery.ts [--sales 2000] [--rounds 5] [--rate 200] [--seconds 30] [--phases] [--hanging-every N]
+ *
+ * `--phases` (throughput only): each round's two halves one after the other, with their CPU and
+ * wall time per delivery: the fan-out alone (deliveries recorded and projected, nothing sent),
+ * then the dispatcher alone (sent, attempts recorded and projected).
  *
  * `--hanging-every N` (lag only): one sale in N goes to a second seller whose endpoint is a path
  * on the same receiver (same host and port) that never answers; the lags are the first seller's.
@@ -46,7 +50,11 @@ import { paymentProviderFor } from '../modules/payments/paymentProviders.ts';
 import { secretBox } from '../platform/lib/secretBox.ts';
 import { createWebhookEndpoint } from '../modules/webhooks/webhookEndpointCommands.ts';
 import { findOfferByRef } from '../modules/checkout/checkoutQueries.ts';
-import { webhookJob } from '../modules/webhooks/jobs/webhookJob.ts';
+import { WEBHOOK_FANOUT_CHECKPOINT, webhookJob } from '../modules/webhooks/jobs/webhookJob.ts';
+import { fanOut } from '../modules/webhooks/jobs/webhookFanout.ts';
+import { SOURCE_STREAM_PREFIXES } from '../modules/webhooks/domain/eventTypes.ts';
+import { WEBHOOK_DELIVERIES } from '../modules/webhooks/webhookProjection.ts';
+import { followFromCheckpoint } from '../platform/es/followFromCheckpoint.ts';
 import { median } from './processes.ts';
 
 /** The job's calls at once to one endpoint (PER_ENDPOINT in modules/webhooks/jobs/webhookJob.ts): the bench has one. */
@@ -179,8 +187,33 @@ async function recordSales(shop: Shop, count: number): Promise<void> {
   if (head !== null) await shop.services.projections?.waitFor(head, 120_000);
 }
 
+/** CPU (every thread) and wall time per delivery of one half of the work. */
+type Phase = { cpuMs: number; wallUs: number };
+
+/**
+ * The fan-out alone, as the job runs it (same checkpoint, same handler) but with no dispatcher:
+ * until the webhooks read model holds `pending` pending deliveries.
+ */
+async function fanOutPhase(shop: Shop, sales: number, pending: number): Promise<Phase> {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const following = await followFromCheckpoint(shop.services, quiet, {
+    checkpoint: WEBHOOK_FANOUT_CHECKPOINT,
+    streamPrefixes: SOURCE_STREAM_PREFIXES,
+    batchSize: 2000,
+    handle: async (events) => void (await fanOut(shop.services, events)),
+    remedy: 'the bench data directory is fresh',
+    failure: 'bench fan-out failed',
+  });
+  while ((await shop.services.readStore.count(WEBHOOK_DELIVERIES, { status: 'pending' })) < pending) await new Promise((r) => setTimeout(r, 2));
+  const phase = { cpuMs: cpuMs(cpu) / sales, wallUs: ((performance.now() - started) * 1000) / sales };
+  await following.stop();
+  return phase;
+}
+
 /** One round's figures: ours and the bare loop, measured one after the other. */
 type Round = {
+  phases?: { fanOut: Phase; dispatch: Phase };
   ours: number;
   reference: number;
   oursCpuMs: number;
@@ -194,9 +227,11 @@ type Round = {
  * timed until the receiver has answered every one of their webhooks, (b) the bare loop.
  * `profile` names the files of CPU profiles or the heap sampling.
  */
-async function throughputRound(shop: Shop, receiver: Receiver, body: string, sales: number, profile: { cpu?: string; heap?: string }): Promise<Round> {
+async function throughputRound(shop: Shop, receiver: Receiver, body: string, sales: number, profile: { cpu?: string; heap?: string }, phases = false): Promise<Round> {
   const before = receiver.answered.size;
   await recordSales(shop, sales);
+  // Split: the fan-out first, alone; the job started below then finds its checkpoint at the head and only sends.
+  const fanOut = phases ? await fanOutPhase(shop, sales, sales) : null;
   const profiler = profile.cpu ? await startProfile() : profile.heap ? await startHeapSampling() : null;
   const threadsBefore = threadCpuMs();
   const started = performance.now();
@@ -205,6 +240,7 @@ async function throughputRound(shop: Shop, receiver: Receiver, body: string, sal
   await until(() => receiver.answered.size >= before + sales, 600_000, 'every webhook');
   const ours = sales / ((performance.now() - started) / 1000);
   const oursCpuMs = cpuMs(cpu) / sales;
+  const split = fanOut ? { fanOut, dispatch: { cpuMs: oursCpuMs, wallUs: 1e6 / ours } } : undefined;
   const threads = threadCpuMs();
   if (profiler) await profiler.stop((profile.cpu ?? profile.heap)!);
   await job.stop();
@@ -216,6 +252,7 @@ async function throughputRound(shop: Shop, receiver: Receiver, body: string, sal
   if (referenceProfiler) await referenceProfiler.stop(profile.cpu!.replace(/(\.cpuprofile)?$/, '.reference.cpuprofile'));
   const referenceCpuMs = cpuMs(referenceCpu) / Math.max(sales, REFERENCE_POSTS);
   return {
+    ...(split ? { phases: split } : {}),
     ours,
     reference,
     oursCpuMs,
@@ -230,7 +267,7 @@ async function throughputRound(shop: Shop, receiver: Receiver, body: string, sal
  * a shared machine the bare loop's speed swings by half from one moment to the next, so each
  * round's ratio compares neighbours in time, and the median round is the figure.
  */
-export async function runDeliveryThroughput(opts: { sales?: number; warmup?: number; rounds?: number; log?: (s: string) => void } = {}) {
+export async function runDeliveryThroughput(opts: { sales?: number; warmup?: number; rounds?: number; phases?: boolean; log?: (s: string) => void } = {}) {
   const sales = opts.sales ?? 2000;
   const warmup = opts.warmup ?? 1000;
   const roundCount = opts.rounds ?? 5;
@@ -257,9 +294,11 @@ export async function runDeliveryThroughput(opts: { sales?: number; warmup?: num
       log(`round ${i + 1} of ${roundCount}: ${sales} sales recorded with no webhook job running, then delivered`);
       // BENCH_PROFILE=file.cpuprofile (or BENCH_HEAP=file.heapprofile): the last (warmest) round's delivery phase (and its reference, beside it).
       const profile = i === roundCount - 1 ? { cpu: process.env.BENCH_PROFILE, heap: process.env.BENCH_HEAP } : {};
-      const round = await throughputRound(shop, receiver, body, sales, profile);
+      const round = await throughputRound(shop, receiver, body, sales, profile, opts.phases);
       rounds.push(round);
-      log(`  ours ${round.ours.toFixed(0)}/s, bare loop ${round.reference.toFixed(0)}/s, ratio ${(round.ours / round.reference).toFixed(2)}`);
+      const p = round.phases;
+      if (p) log(`  fan-out ${p.fanOut.cpuMs.toFixed(3)} ms CPU, ${p.fanOut.wallUs.toFixed(0)} µs wall; dispatch ${p.dispatch.cpuMs.toFixed(3)} ms CPU, ${p.dispatch.wallUs.toFixed(0)} µs wall (per delivery)`);
+      else log(`  ours ${round.ours.toFixed(0)}/s, bare loop ${round.reference.toFixed(0)}/s, ratio ${(round.ours / round.reference).toFixed(2)}`);
     }
     const of = (pick: (r: Round) => number | null) => {
       const values = rounds.map(pick);
@@ -276,6 +315,12 @@ export async function runDeliveryThroughput(opts: { sales?: number; warmup?: num
       mainThreadCpuMs: of((r) => r.mainThreadCpuMs),
       otherThreadsCpuMs: of((r) => r.otherThreadsCpuMs),
       referenceCpuMs: of((r) => r.referenceCpuMs)!,
+      phases: opts.phases
+        ? {
+            fanOut: { cpuMs: of((r) => r.phases!.fanOut.cpuMs)!, wallUs: of((r) => r.phases!.fanOut.wallUs)! },
+            dispatch: { cpuMs: of((r) => r.phases!.dispatch.cpuMs)!, wallUs: of((r) => r.phases!.dispatch.wallUs)! },
+          }
+        : null,
     };
   } finally {
     await shop.services.close();
@@ -421,12 +466,20 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const only = process.argv.includes('--lag-only') ? 'lag' : process.argv.includes('--throughput-only') ? 'throughput' : 'both';
   if (only !== 'lag') {
-    const t = await runDeliveryThroughput({ sales: arg('sales', 2000), warmup: arg('warmup', 1000), rounds: arg('rounds', 5), log });
-    console.log(`medians of ${t.ratios.length} rounds (ratios ${t.ratios.map((r) => r.toFixed(2)).join(', ')}):`);
-    console.log(`throughput: ours ${t.ours.toFixed(0)} deliveries/s, undici loop ${t.reference.toFixed(0)} req/s, ratio ${t.ratio.toFixed(2)} (goal ≥ 0.2)`);
-    console.log(`CPU: ${t.oursCpuMs.toFixed(3)} ms per delivery, ${t.referenceCpuMs.toFixed(3)} ms per reference POST (receiver included in both)`);
-    if (t.mainThreadCpuMs !== null && t.otherThreadsCpuMs !== null) {
-      console.log(`  of ours: main thread ${t.mainThreadCpuMs.toFixed(3)} ms, other threads (GC helpers, libuv) ${t.otherThreadsCpuMs.toFixed(3)} ms per delivery`);
+    const t = await runDeliveryThroughput({ sales: arg('sales', 2000), warmup: arg('warmup', 1000), rounds: arg('rounds', 5), phases: process.argv.includes('--phases'), log });
+    if (t.phases) {
+      const { fanOut, dispatch } = t.phases;
+      console.log(`medians of ${t.ratios.length} rounds, per delivery, each half alone:`);
+      console.log(`  fan-out (recorded, projected): ${fanOut.cpuMs.toFixed(3)} ms CPU, ${fanOut.wallUs.toFixed(0)} µs wall`);
+      console.log(`  dispatch (sent, attempt recorded, projected): ${dispatch.cpuMs.toFixed(3)} ms CPU, ${dispatch.wallUs.toFixed(0)} µs wall`);
+      console.log(`  bare undici loop: ${t.referenceCpuMs.toFixed(3)} ms CPU, ${(1e6 / t.reference).toFixed(0)} µs wall per POST`);
+    } else {
+      console.log(`medians of ${t.ratios.length} rounds (ratios ${t.ratios.map((r) => r.toFixed(2)).join(', ')}):`);
+      console.log(`throughput: ours ${t.ours.toFixed(0)} deliveries/s, undici loop ${t.reference.toFixed(0)} req/s, ratio ${t.ratio.toFixed(2)} (goal ≥ 0.2)`);
+      console.log(`CPU: ${t.oursCpuMs.toFixed(3)} ms per delivery, ${t.referenceCpuMs.toFixed(3)} ms per reference POST (receiver included in both)`);
+      if (t.mainThreadCpuMs !== null && t.otherThreadsCpuMs !== null) {
+        console.log(`  of ours: main thread ${t.mainThreadCpuMs.toFixed(3)} ms, other threads (GC helpers, libuv) ${t.otherThreadsCpuMs.toFixed(3)} ms per delivery`);
+      }
     }
   }
   if (only !== 'throughput') {
