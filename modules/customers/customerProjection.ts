@@ -2,8 +2,7 @@ import type { RecordedEvent } from '../../platform/eventStore/index.ts';
 import type { Projection, ProjectionTx } from '../../platform/es/index.ts';
 import type { CheckoutEvent } from '../checkout/index.ts';
 import type { SubscriptionEvent } from '../subscriptions/index.ts';
-// The pure domain file, not the index: subscriptions imports checkout, which imports customers.
-import { SUBSCRIPTION_EVENT_TYPES } from '../subscriptions/domain/subscription.ts';
+import { FOLLOWED_SUBSCRIPTION_EVENTS } from './domain/followedEvents.ts';
 import { normalizeEmail, redactedEmail, type CustomerEvent, type CustomerMode } from './domain/customer.ts';
 
 export const CUSTOMERS = 'customers';
@@ -224,7 +223,7 @@ export const customerProjection: Projection = {
     { collection: CUSTOMERS, fields: ['organization_id', 'email_key'] },
     { collection: CUSTOMER_LINKS, fields: ['customer_id'] },
   ],
-  eventTypes: ['CustomerCreated', 'CustomerRedacted', 'CustomerPurchaseLinked', ...CHECKOUT_EVENTS, ...SUBSCRIPTION_EVENT_TYPES],
+  eventTypes: ['CustomerCreated', 'CustomerRedacted', 'CustomerPurchaseLinked', ...CHECKOUT_EVENTS, ...FOLLOWED_SUBSCRIPTION_EVENTS],
   async apply(recorded, tx) {
     if (recorded.stream.startsWith('customer-')) return applyCustomer(recorded as unknown as CustomerEvent, recorded, tx);
     if (recorded.stream.startsWith('subscription-')) return applySubscription(recorded as unknown as SubscriptionEvent, recorded, tx);
