@@ -1,6 +1,7 @@
 /**
- * `1.4 MB`: a file's size as a buyer reads it (1024-based). Pure: the checkout page's script
- * bundles this very file, so the thank-you page and the receipt write sizes alike.
+ * `1.4 MB`: a file's size as a buyer reads it (1024-based). Pure: the checkout page's script and
+ * the dashboard bundle this very file, so the thank-you page, the receipt and the seller's
+ * screens write sizes alike.
  */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

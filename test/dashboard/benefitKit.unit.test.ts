@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { activations, formatSize, licenseTerms, sourceHref } from '../../dashboard/src/pages/benefits/benefitKit.ts';
+import { activations, licenseTerms, sourceHref } from '../../dashboard/src/pages/benefits/benefitKit.ts';
+import { formatBytes } from '../../platform/domain/byteSize.ts';
 
 describe("the benefits pages' words", () => {
-  it('sizes a file as a file manager does', () => {
-    expect(formatSize(0)).toBe('0 bytes');
-    expect(formatSize(1)).toBe('1 byte');
-    expect(formatSize(999)).toBe('999 bytes');
-    expect(formatSize(3_145_728)).toBe('3.1 MB');
-    expect(formatSize(512 * 1024 * 1024)).toBe('537 MB');
-    expect(formatSize(2_000_000_000)).toBe('2.0 GB');
+  it("sizes a file as the buyer's thank-you page and receipt do (1024-based)", () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(1023)).toBe('1023 B');
+    expect(formatBytes(1024)).toBe('1.0 KB');
+    expect(formatBytes(3_145_728)).toBe('3.0 MB');
+    // The upload limit reads as it is set: 512 MiB.
+    expect(formatBytes(512 * 1024 * 1024)).toBe('512 MB');
+    expect(formatBytes(2 * 1024 ** 3)).toBe('2.0 GB');
   });
 
   it("says a license key benefit's terms in one line", () => {

@@ -10,7 +10,9 @@ import { Link } from '../../router.tsx';
 import { useAction } from '../../useAction.ts';
 import { useApi } from '../../useApi.ts';
 import { asApiError } from '../pageKit.tsx';
-import { BENEFIT_TYPE_WORDS, type Benefit, type FileObject, formatSize, isFileBenefit, isLicenseBenefit, licenseTerms } from './benefitKit.ts';
+// Pure, and bundled: sizes read as the buyer's thank-you page and receipt write them.
+import { formatBytes } from '../../../../platform/domain/byteSize.ts';
+import { BENEFIT_TYPE_WORDS, type Benefit, type FileObject, isFileBenefit, isLicenseBenefit, licenseTerms } from './benefitKit.ts';
 
 type Editing = { type: Benefit['type']; benefit: Benefit | null } | null;
 
@@ -77,7 +79,7 @@ export function BenefitsCard({ productId }: { productId: string }) {
                         <li key={id}>
                           {f ? (
                             <>
-                              {f.filename} <span class="muted">· {formatSize(f.size)}</span>
+                              {f.filename} <span class="muted">· {formatBytes(f.size)}</span>
                             </>
                           ) : (
                             <code>{id}</code>
@@ -266,7 +268,7 @@ function BenefitForm({
                 <li key={u.key} class="upload-item">
                   <span class="upload-name">
                     {u.name}
-                    {u.size > 0 && <span class="muted"> · {formatSize(u.size)}</span>}
+                    {u.size > 0 && <span class="muted"> · {formatBytes(u.size)}</span>}
                   </span>
                   {!u.file && !u.error && (
                     <progress max={u.size || 1} value={u.sent} aria-label={`Uploading ${u.name}`}>

@@ -39,17 +39,5 @@ export const SOURCE_WORDS: Record<BenefitGrant['source']['type'], string> = { ch
 
 export const sourceHref = (s: BenefitGrant['source']) => (s.type === 'checkout_session' ? `/dashboard/sales/${encodeURIComponent(s.id)}` : `/dashboard/subscriptions/${encodeURIComponent(s.id)}`);
 
-const UNITS = ['bytes', 'KB', 'MB', 'GB'];
-/** 1.2 MB (decimal units, as a file manager shows them). */
-export function formatSize(bytes: number): string {
-  let n = bytes;
-  let u = 0;
-  while (n >= 1000 && u < UNITS.length - 1) {
-    n /= 1000;
-    u += 1;
-  }
-  return u === 0 ? `${n} ${n === 1 ? 'byte' : 'bytes'}` : `${n.toFixed(n < 10 ? 1 : 0)} ${UNITS[u]}`;
-}
-
 /** GET /files/{file}/downloads: who downloaded a file, how often, when last. */
 export type FileDownloads = Paged<FileDownloadObject>;
