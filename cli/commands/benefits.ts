@@ -52,7 +52,7 @@ export const benefitCreateCommand: CliCommand = {
   path: ['benefits', 'create'],
   usage:
     'benefits create PRODUCT --description TEXT (--files file_…,file_… | --license-key [--prefix P] [--activation-limit N] [--expires-after-days N] [--bound-to subscription|perpetual]) [--org ORG]',
-  description: "Add a benefit to a product (its id, UUID or import key): files to download, or a license key per buyer. Granted from the product's next purchase on.",
+  description: "Add a benefit to a product (its id, UUID or import key): files to download, or a license key per buyer. Granted to its buyers still entitled, and to each later one.",
   options: { org: 'string', description: 'string', files: 'string', 'license-key': 'boolean', prefix: 'string', 'activation-limit': 'string', 'expires-after-days': 'string', 'bound-to': 'string' },
   maxArgs: 1,
   async run(ctx) {

@@ -148,7 +148,7 @@ async function applySession(event: CheckoutEvent, stream: string, revision: numb
 /** Offers (found by slug, route key or UUID) and checkout sessions with their invoice. */
 export const checkoutProjection: Projection = {
   name: 'checkout',
-  version: 4,
+  version: 5,
   collections: [OFFERS, CHECKOUT_SESSIONS, CHECKOUT_INVOICES],
   indexes: [
     { collection: OFFERS, fields: ['slug'] },
@@ -164,6 +164,8 @@ export const checkoutProjection: Projection = {
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'invoice.refund_status', 'created_at'] },
     // The sales export: completed sessions by completion time.
     { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'status', 'completed_at'] },
+    // A product's purchases: what a benefit added to it is granted to.
+    { collection: CHECKOUT_SESSIONS, fields: ['organization_id', 'product_id', 'status'] },
   ],
   eventTypes: [...offerEvents, ...sessionEvents],
   async apply(recorded: RecordedEvent, tx: ProjectionTx) {

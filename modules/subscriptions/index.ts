@@ -18,4 +18,4 @@ export { type Active, isEnded, type PlanTerms, type Line } from './domain/subscr
 export { subscriptionPlans, switchPlan } from './planSwitch.ts';
 export { declineInPlainWords } from './domain/dunningEmail.ts';
 // The invoices read model, which the reporting module's CSV export streams.
-export { INVOICES, type InvoiceDoc } from './subscriptionProjection.ts';
+export { INVOICES, type InvoiceDoc, SUBSCRIPTIONS, type SubscriptionDoc } from './subscriptionProjection.ts';

@@ -87,6 +87,8 @@ export const subscriptionProjection: Projection = {
     { collection: SUBSCRIPTIONS, fields: ['organization_id', 'created_at'] },
     { collection: SUBSCRIPTIONS, fields: ['organization_id', 'status', 'created_at'] },
     { collection: SUBSCRIPTIONS, fields: ['organization_id', 'customer.email', 'created_at'] },
+    // A product's subscriptions: what a benefit added to it is granted to.
+    { collection: SUBSCRIPTIONS, fields: ['organization_id', 'plan.product_id'] },
     { collection: INVOICES, fields: ['organization_id', 'created_at'] },
     { collection: INVOICES, fields: ['organization_id', 'subscription', 'created_at'] },
     { collection: INVOICES, fields: ['organization_id', 'status', 'created_at'] },

@@ -13,6 +13,7 @@ const paid: SessionState = {
   expires_at: 2_000_000_000,
   created_at: 1_900_000_000,
   offer: { uuid: 'u', id: 'o', slug: 'pro', name: 'Pro' },
+  product_id: 'prod_pro',
   customer: { email: 'a@example.com', name: null, user_id: null },
   metadata: {},
   promo: null,

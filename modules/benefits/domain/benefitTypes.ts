@@ -47,8 +47,11 @@ export type ProductBenefitsEvent =
 /** What granted a benefit: a one-payment checkout, or a subscription while it is entitled. */
 export type GrantSource = { type: 'checkout_session' | 'subscription'; id: string };
 
-/** `subscription.plan_changed`: the subscription moved to this benefit's product while entitled. */
-export type GrantCause = 'checkout.completed' | 'subscription.entitled' | 'subscription.plan_changed';
+/**
+ * `subscription.plan_changed`: the subscription moved to this benefit's product while entitled.
+ * `benefit.created`: the benefit was added to a product the buyer had bought, or subscribes to.
+ */
+export type GrantCause = 'checkout.completed' | 'subscription.entitled' | 'subscription.plan_changed' | 'benefit.created';
 /** `subscription.plan_changed`: the subscription moved to another product; its benefits replace these. */
 export type RevokeCause = 'refund' | 'subscription.not_entitled' | 'subscription.plan_changed' | 'benefit.deleted';
 

@@ -92,7 +92,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
       onRequest: authenticate,
       schema: {
         ...routeSchema,
-        summary: 'Adds a benefit to a product: a `file` benefit (files: file ids) or a `license_key` benefit. Buyers get it from their next purchase on.',
+        summary: 'Adds a benefit to a product: a `file` benefit (files: file ids) or a `license_key` benefit. Granted to the product’s buyers still entitled (one-payment checkouts not refunded in full, entitled subscriptions), and to each later one.',
         params: ProductParams,
         querystring: z.object(token),
         body: BenefitCreateBody,

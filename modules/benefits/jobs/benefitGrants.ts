@@ -2,11 +2,13 @@ import { fold } from '../../../platform/domain/index.ts';
 import type { RecordedEvent } from '../../../platform/eventStore/index.ts';
 import { followFromCheckpoint, reactionContext, type CommandContext, type Logger } from '../../../platform/es/index.ts';
 import type { BackgroundJob, Services } from '../../../platform/runtime/index.ts';
-import { checkoutSessionDecider, checkoutSessionStream, invoiceDecider, invoiceStream, type InvoiceEvent } from '../../checkout/index.ts';
-import { subscriptionDecider, subscriptionStream, type SubscriptionEvent } from '../../subscriptions/index.ts';
+import { CHECKOUT_SESSIONS, checkoutSessionDecider, checkoutSessionStream, invoiceDecider, invoiceStream, type InvoiceEvent, type SessionView } from '../../checkout/index.ts';
+import { loadProductByRef } from '../../catalog/index.ts';
+import { SUBSCRIPTIONS, subscriptionDecider, subscriptionStream, type SubscriptionDoc, type SubscriptionEvent } from '../../subscriptions/index.ts';
 import type { ProductBenefitsEvent } from '../domain/benefitTypes.ts';
 import { endsWithEntitlement, type BenefitState } from '../domain/productBenefits.ts';
 import { grantIdFor } from '../grantIds.ts';
+import { loadProductBenefits } from '../benefitCommands.ts';
 import { benefitsOfPlanProduct, grantBenefit, grantIdsOfBenefit, loadGrant, revokeGrant } from '../grantCommands.ts';
 
 export const BENEFIT_GRANTS_CHECKPOINT = 'job:benefit-grants';
@@ -16,25 +18,67 @@ type Completed = { invoice_id: string; completed_at: number; subscription_id?: s
 
 const live = (benefits: BenefitState[]) => benefits.filter((b) => !b.deleted);
 
-/** A one-payment purchase: each benefit of the plan's product, to the buyer's customer. */
-async function onCheckoutCompleted(ctx: CommandContext, event: RecordedEvent): Promise<void> {
-  const data = event.data as Completed;
-  if (data.subscription_id || !data.customer_id) return;
-  const sessionId = event.stream.slice('checkout_session-'.length);
-  const state = fold(checkoutSessionDecider, (await ctx.store.readStream(checkoutSessionStream(sessionId))) as never);
+/**
+ * A one-payment purchase: `only` that benefit, else each of the plan's product, to the buyer's
+ * customer, unless its invoice was refunded in full.
+ */
+async function grantPurchase(ctx: CommandContext, sessionId: string, only: BenefitState | null, cause: 'checkout.completed' | 'benefit.created', now?: number): Promise<void> {
+  const events = await ctx.store.readStream(checkoutSessionStream(sessionId));
+  const completed = events.find((e) => e.type === 'CheckoutSessionCompleted')?.data as Completed | undefined;
+  if (!completed || completed.subscription_id || !completed.customer_id) return;
+  const state = fold(checkoutSessionDecider, events as never);
   if (state.status === 'none') return;
+  const invoice = await ctx.store.readStream(invoiceStream(completed.invoice_id));
+  if (invoice.some((e) => e.type === 'InvoiceRefunded' && (e.data as { fully_refunded?: boolean }).fully_refunded)) return;
   const s = state.session;
-  for (const benefit of live(await benefitsOfPlanProduct(ctx, s.organization_id, s.plan.product_id))) {
+  const benefits = only ? [only] : live(await benefitsOfPlanProduct(ctx, s.organization_id, s.plan.product_id));
+  for (const benefit of benefits) {
     await grantBenefit(ctx, benefit, {
       organizationId: s.organization_id,
       mode: s.mode,
-      customerId: data.customer_id,
+      customerId: completed.customer_id,
       source: { type: 'checkout_session', id: sessionId },
-      cause: 'checkout.completed',
-      invoiceId: data.invoice_id,
-      now: data.completed_at,
+      cause,
+      invoiceId: completed.invoice_id,
+      now: now ?? completed.completed_at,
       regrant: false,
     });
+  }
+}
+
+/** A subscription entitled now, still on one of `products` (route key, UUID): the benefit, to its customer. */
+async function grantSubscription(ctx: CommandContext, subscriptionId: string, benefit: BenefitState, products: readonly string[], now: number): Promise<void> {
+  const events = await ctx.store.readStream(subscriptionStream(subscriptionId));
+  if (!(events.at(-1)?.data as { entitled?: boolean } | undefined)?.entitled) return;
+  const state = fold(subscriptionDecider, events as unknown as SubscriptionEvent[]);
+  if (state.status === 'none' || !state.sub.customer_id || !products.includes(state.plan.product_id)) return;
+  const source = { type: 'subscription', id: subscriptionId } as const;
+  await grantBenefit(ctx, benefit, { organizationId: state.sub.organization_id, mode: state.sub.mode, customerId: state.sub.customer_id, source, cause: 'benefit.created', invoiceId: null, now, regrant: true });
+}
+
+/**
+ * A benefit added to a product already sold goes to the buyers whose purchase entitles them now:
+ * each one-payment checkout not refunded in full, each subscription entitled. The read models
+ * name the purchases (once they show the log up to the benefit); each one's own streams decide.
+ * Purchases after it get it as they complete.
+ */
+async function onBenefitCreated(services: Services, ctx: CommandContext, event: RecordedEvent): Promise<void> {
+  const created = (event as unknown as Extract<ProductBenefitsEvent, { type: 'BenefitCreated' }>).data;
+  const benefit = (await loadProductBenefits(ctx, created.product_id)).benefits[created.id];
+  // Deleted since: there is nothing to give.
+  if (!benefit || benefit.deleted) return;
+  const product = await loadProductByRef(ctx, created.organization_id, created.product_id);
+  if (!product) return;
+  if (services.projections && !(await services.projections.waitFor(event.position, 60_000))) throw new Error('benefit grants: the read models did not catch up');
+  // A plan names its product by route key or UUID.
+  const products = [product.routeKey, product.productId];
+  const now = event.metadata.occurred_at;
+  const organization_id = created.organization_id;
+  for await (const page of services.readStore.stream<SessionView>(CHECKOUT_SESSIONS, { filter: { organization_id, product_id: { $in: products }, status: 'completed' } })) {
+    for (const session of page) if (!session.subscription) await grantPurchase(ctx, session.id, benefit, 'benefit.created', now);
+  }
+  for await (const page of services.readStore.stream<SubscriptionDoc>(SUBSCRIPTIONS, { filter: { organization_id, 'plan.product_id': { $in: products } } })) {
+    for (const subscription of page) await grantSubscription(ctx, subscription.id, benefit, products, now);
   }
 }
 
@@ -133,15 +177,16 @@ async function onBenefitDeleted(ctx: CommandContext, event: RecordedEvent): Prom
 async function handleBatch(services: Services, events: RecordedEvent[]): Promise<void> {
   for (const event of events) {
     const ctx = () => reactionContext(services.store, services.clock(), event, ACTOR);
-    if (event.type === 'CheckoutSessionCompleted') await onCheckoutCompleted(ctx(), event);
+    if (event.type === 'CheckoutSessionCompleted') await grantPurchase(ctx(), event.stream.slice('checkout_session-'.length), null, 'checkout.completed');
     else if (event.stream.startsWith('subscription-')) await onSubscriptionEvent(ctx(), event);
     else if (event.type === 'InvoiceRefunded') await onInvoiceRefunded(ctx(), event);
     else if (event.type === 'BenefitDeleted') await onBenefitDeleted(ctx(), event);
+    else if (event.type === 'BenefitCreated') await onBenefitCreated(services, ctx(), event);
   }
 }
 
 /**
- * Grants and revokes benefits as purchases, subscriptions, refunds and deletions happen, and
+ * Grants and revokes benefits as purchases, subscriptions, refunds, new benefits and deletions happen, and
  * finishes what a crash interrupted: every step is idempotent on the grant's own stream (its id
  * derived from benefit and source), so an event handled again appends nothing new.
  */

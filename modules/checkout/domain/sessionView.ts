@@ -39,6 +39,8 @@ export type SessionView = {
   expires_at: number;
   created_at: number;
   offer: OfferRef;
+  /** The product the plan sells, as the plan names it (its route key or UUID). */
+  product_id: string;
   customer: SessionCustomer | null;
   metadata: Record<string, string>;
   promo: string | null;
@@ -80,6 +82,7 @@ export function evolveSessionView(view: SessionView | null, event: CheckoutEvent
       expires_at: d.expires_at,
       created_at: d.created_at,
       offer: d.offer,
+      product_id: d.plan.product_id,
       customer: d.customer,
       metadata: d.metadata,
       promo: d.promo,
