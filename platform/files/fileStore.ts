@@ -18,7 +18,8 @@ export interface FileStore {
   put(key: string, source: Readable): Promise<StoredFile>;
   /** The bytes `start` to `end` (both inclusive, as HTTP ranges), or all; FileNotFoundError if none. */
   open(key: string, range?: ByteRange): Promise<Readable>;
-  stat(key: string): Promise<{ size: number } | null>;
+  /** Its size, and when its bytes were stored whole (ms since the epoch); null when none. */
+  stat(key: string): Promise<{ size: number; storedAt: number } | null>;
   /** Removes the key; no error when it is not there. */
   delete(key: string): Promise<void>;
   /** The keys stored, in no particular order. */

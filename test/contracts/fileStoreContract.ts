@@ -41,8 +41,13 @@ export function fileStoreContract(name: string, factory: () => Promise<StoreFixt
       const bytes = content(3 * 1024 * 1024 + 123);
       // Many small chunks, as a network upload arrives.
       const chunks = Array.from({ length: Math.ceil(bytes.length / 16_384) }, (_, i) => bytes.subarray(i * 16_384, (i + 1) * 16_384));
+      const before = Date.now();
       expect(await a!.put(k, Readable.from(chunks))).toEqual({ size: bytes.length, sha256: sha256(bytes) });
-      expect(await b!.stat(k)).toEqual({ size: bytes.length });
+      const stat = await b!.stat(k);
+      expect(stat?.size).toBe(bytes.length);
+      // Stored during the put, as the file system's or the database's clock tells it.
+      expect(stat!.storedAt).toBeGreaterThanOrEqual(before - 2000);
+      expect(stat!.storedAt).toBeLessThanOrEqual(Date.now() + 2000);
       expect(sha256(await read(await b!.open(k)))).toBe(sha256(bytes));
       expect(await keys(b!)).toEqual([k]);
     });

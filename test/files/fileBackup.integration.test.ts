@@ -38,6 +38,6 @@ describe('commerce backup: the uploaded files too', () => {
       const stat = await services.files.stat(file.id);
       return { known, stat };
     });
-    expect(restored).toEqual({ known: expect.objectContaining({ id: file.id, sha256: file.sha256, size: bytes.length }), stat: { size: bytes.length } });
+    expect(restored).toEqual({ known: expect.objectContaining({ id: file.id, sha256: file.sha256, size: bytes.length }), stat: { size: bytes.length, storedAt: expect.any(Number) } });
   }, 60_000);
 });

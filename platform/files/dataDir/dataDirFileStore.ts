@@ -86,7 +86,8 @@ export async function openDataDirFileStore(dataDir: string): Promise<FileStore> 
     async stat(key: string) {
       try {
         const s = await stat(pathOf(key));
-        return { size: s.size };
+        // Renamed into place once written and synced: its last write is when it was stored.
+        return { size: s.size, storedAt: s.mtimeMs };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw error;

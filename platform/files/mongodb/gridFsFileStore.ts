@@ -72,7 +72,7 @@ export function gridFsFileStore(db: Db, options: { sweepAfterMs?: number; now?: 
 
     async stat(key: string) {
       const doc = await latest(key);
-      return doc ? { size: doc.length } : null;
+      return doc ? { size: doc.length, storedAt: doc.uploadDate.getTime() } : null;
     },
 
     async delete(key: string) {
