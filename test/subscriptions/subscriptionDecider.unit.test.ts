@@ -289,9 +289,12 @@ describe('subscription decider: plan changes', () => {
     expect(invoiced!.data).toMatchObject({ amount_due: 3000 });
   });
 
-  it('refuses another product or interval, and the same plan', () => {
+  it("moves to another product's plan, and refuses another interval or the same plan", () => {
+    const other = started();
+    const [moved] = other.run({ type: 'ChangePlan', plan: { ...yearly, product_id: 'p2' }, lines: [{ name: 'Other', amount: 3000 }], behavior: 'none', now: T0 });
+    expect(moved).toMatchObject({ type: 'SubscriptionPlanChanged', data: { to: { plan: { product_id: 'p2' } } } });
+    expect(other.active.plan.product_id).toBe('p2');
     const log = started();
-    expect(() => log.run({ type: 'ChangePlan', plan: { ...yearly, product_id: 'p2' }, lines: [], behavior: 'none', now: T0 })).toThrow(/same product/);
     expect(() => log.run({ type: 'ChangePlan', plan: { ...yearly, invoice_interval: 'P1Y' }, lines: [], behavior: 'none', now: T0 })).toThrow(/interval/);
     expect(() => log.run({ type: 'ChangePlan', plan: created().plan, lines: [], behavior: 'none', now: T0 })).toThrow(/already/);
   });

@@ -761,7 +761,6 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
         throw conflict('subscription_not_active', `A ${state.status} subscription cannot change plan.`);
       }
       if (command.plan.plan_id === state.plan.plan_id) throw conflict('same_plan', 'The subscription is already on this plan.');
-      if (command.plan.product_id !== state.plan.product_id) throw invalid('plan_other_product', 'The new plan must be a plan of the same product.', 'plan');
       if (command.plan.invoice_interval !== state.plan.invoice_interval) {
         throw invalid('plan_other_interval', 'The new plan must bill on the same interval (the period stays as it is).', 'plan');
       }

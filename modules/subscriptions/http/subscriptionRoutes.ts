@@ -44,7 +44,8 @@ const CancelBody = z
   .strict();
 const ChangePlanBody = z
   .object({
-    plan: RouteKey.describe("A recurring plan of the subscription's product, in its currency and on its invoice interval."),
+    plan: RouteKey.describe("A recurring plan, in the subscription's currency and on its invoice interval, of its product or of `product`."),
+    product: RouteKey.optional().describe("The plan's product (its id or UUID), when it is not the subscription's own: a subscription may move to another product, as Stripe's moves to another product's price."),
     proration_behavior: z.enum(['create_prorations', 'always_invoice', 'none']).default('create_prorations'),
   })
   .strict();
@@ -203,18 +204,19 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
   action('reactivate', 'Undo a cancellation scheduled at period end.', null, (ctx, id) => reactivateSubscription(ctx, id));
   action('pause', 'Pause: no renewal is invoiced and the buyer is not entitled until resumed.', null, (ctx, id) => pauseSubscription(ctx, id));
   action('resume', 'Resume a paused subscription: a new period starts now and is invoiced at once.', null, (ctx, id) => resumeSubscription(ctx, id));
-  action('change_plan', 'Move to another recurring plan of the same product and currency, prorated as proration_behavior says.', ChangePlanBody, async (ctx, id, request) => {
+  action('change_plan', 'Move to another recurring plan, of its product or another, in its currency, prorated as proration_behavior says.', ChangePlanBody, async (ctx, id, request) => {
     const body = ChangePlanBody.parse(request.body);
     const log = await own(request, id);
     const created = log.events[0]!;
     if (created.type !== 'SubscriptionCreated') throw notFound('Subscription');
     const current = log.events.reduce((plan, e) => (e.type === 'SubscriptionPlanChanged' ? e.data.to.plan : plan), created.data.plan);
-    const product = await loadProductByRef(ctx, created.data.organization_id, current.product_id);
+    const product = await loadProductByRef(ctx, created.data.organization_id, body.product ?? current.product_id);
+    if (body.product !== undefined && !product) throw invalid('product_not_found', 'No product with this id.', 'product');
     const plan = product?.plans.find((p) => p.id === body.plan);
-    if (!product || !plan) throw invalid('plan_not_found', "No plan with this id in the subscription's product.", 'plan');
+    if (!product || !plan) throw invalid('plan_not_found', `No plan with this id in ${body.product === undefined ? "the subscription's product" : 'this product'}.`, 'plan');
     if (plan.type !== 'recurring') throw invalid('plan_not_recurring', 'The plan does not renew: a subscription moves only to a recurring plan.', 'plan');
     if (plan.currency_code.toUpperCase() !== created.data.currency.toUpperCase()) throw invalid('plan_other_currency', `The plan is in ${plan.currency_code}; the subscription bills in ${created.data.currency}.`, 'plan');
-    const terms: PlanTerms = { product_id: current.product_id, plan_id: plan.id, plan_name: plan.name, renew_interval: plan.renew_interval, invoice_interval: plan.invoice_interval };
+    const terms: PlanTerms = { product_id: body.product === undefined ? current.product_id : product.routeKey, plan_id: plan.id, plan_name: plan.name, renew_interval: plan.renew_interval, invoice_interval: plan.invoice_interval };
     const name = plan.display_name || plan.name;
     const lines: Line[] = plan.charges.map((c) => ({ name, amount: c.amount }));
     return changeSubscriptionPlan(ctx, id, { plan: terms, lines, behavior: body.proration_behavior, taxBehavior: plan.tax_behavior ?? 'unspecified' });
