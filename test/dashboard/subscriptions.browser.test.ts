@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { nextBoundary } from '../../modules/subscriptions/domain/subscription.ts';
 import { testClockStream } from '../../modules/subscriptions/domain/testClock.ts';
 import { toNewEvent } from '../../platform/es/handleCommand.ts';
+import { runImport } from '../../app/import/importFile.ts';
 import { launchChromium } from '../sdk/sdkFixtures.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { DAY, importPlans, SubscriptionLog } from '../subscriptions/subscriptionFixtures.ts';
@@ -71,6 +72,24 @@ describe('dashboard: subscriptions', () => {
     const person = await invitedPerson(server);
     organizationId = person.organizationIds[0]!;
     plans = await importPlans(server, organizationId);
+    // Another product a subscription may move to (one monthly EUR plan, and one it may not: yearly).
+    await runImport(
+      { command: server.cliContext(organizationId), organizationId, catchUp: server.settle },
+      {
+        products: [
+          {
+            key: 'team-product',
+            name: 'Team',
+            display_name: 'Team',
+            published: true,
+            plans: [
+              { name: 'team', display_name: 'Team', renew_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 5000 }] },
+              { name: 'team-yearly', display_name: 'Team yearly', renew_interval: 'P1Y', invoice_interval: 'P1Y', currency_code: 'EUR', charges: [{ amount: 50000 }] },
+            ],
+          },
+        ],
+      },
+    );
     const basic = plans.terms('basic');
 
     // Live: one renewed once (its second period runs now), one on the dearer plan. MRR €40.00.
@@ -286,8 +305,19 @@ describe('dashboard: subscriptions', () => {
     // The choice is put back: the plan chosen is the current one now, and pro is offered instead.
     expect(await page.getByLabel('New plan').inputValue()).toBe('');
     expect(await page.getByRole('button', { name: 'Change plan', exact: true }).isDisabled()).toBe(true);
-    expect(await page.getByLabel('New plan').locator('option').allTextContents()).toEqual(['Choose a plan', 'Pro: €30.00 / month']);
+    expect(await page.getByLabel('New plan').locator('option').allTextContents()).toEqual(['Choose a plan', 'Pro: €30.00 / month', 'Team: €50.00 / month']);
+    expect(await page.getByLabel('New plan').locator('optgroup').evaluateAll((groups) => groups.map((g) => g.getAttribute('label')))).toEqual(['SaaS (its product)', 'Team']);
     await check('subscription-plan-changed');
+
+    // To another product's plan.
+    await page.getByLabel('New plan').selectOption({ label: 'Team: €50.00 / month' });
+    await page.getByLabel('Proration').selectOption('none');
+    await page.getByRole('button', { name: 'Change plan', exact: true }).click();
+    await page.getByText('Move to Team, Team (€50.00 / month)').waitFor();
+    await page.getByRole('button', { name: 'Yes, change plan' }).click();
+    await expect.poll(() => page.getByTestId('subscription-summary').textContent(), { timeout: 15_000 }).toContain('€50.00 / month');
+    await expect.poll(() => statement.textContent(), { timeout: 15_000 }).toContain('Plan changed: basic (€10.00) → team (€50.00)');
+    expect(await page.getByLabel('New plan').locator('option').allTextContents()).toEqual(['Choose a plan', 'Basic: €10.00 / month', 'Pro: €30.00 / month']);
   });
 
   it("shows a test clock's time on a subscription that lives on one; the page raises no CSP violation", async () => {

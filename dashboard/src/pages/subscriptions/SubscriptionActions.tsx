@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { z } from 'zod';
 import type { ManagedProductSchema, Plan as CatalogPlan } from '../../../../modules/catalog/index.ts';
-import { api } from '../../api.ts';
+import { api, type Paged } from '../../api.ts';
 import { Button } from '../../components/Button.tsx';
 import { Card } from '../../components/Card.tsx';
 import { Field, Select } from '../../components/Field.tsx';
@@ -32,6 +32,8 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
   const [behavior, setBehavior] = useState<(typeof PRORATION_BEHAVIORS)[number]['value']>('create_prorations');
   const ended = hasEnded(s);
   const product = useApi<Product>(ended ? null : `/products/${encodeURIComponent(s.plan.product_id)}`);
+  // A subscription may move to another product's plan too (as a Stripe subscription to another product's price).
+  const catalog = useApi<Paged<Product>>(ended ? null : '/products', { per_page: 100 });
   const base = `/subscriptions/${encodeURIComponent(s.id)}`;
   // Focus follows the question: onto "Yes, …" when it is asked, back to the action when it is put away.
   const asked = useRef<Kind | null>(null);
@@ -93,12 +95,23 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
     );
   }
 
-  // The plans the route accepts: recurring, same currency, same invoice interval (the period stays as it is).
-  const plans = ((product.data?.plans ?? []) as unknown as CatalogPlan[]).filter(
-    (p) => p.type === 'recurring' && p.id !== s.plan.id && p.currency_code.toUpperCase() === s.currency.toUpperCase() && p.invoice_interval === s.plan.invoice_interval,
-  );
+  // The plans the route accepts: recurring, same currency, same invoice interval (the period stays
+  // as it is); the subscription's own product's first, then the other active products'.
+  const fits = (p: CatalogPlan) => p.type === 'recurring' && p.id !== s.plan.id && p.currency_code.toUpperCase() === s.currency.toUpperCase() && p.invoice_interval === s.plan.invoice_interval;
+  const own = product.data;
+  const others = (catalog.data?.data ?? []).filter((p) => p.id !== own?.id && p.status === 'active');
+  const groups = own ? [own, ...others].map((p) => ({ product: p, plans: (p.plans as unknown as CatalogPlan[]).filter(fits) })).filter((g) => g.plans.length > 0) : [];
+  const choices = groups.flatMap((g) => g.plans.map((p) => ({ key: `${g.product.id}/${p.id}`, product: g.product, plan: p })));
   const changeable = s.status === 'active' || s.status === 'trialing' || s.status === 'past_due';
-  const chosen = plans.find((p) => p.id === plan);
+  const chosen = choices.find((c) => c.key === plan);
+  const planLabel = (p: CatalogPlan) => `${p.display_name || p.name}: ${formatMoney(planPrice(p), p.currency_code)} / ${intervalWords(p.invoice_interval)}`;
+  const productName = (p: Product) => p.display_name || p.name || p.key;
+  const optionsOf = (g: (typeof groups)[number]) =>
+    g.plans.map((p) => (
+      <option key={p.id} value={`${g.product.id}/${p.id}`}>
+        {planLabel(p)}
+      </option>
+    ));
   const explain = PRORATION_BEHAVIORS.find((b) => b.value === behavior)!.explain;
 
   return (
@@ -162,14 +175,14 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
 
         <section class="sub-action" aria-labelledby="act-plan">
           <h3 id="act-plan">Change plan</h3>
-          <ErrorNotice error={product.error} />
+          <ErrorNotice error={product.error ?? catalog.error} />
           {!changeable && <p class="muted small">Only an active, trialing or past-due subscription changes plan.</p>}
-          {changeable && product.data && !plans.length && (
+          {changeable && product.data && catalog.data && !choices.length && (
             <p class="muted small">
-              The product has no other recurring plan in {s.currency} billed every {intervalWords(s.plan.invoice_interval)}. Add one in the Catalog.
+              No product has another recurring plan in {s.currency} billed every {intervalWords(s.plan.invoice_interval)}. Add one in the Catalog.
             </p>
           )}
-          {changeable && plans.length > 0 && (
+          {changeable && choices.length > 0 && (
             <form
               onSubmit={(e) => {
                 e.preventDefault();
@@ -180,11 +193,13 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
                 {(c) => (
                   <Select {...c} value={plan} required onValue={(v) => setPlan(v)}>
                     <option value="">Choose a plan</option>
-                    {plans.map((p) => (
-                      <option key={p.id} value={p.id}>
-                        {p.display_name || p.name}: {formatMoney(planPrice(p), p.currency_code)} / {intervalWords(p.invoice_interval)}
-                      </option>
-                    ))}
+                    {groups.length === 1 && groups[0]!.product === own
+                      ? optionsOf(groups[0]!)
+                      : groups.map((g) => (
+                          <optgroup key={g.product.id} label={g.product === own ? `${productName(g.product)} (its product)` : productName(g.product)}>
+                            {optionsOf(g)}
+                          </optgroup>
+                        ))}
                   </Select>
                 )}
               </Field>
@@ -202,10 +217,11 @@ export function SubscriptionActions({ subscription: s, owner, onDone }: { subscr
               {asking === 'change_plan' && chosen ? (
                 <div class="action-confirm" role="group" aria-label="Confirm: change plan">
                   <p>
-                    Move to {chosen.display_name || chosen.name} ({formatMoney(planPrice(chosen), chosen.currency_code)} / {intervalWords(chosen.invoice_interval)}), {PRORATION_BEHAVIORS.find((b) => b.value === behavior)!.label.toLowerCase()}?
+                    Move to {chosen.product === own ? '' : `${productName(chosen.product)}, `}
+                    {chosen.plan.display_name || chosen.plan.name} ({formatMoney(planPrice(chosen.plan), chosen.plan.currency_code)} / {intervalWords(chosen.plan.invoice_interval)}), {PRORATION_BEHAVIORS.find((b) => b.value === behavior)!.label.toLowerCase()}?
                   </p>
                   <span class="confirm">
-                    <Button id="confirm-change_plan" variant="primary" size="sm" busy={action.busy === 'change_plan'} onClick={() => run('change_plan', 'change_plan', { plan, proration_behavior: behavior })}>
+                    <Button id="confirm-change_plan" variant="primary" size="sm" busy={action.busy === 'change_plan'} onClick={() => run('change_plan', 'change_plan', { plan: chosen.plan.id, ...(chosen.product === own ? {} : { product: chosen.product.id }), proration_behavior: behavior })}>
                       Yes, change plan
                     </Button>
                     <Button variant="ghost" size="sm" onClick={() => setAsking(null)}>
