@@ -186,9 +186,9 @@ async function handleBatch(services: Services, events: RecordedEvent[]): Promise
 }
 
 /**
- * Grants and revokes benefits as purchases, subscriptions, refunds, new benefits and deletions happen, and
- * finishes what a crash interrupted: every step is idempotent on the grant's own stream (its id
- * derived from benefit and source), so an event handled again appends nothing new.
+ * Grants and revokes benefits as purchases, subscriptions, refunds, new benefits and deletions
+ * happen, and finishes what a crash interrupted: every step is idempotent on the grant's own
+ * stream (its id derived from benefit and source), so an event handled again appends nothing new.
  */
 export const benefitGrantsJob: BackgroundJob = {
   name: 'benefit-grants',
