@@ -17,5 +17,6 @@ export { listInvoices } from './subscriptionReads.ts';
 export { type Active, isEnded, type PlanTerms, type Line } from './domain/subscription.ts';
 export { subscriptionPlans, switchPlan } from './planSwitch.ts';
 export { declineInPlainWords } from './domain/dunningEmail.ts';
-// The invoices read model, which the reporting module's CSV export streams.
+// The invoices read model (the reporting module's CSV export streams it) and the subscriptions one
+// (the benefits job finds a product's subscriptions in it).
 export { INVOICES, type InvoiceDoc, SUBSCRIPTIONS, type SubscriptionDoc } from './subscriptionProjection.ts';
