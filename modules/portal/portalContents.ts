@@ -48,7 +48,7 @@ export function discountWords(state: Active): string | null {
 
 export async function portalSubscription(services: Services, state: Active, settings: PortalSettings): Promise<PortalSubscription> {
   const ended = isEnded(state.status);
-  const { current, switchable } = await subscriptionPlans(services, state);
+  const { current, switchable } = await subscriptionPlans(services, state, settings.subscription_update_products);
   const plans = settings.subscription_update && !ended && state.status !== 'paused' ? switchable : [];
   const { items: invoices } = await listInvoices(services.readStore, state.sub.organization_id, { subscription: state.sub.id, skip: 0, limit: LIMIT });
   const planName = current ? current.display_name || current.name : state.plan.plan_name;
@@ -67,7 +67,10 @@ export async function portalSubscription(services: Services, state: Active, sett
     ended,
     card: state.payment_method?.card ?? null,
     discount: discountWords(state),
-    plans: plans.map((p) => ({ id: p.id, label: `${p.display_name || p.name}: ${formatMoney(p.charges.reduce((sum, c) => sum + c.amount, 0), state.sub.currency)} ${INTERVAL_WORDS[p.invoice_interval] ?? ''}`.trim() })),
+    plans: plans.map(({ plan: p, own, productName, choice }) => ({
+      id: choice,
+      label: `${own ? '' : `${productName}, `}${p.display_name || p.name}: ${formatMoney(p.charges.reduce((sum, c) => sum + c.amount, 0), state.sub.currency)} ${INTERVAL_WORDS[p.invoice_interval] ?? ''}`.trim(),
+    })),
     invoices: await Promise.all(
       invoices
         .filter((i) => i.status !== 'draft')

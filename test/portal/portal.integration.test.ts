@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionDecider, subscriptionStream } from '../../modules/subscriptions/domain/subscription.ts';
+import { loadProductByKey } from '../../modules/catalog/index.ts';
 import { fold } from '../../platform/domain/decider.ts';
 import { signedInPerson } from '../helpers/manageClient.ts';
 import { startSmtpReceiver } from '../helpers/smtpReceiver.ts';
@@ -261,7 +262,7 @@ describe('the customer portal over HTTP', () => {
 
   it('follows the portal settings: owners set them, buyers get only what they allow', async () => {
     const read = await server.fetch('/api/portal_settings', { token: seller.token });
-    expect(await read.json()).toEqual({ magic_link: true, subscription_cancel: true, payment_method_update: true, subscription_update: false });
+    expect(await read.json()).toEqual({ magic_link: true, subscription_cancel: true, payment_method_update: true, subscription_update: false, subscription_update_products: [] });
     const put = (body: Body) => server.fetch('/api/portal_settings', { method: 'PUT', token: seller.token, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await put({ magic_link: true })).status).toBe(422);
     const changed = await put({ magic_link: false, subscription_cancel: false, payment_method_update: false, subscription_update: true });
@@ -287,6 +288,27 @@ describe('the customer portal over HTTP', () => {
     // No sign-in by email while the seller has it off.
     expect((await form(`${portal()}/sign-in`, { email: 'ada@example.com' })).status).toBe(403);
     await put({ magic_link: true, subscription_cancel: true, payment_method_update: true, subscription_update: false });
+  });
+
+  it('offers the plans of the other products the seller names, and moves the subscription to one', async () => {
+    const put = (body: Body) => server.fetch('/api/portal_settings', { method: 'PUT', token: seller.token, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const base = { magic_link: true, subscription_cancel: true, payment_method_update: true, subscription_update: true };
+    const unknown = await put({ ...base, subscription_update_products: ['nosuchproduct'] });
+    expect(unknown.status).toBe(422);
+    expect(await unknown.json()).toMatchObject({ code: 'product_not_found', errors: { subscription_update_products: [expect.any(String)] } });
+    const team = (await loadProductByKey(server.cliContext(seller.organizationId), seller.organizationId, 'acme-team'))!;
+    // Named by UUID, kept (and answered) by id.
+    const changed = await put({ ...base, subscription_update_products: [team.productId] });
+    expect(await changed.json()).toMatchObject({ subscription_update_products: [team.routeKey] });
+
+    const cookie = await signIn(pathOf(((await (await portalSession(ada.customerId)).json()) as Body).url));
+    const page = await (await html(portal(), cookie)).text();
+    const choice = /<option value="([^"]+)">Team, Team: €49\.00 a month<\/option>/.exec(page)![1]!;
+    const switched = await form(`${portal()}/subscriptions/${ada.subscriptionId}/change_plan`, { csrf: csrfIn(page), plan: choice }, { cookie });
+    expect(switched.headers.get('location')).toBe(`${portal()}?done=switched`);
+    const change = (await eventsOf(subscriptionStream(ada.subscriptionId!))).filter((e) => e.type === 'SubscriptionPlanChanged').at(-1)!;
+    expect((change.data as Body).to.plan).toMatchObject({ product_id: team.routeKey, plan_name: 'team' });
+    await put({ ...base, subscription_update: false });
   });
 
   it('answers 404 for an unknown portal and shows the sign-in form without a visit', async () => {

@@ -24,6 +24,8 @@ export async function portalOffers(server: TestServer, organizationId: string, p
           ],
         },
         { key: `${prefix}-ebook`, name: `${prefix} Ebook`, plans: [{ name: 'once', display_name: 'Once', type: 'one_time', renew_interval: null, currency_code: 'EUR', charges: [{ amount: 4900 }] }] },
+        // Sold by no offer: a product a subscription may be moved to.
+        { key: `${prefix}-team`, name: 'Team', plans: [{ name: 'team', display_name: 'Team', renew_interval: 'P1M', invoice_interval: 'P1M', currency_code: 'EUR', charges: [{ amount: 4900 }] }] },
       ],
       offers: [
         { slug: `${prefix}-monthly`, name: 'SaaS monthly', product: `${prefix}-saas`, plan: 'basic', theme: content.theme, pages: content.pages, published: true },

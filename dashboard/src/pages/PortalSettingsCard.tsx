@@ -1,13 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { z } from 'zod';
+import type { ManagedProductSchema } from '../../../modules/catalog/index.ts';
 import type { PortalSettingsAnswer } from '../../../modules/portal/index.ts';
-import { api } from '../api.ts';
+import { api, type Paged } from '../api.ts';
 import { OwnerSave } from '../components/Button.tsx';
 import { Card } from '../components/Card.tsx';
 import { ErrorNotice } from '../components/Notice.tsx';
 import { useAction } from '../useAction.ts';
 import { useApi } from '../useApi.ts';
 
-const CHOICES: Array<[keyof PortalSettingsAnswer, string]> = [
+type Product = z.infer<typeof ManagedProductSchema>;
+type Choice = 'magic_link' | 'subscription_cancel' | 'payment_method_update' | 'subscription_update';
+
+const CHOICES: Array<[Choice, string]> = [
   ['magic_link', 'Buyers may ask for a sign-in link by email'],
   ['subscription_cancel', 'Cancel a subscription at the end of its period, and undo it'],
   ['payment_method_update', 'Update the card a subscription is charged on'],
@@ -17,6 +22,7 @@ const CHOICES: Array<[keyof PortalSettingsAnswer, string]> = [
 /** What buyers may do in the hosted customer portal (/portal/<organization>). */
 export function PortalSettingsCard({ owner, organizationId }: { owner: boolean; organizationId: string }) {
   const current = useApi<PortalSettingsAnswer>('/portal_settings');
+  const products = useApi<Paged<Product>>('/products', { per_page: 100 });
   const [settings, setSettings] = useState<PortalSettingsAnswer | null>(null);
   const { busy, error, run } = useAction<'save'>();
   const [saved, setSaved] = useState(false);
@@ -51,6 +57,30 @@ export function PortalSettingsCard({ owner, organizationId }: { owner: boolean; 
               </label>
             ))}
           </fieldset>
+          {settings.subscription_update && (products.data?.data.length ?? 0) > 1 && (
+            <fieldset class="checks">
+              <legend>Or to a plan of these products</legend>
+              {products.data!.data
+                .filter((p) => p.status === 'active')
+                .map((p) => (
+                  <label key={p.id} class="check">
+                    <input
+                      type="checkbox"
+                      name="subscription_update_products"
+                      value={p.id}
+                      disabled={!owner}
+                      checked={settings.subscription_update_products.includes(p.id)}
+                      onChange={(ev) => {
+                        const on = (ev.target as HTMLInputElement).checked;
+                        const others = settings.subscription_update_products.filter((id) => id !== p.id);
+                        setSettings({ ...settings, subscription_update_products: on ? [...others, p.id] : others });
+                      }}
+                    />
+                    {p.display_name || p.name || p.key}
+                  </label>
+                ))}
+            </fieldset>
+          )}
           <OwnerSave owner={owner} saved={saved} busy={busy === 'save'} />
         </form>
       )}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { onRequestHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { commandContext, ErrorSchema, findOrAwaitStream, notFound, protectedRoute } from '../../../platform/http/index.ts';
+import { commandContext, ErrorSchema, findOrAwaitStream, notFound, protectedRoute, RouteKey } from '../../../platform/http/index.ts';
 import { customerStream } from '../../customers/index.ts';
 import type { Services } from '../../../platform/runtime/index.ts';
 import { publicBaseUrl } from '../../receipts/index.ts';
@@ -44,6 +44,11 @@ export const PortalSettingsSchema = z
     subscription_cancel: z.boolean().describe('Buyers may cancel a subscription at the end of its period, and take that back.'),
     payment_method_update: z.boolean().describe('Buyers may replace the card a subscription is charged on.'),
     subscription_update: z.boolean().describe('Buyers may move a subscription to another recurring plan of its product, in its currency and on its interval.'),
+    subscription_update_products: z
+      .array(RouteKey)
+      .max(50)
+      .default([])
+      .describe("Other products (ids or UUIDs; answered as ids) whose plans buyers may move a subscription to as well, as Stripe's `features.subscription_update.products`; empty: its own product's only."),
   })
   .strict();
 export type PortalSettingsAnswer = z.infer<typeof PortalSettingsSchema>;

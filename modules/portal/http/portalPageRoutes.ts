@@ -285,7 +285,7 @@ export async function portalPageRoutes(app: FastifyInstance, opts: { services: S
         try {
           if (act === 'cancel') await cancelSubscription(ctx, id, { atPeriodEnd: true, refund: 'none', requestedBy: 'customer' });
           else if (act === 'reactivate') await reactivateSubscription(ctx, id);
-          else await switchPlan(ctx, state, String(formBody(request.body).plan ?? ''));
+          else await switchPlan(ctx, state, String(formBody(request.body).plan ?? ''), settings.subscription_update_products);
         } catch (error) {
           if (error instanceof DomainError) return backTo(reply, organizationId, 'refused');
           throw error;
