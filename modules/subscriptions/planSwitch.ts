@@ -1,8 +1,17 @@
 import { loadProductByRef, type Plan } from '../catalog/index.ts';
 import { invalid, notFound } from '../../platform/domain/index.ts';
 import type { CommandContext } from '../../platform/es/index.ts';
+import type { ProrationBehavior } from './domain/proration.ts';
 import type { Active, Line, PlanTerms } from './domain/subscription.ts';
 import { changeSubscriptionPlan } from './subscriptionCommands.ts';
+
+/** Moves the subscription to `plan` of the product `productRef` names: its lines are the plan's charges under its display name. */
+export function changeToPlan(ctx: CommandContext, id: string, productRef: string, plan: Plan, behavior: ProrationBehavior) {
+  const terms: PlanTerms = { product_id: productRef, plan_id: plan.id, plan_name: plan.name, renew_interval: plan.renew_interval, invoice_interval: plan.invoice_interval };
+  const name = plan.display_name || plan.name;
+  const lines: Line[] = plan.charges.map((c) => ({ name, amount: c.amount }));
+  return changeSubscriptionPlan(ctx, id, { plan: terms, lines, behavior, taxBehavior: plan.tax_behavior ?? 'unspecified' });
+}
 
 /** A plan a subscription may move to, with its product: its own (as its plan names it) or another's route key. */
 export type SwitchablePlan = { product: string; productName: string; own: boolean; plan: Plan; choice: string };
@@ -32,9 +41,5 @@ export async function switchPlan(ctx: CommandContext, state: Active, choice: str
   const found = (await subscriptionPlans(ctx, state, others)).switchable.find((s) => s.choice === choice);
   if (!found) throw invalid('plan_not_found', 'This plan is not one the subscription can move to.', 'plan');
   if (state.sub.organization_id !== ctx.metadata.organization_id) throw notFound('Subscription');
-  const { plan } = found;
-  const terms: PlanTerms = { product_id: found.product, plan_id: plan.id, plan_name: plan.name, renew_interval: plan.renew_interval, invoice_interval: plan.invoice_interval };
-  const name = plan.display_name || plan.name;
-  const lines: Line[] = plan.charges.map((c) => ({ name, amount: c.amount }));
-  return changeSubscriptionPlan(ctx, state.sub.id, { plan: terms, lines, behavior: 'create_prorations', taxBehavior: plan.tax_behavior ?? 'unspecified' });
+  return changeToPlan(ctx, state.sub.id, found.product, found.plan, 'create_prorations');
 }

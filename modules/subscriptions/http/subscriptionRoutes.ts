@@ -21,9 +21,10 @@ import { loadProductByRef } from '../../catalog/index.ts';
 import { loadUser, requireOrganization, type Role } from '../../identity/index.ts';
 import { bearerAccess, manageAccess, requireAuth, type RouteAccess } from '../../oauth/index.ts';
 import { invoiceStream } from '../domain/invoiceView.ts';
-import { subscriptionStream, type Line, type PlanTerms } from '../domain/subscription.ts';
+import { subscriptionStream } from '../domain/subscription.ts';
 import { DeletedDiscountSchema, presentInvoice, presentSubscription, SubscriptionSchema, InvoiceResourceSchema } from '../resources.ts';
-import { cancelSubscription, changeSubscriptionPlan, pauseSubscription, reactivateSubscription, removeSubscriptionDiscount, resumeSubscription } from '../subscriptionCommands.ts';
+import { changeToPlan } from '../planSwitch.ts';
+import { cancelSubscription, pauseSubscription, reactivateSubscription, removeSubscriptionDiscount, resumeSubscription } from '../subscriptionCommands.ts';
 import { INVOICES, SUBSCRIPTIONS, type InvoiceDoc, type SubscriptionDoc } from '../subscriptionProjection.ts';
 import { StatementSchema, SubscriptionHistorySchema, SubscriptionMetricsSchema } from './subscriptionSchemas.ts';
 import { listInvoices, listSubscriptions, readSubscription, subscriptionHistory, subscriptionMetrics, subscriptionOf, subscriptionStatement, subscriptionTime } from '../subscriptionReads.ts';
@@ -216,10 +217,7 @@ async function routes(app: Parameters<FastifyPluginAsyncZod>[0], services: Servi
     if (!product || !plan) throw invalid('plan_not_found', `No plan with this id in ${body.product === undefined ? "the subscription's product" : 'this product'}.`, 'plan');
     if (plan.type !== 'recurring') throw invalid('plan_not_recurring', 'The plan does not renew: a subscription moves only to a recurring plan.', 'plan');
     if (plan.currency_code.toUpperCase() !== created.data.currency.toUpperCase()) throw invalid('plan_other_currency', `The plan is in ${plan.currency_code}; the subscription bills in ${created.data.currency}.`, 'plan');
-    const terms: PlanTerms = { product_id: body.product === undefined ? current.product_id : product.routeKey, plan_id: plan.id, plan_name: plan.name, renew_interval: plan.renew_interval, invoice_interval: plan.invoice_interval };
-    const name = plan.display_name || plan.name;
-    const lines: Line[] = plan.charges.map((c) => ({ name, amount: c.amount }));
-    return changeSubscriptionPlan(ctx, id, { plan: terms, lines, behavior: body.proration_behavior, taxBehavior: plan.tax_behavior ?? 'unspecified' });
+    return changeToPlan(ctx, id, body.product === undefined ? current.product_id : product.routeKey, plan, body.proration_behavior);
   });
 
   app.delete(
