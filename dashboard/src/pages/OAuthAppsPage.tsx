@@ -43,6 +43,19 @@ export function OAuthAppsPage() {
 
 const NEW_APP = { name: '', uris: '', isPublic: false };
 
+/** Redirect URIs or scopes: one per line, as code. */
+function CodeList({ items }: { items: string[] }) {
+  return (
+    <ul class="plain-list uri-list">
+      {items.map((item) => (
+        <li key={item}>
+          <code>{item}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function OAuthApps() {
   const { query } = useLocation();
   const page = Number(query.get('page') ?? 1);
@@ -126,15 +139,7 @@ function OAuthApps() {
             {
               header: 'Redirect URIs',
               wide: true,
-              cell: (a) => (
-                <ul class="plain-list uri-list">
-                  {a.redirect_uris.map((u) => (
-                    <li key={u}>
-                      <code>{u}</code>
-                    </li>
-                  ))}
-                </ul>
-              ),
+              cell: (a) => <CodeList items={a.redirect_uris} />,
             },
             { header: 'Registered', wide: true, cell: (a) => <span class="nowrap">{formatDateTime(a.created_at)}</span> },
             {
@@ -222,15 +227,7 @@ export function ConnectedAppsPage() {
             },
             {
               header: 'Can',
-              cell: (c) => (
-                <ul class="plain-list uri-list">
-                  {c.scopes.map((s) => (
-                    <li key={s}>
-                      <code>{s}</code>
-                    </li>
-                  ))}
-                </ul>
-              ),
+              cell: (c) => <CodeList items={c.scopes} />,
             },
             { header: 'Connected', wide: true, cell: (c) => <span class="nowrap">{formatDateTime(c.granted_at)}</span> },
             { header: 'Last used', wide: true, cell: (c) => (c.last_used_at ? formatRelative(c.last_used_at) : 'Never') },
