@@ -50,11 +50,8 @@ import { paymentProviderFor } from '../modules/payments/paymentProviders.ts';
 import { secretBox } from '../platform/lib/secretBox.ts';
 import { createWebhookEndpoint } from '../modules/webhooks/webhookEndpointCommands.ts';
 import { findOfferByRef } from '../modules/checkout/checkoutQueries.ts';
-import { WEBHOOK_FANOUT_CHECKPOINT, webhookJob } from '../modules/webhooks/jobs/webhookJob.ts';
-import { fanOut } from '../modules/webhooks/jobs/webhookFanout.ts';
-import { SOURCE_STREAM_PREFIXES } from '../modules/webhooks/domain/eventTypes.ts';
+import { followFanOut, webhookJob } from '../modules/webhooks/jobs/webhookJob.ts';
 import { WEBHOOK_DELIVERIES } from '../modules/webhooks/webhookProjection.ts';
-import { followFromCheckpoint } from '../platform/es/followFromCheckpoint.ts';
 import { median } from './processes.ts';
 
 /** The job's calls at once to one endpoint (PER_ENDPOINT in modules/webhooks/jobs/webhookJob.ts): the bench has one. */
@@ -197,14 +194,7 @@ type Phase = { cpuMs: number; wallUs: number };
 async function fanOutPhase(shop: Shop, sales: number, pending: number): Promise<Phase> {
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const following = await followFromCheckpoint(shop.services, quiet, {
-    checkpoint: WEBHOOK_FANOUT_CHECKPOINT,
-    streamPrefixes: SOURCE_STREAM_PREFIXES,
-    batchSize: 2000,
-    handle: async (events) => void (await fanOut(shop.services, events)),
-    remedy: 'the bench data directory is fresh',
-    failure: 'bench fan-out failed',
-  });
+  const following = await followFanOut(shop.services, quiet, () => undefined);
   while ((await shop.services.readStore.count(WEBHOOK_DELIVERIES, { status: 'pending' })) < pending) await new Promise((r) => setTimeout(r, 2));
   const phase = { cpuMs: cpuMs(cpu) / sales, wallUs: ((performance.now() - started) * 1000) / sales };
   await following.stop();

@@ -16,6 +16,24 @@ const BATCH_EVENTS = 2000;
 const PER_ENDPOINT = 16;
 const CONCURRENCY = 64;
 
+/**
+ * The fan-out: a log subscriber (from its checkpoint) that records each announced event's
+ * deliveries, pending; `recorded` hears the log position of each batch's last record.
+ */
+export function followFanOut(services: Services, logger: Logger, recorded: (position: number) => void) {
+  return followFromCheckpoint(services, logger, {
+    checkpoint: WEBHOOK_FANOUT_CHECKPOINT,
+    streamPrefixes: SOURCE_STREAM_PREFIXES,
+    batchSize: BATCH_EVENTS,
+    async handle(events) {
+      const position = await fanOut(services, events);
+      if (position !== null) recorded(position);
+    },
+    remedy: `restore the read store that goes with this log, or delete the checkpoint ${WEBHOOK_FANOUT_CHECKPOINT} to announce the log's events again (each delivery is recorded once per endpoint and event)`,
+    failure: 'webhook fan-out failed; retrying from its checkpoint',
+  });
+}
+
 export type WebhookJobOptions = {
   /** How often the dispatcher looks for due deliveries (retries, resends) when nothing pokes it. */
   pollMs?: number;
@@ -38,17 +56,7 @@ export function webhookJob(jobOptions: WebhookJobOptions = {}): BackgroundJob {
         { box: secretBox(services.secrets.jwt), logger, signal: controller.signal, concurrency: CONCURRENCY, perEndpoint: PER_ENDPOINT, agent, ...(jobOptions.dueBatch !== undefined ? { dueBatch: jobOptions.dueBatch } : {}) },
         jobOptions.pollMs ?? 1000,
       );
-      const following = await followFromCheckpoint(services, logger, {
-        checkpoint: WEBHOOK_FANOUT_CHECKPOINT,
-        streamPrefixes: SOURCE_STREAM_PREFIXES,
-        batchSize: BATCH_EVENTS,
-        async handle(events) {
-          const recorded = await fanOut(services, events);
-          if (recorded !== null) dispatcher.poke(recorded);
-        },
-        remedy: `restore the read store that goes with this log, or delete the checkpoint ${WEBHOOK_FANOUT_CHECKPOINT} to announce the log's events again (each delivery is recorded once per endpoint and event)`,
-        failure: 'webhook fan-out failed; retrying from its checkpoint',
-      });
+      const following = await followFanOut(services, logger, (position) => dispatcher.poke(position));
 
       return {
         async stop() {
